@@ -1,0 +1,22 @@
+/* fileio.h — reading files whole, atomic replacement, durable appends. */
+#ifndef LOOM_BASE_FILEIO_H
+#define LOOM_BASE_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+
+/* Reads the whole file; *out is NUL-terminated, caller frees. 0 or -code. */
+int file_read_all(const char *path, char **out, size_t *len, loom_error *err);
+/* Writes data to a temp file beside path, fsyncs it, renames it over path,
+ * fsyncs the directory: readers see the old or the new file, never a mix. */
+int file_write_atomic(const char *path, const void *data, size_t len, int mode,
+                      loom_error *err);
+/* mkdir -p with the given mode for every created component. */
+int file_mkdirs(const char *path, int mode, loom_error *err);
+/* Writes all of buf to fd, retrying on EINTR and short writes. */
+int file_write_full(int fd, const void *buf, size_t len);
+bool file_exists(const char *path);
+
+#endif

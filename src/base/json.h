@@ -1,0 +1,32 @@
+/* json.h — small helpers over jansson for reading untrusted JSON.
+ *
+ * Getters never crash on a wrong type: they return the fallback. Parse errors
+ * carry jansson's line/column so a message can say where the input was bad.
+ */
+#ifndef LOOM_BASE_JSON_H
+#define LOOM_BASE_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+/* Parses len bytes (need not be NUL-terminated), rejecting trailing data.
+ * On failure sets err with `what` (e.g. "SSE data") and the position. */
+json_t *json_parse(const char *data, size_t len, const char *what, loom_error *err);
+
+const char *json_get_str(const json_t *obj, const char *key, const char *fallback);
+int64_t json_get_int(const json_t *obj, const char *key, int64_t fallback);
+double json_get_num(const json_t *obj, const char *key, double fallback);
+bool json_get_bool(const json_t *obj, const char *key, bool fallback);
+/* Returns the member if it is an object / array, else NULL (borrowed). */
+json_t *json_get_obj(const json_t *obj, const char *key);
+json_t *json_get_arr(const json_t *obj, const char *key);
+
+/* Compact serialization, keys in insertion order; caller frees. */
+char *json_dump_compact(const json_t *v);
+/* Sets key to a string copy when s is non-NULL; no-op for NULL. */
+void json_set_str(json_t *obj, const char *key, const char *s);
+
+#endif

@@ -1,0 +1,683 @@
+/* transcript.c — the session file: loading with damage tolerance, appending
+ * one whole line at a time, walking the tree, fork and edit-and-resend.
+ *
+ * Records live in memory as jansson objects in file order, indexed by id
+ * through a jansson object used as a hash map (id -> position). The file is
+ * read once at open and only appended to afterwards; the one exception is
+ * the repair of a torn final line, truncated away before the first append
+ * (see repair_tail).
+ */
+#include "session/transcript.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "base/str.h"
+#include "base/uuid.h"
+#include "session/record.h"
+
+/* A damaged file can hold a warning per line; keeping them all would let a
+ * garbage file cost memory in proportion to its size for no reader's gain. */
+#define MAX_WARNINGS 100
+
+struct transcript {
+    char *path;        /* NULL for a parsed buffer */
+    char *name;        /* what warnings call the file */
+    char *session_id;  /* may be NULL for a parsed buffer without records */
+    json_t **recs;     /* owned references, file order */
+    size_t n, cap;
+    json_t *index;     /* id -> integer position in recs */
+    char *leaf;
+    char **warnings;
+    size_t n_warnings;
+    size_t suppressed;
+    int fd;            /* -1 until the first append needs it */
+    bool dirty;        /* appended since the last fsync */
+    /* The state of the file's tail as loaded, for the next append. */
+    bool torn;          /* ends in a partial line that must be cut off */
+    bool need_newline;  /* ends in a whole line that lacks its '\n' */
+    size_t good_len;    /* length up to and including the last '\n' */
+    size_t loaded_len;  /* file size when it was read */
+};
+
+static void warn(transcript *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(transcript *t, const char *fmt, ...)
+{
+    loom_str s = LOOM_STR_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    str_vprintf(&s, fmt, ap);
+    va_end(ap);
+    /* The same walk runs before every model call; one broken edge should
+     * read as one warning, not one per turn. */
+    for (size_t i = 0; i < t->n_warnings; i++) {
+        if (strcmp(t->warnings[i], str_cstr(&s)) == 0) {
+            str_free(&s);
+            return;
+        }
+    }
+    if (t->n_warnings >= MAX_WARNINGS) {
+        t->suppressed++;
+        str_free(&s);
+        return;
+    }
+    LOG_W("session", "%s", str_cstr(&s));
+    t->warnings = xrealloc(t->warnings, (t->n_warnings + 1) * sizeof *t->warnings);
+    t->warnings[t->n_warnings++] = str_steal(&s);
+}
+
+static transcript *transcript_alloc(const char *name)
+{
+    transcript *t = xcalloc(1, sizeof *t);
+    t->name = xstrdup(name ? name : "<buffer>");
+    t->index = json_object();
+    t->fd = -1;
+    return t;
+}
+
+void transcript_free(transcript *t)
+{
+    if (!t)
+        return;
+    if (t->fd >= 0)
+        close(t->fd);
+    for (size_t i = 0; i < t->n; i++)
+        json_decref(t->recs[i]);
+    free(t->recs);
+    json_decref(t->index);
+    for (size_t i = 0; i < t->n_warnings; i++)
+        free(t->warnings[i]);
+    free(t->warnings);
+    free(t->leaf);
+    free(t->session_id);
+    free(t->name);
+    free(t->path);
+    free(t);
+}
+
+static ssize_t lookup(const transcript *t, const char *id)
+{
+    if (!id)
+        return -1;
+    json_t *v = json_object_get(t->index, id);
+    return v ? (ssize_t)json_integer_value(v) : -1;
+}
+
+static void set_leaf(transcript *t, const char *id)
+{
+    char *copy = xstrdup(id);
+    free(t->leaf);
+    t->leaf = copy;
+}
+
+/* Takes a reference to rec (whose id is known to be new). */
+static void push_record(transcript *t, json_t *rec)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->recs = xrealloc(t->recs, t->cap * sizeof *t->recs);
+    }
+    json_object_set_new_nocheck(t->index, record_id(rec), json_integer((json_int_t)t->n));
+    t->recs[t->n++] = json_incref(rec);
+    if (record_is_conversation(record_type(rec)))
+        set_leaf(t, record_id(rec));
+}
+
+static bool blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+            return false;
+    return true;
+}
+
+/* One line of the file; unterminated when it is the last and lacks '\n'. */
+static void load_line(transcript *t, const char *p, size_t n, size_t line_no,
+                      bool unterminated)
+{
+    if (blank(p, n))
+        return;
+    loom_error jerr;
+    loom_error_clear(&jerr);
+    json_t *rec = json_parse(p, n, "record", &jerr);
+    if (!rec) {
+        if (unterminated) {
+            /* A line the writer never finished: the crash this format is
+             * designed to survive, so it is expected, not corruption. */
+            t->torn = true;
+            warn(t, "dropped a torn final line (%zu bytes) in %s", n, t->name);
+        } else {
+            warn(t, "%s:%zu: skipped a line that is not JSON (%s)", t->name, line_no,
+                 jerr.message);
+        }
+        return;
+    }
+    const char *why = NULL;
+    if (!json_is_object(rec))
+        why = "not a JSON object";
+    else if (!record_type(rec))
+        why = "no string \"type\"";
+    else if (!record_id(rec) || !*record_id(rec))
+        why = "no string \"id\"";
+    else if (lookup(t, record_id(rec)) >= 0)
+        why = "its id repeats an earlier record";
+    if (why) {
+        if (json_is_object(rec) && record_id(rec) && *record_id(rec))
+            warn(t, "%s:%zu: skipped record %s: %s", t->name, line_no, record_id(rec), why);
+        else
+            warn(t, "%s:%zu: skipped a line: %s", t->name, line_no, why);
+        json_decref(rec);
+        return;
+    }
+    if (!t->session_id && json_get_str(rec, "sessionId", NULL))
+        t->session_id = xstrdup(json_get_str(rec, "sessionId", NULL));
+    push_record(t, rec);
+    json_decref(rec);
+}
+
+transcript *transcript_parse(const char *buf, size_t len, const char *name)
+{
+    transcript *t = transcript_alloc(name);
+    if (!buf)
+        len = 0;
+    size_t pos = 0, line_no = 0;
+    while (pos < len) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - buf) : len;
+        line_no++;
+        load_line(t, buf + pos, end - pos, line_no, nl == NULL);
+        if (nl) {
+            t->good_len = end + 1;
+            pos = end + 1;
+        } else {
+            pos = len;
+        }
+    }
+    t->need_newline = len > 0 && buf[len - 1] != '\n' && !t->torn;
+    t->loaded_len = len;
+    if (t->suppressed) {
+        /* Room was kept for this line by counting, so it always fits. */
+        size_t s = t->suppressed;
+        t->suppressed = 0;
+        t->warnings = xrealloc(t->warnings, (t->n_warnings + 1) * sizeof *t->warnings);
+        loom_str m = LOOM_STR_INIT;
+        str_printf(&m, "%zu more warnings about %s not shown", s, t->name);
+        t->warnings[t->n_warnings++] = str_steal(&m);
+    }
+    return t;
+}
+
+/* "dir/<id>.jsonl" → "<id>". */
+static char *id_from_path(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 6 && strcmp(base + n - 6, ".jsonl") == 0)
+        n -= 6;
+    return xstrndup(base, n);
+}
+
+transcript *transcript_open(const char *path, loom_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    if (file_read_all(path, &buf, &len, err) != 0) {
+        loom_error_prefix(err, "opening session %s: ", path);
+        return NULL;
+    }
+    transcript *t = transcript_parse(buf, len, path);
+    free(buf);
+    t->path = xstrdup(path);
+    free(t->session_id);
+    t->session_id = id_from_path(path);
+    return t;
+}
+
+const char *transcript_session_id(const transcript *t)
+{
+    return t ? t->session_id : NULL;
+}
+
+const char *transcript_path(const transcript *t)
+{
+    return t ? t->path : NULL;
+}
+
+size_t transcript_count(const transcript *t)
+{
+    return t ? t->n : 0;
+}
+
+json_t *transcript_record(const transcript *t, size_t i)
+{
+    return t && i < t->n ? t->recs[i] : NULL;
+}
+
+json_t *transcript_find(const transcript *t, const char *id)
+{
+    ssize_t i = t ? lookup(t, id) : -1;
+    return i >= 0 ? t->recs[i] : NULL;
+}
+
+json_t *transcript_meta(const transcript *t)
+{
+    for (size_t i = 0; t && i < t->n; i++) {
+        const char *type = record_type(t->recs[i]);
+        if (strcmp(type, RECORD_SESSION_META) == 0)
+            return t->recs[i];
+    }
+    return NULL;
+}
+
+const char *transcript_leaf(const transcript *t)
+{
+    return t ? t->leaf : NULL;
+}
+
+int transcript_set_leaf(transcript *t, const char *id, loom_error *err)
+{
+    json_t *rec = transcript_find(t, id);
+    if (!rec)
+        return loom_error_set(err, LOOM_ERR_RESOURCE_NOT_FOUND,
+                              "no record %s in session %s", id ? id : "(null)",
+                              t && t->session_id ? t->session_id : "?");
+    if (!record_is_conversation(record_type(rec)))
+        return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
+                              "record %s is a %s, not a conversation record", id,
+                              record_type(rec));
+    set_leaf(t, id);
+    return 0;
+}
+
+const char *const *transcript_warnings(const transcript *t, size_t *n)
+{
+    *n = t ? t->n_warnings : 0;
+    return t ? (const char *const *)t->warnings : NULL;
+}
+
+size_t transcript_n_warnings(const transcript *t)
+{
+    return t ? t->n_warnings : 0;
+}
+
+const char *transcript_warning(const transcript *t, size_t i)
+{
+    return t && i < t->n_warnings ? t->warnings[i] : NULL;
+}
+
+/* ---- appending ---------------------------------------------------------- */
+
+static int fsync_dir(const char *dir, loom_error *err)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return loom_error_set(err, LOOM_ERR_IO, "opening %s: %s", dir, strerror(errno));
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0 && e != EINVAL)  /* some filesystems cannot sync directories */
+        return loom_error_set(err, LOOM_ERR_IO, "syncing %s: %s", dir, strerror(e));
+    return 0;
+}
+
+static int open_for_append(transcript *t, loom_error *err)
+{
+    if (t->fd >= 0)
+        return 0;
+    if (!t->path)
+        return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
+                              "session %s has no file to append to", t->name);
+    t->fd = open(t->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (t->fd < 0)
+        return loom_error_set(err, LOOM_ERR_IO, "opening session %s for append: %s", t->path,
+                              strerror(errno));
+    return 0;
+}
+
+/* Before the first append after a torn tail: cut the file back to its last
+ * whole line, so the new record starts on a line of its own and the partial
+ * one is gone rather than reported again on every load. Truncation (rather
+ * than only writing a '\n' first) keeps the file clean. If the file changed
+ * size since it was read, someone else wrote to it and the bytes past our
+ * view are not ours to cut: then a '\n' first is the safe repair. */
+static int repair_tail(transcript *t, loom_error *err)
+{
+    if (!t->torn)
+        return 0;
+    struct stat st;
+    if (fstat(t->fd, &st) != 0)
+        return loom_error_set(err, LOOM_ERR_IO, "stat %s: %s", t->path, strerror(errno));
+    if ((size_t)st.st_size == t->loaded_len) {
+        if (ftruncate(t->fd, (off_t)t->good_len) != 0)
+            return loom_error_set(err, LOOM_ERR_IO, "truncating the torn line of %s: %s",
+                                  t->path, strerror(errno));
+        LOG_I("session", "truncated %s to %zu bytes to drop a torn final line", t->path,
+              t->good_len);
+        t->loaded_len = t->good_len;
+    } else {
+        t->need_newline = true;
+    }
+    t->torn = false;
+    return 0;
+}
+
+/* Fills the fields the caller left out; see transcript_append. */
+static void complete_record(transcript *t, json_t *rec, const char *type)
+{
+    if (!record_id(rec) || !*record_id(rec)) {
+        char id[UUID_STR_LEN];
+        uuid_v7(id);
+        json_object_set_new(rec, "id", json_string(id));
+    }
+    if (!json_is_string(json_object_get(rec, "timestamp"))) {
+        char ts[32];
+        clock_iso8601(clock_wall_ms(), ts);
+        json_object_set_new(rec, "timestamp", json_string(ts));
+    }
+    if (!json_object_get(rec, "sessionId"))
+        json_set_str(rec, "sessionId", t->session_id);
+    bool summary = strcmp(type, RECORD_SUMMARY) == 0;
+    if (!json_object_get(rec, "parentId")) {
+        bool chain = record_is_conversation(type) && !summary && t->leaf;
+        json_object_set_new(rec, "parentId", chain ? json_string(t->leaf) : json_null());
+    }
+    if (summary && !json_object_get(rec, "logicalParentId") && t->leaf)
+        json_set_str(rec, "logicalParentId", t->leaf);
+}
+
+int transcript_append(transcript *t, json_t *rec, loom_error *err)
+{
+    if (!t)
+        return loom_error_set(err, LOOM_ERR_INTERNAL, "append to a NULL transcript");
+    const char *type = record_type(rec);
+    if (!json_is_object(rec) || !type)
+        return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
+                              "a session record must be a JSON object with a string \"type\"");
+    int rc = open_for_append(t, err);
+    if (rc)
+        return rc;
+    complete_record(t, rec, type);
+    if (lookup(t, record_id(rec)) >= 0)
+        return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
+                              "record id %s is already in session %s", record_id(rec),
+                              t->session_id);
+    if ((rc = repair_tail(t, err)) != 0)
+        return rc;
+
+    char *line = record_dump_line(rec);
+    if (!line)
+        return loom_error_set(err, LOOM_ERR_INTERNAL, "record %s cannot be serialized",
+                              record_id(rec));
+    loom_str buf = LOOM_STR_INIT;
+    if (t->need_newline)
+        str_putc(&buf, '\n');
+    str_puts(&buf, line);
+    str_putc(&buf, '\n');
+    free(line);
+
+    struct stat st;
+    off_t before = fstat(t->fd, &st) == 0 ? st.st_size : -1;
+    if (file_write_full(t->fd, buf.ptr, buf.len) != 0) {
+        int e = errno;
+        /* A short write (disk full) may have left half a line from us: take
+         * it back so the file holds only whole records. If even that fails,
+         * remember the tail as torn so the next append retries the cut. */
+        if (before < 0 || ftruncate(t->fd, before) != 0) {
+            if (before >= 0 && fstat(t->fd, &st) == 0) {
+                t->torn = true;
+                t->good_len = (size_t)before;
+                t->loaded_len = (size_t)st.st_size;
+            }
+        } else {
+            t->loaded_len = (size_t)before;
+        }
+        str_free(&buf);
+        return loom_error_set(err, LOOM_ERR_IO, "appending to session %s: %s", t->path,
+                              strerror(e));
+    }
+    t->loaded_len = (before >= 0 ? (size_t)before : t->loaded_len) + buf.len;
+    str_free(&buf);
+    t->need_newline = false;
+    t->dirty = true;
+    push_record(t, rec);
+    return 0;
+}
+
+int transcript_append_new(transcript *t, json_t *rec, loom_error *err)
+{
+    int rc = transcript_append(t, rec, err);
+    json_decref(rec);
+    return rc;
+}
+
+int transcript_sync(transcript *t, loom_error *err)
+{
+    if (!t || t->fd < 0 || !t->dirty)
+        return 0;
+    if (fdatasync(t->fd) != 0)
+        return loom_error_set(err, LOOM_ERR_IO, "syncing session %s: %s", t->path,
+                              strerror(errno));
+    t->dirty = false;
+    return 0;
+}
+
+static char *join_path(const char *dir, const char *id)
+{
+    loom_str s = LOOM_STR_INIT;
+    str_printf(&s, "%s/%s.jsonl", dir, id);
+    return str_steal(&s);
+}
+
+transcript *transcript_create(const char *dir, const char *cwd, const char *provider,
+                              const char *model, loom_error *err)
+{
+    if (file_mkdirs(dir, 0700, err) != 0)
+        return NULL;
+    char id[UUID_STR_LEN];
+    uuid_v7(id);
+    char *path = join_path(dir, id);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        loom_error_set(err, LOOM_ERR_IO, "creating session %s: %s", path, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    transcript *t = transcript_alloc(path);
+    t->path = path;
+    t->session_id = xstrdup(id);
+    t->fd = fd;
+    /* The meta record and the directory entry are synced now: a session
+     * that exists at all should be findable after a crash. */
+    if (transcript_append_new(t, record_session_meta(cwd, provider, model), err) != 0 ||
+        transcript_sync(t, err) != 0 || fsync_dir(dir, err) != 0) {
+        unlink(path);
+        transcript_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* ---- walking the tree --------------------------------------------------- */
+
+int transcript_chain(transcript *t, const char *leaf_id, bool for_context, json_t ***out,
+                     size_t *n, loom_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    const char *start = leaf_id ? leaf_id : t->leaf;
+    if (!start)
+        return 0;
+    ssize_t cur = lookup(t, start);
+    if (cur < 0)
+        return loom_error_set(err, LOOM_ERR_RESOURCE_NOT_FOUND, "no record %s in session %s",
+                              start, t->session_id ? t->session_id : t->name);
+    /* One mark per record bounds the walk by the record count, so a cycle
+     * written by a buggy or hostile file ends it instead of hanging. */
+    bool *seen = xcalloc(t->n, 1);
+    size_t *path = xmalloc(t->n * sizeof *path);
+    size_t len = 0;
+    for (;;) {
+        if (seen[cur]) {
+            warn(t, "the session tree of %s has a cycle at record %s; the chain stops there",
+                 t->name, record_id(t->recs[cur]));
+            break;
+        }
+        seen[cur] = true;
+        path[len++] = (size_t)cur;
+        json_t *rec = t->recs[cur];
+        bool summary = strcmp(record_type(rec), RECORD_SUMMARY) == 0;
+        if (for_context && summary)
+            break;  /* the summary stands in for everything before it */
+        const char *parent = record_parent_id(rec);
+        if (!parent)
+            parent = record_logical_parent_id(rec);
+        if (!parent)
+            break;
+        ssize_t p = lookup(t, parent);
+        if (p < 0) {
+            warn(t, "record %s in %s names parent %s, which is not in the session; the chain "
+                    "starts after the gap",
+                 record_id(rec), t->name, parent);
+            break;
+        }
+        cur = p;
+    }
+    free(seen);
+    if (len) {
+        *out = xmalloc(len * sizeof **out);
+        for (size_t i = 0; i < len; i++)
+            (*out)[i] = t->recs[path[len - 1 - i]];
+    }
+    *n = len;
+    free(path);
+    return 0;
+}
+
+int transcript_active(transcript *t, json_t ***out, size_t *n)
+{
+    return transcript_chain(t, NULL, true, out, n, NULL);
+}
+
+/* ---- fork and resend ---------------------------------------------------- */
+
+/* Replaces obj[key] by its image in idmap when it names a mapped id. */
+static void remap(json_t *obj, const char *key, const json_t *idmap)
+{
+    const char *old = json_get_str(obj, key, NULL);
+    json_t *neu = old ? json_object_get(idmap, old) : NULL;
+    if (neu)
+        json_object_set(obj, key, neu);
+}
+
+transcript *transcript_fork(transcript *t, const char *new_dir, loom_error *err)
+{
+    if (file_mkdirs(new_dir, 0700, err) != 0)
+        return NULL;
+    char id[UUID_STR_LEN];
+    uuid_v7(id);
+    char *path = join_path(new_dir, id);
+    transcript *f = transcript_alloc(path);
+    f->session_id = xstrdup(id);
+
+    json_t *src_meta = transcript_meta(t);
+    json_t *meta = record_session_meta(json_get_str(src_meta, "cwd", NULL),
+                                       json_get_str(src_meta, "provider", NULL),
+                                       json_get_str(src_meta, "model", NULL));
+    json_set_str(meta, "forkedFrom", t->session_id);
+    char now[32];
+    clock_iso8601(clock_wall_ms(), now);
+    json_set_str(meta, "forkedAt", now);
+    json_set_str(meta, "sessionId", id);
+
+    /* Ids first, so a parent that appears after its child in the file (an
+     * edited file, not one Loom wrote) is still remapped. */
+    json_t *idmap = json_object();
+    for (size_t i = 0; i < t->n; i++) {
+        if (strcmp(record_type(t->recs[i]), RECORD_SESSION_META) == 0)
+            continue;
+        char nid[UUID_STR_LEN];
+        uuid_v7(nid);
+        json_object_set_new_nocheck(idmap, record_id(t->recs[i]), json_string(nid));
+    }
+
+    loom_str buf = LOOM_STR_INIT;
+    push_record(f, meta);
+    char *line = record_dump_line(meta);
+    str_puts(&buf, line);
+    str_putc(&buf, '\n');
+    free(line);
+    json_decref(meta);
+    for (size_t i = 0; i < t->n; i++) {
+        json_t *src = t->recs[i];
+        const char *type = record_type(src);
+        if (strcmp(type, RECORD_SESSION_META) == 0)
+            continue;
+        json_t *c = json_deep_copy(src);
+        json_object_set(c, "id", json_object_get(idmap, record_id(src)));
+        json_set_str(c, "sessionId", id);
+        remap(c, "parentId", idmap);
+        remap(c, "logicalParentId", idmap);
+        remap(c, "editedUserItemId", idmap);
+        if (strcmp(type, RECORD_FILE_HISTORY_SNAPSHOT) == 0) {
+            remap(c, "messageId", idmap);
+            remap(json_get_obj(c, "snapshot"), "messageId", idmap);
+        }
+        push_record(f, c);
+        line = record_dump_line(c);
+        str_puts(&buf, line);
+        str_putc(&buf, '\n');
+        free(line);
+        json_decref(c);
+    }
+    const char *leaf = t->leaf ? json_get_str(idmap, t->leaf, NULL) : NULL;
+    if (leaf)
+        set_leaf(f, leaf);
+    json_decref(idmap);
+
+    f->loaded_len = f->good_len = buf.len;
+    int rc = file_write_atomic(path, buf.ptr ? buf.ptr : "", buf.len, 0600, err);
+    str_free(&buf);
+    if (rc != 0) {
+        loom_error_prefix(err, "forking session %s: ", t->session_id ? t->session_id : "?");
+        free(path);
+        transcript_free(f);
+        return NULL;
+    }
+    f->path = path;
+    return f;
+}
+
+json_t *transcript_resend(transcript *t, const char *edited_user_id, const char *new_text,
+                          loom_error *err)
+{
+    json_t *edited = transcript_find(t, edited_user_id);
+    if (!edited || !record_is_user_message(edited)) {
+        loom_error_set(err, edited ? LOOM_ERR_INVALID_REQUEST : LOOM_ERR_RESOURCE_NOT_FOUND,
+                       "%s is not a user message of session %s",
+                       edited_user_id ? edited_user_id : "(null)",
+                       t->session_id ? t->session_id : t->name);
+        return NULL;
+    }
+    char *parent = xstrdup(record_parent_id(edited));
+    json_t *result = NULL;
+    if (transcript_append_new(t, record_resend_fork_notice(parent, edited_user_id), err) == 0) {
+        json_t *msg = record_user_text(new_text);
+        json_object_set_new(msg, "parentId", parent ? json_string(parent) : json_null());
+        if (transcript_append(t, msg, err) == 0)
+            result = msg;
+        json_decref(msg);  /* the transcript holds its own reference */
+    }
+    free(parent);
+    return result;
+}

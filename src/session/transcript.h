@@ -1,0 +1,122 @@
+/* transcript.h — one session: an append-only JSONL file holding a tree of
+ * records, and the in-memory view of it.
+ *
+ * The file is the source of truth (seed 001 §3.1). Records are only ever
+ * appended; an edit adds a sibling, compaction adds a summary, a fork copies
+ * into a new file. The active conversation is the walk back from the leaf
+ * (the last conversation record, unless set explicitly) along parentId, or
+ * logicalParentId across a compaction summary.
+ *
+ * Durability: each record is one line, '\n' last, written by a single
+ * write() on an O_APPEND descriptor. Lines never interleave or glue, and
+ * the only damage a crash can do is a torn final line (power loss; or a
+ * kill -9 landing inside a write the kernel splits into pages), which the
+ * loader recognises by its missing '\n' and drops. transcript_sync (once
+ * per turn) makes the lines durable against power loss. Loading tolerates
+ * damage: a torn final line is dropped, a bad line elsewhere is skipped,
+ * both with a warning, never an error.
+ *
+ * A transcript is used by one thread at a time.
+ */
+#ifndef LOOM_SESSION_TRANSCRIPT_H
+#define LOOM_SESSION_TRANSCRIPT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+
+typedef struct transcript transcript;
+
+/* Creates dir (mkdir -p, 0700) and a new session file dir/<id>.jsonl with
+ * a fresh UUIDv7 session id, and writes the session-meta record (cwd,
+ * provider, model; NULLs omitted) durably. NULL with err set on failure.
+ * Free with transcript_free. */
+transcript *transcript_create(const char *dir, const char *cwd, const char *provider,
+                              const char *model, loom_error *err);
+
+/* Loads an existing session file. The session id is the file name without
+ * ".jsonl". Damage produces warnings, not failure; NULL only when the file
+ * cannot be read. Free with transcript_free. */
+transcript *transcript_open(const char *path, loom_error *err);
+
+/* Builds a transcript from len bytes of JSONL. name is used in warnings
+ * (a path, or NULL for "<buffer>"). Never fails. The result has no file:
+ * transcript_append on it returns an error. Free with transcript_free. */
+transcript *transcript_parse(const char *buf, size_t len, const char *name);
+
+/* Closes the file (without fsync: call transcript_sync first when the
+ * appends must survive power loss) and frees everything. NULL is a no-op. */
+void transcript_free(transcript *t);
+
+const char *transcript_session_id(const transcript *t);
+const char *transcript_path(const transcript *t);  /* NULL for a parsed buffer */
+
+/* Appends rec (a JSON object; borrowed — the transcript takes its own
+ * reference, so the caller still owns and must decref its own). Fills in
+ * place whatever is absent: id (UUIDv7), timestamp, sessionId, and
+ * parentId — the current leaf for a conversation record, null for the
+ * others; a summary without logicalParentId gets the leaf there. A
+ * parentId the caller set (even null) is kept. Conversation records become
+ * the new leaf. Writes the line in one write(); when the file ended in a
+ * torn line, the file is first truncated back to its last whole line.
+ * 0, or -code with err set (the record is then not in memory either). */
+int transcript_append(transcript *t, json_t *rec, loom_error *err);
+/* The same, stealing the caller's reference to rec (even on failure). */
+int transcript_append_new(transcript *t, json_t *rec, loom_error *err);
+/* fsync of the file when something was appended since the last sync. */
+int transcript_sync(transcript *t, loom_error *err);
+
+/* Records in file order (only the lines that loaded). Borrowed. */
+size_t transcript_count(const transcript *t);
+json_t *transcript_record(const transcript *t, size_t i);
+/* The record with that id, or NULL. Borrowed. */
+json_t *transcript_find(const transcript *t, const char *id);
+/* The first session-meta record, or NULL. Borrowed. */
+json_t *transcript_meta(const transcript *t);
+
+/* The id of the leaf, NULL for a session without conversation records. */
+const char *transcript_leaf(const transcript *t);
+/* Moves the leaf (rewind, "deleting history becomes moving a pointer").
+ * The pointer lives in memory only: reopening a file starts from its last
+ * conversation record. -code when id names no record. */
+int transcript_set_leaf(transcript *t, const char *id, loom_error *err);
+
+/* The chain from a root to leaf_id (NULL: the current leaf), root first.
+ * for_context: stop at (and include) the nearest compaction summary, as
+ * the model sees it; otherwise follow logicalParentId across summaries to
+ * the very first record, as rewind does. A missing parent or a cycle ends
+ * the walk with a warning (the part walked so far is returned). *out is a
+ * malloc'd array of borrowed records, caller frees the array only (NULL
+ * when *n is 0). 0, or -code when leaf_id names no record. */
+int transcript_chain(transcript *t, const char *leaf_id, bool for_context, json_t ***out,
+                     size_t *n, loom_error *err);
+/* transcript_chain(t, NULL, true, ...): what the model sees. */
+int transcript_active(transcript *t, json_t ***out, size_t *n);
+
+/* Warnings collected while loading and walking, oldest first. Borrowed;
+ * valid until the next call that may warn (walks, appends) or the free. */
+const char *const *transcript_warnings(const transcript *t, size_t *n);
+size_t transcript_n_warnings(const transcript *t);
+const char *transcript_warning(const transcript *t, size_t i);
+
+/* /fork (seed 001 §3.3): a new session in new_dir holding a copy of every
+ * record with fresh ids (parentId, logicalParentId, editedUserItemId and a
+ * snapshot's messageId remapped through an id map, sessionId replaced),
+ * preceded by a new session-meta with forkedFrom and forkedAt. The source's
+ * own session-meta records are not copied (they describe the source). The
+ * new file is written whole or not at all. The new leaf is the copy of t's
+ * leaf. NULL with err set on failure. */
+transcript *transcript_fork(transcript *t, const char *new_dir, loom_error *err);
+
+/* Edit and resend (seed 001 §3.3): appends a resend-fork-notice
+ * {parentId = edited->parentId, editedUserItemId} and a new user message
+ * with new_text as a sibling of the edited one (same parentId). Nothing is
+ * overwritten; the new message becomes the leaf. Returns the new message
+ * (borrowed), or NULL with err set when edited_user_id is not a user
+ * message of this session or the append fails. */
+json_t *transcript_resend(transcript *t, const char *edited_user_id, const char *new_text,
+                          loom_error *err);
+
+#endif

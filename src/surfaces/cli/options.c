@@ -1,0 +1,128 @@
+/* options.c — parsing the loom command line (flags users know from Claude
+ * Code where a flag exists there: -p, --output-format, --resume, --continue,
+ * --fork-session, --model, --system-prompt). */
+#include "surfaces/cli/options.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_OUTPUT_FORMAT = 1000,
+    OPT_PROVIDER,
+    OPT_MODEL,
+    OPT_BASE_URL,
+    OPT_CASSETTE,
+    OPT_SYSTEM_PROMPT,
+    OPT_FORK_SESSION,
+    OPT_NO_STREAM,
+    OPT_MAX_RETRIES,
+};
+
+static const struct option long_options[] = {
+    {"print", no_argument, NULL, 'p'},
+    {"version", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"resume", required_argument, NULL, 'r'},
+    {"continue", no_argument, NULL, 'c'},
+    {"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
+    {"provider", required_argument, NULL, OPT_PROVIDER},
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"base-url", required_argument, NULL, OPT_BASE_URL},
+    {"cassette", required_argument, NULL, OPT_CASSETTE},
+    {"system-prompt", required_argument, NULL, OPT_SYSTEM_PROMPT},
+    {"fork-session", no_argument, NULL, OPT_FORK_SESSION},
+    {"no-stream", no_argument, NULL, OPT_NO_STREAM},
+    {"max-retries", required_argument, NULL, OPT_MAX_RETRIES},
+    {NULL, 0, NULL, 0},
+};
+
+void cli_usage(FILE *out)
+{
+    fputs("usage: loom -p [options] \"prompt\"      (prompt from stdin when omitted)\n"
+          "       loom --version\n"
+          "\n"
+          "  -p, --print                 answer one prompt and exit (headless)\n"
+          "      --output-format FORMAT  text (default), json, or stream-json\n"
+          "  -r, --resume ID             continue session ID (or a unique prefix)\n"
+          "  -c, --continue              continue the latest session in this directory\n"
+          "      --fork-session          with --resume/--continue: continue in a copy\n"
+          "      --provider NAME         anthropic, openai, openai-responses, replay\n"
+          "      --model NAME            model name\n"
+          "      --base-url URL          provider endpoint (e.g. a local server)\n"
+          "      --cassette FILE         the replay provider's script\n"
+          "      --system-prompt TEXT    system prompt for this run\n"
+          "      --max-retries N         retries of a failed model call (default 3)\n"
+          "      --no-stream             ask the provider for a whole reply at once\n"
+          "\n"
+          "environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY,\n"
+          "  OPENAI_BASE_URL, LOOM_PROVIDER, LOOM_MODEL, LOOM_HOME (default ~/.loom),\n"
+          "  LOOM_LOG (JSONL log file)\n",
+          out);
+}
+
+int cli_parse(int argc, char **argv, cli_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->max_retries = -1;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":pvhr:c", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'p': opt->print = true; break;
+        case 'v': opt->version = true; break;
+        case 'h': opt->help = true; break;
+        case 'r': opt->resume = optarg; break;
+        case 'c': opt->continue_latest = true; break;
+        case OPT_OUTPUT_FORMAT:
+            if (!strcmp(optarg, "text")) opt->format = OUTPUT_TEXT;
+            else if (!strcmp(optarg, "json")) opt->format = OUTPUT_JSON;
+            else if (!strcmp(optarg, "stream-json")) opt->format = OUTPUT_STREAM_JSON;
+            else {
+                fprintf(stderr, "loom: --output-format must be text, json or stream-json, "
+                                "not \"%s\"\n", optarg);
+                return -1;
+            }
+            break;
+        case OPT_PROVIDER: opt->provider = optarg; break;
+        case OPT_MODEL: opt->model = optarg; break;
+        case OPT_BASE_URL: opt->base_url = optarg; break;
+        case OPT_CASSETTE: opt->cassette = optarg; break;
+        case OPT_SYSTEM_PROMPT: opt->system_prompt = optarg; break;
+        case OPT_FORK_SESSION: opt->fork_session = true; break;
+        case OPT_NO_STREAM: opt->no_stream = true; break;
+        case OPT_MAX_RETRIES: {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 0 || n > 100) {
+                fprintf(stderr, "loom: --max-retries takes a number from 0 to 100\n");
+                return -1;
+            }
+            opt->max_retries = (int)n;
+            break;
+        }
+        case ':':
+            fprintf(stderr, "loom: %s needs a value\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, "loom: unknown option %s (see loom --help)\n", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc)
+        opt->prompt = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "loom: one prompt only; quote it (\"%s …\")\n", opt->prompt);
+        return -1;
+    }
+    if (opt->resume && opt->continue_latest) {
+        fprintf(stderr, "loom: --resume and --continue cannot be used together\n");
+        return -1;
+    }
+    if (opt->fork_session && !opt->resume && !opt->continue_latest) {
+        fprintf(stderr, "loom: --fork-session needs --resume ID or --continue\n");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* options.h — the loom command line, parsed into one struct. */
+#ifndef LOOM_CLI_OPTIONS_H
+#define LOOM_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef enum { OUTPUT_TEXT, OUTPUT_JSON, OUTPUT_STREAM_JSON } output_format;
+
+typedef struct cli_options {
+    bool print;              /* -p: headless, one prompt */
+    bool version, help;
+    const char *prompt;      /* positional; NULL → read stdin */
+    output_format format;
+    const char *provider;
+    const char *model;
+    const char *base_url;
+    const char *cassette;
+    const char *system_prompt;
+    const char *resume;      /* session id or unique prefix */
+    bool continue_latest;
+    bool fork_session;
+    bool no_stream;
+    int max_retries;         /* -1: configuration decides */
+} cli_options;
+
+/* Parses argv. 0 on success; on a usage error prints why to stderr and
+ * returns -1. */
+int cli_parse(int argc, char **argv, cli_options *opt);
+void cli_usage(FILE *out);
+
+#endif

@@ -1,0 +1,104 @@
+# _lib.sh — shared helpers for the e2e scenarios (sourced, not run).
+#
+# Each scenario gets its own temp dir with LOOM_HOME inside it, starts
+# mockllm on an ephemeral loopback port, and drives the real loom binary.
+set -euo pipefail
+
+LOOM_BIN=${LOOM_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/loom}
+MOCKLLM_BIN=${MOCKLLM_BIN:-$(dirname "$LOOM_BIN")/mockllm}
+LOOM_SRC=${LOOM_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+SCENARIOS="$LOOM_SRC/tests/scenarios"
+
+T=$(mktemp -d /tmp/loom-e2e.XXXXXX)
+export LOOM_HOME="$T/home"
+export HOME="$T/userhome"
+mkdir -p "$LOOM_HOME" "$HOME" "$T/work"
+cd "$T/work"
+# Loopback only: never let a proxy from the environment see test traffic.
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+export no_proxy='*' NO_PROXY='*'
+unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL LOOM_PROVIDER \
+      LOOM_MODEL LOOM_BASE_URL LOOM_API_KEY LOOM_CASSETTE
+export LOOM_RETRY_BASE_MS=${LOOM_RETRY_BASE_MS:-200}
+
+PASSED=0
+FAILED=0
+MOCK_PID=
+MOCK_PORT=
+MOCK_LOG=
+CURRENT_PROVIDER=
+
+cleanup() {
+  [ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null && wait "$MOCK_PID" 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+# start_mock SCENARIO_FILE — starts mockllm, sets MOCK_PORT, MOCK_URL, MOCK_LOG.
+start_mock() {
+  stop_mock
+  MOCK_LOG="$T/mock-$RANDOM.jsonl"
+  : > "$MOCK_LOG"
+  rm -f "$T/port"
+  "$MOCKLLM_BIN" --scenario "$1" --port 0 --port-file "$T/port" --log "$MOCK_LOG" \
+    > "$T/mock.out" 2>&1 &
+  MOCK_PID=$!
+  for _ in $(seq 1 200); do
+    [ -s "$T/port" ] && break
+    sleep 0.02
+  done
+  [ -s "$T/port" ] || { cat "$T/mock.out" >&2; echo "mockllm did not start" >&2; exit 1; }
+  MOCK_PORT=$(cat "$T/port")
+  MOCK_URL="http://127.0.0.1:$MOCK_PORT"
+  # A new mock has a new port: re-point the provider chosen before, if any.
+  [ -n "$CURRENT_PROVIDER" ] && use_provider "$CURRENT_PROVIDER"
+  return 0
+}
+
+stop_mock() {
+  if [ -n "$MOCK_PID" ]; then
+    kill "$MOCK_PID" 2>/dev/null || true
+    wait "$MOCK_PID" 2>/dev/null || true
+    MOCK_PID=
+  fi
+}
+
+# use_provider anthropic|openai|openai-responses — points loom at the mock.
+use_provider() {
+  CURRENT_PROVIDER=$1
+  unset ANTHROPIC_BASE_URL ANTHROPIC_API_KEY OPENAI_BASE_URL OPENAI_API_KEY LOOM_PROVIDER
+  case "$1" in
+    anthropic) export ANTHROPIC_BASE_URL="$MOCK_URL" ANTHROPIC_API_KEY=test-key ;;
+    openai) export OPENAI_BASE_URL="$MOCK_URL/v1" OPENAI_API_KEY=test-key ;;
+    openai-responses) export OPENAI_BASE_URL="$MOCK_URL/v1" OPENAI_API_KEY=test-key \
+                             LOOM_PROVIDER=openai-responses ;;
+  esac
+}
+
+ok() { PASSED=$((PASSED + 1)); echo "ok - $*"; }
+not_ok() { FAILED=$((FAILED + 1)); echo "not ok - $*" >&2; }
+
+# check DESCRIPTION COMMAND... — passes when the command succeeds.
+check() {
+  local what=$1; shift
+  if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+assert_eq() {
+  if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1: expected [$3], got [$2]"; fi
+}
+
+assert_contains() {
+  if [[ "$2" == *"$3"* ]]; then ok "$1"; else not_ok "$1: [$2] does not contain [$3]"; fi
+}
+
+# session_file ID — the path of a session's JSONL under LOOM_HOME.
+session_file() { find "$LOOM_HOME/projects" -name "$1.jsonl" | head -n 1; }
+
+finish() {
+  echo "$(basename "$0" .sh): $PASSED passed, $FAILED failed"
+  [ "$FAILED" -eq 0 ]
+}
+
+# valid_jsonl FILE — every line of FILE is a JSON value (silent).
+valid_jsonl() { jq -e . "$1" >/dev/null 2>&1; }

@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# mockllm_smoke.sh — checks the scripted model server itself, before any Loom
+# test relies on it: for the Anthropic Messages, OpenAI Chat Completions and
+# OpenAI Responses formats it asserts the non-streaming reply, that streamed
+# deltas reassemble to the scripted text and tool arguments, usage fields,
+# a 429 + Retry-After fault followed by success, and conversation-derived turn
+# selection; plus a few robustness cases (bad JSON, no match, dropped stream).
+set -euo pipefail
+
+MOCKLLM_BIN=${MOCKLLM_BIN:-/work/main/build/mockllm}
+# Loopback traffic must never be sent through a proxy.
+export no_proxy='*' NO_PROXY='*'
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+
+if [[ ! -x $MOCKLLM_BIN ]]; then
+    echo "mockllm_smoke: $MOCKLLM_BIN is not an executable (set MOCKLLM_BIN)" >&2
+    exit 1
+fi
+
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+    if [[ -n $server_pid ]]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cat >"$work/scenario.json" <<'EOF'
+{ "comment": "mockllm_smoke scenario",
+  "turns": [
+    { "comment": "positional turn 0: the first answer of any conversation",
+      "chunk_size": 5,
+      "reply": { "text": "Hello from mockllm: ünïcode ✓ and \"quotes\"",
+                 "thinking": "let me think about it",
+                 "thinking_signature": "sig123",
+                 "tool_calls": [{ "id": "toolu_01", "name": "Bash",
+                                  "input": { "command": "ls -la /tmp", "timeout": 5 } }],
+                 "usage": { "input_tokens": 12, "output_tokens": 7,
+                            "cache_read_input_tokens": 3,
+                            "cache_creation_input_tokens": 2,
+                            "reasoning_tokens": 2 } } },
+    { "comment": "positional turn 1: after one assistant turn",
+      "reply": { "text": "second turn answer" } },
+    { "match": { "last_user_contains": "retry-anthropic" },
+      "faults": [{ "status": 429, "headers": { "Retry-After": "1" } }],
+      "reply": { "text": "recovered" } },
+    { "match": { "last_user_contains": "retry-chat" },
+      "faults": [{ "status": 429, "headers": { "Retry-After": "1" } }],
+      "reply": { "text": "recovered" } },
+    { "match": { "last_user_contains": "retry-responses" },
+      "faults": [{ "status": 429, "headers": { "Retry-After": "1" } }],
+      "reply": { "text": "recovered" } },
+    { "match": { "last_user_contains": "drop-me" },
+      "faults": [{ "drop_after_bytes": 200 }],
+      "reply": { "text": "this reply is cut off after two hundred bytes of stream" } },
+    { "match": { "last_user_contains": "malformed-please" },
+      "faults": [{ "malformed": "data: {not json", "after_events": 1 }],
+      "reply": { "text": "ok" } }
+  ] }
+EOF
+
+WANT_TEXT='Hello from mockllm: ünïcode ✓ and "quotes"'
+WANT_THINKING='let me think about it'
+WANT_INPUT='{"command":"ls -la /tmp","timeout":5}'
+
+"$MOCKLLM_BIN" --scenario "$work/scenario.json" --port 0 \
+    --port-file "$work/port" --log "$work/log.jsonl" >"$work/stdout" 2>"$work/stderr" &
+server_pid=$!
+for _ in $(seq 100); do
+    [[ -s $work/port ]] && break
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+        echo "mockllm_smoke: server exited early:" >&2
+        cat "$work/stderr" >&2
+        exit 1
+    fi
+    sleep 0.05
+done
+port=$(cat "$work/port")
+base="http://127.0.0.1:$port"
+
+passed=0
+failed=0
+record() { # name ok got want
+    if [[ $2 == ok ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        printf 'FAIL: %s\n  got:  %s\n  want: %s\n' "$1" "$3" "$4"
+    fi
+}
+expect_eq() { # name got want
+    if [[ $2 == "$3" ]]; then record "$1" ok; else record "$1" fail "$2" "$3"; fi
+}
+
+# Every jq start costs tens of milliseconds, so each response is checked in a
+# single jq run. check LABEL INPUT FILTER [jq args]: INPUT is one or more JSON
+# values, slurped into an array; FILTER emits c(name; got; want) checks.
+JQ_PRELUDE='def c($n; g; w): {n: $n, got: g, want: w};'
+check() {
+    local label=$1 input=$2 filter=$3 out name res got want
+    shift 3
+    if ! out=$(jq -rs --arg lbl "$label" --arg text "$WANT_TEXT" \
+        --arg thinking "$WANT_THINKING" --argjson input "$WANT_INPUT" "$@" \
+        "$JQ_PRELUDE [ $filter ] | .[] |
+         [(\$lbl + \": \" + .n), (if .got == .want then \"ok\" else \"fail\" end),
+          (.got|tojson), (.want|tojson)] | @tsv" <<<"$input" 2>&1); then
+        record "$label: jq failed" fail "$out" "checks to run"
+        return
+    fi
+    while IFS=$'\t' read -r name res got want; do
+        record "$name" "$res" "$got" "$want"
+    done <<<"$out"
+}
+
+# post PATH JSON: prints the response body.
+post() { curl -sS --max-time 5 -H 'content-type: application/json' "$base$1" -d "$2"; }
+# post_full PATH JSON: response body to $work/body, headers to $work/hdr,
+# prints the status code.
+post_full() {
+    curl -sS --max-time 5 -H 'content-type: application/json' -D "$work/hdr" \
+        -o "$work/body" -w '%{http_code}' "$base$1" -d "$2"
+}
+header() { # NAME: value of that response header in $work/hdr
+    local name value
+    while IFS=: read -r name value; do
+        if [[ ${name,,} == "$1" ]]; then
+            value=${value%$'\r'}
+            echo "${value# }"
+            return
+        fi
+    done <"$work/hdr"
+}
+# The JSON payloads of an SSE stream, one per line, without [DONE].
+sse_data() { sed -n '/^data: \[DONE\]$/d; s/^data: //p'; }
+event_names() { sed -n 's/^event: //p'; }
+
+first_user_anthropic='{"model":"claude-mock","max_tokens":100,"stream":false,"messages":[{"role":"user","content":"hi"}]}'
+first_user_chat='{"model":"gpt-mock","stream":false,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}]}'
+first_user_responses='{"model":"gpt-mock","stream":false,"instructions":"be brief","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]}]}'
+with_stream() { sed 's/"stream":false/"stream":true/' <<<"$1"; }
+
+# ---- Anthropic Messages --------------------------------------------------
+
+check anthropic "$(post /v1/messages "$first_user_anthropic")" '.[0] as $b |
+    c("text"; [$b.content[]|select(.type=="text").text]|join(""); $text),
+    c("thinking"; $b.content[0].thinking; $thinking),
+    c("signature"; $b.content[0].signature; "sig123"),
+    c("tool call"; $b.content[]|select(.type=="tool_use")|[.id, .name, .input]; ["toolu_01", "Bash", $input]),
+    c("message fields"; [$b.type, $b.role, $b.model, ($b.id|startswith("msg_")), $b.stop_reason, $b.stop_sequence];
+      ["message", "assistant", "claude-mock", true, "tool_use", null]),
+    c("usage"; $b.usage; {"input_tokens":12,"cache_creation_input_tokens":2,"cache_read_input_tokens":3,"output_tokens":7})'
+
+sse=$(post /v1/messages "$(with_stream "$first_user_anthropic")")
+check "anthropic stream" "$(sse_data <<<"$sse")" '
+    c("text deltas"; [.[]|select(.type=="content_block_delta" and .delta.type=="text_delta").delta.text]|join(""); $text),
+    c("thinking deltas"; [.[]|select(.delta.type?=="thinking_delta").delta.thinking]|join(""); $thinking),
+    c("signature delta"; [.[]|select(.delta.type?=="signature_delta").delta.signature]; ["sig123"]),
+    c("input_json deltas"; [.[]|select(.delta.type?=="input_json_delta").delta.partial_json]|join("")|fromjson; $input),
+    c("tool_use start"; [.[]|select(.type=="content_block_start" and .content_block.type=="tool_use").content_block];
+      [{"type":"tool_use","id":"toolu_01","name":"Bash","input":{}}]),
+    c("first and last"; [.[0].type, .[-1].type]; ["message_start", "message_stop"]),
+    c("has a ping"; any(.[]; .type=="ping"); true),
+    c("event lines equal data types"; [.[].type]|join("\n"); $names),
+    c("message_start usage"; .[0].message.usage|keys; ["cache_creation_input_tokens","cache_read_input_tokens","input_tokens","output_tokens"]),
+    c("message_start model"; .[0].message|[.model, .content, .stop_reason]; ["claude-mock", [], null]),
+    c("message_delta"; [.[]|select(.type=="message_delta")|[.delta.stop_reason, .usage.output_tokens]]; [["tool_use", 7]])' \
+    --arg names "$(event_names <<<"$sse")"
+
+status=$(post_full /v1/messages '{"model":"m","messages":[{"role":"user","content":"please retry-anthropic"}]}')
+expect_eq "anthropic 429: status" "$status" 429
+expect_eq "anthropic 429: retry-after" "$(header retry-after)" 1
+expect_eq "anthropic: request-id header" "$(header request-id | cut -c1-9)" req_mock_
+check "anthropic 429" "$(cat "$work/body")" '
+    c("error body"; .[0]|[.type, .error.type, (.error.message|length > 0)]; ["error", "rate_limit_error", true])'
+status=$(post_full /v1/messages '{"model":"m","messages":[{"role":"user","content":"please retry-anthropic"}]}')
+expect_eq "anthropic retry: status" "$status" 200
+expect_eq "anthropic retry: text" "$(jq -j '.content[0].text' "$work/body")" recovered
+
+check anthropic "$(post /v1/messages '{"model":"m","messages":[
+  {"role":"user","content":"hi"},
+  {"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"toolu_01","name":"Bash","input":{}}]},
+  {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"ok"}]}]}')" '
+    c("second turn chosen from the conversation"; .[0].content[0].text; "second turn answer")'
+
+# ---- OpenAI Chat Completions ---------------------------------------------
+
+check chat "$(post /v1/chat/completions "$first_user_chat")" '.[0] as $b | $b.choices[0].message as $m |
+    c("text"; $m.content; $text),
+    c("reasoning_content"; $m.reasoning_content; $thinking),
+    c("tool call"; $m.tool_calls[0]|[.id, .type, .function.name, (.function.arguments|fromjson)];
+      ["toolu_01", "function", "Bash", $input]),
+    c("completion fields"; [$b.object, $b.model, $b.choices[0].finish_reason, $m.role];
+      ["chat.completion", "gpt-mock", "tool_calls", "assistant"]),
+    c("usage"; $b.usage|[.prompt_tokens, .completion_tokens, .total_tokens,
+                         .prompt_tokens_details.cached_tokens, .completion_tokens_details.reasoning_tokens];
+      [17, 7, 24, 3, 2])'
+
+sse=$(post /v1/chat/completions "$(with_stream "$first_user_chat" | jq -c '. + {stream_options:{include_usage:true}}')")
+expect_eq "chat stream: ends with [DONE]" "$(grep '^data: ' <<<"$sse" | tail -1)" "data: [DONE]"
+check "chat stream" "$(sse_data <<<"$sse")" '[.[].choices[0].delta.tool_calls // empty | .[]] as $calls |
+    c("role first"; .[0].choices[0].delta.role; "assistant"),
+    c("content deltas"; [.[].choices[0].delta.content? // empty]|join(""); $text),
+    c("reasoning deltas"; [.[].choices[0].delta.reasoning_content? // empty]|join(""); $thinking),
+    c("argument deltas"; [$calls[]|select(.index==0).function.arguments]|join("")|fromjson; $input),
+    c("tool call head"; [$calls[]|select(.id)];
+      [{"index":0,"id":"toolu_01","type":"function","function":{"name":"Bash","arguments":""}}]),
+    c("later pieces carry only index and arguments"; [$calls[]|select(.id|not)|keys]|unique;
+      [["function","index"]]),
+    c("finish_reason"; [.[].choices[0].finish_reason? // empty]; ["tool_calls"]),
+    c("chunk object"; [.[].object]|unique; ["chat.completion.chunk"]),
+    c("usage chunk"; .[-1]|[.choices, .usage.prompt_tokens, .usage.completion_tokens, .usage.total_tokens,
+                           .usage.prompt_tokens_details.cached_tokens, .usage.completion_tokens_details.reasoning_tokens];
+      [[], 17, 7, 24, 3, 2])'
+check "chat stream without include_usage" "$(post /v1/chat/completions "$(with_stream "$first_user_chat")" | sse_data)" '
+    c("no usage chunk"; [.[]|select(.usage)]|length; 0)'
+
+status=$(post_full /v1/chat/completions '{"model":"m","messages":[{"role":"user","content":"retry-chat"}]}')
+expect_eq "chat 429: status" "$status" 429
+expect_eq "chat 429: retry-after" "$(header retry-after)" 1
+expect_eq "chat: x-request-id header" "$(header x-request-id | cut -c1-9)" req_mock_
+check "chat 429" "$(cat "$work/body")" '
+    c("error body"; .[0].error|[.code, (.message|length > 0), has("type")]; ["rate_limit_exceeded", true, true])'
+status=$(post_full /v1/chat/completions '{"model":"m","messages":[{"role":"user","content":"retry-chat"}]}')
+expect_eq "chat retry: status" "$status" 200
+expect_eq "chat retry: text" "$(jq -j '.choices[0].message.content' "$work/body")" recovered
+
+check chat "$(post /v1/chat/completions '{"model":"m","messages":[
+  {"role":"user","content":"hi"},
+  {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"Bash","arguments":"{}"}}]},
+  {"role":"tool","tool_call_id":"c1","content":"ok"}]}')" '
+    c("second turn chosen from the conversation"; .[0].choices[0].message.content; "second turn answer")'
+
+# ---- OpenAI Responses ----------------------------------------------------
+
+check responses "$(post /v1/responses "$first_user_responses")" '.[0] as $b |
+    c("text"; [$b.output[]|select(.type=="message").content[0].text]|join(""); $text),
+    c("reasoning summary"; $b.output[]|select(.type=="reasoning").summary[0].text; $thinking),
+    c("function call"; $b.output[]|select(.type=="function_call")|[.call_id, .name, (.id|startswith("fc_")), (.arguments|fromjson)];
+      ["toolu_01", "Bash", true, $input]),
+    c("object fields"; [$b.object, $b.status, $b.model, ($b.id|startswith("resp_"))]; ["response", "completed", "gpt-mock", true]),
+    c("usage"; $b.usage|[.input_tokens, .input_tokens_details.cached_tokens, .output_tokens,
+                         .output_tokens_details.reasoning_tokens, .total_tokens];
+      [17, 3, 7, 2, 24])'
+
+sse=$(post /v1/responses "$(with_stream "$first_user_responses")")
+check "responses stream" "$(sse_data <<<"$sse")" '
+    c("text deltas"; [.[]|select(.type=="response.output_text.delta").delta]|join(""); $text),
+    c("reasoning deltas"; [.[]|select(.type=="response.reasoning_summary_text.delta").delta]|join(""); $thinking),
+    c("argument deltas"; [.[]|select(.type=="response.function_call_arguments.delta").delta]|join("")|fromjson; $input),
+    c("arguments done"; [.[]|select(.type=="response.function_call_arguments.done").arguments|fromjson]; [$input]),
+    c("sequence numbers"; [.[].sequence_number] == [range(length)]; true),
+    c("first and last"; [.[0].type, .[1].type, .[-1].type]; ["response.created", "response.in_progress", "response.completed"]),
+    c("event lines equal data types"; [.[].type]|join("\n"); $names),
+    c("items added"; [.[]|select(.type=="response.output_item.added").item.type]; ["reasoning", "message", "function_call"]),
+    c("function_call item added"; [.[]|select(.type=="response.output_item.added").item|select(.type=="function_call")|[.call_id, .name, .arguments]];
+      [["toolu_01", "Bash", ""]]),
+    c("completed response"; .[-1].response|[.object, .status, (.output|length)]; ["response", "completed", 3]),
+    c("completed usage"; .[-1].response.usage|[.input_tokens, .input_tokens_details.cached_tokens, .output_tokens,
+                                               .output_tokens_details.reasoning_tokens, .total_tokens];
+      [17, 3, 7, 2, 24])' \
+    --arg names "$(event_names <<<"$sse")"
+
+status=$(post_full /v1/responses '{"model":"m","input":"retry-responses"}')
+expect_eq "responses 429: status" "$status" 429
+expect_eq "responses 429: retry-after" "$(header retry-after)" 1
+check "responses 429" "$(cat "$work/body")" '
+    c("error body"; .[0].error|[.code, (.message|length > 0)]; ["rate_limit_exceeded", true])'
+status=$(post_full /v1/responses '{"model":"m","input":"retry-responses"}')
+expect_eq "responses retry: status" "$status" 200
+expect_eq "responses retry: text" "$(jq -j '.output[0].content[0].text' "$work/body")" recovered
+
+check responses "$(post /v1/responses '{"model":"m","input":[
+  {"role":"user","content":"hi"},
+  {"type":"reasoning","id":"rs_1","summary":[]},
+  {"type":"function_call","call_id":"c1","name":"Bash","arguments":"{}"},
+  {"type":"function_call_output","call_id":"c1","output":"ok"}]}')" '
+    c("second turn chosen from the conversation"; .[0].output[0].content[0].text; "second turn answer")'
+
+# ---- robustness ------------------------------------------------------------
+
+status=$(post_full /v1/messages '{"messages": [')
+expect_eq "bad JSON: status" "$status" 400
+expect_eq "bad JSON: message" "$(grep -c 'not valid JSON' "$work/body")" 1
+
+status=$(post_full /v1/chat/completions '{"messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"},{"role":"assistant","content":"d"},{"role":"user","content":"e"},{"role":"assistant","content":"f"}]}')
+expect_eq "no match: status" "$status" 500
+expect_eq "no match: message gives counts" \
+    "$(grep -c 'no scripted turn matched this request (assistant_turns=3, tool_results=0' "$work/body")" 1
+
+rc=0
+curl -sS --max-time 5 -o "$work/dropped" "$base/v1/messages" \
+    -d '{"stream":true,"messages":[{"role":"user","content":"drop-me"}]}' 2>/dev/null || rc=$?
+expect_eq "drop fault: curl sees a cut transfer" "$rc" 18
+expect_eq "drop fault: bytes before the cut" "$(wc -c <"$work/dropped" | tr -d ' ')" 200
+
+sse=$(post /v1/chat/completions '{"stream":true,"messages":[{"role":"user","content":"malformed-please"}]}')
+expect_eq "malformed fault: injected after 1 event" "$(grep '^data: ' <<<"$sse" | sed -n 2p)" "data: {not json"
+
+# ---- the request log -------------------------------------------------------
+
+check log "$(cat "$work/log.jsonl")" '
+    c("one line per request"; length; '"$(grep -c . "$work/log.jsonl")"'),
+    c("fields"; all(.[]; has("t") and has("method") and has("path") and has("format") and has("stream")
+                    and has("turn") and has("attempt") and has("fault") and has("status") and has("headers")
+                    and has("body")); true),
+    c("429 entry"; [.[]|select(.fault=="status 429")|[.status, .attempt, .headers["content-type"]]];
+      [[429, 1, "application/json"], [429, 1, "application/json"], [429, 1, "application/json"]]),
+    c("retries are attempt 2"; [.[]|select((.body|objects|.messages[0]?.content?) == "retry-chat")|.attempt]; [1, 2]),
+    c("turn 1 chosen three times"; [.[]|select(.turn==1)]|length; 3),
+    c("stream flag"; [.[]|select(.stream)]|length > 3; true),
+    c("raw body kept when not JSON"; [.[]|select(.status==400).body]; ["{\"messages\": ["])'
+
+echo "mockllm_smoke: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,215 @@
+/* mockllm.h — shared types of the scripted model server that every Loom test
+ * talks to instead of a real model API: the loaded scenario, the summary of a
+ * request's conversation that turns are matched on, the pre-rendered SSE
+ * event list, and the table each wire format (Anthropic Messages, OpenAI Chat
+ * Completions, OpenAI Responses) fills in. */
+#ifndef MOCKLLM_H
+#define MOCKLLM_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- util.c: allocation, strings, time ---------------------------------- */
+
+/* Set once on SIGTERM/SIGINT so sleeping streams give up promptly and the
+ * daemon can join its connection threads. */
+extern atomic_bool mock_stopping;
+
+/* Abort-on-OOM allocators: a test server that runs out of memory has nothing
+ * useful left to report. Results are owned by the caller (free()). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Growable byte buffer; p is NUL-terminated whenever len > 0. Owned by whoever
+ * holds the struct; release with free(b.p). */
+typedef struct {
+    char *p;
+    size_t len, cap;
+} mbuf;
+void mbuf_add(mbuf *b, const char *s, size_t n);
+void mbuf_adds(mbuf *b, const char *s);
+
+/* Length of the next piece of s (len bytes) that is at least `want` bytes
+ * long, extended to a whole UTF-8 character so every piece is valid JSON. */
+size_t utf8_piece_len(const char *s, size_t len, size_t want);
+
+/* Copy of s with invalid UTF-8 replaced by U+FFFD, so raw request bodies can
+ * be logged as JSON strings. Caller frees; *out_len gets the length. */
+char *utf8_sanitize(const char *s, size_t len, size_t *out_len);
+
+/* Sleep that wakes early once mock_stopping is set. */
+void mock_sleep_ms(long ms);
+
+/* Wall-clock seconds since the epoch, with microseconds. */
+double mock_now(void);
+
+/* ---- conversation summary (conv.c helpers, filled by each format) -------- */
+
+typedef struct {
+    long assistant_turns; /* maximal runs of consecutive assistant-side entries */
+    long tool_results;    /* tool results anywhere in the conversation */
+    char *last_user;      /* owned; text of the last user message ("" if none) */
+    char *system;         /* owned; system prompt text ("" if none) */
+} mock_conv;
+
+void conv_free(mock_conv *c);
+/* Text of a message content: a string, or the concatenation (newline-joined)
+ * of the "text" of array blocks whose "type" is text/input_text/output_text.
+ * Always returns an owned string. */
+char *conv_content_text(const json_t *content);
+/* Appends text to *dst (owned, may be NULL), newline-separated. */
+void conv_append(char **dst, const char *text);
+
+/* ---- scenario.c ---------------------------------------------------------- */
+
+typedef struct {
+    const char *id;   /* NULL: the format invents one in its own style */
+    const char *name;
+    char *arguments;  /* owned: input as compact JSON, or the raw string given */
+    json_t *input;    /* borrowed object, or NULL when input was a non-object string */
+} mock_tool_call;
+
+typedef struct {
+    const char *text;        /* NULL when the reply has no "text" */
+    const char *thinking;    /* NULL when there is no thinking */
+    const char *signature;   /* always set when thinking is */
+    mock_tool_call *calls;
+    size_t n_calls;
+    const char *stop_reason; /* end_turn, tool_use, max_tokens, ... (defaulted) */
+    const json_t *usage;     /* borrowed scripted usage object, or NULL */
+} mock_reply;
+
+typedef enum { FAULT_STATUS, FAULT_DROP, FAULT_MALFORMED, FAULT_STALL } mock_fault_kind;
+
+typedef struct {
+    mock_fault_kind kind;
+    int status;               /* FAULT_STATUS */
+    const json_t *headers;    /* FAULT_STATUS: object name -> string, or NULL */
+    const json_t *body;       /* FAULT_STATUS: object/array/string, or NULL */
+    long drop_after_bytes;    /* FAULT_DROP */
+    const char *malformed;    /* FAULT_MALFORMED: raw line injected */
+    long stall_ms;            /* FAULT_STALL */
+    long after_events;        /* FAULT_MALFORMED, FAULT_STALL */
+    long times;
+    char desc[64];            /* short text for the request log */
+} mock_fault;
+
+typedef struct {
+    bool has_match;
+    long m_assistant_turns;   /* -1 when not given */
+    long m_tool_results;      /* -1 when not given */
+    const char *m_last_user;  /* NULL when not given */
+    const char *m_system;     /* NULL when not given */
+    long positional;          /* index among match-less turns, -1 if matched */
+    mock_reply reply;
+    size_t chunk_size;
+    long drip_ms;
+    mock_fault *faults;
+    size_t n_faults;
+    long attempts;            /* guarded by mock_scenario.mu */
+} mock_turn;
+
+typedef struct {
+    json_t *root;             /* owns every borrowed string above */
+    mock_turn *turns;
+    size_t n_turns;
+    pthread_mutex_t mu;
+} mock_scenario;
+
+/* Loads and validates path. On failure returns -1 with a message naming the
+ * problem and where it is in err. */
+int scenario_load(const char *path, mock_scenario *sc, char *err, size_t errlen);
+void scenario_free(mock_scenario *sc);
+/* Index of the turn answering conv, or -1. */
+long scenario_select(const mock_scenario *sc, const mock_conv *conv);
+/* Counts one more attempt at turn and returns its 1-based number; *fault is
+ * the fault this attempt must suffer, or NULL for the normal reply. */
+long scenario_attempt(mock_scenario *sc, size_t turn, const mock_fault **fault);
+/* Owned, human-readable explanation of why nothing matched conv. */
+char *scenario_describe_miss(const mock_scenario *sc, const mock_conv *conv);
+
+/* ---- sse.c: pre-rendered event lists ------------------------------------- */
+
+typedef struct {
+    char **ev;     /* each a complete SSE event including its blank line */
+    size_t *len;
+    size_t n, cap;
+} mock_events;
+
+/* Appends "event: NAME\ndata: JSON\n\n" (no event line when name is NULL).
+ * Takes ownership of data. */
+void events_add_json(mock_events *e, const char *name, json_t *data);
+/* Appends raw bytes as one event unit. */
+void events_add_raw(mock_events *e, const char *s, size_t n);
+void events_free(mock_events *e);
+
+/* ---- formats ------------------------------------------------------------- */
+
+typedef struct {
+    long input, output, cache_read, cache_creation, reasoning;
+} mock_usage;
+
+/* Everything a format needs to render one reply. */
+typedef struct {
+    const mock_reply *reply;
+    const json_t *req;       /* the parsed request body (an object) */
+    const char *model;       /* echoed from the request */
+    unsigned long reqno;     /* makes ids unique per request */
+    size_t chunk_size;
+    mock_usage usage;
+    long created;            /* unix seconds */
+} mock_render;
+
+typedef struct {
+    const char *name;               /* "anthropic" | "chat" | "responses" */
+    const char *request_id_header;  /* request-id / x-request-id */
+    void (*summarize)(const json_t *req, mock_conv *out);
+    json_t *(*message)(const mock_render *r);               /* owned */
+    void (*stream)(const mock_render *r, mock_events *out);
+    /* Error body as the provider sends it; message NULL picks the realistic
+     * default text for status. Owned. */
+    json_t *(*error)(int status, const char *message);
+} mock_format;
+
+extern const mock_format anthropic_format;
+extern const mock_format chat_format;
+extern const mock_format responses_format;
+
+/* Stop reasons are scripted in Anthropic terms; OpenAI formats map them. */
+const char *chat_finish_reason(const char *stop_reason);
+/* {"error":{"message","type","param","code"}} as OpenAI sends it for status;
+ * responses_api picks the Responses wording where the two differ. Owned. */
+json_t *openai_error_body(int status, const char *message, bool responses_api);
+
+/* ---- stream.c ------------------------------------------------------------ */
+
+/* A chunked response that emits events one per read, applying drip_ms and the
+ * (optional) drop/malformed/stall fault. Takes ownership of the events. */
+struct MHD_Response *stream_response(mock_events *events, long drip_ms,
+                                     const mock_fault *fault);
+
+/* ---- reqlog.c ------------------------------------------------------------ */
+
+int reqlog_open(const char *path);
+/* Writes entry as one JSONL line with "t" first. Does not take ownership. */
+void reqlog_write(const json_t *entry);
+void reqlog_close(void);
+
+/* ---- server.c ------------------------------------------------------------ */
+
+enum MHD_Result server_handle(void *cls, struct MHD_Connection *conn,
+                              const char *url, const char *method,
+                              const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls);
+void server_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                      enum MHD_RequestTerminationCode toe);
+
+#endif

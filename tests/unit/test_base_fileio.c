@@ -1,0 +1,232 @@
+/* test_base_fileio.c — atomic replacement leaves no temp files and no mixed
+ * content, reads report the path on failure, mkdirs builds whole trees. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/str.h"
+
+static char tmpdir[256];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static int setup(void **state)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/loom-fileio-XXXXXX", base && *base ? base : "/tmp");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *in_tmp(const char *name)
+{
+    loom_str s = LOOM_STR_INIT;
+    str_printf(&s, "%s/%s", tmpdir, name);
+    return str_steal(&s);
+}
+
+/* Number of entries in dir besides . and .. */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void test_atomic_write_replaces(void **state)
+{
+    char *path = in_tmp("state.json");
+    loom_error err;
+    loom_error_clear(&err);
+    assert_false(file_exists(path));
+    assert_int_equal(file_write_atomic(path, "first version, long", 19, 0600, &err), 0);
+    assert_true(file_exists(path));
+
+    char *data;
+    size_t len;
+    assert_int_equal(file_read_all(path, &data, &len, &err), 0);
+    assert_int_equal(len, 19);
+    assert_string_equal(data, "first version, long");
+    free(data);
+
+    /* Shorter content replaces, not overlays. */
+    assert_int_equal(file_write_atomic(path, "v2", 2, 0600, &err), 0);
+    assert_int_equal(file_read_all(path, &data, &len, &err), 0);
+    assert_int_equal(len, 2);
+    assert_string_equal(data, "v2");
+    free(data);
+
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+
+    /* Only the target is left behind: no .state.json.tmp.* files. */
+    assert_int_equal(count_entries(tmpdir), 1);
+
+    /* Empty content is a valid file. */
+    assert_int_equal(file_write_atomic(path, "", 0, 0600, &err), 0);
+    assert_int_equal(file_read_all(path, &data, &len, &err), 0);
+    assert_int_equal(len, 0);
+    assert_string_equal(data, "");
+    free(data);
+    unlink(path);
+    free(path);
+}
+
+static void test_atomic_write_failure_is_clean(void **state)
+{
+    char *path = in_tmp("no-such-dir/file.txt");
+    loom_error err;
+    loom_error_clear(&err);
+    int rc = file_write_atomic(path, "x", 1, 0644, &err);
+    assert_true(rc < 0);
+    assert_int_equal(rc, -(int)err.code);
+    assert_non_null(strstr(err.message, path));
+    assert_non_null(strstr(err.message, "No such file or directory"));
+    assert_int_equal(count_entries(tmpdir), 0);
+    free(path);
+
+    /* A path ending in '/' names a directory, not a file to write. */
+    char *dir = in_tmp("");
+    assert_true(file_write_atomic(dir, "x", 1, 0644, &err) < 0);
+    free(dir);
+}
+
+static void test_read_binary_and_large(void **state)
+{
+    char *path = in_tmp("blob");
+    loom_error err;
+    size_t big = 3 * 1024 * 1024 + 17;
+    unsigned char *buf = malloc(big);
+    for (size_t i = 0; i < big; i++)
+        buf[i] = (unsigned char)(i * 7);
+    assert_int_equal(file_write_atomic(path, buf, big, 0644, &err), 0);
+    char *data;
+    size_t len;
+    assert_int_equal(file_read_all(path, &data, &len, &err), 0);
+    assert_int_equal(len, big);
+    assert_memory_equal(data, buf, big);
+    assert_int_equal(data[len], '\0');
+    free(data);
+    free(buf);
+    unlink(path);
+    free(path);
+
+    /* A file whose size stat cannot tell (procfs) is read to EOF; len may
+     * be NULL. */
+    assert_int_equal(file_read_all("/proc/self/status", &data, NULL, &err), 0);
+    assert_non_null(strstr(data, "Pid:"));
+    free(data);
+}
+
+static void test_read_missing_names_path(void **state)
+{
+    char *path = in_tmp("missing.txt");
+    loom_error err;
+    loom_error_clear(&err);
+    char *data = (char *)"sentinel";
+    size_t len = 99;
+    int rc = file_read_all(path, &data, &len, &err);
+    assert_true(rc < 0);
+    assert_null(data);
+    assert_int_equal(len, 0);
+    assert_int_equal(err.code, LOOM_ERR_RESOURCE_NOT_FOUND);
+    assert_non_null(strstr(err.message, path));
+    assert_non_null(strstr(err.message, "No such file or directory"));
+
+    /* A directory is readable by open() but not by read(): still an error
+     * naming the path. */
+    loom_error_clear(&err);
+    assert_true(file_read_all(tmpdir, &data, &len, &err) < 0);
+    assert_int_equal(err.code, LOOM_ERR_IO);
+    assert_non_null(strstr(err.message, tmpdir));
+    free(path);
+}
+
+static void test_mkdirs(void **state)
+{
+    loom_error err;
+    loom_error_clear(&err);
+    char *deep = in_tmp("a/b//c/d/");
+    assert_int_equal(file_mkdirs(deep, 0755, &err), 0);
+    struct stat st;
+    assert_int_equal(stat(deep, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    /* Again: existing directories are fine. */
+    assert_int_equal(file_mkdirs(deep, 0755, &err), 0);
+    free(deep);
+
+    /* A file in the way is an error naming the component. */
+    char *file = in_tmp("a/plain");
+    assert_int_equal(file_write_atomic(file, "x", 1, 0644, &err), 0);
+    char *under = in_tmp("a/plain/sub");
+    loom_error_clear(&err);
+    assert_true(file_mkdirs(under, 0755, &err) < 0);
+    assert_non_null(strstr(err.message, file));
+    assert_true(file_mkdirs(file, 0755, &err) < 0);
+    assert_true(file_mkdirs("", 0755, &err) < 0);
+    free(under);
+    free(file);
+
+    /* Relative paths work from the current directory. */
+    char cwd[4096];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(tmpdir), 0);
+    assert_int_equal(file_mkdirs("rel/x", 0700, &err), 0);
+    assert_true(file_exists("rel/x"));
+    assert_int_equal(file_write_atomic("rel/x/f", "ok", 2, 0600, &err), 0);
+    assert_int_equal(file_write_atomic("top", "ok", 2, 0600, &err), 0);
+    assert_true(file_exists("top"));
+    assert_int_equal(chdir(cwd), 0);
+}
+
+static void test_write_full(void **state)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(file_write_full(p[1], "abc", 3), 0);
+    char got[4] = {0};
+    assert_int_equal(read(p[0], got, 3), 3);
+    assert_string_equal(got, "abc");
+    close(p[0]);
+    close(p[1]);
+    assert_true(file_write_full(-1, "x", 1) < 0);
+    assert_false(file_exists(NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_atomic_write_replaces, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_atomic_write_failure_is_clean, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_binary_and_large, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_missing_names_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mkdirs, setup, teardown),
+        cmocka_unit_test(test_write_full),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
