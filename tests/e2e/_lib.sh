@@ -20,6 +20,10 @@ export no_proxy='*' NO_PROXY='*'
 unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL LOOM_PROVIDER \
       LOOM_MODEL LOOM_BASE_URL LOOM_API_KEY LOOM_CASSETTE
 export LOOM_RETRY_BASE_MS=${LOOM_RETRY_BASE_MS:-200}
+# Under sanitizers, reports go to files that finish() checks, so a report
+# from a run whose exit status the scenario expects to be non-zero still fails.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/sanitizer"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$T/sanitizer"
 
 PASSED=0
 FAILED=0
@@ -96,6 +100,12 @@ assert_contains() {
 session_file() { find "$LOOM_HOME/projects" -name "$1.jsonl" | head -n 1; }
 
 finish() {
+  stop_mock
+  local report
+  for report in "$T"/sanitizer.*; do
+    [ -e "$report" ] || continue
+    not_ok "sanitizer report: $(head -c 4000 "$report")"
+  done
   echo "$(basename "$0" .sh): $PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]
 }

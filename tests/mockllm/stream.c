@@ -83,8 +83,13 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
                 mock_sleep_ms(s->fault.stall_ms);
             }
         }
-        if (s->idx >= s->ev.n)
+        if (s->idx >= s->ev.n) {
+            /* A drop limit beyond the stream's length still drops: the client
+             * gets every byte but never the end of the chunked body. */
+            if (s->has_fault && s->fault.kind == FAULT_DROP)
+                return MHD_CONTENT_READER_END_WITH_ERROR;
             return MHD_CONTENT_READER_END_OF_STREAM;
+        }
         mock_sleep_ms(s->drip_ms);
         if (atomic_load(&mock_stopping))
             return MHD_CONTENT_READER_END_WITH_ERROR;

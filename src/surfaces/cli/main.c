@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "base/log.h"
+#include "loom.h"
 #include "surfaces/cli/options.h"
 #include "surfaces/cli/print_mode.h"
 
@@ -16,7 +17,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (opt.version) {
-        printf("loom %s\n", LOOM_VERSION_STRING);
+        printf("loom %s\n", loom_version());
         return 0;
     }
     if (!opt.print) {
