@@ -156,17 +156,21 @@ static wire_decoder *anthropic_decoder_new(wire_response *out, const wire_stream
     return d;
 }
 
+static void block_clear(block_state *b)
+{
+    str_free(&b->text);
+    str_free(&b->signature);
+    free(b->id);
+    free(b->name);
+    free(b->data);
+    json_decref(b->input);
+    memset(b, 0, sizeof *b);
+}
+
 static void decoder_reset_blocks(wire_decoder *d)
 {
-    for (size_t i = 0; i < d->n_blocks; i++) {
-        block_state *b = &d->blocks[i];
-        str_free(&b->text);
-        str_free(&b->signature);
-        free(b->id);
-        free(b->name);
-        free(b->data);
-        json_decref(b->input);
-    }
+    for (size_t i = 0; i < d->n_blocks; i++)
+        block_clear(&d->blocks[i]);
     free(d->blocks);
     d->blocks = NULL;
     d->n_blocks = 0;
@@ -254,6 +258,7 @@ static int on_block_start(wire_decoder *d, const json_t *ev, loom_error *err)
         return -1;
     const json_t *cb = json_get_obj(ev, "content_block");
     const char *type = json_get_str(cb, "type", "");
+    block_clear(b); /* a repeated start for an index replaces the block */
     b->known = true;
     if (!strcmp(type, "text")) {
         b->kind = WIRE_BLOCK_TEXT;
