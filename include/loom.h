@@ -1,13 +1,186 @@
-/* loom.h — the public C API of libloom.
+/* loom.h — the public C API of libloom, and its manual.
  *
- * This header is the API manual. It grows with the library: today it holds
- * the version; the AgentConfig → Agent → Session → Run API lands with the
- * agent loop. Everything else in src/ is internal and may change.
+ * Loom turns a language model into an agent: it calls the model, runs the
+ * tools the model asks for, keeps the conversation as a session on disk, and
+ * reports everything it does as a stream of events. The API has four
+ * objects, each made from the one before:
+ *
+ *   loom_config   what to run: provider, model, working directory, limits
+ *   loom_agent    a configured agent: provider, tools, system prompt
+ *   loom_session  one conversation, an append-only file under LOOM_HOME
+ *   loom_run      one user goal carried to its end: model calls and tool
+ *                 calls until the model gives a final answer
+ *
+ * A run executes on its own thread. Its events (one JSON schema, see
+ * docs/events.md) reach the caller by callback (on the run's thread) and/or
+ * by polling loom_run_next_event. Every function that can fail takes a
+ * loom_status * (may be NULL) and returns NULL or a negative number on
+ * failure, with a stable error code name ("model_overloaded",
+ * "resource_not_found", …) and a message saying what and where.
+ *
+ * Thread safety: a config, agent or session is used by one thread at a
+ * time, except that loom_run_cancel, loom_run_next_event and
+ * loom_run_state may be called from any thread while the run executes. One
+ * run at a time per session.
+ *
+ * Memory: objects are freed by their *_free function; strings returned as
+ * `const char *` belong to the object and live as long as it; strings
+ * returned as `char *` are the caller's to free().
  */
 #ifndef LOOM_H
 #define LOOM_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The library's version as "MAJOR.MINOR.PATCH" (set once, in CMakeLists.txt). */
 const char *loom_version(void);
+
+/* ---- status ------------------------------------------------------------ */
+
+typedef struct loom_status {
+    int code;               /* 0 = ok; otherwise one of the error codes */
+    const char *code_name;  /* "ok", "invalid_request", "model_overloaded", … */
+    char message[1024];     /* what went wrong and where */
+} loom_status;
+
+/* ---- config ------------------------------------------------------------ */
+
+typedef struct loom_config loom_config;
+
+loom_config *loom_config_new(void);
+/* Sets one option by name. Keys:
+ *   provider        anthropic | openai | openai-responses | replay
+ *   model, base_url, api_key, cassette (replay script)
+ *   fallback_model  used after the primary model fails (circuit breaker)
+ *   cwd             the working directory tools run in (default: getcwd)
+ *   system_prompt   replaces the built-in static system prompt
+ *   append_system_prompt  added after it
+ *   max_turns       model calls per run (default 500)
+ *   max_retries     retries of one failed model call (default 3)
+ *   stream          true | false (default true)
+ *   permission_mode recorded; enforced by the governance layer
+ *   loop_threshold  identical consecutive tool calls before a warning (3)
+ *   max_tokens_total  stop the run when total tokens exceed this (0 = off)
+ *   max_usd         stop when the run's cost exceeds this (needs prices)
+ *   price_input_per_mtok, price_output_per_mtok  USD per million tokens
+ *   interactive     true when a person can answer questions
+ * Returns 0, or -1 with st set for an unknown key or a bad value. */
+int loom_config_set(loom_config *cfg, const char *key, const char *value, loom_status *st);
+/* Reads settings files (~/.loom/settings.json, then .loom/settings.json and
+ * .loom/settings.local.json under cwd; later files win) for the keys above
+ * ("model", "env" {NAME: value} applied with setenv when unset, …). Values
+ * already set with loom_config_set win over files. Missing files are fine;
+ * a malformed file is an error naming the file, line and column. */
+int loom_config_load_settings(loom_config *cfg, loom_status *st);
+void loom_config_free(loom_config *cfg);
+
+/* ---- agent ------------------------------------------------------------- */
+
+typedef struct loom_agent loom_agent;
+
+/* Resolves the provider (flags > LOOM_* > ANTHROPIC_* / OPENAI_* > defaults),
+ * registers the built-in tools and builds the system prompt. The config is
+ * copied; it may be freed afterwards. */
+loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st);
+const char *loom_agent_model(const loom_agent *agent);
+const char *loom_agent_provider(const loom_agent *agent);
+void loom_agent_free(loom_agent *agent);
+
+/* ---- session ----------------------------------------------------------- */
+
+typedef struct loom_session loom_session;
+
+loom_session *loom_session_new(loom_agent *agent, loom_status *st);
+/* Opens the session with that id (or unique id prefix, or file path). */
+loom_session *loom_session_resume(loom_agent *agent, const char *id, loom_status *st);
+/* Opens the most recent session of the working directory. */
+loom_session *loom_session_continue(loom_agent *agent, loom_status *st);
+/* A new session holding a copy of this one (fresh ids, forkedFrom). */
+loom_session *loom_session_fork(loom_session *session, loom_status *st);
+const char *loom_session_id(const loom_session *session);
+const char *loom_session_path(const loom_session *session);
+/* Warnings from loading (a torn last line dropped, a bad line skipped). */
+size_t loom_session_warning_count(const loom_session *session);
+const char *loom_session_warning(const loom_session *session, size_t i);
+/* Undoes the last n user turns: files changed by tools since then are
+ * restored from their snapshots, and the conversation continues from before
+ * those turns (nothing is deleted from the file). *report (caller frees)
+ * says what was restored. */
+int loom_session_rewind(loom_session *session, int n_turns, char **report, loom_status *st);
+/* Usage totals of the session so far, as JSON (caller frees). */
+char *loom_session_usage_json(loom_session *session);
+void loom_session_free(loom_session *session);
+
+/* ---- run --------------------------------------------------------------- */
+
+typedef enum {
+    LOOM_RUN_QUEUED,
+    LOOM_RUN_RUNNING,
+    LOOM_RUN_WAITING_APPROVAL,
+    LOOM_RUN_WAITING_EXTERNAL,
+    LOOM_RUN_PAUSED,
+    LOOM_RUN_COMPLETED,
+    LOOM_RUN_FAILED,
+    LOOM_RUN_CANCELLED,
+    LOOM_RUN_BLOCKED_BY_POLICY,
+    LOOM_RUN_BLOCKED_BY_CAPABILITY,
+} loom_run_state;
+
+/* The state's snake_case name ("completed", "waiting_approval", …). */
+const char *loom_run_state_name(loom_run_state state);
+
+typedef struct loom_event {
+    const char *type;   /* "token.delta", "tool.started", … */
+    const char *json;   /* the whole event, one line of JSON */
+} loom_event;
+
+typedef void (*loom_event_fn)(void *ctx, const loom_event *ev);
+/* Asked on the run's thread when the model calls AskUserQuestion;
+ * questions_json is the tool input. Return a malloc'd answer, or NULL. */
+typedef char *(*loom_ask_fn)(void *ctx, const char *questions_json);
+
+typedef struct loom_run_options {
+    loom_event_fn on_event;   /* may be NULL */
+    void *event_ctx;
+    bool queue_events;        /* also keep events for loom_run_next_event */
+    loom_ask_fn ask_user;     /* NULL: no user can be asked (headless) */
+    void *ask_ctx;
+} loom_run_options;
+
+typedef struct loom_run loom_run;
+
+/* Starts a run for goal on its own thread. opts may be NULL. */
+loom_run *loom_run_start(loom_session *session, const char *goal, const loom_run_options *opts,
+                         loom_status *st);
+/* Waits up to timeout_ms (-1: forever) for the next queued event. Returns 1
+ * with *ev set (free with loom_event_free), 0 on timeout, -1 when the run
+ * has ended and every event was taken. Needs queue_events. */
+int loom_run_next_event(loom_run *run, loom_event **ev, int timeout_ms);
+void loom_event_free(loom_event *ev);
+/* Asks the run to stop: the model stream or running tool is interrupted,
+ * "Interrupted by user" is recorded, the run ends as cancelled. */
+void loom_run_cancel(loom_run *run);
+loom_run_state loom_run_state_now(const loom_run *run);
+/* Waits for the run to end and returns its final state. */
+loom_run_state loom_run_wait(loom_run *run);
+/* After the end: {"state","result","stop_reason","num_turns","usage",
+ * "cost_usd","error":{code,message}?} as JSON text (owned by the run). */
+const char *loom_run_result_json(const loom_run *run);
+/* Resolves a pending approval (see approval.requested events). No approval
+ * is ever pending until the governance layer asks for one: until then this
+ * returns -1 with resource_not_found. */
+int loom_run_approve(loom_run *run, const char *approval_id, bool allow, const char *reason,
+                     loom_status *st);
+/* Waits for the run if still going, then frees it. */
+void loom_run_free(loom_run *run);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

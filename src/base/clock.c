@@ -18,6 +18,11 @@ int64_t clock_wall_ms(void)
     return read_ns(CLOCK_REALTIME) / 1000000;
 }
 
+int64_t clock_wall_us(void)
+{
+    return read_ns(CLOCK_REALTIME) / 1000;
+}
+
 int64_t clock_mono_ns(void)
 {
     return read_ns(CLOCK_MONOTONIC);

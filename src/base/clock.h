@@ -7,6 +7,7 @@
 #include "base/cancel.h"
 
 int64_t clock_wall_ms(void);        /* Unix epoch milliseconds */
+int64_t clock_wall_us(void);        /* Unix epoch microseconds (traces) */
 int64_t clock_mono_ns(void);        /* CLOCK_MONOTONIC nanoseconds */
 int64_t clock_mono_ms(void);
 /* ISO 8601 UTC with milliseconds, e.g. "2026-11-30T08:28:04.123Z". */

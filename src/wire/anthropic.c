@@ -81,11 +81,19 @@ static int anthropic_encode(const wire_request *req, const provider_config *cfg,
     json_set_str(body, "model", req->model ? req->model : cfg->model);
     json_object_set_new(body, "max_tokens",
                         json_integer(req->max_tokens > 0 ? req->max_tokens : 4096));
+    json_t *system = json_array();
     if (req->system && *req->system) {
         json_t *sys = json_pack("{s:s,s:s}", "type", "text", "text", req->system);
         add_cache(sys, req->system_cache);
-        json_object_set_new(body, "system", json_pack("[o]", sys));
+        json_array_append_new(system, sys);
     }
+    if (req->system_dynamic && *req->system_dynamic)
+        json_array_append_new(system, json_pack("{s:s,s:s}", "type", "text", "text",
+                                                req->system_dynamic));
+    if (json_array_size(system))
+        json_object_set_new(body, "system", system);
+    else
+        json_decref(system);
     json_t *msgs = json_array();
     for (size_t i = 0; i < req->n_messages; i++) {
         const wire_message *m = &req->messages[i];

@@ -1,10 +1,17 @@
-/* http.c — http_perform over one libcurl easy handle per request.
+/* http.c — http_perform: picks the transport for a request, and owns what a
+ * response means whichever transport carried it.
  *
- * Owns the mapping from libcurl's view of a transfer (CURLcode, callbacks,
- * headers) to Loom's: which failures are retryable, what Retry-After means,
- * where a non-2xx body goes, and how cancellation and idle streams end.
+ * Two transports sit behind http.h. http_plain.c speaks HTTP/1.1 itself and
+ * carries every http:// request no proxy applies to: local model servers and
+ * every test. http_curl.c carries the rest (https, proxies, URLs only libcurl
+ * understands) through libcurl, which it loads on first use. The split is
+ * about start-up cost: merely linking libcurl makes the dynamic linker
+ * relocate some thirty libraries before main, several times what loom -p
+ * spends on its own work against a local server (docs/http.md has the
+ * figures). LOOM_HTTP_CLIENT=curl sends everything to libcurl, as an escape
+ * hatch and so the tests can hold both transports to the same contract.
  *
- * Contract details beyond http.h:
+ * Contract details beyond http.h, the same on both transports:
  * - resp is initialised here (any previous contents are overwritten, not
  *   freed); call http_response_free on it after every http_perform, whatever
  *   it returned. err is cleared on entry and may be NULL.
@@ -22,8 +29,7 @@
  */
 #include "wire/http.h"
 
-#include <curl/curl.h>
-#include <pthread.h>
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,36 +38,18 @@
 #include <strings.h>
 #include <time.h>
 
-#include "base/clock.h"
+#include "wire/http_curl.h"
+#include "wire/http_internal.h"
+#include "wire/http_plain.h"
 
-#define ERROR_BODY_CAP (64 * 1024)
 #define DEFAULT_CONNECT_TIMEOUT_MS 10000L
 #define DEFAULT_IDLE_TIMEOUT_MS 300000L
 
-typedef struct xfer {
-    const http_request *req;
-    http_body_fn on_body;
-    void *ctx;
-    http_response *resp;
-    long idle_ms;
-    int64_t last_activity_ms;
-    curl_off_t seen_dl, seen_ul;
-    bool retry_after_ms_seen; /* retry-after-ms outranks Retry-After */
-    bool body_stopped;
-    bool cancelled;
-    bool idle_expired;
-} xfer;
-
-static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-
-static void global_init_once(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 void http_global_init(void)
 {
-    pthread_once(&global_once, global_init_once);
+    /* Nothing to do up front any more: libcurl is loaded and initialised by
+     * the first request that needs it (http_curl.c), and the plain transport
+     * has no process-wide state. Kept so callers need not know which. */
 }
 
 void http_response_free(http_response *resp)
@@ -91,6 +79,126 @@ static void url_for_message(const char *url, char *out, size_t cap)
              (int)path_len, path);
 }
 
+/* ---- HTTP-date (RFC 9110 §5.6.7) ---- */
+
+static void skip_blanks(const char **p)
+{
+    while (**p == ' ' || **p == '\t')
+        (*p)++;
+}
+
+static bool take_number(const char **p, int min_digits, int max_digits, int *out, int *digits)
+{
+    int n = 0, v = 0;
+    while (n < max_digits && isdigit((unsigned char)(*p)[n])) {
+        v = v * 10 + ((*p)[n] - '0');
+        n++;
+    }
+    if (n < min_digits || isdigit((unsigned char)(*p)[n]))
+        return false;
+    *p += n;
+    *out = v;
+    if (digits)
+        *digits = n;
+    return true;
+}
+
+static bool take_month(const char **p, int *mon)
+{
+    static const char names[] = "janfebmaraprmayjunjulaugsepoctnovdec";
+    if (!isalpha((unsigned char)(*p)[0]) || !isalpha((unsigned char)(*p)[1]) ||
+        !isalpha((unsigned char)(*p)[2]) || isalpha((unsigned char)(*p)[3]))
+        return false;
+    char want[3] = {(char)tolower((unsigned char)(*p)[0]), (char)tolower((unsigned char)(*p)[1]),
+                    (char)tolower((unsigned char)(*p)[2])};
+    for (int i = 0; i < 12; i++) {
+        if (memcmp(names + 3 * i, want, 3) == 0) {
+            *mon = i;
+            *p += 3;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Never steps over the terminating NUL, so a cut-off date stops here. */
+static bool take_char(const char **p, char c)
+{
+    if (**p != c)
+        return false;
+    (*p)++;
+    return true;
+}
+
+static bool take_clock(const char **p, struct tm *tm)
+{
+    return take_number(p, 2, 2, &tm->tm_hour, NULL) && take_char(p, ':') &&
+           take_number(p, 2, 2, &tm->tm_min, NULL) && take_char(p, ':') &&
+           take_number(p, 2, 2, &tm->tm_sec, NULL);
+}
+
+time_t http_parse_date(const char *s)
+{
+    struct tm tm = {0};
+    const char *p = s;
+    int year_digits = 4;
+    skip_blanks(&p);
+    while (isalpha((unsigned char)*p)) /* the weekday, which timegm ignores */
+        p++;
+    if (*p == ',')
+        p++;
+    skip_blanks(&p);
+    if (isdigit((unsigned char)*p)) {
+        /* IMF-fixdate "06 Nov 1994 08:49:37 GMT" or RFC 850 "06-Nov-94 ..." */
+        if (!take_number(&p, 1, 2, &tm.tm_mday, NULL))
+            return (time_t)-1;
+        char sep = *p;
+        if ((sep != ' ' && sep != '-') || !take_char(&p, sep))
+            return (time_t)-1;
+        if (!take_month(&p, &tm.tm_mon) || !take_char(&p, sep) ||
+            !take_number(&p, 2, 4, &tm.tm_year, &year_digits) || year_digits == 3)
+            return (time_t)-1;
+        skip_blanks(&p);
+        if (!take_clock(&p, &tm))
+            return (time_t)-1;
+        skip_blanks(&p);
+        /* The grammar says GMT; UTC is what a sloppy server writes instead. */
+        if (strncasecmp(p, "GMT", 3) == 0 || strncasecmp(p, "UTC", 3) == 0)
+            p += 3;
+    } else {
+        /* asctime "Nov  6 08:49:37 1994" */
+        if (!take_month(&p, &tm.tm_mon))
+            return (time_t)-1;
+        skip_blanks(&p);
+        if (!take_number(&p, 1, 2, &tm.tm_mday, NULL))
+            return (time_t)-1;
+        skip_blanks(&p);
+        if (!take_clock(&p, &tm))
+            return (time_t)-1;
+        skip_blanks(&p);
+        if (!take_number(&p, 4, 4, &tm.tm_year, NULL))
+            return (time_t)-1;
+    }
+    skip_blanks(&p);
+    if (*p || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+        tm.tm_sec > 60)
+        return (time_t)-1;
+    if (year_digits == 2) {
+        /* RFC 9110: a two-digit year more than 50 years ahead is in the past. */
+        time_t now = time(NULL);
+        struct tm today;
+        gmtime_r(&now, &today);
+        int year = 2000 + tm.tm_year;
+        if (year > today.tm_year + 1900 + 50)
+            year -= 100;
+        tm.tm_year = year;
+    }
+    tm.tm_year -= 1900;
+    return timegm(&tm);
+}
+
+/* ---- response bookkeeping ---- */
+
 /* Copies a header value into buf as a C string; false if it does not fit. */
 static bool value_cstr(const char *v, size_t n, char *buf, size_t cap)
 {
@@ -118,7 +226,7 @@ static double parse_retry_after(const char *v, size_t n)
         return -1;
     if (all_digits(buf))
         return strtod(buf, NULL);
-    time_t when = curl_getdate(buf, NULL);
+    time_t when = http_parse_date(buf);
     if (when == (time_t)-1)
         return -1;
     double d = difftime(when, time(NULL));
@@ -139,128 +247,71 @@ static bool name_is(const char *name, size_t len, const char *want)
     return strlen(want) == len && strncasecmp(name, want, len) == 0;
 }
 
-static void start_response(xfer *x, const char *line, size_t len)
+void http_rx_status(http_rx *rx, long status)
 {
-    http_response *r = x->resp;
-    /* Each status line starts a new response (1xx, proxy CONNECT, then the
-     * real one); only the last one's headers describe what we got. */
+    http_response *r = rx->resp;
     free(r->request_id);
     free(r->content_type);
     r->request_id = NULL;
     r->content_type = NULL;
     r->retry_after_s = -1;
-    x->retry_after_ms_seen = false;
-
-    long status = 0;
-    const char *sp = memchr(line, ' ', len);
-    if (sp) {
-        for (const char *c = sp + 1; c < line + len && *c >= '0' && *c <= '9'; c++)
-            status = status * 10 + (*c - '0');
-    }
-    r->status = status < 1000 ? status : 0;
+    rx->retry_after_ms_seen = false;
+    r->status = status > 0 && status < 1000 ? status : 0;
 }
 
-static size_t on_header(char *buf, size_t size, size_t nitems, void *userdata)
+void http_rx_header(http_rx *rx, const char *name, size_t name_len, const char *v, size_t vlen)
 {
-    xfer *x = userdata;
-    size_t n = size * nitems, len = n;
-    x->last_activity_ms = clock_mono_ms();
-    while (len && (buf[len - 1] == '\r' || buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
-                   buf[len - 1] == '\t'))
-        len--;
-    if (len >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
-        start_response(x, buf, len);
-        return n;
-    }
-    const char *colon = memchr(buf, ':', len);
-    if (!colon)
-        return n;
-    size_t name_len = (size_t)(colon - buf);
-    const char *v = colon + 1;
-    while (v < buf + len && (*v == ' ' || *v == '\t'))
-        v++;
-    size_t vlen = (size_t)(buf + len - v);
-
-    http_response *r = x->resp;
-    if (name_is(buf, name_len, "retry-after-ms")) {
+    http_response *r = rx->resp;
+    if (name_is(name, name_len, "retry-after-ms")) {
         double s = parse_retry_after_ms(v, vlen);
         if (s >= 0) {
             r->retry_after_s = s;
-            x->retry_after_ms_seen = true;
+            rx->retry_after_ms_seen = true;
         }
-    } else if (name_is(buf, name_len, "retry-after")) {
+    } else if (name_is(name, name_len, "retry-after")) {
         double s = parse_retry_after(v, vlen);
-        if (s >= 0 && !x->retry_after_ms_seen)
+        if (s >= 0 && !rx->retry_after_ms_seen)
             r->retry_after_s = s;
-    } else if (name_is(buf, name_len, "request-id") || name_is(buf, name_len, "x-request-id")) {
+    } else if (name_is(name, name_len, "request-id") || name_is(name, name_len, "x-request-id")) {
         if (!r->request_id)
             r->request_id = xstrndup(v, vlen);
-    } else if (name_is(buf, name_len, "content-type")) {
+    } else if (name_is(name, name_len, "content-type")) {
         free(r->content_type);
         r->content_type = xstrndup(v, vlen);
     }
-    return n;
 }
 
-static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
+int http_rx_body(http_rx *rx, const char *data, size_t n)
 {
-    xfer *x = userdata;
-    http_response *r = x->resp;
-    size_t n = size * nmemb;
-    x->last_activity_ms = clock_mono_ms();
+    http_response *r = rx->resp;
     if (n == 0)
         return 0;
     if (r->status >= 200 && r->status < 300) {
         r->body_bytes += n;
-        if (x->on_body && x->on_body(x->ctx, data, n) != 0) {
-            x->body_stopped = true;
-            return 0; /* any count other than n makes curl fail with WRITE_ERROR */
+        if (rx->on_body && rx->on_body(rx->ctx, data, n) != 0) {
+            rx->body_stopped = true;
+            return 1;
         }
-        return n;
+        return 0;
     }
-    /* Past the cap the rest is read and dropped, so the response still
-     * completes and the caller sees the status rather than a failure. */
     size_t have = r->error_body.len;
-    if (have < ERROR_BODY_CAP)
-        str_append(&r->error_body, data, n < ERROR_BODY_CAP - have ? n : ERROR_BODY_CAP - have);
-    return n;
-}
-
-/* Cancellation and the precise idle timeout both live here. LOW_SPEED_TIME
- * is kept as a backstop, but curl averages speed over a window of about five
- * seconds, so alone it lets a stream that stalls right after a burst run
- * several seconds past the limit. */
-static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-                       curl_off_t ulnow)
-{
-    xfer *x = userdata;
-    if (cancel_requested(x->req->cancel)) {
-        x->cancelled = true;
-        return 1;
-    }
-    int64_t now = clock_mono_ms();
-    if (dlnow != x->seen_dl || ulnow != x->seen_ul) {
-        x->seen_dl = dlnow;
-        x->seen_ul = ulnow;
-        x->last_activity_ms = now;
-    } else if (now - x->last_activity_ms >= x->idle_ms) {
-        x->idle_expired = true;
-        return 1;
-    }
+    if (have < HTTP_ERROR_BODY_CAP)
+        str_append(&r->error_body, data,
+                   n < HTTP_ERROR_BODY_CAP - have ? n : HTTP_ERROR_BODY_CAP - have);
     return 0;
 }
 
-static int classify(CURLcode rc, const xfer *x, const char *where, const char *why,
-                    loom_error *err)
+int http_fail(http_rx *rx, http_fail_kind kind, const char *why)
 {
-    const http_request *req = x->req;
-    long status = x->resp->status;
+    loom_error *err = rx->err;
+    const char *where = rx->where;
+    long status = rx->resp->status;
     int ret;
 
-    if (x->cancelled || cancel_requested(req->cancel))
+    if (rx->cancelled || cancel_requested(rx->req->cancel))
         return loom_error_set(err, LOOM_ERR_RUN_CANCELLED, "request to %s cancelled", where);
 
-    if (x->body_stopped) {
+    if (rx->body_stopped) {
         if (err->code != LOOM_OK) {
             if (!err->http_status)
                 err->http_status = (int)status;
@@ -269,13 +320,15 @@ static int classify(CURLcode rc, const xfer *x, const char *where, const char *w
         ret = loom_error_set(err, LOOM_ERR_MODEL_PROTOCOL,
                              "reading the response from %s: the body handler stopped the transfer",
                              where);
-    } else if (x->idle_expired) {
+    } else if (rx->idle_expired) {
         ret = loom_error_set(err, LOOM_ERR_MODEL_TIMEOUT, "no data from %s for %ld ms", where,
-                             x->idle_ms);
+                             rx->idle_ms);
         err->retryable = true;
     } else {
-        switch (rc) {
-        case CURLE_OPERATION_TIMEDOUT:
+        if (!why)
+            why = "unknown failure";
+        switch (kind) {
+        case HTTP_FAIL_TIMEOUT:
             ret = loom_error_set(err, LOOM_ERR_MODEL_TIMEOUT, "timed out talking to %s: %s", where,
                                  why);
             err->retryable = true;
@@ -283,16 +336,7 @@ static int classify(CURLcode rc, const xfer *x, const char *where, const char *w
         /* The connection failed or broke: a new attempt may well succeed.
          * DNS failures are included because laptops lose the network
          * briefly far more often than base URLs are mistyped. */
-        case CURLE_COULDNT_CONNECT:
-        case CURLE_COULDNT_RESOLVE_HOST:
-        case CURLE_COULDNT_RESOLVE_PROXY:
-        case CURLE_SSL_CONNECT_ERROR:
-        case CURLE_SEND_ERROR:
-        case CURLE_RECV_ERROR:
-        case CURLE_PARTIAL_FILE:
-        case CURLE_GOT_NOTHING:
-        case CURLE_HTTP2:
-        case CURLE_HTTP2_STREAM:
+        case HTTP_FAIL_BROKEN:
             if (status)
                 ret = loom_error_set(err, LOOM_ERR_MODEL_UNAVAILABLE,
                                      "connection to %s dropped during the HTTP %ld response: %s",
@@ -302,22 +346,19 @@ static int classify(CURLcode rc, const xfer *x, const char *where, const char *w
                                      why);
             err->retryable = true;
             break;
-        case CURLE_PEER_FAILED_VERIFICATION:
-        case CURLE_SSL_CACERT_BADFILE:
-        case CURLE_SSL_CERTPROBLEM:
-        case CURLE_SSL_ISSUER_ERROR:
-        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+        case HTTP_FAIL_TLS:
             ret = loom_error_set(err, LOOM_ERR_MODEL_UNAVAILABLE,
                                  "TLS verification failed for %s (not retried): %s", where, why);
             break;
-        case CURLE_URL_MALFORMAT:
-        case CURLE_UNSUPPORTED_PROTOCOL:
+        case HTTP_FAIL_URL:
             ret = loom_error_set(err, LOOM_ERR_CONFIG, "bad model URL %s: %s", where, why);
             break;
-        case CURLE_WEIRD_SERVER_REPLY:
+        case HTTP_FAIL_PROTOCOL:
             ret = loom_error_set(err, LOOM_ERR_MODEL_PROTOCOL, "malformed HTTP reply from %s: %s",
                                  where, why);
             break;
+        case HTTP_FAIL_NONE:
+        case HTTP_FAIL_OTHER:
         default:
             ret = loom_error_set(err, LOOM_ERR_MODEL_UNAVAILABLE, "request to %s failed: %s", where,
                                  why);
@@ -325,9 +366,17 @@ static int classify(CURLcode rc, const xfer *x, const char *where, const char *w
         }
     }
     err->http_status = (int)status;
-    if (x->resp->retry_after_s >= 0)
-        err->retry_after_s = x->resp->retry_after_s;
+    if (rx->resp->retry_after_s >= 0)
+        err->retry_after_s = rx->resp->retry_after_s;
     return ret;
+}
+
+/* ---- dispatch ---- */
+
+static bool curl_forced(void)
+{
+    const char *v = getenv("LOOM_HTTP_CLIENT");
+    return v && strcasecmp(v, "curl") == 0;
 }
 
 int http_perform(const http_request *req, http_body_fn on_body, void *ctx,
@@ -347,103 +396,18 @@ int http_perform(const http_request *req, http_body_fn on_body, void *ctx,
     if (cancel_requested(req->cancel))
         return loom_error_set(err, LOOM_ERR_RUN_CANCELLED, "request to %s cancelled", where);
 
-    http_global_init();
-    CURL *h = curl_easy_init();
-    if (!h)
-        return loom_error_set(err, LOOM_ERR_INTERNAL, "curl_easy_init failed");
-
-    xfer x = {
+    http_rx rx = {
         .req = req,
         .on_body = on_body,
         .ctx = ctx,
         .resp = resp,
+        .err = err,
+        .where = where,
+        .connect_ms =
+            req->connect_timeout_ms > 0 ? req->connect_timeout_ms : DEFAULT_CONNECT_TIMEOUT_MS,
         .idle_ms = req->idle_timeout_ms > 0 ? req->idle_timeout_ms : DEFAULT_IDLE_TIMEOUT_MS,
-        .last_activity_ms = clock_mono_ms(),
     };
-    long connect_ms =
-        req->connect_timeout_ms > 0 ? req->connect_timeout_ms : DEFAULT_CONNECT_TIMEOUT_MS;
-
-    struct curl_slist *hdrs = NULL;
-    const char *bad = NULL;
-    for (const char *const *hp = req->headers; hp && *hp && !bad; hp++) {
-        struct curl_slist *next = curl_slist_append(hdrs, *hp);
-        if (!next)
-            bad = "a request header";
-        hdrs = next ? next : hdrs;
-    }
-    /* An empty Expect: stops curl from waiting for 100-continue on big
-     * bodies, which many API gateways never send. */
-    struct curl_slist *next = bad ? NULL : curl_slist_append(hdrs, "Expect:");
-    if (!next && !bad)
-        bad = "the Expect header";
-    hdrs = next ? next : hdrs;
-
-    char errbuf[CURL_ERROR_SIZE];
-    errbuf[0] = '\0';
-
-#define SETOPT(opt, val)                                         \
-    do {                                                         \
-        if (!bad && curl_easy_setopt(h, opt, val) != CURLE_OK) \
-            bad = #opt;                                          \
-    } while (0)
-
-    SETOPT(CURLOPT_URL, req->url);
-    SETOPT(CURLOPT_ERRORBUFFER, errbuf);
-    /* Signals would hit whichever thread runs the loop; timeouts without
-     * them are what a multi-threaded harness needs. */
-    SETOPT(CURLOPT_NOSIGNAL, 1L);
-    SETOPT(CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-    SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    SETOPT(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    /* The defaults already verify; stating it keeps it from being "tuned". */
-    SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
-    SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
-    SETOPT(CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-    SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
-    SETOPT(CURLOPT_LOW_SPEED_TIME, (x.idle_ms + 999) / 1000);
-    SETOPT(CURLOPT_USERAGENT, "loom/" LOOM_VERSION_STRING);
-    SETOPT(CURLOPT_HTTPHEADER, hdrs);
-    SETOPT(CURLOPT_HEADERFUNCTION, on_header);
-    SETOPT(CURLOPT_HEADERDATA, &x);
-    SETOPT(CURLOPT_WRITEFUNCTION, on_write);
-    SETOPT(CURLOPT_WRITEDATA, &x);
-    SETOPT(CURLOPT_XFERINFOFUNCTION, on_progress);
-    SETOPT(CURLOPT_XFERINFODATA, &x);
-    SETOPT(CURLOPT_NOPROGRESS, 0L);
-
-    const char *method = req->method ? req->method : req->body ? "POST" : "GET";
-    if (strcmp(method, "GET") == 0) {
-        SETOPT(CURLOPT_HTTPGET, 1L);
-    } else if (strcmp(method, "HEAD") == 0) {
-        SETOPT(CURLOPT_NOBODY, 1L);
-    } else {
-        if (strcmp(method, "POST") == 0)
-            SETOPT(CURLOPT_POST, 1L);
-        else
-            SETOPT(CURLOPT_CUSTOMREQUEST, method);
-        if (req->body || strcmp(method, "POST") == 0) {
-            SETOPT(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(req->body ? req->body_len : 0));
-            SETOPT(CURLOPT_POSTFIELDS, req->body ? req->body : "");
-        }
-    }
-#undef SETOPT
-
-    int ret = 0;
-    if (bad) {
-        ret = loom_error_set(err, LOOM_ERR_INTERNAL, "setting up the request to %s: %s failed",
-                             where, bad);
-    } else {
-        CURLcode rc = curl_easy_perform(h);
-        long code = 0;
-        if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code)
-            resp->status = code;
-        if (rc != CURLE_OK || x.cancelled || x.idle_expired || x.body_stopped)
-            ret = classify(rc, &x, where, errbuf[0] ? errbuf : curl_easy_strerror(rc), err);
-    }
-    curl_slist_free_all(hdrs);
-    curl_easy_cleanup(h);
-    return ret;
+    if (!curl_forced() && http_plain_accepts(req->url))
+        return http_plain_perform(&rx);
+    return http_curl_perform(&rx);
 }

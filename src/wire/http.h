@@ -1,11 +1,16 @@
-/* http.h — one HTTP request over libcurl, with the body streamed to a callback.
+/* http.h — one HTTP request, with the body streamed to a callback.
+ *
+ * Two transports, one contract (docs/http.md): http:// URLs that no proxy
+ * applies to go through Loom's own HTTP/1.1 client; https, proxies and
+ * anything else go through libcurl, loaded on first use. Setting
+ * LOOM_HTTP_CLIENT=curl sends every request through libcurl.
  *
  * TLS is verified (never turned off), proxy variables (http_proxy,
- * https_proxy, no_proxy) are honoured by libcurl itself, the abort flag is
- * checked by the transfer's progress callback, and an idle timeout ends a
+ * https_proxy, all_proxy, no_proxy) are honoured by libcurl's rules, the
+ * abort flag is checked while the transfer waits, and an idle timeout ends a
  * stream that stops sending. A non-2xx body is collected (capped at 64 KiB)
  * into the response instead of being passed to on_body, so providers can
- * read the error message.
+ * read the error message. Redirects are not followed.
  */
 #ifndef LOOM_WIRE_HTTP_H
 #define LOOM_WIRE_HTTP_H
@@ -44,11 +49,15 @@ typedef struct http_response {
  * status: check resp->status). Otherwise -code with err set:
  * LOOM_ERR_RUN_CANCELLED (aborted), LOOM_ERR_MODEL_TIMEOUT (connect or idle,
  * retryable), LOOM_ERR_MODEL_UNAVAILABLE (connection refused/reset/dropped
- * mid-body, retryable), or the error the body callback set. */
+ * mid-body, retryable), LOOM_ERR_MODEL_PROTOCOL (a reply that is not HTTP
+ * or frames its body wrongly), LOOM_ERR_CONFIG (a URL that cannot be used,
+ * or an https/proxy request when libcurl.so.4 cannot be loaded), or the
+ * error the body callback set. */
 int http_perform(const http_request *req, http_body_fn on_body, void *ctx,
                  http_response *resp, loom_error *err);
 void http_response_free(http_response *resp);
-/* curl_global_init once per process; safe to call repeatedly. */
+/* Process-wide set-up; cheap and safe to call repeatedly. (libcurl is
+ * loaded and initialised by the first request that needs it.) */
 void http_global_init(void);
 
 #endif

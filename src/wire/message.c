@@ -140,6 +140,7 @@ void wire_request_free(wire_request *r)
         return;
     free(r->model);
     free(r->system);
+    free(r->system_dynamic);
     for (size_t i = 0; i < r->n_messages; i++)
         wire_message_free(&r->messages[i]);
     free(r->messages);
@@ -213,5 +214,21 @@ char *wire_message_text(const wire_message *m)
     for (size_t i = 0; i < m->n_blocks; i++)
         if (m->blocks[i].kind == WIRE_BLOCK_TEXT && m->blocks[i].text)
             str_puts(&s, m->blocks[i].text);
+    return str_steal(&s);
+}
+
+char *wire_request_system_text(const wire_request *r)
+{
+    bool has_static = r->system && *r->system;
+    bool has_dynamic = r->system_dynamic && *r->system_dynamic;
+    if (!has_static && !has_dynamic)
+        return NULL;
+    loom_str s = LOOM_STR_INIT;
+    if (has_static)
+        str_puts(&s, r->system);
+    if (has_static && has_dynamic)
+        str_puts(&s, "\n\n");
+    if (has_dynamic)
+        str_puts(&s, r->system_dynamic);
     return str_steal(&s);
 }

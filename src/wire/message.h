@@ -53,7 +53,8 @@ typedef struct wire_tool {
 typedef struct wire_request {
     char *model;
     char *system;            /* static system prompt (may be NULL) */
-    bool system_cache;       /* cache breakpoint after the system prompt */
+    char *system_dynamic;    /* the part after the cache boundary (may be NULL) */
+    bool system_cache;       /* cache breakpoint after the static system prompt */
     wire_message *messages;
     size_t n_messages;
     size_t cap_messages;
@@ -125,6 +126,10 @@ const char *wire_role_name(wire_role r);
 /* Normalized usage as JSON: {"inputTokens","outputTokens","cacheReadTokens",
  * "cacheCreationTokens","reasoningTokens","totalTokens"}. New reference. */
 json_t *wire_usage_to_json(const wire_usage *u);
+
+/* The whole system prompt (static, a blank line, dynamic) for providers
+ * that take one string; NULL when there is none. Caller frees. */
+char *wire_request_system_text(const wire_request *r);
 
 /* The concatenated text blocks of a message; caller frees. */
 char *wire_message_text(const wire_message *m);

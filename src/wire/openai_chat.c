@@ -156,11 +156,13 @@ static int chat_encode(const wire_request *req, const provider_config *cfg, wire
     json_object_set_new(body, "model", oai_jstr(model));
 
     json_t *msgs = json_array();
-    if (req->system && *req->system) {
+    char *system = wire_request_system_text(req);
+    if (system) {
         json_t *s = json_object();
         json_object_set_new(s, "role", json_string("system"));
-        json_object_set_new(s, "content", oai_jstr(req->system));
+        json_object_set_new(s, "content", oai_jstr(system));
         json_array_append_new(msgs, s);
+        free(system);
     }
     for (size_t i = 0; i < req->n_messages; i++) {
         const wire_message *m = &req->messages[i];

@@ -124,8 +124,10 @@ static int responses_encode(const wire_request *req, const provider_config *cfg,
 
     json_t *body = json_object();
     json_object_set_new(body, "model", oai_jstr(model));
-    if (req->system && *req->system)
-        json_object_set_new(body, "instructions", oai_jstr(req->system));
+    char *system = wire_request_system_text(req);
+    if (system)
+        json_object_set_new(body, "instructions", oai_jstr(system));
+    free(system);
 
     json_t *input = json_array();
     bool reasoning_sent = false;

@@ -60,6 +60,9 @@ int replay_complete(const provider_config *cfg, const wire_request *req,
     }
     size_t index = wire_assistant_turns(req);
     json_t *turn = json_array_get(turns, index);
+    /* A mockllm scenario works as a cassette too: its reply sits under "reply". */
+    if (json_is_object(json_get_obj(turn, "reply")))
+        turn = json_get_obj(turn, "reply");
     if (!json_is_object(turn)) {
         int rc = loom_error_set(err, LOOM_ERR_CONFIG,
                                 "replay cassette %s has %zu turn(s); this conversation needs "

@@ -11,8 +11,9 @@ want2=$(jq -cS '.turns[0].reply.tool_calls[1].input' "$SCENARIOS/tool_call_split
 for provider in ${PROVIDERS:-anthropic openai openai-responses}; do
   use_provider "$provider"
   json=$("$LOOM_BIN" -p "List the C files" --output-format json)
-  assert_eq "$provider: stop reason" "$(jq -r .stop_reason <<<"$json")" "tool_use"
   file=$(session_file "$(jq -r .session_id <<<"$json")")
+  assert_eq "$provider: the first reply stopped for tool use" \
+    "$(jq -r 'select(.providerData.stopReason) | .providerData.stopReason' "$file" | head -n 1)" "tool_use"
   calls=$(jq -c 'select(.type=="function_call")' "$file")
   assert_eq "$provider: two function_call records" "$(wc -l <<<"$calls")" "2"
   got1=$(sed -n 1p <<<"$calls" | jq -r .arguments | jq -cS .)

@@ -1,6 +1,12 @@
 /* test_http.c — http_perform against a tiny loopback HTTP/1.1 server that
  * runs in a thread of this test and misbehaves on request: streams in
- * pieces, answers 429, drops or resets mid-body, stalls. */
+ * pieces, answers 429, drops or resets mid-body, stalls, frames bodies in
+ * every way HTTP/1.1 allows and a few it does not.
+ *
+ * The contract tests run twice, once per transport (the plain client, then
+ * libcurl via LOOM_HTTP_CLIENT=curl), because http.h promises the same
+ * behaviour from both. Tests of what only the plain client decides (its
+ * stricter framing checks, its cancel latency) run once. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -17,10 +23,11 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <curl/curl.h>
 
+#include "base/clock.h"
 #include "base/str.h"
 #include "wire/http.h"
+#include "wire/http_internal.h"
 
 /* How long the server waits for anything before giving up, so a broken
  * client can fail the test but never hang it. */
@@ -35,6 +42,8 @@ typedef enum {
     SC_DROP,   /* 200, chunked, one chunk, then a clean close */
     SC_RESET,  /* 200, chunked, one chunk, then RST */
     SC_STALL,  /* 200, chunked, one chunk, then silence until the client leaves */
+    SC_TRICKLE, /* send s->response a few bytes at a time, close */
+    SC_HOLD,   /* send s->response, then keep the connection until the client leaves */
 } scenario;
 
 typedef struct server {
@@ -138,6 +147,21 @@ static void *serve(void *arg)
     switch (s->sc) {
     case SC_FIXED:
         send_str(fd, s->response);
+        break;
+    case SC_HOLD: {
+        /* A client that reads past the framing waits here, and fails. */
+        send_str(fd, s->response);
+        char c;
+        if (wait_readable(fd, STALL_MS))
+            (void)recv(fd, &c, 1, 0);
+        break;
+    }
+    case SC_TRICKLE:
+        /* Every line, chunk header and CRLF split across reads. */
+        for (size_t i = 0, n = strlen(s->response); i < n; i += 3) {
+            send_all(fd, s->response + i, n - i < 3 ? n - i : 3);
+            pause_ms(1);
+        }
         break;
     case SC_STREAM:
         send_str(fd, stream_head);
@@ -585,9 +609,493 @@ static void test_body_callback_stop_is_protocol_error(void **state)
     str_free(&k.got);
 }
 
-static int teardown_all(void **state)
+/* ---- framing, interim responses, headers: both transports ---- */
+
+/* The URL's query carries a fake key, so every failure message can be
+ * checked for leaking it. */
+static int fetch(scenario sc, const char *response, const char *method, sink *k,
+                 http_response *resp, loom_error *err, loom_str *request_out)
 {
-    curl_global_cleanup();
+    server s;
+    server_start(&s, sc, response);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/x?key=SECRET", s.port);
+    bool with_body = strcmp(method, "POST") == 0;
+    http_request req = {
+        .method = method,
+        .url = url,
+        .headers = test_headers,
+        .body = with_body ? "{}" : NULL,
+        .body_len = with_body ? 2 : 0,
+        .connect_timeout_ms = 2000,
+        .idle_timeout_ms = 2000,
+    };
+    int rc = http_perform(&req, on_body, k, resp, err);
+    server_join(&s);
+    if (request_out)
+        *request_out = s.request;
+    else
+        str_free(&s.request);
+    return rc;
+}
+
+static void test_content_length_body(void **state)
+{
+    /* The server keeps the connection open: the client must stop at
+     * Content-Length, and ignore what comes after it. */
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    assert_int_equal(fetch(SC_HOLD,
+                           "HTTP/1.1 200 OK\r\nContent-Length: 11\r\nContent-Type: text/plain\r\n"
+                           "\r\nhello worldEXCESS",
+                           "POST", &k, &resp, &err, NULL),
+                     0);
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(str_cstr(&k.got), "hello world");
+    assert_int_equal(resp.body_bytes, 11);
+    assert_string_equal(resp.content_type, "text/plain");
+    http_response_free(&resp);
+    str_free(&k.got);
+}
+
+static void test_close_delimited_body(void **state)
+{
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    assert_int_equal(fetch(SC_FIXED,
+                           "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end",
+                           "POST", &k, &resp, &err, NULL),
+                     0);
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(str_cstr(&k.got), "until the end");
+    assert_int_equal(resp.body_bytes, 13);
+    http_response_free(&resp);
+    str_free(&k.got);
+}
+
+static void test_chunked_extensions_and_trailer(void **state)
+{
+    /* Trickled three bytes at a time, so lines and CRLFs split across reads;
+     * held open after, so the last chunk and trailer must end the body. */
+    static const char response[] = "HTTP/1.1 200 OK\r\n"
+                                   "Transfer-Encoding: chunked\r\n"
+                                   "request-id: req_chunk\r\n"
+                                   "\r\n"
+                                   "5;name=value\r\nhello\r\n"
+                                   "6 ; x=\"y;z\"\r\n world\r\n"
+                                   "A\r\n, chunked!\r\n"
+                                   "0;last\r\n"
+                                   "X-Checksum: abc\r\n"
+                                   "\r\n";
+    for (int i = 0; i < 2; i++) {
+        sink k = {0};
+        http_response resp;
+        loom_error err;
+        assert_int_equal(fetch(i ? SC_HOLD : SC_TRICKLE, response, "POST", &k, &resp, &err, NULL),
+                         0);
+        assert_int_equal(resp.status, 200);
+        assert_string_equal(str_cstr(&k.got), "hello world, chunked!");
+        assert_int_equal(resp.body_bytes, 21);
+        assert_string_equal(resp.request_id, "req_chunk");
+        http_response_free(&resp);
+        str_free(&k.got);
+    }
+}
+
+static void check_cut_short(const char *response, const char *delivered)
+{
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    int rc = fetch(SC_FIXED, response, "POST", &k, &resp, &err, NULL);
+    assert_int_equal(rc, -LOOM_ERR_MODEL_UNAVAILABLE);
+    assert_int_equal(err.code, LOOM_ERR_MODEL_UNAVAILABLE);
+    assert_true(err.retryable);
+    assert_int_equal(err.http_status, 200);
+    assert_non_null(strstr(err.message, "http://127.0.0.1:"));
+    assert_non_null(strstr(err.message, "/v1/x"));
+    assert_null(strstr(err.message, "SECRET"));
+    assert_string_equal(str_cstr(&k.got), delivered);
+    http_response_free(&resp);
+    str_free(&k.got);
+}
+
+static void test_cut_short_content_length(void **state)
+{
+    check_cut_short("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this", "only this");
+}
+
+static void test_cut_short_chunked(void **state)
+{
+    /* Between chunks, and inside one. */
+    check_cut_short("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", "hello");
+    check_cut_short("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n8\r\nwor",
+                    "hellowor");
+}
+
+static void test_interim_100_then_200(void **state)
+{
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    assert_int_equal(fetch(SC_FIXED,
+                           "HTTP/1.1 100 Continue\r\nrequest-id: req_interim\r\n\r\n"
+                           "HTTP/1.1 200 OK\r\nx-request-id: req_final\r\nContent-Length: 2\r\n"
+                           "\r\nok",
+                           "POST", &k, &resp, &err, NULL),
+                     0);
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(str_cstr(&k.got), "ok");
+    assert_string_equal(resp.request_id, "req_final");
+    http_response_free(&resp);
+    str_free(&k.got);
+}
+
+static void test_lf_only_line_ends(void **state)
+{
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    assert_int_equal(fetch(SC_HOLD,
+                           "HTTP/1.1 200 OK\nContent-Type: text/plain\nrequest-id: req_lf\n"
+                           "Content-Length: 2\n\nok",
+                           "POST", &k, &resp, &err, NULL),
+                     0);
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(str_cstr(&k.got), "ok");
+    assert_string_equal(resp.request_id, "req_lf");
+    assert_string_equal(resp.content_type, "text/plain");
+    http_response_free(&resp);
+    str_free(&k.got);
+}
+
+static void test_no_body_for_head_204_304(void **state)
+{
+    /* Held open, and the HEAD announces a length: a client that waited for
+     * a body here would time out. */
+    static const struct {
+        const char *method, *response;
+        long status;
+    } cases[] = {
+        {"HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", 200},
+        {"POST", "HTTP/1.1 204 No Content\r\n\r\n", 204},
+        {"GET", "HTTP/1.1 304 Not Modified\r\nContent-Length: 1000\r\n\r\n", 304},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sink k = {0};
+        http_response resp;
+        loom_error err;
+        assert_int_equal(fetch(SC_HOLD, cases[i].response, cases[i].method, &k, &resp, &err, NULL),
+                         0);
+        assert_int_equal(resp.status, cases[i].status);
+        assert_int_equal(k.calls, 0);
+        assert_int_equal(resp.error_body.len, 0);
+        http_response_free(&resp);
+    }
+}
+
+static void test_retry_after_other_date_forms(void **state)
+{
+    static const char *const formats[] = {
+        "%A, %d-%b-%y %H:%M:%S GMT", /* RFC 850 */
+        "%a %b %e %H:%M:%S %Y",      /* asctime */
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+        char date[64], response[256];
+        time_t when = time(NULL) + 30;
+        struct tm tm;
+        gmtime_r(&when, &tm);
+        strftime(date, sizeof date, formats[i], &tm);
+        snprintf(response, sizeof response,
+                 "HTTP/1.1 429 Too Many Requests\r\nRetry-After: %s\r\nContent-Length: 0\r\n\r\n",
+                 date);
+        sink k = {0};
+        http_response resp;
+        loom_error err;
+        assert_int_equal(fetch(SC_FIXED, response, "POST", &k, &resp, &err, NULL), 0);
+        assert_int_equal(resp.status, 429);
+        assert_true(resp.retry_after_s >= 27 && resp.retry_after_s <= 30);
+        http_response_free(&resp);
+    }
+}
+
+static void test_basic_auth_from_userinfo(void **state)
+{
+    server s;
+    server_start(&s, SC_FIXED, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    char url[128];
+    snprintf(url, sizeof url, "http://user:p%%40ss@127.0.0.1:%d/", s.port);
+    http_request req = {.method = "GET", .url = url, .connect_timeout_ms = 2000};
+    http_response resp;
+    loom_error err;
+    assert_int_equal(http_perform(&req, NULL, NULL, &resp, &err), 0);
+    server_join(&s);
+    assert_int_equal(resp.status, 200);
+    /* base64("user:p@ss") */
+    assert_non_null(strstr(str_cstr(&s.request), "\r\nAuthorization: Basic dXNlcjpwQHNz\r\n"));
+    str_free(&s.request);
+    http_response_free(&resp);
+}
+
+static void test_caller_header_conventions(void **state)
+{
+    /* libcurl's header-list conventions, kept by both transports. */
+    static const char *const headers[] = {
+        "Accept:",                /* removes the default */
+        "X-Empty;",               /* sent with an empty value */
+        "User-Agent: custom/1.0", /* replaces the default */
+        "X-Ignored; not empty",   /* neither form: dropped */
+        NULL,
+    };
+    server s;
+    server_start(&s, SC_FIXED, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/h", s.port);
+    http_request req = {.method = "GET", .url = url, .headers = headers,
+                        .connect_timeout_ms = 2000};
+    http_response resp;
+    loom_error err;
+    assert_int_equal(http_perform(&req, NULL, NULL, &resp, &err), 0);
+    server_join(&s);
+    const char *got = str_cstr(&s.request);
+    assert_null(strcasestr(got, "\r\nAccept:"));
+    assert_non_null(strstr(got, "\r\nX-Empty:\r\n"));
+    assert_non_null(strstr(got, "\r\nUser-Agent: custom/1.0\r\n"));
+    assert_null(strstr(got, "loom/"));
+    assert_null(strstr(got, "X-Ignored"));
+    char host[64];
+    snprintf(host, sizeof host, "\r\nHost: 127.0.0.1:%d\r\n", s.port);
+    assert_non_null(strstr(got, host));
+    str_free(&s.request);
+    http_response_free(&resp);
+}
+
+/* ---- the proxy environment: both transports must agree on who goes direct ---- */
+
+static void test_proxy_env_honoured(void **state)
+{
+    /* The test server plays the proxy. The .invalid host can never resolve,
+     * so the request only arrives if it went to the proxy unresolved. */
+    server s;
+    server_start(&s, SC_FIXED, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    char proxy[64];
+    snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", s.port);
+    setenv("http_proxy", proxy, 1);
+    http_request req = {.method = "POST", .url = "http://proxied.invalid/x", .body = "{}",
+                        .body_len = 2, .connect_timeout_ms = 2000};
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    int rc = http_perform(&req, on_body, &k, &resp, &err);
+    unsetenv("http_proxy");
+    server_join(&s);
+    assert_int_equal(rc, 0);
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(str_cstr(&k.got), "ok");
+    const char *line = "POST http://proxied.invalid/x HTTP/1.1\r\n";
+    assert_true(strncmp(str_cstr(&s.request), line, strlen(line)) == 0);
+    str_free(&s.request);
+    http_response_free(&resp);
+    str_free(&k.got);
+}
+
+/* With a proxy on a dead port configured, a request that goes direct
+ * succeeds and one sent to the proxy is refused. */
+static int via_dead_proxy(const char *proxy_var, const char *no_proxy_var, const char *no_proxy)
+{
+    char proxy[64];
+    snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", closed_port());
+    setenv(proxy_var, proxy, 1);
+    if (no_proxy_var)
+        setenv(no_proxy_var, no_proxy, 1);
+    server s;
+    server_start(&s, SC_FIXED, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    int rc = perform(&s, "/direct", "{}", 2, 0, NULL, &k, &resp, &err);
+    unsetenv(proxy_var);
+    if (no_proxy_var)
+        unsetenv(no_proxy_var);
+    if (rc != 0) {
+        /* The server never got a connection: wake its accept so it can end. */
+        {
+            int fd = socket(AF_INET, SOCK_STREAM, 0);
+            struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s.port),
+                                    .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+            (void)connect(fd, (struct sockaddr *)&a, sizeof a);
+            close(fd);
+        }
+    }
+    server_stop(&s);
+    http_response_free(&resp);
+    str_free(&k.got);
+    return rc;
+}
+
+static void test_no_proxy_rules(void **state)
+{
+    assert_int_equal(via_dead_proxy("http_proxy", "no_proxy", "*"), 0);
+    assert_int_equal(via_dead_proxy("http_proxy", "no_proxy", "example.com, 127.0.0.1"), 0);
+    assert_int_equal(via_dead_proxy("all_proxy", "no_proxy", "localhost,127.0.0.0/8"), 0);
+    assert_int_equal(via_dead_proxy("ALL_PROXY", "NO_PROXY", ".example.com,127.0.0.1"), 0);
+    assert_int_equal(via_dead_proxy("http_proxy", "no_proxy", "example.com 127.0.0.1"), 0);
+    /* curl never reads HTTP_PROXY for http:// (a CGI "Proxy:" header sets it). */
+    assert_int_equal(via_dead_proxy("HTTP_PROXY", NULL, NULL), 0);
+    /* Not matched: the dead proxy is used, and refuses. */
+    assert_int_equal(via_dead_proxy("http_proxy", NULL, NULL), -LOOM_ERR_MODEL_UNAVAILABLE);
+    assert_int_equal(via_dead_proxy("http_proxy", "no_proxy", "127.0.0.2,0.0.1,27.0.0.1"),
+                     -LOOM_ERR_MODEL_UNAVAILABLE);
+    assert_int_equal(via_dead_proxy("all_proxy", "no_proxy", "10.0.0.0/8,127.0.0.0/0,*,127.0.0.1."),
+                     -LOOM_ERR_MODEL_UNAVAILABLE);
+    /* As in curl, a variable set to "" counts as unset. */
+    setenv("no_proxy", "", 1);
+    assert_int_equal(via_dead_proxy("http_proxy", "NO_PROXY", "127.0.0.1"), 0);
+    unsetenv("no_proxy");
+    setenv("http_proxy", "", 1);
+    assert_int_equal(via_dead_proxy("all_proxy", NULL, NULL), -LOOM_ERR_MODEL_UNAVAILABLE);
+    unsetenv("http_proxy");
+}
+
+/* ---- what only the plain transport decides ---- */
+
+static void check_protocol_error(const char *response)
+{
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    int rc = fetch(SC_FIXED, response, "POST", &k, &resp, &err, NULL);
+    assert_int_equal(rc, -LOOM_ERR_MODEL_PROTOCOL);
+    assert_int_equal(err.code, LOOM_ERR_MODEL_PROTOCOL);
+    assert_false(err.retryable);
+    assert_null(strstr(err.message, "SECRET"));
+    http_response_free(&resp);
+    str_free(&k.got);
+}
+
+static void test_malformed_chunk_size(void **state)
+{
+    static const char head[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    static const char *const bodies[] = {
+        "zz\r\nhello\r\n0\r\n\r\n",
+        "5x\r\nhello\r\n0\r\n\r\n",
+        "\r\nhello\r\n0\r\n\r\n",
+        "-5\r\nhello\r\n0\r\n\r\n",
+        "fffffffffffffffff\r\nhello\r\n0\r\n\r\n",
+        "5\r\nhello!!\r\n0\r\n\r\n", /* the chunk is longer than its size */
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
+        char response[256];
+        snprintf(response, sizeof response, "%s%s", head, bodies[i]);
+        check_protocol_error(response);
+    }
+}
+
+static void test_oversize_headers(void **state)
+{
+    loom_str response = LOOM_STR_INIT;
+    str_puts(&response, "HTTP/1.1 200 OK\r\n");
+    for (int i = 0; response.len < 70 * 1024; i++) {
+        str_printf(&response, "X-Pad-%d: ", i);
+        for (int j = 0; j < 100; j++)
+            str_putc(&response, 'a');
+        str_puts(&response, "\r\n");
+    }
+    str_puts(&response, "Content-Length: 2\r\n\r\nok");
+    check_protocol_error(response.ptr);
+    str_free(&response);
+}
+
+static void test_not_http(void **state)
+{
+    check_protocol_error("SSH-2.0-OpenSSH_9.2\r\n");
+    check_protocol_error("HTTP/1.1 2000 OK\r\n\r\n");
+    check_protocol_error("HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\nhello");
+}
+
+static void test_header_line_break_refused(void **state)
+{
+    /* A value with a line break could smuggle headers or a request of its
+     * own; nothing is sent. */
+    static const char *const headers[] = {"x-api-key: k\r\nX-Injected: 1", NULL};
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", closed_port());
+    http_request req = {.method = "GET", .url = url, .headers = headers};
+    http_response resp;
+    loom_error err;
+    assert_int_equal(http_perform(&req, NULL, NULL, &resp, &err), -LOOM_ERR_INVALID_REQUEST);
+    assert_null(strstr(err.message, "X-Injected"));
+    http_response_free(&resp);
+}
+
+typedef struct timed_canceller {
+    loom_cancel *flag;
+    long after_ms;
+    int64_t at_ms;
+} timed_canceller;
+
+static void *cancel_later_timed(void *arg)
+{
+    timed_canceller *c = arg;
+    pause_ms(c->after_ms);
+    c->at_ms = clock_mono_ms();
+    atomic_store(c->flag, 1);
+    return NULL;
+}
+
+static void test_cancel_latency(void **state)
+{
+    /* The plain transport polls in 50 ms slices; libcurl's progress
+     * callback runs about once a second, so this is the plain path only. */
+    server s;
+    server_start(&s, SC_STALL, NULL);
+    loom_cancel flag = 0;
+    timed_canceller c = {&flag, 200, 0};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, cancel_later_timed, &c), 0);
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    int rc = perform(&s, "/v1/messages", "{}", 2, 0, &flag, &k, &resp, &err);
+    int64_t returned = clock_mono_ms();
+    pthread_join(th, NULL);
+    server_stop(&s);
+    assert_int_equal(rc, -LOOM_ERR_RUN_CANCELLED);
+    assert_true(returned - c.at_ms < 200);
+    http_response_free(&resp);
+    str_free(&k.got);
+}
+
+static void test_http_date_forms(void **state)
+{
+    /* RFC 9110 §5.6.7's example instant, 784111777, in each accepted form. */
+    assert_int_equal(http_parse_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
+    assert_int_equal(http_parse_date("Sunday, 06-Nov-94 08:49:37 GMT"), 784111777);
+    assert_int_equal(http_parse_date("Sun Nov  6 08:49:37 1994"), 784111777);
+    assert_int_equal(http_parse_date("  sun, 6 nov 1994 08:49:37 utc "), 784111777);
+    assert_int_equal(http_parse_date("Sun, 06 Nov 1994 08:49:37"), 784111777);
+    assert_int_equal(http_parse_date("Sun, 06 Nov 1994 08:49:37 PST"), (time_t)-1);
+    assert_int_equal(http_parse_date("Sun, 06 Nov 1994 8:49:37 GMT"), (time_t)-1);
+    assert_int_equal(http_parse_date("Sun, 32 Nov 1994 08:49:37 GMT"), (time_t)-1);
+    assert_int_equal(http_parse_date("Sun, 06 Nox 1994 08:49:37 GMT"), (time_t)-1);
+    assert_int_equal(http_parse_date("Sun, 06 Nov 994 08:49:37 GMT"), (time_t)-1);
+    assert_int_equal(http_parse_date("Sun, 06 Nov 1994 24:49:37 GMT"), (time_t)-1);
+    assert_int_equal(http_parse_date("Sun Nov  6 08:49:37 94"), (time_t)-1);
+    assert_int_equal(http_parse_date("tomorrow"), (time_t)-1);
+    assert_int_equal(http_parse_date(""), (time_t)-1);
+}
+
+static int use_plain(void **state)
+{
+    unsetenv("LOOM_HTTP_CLIENT");
+    return 0;
+}
+
+static int use_curl(void **state)
+{
+    setenv("LOOM_HTTP_CLIENT", "curl", 1);
     return 0;
 }
 
@@ -601,7 +1109,7 @@ int main(void)
         unsetenv(proxies[i]);
     http_global_init();
 
-    const struct CMUnitTest tests[] = {
+    const struct CMUnitTest both[] = {
         cmocka_unit_test(test_stream_chunks_concatenated),
         cmocka_unit_test(test_request_as_sent),
         cmocka_unit_test(test_429_retry_after_and_error_body),
@@ -618,6 +1126,30 @@ int main(void)
         cmocka_unit_test(test_url_secrets_not_in_message),
         cmocka_unit_test(test_body_callback_error_kept),
         cmocka_unit_test(test_body_callback_stop_is_protocol_error),
+        cmocka_unit_test(test_content_length_body),
+        cmocka_unit_test(test_close_delimited_body),
+        cmocka_unit_test(test_chunked_extensions_and_trailer),
+        cmocka_unit_test(test_cut_short_content_length),
+        cmocka_unit_test(test_cut_short_chunked),
+        cmocka_unit_test(test_interim_100_then_200),
+        cmocka_unit_test(test_lf_only_line_ends),
+        cmocka_unit_test(test_no_body_for_head_204_304),
+        cmocka_unit_test(test_retry_after_other_date_forms),
+        cmocka_unit_test(test_basic_auth_from_userinfo),
+        cmocka_unit_test(test_caller_header_conventions),
+        cmocka_unit_test(test_proxy_env_honoured),
+        cmocka_unit_test(test_no_proxy_rules),
     };
-    return cmocka_run_group_tests(tests, NULL, teardown_all);
+    const struct CMUnitTest plain_only[] = {
+        cmocka_unit_test(test_http_date_forms),
+        cmocka_unit_test(test_malformed_chunk_size),
+        cmocka_unit_test(test_oversize_headers),
+        cmocka_unit_test(test_not_http),
+        cmocka_unit_test(test_header_line_break_refused),
+        cmocka_unit_test(test_cancel_latency),
+    };
+    int failed = cmocka_run_group_tests_name("plain transport", both, use_plain, NULL);
+    failed += cmocka_run_group_tests_name("plain transport only", plain_only, use_plain, NULL);
+    failed += cmocka_run_group_tests_name("libcurl transport", both, use_curl, use_plain);
+    return failed;
 }

@@ -17,6 +17,13 @@ enum {
     OPT_FORK_SESSION,
     OPT_NO_STREAM,
     OPT_MAX_RETRIES,
+    OPT_MAX_TURNS,
+    OPT_CWD,
+    OPT_PERMISSION_MODE,
+    OPT_SKIP_PERMISSIONS,
+    OPT_FALLBACK_MODEL,
+    OPT_APPEND_SYSTEM_PROMPT,
+    OPT_VERBOSE,
 };
 
 static const struct option long_options[] = {
@@ -34,8 +41,26 @@ static const struct option long_options[] = {
     {"fork-session", no_argument, NULL, OPT_FORK_SESSION},
     {"no-stream", no_argument, NULL, OPT_NO_STREAM},
     {"max-retries", required_argument, NULL, OPT_MAX_RETRIES},
+    {"max-turns", required_argument, NULL, OPT_MAX_TURNS},
+    {"cwd", required_argument, NULL, OPT_CWD},
+    {"permission-mode", required_argument, NULL, OPT_PERMISSION_MODE},
+    {"dangerously-skip-permissions", no_argument, NULL, OPT_SKIP_PERMISSIONS},
+    {"fallback-model", required_argument, NULL, OPT_FALLBACK_MODEL},
+    {"append-system-prompt", required_argument, NULL, OPT_APPEND_SYSTEM_PROMPT},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
     {NULL, 0, NULL, 0},
 };
+
+/* seed 001 §14.1: the eight permission modes. */
+static bool valid_mode(const char *m)
+{
+    static const char *const modes[] = {"default", "acceptEdits", "plan", "auto", "dontAsk",
+                                        "bypassPermissions", "fullAccess", "delegate", NULL};
+    for (size_t i = 0; modes[i]; i++)
+        if (!strcmp(m, modes[i]))
+            return true;
+    return false;
+}
 
 void cli_usage(FILE *out)
 {
@@ -53,8 +78,18 @@ void cli_usage(FILE *out)
           "      --cassette FILE         the replay provider's script\n"
           "      --system-prompt TEXT    system prompt for this run\n"
           "      --max-retries N         retries of a failed model call (default 3)\n"
+          "      --max-turns N           stop after N model calls (default 500; exit 3)\n"
+          "      --cwd DIR               work in DIR instead of the current directory\n"
+          "      --permission-mode MODE  default, acceptEdits, plan, auto, dontAsk,\n"
+          "                              bypassPermissions, fullAccess, delegate\n"
+          "      --dangerously-skip-permissions  same as --permission-mode bypassPermissions\n"
+          "      --fallback-model NAME   model to switch to when the main one keeps failing\n"
+          "      --append-system-prompt TEXT  added to the built-in system prompt\n"
+          "      --verbose               tool calls on stderr (text output)\n"
           "      --no-stream             ask the provider for a whole reply at once\n"
           "\n"
+          "exit status: 0 done, 1 failed, 2 usage or configuration error, 3 stopped at a\n"
+          "  limit (resumable), 130 interrupted\n"
           "environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY,\n"
           "  OPENAI_BASE_URL, LOOM_PROVIDER, LOOM_MODEL, LOOM_HOME (default ~/.loom),\n"
           "  LOOM_LOG (JSONL log file)\n",
@@ -102,6 +137,29 @@ int cli_parse(int argc, char **argv, cli_options *opt)
             opt->max_retries = (int)n;
             break;
         }
+        case OPT_MAX_TURNS: {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > 1000000) {
+                fprintf(stderr, "loom: --max-turns takes a number from 1 to 1000000\n");
+                return -1;
+            }
+            opt->max_turns = (int)n;
+            break;
+        }
+        case OPT_CWD: opt->cwd = optarg; break;
+        case OPT_PERMISSION_MODE:
+            if (!valid_mode(optarg)) {
+                fprintf(stderr, "loom: --permission-mode must be one of default, acceptEdits, "
+                                "plan, auto, dontAsk, bypassPermissions, fullAccess, delegate\n");
+                return -1;
+            }
+            opt->permission_mode = optarg;
+            break;
+        case OPT_SKIP_PERMISSIONS: opt->permission_mode = "bypassPermissions"; break;
+        case OPT_FALLBACK_MODEL: opt->fallback_model = optarg; break;
+        case OPT_APPEND_SYSTEM_PROMPT: opt->append_system_prompt = optarg; break;
+        case OPT_VERBOSE: opt->verbose = true; break;
         case ':':
             fprintf(stderr, "loom: %s needs a value\n", argv[optind - 1]);
             return -1;

@@ -21,7 +21,13 @@ typedef struct cli_options {
     bool continue_latest;
     bool fork_session;
     bool no_stream;
+    bool verbose;
     int max_retries;         /* -1: configuration decides */
+    int max_turns;           /* 0: configuration decides */
+    const char *cwd;
+    const char *permission_mode;
+    const char *fallback_model;
+    const char *append_system_prompt;
 } cli_options;
 
 /* Parses argv. 0 on success; on a usage error prints why to stderr and

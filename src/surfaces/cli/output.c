@@ -7,154 +7,134 @@
 
 #include "base/clock.h"
 #include "base/json.h"
-#include "runtime/event.h"
-
-static void emit(cli_output *o, const char *type, event_visibility vis, json_t *payload)
-{
-    json_t *ev = event_make(o->run_id, type, vis, NULL, payload);
-    char *line = json_dump_compact(ev);
-    json_decref(ev);
-    if (line) {
-        fputs(line, stdout);
-        fputc('\n', stdout);
-        fflush(stdout);
-        free(line);
-    }
-}
 
 void output_begin(cli_output *o)
 {
     o->started_ms = clock_mono_ms();
-    o->text_ends_newline = true;
-    if (o->format == OUTPUT_STREAM_JSON)
-        emit(o, EV_RUN_STATE_CHANGED, EV_VIS_USER,
-             json_pack("{s:s,s:s,s:s,s:s}", "state", "running", "session_id", o->session_id,
-                       "model", o->model, "provider", o->provider));
+    o->at_line_start = true;
 }
 
-void output_text(cli_output *o, const char *delta, size_t len)
+static void text_newline(cli_output *o)
 {
-    str_append(&o->text, delta, len);
-    if (o->format == OUTPUT_TEXT) {
-        fwrite(delta, 1, len, stdout);
+    if (!o->at_line_start) {
+        fputc('\n', stdout);
         fflush(stdout);
-        if (len)
-            o->text_ends_newline = delta[len - 1] == '\n';
-    } else if (o->format == OUTPUT_STREAM_JSON) {
-        emit(o, EV_TOKEN_DELTA, EV_VIS_USER,
-             json_pack("{s:s,s:s%}", "channel", "text", "text", delta, len));
+        o->at_line_start = true;
     }
 }
 
-void output_thinking(cli_output *o, const char *delta, size_t len)
+static void text_event(cli_output *o, const char *type, const json_t *payload)
 {
-    /* Reasoning is not part of the answer in text/json; stream-json shows it
-     * on its own channel so a client can render or hide it. */
-    if (o->format == OUTPUT_STREAM_JSON)
-        emit(o, EV_TOKEN_DELTA, EV_VIS_USER,
-             json_pack("{s:s,s:s%}", "channel", "reasoning", "text", delta, len));
+    if (!strcmp(type, "token.delta")) {
+        if (strcmp(json_get_str(payload, "channel", ""), "text") != 0)
+            return;
+        const char *t = json_get_str(payload, "text", "");
+        size_t n = strlen(t);
+        if (!n)
+            return;
+        fwrite(t, 1, n, stdout);
+        fflush(stdout);
+        o->at_line_start = t[n - 1] == '\n';
+        o->turn_has_text = true;
+    } else if (!strcmp(type, "model.completed")) {
+        /* Text of one turn, then tools, then more text: keep turns on their own lines. */
+        if (o->turn_has_text)
+            text_newline(o);
+        o->turn_has_text = false;
+    } else if (!strcmp(type, "warning.emitted")) {
+        const char *kind = json_get_str(payload, "kind", "");
+        if (!strcmp(kind, "model_retry")) {
+            text_newline(o);
+            fprintf(stderr, "loom: warning: %s: %s; retry %lld in %.1fs%s\n",
+                    json_get_str(payload, "code", ""), json_get_str(payload, "message", ""),
+                    (long long)json_get_int(payload, "attempt", 0),
+                    json_get_num(payload, "delay_s", 0),
+                    o->turn_has_text ? " (the reply starts over)" : "");
+            o->turn_has_text = false;
+        } else {
+            fprintf(stderr, "loom: warning: %s\n", json_get_str(payload, "message", ""));
+        }
+    } else if (o->verbose && (!strcmp(type, "tool.finished") || !strcmp(type, "tool.failed"))) {
+        fprintf(stderr, "loom: %s %s (%lld ms)\n", json_get_str(payload, "tool", "?"),
+                !strcmp(type, "tool.failed") ? "failed" : "done",
+                (long long)json_get_int(payload, "duration_ms", 0));
+    }
+}
+
+void output_event(cli_output *o, const loom_event *ev)
+{
+    if (o->format == OUTPUT_STREAM_JSON) {
+        /* The final event carries the result; output_end prints it. */
+        fputs(ev->json, stdout);
+        fputc('\n', stdout);
+        fflush(stdout);
+        return;
+    }
+    if (o->format != OUTPUT_TEXT)
+        return;
+    loom_error ignore;
+    json_t *doc = json_parse(ev->json, strlen(ev->json), "event", &ignore);
+    text_event(o, ev->type, json_get_obj(doc, "payload"));
+    json_decref(doc);
 }
 
 void output_warning(cli_output *o, const char *message)
 {
-    if (o->format == OUTPUT_STREAM_JSON)
-        emit(o, EV_WARNING_EMITTED, EV_VIS_USER, json_pack("{s:s}", "message", message));
-    else
-        fprintf(stderr, "loom: warning: %s\n", message);
+    (void)o;
+    fprintf(stderr, "loom: warning: %s\n", message);
 }
 
-void output_retry(cli_output *o, int attempt, double delay_s, const loom_error *why)
+static const char *subtype_of(const json_t *res)
 {
-    char msg[1400];
-    snprintf(msg, sizeof msg, "%s: %s; retry %d in %.1fs%s", loom_code_name(why->code),
-             why->message, attempt, delay_s,
-             o->text.len ? " (the reply starts over)" : "");
-    if (o->format == OUTPUT_TEXT && o->text.len && !o->text_ends_newline) {
-        fputc('\n', stdout);
-        fflush(stdout);
-        o->text_ends_newline = true;
-    }
-    output_warning(o, msg);
-    str_clear(&o->text);
+    const char *state = json_get_str(res, "state", "");
+    const char *stop = json_get_str(res, "stop_reason", "");
+    if (!strcmp(state, "completed"))
+        return "success";
+    if (!strcmp(stop, "max_turns"))
+        return "error_max_turns";
+    if (!strcmp(stop, "token_budget") || !strcmp(stop, "usd_budget"))
+        return "error_max_budget";
+    if (!strcmp(state, "cancelled"))
+        return "error_cancelled";
+    return "error_during_execution";
 }
 
-static json_t *result_object(cli_output *o, const wire_response *resp, const loom_error *err)
+void output_end(cli_output *o, const char *result_json)
 {
-    json_t *r = json_pack("{s:s,s:s,s:b,s:s,s:s,s:s,s:s,s:I,s:i}", "type", "result", "subtype",
-                          err ? "error" : "success", "is_error", err != NULL, "session_id",
-                          o->session_id, "run_id", o->run_id, "model", o->model, "provider",
-                          o->provider, "duration_ms",
-                          (json_int_t)(clock_mono_ms() - o->started_ms), "num_turns", 1);
-    if (resp) {
-        char *text = wire_message_text(&resp->message);
-        json_object_set_new(r, "result", json_string(text));
-        free(text);
-        json_object_set_new(r, "stop_reason", json_string(wire_stop_reason_name(resp->stop_reason)));
-        json_object_set_new(r, "usage", wire_usage_to_json(&resp->usage));
-        if (resp->usage.raw)
-            json_object_set(r, "raw_usage", resp->usage.raw);
-        json_set_str(r, "request_id", resp->request_id);
-    }
-    if (err)
-        json_object_set_new(r, "error", json_pack("{s:s,s:s}", "code", loom_code_name(err->code),
-                                                  "message", err->message));
-    return r;
-}
-
-void output_success(cli_output *o, const wire_response *resp)
-{
-    switch (o->format) {
-    case OUTPUT_TEXT:
-        if (o->text.len == 0) {
-            /* Nothing streamed (--no-stream): print the whole reply now. */
-            char *text = wire_message_text(&resp->message);
-            fputs(text, stdout);
-            o->text_ends_newline = !*text || text[strlen(text) - 1] == '\n';
-            free(text);
-        }
-        if (!o->text_ends_newline)
-            fputc('\n', stdout);
-        fflush(stdout);
-        break;
-    case OUTPUT_JSON: {
-        json_t *r = result_object(o, resp, NULL);
-        char *s = json_dumps(r, JSON_INDENT(2));
-        printf("%s\n", s);
-        free(s);
-        json_decref(r);
-        break;
-    }
-    case OUTPUT_STREAM_JSON: {
-        json_t *r = result_object(o, resp, NULL);
-        json_object_set_new(r, "state", json_string("completed"));
-        emit(o, EV_RUN_STATE_CHANGED, EV_VIS_USER, r);
-        break;
-    }
-    }
-}
-
-void output_failure(cli_output *o, const loom_error *err)
-{
-    if (o->format == OUTPUT_TEXT && !o->text_ends_newline)
-        fputc('\n', stdout);
-    fflush(stdout);
-    fprintf(stderr, "loom: error: %s [%s]\n", err->message, loom_code_name(err->code));
+    loom_error ignore;
+    json_t *res = json_parse(result_json, strlen(result_json), "result", &ignore);
+    const json_t *error = json_get_obj(res, "error");
+    if (o->format == OUTPUT_TEXT)
+        text_newline(o);
+    if (error)
+        fprintf(stderr, "loom: error: %s [%s]\n", json_get_str(error, "message", ""),
+                json_get_str(error, "code", ""));
     if (o->format == OUTPUT_JSON) {
-        json_t *r = result_object(o, NULL, err);
-        char *s = json_dumps(r, JSON_INDENT(2));
+        json_t *out = json_pack("{s:s,s:s,s:b}", "type", "result", "subtype", subtype_of(res),
+                                "is_error", strcmp(json_get_str(res, "state", ""), "completed") != 0);
+        json_object_update(out, res);
+        json_object_set_new(out, "model", json_string(o->model));
+        json_object_set_new(out, "provider", json_string(o->provider));
+        json_object_set_new(out, "duration_ms", json_integer(clock_mono_ms() - o->started_ms));
+        char *s = json_dumps(out, JSON_INDENT(2));
         printf("%s\n", s);
         free(s);
-        json_decref(r);
-    } else if (o->format == OUTPUT_STREAM_JSON) {
-        json_t *r = result_object(o, NULL, err);
-        json_object_set_new(r, "state",
-                            json_string(err->code == LOOM_ERR_RUN_CANCELLED ? "cancelled" : "failed"));
-        emit(o, EV_RUN_STATE_CHANGED, EV_VIS_USER, r);
+        json_decref(out);
     }
     fflush(stdout);
+    json_decref(res);
 }
 
-void output_free(cli_output *o)
+void output_setup_error(cli_output *o, const loom_status *st)
 {
-    str_free(&o->text);
+    fprintf(stderr, "loom: %s\n", st->message);
+    if (o->format == OUTPUT_JSON) {
+        json_t *out = json_pack("{s:s,s:s,s:b,s:{s:s,s:s}}", "type", "result", "subtype",
+                                "error_during_execution", "is_error", 1, "error", "code",
+                                st->code_name, "message", st->message);
+        char *s = json_dumps(out, JSON_INDENT(2));
+        printf("%s\n", s);
+        free(s);
+        json_decref(out);
+    }
 }

@@ -1,35 +1,38 @@
 /* output.h — how a headless run shows itself: text, json or stream-json.
  *
- * text: the reply streams to stdout as it arrives; notices go to stderr.
+ * All three consume the run's event stream (loom.h):
+ * text: the model's text streams to stdout as it arrives; notices (retries,
+ *   tool calls with --verbose) go to stderr.
  * json: one result object on stdout at the end.
- * stream-json: one event per line in the run event schema (runtime/event.h),
- * ending with run.state_changed to completed or failed. */
+ * stream-json: every event, one JSON object per line, as the run emits it;
+ *   the last line is run.state_changed with the final state. */
 #ifndef LOOM_CLI_OUTPUT_H
 #define LOOM_CLI_OUTPUT_H
 
-#include "base/error.h"
+#include <stdbool.h>
+
 #include "base/str.h"
+#include "loom.h"
 #include "surfaces/cli/options.h"
-#include "wire/message.h"
 
 typedef struct cli_output {
     output_format format;
-    const char *run_id;
-    const char *session_id;
+    bool verbose;
     const char *model;
     const char *provider;
-    loom_str text;          /* the reply so far (this attempt) */
-    bool text_ends_newline;
     long long started_ms;
+    bool at_line_start;   /* text mode: stdout ends with a newline */
+    bool turn_has_text;   /* text mode: this turn printed text */
 } cli_output;
 
 void output_begin(cli_output *o);
-void output_text(cli_output *o, const char *delta, size_t len);
-void output_thinking(cli_output *o, const char *delta, size_t len);
-void output_retry(cli_output *o, int attempt, double delay_s, const loom_error *why);
+/* One event of the run (called on the run's threads; serialized by loom). */
+void output_event(cli_output *o, const loom_event *ev);
+/* A warning outside any run (e.g. a damaged session line). */
 void output_warning(cli_output *o, const char *message);
-void output_success(cli_output *o, const wire_response *resp);
-void output_failure(cli_output *o, const loom_error *err);
-void output_free(cli_output *o);
+/* The end: result_json is loom_run_result_json(). */
+void output_end(cli_output *o, const char *result_json);
+/* A failure before any run started (bad config, unknown session). */
+void output_setup_error(cli_output *o, const loom_status *st);
 
 #endif

@@ -1,33 +1,35 @@
-/* print_mode.c — `loom -p`: send one prompt through the configured provider,
- * stream the reply, and keep the exchange as a session on disk.
+/* print_mode.c — `loom -p`: one goal, carried out headless through loom.h.
  *
- * Order of writes is what makes a crash harmless: the user record is
- * appended before the model is called, the reply's records only after the
- * whole reply arrived, then one fsync. A kill at any point leaves whole
- * records; a failed call leaves the prompt and no half reply. */
+ * Exit status (docs/cli.md): 0 the run completed; 1 it failed (model or
+ * session error); 2 a usage or configuration error before any run; 3 it
+ * stopped at a limit (--max-turns, token or cost budget) and can be
+ * resumed; 130 interrupted. The first SIGINT/SIGTERM cancels the run
+ * (the model stream or running tool stops, the session records the
+ * interruption); a second one exits at once. */
 #include "surfaces/cli/print_mode.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "base/cancel.h"
-#include "base/log.h"
-#include "base/uuid.h"
-#include "session/history.h"
-#include "session/record.h"
-#include "session/store.h"
-#include "session/transcript.h"
+#include "base/json.h"
+#include "base/str.h"
+#include "loom.h"
 #include "surfaces/cli/output.h"
-#include "wire/provider.h"
 
-static loom_cancel interrupted;
+static loom_run *_Atomic active_run;
+static atomic_int signals_seen;
 
 static void on_signal(int sig)
 {
     (void)sig;
-    atomic_store(&interrupted, 1);
+    if (atomic_fetch_add(&signals_seen, 1) > 0)
+        _exit(130);
+    loom_run *r = atomic_load(&active_run);
+    if (r)
+        loom_run_cancel(r);
 }
 
 static void install_signals(void)
@@ -38,13 +40,6 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-}
-
-static void sink_text(void *ctx, const char *d, size_t n) { output_text(ctx, d, n); }
-static void sink_thinking(void *ctx, const char *d, size_t n) { output_thinking(ctx, d, n); }
-static void sink_retry(void *ctx, int attempt, double delay, const loom_error *why)
-{
-    output_retry(ctx, attempt, delay, why);
 }
 
 static char *read_stdin_prompt(void)
@@ -65,146 +60,132 @@ static char *read_stdin_prompt(void)
     return str_steal(&s);
 }
 
-static int config_from_options(const cli_options *opt, provider_config *cfg, loom_error *err)
+/* CLI flags become config options; settings files fill what flags left. */
+static loom_config *config_from_options(const cli_options *opt, loom_status *st)
 {
-    provider_config_init(cfg);
-    if (opt->provider && provider_kind_parse(opt->provider, &cfg->kind) != 0)
-        return loom_error_set(err, LOOM_ERR_CONFIG,
-                              "--provider %s is not a provider (anthropic, openai, "
-                              "openai-responses, replay)", opt->provider);
-    cfg->model = xstrdup(opt->model);
-    cfg->base_url = xstrdup(opt->base_url);
-    cfg->cassette = xstrdup(opt->cassette);
-    cfg->max_retries = opt->max_retries;
-    cfg->stream = !opt->no_stream;
-    return provider_config_resolve(cfg, err);
-}
-
-/* Opens the session the options name, or creates a new one for cwd. */
-static transcript *open_session(const cli_options *opt, const provider_config *cfg,
-                                const char *cwd, loom_error *err)
-{
-    char *dir = store_project_dir(cwd);
-    transcript *t = NULL;
-    if (opt->resume || opt->continue_latest) {
-        char *path = NULL;
-        int rc = opt->resume ? session_find(opt->resume, &path, err)
-                             : session_latest(cwd, &path, err);
-        if (rc == 0) {
-            t = transcript_open(path, err);
-            free(path);
-        }
-        if (t && opt->fork_session) {
-            transcript *fork = transcript_fork(t, dir, err);
-            transcript_free(t);
-            t = fork;
-        }
-    } else {
-        t = transcript_create(dir, cwd, provider_kind_name(cfg->kind), cfg->model, err);
+    loom_config *cfg = loom_config_new();
+    char num[32];
+    struct {
+        const char *key;
+        const char *value;
+    } pairs[] = {
+        {"provider", opt->provider},
+        {"model", opt->model},
+        {"base_url", opt->base_url},
+        {"cassette", opt->cassette},
+        {"system_prompt", opt->system_prompt},
+        {"append_system_prompt", opt->append_system_prompt},
+        {"cwd", opt->cwd},
+        {"permission_mode", opt->permission_mode},
+        {"fallback_model", opt->fallback_model},
+        {"stream", opt->no_stream ? "false" : NULL},
+        {"interactive", "false"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (pairs[i].value && loom_config_set(cfg, pairs[i].key, pairs[i].value, st) != 0)
+            goto fail;
+    if (opt->max_retries >= 0) {
+        snprintf(num, sizeof num, "%d", opt->max_retries);
+        if (loom_config_set(cfg, "max_retries", num, st) != 0)
+            goto fail;
     }
-    free(dir);
-    return t;
+    if (opt->max_turns > 0) {
+        snprintf(num, sizeof num, "%d", opt->max_turns);
+        if (loom_config_set(cfg, "max_turns", num, st) != 0)
+            goto fail;
+    }
+    if (loom_config_load_settings(cfg, st) != 0)
+        goto fail;
+    return cfg;
+fail:
+    loom_config_free(cfg);
+    return NULL;
 }
 
-static int build_request(transcript *t, const provider_config *cfg, const cli_options *opt,
-                         wire_request *req, loom_error *err)
+static loom_session *open_session(const cli_options *opt, loom_agent *agent, loom_status *st)
 {
-    memset(req, 0, sizeof *req);
-    req->model = xstrdup(cfg->model);
-    req->system = xstrdup(opt->system_prompt);
-    req->system_cache = true;
-    req->max_tokens = cfg->max_output_tokens;
-    req->temperature = -1;
-    req->stream = cfg->stream;
-    if (history_from_transcript(t, req, NULL) != 0)
-        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT,
-                              "session %s: the conversation could not be rebuilt",
-                              transcript_session_id(t));
-    return 0;
+    if (!opt->resume && !opt->continue_latest)
+        return loom_session_new(agent, st);
+    loom_session *s = opt->resume ? loom_session_resume(agent, opt->resume, st)
+                                  : loom_session_continue(agent, st);
+    if (s && opt->fork_session) {
+        loom_session *fork = loom_session_fork(s, st);
+        loom_session_free(s);
+        s = fork;
+    }
+    return s;
+}
+
+static void on_event(void *ctx, const loom_event *ev)
+{
+    output_event(ctx, ev);
+}
+
+static int exit_status(const char *result_json)
+{
+    loom_error ignore;
+    json_t *res = json_parse(result_json, strlen(result_json), "result", &ignore);
+    const char *state = json_get_str(res, "state", "failed");
+    const char *stop = json_get_str(res, "stop_reason", "");
+    int status = 1;
+    if (!strcmp(state, "completed"))
+        status = 0;
+    else if (!strcmp(state, "cancelled"))
+        status = 130;
+    else if (!strcmp(stop, "max_turns") || !strcmp(stop, "token_budget") ||
+             !strcmp(stop, "usd_budget"))
+        status = 3;
+    json_decref(res);
+    return status;
 }
 
 int print_mode_run(const cli_options *opt)
 {
-    loom_error err;
-    loom_error_clear(&err);
+    cli_output out = {.format = opt->format, .verbose = opt->verbose};
+    output_begin(&out);
     char *prompt = opt->prompt ? xstrdup(opt->prompt) : read_stdin_prompt();
     if (!prompt) {
         fprintf(stderr, "loom: -p needs a prompt: loom -p \"…\" or pipe one on stdin\n");
         return 2;
     }
-    provider_config cfg;
-    if (config_from_options(opt, &cfg, &err) != 0) {
-        fprintf(stderr, "loom: %s\n", err.message);
-        provider_config_free(&cfg);
-        free(prompt);
-        return 2;
+    loom_status st;
+    int status = 2;
+    loom_session *session = NULL;
+    loom_agent *agent = NULL;
+    loom_config *cfg = config_from_options(opt, &st);
+    if (cfg)
+        agent = loom_agent_new(cfg, &st);
+    loom_config_free(cfg);
+    if (agent) {
+        session = open_session(opt, agent, &st);
+        status = 1; /* an unknown session is not a usage error */
     }
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd))
-        strcpy(cwd, "/");
-
-    transcript *t = open_session(opt, &cfg, cwd, &err);
-    if (!t) {
-        fprintf(stderr, "loom: %s\n", err.message);
-        provider_config_free(&cfg);
+    if (!session) {
+        output_setup_error(&out, &st);
+        loom_agent_free(agent);
         free(prompt);
-        return opt->resume || opt->continue_latest ? 1 : 2;
+        return agent && (opt->resume || opt->continue_latest) ? 1 : 2;
     }
+    out.model = loom_agent_model(agent);
+    out.provider = loom_agent_provider(agent);
+    for (size_t i = 0; i < loom_session_warning_count(session); i++)
+        output_warning(&out, loom_session_warning(session, i));
 
-    char run_id[UUID_STR_LEN];
-    uuid_v7(run_id);
-    cli_output out = {
-        .format = opt->format,
-        .run_id = run_id,
-        .session_id = transcript_session_id(t),
-        .model = cfg.model,
-        .provider = provider_kind_name(cfg.kind),
-    };
-    output_begin(&out);
-    for (size_t i = 0; i < transcript_n_warnings(t); i++)
-        output_warning(&out, transcript_warning(t, i));
-
-    int status = 1;
-    wire_request req;
-    wire_response resp = {0};
     install_signals();
-    if (transcript_append_new(t, record_user_text(prompt), &err) != 0 ||
-        transcript_sync(t, &err) != 0 || build_request(t, &cfg, opt, &req, &err) != 0) {
-        output_failure(&out, &err);
-        goto done_session;
+    loom_run_options ro = {.on_event = on_event, .event_ctx = &out};
+    loom_run *run = loom_run_start(session, prompt, &ro, &st);
+    if (!run) {
+        output_setup_error(&out, &st);
+    } else {
+        atomic_store(&active_run, run);
+        loom_run_wait(run);
+        atomic_store(&active_run, NULL);
+        output_end(&out, loom_run_result_json(run));
+        status = exit_status(loom_run_result_json(run));
+        loom_run_free(run);
     }
-    wire_stream_sink sink = {
-        .ctx = &out, .on_text = sink_text, .on_thinking = sink_thinking, .on_retry = sink_retry,
-    };
-    int rc = provider_complete(&cfg, &req, &sink, &interrupted, &resp, &err);
-    wire_request_free(&req);
-    if (rc != 0) {
-        output_failure(&out, &err);
-        status = err.code == LOOM_ERR_RUN_CANCELLED ? 130 : 1;
-        goto done_session;
-    }
-    json_t *records = record_from_response(&resp, resp.request_id);
-    size_t i;
-    json_t *rec;
-    json_array_foreach(records, i, rec) {
-        if (transcript_append(t, rec, &err) != 0)
-            break;
-    }
-    json_decref(records);
-    if (err.code == LOOM_OK)
-        transcript_sync(t, &err);
-    if (err.code != LOOM_OK) {
-        output_failure(&out, &err);
-        goto done_session;
-    }
-    output_success(&out, &resp);
-    status = 0;
-
-done_session:
-    wire_response_free(&resp);
-    output_free(&out);
-    transcript_free(t);
-    provider_config_free(&cfg);
+    loom_session_free(session);
+    loom_agent_free(agent);
     free(prompt);
     return status;
 }

@@ -1,0 +1,57 @@
+/* internal.h — the structures behind loom.h's opaque handles, shared by the
+ * files of src/api/ only. */
+#ifndef LOOM_API_INTERNAL_H
+#define LOOM_API_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+
+#include "base/cancel.h"
+#include "base/error.h"
+#include "loom.h"
+#include "runtime/loop.h"
+#include "session/transcript.h"
+#include "tools/registry.h"
+#include "wire/provider.h"
+
+struct loom_config {
+    json_t *values;   /* key → string, as given to loom_config_set */
+};
+
+struct loom_agent {
+    json_t *values;           /* the config it was made from (copy) */
+    provider_config provider;
+    char *fallback_model;
+    tool_registry *tools;
+    char *cwd;
+    char *system_static;
+    char *system_dynamic;
+    loop_params params;       /* points into the fields above */
+    bool interactive;
+};
+
+typedef struct file_state file_state;
+typedef struct file_history file_history;
+typedef struct task_registry task_registry;
+typedef struct todo_list todo_list;
+
+struct loom_session {
+    loom_agent *agent;
+    transcript *t;
+    file_state *files;
+    file_history *history;
+    task_registry *tasks;
+    todo_list *todos;
+    wire_usage usage;          /* totals of the runs made through this handle */
+    pthread_mutex_t lock;      /* guards usage */
+};
+
+/* Fills st from an internal error (st may be NULL). */
+void api_status_from(loom_status *st, const loom_error *err);
+void api_status_ok(loom_status *st);
+int api_status_set(loom_status *st, loom_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The config value for key, or NULL. */
+const char *api_value(const json_t *values, const char *key);
+
+#endif

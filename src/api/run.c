@@ -1,0 +1,286 @@
+/* run.c — loom_run: a goal carried out on its own thread, reported as
+ * events.
+ *
+ * The run thread owns the loop; events go to the caller's callback on
+ * whichever thread produced them (the run thread or a tool pool thread, so
+ * emission is serialized by a mutex) and, when asked, into a queue that
+ * loom_run_next_event drains. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/internal.h"
+#include "base/json.h"
+#include "base/uuid.h"
+#include "runtime/event.h"
+
+typedef struct queued {
+    loom_event ev;
+    char *type;
+    char *json;
+    struct queued *next;
+} queued;
+
+struct loom_run {
+    loom_session *session;
+    char *goal;
+    char run_id[UUID_STR_LEN];
+    loom_run_options opts;
+    loom_cancel cancel;
+    _Atomic int state;
+    pthread_t thread;
+    bool joined;
+    pthread_mutex_t lock;       /* guards the queue, done, and event emission order */
+    pthread_cond_t cond;
+    queued *head, *tail;
+    bool done;
+    char *result_json;
+};
+
+const char *loom_run_state_name(loom_run_state s)
+{
+    return run_state_name((run_state_kind)s);
+}
+
+static void deliver(loom_run *r, const char *type, json_t *ev)
+{
+    char *json = json_dump_compact(ev);
+    json_decref(ev);
+    if (!json)
+        return;
+    pthread_mutex_lock(&r->lock);
+    if (r->opts.on_event) {
+        loom_event e = {type, json};
+        r->opts.on_event(r->opts.event_ctx, &e);
+    }
+    if (r->opts.queue_events) {
+        queued *q = xcalloc(1, sizeof *q);
+        q->type = xstrdup(type);
+        q->json = json;
+        q->ev.type = q->type;
+        q->ev.json = q->json;
+        if (r->tail)
+            r->tail->next = q;
+        else
+            r->head = q;
+        r->tail = q;
+        json = NULL;
+        pthread_cond_broadcast(&r->cond);
+    }
+    pthread_mutex_unlock(&r->lock);
+    free(json);
+}
+
+static void emit(void *ctx, const char *type, event_visibility vis, const char *corr,
+                 json_t *payload)
+{
+    loom_run *r = ctx;
+    deliver(r, type, event_make(r->run_id, type, vis, corr, payload));
+}
+
+static char *ask_user(void *ctx, const json_t *questions)
+{
+    loom_run *r = ctx;
+    char *q = json_dump_compact(questions);
+    char *answer = r->opts.ask_user(r->opts.ask_ctx, q ? q : "[]");
+    free(q);
+    return answer;
+}
+
+static void record_side(void *ctx, json_t *rec)
+{
+    loom_run *r = ctx;
+    loom_error ignore;
+    transcript_append_new(r->session->t, rec, &ignore);
+}
+
+static json_t *result_object(loom_run *r, const loop_result *res)
+{
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o}", "state", run_state_name(res->state),
+                          "result", res->final_text ? res->final_text : "", "stop_reason",
+                          res->stop_reason ? res->stop_reason : "", "session_id",
+                          loom_session_id(r->session), "num_turns", res->turns, "usage",
+                          wire_usage_to_json(&res->usage));
+    if (res->cost_usd >= 0)
+        json_object_set_new(o, "cost_usd", json_real(res->cost_usd));
+    if (res->err.code != LOOM_OK)
+        json_object_set_new(o, "error", json_pack("{s:s,s:s}", "code",
+                                                  loom_code_name(res->err.code), "message",
+                                                  res->err.message));
+    return o;
+}
+
+static void *run_main(void *arg)
+{
+    loom_run *r = arg;
+    loom_session *s = r->session;
+    loom_agent *a = s->agent;
+    atomic_store(&r->state, RUN_RUNNING);
+    emit(r, EV_RUN_STATE_CHANGED, EV_VIS_USER, NULL,
+         json_pack("{s:s,s:s,s:s,s:s,s:s}", "state", "running", "session_id", loom_session_id(s),
+                   "model", a->provider.model, "provider", provider_kind_name(a->provider.kind),
+                   "cwd", a->cwd));
+    tool_ctx tctx = {
+        .cwd = a->cwd,
+        .session_id = loom_session_id(s),
+        .cancel = &r->cancel,
+        .files = s->files,
+        .history = s->history,
+        .tasks = s->tasks,
+        .todos = s->todos,
+        .record = record_side,
+        .record_ctx = r,
+        .ask_user = r->opts.ask_user ? ask_user : NULL,
+        .ask_ctx = r,
+    };
+    loop_io io = {.t = s->t, .tools = &tctx, .cancel = &r->cancel, .emit = emit, .emit_ctx = r};
+    loop_result res;
+    loop_run(&a->params, &io, r->goal, &res);
+
+    pthread_mutex_lock(&s->lock);
+    s->usage.input_tokens += res.usage.input_tokens;
+    s->usage.output_tokens += res.usage.output_tokens;
+    s->usage.cache_read_tokens += res.usage.cache_read_tokens;
+    s->usage.cache_creation_tokens += res.usage.cache_creation_tokens;
+    s->usage.reasoning_tokens += res.usage.reasoning_tokens;
+    pthread_mutex_unlock(&s->lock);
+
+    json_t *result = result_object(r, &res);
+    char *text = json_dump_compact(result);
+    emit(r, EV_RUN_STATE_CHANGED, EV_VIS_USER, NULL, result);
+    pthread_mutex_lock(&r->lock);
+    r->result_json = text;
+    atomic_store(&r->state, res.state);
+    r->done = true;
+    pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->lock);
+    loop_result_free(&res);
+    return NULL;
+}
+
+loom_run *loom_run_start(loom_session *s, const char *goal, const loom_run_options *opts,
+                         loom_status *st)
+{
+    if (!goal || !*goal) {
+        api_status_set(st, LOOM_ERR_INVALID_REQUEST, "a run needs a goal (the user's message)");
+        return NULL;
+    }
+    loom_run *r = xcalloc(1, sizeof *r);
+    r->session = s;
+    r->goal = xstrdup(goal);
+    uuid_v7(r->run_id);
+    if (opts)
+        r->opts = *opts;
+    atomic_init(&r->cancel, 0);
+    atomic_init(&r->state, RUN_QUEUED);
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->cond, NULL);
+    if (pthread_create(&r->thread, NULL, run_main, r) != 0) {
+        api_status_set(st, LOOM_ERR_INTERNAL, "could not start the run's thread");
+        pthread_mutex_destroy(&r->lock);
+        pthread_cond_destroy(&r->cond);
+        free(r->goal);
+        free(r);
+        return NULL;
+    }
+    api_status_ok(st);
+    return r;
+}
+
+int loom_run_next_event(loom_run *r, loom_event **ev, int timeout_ms)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    if (timeout_ms > 0) {
+        deadline.tv_sec += timeout_ms / 1000;
+        deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000L;
+        }
+    }
+    pthread_mutex_lock(&r->lock);
+    while (!r->head && !r->done && timeout_ms != 0) {
+        if (timeout_ms < 0)
+            pthread_cond_wait(&r->cond, &r->lock);
+        else if (pthread_cond_timedwait(&r->cond, &r->lock, &deadline) != 0)
+            break;
+    }
+    int rc;
+    if (r->head) {
+        queued *q = r->head;
+        r->head = q->next;
+        if (!r->head)
+            r->tail = NULL;
+        *ev = &q->ev;
+        rc = 1;
+    } else {
+        *ev = NULL;
+        rc = r->done ? -1 : 0;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+void loom_event_free(loom_event *ev)
+{
+    if (!ev)
+        return;
+    queued *q = (queued *)((char *)ev - offsetof(queued, ev));
+    free(q->type);
+    free(q->json);
+    free(q);
+}
+
+void loom_run_cancel(loom_run *r)
+{
+    atomic_store(&r->cancel, 1);
+}
+
+loom_run_state loom_run_state_now(const loom_run *r)
+{
+    return (loom_run_state)atomic_load(&((loom_run *)r)->state);
+}
+
+loom_run_state loom_run_wait(loom_run *r)
+{
+    if (!r->joined) {
+        pthread_join(r->thread, NULL);
+        r->joined = true;
+    }
+    return (loom_run_state)atomic_load(&r->state);
+}
+
+const char *loom_run_result_json(const loom_run *r)
+{
+    return r->result_json;
+}
+
+int loom_run_approve(loom_run *r, const char *approval_id, bool allow, const char *reason,
+                     loom_status *st)
+{
+    (void)r;
+    (void)allow;
+    (void)reason;
+    return api_status_set(st, LOOM_ERR_RESOURCE_NOT_FOUND, "no pending approval with id %s",
+                          approval_id ? approval_id : "(null)");
+}
+
+void loom_run_free(loom_run *r)
+{
+    if (!r)
+        return;
+    loom_run_wait(r);
+    for (queued *q = r->head; q;) {
+        queued *next = q->next;
+        free(q->type);
+        free(q->json);
+        free(q);
+        q = next;
+    }
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->cond);
+    free(r->result_json);
+    free(r->goal);
+    free(r);
+}

@@ -1,0 +1,199 @@
+/* session.c — loom_session: a transcript plus the per-session tool state
+ * (read cache, file history, background shells, the plan). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/internal.h"
+#include "session/record.h"
+#include "session/store.h"
+#include "tools/file_history.h"
+#include "tools/file_state.h"
+#include "tools/tasks.h"
+#include "tools/todo.h"
+
+static loom_session *wrap(loom_agent *agent, transcript *t)
+{
+    loom_session *s = xcalloc(1, sizeof *s);
+    s->agent = agent;
+    s->t = t;
+    s->files = file_state_new();
+    s->history = file_history_new(transcript_session_id(t));
+    s->tasks = task_registry_new();
+    s->todos = todo_list_new();
+    pthread_mutex_init(&s->lock, NULL);
+    /* A resumed session can still rewind the edits made before. */
+    size_t n = transcript_count(t);
+    json_t **recs = xcalloc(n ? n : 1, sizeof *recs);
+    for (size_t i = 0; i < n; i++)
+        recs[i] = transcript_record(t, i);
+    file_history_load(s->history, recs, n);
+    free(recs);
+    return s;
+}
+
+loom_session *loom_session_new(loom_agent *agent, loom_status *st)
+{
+    loom_error err;
+    char *dir = store_project_dir(agent->cwd);
+    transcript *t = transcript_create(dir, agent->cwd, provider_kind_name(agent->provider.kind),
+                                      agent->provider.model, &err);
+    free(dir);
+    if (!t) {
+        api_status_from(st, &err);
+        return NULL;
+    }
+    api_status_ok(st);
+    return wrap(agent, t);
+}
+
+static loom_session *open_path(loom_agent *agent, char *path, int rc, loom_error *err,
+                               loom_status *st)
+{
+    transcript *t = rc == 0 ? transcript_open(path, err) : NULL;
+    free(path);
+    if (!t) {
+        api_status_from(st, err);
+        return NULL;
+    }
+    api_status_ok(st);
+    return wrap(agent, t);
+}
+
+loom_session *loom_session_resume(loom_agent *agent, const char *id, loom_status *st)
+{
+    loom_error err;
+    char *path = NULL;
+    int rc = session_find(id, &path, &err);
+    return open_path(agent, path, rc, &err, st);
+}
+
+loom_session *loom_session_continue(loom_agent *agent, loom_status *st)
+{
+    loom_error err;
+    char *path = NULL;
+    int rc = session_latest(agent->cwd, &path, &err);
+    return open_path(agent, path, rc, &err, st);
+}
+
+loom_session *loom_session_fork(loom_session *s, loom_status *st)
+{
+    loom_error err;
+    char *dir = store_project_dir(s->agent->cwd);
+    transcript *t = transcript_fork(s->t, dir, &err);
+    free(dir);
+    if (!t) {
+        api_status_from(st, &err);
+        return NULL;
+    }
+    api_status_ok(st);
+    return wrap(s->agent, t);
+}
+
+const char *loom_session_id(const loom_session *s)
+{
+    return transcript_session_id(s->t);
+}
+
+const char *loom_session_path(const loom_session *s)
+{
+    return transcript_path(s->t);
+}
+
+size_t loom_session_warning_count(const loom_session *s)
+{
+    return transcript_n_warnings(s->t);
+}
+
+const char *loom_session_warning(const loom_session *s, size_t i)
+{
+    return transcript_warning(s->t, i);
+}
+
+/* A prompt the user typed (not a tool result, note or interruption). */
+static bool is_user_turn(const json_t *rec)
+{
+    return record_is_user_message(rec) && !record_skip_run(rec);
+}
+
+int loom_session_rewind(loom_session *s, int n_turns, char **report, loom_status *st)
+{
+    if (report)
+        *report = NULL;
+    if (n_turns < 1)
+        return api_status_set(st, LOOM_ERR_INVALID_REQUEST, "rewind needs at least one turn");
+    json_t **chain = NULL;
+    size_t n = 0;
+    loom_error err;
+    if (transcript_chain(s->t, NULL, false, &chain, &n, &err) != 0) {
+        api_status_from(st, &err);
+        return -1;
+    }
+    size_t target = n;
+    int seen = 0;
+    for (size_t i = n; i-- > 0;)
+        if (is_user_turn(chain[i]) && ++seen == n_turns) {
+            target = i;
+            break;
+        }
+    if (target == n) {
+        free(chain);
+        return api_status_set(st, LOOM_ERR_RESOURCE_NOT_FOUND,
+                              "the conversation has only %d turn(s) to rewind", seen);
+    }
+    loom_str out = LOOM_STR_INIT;
+    int rc = 0;
+    /* Files: undo every write made by replies from that turn on. */
+    if (target + 1 < n) {
+        const char *first_reply = record_id(chain[target + 1]);
+        if (first_reply && file_history_rewind(s->history, first_reply, &out, &err) != 0)
+            rc = -1;
+    }
+    /* Conversation: continue from just before that turn; nothing is deleted. */
+    const char *parent = record_parent_id(chain[target]);
+    if (rc == 0) {
+        const json_t *meta = transcript_meta(s->t);
+        const char *leaf = parent ? parent : record_id(meta);
+        if (!leaf || transcript_set_leaf(s->t, leaf, &err) != 0)
+            rc = -1;
+    }
+    free(chain);
+    if (rc != 0) {
+        str_free(&out);
+        api_status_from(st, &err);
+        return -1;
+    }
+    if (!out.len)
+        str_puts(&out, "No files needed restoring.");
+    if (report)
+        *report = str_steal(&out);
+    else
+        str_free(&out);
+    api_status_ok(st);
+    return 0;
+}
+
+char *loom_session_usage_json(loom_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    json_t *u = wire_usage_to_json(&s->usage);
+    pthread_mutex_unlock(&s->lock);
+    char *text = json_dumps(u, JSON_COMPACT);
+    json_decref(u);
+    return text;
+}
+
+void loom_session_free(loom_session *s)
+{
+    if (!s)
+        return;
+    loom_error ignore;
+    transcript_sync(s->t, &ignore);
+    task_registry_free(s->tasks);
+    todo_list_free(s->todos);
+    file_history_free(s->history);
+    file_state_free(s->files);
+    transcript_free(s->t);
+    wire_usage_free(&s->usage);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}

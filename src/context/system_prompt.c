@@ -1,0 +1,105 @@
+/* system_prompt.c — Loom's system prompt: a static, cacheable part with the
+ * working rules of seed 000 §6, and a dynamic environment part. */
+#include "context/system_prompt.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "base/fileio.h"
+#include "base/proc.h"
+#include "base/str.h"
+
+static const char STATIC_PART[] =
+    "You are Loom, an agent that works in the user's project from the terminal. You use "
+    "the tools you are given to read, change and run things until the task is done, then "
+    "you answer briefly.\n"
+    "\n"
+    "# Working rules\n"
+    "- Read a file before you edit it; edit with the smallest change that does the job.\n"
+    "- When something fails, find out why before trying again; do not repeat a failing "
+    "action unchanged.\n"
+    "- Report honestly: say what you did, what you verified and what you did not. Never "
+    "claim a test passed unless you ran it.\n"
+    "- Do what was asked and nothing more: no unrequested features, files or refactors.\n"
+    "- Keep the user's data safe: no destructive command (deleting, force-pushing, "
+    "overwriting) without a clear need.\n"
+    "\n"
+    "# Tools\n"
+    "- Read, Glob and Grep to find and read code; Edit for changes to existing files, "
+    "Write for new files.\n"
+    "- Bash runs shell commands in the working directory; use run_in_background for long "
+    "servers and read them with TaskOutput.\n"
+    "- TodoWrite keeps a plan for multi-step work; keep exactly one item in progress.\n"
+    "- Independent read-only calls can be made together in one turn; they run in parallel.\n"
+    "- A tool error is information: read it and adapt.\n";
+
+const char *system_prompt_static(void)
+{
+    return STATIC_PART;
+}
+
+static void append_file(loom_str *s, const char *title, const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (file_read_all(path, &text, &len, NULL) != 0)
+        return;
+    /* Memory files are the user's instructions, but they should not crowd
+     * out the conversation: cap each. */
+    const size_t cap = 40000;
+    str_printf(s, "\n# %s (%s)\n", title, path);
+    str_append(s, text, len < cap ? len : cap);
+    if (len > cap)
+        str_puts(s, "\n[… truncated]");
+    str_putc(s, '\n');
+    free(text);
+}
+
+static void append_git(loom_str *s, const char *cwd)
+{
+    const char *argv[] = {"git", "status", "--short", "--branch", NULL};
+    proc_spec spec = {.argv = argv, .cwd = cwd, .timeout_ms = 2000, .capture_cap = 4096};
+    proc_result res;
+    if (proc_run(&spec, &res, NULL) == 0 && res.exit_code == 0 && res.out_len) {
+        str_puts(s, "\n# Git status (at the start of the session)\n");
+        str_append(s, res.out, res.out_len);
+        if (res.out_dropped)
+            str_puts(s, "[… more changes]\n");
+    }
+    proc_result_free(&res);
+}
+
+char *system_prompt_dynamic(const char *cwd)
+{
+    loom_str s = LOOM_STR_INIT;
+    struct utsname u;
+    bool have_uname = uname(&u) == 0;
+    char date[32] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime_r(&now, &tm));
+    const char *shell = getenv("SHELL");
+    str_printf(&s, "# Environment\n- Working directory: %s\n- OS: %s %s\n- Shell: %s\n- Date: %s\n",
+               cwd, have_uname ? u.sysname : "unknown", have_uname ? u.release : "",
+               shell ? shell : "/bin/sh", date);
+    const char *home = getenv("LOOM_HOME");
+    char path[4096];
+    if (home)
+        snprintf(path, sizeof path, "%s/AGENTS.md", home);
+    else
+        snprintf(path, sizeof path, "%s/.loom/AGENTS.md", getenv("HOME") ? getenv("HOME") : "/");
+    append_file(&s, "User instructions", path);
+    snprintf(path, sizeof path, "%s/AGENTS.md", cwd);
+    if (file_exists(path)) {
+        append_file(&s, "Project instructions", path);
+    } else {
+        snprintf(path, sizeof path, "%s/CLAUDE.md", cwd);
+        append_file(&s, "Project instructions", path);
+    }
+    append_git(&s, cwd);
+    return str_steal(&s);
+}

@@ -1,0 +1,69 @@
+/* loop.h — the agent loop: one user goal carried to a final answer.
+ *
+ * Three layers (seed 001 §1): L1 run start (once per goal), L2 the turn
+ * loop over an explicit loop_state (no recursion; each turn ends in a
+ * decision: final, run again, or interrupted), L3 fixed steps before each
+ * model call. The loop owns no I/O surface: it reports through emit() and
+ * writes the session through the transcript it is given.
+ */
+#ifndef LOOM_RUNTIME_LOOP_H
+#define LOOM_RUNTIME_LOOP_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "base/cancel.h"
+#include "base/error.h"
+#include "runtime/event.h"
+#include "runtime/run_state.h"
+#include "session/transcript.h"
+#include "tools/registry.h"
+#include "tools/tool.h"
+#include "wire/provider.h"
+
+/* seed 001 §1.4: 500 turns for a main agent. */
+#define LOOP_DEFAULT_MAX_TURNS 500
+/* Identical consecutive tool calls before the model is warned. */
+#define LOOP_DEFAULT_REPEAT_THRESHOLD 3
+/* Consecutive failed model calls that open the circuit breaker. */
+#define LOOP_BREAKER_THRESHOLD 3
+
+typedef struct loop_params {
+    const provider_config *provider;
+    const char *fallback_model;     /* NULL: none */
+    const tool_registry *tools;
+    const char *system_static;
+    const char *system_dynamic;
+    int max_turns;
+    int repeat_threshold;
+    int64_t max_tokens_total;       /* 0 = no cap */
+    double max_usd;                 /* 0 = no cap */
+    double price_input_per_mtok;    /* 0 = unknown: cost not computed */
+    double price_output_per_mtok;
+} loop_params;
+
+typedef struct loop_io {
+    transcript *t;
+    tool_ctx *tools;                /* prepared by the caller; message_id set per turn */
+    const loom_cancel *cancel;
+    void (*emit)(void *ctx, const char *type, event_visibility vis, const char *correlation_id,
+                 json_t *payload /* stolen */);
+    void *emit_ctx;
+} loop_io;
+
+typedef struct loop_result {
+    run_state_kind state;
+    const char *stop_reason;        /* end_turn, max_turns, token_budget, usd_budget,
+                                       cancelled, model_error, max_tokens, … (static) */
+    char *final_text;               /* the last assistant text; caller frees */
+    int turns;                      /* model calls made */
+    wire_usage usage;               /* totals (raw unused) */
+    double cost_usd;                /* < 0 when prices are unknown */
+    loom_error err;                 /* set when state is failed */
+} loop_result;
+
+/* Runs the goal to its end. The user record is appended first (L1). */
+void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *out);
+void loop_result_free(loop_result *r);
+
+#endif

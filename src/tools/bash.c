@@ -1,0 +1,210 @@
+/* bash.c — the Bash tool: runs `bash -c COMMAND` in the session's working
+ * directory, in the foreground through proc_run (own process group, timeout
+ * and cancel reaching every descendant) or in the background through the
+ * session's task registry.
+ *
+ * What the model sees: a status line when something went wrong ("Exit code
+ * N", a timeout, a signal, an interruption), then stdout, then stderr, each
+ * capped by keeping its head and tail. The structured facts go to
+ * result.raw under the field names of seed 001 §3.6. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/proc.h"
+#include "tools/builtin.h"
+#include "tools/tasks.h"
+
+/* Claude Code's numbers: 2 minutes unless asked, never more than 10. */
+#define BASH_DEFAULT_TIMEOUT_MS 120000
+#define BASH_MAX_TIMEOUT_MS 600000
+/* What proc_run keeps of each stream before the head+tail cut; only the
+ * first this-many bytes survive, so beyond it the "tail" shown is the end
+ * of what was captured (said so in the output). */
+#define BASH_CAPTURE_CAP ((size_t)8 << 20)
+#define BASH_GRACE_MS 2000
+
+static const char BASH_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"command\":{\"type\":\"string\",\"description\":\"The command to execute\"},"
+    "\"timeout\":{\"type\":\"number\",\"description\":\"Optional timeout in milliseconds "
+    "(default 120000, max 600000)\"},"
+    "\"description\":{\"type\":\"string\",\"description\":\"What the command does, in 5-10 "
+    "words\"},"
+    "\"run_in_background\":{\"type\":\"boolean\",\"description\":\"Run the command in the "
+    "background and return at once; read its output with TaskOutput, end it with "
+    "TaskStop\"}},"
+    "\"required\":[\"command\"],\"additionalProperties\":false}";
+
+static const char BASH_DESCRIPTION[] =
+    "Executes a bash command (bash -c) in the session's working directory and returns its "
+    "output: stdout, then stderr, with the exit code when it is not zero.\n"
+    "- Each call starts a fresh shell: cd and variables do not carry over; prefer absolute "
+    "paths.\n"
+    "- stdin is /dev/null: interactive commands will not get input.\n"
+    "- timeout is in milliseconds (default 120000, max 600000); on timeout the whole process "
+    "group is killed.\n"
+    "- Long outputs are cut in the middle (head and tail kept).\n"
+    "- Prefer the Read, Glob and Grep tools over cat, find and grep.\n"
+    "- run_in_background starts long-running commands (servers, watchers, builds) and "
+    "returns a task ID for TaskOutput and TaskStop.";
+
+static bool get_ms(const json_t *input, const char *key, long *out)
+{
+    json_t *v = json_object_get(input, key);
+    if (!v || json_is_null(v))
+        return true;
+    if (!json_is_number(v))
+        return false;
+    double d = json_number_value(v);
+    if (d != d || d < 0)
+        return false;
+    *out = d > (double)BASH_MAX_TIMEOUT_MS * 10 ? BASH_MAX_TIMEOUT_MS * 10 : (long)d;
+    return true;
+}
+
+static int bash_validate(const json_t *input, const tool_ctx *ctx, loom_str *why)
+{
+    const char *command = json_string_value(json_object_get(input, "command"));
+    if (!command) {
+        str_puts(why, "command is required and must be a string");
+        return -1;
+    }
+    if (strspn(command, " \t\r\n") == strlen(command)) {
+        str_puts(why, "command is empty");
+        return -1;
+    }
+    long t = 0;
+    if (!get_ms(input, "timeout", &t)) {
+        str_puts(why, "timeout must be a non-negative number of milliseconds");
+        return -1;
+    }
+    return 0;
+}
+
+static json_t *raw_of(const proc_result *r, bool interrupted, size_t out_cut, size_t err_cut)
+{
+    char sig[32];
+    bool exited = r->term_signal == 0 && r->exit_code >= 0;
+    return json_pack("{s:o, s:o, s:b, s:b, s:I, s:I, s:b}",
+                     "exitCode", exited ? json_integer(r->exit_code) : json_null(),
+                     "signal", r->term_signal
+                                   ? json_string(shell_signal_name(r->term_signal, sig, sizeof sig))
+                                   : json_null(),
+                     "interrupted", interrupted, "timedOut", r->timed_out,
+                     "stdoutBytesTruncated", (json_int_t)out_cut,
+                     "stderrBytesTruncated", (json_int_t)err_cut,
+                     "sandboxDenied", 0);
+}
+
+static int run_background(const char *command, const char *description, tool_ctx *ctx,
+                          tool_result *out)
+{
+    if (!ctx->tasks)
+        return tool_error(out, "Background commands are not available here; run the command "
+                               "without run_in_background.");
+    char *id = NULL;
+    loom_error err;
+    loom_error_clear(&err);
+    if (task_registry_start(ctx->tasks, command, ctx->cwd, description, &id, &err) < 0)
+        return tool_error(out, "Could not start the command: %s", err.message);
+    str_printf(&out->text,
+               "Command running in background with ID: %s\n"
+               "Read its output with TaskOutput (task_id \"%s\"); stop it with TaskStop.",
+               id, id);
+    out->raw = json_pack("{s:s, s:b}", "backgroundTaskId", id, "sandboxDenied", 0);
+    free(id);
+    return 0;
+}
+
+static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
+{
+    loom_str why = LOOM_STR_INIT;
+    if (bash_validate(input, ctx, &why) != 0) {
+        tool_error(out, "Invalid input: %s", str_cstr(&why));
+        str_free(&why);
+        return 0;
+    }
+    const char *command = json_string_value(json_object_get(input, "command"));
+    const char *description = json_string_value(json_object_get(input, "description"));
+    if (json_is_true(json_object_get(input, "run_in_background")))
+        return run_background(command, description, ctx, out);
+
+    long timeout = BASH_DEFAULT_TIMEOUT_MS;
+    get_ms(input, "timeout", &timeout);
+    if (timeout <= 0)
+        timeout = BASH_DEFAULT_TIMEOUT_MS;
+    if (timeout > BASH_MAX_TIMEOUT_MS)
+        timeout = BASH_MAX_TIMEOUT_MS;
+    if (ctx->timeout_ms > 0 && ctx->timeout_ms < timeout)
+        timeout = ctx->timeout_ms;
+
+    char **env = shell_env_new();
+    const char *argv[] = {"bash", "-c", command, NULL};
+    proc_spec spec = {
+        .argv = argv,
+        .envp = (const char *const *)env,
+        .cwd = ctx->cwd,
+        .timeout_ms = timeout,
+        .grace_ms = BASH_GRACE_MS,
+        .capture_cap = BASH_CAPTURE_CAP,
+        .cancel = ctx->cancel,
+    };
+    proc_result r;
+    loom_error err;
+    loom_error_clear(&err);
+    int rc = proc_run(&spec, &r, &err);
+    shell_env_free(env);
+    if (rc < 0) {
+        if (r.cancelled) {
+            tool_error(out, "Command was interrupted before it started");
+            out->raw = raw_of(&r, true, 0, 0);
+            return 0;
+        }
+        return tool_error(out, "Could not run the command: %s", err.message);
+    }
+
+    char sig[32];
+    loom_str *t = &out->text;
+    if (r.cancelled)
+        str_puts(t, "Command was interrupted\n");
+    else if (r.timed_out)
+        str_printf(t, "Command timed out after %ld ms\n", timeout);
+    else if (r.term_signal)
+        str_printf(t, "Command was killed by signal %d (%s)\n", r.term_signal,
+                   shell_signal_name(r.term_signal, sig, sizeof sig));
+    else if (r.exit_code != 0)
+        str_printf(t, "Exit code %d\n", r.exit_code);
+
+    size_t cap = shell_output_cap();
+    loom_str so = LOOM_STR_INIT, se = LOOM_STR_INIT;
+    size_t out_cut = shell_append_capped(&so, r.out, r.out_len, cap, r.out_dropped);
+    size_t err_cut = shell_append_capped(&se, r.err, r.err_len, cap, r.err_dropped);
+    str_append(t, so.ptr, so.len);
+    if (se.len) {
+        if (t->len && t->ptr[t->len - 1] != '\n')
+            str_putc(t, '\n');
+        str_append(t, se.ptr, se.len);
+    }
+    str_free(&so);
+    str_free(&se);
+    while (t->len > 0 && t->ptr[t->len - 1] == '\n')
+        t->ptr[--t->len] = '\0';
+    if (t->len == 0)
+        str_puts(t, "(no output)");
+
+    out->is_error = r.cancelled || r.timed_out || r.term_signal != 0 || r.exit_code != 0;
+    out->raw = raw_of(&r, r.cancelled, out_cut, err_cut);
+    proc_result_free(&r);
+    return 0;
+}
+
+const tool_def tool_bash = {
+    .name = "Bash",
+    .description = BASH_DESCRIPTION,
+    .input_schema = BASH_SCHEMA,
+    .read_only = false,
+    .concurrency_safe = false,
+    .validate = bash_validate,
+    .run = bash_run,
+};

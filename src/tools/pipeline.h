@@ -1,0 +1,58 @@
+/* pipeline.h — the one path every tool call takes, and batches of calls.
+ *
+ * tool_call_run() is a fixed sequence of named steps (find → schema →
+ * tool's own validation → decide → execute → cap output). The governance
+ * issue inserts its steps (risk classifier, hooks, permission resolution,
+ * approval, re-validation of hook-updated input, audit) between them
+ * without reshaping it. Every failure is a structured is_error result the
+ * model sees; nothing here aborts a run.
+ */
+#ifndef LOOM_TOOLS_PIPELINE_H
+#define LOOM_TOOLS_PIPELINE_H
+
+#include <stdint.h>
+
+#include "tools/registry.h"
+#include "tools/tool.h"
+
+/* seed 003 / Claude Code: results beyond this many characters are cut to
+ * head and tail with a note; configurable with LOOM_TOOL_OUTPUT_CAP. */
+#define PIPELINE_OUTPUT_CAP 30000
+
+typedef struct tool_call {
+    const char *id;
+    const char *name;
+    const json_t *input;
+} tool_call;
+
+typedef struct tool_outcome {
+    tool_result result;
+    int64_t started_us;     /* wall clock in microseconds, for the trace */
+    int64_t finished_us;
+    const char *failed_step;/* NULL when the tool ran; else the step that refused */
+} tool_outcome;
+
+/* Called from the thread that runs the call (possibly a pool thread). */
+typedef struct pipeline_observer {
+    void *ctx;
+    void (*on_start)(void *ctx, size_t index, const tool_call *call);
+    void (*on_finish)(void *ctx, size_t index, const tool_call *call, const tool_outcome *out);
+} pipeline_observer;
+
+/* One call through every step. out is initialised here; free its result
+ * with tool_result_free. */
+void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ctx,
+                   tool_outcome *out);
+
+/* A model turn's calls: consecutive concurrency-safe calls run together on
+ * a small pool, every other call alone and in order; outcomes[i] always
+ * belongs to calls[i]. A cancelled run turns the calls not yet started into
+ * "interrupted" results. */
+void tool_batch_run(const tool_registry *reg, const tool_call *calls, size_t n, tool_ctx *ctx,
+                    const pipeline_observer *obs, tool_outcome *outcomes);
+
+/* Cuts text longer than cap to head and tail with a note of what was cut,
+ * never inside a UTF-8 sequence. */
+void pipeline_cap_output(loom_str *text, size_t cap);
+
+#endif

@@ -1,0 +1,52 @@
+/* registry.h — the set of tools a run offers the model, in a fixed order.
+ *
+ * The order tools are added is the order they are sent, every request: the
+ * tool list sits at the front of the prompt, and a provider's prompt cache
+ * only hits when it is byte-identical from one request to the next. Each
+ * tool's schema is parsed and shape-checked once, when it is added, so a bad
+ * schema is found at start-up, not at the first call.
+ *
+ * A registry is built by one thread and then only read; concurrent readers
+ * need no lock. The tool_defs are borrowed (built-ins are static; whoever
+ * adds a dynamic one keeps it alive for the registry's lifetime).
+ */
+#ifndef LOOM_TOOLS_REGISTRY_H
+#define LOOM_TOOLS_REGISTRY_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "tools/tool.h"
+#include "wire/message.h"
+
+typedef struct tool_registry tool_registry;
+
+/* An empty registry; free with tool_registry_free. */
+tool_registry *tool_registry_new(void);
+void tool_registry_free(tool_registry *reg);
+
+/* Adds def at the end. Refuses (LOOM_ERR_INVALID_REQUEST, err names the tool)
+ * a name already present, a name providers would reject (1-64 of
+ * [A-Za-z0-9_-]), a missing description or run function, and a schema that
+ * does not parse, fails schema_check, or is not of type "object". */
+int tool_registry_add(tool_registry *reg, const tool_def *def, loom_error *err);
+
+/* The built-in tools, in this order: Read, Write, Edit, Glob, Grep, Bash,
+ * TaskOutput, TaskStop, TodoWrite, WebFetch, AskUserQuestion. */
+int tool_registry_add_builtins(tool_registry *reg, loom_error *err);
+
+/* By exact name; NULL when absent. */
+const tool_def *tool_registry_find(const tool_registry *reg, const char *name);
+/* The parsed schema of a tool (borrowed, valid while reg lives); NULL when
+ * absent. */
+const json_t *tool_registry_schema(const tool_registry *reg, const char *name);
+size_t tool_registry_count(const tool_registry *reg);
+/* The i-th tool in insertion order; NULL past the end. */
+const tool_def *tool_registry_at(const tool_registry *reg, size_t i);
+
+/* Appends every tool, in order, to req->tools (schemas deep-copied, so the
+ * request owns what it holds). */
+void tool_registry_to_request(const tool_registry *reg, wire_request *req);
+
+#endif

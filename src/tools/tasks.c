@@ -1,0 +1,694 @@
+/* tasks.c — the background-shell registry (see tasks.h): starting shells in
+ * their own process groups, one reader thread per task that drains its
+ * output into a 1 MiB window and reaps it, and stopping groups with
+ * SIGTERM, a grace period, then SIGKILL.
+ *
+ * One mutex guards the registry and every task in it; it is never held
+ * across a read, a wait or a signal. A condition variable is broadcast
+ * whenever output arrives or a task ends, which is what TaskOutput's
+ * blocking read and the stop paths wait on. */
+#include "tools/tasks.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+
+extern char **environ;
+
+/* How often the reader looks at the shell when no output arrives: bounds
+ * how late a finished task is noticed. */
+#define TASK_TICK_MS 20
+/* After the shell exits, output still in flight is read for this long; a
+ * background grandchild holding the pipe does not keep the task alive. */
+#define TASK_DRAIN_MS 250
+/* After SIGKILL, how long a stop waits for the reader to see the end. */
+#define TASK_KILL_WAIT_MS 5000
+/* The longest single wait on the condition variable, so that a cancel flag
+ * (which nobody signals us about) is seen in time. */
+#define TASK_WAIT_SLICE_MS 50
+
+typedef struct task {
+    struct task *next;
+    task_registry *reg;
+    char *id, *command, *description, *cwd;
+    pid_t pid;
+    pthread_t thread;
+    task_status status;
+    bool leader_reaped;    /* the shell is gone: its pid may be reused soon */
+    bool stop_requested;   /* ended by us: status becomes killed */
+    bool stopping_at_end;  /* signalled by task_registry_free */
+    int exit_code, term_signal;
+    int64_t started_ms, ended_ms;
+    /* The output window: ring[(head + i) % cap] for i < len holds the bytes
+     * at absolute offsets total - len + i. */
+    char *ring;
+    size_t head, len;
+    uint64_t total;
+    uint64_t read_mark;    /* absolute offset up to which output was read */
+} task;
+
+struct task_registry {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    task *first, *last;
+    unsigned next_id;
+};
+
+/* ---- environment and names ------------------------------------------------ */
+
+char **shell_env_new(void)
+{
+    size_t n = 0;
+    for (char **e = environ; e && *e; e++)
+        n++;
+    char **env = xcalloc(n + 2, sizeof *env);
+    size_t k = 0;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "LOOM=", 5) != 0)
+            env[k++] = xstrdup(*e);
+    }
+    env[k++] = xstrdup("LOOM=1");
+    env[k] = NULL;
+    return env;
+}
+
+void shell_env_free(char **env)
+{
+    if (!env)
+        return;
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(env);
+}
+
+const char *shell_signal_name(int sig, char *buf, size_t size)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev)
+        snprintf(buf, size, "SIG%s", abbrev);
+    else
+        snprintf(buf, size, "signal %d", sig);
+    return buf;
+}
+
+const char *task_status_text(const task_info *info, char *buf, size_t size)
+{
+    char sig[32];
+    switch (info->status) {
+    case TASK_RUNNING:
+        snprintf(buf, size, "running");
+        break;
+    case TASK_COMPLETED:
+        snprintf(buf, size, "completed (exit 0)");
+        break;
+    case TASK_FAILED:
+        if (info->term_signal)
+            snprintf(buf, size, "failed (%s)", shell_signal_name(info->term_signal, sig, sizeof sig));
+        else if (info->exit_code >= 0)
+            snprintf(buf, size, "failed (exit %d)", info->exit_code);
+        else
+            snprintf(buf, size, "failed (exit status unknown)");
+        break;
+    case TASK_KILLED:
+        snprintf(buf, size, "killed");
+        break;
+    }
+    return buf;
+}
+
+#define SHELL_OUTPUT_CAP_DEFAULT 30000 /* Claude Code's BASH_MAX_OUTPUT_LENGTH default */
+/* How far a cut point may move to land on a line end. */
+#define SHELL_CUT_SLACK 256
+
+size_t shell_output_cap(void)
+{
+    const char *v = getenv("BASH_MAX_OUTPUT_LENGTH");
+    long n = v && *v ? strtol(v, NULL, 10) : SHELL_OUTPUT_CAP_DEFAULT;
+    if (n < 1000)
+        n = 1000;
+    if (n > 1000000)
+        n = 1000000;
+    return (size_t)n;
+}
+
+static bool utf8_cont(char c)
+{
+    return ((unsigned char)c & 0xC0) == 0x80;
+}
+
+size_t shell_append_capped(loom_str *out, const char *data, size_t len, size_t cap,
+                           size_t lost)
+{
+    while (len > 0 && data[len - 1] == '\n')
+        len--;
+    size_t cut = 0;
+    if (len <= cap) {
+        str_append(out, data, len);
+    } else {
+        /* The tail gets the larger share: errors and summaries come last. */
+        size_t head = cap * 2 / 5;
+        size_t tail_start = len - (cap - head);
+        for (size_t i = head; i > 0 && head - i < SHELL_CUT_SLACK; i--) {
+            if (data[i - 1] == '\n') {
+                head = i;
+                break;
+            }
+        }
+        for (size_t i = tail_start; i < len && i - tail_start < SHELL_CUT_SLACK; i++) {
+            if (data[i] == '\n') {
+                tail_start = i + 1;
+                break;
+            }
+        }
+        while (head > 0 && utf8_cont(data[head]))
+            head--;
+        while (tail_start < len && utf8_cont(data[tail_start]))
+            tail_start++;
+        cut = tail_start - head;
+        str_append(out, data, head);
+        if (head > 0 && data[head - 1] != '\n')
+            str_putc(out, '\n');
+        str_printf(out, "\n... [%zu bytes truncated] ...\n\n", cut);
+        str_append(out, data + tail_start, len - tail_start);
+    }
+    if (lost)
+        str_printf(out, "\n... [%zu more bytes were not captured]", lost);
+    return cut + lost;
+}
+
+/* ---- the output window ------------------------------------------------------ */
+
+static void ring_append(task *t, const char *data, size_t n)
+{
+    const size_t cap = TASK_OUTPUT_WINDOW;
+    t->total += n;
+    if (!t->ring)
+        t->ring = xmalloc(cap);
+    if (n > cap) {
+        data += n - cap;
+        n = cap;
+    }
+    if (t->len + n > cap) {
+        size_t overflow = t->len + n - cap;
+        t->head = (t->head + overflow) % cap;
+        t->len -= overflow;
+    }
+    size_t pos = (t->head + t->len) % cap;
+    size_t first = n < cap - pos ? n : cap - pos;
+    memcpy(t->ring + pos, data, first);
+    memcpy(t->ring, data + first, n - first);
+    t->len += n;
+}
+
+/* Appends the kept bytes from absolute offset `from` to the end. */
+static void ring_copy_from(const task *t, uint64_t from, loom_str *out)
+{
+    const size_t cap = TASK_OUTPUT_WINDOW;
+    uint64_t kept_start = t->total - t->len;
+    if (from < kept_start)
+        from = kept_start;
+    size_t skip = (size_t)(from - kept_start);
+    size_t n = t->len - skip;
+    size_t pos = (t->head + skip) % cap;
+    size_t first = n < cap - pos ? n : cap - pos;
+    str_append(out, t->ring + pos, first);
+    str_append(out, t->ring, n - first);
+}
+
+/* ---- registry internals -------------------------------------------------------- */
+
+static task *find_locked(task_registry *reg, const char *id)
+{
+    for (task *t = reg->first; t; t = t->next) {
+        if (id && strcmp(t->id, id) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+static void info_fill(const task *t, task_info *info)
+{
+    info->id = xstrdup(t->id);
+    info->command = xstrdup(t->command);
+    info->description = xstrdup(t->description);
+    info->cwd = xstrdup(t->cwd);
+    info->status = t->status;
+    info->exit_code = t->exit_code;
+    info->term_signal = t->term_signal;
+    info->pid = (long)t->pid;
+    info->started_ms = t->started_ms;
+    info->ended_ms = t->ended_ms;
+    info->output_total = t->total;
+    info->output_dropped = t->total - t->len;
+}
+
+void task_info_free(task_info *info)
+{
+    if (!info)
+        return;
+    free(info->id);
+    free(info->command);
+    free(info->description);
+    free(info->cwd);
+    memset(info, 0, sizeof *info);
+}
+
+void task_info_free_array(task_info *arr, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        task_info_free(&arr[i]);
+    free(arr);
+}
+
+static void deadline_after(struct timespec *ts, long ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+/* Waits (lock held) until t ends or ms pass; true when it has ended. */
+static bool wait_end_locked(task_registry *reg, task *t, long ms)
+{
+    int64_t until = clock_mono_ms() + ms;
+    while (t->status == TASK_RUNNING) {
+        int64_t left = until - clock_mono_ms();
+        if (left <= 0)
+            return false;
+        struct timespec ts;
+        deadline_after(&ts, left);
+        pthread_cond_timedwait(&reg->cv, &reg->mu, &ts);
+    }
+    return true;
+}
+
+/* After a SIGTERM: whatever of the group is still there gets SIGKILL. The
+ * group outlives a leader that died of the SIGTERM if a member ignores it;
+ * kill(-pgid, 0) tells whether any member remains (and while one does, the
+ * id cannot have been reused). */
+static void kill_rest_of_group(pid_t pgid, bool leader_alive)
+{
+    if (leader_alive || kill(-pgid, 0) == 0)
+        (void)kill(-pgid, SIGKILL);
+}
+
+/* ---- the reader thread ---------------------------------------------------------- */
+
+typedef struct {
+    task *t;
+    int fd;
+} reader_arg;
+
+static void *reader_main(void *arg)
+{
+    reader_arg *ra = arg;
+    task *t = ra->t;
+    int fd = ra->fd;
+    free(ra);
+    task_registry *reg = t->reg;
+
+    char buf[65536];
+    bool reaped = false;
+    int status = 0;
+    int64_t reaped_at = 0;
+    for (;;) {
+        int64_t now = clock_mono_ms();
+        if (!reaped) {
+            /* Reaping under the lock (WNOHANG: it never blocks) is what lets
+             * a stopper that sees leader_reaped false under the same lock
+             * trust that the pid, and so the group id, is still ours. */
+            pthread_mutex_lock(&reg->mu);
+            pid_t w = waitpid(t->pid, &status, WNOHANG);
+            if (w == t->pid || (w < 0 && errno == ECHILD)) {
+                /* ECHILD: reaped elsewhere (SIGCHLD ignored); status lost. */
+                if (w < 0)
+                    status = -1;
+                reaped = true;
+                reaped_at = now;
+                t->leader_reaped = true;
+            }
+            pthread_mutex_unlock(&reg->mu);
+        }
+        if (reaped && (fd < 0 || now - reaped_at >= TASK_DRAIN_MS))
+            break;
+        if (fd < 0) {
+            /* The shell closed its output but runs on: only its exit is
+             * awaited now. */
+            poll(NULL, 0, TASK_TICK_MS);
+            continue;
+        }
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, TASK_TICK_MS);
+        if (pr <= 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n > 0) {
+            pthread_mutex_lock(&reg->mu);
+            ring_append(t, buf, (size_t)n);
+            pthread_cond_broadcast(&reg->cv);
+            pthread_mutex_unlock(&reg->mu);
+        } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    /* Closing our end makes a grandchild still writing get EPIPE rather than
+     * block on a pipe nobody drains. */
+    if (fd >= 0)
+        close(fd);
+
+    pthread_mutex_lock(&reg->mu);
+    t->ended_ms = clock_wall_ms();
+    if (status != -1 && WIFEXITED(status)) {
+        t->exit_code = WEXITSTATUS(status);
+    } else if (status != -1 && WIFSIGNALED(status)) {
+        t->exit_code = -1;
+        t->term_signal = WTERMSIG(status);
+    }
+    if (t->stop_requested)
+        t->status = TASK_KILLED;
+    else if (t->exit_code == 0 && t->term_signal == 0)
+        t->status = TASK_COMPLETED;
+    else
+        t->status = TASK_FAILED;
+    pthread_cond_broadcast(&reg->cv);
+    pthread_mutex_unlock(&reg->mu);
+    return NULL;
+}
+
+/* ---- public API ------------------------------------------------------------------- */
+
+task_registry *task_registry_new(void)
+{
+    task_registry *reg = xcalloc(1, sizeof *reg);
+    pthread_mutex_init(&reg->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&reg->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    return reg;
+}
+
+static void task_free(task *t)
+{
+    free(t->id);
+    free(t->command);
+    free(t->description);
+    free(t->cwd);
+    free(t->ring);
+    free(t);
+}
+
+void task_registry_free(task_registry *reg)
+{
+    if (!reg)
+        return;
+    /* SIGTERM to every running group at once, then one shared grace period:
+     * ten stubborn tasks cost one grace period, not ten. */
+    pthread_mutex_lock(&reg->mu);
+    for (task *t = reg->first; t; t = t->next) {
+        t->stopping_at_end = t->status == TASK_RUNNING && !t->leader_reaped;
+        if (t->stopping_at_end) {
+            t->stop_requested = true;
+            (void)kill(-t->pid, SIGTERM);
+        }
+    }
+    int64_t until = clock_mono_ms() + TASK_GRACE_MS;
+    for (task *t = reg->first; t; t = t->next) {
+        if (t->stopping_at_end) {
+            int64_t left = until - clock_mono_ms();
+            wait_end_locked(reg, t, left > 0 ? left : 0);
+        }
+    }
+    for (task *t = reg->first; t; t = t->next) {
+        if (t->stopping_at_end)
+            kill_rest_of_group(t->pid, !t->leader_reaped);
+    }
+    pthread_mutex_unlock(&reg->mu);
+
+    /* The readers end on their own once their shells are reaped. */
+    for (task *t = reg->first; t; t = t->next)
+        pthread_join(t->thread, NULL);
+    for (task *t = reg->first, *next; t; t = next) {
+        next = t->next;
+        task_free(t);
+    }
+    pthread_cond_destroy(&reg->cv);
+    pthread_mutex_destroy(&reg->mu);
+    free(reg);
+}
+
+int task_registry_start(task_registry *reg, const char *command, const char *cwd,
+                        const char *description, char **id_out, loom_error *err)
+{
+    *id_out = NULL;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
+                              "could not start background command: pipe: %s", strerror(errno));
+    /* With Loom's own stdio closed the write end could be fd 1 or 2, and a
+     * dup2 onto itself would keep its close-on-exec flag. */
+    if (p[1] <= 2) {
+        int moved = fcntl(p[1], F_DUPFD_CLOEXEC, 3);
+        close(p[1]);
+        p[1] = moved;
+        if (moved < 0) {
+            close(p[0]);
+            return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
+                                  "could not start background command: %s", strerror(errno));
+        }
+    }
+
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+    /* Descriptors opened elsewhere in Loom without O_CLOEXEC must not leak
+     * into a long-lived background command. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    if (cwd)
+        posix_spawn_file_actions_addchdir_np(&fa, cwd);
+
+    /* Own group (so a stop reaches every descendant), and the default
+     * signal dispositions and an empty mask every program expects, whatever
+     * Loom ignores or blocks itself. */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+                                        POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t all, none;
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setsigmask(&attr, &none);
+
+    char **env = shell_env_new();
+    char *argv[] = {"bash", "-c", (char *)command, NULL};
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "bash", &fa, &attr, argv, env);
+    shell_env_free(env);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close(p[1]);
+    if (rc != 0) {
+        close(p[0]);
+        if (cwd && rc == ENOENT && access(cwd, X_OK) != 0)
+            return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
+                                  "could not start background command: cannot change directory "
+                                  "to %s: %s", cwd, strerror(errno));
+        return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
+                              "could not start background command: %s", strerror(rc));
+    }
+
+    task *t = xcalloc(1, sizeof *t);
+    t->reg = reg;
+    t->command = xstrdup(command);
+    t->description = xstrdup(description);
+    t->cwd = xstrdup(cwd);
+    t->pid = pid;
+    t->status = TASK_RUNNING;
+    t->exit_code = -1;
+    t->started_ms = clock_wall_ms();
+
+    pthread_mutex_lock(&reg->mu);
+    char id[32];
+    snprintf(id, sizeof id, "bash_%u", ++reg->next_id);
+    t->id = xstrdup(id);
+    reader_arg *ra = xmalloc(sizeof *ra);
+    ra->t = t;
+    ra->fd = p[0];
+    int trc = pthread_create(&t->thread, NULL, reader_main, ra);
+    if (trc != 0) {
+        pthread_mutex_unlock(&reg->mu);
+        free(ra);
+        /* Without a reader nobody would reap it or drain its pipe. */
+        (void)kill(-pid, SIGKILL);
+        close(p[0]);
+        waitpid(pid, NULL, 0);
+        task_free(t);
+        return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
+                              "could not start background command: thread: %s", strerror(trc));
+    }
+    if (reg->last)
+        reg->last->next = t;
+    else
+        reg->first = t;
+    reg->last = t;
+    *id_out = xstrdup(t->id);
+    pthread_mutex_unlock(&reg->mu);
+    return 0;
+}
+
+int task_registry_get(task_registry *reg, const char *id, task_info *info)
+{
+    memset(info, 0, sizeof *info);
+    pthread_mutex_lock(&reg->mu);
+    task *t = find_locked(reg, id);
+    if (t)
+        info_fill(t, info);
+    pthread_mutex_unlock(&reg->mu);
+    return t ? 0 : -1;
+}
+
+int task_registry_read(task_registry *reg, const char *id, loom_str *out, uint64_t *missed,
+                       task_info *info)
+{
+    if (info)
+        memset(info, 0, sizeof *info);
+    if (missed)
+        *missed = 0;
+    pthread_mutex_lock(&reg->mu);
+    task *t = find_locked(reg, id);
+    if (t) {
+        uint64_t kept_start = t->total - t->len;
+        if (missed && t->read_mark < kept_start)
+            *missed = kept_start - t->read_mark;
+        if (t->ring)
+            ring_copy_from(t, t->read_mark, out);
+        t->read_mark = t->total;
+        if (info)
+            info_fill(t, info);
+    }
+    pthread_mutex_unlock(&reg->mu);
+    return t ? 0 : -1;
+}
+
+int task_registry_tail(task_registry *reg, const char *id, size_t max, loom_str *out)
+{
+    pthread_mutex_lock(&reg->mu);
+    task *t = find_locked(reg, id);
+    if (t && t->ring) {
+        uint64_t from = t->total > max ? t->total - max : 0;
+        ring_copy_from(t, from, out);
+    }
+    pthread_mutex_unlock(&reg->mu);
+    return t ? 0 : -1;
+}
+
+int task_registry_wait(task_registry *reg, const char *id, long timeout_ms,
+                       const loom_cancel *cancel)
+{
+    int64_t until = timeout_ms >= 0 ? clock_mono_ms() + timeout_ms : INT64_MAX;
+    pthread_mutex_lock(&reg->mu);
+    task *t = find_locked(reg, id);
+    int rc = -1;
+    while (t) {
+        if (t->status != TASK_RUNNING) {
+            rc = 0;
+            break;
+        }
+        if (cancel_requested(cancel)) {
+            rc = 2;
+            break;
+        }
+        int64_t left = until - clock_mono_ms();
+        if (left <= 0) {
+            rc = 1;
+            break;
+        }
+        struct timespec ts;
+        deadline_after(&ts, left < TASK_WAIT_SLICE_MS ? (long)left : TASK_WAIT_SLICE_MS);
+        pthread_cond_timedwait(&reg->cv, &reg->mu, &ts);
+    }
+    pthread_mutex_unlock(&reg->mu);
+    return rc;
+}
+
+int task_registry_stop(task_registry *reg, const char *id, long grace_ms)
+{
+    if (grace_ms <= 0)
+        grace_ms = TASK_GRACE_MS;
+    pthread_mutex_lock(&reg->mu);
+    task *t = find_locked(reg, id);
+    if (!t) {
+        pthread_mutex_unlock(&reg->mu);
+        return -1;
+    }
+    if (t->status != TASK_RUNNING || t->leader_reaped) {
+        /* Already over (or in its last drain): let the reader finish so the
+         * caller sees the final status. */
+        wait_end_locked(reg, t, TASK_KILL_WAIT_MS);
+        pthread_mutex_unlock(&reg->mu);
+        return 1;
+    }
+    t->stop_requested = true;
+    pid_t pgid = t->pid;
+    /* The shell is not reaped yet (the reader reaps under this lock), so its
+     * pid, the group id, cannot have been reused. */
+    (void)kill(-pgid, SIGTERM);
+    wait_end_locked(reg, t, grace_ms);
+    kill_rest_of_group(pgid, !t->leader_reaped);
+    wait_end_locked(reg, t, TASK_KILL_WAIT_MS);
+    pthread_mutex_unlock(&reg->mu);
+    return 0;
+}
+
+size_t task_registry_list(task_registry *reg, task_info **out)
+{
+    pthread_mutex_lock(&reg->mu);
+    size_t n = 0;
+    for (task *t = reg->first; t; t = t->next)
+        n++;
+    task_info *arr = xcalloc(n ? n : 1, sizeof *arr);
+    size_t i = 0;
+    for (task *t = reg->first; t; t = t->next)
+        info_fill(t, &arr[i++]);
+    pthread_mutex_unlock(&reg->mu);
+    *out = arr;
+    return n;
+}
+
+char *task_registry_ids(task_registry *reg)
+{
+    loom_str s = LOOM_STR_INIT;
+    pthread_mutex_lock(&reg->mu);
+    for (task *t = reg->first; t; t = t->next) {
+        if (s.len)
+            str_puts(&s, ", ");
+        str_puts(&s, t->id);
+    }
+    pthread_mutex_unlock(&reg->mu);
+    if (!s.len)
+        str_puts(&s, "(none)");
+    return str_steal(&s);
+}

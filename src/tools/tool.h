@@ -1,0 +1,78 @@
+/* tool.h — what a tool is: its declaration, the context a call runs in, and
+ * the structured result it hands back.
+ *
+ * Defaults fail closed (seed 003 Step 2): a tool is not read-only and not
+ * concurrency-safe unless it says so. A tool never talks to the model or the
+ * session directly; everything it wants kept goes into its result or through
+ * the context's record sink. A denied or failed call is a result with
+ * is_error set, never a crash.
+ */
+#ifndef LOOM_TOOLS_TOOL_H
+#define LOOM_TOOLS_TOOL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "base/cancel.h"
+#include "base/str.h"
+
+typedef struct file_state file_state;       /* tools/file_state.h: read cache */
+typedef struct file_history file_history;   /* tools/file_history.h: pre-write snapshots */
+typedef struct task_registry task_registry; /* tools/tasks.h: background shells */
+typedef struct todo_list todo_list;         /* tools/todo.h: the plan */
+
+typedef struct tool_ctx {
+    const char *cwd;              /* the session's working directory (absolute) */
+    const char *session_id;
+    const loom_cancel *cancel;    /* the run was cancelled: stop now */
+    long timeout_ms;              /* the pipeline's cap for this call (0 = none) */
+    file_state *files;
+    file_history *history;
+    task_registry *tasks;
+    todo_list *todos;
+    const char *message_id;       /* the assistant record that asked for the call */
+    /* Side records for the session file (e.g. file-history-snapshot); the
+     * callee steals rec. May be NULL. */
+    void (*record)(void *record_ctx, json_t *rec);
+    void *record_ctx;
+    /* Asks the user a question (AskUserQuestion); NULL when no user can be
+     * asked (headless). Returns a malloc'd answer or NULL. */
+    char *(*ask_user)(void *ask_ctx, const json_t *questions);
+    void *ask_ctx;
+} tool_ctx;
+
+typedef struct tool_result {
+    loom_str text;       /* what the model sees */
+    bool is_error;
+    json_t *raw;         /* structured metadata for providerData.toolResult.rawResponse
+                            (exitCode, signal, interrupted, truncated…); may be NULL */
+    char *image_media_type; /* Read of an image: the image block (base64 in image_data) */
+    char *image_data;
+} tool_result;
+
+typedef struct tool_def {
+    const char *name;
+    const char *description;
+    const char *input_schema;    /* JSON Schema text (the subset schema.c checks) */
+    bool read_only;              /* default false: may change the world */
+    bool concurrency_safe;       /* default false: runs alone, in order */
+    /* The tool's own validation beyond the schema (may be NULL): 0 ok, else
+     * writes a message the model can act on into why. */
+    int (*validate)(const json_t *input, const tool_ctx *ctx, loom_str *why);
+    /* Runs the call. Returns 0 when a result was produced (even an error
+     * result); nonzero only for an internal failure, with out->text saying it. */
+    int (*run)(const json_t *input, tool_ctx *ctx, tool_result *out);
+} tool_def;
+
+/* Result helpers. */
+void tool_result_init(tool_result *r);
+void tool_result_free(tool_result *r);
+/* Sets is_error and a printf-style text; returns 0 so a tool can
+ * `return tool_error(out, "...")`. */
+int tool_error(tool_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Resolves a path argument against ctx->cwd (absolute paths kept), with
+ * "." and ".." folded lexically. Caller frees. */
+char *tool_resolve_path(const tool_ctx *ctx, const char *path);
+
+#endif
