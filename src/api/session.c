@@ -1,9 +1,13 @@
 /* session.c — loom_session: a transcript plus the per-session tool state
  * (read cache, file history, background shells, the plan). */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/internal.h"
+#include "base/fileio.h"
 #include "session/record.h"
 #include "session/store.h"
 #include "tools/file_history.h"
@@ -75,6 +79,34 @@ loom_session *loom_session_continue(loom_agent *agent, loom_status *st)
     return open_path(agent, path, rc, &err, st);
 }
 
+/* A fork keeps the right to rewind the edits made before it: the backups
+ * the snapshots name are hard-linked (copied where links fail) into the new
+ * session's file-history folder. */
+static void share_backups(const char *from, const char *to)
+{
+    DIR *d = opendir(from);
+    if (!d)
+        return;
+    loom_error ignore;
+    file_mkdirs(to, 0700, &ignore);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char src[4096], dst[4096];
+        snprintf(src, sizeof src, "%s/%s", from, e->d_name);
+        snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
+        if (link(src, dst) == 0)
+            continue;
+        char *data = NULL;
+        size_t len = 0;
+        if (file_read_all(src, &data, &len, &ignore) == 0)
+            file_write_atomic(dst, data, len, 0600, &ignore);
+        free(data);
+    }
+    closedir(d);
+}
+
 loom_session *loom_session_fork(loom_session *s, loom_status *st)
 {
     loom_error err;
@@ -85,8 +117,21 @@ loom_session *loom_session_fork(loom_session *s, loom_status *st)
         api_status_from(st, &err);
         return NULL;
     }
+    loom_session *fork = wrap(s->agent, t);
+    if (file_history_dir(s->history) && file_history_dir(fork->history)) {
+        share_backups(file_history_dir(s->history), file_history_dir(fork->history));
+        /* Reload now that the backups are in place. */
+        file_history_free(fork->history);
+        fork->history = file_history_new(transcript_session_id(t));
+        size_t n = transcript_count(t);
+        json_t **recs = xcalloc(n ? n : 1, sizeof *recs);
+        for (size_t i = 0; i < n; i++)
+            recs[i] = transcript_record(t, i);
+        file_history_load(fork->history, recs, n);
+        free(recs);
+    }
     api_status_ok(st);
-    return wrap(s->agent, t);
+    return fork;
 }
 
 const char *loom_session_id(const loom_session *s)

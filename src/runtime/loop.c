@@ -331,8 +331,11 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
                 st.model_failures < LOOP_BREAKER_THRESHOLD) {
                 st.using_fallback = true;
                 cfg.model = (char *)p->fallback_model;
+                char msg[1400];
+                snprintf(msg, sizeof msg, "switching to the fallback model %s: %s",
+                         p->fallback_model, err.message);
                 emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                     json_pack("{s:s,s:s,s:s}", "kind", "fallback_model", "message", err.message,
+                     json_pack("{s:s,s:s,s:s}", "kind", "fallback_model", "message", msg,
                                "model", p->fallback_model));
                 st.turn--; /* the failed call was not a turn */
                 continue;

@@ -19,6 +19,7 @@
 
 #include "base/str.h"
 #include "tools/builtin.h"
+#include "tools/html_text.h"
 #include "tools/tool.h"
 
 /* Both options and questions are compared by exact text: the answers come
@@ -32,9 +33,13 @@ static int ask_validate(const json_t *input, const tool_ctx *ctx, loom_str *why)
     json_array_foreach(qs, i, q) {
         const char *text = json_string_value(json_object_get(q, "question"));
         for (j = 0; j < i && text; j++) {
-            const char *other = json_string_value(json_object_get(json_array_get(qs, j), "question"));
+            const char *other =
+                json_string_value(json_object_get(json_array_get(qs, j), "question"));
             if (other && strcmp(text, other) == 0) {
-                str_printf(why, "\"questions[%zu].question\" repeats questions[%zu]; each question must be different", i, j);
+                str_printf(why,
+                           "\"questions[%zu].question\" repeats questions[%zu]; each question "
+                           "must be different",
+                           i, j);
                 return -1;
             }
         }
@@ -87,14 +92,18 @@ static int ask_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         out->raw = json_pack("{s:b}", "noUserAvailable", 1);
         return 0;
     }
-    char *answer = ctx->ask_user(ctx->ask_ctx, qs);
-    if (!answer) {
+    char *reply = ctx->ask_user(ctx->ask_ctx, qs);
+    if (!reply) {
         tool_error(out, "The user dismissed the questions without answering. Do not assume an "
                         "answer: continue only with what does not depend on it, or ask again "
                         "in plain text.");
         out->raw = json_pack("{s:b}", "declined", 1);
         return 0;
     }
+    /* Typed at a terminal, the reply may be in any encoding; the result
+     * must be UTF-8 to reach the model at all. */
+    char *answer = text_to_utf8(reply, strlen(reply), 0, NULL);
+    free(reply);
     json_t *parsed = json_loads(answer, 0, NULL);
     if (json_is_object(parsed) && json_object_size(parsed) > 0) {
         str_puts(&out->text, "User has answered your questions:");

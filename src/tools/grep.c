@@ -324,7 +324,7 @@ static void search_file(pcre_engine *e, const char *abs, const char *rel,
     if (file_read_all(abs, &buf, &len, NULL) != 0)
         return;
     /* Binary files are skipped, as rg skips them when walking (a NUL byte
-     * marks them); a file named explicitly is searched anyway, as rg does. */
+     * marks them); a file named explicitly is searched anyway. */
     if (!skip_binary || !memchr(buf, '\0', len))
         search_buffer(e, rel, mtime, buf, len);
     free(buf);
@@ -343,8 +343,31 @@ static int pcre_visit(void *ud, const walk_entry *we)
     return WALK_CONTINUE;
 }
 
+/* rg refuses a pattern that names a line end outside multiline mode (it
+ * could never match a single line); say so the same way rather than
+ * silently finding nothing. */
+static bool names_newline(const char *pattern)
+{
+    for (const char *p = pattern; *p; p++) {
+        if (*p == '\n')
+            return true;
+        if (*p == '\\') {
+            if (p[1] == 'n')
+                return true;
+            if (p[1])
+                p++;
+        }
+    }
+    return false;
+}
+
 static int run_pcre2(const grep_query *q, gresults *res, loom_str *errmsg)
 {
+    if (!q->multiline && names_newline(q->pattern)) {
+        str_puts(errmsg, "the literal \"\\n\" is not allowed in a regex; set multiline to "
+                         "true to match across lines");
+        return -1;
+    }
     uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MULTILINE | PCRE2_MATCH_INVALID_UTF;
     if (q->icase)
         opts |= PCRE2_CASELESS;
@@ -694,14 +717,16 @@ static void format_results(const grep_query *q, gresults *res, tool_result *out,
     size_t nfiles = res->n;
 
     if (q->mode == MODE_FILES) {
-        qsort(res->files, res->n, sizeof *res->files, by_mtime);
+        if (res->n)
+            qsort(res->files, res->n, sizeof *res->files, by_mtime);
         for (size_t i = 0; i < res->n; i++) {
             loom_str *s = sink_begin(&sink);
             if (s)
                 abs_path(s, q->root, res->files[i].rel);
         }
     } else {
-        qsort(res->files, res->n, sizeof *res->files, by_path);
+        if (res->n)
+            qsort(res->files, res->n, sizeof *res->files, by_path);
         bool context = q->mode == MODE_CONTENT && (q->before > 0 || q->after > 0);
         bool any = false;
         for (size_t i = 0; i < res->n; i++) {
@@ -786,6 +811,17 @@ static void format_results(const grep_query *q, gresults *res, tool_result *out,
     /* Matching lines are only counted where lines are searched to the end. */
     if (q->mode != MODE_FILES)
         json_object_set_new(out->raw, "numMatches", json_integer((json_int_t)total_matches));
+}
+
+static bool is_binary(const char *path)
+{
+    char *buf;
+    size_t len;
+    if (file_read_all(path, &buf, &len, NULL) != 0)
+        return false;
+    bool bin = memchr(buf, '\0', len) != NULL;
+    free(buf);
+    return bin;
 }
 
 /* ---- input -------------------------------------------------------------------------------- */
@@ -896,6 +932,22 @@ static int grep_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         char *slash = strrchr(target, '/');
         q.single = xstrdup(slash + 1);
         q.root = slash == target ? xstrdup("/") : xstrndup(target, (size_t)(slash - target));
+    }
+
+    if (q.single && is_binary(target)) {
+        /* A binary file named explicitly: whether it matches is all that can
+         * usefully be said (rg's own wording), the same on both engines. */
+        q.mode = MODE_FILES;
+        rc = run_pcre2(&q, &res, &errmsg);
+        if (rc < 0)
+            tool_error(out, "%s", str_cstr(&errmsg));
+        else if (res.n)
+            str_printf(&out->text, "Binary file %s matches", target);
+        else
+            str_puts(&out->text, "No matches found");
+        if (rc == 0)
+            out->raw = json_pack("{s:b, s:I}", "binary", 1, "numFiles", (json_int_t)res.n);
+        goto done;
     }
 
     const char *want = getenv("LOOM_GREP_ENGINE");

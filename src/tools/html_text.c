@@ -484,8 +484,7 @@ static void link_close(conv *c)
     const char *text = w->s.ptr + c->link_start;
     size_t tn = w->s.len - c->link_start;
     if (tn >= c->href.len && memcmp(text + tn - c->href.len, c->href.ptr, c->href.len) == 0 &&
-        (tn == c->href.len || is_space((unsigned char)text[tn - c->href.len - 1]) ||
-         text[tn - c->href.len - 1] == ' '))
+        (tn == c->href.len || is_space((unsigned char)text[tn - c->href.len - 1])))
         return;
     bool owed = w->space_owed;
     w->space_owed = false;
@@ -671,7 +670,7 @@ static bool skipping_tag(conv *c, const tag *t)
             c->head_title = false;
             return false;
         }
-        if (!t->end && (strcmp(t->name, "body") == 0 || (t->name[0] && !tag_in(t->name, head_content)))) {
+        if (!t->end && t->name[0] && !tag_in(t->name, head_content)) { /* <body> included */
             c->skip_depth = 0;
             c->skip[0] = '\0';
             return true;

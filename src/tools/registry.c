@@ -70,7 +70,7 @@ static const reg_entry *find(const tool_registry *reg, const char *name)
 
 int tool_registry_add(tool_registry *reg, const tool_def *def, loom_error *err)
 {
-    if (!def)
+    if (!reg || !def)
         return loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "tool definition missing");
     if (!name_ok(def->name))
         return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,

@@ -954,8 +954,10 @@ static int shape(sctx *c, const json_t *s, int depth)
     }
     const json_t *items = json_object_get(s, "items");
     if (items) {
-        int rc = json_is_array(items) ? (json_array_size(items) ? shape_list(c, "items", items, depth) : 0)
-                                      : shape_at(c, "items", items, depth);
+        /* An empty tuple array constrains nothing, which is legal. */
+        int rc = !json_is_array(items)      ? shape_at(c, "items", items, depth)
+                 : json_array_size(items) ? shape_list(c, "items", items, depth)
+                                          : 0;
         if (rc)
             return rc;
     }

@@ -602,7 +602,8 @@ static void walk_dir(walker *w, unsigned level)
         names[n++] = xstrdup(nm);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_names);
 
     ign_list *own = ign_load(w->abs.ptr);
     stack_push(w, own);

@@ -348,13 +348,13 @@ static tool_result grep_both(json_t *input)
     setenv("LOOM_GREP_ENGINE", "pcre2", 1);
     json_incref(input);
     tool_result p = run(&tool_grep, input);
-    if (!p.is_error)
+    if (!p.is_error && !json_get_bool(p.raw, "binary", false))
         assert_string_equal(json_get_str(p.raw, "engine", ""), "pcre2");
     if (have_rg) {
         setenv("LOOM_GREP_ENGINE", "rg", 1);
         json_incref(input);
         tool_result g = run(&tool_grep, input);
-        if (!g.is_error)
+        if (!g.is_error && !json_get_bool(g.raw, "binary", false))
             assert_string_equal(json_get_str(g.raw, "engine", ""), "rg");
         assert_int_equal(p.is_error, g.is_error);
         /* Error wording is each engine's own; results must match exactly. */
@@ -388,6 +388,10 @@ static void test_grep_files_with_matches(void **state)
     /* A file named explicitly is searched even when ignored. */
     check_grep(json_pack("{s:s, s:s}", "pattern", "FOO", "path", "x.log"),
                "Found 1 file\n@/x.log");
+    check_grep(json_pack("{s:s, s:s, s:s}", "pattern", "FOO", "path", "bin.c", "output_mode",
+                         "content"),
+               "Binary file @/bin.c matches");
+    check_grep(json_pack("{s:s, s:s}", "pattern", "nope", "path", "bin.c"), "No matches found");
     check_grep(json_pack("{s:s, s:i}", "pattern", "FOO", "head_limit", 2),
                "Found 6 files\n@/.hidden/h.c\n@/src/top_only.txt\n\n"
                "[Showing 2 of 6 entries (offset 0, head_limit 2)]");
@@ -508,6 +512,14 @@ static void test_grep_errors(void **state)
     r = grep_both(json_pack("{s:s, s:s}", "pattern", "x", "type", "no-such-type"));
     assert_true(r.is_error);
     assert_non_null(strstr(r.text.ptr, "no-such-type"));
+    tool_result_free(&r);
+    /* A line end outside multiline mode is refused, not silently unmatched. */
+    r = grep_both(json_pack("{s:s}", "pattern", "two\\nl3"));
+    assert_true(r.is_error);
+    assert_non_null(strstr(r.text.ptr, "multiline"));
+    tool_result_free(&r);
+    r = grep_both(json_pack("{s:s}", "pattern", "a\\\\n")); /* an escaped backslash, then n */
+    assert_false(r.is_error);
     tool_result_free(&r);
     r = grep_both(json_pack("{s:s, s:i}", "pattern", "x", "-C", -1));
     assert_true(r.is_error);

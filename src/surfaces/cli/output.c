@@ -70,7 +70,8 @@ void output_event(cli_output *o, const loom_event *ev)
         fflush(stdout);
         return;
     }
-    if (o->format != OUTPUT_TEXT)
+    /* json keeps stdout for the result, but warnings still belong on stderr. */
+    if (o->format == OUTPUT_JSON && strcmp(ev->type, "warning.emitted") != 0)
         return;
     loom_error ignore;
     json_t *doc = json_parse(ev->json, strlen(ev->json), "event", &ignore);

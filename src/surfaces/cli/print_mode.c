@@ -18,6 +18,7 @@
 #include "base/str.h"
 #include "loom.h"
 #include "surfaces/cli/output.h"
+#include "surfaces/cli/setup.h"
 
 static loom_run *_Atomic active_run;
 static atomic_int signals_seen;
@@ -60,62 +61,6 @@ static char *read_stdin_prompt(void)
     return str_steal(&s);
 }
 
-/* CLI flags become config options; settings files fill what flags left. */
-static loom_config *config_from_options(const cli_options *opt, loom_status *st)
-{
-    loom_config *cfg = loom_config_new();
-    char num[32];
-    struct {
-        const char *key;
-        const char *value;
-    } pairs[] = {
-        {"provider", opt->provider},
-        {"model", opt->model},
-        {"base_url", opt->base_url},
-        {"cassette", opt->cassette},
-        {"system_prompt", opt->system_prompt},
-        {"append_system_prompt", opt->append_system_prompt},
-        {"cwd", opt->cwd},
-        {"permission_mode", opt->permission_mode},
-        {"fallback_model", opt->fallback_model},
-        {"stream", opt->no_stream ? "false" : NULL},
-        {"interactive", "false"},
-    };
-    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
-        if (pairs[i].value && loom_config_set(cfg, pairs[i].key, pairs[i].value, st) != 0)
-            goto fail;
-    if (opt->max_retries >= 0) {
-        snprintf(num, sizeof num, "%d", opt->max_retries);
-        if (loom_config_set(cfg, "max_retries", num, st) != 0)
-            goto fail;
-    }
-    if (opt->max_turns > 0) {
-        snprintf(num, sizeof num, "%d", opt->max_turns);
-        if (loom_config_set(cfg, "max_turns", num, st) != 0)
-            goto fail;
-    }
-    if (loom_config_load_settings(cfg, st) != 0)
-        goto fail;
-    return cfg;
-fail:
-    loom_config_free(cfg);
-    return NULL;
-}
-
-static loom_session *open_session(const cli_options *opt, loom_agent *agent, loom_status *st)
-{
-    if (!opt->resume && !opt->continue_latest)
-        return loom_session_new(agent, st);
-    loom_session *s = opt->resume ? loom_session_resume(agent, opt->resume, st)
-                                  : loom_session_continue(agent, st);
-    if (s && opt->fork_session) {
-        loom_session *fork = loom_session_fork(s, st);
-        loom_session_free(s);
-        s = fork;
-    }
-    return s;
-}
-
 static void on_event(void *ctx, const loom_event *ev)
 {
     output_event(ctx, ev);
@@ -152,12 +97,12 @@ int print_mode_run(const cli_options *opt)
     int status = 2;
     loom_session *session = NULL;
     loom_agent *agent = NULL;
-    loom_config *cfg = config_from_options(opt, &st);
+    loom_config *cfg = setup_config(opt, false, NULL, &st);
     if (cfg)
         agent = loom_agent_new(cfg, &st);
     loom_config_free(cfg);
     if (agent) {
-        session = open_session(opt, agent, &st);
+        session = setup_session(opt, agent, &st);
         status = 1; /* an unknown session is not a usage error */
     }
     if (!session) {

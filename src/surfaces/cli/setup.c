@@ -1,0 +1,61 @@
+/* setup.c — the command line → loom_config → session path shared by the
+ * headless mode (print_mode.c) and the REPL (repl.c). */
+#include "surfaces/cli/setup.h"
+
+#include <stdio.h>
+
+loom_config *setup_config(const cli_options *opt, bool interactive, const char *model,
+                          loom_status *st)
+{
+    loom_config *cfg = loom_config_new();
+    char num[32];
+    struct {
+        const char *key;
+        const char *value;
+    } pairs[] = {
+        {"provider", opt->provider},
+        {"model", model ? model : opt->model},
+        {"base_url", opt->base_url},
+        {"cassette", opt->cassette},
+        {"system_prompt", opt->system_prompt},
+        {"append_system_prompt", opt->append_system_prompt},
+        {"cwd", opt->cwd},
+        {"permission_mode", opt->permission_mode},
+        {"fallback_model", opt->fallback_model},
+        {"stream", opt->no_stream ? "false" : NULL},
+        {"interactive", interactive ? "true" : "false"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (pairs[i].value && loom_config_set(cfg, pairs[i].key, pairs[i].value, st) != 0)
+            goto fail;
+    if (opt->max_retries >= 0) {
+        snprintf(num, sizeof num, "%d", opt->max_retries);
+        if (loom_config_set(cfg, "max_retries", num, st) != 0)
+            goto fail;
+    }
+    if (opt->max_turns > 0) {
+        snprintf(num, sizeof num, "%d", opt->max_turns);
+        if (loom_config_set(cfg, "max_turns", num, st) != 0)
+            goto fail;
+    }
+    if (loom_config_load_settings(cfg, st) != 0)
+        goto fail;
+    return cfg;
+fail:
+    loom_config_free(cfg);
+    return NULL;
+}
+
+loom_session *setup_session(const cli_options *opt, loom_agent *agent, loom_status *st)
+{
+    if (!opt->resume && !opt->continue_latest)
+        return loom_session_new(agent, st);
+    loom_session *s = opt->resume ? loom_session_resume(agent, opt->resume, st)
+                                  : loom_session_continue(agent, st);
+    if (s && opt->fork_session) {
+        loom_session *fork = loom_session_fork(s, st);
+        loom_session_free(s);
+        s = fork;
+    }
+    return s;
+}
