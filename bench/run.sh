@@ -25,3 +25,42 @@ mkdir -p "$root/bench/results"
 "$build/bench_print" "$build/loom" "$t/body.json" "$ANTHROPIC_BASE_URL" "$t/mock.jsonl" "$runs" \
   | tee "$root/bench/results/print.txt"
 echo "binary size: $(stat -c %s "$build/loom") bytes ($(basename "$build")/loom)"
+
+# --- the agent: fix-a-failing-test (5 model turns, 4 tool calls) -----------
+# Harness CPU per turn = (CPU of the 5-turn run − CPU of a 1-turn chat) / 4,
+# both from loom's own getrusage (tools run as children and are not counted;
+# waiting for the model costs no CPU). Medians over the runs.
+kill $mock 2>/dev/null || true
+"$build/mockllm" --scenario "$root/examples/cassettes/fix-test.json" --port 0 \
+  --port-file "$t/port2" --log "$t/mock2.jsonl" >/dev/null 2>&1 &
+mock=$!
+for _ in $(seq 1 100); do [ -s "$t/port2" ] && break; sleep 0.02; done
+export ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$t/port2")"
+"$build/mockllm" --scenario "$root/tests/scenarios/chat_two_turns.json" --port 0 \
+  --port-file "$t/port3" --log "$t/mock3.jsonl" >/dev/null 2>&1 &
+mock3=$!
+for _ in $(seq 1 100); do [ -s "$t/port3" ] && break; sleep 0.02; done
+trap 'kill $mock $mock3 2>/dev/null; rm -rf "$t"' EXIT
+agent_runs=${BENCH_AGENT_RUNS:-15}
+for i in $(seq 1 "$agent_runs"); do
+  rm -rf "$t/proj" && cp -r "$root/examples/demo" "$t/proj"
+  start=$(date +%s%N)
+  LOOM_LOG="$t/agent.log" "$build/loom" -p "Fix the test" --cwd "$t/proj" >/dev/null
+  echo $(( ($(date +%s%N) - start) / 1000 )) >> "$t/agent_wall_us"
+  bash "$t/proj/test.sh" >/dev/null || { echo "bench: the agent did not fix the test" >&2; exit 1; }
+  ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$t/port3")" LOOM_LOG="$t/chat.log" \
+    "$build/loom" -p "Say hello" --cwd "$t/proj" >/dev/null
+done
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+cpu() { jq -r 'select(.module=="process") | .cpu_user_ms + .cpu_sys_ms' "$1" | median; }
+rss() { jq -r 'select(.module=="process") | .max_rss_kb' "$1" | median; }
+agent_cpu=$(cpu "$t/agent.log"); chat_cpu=$(cpu "$t/chat.log")
+{
+  echo
+  echo "agent: fix-a-failing-test against mockllm (5 turns, 4 tools), median of $agent_runs runs"
+  printf '%-34s %10.2f ms\n' "total wall" "$(median < "$t/agent_wall_us" | awk '{print $1/1000}')"
+  printf '%-34s %10.2f ms\n' "loom CPU, 5-turn agent run" "$agent_cpu"
+  printf '%-34s %10.2f ms   (baseline)\n' "loom CPU, 1-turn chat" "$chat_cpu"
+  printf '%-34s %10.3f ms\n' "harness CPU per turn" "$(awk -v a="$agent_cpu" -v c="$chat_cpu" 'BEGIN{print (a-c)/4}')"
+  printf '%-34s %10d KiB  (chat: %d KiB)\n' "peak RSS, agent run" "$(rss "$t/agent.log")" "$(rss "$t/chat.log")"
+} | tee -a "$root/bench/results/print.txt"

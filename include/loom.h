@@ -137,6 +137,10 @@ const char *loom_run_state_name(loom_run_state state);
 typedef struct loom_event {
     const char *type;   /* "token.delta", "tool.started", … */
     const char *json;   /* the whole event, one line of JSON */
+    /* token.delta only (NULL otherwise): the delta and its channel ("text" or
+     * "reasoning"), so a renderer need not parse the JSON of every token. */
+    const char *text;
+    const char *channel;
 } loom_event;
 
 typedef void (*loom_event_fn)(void *ctx, const loom_event *ev);

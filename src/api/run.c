@@ -18,6 +18,8 @@ typedef struct queued {
     loom_event ev;
     char *type;
     char *json;
+    char *text;
+    char *channel;
     struct queued *next;
 } queued;
 
@@ -45,12 +47,21 @@ const char *loom_run_state_name(loom_run_state s)
 static void deliver(loom_run *r, const char *type, json_t *ev)
 {
     char *json = json_dump_compact(ev);
+    const json_t *payload = json_object_get(ev, "payload");
+    char *text = NULL, *channel = NULL;
+    if (!strcmp(type, EV_TOKEN_DELTA)) {
+        text = xstrdup(json_string_value(json_object_get(payload, "text")));
+        channel = xstrdup(json_string_value(json_object_get(payload, "channel")));
+    }
     json_decref(ev);
-    if (!json)
+    if (!json) {
+        free(text);
+        free(channel);
         return;
+    }
     pthread_mutex_lock(&r->lock);
     if (r->opts.on_event) {
-        loom_event e = {type, json};
+        loom_event e = {type, json, text, channel};
         r->opts.on_event(r->opts.event_ctx, &e);
     }
     if (r->opts.queue_events) {
@@ -59,6 +70,9 @@ static void deliver(loom_run *r, const char *type, json_t *ev)
         q->json = json;
         q->ev.type = q->type;
         q->ev.json = q->json;
+        q->ev.text = q->text = text;
+        q->ev.channel = q->channel = channel;
+        text = channel = NULL;
         if (r->tail)
             r->tail->next = q;
         else
@@ -69,6 +83,8 @@ static void deliver(loom_run *r, const char *type, json_t *ev)
     }
     pthread_mutex_unlock(&r->lock);
     free(json);
+    free(text);
+    free(channel);
 }
 
 static void emit(void *ctx, const char *type, event_visibility vis, const char *corr,
@@ -229,6 +245,8 @@ void loom_event_free(loom_event *ev)
     queued *q = (queued *)((char *)ev - offsetof(queued, ev));
     free(q->type);
     free(q->json);
+    free(q->text);
+    free(q->channel);
     free(q);
 }
 
@@ -275,6 +293,8 @@ void loom_run_free(loom_run *r)
         queued *next = q->next;
         free(q->type);
         free(q->json);
+        free(q->text);
+        free(q->channel);
         free(q);
         q = next;
     }

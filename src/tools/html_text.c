@@ -289,10 +289,12 @@ static void settle(writer *w)
     if (w->nl_owed > 0) {
         while (w->s.len && (w->s.ptr[w->s.len - 1] == ' ' || w->s.ptr[w->s.len - 1] == '\t'))
             w->s.len--;
+        /* Trimming may leave nothing (a <pre> of blanks): then there is
+         * no line to end. */
         int have = 0;
         while (have < (int)w->s.len && w->s.ptr[w->s.len - 1 - (size_t)have] == '\n')
             have++;
-        for (int i = have; i < w->nl_owed; i++)
+        for (int i = have; w->s.len && i < w->nl_owed; i++)
             str_putc(&w->s, '\n');
         if (w->s.ptr)
             w->s.ptr[w->s.len] = '\0';

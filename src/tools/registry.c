@@ -149,5 +149,5 @@ void tool_registry_to_request(const tool_registry *reg, wire_request *req)
 {
     for (size_t i = 0; reg && i < reg->n; i++)
         wire_request_add_tool(req, reg->v[i].def->name, reg->v[i].def->description,
-                              json_deep_copy(reg->v[i].schema));
+                              json_incref(reg->v[i].schema)); /* immutable: shared, not copied */
 }

@@ -28,7 +28,6 @@
 /* The part of libcurl's API this file calls, resolved once. */
 static struct {
     CURLcode (*global_init)(long flags);
-    void (*global_cleanup)(void);
     CURL *(*easy_init)(void);
     CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
     CURLcode (*easy_perform)(CURL *h);
@@ -63,7 +62,6 @@ static void load_once_fn(void)
         lc.field = (__typeof__(lc.field))p;                        \
     } while (0)
     SYM(global_init, "curl_global_init");
-    SYM(global_cleanup, "curl_global_cleanup");
     SYM(easy_init, "curl_easy_init");
     SYM(easy_setopt, "curl_easy_setopt");
     SYM(easy_perform, "curl_easy_perform");
@@ -77,6 +75,9 @@ static void load_once_fn(void)
         snprintf(load_error, sizeof load_error, "libcurl.so.4 has no %s", missing);
         return;
     }
+    /* Never undone: the library stays loaded until exit, and a cleanup at
+     * exit could pull OpenSSL from under a transfer still running on
+     * another thread. Leak checkers see its state as reachable. */
     if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         snprintf(load_error, sizeof load_error, "curl_global_init failed");
         return;

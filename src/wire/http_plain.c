@@ -427,9 +427,10 @@ static void add_addr(addr *list, int *n, const struct sockaddr *sa, socklen_t le
     }
 }
 
-/* Numeric hosts skip the resolver entirely, and so does localhost (as in
- * curl): IPv4 first, since that is where local servers listen by default,
- * and a refusal there costs one syscall before ::1 is tried. */
+/* Numeric hosts skip the resolver entirely, and so does localhost, which
+ * is loopback by definition (RFC 6761): IPv4 first, since that is where
+ * local servers listen by default, and a refusal there costs one syscall
+ * before ::1 is tried. */
 static int resolve(const plain_url *u, addr *list, int *n, char *why, size_t why_cap)
 {
     *n = 0;

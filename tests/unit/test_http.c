@@ -872,6 +872,27 @@ static void test_caller_header_conventions(void **state)
     http_response_free(&resp);
 }
 
+static void test_localhost_name(void **state)
+{
+    /* The server listens on 127.0.0.1 only, as local model servers do. */
+    server s;
+    server_start(&s, SC_FIXED, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    char url[64];
+    snprintf(url, sizeof url, "http://LocalHost:%d/v1/models", s.port);
+    http_request req = {.method = "GET", .url = url, .connect_timeout_ms = 2000};
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    assert_int_equal(http_perform(&req, on_body, &k, &resp, &err), 0);
+    server_join(&s);
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(str_cstr(&k.got), "ok");
+    assert_true(strncmp(str_cstr(&s.request), "GET /v1/models HTTP/1.1\r\n", 26) == 0);
+    str_free(&s.request);
+    str_free(&k.got);
+    http_response_free(&resp);
+}
+
 /* ---- the proxy environment: both transports must agree on who goes direct ---- */
 
 static void test_proxy_env_honoured(void **state)
@@ -1137,6 +1158,7 @@ int main(void)
         cmocka_unit_test(test_retry_after_other_date_forms),
         cmocka_unit_test(test_basic_auth_from_userinfo),
         cmocka_unit_test(test_caller_header_conventions),
+        cmocka_unit_test(test_localhost_name),
         cmocka_unit_test(test_proxy_env_honoured),
         cmocka_unit_test(test_no_proxy_rules),
     };

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
@@ -343,9 +344,15 @@ static void test_background_task_output(void **state)
 {
     task_registry *reg = task_registry_new();
     tool_ctx ctx = make_ctx(reg);
+    /* "two" waits for a gate the test opens, so a loaded machine cannot
+     * reorder the steps; then it comes 300 ms later. */
+    char *gate = path_in_tmp("gate");
+    loom_str cmd = LOOM_STR_INIT;
+    str_printf(&cmd, "echo one; until [ -e '%s' ]; do sleep 0.02; done; sleep 0.3; echo two",
+               gate);
     tool_result r = run(&tool_bash,
-                        json_pack("{s:s, s:b, s:s}", "command", "echo one; sleep 0.3; echo two",
-                                  "run_in_background", 1, "description", "two lines"),
+                        json_pack("{s:s, s:b, s:s}", "command", cmd.ptr, "run_in_background", 1,
+                                  "description", "two lines"),
                         &ctx);
     assert_false(r.is_error);
     assert_contains(r.text.ptr, "Command running in background with ID: bash_1");
@@ -353,15 +360,24 @@ static void test_background_task_output(void **state)
     assert_string_equal(json_get_str(r.raw, "backgroundTaskId", ""), "bash_1");
     tool_result_free(&r);
 
-    /* Give "one" time to arrive; "two" is 300 ms away. */
-    clock_sleep_ms(100, NULL);
-    r = task_output(&ctx, id, false, 0);
-    assert_false(r.is_error);
-    assert_contains(r.text.ptr, "running");
-    assert_contains(r.text.ptr, "one");
-    assert_null(strstr(r.text.ptr, "two"));
-    assert_string_equal(json_get_str(r.raw, "retrieval_status", ""), "not_ready");
-    tool_result_free(&r);
+    /* Peek until "one" has arrived. */
+    loom_str seen = LOOM_STR_INIT;
+    int64_t until = clock_mono_ms() + 10000;
+    while (!strstr(str_cstr(&seen), "one") && clock_mono_ms() < until) {
+        r = task_output(&ctx, id, false, 0);
+        assert_false(r.is_error);
+        assert_contains(r.text.ptr, "Task bash_1: running\n");
+        assert_string_equal(json_get_str(r.raw, "retrieval_status", ""), "not_ready");
+        str_puts(&seen, r.text.ptr);
+        tool_result_free(&r);
+        clock_sleep_ms(10, NULL);
+    }
+    assert_contains(str_cstr(&seen), "one");
+    assert_null(strstr(str_cstr(&seen), "two"));
+    str_free(&seen);
+    int fd = open(gate, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    assert_true(fd >= 0);
+    close(fd);
 
     r = task_output(&ctx, id, true, 5000);
     assert_false(r.is_error);
@@ -395,6 +411,8 @@ static void test_background_task_output(void **state)
     assert_true(tool_task_output.read_only);
     assert_true(tool_task_output.concurrency_safe);
     free(id);
+    free(gate);
+    str_free(&cmd);
     task_registry_free(reg);
 }
 

@@ -25,18 +25,7 @@ static void text_newline(cli_output *o)
 
 static void text_event(cli_output *o, const char *type, const json_t *payload)
 {
-    if (!strcmp(type, "token.delta")) {
-        if (strcmp(json_get_str(payload, "channel", ""), "text") != 0)
-            return;
-        const char *t = json_get_str(payload, "text", "");
-        size_t n = strlen(t);
-        if (!n)
-            return;
-        fwrite(t, 1, n, stdout);
-        fflush(stdout);
-        o->at_line_start = t[n - 1] == '\n';
-        o->turn_has_text = true;
-    } else if (!strcmp(type, "model.completed")) {
+    if (!strcmp(type, "model.completed")) {
         /* Text of one turn, then tools, then more text: keep turns on their own lines. */
         if (o->turn_has_text)
             text_newline(o);
@@ -73,6 +62,17 @@ void output_event(cli_output *o, const loom_event *ev)
     /* json keeps stdout for the result, but warnings still belong on stderr. */
     if (o->format == OUTPUT_JSON && strcmp(ev->type, "warning.emitted") != 0)
         return;
+    if (ev->text) {
+        /* The hot path: no JSON to parse for a token. */
+        if (o->format == OUTPUT_TEXT && !strcmp(ev->channel, "text") && *ev->text) {
+            size_t n = strlen(ev->text);
+            fwrite(ev->text, 1, n, stdout);
+            fflush(stdout);
+            o->at_line_start = ev->text[n - 1] == '\n';
+            o->turn_has_text = true;
+        }
+        return;
+    }
     loom_error ignore;
     json_t *doc = json_parse(ev->json, strlen(ev->json), "event", &ignore);
     text_event(o, ev->type, json_get_obj(doc, "payload"));

@@ -12,9 +12,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/log.h"
 #include "base/str.h"
 #include "loom.h"
 #include "surfaces/cli/output.h"
@@ -64,6 +66,21 @@ static char *read_stdin_prompt(void)
 static void on_event(void *ctx, const loom_event *ev)
 {
     output_event(ctx, ev);
+}
+
+/* The harness's own cost, for bench/: CPU of this process only (tools run
+ * as children and are not counted) and its peak RSS. */
+static void log_process_stats(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return;
+    log_event(LOG_INFO, "process",
+              json_pack("{s:f,s:f,s:I}", "cpu_user_ms",
+                        ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3, "cpu_sys_ms",
+                        ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3, "max_rss_kb",
+                        (json_int_t)ru.ru_maxrss),
+              "process stats");
 }
 
 static int exit_status(const char *result_json)
@@ -132,5 +149,6 @@ int print_mode_run(const cli_options *opt)
     loom_session_free(session);
     loom_agent_free(agent);
     free(prompt);
+    log_process_stats();
     return status;
 }

@@ -1,0 +1,250 @@
+/* test_render.c — the REPL's markdown → terminal renderer
+ * (src/surfaces/cli/render.c): plain output carries no escape codes, the
+ * styles land where the markdown puts them, and streaming — text cut
+ * anywhere, a code block arriving in pieces — renders each piece once and
+ * exactly as the whole text would. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The renderer belongs to the loom program, not to loomcore, which is all
+ * unit tests link; compile it in here. */
+#include "surfaces/cli/render.c"
+
+/* md4c is linked into the loom program only. When this test is built
+ * without it, load the installed shared library and forward to it; when
+ * it is linked, this definition wins and forwards to the same code. */
+int md_parse(const MD_CHAR *text, MD_SIZE size, const MD_PARSER *parser, void *userdata)
+{
+    typedef int (*parse_fn)(const MD_CHAR *, MD_SIZE, const MD_PARSER *, void *);
+    static parse_fn real;
+    if (!real) {
+        void *h = dlopen("libmd4c.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            h = dlopen("libmd4c.so", RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            fail_msg("libmd4c is not installed: %s", dlerror());
+        void *sym = dlsym(h, "md_parse");
+        if (!sym)
+            fail_msg("libmd4c has no md_parse");
+        memcpy(&real, &sym, sizeof real);
+    }
+    return real(text, size, parser, userdata);
+}
+
+static char *render(const char *md, bool color)
+{
+    loom_str out = LOOM_STR_INIT;
+    render_markdown(md, strlen(md), color, 80, &out);
+    str_puts(&out, "");
+    return str_steal(&out);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static const char *doc =
+    "# Title\n"
+    "\n"
+    "Some **bold**, *italic* and `code` with a [link](https://example.com).\n"
+    "\n"
+    "- one\n"
+    "- two\n"
+    "  - nested\n"
+    "1. first\n"
+    "2. second\n"
+    "\n"
+    "> quoted\n"
+    "\n"
+    "```c\n"
+    "int main(void)\n"
+    "{\n"
+    "    return 0;\n"
+    "}\n"
+    "```\n"
+    "\n"
+    "| a | bb |\n"
+    "|---|----|\n"
+    "| ccc | d |\n"
+    "\n"
+    "---\n"
+    "Fin &amp; done\n";
+
+static void test_plain_has_no_escapes(void **state)
+{
+    char *out = render(doc, false);
+    assert_null(strchr(out, '\x1b'));
+    assert_non_null(strstr(out, "Title\n"));
+    assert_null(strstr(out, "# Title"));
+    assert_non_null(strstr(out, "Some bold, italic and code with a link (https://example.com).\n"));
+    assert_non_null(strstr(out, "\xe2\x80\xa2 one\n\xe2\x80\xa2 two\n"));
+    assert_non_null(strstr(out, "  \xe2\x97\xa6 nested\n"));
+    assert_non_null(strstr(out, "1. first\n2. second\n"));
+    assert_non_null(strstr(out, "\xe2\x94\x82 quoted\n"));
+    assert_non_null(strstr(out, "    int main(void)\n    {\n        return 0;\n    }\n"));
+    assert_null(strstr(out, "```"));
+    assert_non_null(strstr(out, "Fin & done\n"));
+    free(out);
+}
+
+static void test_layout_follows_source_lines(void **state)
+{
+    char *out = render("para one\n\n\n\npara two\n", false);
+    /* Blank lines collapse to one; nothing trails. */
+    assert_string_equal(out, "para one\n\npara two\n");
+    free(out);
+}
+
+static void test_color_styles(void **state)
+{
+    char *out = render("# Head\n## Sub\n**strong** _em_ `tick`\n", true);
+    assert_non_null(strstr(out, "\x1b[1;4mHead"));
+    assert_non_null(strstr(out, "\x1b[1mSub"));
+    assert_non_null(strstr(out, "\x1b[1mstrong"));
+    assert_non_null(strstr(out, "\x1b[3mem"));
+    assert_non_null(strstr(out, "\x1b[36mtick"));
+    assert_null(strstr(out, "**"));
+    assert_null(strstr(out, "`"));
+    /* Styled lines end with the reset, so no style leaks past them. */
+    assert_non_null(strstr(out, "Head\x1b[0m\n"));
+    assert_non_null(strstr(out, "tick\x1b[0m\n"));
+    free(out);
+}
+
+static void test_nested_styles_survive(void **state)
+{
+    /* Leaving the inner emphasis keeps the outer bold on. */
+    char *out = render("**bold *both* still**\n", true);
+    assert_non_null(strstr(out, "\x1b[1;3mboth"));
+    assert_non_null(strstr(out, "\x1b[0m\x1b[1m still"));
+    free(out);
+}
+
+static void test_code_block_dim_and_indented(void **state)
+{
+    char *out = render("```\nx = 1\n```\n", true);
+    assert_non_null(strstr(out, "    \x1b[2mx = 1"));
+    free(out);
+}
+
+static void test_links(void **state)
+{
+    char *out = render("see [docs](https://d.io/x) and https://auto.io/y\n", false);
+    assert_string_equal(out, "see docs (https://d.io/x) and https://auto.io/y\n");
+    free(out);
+}
+
+static void test_table_is_aligned(void **state)
+{
+    char *out = render("| a | bb |\n|---|---:|\n| ccc | d |\n", false);
+    assert_string_equal(out,
+                        "a   \xe2\x94\x82 bb\n"
+                        "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\xbc"
+                        "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\n"
+                        "ccc \xe2\x94\x82  d\n");
+    free(out);
+}
+
+/* The same text, fed one byte at a time, renders exactly as the whole. */
+static void test_bytewise_stream_matches_whole(void **state)
+{
+    for (int color = 0; color < 2; color++) {
+        char *whole = render(doc, color);
+        render_stream *rs = render_stream_new(color, 80);
+        loom_str out = LOOM_STR_INIT;
+        for (const char *p = doc; *p; p++)
+            render_stream_feed(rs, p, 1, &out);
+        render_stream_finish(rs, &out);
+        assert_string_equal(str_cstr(&out), whole);
+        str_free(&out);
+        render_stream_free(rs);
+        free(whole);
+    }
+}
+
+static void test_code_block_split_renders_once(void **state)
+{
+    render_stream *rs = render_stream_new(false, 80);
+    loom_str out = LOOM_STR_INIT;
+    render_stream_feed(rs, "Here:\n``", 8, &out);
+    assert_string_equal(str_cstr(&out), "Here:\n");
+    render_stream_feed(rs, "`py\nprint(", 10, &out);
+    render_stream_feed(rs, "1)\n\nx = 2\n`", 11, &out);
+    /* Nothing of the block shows before it is closed. */
+    assert_string_equal(str_cstr(&out), "Here:\n");
+    assert_true(render_stream_pending(rs));
+    render_stream_feed(rs, "``\nafter", 8, &out);
+    assert_string_equal(str_cstr(&out), "Here:\n    print(1)\n\n    x = 2\n");
+    render_stream_finish(rs, &out);
+    assert_string_equal(str_cstr(&out), "Here:\n    print(1)\n\n    x = 2\nafter\n");
+    assert_int_equal(count(str_cstr(&out), "print(1)"), 1);
+    assert_false(render_stream_pending(rs));
+    str_free(&out);
+    render_stream_free(rs);
+}
+
+static void test_finish_renders_unclosed_block_and_partial_line(void **state)
+{
+    render_stream *rs = render_stream_new(false, 80);
+    loom_str out = LOOM_STR_INIT;
+    render_stream_feed(rs, "**almost", 8, &out);
+    assert_int_equal(out.len, 0);
+    render_stream_finish(rs, &out);
+    assert_string_equal(str_cstr(&out), "**almost\n");
+    str_clear(&out);
+    render_stream_feed(rs, "```\nnever closed\n", 17, &out);
+    assert_int_equal(out.len, 0);
+    render_stream_finish(rs, &out);
+    assert_string_equal(str_cstr(&out), "    never closed\n");
+    str_free(&out);
+    render_stream_free(rs);
+}
+
+static void test_discard_drops_pending(void **state)
+{
+    render_stream *rs = render_stream_new(false, 80);
+    loom_str out = LOOM_STR_INIT;
+    render_stream_feed(rs, "half a li", 9, &out);
+    render_stream_discard(rs);
+    render_stream_feed(rs, "fresh\n", 6, &out);
+    render_stream_finish(rs, &out);
+    assert_string_equal(str_cstr(&out), "fresh\n");
+    str_free(&out);
+    render_stream_free(rs);
+}
+
+static void test_display_width(void **state)
+{
+    const char *s = "\x1b[1mab\x1b[0m\xe2\x80\xa2";
+    assert_int_equal(render_display_width(s, strlen(s)), 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plain_has_no_escapes),
+        cmocka_unit_test(test_layout_follows_source_lines),
+        cmocka_unit_test(test_color_styles),
+        cmocka_unit_test(test_nested_styles_survive),
+        cmocka_unit_test(test_code_block_dim_and_indented),
+        cmocka_unit_test(test_links),
+        cmocka_unit_test(test_table_is_aligned),
+        cmocka_unit_test(test_bytewise_stream_matches_whole),
+        cmocka_unit_test(test_code_block_split_renders_once),
+        cmocka_unit_test(test_finish_renders_unclosed_block_and_partial_line),
+        cmocka_unit_test(test_discard_drops_pending),
+        cmocka_unit_test(test_display_width),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
