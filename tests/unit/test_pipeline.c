@@ -1,0 +1,187 @@
+/* test_pipeline.c — the tool call path and batches: unknown tools and bad
+ * input become error results, concurrency-safe neighbours run together
+ * (and only they), outcomes stay in call order, output is capped to head
+ * and tail without splitting a UTF-8 character. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tools/pipeline.h"
+
+static int slow_run(const json_t *input, tool_ctx *ctx, tool_result *out)
+{
+    (void)ctx;
+    usleep((useconds_t)json_integer_value(json_object_get(input, "ms")) * 1000);
+    str_printf(&out->text, "slept %lld", (long long)json_integer_value(json_object_get(input, "ms")));
+    return 0;
+}
+
+static int big_run(const json_t *input, tool_ctx *ctx, tool_result *out)
+{
+    (void)input;
+    (void)ctx;
+    for (int i = 0; i < 20000; i++)
+        str_puts(&out->text, "é");  /* 40 000 bytes of two-byte characters */
+    return 0;
+}
+
+static const char *SLEEP_SCHEMA =
+    "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":0}},"
+    "\"required\":[\"ms\"],\"additionalProperties\":false}";
+
+static const tool_def safe_tool = {"Safe", "sleeps", NULL, true, true, NULL, slow_run};
+static const tool_def unsafe_tool = {"Unsafe", "sleeps", NULL, false, false, NULL, slow_run};
+static const tool_def big_tool = {"Big", "prints a lot", "{\"type\":\"object\"}", true, false,
+                                  NULL, big_run};
+
+static tool_registry *make_registry(void)
+{
+    tool_def *safe = malloc(sizeof *safe), *unsafe = malloc(sizeof *unsafe);
+    *safe = safe_tool;
+    *unsafe = unsafe_tool;
+    safe->input_schema = unsafe->input_schema = SLEEP_SCHEMA;
+    tool_registry *reg = tool_registry_new();
+    loom_error err;
+    assert_int_equal(tool_registry_add(reg, safe, &err), 0);
+    assert_int_equal(tool_registry_add(reg, unsafe, &err), 0);
+    assert_int_equal(tool_registry_add(reg, &big_tool, &err), 0);
+    return reg;
+}
+
+static void free_registry(tool_registry *reg)
+{
+    const tool_def *a = tool_registry_find(reg, "Safe"), *b = tool_registry_find(reg, "Unsafe");
+    tool_registry_free(reg);
+    free((void *)a);
+    free((void *)b);
+}
+
+static void test_unknown_tool_and_bad_input(void **state)
+{
+    (void)state;
+    tool_registry *reg = make_registry();
+    tool_ctx ctx = {.cwd = "/"};
+    json_t *in = json_pack("{}");
+    tool_call call = {"c1", "Nope", in};
+    tool_outcome out;
+    tool_call_run(reg, &call, &ctx, &out);
+    assert_true(out.result.is_error);
+    assert_string_equal(out.failed_step, "find_tool");
+    assert_non_null(strstr(out.result.text.ptr, "No such tool available: Nope"));
+    assert_non_null(strstr(out.result.text.ptr, "Safe"));
+    tool_result_free(&out.result);
+
+    json_t *bad = json_pack("{s:s}", "ms", "ten");
+    call = (tool_call){"c2", "Safe", bad};
+    tool_call_run(reg, &call, &ctx, &out);
+    assert_true(out.result.is_error);
+    assert_string_equal(out.failed_step, "validate_schema");
+    assert_non_null(strstr(out.result.text.ptr, "InputValidationError"));
+    assert_non_null(strstr(out.result.text.ptr, "ms"));
+    tool_result_free(&out.result);
+
+    json_t *raw = json_pack("{s:s}", "_raw_arguments", "{\"ms\": 1");
+    call = (tool_call){"c3", "Safe", raw};
+    tool_call_run(reg, &call, &ctx, &out);
+    assert_true(out.result.is_error);
+    assert_non_null(strstr(out.result.text.ptr, "not valid JSON"));
+    tool_result_free(&out.result);
+    json_decref(in);
+    json_decref(bad);
+    json_decref(raw);
+    free_registry(reg);
+}
+
+/* Three safe calls overlap; the unsafe one after them runs alone. */
+static void test_batch_parallel_and_ordered(void **state)
+{
+    (void)state;
+    tool_registry *reg = make_registry();
+    tool_ctx ctx = {.cwd = "/"};
+    json_t *in[4] = {json_pack("{s:i}", "ms", 150), json_pack("{s:i}", "ms", 50),
+                     json_pack("{s:i}", "ms", 100), json_pack("{s:i}", "ms", 10)};
+    tool_call calls[4] = {{"a", "Safe", in[0]}, {"b", "Safe", in[1]}, {"c", "Safe", in[2]},
+                          {"d", "Unsafe", in[3]}};
+    tool_outcome outs[4];
+    tool_batch_run(reg, calls, 4, &ctx, NULL, outs);
+    assert_string_equal(outs[0].result.text.ptr, "slept 150");
+    assert_string_equal(outs[1].result.text.ptr, "slept 50");
+    assert_string_equal(outs[2].result.text.ptr, "slept 100");
+    assert_string_equal(outs[3].result.text.ptr, "slept 10");
+    /* The safe three overlapped: each started before any of them finished. */
+    int64_t last_start = outs[0].started_us, first_end = outs[0].finished_us;
+    for (int i = 1; i < 3; i++) {
+        if (outs[i].started_us > last_start)
+            last_start = outs[i].started_us;
+        if (outs[i].finished_us < first_end)
+            first_end = outs[i].finished_us;
+    }
+    assert_true(last_start < first_end);
+    /* The unsafe one waited for the whole safe group. */
+    for (int i = 0; i < 3; i++)
+        assert_true(outs[3].started_us >= outs[i].finished_us);
+    for (int i = 0; i < 4; i++) {
+        tool_result_free(&outs[i].result);
+        json_decref(in[i]);
+    }
+    free_registry(reg);
+}
+
+static void test_output_cap_keeps_head_and_tail(void **state)
+{
+    (void)state;
+    tool_registry *reg = make_registry();
+    tool_ctx ctx = {.cwd = "/"};
+    json_t *in = json_object();
+    tool_call call = {"c", "Big", in};
+    tool_outcome out;
+    tool_call_run(reg, &call, &ctx, &out);
+    assert_false(out.result.is_error);
+    assert_true(out.result.text.len < PIPELINE_OUTPUT_CAP + 200);
+    assert_non_null(strstr(out.result.text.ptr, "characters cut from the middle"));
+    /* Every byte sequence is still whole UTF-8: no lone continuation bytes. */
+    json_t *s = json_string(out.result.text.ptr);
+    assert_non_null(s);
+    json_decref(s);
+    assert_memory_equal(out.result.text.ptr, "éé", 4);
+    assert_memory_equal(out.result.text.ptr + out.result.text.len - 4, "éé", 4);
+    tool_result_free(&out.result);
+    json_decref(in);
+    free_registry(reg);
+}
+
+static void test_cancel_before_start(void **state)
+{
+    (void)state;
+    tool_registry *reg = make_registry();
+    loom_cancel cancel = 1;
+    tool_ctx ctx = {.cwd = "/", .cancel = &cancel};
+    json_t *in = json_pack("{s:i}", "ms", 1000);
+    tool_call call = {"c", "Unsafe", in};
+    tool_outcome out;
+    tool_call_run(reg, &call, &ctx, &out);
+    assert_true(out.result.is_error);
+    assert_null(strstr(out.result.text.ptr, "slept")); /* the tool never ran */
+    assert_non_null(strstr(out.result.text.ptr, "Interrupted"));
+    tool_result_free(&out.result);
+    json_decref(in);
+    free_registry(reg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unknown_tool_and_bad_input),
+        cmocka_unit_test(test_batch_parallel_and_ordered),
+        cmocka_unit_test(test_output_cap_keeps_head_and_tail),
+        cmocka_unit_test(test_cancel_before_start),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
