@@ -195,12 +195,8 @@ int loom_session_rewind(loom_session *s, int n_turns, char **report, loom_status
     }
     /* Conversation: continue from just before that turn; nothing is deleted. */
     const char *parent = record_parent_id(chain[target]);
-    if (rc == 0) {
-        const json_t *meta = transcript_meta(s->t);
-        const char *leaf = parent ? parent : record_id(meta);
-        if (!leaf || transcript_set_leaf(s->t, leaf, &err) != 0)
-            rc = -1;
-    }
+    if (rc == 0 && transcript_set_leaf(s->t, parent, &err) != 0)
+        rc = -1;
     free(chain);
     if (rc != 0) {
         str_free(&out);

@@ -287,6 +287,10 @@ const char *transcript_leaf(const transcript *t)
 
 int transcript_set_leaf(transcript *t, const char *id, loom_error *err)
 {
+    if (!id) {
+        set_leaf(t, NULL); /* before the first turn: an empty conversation */
+        return 0;
+    }
     json_t *rec = transcript_find(t, id);
     if (!rec)
         return loom_error_set(err, LOOM_ERR_RESOURCE_NOT_FOUND,

@@ -80,7 +80,8 @@ json_t *transcript_meta(const transcript *t);
 const char *transcript_leaf(const transcript *t);
 /* Moves the leaf (rewind, "deleting history becomes moving a pointer").
  * The pointer lives in memory only: reopening a file starts from its last
- * conversation record. -code when id names no record. */
+ * conversation record. NULL means before the first record (the next
+ * conversation record starts a new root). -code when id names no record. */
 int transcript_set_leaf(transcript *t, const char *id, loom_error *err);
 
 /* The chain from a root to leaf_id (NULL: the current leaf), root first.
