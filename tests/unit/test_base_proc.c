@@ -121,7 +121,7 @@ static void test_echo_capture(void **state)
     assert_string_equal(r.err, "");
     assert_int_equal(r.err_len, 0);
     assert_int_equal(r.out_dropped + r.err_dropped, 0);
-    assert_true(r.duration_ms >= 0 && r.duration_ms < 2000);
+    assert_true(r.duration_ms >= 0);
     proc_result_free(&r);
     proc_result_free(&r); /* safe twice */
 }
@@ -340,17 +340,18 @@ static void test_timeout_kills_group(void **state)
     str_printf(&script, "sleep 30 & echo $! > '%s'; wait", pidfile.ptr);
     const char *argv[] = {"sh", "-c", script.ptr, NULL};
     proc_spec s = spec_of(argv);
-    s.timeout_ms = 300;
+    /* Long enough that the shell has written its pid file even on a loaded
+     * machine; the assertions are about what was killed, not how fast. */
+    s.timeout_ms = 1000;
     s.grace_ms = 1000;
     proc_result r;
     run_ok(&s, &r);
     assert_true(r.timed_out);
     assert_false(r.cancelled);
     assert_int_equal(r.exit_code, -1);
+    /* SIGTERM was enough: the SIGKILL after the grace period never came. */
     assert_int_equal(r.term_signal, SIGTERM);
-    /* SIGTERM was enough, so no waiting out the grace period. */
-    assert_true(r.duration_ms >= 300);
-    assert_true(r.duration_ms < 1000);
+    assert_true(r.duration_ms >= 1000);
     proc_result_free(&r);
     assert_gone(read_pid(pidfile.ptr));
     str_free(&pidfile);
@@ -366,14 +367,13 @@ static void test_timeout_sigkill_after_grace(void **state)
     str_printf(&script, "trap '' TERM; sleep 30 & echo $! > '%s'; wait", pidfile.ptr);
     const char *argv[] = {"sh", "-c", script.ptr, NULL};
     proc_spec s = spec_of(argv);
-    s.timeout_ms = 200;
+    s.timeout_ms = 1000;
     s.grace_ms = 300;
     proc_result r;
     run_ok(&s, &r);
     assert_true(r.timed_out);
     assert_int_equal(r.term_signal, SIGKILL);
-    assert_true(r.duration_ms >= 500);
-    assert_true(r.duration_ms < 2000);
+    assert_true(r.duration_ms >= 1300);
     proc_result_free(&r);
     assert_gone(read_pid(pidfile.ptr));
     str_free(&pidfile);
@@ -382,13 +382,15 @@ static void test_timeout_sigkill_after_grace(void **state)
 
 typedef struct {
     loom_cancel *flag;
-    long after_ms;
+    const char *wait_for;  /* cancel once this file exists (the group is up) */
 } canceller;
 
 static void *cancel_later(void *arg)
 {
     canceller *c = arg;
-    clock_sleep_ms(c->after_ms, NULL);
+    for (int i = 0; i < 1000 && access(c->wait_for, F_OK) != 0; i++)
+        clock_sleep_ms(10, NULL);
+    clock_sleep_ms(50, NULL); /* the pid is written before `wait` starts */
     atomic_store(c->flag, 1);
     return NULL;
 }
@@ -403,7 +405,7 @@ static void test_cancel_from_thread(void **state)
     proc_spec s = spec_of(argv);
     s.cancel = &flag;
     s.grace_ms = 1000;
-    canceller c = {&flag, 200};
+    canceller c = {&flag, pidfile.ptr};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, cancel_later, &c), 0);
     proc_result r;
@@ -412,7 +414,7 @@ static void test_cancel_from_thread(void **state)
     assert_true(r.cancelled);
     assert_false(r.timed_out);
     assert_int_equal(r.term_signal, SIGTERM);
-    assert_true(r.duration_ms >= 200 && r.duration_ms < 1500);
+
     proc_result_free(&r);
     assert_gone(read_pid(pidfile.ptr));
     str_free(&pidfile);
@@ -448,7 +450,7 @@ static void test_background_child_does_not_hold_us(void **state)
     run_ok(&s, &r);
     assert_int_equal(r.exit_code, 0);
     assert_string_equal(r.out, "done\n");
-    assert_true(r.duration_ms < 2000);
+    assert_true(r.duration_ms < 20000); /* returned long before the 30 s sleep ends */
     proc_result_free(&r);
     pid_t bg = read_pid(pidfile.ptr);
     kill(bg, SIGKILL);
