@@ -514,7 +514,8 @@ static void rg_parse_json(const char *data, size_t len, gresults *res)
         if (d && (is_match || strcmp(type, "context") == 0)) {
             str_clear(&path);
             str_clear(&text);
-            if (rg_data(json_get_obj(d, "path"), &path) && rg_data(json_get_obj(d, "lines"), &text)) {
+            if (rg_data(json_get_obj(d, "path"), &path) &&
+                rg_data(json_get_obj(d, "lines"), &text)) {
                 const char *rel = path.ptr;
                 size_t rel_len = path.len;
                 while (rel_len >= 2 && rel[0] == '.' && rel[1] == '/')
@@ -524,13 +525,14 @@ static void rg_parse_json(const char *data, size_t len, gresults *res)
                 long no = (long)json_get_int(d, "line_number", 0);
                 /* A multiline match arrives as one message holding every
                  * line it touches. */
+                const char *tp = str_cstr(&text);
                 size_t tl = text.len;
-                if (tl && text.ptr[tl - 1] == '\n')
+                if (tl && tp[tl - 1] == '\n')
                     tl--;
                 for (size_t i = 0;;) {
-                    const char *lnl = memchr(text.ptr + i, '\n', tl - i);
-                    size_t le = lnl ? (size_t)(lnl - text.ptr) : tl;
-                    file_add_line(cur, no++, is_match, text.ptr + i, le - i);
+                    const char *lnl = memchr(tp + i, '\n', tl - i);
+                    size_t le = lnl ? (size_t)(lnl - tp) : tl;
+                    file_add_line(cur, no++, is_match, tp + i, le - i);
                     if (!lnl)
                         break;
                     i = le + 1;

@@ -45,8 +45,10 @@ size_t tool_registry_count(const tool_registry *reg);
 /* The i-th tool in insertion order; NULL past the end. */
 const tool_def *tool_registry_at(const tool_registry *reg, size_t i);
 
-/* Appends every tool, in order, to req->tools (schemas deep-copied, so the
- * request owns what it holds). */
+/* Appends every tool, in order, to req->tools. The schemas are shared, not
+ * copied (the request holds a new reference to each): they are never
+ * modified after registration, and jansson's reference counts are atomic,
+ * so requests on other threads may hold them. */
 void tool_registry_to_request(const tool_registry *reg, wire_request *req);
 
 #endif

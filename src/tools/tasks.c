@@ -114,7 +114,8 @@ const char *task_status_text(const task_info *info, char *buf, size_t size)
         break;
     case TASK_FAILED:
         if (info->term_signal)
-            snprintf(buf, size, "failed (%s)", shell_signal_name(info->term_signal, sig, sizeof sig));
+            snprintf(buf, size, "failed (%s)",
+                     shell_signal_name(info->term_signal, sig, sizeof sig));
         else if (info->exit_code >= 0)
             snprintf(buf, size, "failed (exit %d)", info->exit_code);
         else

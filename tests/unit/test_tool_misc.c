@@ -582,12 +582,6 @@ static void *web_serve(void *arg)
 
 static int web_setup(void **state)
 {
-    /* The fetch must go straight to the loopback server. */
-    static const char *const proxy_vars[] = {"http_proxy", "HTTP_PROXY", "https_proxy",
-                                             "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
-                                             "no_proxy",   "NO_PROXY"};
-    for (size_t i = 0; i < sizeof proxy_vars / sizeof *proxy_vars; i++)
-        unsetenv(proxy_vars[i]);
     web_server *s = calloc(1, sizeof *s);
     s->lfd = socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;
@@ -841,6 +835,14 @@ static void test_web_fetch_upgrade(void **state)
 
 int main(void)
 {
+    /* Every fetch must go straight to the loopback server (or fail at DNS,
+     * for the upgrade test), never through a proxy from the environment. */
+    static const char *const proxy_vars[] = {"http_proxy", "HTTP_PROXY", "https_proxy",
+                                             "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+                                             "no_proxy",   "NO_PROXY"};
+    for (size_t i = 0; i < sizeof proxy_vars / sizeof *proxy_vars; i++)
+        unsetenv(proxy_vars[i]);
+
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_todo_list),
         cmocka_unit_test(test_todo_list_threads),

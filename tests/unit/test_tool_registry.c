@@ -1,7 +1,8 @@
 /* test_tool_registry.c — the registry: built-ins present in the documented
  * order with their fail-closed flags, duplicates and bad definitions
  * refused, lookups, and the request's tool list in the same order every
- * time (provider prompt caches depend on it). Links every built-in tool. */
+ * time (provider prompt caches depend on it), sharing the registry's
+ * schemas. Links every built-in tool. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -178,10 +179,12 @@ static void test_to_request(void **state)
         const char *want = i < N_BUILTINS ? builtin_order[i] : "mcp__srv__ping";
         assert_string_equal(a.tools[i].name, want);
         assert_string_equal(a.tools[i].description, tool_registry_at(reg, i)->description);
-        /* A copy: the request owns it, and it equals the registry's. */
+        /* Shared, not copied: the registry's own schema, one reference per
+         * request on top of the registry's. */
         const json_t *mine = tool_registry_schema(reg, want);
-        assert_ptr_not_equal(a.tools[i].input_schema, mine);
-        assert_true(json_equal(a.tools[i].input_schema, (json_t *)mine));
+        assert_ptr_equal(a.tools[i].input_schema, mine);
+        assert_ptr_equal(b.tools[i].input_schema, mine);
+        assert_int_equal(mine->refcount, 3);
         char *ja = json_dump_compact(a.tools[i].input_schema);
         char *jb = json_dump_compact(b.tools[i].input_schema);
         assert_string_equal(ja, jb);
@@ -192,6 +195,7 @@ static void test_to_request(void **state)
     wire_request_free(&b);
     /* The registry's schemas survive the requests. */
     assert_non_null(json_object_get(tool_registry_schema(reg, "TodoWrite"), "properties"));
+    assert_int_equal(tool_registry_schema(reg, "TodoWrite")->refcount, 1);
     tool_registry_free(reg);
 }
 
