@@ -11,7 +11,8 @@
 const char *system_prompt_static(void);
 /* The dynamic part for a working directory; caller frees. Reads AGENTS.md
  * from ~/.loom/AGENTS.md and from cwd (and CLAUDE.md when there is no
- * AGENTS.md, so users' existing files work), runs `git status` briefly. */
+ * AGENTS.md, so users' existing files work); the git branch comes from
+ * .git/HEAD. */
 char *system_prompt_dynamic(const char *cwd);
 
 #endif

@@ -326,13 +326,10 @@ static int on_body(void *arg, const char *data, size_t len)
     return 0;
 }
 
-/* The target of a 3xx. http.h does not report the Location header yet, so
- * every redirect is currently reported to the model as one whose target is
- * unknown; with http_response.location this becomes `return r->location;`. */
+/* The target of a 3xx (NULL when the server sent none). */
 static const char *response_location(const http_response *r)
 {
-    (void)r;
-    return NULL;
+    return r->location;
 }
 
 static const char *reason_phrase(long status)

@@ -58,9 +58,11 @@ void http_response_free(http_response *resp)
         return;
     free(resp->request_id);
     free(resp->content_type);
+    free(resp->location);
     str_free(&resp->error_body);
     resp->request_id = NULL;
     resp->content_type = NULL;
+    resp->location = NULL;
 }
 
 static void url_for_message(const char *url, char *out, size_t cap)
@@ -252,8 +254,10 @@ void http_rx_status(http_rx *rx, long status)
     http_response *r = rx->resp;
     free(r->request_id);
     free(r->content_type);
+    free(r->location);
     r->request_id = NULL;
     r->content_type = NULL;
+    r->location = NULL;
     r->retry_after_s = -1;
     rx->retry_after_ms_seen = false;
     r->status = status > 0 && status < 1000 ? status : 0;
@@ -278,6 +282,9 @@ void http_rx_header(http_rx *rx, const char *name, size_t name_len, const char *
     } else if (name_is(name, name_len, "content-type")) {
         free(r->content_type);
         r->content_type = xstrndup(v, vlen);
+    } else if (name_is(name, name_len, "location")) {
+        free(r->location);
+        r->location = xstrndup(v, vlen);
     }
 }
 

@@ -41,6 +41,7 @@ typedef struct http_response {
     double retry_after_s;             /* Retry-After (seconds or HTTP date), -1 absent */
     char *request_id;                 /* request-id / x-request-id header, caller frees */
     char *content_type;               /* caller frees */
+    char *location;                   /* Location header of a 3xx, caller frees */
     loom_str error_body;              /* non-2xx body, capped */
     size_t body_bytes;                /* bytes delivered to on_body */
 } http_response;

@@ -9,34 +9,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The renderer belongs to the loom program, not to loomcore, which is all
- * unit tests link; compile it in here. */
-#include "surfaces/cli/render.c"
-
-/* md4c is linked into the loom program only. When this test is built
- * without it, load the installed shared library and forward to it; when
- * it is linked, this definition wins and forwards to the same code. */
-int md_parse(const MD_CHAR *text, MD_SIZE size, const MD_PARSER *parser, void *userdata)
-{
-    typedef int (*parse_fn)(const MD_CHAR *, MD_SIZE, const MD_PARSER *, void *);
-    static parse_fn real;
-    if (!real) {
-        void *h = dlopen("libmd4c.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-            h = dlopen("libmd4c.so", RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-            fail_msg("libmd4c is not installed: %s", dlerror());
-        void *sym = dlsym(h, "md_parse");
-        if (!sym)
-            fail_msg("libmd4c has no md_parse");
-        memcpy(&real, &sym, sizeof real);
-    }
-    return real(text, size, parser, userdata);
-}
+#include "surfaces/cli/render.h"
 
 static char *render(const char *md, bool color)
 {

@@ -1,11 +1,14 @@
 /* main.c — the loom program: parses the command line and hands off to a
- * surface (today: headless print mode). */
+ * surface: headless print mode (-p), or the REPL when a person is at the
+ * terminal. */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "loom.h"
 #include "surfaces/cli/options.h"
 #include "surfaces/cli/print_mode.h"
+#include "surfaces/cli/repl.h"
 
 int main(int argc, char **argv)
 {
@@ -20,13 +23,13 @@ int main(int argc, char **argv)
         printf("loom %s\n", loom_version());
         return 0;
     }
-    if (!opt.print) {
-        fprintf(stderr, "loom: the interactive terminal is not in this build yet; "
+    if (!opt.print && !isatty(STDIN_FILENO)) {
+        fprintf(stderr, "loom: the interactive mode needs a terminal on stdin; "
                         "use loom -p \"prompt\" (see loom --help)\n");
         return 2;
     }
     log_init();
-    int status = print_mode_run(&opt);
+    int status = opt.print ? print_mode_run(&opt) : repl_main(&opt);
     log_close();
     return status;
 }

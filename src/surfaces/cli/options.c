@@ -64,7 +64,8 @@ static bool valid_mode(const char *m)
 
 void cli_usage(FILE *out)
 {
-    fputs("usage: loom -p [options] \"prompt\"      (prompt from stdin when omitted)\n"
+    fputs("usage: loom [options] [\"first message\"]   the interactive agent (docs/repl.md)\n"
+          "       loom -p [options] \"prompt\"      headless (prompt from stdin when omitted)\n"
           "       loom --version\n"
           "\n"
           "  -p, --print                 answer one prompt and exit (headless)\n"

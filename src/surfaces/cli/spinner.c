@@ -99,6 +99,12 @@ void spinner_erase_locked(spinner *sp)
     sp->drawn = false;
 }
 
+void spinner_draw_locked(spinner *sp)
+{
+    if (sp && sp->active && !sp->drawn)
+        draw_locked(sp);
+}
+
 static void *spin(void *arg)
 {
     spinner *sp = arg;

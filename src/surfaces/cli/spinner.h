@@ -29,6 +29,9 @@ void spinner_tokens(spinner *sp, long long tokens);
 void spinner_end(spinner *sp);
 /* Erases the frame if one is on screen; call with the lock held. */
 void spinner_erase_locked(spinner *sp);
+/* Draws the frame now if the spinner is showing (after a write, so it does
+ * not vanish until the next tick); call with the lock held. */
+void spinner_draw_locked(spinner *sp);
 
 /* "1.2k" / "950": tokens as the spinner and /cost show them. */
 void spinner_format_count(long long n, char *buf, size_t size);

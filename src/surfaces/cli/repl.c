@@ -1,0 +1,1057 @@
+/* repl.c — the interactive terminal: reads a line with libedit, carries it
+ * out as a run through loom.h, and draws the run's events as they arrive.
+ *
+ * Threads: the main thread owns the terminal's input and draws every event
+ * (it drains the run's queue, so rendering never happens on the run's
+ * thread); the spinner thread redraws its line; the run's threads only
+ * produce events — and block in ask_user until the main thread has the
+ * answer. SIGINT is blocked in every thread but the main one, so Ctrl-C
+ * interrupts the line editor's read or the drain loop, never a worker.
+ *
+ * Output goes to stdout, the spinner to stderr; both are normally the same
+ * terminal, so every write holds repl.term and erases the spinner first. */
+#include "surfaces/cli/repl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/str.h"
+#include "surfaces/cli/render.h"
+#include "surfaces/cli/setup.h"
+#include "surfaces/cli/slash.h"
+
+#define PROMPT "\xe2\x80\xba "        /* "› " */
+#define PROMPT_MORE "\xe2\x80\xa6 "   /* "… " for a continued line */
+#define HISTORY_SIZE 1000
+/* A Ctrl-C this soon after the one that interrupted a run leaves the program. */
+#define SECOND_INTERRUPT_MS 2000
+/* Lines of a tool's result shown under its call. */
+#define RESULT_LINES 3
+
+/* ---- signals ---------------------------------------------------------------
+ * The handler only touches atomics, loom_run_cancel (an atomic store) and,
+ * to leave on a second Ctrl-C, tcsetattr and _exit, all async-signal-safe. */
+
+static loom_run *_Atomic active_run;
+static _Atomic long long run_interrupted_ms; /* the Ctrl-C that stopped the last run; 0 none */
+static volatile sig_atomic_t sigint_seen;
+static volatile sig_atomic_t terminate_seen;
+static struct termios tty_saved;       /* before a run's tty_quiet */
+static volatile sig_atomic_t tty_saved_ok;
+static struct termios tty_orig;        /* as the REPL found the terminal */
+static volatile sig_atomic_t tty_orig_ok;
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void on_signal(int sig)
+{
+    loom_run *run = atomic_load(&active_run);
+    if (sig != SIGINT) {
+        terminate_seen = 1;
+        if (run)
+            loom_run_cancel(run);
+        return;
+    }
+    sigint_seen = 1;
+    /* The second Ctrl-C of a pair leaves, even when the first one already
+     * ended the run and the prompt is back. */
+    long long now = mono_ms();
+    long long first = atomic_load(&run_interrupted_ms);
+    if (first && now - first < SECOND_INTERRUPT_MS) {
+        if (tty_orig_ok)
+            tcsetattr(STDIN_FILENO, TCSANOW, &tty_orig);
+        static const char bye[] = "\r\x1b[2K\n";
+        ssize_t ignored = write(STDERR_FILENO, bye, sizeof bye - 1);
+        (void)ignored;
+        _exit(130);
+    }
+    if (!run)
+        return;
+    atomic_store(&run_interrupted_ms, now);
+    loom_run_cancel(run);
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* No SA_RESTART: the line editor's read must return so the prompt can
+     * be cleared. */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* While a run draws, keys typed ahead are not echoed into its output; they
+ * wait in the terminal's buffer for the next prompt. */
+static void tty_quiet(bool quiet)
+{
+    if (!isatty(STDIN_FILENO))
+        return;
+    if (quiet) {
+        if (tcgetattr(STDIN_FILENO, &tty_saved) != 0)
+            return;
+        tty_saved_ok = 1;
+        struct termios t = tty_saved;
+        t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+        tcsetattr(STDIN_FILENO, TCSANOW, &t);
+    } else if (tty_saved_ok) {
+        tcsetattr(STDIN_FILENO, TCSANOW, &tty_saved);
+        tty_saved_ok = 0;
+    }
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+int repl_columns(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
+}
+
+static void term_write(repl *r, const char *s, size_t n)
+{
+    if (!n)
+        return;
+    pthread_mutex_lock(&r->term);
+    spinner_erase_locked(r->spin);
+    fwrite(s, 1, n, stdout);
+    fflush(stdout);
+    /* Output always ends at a line start, so the frame goes below it. */
+    if (s[n - 1] == '\n')
+        spinner_draw_locked(r->spin);
+    pthread_mutex_unlock(&r->term);
+}
+
+static const char *tone_code(repl_tone tone)
+{
+    switch (tone) {
+    case TONE_DIM: return "\x1b[2m";
+    case TONE_BOLD: return "\x1b[1m";
+    case TONE_RED: return "\x1b[31m";
+    case TONE_YELLOW: return "\x1b[33m";
+    case TONE_GREEN: return "\x1b[32m";
+    default: return NULL;
+    }
+}
+
+/* Appends text in a tone; the tone never outlives the text. */
+static void put_tone(const repl *r, loom_str *s, repl_tone tone, const char *text, size_t n)
+{
+    const char *code = r->color ? tone_code(tone) : NULL;
+    if (code)
+        str_puts(s, code);
+    str_append(s, text, n);
+    if (code)
+        str_puts(s, "\x1b[0m");
+}
+
+void repl_printf(repl *r, repl_tone tone, const char *fmt, ...)
+{
+    loom_str text = LOOM_STR_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    str_vprintf(&text, fmt, ap);
+    va_end(ap);
+    loom_str out = LOOM_STR_INIT;
+    /* Tone each line on its own, so a newline never carries a color. */
+    const char *p = str_cstr(&text);
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        put_tone(r, &out, tone, p, n);
+        if (nl)
+            str_putc(&out, '\n');
+        p += n + (nl != NULL);
+    }
+    term_write(r, str_cstr(&out), out.len);
+    str_free(&out);
+    str_free(&text);
+}
+
+/* Cuts s to at most `cols` characters on one line, with "…" when cut;
+ * control characters (escapes from a tool's output) become '?' so a result
+ * cannot restyle or move around the terminal. */
+static void put_clipped(loom_str *out, const char *s, size_t n, int cols)
+{
+    int w = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\n' || c == '\r')
+            break;
+        if ((c & 0xC0) != 0x80) {
+            if (w >= cols - 1 && cols > 1) {
+                /* room for the ellipsis only if more follows */
+                size_t k = i;
+                while (k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+                    k++;
+                if (k < n && s[k] != '\n' && s[k] != '\r') {
+                    str_puts(out, "\xe2\x80\xa6");
+                    return;
+                }
+            }
+            w++;
+        }
+        if (c == '\t')
+            str_putc(out, ' ');
+        else if (c < 0x20 || c == 0x7f)
+            str_putc(out, '?');
+        else
+            str_putc(out, (char)c);
+    }
+}
+
+static char *shorten_home(const char *path)
+{
+    const char *home = getenv("HOME");
+    size_t n = home ? strlen(home) : 0;
+    if (n > 1 && !strncmp(path, home, n) && (path[n] == '/' || !path[n])) {
+        loom_str s = LOOM_STR_INIT;
+        str_printf(&s, "~%s", path + n);
+        return str_steal(&s);
+    }
+    return xstrdup(path);
+}
+
+void repl_header(repl *r)
+{
+    char *cwd = shorten_home(r->cwd);
+    repl_printf(r, TONE_DIM, "loom %s \xc2\xb7 %s \xc2\xb7 %s \xc2\xb7 %s \xc2\xb7 %s\n",
+                loom_version(), loom_agent_model(r->agent), loom_agent_provider(r->agent), cwd,
+                loom_session_id(r->session));
+    free(cwd);
+}
+
+/* ---- sessions ---------------------------------------------------------------- */
+
+static void usage_add_json(repl_usage *u, const char *json)
+{
+    loom_error ignore;
+    json_t *doc = json ? json_parse(json, strlen(json), "usage", &ignore) : NULL;
+    u->input += json_get_int(doc, "inputTokens", 0);
+    u->output += json_get_int(doc, "outputTokens", 0);
+    u->cache_read += json_get_int(doc, "cacheReadTokens", 0);
+    u->cache_write += json_get_int(doc, "cacheCreationTokens", 0);
+    u->reasoning += json_get_int(doc, "reasoningTokens", 0);
+    json_decref(doc);
+}
+
+void repl_switch_session(repl *r, loom_session *s, bool keep_usage)
+{
+    if (keep_usage) {
+        char *u = loom_session_usage_json(r->session);
+        usage_add_json(&r->carried, u);
+        free(u);
+    } else {
+        memset(&r->carried, 0, sizeof r->carried);
+        r->cost_usd = r->cost_usd < 0 ? -1 : 0;
+    }
+    loom_session_free(r->session);
+    r->session = s;
+    for (size_t i = 0; i < loom_session_warning_count(s); i++)
+        repl_printf(r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", loom_session_warning(s, i));
+}
+
+/* ---- input ----------------------------------------------------------------- */
+
+static const char *prompt_fn(EditLine *el)
+{
+    repl *r = NULL;
+    el_get(el, EL_CLIENTDATA, &r);
+    return r && r->prompt ? r->prompt : PROMPT;
+}
+
+static bool input_waiting(void)
+{
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* One submission: a line, or several joined — a trailing backslash
+ * continues on the next line, and lines that arrive together (a paste)
+ * stay together. NULL at end of input (Ctrl-D on an empty line). */
+static char *read_input(repl *r)
+{
+    loom_str buf = LOOM_STR_INIT;
+    bool more = false;
+    for (;;) {
+        if (terminate_seen) {
+            str_free(&buf);
+            return NULL;
+        }
+        r->prompt = more ? PROMPT_MORE : PROMPT;
+        el_resize(r->el); /* the window may have changed during a run */
+        sigint_seen = 0;
+        int count = 0;
+        const char *line = el_gets(r->el, &count);
+        if (!line) {
+            if (sigint_seen && !terminate_seen) {
+                /* Ctrl-C: drop what was typed, fresh prompt. */
+                fputs("\n", stdout);
+                fflush(stdout);
+                str_clear(&buf);
+                more = false;
+                continue;
+            }
+            if (count < 0 && errno == EINTR && !terminate_seen)
+                continue; /* a resize or other signal */
+            if (buf.len)
+                return str_steal(&buf); /* end of input after a continued line */
+            str_free(&buf);
+            return NULL;
+        }
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            n--;
+        if (n && line[n - 1] == '\\') {
+            str_append(&buf, line, n - 1);
+            str_putc(&buf, '\n');
+            more = true;
+            continue;
+        }
+        str_append(&buf, line, n);
+        if (input_waiting()) {
+            str_putc(&buf, '\n');
+            more = true;
+            continue;
+        }
+        str_puts(&buf, "");
+        return str_steal(&buf);
+    }
+}
+
+char *repl_ask_line(repl *r, const char *prompt)
+{
+    r->prompt = prompt;
+    sigint_seen = 0;
+    int count = 0;
+    const char *line = el_gets(r->el, &count);
+    r->prompt = PROMPT;
+    if (!line) {
+        fputs("\n", stdout);
+        fflush(stdout);
+        return NULL;
+    }
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        n--;
+    return xstrndup(line, n);
+}
+
+static char *history_file(void)
+{
+    const char *home = getenv("LOOM_HOME");
+    loom_str p = LOOM_STR_INIT;
+    if (home && *home)
+        str_puts(&p, home);
+    else
+        str_printf(&p, "%s/.loom", getenv("HOME") ? getenv("HOME") : ".");
+    loom_error ignore;
+    file_mkdirs(p.ptr, 0700, &ignore);
+    str_puts(&p, "/history");
+    return str_steal(&p);
+}
+
+/* History is private: what a person types may hold secrets. */
+static void history_save_private(repl *r)
+{
+    HistEvent ev;
+    int fd = open(r->history_path, O_WRONLY | O_CREAT, 0600);
+    if (fd >= 0) {
+        fchmod(fd, 0600);
+        close(fd);
+    }
+    history(r->hist, &ev, H_SAVE, r->history_path);
+    chmod(r->history_path, 0600);
+}
+
+static void editor_open(repl *r)
+{
+    HistEvent ev;
+    r->hist = history_init();
+    history(r->hist, &ev, H_SETSIZE, HISTORY_SIZE);
+    history(r->hist, &ev, H_SETUNIQUE, 1);
+    r->history_path = history_file();
+    history(r->hist, &ev, H_LOAD, r->history_path);
+    r->el = el_init("loom", stdin, stdout, stderr);
+    el_set(r->el, EL_CLIENTDATA, r);
+    el_set(r->el, EL_EDITOR, "emacs");
+    el_set(r->el, EL_PROMPT, prompt_fn);
+    el_set(r->el, EL_HIST, history, r->hist);
+    el_source(r->el, NULL); /* the user's ~/.editrc, if any */
+}
+
+static void editor_close(repl *r)
+{
+    if (r->el)
+        el_end(r->el);
+    if (r->hist)
+        history_end(r->hist);
+    free(r->history_path);
+}
+
+/* ---- !cmd ------------------------------------------------------------------ */
+
+/* Runs a shell command on the terminal, in the session's directory; its
+ * output is the user's, never sent to the model. Ctrl-C reaches the
+ * command (same process group), while loom itself only notes it. */
+static void run_shell(repl *r, const char *cmd)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        repl_printf(r, TONE_RED, "could not start bash: %s\n", strerror(errno));
+        return;
+    }
+    if (pid == 0) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(SIGINT, &dfl, NULL);
+        sigaction(SIGTERM, &dfl, NULL);
+        sigaction(SIGHUP, &dfl, NULL);
+        if (chdir(r->cwd) != 0)
+            _exit(126);
+        execl("/bin/bash", "bash", "-c", cmd, (char *)NULL);
+        execlp("sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        repl_printf(r, TONE_RED, "exit %d\n", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        repl_printf(r, TONE_RED, "killed by signal %d\n", WTERMSIG(status));
+}
+
+/* ---- one run, drawn --------------------------------------------------------- */
+
+typedef struct started_call {
+    char *id;
+    char *header;    /* "Bash(npm test)" */
+} started_call;
+
+/* AskUserQuestion: the run's thread hands the questions to the main thread
+ * and waits for its answer. */
+typedef struct ask_slot {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    char *questions;     /* set while a question waits */
+    char *answer;
+    bool answered;
+} ask_slot;
+
+typedef struct run_view {
+    repl *r;
+    loom_run *run;
+    render_stream *md;
+    long long tokens_done;   /* output tokens of finished model calls */
+    long long bytes_now;     /* text + reasoning bytes of the call under way */
+    bool turn_text;          /* this model call printed text */
+    started_call *calls;
+    size_t n_calls;
+    const char *last_header; /* id of the call whose header was printed last */
+    int tools_running;
+    ask_slot ask;
+} run_view;
+
+static char *ask_from_run(void *ctx, const char *questions_json)
+{
+    ask_slot *a = ctx;
+    pthread_mutex_lock(&a->m);
+    a->questions = xstrdup(questions_json);
+    a->answered = false;
+    while (!a->answered)
+        pthread_cond_wait(&a->c, &a->m);
+    char *answer = a->answer;
+    a->answer = NULL;
+    free(a->questions);
+    a->questions = NULL;
+    pthread_mutex_unlock(&a->m);
+    return answer;
+}
+
+static void view_tokens(run_view *v)
+{
+    /* Until a call reports its usage, its bytes stand in (about 4 a token). */
+    spinner_tokens(v->r->spin, v->tokens_done + v->bytes_now / 4);
+}
+
+static void flush_text(run_view *v)
+{
+    loom_str out = LOOM_STR_INIT;
+    render_stream_finish(v->md, &out);
+    term_write(v->r, str_cstr(&out), out.len);
+    str_free(&out);
+}
+
+static const char *field(const json_t *input, const char *key)
+{
+    const char *s = json_get_str(input, key, NULL);
+    return s && *s ? s : NULL;
+}
+
+/* The most telling input of a call, as the user would recognise it. */
+static char *call_argument(const repl *r, const char *tool, const json_t *input)
+{
+    const char *s = NULL;
+    if (!strcmp(tool, "Bash"))
+        s = field(input, "command");
+    else if (!strcmp(tool, "Read") || !strcmp(tool, "Write") || !strcmp(tool, "Edit") ||
+             !strcmp(tool, "MultiEdit") || !strcmp(tool, "NotebookEdit"))
+        s = field(input, "file_path") ? field(input, "file_path") : field(input, "notebook_path");
+    else if (!strcmp(tool, "Glob") || !strcmp(tool, "Grep"))
+        s = field(input, "pattern");
+    else if (!strcmp(tool, "WebFetch"))
+        s = field(input, "url");
+    else if (!strcmp(tool, "WebSearch"))
+        s = field(input, "query");
+    else if (!strcmp(tool, "TaskOutput") || !strcmp(tool, "TaskStop"))
+        s = field(input, "task_id");
+    else if (!strcmp(tool, "Task") || !strcmp(tool, "Agent"))
+        s = field(input, "description");
+    if (!strcmp(tool, "TodoWrite")) {
+        loom_str t = LOOM_STR_INIT;
+        size_t n = json_array_size(json_get_arr(input, "todos"));
+        str_printf(&t, "%zu item%s", n, n == 1 ? "" : "s");
+        return str_steal(&t);
+    }
+    if (!strcmp(tool, "AskUserQuestion")) {
+        const json_t *q = json_array_get(json_get_arr(input, "questions"), 0);
+        s = field(q, "question");
+    }
+    if (!s && json_is_object(input)) {
+        const char *k;
+        json_t *val;
+        json_object_foreach((json_t *)input, k, val) {
+            if (json_is_string(val) && *json_string_value(val)) {
+                s = json_string_value(val);
+                break;
+            }
+        }
+    }
+    if (!s)
+        return xstrdup("");
+    /* Paths inside the working directory read better relative. */
+    size_t n = strlen(r->cwd);
+    if (!strncmp(s, r->cwd, n) && s[n] == '/' && s[n + 1])
+        s += n + 1;
+    return xstrdup(s);
+}
+
+static void print_header(run_view *v, const char *header, bool failed)
+{
+    repl *r = v->r;
+    loom_str out = LOOM_STR_INIT;
+    str_putc(&out, '\n'); /* a blank line before each block */
+    put_tone(r, &out, failed ? TONE_RED : TONE_PLAIN, "\xe2\x97\x8f ", 4); /* ● */
+    loom_str bold = LOOM_STR_INIT;
+    put_clipped(&bold, header, strlen(header), repl_columns() - 2);
+    put_tone(r, &out, TONE_BOLD, str_cstr(&bold), bold.len);
+    str_putc(&out, '\n');
+    term_write(r, str_cstr(&out), out.len);
+    str_free(&out);
+    str_free(&bold);
+}
+
+static void on_tool_started(run_view *v, const json_t *p)
+{
+    const char *tool = json_get_str(p, "tool", "?");
+    const char *id = json_get_str(p, "call_id", "");
+    char *arg = call_argument(v->r, tool, json_get_obj(p, "input"));
+    loom_str h = LOOM_STR_INIT;
+    /* One line: a multi-line command shows its first line. */
+    size_t first = strcspn(arg, "\n");
+    str_printf(&h, "%s(%.*s%s)", tool, (int)first, arg, arg[first] ? " \xe2\x80\xa6" : "");
+    free(arg);
+    v->calls = xrealloc(v->calls, (v->n_calls + 1) * sizeof *v->calls);
+    v->calls[v->n_calls].id = xstrdup(id);
+    v->calls[v->n_calls].header = str_steal(&h);
+    print_header(v, v->calls[v->n_calls].header, false);
+    v->last_header = v->calls[v->n_calls].id;
+    v->n_calls++;
+    v->tools_running++;
+    char label[96];
+    snprintf(label, sizeof label, "Running %s\xe2\x80\xa6", tool);
+    spinner_label(v->r->spin, label);
+}
+
+static void on_tool_done(run_view *v, const json_t *p)
+{
+    repl *r = v->r;
+    const char *id = json_get_str(p, "call_id", "");
+    const char *tool = json_get_str(p, "tool", "?");
+    bool error = json_get_bool(p, "is_error", false);
+    const char *output = json_get_str(p, "output", "");
+    long long total = json_get_int(p, "output_chars", 0);
+    size_t len = strlen(output);
+    bool cut = total > (long long)len;
+    /* Results of parallel calls can come after another call's header. */
+    if (!v->last_header || strcmp(v->last_header, id) != 0)
+        for (size_t i = 0; i < v->n_calls; i++)
+            if (!strcmp(v->calls[i].id, id)) {
+                print_header(v, v->calls[i].header, error);
+                break;
+            }
+    v->last_header = NULL;
+    while (len && (output[len - 1] == '\n' || output[len - 1] == '\r'))
+        len--;
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += output[i] == '\n';
+    lines += len > 0;
+
+    int cols = repl_columns() - 5;
+    loom_str out = LOOM_STR_INIT;
+    repl_tone tone = error ? TONE_RED : TONE_PLAIN;
+    const char *lead = "  \xe2\x8e\xbf  "; /* "  ⎿  " */
+    if (!len) {
+        str_puts(&out, lead);
+        put_tone(r, &out, error ? TONE_RED : TONE_DIM, error ? "(failed, no message)" : "(no output)",
+                 error ? 20 : 11);
+        str_putc(&out, '\n');
+    } else if ((!strcmp(tool, "Edit") || !strcmp(tool, "Write")) && !error) {
+        /* "The file … has been updated." — the snippet after it is for the model. */
+        const char *nl = memchr(output, '\n', len);
+        size_t n = nl ? (size_t)(nl - output) : len;
+        const char *here = strstr(output, " Here is the result");
+        if (here && (size_t)(here - output) < n)
+            n = (size_t)(here - output);
+        loom_str line = LOOM_STR_INIT;
+        put_clipped(&line, output, n, cols);
+        str_puts(&out, lead);
+        put_tone(r, &out, TONE_DIM, str_cstr(&line), line.len);
+        str_putc(&out, '\n');
+        str_free(&line);
+    } else if (!strcmp(tool, "Read") && !error) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "Read %zu%s line%s", lines, cut ? "+" : "", lines == 1 && !cut ? "" : "s");
+        str_puts(&out, lead);
+        put_tone(r, &out, TONE_DIM, msg, strlen(msg));
+        str_putc(&out, '\n');
+    } else {
+        const char *s = output;
+        const char *end = output + len;
+        for (size_t i = 0; i < RESULT_LINES && s < end; i++) {
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+            loom_str line = LOOM_STR_INIT;
+            put_clipped(&line, s, n, cols);
+            str_puts(&out, i == 0 ? lead : "     ");
+            put_tone(r, &out, tone, str_cstr(&line), line.len);
+            str_putc(&out, '\n');
+            str_free(&line);
+            s = nl ? nl + 1 : end;
+        }
+        if (lines > RESULT_LINES || cut) {
+            char more[96];
+            if (cut)
+                snprintf(more, sizeof more, "\xe2\x80\xa6 +%zu lines (%lld characters in all)",
+                         lines > RESULT_LINES ? lines - RESULT_LINES : 0, total);
+            else
+                snprintf(more, sizeof more, "\xe2\x80\xa6 +%zu lines", lines - RESULT_LINES);
+            str_puts(&out, "     ");
+            put_tone(r, &out, TONE_DIM, more, strlen(more));
+            str_putc(&out, '\n');
+        }
+    }
+    term_write(r, str_cstr(&out), out.len);
+    str_free(&out);
+    if (--v->tools_running <= 0) {
+        v->tools_running = 0;
+        spinner_label(r->spin, "Thinking\xe2\x80\xa6");
+    }
+}
+
+static void on_warning(run_view *v, const json_t *p)
+{
+    const char *kind = json_get_str(p, "kind", "");
+    if (!strcmp(kind, "model_retry")) {
+        /* The reply starts over: what is held back belongs to the failed try. */
+        render_stream_discard(v->md);
+        v->bytes_now = 0;
+        view_tokens(v);
+        /* One line each: the final error, if it comes to that, is shown whole. */
+        loom_str msg = LOOM_STR_INIT, line = LOOM_STR_INIT;
+        str_printf(&msg, "retry %lld in %.1fs%s \xc2\xb7 %s: %s",
+                   (long long)json_get_int(p, "attempt", 0), json_get_num(p, "delay_s", 0),
+                   v->turn_text ? " (the reply starts over)" : "", json_get_str(p, "code", ""),
+                   json_get_str(p, "message", ""));
+        put_clipped(&line, str_cstr(&msg), msg.len, repl_columns() - 2);
+        repl_printf(v->r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", str_cstr(&line));
+        str_free(&msg);
+        str_free(&line);
+        v->turn_text = false;
+        return;
+    }
+    flush_text(v);
+    repl_printf(v->r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", json_get_str(p, "message", kind));
+}
+
+/* approval.requested: ask the person, answer the run. */
+static void on_approval(run_view *v, const json_t *p)
+{
+    repl *r = v->r;
+    const char *id = json_get_str(p, "approval_id", json_get_str(p, "id", NULL));
+    if (!id)
+        return;
+    flush_text(v);
+    spinner_end(r->spin);
+    const char *what = json_get_str(p, "message", json_get_str(p, "reason", ""));
+    repl_printf(r, TONE_YELLOW, "? Allow %s%s%s%s\n", json_get_str(p, "tool", "this action"),
+                *what ? " \xe2\x80\x94 " : "", what, "");
+    tty_quiet(false);
+    char *answer = repl_ask_line(r, "allow? [y/N] ");
+    tty_quiet(true);
+    bool allow = answer && (answer[0] == 'y' || answer[0] == 'Y');
+    loom_status st;
+    if (loom_run_approve(v->run, id, allow, allow ? "approved in the REPL" : "denied in the REPL",
+                         &st) != 0)
+        repl_printf(r, TONE_RED, "%s\n", st.message);
+    free(answer);
+    if (!answer)
+        loom_run_cancel(v->run);
+    spinner_begin(r->spin, "Thinking\xe2\x80\xa6");
+}
+
+/* Builds {"question": "label", …} from what was typed for each question:
+ * option numbers (several, comma-separated, when multiSelect) or free text. */
+static char *ask_person(run_view *v, const char *questions_json)
+{
+    repl *r = v->r;
+    loom_error ignore;
+    json_t *qs = json_parse(questions_json, strlen(questions_json), "questions", &ignore);
+    json_t *answers = json_object();
+    size_t i;
+    json_t *q;
+    bool dismissed = false;
+    json_array_foreach(qs, i, q) {
+        const char *text = json_get_str(q, "question", "?");
+        const json_t *opts = json_get_arr(q, "options");
+        bool multi = json_get_bool(q, "multiSelect", false);
+        repl_printf(r, TONE_BOLD, "? %s\n", text);
+        size_t k;
+        json_t *o;
+        json_array_foreach(opts, k, o) {
+            const char *desc = json_get_str(o, "description", "");
+            repl_printf(r, TONE_PLAIN, "  %zu. %s%s", k + 1, json_get_str(o, "label", ""),
+                        *desc ? "" : "\n");
+            if (*desc)
+                repl_printf(r, TONE_DIM, " \xe2\x80\x94 %s\n", desc);
+        }
+        repl_printf(r, TONE_DIM, multi ? "  numbers separated by commas, or your own answer\n"
+                                       : "  a number, or your own answer\n");
+        char *line = repl_ask_line(r, PROMPT);
+        if (!line) {
+            dismissed = true;
+            break;
+        }
+        /* Numbers pick options; anything else is the answer itself. */
+        json_t *picked = json_array();
+        bool numbers = *line != '\0';
+        for (char *tok = line; numbers && *tok;) {
+            char *end;
+            long n = strtol(tok, &end, 10);
+            if (end == tok || n < 1 || (size_t)n > json_array_size(opts)) {
+                numbers = false;
+                break;
+            }
+            json_array_append(picked, json_object_get(json_array_get(opts, (size_t)n - 1), "label"));
+            tok = end + strspn(end, " ,");
+        }
+        if (numbers && json_array_size(picked) > 0)
+            json_object_set(answers, text,
+                            multi ? picked : json_array_get(picked, 0));
+        else
+            json_object_set_new(answers, text, json_string(line));
+        json_decref(picked);
+        free(line);
+    }
+    char *out = dismissed ? NULL : json_dump_compact(answers);
+    json_decref(answers);
+    json_decref(qs);
+    return out;
+}
+
+static void serve_question(run_view *v)
+{
+    pthread_mutex_lock(&v->ask.m);
+    char *questions = v->ask.questions && !v->ask.answered ? xstrdup(v->ask.questions) : NULL;
+    pthread_mutex_unlock(&v->ask.m);
+    if (!questions)
+        return;
+    flush_text(v);
+    spinner_end(v->r->spin);
+    tty_quiet(false);
+    char *answer = sigint_seen ? NULL : ask_person(v, questions);
+    tty_quiet(true);
+    free(questions);
+    if (!answer && sigint_seen)
+        loom_run_cancel(v->run);
+    v->last_header = NULL; /* the answer sits between the call and its result */
+    pthread_mutex_lock(&v->ask.m);
+    v->ask.answer = answer;
+    v->ask.answered = true;
+    pthread_cond_signal(&v->ask.c);
+    pthread_mutex_unlock(&v->ask.m);
+    spinner_begin(v->r->spin, "Thinking\xe2\x80\xa6");
+    view_tokens(v);
+}
+
+static void on_token(run_view *v, const loom_event *ev)
+{
+    size_t n = strlen(ev->text);
+    v->bytes_now += (long long)n;
+    view_tokens(v);
+    if (!n || !ev->channel || strcmp(ev->channel, "text") != 0)
+        return; /* reasoning shows as the spinner's "Thinking…" only */
+    if (!v->turn_text)
+        term_write(v->r, "\n", 1); /* a blank line before each block */
+    loom_str out = LOOM_STR_INIT;
+    render_stream_feed(v->md, ev->text, n, &out);
+    term_write(v->r, str_cstr(&out), out.len);
+    v->turn_text = true;
+    str_free(&out);
+}
+
+static void on_event(run_view *v, const loom_event *ev)
+{
+    if (ev->text) {
+        on_token(v, ev); /* tokens carry their text: no JSON to parse */
+        return;
+    }
+    loom_error ignore;
+    json_t *doc = json_parse(ev->json, strlen(ev->json), "event", &ignore);
+    const json_t *p = json_get_obj(doc, "payload");
+    const char *type = ev->type;
+    if (!strcmp(type, "model.completed")) {
+        flush_text(v);
+        v->tokens_done += json_get_int(json_get_obj(p, "usage"), "outputTokens", 0);
+        v->bytes_now = 0;
+        v->turn_text = false;
+        view_tokens(v);
+    } else if (!strcmp(type, "tool.started")) {
+        flush_text(v);
+        on_tool_started(v, p);
+    } else if (!strcmp(type, "tool.finished") || !strcmp(type, "tool.failed")) {
+        on_tool_done(v, p);
+    } else if (!strcmp(type, "warning.emitted")) {
+        on_warning(v, p);
+    } else if (!strcmp(type, "approval.requested")) {
+        on_approval(v, p);
+    }
+    json_decref(doc);
+}
+
+/* The last word of a run that did not simply complete. */
+static void show_outcome(run_view *v, const char *result_json)
+{
+    repl *r = v->r;
+    loom_error ignore;
+    json_t *res = json_parse(result_json, strlen(result_json), "result", &ignore);
+    const char *state = json_get_str(res, "state", "failed");
+    if (json_is_number(json_object_get(res, "cost_usd"))) {
+        if (r->cost_usd < 0)
+            r->cost_usd = 0;
+        r->cost_usd += json_get_num(res, "cost_usd", 0);
+    }
+    const json_t *err = json_get_obj(res, "error");
+    if (!strcmp(state, "cancelled")) {
+        repl_printf(r, TONE_YELLOW,
+                    "  \xe2\x8e\xbf  Interrupted by user \xc2\xb7 say what to do instead, or "
+                    "/rewind to undo the turn\n");
+    } else if (strcmp(state, "completed") != 0) {
+        repl_printf(r, TONE_RED, "\xe2\x9c\x97 %s \xc2\xb7 %s%s%s%s\n", state,
+                    json_get_str(err, "message", json_get_str(res, "stop_reason", "")),
+                    err ? " [" : "", err ? json_get_str(err, "code", "") : "", err ? "]" : "");
+    }
+    json_decref(res);
+}
+
+static void run_prompt(repl *r, const char *goal)
+{
+    run_view v = {.r = r};
+    v.md = render_stream_new(r->color, repl_columns());
+    pthread_mutex_init(&v.ask.m, NULL);
+    pthread_cond_init(&v.ask.c, NULL);
+    loom_run_options ro = {.queue_events = true, .ask_user = ask_from_run, .ask_ctx = &v.ask};
+    loom_status st;
+    /* The run's threads inherit this mask: Ctrl-C stays with this thread. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    loom_run *run = loom_run_start(r->session, goal, &ro, &st);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!run) {
+        repl_printf(r, TONE_RED, "%s\n", st.message);
+        goto done;
+    }
+    v.run = run;
+    atomic_store(&run_interrupted_ms, 0);
+    sigint_seen = 0;
+    atomic_store(&active_run, run);
+    tty_quiet(true);
+    spinner_begin(r->spin, "Thinking\xe2\x80\xa6");
+    for (;;) {
+        loom_event *ev = NULL;
+        int rc = loom_run_next_event(run, &ev, 100);
+        if (rc < 0)
+            break;
+        if (rc == 1) {
+            on_event(&v, ev);
+            loom_event_free(ev);
+        } else {
+            /* Only once the queue is drained: the call's header comes first. */
+            serve_question(&v);
+        }
+    }
+    flush_text(&v);
+    spinner_end(r->spin);
+    loom_run_wait(run);
+    show_outcome(&v, loom_run_result_json(run));
+    atomic_store(&active_run, NULL);
+    tty_quiet(false);
+    loom_run_free(run);
+done:
+    for (size_t i = 0; i < v.n_calls; i++) {
+        free(v.calls[i].id);
+        free(v.calls[i].header);
+    }
+    free(v.calls);
+    render_stream_free(v.md);
+    pthread_mutex_destroy(&v.ask.m);
+    pthread_cond_destroy(&v.ask.c);
+    term_write(r, "\n", 1);
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+static void pick_locale(void)
+{
+    /* libedit needs a UTF-8 locale to draw "›" and edit non-ASCII text. */
+    const char *loc = setlocale(LC_CTYPE, "");
+    if (!loc || !strcmp(loc, "C") || !strcmp(loc, "POSIX"))
+        setlocale(LC_CTYPE, "C.UTF-8");
+}
+
+static char *absolute_cwd(const char *dir)
+{
+    char buf[PATH_MAX];
+    if (dir && realpath(dir, buf))
+        return xstrdup(buf);
+    if (!dir && getcwd(buf, sizeof buf))
+        return xstrdup(buf);
+    return xstrdup(dir ? dir : ".");
+}
+
+static void submit(repl *r, char *line)
+{
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\n'))
+        line[--n] = '\0';
+    const char *s = line + strspn(line, " \t\n");
+    if (!*s)
+        return;
+    HistEvent ev;
+    history(r->hist, &ev, H_ENTER, s);
+    history_save_private(r);
+    if (s[0] == '!')
+        run_shell(r, s + 1);
+    else if (s[0] == '/' && s[1] != '/')
+        slash_run(r, s);
+    else
+        run_prompt(r, s[0] == '/' ? s + 1 : s); /* "//x" sends "/x" */
+}
+
+int repl_main(const cli_options *opt)
+{
+    pick_locale();
+    repl r;
+    memset(&r, 0, sizeof r);
+    r.opt = *opt;
+    const char *no_color = getenv("NO_COLOR");
+    r.color = isatty(STDOUT_FILENO) && !(no_color && *no_color);
+    r.cost_usd = -1;
+    pthread_mutex_init(&r.term, NULL);
+
+    loom_status st;
+    loom_config *cfg = setup_config(opt, true, NULL, &st);
+    if (cfg)
+        r.agent = loom_agent_new(cfg, &st);
+    loom_config_free(cfg);
+    if (r.agent)
+        r.session = setup_session(opt, r.agent, &st);
+    if (!r.session) {
+        fprintf(stderr, "loom: %s\n", st.message);
+        int status = r.agent && (opt->resume || opt->continue_latest) ? 1 : 2;
+        loom_agent_free(r.agent);
+        pthread_mutex_destroy(&r.term);
+        return status;
+    }
+    r.cwd = absolute_cwd(opt->cwd);
+    r.spin = spinner_new(stderr, &r.term, r.color);
+    repl_header(&r);
+    for (size_t i = 0; i < loom_session_warning_count(r.session); i++)
+        repl_printf(&r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", loom_session_warning(r.session, i));
+    if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &tty_orig) == 0)
+        tty_orig_ok = 1;
+    editor_open(&r);
+    install_signals();
+
+    if (opt->prompt) {
+        /* `loom "prompt"`: the first message comes from the command line. */
+        char *first = xstrdup(opt->prompt);
+        repl_printf(&r, TONE_BOLD, PROMPT "%s\n", first);
+        submit(&r, first);
+        free(first);
+    }
+    while (!r.quit && !terminate_seen) {
+        char *line = read_input(&r);
+        if (!line)
+            break;
+        submit(&r, line);
+        free(line);
+    }
+
+    if (!terminate_seen)
+        fputs("\n", stdout);
+    fflush(stdout);
+    editor_close(&r);
+    spinner_free(r.spin);
+    loom_session_free(r.session);
+    loom_agent_free(r.agent);
+    free(r.model);
+    free(r.cwd);
+    pthread_mutex_destroy(&r.term);
+    return 0;
+}

@@ -1,0 +1,63 @@
+/* repl.h — `loom` in a terminal: the interactive loop.
+ *
+ * A client of loom.h only (plus base/ helpers): one agent, one session at a
+ * time, one run per submitted line, its events drawn as they arrive. The
+ * struct is shared with slash.c, which implements the /commands on it.
+ * docs/repl.md is the user's manual. */
+#ifndef LOOM_CLI_REPL_H
+#define LOOM_CLI_REPL_H
+
+#include <histedit.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "loom.h"
+#include "surfaces/cli/options.h"
+#include "surfaces/cli/spinner.h"
+
+/* Token totals as loom_session_usage_json reports them. */
+typedef struct repl_usage {
+    long long input, output, cache_read, cache_write, reasoning;
+} repl_usage;
+
+typedef struct repl {
+    cli_options opt;          /* the command line */
+    char *model;              /* set by /model: replaces opt.model */
+    loom_agent *agent;
+    loom_session *session;
+    char *cwd;                /* absolute working directory */
+    bool color;               /* stdout is a terminal and NO_COLOR is unset */
+    pthread_mutex_t term;     /* every write to the terminal holds it */
+    spinner *spin;            /* NULL when stderr is not a terminal */
+    EditLine *el;
+    History *hist;
+    char *history_path;
+    const char *prompt;       /* what libedit shows now */
+    bool quit;
+    /* Usage of this conversation from session handles already replaced
+     * (/model reopens the session; /fork copies it): loom counts per handle. */
+    repl_usage carried;
+    double cost_usd;          /* summed from run results; < 0: no prices known */
+} repl;
+
+/* Runs the REPL until /exit, Ctrl-D or a second Ctrl-C in a run; returns
+ * the process exit status (0, or 1/2 when setup failed as in print mode). */
+int repl_main(const cli_options *opt);
+
+/* Output for the slash commands, serialized with the spinner. */
+typedef enum { TONE_PLAIN, TONE_DIM, TONE_BOLD, TONE_RED, TONE_YELLOW, TONE_GREEN } repl_tone;
+void repl_printf(repl *r, repl_tone tone, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Terminal columns of stdout (80 when unknown). */
+int repl_columns(void);
+/* The one-line header: version · model · provider · cwd · session id. */
+void repl_header(repl *r);
+/* Makes s the current session (the old handle is freed). keep_usage: s
+ * continues the same conversation, so its usage so far carries over. */
+void repl_switch_session(repl *r, loom_session *s, bool keep_usage);
+/* Reads one line for a question (AskUserQuestion, approvals) with the line
+ * editor; NULL on Ctrl-C or Ctrl-D. Caller frees. */
+char *repl_ask_line(repl *r, const char *prompt);
+
+#endif

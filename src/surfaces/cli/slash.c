@@ -1,0 +1,378 @@
+/* slash.c — the REPL's /commands, a table of name → handler. Commands that
+ * change the conversation (/clear, /resume, /fork, /model) swap the session
+ * handle in the repl; they never touch what the session holds except
+ * through loom.h. */
+#include "surfaces/cli/slash.h"
+
+#include <dirent.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/json.h"
+#include "base/str.h"
+#include "surfaces/cli/setup.h"
+
+#define RESUME_LIST_MAX 15
+/* A session's first prompt is found near its top; a file that is all tool
+ * output is not worth reading whole to list it. */
+#define RESUME_SCAN_LINES 2000
+
+typedef struct slash_cmd {
+    const char *name;
+    const char *args;
+    const char *help;
+    void (*run)(repl *r, const char *args);
+} slash_cmd;
+
+static void cmd_help(repl *r, const char *args);
+
+/* "1,234,567" */
+static void thousands(long long n, char *buf, size_t size)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%lld", n < 0 ? -n : n);
+    size_t len = strlen(digits), k = 0;
+    if (n < 0 && k + 1 < size)
+        buf[k++] = '-';
+    for (size_t i = 0; i < len && k + 2 < size; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = digits[i];
+    }
+    buf[k] = '\0';
+}
+
+static void cmd_clear(repl *r, const char *args)
+{
+    (void)args;
+    loom_status st;
+    loom_session *s = loom_session_new(r->agent, &st);
+    if (!s) {
+        repl_printf(r, TONE_RED, "%s\n", st.message);
+        return;
+    }
+    repl_switch_session(r, s, false);
+    if (isatty(STDOUT_FILENO))
+        repl_printf(r, TONE_PLAIN, "\x1b[H\x1b[2J\x1b[3J");
+    repl_header(r);
+    repl_printf(r, TONE_DIM, "New session %s\n", loom_session_id(s));
+}
+
+typedef struct listed {
+    char *id;
+    time_t mtime;
+    char *first;
+} listed;
+
+static int by_mtime_desc(const void *a, const void *b)
+{
+    const listed *x = a, *y = b;
+    return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : strcmp(y->id, x->id);
+}
+
+/* The first prompt a person typed in a session file, or NULL. */
+static char *first_prompt(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *line = NULL, *found = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    for (int i = 0; i < RESUME_SCAN_LINES && !found && (n = getline(&line, &cap, f)) > 0; i++) {
+        loom_error ignore;
+        json_t *rec = json_parse(line, (size_t)n, "record", &ignore);
+        if (!strcmp(json_get_str(rec, "type", ""), "message") &&
+            !strcmp(json_get_str(rec, "role", ""), "user") &&
+            !json_get_bool(json_get_obj(rec, "providerData"), "skipRun", false)) {
+            size_t k;
+            json_t *b;
+            json_array_foreach(json_get_arr(rec, "content"), k, b) {
+                const char *t = json_get_str(b, "text", NULL);
+                if (t && *t) {
+                    found = xstrdup(t);
+                    break;
+                }
+            }
+        }
+        json_decref(rec);
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+static void age(time_t t, char *buf, size_t size)
+{
+    long long d = (long long)(time(NULL) - t);
+    if (d < 60)
+        snprintf(buf, size, "just now");
+    else if (d < 3600)
+        snprintf(buf, size, "%lldm ago", d / 60);
+    else if (d < 86400)
+        snprintf(buf, size, "%lldh ago", d / 3600);
+    else
+        snprintf(buf, size, "%lldd ago", d / 86400);
+}
+
+/* Sessions of this working directory, newest first, each with its first
+ * prompt: the files beside the current one. */
+static void list_sessions(repl *r)
+{
+    char *copy = xstrdup(loom_session_path(r->session));
+    const char *dir = dirname(copy);
+    DIR *d = opendir(dir);
+    if (!d) {
+        repl_printf(r, TONE_RED, "cannot list %s\n", dir);
+        free(copy);
+        return;
+    }
+    listed *items = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl") != 0)
+            continue;
+        loom_str path = LOOM_STR_INIT;
+        str_printf(&path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (stat(path.ptr, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            items = xrealloc(items, (n + 1) * sizeof *items);
+            items[n].id = xstrndup(e->d_name, len - 6);
+            items[n].mtime = sb.st_mtime;
+            items[n].first = first_prompt(path.ptr);
+            n++;
+        }
+        str_free(&path);
+    }
+    closedir(d);
+    qsort(items, n, sizeof *items, by_mtime_desc);
+    const char *current = loom_session_id(r->session);
+    size_t shown = 0;
+    repl_printf(r, TONE_BOLD, "Recent sessions in %s\n", r->cwd);
+    for (size_t i = 0; i < n; i++) {
+        bool is_current = !strcmp(items[i].id, current);
+        if (shown < RESUME_LIST_MAX && (items[i].first || is_current)) {
+            char when[32];
+            age(items[i].mtime, when, sizeof when);
+            const char *first = items[i].first ? items[i].first : "(no messages yet)";
+            size_t cut = strcspn(first, "\n");
+            int room = repl_columns() - 36 - 2 - 10 - 4;
+            if (room < 10)
+                room = 10;
+            repl_printf(r, TONE_PLAIN, "  %s  ", items[i].id);
+            repl_printf(r, TONE_DIM, "%-9s ", when);
+            repl_printf(r, TONE_PLAIN, "%.*s%s%s\n", (int)(cut < (size_t)room ? cut : (size_t)room),
+                        first, cut > (size_t)room || first[cut] ? "\xe2\x80\xa6" : "",
+                        is_current ? " (current)" : "");
+            shown++;
+        }
+        free(items[i].id);
+        free(items[i].first);
+    }
+    free(items);
+    free(copy);
+    if (!shown)
+        repl_printf(r, TONE_DIM, "  (none)\n");
+    else
+        repl_printf(r, TONE_DIM, "/resume ID (or a unique prefix of it) opens one\n");
+}
+
+static void cmd_resume(repl *r, const char *args)
+{
+    if (!*args) {
+        list_sessions(r);
+        return;
+    }
+    loom_status st;
+    loom_session *s = loom_session_resume(r->agent, args, &st);
+    if (!s) {
+        repl_printf(r, TONE_RED, "%s\n", st.message);
+        return;
+    }
+    repl_switch_session(r, s, false);
+    char *first = first_prompt(loom_session_path(s));
+    repl_printf(r, TONE_DIM, "Resumed session %s%s%.*s%s\n", loom_session_id(s),
+                first ? " \xc2\xb7 " : "", first ? (int)strcspn(first, "\n") : 0,
+                first ? first : "", "");
+    free(first);
+}
+
+/* A new agent for the model; the conversation goes on in the same file
+ * (loom.h binds a session to its agent, so the session is reopened). */
+static void cmd_model(repl *r, const char *args)
+{
+    if (!*args) {
+        repl_printf(r, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(r->agent),
+                    loom_agent_provider(r->agent));
+        repl_printf(r, TONE_DIM, "/model NAME switches; the conversation continues\n");
+        return;
+    }
+    loom_status st;
+    loom_agent *agent = NULL;
+    loom_config *cfg = setup_config(&r->opt, true, args, &st);
+    if (cfg)
+        agent = loom_agent_new(cfg, &st);
+    loom_config_free(cfg);
+    loom_session *s = agent ? loom_session_resume(agent, loom_session_path(r->session), &st) : NULL;
+    if (!s) {
+        repl_printf(r, TONE_RED, "%s\n", st.message);
+        loom_agent_free(agent);
+        return;
+    }
+    repl_switch_session(r, s, true);
+    loom_agent_free(r->agent);
+    r->agent = agent;
+    free(r->model);
+    r->model = xstrdup(args);
+    repl_printf(r, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(agent), loom_agent_provider(agent));
+}
+
+static void cmd_cost(repl *r, const char *args)
+{
+    (void)args;
+    repl_usage u = r->carried;
+    char *json = loom_session_usage_json(r->session);
+    loom_error ignore;
+    json_t *doc = json ? json_parse(json, strlen(json), "usage", &ignore) : NULL;
+    u.input += json_get_int(doc, "inputTokens", 0);
+    u.output += json_get_int(doc, "outputTokens", 0);
+    u.cache_read += json_get_int(doc, "cacheReadTokens", 0);
+    u.cache_write += json_get_int(doc, "cacheCreationTokens", 0);
+    u.reasoning += json_get_int(doc, "reasoningTokens", 0);
+    json_decref(doc);
+    free(json);
+    char in[32], out[32], cr[32], cw[32], total[32];
+    thousands(u.input, in, sizeof in);
+    thousands(u.output, out, sizeof out);
+    thousands(u.cache_read, cr, sizeof cr);
+    thousands(u.cache_write, cw, sizeof cw);
+    thousands(u.input + u.output + u.cache_read + u.cache_write, total, sizeof total);
+    repl_printf(r, TONE_PLAIN, "Tokens   %s total \xc2\xb7 input %s \xc2\xb7 output %s \xc2\xb7 "
+                "cache read %s \xc2\xb7 cache write %s\n", total, in, out, cr, cw);
+    if (r->cost_usd >= 0)
+        repl_printf(r, TONE_PLAIN, "Cost     $%.4f\n", r->cost_usd);
+    else
+        repl_printf(r, TONE_DIM, "Cost     unknown (no prices: set price_input_per_mtok and "
+                    "price_output_per_mtok)\n");
+    repl_printf(r, TONE_DIM, "Since this REPL opened the session.\n");
+}
+
+static void cmd_status(repl *r, const char *args)
+{
+    (void)args;
+    repl_printf(r, TONE_PLAIN, "Session   %s\n", loom_session_id(r->session));
+    repl_printf(r, TONE_PLAIN, "File      %s\n", loom_session_path(r->session));
+    repl_printf(r, TONE_PLAIN, "Model     %s\n", loom_agent_model(r->agent));
+    repl_printf(r, TONE_PLAIN, "Provider  %s\n", loom_agent_provider(r->agent));
+    repl_printf(r, TONE_PLAIN, "Cwd       %s\n", r->cwd);
+    repl_printf(r, TONE_PLAIN, "Mode      %s\n",
+                r->opt.permission_mode ? r->opt.permission_mode : "default");
+    repl_printf(r, TONE_PLAIN, "Version   loom %s\n", loom_version());
+}
+
+static void cmd_rewind(repl *r, const char *args)
+{
+    int n = 1;
+    if (*args) {
+        char *end;
+        long v = strtol(args, &end, 10);
+        if (*end || v < 1 || v > 100000) {
+            repl_printf(r, TONE_YELLOW, "usage: /rewind [N] \xe2\x80\x94 N user turns to undo (default 1)\n");
+            return;
+        }
+        n = (int)v;
+    }
+    char *report = NULL;
+    loom_status st;
+    if (loom_session_rewind(r->session, n, &report, &st) != 0) {
+        repl_printf(r, TONE_RED, "%s\n", st.message);
+        return;
+    }
+    repl_printf(r, TONE_GREEN, "Rewound %d turn%s.\n", n, n == 1 ? "" : "s");
+    repl_printf(r, TONE_PLAIN, "%s%s", report ? report : "",
+                report && *report && report[strlen(report) - 1] != '\n' ? "\n" : "");
+    free(report);
+}
+
+static void cmd_fork(repl *r, const char *args)
+{
+    (void)args;
+    loom_status st;
+    loom_session *s = loom_session_fork(r->session, &st);
+    if (!s) {
+        repl_printf(r, TONE_RED, "%s\n", st.message);
+        return;
+    }
+    char *from = xstrdup(loom_session_id(r->session));
+    repl_switch_session(r, s, true);
+    repl_printf(r, TONE_PLAIN, "Forked into session %s", loom_session_id(s));
+    repl_printf(r, TONE_DIM, " (from %s; /resume %s goes back)\n", from, from);
+    free(from);
+}
+
+static void cmd_exit(repl *r, const char *args)
+{
+    (void)args;
+    r->quit = true;
+}
+
+static const slash_cmd commands[] = {
+    {"help", NULL, "list the commands", cmd_help},
+    {"clear", NULL, "start a new session (the old one stays on disk)", cmd_clear},
+    {"resume", "[ID]", "list this directory's sessions, or open one", cmd_resume},
+    {"model", "[NAME]", "show the model, or switch to NAME", cmd_model},
+    {"cost", NULL, "tokens used (and cost, when prices are set)", cmd_cost},
+    {"status", NULL, "session id and file, model, provider, directory", cmd_status},
+    {"rewind", "[N]", "undo the last N turns and the file edits they made", cmd_rewind},
+    {"fork", NULL, "continue in a copy of this session", cmd_fork},
+    {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
+    {"quit", NULL, NULL, cmd_exit},
+    {NULL, NULL, NULL, NULL},
+};
+
+static void cmd_help(repl *r, const char *args)
+{
+    (void)args;
+    repl_printf(r, TONE_BOLD, "Commands\n");
+    for (const slash_cmd *c = commands; c->name; c++) {
+        if (!c->help)
+            continue; /* an alias */
+        char usage[64];
+        snprintf(usage, sizeof usage, "/%s%s%s", c->name, c->args ? " " : "", c->args ? c->args : "");
+        repl_printf(r, TONE_PLAIN, "  %-16s", usage);
+        repl_printf(r, TONE_DIM, "%s\n", c->help);
+    }
+    repl_printf(r, TONE_BOLD, "Input\n");
+    repl_printf(r, TONE_PLAIN, "  %-16s", "!command");
+    repl_printf(r, TONE_DIM, "run a shell command here (not sent to the model)\n");
+    repl_printf(r, TONE_PLAIN, "  %-16s", "line \\");
+    repl_printf(r, TONE_DIM, "a trailing backslash continues on the next line\n");
+    repl_printf(r, TONE_PLAIN, "  %-16s", "//text");
+    repl_printf(r, TONE_DIM, "send \"/text\" to the model\n");
+    repl_printf(r, TONE_PLAIN, "  %-16s", "Ctrl-C");
+    repl_printf(r, TONE_DIM, "clear the line; in a run, interrupt it (twice: quit)\n");
+    repl_printf(r, TONE_PLAIN, "  %-16s", "Ctrl-D");
+    repl_printf(r, TONE_DIM, "quit (on an empty line)\n");
+}
+
+void slash_run(repl *r, const char *line)
+{
+    const char *name = line + 1;
+    size_t len = strcspn(name, " \t\n");
+    const char *args = name + len;
+    args += strspn(args, " \t\n");
+    for (const slash_cmd *c = commands; c->name; c++)
+        if (strlen(c->name) == len && !strncmp(c->name, name, len)) {
+            c->run(r, args);
+            return;
+        }
+    repl_printf(r, TONE_YELLOW, "Unknown command /%.*s \xc2\xb7 type /help to see the commands\n",
+                (int)len, name);
+}
