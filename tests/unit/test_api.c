@@ -15,7 +15,7 @@
 
 #include "loom.h"
 
-static char home[256], work[256], cassette[512];
+static char home[256], work[300], cassette[512];
 
 static int setup(void **state)
 {
