@@ -132,10 +132,12 @@ static void *run_main(void *arg)
     loom_session *s = r->session;
     loom_agent *a = s->agent;
     atomic_store(&r->state, RUN_RUNNING);
+    const char *mode = api_value(a->values, "permission_mode");
     emit(r, EV_RUN_STATE_CHANGED, EV_VIS_USER, NULL,
-         json_pack("{s:s,s:s,s:s,s:s,s:s}", "state", "running", "session_id", loom_session_id(s),
-                   "model", a->provider.model, "provider", provider_kind_name(a->provider.kind),
-                   "cwd", a->cwd));
+         json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "state", "running", "session_id",
+                   loom_session_id(s), "model", a->provider.model, "provider",
+                   provider_kind_name(a->provider.kind), "cwd", a->cwd, "permission_mode",
+                   mode ? mode : "default"));
     tool_ctx tctx = {
         .cwd = a->cwd,
         .session_id = loom_session_id(s),

@@ -29,4 +29,13 @@ assert_eq "replay provider answers offline" \
   "$("$LOOM_BIN" -p "What is Loom?" --provider replay --cassette "$cassette")" "$want"
 assert_eq "prompt from stdin" \
   "$(echo "What is Loom?" | "$LOOM_BIN" -p --provider replay --cassette "$cassette")" "$want"
+"$LOOM_BIN" -p "What is Loom?" --provider replay --cassette "$cassette" \
+  --permission-mode acceptEdits --output-format stream-json > "$T/events"
+first=$(head -n 1 "$T/events")
+assert_eq "--permission-mode is recorded on the run" "$(jq -r .payload.permission_mode <<<"$first")" "acceptEdits"
+set +e
+"$LOOM_BIN" -p hi --permission-mode sometimes 2>"$T/err"; status=$?
+set -e
+assert_eq "an unknown permission mode exits 2" "$status" "2"
+assert_contains "an unknown permission mode lists the modes" "$(cat "$T/err")" "bypassPermissions"
 finish
