@@ -45,7 +45,8 @@ agent_runs=${BENCH_AGENT_RUNS:-15}
 for i in $(seq 1 "$agent_runs"); do
   rm -rf "$t/proj" && cp -r "$root/examples/demo" "$t/proj"
   start=$(date +%s%N)
-  LOOM_LOG="$t/agent.log" "$build/loom" -p "Fix the test" --cwd "$t/proj" >/dev/null
+  LOOM_LOG="$t/agent.log" "$build/loom" -p "Fix the test" --cwd "$t/proj" \
+    --permission-mode acceptEdits --allowedTools "Bash(bash test.sh)" >/dev/null
   echo $(( ($(date +%s%N) - start) / 1000 )) >> "$t/agent_wall_us"
   bash "$t/proj/test.sh" >/dev/null || { echo "bench: the agent did not fix the test" >&2; exit 1; }
   ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$t/port3")" LOOM_LOG="$t/chat.log" \

@@ -175,9 +175,14 @@ loom_run_state loom_run_wait(loom_run *run);
 /* After the end: {"state","result","stop_reason","num_turns","usage",
  * "cost_usd","error":{code,message}?} as JSON text (owned by the run). */
 const char *loom_run_result_json(const loom_run *run);
-/* Resolves a pending approval (see approval.requested events). No approval
- * is ever pending until the governance layer asks for one: until then this
- * returns -1 with resource_not_found. */
+/* Answers a pending approval (an approval.requested event's approval_id):
+ * decision is "allow" (once), "allow_always" (also writes an allow rule to
+ * .loom/settings.local.json) or "deny"; reason (may be NULL) goes back to
+ * the model with a denial. Unknown id: resource_not_found; already
+ * answered: invalid_state_transition; expired: run_approval_expired. */
+int loom_run_answer(loom_run *run, const char *approval_id, const char *decision,
+                    const char *reason, loom_status *st);
+/* loom_run_answer with "allow" or "deny". */
 int loom_run_approve(loom_run *run, const char *approval_id, bool allow, const char *reason,
                      loom_status *st);
 /* Waits for the run if still going, then frees it. */

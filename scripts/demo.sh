@@ -17,8 +17,9 @@ echo "${dim}# The model is scripted (examples/cassettes/fix-test.json); tools ru
 echo "${bold}\$ bash test.sh${off}"
 bash test.sh || true
 echo
-echo "${bold}\$ loom -p \"The test in this project fails. Fix it.\" --verbose${off}"
+echo "${bold}\$ loom -p \"The test in this project fails. Fix it.\" --permission-mode acceptEdits --allowedTools \"Bash(bash test.sh)\" --verbose${off}"
 "$loom" -p "The test in this project fails. Fix it." --verbose \
+  --permission-mode acceptEdits --allowedTools "Bash(bash test.sh)" \
   --provider replay --cassette "$root/examples/cassettes/fix-test.json"
 echo
 echo "${bold}\$ bash test.sh${off}"

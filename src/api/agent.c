@@ -57,6 +57,8 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
 {
     loom_agent *a = xcalloc(1, sizeof *a);
     a->values = json_deep_copy(cfg->values);
+    for (int i = 0; i < 3; i++)
+        a->files[i] = cfg->files[i] ? json_incref(cfg->files[i]) : NULL;
     provider_config_init(&a->provider);
     const json_t *v = a->values;
     loom_error err;
@@ -153,6 +155,8 @@ void loom_agent_free(loom_agent *a)
     if (!a)
         return;
     json_decref(a->values);
+    for (int i = 0; i < 3; i++)
+        json_decref(a->files[i]);
     provider_config_free(&a->provider);
     free(a->fallback_model);
     tool_registry_free(a->tools);

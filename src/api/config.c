@@ -17,7 +17,8 @@ static const char *const known_keys[] = {
     "provider", "model", "base_url", "api_key", "cassette", "fallback_model", "cwd",
     "system_prompt", "append_system_prompt", "max_turns", "max_retries", "stream",
     "permission_mode", "loop_threshold", "max_tokens_total", "max_usd",
-    "price_input_per_mtok", "price_output_per_mtok", "interactive", NULL,
+    "price_input_per_mtok", "price_output_per_mtok", "interactive", "allowed_tools",
+    "disallowed_tools", NULL,
 };
 
 static bool known(const char *key)
@@ -40,6 +41,8 @@ void loom_config_free(loom_config *cfg)
     if (!cfg)
         return;
     json_decref(cfg->values);
+    for (int i = 0; i < 3; i++)
+        json_decref(cfg->files[i]);
     free(cfg);
 }
 
@@ -140,7 +143,9 @@ int loom_config_load_settings(loom_config *cfg, loom_status *st)
         }
         apply_settings(cfg, taken, doc);
         json_object_update(taken, cfg->values);
-        json_decref(doc);
+        /* Rules, hooks and the sandbox block are read from the documents. */
+        json_decref(cfg->files[i]);
+        cfg->files[i] = doc;
     }
     json_decref(explicit_keys);
     json_decref(taken);

@@ -16,10 +16,12 @@
 
 struct loom_config {
     json_t *values;   /* key → string, as given to loom_config_set */
+    json_t *files[3]; /* the user, project and local settings documents (or NULL) */
 };
 
 struct loom_agent {
     json_t *values;           /* the config it was made from (copy) */
+    json_t *files[3];         /* settings documents: user, project, local (or NULL) */
     provider_config provider;
     char *fallback_model;
     tool_registry *tools;
@@ -42,6 +44,7 @@ struct loom_session {
     file_history *history;
     task_registry *tasks;
     todo_list *todos;
+    struct governance *gov;    /* rules, hooks, mode, approvals, audit */
     wire_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */
 };

@@ -12,6 +12,7 @@
 #include "api/internal.h"
 #include "base/json.h"
 #include "base/uuid.h"
+#include "policy/governance.h"
 #include "runtime/event.h"
 
 typedef struct queued {
@@ -94,6 +95,11 @@ static void emit(void *ctx, const char *type, event_visibility vis, const char *
     deliver(r, type, event_make(r->run_id, type, vis, corr, payload));
 }
 
+static void emit_simple(void *ctx, const char *type, json_t *payload)
+{
+    emit(ctx, type, EV_VIS_USER, NULL, payload);
+}
+
 static char *ask_user(void *ctx, const json_t *questions)
 {
     loom_run *r = ctx;
@@ -151,7 +157,15 @@ static void *run_main(void *arg)
         .ask_user = r->opts.ask_user ? ask_user : NULL,
         .ask_ctx = r,
     };
-    loop_io io = {.t = s->t, .tools = &tctx, .cancel = &r->cancel, .emit = emit, .emit_ctx = r};
+    tctx.gov = s->gov;
+    tctx.run_id = r->run_id;
+    tctx.emit = emit_simple;
+    tctx.emit_ctx = r;
+    for (size_t i = 0; s->gov && i < s->gov->n_warnings; i++)
+        emit(r, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+             json_pack("{s:s,s:s}", "kind", "settings", "message", s->gov->warnings[i]));
+    loop_io io = {.t = s->t, .tools = &tctx, .cancel = &r->cancel, .emit = emit, .emit_ctx = r,
+                  .gov = s->gov};
     loop_result res;
     loop_run(&a->params, &io, r->goal, &res);
 
@@ -276,14 +290,31 @@ const char *loom_run_result_json(const loom_run *r)
     return r->result_json;
 }
 
+int loom_run_answer(loom_run *r, const char *approval_id, const char *decision,
+                    const char *reason, loom_status *st)
+{
+    bool allow = decision && (!strcmp(decision, "allow") || !strcmp(decision, "allow_always"));
+    bool always = decision && !strcmp(decision, "allow_always");
+    if (!decision || (!allow && strcmp(decision, "deny") != 0))
+        return api_status_set(st, LOOM_ERR_INVALID_REQUEST,
+                              "decision must be allow, allow_always or deny");
+    if (!r->session->gov)
+        return api_status_set(st, LOOM_ERR_RESOURCE_NOT_FOUND, "no pending approval with id %s",
+                              approval_id ? approval_id : "(null)");
+    loom_error err;
+    if (approval_resolve(r->session->gov->approvals, approval_id ? approval_id : "", allow,
+                         always, reason, &err) != 0) {
+        api_status_from(st, &err);
+        return -1;
+    }
+    api_status_ok(st);
+    return 0;
+}
+
 int loom_run_approve(loom_run *r, const char *approval_id, bool allow, const char *reason,
                      loom_status *st)
 {
-    (void)r;
-    (void)allow;
-    (void)reason;
-    return api_status_set(st, LOOM_ERR_RESOURCE_NOT_FOUND, "no pending approval with id %s",
-                          approval_id ? approval_id : "(null)");
+    return loom_run_answer(r, approval_id, allow ? "allow" : "deny", reason, st);
 }
 
 void loom_run_free(loom_run *r)

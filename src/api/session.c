@@ -10,16 +10,88 @@
 #include "base/fileio.h"
 #include "session/record.h"
 #include "session/store.h"
+#include "policy/governance.h"
 #include "tools/file_history.h"
 #include "tools/file_state.h"
 #include "tools/tasks.h"
 #include "tools/todo.h"
 
-static loom_session *wrap(loom_agent *agent, transcript *t)
+/* Splits a --allowedTools style list on commas outside parentheses.
+ * Returns a NULL-terminated array (caller frees each and the array). */
+static char **split_rules(const char *list)
 {
+    char **out = xcalloc(1, sizeof *out);
+    size_t n = 0;
+    if (!list)
+        return out;
+    const char *start = list;
+    int depth = 0;
+    for (const char *p = list;; p++) {
+        if (*p == '(')
+            depth++;
+        else if (*p == ')' && depth > 0)
+            depth--;
+        if (*p == '\0' || (*p == ',' && depth == 0)) {
+            const char *a = start, *b = p;
+            while (a < b && (*a == ' ' || *a == '\t'))
+                a++;
+            while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+                b--;
+            if (b > a) {
+                out = xrealloc(out, (n + 2) * sizeof *out);
+                out[n++] = xstrndup(a, (size_t)(b - a));
+                out[n] = NULL;
+            }
+            if (*p == '\0')
+                break;
+            start = p + 1;
+        }
+    }
+    return out;
+}
+
+static void free_rules(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+static governance *make_governance(loom_agent *agent, transcript *t, loom_error *err)
+{
+    char **allow = split_rules(api_value(agent->values, "allowed_tools"));
+    char **deny = split_rules(api_value(agent->values, "disallowed_tools"));
+    governance_settings gs = {
+        .user = agent->files[0],
+        .project = agent->files[1],
+        .local = agent->files[2],
+        .cli_allow = (const char *const *)allow,
+        .cli_deny = (const char *const *)deny,
+        .mode = api_value(agent->values, "permission_mode"),
+        .interactive = agent->interactive,
+    };
+    governance *g = governance_new(agent->cwd, transcript_session_id(t), transcript_path(t), &gs,
+                                   err);
+    free_rules(allow);
+    free_rules(deny);
+    return g;
+}
+
+/* The session around an opened transcript (which it takes over). NULL with
+ * st set when the settings' rules or hooks are malformed. */
+static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
+{
+    loom_error err;
+    governance *gov = make_governance(agent, t, &err);
+    if (!gov) {
+        api_status_from(st, &err);
+        transcript_free(t);
+        return NULL;
+    }
     loom_session *s = xcalloc(1, sizeof *s);
     s->agent = agent;
     s->t = t;
+    s->gov = gov;
     s->files = file_state_new();
     s->history = file_history_new(transcript_session_id(t));
     s->tasks = task_registry_new();
@@ -47,7 +119,7 @@ loom_session *loom_session_new(loom_agent *agent, loom_status *st)
         return NULL;
     }
     api_status_ok(st);
-    return wrap(agent, t);
+    return wrap(agent, t, st);
 }
 
 static loom_session *open_path(loom_agent *agent, char *path, int rc, loom_error *err,
@@ -60,7 +132,7 @@ static loom_session *open_path(loom_agent *agent, char *path, int rc, loom_error
         return NULL;
     }
     api_status_ok(st);
-    return wrap(agent, t);
+    return wrap(agent, t, st);
 }
 
 loom_session *loom_session_resume(loom_agent *agent, const char *id, loom_status *st)
@@ -117,7 +189,9 @@ loom_session *loom_session_fork(loom_session *s, loom_status *st)
         api_status_from(st, &err);
         return NULL;
     }
-    loom_session *fork = wrap(s->agent, t);
+    loom_session *fork = wrap(s->agent, t, st);
+    if (!fork)
+        return NULL;
     if (file_history_dir(s->history) && file_history_dir(fork->history)) {
         share_backups(file_history_dir(s->history), file_history_dir(fork->history));
         /* Reload now that the backups are in place. */
@@ -231,6 +305,7 @@ void loom_session_free(loom_session *s)
     transcript_sync(s->t, &ignore);
     task_registry_free(s->tasks);
     todo_list_free(s->todos);
+    governance_free(s->gov);
     file_history_free(s->history);
     file_state_free(s->files);
     transcript_free(s->t);

@@ -110,6 +110,23 @@ static _Noreturn void child_exec(const proc_spec *spec, int in_rd, int out_wr, i
     if (spec->cwd && chdir(spec->cwd) < 0)
         child_fail(report_fd, STAGE_CHDIR);
 
+    /* Last before exec: a setup that confines the child (the sandbox) must
+     * not stop the steps above from working. Its message goes straight to
+     * the captured stderr, since only the setup knows what went wrong. */
+    if (spec->child_setup) {
+        char msg[512];
+        msg[0] = '\0';
+        if (spec->child_setup(spec->child_ctx, msg, sizeof msg) != 0) {
+            static const char pre[] = "loom: ";
+            size_t n = strnlen(msg, sizeof msg);
+            ssize_t w = write(2, pre, sizeof pre - 1);
+            w = write(2, msg, n);
+            w = write(2, "\n", 1);
+            (void)w;
+            _exit(126);
+        }
+    }
+
     char *const *argv = (char *const *)spec->argv;
     if (spec->envp)
         execvpe(argv[0], argv, (char *const *)spec->envp);

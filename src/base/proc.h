@@ -24,6 +24,14 @@ typedef struct proc_spec {
     long grace_ms;              /* SIGTERM→SIGKILL delay; <= 0 → 2000 */
     size_t capture_cap;         /* per stream; 0 → 1 MiB */
     const loom_cancel *cancel;  /* nonzero → terminate like a timeout */
+    /* Runs in the child after fork, once its stdio and cwd are in place, just
+     * before exec: the place to confine the command (policy/sandbox.h) so
+     * that it and every descendant start confined. Loom has threads, so only
+     * async-signal-safe calls belong here. Nonzero means the command must
+     * not run: the child writes "loom: MSG" to its stderr and exits 126.
+     * NULL = nothing to do. */
+    int (*child_setup)(void *ctx, char *msg, size_t msg_cap);
+    void *child_ctx;
 } proc_spec;
 
 typedef struct proc_result {

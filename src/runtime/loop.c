@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "policy/governance.h"
 #include "session/history.h"
 #include "session/record.h"
 #include "tools/pipeline.h"
@@ -24,6 +25,7 @@ typedef struct loop_state {
     char *last_call_sig;       /* loop detection: the previous call, canonical */
     int repeat_count;
     loom_str reminders;        /* queued for the tail of the next request (L3) */
+    int stop_continuations;    /* times a Stop hook sent the agent back to work */
 } loop_state;
 
 static void emit(loop_io *io, const char *type, event_visibility vis, const char *corr,
@@ -212,6 +214,8 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         tool_result *r = &outs[i].result;
+        if (outs[i].context)
+            queue_reminder(st, outs[i].context);
         json_t *rec = record_tool_result(calls[i].id, str_cstr(&r->text), r->is_error);
         if (r->raw)
             json_object_set_new(record_provider_data(rec, true), "toolResult",
@@ -228,11 +232,90 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
             if (transcript_append_new(io->t, img, err) != 0)
                 rc = -1;
         }
-        tool_result_free(r);
+        tool_outcome_free(&outs[i]);
     }
     free(calls);
     free(outs);
     return rc;
+}
+
+/* --- lifecycle hooks ------------------------------------------------------ */
+
+/* Fires ev with the common payload plus extra (stolen; may be NULL); hook
+ * notices become warnings. The caller frees the outcome. */
+static hook_outcome fire(loop_io *io, hook_event ev, json_t *extra)
+{
+    json_t *payload = governance_payload(io->gov, ev);
+    if (extra) {
+        json_object_update(payload, extra);
+        json_decref(extra);
+    }
+    hook_run_opts opts = {.project_dir = io->gov->cwd, .cancel = io->cancel};
+    hook_outcome o = hooks_run(io->gov->hooks, ev, payload, &opts);
+    json_decref(payload);
+    for (size_t i = 0; i < o.n_notices; i++)
+        if (o.notices[i].kind != HOOK_NOTICE_OUTPUT)
+            emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                 json_pack("{s:s,s:s}", "kind", "hook", "message", o.notices[i].text));
+    return o;
+}
+
+static bool has_hooks(loop_io *io, hook_event ev)
+{
+    return io->gov && hook_registry_count(io->gov->hooks, ev) > 0;
+}
+
+/* L1: SessionStart (once per session) and UserPromptSubmit. Returns false
+ * when a hook blocked the prompt; its reason is in out->err. */
+static bool run_start_hooks(loop_io *io, loop_state *st, const char *goal, loop_result *out)
+{
+    if (!io->gov)
+        return true;
+    if (!io->gov->session_started) {
+        io->gov->session_started = true;
+        if (has_hooks(io, HOOK_SESSION_START)) {
+            hook_outcome o = fire(io, HOOK_SESSION_START,
+                                  json_pack("{s:s}", "source",
+                                            transcript_leaf(io->t) ? "resume" : "startup"));
+            if (o.additional_context && *o.additional_context)
+                queue_reminder(st, o.additional_context);
+            hook_outcome_free(&o);
+        }
+    }
+    if (!has_hooks(io, HOOK_USER_PROMPT_SUBMIT))
+        return true;
+    hook_outcome o = fire(io, HOOK_USER_PROMPT_SUBMIT, json_pack("{s:s}", "prompt", goal));
+    bool ok = !o.blocked;
+    if (!ok) {
+        out->state = RUN_BLOCKED_BY_POLICY;
+        out->stop_reason = "prompt_blocked";
+        loom_error_set(&out->err, LOOM_ERR_RUN_BLOCKED_BY_POLICY,
+                       "a UserPromptSubmit hook blocked the prompt: %s",
+                       o.block_reason ? o.block_reason : "no reason given");
+    } else if (o.additional_context && *o.additional_context) {
+        queue_reminder(st, o.additional_context);
+    }
+    hook_outcome_free(&o);
+    return ok;
+}
+
+/* Stop hooks may send the agent back to work (Claude Code's "decision":
+ * "block"); a cap keeps a stubborn hook from looping for ever. */
+#define LOOP_STOP_HOOK_CONTINUATIONS 3
+
+static bool stop_hook_continues(loop_io *io, loop_state *st)
+{
+    if (!has_hooks(io, HOOK_STOP) || st->stop_continuations >= LOOP_STOP_HOOK_CONTINUATIONS)
+        return false;
+    hook_outcome o = fire(io, HOOK_STOP, json_pack("{s:b}", "stop_hook_active",
+                                                   st->stop_continuations > 0));
+    bool again = o.blocked;
+    if (again) {
+        st->stop_continuations++;
+        queue_reminder(st, o.block_reason ? o.block_reason : "A Stop hook asked you to continue.");
+    }
+    hook_outcome_free(&o);
+    return again;
 }
 
 /* --- L2 ------------------------------------------------------------------- */
@@ -269,6 +352,11 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         transcript_sync(io->t, &out->err) != 0) {
         out->state = RUN_FAILED;
         out->stop_reason = "session_error";
+        return;
+    }
+    if (!run_start_hooks(io, &st, goal, out)) {
+        str_free(&st.reminders);
+        out->final_text = xstrdup("");
         return;
     }
 
@@ -408,6 +496,8 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
             break;
         }
         /* Decide: a reply without tool calls is the final answer. */
+        if (!has_tools && stop_hook_continues(io, &st))
+            continue;
         if (!has_tools) {
             out->state = RUN_COMPLETED;
             out->stop_reason = wire_stop_reason_name(stop);

@@ -49,6 +49,7 @@ typedef struct loop_io {
     void (*emit)(void *ctx, const char *type, event_visibility vis, const char *correlation_id,
                  json_t *payload /* stolen */);
     void *emit_ctx;
+    struct governance *gov;         /* hooks for the run's lifecycle; NULL: none */
 } loop_io;
 
 typedef struct loop_result {

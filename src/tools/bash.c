@@ -6,12 +6,19 @@
  * What the model sees: a status line when something went wrong ("Exit code
  * N", a timeout, a signal, an interruption), then stdout, then stderr, each
  * capped by keeping its head and tail. The structured facts go to
- * result.raw under the field names of seed 001 §3.6. */
+ * result.raw under the field names of seed 001 §3.6.
+ *
+ * Under a sandbox policy (policy/sandbox.h) the command runs confined: the
+ * rules are built here, put on the child between fork and exec, and what the
+ * sandbox blocked is read back from the output into sandboxDenied,
+ * sandboxBlockedPaths, networkBlocked and a note for the model. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/proc.h"
+#include "policy/sandbox.h"
+#include "policy/sandbox_report.h"
 #include "tools/builtin.h"
 #include "tools/tasks.h"
 
@@ -33,7 +40,10 @@ static const char BASH_SCHEMA[] =
     "words\"},"
     "\"run_in_background\":{\"type\":\"boolean\",\"description\":\"Run the command in the "
     "background and return at once; read its output with TaskOutput, end it with "
-    "TaskStop\"}},"
+    "TaskStop\"},"
+    "\"dangerouslyDisableSandbox\":{\"type\":\"boolean\",\"description\":\"Run the command "
+    "outside the sandbox (default false). Needs the user's approval; use it only after the "
+    "sandbox blocked a command the user wants run.\"}},"
     "\"required\":[\"command\"],\"additionalProperties\":false}";
 
 static const char BASH_DESCRIPTION[] =
@@ -47,7 +57,10 @@ static const char BASH_DESCRIPTION[] =
     "- Long outputs are cut in the middle (head and tail kept).\n"
     "- Prefer the Read, Glob and Grep tools over cat, find and grep.\n"
     "- run_in_background starts long-running commands (servers, watchers, builds) and "
-    "returns a task ID for TaskOutput and TaskStop.";
+    "returns a task ID for TaskOutput and TaskStop.\n"
+    "- Where a sandbox is configured, commands can write only inside the working directory "
+    "and temp dirs, cannot read credential stores, and have no network unless allowed; a "
+    "blocked command's result says what was blocked.";
 
 /* A millisecond count from input: true (and *out set if present) unless it
  * is there but not a non-negative number. Models send 5000.0 as often as
@@ -101,9 +114,71 @@ static json_t *raw_of(const proc_result *r, bool interrupted, size_t out_cut, si
                      "sandboxDenied", 0);
 }
 
-static int run_background(const char *command, const char *description, tool_ctx *ctx,
-                          tool_result *out)
+/* The sandbox decision for one call. */
+typedef struct {
+    const sandbox_policy *policy; /* confine the command with it; NULL = run as is */
+    bool unavailable;             /* a policy applies but the kernel cannot enforce it */
+} bash_sandbox;
+
+/* Decides whether and how the call is sandboxed. 0 to go on; otherwise the
+ * call is answered (out filled) and must not run. */
+static int bash_sandbox_for(const json_t *input, const tool_ctx *ctx, bash_sandbox *sb,
+                            tool_result *out)
 {
+    memset(sb, 0, sizeof *sb);
+    loom_error err;
+    loom_error_clear(&err);
+    /* Until tool_ctx carries the session's policy, the process default
+     * (sandbox_set_default, else the settings files of the cwd). */
+    const sandbox_policy *policy = sandbox_default_for(ctx->cwd, &err);
+    if (!policy && err.code != LOOM_OK) {
+        /* The user asked for a sandbox and it cannot be built: fail closed. */
+        tool_error(out, "The command was not run: the sandbox settings are invalid: %s",
+                   err.message);
+        return -1;
+    }
+    if (!policy)
+        return 0;
+    /* The governance pipeline asks a person before a call with
+     * dangerouslyDisableSandbox gets here (needs_user), so reaching this
+     * line means it was approved. */
+    if (json_is_true(json_object_get(input, "dangerouslyDisableSandbox")))
+        return 0;
+    if (sandbox_supported() < 1) {
+        const char *why = sandbox_unsupported_reason();
+        if (policy->on_unsupported == SANDBOX_UNSUPPORTED_REFUSE) {
+            tool_error(out, "The command was not run: the sandbox is enabled but not supported "
+                            "on this system (%s). Tell the user; they can set "
+                            "sandbox.onUnsupported to \"warn\" to run commands unsandboxed.",
+                       why);
+            return -1;
+        }
+        sb->unavailable = true;
+        return 0;
+    }
+    sb->policy = policy;
+    return 0;
+}
+
+static void note_unavailable(tool_result *out)
+{
+    loom_str *t = &out->text;
+    if (t->len && t->ptr[t->len - 1] != '\n')
+        str_putc(t, '\n');
+    str_printf(t, "\n[sandbox] Not supported on this system (%s): the command ran without it.",
+               sandbox_unsupported_reason());
+    if (out->raw)
+        json_object_set_new(out->raw, "sandboxUnavailable", json_true());
+}
+
+static int run_background(const char *command, const char *description, tool_ctx *ctx,
+                          const bash_sandbox *sb, tool_result *out)
+{
+    /* Background tasks start through posix_spawn, which has no place to
+     * apply the sandbox; running them unconfined would be a way around it. */
+    if (sb->policy)
+        return tool_error(out, "run_in_background is not available while the sandbox is on; "
+                               "run the command in the foreground (with a timeout) instead.");
     if (!ctx->tasks)
         return tool_error(out, "Background commands are not available here; run the command "
                                "without run_in_background.");
@@ -118,6 +193,8 @@ static int run_background(const char *command, const char *description, tool_ctx
                id, id);
     out->raw = json_pack("{s:s, s:b}", "backgroundTaskId", id, "sandboxDenied", 0);
     free(id);
+    if (sb->unavailable)
+        note_unavailable(out);
     return 0;
 }
 
@@ -131,8 +208,11 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     }
     const char *command = json_string_value(json_object_get(input, "command"));
     const char *description = json_string_value(json_object_get(input, "description"));
+    bash_sandbox sb;
+    if (bash_sandbox_for(input, ctx, &sb, out) != 0)
+        return 0;
     if (json_is_true(json_object_get(input, "run_in_background")))
-        return run_background(command, description, ctx, out);
+        return run_background(command, description, ctx, &sb, out);
 
     long timeout = BASH_DEFAULT_TIMEOUT_MS;
     get_ms(input, "timeout", &timeout);
@@ -154,10 +234,24 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         .capture_cap = BASH_CAPTURE_CAP,
         .cancel = ctx->cancel,
     };
+    /* The rules are built here, in the threaded parent; the child only
+     * enters them (sandbox_child_setup makes system calls, nothing else). */
+    sandbox_prep *prep = NULL;
+    if (sb.policy) {
+        char msg[512];
+        if (sandbox_prepare(sb.policy, &prep, msg, sizeof msg) != 0) {
+            shell_env_free(env);
+            return tool_error(out, "The command was not run: could not set up the sandbox: %s",
+                              msg);
+        }
+        spec.child_setup = sandbox_child_setup;
+        spec.child_ctx = prep;
+    }
     proc_result r;
     loom_error err;
     loom_error_clear(&err);
     int rc = proc_run(&spec, &r, &err);
+    sandbox_prep_free(prep);
     shell_env_free(env);
     if (rc < 0) {
         if (r.cancelled) {
@@ -199,6 +293,14 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
     out->is_error = r.cancelled || r.timed_out || r.term_signal != 0 || r.exit_code != 0;
     out->raw = raw_of(&r, r.cancelled, out_cut, err_cut);
+    if (sb.policy) {
+        sandbox_denial d;
+        sandbox_report_analyze(sb.policy, ctx->cwd, r.out, r.out_len, r.err, r.err_len, &d);
+        sandbox_report_apply(sb.policy, &d, out->raw, &out->text);
+        sandbox_denial_free(&d);
+    } else if (sb.unavailable) {
+        note_unavailable(out);
+    }
     proc_result_free(&r);
     return 0;
 }

@@ -1,11 +1,12 @@
 /* pipeline.h — the one path every tool call takes, and batches of calls.
  *
- * tool_call_run() is a fixed sequence of named steps (find → schema →
- * tool's own validation → decide → execute → cap output). The governance
- * issue inserts its steps (risk classifier, hooks, permission resolution,
- * approval, re-validation of hook-updated input, audit) between them
- * without reshaping it. Every failure is a structured is_error result the
- * model sees; nothing here aborts a run.
+ * tool_call_run() is the fixed sequence of seed 000's 14 steps (DESIGN.md
+ * §3.4), each a named function: find the tool → MCP metadata → schema →
+ * the tool's own validation → risk classifier → PreToolUse hooks → resolve
+ * hooks against settings → final decision (mode, rules, approval) → apply
+ * hook-updated input and check it again → execute → audit → PostToolUse
+ * hooks → structured result → PostToolUseFailure hooks. Every failure is a
+ * structured is_error result the model sees; nothing here aborts a run.
  */
 #ifndef LOOM_TOOLS_PIPELINE_H
 #define LOOM_TOOLS_PIPELINE_H
@@ -30,7 +31,12 @@ typedef struct tool_outcome {
     int64_t started_us;     /* wall clock in microseconds, for the trace */
     int64_t finished_us;
     const char *failed_step;/* NULL when the tool ran; else the step that refused */
+    char *context;          /* hook additionalContext for the next request; caller frees */
+    json_t *input_used;     /* the hook-updated input that ran, or NULL (owned) */
 } tool_outcome;
+
+/* Frees what tool_call_run put in out (the result included). */
+void tool_outcome_free(tool_outcome *out);
 
 /* Called from the thread that runs the call (possibly a pool thread). */
 typedef struct pipeline_observer {

@@ -35,6 +35,14 @@ typedef struct tool_ctx {
      * callee steals rec. May be NULL. */
     void (*record)(void *record_ctx, json_t *rec);
     void *record_ctx;
+    /* The session's governance (policy/governance.h): rules, hooks, mode,
+     * approvals, audit. NULL: every call is allowed (unit tests). */
+    struct governance *gov;
+    const char *run_id;
+    /* Run events the pipeline raises (approval.requested/resolved,
+     * warning.emitted); payload stolen. May be NULL. */
+    void (*emit)(void *emit_ctx, const char *type, json_t *payload);
+    void *emit_ctx;
     /* Asks the user a question (AskUserQuestion); NULL when no user can be
      * asked (headless). Returns a malloc'd answer or NULL. */
     char *(*ask_user)(void *ask_ctx, const json_t *questions);

@@ -18,7 +18,7 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   rm -f "$T/proj/grandchild.pid"
   start_mock "$T/scenario.json"
   use_provider "$provider"
-  json=$("$LOOM_BIN" -p "shell things" --cwd "$T/proj" --output-format json)
+  json=$("$LOOM_BIN" -p "shell things" --permission-mode bypassPermissions --cwd "$T/proj" --output-format json)
   file=$(session_file "$(jq -r .session_id <<<"$json")")
   result() { jq -r --arg id "$1" 'select(.type=="function_call_result" and .callId==$id) | .output' "$file"; }
   assert_contains "$provider: the timeout is reported" "$(result b1)" "timed out"

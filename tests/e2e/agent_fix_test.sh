@@ -11,6 +11,7 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   use_provider "$provider"
   set +e
   "$LOOM_BIN" -p "The test in this project fails. Fix it." --cwd "$T/proj" \
+    --permission-mode acceptEdits --allowedTools "Bash(bash test.sh)" \
     --output-format stream-json >"$T/events" 2>"$T/err"
   status=$?
   set -e

@@ -22,7 +22,7 @@ JSON
 for provider in ${PROVIDERS:-anthropic openai}; do
   start_mock "$T/scenario.json"
   use_provider "$provider"
-  "$LOOM_BIN" -p "read" --cwd "$T/proj" --output-format stream-json >"$T/events"
+  "$LOOM_BIN" -p "read" --permission-mode bypassPermissions --cwd "$T/proj" --output-format stream-json >"$T/events"
   overlap=$(jq -s '[.[] | select(.type=="tool.finished" or .type=="tool.failed") | .payload]
                    | (map(.started_us) | max) < (map(.finished_us) | min)' "$T/events")
   assert_eq "$provider: all four calls overlapped in time" "$overlap" "true"

@@ -10,7 +10,7 @@ jq -n '{turns: ([range(0; 3) | {reply: {tool_calls: [{id: "same\(.)", name: "Bas
                 + [{reply: {text: "I will stop repeating myself."}}])}' > "$T/loop.json"
 start_mock "$T/loop.json"
 use_provider anthropic
-"$LOOM_BIN" -p "loop" --cwd "$T/proj" --output-format stream-json > "$T/events"
+"$LOOM_BIN" -p "loop" --permission-mode bypassPermissions --cwd "$T/proj" --output-format stream-json > "$T/events"
 assert_eq "loop: one warning event" "$(jq -r 'select(.type=="warning.emitted") | .payload.kind' "$T/events")" "tool_loop"
 assert_contains "loop: the 4th request carries the reminder" \
   "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[-1].content[-1].text')" "same input 3 times in a row"
@@ -21,7 +21,7 @@ cat > "$T/overload.json" <<'JSON'
 {"turns": [{"reply": {"text": "Answered by the fallback."}, "faults": [{"status": 529, "times": 4}]}]}
 JSON
 start_mock "$T/overload.json"
-json=$("$LOOM_BIN" -p "hi" --cwd "$T/proj" --fallback-model fallback-x --output-format json 2>"$T/err")
+json=$("$LOOM_BIN" -p "hi" --permission-mode bypassPermissions --cwd "$T/proj" --fallback-model fallback-x --output-format json 2>"$T/err")
 assert_eq "fallback: the run completed" "$(jq -r .subtype <<<"$json")" "success"
 assert_eq "fallback: answered" "$(jq -r .result <<<"$json")" "Answered by the fallback."
 assert_eq "fallback: the last request used the fallback model" "$(tail -n 1 "$MOCK_LOG" | jq -r .body.model)" "fallback-x"
@@ -34,7 +34,7 @@ jq -n '{turns: [range(0; 10) | {reply: {tool_calls: [{id: "b\(.)", name: "Bash",
                                         usage: {input_tokens: 30, output_tokens: 20}}}]}' > "$T/budget.json"
 start_mock "$T/budget.json"
 set +e
-json=$("$LOOM_BIN" -p "spend" --cwd "$T/proj" --output-format json 2>/dev/null)
+json=$("$LOOM_BIN" -p "spend" --permission-mode bypassPermissions --cwd "$T/proj" --output-format json 2>/dev/null)
 status=$?
 set -e
 assert_eq "budget: exit status 3" "$status" "3"
@@ -45,7 +45,7 @@ rm -rf "$T/proj/.loom"
 # AGENTS.md reaches the model, after the cacheable static prompt.
 echo "Project rule: always answer in haiku." > "$T/proj/AGENTS.md"
 start_mock "$SCENARIOS/chat_two_turns.json"
-"$LOOM_BIN" -p "hi" --cwd "$T/proj" >/dev/null
+"$LOOM_BIN" -p "hi" --permission-mode bypassPermissions --cwd "$T/proj" >/dev/null
 req=$(tail -n 1 "$MOCK_LOG")
 assert_eq "system: static part carries the cache breakpoint" "$(jq -r '.body.system[0].cache_control.type' <<<"$req")" "ephemeral"
 assert_contains "system: static part has the working rules" "$(jq -r '.body.system[0].text' <<<"$req")" "Read a file before you edit it"

@@ -22,7 +22,7 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   printf 'dup\ndup\nkeep\n' > "$T/proj/existing.txt"
   start_mock "$T/scenario.json"
   use_provider "$provider"
-  json=$("$LOOM_BIN" -p "try things" --cwd "$T/proj" --output-format json)
+  json=$("$LOOM_BIN" -p "try things" --permission-mode bypassPermissions --cwd "$T/proj" --output-format json)
   assert_eq "$provider: the run completed" "$(jq -r .subtype <<<"$json")" "success"
   file=$(session_file "$(jq -r .session_id <<<"$json")")
   result() { jq -r --arg id "$1" 'select(.type=="function_call_result" and .callId==$id) | .output' "$file"; }

@@ -17,7 +17,7 @@ cat > "$T/scenario.json" <<'JSON'
 JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
-repl_start "$T/proj"
+repl_start "$T/proj" --permission-mode acceptEdits
 wait_prompt
 # A first exchange, so the rewound prompt is not the session's first.
 type_line "hi"

@@ -2,6 +2,7 @@
  * surface: headless print mode (-p), or the REPL when a person is at the
  * terminal. */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -9,9 +10,12 @@
 #include "surfaces/cli/options.h"
 #include "surfaces/cli/print_mode.h"
 #include "surfaces/cli/repl.h"
+#include "surfaces/cli/sandbox_cmd.h"
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "sandbox") == 0)
+        return sandbox_cmd_main(argc - 1, argv + 1);
     cli_options opt;
     if (cli_parse(argc, argv, &opt) != 0)
         return 2;

@@ -24,6 +24,8 @@ enum {
     OPT_FALLBACK_MODEL,
     OPT_APPEND_SYSTEM_PROMPT,
     OPT_VERBOSE,
+    OPT_ALLOWED_TOOLS,
+    OPT_DISALLOWED_TOOLS,
 };
 
 static const struct option long_options[] = {
@@ -48,6 +50,10 @@ static const struct option long_options[] = {
     {"fallback-model", required_argument, NULL, OPT_FALLBACK_MODEL},
     {"append-system-prompt", required_argument, NULL, OPT_APPEND_SYSTEM_PROMPT},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"allowedTools", required_argument, NULL, OPT_ALLOWED_TOOLS},
+    {"allowed-tools", required_argument, NULL, OPT_ALLOWED_TOOLS},
+    {"disallowedTools", required_argument, NULL, OPT_DISALLOWED_TOOLS},
+    {"disallowed-tools", required_argument, NULL, OPT_DISALLOWED_TOOLS},
     {NULL, 0, NULL, 0},
 };
 
@@ -87,6 +93,8 @@ void cli_usage(FILE *out)
           "      --fallback-model NAME   model to switch to when the main one keeps failing\n"
           "      --append-system-prompt TEXT  added to the built-in system prompt\n"
           "      --verbose               tool calls on stderr (text output)\n"
+          "      --allowedTools RULES    allow rules, e.g. \"Bash(git log:*),Read\"\n"
+          "      --disallowedTools RULES deny rules, same syntax (docs/permissions.md)\n"
           "      --no-stream             ask the provider for a whole reply at once\n"
           "\n"
           "exit status: 0 done, 1 failed, 2 usage or configuration error, 3 stopped at a\n"
@@ -161,6 +169,18 @@ int cli_parse(int argc, char **argv, cli_options *opt)
         case OPT_FALLBACK_MODEL: opt->fallback_model = optarg; break;
         case OPT_APPEND_SYSTEM_PROMPT: opt->append_system_prompt = optarg; break;
         case OPT_VERBOSE: opt->verbose = true; break;
+        case OPT_ALLOWED_TOOLS:
+        case OPT_DISALLOWED_TOOLS: {
+            bool allow = c == OPT_ALLOWED_TOOLS;
+            int *n = allow ? &opt->n_allowed_tools : &opt->n_disallowed_tools;
+            if (*n == 16) {
+                fprintf(stderr, "loom: at most 16 %s flags; join rules with commas\n",
+                        allow ? "--allowedTools" : "--disallowedTools");
+                return -1;
+            }
+            (allow ? opt->allowed_tools : opt->disallowed_tools)[(*n)++] = optarg;
+            break;
+        }
         case ':':
             fprintf(stderr, "loom: %s needs a value\n", argv[optind - 1]);
             return -1;

@@ -28,6 +28,12 @@ typedef struct cli_options {
     const char *permission_mode;
     const char *fallback_model;
     const char *append_system_prompt;
+    /* --allowedTools / --disallowedTools, each flag a comma-separated list;
+     * the flags may repeat (pointers into argv). */
+    const char *allowed_tools[16];
+    int n_allowed_tools;
+    const char *disallowed_tools[16];
+    int n_disallowed_tools;
 } cli_options;
 
 /* Parses argv. 0 on success; on a usage error prints why to stderr and

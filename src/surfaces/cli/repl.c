@@ -728,12 +728,22 @@ static void on_approval(run_view *v, const json_t *p)
     repl_printf(r, TONE_YELLOW, "? Allow %s%s%s%s\n", json_get_str(p, "tool", "this action"),
                 *what ? " \xe2\x80\x94 " : "", what, "");
     tty_quiet(false);
-    char *answer = repl_ask_line(r, "allow? [y/N] ");
+    /* Allow once, allow always (a rule in .loom/settings.local.json), or
+     * deny — with whatever follows "n" sent to the model as the reason. */
+    char *answer = repl_ask_line(r, "y = allow once · a = allow always · n [reason] = deny › ");
     tty_quiet(true);
-    bool allow = answer && (answer[0] == 'y' || answer[0] == 'Y');
+    const char *decision = "deny";
+    const char *reason = "denied in the REPL";
+    if (answer && (answer[0] == 'y' || answer[0] == 'Y')) {
+        decision = "allow";
+        reason = NULL;
+    } else if (answer && (answer[0] == 'a' || answer[0] == 'A')) {
+        decision = "allow_always";
+        reason = NULL;
+    } else if (answer && (answer[0] == 'n' || answer[0] == 'N') && answer[1] == ' ' && answer[2])
+        reason = answer + 2;
     loom_status st;
-    if (loom_run_approve(v->run, id, allow, allow ? "approved in the REPL" : "denied in the REPL",
-                         &st) != 0)
+    if (loom_run_answer(v->run, id, decision, reason, &st) != 0)
         repl_printf(r, TONE_RED, "%s\n", st.message);
     free(answer);
     if (!answer)

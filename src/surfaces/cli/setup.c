@@ -4,6 +4,22 @@
 
 #include <stdio.h>
 
+#include "base/str.h"
+
+/* Repeated rule flags become one comma-separated option. */
+static int set_rules(loom_config *cfg, const char *key, const char *const *flags, int n,
+                     loom_status *st)
+{
+    if (n == 0)
+        return 0;
+    loom_str joined = LOOM_STR_INIT;
+    for (int i = 0; i < n; i++)
+        str_printf(&joined, "%s%s", i ? "," : "", flags[i]);
+    int rc = loom_config_set(cfg, key, joined.ptr, st);
+    str_free(&joined);
+    return rc;
+}
+
 loom_config *setup_config(const cli_options *opt, bool interactive, const char *model,
                           loom_status *st)
 {
@@ -38,6 +54,9 @@ loom_config *setup_config(const cli_options *opt, bool interactive, const char *
         if (loom_config_set(cfg, "max_turns", num, st) != 0)
             goto fail;
     }
+    if (set_rules(cfg, "allowed_tools", opt->allowed_tools, opt->n_allowed_tools, st) != 0 ||
+        set_rules(cfg, "disallowed_tools", opt->disallowed_tools, opt->n_disallowed_tools, st) != 0)
+        goto fail;
     if (loom_config_load_settings(cfg, st) != 0)
         goto fail;
     return cfg;

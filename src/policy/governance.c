@@ -1,0 +1,210 @@
+/* governance.c — loading the session's permission rules, hooks, mode,
+ * approvals and audit log from the settings files. */
+#include "policy/governance.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/str.h"
+#include "session/store.h"
+
+static void warn(governance *g, const char *fmt, const char *a, const char *b)
+{
+    char msg[1200];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    g->warnings = xrealloc(g->warnings, (g->n_warnings + 1) * sizeof *g->warnings);
+    g->warnings[g->n_warnings++] = xstrdup(msg);
+}
+
+static int add_list(governance *g, const json_t *perms, const char *key, perm_verdict v,
+                    rule_source src, const char *file, loom_error *err)
+{
+    const json_t *list = json_get_arr(perms, key);
+    size_t i;
+    json_t *r;
+    json_array_foreach(list, i, r) {
+        if (!json_is_string(r))
+            return loom_error_set(err, LOOM_ERR_CONFIG, "%s: permissions.%s[%zu] must be a string",
+                                  file, key, i);
+        if (perm_rules_add(g->rules, v, json_string_value(r), src, err) != 0) {
+            loom_error_prefix(err, "%s: permissions.%s[%zu]", file, key, i);
+            return -(int)err->code;
+        }
+    }
+    return 0;
+}
+
+static int add_rules(governance *g, const json_t *doc, rule_source src, const char *file,
+                     loom_error *err)
+{
+    const json_t *perms = json_get_obj(doc, "permissions");
+    if (!perms)
+        return 0;
+    if (add_list(g, perms, "allow", PERM_ALLOW, src, file, err) ||
+        add_list(g, perms, "ask", PERM_ASK, src, file, err) ||
+        add_list(g, perms, "deny", PERM_DENY, src, file, err))
+        return -(int)err->code;
+    return 0;
+}
+
+static bool workspace_trusted(const json_t *user, const char *cwd)
+{
+    const char *env = getenv("LOOM_TRUST_WORKSPACE");
+    if (env && !strcmp(env, "1"))
+        return true;
+    const json_t *list = json_get_arr(user, "trustedWorkspaces");
+    size_t i;
+    json_t *p;
+    json_array_foreach(list, i, p) {
+        const char *dir = json_string_value(p);
+        size_t n = dir ? strlen(dir) : 0;
+        if (n && strncmp(cwd, dir, n) == 0 && (cwd[n] == '\0' || cwd[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
+governance *governance_new(const char *cwd, const char *session_id, const char *transcript_path,
+                           const governance_settings *s, loom_error *err)
+{
+    governance *g = xcalloc(1, sizeof *g);
+    g->cwd = xstrdup(cwd);
+    g->session_id = xstrdup(session_id);
+    g->transcript_path = xstrdup(transcript_path);
+    g->interactive = s->interactive;
+    g->rules = perm_rules_new();
+    g->hooks = hook_registry_new();
+    g->approvals = approval_registry_new();
+    perm_mode mode = MODE_DEFAULT;
+    if (s->mode && perm_mode_parse(s->mode, &mode) != 0) {
+        loom_error_set(err, LOOM_ERR_CONFIG, "permission mode \"%s\" is not one of default, "
+                       "acceptEdits, plan, auto, dontAsk, bypassPermissions, fullAccess, delegate",
+                       s->mode);
+        goto fail;
+    }
+    perm_mode_init(&g->mode, mode);
+    g->trusted = workspace_trusted(s->user, cwd);
+
+    const struct {
+        const json_t *doc;
+        rule_source rsrc;
+        hook_source hsrc;
+        const char *name;
+    } files[] = {
+        {s->user, RULE_SRC_USER, HOOK_SRC_USER, "user settings"},
+        {s->project, RULE_SRC_PROJECT, HOOK_SRC_PROJECT, "project settings (.loom/settings.json)"},
+        {s->local, RULE_SRC_LOCAL, HOOK_SRC_LOCAL, "local settings (.loom/settings.local.json)"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (!files[i].doc)
+            continue;
+        if (add_rules(g, files[i].doc, files[i].rsrc, files[i].name, err) != 0)
+            goto fail;
+        const json_t *hooks = json_get_obj(files[i].doc, "hooks");
+        bool trusted = files[i].hsrc == HOOK_SRC_USER || g->trusted;
+        if (hooks && hook_registry_load(g->hooks, hooks, files[i].hsrc, trusted, err) != 0) {
+            loom_error_prefix(err, "%s", files[i].name);
+            goto fail;
+        }
+    }
+    for (size_t i = 0; s->cli_allow && s->cli_allow[i]; i++)
+        if (perm_rules_add(g->rules, PERM_ALLOW, s->cli_allow[i], RULE_SRC_CLI, err) != 0) {
+            loom_error_prefix(err, "--allowedTools");
+            goto fail;
+        }
+    for (size_t i = 0; s->cli_deny && s->cli_deny[i]; i++)
+        if (perm_rules_add(g->rules, PERM_DENY, s->cli_deny[i], RULE_SRC_CLI, err) != 0) {
+            loom_error_prefix(err, "--disallowedTools");
+            goto fail;
+        }
+    for (size_t i = 0; i < hook_registry_warning_count(g->hooks); i++)
+        warn(g, "%s%s", hook_registry_warning(g->hooks, i), "");
+
+    /* seed 000 Q5: every decision is kept, one JSONL record each. */
+    char *home = store_home();
+    loom_str path = LOOM_STR_INIT;
+    str_printf(&path, "%s/audit/%s.jsonl", home, session_id);
+    free(home);
+    loom_error aerr;
+    g->audit = audit_open(path.ptr, &aerr);
+    if (!g->audit)
+        warn(g, "the audit log could not be opened: %s%s", aerr.message, "");
+    str_free(&path);
+    loom_str local = LOOM_STR_INIT;
+    str_printf(&local, "%s/.loom/settings.local.json", cwd);
+    g->local_settings_path = str_steal(&local);
+    return g;
+fail:
+    governance_free(g);
+    return NULL;
+}
+
+void governance_free(governance *g)
+{
+    if (!g)
+        return;
+    perm_rules_free(g->rules);
+    hook_registry_free(g->hooks);
+    approval_registry_free(g->approvals);
+    if (g->audit)
+        audit_close(g->audit);
+    for (size_t i = 0; i < g->n_warnings; i++)
+        free(g->warnings[i]);
+    free(g->warnings);
+    free(g->cwd);
+    free(g->session_id);
+    free(g->transcript_path);
+    free(g->local_settings_path);
+    free(g);
+}
+
+int governance_allow_always(governance *g, const char *rule, loom_error *err)
+{
+    if (perm_rules_add(g->rules, PERM_ALLOW, rule, RULE_SRC_LOCAL, err) != 0)
+        return -(int)err->code;
+    char *text = NULL;
+    size_t len = 0;
+    json_t *doc = NULL;
+    loom_error rerr;
+    if (file_read_all(g->local_settings_path, &text, &len, &rerr) == 0)
+        doc = json_parse(text, len, g->local_settings_path, err);
+    free(text);
+    if (!doc)
+        doc = json_object();
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return loom_error_set(err, LOOM_ERR_CONFIG, "%s is not a JSON object",
+                              g->local_settings_path);
+    }
+    json_t *perms = json_get_obj(doc, "permissions");
+    if (!perms) {
+        perms = json_object();
+        json_object_set_new(doc, "permissions", perms);
+    }
+    json_t *allow = json_get_arr(perms, "allow");
+    if (!allow) {
+        allow = json_array();
+        json_object_set_new(perms, "allow", allow);
+    }
+    json_array_append_new(allow, json_string(rule));
+    char *out = json_dumps(doc, JSON_INDENT(2));
+    json_decref(doc);
+    loom_str dir = LOOM_STR_INIT;
+    str_printf(&dir, "%s/.loom", g->cwd);
+    int rc = file_mkdirs(dir.ptr, 0755, err);
+    str_free(&dir);
+    if (rc == 0)
+        rc = file_write_atomic(g->local_settings_path, out, strlen(out), 0644, err);
+    free(out);
+    return rc;
+}
+
+json_t *governance_payload(const governance *g, hook_event ev)
+{
+    return json_pack("{s:s,s:s?,s:s,s:s,s:s}", "session_id", g->session_id, "transcript_path",
+                     g->transcript_path, "cwd", g->cwd, "hook_event_name", hook_event_name(ev),
+                     "permission_mode", perm_mode_name(g->mode.mode));
+}

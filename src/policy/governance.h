@@ -1,0 +1,63 @@
+/* governance.h — everything that decides whether a tool call may run, put
+ * together for one session: the mode, the settings rules, the hooks, the
+ * risk classifier, approvals and the audit log.
+ *
+ * The tool pipeline (tools/pipeline.c) asks it one question per call, in
+ * its fixed steps; this module owns the state those steps need and the
+ * settings they come from (docs/permissions.md). */
+#ifndef LOOM_POLICY_GOVERNANCE_H
+#define LOOM_POLICY_GOVERNANCE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "base/error.h"
+#include "hooks/registry.h"
+#include "hooks/run.h"
+#include "policy/approvals.h"
+#include "policy/audit.h"
+#include "policy/decision.h"
+#include "policy/rules.h"
+
+typedef struct governance_settings {
+    /* The three settings files' documents (borrowed; NULL when absent). */
+    const json_t *user, *project, *local;
+    const char *const *cli_allow;   /* --allowedTools, NULL-terminated (may be NULL) */
+    const char *const *cli_deny;    /* --disallowedTools */
+    const char *mode;               /* --permission-mode / settings; NULL: default */
+    bool interactive;               /* a person can answer approvals */
+} governance_settings;
+
+typedef struct governance {
+    perm_mode_state mode;
+    perm_rules *rules;
+    hook_registry *hooks;
+    approval_registry *approvals;
+    audit_log *audit;               /* NULL when it could not be opened (warned) */
+    bool interactive;
+    bool trusted;                   /* project/local hooks may run */
+    bool session_started;           /* SessionStart has fired */
+    char *cwd;
+    char *session_id;
+    char *transcript_path;
+    char *local_settings_path;      /* where "allow always" rules are written */
+    char **warnings;                /* for the surface, oldest first */
+    size_t n_warnings;
+} governance;
+
+/* Builds the session's governance. The workspace is trusted when the user
+ * settings list it under "trustedWorkspaces" (or LOOM_TRUST_WORKSPACE=1):
+ * until then project and local hooks are loaded but skipped with a notice.
+ * NULL with err on a malformed rule or hook (naming the file and entry). */
+governance *governance_new(const char *cwd, const char *session_id, const char *transcript_path,
+                           const governance_settings *s, loom_error *err);
+void governance_free(governance *g);
+
+/* "Allow always": appends rule to permissions.allow of
+ * .loom/settings.local.json (created if absent) and to the live rules. */
+int governance_allow_always(governance *g, const char *rule, loom_error *err);
+
+/* The hook payload common part for an event (new reference). */
+json_t *governance_payload(const governance *g, hook_event ev);
+
+#endif

@@ -1,0 +1,1434 @@
+/* rules.c — parses settings permission rules and answers what a set of them
+ * says about one tool call (rules.h has the contract, docs/permissions-rules.md
+ * the user-facing reference).
+ *
+ * The asymmetry that runs through this file: a deny or ask rule is matched
+ * generously (every spelling of the command, the lexical and the resolved
+ * path, through wrappers), an allow rule strictly (the command as written
+ * including its assignments, the path only as it really resolves). A miss
+ * on the generous side would let a call through; a miss on the strict side
+ * only costs a question.
+ */
+#include "policy/rules.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/str.h"
+#include "policy/bash_parse.h"
+#include "policy/risk.h"
+
+/* Symlinks followed while resolving one path; Linux gives up at 40 too. */
+#define RESOLVE_MAX_HOPS 40
+/* Directories a compound command may have cd'd into that relative
+ * redirections are checked against; past this they count as unknown. */
+#define CD_MAX_DIRS 16
+
+typedef enum { RK_TOOL, RK_BASH, RK_PATH, RK_DOMAIN, RK_MCP_SERVER, RK_GENERIC } rule_kind;
+typedef enum { BM_EXACT, BM_PREFIX, BM_GLOB } bash_mode;
+typedef enum { FAM_READ, FAM_EDIT, FAM_SELF } path_family;
+typedef enum { AN_ABS, AN_HOME, AN_CWD } anchor;
+
+typedef struct rule {
+    perm_verdict verdict;
+    rule_source source;
+    size_t order;
+    char *text;
+    char *tool;          /* as written: "Bash", "Edit", "mcp__srv", … */
+    rule_kind kind;
+    /* RK_BASH */
+    bash_mode bmode;
+    char **words;
+    size_t nwords;
+    char *glob;
+    /* RK_PATH */
+    path_family fam;
+    anchor anc;
+    char *pattern;       /* relative to the anchor, no leading '/' */
+    bool anywhere;       /* no '/' in the pattern: any depth below the anchor */
+    /* RK_DOMAIN */
+    char *domain;
+    bool sub_only;       /* "*.example.com": subdomains, not the domain */
+    /* RK_GENERIC */
+    char *spec;
+} rule;
+
+struct perm_rules {
+    rule *v;
+    size_t n, cap;
+};
+
+/* ---- small helpers --------------------------------------------------- */
+
+static const char *const READ_TOOLS[] = {"Read", "Glob", "Grep", "LS", "NotebookRead", NULL};
+static const char *const EDIT_TOOLS[] = {"Edit", "Write", "MultiEdit", "NotebookEdit", NULL};
+
+static bool in_set(const char *const *set, const char *s)
+{
+    for (; *set; set++)
+        if (!strcmp(*set, s))
+            return true;
+    return false;
+}
+
+static path_family family_of(const char *tool)
+{
+    if (!strcmp(tool, "Read") || !strcmp(tool, "NotebookRead"))
+        return FAM_READ;
+    if (in_set(EDIT_TOOLS, tool))
+        return FAM_EDIT;
+    return FAM_SELF;
+}
+
+/* Does a rule written for rule_tool apply to a call of tool? Read rules
+ * cover every reading tool and Edit/Write rules every writing tool, so a
+ * deny cannot be walked around by picking a sibling tool. */
+static bool tool_applies(const rule *r, const char *tool)
+{
+    if (!strcmp(r->tool, tool))
+        return true;
+    switch (family_of(r->tool)) {
+    case FAM_READ: return in_set(READ_TOOLS, tool);
+    case FAM_EDIT: return in_set(EDIT_TOOLS, tool);
+    case FAM_SELF: return false;
+    }
+    return false;
+}
+
+/* Higher source wins the report; between equals, the rule added first. */
+static const rule *better(const rule *a, const rule *b)
+{
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    if (a->source != b->source)
+        return a->source > b->source ? a : b;
+    return a->order <= b->order ? a : b;
+}
+
+static const char *home_dir(void)
+{
+    const char *h = getenv("HOME");
+    if (h && *h)
+        return h;
+    struct passwd *pw = getpwuid(getuid());
+    return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
+}
+
+static void set_match(rule_match *m, perm_verdict v, const rule *r)
+{
+    m->verdict = v;
+    m->rule[0] = '\0';
+    m->source = RULE_SRC_USER;
+    if (r) {
+        snprintf(m->rule, sizeof m->rule, "%s", r->text);
+        m->source = r->source;
+    }
+}
+
+/* ---- paths ----------------------------------------------------------- */
+
+/* "." and ".." folded, "//" collapsed; abs must start with '/'. The way
+ * the file tools fold a path (tools/tool.c), so a rule sees what they open. */
+static char *fold_path(const char *abs)
+{
+    size_t n = strlen(abs);
+    char *out = xmalloc(n + 2);
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        while (i < n && abs[i] == '/')
+            i++;
+        size_t st = i;
+        while (i < n && abs[i] != '/')
+            i++;
+        size_t len = i - st;
+        if (len == 0 || (len == 1 && abs[st] == '.'))
+            continue;
+        if (len == 2 && abs[st] == '.' && abs[st + 1] == '.') {
+            while (o > 0 && out[o - 1] != '/')
+                o--;
+            if (o > 0)
+                o--;
+            continue;
+        }
+        out[o++] = '/';
+        memcpy(out + o, abs + st, len);
+        o += len;
+    }
+    if (o == 0)
+        out[o++] = '/';
+    out[o] = '\0';
+    return out;
+}
+
+static char *join_path(const char *dir, const char *path)
+{
+    if (path[0] == '/')
+        return xstrdup(path);
+    loom_str s = LOOM_STR_INIT;
+    str_puts(&s, dir && *dir ? dir : "/");
+    str_putc(&s, '/');
+    str_puts(&s, path);
+    return str_steal(&s);
+}
+
+/* Follows the symlinks of an absolute path component by component, the
+ * way the kernel does: ".." after a symlink climbs from its target. Once a
+ * component does not exist, the rest is taken as written. */
+static char *resolve_physical(const char *abs)
+{
+    loom_str out = LOOM_STR_INIT;   /* "" stands for "/" */
+    char *rest = xstrdup(abs);
+    size_t pos = 0;
+    int hops = 0;
+    bool exists = true;
+    char *result = NULL;
+    for (;;) {
+        while (rest[pos] == '/')
+            pos++;
+        if (!rest[pos])
+            break;
+        size_t st = pos;
+        while (rest[pos] && rest[pos] != '/')
+            pos++;
+        size_t len = pos - st;
+        if (len == 1 && rest[st] == '.')
+            continue;
+        if (len == 2 && rest[st] == '.' && rest[st + 1] == '.') {
+            while (out.len > 0 && out.ptr[out.len - 1] != '/')
+                out.len--;
+            if (out.len > 0)
+                out.len--;
+            if (out.ptr)
+                out.ptr[out.len] = '\0';
+            continue;
+        }
+        size_t before = out.len;
+        str_putc(&out, '/');
+        str_append(&out, rest + st, len);
+        if (out.len > 4 * PATH_MAX)
+            goto fail;
+        if (!exists)
+            continue;
+        struct stat sb;
+        if (lstat(out.ptr, &sb) != 0) {
+            exists = false;
+            continue;
+        }
+        if (!S_ISLNK(sb.st_mode))
+            continue;
+        if (++hops > RESOLVE_MAX_HOPS)
+            goto fail;
+        char target[PATH_MAX];
+        ssize_t tl = readlink(out.ptr, target, sizeof target - 1);
+        if (tl <= 0) {
+            exists = false;
+            continue;
+        }
+        target[tl] = '\0';
+        loom_str next = LOOM_STR_INIT;
+        str_puts(&next, target);
+        str_putc(&next, '/');
+        str_puts(&next, rest + pos);
+        free(rest);
+        rest = str_steal(&next);
+        pos = 0;
+        out.len = target[0] == '/' ? 0 : before;
+        if (out.ptr)
+            out.ptr[out.len] = '\0';
+    }
+    result = out.len ? xstrdup(out.ptr) : xstrdup("/");
+fail:
+    str_free(&out);
+    free(rest);
+    return result;
+}
+
+char *perm_resolve_path(const char *path, const char *cwd)
+{
+    if (!path)
+        return NULL;
+    char *abs = join_path(cwd, path);
+    char *folded = fold_path(abs);
+    char *res = resolve_physical(folded);
+    free(abs);
+    free(folded);
+    return res;
+}
+
+static bool has_glob(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '*' || s[i] == '?' || s[i] == '[' || s[i] == '\\')
+            return true;
+    return false;
+}
+
+/* One path segment against one pattern segment: * ? [set] and \x. */
+static bool seg_match(const char *p, size_t pn, const char *s, size_t sn)
+{
+    size_t pi = 0, si = 0, star_p = SIZE_MAX, star_s = 0;
+    while (si < sn) {
+        if (pi < pn && p[pi] == '*') {
+            star_p = ++pi;
+            star_s = si;
+            continue;
+        }
+        if (pi < pn) {
+            bool ok = false;
+            size_t adv = 1;
+            if (p[pi] == '?') {
+                ok = true;
+            } else if (p[pi] == '[') {
+                size_t j = pi + 1;
+                bool neg = j < pn && (p[j] == '!' || p[j] == '^');
+                if (neg)
+                    j++;
+                size_t first = j;
+                bool hit = false;
+                while (j < pn && (p[j] != ']' || j == first)) {
+                    if (j + 2 < pn && p[j + 1] == '-' && p[j + 2] != ']') {
+                        if ((unsigned char)s[si] >= (unsigned char)p[j] &&
+                            (unsigned char)s[si] <= (unsigned char)p[j + 2])
+                            hit = true;
+                        j += 3;
+                    } else {
+                        if (p[j] == s[si])
+                            hit = true;
+                        j++;
+                    }
+                }
+                if (j < pn) {
+                    ok = hit != neg;
+                    adv = j + 1 - pi;
+                } else {
+                    ok = s[si] == '['; /* no closing ]: a plain '[' */
+                }
+            } else if (p[pi] == '\\' && pi + 1 < pn) {
+                ok = p[pi + 1] == s[si];
+                adv = 2;
+            } else {
+                ok = p[pi] == s[si];
+            }
+            if (ok) {
+                pi += adv;
+                si++;
+                continue;
+            }
+        }
+        if (star_p == SIZE_MAX)
+            return false;
+        pi = star_p;
+        si = ++star_s;
+    }
+    while (pi < pn && p[pi] == '*')
+        pi++;
+    return pi == pn;
+}
+
+typedef struct segs {
+    const char **p;
+    size_t *len;
+    size_t n;
+} segs;
+
+static void split_segs(const char *path, segs *out)
+{
+    size_t cap = 8;
+    out->p = xmalloc(cap * sizeof *out->p);
+    out->len = xmalloc(cap * sizeof *out->len);
+    out->n = 0;
+    for (const char *s = path; *s;) {
+        while (*s == '/')
+            s++;
+        if (!*s)
+            break;
+        const char *e = strchr(s, '/');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (out->n == cap) {
+            cap *= 2;
+            out->p = xrealloc(out->p, cap * sizeof *out->p);
+            out->len = xrealloc(out->len, cap * sizeof *out->len);
+        }
+        out->p[out->n] = s;
+        out->len[out->n++] = len;
+        s += len;
+    }
+}
+
+static void free_segs(segs *s)
+{
+    free(s->p);
+    free(s->len);
+}
+
+/* memo: 0 unknown, 1 yes, 2 no. A pattern that runs out before the path
+ * matched a directory above it, and gitignore semantics say everything
+ * inside a matched directory matches too. */
+static bool segs_match(const segs *pat, size_t i, const segs *path, size_t j, unsigned char *memo)
+{
+    unsigned char *m = &memo[i * (path->n + 1) + j];
+    if (*m)
+        return *m == 1;
+    bool r;
+    if (i == pat->n)
+        r = true;
+    else if (pat->len[i] == 2 && !memcmp(pat->p[i], "**", 2))
+        r = segs_match(pat, i + 1, path, j, memo) ||
+            (j < path->n && segs_match(pat, i, path, j + 1, memo));
+    else if (j == path->n)
+        r = false;
+    else
+        r = seg_match(pat->p[i], pat->len[i], path->p[j], path->len[j]) &&
+            segs_match(pat, i + 1, path, j + 1, memo);
+    *m = r ? 1 : 2;
+    return r;
+}
+
+static bool glob_path_match(const char *pattern, const char *path)
+{
+    segs ps, ss;
+    split_segs(pattern, &ps);
+    split_segs(path, &ss);
+    unsigned char *memo = xcalloc((ps.n + 1) * (ss.n + 1), 1);
+    bool r = segs_match(&ps, 0, &ss, 0, memo);
+    free(memo);
+    free_segs(&ps);
+    free_segs(&ss);
+    return r;
+}
+
+/* The rule's pattern as an absolute path, as written (folded) and with the
+ * literal directories before the first wildcard resolved through symlinks.
+ * false when its anchor (home) is unknown. */
+static bool rule_patterns(const rule *r, const char *cwd, char **lexical, char **resolved)
+{
+    const char *base = "/";
+    if (r->anc == AN_HOME) {
+        base = home_dir();
+        if (!base)
+            return false;
+    } else if (r->anc == AN_CWD) {
+        base = cwd;
+    }
+    loom_str full = LOOM_STR_INIT;
+    str_puts(&full, base);
+    str_putc(&full, '/');
+    if (r->anywhere)
+        str_puts(&full, "**/");
+    str_puts(&full, r->pattern);
+    *lexical = fold_path(str_cstr(&full));
+    str_free(&full);
+
+    /* Split at the first segment with a wildcard; resolve what is before. */
+    const char *lx = *lexical;
+    size_t cut = 0;
+    for (const char *s = lx; *s;) {
+        while (*s == '/')
+            s++;
+        const char *e = strchr(s, '/');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (!len || has_glob(s, len))
+            break;
+        cut = (size_t)(s - lx) + len;
+        s += len;
+    }
+    char *prefix = xstrndup(lx, cut ? cut : 1);
+    char *rp = resolve_physical(prefix);
+    free(prefix);
+    if (!rp) {
+        *resolved = xstrdup(lx);
+        return true;
+    }
+    loom_str res = LOOM_STR_INIT;
+    str_puts(&res, rp);
+    str_puts(&res, lx + cut);
+    free(rp);
+    *resolved = fold_path(str_cstr(&res));
+    str_free(&res);
+    return true;
+}
+
+/* The forms a file path takes: as the tools fold it, that resolved through
+ * symlinks, and as the kernel resolves it unfolded (".." after a symlink).
+ * The resolved forms are NULL when a symlink loop hides the answer. */
+typedef struct path_forms {
+    char *lexical, *resolved, *physical;
+} path_forms;
+
+static void path_forms_make(path_forms *f, const char *path, const char *cwd)
+{
+    char *abs = join_path(cwd, path);
+    f->lexical = fold_path(abs);
+    f->resolved = resolve_physical(f->lexical);
+    f->physical = resolve_physical(abs);
+    free(abs);
+}
+
+static void path_forms_free(path_forms *f)
+{
+    free(f->lexical);
+    free(f->resolved);
+    free(f->physical);
+}
+
+/* strict (allow): every way the path resolves must fall under the rule as
+ * resolved. Otherwise (deny, ask): any form under any form of the rule. */
+static bool path_rule_matches(const rule *r, const path_forms *f, const char *cwd, bool strict)
+{
+    char *lx, *rs;
+    if (!rule_patterns(r, cwd, &lx, &rs))
+        return false;
+    bool m;
+    if (strict) {
+        m = f->resolved && f->physical && glob_path_match(rs, f->resolved) &&
+            glob_path_match(rs, f->physical);
+    } else {
+        const char *forms[3] = {f->lexical, f->resolved, f->physical};
+        m = false;
+        for (int k = 0; k < 3 && !m; k++)
+            m = forms[k] && (glob_path_match(lx, forms[k]) || glob_path_match(rs, forms[k]));
+    }
+    free(lx);
+    free(rs);
+    return m;
+}
+
+/* ---- web domains ----------------------------------------------------- */
+
+/* The host of an http(s)-style URL, lowercased; NULL when the URL is not
+ * plain enough to be sure which host a client would contact. */
+static char *url_host(const char *url)
+{
+    const char *s = strstr(url, "://");
+    if (!s)
+        return NULL;
+    for (const char *c = url; c < s; c++)
+        if (!isalnum((unsigned char)*c) && *c != '+' && *c != '-' && *c != '.')
+            return NULL;
+    s += 3;
+    size_t alen = strcspn(s, "/?#");
+    const char *at = NULL;
+    for (size_t i = 0; i < alen; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= ' ' || c == '\\' || c == '%' || c >= 0x7f)
+            return NULL;
+        if (c == '@')
+            at = s + i;
+    }
+    const char *h = at ? at + 1 : s;
+    size_t hl = alen - (size_t)(h - s);
+    if (hl && h[0] == '[') {
+        const char *close = memchr(h, ']', hl);
+        if (!close)
+            return NULL;
+        hl = (size_t)(close - h) + 1;
+    } else {
+        const char *colon = memchr(h, ':', hl);
+        if (colon)
+            hl = (size_t)(colon - h);
+    }
+    while (hl && h[hl - 1] == '.')
+        hl--;
+    if (!hl)
+        return NULL;
+    char *host = xstrndup(h, hl);
+    for (char *c = host; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    return host;
+}
+
+static bool domain_matches(const rule *r, const char *host)
+{
+    size_t hl = strlen(host), dl = strlen(r->domain);
+    if (!r->sub_only && !strcmp(host, r->domain))
+        return true;
+    return hl > dl && host[hl - dl - 1] == '.' && !strcmp(host + hl - dl, r->domain);
+}
+
+/* ---- Bash words ------------------------------------------------------ */
+
+/* '*' matches any run of characters, everything else itself. */
+static bool wild_match(const char *p, const char *s)
+{
+    const char *star = NULL, *ss = NULL;
+    while (*s) {
+        if (*p == '*') {
+            star = ++p;
+            ss = s;
+        } else if (*p == *s) {
+            p++;
+            s++;
+        } else if (star) {
+            p = star;
+            s = ++ss;
+        } else {
+            return false;
+        }
+    }
+    while (*p == '*')
+        p++;
+    return !*p;
+}
+
+static bool bash_rule_matches(const rule *r, const char *const *w, size_t n, const char *joined)
+{
+    switch (r->bmode) {
+    case BM_EXACT:
+    case BM_PREFIX:
+        if (n < r->nwords || (r->bmode == BM_EXACT && n != r->nwords))
+            return false;
+        for (size_t k = 0; k < r->nwords; k++)
+            if (strcmp(w[k], r->words[k]))
+                return false;
+        return true;
+    case BM_GLOB:
+        return wild_match(r->glob, joined);
+    }
+    return false;
+}
+
+typedef struct cmd_form {
+    const char **w;
+    size_t n;
+    char *joined;
+} cmd_form;
+
+static void form_make(cmd_form *f, const bash_cmd *c, bool with_assign, bool basename0)
+{
+    f->n = (with_assign ? c->nassign : 0) + c->argc;
+    f->w = xmalloc((f->n + 1) * sizeof *f->w);
+    size_t k = 0;
+    if (with_assign)
+        for (size_t a = 0; a < c->nassign; a++)
+            f->w[k++] = c->assign[a];
+    for (size_t a = 0; a < c->argc; a++)
+        f->w[k++] = a == 0 && basename0 ? bash_cmd_name(c) : c->argv[a];
+    f->w[k] = NULL;
+    loom_str j = LOOM_STR_INIT;
+    for (size_t a = 0; a < f->n; a++) {
+        if (a)
+            str_putc(&j, ' ');
+        str_puts(&j, f->w[a]);
+    }
+    f->joined = str_steal(&j);
+}
+
+static void form_free(cmd_form *f)
+{
+    free(f->w);
+    free(f->joined);
+}
+
+/* ---- adding rules ---------------------------------------------------- */
+
+perm_rules *perm_rules_new(void)
+{
+    return xcalloc(1, sizeof(perm_rules));
+}
+
+static void rule_free(rule *r)
+{
+    free(r->text);
+    free(r->tool);
+    for (size_t k = 0; k < r->nwords; k++)
+        free(r->words[k]);
+    free(r->words);
+    free(r->glob);
+    free(r->pattern);
+    free(r->domain);
+    free(r->spec);
+}
+
+void perm_rules_free(perm_rules *r)
+{
+    if (!r)
+        return;
+    for (size_t k = 0; k < r->n; k++)
+        rule_free(&r->v[k]);
+    free(r->v);
+    free(r);
+}
+
+size_t perm_rules_count(const perm_rules *r)
+{
+    return r ? r->n : 0;
+}
+
+static int bad(loom_error *err, const char *text, const char *why)
+{
+    return loom_error_set(err, LOOM_ERR_CONFIG, "permission rule \"%s\": %s", text, why);
+}
+
+static bool valid_tool_name(const char *s, size_t n)
+{
+    if (!n || !isalpha((unsigned char)s[0]))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!isalnum((unsigned char)c) && c != '_' && c != '-' && c != '.')
+            return (c == '*' && i == n - 1 && n > 7 && !strncmp(s, "mcp__", 5) &&
+                    s[n - 2] == '_' && s[n - 3] == '_');
+    }
+    return true;
+}
+
+static int parse_bash_spec(rule *r, const char *spec, const char *text, loom_error *err)
+{
+    size_t sl = strlen(spec);
+    bool prefix = sl >= 2 && !strcmp(spec + sl - 2, ":*");
+    char *body = xstrndup(spec, prefix ? sl - 2 : sl);
+    /* "ls *": the legacy spelling of "ls:*" */
+    size_t bl = strlen(body);
+    if (!prefix && bl >= 2 && !strcmp(body + bl - 2, " *") && strchr(body, '*') == body + bl - 1) {
+        body[bl - 2] = '\0';
+        prefix = true;
+    }
+    int rc = 0;
+    bash_cmds *pc = bash_parse(body);
+    const bash_cmd *first = NULL;
+    size_t top = 0;
+    for (size_t k = 0; k < bash_cmds_count(pc); k++)
+        if (!(bash_cmds_at(pc, k)->flags & (BASH_CMD_DERIVED | BASH_CMD_SUBST))) {
+            top++;
+            if (!first)
+                first = bash_cmds_at(pc, k);
+        }
+    bool uncertain_ok = bash_cmds_uncertain(pc) && bash_cmds_why(pc) &&
+                        !strcmp(bash_cmds_why(pc), "the command name is an expansion");
+    if (!*body || !first) {
+        rc = bad(err, text, "the command is empty");
+    } else if (bash_cmds_uncertain(pc) && !uncertain_ok) {
+        char why[200];
+        snprintf(why, sizeof why, "cannot read the command (%s)", bash_cmds_why(pc));
+        rc = bad(err, text, why);
+    } else if (top != 1 || first->nredir) {
+        rc = bad(err, text,
+                 "a Bash rule matches one simple command: no ;, &&, ||, |, & or "
+                 "redirections (write one rule per command)");
+    } else {
+        cmd_form f;
+        form_make(&f, first, true, false);
+        if (strchr(f.joined, '*') && !prefix) {
+            r->bmode = BM_GLOB;
+            r->glob = xstrdup(f.joined);
+        } else if (strchr(f.joined, '*')) {
+            rc = bad(err, text, "use either a ':*' suffix or '*' wildcards, not both");
+        } else {
+            r->bmode = prefix ? BM_PREFIX : BM_EXACT;
+            r->nwords = f.n;
+            r->words = xmalloc((f.n ? f.n : 1) * sizeof *r->words);
+            for (size_t k = 0; k < f.n; k++)
+                r->words[k] = xstrdup(f.w[k]);
+        }
+        form_free(&f);
+    }
+    bash_cmds_free(pc);
+    free(body);
+    return rc;
+}
+
+static int parse_path_spec(rule *r, const char *spec, const char *text, loom_error *err)
+{
+    const char *p = spec;
+    bool dot_anchored = false;
+    if (p[0] == '~') {
+        if (p[1] && p[1] != '/')
+            return bad(err, text, "only ~ and ~/ are understood, not ~user");
+        r->anc = AN_HOME;
+        p++;
+    } else if (p[0] == '/') {
+        /* Both /x and //x are absolute here; Claude Code reads /x as
+         * relative to the settings file, which a rule set does not know. */
+        r->anc = AN_ABS;
+    } else {
+        r->anc = AN_CWD;
+        if (p[0] == '.' && (p[1] == '/' || !p[1])) {
+            p++;
+            dot_anchored = true;
+        }
+    }
+    while (*p == '/')
+        p++;
+    size_t n = strlen(p);
+    while (n && p[n - 1] == '/')
+        n--;
+    r->pattern = xstrndup(p, n);
+    /* gitignore: a pattern without a slash matches at any depth below the
+     * directory; "./name" is anchored to it. */
+    r->anywhere = r->anc == AN_CWD && !dot_anchored && n && !memchr(p, '/', n) &&
+                  strcmp(r->pattern, "..");
+    (void)text;
+    (void)err;
+    return 0;
+}
+
+static int parse_domain_spec(rule *r, const char *spec, const char *text, loom_error *err)
+{
+    if (strncmp(spec, "domain:", 7))
+        return bad(err, text, "WebFetch rules take domain:HOST, e.g. WebFetch(domain:example.com)");
+    const char *d = spec + 7;
+    if (!strncmp(d, "*.", 2)) {
+        r->sub_only = true;
+        d += 2;
+    }
+    if (!*d)
+        return bad(err, text, "the domain is empty");
+    for (const char *c = d; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '-' && *c != '.' && *c != '_')
+            return bad(err, text, "a domain is a host name such as example.com (no scheme, port "
+                                  "or path)");
+    r->domain = xstrdup(d);
+    for (char *c = r->domain; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    return 0;
+}
+
+static bool is_path_tool(const char *t)
+{
+    return in_set(READ_TOOLS, t) || in_set(EDIT_TOOLS, t);
+}
+
+int perm_rules_add(perm_rules *rs, perm_verdict verdict, const char *rule_text, rule_source source,
+                   loom_error *err)
+{
+    if (!rule_text)
+        return loom_error_set(err, LOOM_ERR_CONFIG, "permission rule: missing text");
+    if (verdict != PERM_ALLOW && verdict != PERM_ASK && verdict != PERM_DENY)
+        return bad(err, rule_text, "a rule belongs to allow, ask or deny");
+    size_t n = strlen(rule_text);
+    const char *s = rule_text;
+    while (n && isspace((unsigned char)*s)) {
+        s++;
+        n--;
+    }
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (!n)
+        return bad(err, rule_text, "the rule is empty");
+    char *text = xstrndup(s, n);
+    rule r = {0};
+    r.verdict = verdict;
+    r.source = source;
+    r.text = text;
+    const char *paren = strchr(text, '(');
+    size_t tn = paren ? (size_t)(paren - text) : n;
+    int rc = 0;
+    char *spec = NULL;
+    if (!valid_tool_name(text, tn)) {
+        rc = bad(err, text, paren ? "the tool name before ( is not a valid name"
+                                  : "not a tool name or Tool(specifier)");
+        goto out;
+    }
+    r.tool = xstrndup(text, tn);
+    if (paren) {
+        if (text[n - 1] != ')') {
+            rc = bad(err, text, "missing ) at the end");
+            goto out;
+        }
+        const char *a = paren + 1, *b = text + n - 1;
+        while (a < b && isspace((unsigned char)*a))
+            a++;
+        while (b > a && isspace((unsigned char)b[-1]))
+            b--;
+        spec = xstrndup(a, (size_t)(b - a));
+        if (!*spec) {
+            rc = bad(err, text, "empty () — write the tool name alone to match all its calls");
+            goto out;
+        }
+    }
+    bool mcp = !strncmp(r.tool, "mcp__", 5);
+    if (mcp) {
+        if (spec) {
+            rc = bad(err, text, "MCP rules take no (specifier): use mcp__server or "
+                                "mcp__server__tool");
+            goto out;
+        }
+        const char *rest = r.tool + 5;
+        const char *sep = strstr(rest, "__");
+        if (!*rest || rest[0] == '_') {
+            rc = bad(err, text, "the MCP server name is missing");
+            goto out;
+        }
+        if (!sep || !strcmp(sep, "__*")) {
+            r.kind = RK_MCP_SERVER;
+            if (sep)
+                r.tool[sep - r.tool] = '\0';
+        } else {
+            r.kind = RK_TOOL;
+        }
+    } else if (!spec || !strcmp(spec, "*")) {
+        r.kind = RK_TOOL;
+    } else if (!strcmp(r.tool, "Bash")) {
+        r.kind = RK_BASH;
+        rc = parse_bash_spec(&r, spec, text, err);
+    } else if (is_path_tool(r.tool)) {
+        r.kind = RK_PATH;
+        r.fam = family_of(r.tool);
+        rc = parse_path_spec(&r, spec, text, err);
+    } else if (!strcmp(r.tool, "WebFetch")) {
+        r.kind = RK_DOMAIN;
+        rc = parse_domain_spec(&r, spec, text, err);
+    } else {
+        r.kind = RK_GENERIC;
+        r.spec = xstrdup(spec);
+    }
+out:
+    free(spec);
+    if (rc) {
+        rule_free(&r);
+        return rc;
+    }
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? rs->cap * 2 : 16;
+        rs->v = xrealloc(rs->v, rs->cap * sizeof *rs->v);
+    }
+    r.order = rs->n;
+    rs->v[rs->n++] = r;
+    return 0;
+}
+
+/* ---- checking a call ------------------------------------------------- */
+
+/* The path argument of a file tool; Glob/Grep/LS default to the cwd. */
+static const char *tool_path(const char *tool, const json_t *input, const char *cwd)
+{
+    const char *p = NULL;
+    if (!strcmp(tool, "NotebookEdit") || !strcmp(tool, "NotebookRead"))
+        p = json_string_value(json_object_get(input, "notebook_path"));
+    else if (!strcmp(tool, "Glob") || !strcmp(tool, "Grep") || !strcmp(tool, "LS"))
+        p = json_string_value(json_object_get(input, "path"));
+    else
+        p = json_string_value(json_object_get(input, "file_path"));
+    if (!p && (!strcmp(tool, "Glob") || !strcmp(tool, "Grep") || !strcmp(tool, "LS")))
+        p = cwd;
+    return p && *p ? p : NULL;
+}
+
+static bool generic_matches(const rule *r, const json_t *input)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)input, key, v)
+        if (json_is_string(v) && wild_match(r->spec, json_string_value(v)))
+            return true;
+    return false;
+}
+
+/* Does rule r match a call of a non-Bash tool? strict for allow rules. */
+static bool rule_matches_call(const rule *r, const char *tool, const json_t *input,
+                              const char *cwd, const path_forms *pf, const char *host)
+{
+    switch (r->kind) {
+    case RK_TOOL:
+        return tool_applies(r, tool);
+    case RK_MCP_SERVER: {
+        size_t n = strlen(r->tool);
+        return !strncmp(tool, r->tool, n) && tool[n] == '_' && tool[n + 1] == '_';
+    }
+    case RK_PATH:
+        return tool_applies(r, tool) && pf && path_rule_matches(r, pf, cwd, r->verdict == PERM_ALLOW);
+    case RK_DOMAIN:
+        return !strcmp(tool, "WebFetch") && host && domain_matches(r, host);
+    case RK_GENERIC:
+        return !strcmp(r->tool, tool) && input && generic_matches(r, input);
+    case RK_BASH:
+        return false;
+    }
+    return false;
+}
+
+static void check_plain(const perm_rules *rs, const char *tool, const json_t *input,
+                        const char *cwd, perm_check_detail *out)
+{
+    path_forms pf = {0};
+    bool have_pf = false;
+    const char *path = is_path_tool(tool) ? tool_path(tool, input, cwd) : NULL;
+    if (path) {
+        path_forms_make(&pf, path, cwd);
+        have_pf = true;
+    }
+    char *host = NULL;
+    if (!strcmp(tool, "WebFetch")) {
+        const char *url = json_string_value(json_object_get(input, "url"));
+        host = url ? url_host(url) : NULL;
+    }
+    const rule *best[4] = {0};
+    for (size_t k = 0; k < rs->n; k++) {
+        const rule *r = &rs->v[k];
+        if (rule_matches_call(r, tool, input, cwd, have_pf ? &pf : NULL, host))
+            best[r->verdict] = better(best[r->verdict], r);
+    }
+    if (best[PERM_DENY])
+        set_match(&out->match, PERM_DENY, best[PERM_DENY]);
+    else if (best[PERM_ASK])
+        set_match(&out->match, PERM_ASK, best[PERM_ASK]);
+    else if (best[PERM_ALLOW])
+        set_match(&out->match, PERM_ALLOW, best[PERM_ALLOW]);
+    if (have_pf && !pf.resolved)
+        snprintf(out->uncovered, sizeof out->uncovered, "%.200s: symlink loop", path);
+    free(host);
+    if (have_pf)
+        path_forms_free(&pf);
+}
+
+/* Where relative redirections of a compound command may land: the session
+ * directory and every literal directory a `cd` went to before them. */
+typedef struct dirset {
+    char *d[CD_MAX_DIRS];
+    size_t n;
+    bool unknown;   /* a cd to somewhere not known in advance */
+} dirset;
+
+static void dirs_add(dirset *ds, char *dir)
+{
+    for (size_t k = 0; k < ds->n; k++)
+        if (!strcmp(ds->d[k], dir)) {
+            free(dir);
+            return;
+        }
+    if (ds->n == CD_MAX_DIRS) {
+        ds->unknown = true;
+        free(dir);
+        return;
+    }
+    ds->d[ds->n++] = dir;
+}
+
+static char *expand_tilde(const char *w, unsigned flags)
+{
+    if (!(flags & BASH_WORD_TILDE))
+        return xstrdup(w);
+    if (w[1] && w[1] != '/')
+        return NULL;   /* ~user */
+    const char *h = home_dir();
+    if (!h)
+        return NULL;
+    loom_str s = LOOM_STR_INIT;
+    str_puts(&s, h);
+    str_puts(&s, w + 1);
+    return str_steal(&s);
+}
+
+static void track_cd(dirset *ds, const bash_cmd *c)
+{
+    const char *name = bash_cmd_name(c);
+    if (strcmp(name, "cd") && strcmp(name, "pushd"))
+        return;
+    size_t i = 1;
+    while (i < c->argc && c->argv[i][0] == '-' && c->argv[i][1] && strcmp(c->argv[i], "--"))
+        i++;
+    if (i < c->argc && !strcmp(c->argv[i], "--"))
+        i++;
+    char *target;
+    if (i >= c->argc) {
+        const char *h = home_dir();
+        target = h ? xstrdup(h) : NULL;
+    } else if (c->argv_flags[i] & (BASH_WORD_EXPANDS | BASH_WORD_GLOB) ||
+               !strcmp(c->argv[i], "-") || (c->argv[i][0] == '+' || c->argv[i][0] == '-')) {
+        target = NULL;
+    } else {
+        target = expand_tilde(c->argv[i], c->argv_flags[i]);
+    }
+    if (!target) {
+        ds->unknown = true;
+        return;
+    }
+    if (target[0] == '/') {
+        dirs_add(ds, fold_path(target));
+    } else {
+        /* CDPATH could send a relative cd elsewhere; it is rarely set in
+         * the non-interactive shells the Bash tool starts. */
+        size_t n = ds->n;
+        for (size_t k = 0; k < n; k++) {
+            char *j = join_path(ds->d[k], target);
+            dirs_add(ds, fold_path(j));
+            free(j);
+        }
+    }
+    free(target);
+}
+
+/* Redirections to these never touch a file. */
+static bool harmless_target(const char *t)
+{
+    return !strcmp(t, "/dev/null") || !strcmp(t, "/dev/stdout") || !strcmp(t, "/dev/stderr") ||
+           !strcmp(t, "/dev/stdin") || !strcmp(t, "/dev/tty") || !strncmp(t, "/dev/fd/", 8);
+}
+
+typedef struct bash_state {
+    const perm_rules *rs;
+    const char *cwd;
+    const rule *deny, *ask;
+    bool has_path_rules[2];   /* deny/ask path rules exist for READ / EDIT */
+    char blocked[256];        /* why a file the command writes stops an allow */
+} bash_state;
+
+static bool path_rule_in_family(const rule *r, path_family fam)
+{
+    if (r->verdict == PERM_ALLOW)
+        return false;
+    if (r->kind != RK_PATH && r->kind != RK_TOOL)
+        return false;
+    if (r->kind == RK_TOOL && !in_set(fam == FAM_EDIT ? EDIT_TOOLS : READ_TOOLS, r->tool))
+        return false;
+    path_family f = family_of(r->tool);
+    return fam == FAM_EDIT ? f == FAM_EDIT : f == FAM_READ;
+}
+
+/* The literal directory a word the shell will expand starts in:
+ * "secrets/<glob>" → "secrets", "$F" → ".", "~/x$Y" → "$HOME". NULL when
+ * not even that is known (~user). Caller frees. */
+static char *literal_dir(const char *w)
+{
+    size_t n = strcspn(w, "$`*?[{");
+    char *lit = xstrndup(w, n);
+    char *slash = strrchr(lit, '/');
+    if (slash)
+        slash[slash == lit ? 1 : 0] = '\0';
+    else
+        lit[0] = '\0';
+    if (lit[0] == '~') {
+        char *t = expand_tilde(lit, BASH_WORD_TILDE);
+        free(lit);
+        return t;
+    }
+    if (!lit[0]) {
+        free(lit);
+        return xstrdup(".");
+    }
+    return lit;
+}
+
+static bool same_chain(const char *a, const char *b)
+{
+    size_t al = strlen(a), bl = strlen(b);
+    if (!strcmp(a, "/") || !strcmp(b, "/"))
+        return true;
+    if (al <= bl)
+        return !strncmp(a, b, al) && (b[al] == '/' || b[al] == '\0');
+    return !strncmp(a, b, bl) && a[bl] == '/';
+}
+
+/* Could the area rule r covers overlap the tree at dir (absolute)? True
+ * when the rule's literal part and dir lie on one path: one inside the
+ * other. */
+static bool rule_touches_dir(const rule *r, const char *dir, const char *cwd)
+{
+    char *lx, *rs;
+    if (!rule_patterns(r, cwd, &lx, &rs))
+        return false;
+    bool hit = false;
+    const char *pats[2] = {lx, rs};
+    char *rdir = resolve_physical(dir);
+    for (int k = 0; k < 2 && !hit; k++) {
+        const char *pt = pats[k];
+        size_t cut = 0;
+        for (const char *q = pt; *q;) {
+            while (*q == '/')
+                q++;
+            const char *e = strchr(q, '/');
+            size_t len = e ? (size_t)(e - q) : strlen(q);
+            if (!len || has_glob(q, len))
+                break;
+            cut = (size_t)(q - pt) + len;
+            q += len;
+        }
+        char *lit = xstrndup(pt, cut ? cut : 1);
+        hit = same_chain(lit, dir) || (rdir && same_chain(lit, rdir));
+        free(lit);
+    }
+    free(rdir);
+    free(lx);
+    free(rs);
+    return hit;
+}
+
+static void note(bash_state *st, const rule *r, perm_verdict as)
+{
+    if (as == PERM_DENY)
+        st->deny = better(st->deny, r);
+    else
+        st->ask = better(st->ask, r);
+}
+
+/* One file a Bash command reads (fam READ) or writes (fam EDIT), as the
+ * parser gave it, against the deny/ask rules of that family. */
+static void check_file_word(bash_state *st, const dirset *ds, const char *w, unsigned flags,
+                            path_family fam, bool vague_read_asks)
+{
+    if (!*w || harmless_target(w))
+        return;
+    bool vague = (flags & (BASH_WORD_EXPANDS | BASH_WORD_GLOB)) != 0;
+    char *t = vague ? NULL : expand_tilde(w, flags);
+    if (!t || (t[0] != '/' && ds->unknown))
+        vague = true;
+    if (vague) {
+        free(t);
+        if (fam == FAM_EDIT) {
+            if (!st->blocked[0])
+                snprintf(st->blocked, sizeof st->blocked,
+                         "the command writes %s: cannot tell which file that is", w);
+            return;
+        }
+        if (!vague_read_asks)
+            return;
+        /* A read-only command may run without asking anyone, so a read
+         * that could reach a denied area must ask rather than wait. */
+        char *lit = literal_dir(w);
+        for (size_t q = 0; q < st->rs->n; q++) {
+            const rule *r = &st->rs->v[q];
+            if (!path_rule_in_family(r, fam))
+                continue;
+            bool touch = r->kind == RK_TOOL || !lit || ds->unknown;
+            for (size_t k = 0; k < ds->n && !touch; k++) {
+                char *j = join_path(ds->d[k], lit);
+                char *f = fold_path(j);
+                touch = rule_touches_dir(r, f, st->cwd);
+                free(f);
+                free(j);
+            }
+            if (touch)
+                note(st, r, PERM_ASK);
+        }
+        free(lit);
+        return;
+    }
+    size_t ndirs = t[0] == '/' ? 1 : ds->n;
+    for (size_t k = 0; k < ndirs; k++) {
+        path_forms pf;
+        path_forms_make(&pf, t, ds->d[k]);
+        for (size_t q = 0; q < st->rs->n; q++) {
+            const rule *r = &st->rs->v[q];
+            if (path_rule_in_family(r, fam) &&
+                (r->kind == RK_TOOL || path_rule_matches(r, &pf, st->cwd, false)))
+                note(st, r, r->verdict);
+        }
+        path_forms_free(&pf);
+    }
+    free(t);
+}
+
+typedef struct write_ctx {
+    bash_state *st;
+    const dirset *ds;
+} write_ctx;
+
+/* risk_write_targets hands over text only: its shell flags are guessed
+ * from the characters left after quote removal (a quoted '$' reads as an
+ * expansion, which only makes the check stricter). */
+static void on_write_target(void *ctx, const char *path)
+{
+    write_ctx *w = ctx;
+    unsigned flags = 0;
+    if (strpbrk(path, "$`"))
+        flags |= BASH_WORD_EXPANDS;
+    if (strpbrk(path, "*?["))
+        flags |= BASH_WORD_GLOB;
+    if (path[0] == '~')
+        flags |= BASH_WORD_TILDE;
+    check_file_word(w->st, w->ds, path, flags, FAM_EDIT, false);
+}
+
+/* Commands whose operands are files they read, and that the risk
+ * classifier may rate SAFE (or that copy files elsewhere). */
+static const char *const FILE_READERS[] = {
+    "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "wc", "nl", "od",
+    "xxd", "hexdump", "strings", "sort", "uniq", "cut", "diff", "cmp", "tac", "rev", "jq",
+    "sha1sum", "sha256sum", "sha512sum", "md5sum", "cksum", "base64", "file", "stat", "paste",
+    "join", "comm", "column", "fold", "expand", "cp", "scp", "rsync", "tar", "zip", "source",
+    ".", NULL,
+};
+
+static void check_cmd_files(bash_state *st, const dirset *ds, const bash_cmd *c)
+{
+    if (st->has_path_rules[1]) {
+        write_ctx w = {st, ds};
+        risk_write_targets(c, on_write_target, &w);
+    }
+    if (!st->has_path_rules[0])
+        return;
+    for (size_t k = 0; k < c->nredir; k++)
+        if (bash_redir_reads(&c->redir[k]))
+            check_file_word(st, ds, c->redir[k].target, c->redir[k].target_flags, FAM_READ, true);
+    bool reader = c->argc && in_set(FILE_READERS, bash_cmd_name(c));
+    for (size_t k = 1; k < c->argc; k++)
+        if (c->argv[k][0] != '-')
+            check_file_word(st, ds, c->argv[k], c->argv_flags[k], FAM_READ, reader);
+}
+
+static void check_bash(const perm_rules *rs, const char *command, const char *cwd,
+                       perm_check_detail *out)
+{
+    bash_state st = {.rs = rs, .cwd = cwd};
+    bool specific_denies = false;   /* Bash(...) deny/ask rules exist */
+    const rule *bare_allow = NULL;
+    for (size_t q = 0; q < rs->n; q++) {
+        const rule *r = &rs->v[q];
+        if (path_rule_in_family(r, FAM_EDIT))
+            st.has_path_rules[1] = true;
+        if (path_rule_in_family(r, FAM_READ))
+            st.has_path_rules[0] = true;
+        if (r->kind == RK_BASH && r->verdict != PERM_ALLOW)
+            specific_denies = true;
+        if (r->kind == RK_TOOL && !strcmp(r->tool, "Bash") && r->verdict == PERM_ALLOW)
+            bare_allow = better(bare_allow, r);
+    }
+
+    bash_cmds *pc = bash_parse(command);
+    size_t n = bash_cmds_count(pc);
+    const rule **direct = xcalloc(n ? n : 1, sizeof *direct);
+    dirset ds = {0};
+    ds.d[ds.n++] = xstrdup(cwd);
+    for (size_t i = 0; i < n; i++) {
+        const bash_cmd *c = bash_cmds_at(pc, i);
+        cmd_form full, bare, base;
+        form_make(&full, c, true, false);
+        form_make(&bare, c, false, false);
+        form_make(&base, c, false, true);
+        for (size_t q = 0; q < rs->n; q++) {
+            const rule *r = &rs->v[q];
+            bool hit;
+            if (r->kind == RK_TOOL && !strcmp(r->tool, "Bash"))
+                hit = true;
+            else if (r->kind != RK_BASH)
+                continue;
+            else if (r->verdict == PERM_ALLOW)
+                hit = bash_rule_matches(r, full.w, full.n, full.joined);
+            else
+                hit = bash_rule_matches(r, full.w, full.n, full.joined) ||
+                      bash_rule_matches(r, bare.w, bare.n, bare.joined) ||
+                      bash_rule_matches(r, base.w, base.n, base.joined);
+            if (!hit)
+                continue;
+            if (r->verdict == PERM_DENY)
+                st.deny = better(st.deny, r);
+            else if (r->verdict == PERM_ASK)
+                st.ask = better(st.ask, r);
+            else
+                direct[i] = better(direct[i], r);
+        }
+        form_free(&full);
+        form_free(&bare);
+        form_free(&base);
+        check_cmd_files(&st, &ds, c);
+        track_cd(&ds, c);
+    }
+
+    out->uncertain = bash_cmds_uncertain(pc);
+    if (st.deny) {
+        set_match(&out->match, PERM_DENY, st.deny);
+    } else if (st.ask) {
+        set_match(&out->match, PERM_ASK, st.ask);
+    } else {
+        /* A command is covered when a rule allows it, when a rule allows
+         * the wrapper it came from (sudo X allowed ⇒ X), or when it is a
+         * transparent wrapper around an allowed command (timeout 5 X). */
+        bool *down = xcalloc(n ? n : 1, sizeof *down), *up = xcalloc(n ? n : 1, sizeof *up);
+        for (size_t i = 0; i < n; i++) {
+            const bash_cmd *c = bash_cmds_at(pc, i);
+            down[i] = direct[i] || (c->parent >= 0 && down[c->parent]);
+        }
+        for (size_t i = n; i-- > 0;) {
+            const bash_cmd *c = bash_cmds_at(pc, i);
+            up[i] = up[i] || direct[i];
+            if (up[i] && c->parent >= 0 && (c->flags & BASH_CMD_TRANSPARENT))
+                up[c->parent] = true;
+        }
+        long first_uncovered = -1;
+        loom_str used = LOOM_STR_INIT;
+        const rule *first_rule = NULL;
+        bool any = false;
+        for (size_t i = 0; i < n; i++) {
+            const bash_cmd *c = bash_cmds_at(pc, i);
+            bool empty = c->argc == 0 && c->nassign == 0;
+            if (!(empty || down[i] || up[i]) && first_uncovered < 0)
+                first_uncovered = (long)i;
+            if (!direct[i])
+                continue;
+            any = true;
+            if (!first_rule)
+                first_rule = direct[i];
+            bool seen = false;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = direct[j] && !strcmp(direct[j]->text, direct[i]->text);
+            if (!seen) {
+                if (used.len)
+                    str_puts(&used, " + ");
+                str_puts(&used, direct[i]->text);
+            }
+        }
+        bool all = n > 0 && first_uncovered < 0 && !out->uncertain && !st.blocked[0];
+        /* The bare Bash rule allows everything, unparseable text too, as
+         * long as no Bash(...) or path deny/ask rule could hide in it. */
+        if (!all && bare_allow && !specific_denies && !st.has_path_rules[0] &&
+            !st.has_path_rules[1] && n > 0) {
+            all = true;
+            str_clear(&used);
+            str_puts(&used, bare_allow->text);
+            first_rule = bare_allow;
+        }
+        out->match.verdict = all ? PERM_ALLOW : PERM_NONE;
+        out->match.source = first_rule ? first_rule->source : RULE_SRC_USER;
+        snprintf(out->match.rule, sizeof out->match.rule, "%s", str_cstr(&used));
+        out->partial = !all && any;
+        if (!all) {
+            if (first_uncovered >= 0) {
+                char *t = bash_cmd_text(bash_cmds_at(pc, (size_t)first_uncovered));
+                snprintf(out->uncovered, sizeof out->uncovered, "%s", t);
+                free(t);
+            } else if (out->uncertain) {
+                snprintf(out->uncovered, sizeof out->uncovered, "cannot parse the command for sure: %s",
+                         bash_cmds_why(pc));
+            } else if (st.blocked[0]) {
+                snprintf(out->uncovered, sizeof out->uncovered, "%s", st.blocked);
+            } else if (n == 0) {
+                snprintf(out->uncovered, sizeof out->uncovered, "no command");
+            }
+        }
+        str_free(&used);
+        free(down);
+        free(up);
+    }
+    for (size_t k = 0; k < ds.n; k++)
+        free(ds.d[k]);
+    free(direct);
+    bash_cmds_free(pc);
+}
+
+void perm_rules_check_detail(const perm_rules *rs, const char *tool_name, const json_t *input,
+                             const char *cwd, perm_check_detail *out)
+{
+    memset(out, 0, sizeof *out);
+    out->match.verdict = PERM_NONE;
+    if (!rs || !tool_name)
+        return;
+    char cwdbuf[PATH_MAX];
+    if (!cwd || !*cwd)
+        cwd = getcwd(cwdbuf, sizeof cwdbuf) ? cwdbuf : "/";
+    if (!strcmp(tool_name, "Bash")) {
+        const char *cmd = json_string_value(json_object_get(input, "command"));
+        if (cmd) {
+            check_bash(rs, cmd, cwd, out);
+            return;
+        }
+    }
+    check_plain(rs, tool_name, input, cwd, out);
+}
+
+rule_match perm_rules_check(const perm_rules *rs, const char *tool_name, const json_t *input,
+                            const char *cwd)
+{
+    perm_check_detail d;
+    perm_rules_check_detail(rs, tool_name, input, cwd, &d);
+    return d.match;
+}

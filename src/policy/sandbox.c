@@ -1,0 +1,947 @@
+/* sandbox.c — builds and applies the command sandbox (sandbox.h): the policy
+ * and its settings, the Landlock ruleset, the seccomp program, and the
+ * process-wide default policy the Bash tool reads.
+ *
+ * Landlock only ever allows: a ruleset names the access rights it handles,
+ * and everything handled is denied except beneath the paths a rule opens up.
+ * "Read everywhere but ~/.ssh" is therefore built as a walk: from "/" down to
+ * each denied path, every entry beside the way is allowed whole, the
+ * directories on the way get only the right to be listed, and the denied path
+ * itself gets nothing. Writable paths are granted the same way, so a denied
+ * path inside the workspace stays unreadable.
+ *
+ * Landlock's TCP rights (ABI 4+) cover connect and bind; the seccomp filter
+ * covers the rest of the network by refusing to create any socket that is not
+ * AF_UNIX (UDP, raw, packet, netlink…), whatever the ABI. */
+#include "policy/sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <seccomp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/str.h"
+
+/* ---- Landlock's user API ---------------------------------------------------
+ * Declared here rather than taken from <linux/landlock.h>: the build hosts'
+ * kernel headers may predate the ABI the running kernel offers (Debian 12's
+ * stop at ABI 2), and what counts is the running kernel. Values are the
+ * kernel's (Documentation/userspace-api/landlock.rst). */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+
+#define LL_FS_EXECUTE (1ULL << 0)
+#define LL_FS_WRITE_FILE (1ULL << 1)
+#define LL_FS_READ_FILE (1ULL << 2)
+#define LL_FS_READ_DIR (1ULL << 3)
+#define LL_FS_REMOVE_DIR (1ULL << 4)
+#define LL_FS_REMOVE_FILE (1ULL << 5)
+#define LL_FS_MAKE_CHAR (1ULL << 6)
+#define LL_FS_MAKE_DIR (1ULL << 7)
+#define LL_FS_MAKE_REG (1ULL << 8)
+#define LL_FS_MAKE_SOCK (1ULL << 9)
+#define LL_FS_MAKE_FIFO (1ULL << 10)
+#define LL_FS_MAKE_BLOCK (1ULL << 11)
+#define LL_FS_MAKE_SYM (1ULL << 12)
+#define LL_FS_REFER (1ULL << 13)    /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+
+#define LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+
+/* Rights that make sense on a file (a rule on a non-directory with any other
+ * right is refused with EINVAL). */
+#define LL_FS_FILE_RIGHTS                                                                        \
+    (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+#define LL_FS_READ_RIGHTS (LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR)
+#define LL_FS_DEVICE_RIGHTS                                                                      \
+    (LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV | LL_FS_READ_DIR)
+
+struct ll_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net; /* ABI 4 */
+    uint64_t scoped;             /* ABI 6 */
+};
+
+struct ll_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+/* Devices a command may write (or needs ioctls on) whatever the policy:
+ * output thrown away, terminals, pseudo-terminals, randomness. */
+static const char *const SANDBOX_DEVICES[] = {
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+    "/dev/tty",  "/dev/ptmx", "/dev/pts",
+};
+
+/* Credential stores a command has no business reading, relative to $HOME. */
+static const char *const SANDBOX_DEFAULT_DENY[] = {
+    ".ssh",       ".aws",  ".gnupg",  ".config/gcloud", ".azure",  ".kube",
+    ".docker/config.json", ".netrc", ".npmrc",         ".pypirc",
+};
+
+/* ---- paths ----------------------------------------------------------------- */
+
+/* Folds ".", ".." and repeated slashes of an absolute path, in place. */
+static void path_fold(char *p)
+{
+    char *out = p;
+    const char *in = p;
+    while (*in) {
+        while (*in == '/')
+            in++;
+        const char *seg = in;
+        while (*in && *in != '/')
+            in++;
+        size_t n = (size_t)(in - seg);
+        if (n == 0 || (n == 1 && seg[0] == '.'))
+            continue;
+        if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+            while (out > p && *--out != '/') {
+            }
+            continue;
+        }
+        *out++ = '/';
+        memmove(out, seg, n);
+        out += n;
+    }
+    if (out == p)
+        *out++ = '/';
+    *out = '\0';
+}
+
+/* path made absolute ("~/" → $HOME, relative → base or the cwd) and folded.
+ * Caller frees. */
+static char *path_absolute(const char *path, const char *base)
+{
+    loom_str s = LOOM_STR_INIT;
+    const char *home = getenv("HOME");
+    if ((path[0] == '~' && (path[1] == '/' || path[1] == '\0')) && home && home[0] == '/') {
+        str_puts(&s, home);
+        str_putc(&s, '/');
+        str_puts(&s, path + 1);
+    } else if (path[0] == '/') {
+        str_puts(&s, path);
+    } else {
+        char cwd[PATH_MAX];
+        if (!base)
+            base = getcwd(cwd, sizeof cwd) ? cwd : "/";
+        str_puts(&s, base);
+        str_putc(&s, '/');
+        str_puts(&s, path);
+    }
+    char *r = str_steal(&s);
+    path_fold(r);
+    return r;
+}
+
+/* An absolute path with the symlinks of its existing part resolved, the rest
+ * kept as written: "/tmp/x/new" → "/private/tmp/x/new". Caller frees. */
+static char *path_canon(const char *abs)
+{
+    char *r = realpath(abs, NULL);
+    if (r)
+        return r;
+    char *copy = xstrdup(abs);
+    path_fold(copy);
+    char *slash = strrchr(copy, '/');
+    if (!slash || slash == copy) {
+        return copy;
+    }
+    *slash = '\0';
+    char *head = path_canon(copy);
+    loom_str s = LOOM_STR_INIT;
+    str_puts(&s, head);
+    if (s.len == 0 || s.ptr[s.len - 1] != '/')
+        str_putc(&s, '/');
+    str_puts(&s, slash + 1);
+    free(head);
+    free(copy);
+    return str_steal(&s);
+}
+
+/* p is root or lies beneath it. */
+static bool path_under(const char *p, const char *root)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return p[0] == '/';
+    return strncmp(p, root, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+void sandbox_paths_add(sandbox_paths *l, const char *path, const char *base)
+{
+    if (!path || !path[0])
+        return;
+    l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+    l->v[l->n++] = path_absolute(path, base);
+}
+
+static void paths_free(sandbox_paths *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+/* ---- policy ---------------------------------------------------------------- */
+
+static void add_default_temp(sandbox_policy *p)
+{
+    sandbox_paths_add(&p->temp, "/tmp", NULL);
+    sandbox_paths_add(&p->temp, "/var/tmp", NULL);
+    /* POSIX shared memory and semaphores (Python multiprocessing) live here. */
+    sandbox_paths_add(&p->temp, "/dev/shm", NULL);
+    const char *t = getenv("TMPDIR");
+    if (t && t[0] == '/')
+        sandbox_paths_add(&p->temp, t, NULL);
+}
+
+void sandbox_policy_init(sandbox_policy *p, const char *workspace)
+{
+    memset(p, 0, sizeof *p);
+    p->workspace = path_absolute(workspace && workspace[0] ? workspace : ".", NULL);
+    add_default_temp(p);
+    const char *home = getenv("HOME");
+    if (home && home[0] == '/') {
+        for (size_t i = 0; i < sizeof SANDBOX_DEFAULT_DENY / sizeof *SANDBOX_DEFAULT_DENY; i++)
+            sandbox_paths_add(&p->deny_read, SANDBOX_DEFAULT_DENY[i], home);
+    }
+    p->network = SANDBOX_NET_DENY;
+    p->on_unsupported = SANDBOX_UNSUPPORTED_REFUSE;
+}
+
+void sandbox_policy_free(sandbox_policy *p)
+{
+    if (!p)
+        return;
+    free(p->workspace);
+    paths_free(&p->writable);
+    paths_free(&p->temp);
+    paths_free(&p->deny_read);
+    memset(p, 0, sizeof *p);
+}
+
+static int add_path_list(const json_t *block, const char *key, const char *base,
+                         sandbox_paths *into, loom_error *err)
+{
+    json_t *v = json_object_get(block, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return loom_error_set(err, LOOM_ERR_CONFIG,
+                              "sandbox.%s must be an array of path strings", key);
+    size_t i;
+    json_t *item;
+    json_array_foreach(v, i, item) {
+        const char *s = json_string_value(item);
+        if (!s || !s[0])
+            return loom_error_set(err, LOOM_ERR_CONFIG,
+                                  "sandbox.%s[%zu] must be a non-empty path string", key, i);
+        sandbox_paths_add(into, s, base);
+    }
+    return 0;
+}
+
+int sandbox_policy_from_settings(const json_t *settings, const char *workspace,
+                                 sandbox_policy *p, loom_error *err)
+{
+    sandbox_policy_init(p, workspace);
+    const json_t *block = settings;
+    json_t *inner = json_object_get(settings, "sandbox");
+    if (inner)
+        block = inner;
+    if (!block || json_is_null(block))
+        return 0;
+    int rc = 0;
+    if (!json_is_object(block)) {
+        rc = loom_error_set(err, LOOM_ERR_CONFIG, "sandbox settings must be a JSON object");
+        goto fail;
+    }
+
+    json_t *v = json_object_get(block, "enabled");
+    if (v && !json_is_boolean(v)) {
+        rc = loom_error_set(err, LOOM_ERR_CONFIG, "sandbox.enabled must be true or false");
+        goto fail;
+    }
+    p->enabled = json_is_true(v);
+
+    v = json_object_get(block, "writableTempDirs");
+    if (v && !json_is_boolean(v)) {
+        rc = loom_error_set(err, LOOM_ERR_CONFIG, "sandbox.writableTempDirs must be true or false");
+        goto fail;
+    }
+    if (json_is_false(v))
+        paths_free(&p->temp);
+
+    if ((rc = add_path_list(block, "writablePaths", p->workspace, &p->writable, err)) < 0 ||
+        (rc = add_path_list(block, "denyRead", p->workspace, &p->deny_read, err)) < 0)
+        goto fail;
+
+    /* A string is ours; an object is Claude Code's network block (proxy
+     * ports, domain lists) which Loom does not implement: keep the default,
+     * deny, rather than fail on settings a user brought along. */
+    v = json_object_get(block, "network");
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        if (strcmp(s, "deny") == 0)
+            p->network = SANDBOX_NET_DENY;
+        else if (strcmp(s, "allow") == 0)
+            p->network = SANDBOX_NET_ALLOW;
+        else {
+            rc = loom_error_set(err, LOOM_ERR_CONFIG,
+                                "sandbox.network must be \"deny\" or \"allow\", not \"%s\"", s);
+            goto fail;
+        }
+    } else if (v && !json_is_null(v) && !json_is_object(v)) {
+        rc = loom_error_set(err, LOOM_ERR_CONFIG, "sandbox.network must be \"deny\" or \"allow\"");
+        goto fail;
+    }
+
+    v = json_object_get(block, "onUnsupported");
+    if (v && !json_is_null(v)) {
+        const char *s = json_string_value(v);
+        if (s && strcmp(s, "refuse") == 0)
+            p->on_unsupported = SANDBOX_UNSUPPORTED_REFUSE;
+        else if (s && strcmp(s, "warn") == 0)
+            p->on_unsupported = SANDBOX_UNSUPPORTED_WARN;
+        else {
+            rc = loom_error_set(err, LOOM_ERR_CONFIG,
+                                "sandbox.onUnsupported must be \"refuse\" or \"warn\"");
+            goto fail;
+        }
+    }
+    return 0;
+
+fail:
+    sandbox_policy_free(p);
+    return rc;
+}
+
+/* Merges one file's block into acc: path lists add up (a project adds to
+ * what the user denied, never silently drops it), anything else is replaced. */
+static void merge_block(json_t *acc, const json_t *block)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)block, key, v) {
+        json_t *have = json_object_get(acc, key);
+        bool list = strcmp(key, "writablePaths") == 0 || strcmp(key, "denyRead") == 0;
+        if (list && json_is_array(have) && json_is_array(v)) {
+            json_t *both = json_copy(have);
+            json_array_extend(both, v);
+            json_object_set_new(acc, key, both);
+        } else {
+            json_object_set(acc, key, v);
+        }
+    }
+}
+
+json_t *sandbox_settings_load(const char *cwd, loom_error *err)
+{
+    char cwd_buf[PATH_MAX];
+    if (!cwd)
+        cwd = getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : ".";
+    const char *loom_home = getenv("LOOM_HOME");
+    const char *home = getenv("HOME");
+    char paths[3][PATH_MAX + 64];
+    if (loom_home)
+        snprintf(paths[0], sizeof paths[0], "%s/settings.json", loom_home);
+    else
+        snprintf(paths[0], sizeof paths[0], "%s/.loom/settings.json", home ? home : "/");
+    snprintf(paths[1], sizeof paths[1], "%s/.loom/settings.json", cwd);
+    snprintf(paths[2], sizeof paths[2], "%s/.loom/settings.local.json", cwd);
+
+    json_t *acc = json_object();
+    for (int i = 0; i < 3; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        loom_error e;
+        loom_error_clear(&e);
+        if (file_read_all(paths[i], &text, &len, &e) != 0) {
+            if (e.code == LOOM_ERR_RESOURCE_NOT_FOUND)
+                continue;
+            json_decref(acc);
+            loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
+            return NULL;
+        }
+        json_t *doc = json_parse(text, len, paths[i], &e);
+        free(text);
+        if (!json_is_object(doc)) {
+            json_decref(acc);
+            if (doc)
+                loom_error_set(err, LOOM_ERR_CONFIG, "%s: settings must be a JSON object",
+                               paths[i]);
+            else
+                loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
+            json_decref(doc);
+            return NULL;
+        }
+        json_t *block = json_object_get(doc, "sandbox");
+        if (block && !json_is_object(block)) {
+            json_decref(doc);
+            json_decref(acc);
+            loom_error_set(err, LOOM_ERR_CONFIG, "%s: \"sandbox\" must be an object", paths[i]);
+            return NULL;
+        }
+        if (block)
+            merge_block(acc, block);
+        json_decref(doc);
+    }
+    return acc;
+}
+
+/* ---- support --------------------------------------------------------------- */
+
+static pthread_once_t g_support_once = PTHREAD_ONCE_INIT;
+static int g_abi;
+static const char *g_unsupported_why;
+
+static void probe_support(void)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+    if (abi < 1) {
+        g_unsupported_why = errno == EOPNOTSUPP ? "Landlock is disabled in this kernel"
+                                                : "this kernel has no Landlock (Linux 5.13+)";
+        g_abi = 0;
+        return;
+    }
+    /* PR_GET_SECCOMP fails with EINVAL only where seccomp is compiled out. */
+    if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0 && errno == EINVAL) {
+        g_unsupported_why = "this kernel has no seccomp filtering";
+        g_abi = 0;
+        return;
+    }
+    const char *cap = getenv("LOOM_SANDBOX_ABI");
+    if (cap && cap[0]) {
+        long c = strtol(cap, NULL, 10);
+        if (c < abi)
+            abi = c < 0 ? 0 : c;
+        if (abi == 0) {
+            g_unsupported_why = "LOOM_SANDBOX_ABI=0 says to treat the sandbox as unsupported";
+            g_abi = 0;
+            return;
+        }
+    }
+    g_abi = (int)abi;
+}
+
+int sandbox_supported(void)
+{
+    pthread_once(&g_support_once, probe_support);
+    return g_abi;
+}
+
+const char *sandbox_unsupported_reason(void)
+{
+    pthread_once(&g_support_once, probe_support);
+    return g_abi > 0 ? NULL : g_unsupported_why;
+}
+
+static uint64_t handled_fs_for(int abi)
+{
+    uint64_t fs = LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_READ_DIR |
+                  LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_CHAR | LL_FS_MAKE_DIR |
+                  LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_BLOCK |
+                  LL_FS_MAKE_SYM;
+    if (abi >= 2)
+        fs |= LL_FS_REFER;
+    if (abi >= 3)
+        fs |= LL_FS_TRUNCATE;
+    if (abi >= 5)
+        fs |= LL_FS_IOCTL_DEV;
+    return fs;
+}
+
+/* ---- the seccomp program ----------------------------------------------------
+ * Built once with libseccomp and kept as raw BPF, so a child installs it with
+ * one prctl and no allocation. Only the network-deny policy has a filter. */
+
+static pthread_once_t g_bpf_once = PTHREAD_ONCE_INIT;
+static struct sock_filter *g_bpf;
+static unsigned short g_bpf_len;
+static char g_bpf_err[160];
+
+static void build_bpf(void)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx) {
+        snprintf(g_bpf_err, sizeof g_bpf_err, "seccomp_init failed");
+        return;
+    }
+    int fd = -1;
+    /* socket() and socketpair() take an int family: compare the low 32 bits
+     * only, or garbage in the upper half of the register would slip past. */
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+                              SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 1,
+                              SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+    /* io_uring can create sockets without the socket() system call. */
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(io_uring_setup), 0);
+    if (rc != 0) {
+        snprintf(g_bpf_err, sizeof g_bpf_err, "seccomp_rule_add: %s", strerror(-rc));
+        goto out;
+    }
+    fd = memfd_create("loom-seccomp", MFD_CLOEXEC);
+    if (fd < 0) {
+        snprintf(g_bpf_err, sizeof g_bpf_err, "memfd_create: %s", strerror(errno));
+        goto out;
+    }
+    if ((rc = seccomp_export_bpf(ctx, fd)) != 0) {
+        snprintf(g_bpf_err, sizeof g_bpf_err, "seccomp_export_bpf: %s", strerror(-rc));
+        goto out;
+    }
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
+        size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS) {
+        snprintf(g_bpf_err, sizeof g_bpf_err, "seccomp program of unexpected size %lld",
+                 (long long)size);
+        goto out;
+    }
+    struct sock_filter *prog = xmalloc((size_t)size);
+    if (pread(fd, prog, (size_t)size, 0) != (ssize_t)size) {
+        snprintf(g_bpf_err, sizeof g_bpf_err, "reading the seccomp program: %s", strerror(errno));
+        free(prog);
+        goto out;
+    }
+    g_bpf = prog;
+    g_bpf_len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+out:
+    if (fd >= 0)
+        close(fd);
+    seccomp_release(ctx);
+}
+
+/* ---- the Landlock ruleset --------------------------------------------------- */
+
+struct sandbox_prep {
+    int ruleset_fd;
+    const struct sock_filter *bpf; /* shared, never freed */
+    unsigned short bpf_len;
+};
+
+typedef struct {
+    int ruleset;
+    uint64_t handled;
+    char **deny; /* canonical */
+    size_t ndeny;
+    char *err;
+    size_t cap;
+    size_t rules;
+} builder;
+
+static bool deny_exact(const builder *b, const char *path)
+{
+    for (size_t i = 0; i < b->ndeny; i++) {
+        if (strcmp(b->deny[i], path) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Some denied path lies strictly beneath path. */
+static bool deny_below(const builder *b, const char *path)
+{
+    for (size_t i = 0; i < b->ndeny; i++) {
+        if (strcmp(b->deny[i], path) != 0 && path_under(b->deny[i], path))
+            return true;
+    }
+    return false;
+}
+
+static int add_rule(builder *b, int fd, uint64_t mask, bool is_dir, const char *path)
+{
+    if (!is_dir)
+        mask &= LL_FS_FILE_RIGHTS;
+    mask &= b->handled;
+    if (!mask)
+        return 0;
+    struct ll_path_beneath_attr attr = {.allowed_access = mask, .parent_fd = fd};
+    if (syscall(SYS_landlock_add_rule, b->ruleset, LL_RULE_PATH_BENEATH, &attr, 0) != 0) {
+        snprintf(b->err, b->cap, "landlock_add_rule %s: %s", path, strerror(errno));
+        return -1;
+    }
+    b->rules++;
+    return 0;
+}
+
+/* Grants mask beneath path (open as fd, O_PATH), except beneath the denied
+ * paths: a directory with a denied path inside is not granted whole but
+ * opened and walked, each entry granted in turn. Symlinks in a walked
+ * directory are skipped: access through them is checked on their target,
+ * which has its own place in the walk. */
+static int grant(builder *b, int fd, char *path, size_t len, uint64_t mask)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return 0;
+    if (S_ISLNK(st.st_mode) || deny_exact(b, path))
+        return 0;
+    bool dir = S_ISDIR(st.st_mode);
+    if (!dir || !deny_below(b, path))
+        return add_rule(b, fd, mask, dir, path);
+
+    /* On the way to a denied path: listable (ls ~ keeps working), but that
+     * right reaches the denied directory too, so its names can be listed;
+     * its contents cannot be read. */
+    if (add_rule(b, fd, mask & LL_FS_READ_DIR, true, path) != 0)
+        return -1;
+    int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return 0; /* cannot list it: nothing beneath is granted (fail closed) */
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return 0;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || e->d_type == DT_LNK)
+            continue;
+        size_t nlen = strlen(name);
+        bool root = len == 1;
+        if (len + (root ? 0 : 1) + nlen >= PATH_MAX)
+            continue;
+        size_t clen = len;
+        if (!root)
+            path[clen++] = '/';
+        memcpy(path + clen, name, nlen + 1);
+        clen += nlen;
+        int cfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (cfd >= 0) {
+            rc = grant(b, cfd, path, clen, mask);
+            close(cfd);
+        }
+        path[len] = '\0';
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Grants mask beneath a configured path (symlinks followed). A path that
+ * does not exist is skipped: there is nothing there to grant. */
+static int grant_path(builder *b, const char *configured, uint64_t mask)
+{
+    char *canon = realpath(configured, NULL);
+    if (!canon)
+        return 0;
+    char path[PATH_MAX];
+    size_t len = strlen(canon);
+    if (len >= sizeof path) {
+        free(canon);
+        return 0;
+    }
+    memcpy(path, canon, len + 1);
+    free(canon);
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int rc = grant(b, fd, path, len, mask);
+    close(fd);
+    return rc;
+}
+
+int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size_t cap)
+{
+    *out = NULL;
+    int abi = sandbox_supported();
+    if (abi < 1) {
+        snprintf(err, cap, "the sandbox is not supported here: %s", sandbox_unsupported_reason());
+        return -1;
+    }
+    bool deny_net = p->network == SANDBOX_NET_DENY;
+    if (deny_net) {
+        pthread_once(&g_bpf_once, build_bpf);
+        if (!g_bpf) {
+            snprintf(err, cap, "building the seccomp filter: %s", g_bpf_err);
+            return -1;
+        }
+    }
+
+    struct ll_ruleset_attr attr = {.handled_access_fs = handled_fs_for(abi)};
+    size_t attr_size = sizeof attr.handled_access_fs;
+    if (abi >= 4) {
+        /* Handling TCP rights without rules for them denies them all. */
+        attr.handled_access_net = deny_net ? (LL_NET_BIND_TCP | LL_NET_CONNECT_TCP) : 0;
+        attr_size = offsetof(struct ll_ruleset_attr, scoped);
+    }
+    int rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+    if (rfd < 0) {
+        snprintf(err, cap, "landlock_create_ruleset: %s", strerror(errno));
+        return -1;
+    }
+
+    builder b = {.ruleset = rfd, .handled = attr.handled_access_fs, .err = err, .cap = cap};
+    b.deny = xcalloc(p->deny_read.n + 1, sizeof *b.deny);
+    for (size_t i = 0; i < p->deny_read.n; i++) {
+        char *c = realpath(p->deny_read.v[i], NULL);
+        if (c)
+            b.deny[b.ndeny++] = c; /* one that does not exist has nothing to hide */
+    }
+
+    int rc = grant_path(&b, "/", LL_FS_READ_RIGHTS);
+    uint64_t all = b.handled;
+    if (rc == 0 && p->workspace)
+        rc = grant_path(&b, p->workspace, all);
+    for (size_t i = 0; rc == 0 && i < p->writable.n; i++)
+        rc = grant_path(&b, p->writable.v[i], all);
+    for (size_t i = 0; rc == 0 && i < p->temp.n; i++)
+        rc = grant_path(&b, p->temp.v[i], all);
+    for (size_t i = 0; rc == 0 && i < sizeof SANDBOX_DEVICES / sizeof *SANDBOX_DEVICES; i++)
+        rc = grant_path(&b, SANDBOX_DEVICES[i], LL_FS_DEVICE_RIGHTS | LL_FS_READ_RIGHTS);
+
+    for (size_t i = 0; i < b.ndeny; i++)
+        free(b.deny[i]);
+    free(b.deny);
+    if (rc != 0) {
+        close(rfd);
+        return -1;
+    }
+    sandbox_prep *prep = xcalloc(1, sizeof *prep);
+    prep->ruleset_fd = rfd;
+    if (deny_net) {
+        prep->bpf = g_bpf;
+        prep->bpf_len = g_bpf_len;
+    }
+    *out = prep;
+    return 0;
+}
+
+void sandbox_prep_free(sandbox_prep *prep)
+{
+    if (!prep)
+        return;
+    if (prep->ruleset_fd >= 0)
+        close(prep->ruleset_fd);
+    free(prep);
+}
+
+/* ---- in the child: system calls only ---------------------------------------- */
+
+/* Message building without stdio or locale (not async-signal-safe). */
+static void msg_put(char *buf, size_t cap, const char *s)
+{
+    if (!buf || cap == 0)
+        return;
+    size_t n = strnlen(buf, cap - 1);
+    while (*s && n + 1 < cap)
+        buf[n++] = *s++;
+    buf[n] = '\0';
+}
+
+static void msg_errno(char *buf, size_t cap, const char *what, int e)
+{
+    if (buf && cap)
+        buf[0] = '\0';
+    msg_put(buf, cap, "sandbox: ");
+    msg_put(buf, cap, what);
+    msg_put(buf, cap, ": ");
+    const char *name = e == EPERM        ? "operation not permitted (EPERM)"
+                       : e == EINVAL     ? "invalid argument (EINVAL)"
+                       : e == ENOSYS     ? "not implemented by this kernel (ENOSYS)"
+                       : e == EOPNOTSUPP ? "not supported (EOPNOTSUPP)"
+                       : e == EBADF      ? "bad file descriptor (EBADF)"
+                       : e == E2BIG      ? "too many nested sandboxes (E2BIG)"
+                       : e == ENOMEM     ? "out of memory (ENOMEM)"
+                       : e == EFAULT     ? "bad address (EFAULT)"
+                                         : NULL;
+    if (name) {
+        msg_put(buf, cap, name);
+        return;
+    }
+    char num[16];
+    int i = (int)sizeof num - 1;
+    num[i] = '\0';
+    unsigned v = (unsigned)(e < 0 ? -e : e);
+    do
+        num[--i] = (char)('0' + v % 10);
+    while ((v /= 10) && i > 0);
+    msg_put(buf, cap, "errno ");
+    msg_put(buf, cap, num + i);
+}
+
+int sandbox_prep_apply(const sandbox_prep *prep, char *err, size_t cap)
+{
+    /* Required for an unprivileged Landlock or seccomp, and wanted anyway: a
+     * setuid program must not be a way out of the sandbox. */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        msg_errno(err, cap, "PR_SET_NO_NEW_PRIVS", errno);
+        return -1;
+    }
+    if (prep->ruleset_fd >= 0 &&
+        syscall(SYS_landlock_restrict_self, prep->ruleset_fd, 0) != 0) {
+        msg_errno(err, cap, "landlock_restrict_self", errno);
+        return -1;
+    }
+    if (prep->bpf) {
+        struct sock_fprog prog = {.len = prep->bpf_len, .filter = (struct sock_filter *)prep->bpf};
+        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+            msg_errno(err, cap, "installing the seccomp filter", errno);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int sandbox_child_setup(void *ctx, char *msg, size_t cap)
+{
+    return sandbox_prep_apply((const sandbox_prep *)ctx, msg, cap);
+}
+
+int sandbox_apply(const sandbox_policy *p, char *err, size_t cap)
+{
+    sandbox_prep *prep = NULL;
+    if (sandbox_prepare(p, &prep, err, cap) != 0)
+        return -1;
+    int rc = sandbox_prep_apply(prep, err, cap);
+    sandbox_prep_free(prep);
+    return rc;
+}
+
+/* ---- the default policy ------------------------------------------------------ */
+
+static _Atomic(const sandbox_policy *) g_default;
+
+void sandbox_set_default(const sandbox_policy *p)
+{
+    atomic_store(&g_default, p);
+}
+
+/* Policies loaded from settings, one per cwd, kept for the process's life:
+ * a command may still run under one when another cwd is loaded. */
+typedef struct loaded_policy {
+    struct loaded_policy *next;
+    char *cwd;
+    sandbox_policy policy;
+    bool ok;
+    loom_error err;
+} loaded_policy;
+
+static pthread_mutex_t g_loaded_mu = PTHREAD_MUTEX_INITIALIZER;
+static loaded_policy *g_loaded;
+
+const sandbox_policy *sandbox_default_for(const char *cwd, loom_error *err)
+{
+    const sandbox_policy *set = atomic_load(&g_default);
+    if (set)
+        return set->enabled ? set : NULL;
+    char cwd_buf[PATH_MAX];
+    if (!cwd)
+        cwd = getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : "/";
+
+    pthread_mutex_lock(&g_loaded_mu);
+    loaded_policy *lp = g_loaded;
+    while (lp && strcmp(lp->cwd, cwd) != 0)
+        lp = lp->next;
+    if (!lp) {
+        lp = xcalloc(1, sizeof *lp);
+        lp->cwd = xstrdup(cwd);
+        loom_error_clear(&lp->err);
+        json_t *block = sandbox_settings_load(cwd, &lp->err);
+        lp->ok = block && sandbox_policy_from_settings(block, cwd, &lp->policy, &lp->err) == 0;
+        json_decref(block);
+        lp->next = g_loaded;
+        g_loaded = lp;
+    }
+    pthread_mutex_unlock(&g_loaded_mu);
+    if (!lp->ok) {
+        if (err)
+            *err = lp->err;
+        return NULL;
+    }
+    return lp->policy.enabled ? &lp->policy : NULL;
+}
+
+/* ---- where a path falls ------------------------------------------------------ */
+
+static bool under_any_canon(const char *canon_path, const sandbox_paths *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        char *c = path_canon(l->v[i]);
+        bool hit = path_under(canon_path, c);
+        free(c);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
+bool sandbox_path_writable(const sandbox_policy *p, const char *path)
+{
+    char *abs = path_absolute(path, p->workspace);
+    char *c = path_canon(abs);
+    free(abs);
+    bool w = false;
+    if (p->workspace) {
+        char *ws = path_canon(p->workspace);
+        w = path_under(c, ws);
+        free(ws);
+    }
+    w = w || under_any_canon(c, &p->writable) || under_any_canon(c, &p->temp);
+    for (size_t i = 0; !w && i < sizeof SANDBOX_DEVICES / sizeof *SANDBOX_DEVICES; i++)
+        w = path_under(c, SANDBOX_DEVICES[i]);
+    /* A denied path inside a writable one is cut out of it (see grant). */
+    if (w && sandbox_path_read_denied(p, c))
+        w = false;
+    free(c);
+    return w;
+}
+
+bool sandbox_path_read_denied(const sandbox_policy *p, const char *path)
+{
+    char *abs = path_absolute(path, p->workspace);
+    char *c = path_canon(abs);
+    free(abs);
+    bool denied = false;
+    for (size_t i = 0; !denied && i < p->deny_read.n; i++) {
+        char *d = path_canon(p->deny_read.v[i]);
+        if (path_under(c, d)) {
+            denied = true;
+            /* A writable path inside the denied one is granted whole. */
+            char *ws = p->workspace ? path_canon(p->workspace) : NULL;
+            if (ws && path_under(ws, d) && strcmp(ws, d) != 0 && path_under(c, ws))
+                denied = false;
+            free(ws);
+            for (size_t j = 0; denied && j < p->writable.n; j++) {
+                char *w = path_canon(p->writable.v[j]);
+                if (path_under(w, d) && strcmp(w, d) != 0 && path_under(c, w))
+                    denied = false;
+                free(w);
+            }
+        }
+        free(d);
+    }
+    free(c);
+    return denied;
+}

@@ -1,0 +1,262 @@
+/* tamper.c — the settings tamper guard's patterns and where they are looked
+ * for (tamper.h has the contract; docs/permissions-rules.md the table).
+ *
+ * The pattern ids follow seed 001 §14.4 (settings-json, bypass-permissions,
+ * dangerously-skip-permissions, permissions-allow-deny,
+ * system-reminder-tag). Paths are checked as written, folded and resolved
+ * through symlinks, so `ln -s .loom/settings.json x` followed by a Write to
+ * x is still a write to the settings.
+ */
+#include "policy/tamper.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <limits.h>
+#include <pcre2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/str.h"
+#include "policy/bash_parse.h"
+#include "policy/risk.h"
+#include "policy/rules.h"
+
+/* Nesting of input JSON walked for strings; deeper values are not read. */
+#define WALK_MAX_DEPTH 32
+
+enum { P_SETTINGS, P_DOTDIR, P_SETTINGS_FILE, P_BYPASS, P_SKIP, P_ALLOW_DENY, P_REMINDER, P__COUNT };
+
+typedef struct pattern {
+    const char *id;
+    const char *re;
+    const char *what;
+} pattern;
+
+static const pattern PATTERNS[P__COUNT] = {
+    [P_SETTINGS] = {"settings-json",
+                    "\\.(?:loom|claude|codebuddy|workbuddy)[\\\\/]+settings(?:\\.local)?\\.json"
+                    "|managed-settings\\.json",
+                    "changes the permission settings"},
+    /* `cd .loom && sed -i … settings.json`: the directory and the file
+     * named apart; both must appear. */
+    [P_DOTDIR] = {"settings-json", "\\.(?:loom|claude|codebuddy|workbuddy)\\b",
+                  "changes the permission settings"},
+    [P_SETTINGS_FILE] = {"settings-json", "\\bsettings(?:\\.local)?\\.json\\b",
+                         "changes the permission settings"},
+    [P_BYPASS] = {"bypass-permissions", "\\bbypassPermissions",
+                  "tries to switch permission checks off (bypassPermissions)"},
+    [P_SKIP] = {"dangerously-skip-permissions", "--dangerously-skip-permissions\\b",
+                "tries to switch permission checks off (--dangerously-skip-permissions)"},
+    [P_ALLOW_DENY] = {"permissions-allow-deny",
+                      "permissions\\s*[.\\[]\\s*[\"']?(?:allow|deny|ask|defaultMode)\\b"
+                      "|\"permissions\"\\s*:\\s*\\{[^{}]*\"(?:allow|deny|ask|defaultMode)\"",
+                      "edits permission rules"},
+    [P_REMINDER] = {"system-reminder-tag", "(?i)<\\s*/?\\s*system-reminder\\b",
+                    "holds a <system-reminder> tag (a prompt injection trying to pass as the "
+                    "harness)"},
+};
+
+static pcre2_code *g_re[P__COUNT];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void compile_all(void)
+{
+    for (int k = 0; k < P__COUNT; k++) {
+        int ec;
+        PCRE2_SIZE off;
+        g_re[k] = pcre2_compile((PCRE2_SPTR)PATTERNS[k].re, PCRE2_ZERO_TERMINATED,
+                                PCRE2_MATCH_INVALID_UTF, &ec, &off, NULL);
+    }
+}
+
+static bool re_match(int k, const char *text, size_t len)
+{
+    pthread_once(&g_once, compile_all);
+    if (!g_re[k] || !text)
+        return false;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(g_re[k], NULL);
+    int rc = pcre2_match(g_re[k], (PCRE2_SPTR)text, len, 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
+static bool flag(char *why, size_t cap, int k, const char *context)
+{
+    if (why && cap)
+        snprintf(why, cap, "%s: %s%s%s", PATTERNS[k].id, context ? context : "",
+                 context ? " " : "", PATTERNS[k].what);
+    return true;
+}
+
+/* Is path (as written, folded or resolved) one of the settings files? */
+static bool is_settings_path(const char *path)
+{
+    if (re_match(P_SETTINGS, path, strlen(path)))
+        return true;
+    char cwd[PATH_MAX];
+    const char *dir = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    char *res = perm_resolve_path(path, dir);
+    bool hit = res && re_match(P_SETTINGS, res, strlen(res));
+    const char *home = getenv("LOOM_HOME");
+    if (!hit && res && home && *home) {
+        char *mine = perm_resolve_path("settings.json", home);
+        hit = mine && !strcmp(mine, res);
+        free(mine);
+    }
+    free(res);
+    return hit;
+}
+
+/* The mention patterns over every string (keys too) of a JSON value. */
+static int scan_json(const json_t *v, int depth)
+{
+    if (!v || depth > WALK_MAX_DEPTH)
+        return -1;
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        size_t n = json_string_length(v);
+        static const int MENTIONS[] = {P_BYPASS, P_SKIP, P_ALLOW_DENY};
+        for (size_t k = 0; k < sizeof MENTIONS / sizeof MENTIONS[0]; k++)
+            if (re_match(MENTIONS[k], s, n))
+                return MENTIONS[k];
+        return -1;
+    }
+    if (json_is_array(v)) {
+        size_t i;
+        const json_t *e;
+        json_array_foreach(v, i, e) {
+            int r = scan_json(e, depth + 1);
+            if (r >= 0)
+                return r;
+        }
+    } else if (json_is_object(v)) {
+        const char *key;
+        json_t *e;
+        json_object_foreach((json_t *)v, key, e) {
+            json_t *k = json_string(key);
+            int r = scan_json(k, depth + 1);
+            json_decref(k);
+            if (r < 0)
+                r = scan_json(e, depth + 1);
+            if (r >= 0)
+                return r;
+        }
+    }
+    return -1;
+}
+
+/* Any string of the input naming a settings file (for tools this guard
+ * knows nothing about: MCP tools and the like). */
+static bool json_names_settings(const json_t *v, int depth)
+{
+    if (!v || depth > WALK_MAX_DEPTH)
+        return false;
+    if (json_is_string(v))
+        return re_match(P_SETTINGS, json_string_value(v), json_string_length(v));
+    size_t i;
+    const char *key;
+    json_t *e;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, e)
+            if (json_names_settings(e, depth + 1))
+                return true;
+    } else if (json_is_object(v)) {
+        json_object_foreach((json_t *)v, key, e)
+            if (json_names_settings(e, depth + 1))
+                return true;
+    }
+    return false;
+}
+
+typedef struct target_scan {
+    bool hit;
+    char path[256];
+} target_scan;
+
+static void on_target(void *ctx, const char *path)
+{
+    target_scan *t = ctx;
+    if (!t->hit && is_settings_path(path)) {
+        t->hit = true;
+        snprintf(t->path, sizeof t->path, "%s", path);
+    }
+}
+
+static bool check_bash(const char *cmd, char *why, size_t cap)
+{
+    size_t len = strlen(cmd);
+    bash_cmds *pc = bash_parse(cmd);
+    target_scan ts = {0};
+    for (size_t i = 0; i < bash_cmds_count(pc) && !ts.hit; i++)
+        risk_write_targets(bash_cmds_at(pc, i), on_target, &ts);
+    bash_cmds_free(pc);
+    if (ts.hit) {
+        char ctx[300];
+        snprintf(ctx, sizeof ctx, "the command writes %s:", ts.path);
+        return flag(why, cap, P_SETTINGS, ctx);
+    }
+    /* A plainly read-only command (cat, grep, git diff …) changes nothing,
+     * whatever it mentions. */
+    if (risk_classify_bash(cmd).level == RISK_SAFE)
+        return false;
+    if (re_match(P_SETTINGS, cmd, len) ||
+        (re_match(P_DOTDIR, cmd, len) && re_match(P_SETTINGS_FILE, cmd, len)))
+        return flag(why, cap, P_SETTINGS, "a command that is not read-only names a settings "
+                                          "file:");
+    static const int MENTIONS[] = {P_BYPASS, P_SKIP, P_ALLOW_DENY};
+    for (size_t k = 0; k < sizeof MENTIONS / sizeof MENTIONS[0]; k++)
+        if (re_match(MENTIONS[k], cmd, len))
+            return flag(why, cap, MENTIONS[k], "the command");
+    return false;
+}
+
+bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t cap)
+{
+    static const char *const READ_ONLY[] = {"Read", "Glob", "Grep", "LS", "NotebookRead",
+                                            "WebFetch", "WebSearch", "TodoWrite", "TaskOutput",
+                                            "TaskStop", "AskUserQuestion", NULL};
+    if (why && cap)
+        why[0] = '\0';
+    if (!tool)
+        return false;
+    for (size_t k = 0; READ_ONLY[k]; k++)
+        if (!strcmp(tool, READ_ONLY[k]))
+            return false;
+    if (!strcmp(tool, "Bash")) {
+        const char *cmd = json_string_value(json_object_get(input, "command"));
+        return cmd && check_bash(cmd, why, cap);
+    }
+    if (!strcmp(tool, "Write") || !strcmp(tool, "Edit") || !strcmp(tool, "MultiEdit") ||
+        !strcmp(tool, "NotebookEdit")) {
+        const char *p = json_string_value(json_object_get(input, "file_path"));
+        if (!p)
+            p = json_string_value(json_object_get(input, "notebook_path"));
+        if (p && is_settings_path(p)) {
+            char ctx[300];
+            snprintf(ctx, sizeof ctx, "%s of %s", tool, p);
+            return flag(why, cap, P_SETTINGS, ctx);
+        }
+    } else if (json_names_settings(input, 0)) {
+        char ctx[200];
+        snprintf(ctx, sizeof ctx, "%s with a settings file in its input", tool);
+        return flag(why, cap, P_SETTINGS, ctx);
+    }
+    int k = scan_json(input, 0);
+    if (k >= 0) {
+        char ctx[200];
+        snprintf(ctx, sizeof ctx, "the input of %s", tool);
+        return flag(why, cap, k, ctx);
+    }
+    return false;
+}
+
+bool tamper_check_output(const char *text, char *why, size_t cap)
+{
+    if (why && cap)
+        why[0] = '\0';
+    if (!text || !re_match(P_REMINDER, text, strlen(text)))
+        return false;
+    return flag(why, cap, P_REMINDER, "tool output");
+}
