@@ -65,3 +65,11 @@ agent_cpu=$(cpu "$t/agent.log"); chat_cpu=$(cpu "$t/chat.log")
   printf '%-34s %10.3f ms\n' "harness CPU per turn" "$(awk -v a="$agent_cpu" -v c="$chat_cpu" 'BEGIN{print (a-c)/4}')"
   printf '%-34s %10d KiB  (chat: %d KiB)\n' "peak RSS, agent run" "$(rss "$t/agent.log")" "$(rss "$t/chat.log")"
 } | tee -a "$root/bench/results/print.txt"
+
+# --- governance: pipeline cost per tool call, decision, sandbox setup -------
+{
+  echo
+  "$build/bench_pipeline" 20000
+  "$build/bench_decision" 2>/dev/null | tail -n 3 || true
+  "$build/bench_sandbox" 2>/dev/null | tail -n 8 || true
+} | tee -a "$root/bench/results/print.txt"

@@ -114,6 +114,22 @@ const char *loom_session_warning(const loom_session *session, size_t i);
 int loom_session_rewind(loom_session *session, int n_turns, char **report, loom_status *st);
 /* Usage totals of the session so far, as JSON (caller frees). */
 char *loom_session_usage_json(loom_session *session);
+/* The permission mode the session's tool calls are decided in
+ * (docs/permissions.md §4): default, acceptEdits, plan, auto, dontAsk,
+ * bypassPermissions, fullAccess or delegate. It starts as the config's
+ * permission_mode. Setting it takes effect from the next tool call of the
+ * next run: call it between runs, like every session function (a run reads
+ * the mode on its own thread at each tool call). Entering plan remembers the
+ * mode it replaced (not when already in plan); setting another mode while in
+ * plan simply takes that mode. An unknown name: invalid_request, with the
+ * modes listed in the message. */
+int loom_session_set_permission_mode(loom_session *session, const char *mode, loom_status *st);
+/* The mode now in force (a static string). */
+const char *loom_session_permission_mode(const loom_session *session);
+/* Leaves plan mode, restoring the mode in force when plan was entered
+ * (default for a session that started in plan) — seed 001 §14.1. Outside
+ * plan mode it changes nothing and fails with invalid_state_transition. */
+int loom_session_leave_plan(loom_session *session, loom_status *st);
 void loom_session_free(loom_session *session);
 
 /* ---- run --------------------------------------------------------------- */

@@ -303,6 +303,11 @@ void loom_session_free(loom_session *s)
         return;
     loom_error ignore;
     transcript_sync(s->t, &ignore);
+    if (s->gov && hook_registry_count(s->gov->hooks, HOOK_SESSION_END) > 0) {
+        hook_outcome o = governance_fire(s->gov, HOOK_SESSION_END,
+                                         json_pack("{s:s}", "reason", "exit"), NULL);
+        hook_outcome_free(&o);
+    }
     task_registry_free(s->tasks);
     todo_list_free(s->todos);
     governance_free(s->gov);

@@ -208,3 +208,19 @@ json_t *governance_payload(const governance *g, hook_event ev)
                      g->transcript_path, "cwd", g->cwd, "hook_event_name", hook_event_name(ev),
                      "permission_mode", perm_mode_name(g->mode.mode));
 }
+
+hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
+                             const loom_cancel *cancel)
+{
+    json_t *payload = governance_payload(g, ev);
+    if (extra) {
+        json_object_update(payload, extra);
+        json_decref(extra);
+    }
+    hook_run_opts opts = {.project_dir = g->cwd, .cancel = cancel,
+                          .trust_hint = "add this directory to \"trustedWorkspaces\" in "
+                                        "~/.loom/settings.json (or set LOOM_TRUST_WORKSPACE=1)"};
+    hook_outcome o = hooks_run(g->hooks, ev, payload, &opts);
+    json_decref(payload);
+    return o;
+}

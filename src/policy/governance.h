@@ -59,5 +59,9 @@ int governance_allow_always(governance *g, const char *rule, loom_error *err);
 
 /* The hook payload common part for an event (new reference). */
 json_t *governance_payload(const governance *g, hook_event ev);
+/* Fires ev with the common payload plus extra (stolen; may be NULL). The
+ * caller frees the outcome (hook_outcome_free). */
+hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
+                             const loom_cancel *cancel);
 
 #endif

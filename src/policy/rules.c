@@ -483,21 +483,24 @@ static void path_forms_free(path_forms *f)
 
 /* strict (allow): every way the path resolves must fall under the rule as
  * resolved. Otherwise (deny, ask): any form under any form of the rule. */
+static bool patterns_match(const char *lx, const char *rs, const path_forms *f, bool strict)
+{
+    if (strict)
+        return f->resolved && f->physical && glob_path_match(rs, f->resolved) &&
+               glob_path_match(rs, f->physical);
+    const char *forms[3] = {f->lexical, f->resolved, f->physical};
+    for (int k = 0; k < 3; k++)
+        if (forms[k] && (glob_path_match(lx, forms[k]) || glob_path_match(rs, forms[k])))
+            return true;
+    return false;
+}
+
 static bool path_rule_matches(const rule *r, const path_forms *f, const char *cwd, bool strict)
 {
     char *lx, *rs;
     if (!rule_patterns(r, cwd, &lx, &rs))
         return false;
-    bool m;
-    if (strict) {
-        m = f->resolved && f->physical && glob_path_match(rs, f->resolved) &&
-            glob_path_match(rs, f->physical);
-    } else {
-        const char *forms[3] = {f->lexical, f->resolved, f->physical};
-        m = false;
-        for (int k = 0; k < 3 && !m; k++)
-            m = forms[k] && (glob_path_match(lx, forms[k]) || glob_path_match(rs, forms[k]));
-    }
+    bool m = patterns_match(lx, rs, f, strict);
     free(lx);
     free(rs);
     return m;
@@ -1071,7 +1074,36 @@ typedef struct bash_state {
     const rule *deny, *ask;
     bool has_path_rules[2];   /* deny/ask path rules exist for READ / EDIT */
     char blocked[256];        /* why a file the command writes stops an allow */
+    /* Each path rule's patterns, resolved once per check (index = rule). */
+    signed char *pat_state;   /* 0 not yet, 1 ready, -1 unknown anchor */
+    char **pat_lx, **pat_rs;
 } bash_state;
+
+static bool st_patterns(bash_state *st, const rule *r, const char **lx, const char **rs)
+{
+    size_t q = (size_t)(r - st->rs->v);
+    if (!st->pat_state) {
+        st->pat_state = xcalloc(st->rs->n, 1);
+        st->pat_lx = xcalloc(st->rs->n, sizeof *st->pat_lx);
+        st->pat_rs = xcalloc(st->rs->n, sizeof *st->pat_rs);
+    }
+    if (!st->pat_state[q])
+        st->pat_state[q] = rule_patterns(r, st->cwd, &st->pat_lx[q], &st->pat_rs[q]) ? 1 : -1;
+    *lx = st->pat_lx[q];
+    *rs = st->pat_rs[q];
+    return st->pat_state[q] == 1;
+}
+
+static void st_free(bash_state *st)
+{
+    for (size_t q = 0; st->pat_state && q < st->rs->n; q++) {
+        free(st->pat_lx[q]);
+        free(st->pat_rs[q]);
+    }
+    free(st->pat_state);
+    free(st->pat_lx);
+    free(st->pat_rs);
+}
 
 static bool path_rule_in_family(const rule *r, path_family fam)
 {
@@ -1122,11 +1154,8 @@ static bool same_chain(const char *a, const char *b)
 /* Could the area rule r covers overlap the tree at dir (absolute)? True
  * when the rule's literal part and dir lie on one path: one inside the
  * other. */
-static bool rule_touches_dir(const rule *r, const char *dir, const char *cwd)
+static bool rule_touches_dir(const char *lx, const char *rs, const char *dir)
 {
-    char *lx, *rs;
-    if (!rule_patterns(r, cwd, &lx, &rs))
-        return false;
     bool hit = false;
     const char *pats[2] = {lx, rs};
     char *rdir = resolve_physical(dir);
@@ -1148,8 +1177,6 @@ static bool rule_touches_dir(const rule *r, const char *dir, const char *cwd)
         free(lit);
     }
     free(rdir);
-    free(lx);
-    free(rs);
     return hit;
 }
 
@@ -1190,10 +1217,13 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
             if (!path_rule_in_family(r, fam))
                 continue;
             bool touch = r->kind == RK_TOOL || !lit || ds->unknown;
+            const char *plx, *prs;
+            if (!touch && !st_patterns(st, r, &plx, &prs))
+                continue;
             for (size_t k = 0; k < ds->n && !touch; k++) {
                 char *j = join_path(ds->d[k], lit);
                 char *f = fold_path(j);
-                touch = rule_touches_dir(r, f, st->cwd);
+                touch = rule_touches_dir(plx, prs, f);
                 free(f);
                 free(j);
             }
@@ -1209,8 +1239,11 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
         path_forms_make(&pf, t, ds->d[k]);
         for (size_t q = 0; q < st->rs->n; q++) {
             const rule *r = &st->rs->v[q];
-            if (path_rule_in_family(r, fam) &&
-                (r->kind == RK_TOOL || path_rule_matches(r, &pf, st->cwd, false)))
+            const char *plx, *prs;
+            if (!path_rule_in_family(r, fam))
+                continue;
+            if (r->kind == RK_TOOL ||
+                (st_patterns(st, r, &plx, &prs) && patterns_match(plx, prs, &pf, false)))
                 note(st, r, r->verdict);
         }
         path_forms_free(&pf);
@@ -1401,6 +1434,7 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
     }
     for (size_t k = 0; k < ds.n; k++)
         free(ds.d[k]);
+    st_free(&st);
     free(direct);
     bash_cmds_free(pc);
 }

@@ -7,8 +7,10 @@
  * history builder gives any call left without a result an error result. */
 #include "runtime/loop.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/json.h"
@@ -245,14 +247,7 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
  * notices become warnings. The caller frees the outcome. */
 static hook_outcome fire(loop_io *io, hook_event ev, json_t *extra)
 {
-    json_t *payload = governance_payload(io->gov, ev);
-    if (extra) {
-        json_object_update(payload, extra);
-        json_decref(extra);
-    }
-    hook_run_opts opts = {.project_dir = io->gov->cwd, .cancel = io->cancel};
-    hook_outcome o = hooks_run(io->gov->hooks, ev, payload, &opts);
-    json_decref(payload);
+    hook_outcome o = governance_fire(io->gov, ev, extra, io->cancel);
     for (size_t i = 0; i < o.n_notices; i++)
         if (o.notices[i].kind != HOOK_NOTICE_OUTPUT)
             emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
@@ -265,9 +260,28 @@ static bool has_hooks(loop_io *io, hook_event ev)
     return io->gov && hook_registry_count(io->gov->hooks, ev) > 0;
 }
 
+/* InstructionsLoaded: one event per memory file the system prompt read. */
+static void fire_instructions_loaded(loop_io *io)
+{
+    if (!has_hooks(io, HOOK_INSTRUCTIONS_LOADED))
+        return;
+    const char *names[] = {"AGENTS.md", "CLAUDE.md"};
+    for (size_t i = 0; i < 2; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", io->gov->cwd, names[i]);
+        if (access(path, R_OK) != 0)
+            continue;
+        hook_outcome o = fire(io, HOOK_INSTRUCTIONS_LOADED,
+                              json_pack("{s:s,s:s}", "file_path", path, "memory_type", "Project"));
+        hook_outcome_free(&o);
+        break; /* CLAUDE.md is read only when there is no AGENTS.md */
+    }
+}
+
 /* L1: SessionStart (once per session) and UserPromptSubmit. Returns false
  * when a hook blocked the prompt; its reason is in out->err. */
-static bool run_start_hooks(loop_io *io, loop_state *st, const char *goal, loop_result *out)
+static bool run_start_hooks(loop_io *io, loop_state *st, const char *goal, bool fresh,
+                            loop_result *out)
 {
     if (!io->gov)
         return true;
@@ -275,12 +289,12 @@ static bool run_start_hooks(loop_io *io, loop_state *st, const char *goal, loop_
         io->gov->session_started = true;
         if (has_hooks(io, HOOK_SESSION_START)) {
             hook_outcome o = fire(io, HOOK_SESSION_START,
-                                  json_pack("{s:s}", "source",
-                                            transcript_leaf(io->t) ? "resume" : "startup"));
+                                  json_pack("{s:s}", "source", fresh ? "startup" : "resume"));
             if (o.additional_context && *o.additional_context)
                 queue_reminder(st, o.additional_context);
             hook_outcome_free(&o);
         }
+        fire_instructions_loaded(io);
     }
     if (!has_hooks(io, HOOK_USER_PROMPT_SUBMIT))
         return true;
@@ -310,6 +324,14 @@ static bool stop_hook_continues(loop_io *io, loop_state *st)
     hook_outcome o = fire(io, HOOK_STOP, json_pack("{s:b}", "stop_hook_active",
                                                    st->stop_continuations > 0));
     bool again = o.blocked;
+    bool failed = false;
+    for (size_t i = 0; i < o.n_results; i++)
+        failed |= o.results[i].status == HOOK_STATUS_ERROR ||
+                  o.results[i].status == HOOK_STATUS_TIMEOUT;
+    if (failed && has_hooks(io, HOOK_STOP_FAILURE)) {
+        hook_outcome f = fire(io, HOOK_STOP_FAILURE, NULL);
+        hook_outcome_free(&f);
+    }
     if (again) {
         st->stop_continuations++;
         queue_reminder(st, o.block_reason ? o.block_reason : "A Stop hook asked you to continue.");
@@ -348,13 +370,14 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
     int max_turns = p->max_turns > 0 ? p->max_turns : LOOP_DEFAULT_MAX_TURNS;
 
     /* L1: the goal enters the session before anything can fail. */
+    bool fresh = transcript_leaf(io->t) == NULL;
     if (transcript_append_new(io->t, record_user_text(goal), &out->err) != 0 ||
         transcript_sync(io->t, &out->err) != 0) {
         out->state = RUN_FAILED;
         out->stop_reason = "session_error";
         return;
     }
-    if (!run_start_hooks(io, &st, goal, out)) {
+    if (!run_start_hooks(io, &st, goal, fresh, out)) {
         str_free(&st.reminders);
         out->final_text = xstrdup("");
         return;
@@ -506,6 +529,12 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
     }
     loom_error ignore;
     transcript_sync(io->t, &ignore);
+    if (has_hooks(io, HOOK_FINAL_STOP)) {
+        hook_outcome o = fire(io, HOOK_FINAL_STOP,
+                              json_pack("{s:s,s:s}", "state", run_state_name(out->state),
+                                        "stop_reason", out->stop_reason ? out->stop_reason : ""));
+        hook_outcome_free(&o);
+    }
     free(st.last_call_sig);
     str_free(&st.reminders);
     if (!out->final_text)

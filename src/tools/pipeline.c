@@ -234,6 +234,12 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
         approval_resolve(gov->approvals, g->approval_id, by_hook == PERM_ALLOW, false,
                          "answered by a PermissionRequest hook", &err);
     } else {
+        hook_outcome n = governance_fire(gov, HOOK_NOTIFICATION,
+                                         json_pack("{s:s,s:s}", "notification_type",
+                                                   "permission_prompt", "message",
+                                                   question),
+                                         ctx->cancel);
+        hook_outcome_free(&n);
         emit(ctx, "approval.requested",
              json_pack("{s:s,s:s,s:s,s:O,s:s}", "approval_id", g->approval_id, "tool", call->name,
                        "message", g->decision.reason, "input", g->input, "question", question));

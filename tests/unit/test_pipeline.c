@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "policy/governance.h"
 #include "tools/pipeline.h"
 
 static int slow_run(const json_t *input, tool_ctx *ctx, tool_result *out)
@@ -175,6 +176,64 @@ static void test_cancel_before_start(void **state)
     free_registry(reg);
 }
 
+
+static int plain_run(const json_t *input, tool_ctx *ctx, tool_result *out)
+{
+    (void)input;
+    (void)ctx;
+    str_puts(&out->text, "ran");
+    return 0;
+}
+
+/* seed 003: a tool that declares nothing is treated as writing and as not
+ * concurrency-safe — headless default mode denies it, and two of them never
+ * overlap. */
+static void test_unflagged_tool_fails_closed(void **state)
+{
+    (void)state;
+    char home[] = "/tmp/loom-pipe-XXXXXX";
+    assert_non_null(mkdtemp(home));
+    setenv("LOOM_HOME", home, 1);
+    static const tool_def bare = {.name = "Bare", .description = "declares no flags",
+                                  .input_schema = "{\"type\":\"object\"}", .run = plain_run};
+    assert_false(bare.read_only);
+    assert_false(bare.concurrency_safe);
+    tool_registry *reg = tool_registry_new();
+    loom_error err;
+    assert_int_equal(tool_registry_add(reg, &bare, &err), 0);
+    governance_settings gs = {.mode = "default", .interactive = false};
+    governance *gov = governance_new(home, "test-session", NULL, &gs, &err);
+    assert_non_null(gov);
+    tool_ctx ctx = {.cwd = home, .gov = gov};
+    json_t *in = json_object();
+    tool_call call = {"c1", "Bare", in};
+    tool_outcome out;
+    tool_call_run(reg, &call, &ctx, &out);
+    assert_true(out.result.is_error);
+    assert_string_equal(out.failed_step, "decide");
+    assert_non_null(strstr(out.result.text.ptr, "denied"));
+    tool_outcome_free(&out);
+
+    /* Allowed, two calls run one after the other. */
+    governance_free(gov);
+    gs.mode = "bypassPermissions";
+    gov = governance_new(home, "test-session", NULL, &gs, &err);
+    ctx.gov = gov;
+    tool_call calls[2] = {{"a", "Bare", in}, {"b", "Bare", in}};
+    tool_outcome outs[2];
+    tool_batch_run(reg, calls, 2, &ctx, NULL, outs);
+    assert_string_equal(outs[0].result.text.ptr, "ran");
+    assert_true(outs[1].started_us >= outs[0].finished_us);
+    tool_outcome_free(&outs[0]);
+    tool_outcome_free(&outs[1]);
+    json_decref(in);
+    governance_free(gov);
+    tool_registry_free(reg);
+    char cmd[100];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", home);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -182,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_batch_parallel_and_ordered),
         cmocka_unit_test(test_output_cap_keeps_head_and_tail),
         cmocka_unit_test(test_cancel_before_start),
+        cmocka_unit_test(test_unflagged_tool_fails_closed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -262,8 +262,23 @@ static void usage_add_json(repl_usage *u, const char *json)
     json_decref(doc);
 }
 
+/* The permission mode chosen with /permissions or /plan is the person's
+ * choice for this terminal, not one session handle's: /clear, /resume,
+ * /fork and /model carry it over, plan mode's way back included. */
+static void carry_mode(loom_session *from, loom_session *to)
+{
+    const char *mode = loom_session_permission_mode(from);
+    if (!strcmp(mode, "plan") && loom_session_leave_plan(from, NULL) == 0) {
+        /* Learn the mode plan returns to, then put `from` back as it was. */
+        loom_session_set_permission_mode(to, loom_session_permission_mode(from), NULL);
+        loom_session_set_permission_mode(from, "plan", NULL);
+    }
+    loom_session_set_permission_mode(to, mode, NULL);
+}
+
 void repl_switch_session(repl *r, loom_session *s, bool keep_usage)
 {
+    carry_mode(r->session, s);
     if (keep_usage) {
         char *u = loom_session_usage_json(r->session);
         usage_add_json(&r->carried, u);
@@ -715,7 +730,69 @@ static void on_warning(run_view *v, const json_t *p)
     repl_printf(v->r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", json_get_str(p, "message", kind));
 }
 
-/* approval.requested: ask the person, answer the run. */
+/* Lines of a command shown in an approval before "… +N lines": enough to
+ * judge a script, not so many that the question scrolls away. */
+#define APPROVAL_LINES 12
+
+/* What the person approves, shown whole: Bash's command line by line (a
+ * one-line header could hide a second line), otherwise the call's argument
+ * as the tool line shows it. */
+static void approval_subject(run_view *v, loom_str *out, const char *tool, const json_t *input)
+{
+    repl *r = v->r;
+    int cols = repl_columns() - 4;
+    const char *cmd = !strcmp(tool, "Bash") ? field(input, "command") : NULL;
+    if (!cmd) {
+        char *arg = call_argument(r, tool, input);
+        if (*arg) {
+            loom_str line = LOOM_STR_INIT;
+            put_clipped(&line, arg, strlen(arg), cols);
+            str_puts(out, "    ");
+            put_tone(r, out, TONE_BOLD, str_cstr(&line), line.len);
+            str_putc(out, '\n');
+            str_free(&line);
+        }
+        free(arg);
+        return;
+    }
+    const char *s = cmd;
+    size_t shown = 0, total = 1;
+    for (const char *p = cmd; *p; p++)
+        total += *p == '\n' && p[1];
+    while (*s && shown < APPROVAL_LINES) {
+        size_t n = strcspn(s, "\n");
+        loom_str line = LOOM_STR_INIT;
+        put_clipped(&line, s, n, cols);
+        str_puts(out, "    ");
+        put_tone(r, out, TONE_BOLD, str_cstr(&line), line.len);
+        str_putc(out, '\n');
+        str_free(&line);
+        shown++;
+        s += n + (s[n] == '\n');
+    }
+    if (total > shown) {
+        char more[48];
+        snprintf(more, sizeof more, "    \xe2\x80\xa6 +%zu lines\n", total - shown);
+        put_tone(r, out, TONE_DIM, more, strlen(more));
+    }
+}
+
+/* The first word of an answer, lowercased, and where the rest starts. */
+static const char *answer_word(const char *answer, char *word, size_t size)
+{
+    const char *s = answer + strspn(answer, " \t");
+    size_t n = strcspn(s, " \t");
+    size_t k = 0;
+    for (; k < n && k + 1 < size; k++)
+        word[k] = (char)((s[k] >= 'A' && s[k] <= 'Z') ? s[k] - 'A' + 'a' : s[k]);
+    word[k] = '\0';
+    s += n;
+    return s + strspn(s, " \t");
+}
+
+/* approval.requested: show what would run and why it needs a person, ask,
+ * answer the run. Denying is the default: an empty line, Ctrl-C or an
+ * answer that is neither yes nor always denies. */
 static void on_approval(run_view *v, const json_t *p)
 {
     repl *r = v->r;
@@ -724,30 +801,63 @@ static void on_approval(run_view *v, const json_t *p)
         return;
     flush_text(v);
     spinner_end(r->spin);
-    const char *what = json_get_str(p, "message", json_get_str(p, "reason", ""));
-    repl_printf(r, TONE_YELLOW, "? Allow %s%s%s%s\n", json_get_str(p, "tool", "this action"),
-                *what ? " \xe2\x80\x94 " : "", what, "");
+    const char *tool = json_get_str(p, "tool", "this tool");
+    const json_t *input = json_get_obj(p, "input");
+    const char *why = json_get_str(p, "message", json_get_str(p, "reason", ""));
+    loom_str out = LOOM_STR_INIT;
+    char head[160];
+    snprintf(head, sizeof head, "? Allow this %.100s call?", tool);
+    str_putc(&out, '\n');
+    put_tone(r, &out, TONE_YELLOW, head, strlen(head));
+    str_putc(&out, '\n');
+    approval_subject(v, &out, tool, input);
+    if (*why) {
+        loom_str line = LOOM_STR_INIT;
+        put_clipped(&line, why, strlen(why), repl_columns() - 2);
+        str_puts(&out, "  ");
+        put_tone(r, &out, TONE_DIM, str_cstr(&line), line.len);
+        str_putc(&out, '\n');
+        str_free(&line);
+    }
+    static const char choices[] =
+        "  y = allow once \xc2\xb7 a = allow always (a rule in .loom/settings.local.json) "
+        "\xc2\xb7 n [reason] = deny";
+    put_tone(r, &out, TONE_DIM, choices, sizeof choices - 1);
+    str_putc(&out, '\n');
+    term_write(r, str_cstr(&out), out.len);
+    str_free(&out);
+    /* The answer sits between the call and its result: repeat the call's
+     * line above the result. */
+    v->last_header = NULL;
+
     tty_quiet(false);
-    /* Allow once, allow always (a rule in .loom/settings.local.json), or
-     * deny — with whatever follows "n" sent to the model as the reason. */
-    char *answer = repl_ask_line(r, "y = allow once · a = allow always · n [reason] = deny › ");
+    char *answer = repl_ask_line(r, "allow? [y/a/N] " PROMPT);
     tty_quiet(true);
     const char *decision = "deny";
     const char *reason = "denied in the REPL";
-    if (answer && (answer[0] == 'y' || answer[0] == 'Y')) {
+    char word[16] = "";
+    const char *rest = answer ? answer_word(answer, word, sizeof word) : "";
+    if (!strcmp(word, "y") || !strcmp(word, "yes")) {
         decision = "allow";
         reason = NULL;
-    } else if (answer && (answer[0] == 'a' || answer[0] == 'A')) {
+    } else if (!strcmp(word, "a") || !strcmp(word, "always")) {
         decision = "allow_always";
         reason = NULL;
-    } else if (answer && (answer[0] == 'n' || answer[0] == 'N') && answer[1] == ' ' && answer[2])
-        reason = answer + 2;
+    } else if (!strcmp(word, "n") || !strcmp(word, "no")) {
+        if (*rest)
+            reason = rest;
+    } else if (answer && *word) {
+        reason = answer + strspn(answer, " \t"); /* free text: the reason itself */
+    }
     loom_status st;
     if (loom_run_answer(v->run, id, decision, reason, &st) != 0)
         repl_printf(r, TONE_RED, "%s\n", st.message);
-    free(answer);
+    else if (!strcmp(decision, "allow_always"))
+        repl_printf(r, TONE_DIM, "  Allowed; calls like this one will not ask again "
+                    "(rule saved in .loom/settings.local.json)\n");
     if (!answer)
-        loom_run_cancel(v->run);
+        loom_run_cancel(v->run); /* Ctrl-C or Ctrl-D: the person wants the run stopped */
+    free(answer);
     spinner_begin(r->spin, "Thinking\xe2\x80\xa6");
 }
 

@@ -272,8 +272,8 @@ static void cmd_status(repl *r, const char *args)
     repl_printf(r, TONE_PLAIN, "Model     %s\n", loom_agent_model(r->agent));
     repl_printf(r, TONE_PLAIN, "Provider  %s\n", loom_agent_provider(r->agent));
     repl_printf(r, TONE_PLAIN, "Cwd       %s\n", r->cwd);
-    repl_printf(r, TONE_PLAIN, "Mode      %s\n",
-                r->opt.permission_mode ? r->opt.permission_mode : "default");
+    /* The session's, not the flag's: /permissions and /plan change it. */
+    repl_printf(r, TONE_PLAIN, "Mode      %s\n", loom_session_permission_mode(r->session));
     repl_printf(r, TONE_PLAIN, "Version   loom %s\n", loom_version());
 }
 
@@ -317,6 +317,94 @@ static void cmd_fork(repl *r, const char *args)
     free(from);
 }
 
+/* seed 001 §14.1: the eight modes with their official descriptions. The
+ * library checks the names (loom_session_set_permission_mode); this table
+ * only explains them. */
+static const struct {
+    const char *name;
+    const char *about;
+} modes[] = {
+    {"default", "Prompts for permission on first use of each tool"},
+    {"acceptEdits", "Automatically accepts file edit permissions for the session"},
+    {"plan", "Can analyze but not modify files or execute commands"},
+    {"auto", "An AI classifier reviews actions that would normally prompt: safe ones are "
+             "auto-approved, risky ones are denied"},
+    {"dontAsk", "Never shows permission prompts; runs pre-approved and safe actions, denies "
+                "anything that would require approval"},
+    {"bypassPermissions", "Skips all permission prompts"},
+    {"fullAccess", "Skips ALL permission checks including dangerous commands"},
+    {"delegate", "Permissions managed by parent session"},
+};
+
+static void show_modes(repl *r)
+{
+    const char *now = loom_session_permission_mode(r->session);
+    repl_printf(r, TONE_PLAIN, "Permission mode: ");
+    repl_printf(r, TONE_BOLD, "%s\n", now);
+    /* The description fills what the name column leaves; a narrow terminal
+     * cuts it rather than wrapping under the names. */
+    int room = repl_columns() - 23;
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        bool current = !strcmp(modes[i].name, now);
+        int len = (int)strlen(modes[i].about);
+        repl_printf(r, current ? TONE_BOLD : TONE_PLAIN, "%s %-19s", current ? "\xe2\x97\x8f" : " ",
+                    modes[i].name);
+        repl_printf(r, TONE_DIM, " %.*s%s\n", len > room && room > 1 ? room - 1 : len,
+                    modes[i].about, len > room && room > 1 ? "\xe2\x80\xa6" : "");
+    }
+    repl_printf(r, TONE_DIM, "/permissions MODE switches (from the next tool call) \xc2\xb7 /plan "
+                "enters plan mode, /plan off leaves it\n");
+}
+
+static void set_mode(repl *r, const char *mode)
+{
+    const char *before = loom_session_permission_mode(r->session);
+    loom_status st;
+    if (loom_session_set_permission_mode(r->session, mode, &st) != 0) {
+        repl_printf(r, TONE_RED, "%s\n", st.message);
+        return;
+    }
+    const char *now = loom_session_permission_mode(r->session);
+    repl_printf(r, TONE_PLAIN, "Permission mode: ");
+    repl_printf(r, TONE_BOLD, "%s", now);
+    repl_printf(r, TONE_DIM, "%s%s%s\n", strcmp(before, now) ? " (was " : " (unchanged",
+                strcmp(before, now) ? before : "", ")");
+    if (!strcmp(now, "plan"))
+        repl_printf(r, TONE_DIM, "Tools that change files or run commands are denied \xc2\xb7 "
+                    "/plan off goes back\n");
+}
+
+static void leave_plan(repl *r)
+{
+    loom_status st;
+    if (loom_session_leave_plan(r->session, &st) != 0) {
+        repl_printf(r, TONE_YELLOW, "%s\n", st.message);
+        return;
+    }
+    repl_printf(r, TONE_PLAIN, "Left plan mode \xc2\xb7 permission mode: ");
+    repl_printf(r, TONE_BOLD, "%s\n", loom_session_permission_mode(r->session));
+}
+
+static void cmd_permissions(repl *r, const char *args)
+{
+    if (!*args)
+        show_modes(r);
+    else if (!strcmp(args, "leave-plan"))
+        leave_plan(r);
+    else
+        set_mode(r, args);
+}
+
+static void cmd_plan(repl *r, const char *args)
+{
+    if (!*args || !strcmp(args, "on"))
+        set_mode(r, "plan");
+    else if (!strcmp(args, "off"))
+        leave_plan(r);
+    else
+        repl_printf(r, TONE_YELLOW, "usage: /plan enters plan mode, /plan off leaves it\n");
+}
+
 static void cmd_exit(repl *r, const char *args)
 {
     (void)args;
@@ -329,7 +417,9 @@ static const slash_cmd commands[] = {
     {"resume", "[ID]", "list this directory's sessions, or open one", cmd_resume},
     {"model", "[NAME]", "show the model, or switch to NAME", cmd_model},
     {"cost", NULL, "tokens used (and cost, when prices are set)", cmd_cost},
-    {"status", NULL, "session id and file, model, provider, directory", cmd_status},
+    {"status", NULL, "session id and file, model, provider, directory, mode", cmd_status},
+    {"permissions", "[MODE]", "show the permission modes, or switch to MODE", cmd_permissions},
+    {"plan", "[off]", "enter plan mode (read-only tools); off: back to the mode before", cmd_plan},
     {"rewind", "[N]", "undo the last N turns and the file edits they made", cmd_rewind},
     {"fork", NULL, "continue in a copy of this session", cmd_fork},
     {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
@@ -346,19 +436,19 @@ static void cmd_help(repl *r, const char *args)
             continue; /* an alias */
         char usage[64];
         snprintf(usage, sizeof usage, "/%s%s%s", c->name, c->args ? " " : "", c->args ? c->args : "");
-        repl_printf(r, TONE_PLAIN, "  %-16s", usage);
+        repl_printf(r, TONE_PLAIN, "  %-20s", usage);
         repl_printf(r, TONE_DIM, "%s\n", c->help);
     }
     repl_printf(r, TONE_BOLD, "Input\n");
-    repl_printf(r, TONE_PLAIN, "  %-16s", "!command");
+    repl_printf(r, TONE_PLAIN, "  %-20s", "!command");
     repl_printf(r, TONE_DIM, "run a shell command here (not sent to the model)\n");
-    repl_printf(r, TONE_PLAIN, "  %-16s", "line \\");
+    repl_printf(r, TONE_PLAIN, "  %-20s", "line \\");
     repl_printf(r, TONE_DIM, "a trailing backslash continues on the next line\n");
-    repl_printf(r, TONE_PLAIN, "  %-16s", "//text");
+    repl_printf(r, TONE_PLAIN, "  %-20s", "//text");
     repl_printf(r, TONE_DIM, "send \"/text\" to the model\n");
-    repl_printf(r, TONE_PLAIN, "  %-16s", "Ctrl-C");
+    repl_printf(r, TONE_PLAIN, "  %-20s", "Ctrl-C");
     repl_printf(r, TONE_DIM, "clear the line; in a run, interrupt it (twice: quit)\n");
-    repl_printf(r, TONE_PLAIN, "  %-16s", "Ctrl-D");
+    repl_printf(r, TONE_PLAIN, "  %-20s", "Ctrl-D");
     repl_printf(r, TONE_DIM, "quit (on an empty line)\n");
 }
 

@@ -1,6 +1,6 @@
 /* slash.h — the REPL's /commands: /help, /clear, /resume, /model, /cost,
- * /status, /rewind, /fork, /exit. Each works on the REPL's state through
- * loom.h; docs/repl.md describes them for users. */
+ * /status, /permissions, /plan, /rewind, /fork, /exit. Each works on the
+ * REPL's state through loom.h; docs/repl.md describes them for users. */
 #ifndef LOOM_CLI_SLASH_H
 #define LOOM_CLI_SLASH_H
 
