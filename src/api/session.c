@@ -72,6 +72,8 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
     };
     governance *g = governance_new(agent->cwd, transcript_session_id(t), transcript_path(t), &gs,
                                    err);
+    if (g)
+        g->classifier = &agent->provider; /* auto mode asks the agent's own model */
     free_rules(allow);
     free_rules(deny);
     return g;

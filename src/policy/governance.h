@@ -37,6 +37,9 @@ typedef struct governance {
     bool interactive;
     bool trusted;                   /* project/local hooks may run */
     bool session_started;           /* SessionStart has fired */
+    /* auto mode's model classifier (policy/model_classifier.h); NULL: none,
+     * so auto mode asks — or denies headless — what rules cannot settle. */
+    const struct provider_config *classifier;
     char *cwd;
     char *session_id;
     char *transcript_path;

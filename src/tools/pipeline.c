@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "policy/governance.h"
+#include "policy/model_classifier.h"
 #include "policy/risk.h"
 #include "policy/tamper.h"
 #include "tools/schema.h"
@@ -87,6 +88,7 @@ typedef struct gov_call {
     bool needs_user;
     char needs_user_why[256];
     char approval_id[64];
+    perm_verdict model;         /* auto mode's model classifier, PERM_NONE: not asked */
     int64_t started_us;
 } gov_call;
 
@@ -292,6 +294,21 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
         .model = PERM_NONE,
         .interactive = gov->interactive,
     };
+    char model_reason[512] = "";
+    if (gov->mode.mode == MODE_AUTO && gov->classifier && !g->def->read_only &&
+        g->risk.level != RISK_SAFE && g->risk.level != RISK_FORBIDDEN) {
+        /* Only what the rules cannot settle goes to the model: a settings or
+         * hook answer, or a forbidden command, decides without it. */
+        perm_decide(&in, &g->decision);
+        if (!strcmp(g->decision.source, PERM_SRC_MODE) ||
+            !strcmp(g->decision.source, PERM_SRC_DEFAULT) ||
+            !strcmp(g->decision.source, PERM_SRC_CLASSIFIER)) {
+            in.model = model_classify(gov->classifier, call->name, g->input, ctx->cwd,
+                                      ctx->cancel, model_reason, sizeof model_reason);
+            in.model_reason = model_reason;
+            g->model = in.model;
+        }
+    }
     perm_decide(&in, &g->decision);
     if (g->decision.verdict == PERM_ASK)
         ask_person(call, ctx, g);
@@ -373,7 +390,7 @@ static void step_audit(const tool_call *call, tool_ctx *ctx, gov_call *g)
         .hooks = hooks,
         .n_hooks = n,
         .risk = &g->risk,
-        .model = PERM_NONE,
+        .model = g->model,
         .decision = &g->decision,
         .approval_id = g->approval_id[0] ? g->approval_id : NULL,
         .duration_us = clock_wall_us() - g->started_us,

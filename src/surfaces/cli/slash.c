@@ -341,16 +341,29 @@ static void show_modes(repl *r)
     const char *now = loom_session_permission_mode(r->session);
     repl_printf(r, TONE_PLAIN, "Permission mode: ");
     repl_printf(r, TONE_BOLD, "%s\n", now);
-    /* The description fills what the name column leaves; a narrow terminal
-     * cuts it rather than wrapping under the names. */
+    /* Descriptions wrap at spaces into the room the name column leaves, so
+     * the names stay a column of their own. */
     int room = repl_columns() - 23;
+    if (room < 20)
+        room = 20;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         bool current = !strcmp(modes[i].name, now);
-        int len = (int)strlen(modes[i].about);
         repl_printf(r, current ? TONE_BOLD : TONE_PLAIN, "%s %-19s", current ? "\xe2\x97\x8f" : " ",
                     modes[i].name);
-        repl_printf(r, TONE_DIM, " %.*s%s\n", len > room && room > 1 ? room - 1 : len,
-                    modes[i].about, len > room && room > 1 ? "\xe2\x80\xa6" : "");
+        const char *d = modes[i].about;
+        for (bool first = true; *d; first = false) {
+            int n = (int)strlen(d);
+            if (n > room) {
+                n = room;
+                while (n > 0 && d[n] != ' ')
+                    n--;
+                if (n == 0)
+                    n = room;
+            }
+            repl_printf(r, TONE_DIM, "%s %.*s\n", first ? "" : "                     ", n, d);
+            d += n;
+            d += strspn(d, " ");
+        }
     }
     repl_printf(r, TONE_DIM, "/permissions MODE switches (from the next tool call) \xc2\xb7 /plan "
                 "enters plan mode, /plan off leaves it\n");

@@ -1,0 +1,26 @@
+/* model_classifier.h — auto mode's second opinion: the configured model,
+ * asked as a security monitor whether one tool call should run.
+ *
+ * It fails closed: an error, a timeout or an answer that is not exactly
+ * {"decision": "allow"|"deny", …} counts as "could not decide", which the
+ * decision table turns into a question for the user — or a denial where
+ * nobody can be asked. Never a silent allow. */
+#ifndef LOOM_POLICY_MODEL_CLASSIFIER_H
+#define LOOM_POLICY_MODEL_CLASSIFIER_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "base/cancel.h"
+#include "policy/perm_types.h"
+#include "wire/provider.h"
+
+/* The system prompt's first words; tests match the request on them. */
+#define MODEL_CLASSIFIER_MARKER "You are a security monitor for an autonomous coding agent."
+
+/* PERM_ALLOW, PERM_DENY, or PERM_ASK when the model could not decide (the
+ * reason says why). */
+perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
+                            const char *cwd, const loom_cancel *cancel, char *reason, size_t cap);
+
+#endif
