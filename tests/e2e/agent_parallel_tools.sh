@@ -23,9 +23,13 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   start_mock "$T/scenario.json"
   use_provider "$provider"
   "$LOOM_BIN" -p "read" --permission-mode bypassPermissions --cwd "$T/proj" --output-format stream-json >"$T/events"
-  overlap=$(jq -s '[.[] | select(.type=="tool.finished" or .type=="tool.failed") | .payload]
-                   | (map(.started_us) | max) < (map(.finished_us) | min)' "$T/events")
-  assert_eq "$provider: all four calls overlapped in time" "$overlap" "true"
+  # Run one after another, no two intervals would intersect; run together,
+  # some do. (Which ones depends on the scheduler, so only "some" is asserted.)
+  overlaps=$(jq -s '[.[] | select(.type=="tool.finished" or .type=="tool.failed") | .payload] as $c
+                    | [range(0; $c | length) as $i | range($i + 1; $c | length) as $j
+                       | select($c[$i].started_us < $c[$j].finished_us and $c[$j].started_us < $c[$i].finished_us)]
+                    | length' "$T/events")
+  check "$provider: the calls ran concurrently ($overlaps overlapping pairs)" test "$overlaps" -ge 1
   assert_eq "$provider: four tool events" \
     "$(jq -r 'select(.type=="tool.finished") | .payload.call_id' "$T/events" | sort | paste -sd,)" "g1,r1,r2,r3"
   file=$(session_file "$(tail -n 1 "$T/events" | jq -r .payload.session_id)")

@@ -365,8 +365,8 @@ static void show_modes(repl *r)
             d += strspn(d, " ");
         }
     }
-    repl_printf(r, TONE_DIM, "/permissions MODE switches (from the next tool call) \xc2\xb7 /plan "
-                "enters plan mode, /plan off leaves it\n");
+    repl_printf(r, TONE_DIM, "/permissions MODE switches, from the next tool call on\n"
+                "/plan enters plan mode, /plan off leaves it\n");
 }
 
 static void set_mode(repl *r, const char *mode)
