@@ -405,6 +405,8 @@ static void run_command(run_ctx *c, const hook_def *d, hook_result *r)
     sp.timeout_ms = timeout_ms;
     sp.grace_ms = HOOK_KILL_GRACE_MS;
     sp.cancel = c->opts->cancel;
+    sp.child_setup = c->opts->child_setup;
+    sp.child_ctx = c->opts->child_ctx;
     proc_result pr;
     memset(&pr, 0, sizeof pr);
     loom_error err;

@@ -65,6 +65,10 @@ typedef struct hook_run_opts {
     /* Appended to the "skipped N hook(s) from untrusted … settings" notice;
      * NULL: a pointer to docs/hooks.md. */
     const char *trust_hint;
+    /* Runs in each command hook's child before exec (proc_spec.child_setup):
+     * how a sandbox confines hooks when configured. NULL: none. */
+    int (*child_setup)(void *ctx, char *msg, size_t cap);
+    void *child_ctx;
 } hook_run_opts;
 
 typedef enum hook_status {

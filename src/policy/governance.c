@@ -9,6 +9,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/str.h"
+#include "policy/sandbox.h"
 #include "session/store.h"
 
 static void warn(governance *g, const char *fmt, const char *a, const char *b)
@@ -133,6 +134,14 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
     if (!g->audit)
         warn(g, "the audit log could not be opened: %s%s", aerr.message, "");
     str_free(&path);
+    /* sandbox.hooks: prepared once, entered in each hook's child. */
+    loom_error serr;
+    const sandbox_policy *sb = sandbox_default_for(cwd, &serr);
+    if (sb && sb->enabled && sb->confine_hooks && sandbox_supported() > 0) {
+        char msg[256];
+        if (sandbox_prepare(sb, &g->hook_sandbox, msg, sizeof msg) != 0)
+            warn(g, "hooks cannot be sandboxed: %s%s", msg, "");
+    }
     loom_str local = LOOM_STR_INIT;
     str_printf(&local, "%s/.loom/settings.local.json", cwd);
     g->local_settings_path = str_steal(&local);
@@ -149,6 +158,7 @@ void governance_free(governance *g)
     perm_rules_free(g->rules);
     hook_registry_free(g->hooks);
     approval_registry_free(g->approvals);
+    sandbox_prep_free(g->hook_sandbox);
     if (g->audit)
         audit_close(g->audit);
     for (size_t i = 0; i < g->n_warnings; i++)
@@ -220,6 +230,10 @@ hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
     hook_run_opts opts = {.project_dir = g->cwd, .cancel = cancel,
                           .trust_hint = "add this directory to \"trustedWorkspaces\" in "
                                         "~/.loom/settings.json (or set LOOM_TRUST_WORKSPACE=1)"};
+    if (g->hook_sandbox) {
+        opts.child_setup = sandbox_child_setup;
+        opts.child_ctx = g->hook_sandbox;
+    }
     hook_outcome o = hooks_run(g->hooks, ev, payload, &opts);
     json_decref(payload);
     return o;

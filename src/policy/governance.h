@@ -40,6 +40,7 @@ typedef struct governance {
     /* auto mode's model classifier (policy/model_classifier.h); NULL: none,
      * so auto mode asks — or denies headless — what rules cannot settle. */
     const struct provider_config *classifier;
+    struct sandbox_prep *hook_sandbox; /* sandbox.hooks: command hooks run confined */
     char *cwd;
     char *session_id;
     char *transcript_path;
@@ -62,8 +63,9 @@ int governance_allow_always(governance *g, const char *rule, loom_error *err);
 
 /* The hook payload common part for an event (new reference). */
 json_t *governance_payload(const governance *g, hook_event ev);
-/* Fires ev with the common payload plus extra (stolen; may be NULL). The
- * caller frees the outcome (hook_outcome_free). */
+/* Fires ev with the common payload plus extra (stolen; may be NULL),
+ * confined by the sandbox when sandbox.hooks is set. The caller frees the
+ * outcome (hook_outcome_free). */
 hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
                              const loom_cancel *cancel);
 

@@ -293,6 +293,13 @@ int sandbox_policy_from_settings(const json_t *settings, const char *workspace,
     }
     p->enabled = json_is_true(v);
 
+    v = json_object_get(block, "hooks");
+    if (v && !json_is_boolean(v)) {
+        rc = loom_error_set(err, LOOM_ERR_CONFIG, "sandbox.hooks must be true or false");
+        goto fail;
+    }
+    p->confine_hooks = json_is_true(v);
+
     v = json_object_get(block, "writableTempDirs");
     if (v && !json_is_boolean(v)) {
         rc = loom_error_set(err, LOOM_ERR_CONFIG, "sandbox.writableTempDirs must be true or false");

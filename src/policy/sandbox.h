@@ -47,6 +47,7 @@ typedef struct sandbox_policy {
     sandbox_paths deny_read;  /* the defaults (~/.ssh, …) plus configured ones */
     sandbox_network network;
     sandbox_on_unsupported on_unsupported;
+    bool confine_hooks;       /* "hooks": true — command hooks run confined too */
 } sandbox_policy;
 
 /* Fills p with the defaults for workspace (copied; made absolute against the

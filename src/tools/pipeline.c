@@ -135,14 +135,11 @@ static bool step_pre_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g, to
     governance *gov = ctx->gov;
     if (hook_registry_count(gov->hooks, HOOK_PRE_TOOL_USE) == 0)
         return true;
-    json_t *payload = governance_payload(gov, HOOK_PRE_TOOL_USE);
-    json_object_set_new(payload, "tool_name", json_string(call->name));
-    json_object_set(payload, "tool_input", (json_t *)call->input);
-    json_object_set_new(payload, "tool_use_id", json_string(call->id ? call->id : ""));
-    hook_run_opts opts = {.project_dir = gov->cwd, .cancel = ctx->cancel};
-    g->pre = hooks_run(gov->hooks, HOOK_PRE_TOOL_USE, payload, &opts);
+    g->pre = governance_fire(gov, HOOK_PRE_TOOL_USE,
+                             json_pack("{s:s,s:O,s:s}", "tool_name", call->name, "tool_input",
+                                       call->input, "tool_use_id", call->id ? call->id : ""),
+                             ctx->cancel);
     g->have_pre = true;
-    json_decref(payload);
     notify_hook_notices(ctx, &g->pre);
     if (g->pre.additional_context && *g->pre.additional_context)
         (void)0; /* PreToolUse context rides with the result: see step_result */
@@ -223,12 +220,10 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
                  "the approval could not be created: %.900s", err.message);
         return;
     }
-    json_t *perm_payload = governance_payload(gov, HOOK_PERMISSION_REQUEST);
-    json_object_set_new(perm_payload, "tool_name", json_string(call->name));
-    json_object_set(perm_payload, "tool_input", (json_t *)g->input);
-    hook_run_opts opts = {.project_dir = gov->cwd, .cancel = ctx->cancel};
-    hook_outcome pr = hooks_run(gov->hooks, HOOK_PERMISSION_REQUEST, perm_payload, &opts);
-    json_decref(perm_payload);
+    hook_outcome pr = governance_fire(gov, HOOK_PERMISSION_REQUEST,
+                                      json_pack("{s:s,s:O}", "tool_name", call->name,
+                                                "tool_input", g->input),
+                                      ctx->cancel);
     notify_hook_notices(ctx, &pr);
     perm_verdict by_hook = pr.permission;
     hook_outcome_free(&pr);
@@ -318,14 +313,14 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
         tool_error(res, "%s", g->pre.block_reason);
     else
         tool_error(res, "Permission to use %s was denied: %s", call->name, g->decision.reason);
-    json_t *payload = governance_payload(gov, HOOK_PERMISSION_DENIED);
-    json_object_set_new(payload, "tool_name", json_string(call->name));
-    json_object_set(payload, "tool_input", (json_t *)g->input);
-    json_object_set_new(payload, "reason", json_string(g->decision.reason));
-    hook_run_opts opts = {.project_dir = gov->cwd, .cancel = ctx->cancel};
-    hook_outcome o = hooks_run(gov->hooks, HOOK_PERMISSION_DENIED, payload, &opts);
-    json_decref(payload);
-    hook_outcome_free(&o);
+    if (hook_registry_count(gov->hooks, HOOK_PERMISSION_DENIED) > 0) {
+        hook_outcome o = governance_fire(gov, HOOK_PERMISSION_DENIED,
+                                         json_pack("{s:s,s:O,s:s}", "tool_name", call->name,
+                                                   "tool_input", g->input, "reason",
+                                                   g->decision.reason),
+                                         ctx->cancel);
+        hook_outcome_free(&o);
+    }
     return false;
 }
 
@@ -408,18 +403,17 @@ static void step_post_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g,
     hook_event ev = res->is_error ? HOOK_POST_TOOL_USE_FAILURE : HOOK_POST_TOOL_USE;
     if (hook_registry_count(gov->hooks, ev) == 0)
         return;
-    json_t *payload = governance_payload(gov, ev);
-    json_object_set_new(payload, "tool_name", json_string(call->name));
-    json_object_set(payload, "tool_input", (json_t *)g->input);
-    json_object_set_new(payload, "tool_use_id", json_string(call->id ? call->id : ""));
     json_t *response = json_pack("{s:s,s:b}", "output", str_cstr(&res->text), "is_error",
                                  res->is_error);
     if (res->raw)
         json_object_set(response, "raw", res->raw);
-    json_object_set_new(payload, res->is_error ? "error" : "tool_response", response);
-    hook_run_opts opts = {.project_dir = gov->cwd, .cancel = ctx->cancel};
-    hook_outcome o = hooks_run(gov->hooks, ev, payload, &opts);
-    json_decref(payload);
+    hook_outcome o = governance_fire(gov, ev,
+                                     json_pack("{s:s,s:O,s:s,s:o}", "tool_name", call->name,
+                                               "tool_input", g->input, "tool_use_id",
+                                               call->id ? call->id : "",
+                                               res->is_error ? "error" : "tool_response",
+                                               response),
+                                     ctx->cancel);
     notify_hook_notices(ctx, &o);
     if (o.additional_context && *o.additional_context)
         out->context = xstrdup(o.additional_context);
