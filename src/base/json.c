@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "base/str.h"
 
 json_t *json_parse(const char *data, size_t len, const char *what, loom_error *err)
@@ -77,39 +78,6 @@ char *json_dump_compact(const json_t *v)
     return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the
- * bytes there are not one. Rejects overlongs, surrogates and > U+10FFFF. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return len;
-}
-
 void json_set_str(json_t *obj, const char *key, const char *s)
 {
     if (!s || !obj || !key)
@@ -118,22 +86,10 @@ void json_set_str(json_t *obj, const char *key, const char *s)
     if (!v) {
         /* Text from tools and models is not always valid UTF-8. Dropping the
          * field would lose the record, so bad bytes become U+FFFD. */
-        loom_str clean = LOOM_STR_INIT;
-        const unsigned char *p = (const unsigned char *)s;
-        size_t n = strlen(s);
-        while (n) {
-            size_t k = utf8_seq(p, n);
-            if (k) {
-                str_append(&clean, p, k);
-            } else {
-                str_append(&clean, "\xEF\xBF\xBD", 3);
-                k = 1;
-            }
-            p += k;
-            n -= k;
-        }
-        v = json_stringn(str_cstr(&clean), clean.len);
-        str_free(&clean);
+        size_t len;
+        char *clean = utf8_sanitize(s, strlen(s), &len);
+        v = json_stringn(clean, len);
+        free(clean);
     }
     if (v)
         json_object_set_new(obj, key, v);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/utf8.h"
 #include "base/clock.h"
 #include "base/fileio.h"
 
@@ -211,28 +212,6 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0. Overlongs,
- * surrogates and values past U+10FFFF are invalid, as jansson judges. */
-static size_t utf8_seq(const unsigned char *p)
-{
-    unsigned char c = p[0];
-    if (c < 0x80)
-        return 1;
-    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-    if (!n || c > 0xF4)
-        return 0;
-    uint32_t cp = c & (0x3F >> (n - 1));
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (p[i] & 0x3F);
-    }
-    static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 /* Hook names, reasons and rule text come from outside and jansson refuses
  * invalid UTF-8; a record must never be lost for that, so bad bytes are
  * written as U+FFFD. */
@@ -243,25 +222,9 @@ static json_t *text(const char *s)
     json_t *j = json_string(s);
     if (j)
         return j;
-    size_t n = strlen(s);
-    char *clean = malloc(n * 3 + 1);
-    if (!clean)
-        return json_null();
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t k = utf8_seq(p);
-        if (k) {
-            memcpy(clean + o, p, k);
-            o += k;
-            p += k;
-        } else {
-            memcpy(clean + o, "\xEF\xBF\xBD", 3);
-            o += 3;
-            p++;
-        }
-    }
-    clean[o] = '\0';
-    j = json_string(clean);
+    size_t len;
+    char *clean = utf8_sanitize(s, strlen(s), &len);
+    j = json_stringn(clean, len);
     free(clean);
     return j ? j : json_null();
 }

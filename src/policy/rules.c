@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "base/str.h"
 #include "policy/bash_parse.h"
 #include "policy/risk.h"
@@ -137,39 +138,6 @@ static void set_match(rule_match *m, perm_verdict v, const rule *r)
 
 /* ---- paths ----------------------------------------------------------- */
 
-/* "." and ".." folded, "//" collapsed; abs must start with '/'. The way
- * the file tools fold a path (tools/tool.c), so a rule sees what they open. */
-static char *fold_path(const char *abs)
-{
-    size_t n = strlen(abs);
-    char *out = xmalloc(n + 2);
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        while (i < n && abs[i] == '/')
-            i++;
-        size_t st = i;
-        while (i < n && abs[i] != '/')
-            i++;
-        size_t len = i - st;
-        if (len == 0 || (len == 1 && abs[st] == '.'))
-            continue;
-        if (len == 2 && abs[st] == '.' && abs[st + 1] == '.') {
-            while (o > 0 && out[o - 1] != '/')
-                o--;
-            if (o > 0)
-                o--;
-            continue;
-        }
-        out[o++] = '/';
-        memcpy(out + o, abs + st, len);
-        o += len;
-    }
-    if (o == 0)
-        out[o++] = '/';
-    out[o] = '\0';
-    return out;
-}
-
 static char *join_path(const char *dir, const char *path)
 {
     if (path[0] == '/')
@@ -258,7 +226,7 @@ char *perm_resolve_path(const char *path, const char *cwd)
     if (!path)
         return NULL;
     char *abs = join_path(cwd, path);
-    char *folded = fold_path(abs);
+    char *folded = path_fold(abs);
     char *res = resolve_physical(folded);
     free(abs);
     free(folded);
@@ -426,7 +394,7 @@ static bool rule_patterns(const rule *r, const char *cwd, char **lexical, char *
     if (r->anywhere)
         str_puts(&full, "**/");
     str_puts(&full, r->pattern);
-    *lexical = fold_path(str_cstr(&full));
+    *lexical = path_fold(str_cstr(&full));
     str_free(&full);
 
     /* Split at the first segment with a wildcard; resolve what is before. */
@@ -453,7 +421,7 @@ static bool rule_patterns(const rule *r, const char *cwd, char **lexical, char *
     str_puts(&res, rp);
     str_puts(&res, lx + cut);
     free(rp);
-    *resolved = fold_path(str_cstr(&res));
+    *resolved = path_fold(str_cstr(&res));
     str_free(&res);
     return true;
 }
@@ -468,7 +436,7 @@ typedef struct path_forms {
 static void path_forms_make(path_forms *f, const char *path, const char *cwd)
 {
     char *abs = join_path(cwd, path);
-    f->lexical = fold_path(abs);
+    f->lexical = path_fold(abs);
     f->resolved = resolve_physical(f->lexical);
     f->physical = resolve_physical(abs);
     free(abs);
@@ -1047,14 +1015,14 @@ static void track_cd(dirset *ds, const bash_cmd *c)
         return;
     }
     if (target[0] == '/') {
-        dirs_add(ds, fold_path(target));
+        dirs_add(ds, path_fold(target));
     } else {
         /* CDPATH could send a relative cd elsewhere; it is rarely set in
          * the non-interactive shells the Bash tool starts. */
         size_t n = ds->n;
         for (size_t k = 0; k < n; k++) {
             char *j = join_path(ds->d[k], target);
-            dirs_add(ds, fold_path(j));
+            dirs_add(ds, path_fold(j));
             free(j);
         }
     }
@@ -1222,7 +1190,7 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
                 continue;
             for (size_t k = 0; k < ds->n && !touch; k++) {
                 char *j = join_path(ds->d[k], lit);
-                char *f = fold_path(j);
+                char *f = path_fold(j);
                 touch = rule_touches_dir(plx, prs, f);
                 free(f);
                 free(j);

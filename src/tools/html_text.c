@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/utf8.h"
 #include "base/str.h"
 
 /* Lists nested deeper than this share the deepest indentation. */
@@ -63,40 +64,6 @@ static const unsigned short cp1252_high[32] = {
     0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0,      0x017E, 0x0178,
 };
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid:
- * overlong forms, surrogates and values past U+10FFFF are invalid. */
-static size_t utf8_valid_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t need;
-    unsigned long cp;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < need)
-        return 0;
-    for (size_t i = 1; i < need; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((need == 3 && cp < 0x800) || (need == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return need;
-}
-
 char *text_to_utf8(const char *text, size_t len, int latin1, size_t *out_len)
 {
     loom_str out = LOOM_STR_INIT;
@@ -123,7 +90,7 @@ char *text_to_utf8(const char *text, size_t len, int latin1, size_t *out_len)
             i++;
             continue;
         }
-        size_t n = utf8_valid_len(s + i, len - i);
+        size_t n = utf8_seq_len(s + i, len - i);
         if (n == 0) {
             str_append(&out, buf, utf8_put(buf, 0xFFFD));
             i++;

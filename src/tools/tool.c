@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/path.h"
+
 void tool_result_init(tool_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -38,34 +40,8 @@ char *tool_resolve_path(const tool_ctx *ctx, const char *path)
         str_putc(&joined, '/');
     }
     str_puts(&joined, path);
-    /* Fold "." and ".." component by component; ".." at the root stays at the root. */
     char *src = str_steal(&joined);
-    size_t n = strlen(src);
-    char *out = xmalloc(n + 2);
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        while (i < n && src[i] == '/')
-            i++;
-        size_t start = i;
-        while (i < n && src[i] != '/')
-            i++;
-        size_t len = i - start;
-        if (len == 0 || (len == 1 && src[start] == '.'))
-            continue;
-        if (len == 2 && src[start] == '.' && src[start + 1] == '.') {
-            while (o > 0 && out[o - 1] != '/')
-                o--;
-            if (o > 0)
-                o--;
-            continue;
-        }
-        out[o++] = '/';
-        memcpy(out + o, src + start, len);
-        o += len;
-    }
-    if (o == 0)
-        out[o++] = '/';
-    out[o] = '\0';
+    char *out = path_fold(src);
     free(src);
     return out;
 }

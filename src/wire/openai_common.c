@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "base/json.h"
 
 int oai_call_start(const wire_request *req, const provider_config *cfg, const char *path,
@@ -83,39 +84,11 @@ char *oai_arguments(const json_t *input)
 
 /* ---- reading events ---------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        lo = c == 0xE0 ? 0xA0 : 0x80;
-        hi = c == 0xED ? 0x9F : 0xBF;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        lo = c == 0xF0 ? 0x90 : 0x80;
-        hi = c == 0xF4 ? 0x8F : 0xBF;
-    } else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return len;
-}
-
 static bool utf8_valid(const char *data, size_t len)
 {
     const unsigned char *p = (const unsigned char *)data;
     for (size_t i = 0; i < len;) {
-        size_t k = utf8_len(p + i, len - i);
+        size_t k = utf8_seq_len(p + i, len - i);
         if (!k)
             return false;
         i += k;
@@ -139,7 +112,7 @@ static char *escape_invalid(const char *data, size_t len, size_t *out_len)
     loom_str s = LOOM_STR_INIT;
     const unsigned char *p = (const unsigned char *)data;
     for (size_t i = 0; i < len;) {
-        size_t k = utf8_len(p + i, len - i);
+        size_t k = utf8_seq_len(p + i, len - i);
         if (k) {
             str_append(&s, p + i, k);
             i += k;
@@ -203,7 +176,7 @@ static void excerpt(char *buf, size_t cap, const char *data, size_t len)
      * inside a character. */
     for (size_t i = 0; i < cut && o + 5 < cap;) {
         unsigned char c = p[i];
-        size_t k = c >= 0x80 ? utf8_len(p + i, len - i) : 1;
+        size_t k = c >= 0x80 ? utf8_seq_len(p + i, len - i) : 1;
         if (k > 1) {
             if (i + k > cut || o + k + 1 >= cap)
                 break;
