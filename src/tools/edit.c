@@ -22,6 +22,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "tools/builtin.h"
+#include "tools/file_commit.h"
 #include "tools/file_history.h"
 #include "tools/file_state.h"
 
@@ -242,47 +243,6 @@ static int edit_validate(const json_t *input, const tool_ctx *ctx, loom_str *why
     return rc;
 }
 
-/* Backs the file up, hands the snapshot record to the session, then writes.
- * 0, or -1 with an error result set in out. (Write has the same steps.) */
-static int commit(tool_ctx *ctx, const edit_plan *p, tool_result *out)
-{
-    loom_error err;
-    loom_error_clear(&err);
-    json_t *snap = NULL;
-    if (file_history_track(ctx->history, p->path, ctx->message_id, &snap, &err) != 0) {
-        tool_error(out, "%s was not changed: it could not be backed up first (%s). Set "
-                        "LOOM_DISABLE_FILE_CHECKPOINTING=1 to write without backups.",
-                   p->path, err.message);
-        return -1;
-    }
-    if (snap) {
-        if (ctx->record)
-            ctx->record(ctx->record_ctx, snap);
-        else
-            json_decref(snap);
-    }
-    if (!p->exists) {
-        char *dir = xstrdup(p->path);
-        char *slash = strrchr(dir, '/');
-        int rc = 0;
-        if (slash && slash != dir) {
-            *slash = '\0';
-            rc = file_mkdirs(dir, 0777, &err);
-        }
-        free(dir);
-        if (rc != 0) {
-            tool_error(out, "Cannot create %s: %s", p->path, err.message);
-            return -1;
-        }
-    }
-    if (file_state_write(ctx->files, p->path, str_cstr(&p->content), p->content.len, p->mode,
-                         &err) != 0) {
-        tool_error(out, "Cannot write %s: %s", p->path, err.message);
-        return -1;
-    }
-    return 0;
-}
-
 /* Appends one snippet line; bytes that are not valid UTF-8 (the file's, not
  * the model's) become '?' so the result stays a valid JSON string. */
 static void snippet_line(loom_str *out, size_t no, const char *s, size_t n)
@@ -337,7 +297,7 @@ static int edit_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         return 0;
     }
     str_free(&why);
-    if (commit(ctx, &p, out) == 0) {
+    if (file_commit(ctx, p.path, p.exists, str_cstr(&p.content), p.content.len, p.mode, out) == 0) {
         if (!p.exists) {
             str_printf(&out->text, "File created successfully at: %s", p.path);
         } else {

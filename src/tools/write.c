@@ -16,6 +16,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "tools/builtin.h"
+#include "tools/file_commit.h"
 #include "tools/file_history.h"
 #include "tools/file_state.h"
 
@@ -109,47 +110,6 @@ static int write_validate(const json_t *input, const tool_ctx *ctx, loom_str *wh
     return rc;
 }
 
-/* Backs the file up, hands the snapshot record to the session, then writes.
- * 0 or an error result already set in out. */
-static int commit(tool_ctx *ctx, const write_plan *p, const char *data, size_t len,
-                  tool_result *out)
-{
-    loom_error err;
-    loom_error_clear(&err);
-    json_t *snap = NULL;
-    if (file_history_track(ctx->history, p->path, ctx->message_id, &snap, &err) != 0) {
-        tool_error(out, "%s was not changed: it could not be backed up first (%s). Set "
-                        "LOOM_DISABLE_FILE_CHECKPOINTING=1 to write without backups.",
-                   p->path, err.message);
-        return -1;
-    }
-    if (snap) {
-        if (ctx->record)
-            ctx->record(ctx->record_ctx, snap);
-        else
-            json_decref(snap);
-    }
-    if (!p->exists) {
-        char *dir = xstrdup(p->path);
-        char *slash = strrchr(dir, '/');
-        int rc = 0;
-        if (slash && slash != dir) {
-            *slash = '\0';
-            rc = file_mkdirs(dir, 0777, &err);
-        }
-        free(dir);
-        if (rc != 0) {
-            tool_error(out, "Cannot create %s: %s", p->path, err.message);
-            return -1;
-        }
-    }
-    if (file_state_write(ctx->files, p->path, data, len, p->mode, &err) != 0) {
-        tool_error(out, "Cannot write %s: %s", p->path, err.message);
-        return -1;
-    }
-    return 0;
-}
-
 static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     write_plan p;
@@ -164,7 +124,7 @@ static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     /* The length, not strlen: the content is written exactly as given. */
     const char *data = json_string_value(content);
     size_t len = json_string_length(content);
-    if (commit(ctx, &p, data, len, out) == 0) {
+    if (file_commit(ctx, p.path, p.exists, data, len, p.mode, out) == 0) {
         if (p.exists)
             str_printf(&out->text, "The file %s has been updated.", p.path);
         else

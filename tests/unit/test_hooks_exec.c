@@ -388,8 +388,8 @@ static void test_updated_input(void **state)
 static void test_additional_context(void **state)
 {
     const char *const bodies[] = {
-        "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\","
-        " \"additionalContext\": \"first note\"}}'",
+        ("echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\","
+         " \"additionalContext\": \"first note\"}}'"),
         "echo '{\"hookSpecificOutput\": {\"additionalContext\": \"second note\"}}'",
         "echo 'plain text is verbose output here'",
     };

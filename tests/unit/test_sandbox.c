@@ -663,8 +663,8 @@ static void test_report_network(void **state)
         "bash: socket: Permission denied\nbash: /dev/tcp/127.0.0.1/80: Permission denied\n",
         "curl: (7) Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server\n",
         "curl: (6) Could not resolve host: example.com\n",
-        "Traceback (most recent call last):\n  File \"<string>\", line 1\n"
-        "PermissionError: [Errno 13] Permission denied\n",
+        ("Traceback (most recent call last):\n  File \"<string>\", line 1\n"
+         "PermissionError: [Errno 13] Permission denied\n"),
         "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>\n",
     };
     sandbox_policy deny, allow;
