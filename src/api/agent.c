@@ -118,7 +118,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     if (extra)
         str_printf(&sys, "\n%s\n", extra);
     a->system_static = str_steal(&sys);
-    a->system_dynamic = system_prompt_dynamic(a->cwd);
+    a->system_dynamic = system_prompt_dynamic_report(a->cwd, &a->memory);
 
     a->params = (loop_params){
         .provider = &a->provider,
@@ -126,6 +126,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         .tools = a->tools,
         .system_static = a->system_static,
         .system_dynamic = a->system_dynamic,
+        .memory = &a->memory,
         .max_turns = (int)max_turns,
         .repeat_threshold = (int)threshold,
         .max_tokens_total = max_tokens,
@@ -163,5 +164,6 @@ void loom_agent_free(loom_agent *a)
     free(a->cwd);
     free(a->system_static);
     free(a->system_dynamic);
+    memory_report_free(&a->memory);
     free(a);
 }

@@ -9,6 +9,7 @@
 #include "base/cancel.h"
 #include "base/error.h"
 #include "loom.h"
+#include "context/memory.h"
 #include "runtime/loop.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
@@ -28,6 +29,7 @@ struct loom_agent {
     char *cwd;
     char *system_static;
     char *system_dynamic;
+    memory_report memory;     /* the instruction files system_dynamic holds */
     loop_params params;       /* points into the fields above */
     bool interactive;
 };

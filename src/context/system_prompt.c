@@ -1,5 +1,6 @@
 /* system_prompt.c — Loom's system prompt: a static, cacheable part with the
- * working rules of seed 000 §6, and a dynamic environment part. */
+ * working rules of seed 000 §6, and a dynamic part: the environment, then the
+ * instructions and memory that memory.c renders. */
 #include "context/system_prompt.h"
 
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 
 #include "base/fileio.h"
 #include "base/str.h"
+#include "context/memory.h"
 
 static const char STATIC_PART[] =
     "You are Loom, an agent that works in the user's project from the terminal. You use "
@@ -40,23 +42,6 @@ static const char STATIC_PART[] =
 const char *system_prompt_static(void)
 {
     return STATIC_PART;
-}
-
-static void append_file(loom_str *s, const char *title, const char *path)
-{
-    char *text = NULL;
-    size_t len = 0;
-    if (file_read_all(path, &text, &len, NULL) != 0)
-        return;
-    /* Memory files are the user's instructions, but they should not crowd
-     * out the conversation: cap each. */
-    const size_t cap = 40000;
-    str_printf(s, "\n# %s (%s)\n", title, path);
-    str_append(s, text, len < cap ? len : cap);
-    if (len > cap)
-        str_puts(s, "\n[… truncated]");
-    str_putc(s, '\n');
-    free(text);
 }
 
 /* The git summary comes from the repository's files, not from running git:
@@ -122,7 +107,7 @@ static void append_git(loom_str *s, const char *cwd)
     free(git);
 }
 
-char *system_prompt_dynamic(const char *cwd)
+char *system_prompt_dynamic_report(const char *cwd, memory_report *rep)
 {
     loom_str s = LOOM_STR_INIT;
     struct utsname u;
@@ -136,19 +121,13 @@ char *system_prompt_dynamic(const char *cwd)
                cwd, have_uname ? u.sysname : "unknown", have_uname ? u.release : "",
                shell ? shell : "/bin/sh", date);
     append_git(&s, cwd);
-    const char *home = getenv("LOOM_HOME");
-    char path[4096];
-    if (home)
-        snprintf(path, sizeof path, "%s/AGENTS.md", home);
-    else
-        snprintf(path, sizeof path, "%s/.loom/AGENTS.md", getenv("HOME") ? getenv("HOME") : "/");
-    append_file(&s, "User instructions", path);
-    snprintf(path, sizeof path, "%s/AGENTS.md", cwd);
-    if (file_exists(path)) {
-        append_file(&s, "Project instructions", path);
-    } else {
-        snprintf(path, sizeof path, "%s/CLAUDE.md", cwd);
-        append_file(&s, "Project instructions", path);
-    }
+    char *memory = memory_render(cwd, rep);
+    str_puts(&s, memory);
+    free(memory);
     return str_steal(&s);
+}
+
+char *system_prompt_dynamic(const char *cwd)
+{
+    return system_prompt_dynamic_report(cwd, NULL);
 }

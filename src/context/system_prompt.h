@@ -7,12 +7,17 @@
 #ifndef LOOM_CONTEXT_SYSTEM_PROMPT_H
 #define LOOM_CONTEXT_SYSTEM_PROMPT_H
 
+#include "context/memory.h"
+
 /* The built-in static part. Not to be freed. */
 const char *system_prompt_static(void);
-/* The dynamic part for a working directory; caller frees. Reads AGENTS.md
- * from ~/.loom/AGENTS.md and from cwd (and CLAUDE.md when there is no
- * AGENTS.md, so users' existing files work); the git branch comes from
- * .git/HEAD. */
+/* The dynamic part for a working directory; caller frees. The environment
+ * (cwd, OS, shell, date, git branch from .git/HEAD), then the instructions
+ * and memory block of memory_render (context/memory.h). */
 char *system_prompt_dynamic(const char *cwd);
+/* The same, also filling rep (may be NULL) with the instruction and memory
+ * files loaded, for the InstructionsLoaded hook; release it with
+ * memory_report_free. */
+char *system_prompt_dynamic_report(const char *cwd, memory_report *rep);
 
 #endif

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "context/memory.h"
 #include "policy/governance.h"
 #include "session/history.h"
 #include "session/record.h"
@@ -260,28 +260,24 @@ static bool has_hooks(loop_io *io, hook_event ev)
     return io->gov && hook_registry_count(io->gov->hooks, ev) > 0;
 }
 
-/* InstructionsLoaded: one event per memory file the system prompt read. */
-static void fire_instructions_loaded(loop_io *io)
+/* InstructionsLoaded: one event per memory file the system prompt holds. */
+static void fire_instructions_loaded(const loop_params *p, loop_io *io)
 {
-    if (!has_hooks(io, HOOK_INSTRUCTIONS_LOADED))
+    if (!p->memory || !has_hooks(io, HOOK_INSTRUCTIONS_LOADED))
         return;
-    const char *names[] = {"AGENTS.md", "CLAUDE.md"};
-    for (size_t i = 0; i < 2; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", io->gov->cwd, names[i]);
-        if (access(path, R_OK) != 0)
-            continue;
+    for (size_t i = 0; i < p->memory->count; i++) {
+        const memory_file *f = &p->memory->files[i];
         hook_outcome o = fire(io, HOOK_INSTRUCTIONS_LOADED,
-                              json_pack("{s:s,s:s}", "file_path", path, "memory_type", "Project"));
+                              json_pack("{s:s,s:s}", "file_path", f->path, "memory_type",
+                                        memory_kind_name(f->kind)));
         hook_outcome_free(&o);
-        break; /* CLAUDE.md is read only when there is no AGENTS.md */
     }
 }
 
 /* L1: SessionStart (once per session) and UserPromptSubmit. Returns false
  * when a hook blocked the prompt; its reason is in out->err. */
-static bool run_start_hooks(loop_io *io, loop_state *st, const char *goal, bool fresh,
-                            loop_result *out)
+static bool run_start_hooks(const loop_params *p, loop_io *io, loop_state *st, const char *goal,
+                            bool fresh, loop_result *out)
 {
     if (!io->gov)
         return true;
@@ -294,7 +290,7 @@ static bool run_start_hooks(loop_io *io, loop_state *st, const char *goal, bool 
                 queue_reminder(st, o.additional_context);
             hook_outcome_free(&o);
         }
-        fire_instructions_loaded(io);
+        fire_instructions_loaded(p, io);
     }
     if (!has_hooks(io, HOOK_USER_PROMPT_SUBMIT))
         return true;
@@ -377,7 +373,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         out->stop_reason = "session_error";
         return;
     }
-    if (!run_start_hooks(io, &st, goal, fresh, out)) {
+    if (!run_start_hooks(p, io, &st, goal, fresh, out)) {
         str_free(&st.reminders);
         out->final_text = xstrdup("");
         return;

@@ -34,6 +34,7 @@ typedef struct loop_params {
     const tool_registry *tools;
     const char *system_static;
     const char *system_dynamic;
+    const struct memory_report *memory; /* instruction files the prompt holds (may be NULL) */
     int max_turns;
     int repeat_threshold;
     int64_t max_tokens_total;       /* 0 = no cap */

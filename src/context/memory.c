@@ -1,0 +1,457 @@
+/* memory.c — finds, expands and caps the instructions and memory files that
+ * go into the dynamic system prompt (see memory.h for the rules). */
+#include "context/memory.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/fileio.h"
+#include "base/str.h"
+
+/* A long memory directory is still only a list of paths, but an unbounded
+ * one could eat the whole budget. */
+#define MEMORY_LIST_MAX 200
+
+typedef struct render_ctx {
+    memory_report rep;
+    char **loaded;  /* realpaths already in the block: a file appears once */
+    size_t nloaded;
+    const char *stack[MEMORY_IMPORT_DEPTH + 2];  /* files being expanded, for cycles */
+    size_t depth;
+} render_ctx;
+
+const char *memory_kind_name(memory_kind kind)
+{
+    switch (kind) {
+    case MEMORY_USER: return "user";
+    case MEMORY_PROJECT: return "project";
+    case MEMORY_IMPORT: return "import";
+    case MEMORY_INDEX: return "memory_index";
+    }
+    return "unknown";
+}
+
+void memory_report_free(memory_report *rep)
+{
+    if (!rep)
+        return;
+    for (size_t i = 0; i < rep->count; i++)
+        free(rep->files[i].path);
+    free(rep->files);
+    rep->files = NULL;
+    rep->count = 0;
+    rep->truncated = false;
+}
+
+/* The longest prefix of at most cap bytes that does not end inside a UTF-8
+ * sequence: a split character would make the request body invalid JSON. */
+static size_t utf8_cut(const char *s, size_t len, size_t cap)
+{
+    if (len <= cap)
+        return len;
+    size_t n = cap;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    return n;
+}
+
+/* realpath, or a copy of the path when it cannot be resolved. */
+static char *resolve(const char *path)
+{
+    char *rp = realpath(path, NULL);
+    return rp ? rp : xstrdup(path);
+}
+
+static bool was_loaded(const render_ctx *c, const char *rp)
+{
+    for (size_t i = 0; i < c->nloaded; i++)
+        if (strcmp(c->loaded[i], rp) == 0)
+            return true;
+    return false;
+}
+
+static void note_loaded(render_ctx *c, const char *rp, memory_kind kind)
+{
+    c->loaded = xrealloc(c->loaded, (c->nloaded + 1) * sizeof *c->loaded);
+    c->loaded[c->nloaded++] = xstrdup(rp);
+    c->rep.files = xrealloc(c->rep.files, (c->rep.count + 1) * sizeof *c->rep.files);
+    c->rep.files[c->rep.count].path = xstrdup(rp);
+    c->rep.files[c->rep.count].kind = kind;
+    c->rep.count++;
+}
+
+/* Reads a file capped at cap bytes; *cut tells whether it was longer. */
+static char *read_capped(const char *path, size_t cap, size_t *len, bool *cut)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;  /* a directory named AGENTS.md is not instructions */
+    char *text = NULL;
+    size_t n = 0;
+    if (file_read_all(path, &text, &n, NULL) != 0)
+        return NULL;
+    size_t keep = utf8_cut(text, n, cap);
+    *cut = keep < n;
+    text[keep] = '\0';
+    *len = keep;
+    return text;
+}
+
+/* `@path` on a line of its own (surrounding blanks allowed): returns the
+ * path token in a new string, or NULL when the line is anything else. */
+static char *import_target(const char *line, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (i >= len || line[i] != '@')
+        return NULL;
+    size_t start = ++i;
+    while (i < len && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+        i++;
+    size_t end = i;
+    while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+        i++;
+    if (end == start || i != len)
+        return NULL;
+    return xstrndup(line + start, end - start);
+}
+
+/* A fence line opens or closes a code block; imports inside are examples. */
+static bool is_fence(const char *line, size_t len)
+{
+    size_t i = 0;
+    while (i < len && i < 3 && line[i] == ' ')
+        i++;
+    return len - i >= 3 && (strncmp(line + i, "```", 3) == 0 || strncmp(line + i, "~~~", 3) == 0);
+}
+
+/* Relative to the importing file's directory; "~/" is the user's home. */
+static char *import_path(const char *importer, const char *target)
+{
+    loom_str p = LOOM_STR_INIT;
+    if (strncmp(target, "~/", 2) == 0) {
+        const char *home = getenv("HOME");
+        str_printf(&p, "%s/%s", home ? home : "", target + 2);
+    } else if (target[0] == '/') {
+        str_puts(&p, target);
+    } else {
+        const char *slash = strrchr(importer, '/');
+        if (slash)
+            str_append(&p, importer, (size_t)(slash - importer) + 1);
+        str_puts(&p, target);
+    }
+    return str_steal(&p);
+}
+
+static void expand(render_ctx *c, loom_str *out, const char *path, const char *text, size_t len);
+
+static void include_import(render_ctx *c, loom_str *out, const char *importer, const char *target)
+{
+    if (c->depth > MEMORY_IMPORT_DEPTH) {
+        str_printf(out, "[@%s not imported: imports nest deeper than %d levels]\n", target,
+                   MEMORY_IMPORT_DEPTH);
+        return;
+    }
+    char *path = import_path(importer, target);
+    char *rp = realpath(path, NULL);
+    if (!rp) {
+        str_printf(out, "[@%s not imported: %s not found]\n", target, path);
+        free(path);
+        return;
+    }
+    free(path);
+    for (size_t i = 0; i < c->depth; i++) {
+        if (strcmp(c->stack[i], rp) == 0) {
+            str_printf(out, "[@%s not imported: import cycle back to %s]\n", target, rp);
+            free(rp);
+            return;
+        }
+    }
+    size_t len = 0;
+    bool cut = false;
+    char *text = read_capped(rp, MEMORY_FILE_CAP, &len, &cut);
+    if (!text) {
+        str_printf(out, "[@%s not imported: %s cannot be read]\n", target, rp);
+        free(rp);
+        return;
+    }
+    if (!was_loaded(c, rp))
+        note_loaded(c, rp, MEMORY_IMPORT);
+    expand(c, out, rp, text, len);
+    if (cut) {
+        str_puts(out, "[… truncated]\n");
+        c->rep.truncated = true;
+    }
+    free(text);
+    free(rp);
+}
+
+/* Copies text to out line by line, replacing import lines by the imported
+ * file. path is the file's resolved path, pushed for cycle detection. */
+static void expand(render_ctx *c, loom_str *out, const char *path, const char *text, size_t len)
+{
+    c->stack[c->depth++] = path;
+    bool fenced = false;
+    size_t pos = 0;
+    while (pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t line_len = nl ? (size_t)(nl - (text + pos)) : len - pos;
+        const char *line = text + pos;
+        char *target = NULL;
+        if (is_fence(line, line_len))
+            fenced = !fenced;
+        else if (!fenced)
+            target = import_target(line, line_len);
+        if (target) {
+            include_import(c, out, path, target);
+            free(target);
+        } else {
+            str_append(out, line, line_len);
+            str_putc(out, '\n');
+        }
+        pos += line_len + (nl ? 1 : 0);
+    }
+    c->depth--;
+}
+
+/* One top-level instructions file under its heading; false when absent. */
+static bool add_file(render_ctx *c, loom_str *out, const char *title, const char *path,
+                     memory_kind kind)
+{
+    size_t len = 0;
+    bool cut = false;
+    char *text = read_capped(path, MEMORY_FILE_CAP, &len, &cut);
+    if (!text)
+        return false;
+    char *rp = resolve(path);
+    if (!was_loaded(c, rp)) {
+        note_loaded(c, rp, kind);
+        str_printf(out, "\n# %s (%s)\n", title, path);
+        expand(c, out, rp, text, len);
+        if (cut) {
+            str_puts(out, "[… truncated]\n");
+            c->rep.truncated = true;
+        }
+    }
+    free(rp);
+    free(text);
+    return true;
+}
+
+/* The nearest ancestor of dir (itself included) holding a .git entry, which
+ * may be a directory or, in worktrees and submodules, a file. */
+static char *repo_root(const char *dir)
+{
+    char *path = xstrdup(dir);
+    for (;;) {
+        loom_str g = LOOM_STR_INIT;
+        str_printf(&g, "%s/.git", strcmp(path, "/") == 0 ? "" : path);
+        struct stat st;
+        bool found = stat(g.ptr, &st) == 0;
+        str_free(&g);
+        if (found)
+            return path;
+        char *slash = strrchr(path, '/');
+        if (!slash || strcmp(path, "/") == 0) {
+            free(path);
+            return NULL;
+        }
+        if (slash == path)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A memory directory: its index resident, its other files listed by path
+ * so the model can Read the one an index entry points to. */
+static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
+{
+    char *rp = realpath(dir, NULL);
+    if (!rp)
+        return;
+    DIR *d = opendir(rp);
+    if (!d) {
+        free(rp);
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "MEMORY.md") == 0)
+            continue;
+        loom_str p = LOOM_STR_INIT;
+        str_printf(&p, "%s/%s", rp, e->d_name);
+        struct stat st;
+        if (stat(p.ptr, &st) == 0 && S_ISREG(st.st_mode)) {
+            names = xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = str_steal(&p);
+        } else {
+            str_free(&p);
+        }
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_str);
+
+    loom_str index_path = LOOM_STR_INIT;
+    str_printf(&index_path, "%s/MEMORY.md", rp);
+    size_t len = 0;
+    bool cut = false;
+    char *index = read_capped(index_path.ptr, MEMORY_INDEX_CAP, &len, &cut);
+    if (index || n > 0) {
+        str_printf(out, "\n# Memory (%s)\n", rp);
+        str_puts(out, "MEMORY.md is the index of this memory and is always loaded. The other "
+                      "files are loaded on demand: Read one when its index entry matters to "
+                      "the task.\n");
+    }
+    if (index) {
+        note_loaded(c, index_path.ptr, MEMORY_INDEX);
+        str_printf(out, "\n## Index (%s)\n", index_path.ptr);
+        str_append(out, index, len);
+        if (len > 0 && index[len - 1] != '\n')
+            str_putc(out, '\n');
+        if (cut) {
+            /* seed 001 §11.4: an over-long index is the model's to tidy. */
+            str_printf(out, "[… truncated: MEMORY.md is over %d chars; consolidate it so the "
+                            "whole index fits]\n", MEMORY_INDEX_CAP);
+            c->rep.truncated = true;
+        }
+        free(index);
+    }
+    if (n > 0) {
+        str_puts(out, "\n## Memory files (not loaded)\n");
+        for (size_t i = 0; i < n; i++) {
+            if (i < MEMORY_LIST_MAX)
+                str_printf(out, "- %s\n", names[i]);
+            free(names[i]);
+        }
+        if (n > MEMORY_LIST_MAX)
+            str_printf(out, "- … and %zu more in %s\n", n - MEMORY_LIST_MAX, rp);
+    }
+    free(names);
+    str_free(&index_path);
+    free(rp);
+}
+
+static char *loom_home(void)
+{
+    const char *lh = getenv("LOOM_HOME");
+    if (lh && *lh)
+        return xstrdup(lh);
+    const char *home = getenv("HOME");
+    if (!home || !*home)
+        return NULL;
+    loom_str s = LOOM_STR_INIT;
+    str_printf(&s, "%s/.loom", home);
+    return str_steal(&s);
+}
+
+char *memory_render(const char *cwd, memory_report *rep)
+{
+    render_ctx c = {0};
+    char *home = loom_home();
+    char *dir = resolve(cwd);
+    char *root = repo_root(dir);
+    loom_str instr = LOOM_STR_INIT;
+    loom_str path = LOOM_STR_INIT;
+
+    if (home) {
+        str_printf(&path, "%s/AGENTS.md", home);
+        add_file(&c, &instr, "User instructions", path.ptr, MEMORY_USER);
+    }
+
+    /* Outermost first, so the closer a file is to cwd the later (and more
+     * specific) its word: collect cwd and its ancestors up to the root. */
+    const char *top = root ? root : dir;
+    char **chain = NULL;
+    size_t nchain = 0;
+    char *cur = xstrdup(dir);
+    for (;;) {
+        chain = xrealloc(chain, (nchain + 1) * sizeof *chain);
+        chain[nchain++] = xstrdup(cur);
+        char *slash = strrchr(cur, '/');
+        if (strcmp(cur, top) == 0 || !slash || strcmp(cur, "/") == 0)
+            break;
+        if (slash == cur)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+    free(cur);
+    for (size_t i = nchain; i-- > 0;) {
+        const char *d = strcmp(chain[i], "/") == 0 ? "" : chain[i];
+        str_clear(&path);
+        str_printf(&path, "%s/AGENTS.md", d);
+        if (!add_file(&c, &instr, "Project instructions", path.ptr, MEMORY_PROJECT)) {
+            str_clear(&path);
+            str_printf(&path, "%s/CLAUDE.md", d);
+            add_file(&c, &instr, "Project instructions", path.ptr, MEMORY_PROJECT);
+        }
+        free(chain[i]);
+    }
+    free(chain);
+
+    /* The memory section is rendered first into its own buffer so the
+     * resident index survives however long the instructions are. */
+    loom_str mem = LOOM_STR_INIT;
+    char *seen_mem = NULL;
+    if (home) {
+        str_clear(&path);
+        str_printf(&path, "%s/memory", home);
+        add_memory_dir(&c, &mem, path.ptr);
+        seen_mem = realpath(path.ptr, NULL);
+    }
+    str_clear(&path);
+    str_printf(&path, "%s/.loom/memory", strcmp(top, "/") == 0 ? "" : top);
+    char *proj_mem = realpath(path.ptr, NULL);
+    if (proj_mem && (!seen_mem || strcmp(proj_mem, seen_mem) != 0))
+        add_memory_dir(&c, &mem, proj_mem);
+    free(proj_mem);
+    free(seen_mem);
+
+    size_t mem_len = mem.len < MEMORY_TOTAL_CAP / 2 ? mem.len : MEMORY_TOTAL_CAP / 2;
+    size_t budget = MEMORY_TOTAL_CAP - mem_len;
+    loom_str out = LOOM_STR_INIT;
+    const char *ip = str_cstr(&instr);
+    /* Room for the truncation note, so the block as a whole stays in the cap. */
+    size_t keep = utf8_cut(ip, instr.len, instr.len > budget ? budget - 64 : budget);
+    str_append(&out, ip, keep);
+    if (keep < instr.len) {
+        str_printf(&out, "\n[… truncated: instructions exceed %d chars]\n", MEMORY_TOTAL_CAP);
+        c.rep.truncated = true;
+    }
+    const char *mp = str_cstr(&mem);
+    keep = utf8_cut(mp, mem.len, mem_len);
+    str_append(&out, mp, keep);
+    if (keep < mem.len) {
+        str_puts(&out, "\n[… truncated]\n");
+        c.rep.truncated = true;
+    }
+
+    str_free(&instr);
+    str_free(&mem);
+    str_free(&path);
+    for (size_t i = 0; i < c.nloaded; i++)
+        free(c.loaded[i]);
+    free(c.loaded);
+    free(root);
+    free(dir);
+    free(home);
+    if (rep)
+        *rep = c.rep;
+    else
+        memory_report_free(&c.rep);
+    return str_steal(&out);
+}

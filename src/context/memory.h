@@ -1,0 +1,56 @@
+/* memory.h — the user's standing instructions and memory, rendered for the
+ * dynamic part of the system prompt.
+ *
+ * Owns the discovery rules (which AGENTS.md / CLAUDE.md files apply to a
+ * working directory, `@path` imports, the memory directories with their
+ * MEMORY.md index) and the size caps that keep them from crowding out the
+ * conversation. It only reads files; it never writes memory. */
+#ifndef LOOM_CONTEXT_MEMORY_H
+#define LOOM_CONTEXT_MEMORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Caps, in bytes (truncation never splits a UTF-8 sequence). */
+#define MEMORY_FILE_CAP 40000    /* one instructions file, before imports */
+#define MEMORY_TOTAL_CAP 100000  /* the whole rendered block */
+#define MEMORY_INDEX_CAP 10000   /* seed 001 §11.4: MEMORY.md resident cap 1e4 */
+#define MEMORY_IMPORT_DEPTH 5    /* nested @imports deeper than this are refused */
+
+/* Why a file was loaded; the InstructionsLoaded hook reports it. */
+typedef enum memory_kind {
+    MEMORY_USER,     /* $LOOM_HOME/AGENTS.md */
+    MEMORY_PROJECT,  /* AGENTS.md or CLAUDE.md from the repository root down to cwd */
+    MEMORY_IMPORT,   /* pulled in by an `@path` line */
+    MEMORY_INDEX,    /* a memory directory's MEMORY.md */
+} memory_kind;
+
+typedef struct memory_file {
+    char *path;  /* as resolved (realpath when it could be resolved) */
+    memory_kind kind;
+} memory_file;
+
+/* What memory_render loaded, in the order it appears in the block. */
+typedef struct memory_report {
+    memory_file *files;
+    size_t count;
+    bool truncated;  /* some file or the whole block hit its cap */
+} memory_report;
+
+/* Renders the memory block for a working directory; "" when there is
+ * nothing. Caller frees the result. When rep is not NULL it is filled (it
+ * need not be initialised) and the caller releases it with
+ * memory_report_free. Never fails: unreadable files are skipped, broken
+ * imports become a note in the text. Order, outermost first:
+ *   $LOOM_HOME/AGENTS.md (LOOM_HOME defaults to ~/.loom);
+ *   for each directory from the repository root (nearest ancestor of cwd
+ *   with a .git; cwd alone when there is none) down to cwd: AGENTS.md, or
+ *   CLAUDE.md when there is no AGENTS.md;
+ *   $LOOM_HOME/memory/ and <root>/.loom/memory/: MEMORY.md in full (capped),
+ *   the other files by path only, for the model to Read when needed. */
+char *memory_render(const char *cwd, memory_report *rep);
+
+const char *memory_kind_name(memory_kind kind);  /* "user", "project", … */
+void memory_report_free(memory_report *rep);
+
+#endif

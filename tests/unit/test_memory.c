@@ -1,0 +1,321 @@
+/* test_memory.c — which instruction files memory_render picks up and in what
+ * order, @imports (relative, ~/, cycles, missing, fenced, too deep), the
+ * memory directory's resident index versus its on-demand files, and caps. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/str.h"
+#include "context/memory.h"
+
+static char tmpdir[4096];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+/* realpath'd, because memory_render names files by their resolved paths. */
+static int setup(void **state)
+{
+    const char *base = getenv("TMPDIR");
+    char tmpl[512];
+    snprintf(tmpl, sizeof tmpl, "%s/loom-memory-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(tmpl) || !realpath(tmpl, tmpdir))
+        return -1;
+    char p[4200];
+    snprintf(p, sizeof p, "%s/home", tmpdir);
+    setenv("LOOM_HOME", p, 1);
+    snprintf(p, sizeof p, "%s/userhome", tmpdir);
+    setenv("HOME", p, 1);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *at(const char *rel)
+{
+    loom_str s = LOOM_STR_INIT;
+    str_printf(&s, "%s/%s", tmpdir, rel);
+    return str_steal(&s);
+}
+
+/* Writes tmpdir/rel, creating its directories. */
+static void put(const char *rel, const char *text)
+{
+    char *path = at(rel);
+    char *dir = xstrdup(path);
+    *strrchr(dir, '/') = '\0';
+    assert_int_equal(file_mkdirs(dir, 0755, NULL), 0);
+    assert_int_equal(file_write_atomic(path, text, strlen(text), 0644, NULL), 0);
+    free(dir);
+    free(path);
+}
+
+static void mkdir_at(const char *rel)
+{
+    char *path = at(rel);
+    assert_int_equal(file_mkdirs(path, 0755, NULL), 0);
+    free(path);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static const char *pos(const char *hay, const char *needle)
+{
+    const char *p = strstr(hay, needle);
+    if (!p)
+        fail_msg("[%s] not in the block:\n%s", needle, hay);
+    return p;
+}
+
+static char *render_in(const char *rel, memory_report *rep)
+{
+    char *cwd = at(rel);
+    char *out = memory_render(cwd, rep);
+    free(cwd);
+    return out;
+}
+
+static void test_order_and_fallback(void **state)
+{
+    put("home/AGENTS.md", "USER-RULE\n");
+    put("AGENTS.md", "OUTSIDE-THE-REPO\n");  /* above the root: not ours */
+    mkdir_at("repo/.git");
+    put("repo/AGENTS.md", "ROOT-RULE\n");
+    put("repo/mid/CLAUDE.md", "MID-CLAUDE\n");
+    put("repo/mid/sub/AGENTS.md", "SUB-RULE\n");
+    put("repo/mid/sub/CLAUDE.md", "SUB-CLAUDE-SHADOWED\n");
+    mkdir_at("repo/mid/sub/leaf");
+
+    memory_report rep;
+    char *out = render_in("repo/mid/sub/leaf", &rep);
+    const char *user = pos(out, "USER-RULE");
+    const char *root = pos(out, "ROOT-RULE");
+    const char *mid = pos(out, "MID-CLAUDE");
+    const char *sub = pos(out, "SUB-RULE");
+    assert_true(user < root && root < mid && mid < sub);
+    assert_null(strstr(out, "OUTSIDE-THE-REPO"));
+    assert_null(strstr(out, "SUB-CLAUDE-SHADOWED"));
+    char *heading = at("repo/mid/CLAUDE.md");
+    assert_true(strstr(out, heading) && strstr(out, heading) < mid);
+    free(heading);
+
+    assert_int_equal(rep.count, 4);
+    assert_int_equal(rep.files[0].kind, MEMORY_USER);
+    assert_int_equal(rep.files[1].kind, MEMORY_PROJECT);
+    assert_non_null(strstr(rep.files[3].path, "repo/mid/sub/AGENTS.md"));
+    assert_false(rep.truncated);
+    assert_string_equal(memory_kind_name(rep.files[0].kind), "user");
+    memory_report_free(&rep);
+    free(out);
+
+    /* With no repository, only cwd itself counts. */
+    put("plain/AGENTS.md", "PLAIN-PARENT\n");
+    put("plain/child/AGENTS.md", "PLAIN-CHILD\n");
+    out = render_in("plain/child", NULL);
+    pos(out, "PLAIN-CHILD");
+    assert_null(strstr(out, "PLAIN-PARENT"));
+    free(out);
+
+    /* A .git file (worktree) marks the root as well as a .git directory. */
+    put("wt/.git", "gitdir: /elsewhere\n");
+    put("wt/AGENTS.md", "WT-ROOT\n");
+    mkdir_at("wt/a");
+    out = render_in("wt/a", NULL);
+    pos(out, "WT-ROOT");
+    free(out);
+}
+
+static void test_imports(void **state)
+{
+    mkdir_at("repo/.git");
+    put("userhome/shared.md", "HOME-IMPORT\n");
+    put("repo/docs/style.md", "STYLE-TEXT\n@../docs/nested.md\n");
+    put("repo/docs/nested.md", "NESTED-TEXT\n");
+    put("repo/cycle-a.md", "CYCLE-A\n@cycle-b.md\n");
+    put("repo/cycle-b.md", "CYCLE-B\n@cycle-a.md\n");
+    put("repo/AGENTS.md",
+        "ROOT-RULE\n"
+        "@docs/style.md\n"
+        "  @~/shared.md  \n"
+        "@missing.md\n"
+        "@cycle-a.md\n"
+        "mail me @docs/style.md inline is not an import\n"
+        "```sh\n"
+        "@docs/style.md\n"
+        "```\n"
+        "AFTER-FENCE\n");
+
+    memory_report rep;
+    char *out = render_in("repo", &rep);
+    const char *root = pos(out, "ROOT-RULE");
+    const char *style = pos(out, "STYLE-TEXT");
+    const char *nested = pos(out, "NESTED-TEXT");
+    const char *home = pos(out, "HOME-IMPORT");
+    assert_true(root < style && style < nested && nested < home);
+    /* Imported once; the fenced and the inline one stay as written. */
+    assert_int_equal(count(out, "STYLE-TEXT"), 1);
+    pos(out, "```sh\n@docs/style.md\n```\n");
+    pos(out, "mail me @docs/style.md inline");
+    pos(out, "AFTER-FENCE");
+    /* A missing import is a note in place. */
+    pos(out, "[@missing.md not imported:");
+    pos(out, "not found]");
+    /* The cycle is cut with a note, each file appearing once. */
+    assert_int_equal(count(out, "CYCLE-A"), 1);
+    assert_int_equal(count(out, "CYCLE-B"), 1);
+    pos(out, "[@cycle-a.md not imported: import cycle");
+
+    int imports = 0;
+    for (size_t i = 0; i < rep.count; i++)
+        imports += rep.files[i].kind == MEMORY_IMPORT;
+    assert_int_equal(imports, 5);  /* style, nested, shared, cycle-a, cycle-b */
+    memory_report_free(&rep);
+    free(out);
+}
+
+static void test_import_depth(void **state)
+{
+    mkdir_at("deep/.git");
+    put("deep/AGENTS.md", "LEVEL-0\n@i1.md\n");
+    for (int i = 1; i <= 7; i++) {
+        char name[32], text[64];
+        snprintf(name, sizeof name, "deep/i%d.md", i);
+        snprintf(text, sizeof text, "LEVEL-%d\n@i%d.md\n", i, i + 1);
+        put(name, text);
+    }
+    char *out = render_in("deep", NULL);
+    pos(out, "LEVEL-5");
+    assert_null(strstr(out, "LEVEL-6"));
+    pos(out, "[@i6.md not imported: imports nest deeper than 5 levels]");
+    free(out);
+}
+
+static void test_memory_dirs(void **state)
+{
+    mkdir_at("repo/.git");
+    put("home/memory/MEMORY.md", "- [deploy](deploy.md): USER-INDEX-ENTRY\n");
+    put("home/memory/deploy.md", "USER-MEMORY-BODY\n");
+    put("repo/.loom/memory/MEMORY.md", "PROJECT-INDEX-ENTRY\n");
+    put("repo/.loom/memory/notes.md", "PROJECT-MEMORY-BODY\n");
+    put("repo/.loom/memory/.hidden", "HIDDEN\n");
+    mkdir_at("repo/src");
+
+    memory_report rep;
+    char *out = render_in("repo/src", &rep);
+    pos(out, "USER-INDEX-ENTRY");
+    pos(out, "PROJECT-INDEX-ENTRY");
+    assert_null(strstr(out, "USER-MEMORY-BODY"));
+    assert_null(strstr(out, "PROJECT-MEMORY-BODY"));
+    assert_null(strstr(out, "HIDDEN"));
+    char *deploy = at("home/memory/deploy.md");
+    char *notes = at("repo/.loom/memory/notes.md");
+    pos(out, deploy);
+    pos(out, notes);
+    pos(out, "loaded on demand");
+    free(deploy);
+    free(notes);
+    assert_int_equal(rep.count, 2);
+    assert_int_equal(rep.files[0].kind, MEMORY_INDEX);
+    assert_int_equal(rep.files[1].kind, MEMORY_INDEX);
+    memory_report_free(&rep);
+    free(out);
+
+    /* Nothing anywhere: an empty block, not NULL. */
+    char *empty = at("empty");
+    mkdir_at("empty");
+    unsetenv("LOOM_HOME");
+    char *saved_home = xstrdup(getenv("HOME"));
+    setenv("HOME", empty, 1);
+    out = memory_render(empty, &rep);
+    assert_string_equal(out, "");
+    assert_int_equal(rep.count, 0);
+    memory_report_free(&rep);
+    free(out);
+    setenv("HOME", saved_home, 1);
+    free(saved_home);
+    free(empty);
+    char *lh = at("home");
+    setenv("LOOM_HOME", lh, 1);
+    free(lh);
+}
+
+static char *filled(size_t n, const char *unit)
+{
+    loom_str s = LOOM_STR_INIT;
+    while (s.len < n)
+        str_puts(&s, unit);
+    return str_steal(&s);
+}
+
+static void test_caps(void **state)
+{
+    mkdir_at("big/.git");
+    /* Each file 40k: a 2-byte character straddling the cut is dropped whole. */
+    char *e = filled(50000, "\xc3\xa9");
+    loom_str shifted = LOOM_STR_INIT;  /* "a" first, so the cut lands inside one */
+    str_printf(&shifted, "a%s", e);
+    put("big/AGENTS.md", shifted.ptr);
+    str_free(&shifted);
+    free(e);
+    char *index = filled(15000, "INDEX-LINE\n");
+    put("home/memory/MEMORY.md", index);
+    free(index);
+
+    memory_report rep;
+    char *out = render_in("big", &rep);
+    assert_true(rep.truncated);
+    assert_int_equal(count(out, "\xc3\xa9"), MEMORY_FILE_CAP / 2 - 1);
+    pos(out, "[… truncated]");
+    assert_true(count(out, "INDEX-LINE") <= MEMORY_INDEX_CAP / 11);
+    assert_true(count(out, "INDEX-LINE") >= MEMORY_INDEX_CAP / 11 - 1);
+    pos(out, "MEMORY.md is over 10000 chars");
+    memory_report_free(&rep);
+    free(out);
+
+    /* The whole block: 40k per directory level over four levels is too much;
+     * the resident index still makes it. */
+    char *x = filled(45000, "x");
+    put("big/AGENTS.md", x);
+    put("big/a/AGENTS.md", x);
+    put("big/a/b/AGENTS.md", x);
+    put("big/a/b/c/AGENTS.md", x);
+    free(x);
+    out = render_in("big/a/b/c", NULL);
+    assert_true(strlen(out) <= MEMORY_TOTAL_CAP);
+    pos(out, "instructions exceed 100000 chars");
+    pos(out, "INDEX-LINE");
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_order_and_fallback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_imports, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_import_depth, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_memory_dirs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
