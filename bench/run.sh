@@ -73,3 +73,23 @@ agent_cpu=$(cpu "$t/agent.log"); chat_cpu=$(cpu "$t/chat.log")
   "$build/bench_decision" 2>/dev/null | tail -n 3 || true
   "$build/bench_sandbox" 2>/dev/null | tail -n 8 || true
 } | tee -a "$root/bench/results/print.txt"
+
+# --- long runs: peak RSS and CPU of a 10-turn vs a 100-turn agent run -------
+# (each turn one Bash call; shows how memory and per-turn cost grow with the
+# session, which is kept in memory and re-sent whole every turn)
+for turns in 10 100; do
+  jq -n --argjson n "$turns" '{turns: ([range(0; $n - 1) | {reply: {text: "step \(.)",
+        tool_calls: [{id: "t\(.)", name: "Bash", input: {command: "echo turn \(.)"}}]}}]
+        + [{reply: {text: "done"}}])}' > "$t/long$turns.json"
+  "$build/mockllm" --scenario "$t/long$turns.json" --port 0 --port-file "$t/lport$turns" \
+    --log /dev/null >/dev/null 2>&1 &
+  lmock=$!
+  for _ in $(seq 1 100); do [ -s "$t/lport$turns" ] && break; sleep 0.02; done
+  mkdir -p "$t/lproj"
+  ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$t/lport$turns")" LOOM_LOG="$t/long$turns.log" \
+    "$build/loom" -p "go" --permission-mode bypassPermissions --cwd "$t/lproj" >/dev/null
+  kill $lmock 2>/dev/null || true
+  jq -r --arg n "$turns" 'select(.module=="process") |
+    "\($n)-turn run: loom CPU \(.cpu_user_ms + .cpu_sys_ms | floor) ms (\((.cpu_user_ms + .cpu_sys_ms) / ($n | tonumber) * 100 | floor / 100) ms/turn), peak RSS \(.max_rss_kb) KiB"' \
+    "$t/long$turns.log"
+done | tee -a "$root/bench/results/print.txt"
