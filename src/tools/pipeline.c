@@ -129,21 +129,19 @@ static void step_risk_classifier(const tool_call *call, gov_call *g)
     g->risk = risk_classify_call(call->name, g->input);
 }
 
-/* Step 6: PreToolUse hooks see the call first; a block ends it here. */
-static bool step_pre_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_result *res)
+/* Step 6: PreToolUse hooks see the call first; their answer (a block is a
+ * deny) is one input of the decision in step 8. */
+static void step_pre_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g)
 {
     governance *gov = ctx->gov;
     if (hook_registry_count(gov->hooks, HOOK_PRE_TOOL_USE) == 0)
-        return true;
+        return;
     g->pre = governance_fire(gov, HOOK_PRE_TOOL_USE,
                              json_pack("{s:s,s:O,s:s}", "tool_name", call->name, "tool_input",
                                        call->input, "tool_use_id", call->id ? call->id : ""),
                              ctx->cancel);
     g->have_pre = true;
     notify_hook_notices(ctx, &g->pre);
-    if (g->pre.additional_context && *g->pre.additional_context)
-        (void)0; /* PreToolUse context rides with the result: see step_result */
-    return true;
 }
 
 /* Step 7: what the settings say, and whether a person must see the call. */
@@ -394,6 +392,17 @@ static void step_audit(const tool_call *call, tool_ctx *ctx, gov_call *g)
     free(hooks);
 }
 
+/* Hook context for the model travels with the outcome to the next request. */
+static void add_context(tool_outcome *out, const char *text)
+{
+    loom_str all = LOOM_STR_INIT;
+    if (out->context)
+        str_printf(&all, "%s\n", out->context);
+    str_puts(&all, text);
+    free(out->context);
+    out->context = str_steal(&all);
+}
+
 /* Steps 12 and 14: PostToolUse on success, PostToolUseFailure on failure;
  * their additionalContext goes to the model with the next request. */
 static void step_post_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g,
@@ -416,9 +425,9 @@ static void step_post_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g,
                                      ctx->cancel);
     notify_hook_notices(ctx, &o);
     if (o.additional_context && *o.additional_context)
-        out->context = xstrdup(o.additional_context);
+        add_context(out, o.additional_context);
     else if (o.blocked && o.block_reason)
-        out->context = xstrdup(o.block_reason);
+        add_context(out, o.block_reason);
     hook_outcome_free(&o);
 }
 
@@ -507,7 +516,9 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
     }
     if (governed) {
         step_risk_classifier(call, &g);                                    /* 5 */
-        step_pre_hooks(call, ctx, &g, res);                                /* 6 */
+        step_pre_hooks(call, ctx, &g);                                     /* 6 */
+        if (g.have_pre && g.pre.additional_context && *g.pre.additional_context)
+            add_context(out, g.pre.additional_context);
         if (g.pre.updated_input)
             g.input = g.pre.updated_input; /* decide on what will run (step 9 re-checks it) */
         step_resolve(call, ctx, &g);                                       /* 7 */
