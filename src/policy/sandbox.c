@@ -781,7 +781,7 @@ static void msg_errno(char *buf, size_t cap, const char *what, int e)
     msg_put(buf, cap, ": ");
     const char *name = e == EPERM        ? "operation not permitted (EPERM)"
                        : e == EINVAL     ? "invalid argument (EINVAL)"
-                       : e == ENOSYS     ? "not implemented by this kernel (ENOSYS)"
+                       : e == ENOSYS     ? "not provided by this kernel (ENOSYS)"
                        : e == EOPNOTSUPP ? "not supported (EOPNOTSUPP)"
                        : e == EBADF      ? "bad file descriptor (EBADF)"
                        : e == E2BIG      ? "too many nested sandboxes (E2BIG)"
