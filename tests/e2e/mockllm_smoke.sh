@@ -5,6 +5,9 @@
 # deltas reassemble to the scripted text and tool arguments, usage fields,
 # a 429 + Retry-After fault followed by success, and conversation-derived turn
 # selection; plus a few robustness cases (bad JSON, no match, dropped stream).
+# A second server runs a "sequence": true script with a context_window: turns
+# consumed in order, faults not advancing, repeat, over-long prompts refused
+# in Anthropic and OpenAI shape, no_tools matching, and raw_body in the log.
 set -euo pipefail
 
 MOCKLLM_BIN=${MOCKLLM_BIN:-/work/main/build/mockllm}
@@ -18,15 +21,35 @@ if [[ ! -x $MOCKLLM_BIN ]]; then
 fi
 
 work=$(mktemp -d)
-server_pid=
+server_pids=()
 cleanup() {
-    if [[ -n $server_pid ]]; then
-        kill "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    local pid
+    for pid in ${server_pids[@]+"${server_pids[@]}"}; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
+
+# start_server SCENARIO LOG NAME: starts mockllm and sets base to its URL.
+start_server() {
+    local pid
+    "$MOCKLLM_BIN" --scenario "$1" --port 0 --port-file "$work/$3.port" --log "$2" \
+        >"$work/$3.stdout" 2>"$work/$3.stderr" &
+    pid=$!
+    server_pids+=("$pid")
+    for _ in $(seq 100); do
+        [[ -s $work/$3.port ]] && break
+        if ! kill -0 "$pid" 2>/dev/null; then
+            echo "mockllm_smoke: server exited early:" >&2
+            cat "$work/$3.stderr" >&2
+            exit 1
+        fi
+        sleep 0.05
+    done
+    base="http://127.0.0.1:$(cat "$work/$3.port")"
+}
 
 cat >"$work/scenario.json" <<'EOF'
 { "comment": "mockllm_smoke scenario",
@@ -58,7 +81,9 @@ cat >"$work/scenario.json" <<'EOF'
       "reply": { "text": "this reply is cut off after two hundred bytes of stream" } },
     { "match": { "last_user_contains": "malformed-please" },
       "faults": [{ "malformed": "data: {not json", "after_events": 1 }],
-      "reply": { "text": "ok" } }
+      "reply": { "text": "ok" } },
+    { "match": { "last_user_contains": "too-large-please" },
+      "faults": [{ "status": 413, "times": 2 }] }
   ] }
 EOF
 
@@ -66,20 +91,7 @@ WANT_TEXT='Hello from mockllm: ünïcode ✓ and "quotes"'
 WANT_THINKING='let me think about it'
 WANT_INPUT='{"command":"ls -la /tmp","timeout":5}'
 
-"$MOCKLLM_BIN" --scenario "$work/scenario.json" --port 0 \
-    --port-file "$work/port" --log "$work/log.jsonl" >"$work/stdout" 2>"$work/stderr" &
-server_pid=$!
-for _ in $(seq 100); do
-    [[ -s $work/port ]] && break
-    if ! kill -0 "$server_pid" 2>/dev/null; then
-        echo "mockllm_smoke: server exited early:" >&2
-        cat "$work/stderr" >&2
-        exit 1
-    fi
-    sleep 0.05
-done
-port=$(cat "$work/port")
-base="http://127.0.0.1:$port"
+start_server "$work/scenario.json" "$work/log.jsonl" main
 
 passed=0
 failed=0
@@ -299,19 +311,140 @@ expect_eq "drop fault: bytes before the cut" "$(wc -c <"$work/dropped" | tr -d '
 sse=$(post /v1/chat/completions '{"stream":true,"messages":[{"role":"user","content":"malformed-please"}]}')
 expect_eq "malformed fault: injected after 1 event" "$(grep '^data: ' <<<"$sse" | sed -n 2p)" "data: {not json"
 
+status=$(post_full /v1/messages '{"messages":[{"role":"user","content":"too-large-please"}]}')
+expect_eq "413 fault (anthropic): status" "$status" 413
+check "413 fault (anthropic)" "$(cat "$work/body")" '
+    c("default body"; .[0]; {"type":"error","error":{"type":"request_too_large",
+      "message":"Request exceeds the maximum allowed number of bytes."}})'
+status=$(post_full /v1/chat/completions '{"messages":[{"role":"user","content":"too-large-please"}]}')
+expect_eq "413 fault (chat): status" "$status" 413
+check "413 fault (chat)" "$(cat "$work/body")" '
+    c("default body"; .[0].error|[.type, .code, .param]; ["invalid_request_error", "context_length_exceeded", "messages"])'
+
 # ---- the request log -------------------------------------------------------
 
 check log "$(cat "$work/log.jsonl")" '
     c("one line per request"; length; '"$(grep -c . "$work/log.jsonl")"'),
     c("fields"; all(.[]; has("t") and has("method") and has("path") and has("format") and has("stream")
                     and has("turn") and has("attempt") and has("fault") and has("status") and has("headers")
-                    and has("body")); true),
+                    and has("body") and has("raw_body")); true),
+    c("no sequence or window fields without those options";
+      [.[]|select(has("seq") or has("window_exceeded") or has("est_tokens"))]|length; 0),
+    c("raw_body of a body that is not JSON"; [.[]|select(.status==400).raw_body]; ["{\"messages\": ["]),
     c("429 entry"; [.[]|select(.fault=="status 429")|[.status, .attempt, .headers["content-type"]]];
       [[429, 1, "application/json"], [429, 1, "application/json"], [429, 1, "application/json"]]),
     c("retries are attempt 2"; [.[]|select((.body|objects|.messages[0]?.content?) == "retry-chat")|.attempt]; [1, 2]),
     c("turn 1 chosen three times"; [.[]|select(.turn==1)]|length; 3),
     c("stream flag"; [.[]|select(.stream)]|length > 3; true),
     c("raw body kept when not JSON"; [.[]|select(.status==400).body]; ["{\"messages\": ["])'
+
+# ---- sequence mode and context_window ----------------------------------------
+
+cat >"$work/seq.json" <<'EOF'
+{ "sequence": true, "context_window": 300,
+  "turns": [
+    { "comment": "a side request: never advances the sequence",
+      "match": { "no_tools": true, "last_user_contains": "summarize" },
+      "reply": { "text": "the summary" } },
+    { "comment": "seq 0: three faults, then the answer",
+      "faults": [{ "status": 529 }, { "drop_after_bytes": 10 }, { "malformed": "{not json" }],
+      "reply": { "text": "step one" } },
+    { "comment": "seq 1: answers twice", "repeat": 2, "reply": { "text": "step two" } },
+    { "comment": "seq 2: a stall is a fault too", "faults": [{ "stall_ms": 50 }],
+      "reply": { "text": "step three" } }
+  ] }
+EOF
+start_server "$work/seq.json" "$work/seq.jsonl" seq
+
+# The same conversation every time: in sequence mode only the order counts.
+go='{"model":"m","tools":[{"name":"Bash","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"go"}]}'
+big_text=$(printf 'x%.0s' $(seq 2000))
+big_anthropic='{"model":"m","messages":[{"role":"user","content":"'$big_text'"}]}'
+big_est=$(( $(printf '%s' "$big_anthropic" | wc -c) / 4 + 1 ))
+# A request body written oddly on purpose (spacing, newlines, tabs, escapes,
+# key order), which re-serialising would change.
+printf '{ "messages" : [ {"content":"go \\u00e9 \\/ \xc3\xa9\\t", "role":"user"} ],\n\t"model":"m",  "tools":[{"name":"Bash"}] }\n' >"$work/raw.json"
+
+status=$(post_full /v1/messages "$go")
+expect_eq "sequence: seq 0 attempt 1 is the 529" "$status" 529
+rc=0
+curl -sS --max-time 5 -o /dev/null "$base/v1/messages" -d "$go" 2>/dev/null || rc=$?
+expect_eq "sequence: seq 0 attempt 2 is dropped" "$rc" 18
+status=$(post_full /v1/messages "$go")
+expect_eq "sequence: seq 0 attempt 3 is malformed" "$status $(cat "$work/body")" "200 {not json"
+
+status=$(post_full /v1/messages "$big_anthropic")
+expect_eq "context_window (anthropic): status" "$status" 400
+check "context_window (anthropic)" "$(cat "$work/body")" '
+    c("body"; .[0]; {"type":"error","error":{"type":"invalid_request_error",
+      "message":("prompt is too long: " + $est + " tokens > 300 maximum")}})' --arg est "$big_est"
+status=$(post_full /v1/chat/completions "$big_anthropic")
+expect_eq "context_window (chat): status" "$status" 400
+check "context_window (chat)" "$(cat "$work/body")" '
+    c("body"; .[0]; {"error":{"message":("This model'"'"'s maximum context length is 300 tokens. However, your messages resulted in " + $est + " tokens. Please reduce the length of the messages."),
+      "type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})' --arg est "$big_est"
+
+status=$(curl -sS --max-time 5 -H 'content-type: application/json' -o "$work/body" -w '%{http_code}' \
+    "$base/v1/messages" --data-binary @"$work/raw.json")
+expect_eq "sequence: faults and refusals did not advance" "$status $(jq -j '.content[0].text' "$work/body")" "200 step one"
+expect_eq "no_tools match: side request" \
+    "$(post /v1/chat/completions '{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"please summarize"}]}' | jq -j '.choices[0].message.content')" \
+    "the summary"
+expect_eq "no_tools match: an empty tools array is no tools" \
+    "$(post /v1/chat/completions '{"model":"m","tools":[],"messages":[{"role":"user","content":"summarize"}]}' | jq -j '.choices[0].message.content')" \
+    "the summary"
+expect_eq "no_tools match: tools present, so the sequence answers" \
+    "$(post /v1/messages '{"model":"m","tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"summarize"}]}' | jq -j '.content[0].text')" \
+    "step two"
+expect_eq "sequence: repeat 2 (and across formats)" \
+    "$(post /v1/responses '{"model":"m","input":"go"}' | jq -j '.output[0].content[0].text')" "step two"
+expect_eq "sequence: seq 2 after a stall" "$(post /v1/messages "$go" | jq -j '.content[0].text')" "step three"
+expect_eq "sequence: the stall did not advance" "$(post /v1/messages "$go" | jq -j '.content[0].text')" "step three"
+status=$(post_full /v1/messages "$go")
+expect_eq "sequence: exhausted is a 500" "$status" 500
+expect_eq "sequence: exhausted says the script ran out" \
+    "$(grep -c 'no scripted turn matched this request.*3 in the sequence, 3 of them used up (the script ran out)' "$work/body")" 1
+
+check "sequence log" "$(cat "$work/seq.jsonl")" '
+    c("seq"; [.[].seq]; [0, 0, 0, null, null, 0, null, null, 1, 1, 2, 2, null]),
+    c("turn"; [.[].turn]; [1, 1, 1, null, null, 1, 0, 0, 2, 2, 3, 3, null]),
+    c("attempt"; [.[].attempt]; [1, 2, 3, null, null, 4, 1, 2, 1, 2, 1, 2, null]),
+    c("fault"; [.[].fault]; ["status 529", "drop_after_bytes 10", "malformed after 0 events",
+      null, null, null, null, null, null, null, "stall 50ms after 0 events", null, null]),
+    c("status"; [.[].status]; [529, 200, 200, 400, 400, 200, 200, 200, 200, 200, 200, 200, 500]),
+    c("window_exceeded"; [.[].window_exceeded]; [false, false, false, true, true, false, false,
+      false, false, false, false, false, false]),
+    c("est_tokens is raw_body bytes / 4 + 1"; all(.[]; .est_tokens == (.raw_body|utf8bytelength/4|floor) + 1); true),
+    c("refused est_tokens"; [.[3].est_tokens, .[4].est_tokens]; [($est|tonumber), ($est|tonumber)]),
+    c("raw_body is the exact bytes sent"; .[5].raw_body; $raw),
+    c("body is still the parsed request"; .[5].body.messages[0].content; "go é / é\t")' \
+    --arg est "$big_est" --rawfile raw "$work/raw.json"
+# Byte for byte, outside jq's string handling too.
+jq -j 'select(.turn == 1 and .attempt == 4).raw_body' "$work/seq.jsonl" >"$work/raw.logged"
+expect_eq "raw_body: cmp with the file sent" "$(cmp "$work/raw.logged" "$work/raw.json" 2>&1 && echo same)" same
+
+# ---- scenario validation ---------------------------------------------------
+
+bad_scenario() { # NAME JSON EXPECTED-MESSAGE
+    local rc=0
+    printf '%s' "$2" >"$work/bad.json"
+    "$MOCKLLM_BIN" --scenario "$work/bad.json" --port-file "$work/bad.port" \
+        >/dev/null 2>"$work/bad.err" || rc=$?
+    expect_eq "rejects $1: exit status" "$rc" 2
+    expect_eq "rejects $1: message" "$(cat "$work/bad.err")" "mockllm: scenario $work/bad.json: $3"
+}
+bad_scenario "a non-boolean sequence" '{"sequence":1,"turns":[{}]}' \
+    'top level: "sequence" must be true or false'
+bad_scenario "context_window 0" '{"context_window":0,"turns":[{}]}' \
+    'top level: "context_window" must be an integer >= 1'
+bad_scenario "repeat without sequence" '{"turns":[{"repeat":2}]}' \
+    'turns[0]: "repeat" needs "sequence": true at the top level'
+bad_scenario "repeat on a match turn" '{"sequence":true,"turns":[{},{"match":{},"repeat":2}]}' \
+    'turns[1]: "repeat" only applies to a turn without "match"'
+bad_scenario "repeat 0" '{"sequence":true,"turns":[{"repeat":0}]}' \
+    'turns[0]: "repeat" must be an integer >= 1'
+bad_scenario "a non-boolean no_tools" '{"turns":[{"match":{"no_tools":"yes"}}]}' \
+    'turns[0].match: "no_tools" must be true or false'
 
 echo "mockllm_smoke: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

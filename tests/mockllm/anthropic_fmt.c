@@ -233,6 +233,16 @@ static json_t *anth_error(int status, const char *message)
                      "message", message ? message : text);
 }
 
+/* What the API answers (HTTP 400) when the prompt does not fit the model. */
+static json_t *anth_window_error(long est, long max)
+{
+    char *msg = xprintf("prompt is too long: %ld tokens > %ld maximum", est, max);
+    json_t *j = json_pack("{s:s, s:{s:s, s:s}}", "type", "error", "error", "type",
+                          "invalid_request_error", "message", msg);
+    free(msg);
+    return j;
+}
+
 const mock_format anthropic_format = {
     .name = "anthropic",
     .request_id_header = "request-id",
@@ -240,4 +250,5 @@ const mock_format anthropic_format = {
     .message = anth_message,
     .stream = anth_stream,
     .error = anth_error,
+    .window_error = anth_window_error,
 };

@@ -252,6 +252,18 @@ json_t *openai_error_body(int status, const char *message, bool responses_api)
     return json_pack("{s:o}", "error", err);
 }
 
+json_t *openai_window_error(long est, long max)
+{
+    char *msg = xprintf("This model's maximum context length is %ld tokens. However, "
+                        "your messages resulted in %ld tokens. Please reduce the "
+                        "length of the messages.", max, est);
+    json_t *j = json_pack("{s:{s:s, s:s, s:s, s:s}}", "error", "message", msg, "type",
+                          "invalid_request_error", "param", "messages", "code",
+                          "context_length_exceeded");
+    free(msg);
+    return j;
+}
+
 static json_t *chat_error(int status, const char *message)
 {
     return openai_error_body(status, message, false);
@@ -264,4 +276,5 @@ const mock_format chat_format = {
     .message = chat_message,
     .stream = chat_stream,
     .error = chat_error,
+    .window_error = openai_window_error,
 };

@@ -56,6 +56,7 @@ double mock_now(void);
 typedef struct {
     long assistant_turns; /* maximal runs of consecutive assistant-side entries */
     long tool_results;    /* tool results anywhere in the conversation */
+    long tools;           /* entries of the request's top-level "tools" array */
     char *last_user;      /* owned; text of the last user message ("" if none) */
     char *system;         /* owned; system prompt text ("" if none) */
 } mock_conv;
@@ -108,19 +109,26 @@ typedef struct {
     long m_tool_results;      /* -1 when not given */
     const char *m_last_user;  /* NULL when not given */
     const char *m_system;     /* NULL when not given */
+    int m_no_tools;           /* -1 not given; 1: no/empty tools; 0: some tools */
     long positional;          /* index among match-less turns, -1 if matched */
+    long repeat;              /* sequence mode: successful answers before moving on */
     mock_reply reply;
     size_t chunk_size;
     long drip_ms;
     mock_fault *faults;
     size_t n_faults;
     long attempts;            /* guarded by mock_scenario.mu */
+    long served;              /* sequence mode: fault-free answers; guarded by mu */
 } mock_turn;
 
 typedef struct {
     json_t *root;             /* owns every borrowed string above */
     mock_turn *turns;
     size_t n_turns;
+    long n_positional;        /* turns without "match" */
+    bool sequence;            /* "sequence": true — positional turns in file order */
+    long context_window;      /* "context_window" in tokens; 0 when not set */
+    long seq_pos;             /* sequence mode: next positional index; guarded by mu */
     pthread_mutex_t mu;
 } mock_scenario;
 
@@ -128,13 +136,17 @@ typedef struct {
  * problem and where it is in err. */
 int scenario_load(const char *path, mock_scenario *sc, char *err, size_t errlen);
 void scenario_free(mock_scenario *sc);
-/* Index of the turn answering conv, or -1. */
-long scenario_select(const mock_scenario *sc, const mock_conv *conv);
-/* Counts one more attempt at turn and returns its 1-based number; *fault is
- * the fault this attempt must suffer, or NULL for the normal reply. */
-long scenario_attempt(mock_scenario *sc, size_t turn, const mock_fault **fault);
+/* Picks the turn answering conv and counts the attempt, as one step under the
+ * mutex (sequence mode makes the choice depend on earlier answers). Returns
+ * the turn index, or -1 when nothing answers. Otherwise *attempt gets the
+ * turn's 1-based attempt number, *fault the fault this attempt must suffer
+ * (NULL for the normal reply), and *seq the sequence position used (-1 when a
+ * "match" turn answered or sequence mode is off). A fault-free answer from a
+ * sequence turn counts towards its "repeat" and may advance the sequence. */
+long scenario_pick(mock_scenario *sc, const mock_conv *conv, long *attempt,
+                   const mock_fault **fault, long *seq);
 /* Owned, human-readable explanation of why nothing matched conv. */
-char *scenario_describe_miss(const mock_scenario *sc, const mock_conv *conv);
+char *scenario_describe_miss(mock_scenario *sc, const mock_conv *conv);
 
 /* ---- sse.c: pre-rendered event lists ------------------------------------- */
 
@@ -177,6 +189,9 @@ typedef struct {
     /* Error body as the provider sends it; message NULL picks the realistic
      * default text for status. Owned. */
     json_t *(*error)(int status, const char *message);
+    /* The provider's refusal of a prompt of est tokens over a window of max
+     * tokens (sent with HTTP 400). Owned. */
+    json_t *(*window_error)(long est, long max);
 } mock_format;
 
 extern const mock_format anthropic_format;
@@ -188,6 +203,8 @@ const char *chat_finish_reason(const char *stop_reason);
 /* {"error":{"message","type","param","code"}} as OpenAI sends it for status;
  * responses_api picks the Responses wording where the two differ. Owned. */
 json_t *openai_error_body(int status, const char *message, bool responses_api);
+/* OpenAI's context_length_exceeded refusal (Chat and Responses). Owned. */
+json_t *openai_window_error(long est, long max);
 
 /* ---- stream.c ------------------------------------------------------------ */
 

@@ -335,4 +335,5 @@ const mock_format responses_format = {
     .message = resp_message,
     .stream = resp_stream,
     .error = resp_error,
+    .window_error = openai_window_error,
 };

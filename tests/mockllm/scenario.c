@@ -1,6 +1,7 @@
 /* scenario.c — loads and validates a mockllm scenario file, picks the turn
- * that answers a request from the request's own conversation, and hands out
- * each turn's scripted faults attempt by attempt. A typo in a scenario must
+ * that answers a request from the request's own conversation (or, in
+ * sequence mode, from its place in the script), and hands out each turn's
+ * scripted faults attempt by attempt. A typo in a scenario must
  * fail loudly at start-up, never as a puzzling test failure later, so every
  * key is checked and every error names the file and the JSON path. */
 #include "mockllm.h"
@@ -70,6 +71,19 @@ static int get_int(vctx *v, const char *where, const json_t *obj,
     return 0;
 }
 
+/* Reads an optional boolean; absent keeps *out. */
+static int get_bool(vctx *v, const char *where, const json_t *obj,
+                    const char *key, bool *out)
+{
+    json_t *j = json_object_get(obj, key);
+    if (!j)
+        return 0;
+    if (!json_is_boolean(j))
+        return fail(v, where, "\"%s\" must be true or false", key);
+    *out = json_is_true(j);
+    return 0;
+}
+
 static int get_str(vctx *v, const char *where, const json_t *obj,
                    const char *key, const char **out)
 {
@@ -86,7 +100,7 @@ static int parse_match(vctx *v, const char *where, const json_t *m, mock_turn *t
 {
     static const char *const keys[] = {"assistant_turns", "tool_results",
                                        "last_user_contains", "system_contains",
-                                       NULL};
+                                       "no_tools", NULL};
     if (!json_is_object(m))
         return fail(v, where, "must be an object");
     if (check_keys(v, where, m, keys) ||
@@ -95,6 +109,12 @@ static int parse_match(vctx *v, const char *where, const json_t *m, mock_turn *t
         get_str(v, where, m, "last_user_contains", &t->m_last_user) ||
         get_str(v, where, m, "system_contains", &t->m_system))
         return -1;
+    if (json_object_get(m, "no_tools")) {
+        bool no_tools = false;
+        if (get_bool(v, where, m, "no_tools", &no_tools))
+            return -1;
+        t->m_no_tools = no_tools ? 1 : 0;
+    }
     return 0;
 }
 
@@ -297,14 +317,16 @@ static int parse_fault(vctx *v, const char *where, const json_t *f, mock_fault *
 }
 
 static int parse_turn(vctx *v, size_t idx, const json_t *t, mock_turn *out,
-                      long *positional)
+                      long *positional, bool sequence)
 {
     static const char *const keys[] = {"match", "reply", "chunk_size", "drip_ms",
-                                       "faults", "comment", NULL};
+                                       "faults", "repeat", "comment", NULL};
     char where[64], sub[96];
     snprintf(where, sizeof where, "turns[%zu]", idx);
     out->m_assistant_turns = out->m_tool_results = -1;
+    out->m_no_tools = -1;
     out->chunk_size = 8;
+    out->repeat = 1;
     if (!json_is_object(t))
         return fail(v, where, "must be an object");
     if (check_keys(v, where, t, keys))
@@ -318,6 +340,14 @@ static int parse_turn(vctx *v, size_t idx, const json_t *t, mock_turn *out,
         out->positional = -1;
     } else {
         out->positional = (*positional)++;
+    }
+    if (json_object_get(t, "repeat")) {
+        if (!sequence)
+            return fail(v, where, "\"repeat\" needs \"sequence\": true at the top level");
+        if (m)
+            return fail(v, where, "\"repeat\" only applies to a turn without \"match\"");
+        if (get_int(v, where, t, "repeat", 1, &out->repeat))
+            return -1;
     }
     long chunk = 8;
     if (get_int(v, where, t, "chunk_size", 1, &chunk) ||
@@ -365,12 +395,15 @@ int scenario_load(const char *path, mock_scenario *sc, char *err, size_t errlen)
             snprintf(err, errlen, "scenario %s: %s", path, je.text);
         return -1;
     }
-    static const char *const keys[] = {"turns", "comment", NULL};
+    static const char *const keys[] = {"turns", "sequence", "context_window",
+                                       "comment", NULL};
     if (!json_is_object(sc->root)) {
         fail(&v, "top level", "must be an object with a \"turns\" array");
         goto bad;
     }
-    if (check_keys(&v, "top level", sc->root, keys))
+    if (check_keys(&v, "top level", sc->root, keys) ||
+        get_bool(&v, "top level", sc->root, "sequence", &sc->sequence) ||
+        get_int(&v, "top level", sc->root, "context_window", 1, &sc->context_window))
         goto bad;
     json_t *turns = json_object_get(sc->root, "turns");
     if (!json_is_array(turns) || json_array_size(turns) == 0) {
@@ -381,8 +414,10 @@ int scenario_load(const char *path, mock_scenario *sc, char *err, size_t errlen)
     sc->turns = xcalloc(sc->n_turns, sizeof *sc->turns);
     long positional = 0;
     for (size_t i = 0; i < sc->n_turns; i++)
-        if (parse_turn(&v, i, json_array_get(turns, i), &sc->turns[i], &positional))
+        if (parse_turn(&v, i, json_array_get(turns, i), &sc->turns[i], &positional,
+                       sc->sequence))
             goto bad;
+    sc->n_positional = positional;
     pthread_mutex_init(&sc->mu, NULL);
     return 0;
 bad:
@@ -414,39 +449,65 @@ static bool turn_matches(const mock_turn *t, const mock_conv *c)
         return false;
     if (t->m_system && !strstr(c->system ? c->system : "", t->m_system))
         return false;
+    if (t->m_no_tools >= 0 && t->m_no_tools != (c->tools == 0))
+        return false;
     return true;
 }
 
-long scenario_select(const mock_scenario *sc, const mock_conv *conv)
+/* The fault attempt number `attempt` of t must suffer, or NULL. */
+static const mock_fault *fault_for(const mock_turn *t, long attempt)
 {
-    /* Explicit matches first, so a side request (a summary, a title) can be
-     * answered without disturbing the positional script. */
+    long k = attempt;
+    for (size_t i = 0; i < t->n_faults; i++) {
+        if (k <= t->faults[i].times)
+            return &t->faults[i];
+        k -= t->faults[i].times;
+    }
+    return NULL;
+}
+
+static long positional_turn(const mock_scenario *sc, long pos)
+{
     for (size_t i = 0; i < sc->n_turns; i++)
-        if (sc->turns[i].has_match && turn_matches(&sc->turns[i], conv))
-            return (long)i;
-    for (size_t i = 0; i < sc->n_turns; i++)
-        if (!sc->turns[i].has_match &&
-            sc->turns[i].positional == conv->assistant_turns)
+        if (!sc->turns[i].has_match && sc->turns[i].positional == pos)
             return (long)i;
     return -1;
 }
 
-long scenario_attempt(mock_scenario *sc, size_t turn, const mock_fault **fault)
+long scenario_pick(mock_scenario *sc, const mock_conv *conv, long *attempt,
+                   const mock_fault **fault, long *seq)
 {
-    mock_turn *t = &sc->turns[turn];
-    pthread_mutex_lock(&sc->mu);
-    long attempt = ++t->attempts;
-    pthread_mutex_unlock(&sc->mu);
-    long k = attempt;
+    long turn = -1;
+    *attempt = 0;
     *fault = NULL;
-    for (size_t i = 0; i < t->n_faults; i++) {
-        if (k <= t->faults[i].times) {
-            *fault = &t->faults[i];
-            break;
+    *seq = -1;
+    pthread_mutex_lock(&sc->mu);
+    /* Explicit matches first, so a side request (a summary, a title) can be
+     * answered without disturbing the positional script. */
+    for (size_t i = 0; i < sc->n_turns && turn < 0; i++)
+        if (sc->turns[i].has_match && turn_matches(&sc->turns[i], conv))
+            turn = (long)i;
+    if (turn < 0 && sc->sequence) {
+        /* Past the end nothing answers, so a script that ran out shows up as
+         * the usual "no turn matched" error rather than a silent repeat. */
+        if (sc->seq_pos < sc->n_positional) {
+            turn = positional_turn(sc, sc->seq_pos);
+            *seq = sc->seq_pos;
         }
-        k -= t->faults[i].times;
+    } else if (turn < 0) {
+        turn = positional_turn(sc, conv->assistant_turns);
     }
-    return attempt;
+    if (turn >= 0) {
+        mock_turn *t = &sc->turns[turn];
+        *attempt = ++t->attempts;
+        *fault = fault_for(t, *attempt);
+        /* Only a clean answer moves the sequence on: a retry after a fault
+         * gets the same turn's next attempt. */
+        if (*seq >= 0 && !*fault && ++t->served >= t->repeat)
+            sc->seq_pos++;
+    }
+    pthread_mutex_unlock(&sc->mu);
+    return turn;
 }
 
 /* Appends s to b as a JSON-ish quoted string, cut to max bytes. */
@@ -466,14 +527,14 @@ static void add_quoted(mbuf *b, const char *s, size_t max)
     mbuf_adds(b, cut < n ? "\"…" : "\"");
 }
 
-char *scenario_describe_miss(const mock_scenario *sc, const mock_conv *conv)
+char *scenario_describe_miss(mock_scenario *sc, const mock_conv *conv)
 {
     mbuf b = {0};
     char num[256];
     snprintf(num, sizeof num,
              "mockllm: no scripted turn matched this request "
-             "(assistant_turns=%ld, tool_results=%ld, last_user=",
-             conv->assistant_turns, conv->tool_results);
+             "(assistant_turns=%ld, tool_results=%ld, tools=%ld, last_user=",
+             conv->assistant_turns, conv->tool_results, conv->tools);
     mbuf_adds(&b, num);
     add_quoted(&b, conv->last_user ? conv->last_user : "", 80);
     mbuf_adds(&b, ", system=");
@@ -485,7 +546,16 @@ char *scenario_describe_miss(const mock_scenario *sc, const mock_conv *conv)
         else
             positional++;
     }
-    if (positional)
+    if (positional && sc->sequence) {
+        pthread_mutex_lock(&sc->mu);
+        long used = sc->seq_pos;
+        pthread_mutex_unlock(&sc->mu);
+        snprintf(num, sizeof num,
+                 "); the scenario has %zu turns: %ld with a match object, %ld "
+                 "in the sequence, %ld of them used up%s",
+                 sc->n_turns, matched, positional, used,
+                 used >= positional ? " (the script ran out)" : "");
+    } else if (positional)
         snprintf(num, sizeof num,
                  "); the scenario has %zu turns: %ld with a match object, %ld "
                  "positional (answering assistant_turns 0..%ld)",

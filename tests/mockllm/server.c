@@ -17,6 +17,7 @@
 
 typedef struct {
     mbuf body;
+    size_t received; /* body bytes the client sent, kept or not */
     bool too_large;
 } req_state;
 
@@ -66,6 +67,13 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind,
     return MHD_YES;
 }
 
+/* The token estimate for a request body: the default input usage, and what
+ * "context_window" is compared with. */
+static long estimate_tokens(size_t body_len)
+{
+    return (long)(body_len / 4) + 1;
+}
+
 /* Defaults derive from sizes so they are plausible and deterministic;
  * anything the scenario scripts wins. */
 static mock_usage resolve_usage(const mock_reply *rep, size_t body_len)
@@ -78,7 +86,7 @@ static mock_usage resolve_usage(const mock_reply *rep, size_t body_len)
     for (size_t i = 0; i < rep->n_calls; i++)
         out_bytes += strlen(rep->calls[i].arguments) + strlen(rep->calls[i].name);
     mock_usage u = {
-        .input = (long)(body_len / 4) + 1,
+        .input = estimate_tokens(body_len),
         .output = (long)(out_bytes / 4) + 1,
         .reasoning = rep->thinking ? (long)(strlen(rep->thinking) / 4) + 1 : 0,
     };
@@ -229,7 +237,9 @@ static enum MHD_Result dispatch(mock_scenario *sc, struct MHD_Connection *conn,
     json_object_set_new(log, "stream", json_boolean(stream));
 
     int status = 200;
-    long turn = -1, attempt = 0;
+    long turn = -1, attempt = 0, seq = -1;
+    long est_tokens = estimate_tokens(st->received);
+    bool window_exceeded = false;
     const mock_fault *fault = NULL;
     char *error = NULL;
     struct MHD_Response *resp = NULL;
@@ -259,16 +269,22 @@ static enum MHD_Result dispatch(mock_scenario *sc, struct MHD_Connection *conn,
             error = xprintf("mockllm: request body is not valid JSON: %s "
                             "(line %d, column %d)", je.text, je.line, je.column);
         resp = json_response(fmt->error(400, error));
+    } else if (sc->context_window && est_tokens > sc->context_window) {
+        /* Refused as the provider refuses an over-long prompt, before any
+         * turn is chosen: no attempt is counted, the sequence stays put. */
+        status = 400;
+        window_exceeded = true;
+        resp = json_response(fmt->window_error(est_tokens, sc->context_window));
     } else {
         mock_conv conv = {0};
         fmt->summarize(req, &conv);
-        turn = scenario_select(sc, &conv);
+        conv.tools = (long)json_array_size(json_object_get(req, "tools"));
+        turn = scenario_pick(sc, &conv, &attempt, &fault, &seq);
         if (turn < 0) {
             status = 500;
             error = scenario_describe_miss(sc, &conv);
             resp = json_response(fmt->error(500, error));
         } else {
-            attempt = scenario_attempt(sc, (size_t)turn, &fault);
             if (fault && fault->kind == FAULT_STATUS)
                 status = fault->status;
             resp = reply_response(sc, fmt, req, st->body.len, (size_t)turn, reqno,
@@ -287,6 +303,12 @@ static enum MHD_Result dispatch(mock_scenario *sc, struct MHD_Connection *conn,
     json_object_set_new(log, "fault", fault ? json_string(fault->desc) : json_null());
     json_object_set_new(log, "status", json_integer(status));
     json_object_set_new(log, "request_id", json_string(rid));
+    if (sc->sequence)
+        json_object_set_new(log, "seq", seq >= 0 ? json_integer(seq) : json_null());
+    if (sc->context_window) {
+        json_object_set_new(log, "window_exceeded", json_boolean(window_exceeded));
+        json_object_set_new(log, "est_tokens", json_integer(est_tokens));
+    }
     if (error)
         json_object_set_new(log, "error", json_string(error));
     json_t *headers = json_object();
@@ -297,6 +319,16 @@ static enum MHD_Result dispatch(mock_scenario *sc, struct MHD_Connection *conn,
     } else {
         char *raw = utf8_sanitize(st->body.p ? st->body.p : "", st->body.len, &n);
         json_object_set_new(log, "body", json_stringn(raw, n));
+        free(raw);
+    }
+    /* The client's exact bytes, so tests can compare request prefixes byte
+     * for byte (jansson escapes; a JSON reader gets the bytes back). Only
+     * invalid UTF-8, which a JSON string cannot carry, is replaced. */
+    if (st->too_large) {
+        json_object_set_new(log, "raw_body", json_null());
+    } else {
+        char *raw = utf8_sanitize(st->body.p ? st->body.p : "", st->body.len, &n);
+        json_object_set_new(log, "raw_body", json_stringn(raw, n));
         free(raw);
     }
     reqlog_write(log);
@@ -325,6 +357,7 @@ enum MHD_Result server_handle(void *cls, struct MHD_Connection *conn, const char
     if (*upload_data_size) {
         /* Keep reading past the limit (discarding) so the client gets a
          * proper 413 instead of a reset connection. */
+        st->received += *upload_data_size;
         if (!st->too_large && st->body.len + *upload_data_size > MAX_BODY)
             st->too_large = true;
         if (!st->too_large)
