@@ -7,6 +7,8 @@
 
 #include "api/internal.h"
 #include "base/str.h"
+#include "context/budget.h"
+#include "context/ladder.h"
 #include "context/system_prompt.h"
 
 static int parse_long(const json_t *values, const char *key, long min, long max, long *out,
@@ -53,6 +55,83 @@ static int parse_bool(const json_t *values, const char *key, bool *out, loom_sta
     return 0;
 }
 
+/* renew reloads C_memory: the dynamic system prompt, made anew. */
+static char *reload_dynamic(void *ctx)
+{
+    loom_agent *a = ctx;
+    return system_prompt_dynamic(a->cwd);
+}
+
+/* A model's entry under "models" in the settings files, local first. */
+static const json_t *model_settings(const loom_agent *a, const char *model)
+{
+    for (int i = 2; i >= 0 && model; i--) {
+        const json_t *m = json_object_get(json_object_get(a->files[i], "models"), model);
+        if (json_is_object(m))
+            return m;
+    }
+    return NULL;
+}
+
+/* Context window and output cap: options first, then the model's settings
+ * entry, then (in provider_config_resolve) the environment and the table. */
+static int parse_model_limits(loom_agent *a, loom_status *st)
+{
+    long window = -1, max_out = -1;
+    if (parse_long(a->values, "context_window", 1000, 1L << 32, &window, st) ||
+        parse_long(a->values, "max_output_tokens", 1, 1L << 24, &max_out, st))
+        return -1;
+    const json_t *m = model_settings(a, api_value(a->values, "model"));
+    if (window < 0 && json_is_integer(json_object_get(m, "contextWindow")))
+        window = (long)json_integer_value(json_object_get(m, "contextWindow"));
+    if (max_out < 0 && json_is_integer(json_object_get(m, "maxOutputTokens")))
+        max_out = (long)json_integer_value(json_object_get(m, "maxOutputTokens"));
+    if (window >= 0)
+        a->provider.context_window = window;
+    if (max_out >= 0)
+        a->provider.max_output_tokens = (int)max_out;
+    return 0;
+}
+
+/* Compaction thresholds (option "compaction" as JSON, else the model's
+ * settings entry), auto-compaction, renew's λ and the token budget. */
+static int parse_context_options(loom_agent *a, loom_status *st)
+{
+    ladder_config_default(&a->params.ladder);
+    const json_t *obj = NULL;
+    json_t *parsed = NULL;
+    const char *text = api_value(a->values, "compaction");
+    if (text) {
+        json_error_t je;
+        parsed = json_loads(text, 0, &je);
+        if (!parsed)
+            return api_status_set(st, LOOM_ERR_CONFIG, "compaction: not JSON: %s", je.text);
+        obj = parsed;
+    } else {
+        obj = json_object_get(model_settings(a, a->provider.model), "compaction");
+    }
+    char why[256];
+    int rc = ladder_config_from_json(&a->params.ladder, obj, why, sizeof why);
+    json_decref(parsed);
+    if (rc != 0)
+        return api_status_set(st, LOOM_ERR_CONFIG, "compaction: %s", why);
+    bool auto_compact = true;
+    if (parse_bool(a->values, "auto_compact", &auto_compact, st) ||
+        parse_double(a->values, "renew_lambda", &a->params.renew_lambda, st))
+        return -1;
+    a->params.no_auto_compact = !auto_compact;
+    const char *budget = api_value(a->values, "token_budget");
+    if (budget && a->params.max_tokens_total == 0) {
+        int64_t v = budget_parse_amount(budget[0] == '+' ? budget + 1 : budget);
+        if (v <= 0)
+            return api_status_set(st, LOOM_ERR_CONFIG,
+                                  "token_budget \"%s\" is not an amount like 500k, 1.5m or 200000",
+                                  budget);
+        a->params.max_tokens_total = v;
+    }
+    return 0;
+}
+
 loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
 {
     loom_agent *a = xcalloc(1, sizeof *a);
@@ -89,6 +168,8 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     a->provider.cassette = xstrdup(api_value(v, "cassette"));
     a->provider.max_retries = (int)max_retries;
     a->provider.stream = stream;
+    if (parse_model_limits(a, st) != 0)
+        goto fail;
     if (provider_config_resolve(&a->provider, &err) != 0) {
         api_status_from(st, &err);
         goto fail;
@@ -133,7 +214,11 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         .max_usd = max_usd,
         .price_input_per_mtok = price_in,
         .price_output_per_mtok = price_out,
+        .reload_system_dynamic = reload_dynamic,
+        .reload_ctx = a,
     };
+    if (parse_context_options(a, st) != 0)
+        goto fail;
     api_status_ok(st);
     return a;
 fail:

@@ -18,7 +18,8 @@ static const char *const known_keys[] = {
     "system_prompt", "append_system_prompt", "max_turns", "max_retries", "stream",
     "permission_mode", "loop_threshold", "max_tokens_total", "max_usd",
     "price_input_per_mtok", "price_output_per_mtok", "interactive", "allowed_tools",
-    "disallowed_tools", NULL,
+    "disallowed_tools", "context_window", "max_output_tokens", "token_budget", "auto_compact",
+    "compaction", "renew_lambda", NULL,
 };
 
 static bool known(const char *key)
@@ -92,7 +93,13 @@ static void apply_settings(loom_config *cfg, json_t *explicit_keys, const json_t
             snprintf(buf, sizeof buf, "%g", json_real_value(value));
         else if (json_is_boolean(value))
             text = json_is_true(value) ? "true" : "false";
-        else
+        else if (json_is_object(value) && strcmp(target, "compaction") == 0) {
+            /* Structured settings travel as their JSON text. */
+            char *js = json_dump_compact(value);
+            json_object_set_new(cfg->values, target, json_string(js));
+            free(js);
+            continue;
+        } else
             continue;
         json_object_set_new(cfg->values, target, json_string(text));
     }

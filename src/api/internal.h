@@ -46,6 +46,8 @@ struct loom_session {
     file_history *history;
     task_registry *tasks;
     todo_list *todos;
+    struct working *working;   /* C_working: goal, dashboard, plan, surfaces */
+    char *mf_dir;              /* M_f: <session>.mf/ beside the session file */
     struct governance *gov;    /* rules, hooks, mode, approvals, audit */
     wire_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */

@@ -152,6 +152,7 @@ static void *run_main(void *arg)
         .history = s->history,
         .tasks = s->tasks,
         .todos = s->todos,
+        .working = s->working,
         .record = record_side,
         .record_ctx = r,
         .ask_user = r->opts.ask_user ? ask_user : NULL,
@@ -165,7 +166,7 @@ static void *run_main(void *arg)
         emit(r, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
              json_pack("{s:s,s:s}", "kind", "settings", "message", s->gov->warnings[i]));
     loop_io io = {.t = s->t, .tools = &tctx, .cancel = &r->cancel, .emit = emit, .emit_ctx = r,
-                  .gov = s->gov};
+                  .gov = s->gov, .working = s->working, .mf_dir = s->mf_dir};
     loop_result res;
     loop_run(&a->params, &io, r->goal, &res);
 

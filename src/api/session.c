@@ -8,6 +8,7 @@
 
 #include "api/internal.h"
 #include "base/fileio.h"
+#include "context/working.h"
 #include "session/record.h"
 #include "session/store.h"
 #include "policy/governance.h"
@@ -98,6 +99,21 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
     s->history = file_history_new(transcript_session_id(t));
     s->tasks = task_registry_new();
     s->todos = todo_list_new();
+    s->working = working_new(s->todos);
+    /* M_f: renew's snapshots live next to the session file. */
+    const char *path = transcript_path(t);
+    if (path) {
+        size_t len = strlen(path);
+        if (len > 6 && strcmp(path + len - 6, ".jsonl") == 0)
+            len -= 6;
+        s->mf_dir = xmalloc(len + 4);
+        memcpy(s->mf_dir, path, len);
+        memcpy(s->mf_dir + len, ".mf", 4);
+        /* A resumed session picks up the working memory its last renew
+         * saved; a damaged snapshot is skipped, never fatal. */
+        loom_error ignore;
+        working_load(s->working, s->mf_dir, &ignore);
+    }
     pthread_mutex_init(&s->lock, NULL);
     /* A resumed session can still rewind the edits made before. */
     size_t n = transcript_count(t);
@@ -311,6 +327,8 @@ void loom_session_free(loom_session *s)
         hook_outcome_free(&o);
     }
     task_registry_free(s->tasks);
+    working_free(s->working);
+    free(s->mf_dir);
     todo_list_free(s->todos);
     governance_free(s->gov);
     file_history_free(s->history);

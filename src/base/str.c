@@ -163,3 +163,22 @@ void str_free(loom_str *s)
     s->ptr = NULL;
     s->len = s->cap = 0;
 }
+
+void str_cut_middle(loom_str *text, size_t cap, const char *what)
+{
+    if (text->len <= cap)
+        return;
+    size_t head = cap / 2, tail = cap - head;
+    while (head > 0 && ((unsigned char)text->ptr[head] & 0xC0) == 0x80)
+        head--;
+    size_t tail_start = text->len - tail;
+    while (tail_start < text->len && ((unsigned char)text->ptr[tail_start] & 0xC0) == 0x80)
+        tail_start++;
+    loom_str out = LOOM_STR_INIT;
+    str_append(&out, text->ptr, head);
+    str_printf(&out, "\n\n[… %zu characters cut from the middle %s …]\n\n",
+               tail_start - head, what);
+    str_append(&out, text->ptr + tail_start, text->len - tail_start);
+    str_free(text);
+    *text = out;
+}

@@ -30,6 +30,10 @@ void str_consume(loom_str *s, size_t n);  /* drops the first n bytes */
 const char *str_cstr(const loom_str *s);  /* "" when empty, never NULL */
 /* Hands the buffer to the caller (free() it); s is reset to empty. */
 char *str_steal(loom_str *s);
+/* Keeps the first and last cap/2 bytes of s (cut at UTF-8 character
+ * boundaries) with a note "[… N characters cut from the middle <what> …]"
+ * between them; nothing happens when s->len <= cap. */
+void str_cut_middle(loom_str *s, size_t cap, const char *what);
 void str_free(loom_str *s);
 
 /* Allocation helpers that abort on failure. */

@@ -7,6 +7,9 @@
  * history builder gives any call left without a result an error result. */
 #include "runtime/loop.h"
 
+#include "runtime/context_control.h"
+#include "runtime/loop_internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,24 +17,17 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "context/budget.h"
 #include "context/memory.h"
+#include "context/working.h"
 #include "policy/governance.h"
 #include "session/history.h"
 #include "session/record.h"
 #include "tools/pipeline.h"
 
-typedef struct loop_state {
-    int turn;
-    int model_failures;        /* consecutive; the circuit breaker counts these */
-    bool using_fallback;
-    char *last_call_sig;       /* loop detection: the previous call, canonical */
-    int repeat_count;
-    loom_str reminders;        /* queued for the tail of the next request (L3) */
-    int stop_continuations;    /* times a Stop hook sent the agent back to work */
-} loop_state;
 
-static void emit(loop_io *io, const char *type, event_visibility vis, const char *corr,
-                 json_t *payload)
+void loop_emit(loop_io *io, const char *type, event_visibility vis, const char *corr,
+               json_t *payload)
 {
     if (io->emit)
         io->emit(io->emit_ctx, type, vis, corr, payload);
@@ -43,62 +39,33 @@ static void emit(loop_io *io, const char *type, event_visibility vis, const char
 
 static void on_text(void *ctx, const char *d, size_t n)
 {
-    emit(ctx, EV_TOKEN_DELTA, EV_VIS_USER, NULL,
+    loop_emit(ctx, EV_TOKEN_DELTA, EV_VIS_USER, NULL,
          json_pack("{s:s,s:s%}", "channel", "text", "text", d, n));
 }
 
 static void on_thinking(void *ctx, const char *d, size_t n)
 {
-    emit(ctx, EV_TOKEN_DELTA, EV_VIS_USER, NULL,
+    loop_emit(ctx, EV_TOKEN_DELTA, EV_VIS_USER, NULL,
          json_pack("{s:s,s:s%}", "channel", "reasoning", "text", d, n));
 }
 
 static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *why)
 {
-    emit(ctx, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+    loop_emit(ctx, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
          json_pack("{s:s,s:s,s:s,s:i,s:f}", "kind", "model_retry", "message", why->message, "code",
                    loom_code_name(why->code), "attempt", attempt, "delay_s", delay_s));
 }
 
 /* --- L3 -------------------------------------------------------------------- */
 
-static void queue_reminder(loop_state *st, const char *text)
+void loop_queue_reminder(loop_state *st, const char *text)
 {
     str_printf(&st->reminders, "<system-reminder>\n%s\n</system-reminder>\n", text);
 }
 
-/* Builds the request from the session: history, tools, system prompt, queued
- * reminders at the tail, a cache breakpoint on the conversation's last block. */
-static int build_request(const loop_params *p, const provider_config *cfg, loop_io *io,
-                         loop_state *st, wire_request *req, loom_error *err)
-{
-    memset(req, 0, sizeof *req);
-    req->model = xstrdup(cfg->model);
-    req->system = xstrdup(p->system_static);
-    req->system_dynamic = xstrdup(p->system_dynamic);
-    req->system_cache = true;
-    req->max_tokens = cfg->max_output_tokens;
-    req->temperature = -1;
-    req->stream = cfg->stream;
-    if (history_from_transcript(io->t, req, NULL) != 0)
-        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be rebuilt");
-    if (p->tools)
-        tool_registry_to_request(p->tools, req);
-    if (req->n_messages == 0 || req->messages[req->n_messages - 1].role != WIRE_ROLE_USER)
-        wire_request_add_message(req, WIRE_ROLE_USER);
-    wire_message *last = &req->messages[req->n_messages - 1];
-    if (st->reminders.len) {
-        wire_message_add_text(last, st->reminders.ptr);
-        str_clear(&st->reminders);
-    }
-    if (last->n_blocks)
-        last->blocks[last->n_blocks - 1].cache_control = true;
-    return 0;
-}
-
 /* --- accounting ----------------------------------------------------------- */
 
-static void add_usage(wire_usage *total, const wire_usage *u)
+void loop_add_usage(wire_usage *total, const wire_usage *u)
 {
     total->input_tokens += u->input_tokens;
     total->output_tokens += u->output_tokens;
@@ -132,7 +99,7 @@ static void obs_start(void *ctx, size_t index, const tool_call *call)
 {
     (void)index;
     observer_ctx *o = ctx;
-    emit(o->io, EV_TOOL_STARTED, EV_VIS_USER, call->id,
+    loop_emit(o->io, EV_TOOL_STARTED, EV_VIS_USER, call->id,
          json_pack("{s:s,s:s,s:O}", "call_id", call->id, "tool", call->name, "input",
                    call->input));
 }
@@ -156,7 +123,7 @@ static void obs_finish(void *ctx, size_t index, const tool_call *call, const too
         json_object_set_new(payload, "failed_step", json_string(out->failed_step));
     if (r->raw)
         json_object_set(payload, "raw", r->raw);
-    emit(o->io, r->is_error ? EV_TOOL_FAILED : EV_TOOL_FINISHED, EV_VIS_USER, call->id, payload);
+    loop_emit(o->io, r->is_error ? EV_TOOL_FAILED : EV_TOOL_FINISHED, EV_VIS_USER, call->id, payload);
 }
 
 /* Warns the model when it repeats the same call with the same input. */
@@ -183,8 +150,8 @@ static void detect_repeats(const loop_params *p, loop_io *io, loop_state *st,
                      "will give the same result: stop, look at what the results told you, and "
                      "try a different approach or explain what is blocking you.",
                      calls[i].name, st->repeat_count);
-            queue_reminder(st, msg);
-            emit(io, EV_WARNING_EMITTED, EV_VIS_USER, calls[i].id,
+            loop_queue_reminder(st, msg);
+            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, calls[i].id,
                  json_pack("{s:s,s:s,s:s,s:i}", "kind", "tool_loop", "message", msg, "tool",
                            calls[i].name, "repeats", st->repeat_count));
         }
@@ -216,8 +183,10 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         tool_result *r = &outs[i].result;
+        if (io->working)
+            working_note_step(io->working, r->is_error);
         if (outs[i].context)
-            queue_reminder(st, outs[i].context);
+            loop_queue_reminder(st, outs[i].context);
         json_t *rec = record_tool_result(calls[i].id, str_cstr(&r->text), r->is_error);
         if (r->raw)
             json_object_set_new(record_provider_data(rec, true), "toolResult",
@@ -245,17 +214,17 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
 
 /* Fires ev with the common payload plus extra (stolen; may be NULL); hook
  * notices become warnings. The caller frees the outcome. */
-static hook_outcome fire(loop_io *io, hook_event ev, json_t *extra)
+hook_outcome loop_fire(loop_io *io, hook_event ev, json_t *extra)
 {
     hook_outcome o = governance_fire(io->gov, ev, extra, io->cancel);
     for (size_t i = 0; i < o.n_notices; i++)
         if (o.notices[i].kind != HOOK_NOTICE_OUTPUT)
-            emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
                  json_pack("{s:s,s:s}", "kind", "hook", "message", o.notices[i].text));
     return o;
 }
 
-static bool has_hooks(loop_io *io, hook_event ev)
+bool loop_has_hooks(loop_io *io, hook_event ev)
 {
     return io->gov && hook_registry_count(io->gov->hooks, ev) > 0;
 }
@@ -263,11 +232,11 @@ static bool has_hooks(loop_io *io, hook_event ev)
 /* InstructionsLoaded: one event per memory file the system prompt holds. */
 static void fire_instructions_loaded(const loop_params *p, loop_io *io)
 {
-    if (!p->memory || !has_hooks(io, HOOK_INSTRUCTIONS_LOADED))
+    if (!p->memory || !loop_has_hooks(io, HOOK_INSTRUCTIONS_LOADED))
         return;
     for (size_t i = 0; i < p->memory->count; i++) {
         const memory_file *f = &p->memory->files[i];
-        hook_outcome o = fire(io, HOOK_INSTRUCTIONS_LOADED,
+        hook_outcome o = loop_fire(io, HOOK_INSTRUCTIONS_LOADED,
                               json_pack("{s:s,s:s}", "file_path", f->path, "memory_type",
                                         memory_kind_name(f->kind)));
         hook_outcome_free(&o);
@@ -283,18 +252,18 @@ static bool run_start_hooks(const loop_params *p, loop_io *io, loop_state *st, c
         return true;
     if (!io->gov->session_started) {
         io->gov->session_started = true;
-        if (has_hooks(io, HOOK_SESSION_START)) {
-            hook_outcome o = fire(io, HOOK_SESSION_START,
+        if (loop_has_hooks(io, HOOK_SESSION_START)) {
+            hook_outcome o = loop_fire(io, HOOK_SESSION_START,
                                   json_pack("{s:s}", "source", fresh ? "startup" : "resume"));
             if (o.additional_context && *o.additional_context)
-                queue_reminder(st, o.additional_context);
+                loop_queue_reminder(st, o.additional_context);
             hook_outcome_free(&o);
         }
         fire_instructions_loaded(p, io);
     }
-    if (!has_hooks(io, HOOK_USER_PROMPT_SUBMIT))
+    if (!loop_has_hooks(io, HOOK_USER_PROMPT_SUBMIT))
         return true;
-    hook_outcome o = fire(io, HOOK_USER_PROMPT_SUBMIT, json_pack("{s:s}", "prompt", goal));
+    hook_outcome o = loop_fire(io, HOOK_USER_PROMPT_SUBMIT, json_pack("{s:s}", "prompt", goal));
     bool ok = !o.blocked;
     if (!ok) {
         out->state = RUN_BLOCKED_BY_POLICY;
@@ -303,7 +272,7 @@ static bool run_start_hooks(const loop_params *p, loop_io *io, loop_state *st, c
                        "a UserPromptSubmit hook blocked the prompt: %s",
                        o.block_reason ? o.block_reason : "no reason given");
     } else if (o.additional_context && *o.additional_context) {
-        queue_reminder(st, o.additional_context);
+        loop_queue_reminder(st, o.additional_context);
     }
     hook_outcome_free(&o);
     return ok;
@@ -315,22 +284,22 @@ static bool run_start_hooks(const loop_params *p, loop_io *io, loop_state *st, c
 
 static bool stop_hook_continues(loop_io *io, loop_state *st)
 {
-    if (!has_hooks(io, HOOK_STOP) || st->stop_continuations >= LOOP_STOP_HOOK_CONTINUATIONS)
+    if (!loop_has_hooks(io, HOOK_STOP) || st->stop_continuations >= LOOP_STOP_HOOK_CONTINUATIONS)
         return false;
-    hook_outcome o = fire(io, HOOK_STOP, json_pack("{s:b}", "stop_hook_active",
+    hook_outcome o = loop_fire(io, HOOK_STOP, json_pack("{s:b}", "stop_hook_active",
                                                    st->stop_continuations > 0));
     bool again = o.blocked;
     bool failed = false;
     for (size_t i = 0; i < o.n_results; i++)
         failed |= o.results[i].status == HOOK_STATUS_ERROR ||
                   o.results[i].status == HOOK_STATUS_TIMEOUT;
-    if (failed && has_hooks(io, HOOK_STOP_FAILURE)) {
-        hook_outcome f = fire(io, HOOK_STOP_FAILURE, NULL);
+    if (failed && loop_has_hooks(io, HOOK_STOP_FAILURE)) {
+        hook_outcome f = loop_fire(io, HOOK_STOP_FAILURE, NULL);
         hook_outcome_free(&f);
     }
     if (again) {
         st->stop_continuations++;
-        queue_reminder(st, o.block_reason ? o.block_reason : "A Stop hook asked you to continue.");
+        loop_queue_reminder(st, o.block_reason ? o.block_reason : "A Stop hook asked you to continue.");
     }
     hook_outcome_free(&o);
     return again;
@@ -356,6 +325,43 @@ static void finish_interrupted(loop_io *io, loop_result *out)
     loom_error_set(&out->err, LOOM_ERR_RUN_CANCELLED, "interrupted by user");
 }
 
+/* The provider refused req as too long: learn the window from the refusal
+ * (a server whose limit Loom was never told), compact — or renew when
+ * compaction cannot run — and rebuild req. 0 when req is ready to be sent
+ * again; -1 with err left as the refusal otherwise. */
+static int reactive_compact(const loop_params *p, provider_config *cfg, loop_io *io,
+                            loop_state *st, wire_request *req, int64_t *est, loop_result *out,
+                            loom_error *err)
+{
+    int64_t sent = pressure_tokens(&st->pr, *est, NULL);
+    int64_t learned = context_window_from_refusal(err->message);
+    if (learned <= 0 || learned >= sent)
+        learned = sent * 3 / 4; /* told nothing usable: assume a quarter less fits */
+    if (cfg->context_window <= 0 || learned < cfg->context_window) {
+        cfg->context_window = learned;
+        st->pr.window = learned;
+        if (cfg->max_output_tokens > learned / 4)
+            cfg->max_output_tokens = (int)(learned / 4);
+    }
+    loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+              json_pack("{s:s,s:s,s:I}", "kind", "prompt_too_long", "message", err->message,
+                        "context_window", (json_int_t)cfg->context_window));
+    loom_error cerr;
+    loom_error_clear(&cerr);
+    int rc = context_compact(p, cfg, io, st, "reactive", NULL, out, &cerr);
+    if (rc <= 0 && cerr.code != LOOM_ERR_RUN_CANCELLED)
+        rc = context_renew(p, cfg, io, st, "reactive", &cerr) == 0 ? 1 : -1;
+    if (rc <= 0)
+        return -1;
+    wire_request_free(req);
+    loom_error rerr;
+    if (context_build_request(p, cfg, io, st, req, est, &rerr) != 0) {
+        *err = rerr;
+        return -1;
+    }
+    return 0;
+}
+
 void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -367,6 +373,17 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
 
     /* L1: the goal enters the session before anything can fail. */
     bool fresh = transcript_leaf(io->t) == NULL;
+    /* A "+500k" in the prompt sets the token budget (seed 000), unless the
+     * configuration set one. */
+    int64_t budget = p->max_tokens_total > 0 ? p->max_tokens_total : budget_parse_prompt(goal);
+    loop_params params = *p;
+    params.max_tokens_total = budget;
+    p = &params;
+    ladder_edits_init(&st.edits);
+    ladder_edits_load(&st.edits, io->t);
+    st.pr.window = cfg.context_window;
+    if (io->working)
+        working_set_goal(io->working, goal);
     if (transcript_append_new(io->t, record_user_text(goal), &out->err) != 0 ||
         transcript_sync(io->t, &out->err) != 0) {
         out->state = RUN_FAILED;
@@ -375,6 +392,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
     }
     if (!run_start_hooks(p, io, &st, goal, fresh, out)) {
         str_free(&st.reminders);
+        ladder_edits_free(&st.edits);
         out->final_text = xstrdup("");
         return;
     }
@@ -401,6 +419,20 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
                            (long long)usage_total(&out->usage), (long long)p->max_tokens_total);
             break;
         }
+        if (p->max_tokens_total > 0 && !st.budget_nudged &&
+            usage_total(&out->usage) * 5 >= p->max_tokens_total * 4) {
+            /* seed 000: a nudge as the budget nears its end, then a clean stop. */
+            st.budget_nudged = true;
+            char msg[300];
+            snprintf(msg, sizeof msg,
+                     "Token budget: %lld of %lld tokens used. The run stops at the budget: finish "
+                     "the step in hand, then give a short summary of what is done and what is "
+                     "left.",
+                     (long long)usage_total(&out->usage), (long long)p->max_tokens_total);
+            loop_queue_reminder(&st, msg);
+            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                      json_pack("{s:s,s:s}", "kind", "token_budget", "message", msg));
+        }
         if (p->max_usd > 0 && out->cost_usd >= p->max_usd) {
             out->state = RUN_FAILED;
             out->stop_reason = "usd_budget";
@@ -410,23 +442,50 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         }
         st.turn++;
 
-        /* L3: flush history, build the request with queued items at the tail. */
+        /* L3: flush history, apply at most one ladder step, build the
+         * request with queued items and C_working at the tail. */
         loom_error err;
         loom_error_clear(&err);
         wire_request req;
-        if (transcript_sync(io->t, &err) != 0 || build_request(p, &cfg, io, &st, &req, &err) != 0) {
+        int64_t est = 0;
+        int rc = transcript_sync(io->t, &err);
+        if (rc == 0)
+            rc = context_build_request(p, &cfg, io, &st, &req, &est, &err);
+        if (rc == 0) {
+            int changed = context_govern(p, &cfg, io, &st, est, out, &err);
+            if (changed != 0)
+                wire_request_free(&req);
+            rc = changed < 0 ? -1 : changed ? context_build_request(p, &cfg, io, &st, &req, &est, &err) : 0;
+        }
+        if (rc != 0) {
             wire_request_free(&req);
             out->err = err;
             out->state = RUN_FAILED;
-            out->stop_reason = "session_error";
+            out->stop_reason = err.code == LOOM_ERR_RUN_CANCELLED ? "cancelled" : "session_error";
+            if (err.code == LOOM_ERR_RUN_CANCELLED)
+                out->state = RUN_CANCELLED;
             break;
         }
+        str_clear(&st.reminders);
 
         /* The model call. */
         wire_stream_sink sink = {.ctx = io, .on_text = on_text, .on_thinking = on_thinking,
                                  .on_retry = on_retry};
         wire_response resp;
-        int rc = provider_complete(&cfg, &req, &sink, io->cancel, &resp, &err);
+        rc = provider_complete(&cfg, &req, &sink, io->cancel, &resp, &err);
+        if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG) {
+            /* Reactive compaction, once per request: the refusal teaches the
+             * window, the context is compacted, the request sent again. */
+            int rc2 = reactive_compact(p, &cfg, io, &st, &req, &est, out, &err);
+            if (rc2 == 0)
+                rc = provider_complete(&cfg, &req, &sink, io->cancel, &resp, &err);
+            if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG)
+                loom_error_set(&err, LOOM_ERR_MODEL_PROMPT_TOO_LONG,
+                               "the model refused the prompt as too long again after the context "
+                               "was compacted (about %lld tokens, window %lld): %s",
+                               (long long)pressure_tokens(&st.pr, est, NULL),
+                               (long long)cfg.context_window, err.message);
+        }
         wire_request_free(&req);
         if (rc != 0) {
             if (err.code == LOOM_ERR_RUN_CANCELLED || cancel_requested(io->cancel)) {
@@ -441,7 +500,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
                 char msg[1400];
                 snprintf(msg, sizeof msg, "switching to the fallback model %s: %s",
                          p->fallback_model, err.message);
-                emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
                      json_pack("{s:s,s:s,s:s}", "kind", "fallback_model", "message", msg,
                                "model", p->fallback_model));
                 st.turn--; /* the failed call was not a turn */
@@ -452,6 +511,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
             out->stop_reason = "model_error";
             break;
         }
+        pressure_report(&st.pr, &resp.usage, est);
         st.model_failures = 0;
         if (!cfg.stream) {
             /* A whole reply streams as one delta per block, so every surface
@@ -464,13 +524,13 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
                     on_text(io, blk->text, strlen(blk->text));
             }
         }
-        add_usage(&out->usage, &resp.usage);
+        loop_add_usage(&out->usage, &resp.usage);
         double cost = out->cost_usd >= 0 ? usage_cost(p, &resp.usage) : 0;
         if (out->cost_usd >= 0)
             out->cost_usd += cost;
         out->turns = st.turn;
         json_t *u = wire_usage_to_json(&resp.usage);
-        emit(io, "model.completed", EV_VIS_USER, resp.request_id,
+        loop_emit(io, "model.completed", EV_VIS_USER, resp.request_id,
              json_pack("{s:i,s:s,s:s?,s:o,s:f}", "turn", st.turn, "stop_reason",
                        wire_stop_reason_name(resp.stop_reason), "request_id", resp.request_id,
                        "usage", u, "cost_usd", out->cost_usd));
@@ -525,14 +585,16 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
     }
     loom_error ignore;
     transcript_sync(io->t, &ignore);
-    if (has_hooks(io, HOOK_FINAL_STOP)) {
-        hook_outcome o = fire(io, HOOK_FINAL_STOP,
+    if (loop_has_hooks(io, HOOK_FINAL_STOP)) {
+        hook_outcome o = loop_fire(io, HOOK_FINAL_STOP,
                               json_pack("{s:s,s:s}", "state", run_state_name(out->state),
                                         "stop_reason", out->stop_reason ? out->stop_reason : ""));
         hook_outcome_free(&o);
     }
     free(st.last_call_sig);
     str_free(&st.reminders);
+    ladder_edits_free(&st.edits);
+    free(st.system_dynamic);
     if (!out->final_text)
         out->final_text = xstrdup("");
 }

@@ -14,6 +14,7 @@
 
 #include "base/cancel.h"
 #include "base/error.h"
+#include "context/ladder.h"
 #include "runtime/event.h"
 #include "runtime/run_state.h"
 #include "session/transcript.h"
@@ -41,6 +42,14 @@ typedef struct loop_params {
     double max_usd;                 /* 0 = no cap */
     double price_input_per_mtok;    /* 0 = unknown: cost not computed */
     double price_output_per_mtok;
+    /* Context engineering (runtime/context_control.h). */
+    ladder_config ladder;           /* thresholds; zeroed: the defaults */
+    bool no_auto_compact;           /* steps A–D only by hand (/compact); renew still forced */
+    double renew_lambda;            /* 0: RENEW_DEFAULT_LAMBDA */
+    /* Renew reloads C_memory: the dynamic system prompt made anew (caller
+     * frees the result). NULL: the prompt is kept. */
+    char *(*reload_system_dynamic)(void *ctx);
+    void *reload_ctx;
 } loop_params;
 
 typedef struct loop_io {
@@ -51,6 +60,8 @@ typedef struct loop_io {
                  json_t *payload /* stolen */);
     void *emit_ctx;
     struct governance *gov;         /* hooks for the run's lifecycle; NULL: none */
+    struct working *working;        /* C_working (context/working.h); NULL: no tail */
+    const char *mf_dir;             /* M_f: where renew snapshots C_working; NULL: none */
 } loop_io;
 
 typedef struct loop_result {

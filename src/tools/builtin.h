@@ -16,5 +16,6 @@ extern const tool_def tool_grep;         /* grep.c */
 extern const tool_def tool_todo_write;   /* todo.c */
 extern const tool_def tool_web_fetch;    /* web_fetch.c */
 extern const tool_def tool_ask_user;     /* ask_user.c */
+extern const tool_def tool_renew;        /* renew.c */
 
 #endif

@@ -464,21 +464,7 @@ static size_t output_cap(void)
 
 void pipeline_cap_output(loom_str *text, size_t cap)
 {
-    if (text->len <= cap)
-        return;
-    size_t head = cap / 2, tail = cap - head;
-    while (head > 0 && ((unsigned char)text->ptr[head] & 0xC0) == 0x80)
-        head--;
-    size_t tail_start = text->len - tail;
-    while (tail_start < text->len && ((unsigned char)text->ptr[tail_start] & 0xC0) == 0x80)
-        tail_start++;
-    loom_str out = LOOM_STR_INIT;
-    str_append(&out, text->ptr, head);
-    str_printf(&out, "\n\n[… %zu characters cut from the middle of this output …]\n\n",
-               tail_start - head);
-    str_append(&out, text->ptr + tail_start, text->len - tail_start);
-    str_free(text);
-    *text = out;
+    str_cut_middle(text, cap, "of this output");
 }
 
 void tool_outcome_free(tool_outcome *out)

@@ -20,6 +20,7 @@ typedef struct file_state file_state;       /* tools/file_state.h: read cache */
 typedef struct file_history file_history;   /* tools/file_history.h: pre-write snapshots */
 typedef struct task_registry task_registry; /* tools/tasks.h: background shells */
 typedef struct todo_list todo_list;         /* tools/todo.h: the plan */
+typedef struct working working;             /* context/working.h: C_working */
 
 typedef struct tool_ctx {
     const char *cwd;              /* the session's working directory (absolute) */
@@ -30,6 +31,7 @@ typedef struct tool_ctx {
     file_history *history;
     task_registry *tasks;
     todo_list *todos;
+    working *working;             /* the session's working memory (may be NULL) */
     const char *message_id;       /* the assistant record that asked for the call */
     /* Side records for the session file (e.g. file-history-snapshot); the
      * callee steals rec. May be NULL. */

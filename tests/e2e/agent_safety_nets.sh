@@ -13,7 +13,7 @@ use_provider anthropic
 "$LOOM_BIN" -p "loop" --permission-mode bypassPermissions --cwd "$T/proj" --output-format stream-json > "$T/events"
 assert_eq "loop: one warning event" "$(jq -r 'select(.type=="warning.emitted") | .payload.kind' "$T/events")" "tool_loop"
 assert_contains "loop: the 4th request carries the reminder" \
-  "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[-1].content[-1].text')" "same input 3 times in a row"
+  "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[-1].content[-2].text')" "same input 3 times in a row"
 assert_eq "loop: the run still completes" "$(tail -n 1 "$T/events" | jq -r .payload.state)" "completed"
 
 # Fallback model: the main model stays overloaded through its retries.
@@ -52,5 +52,5 @@ assert_contains "system: static part has the working rules" "$(jq -r '.body.syst
 assert_contains "system: AGENTS.md in the dynamic part" "$(jq -r '.body.system[1].text' <<<"$req")" "always answer in haiku"
 assert_contains "system: the working directory is stated" "$(jq -r '.body.system[1].text' <<<"$req")" "$T/proj"
 assert_eq "tools: sent in a stable order" "$(jq -r '[.body.tools[].name] | join(",")' <<<"$req")" \
-  "Read,Write,Edit,Glob,Grep,Bash,TaskOutput,TaskStop,TodoWrite,WebFetch,AskUserQuestion"
+  "Read,Write,Edit,Glob,Grep,Bash,TaskOutput,TaskStop,TodoWrite,WebFetch,AskUserQuestion,Renew"
 finish

@@ -114,7 +114,7 @@ JSON
   wait_prompt
   assert_eq "one request" "$(wc -l < "$MOCK_LOG")" "1"
   assert_eq "both lines in one message" \
-    "$(jq -r '.body.messages[-1].content | if type=="string" then . else map(.text) | join("") end' "$MOCK_LOG")" \
+    "$(jq -r '.body.messages[-1].content | if type=="string" then . else map(.text | select(startswith("<working-memory>") | not)) | join("") end' "$MOCK_LOG")" \
     "first line 
 second line"
 

@@ -36,7 +36,12 @@ char *conv_content_text(const json_t *content)
         if (!type || (strcmp(type, "text") && strcmp(type, "input_text") &&
                       strcmp(type, "output_text")))
             continue;
-        conv_append(&out, json_string_value(json_object_get(block, "text")));
+        const char *text = json_string_value(json_object_get(block, "text"));
+        /* Loom's working-memory block rides at the tail of every request and
+         * repeats the goal: matching on it would match every request. */
+        if (text && !strncmp(text, "<working-memory>", 16))
+            continue;
+        conv_append(&out, text);
     }
     return out ? out : xstrdup("");
 }

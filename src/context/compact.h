@@ -1,0 +1,46 @@
+/* compact.h — ladder step D: the model-written summary (seed 001 §8.3–8.7).
+ *
+ * The summarization request is isolated from the agent (seed 001 §7.1 rule
+ * 2): no tools, its own system prompt, the conversation rendered as text in
+ * one user message (so it carries no tool_use blocks a provider would want
+ * declared tools for), then the instructions: an <analysis> scratch part,
+ * a <summary> with six sections, under 1,000 words, "do not redo completed
+ * work", and every user message listed verbatim so corrections survive. It
+ * goes to the agent's own model: the summary replaces the whole history,
+ * so it must not be downgraded. */
+#ifndef LOOM_CONTEXT_COMPACT_H
+#define LOOM_CONTEXT_COMPACT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire/message.h"
+
+#define COMPACT_SYSTEM_PROMPT                                                                  \
+    "You summarize a conversation between a user and a coding agent so that the agent can "   \
+    "continue the work from the summary alone. You have no tools: answer with text only."
+
+/* The six section titles the prompt asks for, in order. */
+extern const char *const compact_sections[6];
+
+/* The summarization request over view (root first, as the model sees the
+ * session), fitted into budget_tokens of input: long tool results are cut
+ * in the middle first, then the middle of the conversation itself. goal
+ * and instructions (the user's /compact text) may be NULL. req must be
+ * zeroed; the caller sets model, max_tokens and stream. */
+void compact_build_request(json_t *const *view, size_t n, const char *instructions,
+                           int64_t budget_tokens, wire_request *req);
+
+/* The summary in a reply: the <summary> part when there is one, else the
+ * reply without its <analysis> part; trimmed. NULL when nothing is left.
+ * Caller frees. */
+char *compact_extract_summary(const char *reply);
+
+/* The degenerate-summary guard (seed 001 §8.2): false when the chain holds
+ * nothing since its last summary but that summary — compacting again would
+ * only summarize a summary. */
+bool compact_has_new_history(json_t *const *chain, size_t n);
+
+#endif

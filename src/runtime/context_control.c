@@ -1,0 +1,386 @@
+/* context_control.c — assembly, pressure, the ladder, compaction and renew
+ * in the loop (see context_control.h). */
+#include "runtime/context_control.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "base/log.h"
+#include "context/compact.h"
+#include "context/renew.h"
+#include "context/tokens.h"
+#include "context/working.h"
+#include "policy/governance.h"
+#include "session/history.h"
+#include "session/record.h"
+
+/* Auto-compaction gives up after this many failures in a row (seed 001 §8). */
+#define COMPACT_MAX_FAILURES 3
+/* The summary's own output cap: 1,000 words ≈ 2,600 tokens, with room. */
+#define COMPACT_MAX_OUTPUT 4096
+/* renew keeps this share of the window for the compressed history. */
+#define RENEW_BUDGET_SHARE 0.25
+
+static const ladder_config *ladder_of(const loop_params *p, ladder_config *buf)
+{
+    if (p->ladder.compact > 0)
+        return &p->ladder;
+    ladder_config_default(buf);
+    return buf;
+}
+
+/* --- assembly ------------------------------------------------------------- */
+
+/* The active chain through the ladder's edits. *keep owns edited copies. */
+static int active_view(transcript *t, const ladder_edits *edits, json_t ***view, size_t *n,
+                       json_t **keep)
+{
+    json_t **chain = NULL;
+    size_t nc = 0;
+    if (transcript_active(t, &chain, &nc) != 0)
+        return -1;
+    ladder_view(edits, chain, nc, view, n, keep);
+    free(chain);
+    return 0;
+}
+
+static void set_dashboard(const loop_params *p, const provider_config *cfg, loop_io *io,
+                          loop_state *st, int64_t tokens, const loop_result *out)
+{
+    if (!io->working)
+        return;
+    dashboard d = working_get_dashboard(io->working);
+    d.tokens = tokens;
+    d.window = cfg->context_window;
+    d.budget_total = p->max_tokens_total;
+    d.budget_used = out ? out->usage.input_tokens + out->usage.output_tokens +
+                              out->usage.cache_read_tokens + out->usage.cache_creation_tokens
+                        : d.budget_used;
+    d.turn = st->turn;
+    working_set_dashboard(io->working, &d);
+}
+
+int context_build_request(const loop_params *p, const provider_config *cfg, loop_io *io,
+                          loop_state *st, wire_request *req, int64_t *est, loom_error *err)
+{
+    memset(req, 0, sizeof *req);
+    req->model = xstrdup(cfg->model);
+    req->system = xstrdup(p->system_static);
+    req->system_dynamic = xstrdup(st->system_dynamic ? st->system_dynamic : p->system_dynamic);
+    req->system_cache = true;
+    req->max_tokens = cfg->max_output_tokens;
+    req->temperature = -1;
+    req->stream = cfg->stream;
+    json_t **view = NULL, *keep = NULL;
+    size_t n = 0;
+    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0)
+        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be rebuilt");
+    history_from_records(view, n, req, NULL);
+    free(view);
+    json_decref(keep);
+    if (p->tools)
+        tool_registry_to_request(p->tools, req);
+    if (st->tools_est == 0)
+        st->tools_est = tokens_estimate_tools(req);
+    if (req->n_messages == 0 || req->messages[req->n_messages - 1].role != WIRE_ROLE_USER)
+        wire_request_add_message(req, WIRE_ROLE_USER);
+    wire_message *last = &req->messages[req->n_messages - 1];
+    /* The breakpoint closes the stable prefix: the history's last block. */
+    if (last->n_blocks)
+        last->blocks[last->n_blocks - 1].cache_control = true;
+
+    int64_t body = tokens_estimate_cstr(req->system) + tokens_estimate_cstr(req->system_dynamic) +
+                   st->tools_est;
+    for (size_t i = 0; i < req->n_messages; i++)
+        body += tokens_estimate_message(&req->messages[i]);
+    int64_t tail = 0;
+    if (st->reminders.len) {
+        wire_message_add_text(last, st->reminders.ptr);
+        tail += tokens_estimate_text(st->reminders.ptr, st->reminders.len) + TOKENS_PER_BLOCK;
+    }
+    if (io->working) {
+        /* The dashboard shows the pressure of this very request; the block's
+         * own size is estimated from its previous rendering's order of
+         * magnitude (a few hundred tokens), close enough for a percentage. */
+        set_dashboard(p, cfg, io, st, pressure_tokens(&st->pr, body + tail + 300, NULL), NULL);
+        char *w = working_render(io->working);
+        wire_message_add_text(last, w);
+        tail += tokens_estimate_cstr(w) + TOKENS_PER_BLOCK;
+        free(w);
+    }
+    *est = body + tail;
+    return 0;
+}
+
+/* --- compaction (D) ----------------------------------------------------------- */
+
+static void null_text(void *ctx, const char *d, size_t n)
+{
+    (void)ctx, (void)d, (void)n;
+}
+
+int context_compact(const loop_params *p, const provider_config *cfg, loop_io *io,
+                    loop_state *st, const char *trigger, const char *instructions,
+                    loop_result *out, loom_error *err)
+{
+    json_t **chain = NULL;
+    size_t nc = 0;
+    if (transcript_active(io->t, &chain, &nc) != 0)
+        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
+    bool fresh = compact_has_new_history(chain, nc);
+    free(chain);
+    if (!fresh) {
+        /* seed 001 §8.2: a summary of a summary degenerates; say so, once. */
+        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                  json_pack("{s:s,s:s,s:s}", "kind", "compaction_skipped", "trigger", trigger,
+                            "message", "nothing new since the last compaction: not compacting "
+                                       "again"));
+        return 0;
+    }
+    if (loop_has_hooks(io, HOOK_PRE_COMPACT)) {
+        hook_outcome o = loop_fire(io, HOOK_PRE_COMPACT,
+                                   json_pack("{s:s,s:s}", "trigger", trigger,
+                                             "custom_instructions",
+                                             instructions ? instructions : ""));
+        bool blocked = o.blocked;
+        if (blocked)
+            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                      json_pack("{s:s,s:s,s:s+}", "kind", "compaction_skipped", "trigger",
+                                trigger, "message", "a PreCompact hook blocked compaction: ",
+                                o.block_reason ? o.block_reason : "no reason given"));
+        hook_outcome_free(&o);
+        if (blocked)
+            return 0;
+    }
+    json_t **view = NULL, *keep = NULL;
+    size_t n = 0;
+    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0)
+        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
+    int64_t before = 0;
+    for (size_t i = 0; i < n; i++)
+        before += ladder_record_tokens(view[i]);
+    int max_out = cfg->max_output_tokens > 0 && cfg->max_output_tokens < COMPACT_MAX_OUTPUT
+                      ? cfg->max_output_tokens
+                      : COMPACT_MAX_OUTPUT;
+    int64_t budget = cfg->context_window > 0 ? cfg->context_window - max_out : 100000;
+    budget = budget * 9 / 10; /* room for the estimator's error */
+    wire_request req = {0};
+    compact_build_request(view, n, instructions, budget, &req);
+    free(view);
+    json_decref(keep);
+    req.model = xstrdup(cfg->model);
+    req.max_tokens = max_out;
+    req.stream = cfg->stream;
+    loop_emit(io, "context.compaction_started", EV_VIS_USER, NULL,
+              json_pack("{s:s,s:I}", "trigger", trigger, "tokens_before", (json_int_t)before));
+    wire_stream_sink sink = {.ctx = io, .on_text = null_text, .on_thinking = null_text};
+    wire_response resp;
+    int rc = provider_complete(cfg, &req, &sink, io->cancel, &resp, err);
+    wire_request_free(&req);
+    if (rc != 0) {
+        st->compact_failures++;
+        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                  json_pack("{s:s,s:s,s:s,s:i}", "kind", "compaction_failed", "trigger", trigger,
+                            "message", err->message, "failures", st->compact_failures));
+        return -1;
+    }
+    if (out)
+        loop_add_usage(&out->usage, &resp.usage);
+    char *text = wire_message_text(&resp.message);
+    char *summary = compact_extract_summary(text);
+    free(text);
+    wire_response_free(&resp);
+    if (!summary) {
+        st->compact_failures++;
+        return loom_error_set(err, LOOM_ERR_MODEL_PROTOCOL,
+                              "the compaction reply held no summary");
+    }
+    json_t *rec = record_summary(summary, NULL);
+    json_t *pd = record_provider_data(rec, true);
+    json_object_set_new(pd, "compactType", json_string(trigger));
+    json_object_set_new(pd, "isCompacted", json_true());
+    json_object_set_new(pd, "tokensBefore", json_integer(before));
+    int64_t after = tokens_estimate_cstr(summary);
+    if (transcript_append_new(io->t, rec, err) != 0 || transcript_sync(io->t, err) != 0) {
+        free(summary);
+        return -1;
+    }
+    st->compact_failures = 0;
+    pressure_reset_shape(&st->pr);
+    if (loop_has_hooks(io, HOOK_POST_COMPACT)) {
+        hook_outcome o = loop_fire(io, HOOK_POST_COMPACT,
+                                   json_pack("{s:s,s:s}", "trigger", trigger, "compact_summary",
+                                             summary));
+        hook_outcome_free(&o);
+    }
+    loop_emit(io, "context.compacted", EV_VIS_USER, NULL,
+              json_pack("{s:s,s:s,s:I,s:I,s:I}", "step", "compact", "trigger", trigger,
+                        "tokens_before", (json_int_t)before, "tokens_after", (json_int_t)after,
+                        "saved_tokens", (json_int_t)(before - after)));
+    free(summary);
+    return 1;
+}
+
+/* --- renew ------------------------------------------------------------------ */
+
+int context_renew(const loop_params *p, const provider_config *cfg, loop_io *io,
+                  loop_state *st, const char *reason, loom_error *err)
+{
+    /* Steps 1–4: C_working to M_f, then back: what the next request shows is
+     * what the snapshot holds, so a renew can never silently drop it. */
+    if (io->working && io->mf_dir) {
+        if (working_save(io->working, io->mf_dir, err) != 0 ||
+            working_load(io->working, io->mf_dir, err) != 0)
+            return -1;
+    }
+    json_t **view = NULL, *keep = NULL;
+    size_t n = 0;
+    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0)
+        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
+    char *goal = io->working ? working_goal(io->working) : xstrdup("");
+    int64_t window = cfg->context_window > 0 ? cfg->context_window : 100000;
+    renew_stats rs;
+    /* Step 5: compress C_history by score. */
+    char *text = renew_compress(view, n, goal, (int64_t)((double)window * RENEW_BUDGET_SHARE),
+                                p->renew_lambda > 0 ? p->renew_lambda : RENEW_DEFAULT_LAMBDA,
+                                st->turn, &rs);
+    free(view);
+    json_decref(keep);
+    free(goal);
+    json_t *rec = record_summary(text, NULL);
+    json_t *pd = record_provider_data(rec, true);
+    json_object_set_new(pd, "renew", json_true());
+    json_object_set_new(pd, "renewReason", json_string(reason));
+    json_object_set_new(pd, "tokensBefore", json_integer(rs.tokens_before));
+    free(text);
+    if (transcript_append_new(io->t, rec, err) != 0 || transcript_sync(io->t, err) != 0)
+        return -1;
+    /* Step 6: reload C_memory; the rest of new_C is assembled as always. */
+    if (p->reload_system_dynamic) {
+        char *dyn = p->reload_system_dynamic(p->reload_ctx);
+        if (dyn) {
+            free(st->system_dynamic);
+            st->system_dynamic = dyn;
+        }
+    }
+    pressure_reset_shape(&st->pr);
+    loop_emit(io, "context.renewed", EV_VIS_USER, NULL,
+              json_pack("{s:s,s:i,s:I,s:I,s:i,s:i,s:i,s:s?}", "reason", reason, "turn", st->turn,
+                        "tokens_before", (json_int_t)rs.tokens_before, "tokens_after",
+                        (json_int_t)rs.tokens_after, "items", (int)rs.items, "kept",
+                        (int)rs.kept, "core", (int)rs.core, "mf_dir", io->mf_dir));
+    /* Step 7: the loop resumes; the goal rides in C_working. */
+    return 0;
+}
+
+/* --- the ladder ---------------------------------------------------------------- */
+
+static int apply_local(loop_io *io, loop_state *st, ladder_step step, json_t *rec,
+                       int64_t saved, double rho, loom_error *err)
+{
+    ladder_edits_add(&st->edits, rec);
+    json_object_set_new(rec, "rho", json_real((double)(int)(rho * 1000) / 1000.0));
+    if (transcript_append_new(io->t, rec, err) != 0)
+        return -1;
+    pressure_reset_shape(&st->pr);
+    loop_emit(io, "context.compacted", EV_VIS_USER, NULL,
+              json_pack("{s:s,s:s,s:I,s:f}", "step", ladder_step_name(step), "trigger", "auto",
+                        "saved_tokens", (json_int_t)saved, "rho", rho));
+    return 1;
+}
+
+/* One local step (A–C), falling to the next lower one when it would free
+ * nothing. 1 applied, 0 none could, -1 session error. */
+static int local_step(const ladder_config *lc, loop_io *io, loop_state *st, ladder_step from,
+                      int64_t window, double rho, loom_error *err)
+{
+    json_t **view = NULL, *keep = NULL;
+    size_t n = 0;
+    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0)
+        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
+    int rc = 0;
+    for (ladder_step s = from; s >= LADDER_SNIP && rc == 0; s--) {
+        int64_t saved = 0;
+        json_t *rec = s == LADDER_COLLAPSE ? ladder_collapse(lc, view, n, &saved)
+                      : s == LADDER_MICRO  ? ladder_micro(lc, view, n, &saved)
+                                           : ladder_snip(lc, view, n, window, &saved);
+        if (rec)
+            rc = apply_local(io, st, s, rec, saved, rho, err);
+    }
+    free(view);
+    json_decref(keep);
+    return rc;
+}
+
+int context_govern(const loop_params *p, const provider_config *cfg, loop_io *io,
+                   loop_state *st, int64_t est, loop_result *out, loom_error *err)
+{
+    ladder_config buf;
+    const ladder_config *lc = ladder_of(p, &buf);
+    st->pr.window = cfg->context_window;
+    pressure_source src;
+    int64_t tokens = pressure_tokens(&st->pr, est, &src);
+    double rho = pressure_rho(&st->pr, tokens);
+    set_dashboard(p, cfg, io, st, tokens, out);
+    log_event(LOG_DEBUG, "context",
+              json_pack("{s:I,s:I,s:f,s:s}", "tokens", (json_int_t)tokens, "window",
+                        (json_int_t)cfg->context_window, "rho", rho, "source",
+                        pressure_source_name(src)),
+              "pressure");
+
+    char *asked = io->working ? working_take_renew(io->working) : NULL;
+    if (asked) {
+        int rc = context_renew(p, cfg, io, st, "requested", err);
+        free(asked);
+        return rc < 0 ? -1 : 1;
+    }
+    if (cfg->context_window <= 0)
+        return 0;
+    ladder_step step = ladder_step_for(lc, rho);
+    /* The reply must fit too: input + max output over the window blocks
+     * until the context has been compacted (seed 001 §8.2). */
+    if (step < LADDER_COMPACT && tokens + cfg->max_output_tokens > cfg->context_window &&
+        tokens * 2 > cfg->context_window)
+        step = LADDER_COMPACT;
+    if (step == LADDER_NONE)
+        return 0;
+    if (step == LADDER_RENEW)
+        return context_renew(p, cfg, io, st, "forced", err) < 0 ? -1 : 1;
+    if (p->no_auto_compact)
+        return 0;
+    if (step == LADDER_COMPACT && st->compact_failures < COMPACT_MAX_FAILURES) {
+        loom_error cerr;
+        loom_error_clear(&cerr);
+        int rc = context_compact(p, cfg, io, st, "auto", NULL, out, &cerr);
+        if (rc == 1)
+            return 1;
+        if (rc < 0 && cerr.code == LOOM_ERR_RUN_CANCELLED) {
+            *err = cerr;
+            return -1;
+        }
+        /* Skipped or failed: a cheaper step may still make room. */
+    }
+    return local_step(lc, io, st, step >= LADDER_COLLAPSE ? LADDER_COLLAPSE : step,
+                      cfg->context_window, rho, err);
+}
+
+int64_t context_window_from_refusal(const char *m)
+{
+    if (!m)
+        return 0;
+    const char *gt = strstr(m, "tokens > ");
+    if (gt) {
+        long long v = strtoll(gt + strlen("tokens > "), NULL, 10);
+        if (v > 0)
+            return v;
+    }
+    const char *mx = strstr(m, "maximum context length is ");
+    if (mx) {
+        long long v = strtoll(mx + strlen("maximum context length is "), NULL, 10);
+        if (v > 0)
+            return v;
+    }
+    return 0;
+}
