@@ -114,6 +114,26 @@ const char *loom_session_warning(const loom_session *session, size_t i);
 int loom_session_rewind(loom_session *session, int n_turns, char **report, loom_status *st);
 /* Usage totals of the session so far, as JSON (caller frees). */
 char *loom_session_usage_json(loom_session *session);
+
+/* Context engineering (docs/context.md). Call these between runs, like
+ * every session function. */
+/* Compacts the context now (/compact): a model-written summary replaces the
+ * history (PreCompact/PostCompact hooks fire with trigger "manual");
+ * instructions (may be NULL) steer it. Returns 1 when compacted, 0 when
+ * skipped — nothing new since the last compaction, or a hook blocked it —
+ * and -1 on error. *report (caller frees; may be NULL) is JSON:
+ * {"compacted", "message", "tokens_before", "tokens_after"}. */
+int loom_session_compact(loom_session *session, const char *instructions, char **report,
+                         loom_status *st);
+/* What the next request would hold, as JSON (caller frees): {"window",
+ * "tokens", "rho", "source" (api-usage | api-scaled | local-estimate),
+ * "partitions": {"system", "memory", "tools", "history", "working"} in
+ * tokens, "next_step": {"name", "threshold", "at_tokens"} or null,
+ * "memory_files": [{"path", "kind"}]}. */
+char *loom_session_context_json(loom_session *session);
+/* The REPL's `#`: appends "- line" to AGENTS.md in the working directory
+ * (created when missing) and reloads the memory for the next request. */
+int loom_session_remember(loom_session *session, const char *line, loom_status *st);
 /* The permission mode the session's tool calls are decided in
  * (docs/permissions.md §4): default, acceptEdits, plan, auto, dontAsk,
  * bypassPermissions, fullAccess or delegate. It starts as the config's

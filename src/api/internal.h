@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "loom.h"
 #include "context/memory.h"
+#include "context/pressure.h"
 #include "runtime/loop.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
@@ -48,6 +49,7 @@ struct loom_session {
     todo_list *todos;
     struct working *working;   /* C_working: goal, dashboard, plan, surfaces */
     char *mf_dir;              /* M_f: <session>.mf/ beside the session file */
+    pressure pr;               /* token accounting carried from run to run */
     struct governance *gov;    /* rules, hooks, mode, approvals, audit */
     wire_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */

@@ -166,7 +166,8 @@ static void *run_main(void *arg)
         emit(r, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
              json_pack("{s:s,s:s}", "kind", "settings", "message", s->gov->warnings[i]));
     loop_io io = {.t = s->t, .tools = &tctx, .cancel = &r->cancel, .emit = emit, .emit_ctx = r,
-                  .gov = s->gov, .working = s->working, .mf_dir = s->mf_dir};
+                  .gov = s->gov, .working = s->working, .mf_dir = s->mf_dir,
+                  .pressure = &s->pr};
     loop_result res;
     loop_run(&a->params, &io, r->goal, &res);
 

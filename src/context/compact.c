@@ -84,8 +84,22 @@ static void render_conversation(json_t *const *view, size_t n, loom_str *out)
     }
 }
 
-void compact_build_request(json_t *const *view, size_t n, const char *instructions,
-                           int64_t budget_tokens, wire_request *req)
+json_t *compact_user_messages(json_t *const *chain, size_t n)
+{
+    json_t *out = json_array();
+    for (size_t i = 0; i < n; i++) {
+        if (!written_by_user(chain[i]))
+            continue;
+        loom_str s = LOOM_STR_INIT;
+        put_message_text(&s, chain[i]);
+        json_array_append_new(out, json_stringn(str_cstr(&s), s.len));
+        str_free(&s);
+    }
+    return out;
+}
+
+void compact_build_request(json_t *const *view, size_t n, const json_t *user_messages,
+                           const char *instructions, int64_t budget_tokens, wire_request *req)
 {
     req->system = xstrdup(COMPACT_SYSTEM_PROMPT);
     req->temperature = -1;
@@ -117,17 +131,13 @@ void compact_build_request(json_t *const *view, size_t n, const char *instructio
         str_printf(&tail, "%d. %s — %s.\n", i + 1, compact_sections[i], what[i]);
     str_puts(&tail, "\nKeep the summary under 1,000 words. Write in the language the user "
                     "writes in, not the language of code or logs. Do not redo completed work.\n");
-    bool any_user = false;
-    for (size_t i = 0; i < n; i++) {
-        if (!written_by_user(view[i]))
-            continue;
-        if (!any_user)
+    size_t i;
+    json_t *m;
+    json_array_foreach(user_messages, i, m) {
+        if (i == 0)
             str_puts(&tail, "\nThe user's messages, verbatim — carry them into section 6 "
                             "unchanged, and honour every correction in them:\n");
-        any_user = true;
-        str_puts(&tail, "<user_message>\n");
-        put_message_text(&tail, view[i]);
-        str_puts(&tail, "\n</user_message>\n");
+        str_printf(&tail, "<user_message>\n%s\n</user_message>\n", json_string_value(m));
     }
     if (instructions && *instructions)
         str_printf(&tail, "\nAdditional instructions for this summary: %s\n", instructions);

@@ -25,13 +25,20 @@
 /* The six section titles the prompt asks for, in order. */
 extern const char *const compact_sections[6];
 
+/* The texts of the messages a person wrote in chain (root first; pass the
+ * whole chain across earlier summaries, so the user's words outlive every
+ * compaction), as a JSON array of strings. New reference. */
+json_t *compact_user_messages(json_t *const *chain, size_t n);
+
 /* The summarization request over view (root first, as the model sees the
  * session), fitted into budget_tokens of input: long tool results are cut
- * in the middle first, then the middle of the conversation itself. goal
- * and instructions (the user's /compact text) may be NULL. req must be
- * zeroed; the caller sets model, max_tokens and stream. */
-void compact_build_request(json_t *const *view, size_t n, const char *instructions,
-                           int64_t budget_tokens, wire_request *req);
+ * in the middle first, then the middle of the conversation itself.
+ * user_messages (from compact_user_messages) are listed verbatim after the
+ * instructions and never cut. instructions (the user's /compact text) may
+ * be NULL. req must be zeroed; the caller sets model, max_tokens and
+ * stream. */
+void compact_build_request(json_t *const *view, size_t n, const json_t *user_messages,
+                           const char *instructions, int64_t budget_tokens, wire_request *req);
 
 /* The summary in a reply: the <summary> part when there is one, else the
  * reply without its <analysis> part; trimmed. NULL when nothing is left.

@@ -131,12 +131,19 @@ int context_compact(const loop_params *p, const provider_config *cfg, loop_io *i
         return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
     bool fresh = compact_has_new_history(chain, nc);
     free(chain);
+    chain = NULL;
+    json_t *user_msgs = NULL;
+    if (fresh && transcript_chain(io->t, NULL, false, &chain, &nc, err) == 0) {
+        user_msgs = compact_user_messages(chain, nc);
+        free(chain);
+    }
     if (!fresh) {
         /* seed 001 §8.2: a summary of a summary degenerates; say so, once. */
         loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
                   json_pack("{s:s,s:s,s:s}", "kind", "compaction_skipped", "trigger", trigger,
                             "message", "nothing new since the last compaction: not compacting "
                                        "again"));
+        json_decref(user_msgs);
         return 0;
     }
     if (loop_has_hooks(io, HOOK_PRE_COMPACT)) {
@@ -151,13 +158,17 @@ int context_compact(const loop_params *p, const provider_config *cfg, loop_io *i
                                 trigger, "message", "a PreCompact hook blocked compaction: ",
                                 o.block_reason ? o.block_reason : "no reason given"));
         hook_outcome_free(&o);
-        if (blocked)
+        if (blocked) {
+            json_decref(user_msgs);
             return 0;
+        }
     }
     json_t **view = NULL, *keep = NULL;
     size_t n = 0;
-    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0)
+    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0) {
+        json_decref(user_msgs);
         return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
+    }
     int64_t before = 0;
     for (size_t i = 0; i < n; i++)
         before += ladder_record_tokens(view[i]);
@@ -167,7 +178,8 @@ int context_compact(const loop_params *p, const provider_config *cfg, loop_io *i
     int64_t budget = cfg->context_window > 0 ? cfg->context_window - max_out : 100000;
     budget = budget * 9 / 10; /* room for the estimator's error */
     wire_request req = {0};
-    compact_build_request(view, n, instructions, budget, &req);
+    compact_build_request(view, n, user_msgs, instructions, budget, &req);
+    json_decref(user_msgs);
     free(view);
     json_decref(keep);
     req.model = xstrdup(cfg->model);

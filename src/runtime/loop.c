@@ -381,6 +381,8 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
     p = &params;
     ladder_edits_init(&st.edits);
     ladder_edits_load(&st.edits, io->t);
+    if (io->pressure)
+        st.pr = *io->pressure;
     st.pr.window = cfg.context_window;
     if (io->working)
         working_set_goal(io->working, goal);
@@ -595,6 +597,8 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
     str_free(&st.reminders);
     ladder_edits_free(&st.edits);
     free(st.system_dynamic);
+    if (io->pressure)
+        *io->pressure = st.pr;
     if (!out->final_text)
         out->final_text = xstrdup("");
 }

@@ -62,6 +62,7 @@ typedef struct loop_io {
     struct governance *gov;         /* hooks for the run's lifecycle; NULL: none */
     struct working *working;        /* C_working (context/working.h); NULL: no tail */
     const char *mf_dir;             /* M_f: where renew snapshots C_working; NULL: none */
+    struct pressure *pressure;      /* carried across runs (in and out); NULL: per run */
 } loop_io;
 
 typedef struct loop_result {

@@ -1,0 +1,212 @@
+/* context.c — the session's context between runs: /compact, /context and
+ * the REPL's `#` (loom.h, docs/context.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/internal.h"
+#include "base/json.h"
+#include "base/str.h"
+#include "context/system_prompt.h"
+#include "context/tokens.h"
+#include "context/working.h"
+#include "runtime/context_control.h"
+
+static char *dump_new(json_t *v)
+{
+    char *s = json_dump_compact(v);
+    json_decref(v);
+    return s;
+}
+
+/* A loop state and io for work outside a run; free with end_state. */
+static void begin_state(loom_session *s, loop_state *st, loop_io *io)
+{
+    memset(st, 0, sizeof *st);
+    ladder_edits_init(&st->edits);
+    ladder_edits_load(&st->edits, s->t);
+    st->pr = s->pr;
+    st->pr.window = s->agent->provider.context_window;
+    memset(io, 0, sizeof *io);
+    io->t = s->t;
+    io->gov = s->gov;
+    io->working = s->working;
+    io->mf_dir = s->mf_dir;
+}
+
+static void end_state(loom_session *s, loop_state *st)
+{
+    s->pr = st->pr;
+    ladder_edits_free(&st->edits);
+    free(st->last_call_sig);
+    str_free(&st->reminders);
+    free(st->system_dynamic);
+}
+
+/* Keeps the last warning's message: why a compaction was skipped. */
+static void keep_warning(void *ctx, const char *type, event_visibility vis, const char *corr,
+                         json_t *payload)
+{
+    (void)vis, (void)corr;
+    char **msg = ctx;
+    if (!strcmp(type, EV_WARNING_EMITTED)) {
+        free(*msg);
+        *msg = xstrdup(json_get_str(payload, "message", ""));
+    }
+    json_decref(payload);
+}
+
+int loom_session_compact(loom_session *s, const char *instructions, char **report,
+                         loom_status *st)
+{
+    if (report)
+        *report = NULL;
+    loop_state ls;
+    loop_io io;
+    begin_state(s, &ls, &io);
+    char *warning = NULL;
+    io.emit = keep_warning;
+    io.emit_ctx = &warning;
+    provider_config cfg = s->agent->provider;
+    loop_result out;
+    memset(&out, 0, sizeof out);
+    loom_error err;
+    loom_error_clear(&err);
+    int64_t before_est = 0;
+    wire_request req;
+    if (context_build_request(&s->agent->params, &cfg, &io, &ls, &req, &before_est, &err) == 0)
+        wire_request_free(&req);
+    int rc = context_compact(&s->agent->params, &cfg, &io, &ls, "manual", instructions, &out, &err);
+    int64_t after_est = before_est;
+    if (rc == 1 &&
+        context_build_request(&s->agent->params, &cfg, &io, &ls, &req, &after_est, &err) == 0)
+        wire_request_free(&req);
+    pthread_mutex_lock(&s->lock);
+    s->usage.input_tokens += out.usage.input_tokens;
+    s->usage.output_tokens += out.usage.output_tokens;
+    s->usage.cache_read_tokens += out.usage.cache_read_tokens;
+    s->usage.cache_creation_tokens += out.usage.cache_creation_tokens;
+    pthread_mutex_unlock(&s->lock);
+    end_state(s, &ls);
+    if (rc < 0) {
+        api_status_from(st, &err);
+        free(warning);
+        return -1;
+    }
+    if (report)
+        *report = dump_new(json_pack(
+            "{s:b,s:s,s:I,s:I}", "compacted", rc == 1, "message",
+            rc == 1 ? "compacted: the history is now a summary" : warning ? warning : "skipped",
+            "tokens_before", (json_int_t)before_est, "tokens_after", (json_int_t)after_est));
+    free(warning);
+    api_status_ok(st);
+    return rc;
+}
+
+char *loom_session_context_json(loom_session *s)
+{
+    loop_state ls;
+    loop_io io;
+    begin_state(s, &ls, &io);
+    provider_config cfg = s->agent->provider;
+    const loop_params *p = &s->agent->params;
+    wire_request req;
+    int64_t est = 0;
+    loom_error err;
+    json_t *o = json_object();
+    if (context_build_request(p, &cfg, &io, &ls, &req, &est, &err) == 0) {
+        int64_t sys = tokens_estimate_cstr(req.system);
+        int64_t mem = tokens_estimate_cstr(req.system_dynamic);
+        int64_t working_tok = 0;
+        if (s->working) {
+            char *w = working_render(s->working);
+            working_tok = tokens_estimate_cstr(w) + TOKENS_PER_BLOCK;
+            free(w);
+        }
+        int64_t history = est - sys - mem - ls.tools_est - working_tok;
+        pressure_source src;
+        int64_t tokens = pressure_tokens(&ls.pr, est, &src);
+        double rho = pressure_rho(&ls.pr, tokens);
+        json_object_set_new(o, "window", json_integer(cfg.context_window));
+        json_object_set_new(o, "tokens", json_integer(tokens));
+        json_object_set_new(o, "rho", json_real(rho));
+        json_object_set_new(o, "source", json_string(pressure_source_name(src)));
+        json_object_set_new(o, "partitions",
+                            json_pack("{s:I,s:I,s:I,s:I,s:I}", "system", (json_int_t)sys,
+                                      "memory", (json_int_t)mem, "tools",
+                                      (json_int_t)ls.tools_est, "history",
+                                      (json_int_t)(history > 0 ? history : 0), "working",
+                                      (json_int_t)working_tok));
+        const ladder_config *lc = &p->ladder;
+        const struct {
+            const char *name;
+            double at;
+        } steps[] = {{"snip", lc->snip},         {"micro", lc->micro},
+                     {"collapse", lc->collapse}, {"compact", lc->compact},
+                     {"renew", 1.0}};
+        json_t *next = json_null();
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+            if (rho < steps[i].at) {
+                json_decref(next);
+                next = json_pack("{s:s,s:f,s:I}", "name", steps[i].name, "threshold", steps[i].at,
+                                 "at_tokens",
+                                 (json_int_t)(steps[i].at * (double)cfg.context_window));
+                break;
+            }
+        json_object_set_new(o, "next_step", next);
+        wire_request_free(&req);
+    } else {
+        json_object_set_new(o, "error", json_string(err.message));
+    }
+    json_t *files = json_array();
+    for (size_t i = 0; i < s->agent->memory.count; i++)
+        json_array_append_new(files, json_pack("{s:s,s:s}", "path", s->agent->memory.files[i].path,
+                                               "kind",
+                                               memory_kind_name(s->agent->memory.files[i].kind)));
+    json_object_set_new(o, "memory_files", files);
+    end_state(s, &ls);
+    return dump_new(o);
+}
+
+int loom_session_remember(loom_session *s, const char *line, loom_status *st)
+{
+    while (line && (*line == ' ' || *line == '#'))
+        line++;
+    if (!line || !*line)
+        return api_status_set(st, LOOM_ERR_INVALID_REQUEST, "nothing to remember: the line is empty");
+    if (strchr(line, '\n'))
+        return api_status_set(st, LOOM_ERR_INVALID_REQUEST,
+                              "a memory line must be a single line");
+    loom_agent *a = s->agent;
+    loom_str path = LOOM_STR_INIT;
+    str_printf(&path, "%s/AGENTS.md", a->cwd);
+    FILE *f = fopen(path.ptr, "a+");
+    if (!f) {
+        int e = errno;
+        api_status_set(st, LOOM_ERR_IO, "%s: %s", path.ptr, strerror(e));
+        str_free(&path);
+        return -1;
+    }
+    /* Start on a fresh line when the file does not end with one. */
+    bool need_nl = false;
+    if (fseek(f, -1, SEEK_END) == 0)
+        need_nl = fgetc(f) != '\n';
+    fseek(f, 0, SEEK_END);
+    fprintf(f, "%s- %s\n", need_nl ? "\n" : "", line);
+    int rc = fclose(f);
+    if (rc != 0) {
+        int e = errno;
+        api_status_set(st, LOOM_ERR_IO, "%s: %s", path.ptr, strerror(e));
+        str_free(&path);
+        return -1;
+    }
+    str_free(&path);
+    /* The next request carries the new line: rebuild the dynamic prompt. */
+    memory_report_free(&a->memory);
+    free(a->system_dynamic);
+    a->system_dynamic = system_prompt_dynamic_report(a->cwd, &a->memory);
+    a->params.system_dynamic = a->system_dynamic;
+    api_status_ok(st);
+    return 0;
+}
