@@ -97,7 +97,7 @@ int context_build_request(const loop_params *p, const provider_config *cfg, loop
         body += tokens_estimate_message(&req->messages[i]);
     int64_t tail = 0;
     if (st->reminders.len) {
-        wire_message_add_text(last, st->reminders.ptr);
+        wire_message_add_text(last, st->reminders.ptr)->tail = true;
         tail += tokens_estimate_text(st->reminders.ptr, st->reminders.len) + TOKENS_PER_BLOCK;
     }
     if (io->working) {
@@ -106,7 +106,7 @@ int context_build_request(const loop_params *p, const provider_config *cfg, loop
          * magnitude (a few hundred tokens), close enough for a percentage. */
         set_dashboard(p, cfg, io, st, pressure_tokens(&st->pr, body + tail + 300, NULL), NULL);
         char *w = working_render(io->working);
-        wire_message_add_text(last, w);
+        wire_message_add_text(last, w)->tail = true;
         tail += tokens_estimate_cstr(w) + TOKENS_PER_BLOCK;
         free(w);
     }

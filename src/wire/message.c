@@ -106,6 +106,7 @@ void wire_message_copy(wire_message *dst, const wire_message *src)
         d->input = s->input ? json_deep_copy(s->input) : NULL;
         d->is_error = s->is_error;
         d->cache_control = s->cache_control;
+        d->tail = s->tail;
     }
 }
 

@@ -33,6 +33,9 @@ typedef struct wire_block {
     json_t *input;       /* TOOL_USE: parsed arguments (an object), owned */
     bool is_error;       /* TOOL_RESULT */
     bool cache_control;  /* a prompt-cache breakpoint after this block */
+    bool tail;           /* part of the request's dynamic tail (reminders, working
+                            memory): formats whose messages are strings send it as
+                            a message of its own, so the prefix before it is stable */
 } wire_block;
 
 typedef enum { WIRE_ROLE_USER, WIRE_ROLE_ASSISTANT } wire_role;

@@ -32,11 +32,15 @@ static bool is_openai_host(const char *base_url)
     return n > an && strncasecmp(h + n - an, azure, an) == 0;
 }
 
-static json_t *user_content(const wire_message *m)
+/* The text and image parts of m that are (tail) or are not (!tail) in the
+ * dynamic tail; NULL when there are none. */
+static json_t *user_content(const wire_message *m, bool tail)
 {
     size_t n_text = 0, n_img = 0;
     const wire_block *only = NULL;
     for (size_t i = 0; i < m->n_blocks; i++) {
+        if (m->blocks[i].tail != tail)
+            continue;
         if (m->blocks[i].kind == WIRE_BLOCK_TEXT) {
             n_text++;
             only = &m->blocks[i];
@@ -53,6 +57,8 @@ static json_t *user_content(const wire_message *m)
     json_t *parts = json_array();
     for (size_t i = 0; i < m->n_blocks; i++) {
         const wire_block *b = &m->blocks[i];
+        if (b->tail != tail)
+            continue;
         if (b->kind == WIRE_BLOCK_TEXT) {
             json_t *p = json_object();
             json_object_set_new(p, "type", json_string("text"));
@@ -88,13 +94,18 @@ static void add_user(json_t *msgs, const wire_message *m)
         json_object_set_new(t, "content", oai_jstr(b->text));
         json_array_append_new(msgs, t);
     }
-    json_t *content = user_content(m);
-    if (!content)
-        return;
-    json_t *u = json_object();
-    json_object_set_new(u, "role", json_string("user"));
-    json_object_set_new(u, "content", content);
-    json_array_append_new(msgs, u);
+    /* The dynamic tail goes in a message of its own: folded into the user's
+     * message it would turn that message's string into parts, and the next
+     * request (without the tail) would differ before it. */
+    for (int tail = 0; tail < 2; tail++) {
+        json_t *content = user_content(m, tail);
+        if (!content)
+            continue;
+        json_t *u = json_object();
+        json_object_set_new(u, "role", json_string("user"));
+        json_object_set_new(u, "content", content);
+        json_array_append_new(msgs, u);
+    }
 }
 
 static void add_assistant(json_t *msgs, const wire_message *m)

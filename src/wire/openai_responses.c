@@ -33,32 +33,38 @@ static void add_user_items(json_t *input, const wire_message *m)
         json_object_set_new(o, "output", oai_jstr(b->text));
         json_array_append_new(input, o);
     }
-    json_t *parts = json_array();
-    for (size_t i = 0; i < m->n_blocks; i++) {
-        const wire_block *b = &m->blocks[i];
-        if (b->kind == WIRE_BLOCK_TEXT) {
-            json_t *p = json_object();
-            json_object_set_new(p, "type", json_string("input_text"));
-            json_object_set_new(p, "text", oai_jstr(b->text));
-            json_array_append_new(parts, p);
-        } else if (b->kind == WIRE_BLOCK_IMAGE) {
-            char *url = oai_image_url(b);
-            json_t *p = json_object();
-            json_object_set_new(p, "type", json_string("input_image"));
-            json_object_set_new(p, "image_url", oai_jstr(url));
-            json_object_set_new(p, "detail", json_string("auto"));
-            json_array_append_new(parts, p);
-            free(url);
+    /* The dynamic tail is a message of its own, as on Chat: the items
+     * before it then stay byte-identical in the next request. */
+    for (int tail = 0; tail < 2; tail++) {
+        json_t *parts = json_array();
+        for (size_t i = 0; i < m->n_blocks; i++) {
+            const wire_block *b = &m->blocks[i];
+            if (b->tail != (bool)tail)
+                continue;
+            if (b->kind == WIRE_BLOCK_TEXT) {
+                json_t *p = json_object();
+                json_object_set_new(p, "type", json_string("input_text"));
+                json_object_set_new(p, "text", oai_jstr(b->text));
+                json_array_append_new(parts, p);
+            } else if (b->kind == WIRE_BLOCK_IMAGE) {
+                char *url = oai_image_url(b);
+                json_t *p = json_object();
+                json_object_set_new(p, "type", json_string("input_image"));
+                json_object_set_new(p, "image_url", oai_jstr(url));
+                json_object_set_new(p, "detail", json_string("auto"));
+                json_array_append_new(parts, p);
+                free(url);
+            }
         }
+        if (json_array_size(parts) == 0) {
+            json_decref(parts);
+            continue;
+        }
+        json_t *u = json_object();
+        json_object_set_new(u, "role", json_string("user"));
+        json_object_set_new(u, "content", parts);
+        json_array_append_new(input, u);
     }
-    if (json_array_size(parts) == 0) {
-        json_decref(parts);
-        return;
-    }
-    json_t *u = json_object();
-    json_object_set_new(u, "role", json_string("user"));
-    json_object_set_new(u, "content", parts);
-    json_array_append_new(input, u);
 }
 
 /* Returns true when a reasoning item was sent back. */
