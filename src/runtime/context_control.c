@@ -47,7 +47,7 @@ static int active_view(transcript *t, const ladder_edits *edits, json_t ***view,
 }
 
 static void set_dashboard(const loop_params *p, const provider_config *cfg, loop_io *io,
-                          loop_state *st, int64_t tokens, const loop_result *out)
+                          loop_state *st, int64_t tokens)
 {
     if (!io->working)
         return;
@@ -55,9 +55,7 @@ static void set_dashboard(const loop_params *p, const provider_config *cfg, loop
     d.tokens = tokens;
     d.window = cfg->context_window;
     d.budget_total = p->max_tokens_total;
-    d.budget_used = out ? out->usage.input_tokens + out->usage.output_tokens +
-                              out->usage.cache_read_tokens + out->usage.cache_creation_tokens
-                        : d.budget_used;
+    d.budget_used = st->tokens_used;
     d.turn = st->turn;
     working_set_dashboard(io->working, &d);
 }
@@ -104,7 +102,7 @@ int context_build_request(const loop_params *p, const provider_config *cfg, loop
         /* The dashboard shows the pressure of this very request; the block's
          * own size is estimated from its previous rendering's order of
          * magnitude (a few hundred tokens), close enough for a percentage. */
-        set_dashboard(p, cfg, io, st, pressure_tokens(&st->pr, body + tail + 300, NULL), NULL);
+        set_dashboard(p, cfg, io, st, pressure_tokens(&st->pr, body + tail + 300, NULL));
         char *w = working_render(io->working);
         wire_message_add_text(last, w)->tail = true;
         tail += tokens_estimate_cstr(w) + TOKENS_PER_BLOCK;
@@ -198,8 +196,11 @@ int context_compact(const loop_params *p, const provider_config *cfg, loop_io *i
                             "message", err->message, "failures", st->compact_failures));
         return -1;
     }
-    if (out)
+    if (out) {
         loop_add_usage(&out->usage, &resp.usage);
+        st->tokens_used = out->usage.input_tokens + out->usage.output_tokens +
+                          out->usage.cache_read_tokens + out->usage.cache_creation_tokens;
+    }
     char *text = wire_message_text(&resp.message);
     char *summary = compact_extract_summary(text);
     free(text);
@@ -335,7 +336,7 @@ int context_govern(const loop_params *p, const provider_config *cfg, loop_io *io
     pressure_source src;
     int64_t tokens = pressure_tokens(&st->pr, est, &src);
     double rho = pressure_rho(&st->pr, tokens);
-    set_dashboard(p, cfg, io, st, tokens, out);
+    set_dashboard(p, cfg, io, st, tokens);
     log_event(LOG_DEBUG, "context",
               json_pack("{s:I,s:I,s:f,s:s}", "tokens", (json_int_t)tokens, "window",
                         (json_int_t)cfg->context_window, "rho", rho, "source",

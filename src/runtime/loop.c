@@ -527,6 +527,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
             }
         }
         loop_add_usage(&out->usage, &resp.usage);
+        st.tokens_used = usage_total(&out->usage);
         double cost = out->cost_usd >= 0 ? usage_cost(p, &resp.usage) : 0;
         if (out->cost_usd >= 0)
             out->cost_usd += cost;

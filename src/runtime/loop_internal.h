@@ -24,6 +24,7 @@ typedef struct loop_state {
     bool budget_nudged;
     char *system_dynamic;      /* reloaded by renew; NULL: the params' own */
     int64_t tools_est;         /* the tools' declarations, estimated once */
+    int64_t tokens_used;       /* the run's usage so far, for the budget line */
 } loop_state;
 
 void loop_emit(loop_io *io, const char *type, event_visibility vis, const char *corr,

@@ -9,9 +9,9 @@ source "$(dirname "$0")/_lib.sh"
 
 mkdir -p "$T/proj"
 # ~3,000 characters of output per call: the window fills in a few turns.
-yes 'lorem ipsum dolor sit amet consectetur' | head -c 2999 > "$T/proj/big.txt"
+head -c 2999 < <(yes 'lorem ipsum dolor sit amet consectetur') > "$T/proj/big.txt"
 # ~7,000 in the second phase: one result can push ρ across two thresholds.
-yes 'sed ut perspiciatis unde omnis iste natus' | head -c 6999 > "$T/proj/huge.txt"
+head -c 6999 < <(yes 'sed ut perspiciatis unde omnis iste natus') > "$T/proj/huge.txt"
 export LOOM_CONTEXT_WINDOW=16000 LOOM_MAX_OUTPUT_TOKENS=2000
 
 GOAL="Read big.txt again and again until the plan is done. Keep the file unchanged."

@@ -18,6 +18,8 @@ enum {
     OPT_NO_STREAM,
     OPT_MAX_RETRIES,
     OPT_MAX_TURNS,
+    OPT_TOKEN_BUDGET,
+    OPT_CONTEXT_WINDOW,
     OPT_CWD,
     OPT_PERMISSION_MODE,
     OPT_SKIP_PERMISSIONS,
@@ -44,6 +46,8 @@ static const struct option long_options[] = {
     {"no-stream", no_argument, NULL, OPT_NO_STREAM},
     {"max-retries", required_argument, NULL, OPT_MAX_RETRIES},
     {"max-turns", required_argument, NULL, OPT_MAX_TURNS},
+    {"token-budget", required_argument, NULL, OPT_TOKEN_BUDGET},
+    {"context-window", required_argument, NULL, OPT_CONTEXT_WINDOW},
     {"cwd", required_argument, NULL, OPT_CWD},
     {"permission-mode", required_argument, NULL, OPT_PERMISSION_MODE},
     {"dangerously-skip-permissions", no_argument, NULL, OPT_SKIP_PERMISSIONS},
@@ -86,6 +90,9 @@ void cli_usage(FILE *out)
           "      --system-prompt TEXT    system prompt for this run\n"
           "      --max-retries N         retries of a failed model call (default 3)\n"
           "      --max-turns N           stop after N model calls (default 500; exit 3)\n"
+          "      --token-budget N        stop cleanly after N tokens (500k, 1.5m; or \"+500k\"\n"
+          "                              in the prompt); a nudge comes at 80% (exit 3)\n"
+          "      --context-window N      the model's context window in tokens\n"
           "      --cwd DIR               work in DIR instead of the current directory\n"
           "      --permission-mode MODE  default, acceptEdits, plan, auto, dontAsk,\n"
           "                              bypassPermissions, fullAccess, delegate\n"
@@ -156,6 +163,8 @@ int cli_parse(int argc, char **argv, cli_options *opt)
             opt->max_turns = (int)n;
             break;
         }
+        case OPT_TOKEN_BUDGET: opt->token_budget = optarg; break;
+        case OPT_CONTEXT_WINDOW: opt->context_window = optarg; break;
         case OPT_CWD: opt->cwd = optarg; break;
         case OPT_PERMISSION_MODE:
             if (!valid_mode(optarg)) {

@@ -24,6 +24,8 @@ typedef struct cli_options {
     bool verbose;
     int max_retries;         /* -1: configuration decides */
     int max_turns;           /* 0: configuration decides */
+    const char *token_budget;   /* "500k": the run's token budget */
+    const char *context_window; /* tokens: the model's window, overriding the table */
     const char *cwd;
     const char *permission_mode;
     const char *fallback_model;

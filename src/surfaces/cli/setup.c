@@ -54,6 +54,10 @@ loom_config *setup_config(const cli_options *opt, bool interactive, const char *
         if (loom_config_set(cfg, "max_turns", num, st) != 0)
             goto fail;
     }
+    if ((opt->token_budget && loom_config_set(cfg, "token_budget", opt->token_budget, st) != 0) ||
+        (opt->context_window &&
+         loom_config_set(cfg, "context_window", opt->context_window, st) != 0))
+        goto fail;
     if (set_rules(cfg, "allowed_tools", opt->allowed_tools, opt->n_allowed_tools, st) != 0 ||
         set_rules(cfg, "disallowed_tools", opt->disallowed_tools, opt->n_disallowed_tools, st) != 0)
         goto fail;
