@@ -36,6 +36,7 @@
 #include "surfaces/cli/render.h"
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
+#include "surfaces/cli/slash_context.h"
 
 #define PROMPT "\xe2\x80\xba "        /* "› " */
 #define PROMPT_MORE "\xe2\x80\xa6 "   /* "… " for a continued line */
@@ -293,6 +294,40 @@ void repl_switch_session(repl *r, loom_session *s, bool keep_usage)
         repl_printf(r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", loom_session_warning(s, i));
 }
 
+int repl_reopen(repl *r, const char *model, loom_status *st)
+{
+    loom_agent *agent = NULL;
+    loom_config *cfg = setup_config(&r->opt, true, model ? model : r->model, st);
+    if (cfg)
+        agent = loom_agent_new(cfg, st);
+    loom_config_free(cfg);
+    loom_session *s = agent ? loom_session_resume(agent, loom_session_path(r->session), st) : NULL;
+    if (!s) {
+        loom_agent_free(agent);
+        return -1;
+    }
+    repl_switch_session(r, s, true);
+    loom_agent_free(r->agent);
+    r->agent = agent;
+    if (model) {
+        free(r->model);
+        r->model = xstrdup(model);
+    }
+    return 0;
+}
+
+void repl_busy_begin(repl *r, const char *label)
+{
+    tty_quiet(true);
+    spinner_begin(r->spin, label);
+}
+
+void repl_busy_end(repl *r)
+{
+    spinner_end(r->spin);
+    tty_quiet(false);
+}
+
 /* ---- input ----------------------------------------------------------------- */
 
 static const char *prompt_fn(EditLine *el)
@@ -436,7 +471,7 @@ static void editor_close(repl *r)
 /* Runs a shell command on the terminal, in the session's directory; its
  * output is the user's, never sent to the model. Ctrl-C reaches the
  * command (same process group), while loom itself only notes it. */
-static void run_shell(repl *r, const char *cmd)
+void repl_run_shell(repl *r, const char *cmd)
 {
     fflush(stdout);
     pid_t pid = fork();
@@ -1106,7 +1141,9 @@ static void submit(repl *r, char *line)
     history(r->hist, &ev, H_ENTER, s);
     history_save_private(r);
     if (s[0] == '!')
-        run_shell(r, s + 1);
+        repl_run_shell(r, s + 1);
+    else if (slash_is_memory_line(s))
+        slash_remember(r, s + 1);
     else if (s[0] == '/' && s[1] != '/')
         slash_run(r, s);
     else

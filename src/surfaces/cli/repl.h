@@ -56,6 +56,18 @@ void repl_header(repl *r);
 /* Makes s the current session (the old handle is freed). keep_usage: s
  * continues the same conversation, so its usage so far carries over. */
 void repl_switch_session(repl *r, loom_session *s, bool keep_usage);
+/* Re-creates the agent (same flags and settings; model, when not NULL,
+ * replaces the current one) and reopens the session in it: the conversation
+ * goes on in the same file, and what the agent read at creation (memory
+ * files, settings) is read again. 0, or -1 with st set (nothing changed). */
+int repl_reopen(repl *r, const char *model, loom_status *st);
+/* Runs `bash -c cmd` in the session's directory with the terminal handed
+ * over (the `!` lines, /memory edit); a failure status is shown. */
+void repl_run_shell(repl *r, const char *cmd);
+/* Around a synchronous library call (/compact): the spinner shows label
+ * and typed keys are not echoed; repl_busy_end puts both back. */
+void repl_busy_begin(repl *r, const char *label);
+void repl_busy_end(repl *r);
 /* Reads one line for a question (AskUserQuestion, approvals) with the line
  * editor; NULL on Ctrl-C or Ctrl-D. Caller frees. */
 char *repl_ask_line(repl *r, const char *prompt);

@@ -15,7 +15,7 @@
 
 #include "base/json.h"
 #include "base/str.h"
-#include "surfaces/cli/setup.h"
+#include "surfaces/cli/slash_context.h"
 
 #define RESUME_LIST_MAX 15
 /* A session's first prompt is found near its top; a file that is all tool
@@ -32,7 +32,7 @@ typedef struct slash_cmd {
 static void cmd_help(repl *r, const char *args);
 
 /* "1,234,567" */
-static void thousands(long long n, char *buf, size_t size)
+void slash_thousands(long long n, char *buf, size_t size)
 {
     char digits[32];
     snprintf(digits, sizeof digits, "%lld", n < 0 ? -n : n);
@@ -215,23 +215,12 @@ static void cmd_model(repl *r, const char *args)
         return;
     }
     loom_status st;
-    loom_agent *agent = NULL;
-    loom_config *cfg = setup_config(&r->opt, true, args, &st);
-    if (cfg)
-        agent = loom_agent_new(cfg, &st);
-    loom_config_free(cfg);
-    loom_session *s = agent ? loom_session_resume(agent, loom_session_path(r->session), &st) : NULL;
-    if (!s) {
+    if (repl_reopen(r, args, &st) != 0) {
         repl_printf(r, TONE_RED, "%s\n", st.message);
-        loom_agent_free(agent);
         return;
     }
-    repl_switch_session(r, s, true);
-    loom_agent_free(r->agent);
-    r->agent = agent;
-    free(r->model);
-    r->model = xstrdup(args);
-    repl_printf(r, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(agent), loom_agent_provider(agent));
+    repl_printf(r, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(r->agent),
+                loom_agent_provider(r->agent));
 }
 
 static void cmd_cost(repl *r, const char *args)
@@ -249,11 +238,11 @@ static void cmd_cost(repl *r, const char *args)
     json_decref(doc);
     free(json);
     char in[32], out[32], cr[32], cw[32], total[32];
-    thousands(u.input, in, sizeof in);
-    thousands(u.output, out, sizeof out);
-    thousands(u.cache_read, cr, sizeof cr);
-    thousands(u.cache_write, cw, sizeof cw);
-    thousands(u.input + u.output + u.cache_read + u.cache_write, total, sizeof total);
+    slash_thousands(u.input, in, sizeof in);
+    slash_thousands(u.output, out, sizeof out);
+    slash_thousands(u.cache_read, cr, sizeof cr);
+    slash_thousands(u.cache_write, cw, sizeof cw);
+    slash_thousands(u.input + u.output + u.cache_read + u.cache_write, total, sizeof total);
     repl_printf(r, TONE_PLAIN, "Tokens   %s total \xc2\xb7 input %s \xc2\xb7 output %s \xc2\xb7 "
                 "cache read %s \xc2\xb7 cache write %s\n", total, in, out, cr, cw);
     if (r->cost_usd >= 0)
@@ -433,6 +422,11 @@ static const slash_cmd commands[] = {
     {"status", NULL, "session id and file, model, provider, directory, mode", cmd_status},
     {"permissions", "[MODE]", "show the permission modes, or switch to MODE", cmd_permissions},
     {"plan", "[off]", "enter plan mode (read-only tools); off: back to the mode before", cmd_plan},
+    {"compact", "[FOCUS]", "summarize the conversation now; FOCUS says what the summary keeps",
+     slash_compact},
+    {"context", NULL, "what the context holds: tokens by partition, the next step", slash_context},
+    {"memory", "[edit]", "the memory files loaded (AGENTS.md); edit: open ./AGENTS.md in $EDITOR",
+     slash_memory},
     {"rewind", "[N]", "undo the last N turns and the file edits they made", cmd_rewind},
     {"fork", NULL, "continue in a copy of this session", cmd_fork},
     {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
@@ -455,6 +449,8 @@ static void cmd_help(repl *r, const char *args)
     repl_printf(r, TONE_BOLD, "Input\n");
     repl_printf(r, TONE_PLAIN, "  %-20s", "!command");
     repl_printf(r, TONE_DIM, "run a shell command here (not sent to the model)\n");
+    repl_printf(r, TONE_PLAIN, "  %-20s", "# text");
+    repl_printf(r, TONE_DIM, "remember text: adds \"- text\" to ./AGENTS.md (not sent to the model)\n");
     repl_printf(r, TONE_PLAIN, "  %-20s", "line \\");
     repl_printf(r, TONE_DIM, "a trailing backslash continues on the next line\n");
     repl_printf(r, TONE_PLAIN, "  %-20s", "//text");

@@ -1,0 +1,224 @@
+/* slash_context.c — the REPL's view of and hold on the context window:
+ * /compact, /context, /memory and `# text` lines. Everything goes through
+ * loom.h (loom_session_compact, loom_session_context_json,
+ * loom_session_remember); this file only words the answers. */
+#include "surfaces/cli/slash_context.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/json.h"
+#include "base/str.h"
+#include "surfaces/cli/slash.h"
+#include "surfaces/cli/spinner.h"
+
+static json_t *parse_owned(char *text, const char *what)
+{
+    loom_error ignore;
+    json_t *doc = text ? json_parse(text, strlen(text), what, &ignore) : NULL;
+    free(text);
+    return doc;
+}
+
+/* ---- /compact --------------------------------------------------------------- */
+
+void slash_compact(repl *r, const char *args)
+{
+    if (!r->spin) /* no spinner (not a terminal): say it once */
+        repl_printf(r, TONE_DIM, "Compacting\xe2\x80\xa6\n");
+    char *report = NULL;
+    loom_status st;
+    repl_busy_begin(r, "Compacting\xe2\x80\xa6");
+    int rc = loom_session_compact(r->session, *args ? args : NULL, &report, &st);
+    repl_busy_end(r);
+    if (rc < 0) {
+        repl_printf(r, TONE_RED, "Compaction failed: %s\n", st.message);
+        free(report);
+        return;
+    }
+    json_t *doc = parse_owned(report, "compaction report");
+    if (rc == 1) {
+        char before[32], after[32];
+        slash_thousands(json_get_int(doc, "tokens_before", 0), before, sizeof before);
+        slash_thousands(json_get_int(doc, "tokens_after", 0), after, sizeof after);
+        repl_printf(r, TONE_GREEN, "Compacted: ~%s \xe2\x86\x92 ~%s tokens\n", before, after);
+        repl_printf(r, TONE_DIM, "The history is now a summary \xc2\xb7 /context shows what the "
+                    "next request holds\n");
+    } else {
+        repl_printf(r, TONE_YELLOW, "Not compacted: %s\n",
+                    json_get_str(doc, "message", "skipped"));
+    }
+    json_decref(doc);
+}
+
+/* ---- /context --------------------------------------------------------------- */
+
+static const char *source_about(const char *source)
+{
+    if (!strcmp(source, "api-usage"))
+        return "the provider's count of the last request, plus what was added since";
+    if (!strcmp(source, "api-scaled"))
+        return "estimated here, scaled by the provider's last count";
+    if (!strcmp(source, "local-estimate"))
+        return "estimated here, about 4 characters a token";
+    return "";
+}
+
+static void show_memory_files(repl *r, const json_t *files, const char *indent)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(files, i, f) {
+        repl_printf(r, TONE_PLAIN, "%s%s", indent, json_get_str(f, "path", "?"));
+        repl_printf(r, TONE_DIM, "  %s\n", json_get_str(f, "kind", ""));
+    }
+    if (json_array_size(files) == 0)
+        repl_printf(r, TONE_DIM, "%s(none)\n", indent);
+}
+
+void slash_context(repl *r, const char *args)
+{
+    (void)args;
+    json_t *doc = parse_owned(loom_session_context_json(r->session), "context");
+    if (!doc) {
+        repl_printf(r, TONE_RED, "the context could not be read\n");
+        return;
+    }
+    const char *error = json_get_str(doc, "error", NULL);
+    if (error) {
+        repl_printf(r, TONE_RED, "The next request could not be assembled: %s\n", error);
+    } else {
+        long long window = json_get_int(doc, "window", 0);
+        long long tokens = json_get_int(doc, "tokens", 0);
+        const char *source = json_get_str(doc, "source", "");
+        char w[32], t[32];
+        slash_thousands(window, w, sizeof w);
+        slash_thousands(tokens, t, sizeof t);
+        if (window > 0)
+            repl_printf(r, TONE_PLAIN, "Context    %s of %s tokens \xc2\xb7 %.1f%%\n", t, w,
+                        100.0 * json_get_num(doc, "rho", 0));
+        else
+            repl_printf(r, TONE_PLAIN, "Context    %s tokens (window unknown)\n", t);
+        repl_printf(r, TONE_PLAIN, "Source     %s", source);
+        repl_printf(r, TONE_DIM, " (%s)\n", source_about(source));
+
+        /* Shares of the partitions' sum: they are estimated locally even
+         * when the total comes from the provider. */
+        static const char *const parts[] = {"system", "memory", "tools", "history", "working"};
+        const json_t *p = json_get_obj(doc, "partitions");
+        long long sum = 0;
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+            sum += json_get_int(p, parts[i], 0);
+        repl_printf(r, TONE_DIM, "  %-10s %10s %7s\n", "partition", "tokens", "share");
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+            long long n = json_get_int(p, parts[i], 0);
+            char num[32];
+            slash_thousands(n, num, sizeof num);
+            repl_printf(r, TONE_PLAIN, "  %-10s %10s %6.1f%%\n", parts[i], num,
+                        sum > 0 ? 100.0 * (double)n / (double)sum : 0.0);
+        }
+
+        const json_t *next = json_get_obj(doc, "next_step");
+        if (next) {
+            char at[32];
+            slash_thousands(json_get_int(next, "at_tokens", 0), at, sizeof at);
+            repl_printf(r, TONE_PLAIN, "Next step  %s at %s tokens", json_get_str(next, "name", "?"),
+                        at);
+            repl_printf(r, TONE_DIM, " (%.0f%% of the window)\n",
+                        100.0 * json_get_num(next, "threshold", 0));
+        } else {
+            repl_printf(r, TONE_YELLOW, "Next step  none left: the window is full "
+                        "(/compact, or /clear for a new session)\n");
+        }
+    }
+    repl_printf(r, TONE_PLAIN, "Memory\n");
+    show_memory_files(r, json_get_arr(doc, "memory_files"), "  ");
+    json_decref(doc);
+}
+
+/* ---- /memory and # ------------------------------------------------------------ */
+
+static bool mtime_of(const char *path, struct timespec *t)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return false;
+    *t = sb.st_mtim;
+    return true;
+}
+
+/* $EDITOR on ./AGENTS.md, then the agent is made again so the next
+ * message's request holds what was written (memory is read when the agent
+ * is created). */
+static void memory_edit(repl *r)
+{
+    const char *editor = getenv("EDITOR");
+    if (!editor || !*editor) {
+        repl_printf(r, TONE_YELLOW, "$EDITOR is not set: set it (export EDITOR=vim) to use "
+                    "/memory edit, or edit ./AGENTS.md yourself\n");
+        return;
+    }
+    loom_str path = LOOM_STR_INIT;
+    str_printf(&path, "%s/AGENTS.md", r->cwd);
+    struct timespec before = {0}, after = {0};
+    bool had = mtime_of(path.ptr, &before);
+    /* The shell splits $EDITOR into words, as git and others do. */
+    repl_run_shell(r, "$EDITOR ./AGENTS.md");
+    bool has = mtime_of(path.ptr, &after);
+    str_free(&path);
+    if (has == had && (!has || (before.tv_sec == after.tv_sec && before.tv_nsec == after.tv_nsec))) {
+        repl_printf(r, TONE_DIM, "./AGENTS.md unchanged\n");
+        return;
+    }
+    loom_status st;
+    if (repl_reopen(r, NULL, &st) != 0) {
+        repl_printf(r, TONE_RED, "%s\n", st.message);
+        repl_printf(r, TONE_YELLOW, "./AGENTS.md was saved; it applies from the next session\n");
+        return;
+    }
+    repl_printf(r, TONE_GREEN, "./AGENTS.md reloaded: it applies from the next message\n");
+}
+
+void slash_memory(repl *r, const char *args)
+{
+    if (!strcmp(args, "edit")) {
+        memory_edit(r);
+        return;
+    }
+    if (*args) {
+        repl_printf(r, TONE_YELLOW, "usage: /memory lists the memory files, /memory edit opens "
+                    "./AGENTS.md in $EDITOR\n");
+        return;
+    }
+    json_t *doc = parse_owned(loom_session_context_json(r->session), "context");
+    repl_printf(r, TONE_PLAIN, "Memory files");
+    repl_printf(r, TONE_DIM, " (sent with every request)\n");
+    show_memory_files(r, json_get_arr(doc, "memory_files"), "  ");
+    json_decref(doc);
+    repl_printf(r, TONE_DIM, "# text        adds \"- text\" to ./AGENTS.md, from the next message "
+                "on\n");
+    const char *editor = getenv("EDITOR");
+    if (editor && *editor)
+        repl_printf(r, TONE_DIM, "/memory edit  opens ./AGENTS.md in %s\n", editor);
+    else
+        repl_printf(r, TONE_DIM, "/memory edit  opens ./AGENTS.md in $EDITOR (not set); files "
+                    "edited elsewhere apply from the next session\n");
+}
+
+bool slash_is_memory_line(const char *line)
+{
+    return line[0] == '#' && line[1] != '#' && line[1] != '!' && !strchr(line, '\n');
+}
+
+void slash_remember(repl *r, const char *text)
+{
+    loom_status st;
+    if (loom_session_remember(r->session, text, &st) != 0) {
+        repl_printf(r, TONE_YELLOW, "%s \xc2\xb7 # text adds \"- text\" to ./AGENTS.md\n",
+                    st.message);
+        return;
+    }
+    repl_printf(r, TONE_GREEN, "Remembered in ./AGENTS.md\n");
+}
