@@ -74,6 +74,13 @@ agent_cpu=$(cpu "$t/agent.log"); chat_cpu=$(cpu "$t/chat.log")
   "$build/bench_sandbox" 2>/dev/null | tail -n 8 || true
 } | tee -a "$root/bench/results/print.txt"
 
+# --- context engineering: assembly per turn on a ~150k-token history, and
+# what each ladder step saves on it (bench/bench_context.c) ---------------
+{
+  echo
+  "$build/bench_context" 270 50
+} | tee -a "$root/bench/results/print.txt"
+
 # --- long runs: peak RSS and CPU of a 10-turn vs a 100-turn agent run -------
 # (each turn one Bash call; shows how memory and per-turn cost grow with the
 # session, which is kept in memory and re-sent whole every turn)

@@ -122,7 +122,8 @@ char *loom_session_usage_json(loom_session *session);
  * instructions (may be NULL) steer it. Returns 1 when compacted, 0 when
  * skipped — nothing new since the last compaction, or a hook blocked it —
  * and -1 on error. *report (caller frees; may be NULL) is JSON:
- * {"compacted", "message", "tokens_before", "tokens_after"}. */
+ * {"compacted", "message", "tokens_before", "tokens_after"}, the tokens
+ * being the conversation's (C_history) as estimated before and after. */
 int loom_session_compact(loom_session *session, const char *instructions, char **report,
                          loom_status *st);
 /* What the next request would hold, as JSON (caller frees): {"window",

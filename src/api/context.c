@@ -44,6 +44,24 @@ static void end_state(loom_session *s, loop_state *st)
     free(st->system_dynamic);
 }
 
+/* The conversation as the model sees it (C_history), in estimated tokens:
+ * what a compaction shrinks. */
+static int64_t history_tokens(loom_session *s, loop_state *st)
+{
+    json_t **chain = NULL, **view = NULL, *keep = NULL;
+    size_t n = 0, nv = 0;
+    if (transcript_active(s->t, &chain, &n) != 0)
+        return 0;
+    ladder_view(&st->edits, chain, n, &view, &nv, &keep);
+    int64_t t = 0;
+    for (size_t i = 0; i < nv; i++)
+        t += ladder_record_tokens(view[i]);
+    free(chain);
+    free(view);
+    json_decref(keep);
+    return t;
+}
+
 /* Keeps the last warning's message: why a compaction was skipped. */
 static void keep_warning(void *ctx, const char *type, event_visibility vis, const char *corr,
                          json_t *payload)
@@ -73,15 +91,9 @@ int loom_session_compact(loom_session *s, const char *instructions, char **repor
     memset(&out, 0, sizeof out);
     loom_error err;
     loom_error_clear(&err);
-    int64_t before_est = 0;
-    wire_request req;
-    if (context_build_request(&s->agent->params, &cfg, &io, &ls, &req, &before_est, &err) == 0)
-        wire_request_free(&req);
+    int64_t before_est = history_tokens(s, &ls);
     int rc = context_compact(&s->agent->params, &cfg, &io, &ls, "manual", instructions, &out, &err);
-    int64_t after_est = before_est;
-    if (rc == 1 &&
-        context_build_request(&s->agent->params, &cfg, &io, &ls, &req, &after_est, &err) == 0)
-        wire_request_free(&req);
+    int64_t after_est = rc == 1 ? history_tokens(s, &ls) : before_est;
     pthread_mutex_lock(&s->lock);
     s->usage.input_tokens += out.usage.input_tokens;
     s->usage.output_tokens += out.usage.output_tokens;
