@@ -205,6 +205,9 @@ bool compact_has_new_history(json_t *const *chain, size_t n)
             continue;
         if (!strcmp(type, RECORD_SUMMARY))
             return false; /* reached the last summary with nothing after it */
+        /* A prompt carried over a compaction is not new: it is in the summary. */
+        if (json_get_str(json_object_get(chain[i], "providerData"), "carriedOverFrom", NULL))
+            continue;
         return true;
     }
     return false; /* an empty chain has nothing to summarize either */

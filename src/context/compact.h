@@ -46,8 +46,9 @@ void compact_build_request(json_t *const *view, size_t n, const json_t *user_mes
 char *compact_extract_summary(const char *reply);
 
 /* The degenerate-summary guard (seed 001 §8.2): false when the chain holds
- * nothing since its last summary but that summary — compacting again would
- * only summarize a summary. */
+ * nothing since its last summary but that summary (and the unanswered
+ * prompt carried over it, providerData.carriedOverFrom) — compacting again
+ * would only summarize a summary. */
 bool compact_has_new_history(json_t *const *chain, size_t n);
 
 #endif

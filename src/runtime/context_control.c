@@ -114,6 +114,47 @@ int context_build_request(const loop_params *p, const provider_config *cfg, loop
 
 /* --- compaction (D) ----------------------------------------------------------- */
 
+/* The user's message the model has not answered yet, when the chain ends
+ * with one: a summary written now would swallow it, so it is carried over
+ * after the summary (a copy; the original stays in the file). New
+ * reference or NULL. */
+static json_t *unanswered_prompt(transcript *t)
+{
+    json_t **chain = NULL;
+    size_t n = 0;
+    if (transcript_active(t, &chain, &n) != 0)
+        return NULL;
+    json_t *copy = NULL;
+    for (size_t i = n; i-- > 0;) {
+        const char *type = record_type(chain[i]);
+        if (!type || !record_is_conversation(type))
+            continue;
+        json_t *pd = json_object_get(chain[i], "providerData");
+        if (record_is_user_message(chain[i]) && !json_get_bool(pd, "skipRun", false)) {
+            copy = record_new(RECORD_MESSAGE);
+            json_object_set_new(copy, "role", json_string("user"));
+            json_object_set(copy, "content", json_object_get(chain[i], "content"));
+            json_object_set_new(record_provider_data(copy, true), "carriedOverFrom",
+                                json_string(record_id(chain[i])));
+        }
+        break;
+    }
+    free(chain);
+    return copy;
+}
+
+/* Appends rec (stolen), then the carried-over prompt (stolen; may be NULL). */
+static int append_summary(loop_io *io, json_t *rec, json_t *carried, loom_error *err)
+{
+    if (transcript_append_new(io->t, rec, err) != 0) {
+        json_decref(carried);
+        return -1;
+    }
+    if (carried && transcript_append_new(io->t, carried, err) != 0)
+        return -1;
+    return transcript_sync(io->t, err);
+}
+
 static void null_text(void *ctx, const char *d, size_t n)
 {
     (void)ctx, (void)d, (void)n;
@@ -216,7 +257,7 @@ int context_compact(const loop_params *p, const provider_config *cfg, loop_io *i
     json_object_set_new(pd, "isCompacted", json_true());
     json_object_set_new(pd, "tokensBefore", json_integer(before));
     int64_t after = tokens_estimate_cstr(summary);
-    if (transcript_append_new(io->t, rec, err) != 0 || transcript_sync(io->t, err) != 0) {
+    if (append_summary(io, rec, unanswered_prompt(io->t), err) != 0) {
         free(summary);
         return -1;
     }
@@ -268,7 +309,7 @@ int context_renew(const loop_params *p, const provider_config *cfg, loop_io *io,
     json_object_set_new(pd, "renewReason", json_string(reason));
     json_object_set_new(pd, "tokensBefore", json_integer(rs.tokens_before));
     free(text);
-    if (transcript_append_new(io->t, rec, err) != 0 || transcript_sync(io->t, err) != 0)
+    if (append_summary(io, rec, unanswered_prompt(io->t), err) != 0)
         return -1;
     /* Step 6: reload C_memory; the rest of new_C is assembled as always. */
     if (p->reload_system_dynamic) {

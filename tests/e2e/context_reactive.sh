@@ -11,21 +11,36 @@ head -c 6000 < <(yes 'lorem ipsum dolor sit amet consectetur') > "$T/proj/big.tx
 SUMMARY='<analysis>ok</analysis><summary>1. Primary Request and Intent: read big.txt.</summary>'
 summaries() { jq -s '[.[] | select(.body.tools == null or (.body.tools | length) == 0)] | length' "$MOCK_LOG"; }
 
-# 1. One 413: one compaction, the retry succeeds.
-jq -n --arg s "$SUMMARY" '{sequence: true, turns: [
+# 1. One 413: one compaction, the retry succeeds. It comes on the second
+#    prompt of the session — the user's correction — which the summarization
+#    request must carry verbatim.
+CORRECTION='No, wait: never modify big.txt, only read it.'
+jq -n --arg s "$SUMMARY" --arg c "$CORRECTION" '{turns: [
   {match: {no_tools: true}, reply: {text: $s}},
+  {match: {last_user_contains: $c}, faults: [{status: 413, times: 1}], reply: {text: "Recovered after compaction."}},
   {reply: {tool_calls: [{name: "Bash", input: {command: "cat big.txt"}}]}},
-  {faults: [{status: 413, times: 1}], reply: {text: "Recovered after compaction."}}]}' > "$T/once.json"
+  {reply: {text: "Read it."}}]}' > "$T/once.json"
 start_mock "$T/once.json"
 use_provider anthropic
 json=$("$LOOM_BIN" -p "read big.txt" --permission-mode bypassPermissions --cwd "$T/proj" --output-format json 2>"$T/err1")
+id=$(jq -r .session_id <<<"$json")
+json=$("$LOOM_BIN" -p "$CORRECTION" --resume "$id" --permission-mode bypassPermissions --cwd "$T/proj" --output-format json 2>>"$T/err1")
 assert_eq "413 once: the run completes" "$(jq -r .subtype <<<"$json")" "success"
 assert_eq "413 once: the retried answer" "$(jq -r .result <<<"$json")" "Recovered after compaction."
 assert_eq "413 once: one refusal" "$(jq -s '[.[] | select(.status == 413)] | length' "$MOCK_LOG")" "1"
 assert_eq "413 once: exactly one compaction request" "$(summaries)" "1"
-file=$(session_file "$(jq -r .session_id <<<"$json")")
+sum_text=$(jq -r 'select(.body.tools == null) | .body.messages[-1].content | map(.text) | join("")' "$MOCK_LOG")
+assert_contains "413 once: the summarization request has the correction verbatim" "$sum_text" "<user_message>
+$CORRECTION
+</user_message>"
+assert_contains "413 once: and the first prompt" "$sum_text" "<user_message>
+read big.txt
+</user_message>"
+file=$(session_file "$id")
 assert_eq "413 once: one reactive summary in the session" \
   "$(jq -r 'select(.type=="summary") | .providerData.compactType' "$file")" "reactive"
+assert_contains "413 once: the retry still carries the unanswered correction" \
+  "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[-1].content[0].text')" "$CORRECTION"
 assert_contains "413 once: the retry carries the summary" \
   "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[0].content[0].text')" "Primary Request and Intent: read big.txt"
 
