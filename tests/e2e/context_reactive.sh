@@ -40,7 +40,7 @@ file=$(session_file "$id")
 assert_eq "413 once: one reactive summary in the session" \
   "$(jq -r 'select(.type=="summary") | .providerData.compactType' "$file")" "reactive"
 assert_contains "413 once: the retry still carries the unanswered correction" \
-  "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[-1].content[0].text')" "$CORRECTION"
+  "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[-1].content | map(.text) | join("")')" "$CORRECTION"
 assert_contains "413 once: the retry carries the summary" \
   "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[0].content[0].text')" "Primary Request and Intent: read big.txt"
 
