@@ -149,7 +149,28 @@ void compact_build_request(json_t *const *view, size_t n, const json_t *user_mes
                    tokens_estimate_cstr(req->system) - 64;
     if (room < 256)
         room = 256;
-    str_cut_middle(&conv, (size_t)room * 36 / 10, "of the conversation");
+    /* The cap is in bytes, the room in tokens: the estimate counts each
+     * non-ASCII character as a token, so a cap at 3.6 bytes per token would
+     * overshoot on Cyrillic or CJK text. Cut at the measured rate, then
+     * tighten until the cut conversation fits. */
+    int64_t est = tokens_estimate_text(conv.ptr, conv.len);
+    if (est > room) {
+        size_t cap = (size_t)((double)conv.len * (double)room / (double)est);
+        for (;;) {
+            loom_str cut = LOOM_STR_INIT;
+            str_append(&cut, conv.ptr, conv.len);
+            str_cut_middle(&cut, cap, "of the conversation");
+            int64_t got = tokens_estimate_text(cut.ptr, cut.len);
+            if (got <= room || cap == 0) {
+                str_free(&conv);
+                conv = cut;
+                break;
+            }
+            str_free(&cut);
+            size_t next = (size_t)((double)cap * (double)room / (double)got);
+            cap = next < cap ? next : cap - 1;
+        }
+    }
 
     loom_str all = LOOM_STR_INIT;
     str_puts(&all, "<conversation>\n");
@@ -177,7 +198,11 @@ char *compact_extract_summary(const char *reply)
 {
     if (!reply)
         return NULL;
-    const char *open = strstr(reply, "<summary>");
+    /* Look after the analysis: it may name the tag it is about to write. */
+    const char *after = strstr(reply, "</analysis>");
+    const char *open = after ? strstr(after, "<summary>") : NULL;
+    if (!open)
+        open = strstr(reply, "<summary>");
     if (open) {
         open += strlen("<summary>");
         const char *close = strstr(open, "</summary>");

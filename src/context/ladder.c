@@ -185,9 +185,15 @@ void ladder_view(const ladder_edits *e, json_t *const *recs, size_t n, json_t **
         } else if (id && record_is_user_message(r)) {
             json_t *t = json_object_get(e->messages, id);
             if (t) {
+                /* The text is replaced; images stay (snip cuts text only). */
+                json_t *content = json_pack("[{s:s,s:O}]", "type", "text", "text", t);
+                size_t bi;
+                json_t *blk;
+                json_array_foreach(json_get_arr(r, "content"), bi, blk)
+                    if (json_is_object(blk) && strcmp(json_get_str(blk, "type", ""), "text"))
+                        json_array_append(content, blk);
                 repl = json_copy(r);
-                json_object_set_new(repl, "content",
-                                    json_pack("[{s:s,s:O}]", "type", "text", "text", t));
+                json_object_set_new(repl, "content", content);
             }
         }
         if (repl) {
@@ -203,13 +209,17 @@ void ladder_view(const ladder_edits *e, json_t *const *recs, size_t n, json_t **
 
 /* --- sizes ------------------------------------------------------------------ */
 
-/* The concatenated text of a message record's text blocks. */
+/* The concatenated text of a message record's text blocks (or its content
+ * when that is a bare string, which history.c also accepts). */
 static char *message_text(const json_t *rec)
 {
+    json_t *content = json_object_get(rec, "content");
+    if (json_is_string(content))
+        return xstrdup(json_string_value(content));
     loom_str s = LOOM_STR_INIT;
     size_t i;
     json_t *b;
-    json_array_foreach(json_get_arr(rec, "content"), i, b) {
+    json_array_foreach(json_is_array(content) ? content : NULL, i, b) {
         const char *t = json_get_str(b, "text", NULL);
         if (t) {
             if (s.len)
@@ -237,6 +247,9 @@ int64_t ladder_record_tokens(const json_t *rec)
     if (!strcmp(type, RECORD_SUMMARY))
         return t + tokens_estimate_cstr(json_get_str(rec, "summary", ""));
     if (!strcmp(type, RECORD_MESSAGE)) {
+        json_t *content = json_object_get(rec, "content");
+        if (json_is_string(content))
+            return t + tokens_estimate_cstr(json_string_value(content));
         size_t i;
         json_t *b;
         json_array_foreach(json_get_arr(rec, "content"), i, b) {
@@ -284,7 +297,15 @@ json_t *ladder_snip(const ladder_config *c, json_t *const *view, size_t n, int64
                     !json_get_bool(view[i], "collapsed", false);
         if (!result && !user)
             continue;
-        int64_t t = ladder_record_tokens(view[i]);
+        /* A message weighs what snip can cut: its text, not its images. */
+        int64_t t;
+        if (result) {
+            t = ladder_record_tokens(view[i]);
+        } else {
+            char *m = message_text(view[i]);
+            t = TOKENS_PER_BLOCK + tokens_estimate_cstr(m);
+            free(m);
+        }
         if (t > best_t) {
             best = i;
             best_t = t;
