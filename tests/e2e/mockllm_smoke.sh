@@ -8,6 +8,8 @@
 # A second server runs a "sequence": true script with a context_window: turns
 # consumed in order, faults not advancing, repeat, over-long prompts refused
 # in Anthropic and OpenAI shape, no_tools matching, and raw_body in the log.
+# A third server checks reply templates ("$match:REGEX", "$last:REGEX") in
+# tool inputs and text, misses in the log, and bad regexes at start-up.
 set -euo pipefail
 
 MOCKLLM_BIN=${MOCKLLM_BIN:-/work/main/build/mockllm}
@@ -423,6 +425,66 @@ check "sequence log" "$(cat "$work/seq.jsonl")" '
 jq -j 'select(.turn == 1 and .attempt == 4).raw_body' "$work/seq.jsonl" >"$work/raw.logged"
 expect_eq "raw_body: cmp with the file sent" "$(cmp "$work/raw.logged" "$work/raw.json" 2>&1 && echo same)" same
 
+# ---- reply templates ($match / $last) --------------------------------------
+
+cat >"$work/tpl.json" <<'EOF'
+{ "turns": [
+    { "match": { "last_user_contains": "echo-events" },
+      "reply": { "text": "$last:ev_[0-9a-f-]+",
+                 "tool_calls": [{ "id": "toolu_t1", "name": "Recall",
+                   "input": { "first": "$match:ev_[0-9a-f-]+",
+                              "newest": "$last:ev_[0-9a-f-]+",
+                              "nested": { "ids": ["$match:\"tool_use_id\":\"([^\"]+)\"", 7,
+                                                  "$last:\"tool_use_id\":\"([^\"]+)\""] },
+                              "quoted": "$match:say \\\\\"([a-z]+)\\\\\"",
+                              "plain": "ev_not_a_template",
+                              "dollar": "$matchless" } }] } },
+    { "match": { "last_user_contains": "miss-please" },
+      "reply": { "text": "$match:zz([0-9]+)",
+                 "tool_calls": [{ "name": "Recall",
+                   "input": { "event_id": "$match:ev_[0-9a-f-]+", "again": "$match:ev_[0-9a-f-]+",
+                              "other": "$last:nomatch[0-9]", "hit": "$match:miss-(please)" } }] } }
+  ] }
+EOF
+start_server "$work/tpl.json" "$work/tpl.jsonl" tpl
+
+ev1=ev_01a22c13-8705-743c-b566-5fe6b797b8c9
+ev2=ev_01a22c13-9a10-7c11-8e2f-0123456789ab
+ev3=ev_01a22c14-0000-7000-8000-ffffffffffff
+# Three event ids in order; the middle one after JSON-escaped quotes, which
+# the regex sees as the two characters \" (the raw body is JSON text).
+tpl_req='{"model":"m","messages":[
+  {"role":"user","content":"start '$ev1'"},
+  {"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"X","input":{}}]},
+  {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":"say \"hello\" about '$ev2'"},
+    {"type":"tool_result","tool_use_id":"toolu_B","content":"ok"},
+    {"type":"text","text":"echo-events '$ev3'"}]}]}'
+want_tpl='{"first":"'$ev1'","newest":"'$ev3'","nested":{"ids":["toolu_A",7,"toolu_B"]},"quoted":"hello","plain":"ev_not_a_template","dollar":"$matchless"}'
+
+check "templates (anthropic)" "$(post /v1/messages "$tpl_req")" '.[0] as $b |
+    c("$last in text"; $b.content[0].text; $ev3),
+    c("input: $match first, $last last, capture groups, nested, other strings untouched";
+      $b.content[]|select(.type=="tool_use").input; $want)' \
+    --arg ev3 "$ev3" --argjson want "$want_tpl"
+check "templates (chat stream)" \
+    "$(post /v1/chat/completions "$(jq -c '. + {stream: true}' <<<"$tpl_req")" | sse_data)" '
+    c("streamed arguments"; [.[].choices[0].delta.tool_calls // empty | .[].function.arguments]|join("")|fromjson; $want),
+    c("streamed text"; [.[].choices[0].delta.content? // empty]|join(""); $ev3)' \
+    --arg ev3 "$ev3" --argjson want "$want_tpl"
+check "templates (responses)" "$(post /v1/responses "$(jq -c '. + {input: "echo-events"}' <<<"$tpl_req")")" '
+    c("arguments"; .[0].output[]|select(.type=="function_call").arguments|fromjson; $want)' \
+    --argjson want "$want_tpl"
+
+check "template miss" "$(post /v1/messages '{"model":"m","messages":[{"role":"user","content":"miss-please, no ids here"}]}')" '
+    c("text stays literal"; .[0].content[0].text; "$match:zz([0-9]+)"),
+    c("input: misses stay literal, a hit is replaced"; .[0].content[1].input;
+      {"event_id":"$match:ev_[0-9a-f-]+","again":"$match:ev_[0-9a-f-]+",
+       "other":"$last:nomatch[0-9]","hit":"please"})'
+check "template log" "$(cat "$work/tpl.jsonl")" '
+    c("no template_misses when all matched"; [.[0:3][]|has("template_misses")]; [false, false, false]),
+    c("template_misses lists each missing regex once"; .[3].template_misses;
+      ["zz([0-9]+)", "ev_[0-9a-f-]+", "nomatch[0-9]"])'
+
 # ---- scenario validation ---------------------------------------------------
 
 bad_scenario() { # NAME JSON EXPECTED-MESSAGE
@@ -445,6 +507,32 @@ bad_scenario "repeat 0" '{"sequence":true,"turns":[{"repeat":0}]}' \
     'turns[0]: "repeat" must be an integer >= 1'
 bad_scenario "a non-boolean no_tools" '{"turns":[{"match":{"no_tools":"yes"}}]}' \
     'turns[0].match: "no_tools" must be true or false'
+
+bad_scenario "an empty template regex" '{"turns":[{"reply":{"text":"$last:"}}]}' \
+    'turns[0].reply.text: bad regex "": empty (write $last:REGEX)'
+# bad_regex NAME JSON EXPECTED-PREFIX: the regex library's reason follows.
+bad_regex() {
+    local rc=0 msg want="mockllm: scenario $work/bad.json: $3"
+    printf '%s' "$2" >"$work/bad.json"
+    "$MOCKLLM_BIN" --scenario "$work/bad.json" --port-file "$work/bad.port" \
+        >/dev/null 2>"$work/bad.err" || rc=$?
+    expect_eq "rejects $1: exit status" "$rc" 2
+    msg=$(cat "$work/bad.err")
+    if [[ $msg == "$want"?* ]]; then
+        record "rejects $1: message" ok
+    else
+        record "rejects $1: message" fail "$msg" "$want…"
+    fi
+}
+bad_regex "a bad regex in a tool input" \
+    '{"turns":[{},{},{"reply":{"tool_calls":[{"name":"A"},{"name":"B","input":{"x":1}},
+      {"name":"C","input":{"event_id":"$match:("}}]}}]}' \
+    'turns[2].reply.tool_calls[2].input.event_id: bad regex "(": '
+bad_regex "a bad regex nested in arrays" \
+    '{"turns":[{"reply":{"tool_calls":[{"name":"A","input":{"a":[1,{"b":["ok","$last:[z-a]"]}]}}]}}]}' \
+    'turns[0].reply.tool_calls[0].input.a[1].b[1]: bad regex "[z-a]": '
+bad_regex "a bad regex in text" '{"turns":[{"reply":{"text":"$match:a{2,1}"}}]}' \
+    'turns[0].reply.text: bad regex "a{2,1}": '
 
 echo "mockllm_smoke: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 #include <pthread.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -76,7 +77,17 @@ typedef struct {
     const char *name;
     char *arguments;  /* owned: input as compact JSON, or the raw string given */
     json_t *input;    /* borrowed object, or NULL when input was a non-object string */
+    bool templated;   /* input holds "$match:" / "$last:" strings */
 } mock_tool_call;
+
+/* A reply template: a scripted string "$match:REGEX" or "$last:REGEX",
+ * resolved per request against the raw request body (template.c). */
+typedef struct {
+    const char *value;  /* borrowed: the whole scripted string */
+    const char *regex;  /* points into value, after the prefix */
+    bool last;          /* "$last:": the last occurrence, not the first */
+    regex_t re;         /* compiled once at load (REG_EXTENDED) */
+} mock_template;
 
 typedef struct {
     const char *text;        /* NULL when the reply has no "text" */
@@ -86,6 +97,9 @@ typedef struct {
     size_t n_calls;
     const char *stop_reason; /* end_turn, tool_use, max_tokens, ... (defaulted) */
     const json_t *usage;     /* borrowed scripted usage object, or NULL */
+    mock_template *tpls;     /* owned: distinct templates of text and inputs */
+    size_t n_tpls;
+    bool text_templated;     /* text is a template */
 } mock_reply;
 
 typedef enum { FAULT_STATUS, FAULT_DROP, FAULT_MALFORMED, FAULT_STALL } mock_fault_kind;
@@ -147,6 +161,32 @@ long scenario_pick(mock_scenario *sc, const mock_conv *conv, long *attempt,
                    const mock_fault **fault, long *seq);
 /* Owned, human-readable explanation of why nothing matched conv. */
 char *scenario_describe_miss(mock_scenario *sc, const mock_conv *conv);
+
+/* ---- template.c: "$match:" / "$last:" reply templates ------------------- */
+
+/* True when s has the form "$match:REGEX" or "$last:REGEX". */
+bool template_is(const char *s);
+/* Compiles the template s into r->tpls unless an identical one is there.
+ * On a bad regex returns -1 with a message (bad regex "...": why) in err. */
+int template_add(mock_reply *r, const char *s, char *err, size_t errlen);
+/* Releases r's compiled templates. */
+void template_free(mock_reply *r);
+
+/* One request's rendering of a reply whose templates are resolved. */
+typedef struct {
+    mock_reply reply;      /* what the formats render; fields may point below */
+    char *text;            /* owned substituted text, or NULL */
+    mock_tool_call *calls; /* owned copies (arguments owned), or NULL */
+    json_t *inputs;        /* owns the substituted input objects, or NULL */
+} mock_reply_inst;
+
+/* Resolves r's templates against the raw request body (len bytes,
+ * NUL-terminated) into inst and returns &inst->reply. A template whose regex
+ * finds nothing stays the literal "$match:REGEX" and its REGEX is appended
+ * (once) to misses, a JSON array. Release with template_release(). */
+const mock_reply *template_render(const mock_reply *r, const char *body, size_t len,
+                                  mock_reply_inst *inst, json_t *misses);
+void template_release(mock_reply_inst *inst);
 
 /* ---- sse.c: pre-rendered event lists ------------------------------------- */
 

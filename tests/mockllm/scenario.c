@@ -118,8 +118,48 @@ static int parse_match(vctx *v, const char *where, const json_t *m, mock_turn *t
     return 0;
 }
 
+/* Compiles every "$match:" / "$last:" string inside j (object values and
+ * array elements, at any depth) into r's templates; *found tells whether
+ * there was one. A bad regex fails with the path of its string. */
+static int collect_templates(vctx *v, const char *where, json_t *j, mock_reply *r,
+                             bool *found)
+{
+    if (json_is_string(j)) {
+        if (!template_is(json_string_value(j)))
+            return 0;
+        char msg[400];
+        *found = true;
+        if (template_add(r, json_string_value(j), msg, sizeof msg))
+            return fail(v, where, "%s", msg);
+        return 0;
+    }
+    int rc = 0;
+    if (json_is_object(j)) {
+        const char *key;
+        json_t *val;
+        json_object_foreach(j, key, val) {
+            char *sub = xprintf("%s.%s", where, key);
+            rc = collect_templates(v, sub, val, r, found);
+            free(sub);
+            if (rc)
+                break;
+        }
+    } else if (json_is_array(j)) {
+        size_t i;
+        json_t *val;
+        json_array_foreach(j, i, val) {
+            char *sub = xprintf("%s[%zu]", where, i);
+            rc = collect_templates(v, sub, val, r, found);
+            free(sub);
+            if (rc)
+                break;
+        }
+    }
+    return rc;
+}
+
 static int parse_tool_call(vctx *v, const char *where, const json_t *c,
-                           mock_tool_call *out)
+                           mock_tool_call *out, mock_reply *rep)
 {
     static const char *const keys[] = {"id", "name", "input", NULL};
     if (!json_is_object(c))
@@ -140,6 +180,12 @@ static int parse_tool_call(vctx *v, const char *where, const json_t *c,
         out->arguments = json_dumps(in, JSON_COMPACT);
         if (!out->arguments)
             return fail(v, where, "\"input\" could not be serialised");
+        /* Templates only in an object input: a raw string is sent verbatim. */
+        char *sub = xprintf("%s.input", where);
+        int rc = collect_templates(v, sub, in, rep, &out->templated);
+        free(sub);
+        if (rc)
+            return -1;
     } else if (json_is_string(in)) {
         /* A string is sent verbatim as the arguments text, which lets a test
          * script arguments that are not valid JSON. */
@@ -191,6 +237,13 @@ static int parse_reply(vctx *v, const char *where, const json_t *r, mock_reply *
         get_str(v, where, r, "thinking_signature", &out->signature) ||
         get_str(v, where, r, "stop_reason", &out->stop_reason))
         return -1;
+    if (template_is(out->text)) {
+        char msg[400];
+        snprintf(sub, sizeof sub, "%s.text", where);
+        if (template_add(out, out->text, msg, sizeof msg))
+            return fail(v, sub, "%s", msg);
+        out->text_templated = true;
+    }
     if (out->thinking && !out->signature)
         out->signature = "c2lnX21vY2tfdGhpbmtpbmc="; /* Anthropic always signs thinking */
     json_t *calls = json_object_get(r, "tool_calls");
@@ -200,7 +253,7 @@ static int parse_reply(vctx *v, const char *where, const json_t *r, mock_reply *
     out->calls = xcalloc(out->n_calls ? out->n_calls : 1, sizeof *out->calls);
     for (size_t i = 0; i < out->n_calls; i++) {
         snprintf(sub, sizeof sub, "%s.tool_calls[%zu]", where, i);
-        if (parse_tool_call(v, sub, json_array_get(calls, i), &out->calls[i]))
+        if (parse_tool_call(v, sub, json_array_get(calls, i), &out->calls[i], out))
             return -1;
     }
     if (out->stop_reason) {
@@ -432,6 +485,7 @@ void scenario_free(mock_scenario *sc)
         for (size_t c = 0; r->calls && c < r->n_calls; c++)
             free(r->calls[c].arguments);
         free(r->calls);
+        template_free(r);
         free(sc->turns[i].faults);
     }
     free(sc->turns);

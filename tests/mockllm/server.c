@@ -164,29 +164,36 @@ static struct MHD_Response *status_fault_response(const mock_format *fmt,
     return r;
 }
 
-/* The answer for a request that reached a scripted turn. */
+/* The answer for a request that reached a scripted turn. Templates in the
+ * reply are resolved against the raw body; the regexes of those that found
+ * nothing are appended to misses. */
 static struct MHD_Response *reply_response(mock_scenario *sc, const mock_format *fmt,
-                                           const json_t *req, size_t body_len,
-                                           size_t turn_idx, unsigned long reqno,
-                                           const mock_fault *fault, bool stream)
+                                           const json_t *req, const char *body,
+                                           size_t body_len, size_t turn_idx,
+                                           unsigned long reqno,
+                                           const mock_fault *fault, bool stream,
+                                           json_t *misses)
 {
     const mock_turn *turn = &sc->turns[turn_idx];
     if (fault && fault->kind == FAULT_STATUS)
         return status_fault_response(fmt, fault);
 
+    mock_reply_inst inst;
+    const mock_reply *rep = template_render(&turn->reply, body, body_len, &inst, misses);
     mock_render r = {
-        .reply = &turn->reply,
+        .reply = rep,
         .req = req,
         .model = json_string_value(json_object_get(req, "model")),
         .reqno = reqno,
         .chunk_size = turn->chunk_size,
-        .usage = resolve_usage(&turn->reply, body_len),
+        .usage = resolve_usage(rep, body_len),
         .created = (long)time(NULL),
     };
     mock_events ev = {0};
     struct MHD_Response *resp;
     if (stream) {
         fmt->stream(&r, &ev);
+        template_release(&inst);
         resp = stream_response(&ev, turn->drip_ms, fault);
         if (resp) {
             MHD_add_response_header(resp, "Content-Type",
@@ -196,6 +203,7 @@ static struct MHD_Response *reply_response(mock_scenario *sc, const mock_format 
         return resp;
     }
     json_t *msg = fmt->message(&r);
+    template_release(&inst);
     if (!fault)
         return json_response(msg);
     /* Non-streaming replies suffer faults too: the body is one "event", a
@@ -242,6 +250,7 @@ static enum MHD_Result dispatch(mock_scenario *sc, struct MHD_Connection *conn,
     bool window_exceeded = false;
     const mock_fault *fault = NULL;
     char *error = NULL;
+    json_t *misses = json_array();
     struct MHD_Response *resp = NULL;
 
     if (!fmt) {
@@ -287,8 +296,8 @@ static enum MHD_Result dispatch(mock_scenario *sc, struct MHD_Connection *conn,
         } else {
             if (fault && fault->kind == FAULT_STATUS)
                 status = fault->status;
-            resp = reply_response(sc, fmt, req, st->body.len, (size_t)turn, reqno,
-                                  fault, stream);
+            resp = reply_response(sc, fmt, req, st->body.p, st->body.len,
+                                  (size_t)turn, reqno, fault, stream, misses);
         }
         conv_free(&conv);
     }
@@ -309,6 +318,9 @@ static enum MHD_Result dispatch(mock_scenario *sc, struct MHD_Connection *conn,
         json_object_set_new(log, "window_exceeded", json_boolean(window_exceeded));
         json_object_set_new(log, "est_tokens", json_integer(est_tokens));
     }
+    if (json_array_size(misses))
+        json_object_set(log, "template_misses", misses);
+    json_decref(misses);
     if (error)
         json_object_set_new(log, "error", json_string(error));
     json_t *headers = json_object();
