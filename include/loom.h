@@ -132,6 +132,10 @@ int loom_session_compact(loom_session *session, const char *instructions, char *
  * tokens, "next_step": {"name", "threshold", "at_tokens"} or null,
  * "memory_files": [{"path", "kind"}]}. */
 char *loom_session_context_json(loom_session *session);
+/* The event surface of the session's working memory, as JSON (caller
+ * frees): [{"event_id", "source", "summary", "urgency", "state",
+ * "disposition"?, "note"?, "detected_ms"}], oldest first. */
+char *loom_session_events_json(loom_session *session);
 /* The REPL's `#`: appends "- line" to AGENTS.md in the working directory
  * (created when missing) and reloads the memory for the next request. */
 int loom_session_remember(loom_session *session, const char *line, loom_status *st);
@@ -206,6 +210,14 @@ void loom_event_free(loom_event *ev);
 /* Asks the run to stop: the model stream or running tool is interrupted,
  * "Interrupted by user" is recorded, the run ends as cancelled. */
 void loom_run_cancel(loom_run *run);
+/* Hands an external signal ("SIGINT", "SIGTERM", "SIGUSR1", … or any name
+ * of 1–31 characters [A-Za-z0-9_.-]) to the run's heartbeat, which turns
+ * it into an external_signal event (docs/heartbeat.md): SIGINT and SIGTERM
+ * are critical and end the run resumable with the event as the reason
+ * ("interrupt" in the result); others are pending events for the model.
+ * Async-signal-safe: call it from a signal handler. -1 when the run has no
+ * heartbeat taking signals (then cancel, or ignore, as before). */
+int loom_run_signal(loom_run *run, const char *name);
 loom_run_state loom_run_state_now(const loom_run *run);
 /* Waits for the run to end and returns its final state. */
 loom_run_state loom_run_wait(loom_run *run);

@@ -132,6 +132,26 @@ static int parse_context_options(loom_agent *a, loom_status *st)
     return 0;
 }
 
+/* The "heartbeat" block (settings, or the option as JSON text). */
+static int parse_heartbeat(loom_agent *a, loom_status *st)
+{
+    const char *text = api_value(a->values, "heartbeat");
+    if (!text)
+        return 0;
+    json_error_t je;
+    json_t *block = json_loads(text, 0, &je);
+    if (!block)
+        return api_status_set(st, LOOM_ERR_CONFIG, "heartbeat: not JSON: %s", je.text);
+    loom_error err;
+    int rc = heartbeat_config_from_json(block, a->cwd, &a->heartbeat, &err);
+    json_decref(block);
+    if (rc != 0) {
+        api_status_from(st, &err);
+        return -1;
+    }
+    return 0;
+}
+
 loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
 {
     loom_agent *a = xcalloc(1, sizeof *a);
@@ -217,7 +237,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         .reload_system_dynamic = reload_dynamic,
         .reload_ctx = a,
     };
-    if (parse_context_options(a, st) != 0)
+    if (parse_context_options(a, st) != 0 || parse_heartbeat(a, st) != 0)
         goto fail;
     api_status_ok(st);
     return a;
@@ -250,5 +270,6 @@ void loom_agent_free(loom_agent *a)
     free(a->system_static);
     free(a->system_dynamic);
     memory_report_free(&a->memory);
+    heartbeat_config_free(&a->heartbeat);
     free(a);
 }

@@ -19,7 +19,7 @@ static const char *const known_keys[] = {
     "permission_mode", "loop_threshold", "max_tokens_total", "max_usd",
     "price_input_per_mtok", "price_output_per_mtok", "interactive", "allowed_tools",
     "disallowed_tools", "context_window", "max_output_tokens", "token_budget", "auto_compact",
-    "compaction", "renew_lambda", NULL,
+    "compaction", "renew_lambda", "heartbeat", NULL,
 };
 
 static bool known(const char *key)
@@ -93,7 +93,8 @@ static void apply_settings(loom_config *cfg, json_t *explicit_keys, const json_t
             snprintf(buf, sizeof buf, "%g", json_real_value(value));
         else if (json_is_boolean(value))
             text = json_is_true(value) ? "true" : "false";
-        else if (json_is_object(value) && strcmp(target, "compaction") == 0) {
+        else if (json_is_object(value) &&
+                 (strcmp(target, "compaction") == 0 || strcmp(target, "heartbeat") == 0)) {
             /* Structured settings travel as their JSON text. */
             char *js = json_dump_compact(value);
             json_object_set_new(cfg->values, target, json_string(js));

@@ -222,3 +222,24 @@ int loom_session_remember(loom_session *s, const char *line, loom_status *st)
     api_status_ok(st);
     return 0;
 }
+
+char *loom_session_events_json(loom_session *s)
+{
+    json_t *arr = json_array();
+    size_t n = 0;
+    surface_event *evs = s->working ? working_events(s->working, &n) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "event_id", evs[i].id, "source",
+                              evs[i].source, "summary", evs[i].summary, "urgency",
+                              event_urgency_name(evs[i].urgency), "state",
+                              event_state_name(evs[i].state), "detected_ms",
+                              (json_int_t)evs[i].detected_ms);
+        if (evs[i].disposition)
+            json_object_set_new(o, "disposition", json_string(evs[i].disposition));
+        if (evs[i].note)
+            json_object_set_new(o, "note", json_string(evs[i].note));
+        json_array_append_new(arr, o);
+    }
+    working_events_free(evs, n);
+    return dump_new(arr);
+}

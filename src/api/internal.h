@@ -11,6 +11,7 @@
 #include "loom.h"
 #include "context/memory.h"
 #include "context/pressure.h"
+#include "heartbeat/config.h"
 #include "runtime/loop.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
@@ -32,6 +33,7 @@ struct loom_agent {
     char *system_dynamic;
     memory_report memory;     /* the instruction files system_dynamic holds */
     loop_params params;       /* points into the fields above */
+    heartbeat_config heartbeat; /* the "heartbeat" settings block (enabled false: off) */
     bool interactive;
 };
 

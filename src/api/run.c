@@ -5,13 +5,19 @@
  * whichever thread produced them (the run thread or a tool pool thread, so
  * emission is serialized by a mutex) and, when asked, into a queue that
  * loom_run_next_event drains. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api/internal.h"
+#include "base/fileio.h"
 #include "base/json.h"
+#include "base/str.h"
 #include "base/uuid.h"
+#include "context/working.h"
+#include "heartbeat/heartbeat.h"
 #include "policy/governance.h"
 #include "runtime/event.h"
 
@@ -30,6 +36,12 @@ struct loom_run {
     char run_id[UUID_STR_LEN];
     loom_run_options opts;
     loom_cancel cancel;
+    /* The heartbeat (NULL when off): loom_run_signal reaches it from a
+     * signal handler, counted in hb_users so the run can stop it safely. */
+    heartbeat *_Atomic hb;
+    atomic_int hb_users;
+    atomic_bool act_running;
+    json_t *_Atomic stop_event;  /* the external signal that ended the run */
     _Atomic int state;
     pthread_t thread;
     bool joined;
@@ -116,6 +128,98 @@ static void record_side(void *ctx, json_t *rec)
     transcript_append_new(r->session->t, rec, &ignore);
 }
 
+/* The heartbeat's report of an event (its thread): shown as
+ * heartbeat.event, then the interrupt policy is applied. */
+static void on_heartbeat_event(void *ctx, const surface_event *ev, interrupt_action action,
+                               double delta_h)
+{
+    loom_run *r = ctx;
+    static const char *const actions[] = {"queue", "request", "force"};
+    json_t *payload = json_pack(
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:f}", "event_id", ev->id, "fingerprint", ev->fingerprint,
+        "source", ev->source, "summary", ev->summary, "urgency", event_urgency_name(ev->urgency),
+        "action", actions[action], "delta_h", delta_h);
+    bool ends_run = !strcmp(ev->source, "external_signal") && ev->urgency == EVENT_CRITICAL;
+    if (ends_run) {
+        /* SIGINT / SIGTERM from outside: the run stops, resumable, and says
+         * why; the pointer is published before the cancel flag. */
+        json_t *expected = NULL;
+        json_t *copy = json_deep_copy(payload);
+        if (!atomic_compare_exchange_strong(&r->stop_event, &expected, copy))
+            json_decref(copy);
+        atomic_store(&r->cancel, CANCEL_RUN);
+    }
+    emit(r, "heartbeat.event", EV_VIS_USER, ev->id, payload);
+    if (ends_run)
+        return;
+    if (action == INTERRUPT_FORCE)
+        cancel_interrupt_act(&r->cancel, CANCEL_ACT_NOW);
+    else if (action == INTERRUPT_REQUEST && atomic_load(&r->act_running))
+        cancel_interrupt_act(&r->cancel, CANCEL_ACT);
+}
+
+static heartbeat *start_heartbeat(loom_run *r)
+{
+    loom_session *s = r->session;
+    loom_agent *a = s->agent;
+    if (!a->heartbeat.enabled || !s->mf_dir)
+        return NULL;
+    loom_error err;
+    loom_str journal_path = LOOM_STR_INIT;
+    str_printf(&journal_path, "%s/journal.jsonl", s->mf_dir);
+    heartbeat *hb = NULL;
+    if (file_mkdirs(s->mf_dir, 0700, &err) == 0) {
+        heartbeat_env env = {.w = s->working, .journal_path = journal_path.ptr, .cwd = a->cwd,
+                             .on_event = on_heartbeat_event, .ctx = r};
+        hb = heartbeat_start(&a->heartbeat, &env, &err);
+    }
+    if (!hb)
+        emit(r, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+             json_pack("{s:s,s:s+}", "kind", "heartbeat", "message",
+                       "the heartbeat could not start: ", err.message));
+    str_free(&journal_path);
+    if (hb && heartbeat_takes_signals(hb)) {
+        /* `loom signal SESSION` finds this process here. */
+        char pid[32];
+        int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+        loom_str path = LOOM_STR_INIT;
+        str_printf(&path, "%s/run.pid", s->mf_dir);
+        file_write_atomic(path.ptr, pid, (size_t)n, 0600, &err);
+        str_free(&path);
+    }
+    atomic_store(&r->hb, hb);
+    return hb;
+}
+
+static json_t *stop_heartbeat(loom_run *r, heartbeat *hb)
+{
+    if (!hb)
+        return NULL;
+    atomic_store(&r->hb, NULL);
+    while (atomic_load(&r->hb_users) > 0)
+        sched_yield(); /* a signal handler is inside heartbeat_signal */
+    loom_str path = LOOM_STR_INIT;
+    str_printf(&path, "%s/run.pid", r->session->mf_dir);
+    unlink(path.ptr);
+    str_free(&path);
+    heartbeat_stats st;
+    heartbeat_stop(hb, &st);
+    double share = st.wall_ns > 0 ? (double)st.cpu_ns / (double)st.wall_ns : 0;
+    return json_pack("{s:I,s:I,s:I,s:f,s:f,s:f}", "ticks", (json_int_t)st.ticks, "events",
+                     (json_int_t)st.emitted, "gated", (json_int_t)st.gated, "cpu_ms",
+                     (double)st.cpu_ns / 1e6, "wall_ms", (double)st.wall_ns / 1e6,
+                     "cpu_share", share);
+}
+
+int loom_run_signal(loom_run *r, const char *name)
+{
+    atomic_fetch_add(&r->hb_users, 1);
+    heartbeat *hb = atomic_load(&r->hb);
+    int rc = hb && heartbeat_takes_signals(hb) ? heartbeat_signal(hb, name) : -1;
+    atomic_fetch_sub(&r->hb_users, 1);
+    return rc;
+}
+
 static json_t *result_object(loom_run *r, const loop_result *res)
 {
     json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o}", "state", run_state_name(res->state),
@@ -129,6 +233,8 @@ static json_t *result_object(loom_run *r, const loop_result *res)
         json_object_set_new(o, "error", json_pack("{s:s,s:s}", "code",
                                                   loom_code_name(res->err.code), "message",
                                                   res->err.message));
+    if (res->interrupt)
+        json_object_set(o, "interrupt", res->interrupt);
     return o;
 }
 
@@ -167,9 +273,14 @@ static void *run_main(void *arg)
              json_pack("{s:s,s:s}", "kind", "settings", "message", s->gov->warnings[i]));
     loop_io io = {.t = s->t, .tools = &tctx, .cancel = &r->cancel, .emit = emit, .emit_ctx = r,
                   .gov = s->gov, .working = s->working, .mf_dir = s->mf_dir,
-                  .pressure = &s->pr};
+                  .pressure = &s->pr, .act_running = &r->act_running,
+                  .stop_event = &r->stop_event};
+    heartbeat *hb = start_heartbeat(r);
+    tctx.heartbeat = hb;
+    io.heartbeat = hb;
     loop_result res;
     loop_run(&a->params, &io, r->goal, &res);
+    json_t *hb_stats = stop_heartbeat(r, hb);
 
     pthread_mutex_lock(&s->lock);
     s->usage.input_tokens += res.usage.input_tokens;
@@ -180,6 +291,8 @@ static void *run_main(void *arg)
     pthread_mutex_unlock(&s->lock);
 
     json_t *result = result_object(r, &res);
+    if (hb_stats)
+        json_object_set_new(result, "heartbeat", hb_stats);
     char *text = json_dump_compact(result);
     emit(r, EV_RUN_STATE_CHANGED, EV_VIS_USER, NULL, result);
     pthread_mutex_lock(&r->lock);
@@ -335,6 +448,7 @@ void loom_run_free(loom_run *r)
     }
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->cond);
+    json_decref(atomic_load(&r->stop_event));
     free(r->result_json);
     free(r->goal);
     free(r);

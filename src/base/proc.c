@@ -334,7 +334,8 @@ int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
                 res->cancelled = cancel;
                 res->timed_out = !cancel && timeout;
                 terminating = true;
-                kill_at = now + grace;
+                /* The harness's veto (CANCEL_ACT_NOW) gives no grace. */
+                kill_at = cancel && cancel_level(spec->cancel) == CANCEL_ACT_NOW ? now : now + grace;
                 signal_group(pid, SIGTERM);
             }
         }

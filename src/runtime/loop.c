@@ -20,6 +20,7 @@
 #include "context/budget.h"
 #include "context/memory.h"
 #include "context/working.h"
+#include "heartbeat/heartbeat.h"
 #include "policy/governance.h"
 #include "session/history.h"
 #include "session/record.h"
@@ -179,7 +180,14 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
     io->tools->message_id = message_id;
     observer_ctx octx = {io};
     pipeline_observer obs = {&octx, obs_start, obs_finish};
+    /* The Act: the heartbeat watches faster meanwhile and may stop it. */
+    if (io->act_running)
+        atomic_store(io->act_running, true);
+    heartbeat_set_act(io->heartbeat, true);
     tool_batch_run(p->tools, calls, n, io->tools, &obs, outs);
+    heartbeat_set_act(io->heartbeat, false);
+    if (io->act_running)
+        atomic_store(io->act_running, false);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         tool_result *r = &outs[i].result;
@@ -315,6 +323,26 @@ static bool transient(const loom_error *e)
 
 static void finish_interrupted(loop_io *io, loop_result *out)
 {
+    json_t *ev = io->stop_event ? atomic_load(io->stop_event) : NULL;
+    if (ev) {
+        /* An external SIGINT/SIGTERM the heartbeat turned into an event: the
+         * run stops where it is and can be resumed; the event says why. */
+        char note[300];
+        snprintf(note, sizeof note, "Interrupted by an external signal (%s)",
+                 json_get_str(ev, "summary", "signal"));
+        json_t *rec = record_user_text(note);
+        record_set_skip_run(rec, true);
+        loom_error ignore;
+        transcript_append_new(io->t, rec, &ignore);
+        out->state = RUN_FAILED;
+        out->stop_reason = "external_signal";
+        out->interrupt = json_incref(ev);
+        loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
+                       "stopped by %s (event %s, %s urgency); resume the session to go on",
+                       json_get_str(ev, "summary", "an external signal"),
+                       json_get_str(ev, "event_id", "?"), json_get_str(ev, "urgency", "?"));
+        return;
+    }
     /* seed 001 §3.5: the interruption is recorded but never drives a run. */
     json_t *rec = record_user_text("Interrupted by user");
     record_set_skip_run(rec, true);
@@ -401,10 +429,13 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
 
     for (;;) {
         /* L2: begin the turn. */
-        if (cancel_requested(io->cancel)) {
+        if (cancel_run_requested(io->cancel)) {
             finish_interrupted(io, out);
             break;
         }
+        /* Observe after the heartbeat stopped an Act: the event is in the
+         * working memory the next request carries. */
+        cancel_clear_act((loom_cancel *)io->cancel);
         if (st.turn >= max_turns) {
             out->state = RUN_FAILED;
             out->stop_reason = "max_turns";
@@ -490,6 +521,16 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         }
         wire_request_free(&req);
         if (rc != 0) {
+            if (cancel_level(io->cancel) >= CANCEL_ACT) {
+                /* The heartbeat's veto cut the model stream: straight to
+                 * Observe, the request made again with the event in view. */
+                loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                          json_pack("{s:s,s:s}", "kind", "heartbeat_interrupt", "message",
+                                    "the model call was stopped by a critical event; asking "
+                                    "again with the event in view"));
+                st.turn--;
+                continue;
+            }
             if (err.code == LOOM_ERR_RUN_CANCELLED || cancel_requested(io->cancel)) {
                 finish_interrupted(io, out);
                 break;
@@ -573,7 +614,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
             out->stop_reason = "session_error";
             break;
         }
-        if (cancel_requested(io->cancel)) {
+        if (cancel_run_requested(io->cancel)) {
             finish_interrupted(io, out);
             break;
         }
@@ -606,6 +647,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
 
 void loop_result_free(loop_result *r)
 {
+    json_decref(r->interrupt);
     free(r->final_text);
     wire_usage_free(&r->usage);
     memset(r, 0, sizeof *r);

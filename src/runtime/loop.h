@@ -10,6 +10,7 @@
 #define LOOM_RUNTIME_LOOP_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "base/cancel.h"
@@ -63,6 +64,14 @@ typedef struct loop_io {
     struct working *working;        /* C_working (context/working.h); NULL: no tail */
     const char *mf_dir;             /* M_f: where renew snapshots C_working; NULL: none */
     struct pressure *pressure;      /* carried across runs (in and out); NULL: per run */
+    /* The run's heartbeat (heartbeat/heartbeat.h; NULL: none): told when an
+     * Act starts and ends. act_running mirrors it for the heartbeat's
+     * callback, which interrupts only a running Act gracefully. */
+    struct heartbeat *heartbeat;
+    atomic_bool *act_running;
+    /* Set (before the cancel flag) when the run is ended by an external
+     * signal: the event, reported in the result. Owned by the caller. */
+    json_t *_Atomic *stop_event;
 } loop_io;
 
 typedef struct loop_result {
@@ -74,6 +83,8 @@ typedef struct loop_result {
     wire_usage usage;               /* totals (raw unused) */
     double cost_usd;                /* < 0 when prices are unknown */
     loom_error err;                 /* set when state is failed */
+    json_t *interrupt;              /* the event that ended the run (external signal),
+                                       or NULL; owned */
 } loop_result;
 
 /* Runs the goal to its end. The user record is appended first (L1). */

@@ -264,7 +264,10 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
     char sig[32];
     loom_str *t = &out->text;
-    if (r.cancelled)
+    if (r.cancelled && cancel_level(ctx->cancel) >= CANCEL_ACT)
+        str_puts(t, "Command was stopped by the harness: a change in the world needs attention "
+                    "(see the events in your working memory)\n");
+    else if (r.cancelled)
         str_puts(t, "Command was interrupted\n");
     else if (r.timed_out)
         str_printf(t, "Command timed out after %ld ms\n", timeout);

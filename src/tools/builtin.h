@@ -17,5 +17,6 @@ extern const tool_def tool_todo_write;   /* todo.c */
 extern const tool_def tool_web_fetch;    /* web_fetch.c */
 extern const tool_def tool_ask_user;     /* ask_user.c */
 extern const tool_def tool_renew;        /* renew.c */
+extern const tool_def tool_ack_event;    /* ack_event.c */
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/fileio.h"
+#include "heartbeat/heartbeat.h"
 #include "tools/file_history.h"
 #include "tools/file_state.h"
 
@@ -41,6 +42,9 @@ int file_commit(tool_ctx *ctx, const char *path, bool exists, const void *data, 
             return -1;
         }
     }
+    /* Told before the write: a heartbeat tick between the write and a later
+     * notice would report the agent's own change as the world's. */
+    heartbeat_note_own_write(ctx->heartbeat, path, data, len);
     if (file_state_write(ctx->files, path, data, len, mode, &err) != 0) {
         tool_error(out, "Cannot write %s: %s", path, err.message);
         return -1;

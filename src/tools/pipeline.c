@@ -445,7 +445,11 @@ static void step_execute(const tool_def *def, const json_t *input, tool_ctx *ctx
                          tool_result *res)
 {
     if (cancel_requested(ctx->cancel)) {
-        tool_error(res, "Interrupted by user before the tool started");
+        if (cancel_level(ctx->cancel) >= CANCEL_ACT)
+            tool_error(res, "Not run: the harness stopped this step because a change in the "
+                            "world needs attention (see the events in your working memory)");
+        else
+            tool_error(res, "Interrupted by user before the tool started");
         return;
     }
     if (def->run(input, ctx, res) != 0 && !res->is_error) {

@@ -21,6 +21,7 @@ typedef struct file_history file_history;   /* tools/file_history.h: pre-write s
 typedef struct task_registry task_registry; /* tools/tasks.h: background shells */
 typedef struct todo_list todo_list;         /* tools/todo.h: the plan */
 typedef struct working working;             /* context/working.h: C_working */
+typedef struct heartbeat heartbeat;         /* heartbeat/heartbeat.h: H_b */
 
 typedef struct tool_ctx {
     const char *cwd;              /* the session's working directory (absolute) */
@@ -32,6 +33,8 @@ typedef struct tool_ctx {
     task_registry *tasks;
     todo_list *todos;
     working *working;             /* the session's working memory (may be NULL) */
+    heartbeat *heartbeat;         /* the run's heartbeat (may be NULL): own writes are
+                                     announced to it, dispositions journaled */
     const char *message_id;       /* the assistant record that asked for the call */
     /* Side records for the session file (e.g. file-history-snapshot); the
      * callee steals rec. May be NULL. */

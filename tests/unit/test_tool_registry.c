@@ -21,7 +21,7 @@
 
 static const char *const builtin_order[] = {
     "Read", "Write", "Edit",      "Glob",      "Grep",           "Bash",
-    "TaskOutput", "TaskStop", "TodoWrite", "WebFetch", "AskUserQuestion", "Renew",
+    "TaskOutput", "TaskStop", "TodoWrite", "WebFetch", "AskUserQuestion", "Renew", "AcknowledgeEvent",
 };
 #define N_BUILTINS (sizeof builtin_order / sizeof *builtin_order)
 

@@ -11,11 +11,14 @@
 #include "surfaces/cli/print_mode.h"
 #include "surfaces/cli/repl.h"
 #include "surfaces/cli/sandbox_cmd.h"
+#include "surfaces/cli/signal_cmd.h"
 
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "sandbox") == 0)
         return sandbox_cmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "signal") == 0)
+        return signal_cmd_main(argc - 1, argv + 1);
     cli_options opt;
     if (cli_parse(argc, argv, &opt) != 0)
         return 2;

@@ -3,9 +3,12 @@
  * Exit status (docs/cli.md): 0 the run completed; 1 it failed (model or
  * session error); 2 a usage or configuration error before any run; 3 it
  * stopped at a limit (--max-turns, token or cost budget) and can be
- * resumed; 130 interrupted. The first SIGINT/SIGTERM cancels the run
- * (the model stream or running tool stops, the session records the
- * interruption); a second one exits at once. */
+ * resumed (also after an external signal the heartbeat reported); 130
+ * interrupted. The first SIGINT/SIGTERM cancels the run (the model stream
+ * or running tool stops, the session records the interruption) — or, with
+ * a heartbeat watching external signals, becomes a critical event that
+ * stops the run resumable with the event as the reason; a second one
+ * exits at once. SIGUSR1/SIGUSR2/SIGHUP reach the heartbeat as events. */
 #include "surfaces/cli/print_mode.h"
 
 #include <signal.h>
@@ -25,13 +28,27 @@
 static loom_run *_Atomic active_run;
 static atomic_int signals_seen;
 
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    default: return "SIGHUP";
+    }
+}
+
+/* With a heartbeat taking signals, a signal becomes an external_signal
+ * event (SIGINT/SIGTERM end the run with it as the reason); without one,
+ * SIGINT/SIGTERM cancel the run and the others are ignored. */
 static void on_signal(int sig)
 {
-    (void)sig;
-    if (atomic_fetch_add(&signals_seen, 1) > 0)
+    bool stops = sig == SIGINT || sig == SIGTERM;
+    if (stops && atomic_fetch_add(&signals_seen, 1) > 0)
         _exit(130);
     loom_run *r = atomic_load(&active_run);
-    if (r)
+    if (r && loom_run_signal(r, signal_name(sig)) != 0 && stops)
         loom_run_cancel(r);
 }
 
@@ -43,6 +60,9 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 static char *read_stdin_prompt(void)
@@ -95,7 +115,7 @@ static int exit_status(const char *result_json)
     else if (!strcmp(state, "cancelled"))
         status = 130;
     else if (!strcmp(stop, "max_turns") || !strcmp(stop, "token_budget") ||
-             !strcmp(stop, "usd_budget"))
+             !strcmp(stop, "usd_budget") || !strcmp(stop, "external_signal"))
         status = 3;
     json_decref(res);
     return status;
