@@ -23,6 +23,27 @@ static void text_newline(cli_output *o)
     }
 }
 
+/* A string from outside (a file name in a summary) on one stderr line:
+ * control characters become '?'. */
+static void put_clean(const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, stderr);
+}
+
+/* heartbeat.event (docs/heartbeat.md), one line like a warning:
+ * "loom: event high filesystem: src/a.c modified (…) (ev_0193…)". */
+static void heartbeat_line(const json_t *payload)
+{
+    fprintf(stderr, "loom: event %s ", json_get_str(payload, "urgency", "?"));
+    put_clean(json_get_str(payload, "source", "?"));
+    fputs(": ", stderr);
+    put_clean(json_get_str(payload, "summary", ""));
+    fputs(" (", stderr);
+    put_clean(json_get_str(payload, "event_id", ""));
+    fputs(")\n", stderr);
+}
+
 static void text_event(cli_output *o, const char *type, const json_t *payload)
 {
     if (!strcmp(type, "model.completed")) {
@@ -43,6 +64,8 @@ static void text_event(cli_output *o, const char *type, const json_t *payload)
         } else {
             fprintf(stderr, "loom: warning: %s\n", json_get_str(payload, "message", ""));
         }
+    } else if (!strcmp(type, "heartbeat.event")) {
+        heartbeat_line(payload);
     } else if (o->verbose && (!strcmp(type, "tool.finished") || !strcmp(type, "tool.failed"))) {
         fprintf(stderr, "loom: %s %s (%lld ms)\n", json_get_str(payload, "tool", "?"),
                 !strcmp(type, "tool.failed") ? "failed" : "done",
@@ -59,8 +82,10 @@ void output_event(cli_output *o, const loom_event *ev)
         fflush(stdout);
         return;
     }
-    /* json keeps stdout for the result, but warnings still belong on stderr. */
-    if (o->format == OUTPUT_JSON && strcmp(ev->type, "warning.emitted") != 0)
+    /* json keeps stdout for the result, but warnings and the heartbeat's
+     * events still belong on stderr. */
+    if (o->format == OUTPUT_JSON && strcmp(ev->type, "warning.emitted") != 0 &&
+        strcmp(ev->type, "heartbeat.event") != 0)
         return;
     if (ev->text) {
         /* The hot path: no JSON to parse for a token. */

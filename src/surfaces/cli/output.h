@@ -1,9 +1,11 @@
 /* output.h — how a headless run shows itself: text, json or stream-json.
  *
  * All three consume the run's event stream (loom.h):
- * text: the model's text streams to stdout as it arrives; notices (retries,
- *   tool calls with --verbose) go to stderr.
- * json: one result object on stdout at the end.
+ * text: the model's text streams to stdout as it arrives; notices (retries
+ *   and other warnings, heartbeat events, tool calls with --verbose) go to
+ *   stderr.
+ * json: one result object on stdout at the end; warnings and heartbeat
+ *   events on stderr as in text.
  * stream-json: every event, one JSON object per line, as the run emits it;
  *   the last line is run.state_changed with the final state. */
 #ifndef LOOM_CLI_OUTPUT_H

@@ -69,6 +69,13 @@ static long long mono_ms(void)
 static void on_signal(int sig)
 {
     loom_run *run = atomic_load(&active_run);
+    if (sig == SIGUSR1 || sig == SIGUSR2) {
+        /* `loom signal SESSION USR1`: an event for the run's heartbeat;
+         * between runs, or without a heartbeat taking signals, nothing. */
+        if (run)
+            loom_run_signal(run, sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2");
+        return;
+    }
     if (sig != SIGINT) {
         terminate_seen = 1;
         if (run)
@@ -105,6 +112,11 @@ static void install_signals(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    /* The heartbeat's signals must not end the REPL (their default) nor
+     * disturb the prompt. */
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
 }
 
 /* While a run draws, keys typed ahead are not echoed into its output; they
@@ -158,6 +170,7 @@ static const char *tone_code(repl_tone tone)
     case TONE_RED: return "\x1b[31m";
     case TONE_YELLOW: return "\x1b[33m";
     case TONE_GREEN: return "\x1b[32m";
+    case TONE_ALERT: return "\x1b[1;31m";
     default: return NULL;
     }
 }
@@ -199,7 +212,7 @@ void repl_printf(repl *r, repl_tone tone, const char *fmt, ...)
 /* Cuts s to at most `cols` characters on one line, with "…" when cut;
  * control characters (escapes from a tool's output) become '?' so a result
  * cannot restyle or move around the terminal. */
-static void put_clipped(loom_str *out, const char *s, size_t n, int cols)
+void repl_put_clipped(loom_str *out, const char *s, size_t n, int cols)
 {
     int w = 0;
     for (size_t i = 0; i < n; i++) {
@@ -207,7 +220,7 @@ static void put_clipped(loom_str *out, const char *s, size_t n, int cols)
         if (c == '\n' || c == '\r')
             break;
         if ((c & 0xC0) != 0x80) {
-            if (w >= cols - 1 && cols > 1) {
+            if (cols > 1 && w >= cols - 1) {
                 /* room for the ellipsis only if more follows */
                 size_t k = i;
                 while (k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
@@ -623,7 +636,7 @@ static void print_header(run_view *v, const char *header, bool failed)
     str_putc(&out, '\n'); /* a blank line before each block */
     put_tone(r, &out, failed ? TONE_RED : TONE_PLAIN, "\xe2\x97\x8f ", 4); /* ● */
     loom_str bold = LOOM_STR_INIT;
-    put_clipped(&bold, header, strlen(header), repl_columns() - 2);
+    repl_put_clipped(&bold, header, strlen(header), repl_columns() - 2);
     put_tone(r, &out, TONE_BOLD, str_cstr(&bold), bold.len);
     str_putc(&out, '\n');
     term_write(r, str_cstr(&out), out.len);
@@ -695,7 +708,7 @@ static void on_tool_done(run_view *v, const json_t *p)
         if (here && (size_t)(here - output) < n)
             n = (size_t)(here - output);
         loom_str line = LOOM_STR_INIT;
-        put_clipped(&line, output, n, cols);
+        repl_put_clipped(&line, output, n, cols);
         str_puts(&out, lead);
         put_tone(r, &out, TONE_DIM, str_cstr(&line), line.len);
         str_putc(&out, '\n');
@@ -713,7 +726,7 @@ static void on_tool_done(run_view *v, const json_t *p)
             const char *nl = memchr(s, '\n', (size_t)(end - s));
             size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
             loom_str line = LOOM_STR_INIT;
-            put_clipped(&line, s, n, cols);
+            repl_put_clipped(&line, s, n, cols);
             str_puts(&out, i == 0 ? lead : "     ");
             put_tone(r, &out, tone, str_cstr(&line), line.len);
             str_putc(&out, '\n');
@@ -754,7 +767,7 @@ static void on_warning(run_view *v, const json_t *p)
                    (long long)json_get_int(p, "attempt", 0), json_get_num(p, "delay_s", 0),
                    v->turn_text ? " (the reply starts over)" : "", json_get_str(p, "code", ""),
                    json_get_str(p, "message", ""));
-        put_clipped(&line, str_cstr(&msg), msg.len, repl_columns() - 2);
+        repl_put_clipped(&line, str_cstr(&msg), msg.len, repl_columns() - 2);
         repl_printf(v->r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", str_cstr(&line));
         str_free(&msg);
         str_free(&line);
@@ -763,6 +776,41 @@ static void on_warning(run_view *v, const json_t *p)
     }
     flush_text(v);
     repl_printf(v->r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", json_get_str(p, "message", kind));
+}
+
+/* heartbeat.event: something changed in the world while the run worked
+ * (docs/heartbeat.md). One line, e.g.
+ *   ⚡ event high · filesystem: src/a.c modified (…) (ev_<uuidv7>)
+ * with the whole id (a UUIDv7's head is its timestamp: a prefix would not
+ * tell events apart), the summary cut so the id stays on the line;
+ * critical in bold red, high in yellow. /events lists them with their state. */
+static void on_heartbeat(run_view *v, const json_t *p)
+{
+    flush_text(v);
+    const char *urgency = json_get_str(p, "urgency", "low");
+    const char *summary = json_get_str(p, "summary", "");
+    const char *id = json_get_str(p, "event_id", "");
+    loom_str head = LOOM_STR_INIT, line = LOOM_STR_INIT;
+    str_printf(&head, "\xe2\x9a\xa1 event %s \xc2\xb7 %s: ", urgency,
+               json_get_str(p, "source", "?"));
+    int cols = repl_columns() - 2;
+    int room = cols - (int)render_display_width(head.ptr, head.len) - (int)strlen(id) - 3;
+    repl_put_clipped(&line, head.ptr, head.len, 0);
+    repl_put_clipped(&line, summary, strlen(summary), room < 16 ? 16 : room);
+    if (*id) {
+        str_puts(&line, " (");
+        repl_put_clipped(&line, id, strlen(id), 0);
+        str_putc(&line, ')');
+    }
+    repl_tone tone = !strcmp(urgency, "critical") ? TONE_ALERT
+                     : !strcmp(urgency, "high")   ? TONE_YELLOW
+                                                  : TONE_PLAIN;
+    repl_printf(v->r, tone, "%s\n", str_cstr(&line));
+    str_free(&head);
+    str_free(&line);
+    /* The line sits between a running call and its result: repeat the
+     * call's line above the result. */
+    v->last_header = NULL;
 }
 
 /* Lines of a command shown in an approval before "… +N lines": enough to
@@ -781,7 +829,7 @@ static void approval_subject(run_view *v, loom_str *out, const char *tool, const
         char *arg = call_argument(r, tool, input);
         if (*arg) {
             loom_str line = LOOM_STR_INIT;
-            put_clipped(&line, arg, strlen(arg), cols);
+            repl_put_clipped(&line, arg, strlen(arg), cols);
             str_puts(out, "    ");
             put_tone(r, out, TONE_BOLD, str_cstr(&line), line.len);
             str_putc(out, '\n');
@@ -797,7 +845,7 @@ static void approval_subject(run_view *v, loom_str *out, const char *tool, const
     while (*s && shown < APPROVAL_LINES) {
         size_t n = strcspn(s, "\n");
         loom_str line = LOOM_STR_INIT;
-        put_clipped(&line, s, n, cols);
+        repl_put_clipped(&line, s, n, cols);
         str_puts(out, "    ");
         put_tone(r, out, TONE_BOLD, str_cstr(&line), line.len);
         str_putc(out, '\n');
@@ -848,7 +896,7 @@ static void on_approval(run_view *v, const json_t *p)
     approval_subject(v, &out, tool, input);
     if (*why) {
         loom_str line = LOOM_STR_INIT;
-        put_clipped(&line, why, strlen(why), repl_columns() - 2);
+        repl_put_clipped(&line, why, strlen(why), repl_columns() - 2);
         str_puts(&out, "  ");
         put_tone(r, &out, TONE_DIM, str_cstr(&line), line.len);
         str_putc(&out, '\n');
@@ -1019,6 +1067,8 @@ static void on_event(run_view *v, const loom_event *ev)
         on_tool_done(v, p);
     } else if (!strcmp(type, "warning.emitted")) {
         on_warning(v, p);
+    } else if (!strcmp(type, "heartbeat.event")) {
+        on_heartbeat(v, p);
     } else if (!strcmp(type, "approval.requested")) {
         on_approval(v, p);
     }
@@ -1064,6 +1114,8 @@ static void run_prompt(repl *r, const char *goal)
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGUSR1);
+    sigaddset(&block, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &block, &old);
     loom_run *run = loom_run_start(r->session, goal, &ro, &st);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

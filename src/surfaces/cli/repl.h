@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/str.h"
 #include "loom.h"
 #include "surfaces/cli/options.h"
 #include "surfaces/cli/spinner.h"
@@ -46,9 +47,16 @@ typedef struct repl {
 int repl_main(const cli_options *opt);
 
 /* Output for the slash commands, serialized with the spinner. */
-typedef enum { TONE_PLAIN, TONE_DIM, TONE_BOLD, TONE_RED, TONE_YELLOW, TONE_GREEN } repl_tone;
+typedef enum {
+    TONE_PLAIN, TONE_DIM, TONE_BOLD, TONE_RED, TONE_YELLOW, TONE_GREEN,
+    TONE_ALERT, /* bold red: a critical heartbeat event */
+} repl_tone;
 void repl_printf(repl *r, repl_tone tone, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Appends the first line of s[0..n) to out, cut to cols characters with
+ * "…" (cols <= 0: not cut); control characters become '?', so text from
+ * outside (a tool's output, a file name) cannot restyle the terminal. */
+void repl_put_clipped(loom_str *out, const char *s, size_t n, int cols);
 /* Terminal columns of stdout (80 when unknown). */
 int repl_columns(void);
 /* The one-line header: version · model · provider · cwd · session id. */

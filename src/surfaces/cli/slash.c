@@ -425,6 +425,7 @@ static const slash_cmd commands[] = {
     {"compact", "[FOCUS]", "summarize the conversation now; FOCUS says what the summary keeps",
      slash_compact},
     {"context", NULL, "what the context holds: tokens by partition, the next step", slash_context},
+    {"events", NULL, "the heartbeat's events: state, urgency, source, summary, id", slash_events},
     {"memory", "[edit]", "the memory files loaded (AGENTS.md); edit: open ./AGENTS.md in $EDITOR",
      slash_memory},
     {"rewind", "[N]", "undo the last N turns and the file edits they made", cmd_rewind},

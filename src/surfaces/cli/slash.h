@@ -1,6 +1,6 @@
 /* slash.h — the REPL's /commands: /help, /clear, /resume, /model, /cost,
- * /status, /permissions, /plan, /compact, /context, /memory, /rewind,
- * /fork, /exit (the context ones in slash_context.c). Each works on the
+ * /status, /permissions, /plan, /compact, /context, /events, /memory,
+ * /rewind, /fork, /exit (the context ones in slash_context.c). Each works on the
  * REPL's state through loom.h; docs/repl.md describes them for users. */
 #ifndef LOOM_CLI_SLASH_H
 #define LOOM_CLI_SLASH_H

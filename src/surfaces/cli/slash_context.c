@@ -1,13 +1,15 @@
 /* slash_context.c — the REPL's view of and hold on the context window:
- * /compact, /context, /memory and `# text` lines. Everything goes through
- * loom.h (loom_session_compact, loom_session_context_json,
- * loom_session_remember); this file only words the answers. */
+ * /compact, /context, /events, /memory and `# text` lines. Everything goes
+ * through loom.h (loom_session_compact, loom_session_context_json,
+ * loom_session_events_json, loom_session_remember); this file only words
+ * the answers. */
 #include "surfaces/cli/slash_context.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "base/json.h"
 #include "base/str.h"
@@ -135,6 +137,69 @@ void slash_context(repl *r, const char *args)
     }
     repl_printf(r, TONE_PLAIN, "Memory\n");
     show_memory_files(r, json_get_arr(doc, "memory_files"), "  ");
+    json_decref(doc);
+}
+
+/* ---- /events ---------------------------------------------------------------- */
+
+/* The event surface of the session's working memory (loom_session_events_json,
+ * docs/heartbeat.md), oldest first, one line each:
+ *   12:03:04  projected     high      filesystem: src/a.c modified (…)  ev_0193…
+ * and, once the model acknowledged one, its disposition and note. */
+void slash_events(repl *r, const char *args)
+{
+    (void)args;
+    json_t *doc = parse_owned(loom_session_events_json(r->session), "events");
+    size_t n = json_array_size(doc);
+    if (n == 0) {
+        repl_printf(r, TONE_PLAIN, "No events.\n");
+        repl_printf(r, TONE_DIM, "The heartbeat reports changes seen while a run works "
+                    "(a \"heartbeat\" block in settings; docs/heartbeat.md)\n");
+        json_decref(doc);
+        return;
+    }
+    repl_printf(r, TONE_BOLD, "Events (%zu)\n", n);
+    size_t i;
+    json_t *e;
+    json_array_foreach(doc, i, e) {
+        char when[16] = "--:--:--";
+        time_t t = (time_t)(json_get_int(e, "detected_ms", 0) / 1000);
+        struct tm tm;
+        if (t > 0 && localtime_r(&t, &tm))
+            strftime(when, sizeof when, "%H:%M:%S", &tm);
+        const char *urgency = json_get_str(e, "urgency", "?");
+        const char *summary = json_get_str(e, "summary", "");
+        const char *disposition = json_get_str(e, "disposition", NULL);
+        const char *note = json_get_str(e, "note", NULL);
+        /* Summaries name files, notes come from the model: no escapes pass. */
+        loom_str text = LOOM_STR_INIT;
+        const char *src = json_get_str(e, "source", "?");
+        repl_put_clipped(&text, src, strlen(src), 0);
+        str_puts(&text, ": ");
+        repl_put_clipped(&text, summary, strlen(summary), 0);
+        loom_str after = LOOM_STR_INIT;
+        if (disposition) {
+            str_puts(&after, " \xc2\xb7 ");
+            repl_put_clipped(&after, disposition, strlen(disposition), 0);
+            if (note && *note) {
+                str_puts(&after, ": ");
+                repl_put_clipped(&after, note, strlen(note), 0);
+            }
+        }
+        repl_printf(r, TONE_DIM, "  %s  ", when);
+        repl_printf(r, TONE_PLAIN, "%-12s ", json_get_str(e, "state", "?"));
+        repl_printf(r, !strcmp(urgency, "critical") ? TONE_ALERT
+                       : !strcmp(urgency, "high")   ? TONE_YELLOW
+                                                    : TONE_PLAIN,
+                    "%-8s ", urgency);
+        repl_printf(r, TONE_PLAIN, "%s  ", str_cstr(&text));
+        repl_printf(r, TONE_DIM, "%s", json_get_str(e, "event_id", ""));
+        repl_printf(r, TONE_PLAIN, "%s\n", str_cstr(&after));
+        str_free(&text);
+        str_free(&after);
+    }
+    repl_printf(r, TONE_DIM, "pending: projected \xc2\xb7 acknowledged: the model gave a "
+                "disposition \xc2\xb7 resolved: done\n");
     json_decref(doc);
 }
 

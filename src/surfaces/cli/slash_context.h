@@ -1,7 +1,8 @@
 /* slash_context.h — the REPL's context commands: /compact, /context,
- * /memory and the `# text` line that adds to ./AGENTS.md. They go through
- * loom_session_compact, loom_session_context_json and
- * loom_session_remember (docs/context.md); docs/repl.md describes them. */
+ * /events, /memory and the `# text` line that adds to ./AGENTS.md. They go
+ * through loom_session_compact, loom_session_context_json,
+ * loom_session_events_json and loom_session_remember (docs/context.md,
+ * docs/heartbeat.md); docs/repl.md describes them. */
 #ifndef LOOM_CLI_SLASH_CONTEXT_H
 #define LOOM_CLI_SLASH_CONTEXT_H
 
@@ -13,6 +14,8 @@
 void slash_compact(repl *r, const char *args);
 /* /context: what the next request would hold, partition by partition. */
 void slash_context(repl *r, const char *args);
+/* /events: the heartbeat's events in working memory, with their state. */
+void slash_events(repl *r, const char *args);
 /* /memory [edit]: the memory files loaded, and how to change them. */
 void slash_memory(repl *r, const char *args);
 
