@@ -80,7 +80,7 @@ const tool_def tool_ack_event = {
     .input_schema =
         "{\"type\":\"object\",\"properties\":{"
         "\"event_id\":{\"type\":\"string\",\"description\":\"The event's id, e.g. "
-        "ev_01a2…, as listed in the working memory\"},"
+        "ev_…, as listed in the working memory\"},"
         "\"disposition\":{\"type\":\"string\",\"enum\":[\"ignore\",\"defer\",\"replan\","
         "\"decompose\",\"handoff_to_harness\",\"terminate_current_act\"]},"
         "\"note\":{\"type\":\"string\",\"description\":\"Why, in one sentence\"},"
