@@ -54,12 +54,17 @@ int64_t budget_parse_prompt(const char *prompt)
     const char *e = p;
     while (*e && !isspace((unsigned char)*e))
         e++;
-    int64_t v = word(p, e);
+    /* "+500k, fix the tests": punctuation may follow the first word. */
+    const char *we = e;
+    while (we > p && (we[-1] == ',' || we[-1] == ':' || we[-1] == ';' || we[-1] == '.'))
+        we--;
+    int64_t v = word(p, we);
     if (v > 0)
         return v;
     /* The last word, without sentence punctuation after it. */
     const char *end = prompt + strlen(prompt);
-    while (end > prompt && (isspace((unsigned char)end[-1]) || end[-1] == '.'))
+    while (end > prompt && (isspace((unsigned char)end[-1]) || end[-1] == '.' ||
+                            end[-1] == '!' || end[-1] == ')'))
         end--;
     const char *b = end;
     while (b > prompt && !isspace((unsigned char)b[-1]))

@@ -19,6 +19,10 @@ static void test_parse_prompt(void **state)
     assert_int_equal(budget_parse_prompt("+2M"), 2000000);
     assert_int_equal(budget_parse_prompt("go +20000"), 20000);
     assert_int_equal(budget_parse_prompt("+1.5k go"), 1500);
+    /* Sentence punctuation after the word. */
+    assert_int_equal(budget_parse_prompt("+500k, fix the flaky tests"), 500000);
+    assert_int_equal(budget_parse_prompt("+500k: fix the flaky tests"), 500000);
+    assert_int_equal(budget_parse_prompt("fix the flaky tests +500k!"), 500000);
     /* None. */
     assert_int_equal(budget_parse_prompt("fix the flaky tests"), 0);
     assert_int_equal(budget_parse_prompt(""), 0);
