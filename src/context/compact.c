@@ -228,7 +228,7 @@ bool compact_has_new_history(json_t *const *chain, size_t n)
         const char *type = record_type(chain[i]);
         if (!type || !record_is_conversation(type))
             continue;
-        if (!strcmp(type, RECORD_SUMMARY))
+        if (!strcmp(type, RECORD_SUMMARY) || json_get_bool(chain[i], "compacted", false))
             return false; /* reached the last summary with nothing after it */
         /* A prompt carried over a compaction is not new: it is in the summary. */
         if (json_get_str(json_object_get(chain[i], "providerData"), "carriedOverFrom", NULL))

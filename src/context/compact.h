@@ -45,7 +45,8 @@ void compact_build_request(json_t *const *view, size_t n, const json_t *user_mes
  * Caller frees. */
 char *compact_extract_summary(const char *reply);
 
-/* The degenerate-summary guard (seed 001 §8.2): false when the chain holds
+/* The degenerate-summary guard (seed 001 §8.2): false when the chain (or
+ * the view: a background compaction's record counts as a summary) holds
  * nothing since its last summary but that summary (and the unanswered
  * prompt carried over it, providerData.carriedOverFrom) — compacting again
  * would only summarize a summary. */

@@ -125,8 +125,9 @@ void ladder_edits_add(ladder_edits *e, const json_t *rec)
     const char *first = json_get_str(c, "first", NULL), *last = json_get_str(c, "last", NULL);
     if (first && last && json_is_string(json_object_get(c, "text")))
         json_object_set_new(e->collapses, first,
-                            json_pack("{s:s,s:O}", "last", last, "text",
-                                      json_object_get(c, "text")));
+                            json_pack("{s:s,s:O,s:b}", "last", last, "text",
+                                      json_object_get(c, "text"), "compacted",
+                                      json_get_bool(c, "compacted", false)));
 }
 
 void ladder_edits_load(ladder_edits *e, transcript *t)
@@ -135,11 +136,15 @@ void ladder_edits_load(ladder_edits *e, transcript *t)
         ladder_edits_add(e, transcript_record(t, i));
 }
 
-static json_t *synth_user_text(const char *id, const char *text)
+/* The user-side record a folded stretch becomes; "compacted" marks a
+ * model-written summary (a background compaction) rather than a local fold. */
+static json_t *synth_user_text(const char *id, const char *text, bool compacted)
 {
     json_t *m = json_pack("{s:s,s:s,s:s,s:[{s:s,s:s}],s:b}", "type", RECORD_MESSAGE, "id", id,
                           "role", "user", "content", "type", "text", "text", text, "collapsed",
                           1);
+    if (compacted)
+        json_object_set_new(m, "compacted", json_true());
     return m;
 }
 
@@ -167,7 +172,8 @@ void ladder_view(const ladder_edits *e, json_t *const *recs, size_t n, json_t **
             while (j < n && strcmp(record_id(recs[j]) ? record_id(recs[j]) : "", last) != 0)
                 j++;
             if (j < n) {
-                json_t *s = synth_user_text(id, json_get_str(c, "text", ""));
+                json_t *s = synth_user_text(id, json_get_str(c, "text", ""),
+                                            json_get_bool(c, "compacted", false));
                 json_array_append_new(*keep, s);
                 v[k++] = s;
                 i = j;

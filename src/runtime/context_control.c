@@ -2,6 +2,7 @@
  * in the loop (see context_control.h). */
 #include "runtime/context_control.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,30 +161,62 @@ static void null_text(void *ctx, const char *d, size_t n)
     (void)ctx, (void)d, (void)n;
 }
 
-int context_compact(const loop_params *p, const provider_config *cfg, loop_io *io,
-                    loop_state *st, const char *trigger, const char *instructions,
-                    loop_result *out, loom_error *err)
+/* One compaction: prepared on the loop thread, its model call made there
+ * (blocking) or on a thread of its own (background), finished on the loop
+ * thread. */
+struct compact_job {
+    char *trigger;
+    wire_request req;
+    provider_config cfg;       /* shallow copy; the model name is the job's */
+    char *first_id, *last_id;  /* the stretch of the view it summarizes */
+    int64_t before;            /* its estimated tokens */
+    loom_cancel cancel;        /* background: the run's end stops it */
+    const loom_cancel *run_cancel;
+    pthread_t thread;
+    atomic_bool done;
+    int rc;
+    loom_error err;
+    wire_usage usage;
+    char *summary;
+};
+
+static void job_free(compact_job *j)
 {
-    json_t **chain = NULL;
-    size_t nc = 0;
-    if (transcript_active(io->t, &chain, &nc) != 0)
-        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
-    bool fresh = compact_has_new_history(chain, nc);
-    free(chain);
-    chain = NULL;
-    json_t *user_msgs = NULL;
-    if (fresh && transcript_chain(io->t, NULL, false, &chain, &nc, err) == 0) {
-        user_msgs = compact_user_messages(chain, nc);
-        free(chain);
+    if (!j)
+        return;
+    free(j->trigger);
+    wire_request_free(&j->req);
+    free(j->cfg.model);
+    free(j->first_id);
+    free(j->last_id);
+    wire_usage_free(&j->usage);
+    free(j->summary);
+    free(j);
+}
+
+/* The guard, the PreCompact hook and the request. NULL when skipped (a
+ * warning says why) or on error (*failed set, err filled). */
+static compact_job *job_prepare(const provider_config *cfg, loop_io *io, loop_state *st,
+                                const char *trigger, const char *instructions, bool *failed,
+                                loom_error *err)
+{
+    *failed = false;
+    json_t **view = NULL, *keep = NULL, **chain = NULL;
+    size_t n = 0, nc = 0;
+    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0) {
+        *failed = true;
+        loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
+        return NULL;
     }
-    if (!fresh) {
+    if (!compact_has_new_history(view, n)) {
         /* seed 001 §8.2: a summary of a summary degenerates; say so, once. */
         loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
                   json_pack("{s:s,s:s,s:s}", "kind", "compaction_skipped", "trigger", trigger,
                             "message", "nothing new since the last compaction: not compacting "
                                        "again"));
-        json_decref(user_msgs);
-        return 0;
+        free(view);
+        json_decref(keep);
+        return NULL;
     }
     if (loop_has_hooks(io, HOOK_PRE_COMPACT)) {
         hook_outcome o = loop_fire(io, HOOK_PRE_COMPACT,
@@ -198,83 +231,193 @@ int context_compact(const loop_params *p, const provider_config *cfg, loop_io *i
                                 o.block_reason ? o.block_reason : "no reason given"));
         hook_outcome_free(&o);
         if (blocked) {
-            json_decref(user_msgs);
-            return 0;
+            free(view);
+            json_decref(keep);
+            return NULL;
         }
     }
-    json_t **view = NULL, *keep = NULL;
-    size_t n = 0;
-    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0) {
-        json_decref(user_msgs);
-        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
+    json_t *user_msgs = NULL;
+    if (transcript_chain(io->t, NULL, false, &chain, &nc, err) == 0) {
+        user_msgs = compact_user_messages(chain, nc);
+        free(chain);
     }
-    int64_t before = 0;
+    compact_job *j = xcalloc(1, sizeof *j);
+    j->trigger = xstrdup(trigger);
     for (size_t i = 0; i < n; i++)
-        before += ladder_record_tokens(view[i]);
+        j->before += ladder_record_tokens(view[i]);
+    j->first_id = n ? xstrdup(record_id(view[0])) : NULL;
+    j->last_id = n ? xstrdup(record_id(view[n - 1])) : NULL;
     int max_out = cfg->max_output_tokens > 0 && cfg->max_output_tokens < COMPACT_MAX_OUTPUT
                       ? cfg->max_output_tokens
                       : COMPACT_MAX_OUTPUT;
     int64_t budget = cfg->context_window > 0 ? cfg->context_window - max_out : 100000;
     budget = budget * 9 / 10; /* room for the estimator's error */
-    wire_request req = {0};
-    compact_build_request(view, n, user_msgs, instructions, budget, &req);
+    compact_build_request(view, n, user_msgs, instructions, budget, &j->req);
     json_decref(user_msgs);
     free(view);
     json_decref(keep);
-    req.model = xstrdup(cfg->model);
-    req.max_tokens = max_out;
-    req.stream = cfg->stream;
+    j->cfg = *cfg;
+    j->cfg.model = xstrdup(cfg->model);
+    j->req.model = xstrdup(cfg->model);
+    j->req.max_tokens = max_out;
+    j->req.stream = cfg->stream;
+    loom_error_clear(&j->err);
+    atomic_init(&j->cancel, 0);
+    atomic_init(&j->done, false);
     loop_emit(io, "context.compaction_started", EV_VIS_USER, NULL,
-              json_pack("{s:s,s:I}", "trigger", trigger, "tokens_before", (json_int_t)before));
-    wire_stream_sink sink = {.ctx = io, .on_text = null_text, .on_thinking = null_text};
+              json_pack("{s:s,s:I}", "trigger", trigger, "tokens_before", (json_int_t)j->before));
+    return j;
+}
+
+/* The model call; fills rc, err, usage and summary. */
+static void job_run(compact_job *j, const loom_cancel *cancel)
+{
+    wire_stream_sink sink = {.on_text = null_text, .on_thinking = null_text};
     wire_response resp;
-    int rc = provider_complete(cfg, &req, &sink, io->cancel, &resp, err);
-    wire_request_free(&req);
-    if (rc != 0) {
-        st->compact_failures++;
-        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                  json_pack("{s:s,s:s,s:s,s:i}", "kind", "compaction_failed", "trigger", trigger,
-                            "message", err->message, "failures", st->compact_failures));
-        return -1;
+    j->rc = provider_complete(&j->cfg, &j->req, &sink, cancel, &resp, &j->err);
+    if (j->rc != 0)
+        return;
+    j->usage = resp.usage;
+    resp.usage.raw = NULL;
+    char *text = wire_message_text(&resp.message);
+    j->summary = compact_extract_summary(text);
+    free(text);
+    wire_response_free(&resp);
+    if (!j->summary) {
+        j->rc = -1;
+        loom_error_set(&j->err, LOOM_ERR_MODEL_PROTOCOL, "the compaction reply held no summary");
     }
+}
+
+static void *job_thread(void *arg)
+{
+    compact_job *j = arg;
+    job_run(j, &j->cancel);
+    atomic_store(&j->done, true);
+    return NULL;
+}
+
+/* Records the outcome. as_edit: the summary becomes a compaction edit over
+ * [first, last] (background: newer records stay after it); else a summary
+ * record ending the chain. 1 compacted, -1 failed (err set). */
+static int job_finish(compact_job *j, loop_io *io, loop_state *st, bool as_edit,
+                      loop_result *out, loom_error *err)
+{
     if (out) {
-        loop_add_usage(&out->usage, &resp.usage);
+        loop_add_usage(&out->usage, &j->usage);
         st->tokens_used = out->usage.input_tokens + out->usage.output_tokens +
                           out->usage.cache_read_tokens + out->usage.cache_creation_tokens;
     }
-    char *text = wire_message_text(&resp.message);
-    char *summary = compact_extract_summary(text);
-    free(text);
-    wire_response_free(&resp);
-    if (!summary) {
+    if (j->rc != 0) {
         st->compact_failures++;
-        return loom_error_set(err, LOOM_ERR_MODEL_PROTOCOL,
-                              "the compaction reply held no summary");
-    }
-    json_t *rec = record_summary(summary, NULL);
-    json_t *pd = record_provider_data(rec, true);
-    json_object_set_new(pd, "compactType", json_string(trigger));
-    json_object_set_new(pd, "isCompacted", json_true());
-    json_object_set_new(pd, "tokensBefore", json_integer(before));
-    int64_t after = tokens_estimate_cstr(summary);
-    if (append_summary(io, rec, unanswered_prompt(io->t), err) != 0) {
-        free(summary);
+        *err = j->err;
+        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                  json_pack("{s:s,s:s,s:s,s:i}", "kind", "compaction_failed", "trigger",
+                            j->trigger, "message", j->err.message, "failures",
+                            st->compact_failures));
         return -1;
+    }
+    int64_t after = tokens_estimate_cstr(j->summary);
+    if (as_edit) {
+        loom_str text = LOOM_STR_INIT;
+        str_puts(&text, HISTORY_SUMMARY_PREFIX);
+        str_puts(&text, j->summary);
+        json_t *rec = record_new(RECORD_CONTEXT_EDIT);
+        json_object_set_new(rec, "parentId", json_null());
+        json_set_str(rec, "kind", "compact");
+        json_object_set_new(rec, "savedTokens", json_integer(j->before - after));
+        json_object_set_new(rec, "collapse",
+                            json_pack("{s:s,s:s,s:s,s:b}", "first", j->first_id, "last",
+                                      j->last_id, "text", str_cstr(&text), "compacted", 1));
+        json_object_set_new(record_provider_data(rec, true), "compactType",
+                            json_string(j->trigger));
+        str_free(&text);
+        ladder_edits_add(&st->edits, rec);
+        if (transcript_append_new(io->t, rec, err) != 0 || transcript_sync(io->t, err) != 0)
+            return -1;
+    } else {
+        json_t *rec = record_summary(j->summary, NULL);
+        json_t *pd = record_provider_data(rec, true);
+        json_object_set_new(pd, "compactType", json_string(j->trigger));
+        json_object_set_new(pd, "isCompacted", json_true());
+        json_object_set_new(pd, "tokensBefore", json_integer(j->before));
+        if (append_summary(io, rec, unanswered_prompt(io->t), err) != 0)
+            return -1;
     }
     st->compact_failures = 0;
     pressure_reset_shape(&st->pr);
     if (loop_has_hooks(io, HOOK_POST_COMPACT)) {
         hook_outcome o = loop_fire(io, HOOK_POST_COMPACT,
-                                   json_pack("{s:s,s:s}", "trigger", trigger, "compact_summary",
-                                             summary));
+                                   json_pack("{s:s,s:s}", "trigger", j->trigger,
+                                             "compact_summary", j->summary));
         hook_outcome_free(&o);
     }
     loop_emit(io, "context.compacted", EV_VIS_USER, NULL,
-              json_pack("{s:s,s:s,s:I,s:I,s:I}", "step", "compact", "trigger", trigger,
-                        "tokens_before", (json_int_t)before, "tokens_after", (json_int_t)after,
-                        "saved_tokens", (json_int_t)(before - after)));
-    free(summary);
+              json_pack("{s:s,s:s,s:b,s:I,s:I,s:I}", "step", "compact", "trigger", j->trigger,
+                        "background", as_edit, "tokens_before", (json_int_t)j->before,
+                        "tokens_after", (json_int_t)after, "saved_tokens",
+                        (json_int_t)(j->before - after)));
     return 1;
+}
+
+int context_compact(const loop_params *p, const provider_config *cfg, loop_io *io,
+                    loop_state *st, const char *trigger, const char *instructions,
+                    loop_result *out, loom_error *err)
+{
+    (void)p;
+    bool failed;
+    compact_job *j = job_prepare(cfg, io, st, trigger, instructions, &failed, err);
+    if (!j)
+        return failed ? -1 : 0;
+    job_run(j, io->cancel);
+    int rc = job_finish(j, io, st, false, out, err);
+    job_free(j);
+    return rc;
+}
+
+/* --- background compaction ----------------------------------------------------- */
+
+static bool background_start(const provider_config *cfg, loop_io *io, loop_state *st)
+{
+    bool failed;
+    loom_error err;
+    compact_job *j = job_prepare(cfg, io, st, "auto", NULL, &failed, &err);
+    if (!j || !j->first_id || !j->last_id) {
+        job_free(j);
+        return false;
+    }
+    if (pthread_create(&j->thread, NULL, job_thread, j) != 0) {
+        job_free(j);
+        return false;
+    }
+    st->background = j;
+    return true;
+}
+
+/* Applies a finished background compaction (wait: block until it is).
+ * 1 applied, 0 nothing to apply, -1 failed. */
+static int background_collect(loop_io *io, loop_state *st, bool wait, loop_result *out,
+                              loom_error *err)
+{
+    compact_job *j = st->background;
+    if (!j || (!wait && !atomic_load(&j->done)))
+        return 0;
+    pthread_join(j->thread, NULL);
+    st->background = NULL;
+    int rc = job_finish(j, io, st, true, out, err);
+    job_free(j);
+    return rc;
+}
+
+void context_background_stop(loop_state *st)
+{
+    compact_job *j = st->background;
+    if (!j)
+        return;
+    atomic_store(&j->cancel, CANCEL_RUN);
+    pthread_join(j->thread, NULL);
+    st->background = NULL;
+    job_free(j);
 }
 
 /* --- renew ------------------------------------------------------------------ */
@@ -404,7 +547,23 @@ int context_govern(const loop_params *p, const provider_config *cfg, loop_io *io
         return context_renew(p, cfg, io, st, "forced", err) < 0 ? -1 : 1;
     if (p->no_auto_compact)
         return 0;
+    bool fits = tokens + cfg->max_output_tokens <= cfg->context_window;
+    if (st->background) {
+        /* A summary is being written: take it when it is ready, or wait for
+         * it when the next request would not fit without it. */
+        loom_error berr;
+        loom_error_clear(&berr);
+        int rc = background_collect(io, st, !fits, out, &berr);
+        if (rc == 1)
+            return 1;
+        if (fits)
+            return 0; /* no second step while one is under way */
+    }
     if (step == LADDER_COMPACT && st->compact_failures < COMPACT_MAX_FAILURES) {
+        /* seed 001 §8.2: in the background while the request still fits,
+         * blocking only when it would not. */
+        if (fits && background_start(cfg, io, st))
+            return 0;
         loom_error cerr;
         loom_error_clear(&cerr);
         int rc = context_compact(p, cfg, io, st, "auto", NULL, out, &cerr);

@@ -38,6 +38,9 @@ int context_compact(const loop_params *p, const provider_config *cfg, loop_io *i
                     loop_state *st, const char *trigger, const char *instructions,
                     loop_result *out, loom_error *err);
 
+/* Stops and discards a background compaction still running (run end). */
+void context_background_stop(loop_state *st);
+
 /* renew (seed 000, 7 steps); reason: "forced", "requested" or
  * "reactive". 0, or -1 with err set. */
 int context_renew(const loop_params *p, const provider_config *cfg, loop_io *io,

@@ -9,6 +9,8 @@
 #include "hooks/run.h"
 #include "runtime/loop.h"
 
+typedef struct compact_job compact_job;  /* context_control.c */
+
 typedef struct loop_state {
     int turn;
     int model_failures;        /* consecutive; the circuit breaker counts these */
@@ -25,6 +27,7 @@ typedef struct loop_state {
     char *system_dynamic;      /* reloaded by renew; NULL: the params' own */
     int64_t tools_est;         /* the tools' declarations, estimated once */
     int64_t tokens_used;       /* the run's usage so far, for the budget line */
+    compact_job *background;   /* a compaction running on its own thread */
 } loop_state;
 
 void loop_emit(loop_io *io, const char *type, event_visibility vis, const char *corr,

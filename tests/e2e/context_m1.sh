@@ -45,13 +45,23 @@ check "the largest request ($max_est tokens) stayed under 16000" test "$max_est"
 file=$(session_file "$(jq -r .session_id <<<"$json")")
 valid_jsonl "$file" && ok "the session file is valid JSONL" || not_ok "the session file is not valid JSONL"
 n_compact=$(jq -r 'select(.type=="summary" and .providerData.compactType=="auto") | .id' "$file" | wc -l)
-check "at least one auto-compaction ($n_compact)" test "$n_compact" -ge 1
+n_background=$(jq -r 'select(.type=="context-edit" and .kind=="compact") | .id' "$file" | wc -l)
+check "at least one auto-compaction ($n_compact blocking, $n_background in the background)" \
+  test $((n_compact + n_background)) -ge 1
 n_renew=$(jq -r 'select(.type=="summary" and .providerData.renew) | .id' "$file" | wc -l)
 check "at least one renew ($n_renew)" test "$n_renew" -ge 1
 check "summaries point back with logicalParentId" \
   jq -se '[.[] | select(.type=="summary")] | all(.logicalParentId != null and .parentId == null)' "$file"
-n_local=$(jq -r 'select(.type=="context-edit") | .kind' "$file" | sort -u | paste -sd,)
+n_local=$(jq -r 'select(.type=="context-edit" and .kind!="compact") | .kind' "$file" | sort -u | paste -sd,)
 check "local ladder steps were recorded ($n_local)" test -n "$n_local"
+
+# A compaction made in the background: later requests open with its summary,
+# and the turns that ran meanwhile follow it.
+if [ "$n_background" -ge 1 ]; then
+  check "background compaction: a request opens with the summary and keeps the turns after it" \
+    jq -se '[.[] | select(.body.tools != null and (.body.messages | length) > 2)
+             | select(.body.messages[0].content[0].text | startswith("This session is being continued") and contains("Primary Request"))] | length > 0' "$MOCK_LOG"
+fi
 
 # Every main request holds the goal and the dashboard at its tail.
 main='select(.body.tools != null and (.body.tools | length) > 0)'
