@@ -81,6 +81,12 @@ agent_cpu=$(cpu "$t/agent.log"); chat_cpu=$(cpu "$t/chat.log")
   "$build/bench_context" 270 50
 } | tee -a "$root/bench/results/print.txt"
 
+# --- heartbeat: its thread's CPU while nothing changes, watching src/ -------
+{
+  echo
+  (cd "$root" && "$build/bench_heartbeat" src 3)
+} | tee -a "$root/bench/results/print.txt"
+
 # --- long runs: peak RSS and CPU of a 10-turn vs a 100-turn agent run -------
 # (each turn one Bash call; shows how memory and per-turn cost grow with the
 # session, which is kept in memory and re-sent whole every turn)
