@@ -570,7 +570,13 @@ static void put_dashboard(loom_str *out, const working *w, todo_counts tc, bool 
     const dashboard *d = &w->dash;
     str_puts(out, "dashboard: ");
     if (d->window > 0) {
-        int64_t pct = d->tokens > 0 ? (d->tokens * 100 + d->window / 2) / d->window : 0;
+        /* A loaded snapshot may hold any value: no overflow on huge ones. */
+        int64_t pct = 0;
+        if (d->tokens > 0 && d->tokens <= (INT64_MAX - d->window / 2) / 100)
+            pct = (d->tokens * 100 + d->window / 2) / d->window;
+        else if (d->tokens > 0)
+            pct = d->tokens / d->window > INT64_MAX / 100 ? INT64_MAX
+                                                          : d->tokens / d->window * 100;
         str_printf(out, "context %" PRId64 "%% (", pct);
         put_count(out, d->tokens);
         str_puts(out, " of ");
@@ -602,7 +608,9 @@ static void put_dashboard(loom_str *out, const working *w, todo_counts tc, bool 
     if (d->last_hb_ms == 0) {
         str_puts(out, "off");
     } else {
-        int64_t ago = now_ms > d->last_hb_ms ? (now_ms - d->last_hb_ms) / 1000 : 0;
+        int64_t ago = now_ms > d->last_hb_ms
+                          ? (int64_t)(((uint64_t)now_ms - (uint64_t)d->last_hb_ms) / 1000)
+                          : 0;
         str_printf(out, "%" PRId64 "s ago", ago);
     }
     str_printf(out, SEP "interrupt requested: %s\n", d->interrupt_requested ? "yes" : "no");
