@@ -21,6 +21,8 @@
 #define COMPACT_MAX_FAILURES 3
 /* The summary's own output cap: 1,000 words ≈ 2,600 tokens, with room. */
 #define COMPACT_MAX_OUTPUT 4096
+/* The smallest output cap a request is lowered to when the window is tight. */
+#define CONTEXT_MIN_OUTPUT 1024
 /* renew keeps this share of the window for the compressed history. */
 #define RENEW_BUDGET_SHARE 0.25
 
@@ -110,6 +112,18 @@ int context_build_request(const loop_params *p, const provider_config *cfg, loop
         free(w);
     }
     *est = body + tail;
+    /* The reply has to fit beside the prompt (providers refuse input +
+     * max_tokens over the window): a cap larger than the room left is
+     * lowered to it, never below a useful minimum — past that point the
+     * ladder has to make room instead. */
+    int64_t window = cfg->context_window;
+    if (window > 0 && req->max_tokens > 0) {
+        int64_t room = window - pressure_tokens(&st->pr, *est, NULL);
+        if (room < CONTEXT_MIN_OUTPUT)
+            room = CONTEXT_MIN_OUTPUT;
+        if (req->max_tokens > room)
+            req->max_tokens = (int)room;
+    }
     return 0;
 }
 
@@ -536,11 +550,6 @@ int context_govern(const loop_params *p, const provider_config *cfg, loop_io *io
     if (cfg->context_window <= 0)
         return 0;
     ladder_step step = ladder_step_for(lc, rho);
-    /* The reply must fit too: input + max output over the window blocks
-     * until the context has been compacted (seed 001 §8.2). */
-    if (step < LADDER_COMPACT && tokens + cfg->max_output_tokens > cfg->context_window &&
-        tokens * 2 > cfg->context_window)
-        step = LADDER_COMPACT;
     if (step == LADDER_NONE)
         return 0;
     if (step == LADDER_RENEW)

@@ -66,6 +66,31 @@ assert_contains "renew: the event is still pending, same id" "$after" "pending:
 assert_eq "renew: M_f event_state keeps its id and state" \
   "$(jq -r --arg ev "$ev" '.events[] | select(.id==$ev) | .state' "$mf/event_state.json")" "projected"
 check "renew: the pid file is gone after the run" test ! -e "$mf/run.pid"
+
+# --- a forced renew (ρ ≥ 1) while an event is pending ------------------------
+# A 9,000-token window, and one tool result too large for it: the next turn
+# must renew, and the pending event keeps its id and state through it.
+head -c 40000 < <(yes 'forced renew filler line') > "$T/proj/huge.txt"
+jq -n '{sequence: true, turns: [
+  {match: {no_tools: true}, reply: {text: "<summary>1. Primary Request and Intent: read the huge file.</summary>"}},
+  {drip_ms: 150, chunk_size: 2, reply: {text: "Reading slowly, piece by piece, to leave time.", tool_calls: [{id: "f1", name: "Bash", input: {command: "echo first"}}]}},
+  {reply: {tool_calls: [{id: "f2", name: "Bash", input: {command: "cat huge.txt"}}]}},
+  {reply: {text: "Done after a forced renew."}}]}' > "$T/forced.json"
+start_mock "$T/forced.json"
+"$LOOM_BIN" -p "read the huge file" --context-window 9000 --permission-mode bypassPermissions \
+  --cwd "$T/proj" --output-format stream-json > "$T/forced.out" 2>"$T/forced.err" &
+pid=$!
+for _ in $(seq 1 200); do grep -q '"token.delta"' "$T/forced.out" 2>/dev/null && break; sleep 0.05; done
+kill -USR1 "$pid" || not_ok "forced: the run ended before the signal"
+wait "$pid" || not_ok "forced: the run failed: $(cat "$T/forced.err")"
+evf=$(jq -r 'select(.type=="heartbeat.event") | .payload.event_id' "$T/forced.out")
+assert_eq "forced: renew was forced by ρ ≥ 1" \
+  "$(jq -r 'select(.type=="context.renewed") | .payload.reason' "$T/forced.out")" "forced"
+assert_contains "forced: after it the event is still pending, same id" \
+  "$(sed -n 3p "$MOCK_LOG" | jq -r '.body.messages[-1].content[-1].text')" "pending:
+- [$evf] high external_signal: SIGUSR1"
+assert_eq "forced: the run completed" "$(tail -n 1 "$T/forced.out" | jq -r .payload.state)" "completed"
+
 assert_contains "loom signal: a session with no run is refused" \
   "$("$LOOM_BIN" signal "$sid" USR1 2>&1 || true)" "no run with a heartbeat"
 finish
