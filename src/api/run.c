@@ -158,6 +158,13 @@ static void on_heartbeat_event(void *ctx, const surface_event *ev, interrupt_act
         cancel_interrupt_act(&r->cancel, CANCEL_ACT);
 }
 
+/* The surface archived a resolved event: the journal's last word on it. */
+static void on_archived(void *ctx, const surface_event *ev)
+{
+    loom_error ignore;
+    journal_append(heartbeat_journal(ctx), ev, EVENT_ARCHIVED, &ignore);
+}
+
 static heartbeat *start_heartbeat(loom_run *r)
 {
     loom_session *s = r->session;
@@ -187,6 +194,8 @@ static heartbeat *start_heartbeat(loom_run *r)
         file_write_atomic(path.ptr, pid, (size_t)n, 0600, &err);
         str_free(&path);
     }
+    if (hb)
+        working_set_archive_hook(s->working, on_archived, hb);
     atomic_store(&r->hb, hb);
     return hb;
 }
@@ -195,6 +204,7 @@ static json_t *stop_heartbeat(loom_run *r, heartbeat *hb)
 {
     if (!hb)
         return NULL;
+    working_set_archive_hook(r->session->working, NULL, NULL);
     atomic_store(&r->hb, NULL);
     while (atomic_load(&r->hb_users) > 0)
         sched_yield(); /* a signal handler is inside heartbeat_signal */

@@ -71,7 +71,18 @@ struct working {
     size_t nrecent;
     json_t *questions, *evidence, *citations; /* arrays or NULL */
     char *renew_reason; /* a proactive renew asked for, not yet taken */
+    void (*on_archive)(void *ctx, const surface_event *ev); /* may be NULL */
+    void *archive_ctx;
 };
+
+void working_set_archive_hook(working *w, void (*fn)(void *ctx, const surface_event *ev),
+                              void *ctx)
+{
+    pthread_mutex_lock(&w->lock);
+    w->on_archive = fn;
+    w->archive_ctx = ctx;
+    pthread_mutex_unlock(&w->lock);
+}
 
 const char *event_urgency_name(event_urgency u)
 {
@@ -182,6 +193,10 @@ static void prune_locked(working *w)
         surface_event *e = &w->events[i];
         bool gone = e->state == EVENT_ARCHIVED ||
                     (e->state == EVENT_RESOLVED && !named_by_decision(w, e->id));
+        if (gone && e->state == EVENT_RESOLVED && w->on_archive) {
+            e->state = EVENT_ARCHIVED;
+            w->on_archive(w->archive_ctx, e);
+        }
         if (gone)
             event_clear(e);
         else

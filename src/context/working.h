@@ -131,6 +131,12 @@ void working_request_renew(working *w, const char *reason);
  * frees. */
 char *working_take_renew(working *w);
 
+/* Called (with the working memory's lock held: it must not call back into
+ * it) for each resolved event leaving the surface, its state already set
+ * to archived — for the runtime journal. fn NULL removes the hook. */
+void working_set_archive_hook(working *w, void (*fn)(void *ctx, const surface_event *ev),
+                              void *ctx);
+
 /* Knowledge surface (structure only): JSON arrays (or NULL), new
  * references the working memory takes over; a non-array is dropped. */
 void working_set_knowledge(working *w, json_t *active_questions, json_t *evidence_packs,

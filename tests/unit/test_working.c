@@ -384,6 +384,40 @@ static void test_renew_request(void **state)
     working_free(w);
 }
 
+/* The archive hook sees each resolved event leave the surface, once. */
+static char archived_ids[4][32];
+static int n_archived;
+static void record_archive(void *ctx, const surface_event *ev)
+{
+    (void)ctx;
+    assert_int_equal(ev->state, EVENT_ARCHIVED);
+    if (n_archived < 4)
+        snprintf(archived_ids[n_archived], sizeof archived_ids[0], "%s", ev->id);
+    n_archived++;
+}
+
+static void test_archive_hook(void **state)
+{
+    (void)state;
+    working *w = working_new(NULL);
+    n_archived = 0;
+    working_set_archive_hook(w, record_archive, NULL);
+    assert_int_equal(add(w, "ev_first", "fp-first", "process", "first", EVENT_LOW, 0), 1);
+    assert_int_equal(working_ack_event(w, "ev_first", "ignore", NULL, NULL), 0);
+    assert_int_equal(n_archived, 0); /* resolved, but still a recent decision */
+    for (int i = 0; i < WORKING_RECENT_DECISIONS; i++) {
+        char id[32], fp[32];
+        snprintf(id, sizeof id, "ev_more%d", i);
+        snprintf(fp, sizeof fp, "more%d", i);
+        assert_int_equal(add(w, id, fp, "process", "more", EVENT_LOW, 0), 1);
+        assert_int_equal(working_ack_event(w, id, "ignore", NULL, NULL), 0);
+    }
+    assert_int_equal(n_archived, 1);
+    assert_string_equal(archived_ids[0], "ev_first");
+    working_set_archive_hook(w, NULL, NULL);
+    working_free(w);
+}
+
 static void test_error_window(void **state)
 {
     working *w = working_new(NULL);
@@ -691,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_ack_rules),
         cmocka_unit_test(test_forward_only),
         cmocka_unit_test(test_error_window),
+        cmocka_unit_test(test_archive_hook),
         cmocka_unit_test(test_renew_request),
         cmocka_unit_test_setup_teardown(test_save_load_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_and_damaged, setup, teardown),
