@@ -63,6 +63,20 @@ static void set_dashboard(const loop_params *p, const provider_config *cfg, loop
     working_set_dashboard(io->working, &d);
 }
 
+/* C_skill's size, from the declarations' own text: the schemas are
+ * written compact, so their text is what goes on the wire (re-encoding
+ * them to count cost more than the rest of the estimate). */
+static int64_t tools_tokens(const tool_registry *reg)
+{
+    int64_t t = 0;
+    for (size_t i = 0; i < tool_registry_count(reg); i++) {
+        const tool_def *d = tool_registry_at(reg, i);
+        t += TOKENS_PER_BLOCK + tokens_estimate_cstr(d->name) +
+             tokens_estimate_cstr(d->description) + tokens_estimate_cstr(d->input_schema);
+    }
+    return t;
+}
+
 int context_build_request(const loop_params *p, const provider_config *cfg, loop_io *io,
                           loop_state *st, wire_request *req, int64_t *est, loom_error *err)
 {
@@ -84,7 +98,7 @@ int context_build_request(const loop_params *p, const provider_config *cfg, loop
     if (p->tools)
         tool_registry_to_request(p->tools, req);
     if (st->tools_est == 0)
-        st->tools_est = tokens_estimate_tools(req);
+        st->tools_est = tools_tokens(p->tools);
     if (req->n_messages == 0 || req->messages[req->n_messages - 1].role != WIRE_ROLE_USER)
         wire_request_add_message(req, WIRE_ROLE_USER);
     wire_message *last = &req->messages[req->n_messages - 1];
