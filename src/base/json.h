@@ -16,6 +16,13 @@
  * On failure sets err with `what` (e.g. "SSE data") and the position. */
 json_t *json_parse(const char *data, size_t len, const char *what, loom_error *err);
 
+/* json_loadb(buf, len, flags, error), accepting and rejecting the same input
+ * for every decode flag (JSON_DECODE_ANY, JSON_REJECT_DUPLICATES,
+ * JSON_DISABLE_EOF_CHECK, JSON_DECODE_INT_AS_REAL, JSON_ALLOW_NUL) and giving
+ * equal values, at a fraction of the cost (base/json_parse.c). error (may be
+ * NULL) gets jansson's message with line, column and byte position. */
+json_t *json_parse_fast(const char *buf, size_t len, size_t flags, json_error_t *error);
+
 const char *json_get_str(const json_t *obj, const char *key, const char *fallback);
 int64_t json_get_int(const json_t *obj, const char *key, int64_t fallback);
 double json_get_num(const json_t *obj, const char *key, double fallback);

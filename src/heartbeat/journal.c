@@ -134,7 +134,7 @@ int journal_read(const char *path, int (*fn)(void *ctx, const json_t *line), voi
         char *nl = memchr(data + start, '\n', len - start);
         size_t end = nl ? (size_t)(nl - data) : len;
         if (end > start) {
-            json_t *line = json_loadb(data + start, end - start, 0, NULL);
+            json_t *line = json_parse_fast(data + start, end - start, 0, NULL);
             if (json_is_object(line))
                 stop = fn(ctx, line);
             else if (skipped)

@@ -106,7 +106,7 @@ static json_t *call_input(const json_t *rec)
     json_t *input = NULL;
     if (json_is_string(args)) {
         json_error_t jerr;
-        input = json_loadb(json_string_value(args), json_string_length(args), 0, &jerr);
+        input = json_parse_fast(json_string_value(args), json_string_length(args), 0, &jerr);
     }
     if (!json_is_object(input)) {
         json_decref(input);

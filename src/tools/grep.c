@@ -504,7 +504,7 @@ static void rg_parse_json(const char *data, size_t len, gresults *res)
     for (size_t pos = 0; pos < len;) {
         const char *nl = memchr(data + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - data) : len;
-        json_t *msg = json_loadb(data + pos, end - pos, 0, NULL);
+        json_t *msg = json_parse_fast(data + pos, end - pos, 0, NULL);
         pos = end + 1;
         if (!msg)
             continue; /* a line cut by the capture cap */

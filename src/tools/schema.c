@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
+
 /* Node visits one validation may make, over all anyOf/oneOf trials. Real
  * tool inputs need a few hundred; this only stops pathological schemas. */
 #define WORK_BUDGET 250000L
@@ -1011,7 +1013,8 @@ json_t *schema_parse(const char *schema_text, loom_error *err)
         return NULL;
     }
     json_error_t jerr;
-    json_t *s = json_loads(schema_text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    json_t *s = json_parse_fast(schema_text, strlen(schema_text),
+                                JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!s) {
         loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
                        "input schema is not valid JSON (line %d, column %d): %s", jerr.line,
