@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "base/str.h"
 
 /* Parses len bytes (need not be NUL-terminated), rejecting trailing data.
  * On failure sets err with `what` (e.g. "SSE data") and the position. */
@@ -33,6 +34,17 @@ json_t *json_get_arr(const json_t *obj, const char *key);
 
 /* Compact serialization, keys in insertion order; caller frees. */
 char *json_dump_compact(const json_t *v);
+/* The same serialization appended to out. depth is how deep v sits in the
+ * document being written (0 for a whole document): like jansson, values
+ * nested more than 2048 levels deep are refused. Returns 0, or -1 with a
+ * partial value left in out (the caller cuts it off). */
+int json_dump_compact_into(loom_str *out, const json_t *v, int depth);
+/* Appends the n bytes as a JSON string literal, escaped exactly as
+ * json_dump_compact escapes strings (bytes >= 0x80 copied as they are). */
+void json_put_string(loom_str *out, const char *s, size_t n);
+/* Appends a real exactly as json_dump_compact prints a JSON real; -1 when
+ * it cannot be printed (nothing appended). */
+int json_put_real(loom_str *out, double d);
 /* Sets key to a string copy when s is non-NULL; no-op for NULL. */
 void json_set_str(json_t *obj, const char *key, const char *s);
 

@@ -5,59 +5,274 @@
  * event stream (message_start, content_block_*, message_delta, message_stop,
  * ping, error) into one wire_response. Blocks are tracked by their stream
  * index so interleaved deltas land in the right block. */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
 #include "base/str.h"
+#include "base/utf8.h"
 #include "wire/provider.h"
 
 #define ANTHROPIC_VERSION "2023-06-01"
 
 /* --- encoding ---------------------------------------------------------- */
 
-static void add_cache(json_t *block, bool on)
+/* The body is written straight from the wire_request as JSON text: building
+ * a jansson tree of the whole conversation and dumping it cost more than
+ * anything else in a turn. The bytes are the ones the tree encoder gave
+ * (tests/unit/test_anthropic_direct.c keeps it as the reference): members in
+ * its insertion order, strings escaped by json_put_string, numbers printed
+ * by the same code, json_t values (tool inputs, schemas) by
+ * json_dump_compact_into. And its refusals: json_pack takes no string that
+ * is not valid UTF-8, so the block, system part or tool holding one was
+ * left out, and so it still is. */
+
+/* lit must be a string literal ("" lit refuses anything else). */
+#define PUT(o, lit) str_append((o), "" lit, sizeof("" lit) - 1)
+
+/* Valid UTF-8 as jansson judges it; ASCII is skipped eight bytes at a time. */
+static bool utf8_ok(const char *s, size_t n)
 {
-    if (on)
-        json_object_set_new(block, "cache_control", json_pack("{s:s}", "type", "ephemeral"));
+    size_t i = 0;
+    while (i < n) {
+        if (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (!(w & 0x8080808080808080ull)) {
+                i += 8;
+                continue;
+            }
+        }
+        if ((unsigned char)s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t l = utf8_seq_len((const unsigned char *)s + i, n - i);
+        if (!l)
+            return false;
+        i += l;
+    }
+    return true;
 }
 
-static json_t *encode_block(const wire_block *b)
+/* A string field's text and length; ok is false when json_pack would have
+ * refused it. */
+typedef struct field {
+    const char *s;
+    size_t n;
+} field;
+
+static bool field_set(field *f, const char *s)
 {
-    json_t *o = NULL;
+    f->s = s;
+    f->n = strlen(s);
+    return utf8_ok(s, f->n);
+}
+
+static void put_field(loom_str *o, const field *f)
+{
+    json_put_string(o, f->s, f->n);
+}
+
+/* Drops everything written after mark. */
+static void cut(loom_str *o, size_t mark)
+{
+    o->len = mark;
+    if (o->ptr)
+        o->ptr[mark] = '\0';
+}
+
+/* Depth of a block's `input` in the document, and of a tool's schema
+ * (body → array → object → … ), for json_dump_compact_into's depth limit. */
+#define INPUT_DEPTH 5
+#define SCHEMA_DEPTH 3
+
+/* Writes one content block; 1 when written, 0 when it is left out (nothing
+ * written), -1 when a json_t in it cannot be serialized. */
+static int put_block(loom_str *o, const wire_block *b)
+{
+    field f1, f2;
     switch (b->kind) {
     case WIRE_BLOCK_TEXT:
-        o = json_pack("{s:s,s:s}", "type", "text", "text", b->text ? b->text : "");
+        if (!field_set(&f1, b->text ? b->text : ""))
+            return 0;
+        PUT(o, "{\"type\":\"text\",\"text\":");
+        put_field(o, &f1);
         break;
     case WIRE_BLOCK_IMAGE:
-        o = json_pack("{s:s,s:{s:s,s:s,s:s}}", "type", "image", "source", "type", "base64",
-                      "media_type", b->media_type ? b->media_type : "image/png", "data",
-                      b->data ? b->data : "");
+        if (!field_set(&f1, b->media_type ? b->media_type : "image/png") ||
+            !field_set(&f2, b->data ? b->data : ""))
+            return 0;
+        PUT(o, "{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":");
+        put_field(o, &f1);
+        PUT(o, ",\"data\":");
+        put_field(o, &f2);
+        str_putc(o, '}');
         break;
     case WIRE_BLOCK_TOOL_USE:
-        o = json_pack("{s:s,s:s,s:s,s:O}", "type", "tool_use", "id", b->id ? b->id : "", "name",
-                      b->name ? b->name : "", "input", b->input ? b->input : json_object());
+        if (!field_set(&f1, b->id ? b->id : "") || !field_set(&f2, b->name ? b->name : ""))
+            return 0;
+        PUT(o, "{\"type\":\"tool_use\",\"id\":");
+        put_field(o, &f1);
+        PUT(o, ",\"name\":");
+        put_field(o, &f2);
+        PUT(o, ",\"input\":");
+        if (!b->input)
+            PUT(o, "{}");
+        else if (json_dump_compact_into(o, b->input, INPUT_DEPTH) != 0)
+            return -1;
         break;
     case WIRE_BLOCK_TOOL_RESULT:
-        o = json_pack("{s:s,s:s,s:s}", "type", "tool_result", "tool_use_id", b->id ? b->id : "",
-                      "content", b->text ? b->text : "");
+        if (!field_set(&f1, b->id ? b->id : "") || !field_set(&f2, b->text ? b->text : ""))
+            return 0;
+        PUT(o, "{\"type\":\"tool_result\",\"tool_use_id\":");
+        put_field(o, &f1);
+        PUT(o, ",\"content\":");
+        put_field(o, &f2);
         if (b->is_error)
-            json_object_set_new(o, "is_error", json_true());
+            PUT(o, ",\"is_error\":true");
         break;
     case WIRE_BLOCK_THINKING:
         /* Without a signature the API rejects a thinking block; drop it. */
-        if (!b->signature)
-            return NULL;
-        o = json_pack("{s:s,s:s,s:s}", "type", "thinking", "thinking", b->text ? b->text : "",
-                      "signature", b->signature);
+        if (!b->signature || !field_set(&f1, b->text ? b->text : "") ||
+            !field_set(&f2, b->signature))
+            return 0;
+        PUT(o, "{\"type\":\"thinking\",\"thinking\":");
+        put_field(o, &f1);
+        PUT(o, ",\"signature\":");
+        put_field(o, &f2);
         break;
     case WIRE_BLOCK_REDACTED_THINKING:
-        o = json_pack("{s:s,s:s}", "type", "redacted_thinking", "data", b->data ? b->data : "");
+        if (!field_set(&f1, b->data ? b->data : ""))
+            return 0;
+        PUT(o, "{\"type\":\"redacted_thinking\",\"data\":");
+        put_field(o, &f1);
         break;
+    default:
+        return 0;
     }
-    if (o)
-        add_cache(o, b->cache_control);
-    return o;
+    if (b->cache_control)
+        PUT(o, ",\"cache_control\":{\"type\":\"ephemeral\"}");
+    str_putc(o, '}');
+    return 1;
+}
+
+/* The request body; -1 when a json_t in it cannot be serialized. */
+static int put_body(loom_str *o, const wire_request *req, const provider_config *cfg)
+{
+    str_putc(o, '{');
+    const char *model = req->model ? req->model : cfg->model;
+    if (model) {
+        /* json_set_str's way: bad UTF-8 becomes U+FFFD rather than no model. */
+        field f;
+        PUT(o, "\"model\":");
+        if (field_set(&f, model)) {
+            put_field(o, &f);
+        } else {
+            size_t n;
+            char *clean = utf8_sanitize(model, f.n, &n);
+            json_put_string(o, clean, n);
+            free(clean);
+        }
+        str_putc(o, ',');
+    }
+    str_printf(o, "\"max_tokens\":%d", req->max_tokens > 0 ? req->max_tokens : 4096);
+
+    field sys, dyn;
+    bool has_sys = req->system && *req->system && field_set(&sys, req->system);
+    bool has_dyn = req->system_dynamic && *req->system_dynamic &&
+                   field_set(&dyn, req->system_dynamic);
+    if (has_sys || has_dyn) {
+        PUT(o, ",\"system\":[");
+        if (has_sys) {
+            PUT(o, "{\"type\":\"text\",\"text\":");
+            put_field(o, &sys);
+            if (req->system_cache)
+                PUT(o, ",\"cache_control\":{\"type\":\"ephemeral\"}");
+            str_putc(o, '}');
+        }
+        if (has_dyn) {
+            if (has_sys)
+                str_putc(o, ',');
+            PUT(o, "{\"type\":\"text\",\"text\":");
+            put_field(o, &dyn);
+            str_putc(o, '}');
+        }
+        str_putc(o, ']');
+    }
+
+    PUT(o, ",\"messages\":[");
+    size_t n_msgs = 0;
+    for (size_t i = 0; i < req->n_messages; i++) {
+        const wire_message *m = &req->messages[i];
+        size_t mark = o->len;
+        if (n_msgs)
+            str_putc(o, ',');
+        PUT(o, "{\"role\":");
+        const char *role = wire_role_name(m->role);
+        json_put_string(o, role, strlen(role));
+        PUT(o, ",\"content\":[");
+        size_t n_blocks = 0;
+        for (size_t j = 0; j < m->n_blocks; j++) {
+            size_t bmark = o->len;
+            if (n_blocks)
+                str_putc(o, ',');
+            int rc = put_block(o, &m->blocks[j]);
+            if (rc < 0)
+                return -1;
+            if (rc == 0)
+                cut(o, bmark);
+            else
+                n_blocks++;
+        }
+        if (n_blocks == 0) {
+            /* The API refuses empty content; an empty turn carries no meaning. */
+            cut(o, mark);
+            continue;
+        }
+        PUT(o, "]}");
+        n_msgs++;
+    }
+    str_putc(o, ']');
+
+    if (req->n_tools) {
+        PUT(o, ",\"tools\":[");
+        size_t n_tools = 0;
+        for (size_t i = 0; i < req->n_tools; i++) {
+            const wire_tool *t = &req->tools[i];
+            field name, desc;
+            if (!t->name || !t->description || !t->input_schema ||
+                !field_set(&name, t->name) || !field_set(&desc, t->description))
+                continue;
+            if (n_tools++)
+                str_putc(o, ',');
+            PUT(o, "{\"name\":");
+            put_field(o, &name);
+            PUT(o, ",\"description\":");
+            put_field(o, &desc);
+            PUT(o, ",\"input_schema\":");
+            if (json_dump_compact_into(o, t->input_schema, SCHEMA_DEPTH) != 0)
+                return -1;
+            str_putc(o, '}');
+        }
+        str_putc(o, ']');
+    }
+    if (req->thinking_budget > 0)
+        str_printf(o, ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":%d}",
+                   req->thinking_budget);
+    /* json_real refuses infinities (and NaN fails the test), so they were
+     * never sent. */
+    if (req->temperature >= 0 && !isinf(req->temperature)) {
+        PUT(o, ",\"temperature\":");
+        if (json_put_real(o, req->temperature) != 0)
+            return -1;
+    }
+    if (req->stream)
+        PUT(o, ",\"stream\":true");
+    str_putc(o, '}');
+    return 0;
 }
 
 static int anthropic_encode(const wire_request *req, const provider_config *cfg,
@@ -77,62 +292,11 @@ static int anthropic_encode(const wire_request *req, const provider_config *cfg,
     if (req->stream)
         wire_http_call_header(call, "Accept: text/event-stream");
 
-    json_t *body = json_object();
-    json_set_str(body, "model", req->model ? req->model : cfg->model);
-    json_object_set_new(body, "max_tokens",
-                        json_integer(req->max_tokens > 0 ? req->max_tokens : 4096));
-    json_t *system = json_array();
-    if (req->system && *req->system) {
-        json_t *sys = json_pack("{s:s,s:s}", "type", "text", "text", req->system);
-        add_cache(sys, req->system_cache);
-        json_array_append_new(system, sys);
-    }
-    if (req->system_dynamic && *req->system_dynamic)
-        json_array_append_new(system, json_pack("{s:s,s:s}", "type", "text", "text",
-                                                req->system_dynamic));
-    if (json_array_size(system))
-        json_object_set_new(body, "system", system);
-    else
-        json_decref(system);
-    json_t *msgs = json_array();
-    for (size_t i = 0; i < req->n_messages; i++) {
-        const wire_message *m = &req->messages[i];
-        json_t *content = json_array();
-        for (size_t j = 0; j < m->n_blocks; j++) {
-            json_t *b = encode_block(&m->blocks[j]);
-            if (b)
-                json_array_append_new(content, b);
-        }
-        if (json_array_size(content) == 0) {
-            /* The API refuses empty content; an empty turn carries no meaning. */
-            json_decref(content);
-            continue;
-        }
-        json_array_append_new(msgs, json_pack("{s:s,s:o}", "role", wire_role_name(m->role),
-                                              "content", content));
-    }
-    json_object_set_new(body, "messages", msgs);
-    if (req->n_tools) {
-        json_t *tools = json_array();
-        for (size_t i = 0; i < req->n_tools; i++)
-            json_array_append_new(tools, json_pack("{s:s,s:s,s:O}", "name", req->tools[i].name,
-                                                   "description", req->tools[i].description,
-                                                   "input_schema", req->tools[i].input_schema));
-        json_object_set_new(body, "tools", tools);
-    }
-    if (req->thinking_budget > 0)
-        json_object_set_new(body, "thinking", json_pack("{s:s,s:i}", "type", "enabled",
-                                                        "budget_tokens", req->thinking_budget));
-    if (req->temperature >= 0)
-        json_object_set_new(body, "temperature", json_real(req->temperature));
-    if (req->stream)
-        json_object_set_new(body, "stream", json_true());
-    char *text = json_dump_compact(body);
-    json_decref(body);
-    if (!text)
+    size_t start = call->body.len;
+    if (put_body(&call->body, req, cfg) != 0) {
+        cut(&call->body, start);
         return loom_error_set(err, LOOM_ERR_INTERNAL, "could not serialize the request");
-    str_puts(&call->body, text);
-    free(text);
+    }
     return 0;
 }
 
