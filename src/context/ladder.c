@@ -215,27 +215,6 @@ void ladder_view(const ladder_edits *e, json_t *const *recs, size_t n, json_t **
 
 /* --- sizes ------------------------------------------------------------------ */
 
-/* The concatenated text of a message record's text blocks (or its content
- * when that is a bare string, which history.c also accepts). */
-static char *message_text(const json_t *rec)
-{
-    json_t *content = json_object_get(rec, "content");
-    if (json_is_string(content))
-        return xstrdup(json_string_value(content));
-    loom_str s = LOOM_STR_INIT;
-    size_t i;
-    json_t *b;
-    json_array_foreach(json_is_array(content) ? content : NULL, i, b) {
-        const char *t = json_get_str(b, "text", NULL);
-        if (t) {
-            if (s.len)
-                str_putc(&s, '\n');
-            str_puts(&s, t);
-        }
-    }
-    return str_steal(&s);
-}
-
 int64_t ladder_record_tokens(const json_t *rec)
 {
     const char *type = record_type(rec);
@@ -308,7 +287,7 @@ json_t *ladder_snip(const ladder_config *c, json_t *const *view, size_t n, int64
         if (result) {
             t = ladder_record_tokens(view[i]);
         } else {
-            char *m = message_text(view[i]);
+            char *m = record_message_text(view[i]);
             t = TOKENS_PER_BLOCK + tokens_estimate_cstr(m);
             free(m);
         }
@@ -325,7 +304,7 @@ json_t *ladder_snip(const ladder_config *c, json_t *const *view, size_t n, int64
     if (result) {
         str_puts(&text, json_get_str(r, "output", ""));
     } else {
-        char *m = message_text(r);
+        char *m = record_message_text(r);
         str_puts(&text, m);
         free(m);
     }
@@ -444,7 +423,7 @@ json_t *ladder_collapse(const ladder_config *c, json_t *const *view, size_t n,
             put_clipped(&s, out, 100);
             str_putc(&s, '\n');
         } else if (!strcmp(type, RECORD_MESSAGE)) {
-            char *t = message_text(r);
+            char *t = record_message_text(r);
             if (record_is_user_message(r) && json_get_bool(r, "collapsed", false)) {
                 str_printf(&s, "%s\n", t);
             } else if (record_is_user_message(r)) {

@@ -79,25 +79,6 @@ static void put_clip(loom_str *s, const char *text, size_t max)
     str_printf(s, "…[%zu more characters]", n - max);
 }
 
-static char *message_text(const json_t *rec)
-{
-    loom_str s = LOOM_STR_INIT;
-    size_t i;
-    json_t *b;
-    json_t *content = json_object_get(rec, "content");
-    if (json_is_string(content))
-        return xstrdup(json_string_value(content));
-    json_array_foreach(json_is_array(content) ? content : NULL, i, b) {
-        const char *t = json_get_str(b, "text", NULL);
-        if (t) {
-            if (s.len)
-                str_putc(&s, '\n');
-            str_puts(&s, t);
-        }
-    }
-    return str_steal(&s);
-}
-
 static int cmp_score(const void *a, const void *b)
 {
     const item *x = *(item *const *)a, *y = *(item *const *)b;
@@ -141,7 +122,7 @@ char *renew_compress(json_t *const *view, size_t n, const char *goal, int64_t bu
             put_clip(&s, json_get_str(r, "summary", ""), 4000);
             core = true; /* it already holds the earlier core */
         } else if (!strcmp(type, RECORD_MESSAGE)) {
-            char *t = message_text(r);
+            char *t = record_message_text(r);
             if (record_is_user_message(r)) {
                 json_t *pd = json_object_get(r, "providerData");
                 if (json_get_bool(r, "collapsed", false)) {

@@ -333,8 +333,7 @@ static int job_finish(compact_job *j, loop_io *io, loop_state *st, bool as_edit,
 {
     if (out) {
         loop_add_usage(&out->usage, &j->usage);
-        st->tokens_used = out->usage.input_tokens + out->usage.output_tokens +
-                          out->usage.cache_read_tokens + out->usage.cache_creation_tokens;
+        st->tokens_used = loop_usage_total(&out->usage);
     }
     if (j->rc != 0) {
         st->compact_failures++;

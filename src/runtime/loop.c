@@ -75,7 +75,7 @@ void loop_add_usage(wire_usage *total, const wire_usage *u)
     total->reasoning_tokens += u->reasoning_tokens;
 }
 
-static int64_t usage_total(const wire_usage *u)
+int64_t loop_usage_total(const wire_usage *u)
 {
     return u->input_tokens + u->output_tokens + u->cache_read_tokens + u->cache_creation_tokens;
 }
@@ -444,16 +444,16 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
                            "to go on", max_turns);
             break;
         }
-        if (p->max_tokens_total > 0 && usage_total(&out->usage) >= p->max_tokens_total) {
+        if (p->max_tokens_total > 0 && loop_usage_total(&out->usage) >= p->max_tokens_total) {
             out->state = RUN_FAILED;
             out->stop_reason = "token_budget";
             loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
                            "stopped at the token budget: %lld of %lld tokens used",
-                           (long long)usage_total(&out->usage), (long long)p->max_tokens_total);
+                           (long long)loop_usage_total(&out->usage), (long long)p->max_tokens_total);
             break;
         }
         if (p->max_tokens_total > 0 && !st.budget_nudged &&
-            usage_total(&out->usage) * 5 >= p->max_tokens_total * 4) {
+            loop_usage_total(&out->usage) * 5 >= p->max_tokens_total * 4) {
             /* seed 000: a nudge as the budget nears its end, then a clean stop. */
             st.budget_nudged = true;
             char msg[300];
@@ -461,7 +461,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
                      "Token budget: %lld of %lld tokens used. The run stops at the budget: finish "
                      "the step in hand, then give a short summary of what is done and what is "
                      "left.",
-                     (long long)usage_total(&out->usage), (long long)p->max_tokens_total);
+                     (long long)loop_usage_total(&out->usage), (long long)p->max_tokens_total);
             loop_queue_reminder(&st, msg);
             loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
                       json_pack("{s:s,s:s}", "kind", "token_budget", "message", msg));
@@ -568,7 +568,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
             }
         }
         loop_add_usage(&out->usage, &resp.usage);
-        st.tokens_used = usage_total(&out->usage);
+        st.tokens_used = loop_usage_total(&out->usage);
         double cost = out->cost_usd >= 0 ? usage_cost(p, &resp.usage) : 0;
         if (out->cost_usd >= 0)
             out->cost_usd += cost;

@@ -38,5 +38,7 @@ hook_outcome loop_fire(loop_io *io, hook_event ev, json_t *extra);
 bool loop_has_hooks(loop_io *io, hook_event ev);
 void loop_queue_reminder(loop_state *st, const char *text);
 void loop_add_usage(wire_usage *total, const wire_usage *u);
+/* Tokens a usage counts against a budget: input, output and cache. */
+int64_t loop_usage_total(const wire_usage *u);
 
 #endif

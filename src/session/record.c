@@ -341,3 +341,22 @@ char *record_dump_line(const json_t *rec)
     json_decref(ordered);
     return line;
 }
+
+char *record_message_text(const json_t *rec)
+{
+    json_t *content = json_object_get(rec, "content");
+    if (json_is_string(content))
+        return xstrdup(json_string_value(content));
+    loom_str s = LOOM_STR_INIT;
+    size_t i;
+    json_t *b;
+    json_array_foreach(json_is_array(content) ? content : NULL, i, b) {
+        const char *t = json_get_str(b, "text", NULL);
+        if (t) {
+            if (s.len)
+                str_putc(&s, '\n');
+            str_puts(&s, t);
+        }
+    }
+    return str_steal(&s);
+}

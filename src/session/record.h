@@ -45,6 +45,10 @@ const char *record_id(const json_t *rec);
 const char *record_parent_id(const json_t *rec);
 const char *record_logical_parent_id(const json_t *rec);
 const char *record_role(const json_t *rec);  /* message records only */
+/* The text of a message record: its string content, or its text blocks
+ * joined by newlines (images and other blocks left out); "" when none.
+ * Caller frees. */
+char *record_message_text(const json_t *rec);
 /* True when rec is a message record with role "user". */
 bool record_is_user_message(const json_t *rec);
 
