@@ -247,6 +247,20 @@ static void watch_dir(fs_watch *fw, const char *dir)
     hb_map_put(&fw->dir_wd, dir, (void *)(intptr_t)wd);
 }
 
+/* Watches the directory holding path ("/" for a top-level entry), so a
+ * root that does not exist (yet, or any more) is seen when it appears. */
+static void watch_parent(fs_watch *fw, const char *path)
+{
+    char *parent = xstrdup(path);
+    char *slash = strrchr(parent, '/');
+    if (slash == parent)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    watch_dir(fw, parent);
+    free(parent);
+}
+
 static void forget_wd(fs_watch *fw, int wd)
 {
     char key[24];
@@ -304,14 +318,7 @@ static void dir_gone(fs_watch *fw, const char *dir)
     for (size_t i = 0; i < fw->n_roots; i++) {
         if (!has_prefix_dir(fw->roots[i], dir))
             continue;
-        char *parent = xstrdup(fw->roots[i]);
-        char *slash = strrchr(parent, '/');
-        if (slash == parent)
-            slash[1] = '\0';
-        else if (slash)
-            *slash = '\0';
-        watch_dir(fw, parent);
-        free(parent);
+        watch_parent(fw, fw->roots[i]);
     }
 }
 
@@ -408,14 +415,7 @@ static void cover_root(fs_watch *fw, walk_ctx *wc, const char *root)
         walk(wc, root, 0);
         return;
     }
-    char *parent = xstrdup(root);
-    char *slash = strrchr(parent, '/');
-    if (slash == parent)
-        slash[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    watch_dir(fw, parent);
-    free(parent);
+    watch_parent(fw, root);
     if (lstat(root, &st) == 0 && S_ISREG(st.st_mode))
         walk_file(wc, root, &st);
 }
