@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config clang
   libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libcmocka-dev
   libyaml-dev libpcre2-dev libsqlite3-dev libseccomp-dev libedit-dev libmd4c-dev
-  ripgrep jq curl tmux
+  ripgrep jq curl tmux python3
 )
 
 missing=()
