@@ -51,11 +51,12 @@ stream_json() {
   assert_eq "$what: deltas after the last restart are the answer" "$after" "$ANSWER"
 }
 
-for provider in ${PROVIDERS:-anthropic openai}; do
+for provider in ${PROVIDERS:-anthropic openai openai-responses}; do
   CURRENT_PROVIDER=$provider # start_mock points loom at each new mock
   case $provider in
     anthropic) overloaded='event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' ;;
-    *) overloaded='data: {"error":{"message":"The engine is currently overloaded","type":"overloaded_error","code":"overloaded"}}' ;;
+    openai) overloaded='data: {"error":{"message":"The engine is currently overloaded","type":"overloaded_error","code":"overloaded"}}' ;;
+    *) overloaded='event: error\ndata: {"type":"error","code":"overloaded_error","message":"The engine is currently overloaded","sequence_number":99}' ;;
   esac
   overloaded=$(printf "$overloaded")
 
@@ -70,10 +71,12 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   for after in 6 9 14; do
     run_once "$provider malformed SSE after $after events" \
       "$(scenario malformed "[{\"malformed\": \"data: {\\\"type\\\": broken\", \"after_events\": $after}]")" 2
+    check "$provider malformed after $after: retried as a protocol error" grep -q "model_protocol_error" "$T/err"
   done
   # 4. An in-stream overloaded error (529 in the stream) after partial text.
   run_once "$provider overloaded in the stream after text" \
     "$(scenario over "$(jq -n --arg m "$overloaded" '[{malformed: $m, after_events: 8}]')")" 2
+  check "$provider overloaded in the stream: retried as overloaded" grep -q "model_overloaded" "$T/err"
   # 5. Two cuts in a row, then a third kind of fault, then the answer.
   run_once "$provider two cuts then malformed" \
     "$(scenario two '[{"drop_after_bytes": 520}, {"drop_after_bytes": 700}, {"malformed": "data: {oops", "after_events": 7}]')" 4
@@ -83,6 +86,9 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   check "$provider fallback: stderr names the switch" grep -q "fallback model mock-fallback" "$T/err"
   # 7. A 529 status (before any byte) then a cut after text.
   run_once "$provider 529 then cut" "$(scenario s529 '[{"status": 529}, {"drop_after_bytes": 640}]')" 3
+
+  # 8. No streaming: the whole body is cut, then sent whole.
+  run_once "$provider --no-stream, body cut" "$(scenario ns '[{"drop_after_bytes": 200}]')" 2 --no-stream
 
   # stream-json: the restarts are visible and the consumer can recover the answer.
   stream_json "$provider drop" "$(scenario sjd '[{"drop_after_bytes": 600}]')" retry
@@ -118,4 +124,15 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   check "$provider all attempts cut: non-zero exit" test "$status" -ne 0
   assert_eq "$provider all attempts cut: nothing partial on stdout" "$(cat "$T/out")" ""
 done
+
+# On a terminal the reply streams live: the cut-off part was shown, stderr
+# says the reply starts over, and the whole answer follows on its own line.
+CURRENT_PROVIDER=anthropic
+start_mock "$(scenario tty '[{"drop_after_bytes": 900}]')"
+script -qec "$(printf '%q ' "$LOOM_BIN" -p "weather?")" /dev/null > "$T/tty" 2>&1 || true
+tr -d '\r' < "$T/tty" > "$T/tty.txt"
+check "terminal: stderr says the reply starts over" grep -q "the reply starts over" "$T/tty.txt"
+check "terminal: the whole answer is on a line of its own" grep -qxF "$ANSWER" "$T/tty.txt"
+check "terminal: the cut-off part was shown live" \
+  test "$(grep -c "^Grüße" "$T/tty.txt")" -ge 2
 finish
