@@ -226,7 +226,10 @@ static void load_line(transcript *t, const char *p, size_t n, size_t line_no,
                                     json_integer((json_int_t)line_no));
             why = "its id repeats an earlier record with other content";
         }
-        note_bad(t, line_no, first >= 0 ? "a repeated id" : why);
+        if (first < 0)
+            note_bad(t, line_no, why);
+        else if (json_object_get(t->conflicts, record_id(rec)))
+            note_bad(t, line_no, "a repeated id");
         if (json_is_object(rec) && record_id(rec) && *record_id(rec))
             warn(t, "%s:%zu: skipped record %s: %s", t->name, line_no, record_id(rec), why);
         else
@@ -263,7 +266,7 @@ static const bad_line *bad_between(const transcript *t, size_t a, size_t b)
     return lo < t->n_bad && t->bad[lo].line < b ? &t->bad[lo] : NULL;
 }
 
-/* "line 7 is damaged (not JSON)" or "a line is missing" — what most likely
+/* "line 7 is damaged: not JSON" or "a line is missing" — what most likely
  * took the record before line b away. */
 static void describe_hole(const transcript *t, size_t a, size_t b, char *out, size_t cap)
 {

@@ -151,4 +151,23 @@ unset LOOM_ACCEPT_BROKEN_SESSION
 check "accepted: exit 0" test "$status" -eq 0
 assert_contains "accepted: the warning says so" "$err" "LOOM_ACCEPT_BROKEN_SESSION"
 check "accepted: the turns after the gap are sent" has_texts "reply one" "second BETA" "third GAMMA"
+
+# A session with a tool call: u1, the reply, its function_call, the result,
+# the final reply on lines 2..6.
+cat > "$T/tools.json" <<'JSON'
+{"sequence": true, "turns": [
+ {"reply": {"text": "Looking.", "tool_calls": [{"name": "Bash", "input": {"command": "echo tool-output-XYZ"}}]}},
+ {"reply": {"text": "It printed XYZ."}},
+ {"reply": {"text": "reply four"}, "repeat": 10}]}
+JSON
+start_mock "$T/tools.json"
+"$LOOM_BIN" -p "first prompt ALPHA" --permission-mode bypassPermissions >/dev/null
+file=$(ls -t "$(dirname "$file")"/*.jsonl | head -n 1)
+cp "$file" "$T/pristine"
+assert_eq "tool session: six lines" "$(jq -r .type "$file" | paste -sd,)" \
+  "session-meta,message,message,function_call,function_call_result,message"
+# The tool result garbled: the call gets the interrupted result instead.
+fresh; garble 5; repaired "tool result garbled" 6 "Looking." "It printed XYZ." "interrupted"
+# The call deleted: its result is kept, as text.
+fresh; del_line 4; repaired "function_call deleted" 4 "Looking." "tool-output-XYZ" "It printed XYZ."
 finish
