@@ -74,6 +74,26 @@ struct transcript {
 
 static void warn(transcript *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Warnings quote ids and bytes from the file, which anyone may have
+ * written: control characters become '?' so a warning cannot drive the
+ * terminal it is printed on, and a huge id cannot make a huge warning. */
+#define WARNING_MAX_BYTES 1000
+
+static void clean_text(loom_str *s)
+{
+    if (s->len > WARNING_MAX_BYTES) {
+        size_t cut = WARNING_MAX_BYTES;
+        while (cut > 0 && ((unsigned char)s->ptr[cut] & 0xC0) == 0x80)
+            cut--;
+        s->len = cut;
+        s->ptr[cut] = '\0';
+        str_puts(s, "…");
+    }
+    for (size_t i = 0; i < s->len; i++)
+        if ((unsigned char)s->ptr[i] < 0x20 || s->ptr[i] == 0x7f)
+            s->ptr[i] = '?';
+}
+
 static void warn(transcript *t, const char *fmt, ...)
 {
     loom_str s = LOOM_STR_INIT;
@@ -81,6 +101,7 @@ static void warn(transcript *t, const char *fmt, ...)
     va_start(ap, fmt);
     str_vprintf(&s, fmt, ap);
     va_end(ap);
+    clean_text(&s);
     /* The same walk runs before every model call; one broken edge should
      * read as one warning, not one per turn. */
     for (size_t i = 0; i < t->n_warnings; i++) {
@@ -778,7 +799,7 @@ int transcript_check(transcript *t, bool accept, loom_error *err)
             /* Name the record whose link closes the loop. */
             where_of(t, (size_t)prev, where, sizeof where);
             str_printf(&msg,
-                       "session %s: record %s names parent %s, which leads back to it (the "
+                       "session %s: record %.80s names parent %.80s, which leads back to it (the "
                        "parent links form a cycle), so the start of the conversation cannot be "
                        "found",
                        where, record_id(t->recs[prev]), record_id(rec));
@@ -789,7 +810,7 @@ int transcript_check(transcript *t, bool accept, loom_error *err)
         json_t *dup = json_object_get(t->conflicts, record_id(rec));
         if (dup) {
             str_printf(&msg,
-                       "session %s: record %s appears again at line %lld with other content, "
+                       "session %s: record %.80s appears again at line %lld with other content, "
                        "so which one the conversation continues from is ambiguous",
                        where, record_id(rec), (long long)json_integer_value(dup));
             break;
@@ -803,7 +824,7 @@ int transcript_check(transcript *t, bool accept, loom_error *err)
         if (p == -2) {
             const char *why = json_get_str(t->unrepaired, record_id(rec), "a line is missing");
             str_printf(&msg,
-                       "session %s: record %s names parent %s, which is not in the file (%s); "
+                       "session %s: record %.80s names parent %.80s, which is not in the file (%s); "
                        "continuing would send the model a history without the turns before it",
                        where, record_id(rec), missing, why);
             break;
@@ -820,6 +841,7 @@ int transcript_check(transcript *t, bool accept, loom_error *err)
         str_free(&msg);
         return 0;
     }
+    clean_text(&msg);
     str_puts(&msg, CHECK_HOW_TO_GO_ON);
     int rc = loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "%s", str_cstr(&msg));
     str_free(&msg);

@@ -1050,6 +1050,38 @@ static void test_gap_repair_survives_appends(void **state)
     free(dir);
 }
 
+/* Ids come from the file: a warning or error quoting one holds no control
+ * characters and stays short, whatever the id. */
+static void test_hostile_ids_in_messages(void **state)
+{
+    (void)state;
+    loom_str b = LOOM_STR_INIT;
+    str_puts(&b, META_LINE);
+    str_puts(&b, "{\"type\":\"message\",\"id\":\"u\\u001b[2J\",\"parentId\":\"gone\\u001b]0;x\\u0007\","
+                 "\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"role\":\"user\"}\n");
+    str_puts(&b, "{\"type\":\"message\",\"id\":\"");
+    for (int i = 0; i < 5000; i++)
+        str_putc(&b, 'x');
+    str_puts(&b, "\",\"parentId\":\"nowhere\",\"timestamp\":\"2026-01-01T00:00:00.000Z\","
+                 "\"role\":\"user\"}\n");
+    transcript *t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    loom_error err;
+    assert_true(transcript_check(t, false, &err) < 0);
+    assert_non_null(strstr(err.message, "LOOM_ACCEPT_BROKEN_SESSION=1"));
+    for (const char *p = err.message; *p; p++)
+        assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
+    assert_int_equal(transcript_check(t, true, &err), 0);
+    assert_true(transcript_n_warnings(t) > 0);
+    for (size_t i = 0; i < transcript_n_warnings(t); i++) {
+        const char *w = transcript_warning(t, i);
+        assert_true(strlen(w) <= 1010);
+        for (const char *p = w; *p; p++)
+            assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
+    }
+    transcript_free(t);
+    str_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1072,6 +1104,7 @@ int main(void)
         cmocka_unit_test(test_duplicate_ids_and_cycles),
         cmocka_unit_test(test_summary_gap),
         cmocka_unit_test(test_gap_repair_survives_appends),
+        cmocka_unit_test(test_hostile_ids_in_messages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
