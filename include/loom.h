@@ -96,9 +96,12 @@ void loom_agent_free(loom_agent *agent);
 typedef struct loom_session loom_session;
 
 loom_session *loom_session_new(loom_agent *agent, loom_status *st);
-/* Opens the session with that id (or unique id prefix, or file path). */
+/* Opens the session with that id (or unique id prefix, or file path).
+ * NULL with session_corrupt when a hole in the file would make the next
+ * request start after it (docs/session-format.md; the environment's
+ * LOOM_ACCEPT_BROKEN_SESSION=1 opens it anyway, with a warning). */
 loom_session *loom_session_resume(loom_agent *agent, const char *id, loom_status *st);
-/* Opens the most recent session of the working directory. */
+/* Opens the most recent session of the working directory (as resume). */
 loom_session *loom_session_continue(loom_agent *agent, loom_status *st);
 /* A new session holding a copy of this one (fresh ids, forkedFrom). */
 loom_session *loom_session_fork(loom_session *session, loom_status *st);

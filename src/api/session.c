@@ -145,6 +145,13 @@ static loom_session *open_path(loom_agent *agent, char *path, int rc, loom_error
 {
     transcript *t = rc == 0 ? transcript_open(path, err) : NULL;
     free(path);
+    /* Never continue from a history with a hole in it without saying so
+     * (docs/session-format.md, "Holes in the chain"). */
+    const char *accept = getenv("LOOM_ACCEPT_BROKEN_SESSION");
+    if (t && transcript_check(t, accept && *accept && strcmp(accept, "0") != 0, err) != 0) {
+        transcript_free(t);
+        t = NULL;
+    }
     if (!t) {
         api_status_from(st, err);
         return NULL;

@@ -19,6 +19,9 @@
 #define EV_AGENT_SPAWNED "agent.spawned"
 #define EV_AGENT_COMPLETED "agent.completed"
 #define EV_WARNING_EMITTED "warning.emitted"
+/* A model call starts over (retry, fallback model, a re-sent request): the
+ * token.delta text of the call so far is void and must be dropped. */
+#define EV_STREAM_RESTARTED "stream.restarted"
 
 typedef enum { EV_VIS_USER, EV_VIS_SYSTEM, EV_VIS_AUDIT } event_visibility;
 

@@ -50,11 +50,21 @@ static void on_thinking(void *ctx, const char *d, size_t n)
          json_pack("{s:s,s:s%}", "channel", "reasoning", "text", d, n));
 }
 
+/* Every way a model call starts over tells the surfaces, so a consumer
+ * that kept the call's token.delta text drops it (docs/events.md). */
+static void stream_restarted(loop_io *io, const char *reason, int attempt, const char *why)
+{
+    loop_emit(io, EV_STREAM_RESTARTED, EV_VIS_USER, NULL,
+              json_pack("{s:s,s:i,s:s}", "reason", reason, "attempt", attempt, "message",
+                        why ? why : ""));
+}
+
 static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *why)
 {
     loop_emit(ctx, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
          json_pack("{s:s,s:s,s:s,s:i,s:f}", "kind", "model_retry", "message", why->message, "code",
                    loom_code_name(why->code), "attempt", attempt, "delay_s", delay_s));
+    stream_restarted(ctx, "retry", attempt, why->message);
 }
 
 /* --- L3 -------------------------------------------------------------------- */
@@ -511,6 +521,8 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
              * window, the context is compacted, the request sent again. */
             int rc2 = reactive_compact(p, &cfg, io, &st, &req, &est, out, &err);
             if (rc2 == 0)
+                stream_restarted(io, "prompt_too_long", 1, err.message);
+            if (rc2 == 0)
                 rc = provider_complete(&cfg, &req, &sink, io->cancel, &resp, &err);
             if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG)
                 loom_error_set(&err, LOOM_ERR_MODEL_PROMPT_TOO_LONG,
@@ -528,6 +540,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
                           json_pack("{s:s,s:s}", "kind", "heartbeat_interrupt", "message",
                                     "the model call was stopped by a critical event; asking "
                                     "again with the event in view"));
+                stream_restarted(io, "heartbeat_interrupt", 1, NULL);
                 st.turn--;
                 continue;
             }
@@ -546,6 +559,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
                 loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
                      json_pack("{s:s,s:s,s:s}", "kind", "fallback_model", "message", msg,
                                "model", p->fallback_model));
+                stream_restarted(io, "fallback_model", 1, msg);
                 st.turn--; /* the failed call was not a turn */
                 continue;
             }

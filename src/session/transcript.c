@@ -6,6 +6,14 @@
  * read once at open and only appended to afterwards; the one exception is
  * the repair of a torn final line, truncated away before the first append
  * (see repair_tail).
+ *
+ * A hole in the middle of the file (a line garbled or deleted) leaves a
+ * record whose parent is not there, and a walk from the leaf would stop at
+ * it: the history before the hole would silently vanish from the next
+ * request. The loader reconnects such an orphan to the record just before
+ * it when that is unambiguous (see repair_gaps) — in memory only, the file
+ * keeps its bytes — and transcript_check refuses a session whose active
+ * chain still breaks, so a surface never sends a truncated history.
  */
 #include "session/transcript.h"
 
@@ -28,13 +36,28 @@
 /* A damaged file can hold a warning per line; keeping them all would let a
  * garbage file cost memory in proportion to its size for no reader's gain. */
 #define MAX_WARNINGS 100
+/* Damaged lines remembered by number, to explain a gap; past this the
+ * file is mostly garbage and a gap is described without them. */
+#define MAX_BAD_LINES 1000
+
+typedef struct bad_line {
+    size_t line;
+    const char *why; /* static text */
+} bad_line;
 
 struct transcript {
     char *path;        /* NULL for a parsed buffer */
     char *name;        /* what warnings call the file */
     char *session_id;  /* may be NULL for a parsed buffer without records */
     json_t **recs;     /* owned references, file order */
+    size_t *lines;     /* recs[i]'s line in the file as loaded; 0 if appended */
     size_t n, cap;
+    size_t cur_line;   /* the line being loaded, 0 outside the load */
+    bad_line *bad;     /* lines skipped as damaged, ascending */
+    size_t n_bad;
+    json_t *relink;    /* orphan id -> the parent it was reconnected to */
+    json_t *unrepaired; /* orphan id -> why it could not be reconnected */
+    json_t *conflicts; /* id -> line of a later record with that id and other content */
     json_t *index;     /* id -> integer position in recs */
     char *leaf;
     char **warnings;
@@ -51,6 +74,26 @@ struct transcript {
 
 static void warn(transcript *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Warnings quote ids and bytes from the file, which anyone may have
+ * written: control characters become '?' so a warning cannot drive the
+ * terminal it is printed on, and a huge id cannot make a huge warning. */
+#define WARNING_MAX_BYTES 1000
+
+static void clean_text(loom_str *s)
+{
+    if (s->len > WARNING_MAX_BYTES) {
+        size_t cut = WARNING_MAX_BYTES;
+        while (cut > 0 && ((unsigned char)s->ptr[cut] & 0xC0) == 0x80)
+            cut--;
+        s->len = cut;
+        s->ptr[cut] = '\0';
+        str_puts(s, "…");
+    }
+    for (size_t i = 0; i < s->len; i++)
+        if ((unsigned char)s->ptr[i] < 0x20 || s->ptr[i] == 0x7f)
+            s->ptr[i] = '?';
+}
+
 static void warn(transcript *t, const char *fmt, ...)
 {
     loom_str s = LOOM_STR_INIT;
@@ -58,6 +101,7 @@ static void warn(transcript *t, const char *fmt, ...)
     va_start(ap, fmt);
     str_vprintf(&s, fmt, ap);
     va_end(ap);
+    clean_text(&s);
     /* The same walk runs before every model call; one broken edge should
      * read as one warning, not one per turn. */
     for (size_t i = 0; i < t->n_warnings; i++) {
@@ -81,6 +125,9 @@ static transcript *transcript_alloc(const char *name)
     transcript *t = xcalloc(1, sizeof *t);
     t->name = xstrdup(name ? name : "<buffer>");
     t->index = json_object();
+    t->relink = json_object();
+    t->unrepaired = json_object();
+    t->conflicts = json_object();
     t->fd = -1;
     return t;
 }
@@ -94,6 +141,11 @@ void transcript_free(transcript *t)
     for (size_t i = 0; i < t->n; i++)
         json_decref(t->recs[i]);
     free(t->recs);
+    free(t->lines);
+    free(t->bad);
+    json_decref(t->relink);
+    json_decref(t->unrepaired);
+    json_decref(t->conflicts);
     json_decref(t->index);
     for (size_t i = 0; i < t->n_warnings; i++)
         free(t->warnings[i]);
@@ -126,8 +178,10 @@ static void push_record(transcript *t, json_t *rec)
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
         t->recs = xrealloc(t->recs, t->cap * sizeof *t->recs);
+        t->lines = xrealloc(t->lines, t->cap * sizeof *t->lines);
     }
     json_object_set_new_nocheck(t->index, record_id(rec), json_integer((json_int_t)t->n));
+    t->lines[t->n] = t->cur_line;
     t->recs[t->n++] = json_incref(rec);
     if (record_is_conversation(record_type(rec)))
         set_leaf(t, record_id(rec));
@@ -139,6 +193,15 @@ static bool blank(const char *p, size_t n)
         if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
             return false;
     return true;
+}
+
+static void note_bad(transcript *t, size_t line, const char *why)
+{
+    if (t->n_bad >= MAX_BAD_LINES)
+        return;
+    if (!t->bad)
+        t->bad = xmalloc(MAX_BAD_LINES * sizeof *t->bad);
+    t->bad[t->n_bad++] = (bad_line){line, why};
 }
 
 /* One line of the file; unterminated when it is the last and lacks '\n'. */
@@ -159,6 +222,7 @@ static void load_line(transcript *t, const char *p, size_t n, size_t line_no,
         } else {
             warn(t, "%s:%zu: skipped a line that is not JSON (%s)", t->name, line_no,
                  jerr.message);
+            note_bad(t, line_no, "not JSON");
         }
         return;
     }
@@ -172,6 +236,21 @@ static void load_line(transcript *t, const char *p, size_t n, size_t line_no,
     else if (lookup(t, record_id(rec)) >= 0)
         why = "its id repeats an earlier record";
     if (why) {
+        ssize_t first = json_is_object(rec) ? lookup(t, record_id(rec)) : -1;
+        if (first >= 0 && json_equal(rec, t->recs[first])) {
+            /* A line written twice: nothing is lost by skipping the copy. */
+            why = "it repeats an earlier record exactly";
+        } else if (first >= 0) {
+            /* Two records, one id: whatever names it is ambiguous. */
+            if (!json_object_get(t->conflicts, record_id(rec)))
+                json_object_set_new(t->conflicts, record_id(rec),
+                                    json_integer((json_int_t)line_no));
+            why = "its id repeats an earlier record with other content";
+        }
+        if (first < 0)
+            note_bad(t, line_no, why);
+        else if (json_object_get(t->conflicts, record_id(rec)))
+            note_bad(t, line_no, "a repeated id");
         if (json_is_object(rec) && record_id(rec) && *record_id(rec))
             warn(t, "%s:%zu: skipped record %s: %s", t->name, line_no, record_id(rec), why);
         else
@@ -185,6 +264,123 @@ static void load_line(transcript *t, const char *p, size_t n, size_t line_no,
     json_decref(rec);
 }
 
+/* ---- holes in the chain ------------------------------------------------- */
+
+/* The link a walk follows: parentId, or logicalParentId across a summary. */
+static const char *edge_of(const json_t *rec)
+{
+    const char *parent = record_parent_id(rec);
+    return parent ? parent : record_logical_parent_id(rec);
+}
+
+/* The first damaged line after line a and before line b, or NULL. */
+static const bad_line *bad_between(const transcript *t, size_t a, size_t b)
+{
+    size_t lo = 0, hi = t->n_bad;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->bad[mid].line <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n_bad && t->bad[lo].line < b ? &t->bad[lo] : NULL;
+}
+
+/* "line 7 is damaged: not JSON" or "a line is missing" — what most likely
+ * took the record before line b away. */
+static void describe_hole(const transcript *t, size_t a, size_t b, char *out, size_t cap)
+{
+    const bad_line *bl = bad_between(t, a, b);
+    if (bl)
+        snprintf(out, cap, "line %zu is damaged: %s", bl->line, bl->why);
+    else
+        snprintf(out, cap, "a line is missing");
+}
+
+/* An orphan is a conversation record whose parent is not in the file. It is
+ * reconnected to q, the conversation record just before it in file order,
+ * only when nothing else could have been meant: q has no child of its own
+ * (it was the end of the chain the lost record continued) and q is not
+ * newer than the orphan. Anything else stays a gap that transcript_check
+ * reports. Runs once, at load, in file order, so the result is the same on
+ * every load of the same bytes. */
+static void repair_gaps(transcript *t)
+{
+    json_t *children = NULL; /* id -> number of records naming it */
+    for (size_t i = 0; i < t->n; i++) {
+        const json_t *rec = t->recs[i];
+        const char *parent = edge_of(rec);
+        if (!parent || !record_is_conversation(record_type(rec)) || lookup(t, parent) >= 0)
+            continue;
+        if (!children) {
+            children = json_object();
+            for (size_t k = 0; k < t->n; k++) {
+                const char *ids[2] = {record_parent_id(t->recs[k]),
+                                      record_logical_parent_id(t->recs[k])};
+                for (int m = 0; m < 2; m++)
+                    if (ids[m] && lookup(t, ids[m]) >= 0)
+                        json_object_set_new(children, ids[m],
+                                            json_integer(json_get_int(children, ids[m], 0) + 1));
+            }
+        }
+        ssize_t q = (ssize_t)i - 1;
+        while (q >= 0 && !record_is_conversation(record_type(t->recs[q])))
+            q--;
+        const char *why = NULL;
+        const char *tq = q >= 0 ? json_get_str(t->recs[q], "timestamp", NULL) : NULL;
+        const char *ti = json_get_str(rec, "timestamp", NULL);
+        if (q < 0)
+            why = "no conversation record comes before it";
+        else if (json_get_int(children, record_id(t->recs[q]), 0) > 0)
+            why = "the record before it already continues elsewhere";
+        else if (!tq || !ti)
+            why = "a timestamp is missing, so the order cannot be confirmed";
+        else if (strcmp(tq, ti) > 0)
+            why = "the record before it is newer";
+        char hole[120];
+        describe_hole(t, q >= 0 ? t->lines[q] : 0, t->lines[i], hole, sizeof hole);
+        if (why) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "%s; %s", hole, why);
+            json_object_set_new(t->unrepaired, record_id(rec), json_string(msg));
+            if (strcmp(record_type(rec), RECORD_SUMMARY) == 0 && !record_parent_id(rec))
+                /* The model context ends at the summary, so it is whole;
+                 * only a walk back across it (rewind) stops short. */
+                warn(t,
+                     "session %s line %zu: summary %s continues from %s, which is not in the "
+                     "file (%s); the model context is intact, but the turns before the summary "
+                     "cannot be rewound to",
+                     t->name, t->lines[i], record_id(rec), parent, msg);
+            continue;
+        }
+        const char *qid = record_id(t->recs[q]);
+        json_object_set_new(t->relink, record_id(rec), json_string(qid));
+        json_object_set_new(children, qid, json_integer(1));
+        warn(t,
+             "session %s line %zu: record %s names parent %s, which is not in the file (%s); "
+             "reconnected it to line %zu, the record before it (in memory; the file is "
+             "unchanged)",
+             t->name, t->lines[i], record_id(rec), parent, hole, t->lines[q]);
+    }
+    json_decref(children);
+}
+
+/* The parent a walk goes to from rec: its own, or the reconnected one; -1
+ * at a root, -2 at a gap (*missing then names the absent parent). */
+static ssize_t walk_parent(const transcript *t, const json_t *rec, const char **missing)
+{
+    const char *parent = edge_of(rec);
+    *missing = parent;
+    if (!parent)
+        return -1;
+    ssize_t p = lookup(t, parent);
+    if (p >= 0)
+        return p;
+    p = lookup(t, json_get_str(t->relink, record_id(rec), NULL));
+    return p >= 0 ? p : -2;
+}
+
 transcript *transcript_parse(const char *buf, size_t len, const char *name)
 {
     transcript *t = transcript_alloc(name);
@@ -195,6 +391,7 @@ transcript *transcript_parse(const char *buf, size_t len, const char *name)
         const char *nl = memchr(buf + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - buf) : len;
         line_no++;
+        t->cur_line = line_no;
         load_line(t, buf + pos, end - pos, line_no, nl == NULL);
         if (nl) {
             t->good_len = end + 1;
@@ -203,8 +400,10 @@ transcript *transcript_parse(const char *buf, size_t len, const char *name)
             pos = len;
         }
     }
+    t->cur_line = 0;
     t->need_newline = len > 0 && buf[len - 1] != '\n' && !t->torn;
     t->loaded_len = len;
+    repair_gaps(t);
     if (t->suppressed) {
         /* Room was kept for this line by counting, so it always fits. */
         size_t s = t->suppressed;
@@ -543,12 +742,10 @@ int transcript_chain(transcript *t, const char *leaf_id, bool for_context, json_
         bool summary = strcmp(record_type(rec), RECORD_SUMMARY) == 0;
         if (for_context && summary)
             break;  /* the summary stands in for everything before it */
-        const char *parent = record_parent_id(rec);
-        if (!parent)
-            parent = record_logical_parent_id(rec);
-        if (!parent)
+        const char *parent;
+        ssize_t p = walk_parent(t, rec, &parent);
+        if (p == -1)
             break;
-        ssize_t p = lookup(t, parent);
         if (p < 0) {
             warn(t, "record %s in %s names parent %s, which is not in the session; the chain "
                     "starts after the gap",
@@ -571,6 +768,84 @@ int transcript_chain(transcript *t, const char *leaf_id, bool for_context, json_
 int transcript_active(transcript *t, json_t ***out, size_t *n)
 {
     return transcript_chain(t, NULL, true, out, n, NULL);
+}
+
+/* "file:N" for a loaded record, "record ID" for one appended since. */
+static void where_of(const transcript *t, size_t i, char *out, size_t cap)
+{
+    if (t->lines[i])
+        snprintf(out, cap, "%s line %zu", t->name, t->lines[i]);
+    else
+        snprintf(out, cap, "%s record %s", t->name, record_id(t->recs[i]));
+}
+
+#define CHECK_HOW_TO_GO_ON \
+    "; the file is left as it is. To go on with only the part after the damage, set " \
+    "LOOM_ACCEPT_BROKEN_SESSION=1; or start a new session"
+
+int transcript_check(transcript *t, bool accept, loom_error *err)
+{
+    const char *start = t ? t->leaf : NULL;
+    ssize_t cur = start ? lookup(t, start) : -1;
+    if (cur < 0)
+        return 0;
+    bool *seen = xcalloc(t->n, 1);
+    loom_str msg = LOOM_STR_INIT;
+    char where[600];
+    ssize_t prev = -1;
+    for (;;) {
+        json_t *rec = t->recs[cur];
+        if (seen[cur]) {
+            /* Name the record whose link closes the loop. */
+            where_of(t, (size_t)prev, where, sizeof where);
+            str_printf(&msg,
+                       "session %s: record %.80s names parent %.80s, which leads back to it (the "
+                       "parent links form a cycle), so the start of the conversation cannot be "
+                       "found",
+                       where, record_id(t->recs[prev]), record_id(rec));
+            break;
+        }
+        where_of(t, (size_t)cur, where, sizeof where);
+        seen[cur] = true;
+        json_t *dup = json_object_get(t->conflicts, record_id(rec));
+        if (dup) {
+            str_printf(&msg,
+                       "session %s: record %.80s appears again at line %lld with other content, "
+                       "so which one the conversation continues from is ambiguous",
+                       where, record_id(rec), (long long)json_integer_value(dup));
+            break;
+        }
+        if (strcmp(record_type(rec), RECORD_SUMMARY) == 0)
+            break; /* the summary stands in for everything before it */
+        const char *missing;
+        ssize_t p = walk_parent(t, rec, &missing);
+        if (p == -1)
+            break;
+        if (p == -2) {
+            const char *why = json_get_str(t->unrepaired, record_id(rec), "a line is missing");
+            str_printf(&msg,
+                       "session %s: record %.80s names parent %.80s, which is not in the file (%s); "
+                       "continuing would send the model a history without the turns before it",
+                       where, record_id(rec), missing, why);
+            break;
+        }
+        prev = cur;
+        cur = p;
+    }
+    free(seen);
+    if (!msg.len)
+        return 0;
+    if (accept) {
+        warn(t, "%s; continuing with the history after it (LOOM_ACCEPT_BROKEN_SESSION)",
+             str_cstr(&msg));
+        str_free(&msg);
+        return 0;
+    }
+    clean_text(&msg);
+    str_puts(&msg, CHECK_HOW_TO_GO_ON);
+    int rc = loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "%s", str_cstr(&msg));
+    str_free(&msg);
+    return rc;
 }
 
 /* ---- fork and resend ---------------------------------------------------- */

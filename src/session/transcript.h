@@ -14,7 +14,12 @@
  * loader recognises by its missing '\n' and drops. transcript_sync (once
  * per turn) makes the lines durable against power loss. Loading tolerates
  * damage: a torn final line is dropped, a bad line elsewhere is skipped,
- * both with a warning, never an error.
+ * both with a warning, never an error. A skipped or missing line in the
+ * middle leaves an orphan (a record whose parent is not in the file); the
+ * loader reconnects it to the record before it where that is unambiguous
+ * (in memory, with a warning naming the lines; the file keeps its bytes),
+ * and transcript_check tells a caller about to continue the session when
+ * the active chain is still broken (docs/session-format.md).
  *
  * A transcript is used by one thread at a time.
  */
@@ -95,6 +100,15 @@ int transcript_chain(transcript *t, const char *leaf_id, bool for_context, json_
                      size_t *n, loom_error *err);
 /* transcript_chain(t, NULL, true, ...): what the model sees. */
 int transcript_active(transcript *t, json_t ***out, size_t *n);
+
+/* Whether the active chain (the walk from the leaf that builds the next
+ * request) reaches the start of the conversation: 0 when it does, or when
+ * it only stops at a compaction summary. When it breaks — a parent that is
+ * not in the file and could not be reconnected, a cycle, an id two
+ * different records share — -LOOM_ERR_SESSION_CORRUPT with err naming the
+ * file, the line and how to go on; with accept, a warning instead and 0
+ * (the history after the break is what the model will see). */
+int transcript_check(transcript *t, bool accept, loom_error *err);
 
 /* Warnings collected while loading and walking, oldest first. Borrowed;
  * valid until the next call that may warn (walks, appends) or the free. */

@@ -9,7 +9,10 @@
  * loop can compact; any other 4xx fails at once with the provider's words.
  * A stream cut off midway is retried from the start: the sink is told
  * (on_retry) so a surface can mark what it already showed as void, and
- * nothing reaches the session until a whole reply is in hand. */
+ * nothing reaches the session until a whole reply is in hand. A stream that
+ * turns unreadable midway (a malformed SSE event, a decoder error) is
+ * retried the same way: the bytes were damaged in transit or by the
+ * server, and a fresh attempt usually reads clean. */
 #include "wire/provider.h"
 
 #include <stdarg.h>
@@ -255,6 +258,8 @@ int provider_complete(const provider_config *cfg, const wire_request *req,
             return 0;
         }
         wire_response_free(out);
+        if (req->stream && err->code == LOOM_ERR_MODEL_PROTOCOL)
+            err->retryable = true;
         log_event(LOG_WARN, "wire",
                   json_pack("{s:s,s:s,s:i,s:b}", "provider", codec->name, "code",
                             loom_code_name(err->code), "attempt", n + 1, "retryable",
@@ -265,6 +270,7 @@ int provider_complete(const provider_config *cfg, const wire_request *req,
                 const char *what = err->code == LOOM_ERR_MODEL_OVERLOADED     ? "overloaded"
                                    : err->code == LOOM_ERR_MODEL_RATE_LIMITED ? "rate limited"
                                    : err->code == LOOM_ERR_MODEL_TIMEOUT      ? "timed out"
+                                   : err->code == LOOM_ERR_MODEL_PROTOCOL     ? "stream unreadable"
                                                                               : "unavailable";
                 loom_error_prefix(err, "model %s after %d retr%s", what, n, n == 1 ? "y" : "ies");
             }

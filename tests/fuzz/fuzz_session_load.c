@@ -1,7 +1,8 @@
 /* fuzz_session_load.c — libFuzzer target for loading a session file: any
  * bytes go through transcript_parse, both tree walks and the conversion to
  * wire messages. Loading must never crash, leak or hang, whatever the file
- * holds (torn lines, cycles, wrong types, duplicate ids). */
+ * holds (torn lines, cycles, wrong types, duplicate ids, holes in the
+ * chain and their repair); transcript_check runs both ways. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     transcript *t = transcript_parse((const char *)data, size, "fuzz");
     json_t **chain = NULL;
     size_t n = 0;
+    loom_error err;
+    (void)transcript_check(t, false, &err);
+    (void)transcript_check(t, true, &err);
 
     transcript_active(t, &chain, &n);
     wire_request req = {0};

@@ -192,6 +192,46 @@ static void test_from_live_transcript(void **state)
     wire_request_free(&req);
 }
 
+/* A garbled line in the middle (the first reply's tool result) no longer
+ * cuts the history there: the loader reconnects the orphan, the request
+ * starts with the first prompt, and the call left without its result gets
+ * the interrupted result. */
+static void test_reconnected_gap_keeps_first_prompt(void **state)
+{
+    (void)state;
+#define TS(s) "\"timestamp\":\"2026-01-01T00:00:0" #s ".000Z\","
+    const char *jsonl =
+        REC("\"type\":\"session-meta\",\"id\":\"m\",\"parentId\":null")
+        REC("\"type\":\"message\",\"id\":\"u1\",\"parentId\":null," TS(1)
+            "\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"first prompt\"}]")
+        REC("\"type\":\"function_call\",\"id\":\"c1\",\"parentId\":\"u1\"," TS(2)
+            "\"callId\":\"k1\",\"name\":\"Read\",\"arguments\":\"{}\"")
+        "{\"type\":\"function_call_result\",\"id\":\"x1\",\"par\x01ntId\"\n"
+        REC("\"type\":\"message\",\"id\":\"a1\",\"parentId\":\"x1\"," TS(4)
+            "\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"done\"}]")
+        REC("\"type\":\"message\",\"id\":\"u2\",\"parentId\":\"a1\"," TS(5)
+            "\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"next\"}]");
+#undef TS
+    wire_request req;
+    history_stats st;
+    transcript *t = convert(jsonl, &req, &st);
+    loom_error err;
+    assert_int_equal(transcript_check(t, false, &err), 0);
+    /* user | assistant: the call and "done" | user: the made-up result, "next" */
+    assert_int_equal(req.n_messages, 3);
+    assert_int_equal(req.messages[0].role, WIRE_ROLE_USER);
+    assert_string_equal(req.messages[0].blocks[0].text, "first prompt");
+    assert_int_equal(req.messages[1].role, WIRE_ROLE_ASSISTANT);
+    assert_int_equal(req.messages[1].blocks[0].kind, WIRE_BLOCK_TOOL_USE);
+    assert_string_equal(req.messages[1].blocks[1].text, "done");
+    assert_int_equal(req.messages[2].role, WIRE_ROLE_USER);
+    assert_int_equal(req.messages[2].blocks[0].kind, WIRE_BLOCK_TOOL_RESULT);
+    assert_string_equal(req.messages[2].blocks[1].text, "next");
+    assert_int_equal(st.n_synthesized, 1);
+    wire_request_free(&req);
+    transcript_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -199,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_missing_results_synthesized),
         cmocka_unit_test(test_summary_and_orphans),
         cmocka_unit_test(test_from_live_transcript),
+        cmocka_unit_test(test_reconnected_gap_keeps_first_prompt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -739,6 +739,349 @@ static void test_failed_write_is_taken_back(void **state)
     free(dir);
 }
 
+/* ---- holes in the chain ------------------------------------------------- */
+
+/* A conversation record at second s of a fixed minute. */
+static void rec_line(loom_str *b, const char *id, const char *parent, int s, const char *role)
+{
+    str_printf(b,
+               "{\"type\":\"message\",\"id\":\"%s\",\"parentId\":%s%s%s,"
+               "\"timestamp\":\"2026-01-01T00:00:%02d.000Z\",\"role\":\"%s\","
+               "\"content\":[{\"type\":\"text\",\"text\":\"text of %s\"}]}\n",
+               id, parent ? "\"" : "", parent ? parent : "null", parent ? "\"" : "", s, role,
+               id);
+}
+
+#define META_LINE "{\"type\":\"session-meta\",\"id\":\"m\",\"parentId\":null}\n"
+
+/* The ids of the active chain, comma-separated. Caller frees. */
+static char *chain_ids(transcript *t)
+{
+    json_t **chain;
+    size_t n;
+    assert_int_equal(transcript_active(t, &chain, &n), 0);
+    loom_str s = LOOM_STR_INIT;
+    for (size_t i = 0; i < n; i++)
+        str_printf(&s, "%s%s", i ? "," : "", record_id(chain[i]));
+    free(chain);
+    return s.len ? str_steal(&s) : xstrdup("");
+}
+
+/* u1 a1 u2 a2 u3 on lines 2..6, with line `damaged` replaced by `with`
+ * (NULL: deleted). */
+static transcript *five_with(size_t damaged, const char *with, size_t with_len)
+{
+    const char *ids[] = {"u1", "a1", "u2", "a2", "u3"};
+    const char *parents[] = {NULL, "u1", "a1", "u2", "a2"};
+    loom_str b = LOOM_STR_INIT;
+    str_puts(&b, META_LINE);
+    for (size_t i = 0; i < 5; i++) {
+        if (i + 2 == damaged) {
+            if (with) {
+                str_append(&b, with, with_len);
+                str_putc(&b, '\n');
+            }
+            continue;
+        }
+        rec_line(&b, ids[i], parents[i], (int)i + 1, i % 2 ? "assistant" : "user");
+    }
+    transcript *t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    str_free(&b);
+    return t;
+}
+
+static void test_gap_reconnected(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *with;
+        size_t len;
+        const char *why;
+    } kinds[] = {
+#define KIND(bytes, why) {bytes, sizeof bytes - 1, why}
+        {NULL, 0, "a line is missing"},
+        KIND("{\"type\":\"message\",\"id\":\"a2\",\"par", "line 5 is damaged: not JSON"),
+        KIND("{\"type\":\"message\",\"parentId\":\"u2\",\"role\":\"assistant\"}",
+             "line 5 is damaged: no string \"id\""),
+        KIND("{\"type\":\"message\",\"id\":\"a2\",\0\"parentId\":\"u2\"}",
+             "line 5 is damaged: not JSON"),
+        KIND("[\"a2\"]", "line 5 is damaged: not a JSON object"),
+#undef KIND
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        transcript *t = five_with(5, kinds[k].with, kinds[k].len);
+        char *ids = chain_ids(t);
+        /* a2 is gone; u3 hangs on u2, the record before it. */
+        assert_string_equal(ids, "u1,a1,u2,u3");
+        free(ids);
+        assert_true(has_warning(t, kinds[k].why));
+        assert_true(has_warning(t, kinds[k].with ? "session s.jsonl line 6: record u3 names "
+                                                   "parent a2"
+                                                 : "session s.jsonl line 5: record u3 names "
+                                                   "parent a2"));
+        assert_true(has_warning(t, "reconnected it to line 4"));
+        loom_error err;
+        loom_error_clear(&err);
+        size_t before = transcript_n_warnings(t);
+        assert_int_equal(transcript_check(t, false, &err), 0);
+        assert_int_equal(transcript_n_warnings(t), before);
+        /* The history the model gets starts with the first prompt. */
+        wire_request req = {0};
+        history_from_transcript(t, &req, NULL);
+        assert_true(req.n_messages >= 3);
+        assert_int_equal(req.messages[0].role, WIRE_ROLE_USER);
+        assert_string_equal(req.messages[0].blocks[0].text, "text of u1");
+        wire_request_free(&req);
+        transcript_free(t);
+    }
+}
+
+static void test_gap_refused(void **state)
+{
+    (void)state;
+    loom_error err;
+
+    /* The first prompt itself is lost: nothing can stand in for it. */
+    transcript *t = five_with(2, "not json at all", 15);
+    assert_true(transcript_check(t, false, &err) < 0);
+    assert_int_equal(err.code, LOOM_ERR_SESSION_CORRUPT);
+    assert_non_null(strstr(err.message, "session s.jsonl line 3: record a1 names parent u1"));
+    assert_non_null(strstr(err.message, "line 2 is damaged: not JSON"));
+    assert_non_null(strstr(err.message, "no conversation record comes before it"));
+    assert_non_null(strstr(err.message, "LOOM_ACCEPT_BROKEN_SESSION=1"));
+    /* Accepting it: a warning, and the chain after the gap. */
+    assert_int_equal(transcript_check(t, true, &err), 0);
+    assert_true(has_warning(t, "continuing with the history after it"));
+    char *ids = chain_ids(t);
+    assert_string_equal(ids, "a1,u2,a2,u3");
+    free(ids);
+    transcript_free(t);
+
+    /* The record before the gap already has a child: another branch. */
+    loom_str b = LOOM_STR_INIT;
+    str_puts(&b, META_LINE);
+    rec_line(&b, "u1", NULL, 1, "user");
+    rec_line(&b, "a1", "u1", 2, "assistant");
+    rec_line(&b, "u2", "gone", 3, "user");
+    rec_line(&b, "b1", "a1", 4, "user");
+    rec_line(&b, "a2", "u2", 5, "assistant");
+    t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    assert_true(transcript_check(t, false, &err) < 0);
+    assert_non_null(strstr(err.message, "line 4: record u2 names parent gone"));
+    assert_non_null(strstr(err.message, "already continues elsewhere"));
+    transcript_free(t);
+    str_clear(&b);
+
+    /* The record before the gap is newer than the orphan. */
+    str_puts(&b, META_LINE);
+    rec_line(&b, "u1", NULL, 9, "user");
+    rec_line(&b, "u2", "gone", 3, "user");
+    t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    assert_true(transcript_check(t, false, &err) < 0);
+    assert_non_null(strstr(err.message, "line 3"));
+    assert_non_null(strstr(err.message, "newer"));
+    transcript_free(t);
+    str_clear(&b);
+
+    /* No timestamps: the order cannot be confirmed. */
+    str_puts(&b, META_LINE);
+    str_puts(&b, "{\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"role\":\"user\"}\n");
+    str_puts(&b, "{\"type\":\"message\",\"id\":\"u2\",\"parentId\":\"x\",\"role\":\"user\"}\n");
+    t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    assert_true(transcript_check(t, false, &err) < 0);
+    assert_non_null(strstr(err.message, "timestamp is missing"));
+    transcript_free(t);
+    str_free(&b);
+}
+
+static void test_duplicate_ids_and_cycles(void **state)
+{
+    (void)state;
+    loom_error err;
+    loom_str b = LOOM_STR_INIT;
+    str_puts(&b, META_LINE);
+    rec_line(&b, "u1", NULL, 1, "user");
+    rec_line(&b, "a1", "u1", 2, "assistant");
+    rec_line(&b, "a1", "u1", 2, "assistant"); /* the same line twice: harmless */
+    rec_line(&b, "u2", "a1", 3, "user");
+    transcript *t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    assert_true(has_warning(t, ":4: skipped record a1: it repeats an earlier record exactly"));
+    assert_int_equal(transcript_check(t, false, &err), 0);
+    char *ids = chain_ids(t);
+    assert_string_equal(ids, "u1,a1,u2");
+    free(ids);
+    transcript_free(t);
+    str_clear(&b);
+
+    /* Another record with a1's id: which a1 does u2 follow? */
+    str_puts(&b, META_LINE);
+    rec_line(&b, "u1", NULL, 1, "user");
+    rec_line(&b, "a1", "u1", 2, "assistant");
+    rec_line(&b, "a1", "u1", 2, "user");
+    rec_line(&b, "u2", "a1", 3, "user");
+    t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    assert_true(has_warning(t, "repeats an earlier record with other content"));
+    assert_true(transcript_check(t, false, &err) < 0);
+    assert_non_null(strstr(err.message, "session s.jsonl line 3: record a1 appears again at "
+                                        "line 4 with other content"));
+    transcript_free(t);
+    str_clear(&b);
+
+    /* A cycle: the first prompt's parent is the last reply. */
+    str_puts(&b, META_LINE);
+    rec_line(&b, "u1", "a2", 1, "user");
+    rec_line(&b, "a1", "u1", 2, "assistant");
+    rec_line(&b, "u2", "a1", 3, "user");
+    rec_line(&b, "a2", "u2", 4, "assistant");
+    t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    assert_true(transcript_check(t, false, &err) < 0);
+    assert_non_null(strstr(err.message, "session s.jsonl line 2: record u1 names parent a2, "
+                                        "which leads back to it"));
+    transcript_free(t);
+    str_clear(&b);
+
+    /* CRLF line endings load whole. */
+    str_puts(&b, "{\"type\":\"session-meta\",\"id\":\"m\",\"parentId\":null}\r\n");
+    str_puts(&b, "{\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"role\":\"user\"}\r\n");
+    str_puts(&b, "{\"type\":\"message\",\"id\":\"a1\",\"parentId\":\"u1\",\"role\":\"assistant\"}\r\n");
+    t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    assert_int_equal(transcript_n_warnings(t), 0);
+    assert_int_equal(transcript_check(t, false, &err), 0);
+    ids = chain_ids(t);
+    assert_string_equal(ids, "u1,a1");
+    free(ids);
+    transcript_free(t);
+    str_free(&b);
+}
+
+static void test_summary_gap(void **state)
+{
+    (void)state;
+    loom_error err;
+    /* The summary's logical parent is lost and cannot be found again: the
+     * model context is whole (it starts at the summary), rewind is not. */
+    loom_str b = LOOM_STR_INIT;
+    str_puts(&b, META_LINE);
+    str_puts(&b, "{\"type\":\"summary\",\"id\":\"s\",\"parentId\":null,\"logicalParentId\":\"gone\","
+                 "\"timestamp\":\"2026-01-01T00:00:05.000Z\",\"summary\":\"so far\"}\n");
+    rec_line(&b, "u2", "s", 6, "user");
+    transcript *t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    assert_true(has_warning(t, "session s.jsonl line 2: summary s continues from gone"));
+    assert_true(has_warning(t, "the model context is intact"));
+    assert_int_equal(transcript_check(t, false, &err), 0);
+    char *ids = chain_ids(t);
+    assert_string_equal(ids, "s,u2");
+    free(ids);
+    transcript_free(t);
+    str_clear(&b);
+
+    /* The old leaf was garbled: the summary is reconnected to the record
+     * before it, so rewind walks on to the first prompt. */
+    str_puts(&b, META_LINE);
+    rec_line(&b, "u1", NULL, 1, "user");
+    str_puts(&b, "{garbled\n");
+    str_puts(&b, "{\"type\":\"summary\",\"id\":\"s\",\"parentId\":null,\"logicalParentId\":\"a1\","
+                 "\"timestamp\":\"2026-01-01T00:00:05.000Z\",\"summary\":\"so far\"}\n");
+    rec_line(&b, "u2", "s", 6, "user");
+    t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    assert_true(has_warning(t, "line 4: record s names parent a1"));
+    assert_true(has_warning(t, "line 3 is damaged: not JSON"));
+    json_t **chain;
+    size_t n;
+    assert_int_equal(transcript_chain(t, NULL, false, &chain, &n, NULL), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(record_id(chain[0]), "u1");
+    free(chain);
+    transcript_free(t);
+    str_free(&b);
+}
+
+/* The repair lives in memory: the file keeps its bytes, appends go on from
+ * the leaf, and every reload repairs the same way. */
+static void test_gap_repair_survives_appends(void **state)
+{
+    (void)state;
+    char *dir = subdir("gap");
+    transcript *t = transcript_create(dir, "/x", NULL, NULL, NULL);
+    append(t, record_user_text("first prompt"));
+    append(t, record_assistant_text("one"));
+    append(t, record_user_text("second"));
+    append(t, record_assistant_text("two"));
+    char *path = xstrdup(transcript_path(t));
+    transcript_free(t);
+    /* Garble line 3 (the first reply) in place. */
+    size_t len;
+    char *buf = slurp(path, &len);
+    size_t at = 0;
+    for (int lines = 0; at < len && lines < 2; at++)
+        lines += buf[at] == '\n';
+    assert_true(at + 4 < len);
+    memcpy(buf + at, "XXXX", 4);
+    assert_int_equal(file_write_atomic(path, buf, len, 0600, NULL), 0);
+
+    loom_error err;
+    t = transcript_open(path, &err);
+    assert_non_null(t);
+    assert_true(has_warning(t, "line 4: record"));
+    assert_true(has_warning(t, "reconnected it to line 2"));
+    assert_int_equal(transcript_check(t, false, &err), 0);
+    append(t, record_user_text("third"));
+    transcript_free(t);
+
+    size_t len2;
+    char *after = slurp(path, &len2);
+    assert_true(len2 > len);
+    assert_memory_equal(after, buf, len);
+    free(after);
+
+    t = transcript_open(path, &err);
+    assert_int_equal(transcript_check(t, false, &err), 0);
+    json_t **chain;
+    size_t n;
+    transcript_active(t, &chain, &n);
+    assert_int_equal(n, 4); /* first prompt, second, two, third */
+    char *first = record_message_text(chain[0]);
+    assert_string_equal(first, "first prompt");
+    free(first);
+    free(chain);
+    transcript_free(t);
+    free(buf);
+    free(path);
+    free(dir);
+}
+
+/* Ids come from the file: a warning or error quoting one holds no control
+ * characters and stays short, whatever the id. */
+static void test_hostile_ids_in_messages(void **state)
+{
+    (void)state;
+    loom_str b = LOOM_STR_INIT;
+    str_puts(&b, META_LINE);
+    str_puts(&b, "{\"type\":\"message\",\"id\":\"u\\u001b[2J\",\"parentId\":\"gone\\u001b]0;x\\u0007\","
+                 "\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"role\":\"user\"}\n");
+    str_puts(&b, "{\"type\":\"message\",\"id\":\"");
+    for (int i = 0; i < 5000; i++)
+        str_putc(&b, 'x');
+    str_puts(&b, "\",\"parentId\":\"nowhere\",\"timestamp\":\"2026-01-01T00:00:00.000Z\","
+                 "\"role\":\"user\"}\n");
+    transcript *t = transcript_parse(b.ptr, b.len, "s.jsonl");
+    loom_error err;
+    assert_true(transcript_check(t, false, &err) < 0);
+    assert_non_null(strstr(err.message, "LOOM_ACCEPT_BROKEN_SESSION=1"));
+    for (const char *p = err.message; *p; p++)
+        assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
+    assert_int_equal(transcript_check(t, true, &err), 0);
+    assert_true(transcript_n_warnings(t) > 0);
+    for (size_t i = 0; i < transcript_n_warnings(t); i++) {
+        const char *w = transcript_warning(t, i);
+        assert_true(strlen(w) <= 1010);
+        for (const char *p = w; *p; p++)
+            assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
+    }
+    transcript_free(t);
+    str_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -756,6 +1099,12 @@ int main(void)
         cmocka_unit_test(test_set_leaf_rewinds),
         cmocka_unit_test(test_kill9_leaves_whole_lines),
         cmocka_unit_test(test_failed_write_is_taken_back),
+        cmocka_unit_test(test_gap_reconnected),
+        cmocka_unit_test(test_gap_refused),
+        cmocka_unit_test(test_duplicate_ids_and_cycles),
+        cmocka_unit_test(test_summary_gap),
+        cmocka_unit_test(test_gap_repair_survives_appends),
+        cmocka_unit_test(test_hostile_ids_in_messages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,9 +1,17 @@
-/* output.c — rendering a headless run in the three output formats. */
+/* output.c — rendering a headless run in the three output formats.
+ *
+ * Text mode's contract (docs/cli.md): stdout holds every model reply's text
+ * exactly once, whatever retries or fallbacks happened. Reply text reaches
+ * stdout only through text_put. Off a terminal a call's text is held in
+ * o->held until model.completed says the call succeeded; stream.restarted
+ * throws it away, and a run that ends with a call unfinished prints none of
+ * that call. Called on the run's threads, serialized by loom. */
 #include "surfaces/cli/output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/json.h"
@@ -12,6 +20,25 @@ void output_begin(cli_output *o)
 {
     o->started_ms = clock_mono_ms();
     o->at_line_start = true;
+    o->live = o->format == OUTPUT_TEXT && isatty(STDOUT_FILENO);
+    o->held = (loom_str)LOOM_STR_INIT;
+}
+
+/* The one place a reply's text is written to stdout. */
+static void text_put(cli_output *o, const char *s, size_t n)
+{
+    if (!n)
+        return;
+    fwrite(s, 1, n, stdout);
+    fflush(stdout);
+    o->at_line_start = s[n - 1] == '\n';
+}
+
+/* The model call succeeded: what it said is now the reply. */
+static void text_release(cli_output *o)
+{
+    text_put(o, o->held.ptr, o->held.len);
+    str_clear(&o->held);
 }
 
 static void text_newline(cli_output *o)
@@ -47,9 +74,16 @@ static void heartbeat_line(const json_t *payload)
 static void text_event(cli_output *o, const char *type, const json_t *payload)
 {
     if (!strcmp(type, "model.completed")) {
+        text_release(o);
         /* Text of one turn, then tools, then more text: keep turns on their own lines. */
         if (o->turn_has_text)
             text_newline(o);
+        o->turn_has_text = false;
+    } else if (!strcmp(type, "stream.restarted")) {
+        /* The call starts over: its text so far is void. On a terminal it
+         * was shown already; the retry starts on a line of its own. */
+        str_clear(&o->held);
+        text_newline(o);
         o->turn_has_text = false;
     } else if (!strcmp(type, "warning.emitted")) {
         const char *kind = json_get_str(payload, "kind", "");
@@ -62,6 +96,7 @@ static void text_event(cli_output *o, const char *type, const json_t *payload)
                     o->turn_has_text ? " (the reply starts over)" : "");
             o->turn_has_text = false;
         } else {
+            text_newline(o);
             fprintf(stderr, "loom: warning: %s\n", json_get_str(payload, "message", ""));
         }
     } else if (!strcmp(type, "heartbeat.event")) {
@@ -91,9 +126,10 @@ void output_event(cli_output *o, const loom_event *ev)
         /* The hot path: no JSON to parse for a token. */
         if (o->format == OUTPUT_TEXT && !strcmp(ev->channel, "text") && *ev->text) {
             size_t n = strlen(ev->text);
-            fwrite(ev->text, 1, n, stdout);
-            fflush(stdout);
-            o->at_line_start = ev->text[n - 1] == '\n';
+            if (o->live)
+                text_put(o, ev->text, n);
+            else
+                str_append(&o->held, ev->text, n);
             o->turn_has_text = true;
         }
         return;
@@ -130,6 +166,10 @@ void output_end(cli_output *o, const char *result_json)
     loom_error ignore;
     json_t *res = json_parse(result_json, strlen(result_json), "result", &ignore);
     const json_t *error = json_get_obj(res, "error");
+    if (o->held.len)
+        fprintf(stderr, "loom: the model call was cut off; its %zu bytes of unfinished reply "
+                        "are not printed\n", o->held.len);
+    str_free(&o->held);
     if (o->format == OUTPUT_TEXT)
         text_newline(o);
     if (error)

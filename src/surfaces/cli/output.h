@@ -1,9 +1,13 @@
 /* output.h — how a headless run shows itself: text, json or stream-json.
  *
  * All three consume the run's event stream (loom.h):
- * text: the model's text streams to stdout as it arrives; notices (retries
- *   and other warnings, heartbeat events, tool calls with --verbose) go to
- *   stderr.
+ * text: stdout carries each model reply's text exactly once. Piped or
+ *   redirected, a reply is held until its model call has succeeded and
+ *   then written whole, so a call that is cut and retried (stream.restarted)
+ *   never leaves its partial text behind; on a terminal it streams as it
+ *   arrives and a restart is announced on stderr ("the reply starts over").
+ *   Notices (retries and other warnings, heartbeat events, tool calls with
+ *   --verbose) go to stderr.
  * json: one result object on stdout at the end; warnings and heartbeat
  *   events on stderr as in text.
  * stream-json: every event, one JSON object per line, as the run emits it;
@@ -24,7 +28,9 @@ typedef struct cli_output {
     const char *provider;
     long long started_ms;
     bool at_line_start;   /* text mode: stdout ends with a newline */
-    bool turn_has_text;   /* text mode: this turn printed text */
+    bool turn_has_text;   /* text mode: this model call produced text */
+    bool live;            /* text mode: stdout is a terminal, stream as it comes */
+    loom_str held;        /* text mode, not live: this model call's text so far */
 } cli_output;
 
 void output_begin(cli_output *o);
@@ -32,7 +38,7 @@ void output_begin(cli_output *o);
 void output_event(cli_output *o, const loom_event *ev);
 /* A warning outside any run (e.g. a damaged session line). */
 void output_warning(cli_output *o, const char *message);
-/* The end: result_json is loom_run_result_json(). */
+/* The end: result_json is loom_run_result_json(). Frees what o holds. */
 void output_end(cli_output *o, const char *result_json);
 /* A failure before any run started (bad config, unknown session). */
 void output_setup_error(cli_output *o, const loom_status *st);
