@@ -30,7 +30,7 @@ JSON
 "$MOCKLLM_BIN" --scenario "$T/evil.json" --port 0 --port-file "$T/evil.port" --log "$T/evil.log" \
   > "$T/evil.out" 2>&1 &
 EVIL_PID=$!
-trap 'kill $EVIL_PID 2>/dev/null; cleanup' EXIT
+trap 'kill $EVIL_PID 2>/dev/null || true; cleanup' EXIT
 for _ in $(seq 1 200); do [ -s "$T/evil.port" ] && break; sleep 0.02; done
 EVIL_URL="http://127.0.0.1:$(cat "$T/evil.port")"
 : > "$T/evil.log"
