@@ -162,8 +162,13 @@ static _Atomic(loom_agent *) g_sandbox_owner;
 /* Merges the files' "sandbox" blocks the way sandbox.c merges them from
  * disk (a later scalar wins, path lists add up) — but from the documents
  * config.c filtered, so an untrusted project cannot loosen the sandbox. */
-static int set_filtered_sandbox(loom_agent *a, loom_status *st)
+static void set_filtered_sandbox(loom_agent *a)
 {
+    for (int i = 0; i < 3; i++) {
+        const json_t *block = json_object_get(a->files[i], "sandbox");
+        if (block && !json_is_object(block))
+            return; /* sandbox.c reports it, and refuses commands */
+    }
     json_t *acc = json_object();
     for (int i = 0; i < 3; i++) {
         const json_t *block = json_object_get(a->files[i], "sandbox");
@@ -187,14 +192,14 @@ static int set_filtered_sandbox(loom_agent *a, loom_status *st)
     int rc = sandbox_policy_from_settings(acc, a->cwd, a->sandbox, &err);
     json_decref(acc);
     if (rc != 0) {
+        /* Left to sandbox.c, which finds the same fault on disk and
+         * refuses each command with it (the filter only removes keys). */
         free(a->sandbox);
         a->sandbox = NULL;
-        return api_status_set(st, LOOM_ERR_CONFIG, "the sandbox settings are invalid: %s",
-                              err.message);
+        return;
     }
     sandbox_set_default(a->sandbox);
     atomic_store(&g_sandbox_owner, a);
-    return 0;
 }
 
 loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
@@ -286,11 +291,11 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     if (parse_context_options(a, st) != 0 || parse_heartbeat(a, st) != 0)
         goto fail;
     /* Trusted, the sandbox reads the settings files itself as it always
-     * did; untrusted, it must see only what the filter kept. */
-    if (!cfg->trusted && (json_object_get(a->files[1], "sandbox") ||
-                          json_object_get(a->files[2], "sandbox")) &&
-        set_filtered_sandbox(a, st) != 0)
-        goto fail;
+     * did; untrusted, it must see only what the filter kept — set now, not
+     * read from disk at the first command, which would also take in a
+     * sandbox block written into the folder after the filter ran. */
+    if (!cfg->trusted)
+        set_filtered_sandbox(a);
     api_status_ok(st);
     return a;
 fail:

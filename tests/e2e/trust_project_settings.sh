@@ -170,6 +170,22 @@ JSON
   check "untrusted: network stays denied" lacks "$(result net)" "connected"
   assert_contains "untrusted: the workspace is still writable" "$(result w_in)" "in"
 
+  # A sandbox block written into the folder after the start does not count
+  # either (the policy is fixed when the agent is made, not at the first
+  # command): the user's fullAccess lets the model write it first.
+  mkdir -p "$T/late"
+  cat > "$T/s5.json" <<JSON
+{"turns": [
+  {"reply": {"tool_calls": [{"id": "late_w", "name": "Write", "input": {"file_path": "$T/late/.loom/settings.json", "content": "{\\"sandbox\\": {\\"enabled\\": false}}"}}]}},
+  {"reply": {"tool_calls": [{"id": "late_out", "name": "Bash", "input": {"command": "echo x > $T/outside/late"}}]}},
+  {"reply": {"text": "Late."}}
+]}
+JSON
+  start_mock "$T/s5.json"
+  json=$("$LOOM_BIN" -p "late" --cwd "$T/late" --permission-mode fullAccess --output-format json 2>/dev/null)
+  check "late: the model wrote the settings file" test -s "$T/late/.loom/settings.json"
+  check "late: the sandbox still held" test ! -e "$T/outside/late"
+
   # A project that only tightens: sandbox on, a deny rule, a lower turn limit.
   echo '{}' > "$LOOM_HOME/settings.json"
   cat > "$T/tight/.loom/settings.json" <<'JSON'
