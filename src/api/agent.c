@@ -209,6 +209,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     for (int i = 0; i < 3; i++)
         a->files[i] = cfg->files[i] ? json_incref(cfg->files[i]) : NULL;
     a->notices = cfg->notices ? json_incref(cfg->notices) : json_array();
+    a->trusted = cfg->trusted;
     provider_config_init(&a->provider);
     const json_t *v = a->values;
     loom_error err;
@@ -294,7 +295,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
      * did; untrusted, it must see only what the filter kept — set now, not
      * read from disk at the first command, which would also take in a
      * sandbox block written into the folder after the filter ran. */
-    if (!cfg->trusted)
+    if (!cfg->trusted && cfg->workspace) /* settings loaded, untrusted */
         set_filtered_sandbox(a);
     api_status_ok(st);
     return a;

@@ -41,6 +41,7 @@ struct loom_agent {
     heartbeat_config heartbeat; /* the "heartbeat" settings block (enabled false: off) */
     bool interactive;
     json_t *notices;          /* the config's trust notices (array of strings) */
+    bool trusted;             /* the config's workspace trust (config.c decided it) */
     struct sandbox_policy *sandbox; /* built from the filtered files when untrusted, or NULL */
 };
 

@@ -70,6 +70,8 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
         .cli_deny = (const char *const *)deny,
         .mode = api_value(agent->values, "permission_mode"),
         .interactive = agent->interactive,
+        /* the answer config.c filtered the documents with */
+        .trust = agent->trusted ? GOVERNANCE_TRUSTED : GOVERNANCE_UNTRUSTED,
     };
     governance *g = governance_new(agent->cwd, transcript_session_id(t), transcript_path(t), &gs,
                                    err);

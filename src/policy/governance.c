@@ -71,7 +71,8 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
         goto fail;
     }
     perm_mode_init(&g->mode, mode);
-    g->trusted = trust_workspace_trusted(s->user, cwd);
+    g->trusted = s->trust == GOVERNANCE_TRUST_DECIDE ? trust_workspace_trusted(s->user, cwd)
+                                                     : s->trust == GOVERNANCE_TRUSTED;
 
     const struct {
         const json_t *doc;

@@ -34,6 +34,11 @@ bool trust_workspace_trusted(const json_t *user, const char *cwd)
     const char *env = getenv("LOOM_TRUST_WORKSPACE");
     if (env && !strcmp(env, "1"))
         return true;
+    /* The user settings' own env block is the user's word as well (it is
+     * exported only after this question is settled). */
+    env = json_get_str(json_get_obj(user, "env"), "LOOM_TRUST_WORKSPACE", NULL);
+    if (env && !strcmp(env, "1"))
+        return true;
     if (!cwd)
         return false;
     const json_t *list = json_get_arr(user, "trustedWorkspaces");

@@ -27,7 +27,8 @@
     "to trustedWorkspaces)"
 
 /* Whether the user trusts the folder cwd (absolute, symlinks resolved):
- * LOOM_TRUST_WORKSPACE=1 in the environment, or the user settings document
+ * LOOM_TRUST_WORKSPACE=1 in the environment or in the user settings' "env"
+ * block, or the user settings document
  * lists cwd or a folder above it under "trustedWorkspaces" (entries are
  * compared as written and with their symlinks resolved). */
 bool trust_workspace_trusted(const json_t *user, const char *cwd);

@@ -222,6 +222,13 @@ static void test_trusted_workspaces(void **state)
     assert_true(trust_workspace_trusted(NULL, "/anything"));
     unsetenv("LOOM_TRUST_WORKSPACE");
     json_decref(user);
+    /* The user settings' env block counts; a project's never reaches here. */
+    user = parse("{\"env\": {\"LOOM_TRUST_WORKSPACE\": \"1\"}}");
+    assert_true(trust_workspace_trusted(user, "/anything"));
+    json_decref(user);
+    user = parse("{\"env\": {\"LOOM_TRUST_WORKSPACE\": \"true\"}}");
+    assert_false(trust_workspace_trusted(user, "/anything"));
+    json_decref(user);
 }
 
 static void test_remember(void **state)
