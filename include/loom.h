@@ -78,6 +78,24 @@ int loom_config_set(loom_config *cfg, const char *key, const char *value, loom_s
  * a malformed file is an error naming the file, line and column. */
 int loom_config_load_settings(loom_config *cfg, loom_status *st);
 void loom_config_free(loom_config *cfg);
+/* Workspace trust (docs/permissions.md): the folder's own settings files
+ * (.loom/settings.json and .loom/settings.local.json) count in full only
+ * when the user trusts the folder — "trustedWorkspaces" in the user
+ * settings, or LOOM_TRUST_WORKSPACE=1. Until then they may only tighten;
+ * what they said that would loosen is dropped, one notice each (naming file
+ * and key). Both answers are known after loom_config_load_settings; the
+ * notices also become the session's warnings. */
+bool loom_config_workspace_trusted(const loom_config *cfg);
+size_t loom_config_notice_count(const loom_config *cfg);
+const char *loom_config_notice(const loom_config *cfg, size_t i);
+/* The folder settings were loaded for (symlinks resolved), and the user
+ * settings file; NULL before loom_config_load_settings. */
+const char *loom_config_workspace(const loom_config *cfg);
+const char *loom_config_user_settings_path(const loom_config *cfg);
+/* Adds the workspace to "trustedWorkspaces" in the user settings file
+ * (written atomically, other keys kept). It counts from the next
+ * loom_config_load_settings on a new config. 0, or -1 with st set. */
+int loom_config_trust_workspace(const loom_config *cfg, loom_status *st);
 
 /* ---- agent ------------------------------------------------------------- */
 
@@ -107,7 +125,8 @@ loom_session *loom_session_continue(loom_agent *agent, loom_status *st);
 loom_session *loom_session_fork(loom_session *session, loom_status *st);
 const char *loom_session_id(const loom_session *session);
 const char *loom_session_path(const loom_session *session);
-/* Warnings from loading (a torn last line dropped, a bad line skipped). */
+/* Warnings from loading (a torn last line dropped, a bad line skipped),
+ * then the workspace-trust notices of the agent's config. */
 size_t loom_session_warning_count(const loom_session *session);
 const char *loom_session_warning(const loom_session *session, size_t i);
 /* Undoes the last n user turns: files changed by tools since then are

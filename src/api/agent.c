@@ -1,6 +1,7 @@
 /* agent.c — loom_agent: a resolved provider, the tool registry and the
  * system prompt, made once and shared by the sessions and runs under it. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "context/budget.h"
 #include "context/ladder.h"
 #include "context/system_prompt.h"
+#include "policy/sandbox.h"
 
 static int parse_long(const json_t *values, const char *key, long min, long max, long *out,
                       loom_status *st)
@@ -152,12 +154,62 @@ static int parse_heartbeat(loom_agent *a, loom_status *st)
     return 0;
 }
 
+/* The agent whose policy is the process's sandbox default (sandbox.h): the
+ * Bash tool reads the default, so only one agent can set it; the last one
+ * made wins and clears it when freed. */
+static _Atomic(loom_agent *) g_sandbox_owner;
+
+/* Merges the files' "sandbox" blocks the way sandbox.c merges them from
+ * disk (a later scalar wins, path lists add up) — but from the documents
+ * config.c filtered, so an untrusted project cannot loosen the sandbox. */
+static void set_filtered_sandbox(loom_agent *a)
+{
+    for (int i = 0; i < 3; i++) {
+        const json_t *block = json_object_get(a->files[i], "sandbox");
+        if (block && !json_is_object(block))
+            return; /* sandbox.c reports it, and refuses commands */
+    }
+    json_t *acc = json_object();
+    for (int i = 0; i < 3; i++) {
+        const json_t *block = json_object_get(a->files[i], "sandbox");
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)block, key, v) {
+            json_t *have = json_object_get(acc, key);
+            bool list = !strcmp(key, "writablePaths") || !strcmp(key, "denyRead");
+            if (list && json_is_array(have) && json_is_array(v)) {
+                json_t *both = json_copy(have);
+                json_array_extend(both, v);
+                json_object_set_new(acc, key, both);
+            } else {
+                json_object_set(acc, key, v);
+            }
+        }
+    }
+    a->sandbox = xcalloc(1, sizeof *a->sandbox);
+    loom_error err;
+    loom_error_clear(&err);
+    int rc = sandbox_policy_from_settings(acc, a->cwd, a->sandbox, &err);
+    json_decref(acc);
+    if (rc != 0) {
+        /* Left to sandbox.c, which finds the same fault on disk and
+         * refuses each command with it (the filter only removes keys). */
+        free(a->sandbox);
+        a->sandbox = NULL;
+        return;
+    }
+    sandbox_set_default(a->sandbox);
+    atomic_store(&g_sandbox_owner, a);
+}
+
 loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
 {
     loom_agent *a = xcalloc(1, sizeof *a);
     a->values = json_deep_copy(cfg->values);
     for (int i = 0; i < 3; i++)
         a->files[i] = cfg->files[i] ? json_incref(cfg->files[i]) : NULL;
+    a->notices = cfg->notices ? json_incref(cfg->notices) : json_array();
+    a->trusted = cfg->trusted;
     provider_config_init(&a->provider);
     const json_t *v = a->values;
     loom_error err;
@@ -239,6 +291,12 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     };
     if (parse_context_options(a, st) != 0 || parse_heartbeat(a, st) != 0)
         goto fail;
+    /* Trusted, the sandbox reads the settings files itself as it always
+     * did; untrusted, it must see only what the filter kept — set now, not
+     * read from disk at the first command, which would also take in a
+     * sandbox block written into the folder after the filter ran. */
+    if (!cfg->trusted && cfg->workspace) /* settings loaded, untrusted */
+        set_filtered_sandbox(a);
     api_status_ok(st);
     return a;
 fail:
@@ -271,5 +329,13 @@ void loom_agent_free(loom_agent *a)
     free(a->system_dynamic);
     memory_report_free(&a->memory);
     heartbeat_config_free(&a->heartbeat);
+    loom_agent *self = a;
+    if (atomic_compare_exchange_strong(&g_sandbox_owner, &self, NULL))
+        sandbox_set_default(NULL);
+    if (a->sandbox) {
+        sandbox_policy_free(a->sandbox);
+        free(a->sandbox);
+    }
+    json_decref(a->notices);
     free(a);
 }

@@ -3,7 +3,13 @@
  * Settings files use the names users know from Claude Code ("model",
  * "env", "permissions": {"defaultMode"}) plus Loom's own option names. A
  * value set by the caller always wins over a file; among files, the later
- * one (project over user, local over project) wins. */
+ * one (project over user, local over project) wins.
+ *
+ * The project and local files belong to the repository. Unless the user
+ * trusts the workspace they pass through trust_filter here, once, before
+ * anything reads them: the options below, the rules and hooks (governance),
+ * the sandbox block (agent.c) and the model table all see the filtered
+ * documents (policy/trust.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +18,9 @@
 #include "api/internal.h"
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/str.h"
+#include "policy/trust.h"
+#include "runtime/loop.h"
 
 static const char *const known_keys[] = {
     "provider", "model", "base_url", "api_key", "cassette", "fallback_model", "cwd",
@@ -44,6 +53,9 @@ void loom_config_free(loom_config *cfg)
     json_decref(cfg->values);
     for (int i = 0; i < 3; i++)
         json_decref(cfg->files[i]);
+    json_decref(cfg->notices);
+    free(cfg->workspace);
+    free(cfg->user_path);
     free(cfg);
 }
 
@@ -60,13 +72,17 @@ int loom_config_set(loom_config *cfg, const char *key, const char *value, loom_s
     return 0;
 }
 
-/* Applies one settings object: only keys not yet set are taken. */
-static void apply_settings(loom_config *cfg, json_t *explicit_keys, const json_t *doc)
+/* Applies one settings object to values: only keys not yet set are taken.
+ * with_env: also export its "env" block. */
+static void apply_settings(json_t *values, json_t *explicit_keys, const json_t *doc,
+                           bool with_env)
 {
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)doc, key, v) {
         if (strcmp(key, "env") == 0 && json_is_object(v)) {
+            if (!with_env)
+                continue;
             const char *name;
             json_t *val;
             json_object_foreach(v, name, val) {
@@ -97,18 +113,62 @@ static void apply_settings(loom_config *cfg, json_t *explicit_keys, const json_t
                  (strcmp(target, "compaction") == 0 || strcmp(target, "heartbeat") == 0)) {
             /* Structured settings travel as their JSON text. */
             char *js = json_dump_compact(value);
-            json_object_set_new(cfg->values, target, json_string(js));
+            json_object_set_new(values, target, json_string(js));
             free(js);
             continue;
         } else
             continue;
-        json_object_set_new(cfg->values, target, json_string(text));
+        json_object_set_new(values, target, json_string(text));
     }
+}
+
+/* The limits the user set (the caller's options, then the user settings),
+ * which an untrusted document may only tighten (trust_filter's base). */
+static json_t *user_limits(const json_t *explicit_keys, const json_t *user)
+{
+    json_t *base = json_deep_copy(explicit_keys);
+    json_t *taken = json_deep_copy(explicit_keys);
+    if (user)
+        apply_settings(base, taken, user, false);
+    json_decref(taken);
+    if (!json_object_get(base, "max_turns")) {
+        char n[32];
+        snprintf(n, sizeof n, "%d", LOOP_DEFAULT_MAX_TURNS);
+        json_object_set_new(base, "max_turns", json_string(n));
+    }
+    return base;
+}
+
+/* Reads one settings file: 0 with *doc (NULL when the file is absent), or
+ * -1 with st set for an unreadable or malformed one. */
+static int read_doc(const char *path, json_t **doc, loom_status *st)
+{
+    *doc = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    loom_error err;
+    if (file_read_all(path, &text, &len, &err) != 0) {
+        if (err.code == LOOM_ERR_RESOURCE_NOT_FOUND)
+            return 0;
+        api_status_from(st, &err);
+        return -1;
+    }
+    json_t *d = json_parse(text, len, path, &err);
+    free(text);
+    if (!json_is_object(d)) {
+        json_decref(d);
+        if (d)
+            return api_status_set(st, LOOM_ERR_CONFIG, "%s: settings must be a JSON object", path);
+        err.code = LOOM_ERR_CONFIG;
+        api_status_from(st, &err);
+        return -1;
+    }
+    *doc = d;
+    return 0;
 }
 
 int loom_config_load_settings(loom_config *cfg, loom_status *st)
 {
-    json_t *explicit_keys = json_deep_copy(cfg->values);
     char cwd_buf[4096];
     const char *cwd = api_value(cfg->values, "cwd");
     if (!cwd)
@@ -122,41 +182,90 @@ int loom_config_load_settings(loom_config *cfg, loom_status *st)
                  getenv("HOME") ? getenv("HOME") : "/");
     snprintf(paths[1], sizeof paths[1], "%s/.loom/settings.json", cwd);
     snprintf(paths[2], sizeof paths[2], "%s/.loom/settings.local.json", cwd);
+    /* Local first, so a bad file is reported in the order it always was. */
+    json_t *docs[3] = {NULL, NULL, NULL};
+    for (int i = 2; i >= 0; i--)
+        if (read_doc(paths[i], &docs[i], st) != 0) {
+            for (int j = 0; j < 3; j++)
+                json_decref(docs[j]);
+            return -1;
+        }
+
+    free(cfg->workspace);
+    free(cfg->user_path);
+    char *real = realpath(cwd, NULL);
+    cfg->workspace = real ? real : xstrdup(cwd);
+    cfg->user_path = xstrdup(paths[0]);
+    cfg->trusted = trust_workspace_trusted(docs[0], cfg->workspace);
+    json_decref(cfg->notices);
+    cfg->notices = json_array();
+    json_t *explicit_keys = json_deep_copy(cfg->values);
+    if (!cfg->trusted && (docs[1] || docs[2])) {
+        json_t *base = user_limits(explicit_keys, docs[0]);
+        static const char *const names[3] = {NULL, ".loom/settings.json",
+                                             ".loom/settings.local.json"};
+        for (int i = 1; i < 3; i++) {
+            if (!docs[i])
+                continue;
+            json_t *kept = trust_filter(docs[i], names[i], base, cfg->notices);
+            json_decref(docs[i]);
+            docs[i] = kept;
+        }
+        json_decref(base);
+    }
+
     /* Later files win: apply local first, so earlier ones only fill gaps. */
     json_t *taken = json_deep_copy(explicit_keys);
     for (int i = 2; i >= 0; i--) {
-        char *text = NULL;
-        size_t len = 0;
-        loom_error err;
-        if (file_read_all(paths[i], &text, &len, &err) != 0) {
-            if (err.code == LOOM_ERR_RESOURCE_NOT_FOUND)
-                continue;
-            json_decref(explicit_keys);
-            json_decref(taken);
-            api_status_from(st, &err);
-            return -1;
+        if (docs[i]) {
+            apply_settings(cfg->values, taken, docs[i], true);
+            json_object_update(taken, cfg->values);
         }
-        json_t *doc = json_parse(text, len, paths[i], &err);
-        free(text);
-        if (!json_is_object(doc)) {
-            json_decref(doc);
-            json_decref(explicit_keys);
-            json_decref(taken);
-            if (doc)
-                return api_status_set(st, LOOM_ERR_CONFIG, "%s: settings must be a JSON object",
-                                      paths[i]);
-            err.code = LOOM_ERR_CONFIG;
-            api_status_from(st, &err);
-            return -1;
-        }
-        apply_settings(cfg, taken, doc);
-        json_object_update(taken, cfg->values);
         /* Rules, hooks and the sandbox block are read from the documents. */
         json_decref(cfg->files[i]);
-        cfg->files[i] = doc;
+        cfg->files[i] = docs[i];
     }
     json_decref(explicit_keys);
     json_decref(taken);
+    api_status_ok(st);
+    return 0;
+}
+
+bool loom_config_workspace_trusted(const loom_config *cfg)
+{
+    return cfg && cfg->trusted;
+}
+
+size_t loom_config_notice_count(const loom_config *cfg)
+{
+    return cfg ? json_array_size(cfg->notices) : 0;
+}
+
+const char *loom_config_notice(const loom_config *cfg, size_t i)
+{
+    return cfg ? json_string_value(json_array_get(cfg->notices, i)) : NULL;
+}
+
+const char *loom_config_workspace(const loom_config *cfg)
+{
+    return cfg ? cfg->workspace : NULL;
+}
+
+const char *loom_config_user_settings_path(const loom_config *cfg)
+{
+    return cfg ? cfg->user_path : NULL;
+}
+
+int loom_config_trust_workspace(const loom_config *cfg, loom_status *st)
+{
+    if (!cfg || !cfg->workspace || !cfg->user_path)
+        return api_status_set(st, LOOM_ERR_INVALID_REQUEST,
+                              "the settings have not been loaded yet");
+    loom_error err;
+    if (trust_remember(cfg->user_path, cfg->workspace, &err) != 0) {
+        api_status_from(st, &err);
+        return -1;
+    }
     api_status_ok(st);
     return 0;
 }

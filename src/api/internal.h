@@ -19,7 +19,12 @@
 
 struct loom_config {
     json_t *values;   /* key → string, as given to loom_config_set */
-    json_t *files[3]; /* the user, project and local settings documents (or NULL) */
+    json_t *files[3]; /* the user, project and local settings documents (or NULL);
+                       * project and local filtered by trust_filter when untrusted */
+    json_t *notices;  /* trust notices: what untrusted files said that was dropped */
+    bool trusted;     /* the workspace's own settings count in full */
+    char *workspace;  /* the cwd the files were read for, symlinks resolved */
+    char *user_path;  /* the user settings file */
 };
 
 struct loom_agent {
@@ -35,6 +40,9 @@ struct loom_agent {
     loop_params params;       /* points into the fields above */
     heartbeat_config heartbeat; /* the "heartbeat" settings block (enabled false: off) */
     bool interactive;
+    json_t *notices;          /* the config's trust notices (array of strings) */
+    bool trusted;             /* the config's workspace trust (config.c decided it) */
+    struct sandbox_policy *sandbox; /* built from the filtered files when untrusted, or NULL */
 };
 
 typedef struct file_state file_state;

@@ -70,6 +70,8 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
         .cli_deny = (const char *const *)deny,
         .mode = api_value(agent->values, "permission_mode"),
         .interactive = agent->interactive,
+        /* the answer config.c filtered the documents with */
+        .trust = agent->trusted ? GOVERNANCE_TRUSTED : GOVERNANCE_UNTRUSTED,
     };
     governance *g = governance_new(agent->cwd, transcript_session_id(t), transcript_path(t), &gs,
                                    err);
@@ -245,12 +247,15 @@ const char *loom_session_path(const loom_session *s)
 
 size_t loom_session_warning_count(const loom_session *s)
 {
-    return transcript_n_warnings(s->t);
+    return transcript_n_warnings(s->t) + json_array_size(s->agent->notices);
 }
 
 const char *loom_session_warning(const loom_session *s, size_t i)
 {
-    return transcript_warning(s->t, i);
+    size_t n = transcript_n_warnings(s->t);
+    if (i < n)
+        return transcript_warning(s->t, i);
+    return json_string_value(json_array_get(s->agent->notices, i - n));
 }
 
 /* A prompt the user typed (not a tool result, note or interruption). */

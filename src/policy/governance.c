@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "base/str.h"
 #include "policy/sandbox.h"
+#include "policy/trust.h"
 #include "session/store.h"
 
 static void warn(governance *g, const char *fmt, const char *a, const char *b)
@@ -51,23 +52,6 @@ static int add_rules(governance *g, const json_t *doc, rule_source src, const ch
     return 0;
 }
 
-static bool workspace_trusted(const json_t *user, const char *cwd)
-{
-    const char *env = getenv("LOOM_TRUST_WORKSPACE");
-    if (env && !strcmp(env, "1"))
-        return true;
-    const json_t *list = json_get_arr(user, "trustedWorkspaces");
-    size_t i;
-    json_t *p;
-    json_array_foreach(list, i, p) {
-        const char *dir = json_string_value(p);
-        size_t n = dir ? strlen(dir) : 0;
-        if (n && strncmp(cwd, dir, n) == 0 && (cwd[n] == '\0' || cwd[n] == '/'))
-            return true;
-    }
-    return false;
-}
-
 governance *governance_new(const char *cwd, const char *session_id, const char *transcript_path,
                            const governance_settings *s, loom_error *err)
 {
@@ -87,7 +71,8 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
         goto fail;
     }
     perm_mode_init(&g->mode, mode);
-    g->trusted = workspace_trusted(s->user, cwd);
+    g->trusted = s->trust == GOVERNANCE_TRUST_DECIDE ? trust_workspace_trusted(s->user, cwd)
+                                                     : s->trust == GOVERNANCE_TRUSTED;
 
     const struct {
         const json_t *doc;
@@ -228,7 +213,8 @@ hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
         json_decref(extra);
     }
     hook_run_opts opts = {.project_dir = g->cwd, .cancel = cancel,
-                          .trust_hint = "add this directory to \"trustedWorkspaces\" in "
+                          .trust_hint = "run loom here interactively and answer the trust "
+                                        "question, or add this directory to \"trustedWorkspaces\" in "
                                         "~/.loom/settings.json (or set LOOM_TRUST_WORKSPACE=1)"};
     if (g->hook_sandbox) {
         opts.child_setup = sandbox_child_setup;

@@ -26,6 +26,11 @@ typedef struct governance_settings {
     const char *const *cli_deny;    /* --disallowedTools */
     const char *mode;               /* --permission-mode / settings; NULL: default */
     bool interactive;               /* a person can answer approvals */
+    /* Whether project and local hooks may run. The integrator passes the
+     * answer it filtered the documents with (policy/trust.h), so the two
+     * never disagree; GOVERNANCE_TRUST_DECIDE (0) decides here from the
+     * user document and the environment. */
+    enum { GOVERNANCE_TRUST_DECIDE, GOVERNANCE_TRUSTED, GOVERNANCE_UNTRUSTED } trust;
 } governance_settings;
 
 typedef struct governance {
@@ -49,8 +54,9 @@ typedef struct governance {
     size_t n_warnings;
 } governance;
 
-/* Builds the session's governance. The workspace is trusted when the user
- * settings list it under "trustedWorkspaces" (or LOOM_TRUST_WORKSPACE=1):
+/* Builds the session's governance. The workspace is trusted as s->trust
+ * says, or (GOVERNANCE_TRUST_DECIDE) when the user settings list it under
+ * "trustedWorkspaces" or LOOM_TRUST_WORKSPACE=1 (trust_workspace_trusted):
  * until then project and local hooks are loaded but skipped with a notice.
  * NULL with err on a malformed rule or hook (naming the file and entry). */
 governance *governance_new(const char *cwd, const char *session_id, const char *transcript_path,

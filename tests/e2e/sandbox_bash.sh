@@ -105,7 +105,9 @@ jq -c 'if .tool_input.dangerouslyDisableSandbox then {hookSpecificOutput: {hookE
   permissionDecision: "allow", updatedInput: .tool_input}} else empty end'
 SH
 chmod +x "$T/approve.sh"
-echo "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"$T/approve.sh\"}]}]}}" \
+# The project's network "allow" loosens the sandbox: it counts only in a
+# trusted workspace (docs/permissions.md, "Workspace trust").
+echo "{\"trustedWorkspaces\": [\"$T/proj\"], \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"$T/approve.sh\"}]}]}}" \
   > "$LOOM_HOME/settings.json"
 start_mock "$T/scenario2.json"
 use_provider anthropic

@@ -85,7 +85,18 @@ static void test_settings_file_errors_name_the_file(void **state)
     f = fopen(path, "w");
     fputs("{\"model\": \"from-settings\", \"max_turns\": 7}", f);
     fclose(f);
+    /* Untrusted, the project's model is ignored, with a notice naming it. */
     assert_int_equal(loom_config_load_settings(cfg, &st), 0);
+    assert_false(loom_config_workspace_trusted(cfg));
+    assert_int_equal(loom_config_notice_count(cfg), 1);
+    assert_non_null(strstr(loom_config_notice(cfg, 0), ".loom/settings.json: model"));
+    loom_config_free(cfg);
+    /* Trusted, it applies (docs/permissions.md, "Workspace trust"). */
+    setenv("LOOM_TRUST_WORKSPACE", "1", 1);
+    cfg = replay_config();
+    assert_int_equal(loom_config_load_settings(cfg, &st), 0);
+    unsetenv("LOOM_TRUST_WORKSPACE");
+    assert_true(loom_config_workspace_trusted(cfg));
     loom_agent *agent = loom_agent_new(cfg, &st);
     assert_non_null(agent);
     assert_string_equal(loom_agent_model(agent), "from-settings");

@@ -24,6 +24,7 @@
 #include "loom.h"
 #include "surfaces/cli/output.h"
 #include "surfaces/cli/setup.h"
+#include "surfaces/cli/trust_prompt.h"
 
 static loom_run *_Atomic active_run;
 static atomic_int signals_seen;
@@ -152,6 +153,10 @@ int print_mode_run(const cli_options *opt)
     out.provider = loom_agent_provider(agent);
     for (size_t i = 0; i < loom_session_warning_count(session); i++)
         output_warning(&out, loom_session_warning(session, i));
+    /* Headless, only the modes that skip questions need saying. */
+    const char *mode = loom_session_permission_mode(session);
+    if (!strcmp(mode, "bypassPermissions") || !strcmp(mode, "fullAccess"))
+        output_warning(&out, trust_prompt_mode_notice(mode));
 
     install_signals();
     loom_run_options ro = {.on_event = on_event, .event_ctx = &out};

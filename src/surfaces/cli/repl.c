@@ -37,6 +37,7 @@
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
 #include "surfaces/cli/slash_context.h"
+#include "surfaces/cli/trust_prompt.h"
 
 #define PROMPT "\xe2\x80\xba "        /* "› " */
 #define PROMPT_MORE "\xe2\x80\xa6 "   /* "… " for a continued line */
@@ -1215,6 +1216,8 @@ int repl_main(const cli_options *opt)
 
     loom_status st;
     loom_config *cfg = setup_config(opt, true, NULL, &st);
+    if (cfg) /* before the agent: nothing the folder's settings say has counted yet */
+        cfg = trust_prompt_ask(opt, cfg, &st);
     if (cfg)
         r.agent = loom_agent_new(cfg, &st);
     loom_config_free(cfg);
@@ -1232,6 +1235,9 @@ int repl_main(const cli_options *opt)
     repl_header(&r);
     for (size_t i = 0; i < loom_session_warning_count(r.session); i++)
         repl_printf(&r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", loom_session_warning(r.session, i));
+    const char *mode_note = trust_prompt_mode_notice(loom_session_permission_mode(r.session));
+    if (mode_note)
+        repl_printf(&r, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", mode_note);
     if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &tty_orig) == 0)
         tty_orig_ok = 1;
     editor_open(&r);
