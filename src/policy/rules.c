@@ -25,6 +25,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "policy/bash_parse.h"
+#include "policy/program_options.h"
 #include "policy/risk.h"
 
 /* Symlinks followed while resolving one path; Linux gives up at 40 too. */
@@ -568,6 +569,98 @@ static bool bash_rule_matches(const rule *r, const char *const *w, size_t n, con
     return false;
 }
 
+/* Could some text that starts with s match the '*' pattern p? True when
+ * all of s is consumed by a prefix of p: what the shell adds after s
+ * (an expansion's value, more words) can then supply the rest. */
+static bool wild_prefix(const char *p, const char *s)
+{
+    const char *star = NULL, *ss = NULL;
+    while (*s) {
+        if (*p == '*') {
+            star = ++p;
+            ss = s;
+        } else if (*p && *p == *s) {
+            p++;
+            s++;
+        } else if (star) {
+            p = star;
+            s = ++ss;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A word the shell turns into something the text does not show: an
+ * expansion ($x, $(…)) or an unquoted glob. */
+static bool vague_word(unsigned flags)
+{
+    return (flags & (BASH_WORD_EXPANDS | BASH_WORD_GLOB)) != 0;
+}
+
+static bool seg_match(const char *p, size_t pn, const char *s, size_t sn);
+
+/* Could the command w[0..n) (flags per word) be one that rule r matches,
+ * once its vague words are expanded? The words before the first vague one
+ * must match as written; the vague word may become anything (several words
+ * too, or none), except that a glob without expansions can only become
+ * names it matches. more: arguments are appended at run time (xargs). */
+static bool could_match(const rule *r, const char *const *w, const unsigned *fl, size_t n,
+                        bool more)
+{
+    size_t v = 0;
+    while (v < n && !vague_word(fl[v]))
+        v++;
+    if (v == n && !more)
+        return false;
+    if (r->bmode == BM_GLOB) {
+        loom_str pre = LOOM_STR_INIT;
+        str_puts(&pre, "");
+        for (size_t k = 0; k < v; k++) {
+            str_puts(&pre, w[k]);
+            str_putc(&pre, ' ');
+        }
+        /* "git " + anything: the rule could match if it could continue
+         * what is known; at the very start (v == 0) everything could. */
+        if (v == n && pre.len)
+            pre.ptr[--pre.len] = '\0';
+        bool m = wild_prefix(r->glob, pre.ptr);
+        str_free(&pre);
+        return m;
+    }
+    for (size_t k = 0; k < v && k < r->nwords; k++)
+        if (strcmp(w[k], r->words[k]))
+            return false;
+    if (v < n && v < r->nwords && !(fl[v] & BASH_WORD_EXPANDS) &&
+        !seg_match(w[v], strlen(w[v]), r->words[v], strlen(r->words[v])))
+        return false;   /* a plain glob that cannot name the rule's word */
+    if (v >= r->nwords && r->bmode == BM_EXACT) {
+        /* Exact: the rest must be able to vanish or to be the rule. */
+        for (size_t k = r->nwords; k < n; k++)
+            if (!vague_word(fl[k]))
+                return false;
+        if (v == n && more)
+            return true;
+    }
+    return v < n || more;
+}
+
+/* The program a Bash rule is about ("git" for Bash(git push:*)), for
+ * "any subcommand of it"; NULL when the rule starts with a wildcard. */
+static bool rule_is_for_program(const rule *r, const char *name)
+{
+    if (r->bmode == BM_GLOB) {
+        loom_str pre = LOOM_STR_INIT;
+        str_puts(&pre, name);
+        str_putc(&pre, ' ');
+        bool m = wild_prefix(r->glob, pre.ptr);
+        str_free(&pre);
+        return m;
+    }
+    return r->nwords > 0 && !strcmp(r->words[0], name);
+}
+
 typedef struct cmd_form {
     const char **w;
     size_t n;
@@ -1042,6 +1135,9 @@ typedef struct bash_state {
     const rule *deny, *ask;
     bool has_path_rules[2];   /* deny/ask path rules exist for READ / EDIT */
     char blocked[256];        /* why a file the command writes stops an allow */
+    char outside[256];        /* a file it writes outside the workspace */
+    char *cwd_real;           /* the workspace, resolved (NULL: unknown) */
+    char deny_why[300], ask_why[300]; /* how the command could be the rule's */
     /* Each path rule's patterns, resolved once per check (index = rule). */
     signed char *pat_state;   /* 0 not yet, 1 ready, -1 unknown anchor */
     char **pat_lx, **pat_rs;
@@ -1064,6 +1160,7 @@ static bool st_patterns(bash_state *st, const rule *r, const char **lx, const ch
 
 static void st_free(bash_state *st)
 {
+    free(st->cwd_real);
     for (size_t q = 0; st->pat_state && q < st->rs->n; q++) {
         free(st->pat_lx[q]);
         free(st->pat_rs[q]);
@@ -1156,6 +1253,33 @@ static void note(bash_state *st, const rule *r, perm_verdict as)
         st->ask = better(st->ask, r);
 }
 
+static bool under(const char *dir, const char *p)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/')
+        return true;
+    return p && !strncmp(p, dir, n) && (p[n] == '/' || p[n] == '\0');
+}
+
+/* Does a file a Bash command writes stay in the workspace, every way it
+ * resolves — or does an Edit/Write allow rule cover it there? */
+static bool write_inside(bash_state *st, const path_forms *pf)
+{
+    if (st->cwd_real && pf->resolved && pf->physical && under(st->cwd_real, pf->resolved) &&
+        under(st->cwd_real, pf->physical))
+        return true;
+    for (size_t q = 0; q < st->rs->n; q++) {
+        const rule *r = &st->rs->v[q];
+        if (r->verdict != PERM_ALLOW || family_of(r->tool) != FAM_EDIT)
+            continue;
+        if (r->kind == RK_TOOL)
+            return true;
+        if (r->kind == RK_PATH && path_rule_matches(r, pf, st->cwd, true))
+            return true;
+    }
+    return false;
+}
+
 /* One file a Bash command reads (fam READ) or writes (fam EDIT), as the
  * parser gave it, against the deny/ask rules of that family. */
 static void check_file_word(bash_state *st, const dirset *ds, const char *w, unsigned flags,
@@ -1169,13 +1293,10 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
         vague = true;
     if (vague) {
         free(t);
-        if (fam == FAM_EDIT) {
-            if (!st->blocked[0])
-                snprintf(st->blocked, sizeof st->blocked,
-                         "the command writes %s: cannot tell which file that is", w);
-            return;
-        }
-        if (!vague_read_asks)
+        if (fam == FAM_EDIT && !st->blocked[0])
+            snprintf(st->blocked, sizeof st->blocked,
+                     "the command writes %s: cannot tell which file that is", w);
+        if (fam == FAM_READ && !vague_read_asks)
             return;
         /* A read-only command may run without asking anyone, so a read
          * that could reach a denied area must ask rather than wait. */
@@ -1195,8 +1316,10 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
                 free(f);
                 free(j);
             }
+            /* A write that could land in a denied area is denied: it may
+             * run unasked in bypassPermissions. A read only asks. */
             if (touch)
-                note(st, r, PERM_ASK);
+                note(st, r, fam == FAM_EDIT ? r->verdict : PERM_ASK);
         }
         free(lit);
         return;
@@ -1205,6 +1328,9 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
     for (size_t k = 0; k < ndirs; k++) {
         path_forms pf;
         path_forms_make(&pf, t, ds->d[k]);
+        if (fam == FAM_EDIT && !st->outside[0] && !write_inside(st, &pf))
+            snprintf(st->outside, sizeof st->outside,
+                     "the command writes %s, outside the workspace (%s)", w, st->cwd);
         for (size_t q = 0; q < st->rs->n; q++) {
             const rule *r = &st->rs->v[q];
             const char *plx, *prs;
@@ -1252,10 +1378,8 @@ static const char *const FILE_READERS[] = {
 
 static void check_cmd_files(bash_state *st, const dirset *ds, const bash_cmd *c)
 {
-    if (st->has_path_rules[1]) {
-        write_ctx w = {st, ds};
-        risk_write_targets(c, on_write_target, &w);
-    }
+    write_ctx w = {st, ds};
+    risk_write_targets(c, on_write_target, &w);
     if (!st->has_path_rules[0])
         return;
     for (size_t k = 0; k < c->nredir; k++)
@@ -1267,10 +1391,33 @@ static void check_cmd_files(bash_state *st, const dirset *ds, const bash_cmd *c)
             check_file_word(st, ds, c->argv[k], c->argv_flags[k], FAM_READ, reader);
 }
 
+/* Records that deny/ask rule r matches; why says how, when the command
+ * only could be the one it names (kept for the rule that decides). */
+static void hit_rule(bash_state *st, const rule *r, const char *why)
+{
+    const rule **slot = r->verdict == PERM_DENY ? &st->deny : &st->ask;
+    char *buf = r->verdict == PERM_DENY ? st->deny_why : st->ask_why;
+    const rule *was = *slot;
+    *slot = better(*slot, r);
+    if (*slot != was || (was == r && why == NULL))
+        snprintf(buf, sizeof st->deny_why, "%s", why ? why : "");
+}
+
+/* The rule's text, and when the command only could be what it names, why. */
+static void set_match_why(rule_match *m, perm_verdict v, const rule *r, const char *why)
+{
+    set_match(m, v, r);
+    if (why && *why) {
+        size_t n = strlen(m->rule);
+        snprintf(m->rule + n, sizeof m->rule - n, " (%s)", why);
+    }
+}
+
 static void check_bash(const perm_rules *rs, const char *command, const char *cwd,
                        perm_check_detail *out)
 {
     bash_state st = {.rs = rs, .cwd = cwd};
+    st.cwd_real = perm_resolve_path(".", cwd);
     bool specific_denies = false;   /* Bash(...) deny/ask rules exist */
     const rule *bare_allow = NULL;
     for (size_t q = 0; q < rs->n; q++) {
@@ -1294,42 +1441,93 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
         const bash_cmd *c = bash_cmds_at(pc, i);
         cmd_form full, bare, base;
         form_make(&full, c, true, false);
-        form_make(&bare, c, false, false);
         form_make(&base, c, false, true);
+        form_make(&bare, c, false, false);
+        /* Global options of known programs dropped: git -C . push reads
+         * as git push for deny and ask rules. */
+        prog_norm pn;
+        program_options_normalize(bash_cmd_name(c), c->argv, c->argc, c->assign, c->nassign,
+                                  &pn);
+        const char **nw = xmalloc((pn.n + 1) * sizeof *nw);
+        unsigned *nf = xmalloc((pn.n + 1) * sizeof *nf);
+        loom_str nj = LOOM_STR_INIT;
+        str_puts(&nj, "");
+        for (size_t k = 0; k < pn.n; k++) {
+            nw[k] = base.w[pn.keep[k]];
+            nf[k] = c->argv_flags[pn.keep[k]];
+            if (k)
+                str_putc(&nj, ' ');
+            str_puts(&nj, nw[k]);
+        }
+        bool more = (c->flags & BASH_CMD_MORE_ARGS) != 0;
+        char whybuf[300];
         for (size_t q = 0; q < rs->n; q++) {
             const rule *r = &rs->v[q];
             bool hit;
+            const char *why = NULL;
             if (r->kind == RK_TOOL && !strcmp(r->tool, "Bash"))
                 hit = true;
             else if (r->kind != RK_BASH)
                 continue;
             else if (r->verdict == PERM_ALLOW)
                 hit = bash_rule_matches(r, full.w, full.n, full.joined);
-            else
+            else {
                 hit = bash_rule_matches(r, full.w, full.n, full.joined) ||
                       bash_rule_matches(r, bare.w, bare.n, bare.joined) ||
-                      bash_rule_matches(r, base.w, base.n, base.joined);
+                      bash_rule_matches(r, base.w, base.n, base.joined) ||
+                      (pn.changed && bash_rule_matches(r, nw, pn.n, str_cstr(&nj)));
+                if (!hit && (could_match(r, base.w, c->argv_flags, base.n, more) ||
+                             could_match(r, nw, nf, pn.n, more))) {
+                    hit = true;
+                    char *t = bash_cmd_text(c);
+                    snprintf(whybuf, sizeof whybuf, "%s could be it: %s", t,
+                             more ? "its wrapper adds arguments at run time"
+                                  : "a word is expanded at run time");
+                    free(t);
+                    why = whybuf;
+                }
+                if (!hit && pn.unsure && rule_is_for_program(r, bash_cmd_name(c))) {
+                    hit = true;
+                    snprintf(whybuf, sizeof whybuf, "%s could be any %s subcommand: %s",
+                             bash_cmd_name(c), bash_cmd_name(c), pn.why);
+                    why = whybuf;
+                }
+            }
             if (!hit)
                 continue;
-            if (r->verdict == PERM_DENY)
-                st.deny = better(st.deny, r);
-            else if (r->verdict == PERM_ASK)
-                st.ask = better(st.ask, r);
+            if (r->verdict == PERM_DENY || r->verdict == PERM_ASK)
+                hit_rule(&st, r, why);
             else
                 direct[i] = better(direct[i], r);
         }
+        str_free(&nj);
+        free(nw);
+        free(nf);
+        prog_norm_free(&pn);
         form_free(&full);
         form_free(&bare);
         form_free(&base);
         check_cmd_files(&st, &ds, c);
         track_cd(&ds, c);
     }
+    /* Fail closed: a command the parser cannot follow could be any of
+     * the commands the deny and ask rules name. */
+    if (bash_cmds_uncertain(pc)) {
+        char whybuf[300];
+        snprintf(whybuf, sizeof whybuf, "the command could run it: cannot parse it for sure, %s",
+                 bash_cmds_why(pc) ? bash_cmds_why(pc) : "unknown reason");
+        for (size_t q = 0; q < rs->n; q++) {
+            const rule *r = &rs->v[q];
+            if (r->kind == RK_BASH && r->verdict != PERM_ALLOW)
+                hit_rule(&st, r, whybuf);
+        }
+    }
 
     out->uncertain = bash_cmds_uncertain(pc);
     if (st.deny) {
-        set_match(&out->match, PERM_DENY, st.deny);
+        set_match_why(&out->match, PERM_DENY, st.deny, st.deny_why);
     } else if (st.ask) {
-        set_match(&out->match, PERM_ASK, st.ask);
+        set_match_why(&out->match, PERM_ASK, st.ask, st.ask_why);
     } else {
         /* A command is covered when a rule allows it, when a rule allows
          * the wrapper it came from (sudo X allowed ⇒ X), or when it is a
@@ -1368,7 +1566,11 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
                 str_puts(&used, direct[i]->text);
             }
         }
-        bool all = n > 0 && first_uncovered < 0 && !out->uncertain && !st.blocked[0];
+        /* A write outside the workspace is not covered by a rule about the
+         * command (only the bare Bash rule, or an Edit/Write allow rule for
+         * that path, allows it), the same as for the Write tool. */
+        bool outside = st.outside[0] && !bare_allow;
+        bool all = n > 0 && first_uncovered < 0 && !out->uncertain && !st.blocked[0] && !outside;
         /* The bare Bash rule allows everything, unparseable text too, as
          * long as no Bash(...) or path deny/ask rule could hide in it. */
         if (!all && bare_allow && !specific_denies && !st.has_path_rules[0] &&
@@ -1392,6 +1594,8 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
                          bash_cmds_why(pc));
             } else if (st.blocked[0]) {
                 snprintf(out->uncovered, sizeof out->uncovered, "%s", st.blocked);
+            } else if (outside) {
+                snprintf(out->uncovered, sizeof out->uncovered, "%s", st.outside);
             } else if (n == 0) {
                 snprintf(out->uncovered, sizeof out->uncovered, "no command");
             }

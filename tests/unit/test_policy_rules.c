@@ -433,12 +433,15 @@ static void test_redirects(void **state)
     d = check(r, "Bash", "{\"command\":\"echo x > \\\"$F\\\"\"}");
     assert_int_equal(d.match.verdict, PERM_NONE);
     assert_non_null(strstr(d.uncovered, "cannot tell"));
-    expect_bash(r, "cd \"$D\" && echo x > f", PERM_NONE);
-    expect_bash(r, "echo x > ~otheruser/f", PERM_NONE);
+    /* ... and one that could land in a denied area is denied (issue #10
+     * class 3: fail closed, bypassPermissions would run it unasked). */
+    expect_bash(r, "cd \"$D\" && echo x > f", PERM_DENY);
+    expect_bash(r, "echo x > ~otheruser/f", PERM_DENY);   /* ~user: any home, / too */
     perm_rules_free(r);
-    /* Without any file rules there is nothing to hide from. */
+    /* Without any file rules a write still has to stay in the workspace
+     * (issue #10 class 1): one the rules cannot place is not allowed. */
     r = rules((const char *[]){"Bash(echo:*)", NULL}, NULL, NULL);
-    expect_bash(r, "echo x > \"$F\"", PERM_ALLOW);
+    expect_bash(r, "echo x > \"$F\"", PERM_NONE);
     perm_rules_free(r);
     /* A bare Edit deny forbids writing any file from Bash, but not
      * /dev/null. */
@@ -454,7 +457,9 @@ static void test_bare_bash_and_uncertain(void **state)
     expect_bash(r, "eval \"$X\"", PERM_ALLOW);   /* nothing could hide a deny */
     perm_rules_free(r);
     r = rules((const char *[]){"Bash", NULL}, NULL, (const char *[]){"Bash(rm:*)", NULL});
-    expect_bash(r, "eval \"$X\"", PERM_NONE);
+    /* Unparseable text could be any denied command: denied (issue #10
+     * class 3; it used to be PERM_NONE, which bypassPermissions ran). */
+    expect_bash(r, "eval \"$X\"", PERM_DENY);
     expect_bash(r, "eval 'rm -rf x'", PERM_DENY);
     expect_bash(r, "ls", PERM_ALLOW);
     perm_rules_free(r);
