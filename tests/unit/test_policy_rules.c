@@ -559,6 +559,210 @@ static void test_malformed(void **state)
     perm_rules_free(r);
 }
 
+/* ---- issue #10: one table of (rule set, command, verdict) ---------------
+ * Rule sets:
+ *   W  allow Bash(git status:*), Bash(echo:*), Bash(cat:*), Bash(tee:*)
+ *                                                                 (class 1)
+ *   G  allow Bash(git:*), Bash(npm:*), Bash(docker:*), Bash(kubectl:*),
+ *      Bash(cargo:*), Bash(make:*), Bash(terraform:*), Bash(helm:*),
+ *      Bash(pnpm:*), Bash(yarn:*);
+ *      deny Bash(git push:*), Bash(npm publish:*), Bash(docker run:*),
+ *      Bash(kubectl delete:*), Bash(cargo publish:*), Bash(make deploy),
+ *      Bash(terraform destroy:*), Bash(helm uninstall:*),
+ *      Bash(pnpm publish:*), Bash(yarn publish:*)                (class 2)
+ *   U  allow Bash; deny Bash(git push:*), Bash(rm -rf:*); ask Bash(curl:*)
+ *                                                                 (class 3) */
+typedef struct rule_row {
+    char set;
+    const char *cmd;
+    perm_verdict want;
+} rule_row;
+
+static const rule_row RULE_ROWS[] = {
+    /* class 1: what a harmless command's redirections and tee write */
+    {'W', "git status", PERM_ALLOW},
+    {'W', "git status > status.txt", PERM_ALLOW},
+    {'W', "git status > ./sub/../status.txt", PERM_ALLOW},
+    {'W', "git status 2>/dev/null", PERM_ALLOW},
+    {'W', "git status > ~/.bashrc", PERM_NONE},
+    {'W', "git status >> ~/.bashrc", PERM_NONE},
+    {'W', "git status 2> ~/.profile", PERM_NONE},
+    {'W', "git status &> ~/.zshrc", PERM_NONE},
+    {'W', "git status >| ~/.bash_profile", PERM_NONE},
+    {'W', "git status &>> /tmp/loom-outside-x", PERM_NONE},
+    {'W', "git status 1>/tmp/loom-outside-x", PERM_NONE},
+    {'W', "git status > ../outside/x", PERM_NONE},
+    {'W', "git status > src/link/x", PERM_NONE},          /* symlink out */
+    {'W', "git status > src/dangling", PERM_NONE},        /* dangling symlink out */
+    {'W', "git status <> /tmp/loom-outside-x", PERM_NONE},
+    {'W', "cat <<< hi | tee ~/.bashrc", PERM_NONE},
+    {'W', "echo x | tee -a ~/.ssh/authorized_keys", PERM_NONE},
+    {'W', "echo x | tee out.txt", PERM_ALLOW},
+    {'W', "cd /tmp && git status > x", PERM_NONE},
+    {'W', "git status > \"$HOME/.bashrc\"", PERM_NONE},
+    {'W', "{ git status; } > /etc/profile", PERM_NONE},
+    {'W', "(git status) > ~/.zshenv", PERM_NONE},
+    /* class 2: global options, inline aliases */
+    {'G', "git status", PERM_ALLOW},
+    {'G', "git push", PERM_DENY},
+    {'G', "git -C . push", PERM_DENY},
+    {'G', "git -C. push", PERM_DENY},
+    {'G', "git -c k=v push", PERM_DENY},
+    {'G', "git -ck=v push origin main", PERM_DENY},
+    {'G', "git --git-dir=.git push", PERM_DENY},
+    {'G', "git --git-dir .git --work-tree . push", PERM_DENY},
+    {'G', "git --no-pager push", PERM_DENY},
+    {'G', "git -p --bare --no-optional-locks push", PERM_DENY},
+    {'G', "git --namespace=x -P push", PERM_DENY},
+    {'G', "git -c alias.pp=push pp", PERM_DENY},
+    {'G', "git -c Alias.pp=push pp", PERM_DENY},
+    {'G', "git --config-env=alias.pp=PP pp", PERM_DENY},
+    {'G', "git --config-env alias.pp=PP pp", PERM_DENY},
+    {'G', "git -c core.pager='git push' log", PERM_DENY},
+    {'G', "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.pp GIT_CONFIG_VALUE_0=push git pp", PERM_DENY},
+    {'G', "git --frobnicate push", PERM_DENY},       /* unknown option: any subcommand */
+    {'G', "git -C . status", PERM_ALLOW},
+    {'G', "git -c color.ui=never status", PERM_ALLOW},
+    {'G', "npm --prefix x publish", PERM_DENY},
+    {'G', "npm -g --registry=http://127.0.0.1:1 publish", PERM_DENY},
+    {'G', "npm --loglevel silly publish", PERM_DENY},
+    {'G', "pnpm -C pkg publish", PERM_DENY},
+    {'G', "pnpm --filter app publish", PERM_DENY},
+    {'G', "yarn --cwd pkg publish", PERM_DENY},
+    {'G', "docker -H tcp://127.0.0.1:2375 --context y run alpine", PERM_DENY},
+    {'G', "docker --context=y -D run alpine", PERM_DENY},
+    {'G', "docker -l debug --tls run alpine", PERM_DENY},
+    {'G', "kubectl -n ns --context c delete pod x", PERM_DENY},
+    {'G', "kubectl --namespace=ns --kubeconfig ~/k delete pod x", PERM_DENY},
+    {'G', "kubectl -v 9 delete pod x", PERM_DENY},
+    {'G', "cargo +nightly --locked publish", PERM_DENY},
+    {'G', "cargo -q --offline publish", PERM_DENY},
+    {'G', "cargo --config k=v publish", PERM_DENY},
+    {'G', "make -C sub deploy", PERM_DENY},
+    {'G', "make -j 8 -f Makefile deploy", PERM_DENY},
+    {'G', "make V=1 deploy", PERM_DENY},
+    {'G', "make -k --no-print-directory deploy", PERM_DENY},
+    {'G', "make build", PERM_ALLOW},
+    {'G', "terraform -chdir=infra destroy", PERM_DENY},
+    {'G', "terraform -chdir=infra plan", PERM_ALLOW},
+    {'G', "helm -n prod --kube-context c uninstall app", PERM_DENY},
+    {'G', "sudo git -C . push", PERM_DENY},
+    {'G', "env X=1 git --no-pager push", PERM_DENY},
+    {'G', "bash -c 'git -c k=v push'", PERM_DENY},
+    /* class 3: what an uncertain command could be */
+    {'U', "ls -la", PERM_ALLOW},
+    {'U', "git status", PERM_ALLOW},
+    {'U', "git push", PERM_DENY},
+    {'U', "x=push; git $x", PERM_DENY},
+    {'U', "git \"$x\"", PERM_DENY},
+    {'U', "git ${SUB:-push} origin", PERM_DENY},
+    {'U', "git $(echo push)", PERM_DENY},
+    {'U', "git `echo push`", PERM_DENY},
+    {'U', "$GIT push", PERM_DENY},
+    {'U', "$(which git) push", PERM_DENY},
+    {'U', "g=git; $g push", PERM_DENY},
+    {'U', "git pu?h", PERM_DENY},                  /* a glob that can name push */
+    {'U', "git st*", PERM_ALLOW},                  /* one that cannot */
+    {'U', "git commit -m \"$(date)\"", PERM_ALLOW},
+    {'U', "taskset -c 0 git push", PERM_DENY},
+    {'U', "taskset 0x1 git push", PERM_DENY},
+    {'U', "chrt -f 10 git push", PERM_DENY},
+    {'U', "flock /tmp/l git push", PERM_DENY},
+    {'U', "flock -x /tmp/l -c 'git push'", PERM_DENY},
+    {'U', "unshare -n git push", PERM_DENY},
+    {'U', "strace -f -o /dev/null git push", PERM_DENY},
+    {'U', "ltrace git push", PERM_DENY},
+    {'U', "script -qc 'git push' /dev/null", PERM_DENY},
+    {'U', "script -q -c 'git push' /dev/null", PERM_DENY},
+    {'U', "runuser -u me -- git push", PERM_DENY},
+    {'U', "runuser -l me -c 'git push'", PERM_DENY},
+    {'U', "su me -c 'git push'", PERM_DENY},
+    {'U', "doas git push", PERM_DENY},
+    {'U', "ionice -c3 git push", PERM_DENY},
+    {'U', "cpulimit -l 50 git push", PERM_DENY},
+    {'U', "firejail --quiet git push", PERM_DENY},
+    {'U', "chroot / git push", PERM_DENY},
+    {'U', "nsenter -t 1 -m git push", PERM_DENY},
+    {'U', "watch -n 1 git push", PERM_DENY},
+    {'U', "busybox sh -c 'git push'", PERM_DENY},
+    {'U', "dbus-launch git push", PERM_DENY},
+    {'U', "setpriv --reuid 0 git push", PERM_DENY},
+    {'U', "systemd-run --user git push", PERM_DENY},
+    {'U', "fakeroot git push", PERM_DENY},
+    {'U', "proot -0 git push", PERM_DENY},
+    {'U', "valgrind --tool=none git push", PERM_DENY},
+    {'U', "unknownwrap --weird git push", PERM_ALLOW},  /* an unknown program's arguments are data */
+    {'U', "trap 'git push' EXIT", PERM_DENY},
+    {'U', "trap -- 'git push' EXIT INT", PERM_DENY},
+    {'U', "trap \"$CMD\" EXIT", PERM_DENY},
+    {'U', "echo push | xargs git", PERM_DENY},
+    {'U', "echo push | xargs -I{} git {}", PERM_DENY},
+    {'U', "echo push | xargs -I % git %", PERM_DENY},
+    {'U', "echo push | xargs -i git {}", PERM_DENY},
+    {'U', "echo push | xargs --replace=@ git @", PERM_DENY},
+    {'U', "find . -exec git {} \\;", PERM_DENY},
+    {'U', "parallel git ::: push", PERM_DENY},
+    {'U', "parallel git {} ::: push", PERM_DENY},
+    {'U', "parallel ::: 'git push'", PERM_DENY},
+    {'U', "echo status | xargs -I{} git {} --short", PERM_DENY},
+    {'U', "eval \"git $x\"", PERM_DENY},
+    {'U', "ls \"unterminated", PERM_DENY},
+    {'U', "diff <(git push) <(ls)", PERM_DENY},
+    {'U', "rm -rf \"$DIR\"", PERM_DENY},
+    {'U', "rm \"$F\"", PERM_DENY},                 /* "$F" could be -rf */
+    {'U', "rm -f x", PERM_ALLOW},
+    {'U', "curl $URL", PERM_ASK},
+    {'U', "$DL http://127.0.0.1/", PERM_DENY},     /* could be rm -rf or git push */
+    {'U', "python3 -c 'print(1)'", PERM_ALLOW},
+};
+
+static void test_issue10_table(void **state)
+{
+    perm_rules *w = rules((const char *[]){"Bash(git status:*)", "Bash(echo:*)", "Bash(cat:*)",
+                                           "Bash(tee:*)", NULL},
+                          NULL, NULL);
+    perm_rules *g = rules(
+        (const char *[]){"Bash(git:*)", "Bash(npm:*)", "Bash(docker:*)", "Bash(kubectl:*)",
+                         "Bash(cargo:*)", "Bash(make:*)", "Bash(terraform:*)", "Bash(helm:*)",
+                         "Bash(pnpm:*)", "Bash(yarn:*)", "Bash(sudo:*)", "Bash(env:*)",
+                         "Bash(bash:*)", NULL},
+        NULL,
+        (const char *[]){"Bash(git push:*)", "Bash(npm publish:*)", "Bash(docker run:*)",
+                         "Bash(kubectl delete:*)", "Bash(cargo publish:*)", "Bash(make deploy)",
+                         "Bash(terraform destroy:*)", "Bash(helm uninstall:*)",
+                         "Bash(pnpm publish:*)", "Bash(yarn publish:*)", NULL});
+    perm_rules *u = rules((const char *[]){"Bash", NULL}, (const char *[]){"Bash(curl:*)", NULL},
+                          (const char *[]){"Bash(git push:*)", "Bash(rm -rf:*)", NULL});
+    int bad = 0;
+    for (size_t k = 0; k < sizeof RULE_ROWS / sizeof RULE_ROWS[0]; k++) {
+        const rule_row *row = &RULE_ROWS[k];
+        const perm_rules *r = row->set == 'W' ? w : row->set == 'G' ? g : u;
+        perm_verdict got = bash(r, row->cmd);
+        if (got != row->want) {
+            fprintf(stderr, "set %c: Bash %s: want %s, got %s\n", row->set, row->cmd,
+                    perm_verdict_name(row->want), perm_verdict_name(got));
+            bad++;
+        }
+    }
+    /* The reason names the rule and why the command could be it. */
+    perm_check_detail d = check(u, "Bash", "{\"command\":\"x=push; git $x\"}");
+    assert_int_equal(d.match.verdict, PERM_DENY);
+    assert_non_null(strstr(d.match.rule, "Bash(git push:*)"));
+    assert_non_null(strstr(d.match.rule, "expanded at run time"));
+    d = check(g, "Bash", "{\"command\":\"git -c alias.pp=push pp\"}");
+    assert_non_null(strstr(d.match.rule, "Bash(git push:*)"));
+    assert_non_null(strstr(d.match.rule, "alias"));
+    d = check(u, "Bash", "{\"command\":\"ls \\\"open\"}");
+    assert_non_null(strstr(d.match.rule, "cannot parse"));
+    d = check(w, "Bash", "{\"command\":\"git status > /tmp/loom-outside-x\"}");
+    assert_int_equal(d.match.verdict, PERM_NONE);
+    assert_non_null(strstr(d.uncovered, "outside the workspace"));
+    perm_rules_free(w);
+    perm_rules_free(g);
+    perm_rules_free(u);
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -574,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_web_fetch),
         cmocka_unit_test(test_mcp_and_generic),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_issue10_table),
     };
     return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
 }
