@@ -26,7 +26,10 @@
 /* Nesting of input JSON walked for strings; deeper values are not read. */
 #define WALK_MAX_DEPTH 32
 
-enum { P_SETTINGS, P_DOTDIR, P_SETTINGS_FILE, P_BYPASS, P_SKIP, P_ALLOW_DENY, P_REMINDER, P__COUNT };
+enum {
+    P_SETTINGS, P_DOTDIR, P_SETTINGS_FILE, P_BYPASS, P_SKIP, P_ALLOW_DENY, P_REMINDER,
+    P_STARTUP, P_CREDENTIALS, P__COUNT
+};
 
 typedef struct pattern {
     const char *id;
@@ -56,6 +59,29 @@ static const pattern PATTERNS[P__COUNT] = {
     [P_REMINDER] = {"system-reminder-tag", "(?i)<\\s*/?\\s*system-reminder\\b",
                     "holds a <system-reminder> tag (a prompt injection trying to pass as the "
                     "harness)"},
+    /* issue #10: files a shell runs at start-up (code that runs in every
+     * later shell, outside any permission check) and files holding
+     * credentials. Matched on the path's tail, so $HOME/.bashrc and
+     * ../../.bashrc are caught as written. */
+    [P_STARTUP] = {"shell-startup",
+                   "(?:^|/)\\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile"
+                   "|zshenv|zlogin|zlogout|kshrc|mkshrc|cshrc|tcshrc|login|xprofile|xsessionrc)/*$"
+                   "|(?:^|/)\\.config/fish/(?:config\\.fish/*$|conf\\.d/|functions/)"
+                   "|(?:^|/)\\.config/(?:environment\\.d|autostart)/"
+                   "|^/+etc/+(?:profile/*$|profile\\.d/|bash\\.bashrc/*$|bashrc/*$|zsh/|zshrc/*$"
+                   "|zprofile/*$|zshenv/*$|zlogin/*$|environment/*$|bash_completion\\.d/)",
+                   "writes a shell start-up file (code every later shell runs)"},
+    [P_CREDENTIALS] = {"credentials",
+                       "(?:^|/)\\.ssh(?:/|$)|(?:^|/)\\.aws/+(?:credentials|config)/*$"
+                       "|(?:^|/)\\.(?:netrc|npmrc|pypirc|git-credentials|vault-token|pgpass"
+                       "|my\\.cnf)/*$"
+                       "|(?:^|/)\\.docker/+config\\.json/*$|(?:^|/)\\.gnupg(?:/|$)"
+                       "|(?:^|/)\\.kube/+config/*$|(?:^|/)\\.config/+git/+credentials/*$"
+                       "|(?:^|/)\\.config/+gh/+hosts\\.yml/*$"
+                       "|(?:^|/)\\.cargo/+credentials(?:\\.toml)?/*$|(?:^|/)\\.gem/+credentials/*$"
+                       "|(?:^|/)\\.config/+gcloud/|(?:^|/)\\.azure/"
+                       "|(?:^|/)\\.terraform\\.d/+credentials\\.tfrc\\.json/*$",
+                       "writes a credentials file"},
 };
 
 static pcre2_code *g_re[P__COUNT];
@@ -106,6 +132,32 @@ static bool is_settings_path(const char *path)
         free(mine);
     }
     free(res);
+    return hit;
+}
+
+/* Is path a shell start-up or credentials file — as written, with ~
+ * expanded, or resolved through symlinks? Returns the pattern, or -1. */
+static int sensitive_path(const char *path)
+{
+    static const int KINDS[] = {P_STARTUP, P_CREDENTIALS};
+    char *forms[3] = {xstrdup(path), NULL, NULL};
+    const char *home = getenv("HOME");
+    if (path[0] == '~' && (path[1] == '/' || !path[1]) && home && *home) {
+        loom_str s = LOOM_STR_INIT;
+        str_puts(&s, home);
+        str_puts(&s, path + 1);
+        forms[1] = str_steal(&s);
+    }
+    char cwd[PATH_MAX];
+    const char *dir = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    forms[2] = perm_resolve_path(forms[1] ? forms[1] : path, dir);
+    int hit = -1;
+    for (size_t f = 0; f < 3 && hit < 0; f++)
+        for (size_t k = 0; k < 2 && hit < 0 && forms[f]; k++)
+            if (re_match(KINDS[k], forms[f], strlen(forms[f])))
+                hit = KINDS[k];
+    for (size_t f = 0; f < 3; f++)
+        free(forms[f]);
     return hit;
 }
 
@@ -172,14 +224,19 @@ static bool json_names_settings(const json_t *v, int depth)
 
 typedef struct target_scan {
     bool hit;
+    int kind;
     char path[256];
 } target_scan;
 
 static void on_target(void *ctx, const char *path)
 {
     target_scan *t = ctx;
-    if (!t->hit && is_settings_path(path)) {
+    if (t->hit)
+        return;
+    int k = is_settings_path(path) ? P_SETTINGS : sensitive_path(path);
+    if (k >= 0) {
         t->hit = true;
+        t->kind = k;
         snprintf(t->path, sizeof t->path, "%s", path);
     }
 }
@@ -195,7 +252,7 @@ static bool check_bash(const char *cmd, char *why, size_t cap)
     if (ts.hit) {
         char ctx[300];
         snprintf(ctx, sizeof ctx, "the command writes %s:", ts.path);
-        return flag(why, cap, P_SETTINGS, ctx);
+        return flag(why, cap, ts.kind, ctx);
     }
     /* A plainly read-only command (cat, grep, git diff …) changes nothing,
      * whatever it mentions. */
@@ -233,10 +290,11 @@ bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t 
         const char *p = json_string_value(json_object_get(input, "file_path"));
         if (!p)
             p = json_string_value(json_object_get(input, "notebook_path"));
-        if (p && is_settings_path(p)) {
+        int k = !p ? -1 : is_settings_path(p) ? P_SETTINGS : sensitive_path(p);
+        if (k >= 0) {
             char ctx[300];
             snprintf(ctx, sizeof ctx, "%s of %s", tool, p);
-            return flag(why, cap, P_SETTINGS, ctx);
+            return flag(why, cap, k, ctx);
         }
     } else if (json_names_settings(input, 0)) {
         char ctx[200];

@@ -17,6 +17,7 @@
 
 #include "base/json.h"
 #include "policy/rules.h"
+#include "policy/tamper.h"
 
 /* Sized well below PATH_MAX so paths built from them always fit. */
 static char g_root[512]; /* realpath of the mkdtemp tree */
@@ -763,6 +764,75 @@ static void test_issue10_table(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* Issue #10 class 1: a write to a shell start-up or credentials file
+ * always needs a person (the tamper guard's answer), whatever the mode. */
+static void test_tamper_startup_and_credentials(void **state)
+{
+    static const char *const WRITES[] = {
+        "~/.bashrc", "~/.profile", "~/.zshrc", "~/.bash_profile", "~/.bash_login", "~/.zprofile",
+        "~/.zshenv", "~/.config/fish/config.fish", "/etc/profile", "/etc/profile.d/x.sh",
+        "/etc/bash.bashrc", "~/.ssh/authorized_keys", "~/.ssh/config", "~/.aws/credentials",
+        "~/.netrc", "~/.npmrc", "~/.pypirc", "~/.docker/config.json", "~/.gnupg/gpg.conf",
+        "~/.kube/config", "~/.git-credentials", "~/.config/git/credentials", "/root/.bashrc",
+        "../../home/x/.bashrc", NULL,
+    };
+    char why[256];
+    for (size_t k = 0; WRITES[k]; k++) {
+        json_t *in = json_pack("{s:s,s:s}", "file_path", WRITES[k], "content", "x");
+        if (!tamper_check_call("Write", in, why, sizeof why)) {
+            fprintf(stderr, "Write %s not flagged\n", WRITES[k]);
+            fail();
+        }
+        json_decref(in);
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "git status >> %s", WRITES[k]);
+        in = json_pack("{s:s}", "command", cmd);
+        if (!tamper_check_call("Bash", in, why, sizeof why)) {
+            fprintf(stderr, "Bash %s not flagged\n", cmd);
+            fail();
+        }
+        json_decref(in);
+    }
+    static const char *const CMDS[] = {
+        "echo 'alias ls=rm' > ~/.bashrc", "printf x 2> ~/.profile", "ls &> ~/.zshrc",
+        "echo x >| ~/.bash_profile", "cat <<< 'export X=1' | tee -a ~/.bashrc",
+        "echo k | tee ~/.ssh/authorized_keys", "cd && echo x >> .bashrc",
+        "echo x > \"$HOME/.zshenv\"", "{ echo x; } >> ~/.config/fish/config.fish", NULL,
+    };
+    for (size_t k = 0; CMDS[k]; k++) {
+        json_t *in = json_pack("{s:s}", "command", CMDS[k]);
+        bool hit = tamper_check_call("Bash", in, why, sizeof why);
+        json_decref(in);
+        if (!hit && strcmp(CMDS[k], "cd && echo x >> .bashrc")) {
+            fprintf(stderr, "Bash %s not flagged\n", CMDS[k]);
+            fail();
+        }
+    }
+    json_t *in = json_pack("{s:s}", "command", "echo x > ~/.bashrc");
+    assert_true(tamper_check_call("Bash", in, why, sizeof why));
+    assert_non_null(strstr(why, "shell-startup"));
+    json_decref(in);
+    in = json_pack("{s:s}", "file_path", "~/.aws/credentials");
+    assert_true(tamper_check_call("Edit", in, why, sizeof why));
+    assert_non_null(strstr(why, "credentials"));
+    json_decref(in);
+    /* Reading them is not a write; project files of similar names are not
+     * start-up files. */
+    static const char *const FINE[] = {"cat ~/.bashrc", "echo x > notes/bashrc.txt",
+                                       "echo x > .bashrc.example", "grep x ~/.ssh/config", NULL};
+    for (size_t k = 0; FINE[k]; k++) {
+        in = json_pack("{s:s}", "command", FINE[k]);
+        if (tamper_check_call("Bash", in, why, sizeof why)) {
+            fprintf(stderr, "Bash %s flagged: %s\n", FINE[k], why);
+            fail();
+        }
+        json_decref(in);
+    }
+    in = json_pack("{s:s}", "file_path", "~/.bashrc");
+    assert_false(tamper_check_call("Read", in, why, sizeof why));
+    json_decref(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -779,6 +849,7 @@ int main(void)
         cmocka_unit_test(test_mcp_and_generic),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_issue10_table),
+        cmocka_unit_test(test_tamper_startup_and_credentials),
     };
     return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
 }
