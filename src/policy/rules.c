@@ -1638,3 +1638,19 @@ rule_match perm_rules_check(const perm_rules *rs, const char *tool_name, const j
     perm_rules_check_detail(rs, tool_name, input, cwd, &d);
     return d.match;
 }
+
+perm_rules *perm_rule_compile(const char *rule_text, loom_error *err)
+{
+    perm_rules *one = perm_rules_new();
+    if (perm_rules_add(one, PERM_DENY, rule_text, RULE_SRC_USER, err) < 0) {
+        perm_rules_free(one);
+        return NULL;
+    }
+    return one;
+}
+
+bool perm_rule_matches(const perm_rules *one, const char *tool_name, const json_t *input,
+                       const char *cwd)
+{
+    return perm_rules_check(one, tool_name, input, cwd).verdict == PERM_DENY;
+}

@@ -72,6 +72,18 @@ typedef struct perm_check_detail {
 void perm_rules_check_detail(const perm_rules *r, const char *tool_name, const json_t *input,
                              const char *cwd, perm_check_detail *out);
 
+/* One rule text on its own, for places outside the settings that take
+ * rule syntax (hook `if` conditions): compiled as a deny rule, so it
+ * matches exactly what the same text in permissions.deny would stop —
+ * through wrappers, global options and assignments, and any command that
+ * only could be it. NULL with err set when the text is not a valid rule.
+ * Free with perm_rules_free. */
+perm_rules *perm_rule_compile(const char *rule_text, loom_error *err);
+/* True when the compiled rule matches the call (the verdict a deny rule
+ * would give). */
+bool perm_rule_matches(const perm_rules *one, const char *tool_name, const json_t *input,
+                       const char *cwd);
+
 /* The path a file operation on `path` really reaches, for rules and the
  * tamper guard: made absolute against cwd, "." and ".." folded the way the
  * file tools fold them, then every symlink that exists followed (also a
