@@ -42,3 +42,19 @@ call_result() {
   jq -r --arg id "$1" 'select(.type=="function_call_result" and .callId==$id) | .output' \
     "$SESSION_FILE"
 }
+
+# fake_progs NAME… — like fake_git for several programs at once; each run
+# appends "NAME ARGS" to $T/ran.log.
+fake_progs() {
+  mkdir -p "$T/bin"
+  local name
+  for name in "$@"; do
+    cat > "$T/bin/$name" <<SH
+#!/bin/sh
+echo "$name \$*" >> "$T/ran.log"
+SH
+    chmod +x "$T/bin/$name"
+  done
+  case ":$PATH:" in *":$T/bin:"*) ;; *) export PATH="$T/bin:$PATH" ;; esac
+  : > "$T/ran.log"
+}
