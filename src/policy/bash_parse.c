@@ -1881,6 +1881,60 @@ static bool derive_script_option(parser *p, const bash_cmd *c, size_t idx, const
     return false;   /* flock without -c: the wrapper table handles it */
 }
 
+/* Interpreters given code on the command line (python -c, perl -e, node
+ * -e, …): the parser cannot follow the code, but when it can start
+ * programs (os.system, subprocess, child_process, backticks, …) the
+ * command may run anything — uncertain, so deny rules apply to it. */
+static void interpreter_code(parser *p, const bash_cmd *c, const char *name)
+{
+    static const struct {
+        const char *prefix;   /* program name, or its prefix ("python") */
+        const char *opts;     /* option letters followed by code */
+    } INTERP[] = {{"python", "c"}, {"pypy", "c"}, {"perl", "eE"}, {"ruby", "e"},
+                  {"node", "ep"}, {"nodejs", "ep"}, {"bun", "e"}, {"deno", ""},
+                  {"php", "r"},    {"lua", "e"},    {"Rscript", "e"}, {"awk", ""},
+                  {"gawk", ""},    {"mawk", ""},    {"nawk", ""}};
+    static const char *const SHELL_OUT[] = {
+        "system", "exec", "popen", "spawn", "subprocess", "child_process", "`", "pty",
+        "shell_exec", "passthru", "proc_open", "Open3", "%x", "qx", "fork", "os.", "Deno.",
+        "Bun.", "|", NULL,
+    };
+    bool awk = false;
+    const char *opts = NULL;
+    for (size_t k = 0; k < sizeof INTERP / sizeof INTERP[0]; k++)
+        if (!strncmp(name, INTERP[k].prefix, strlen(INTERP[k].prefix)) &&
+            (!name[strlen(INTERP[k].prefix)] || isdigit((unsigned char)name[strlen(INTERP[k].prefix)]))) {
+            opts = INTERP[k].opts;
+            awk = strstr(INTERP[k].prefix, "awk") != NULL;
+        }
+    if (!opts)
+        return;
+    for (size_t k = 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        const char *code = NULL;
+        if (awk) {
+            if (a[0] == '-' && (a[1] == 'v' || a[1] == 'F' || a[1] == 'f') && !a[2])
+                k++;   /* -v var=x, -F sep, -f file */
+            else if (a[0] != '-')
+                code = a;   /* the program text */
+        } else if (a[0] == '-' && a[1] && a[1] != '-' && strchr(opts, a[strlen(a) - 1]) &&
+                   k + 1 < c->argc) {
+            code = c->argv[++k];
+        } else if (!strcmp(a, "--eval") || !strcmp(a, "--print") || !strcmp(a, "eval")) {
+            code = k + 1 < c->argc ? c->argv[++k] : NULL;
+        }
+        if (!code)
+            continue;
+        for (size_t m = 0; SHELL_OUT[m]; m++)
+            if (strstr(code, SHELL_OUT[m])) {
+                uncertain(p, "interpreter code that can start programs");
+                return;
+            }
+        if (awk)
+            return;
+    }
+}
+
 static void derive(parser *p, size_t idx, unsigned level)
 {
     if (p->out->aborted)
@@ -1895,6 +1949,7 @@ static void derive(parser *p, size_t idx, unsigned level)
     }
     if (derive_script_option(p, &c, idx, name, level))
         return;
+    interpreter_code(p, &c, name);
     for (const wrapper *w = WRAPPERS; w->name; w++) {
         if (strcmp(name, w->name))
             continue;

@@ -22,7 +22,15 @@
  * PERM_NONE ("no rule allows all of it"), and the caller falls back to the
  * mode's default — normally asking. Redirections count as file access:
  * `> path` is checked against Edit/Write deny and ask rules, `< path`
- * against Read deny and ask rules.
+ * against Read deny and ask rules, and a command that writes outside the
+ * session directory is not covered by a Bash(...) allow rule.
+ *
+ * Deny and ask rules fail closed: they are also matched with known
+ * programs' global options dropped (program_options.h), against whatever
+ * an expansion or an appended argument could make of the command, and —
+ * when the parse is uncertain — as if the command could be any of them.
+ * The deciding rule's text in match.rule is then followed by the reason in
+ * parentheses ("Bash(git push:*) (git $x could be it: …)").
  */
 #ifndef LOOM_POLICY_RULES_H
 #define LOOM_POLICY_RULES_H

@@ -5,7 +5,9 @@
 # wrappers, trap strings and xargs placeholders. In default,
 # bypassPermissions and fullAccess mode every one is denied by the deny
 # rule (the result names it and says why the command could be it) and the
-# fake git never sees a push; a plain `git status` still runs.
+# fake git never sees a push; a plain `git status` still runs. Interpreter
+# code that can start programs (python -c "os.system(…)", perl -e, awk
+# system()) counts as uncertain too.
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_rules_lib.sh"
 
@@ -27,6 +29,9 @@ COULD=(
   'echo push | xargs git'
   'eval "git $(echo push)"'
   'nice -n 1 timeout 5 git pu?h'
+  "python3 -c \"import os; os.system('git push')\""
+  "perl -e 'system(\"git push\")'"
+  "awk 'BEGIN { system(\"git push\") }'"
 )
 # Wrappers and script strings the parser now follows: plainly git push.
 WRAPPED=(

@@ -715,6 +715,15 @@ static const rule_row RULE_ROWS[] = {
     {'U', "curl $URL", PERM_ASK},
     {'U', "$DL http://127.0.0.1/", PERM_DENY},     /* could be rm -rf or git push */
     {'U', "python3 -c 'print(1)'", PERM_ALLOW},
+    {'U', "python3 -c \"import os; os.system('git push')\"", PERM_DENY},
+    {'U', "python -c 'import subprocess; subprocess.run([\"git\", \"push\"])'", PERM_DENY},
+    {'U', "perl -e 'system(\"git push\")'", PERM_DENY},
+    {'U', "perl -we 'print `git push`'", PERM_DENY},
+    {'U', "node -e \"require('child_process').execSync('git push')\"", PERM_DENY},
+    {'U', "ruby -e 'system(%q(git push))'", PERM_DENY},
+    {'U', "awk 'BEGIN { system(\"git push\") }'", PERM_DENY},
+    {'U', "awk -F: '{ print $1 }' /etc/passwd", PERM_ALLOW},
+    {'U', "perl -ne 'print if /x/' f", PERM_ALLOW},
 };
 
 static void test_issue10_table(void **state)
