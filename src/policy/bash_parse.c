@@ -1597,7 +1597,7 @@ static const wrapper WRAPPERS[] = {
     {"setsid", "", "cfw", NONE_LONG, true, W_PLAIN, 0, ""},
     {"xargs", "adEILnPs", "0rtpxo", XARGS_LONG, false, W_XARGS, 0, ""},
     {"taskset", "", "ac", NONE_LONG, true, W_PLAIN, 1, "p"},
-    {"flock", "Ew", "sxunoFv", FLOCK_LONG, true, W_PLAIN, 1, ""},
+    {"flock", "Ew", "sxunoFv", FLOCK_LONG, false, W_PLAIN, 1, ""},   /* creates its lock file */
     {"chrt", "TPD", "abdfiorRve", CHRT_LONG, true, W_PLAIN, 1, "pm"},
     {"unshare", "SGRw", "muinpUCTfrcl", UNSHARE_LONG, false, W_PLAIN, 0, ""},
     {"strace", "eopsuEabIOPSXU", "cCdDfFhikqrtTvVwxyzZn", STRACE_LONG, false, W_PLAIN, 0, ""},
@@ -1607,7 +1607,7 @@ static const wrapper WRAPPERS[] = {
     {"proot", "rbmqwkvRSip", "0hVn", NONE_LONG, false, W_PLAIN, 0, ""},
     {"chroot", "", "", CHROOT_LONG, false, W_PLAIN, 1, ""},
     {"nsenter", "tSG", "amuinpUCTrwFZ", NSENTER_LONG, false, W_PLAIN, 0, ""},
-    {"dbus-launch", "", "", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"dbus-launch", "", "", NONE_LONG, false, W_PLAIN, 0, ""},
     {"busybox", "", "", NONE_LONG, false, W_PLAIN, 0, ""},
     {"setpriv", "", "d", SETPRIV_LONG, false, W_PLAIN, 0, ""},
     {"prlimit", "o", "", PRLIMIT_LONG, true, W_PLAIN, 0, "p"},
