@@ -222,23 +222,70 @@ static bool json_names_settings(const json_t *v, int depth)
     return false;
 }
 
+/* Directories a literal cd/pushd of the command went to, so that
+ * `cd ~/.ssh && echo k >> authorized_keys` is seen as the file it is. */
+#define TAMPER_CD_MAX 8
+
 typedef struct target_scan {
     bool hit;
     int kind;
     char path[256];
+    char *dirs[TAMPER_CD_MAX];
+    size_t ndirs;
 } target_scan;
 
-static void on_target(void *ctx, const char *path)
+static void scan_one(target_scan *t, const char *path, const char *shown)
 {
-    target_scan *t = ctx;
     if (t->hit)
         return;
     int k = is_settings_path(path) ? P_SETTINGS : sensitive_path(path);
     if (k >= 0) {
         t->hit = true;
         t->kind = k;
-        snprintf(t->path, sizeof t->path, "%s", path);
+        snprintf(t->path, sizeof t->path, "%s", shown);
     }
+}
+
+static void on_target(void *ctx, const char *path)
+{
+    target_scan *t = ctx;
+    scan_one(t, path, path);
+    if (path[0] == '/' || path[0] == '~')
+        return;
+    for (size_t k = 0; k < t->ndirs && !t->hit; k++) {
+        loom_str j = LOOM_STR_INIT;
+        str_puts(&j, t->dirs[k]);
+        str_putc(&j, '/');
+        str_puts(&j, path);
+        scan_one(t, str_cstr(&j), path);
+        str_free(&j);
+    }
+}
+
+static void track_cd(target_scan *t, const bash_cmd *c)
+{
+    const char *name = bash_cmd_name(c);
+    if ((strcmp(name, "cd") && strcmp(name, "pushd")) || t->ndirs >= TAMPER_CD_MAX)
+        return;
+    size_t i = 1;
+    while (i < c->argc && c->argv[i][0] == '-' && c->argv[i][1])
+        i++;
+    const char *home = getenv("HOME");
+    const char *d = i < c->argc ? c->argv[i] : (home ? home : NULL);
+    if (!d || (i < c->argc && (c->argv_flags[i] & (BASH_WORD_EXPANDS | BASH_WORD_GLOB))))
+        return;
+    loom_str s = LOOM_STR_INIT;
+    if (d[0] == '~' && (d[1] == '/' || !d[1]) && home) {
+        str_puts(&s, home);
+        str_puts(&s, d + 1);
+    } else if (d[0] != '/' && t->ndirs) {
+        str_puts(&s, t->dirs[t->ndirs - 1]);
+        str_putc(&s, '/');
+        str_puts(&s, d);
+    } else {
+        str_puts(&s, d);
+    }
+    t->dirs[t->ndirs++] = str_steal(&s);
 }
 
 static bool check_bash(const char *cmd, char *why, size_t cap)
@@ -246,8 +293,12 @@ static bool check_bash(const char *cmd, char *why, size_t cap)
     size_t len = strlen(cmd);
     bash_cmds *pc = bash_parse(cmd);
     target_scan ts = {0};
-    for (size_t i = 0; i < bash_cmds_count(pc) && !ts.hit; i++)
+    for (size_t i = 0; i < bash_cmds_count(pc) && !ts.hit; i++) {
         risk_write_targets(bash_cmds_at(pc, i), on_target, &ts);
+        track_cd(&ts, bash_cmds_at(pc, i));
+    }
+    for (size_t k = 0; k < ts.ndirs; k++)
+        free(ts.dirs[k]);
     bash_cmds_free(pc);
     if (ts.hit) {
         char ctx[300];

@@ -51,7 +51,7 @@ for mode in default acceptEdits; do
 done
 
 # Start-up and credentials files: a person must see them, in bypass too.
-mkdir -p "$HOME/.ssh" "$HOME/.config/fish" "$HOME/.aws"
+mkdir -p "$HOME/.ssh" "$HOME/.config/fish/conf.d" "$HOME/.aws"
 SENSITIVE=(
   "git status > ~/.bashrc"
   "echo 'alias ls=rm' >> ~/.profile"
@@ -63,9 +63,11 @@ SENSITIVE=(
   "echo x >| ~/.config/fish/config.fish"
   "echo '[default]' > ~/.aws/credentials"
   "echo machine > ~/.netrc"
+  "cd ~ && echo x >> .bash_logout"
+  "cd ~/.config && echo x > fish/conf.d/x.fish"
 )
 SFILES=(.bashrc .profile .zshrc .bash_profile .zprofile .ssh/authorized_keys .zshenv
-        .config/fish/config.fish .aws/credentials .netrc)
+        .config/fish/config.fish .aws/credentials .netrc .bash_logout .config/fish/conf.d/x.fish)
 bash_calls_scenario "$T/s2.json" "${SENSITIVE[@]}"
 # and the Write tool, for two of them
 jq --arg p "$HOME/.bash_login" --arg q "$HOME/.npmrc" '.turns = (.turns[:-1] + [

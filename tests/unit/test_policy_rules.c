@@ -806,13 +806,14 @@ static void test_tamper_startup_and_credentials(void **state)
         "echo 'alias ls=rm' > ~/.bashrc", "printf x 2> ~/.profile", "ls &> ~/.zshrc",
         "echo x >| ~/.bash_profile", "cat <<< 'export X=1' | tee -a ~/.bashrc",
         "echo k | tee ~/.ssh/authorized_keys", "cd && echo x >> .bashrc",
-        "echo x > \"$HOME/.zshenv\"", "{ echo x; } >> ~/.config/fish/config.fish", NULL,
+        "echo x > \"$HOME/.zshenv\"", "{ echo x; } >> ~/.config/fish/config.fish",
+        "cd ~/.ssh && echo k >> authorized_keys", "cd /etc; echo x > profile", NULL,
     };
     for (size_t k = 0; CMDS[k]; k++) {
         json_t *in = json_pack("{s:s}", "command", CMDS[k]);
         bool hit = tamper_check_call("Bash", in, why, sizeof why);
         json_decref(in);
-        if (!hit && strcmp(CMDS[k], "cd && echo x >> .bashrc")) {
+        if (!hit) {
             fprintf(stderr, "Bash %s not flagged\n", CMDS[k]);
             fail();
         }
