@@ -1410,6 +1410,20 @@ static void set_match_why(rule_match *m, perm_verdict v, const rule *r, const ch
     if (why && *why) {
         size_t n = strlen(m->rule);
         snprintf(m->rule + n, sizeof m->rule - n, " (%s)", why);
+        /* Cut short, the text may end inside a UTF-8 sequence (the command
+         * is the model's text); it goes into JSON, so the piece goes. */
+        size_t len = strlen(m->rule);
+        if (len + 1 == sizeof m->rule) {
+            size_t i = len;
+            while (i > 0 && ((unsigned char)m->rule[i - 1] & 0xC0) == 0x80)
+                i--;
+            if (i > 0 && (unsigned char)m->rule[i - 1] >= 0xC0) {
+                unsigned char lead = (unsigned char)m->rule[i - 1];
+                size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+                if (len - (i - 1) < want)
+                    m->rule[i - 1] = '\0';
+            }
+        }
     }
 }
 

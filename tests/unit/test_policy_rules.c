@@ -767,6 +767,21 @@ static void test_issue10_table(void **state)
     d = check(w, "Bash", "{\"command\":\"git status > /tmp/loom-outside-x\"}");
     assert_int_equal(d.match.verdict, PERM_NONE);
     assert_non_null(strstr(d.uncovered, "outside the workspace"));
+    /* A long reason cut short never ends inside a UTF-8 character. */
+    for (int parity = 0; parity < 2; parity++) {   /* the cut falls on either byte */
+        char longcmd[600];
+        snprintf(longcmd, sizeof longcmd, "x=push; git $x %s", parity ? "a" : "");
+        while (strlen(longcmd) + 3 < sizeof longcmd)
+            strcat(longcmd, "\xc3\xa9");
+        json_t *in = json_pack("{s:s}", "command", longcmd);
+        rule_match m = perm_rules_check(u, "Bash", in, g_proj);
+        json_decref(in);
+        assert_int_equal(m.verdict, PERM_DENY);
+        assert_true(strlen(m.rule) > 200);
+        json_t *js = json_string(m.rule);
+        assert_non_null(js);   /* valid UTF-8 */
+        json_decref(js);
+    }
     perm_rules_free(w);
     perm_rules_free(g);
     perm_rules_free(u);
