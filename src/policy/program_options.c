@@ -194,7 +194,19 @@ static void unsure(prog_norm *out, const char *fmt, const char *what)
     if (out->unsure)
         return;
     out->unsure = true;
-    snprintf(out->why, sizeof out->why, fmt, what);
+    char w[120];
+    /* The value is the model's text: cut it at a character boundary, since
+     * the reason ends up inside JSON with more text after it. */
+    snprintf(w, sizeof w, "%s", what);
+    size_t n = strlen(w);
+    if (n + 1 == sizeof w) {
+        size_t i = n;
+        while (i > 0 && ((unsigned char)w[i - 1] & 0xC0) == 0x80)
+            i--;
+        if (i > 0 && (unsigned char)w[i - 1] >= 0xC0)
+            w[i - 1] = '\0';
+    }
+    snprintf(out->why, sizeof out->why, fmt, w);
 }
 
 static bool all_digits(const char *s)
