@@ -1376,10 +1376,77 @@ static const char *const FILE_READERS[] = {
     ".", NULL,
 };
 
+/* Value of option opt (short "-o" or long "--output") at argv[*k]: glued,
+ * after '=', or the next word; NULL when argv[*k] is not that option. */
+static const char *opt_value(const bash_cmd *c, size_t *k, const char *shrt, const char *lng)
+{
+    const char *a = c->argv[*k];
+    if (shrt && !strcmp(a, shrt))
+        return *k + 1 < c->argc ? c->argv[++*k] : NULL;
+    if (shrt && !strncmp(a, shrt, 2) && a[2] && a[1] != '-')
+        return a + 2;
+    size_t ln = lng ? strlen(lng) : 0;
+    if (lng && !strncmp(a, lng, ln)) {
+        if (a[ln] == '=')
+            return a + ln + 1;
+        if (!a[ln])
+            return *k + 1 < c->argc ? c->argv[++*k] : NULL;
+    }
+    return NULL;
+}
+
+void perm_wrapper_write_targets(const bash_cmd *c, void (*fn)(void *ctx, const char *path),
+                                void *ctx)
+{
+    if (!c || !c->argc)
+        return;
+    const char *name = bash_cmd_name(c);
+    bool trace = !strcmp(name, "strace") || !strcmp(name, "ltrace");
+    bool time = !strcmp(name, "time");
+    bool script = !strcmp(name, "script");
+    bool vg = !strcmp(name, "valgrind");
+    if (!trace && !time && !script && !vg)
+        return;
+    bool positional = false;
+    for (size_t k = 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        const char *v = NULL;
+        if (trace || time) {
+            if ((v = opt_value(c, &k, "-o", "--output")))
+                fn(ctx, v);
+            else if (a[0] != '-')
+                break;   /* the traced command starts here */
+        } else if (vg) {
+            if (!strncmp(a, "--log-file=", 11) || !strncmp(a, "--xml-file=", 11))
+                fn(ctx, a + 11);
+            else if (a[0] != '-')
+                break;
+        } else { /* script [options] [file] */
+            if (!strcmp(a, "-c") || !strcmp(a, "--command") || !strcmp(a, "-E") ||
+                !strcmp(a, "--echo") || !strcmp(a, "-m") || !strcmp(a, "--logging-format"))
+                k++;
+            else if ((v = opt_value(c, &k, "-O", "--log-out")) ||
+                     (v = opt_value(c, &k, "-I", "--log-in")) ||
+                     (v = opt_value(c, &k, "-B", "--log-io")) ||
+                     (v = opt_value(c, &k, "-T", "--log-timing")))
+                fn(ctx, v);
+            else if (!strncmp(a, "--timing=", 9))
+                fn(ctx, a + 9);
+            else if (a[0] != '-' && !positional) {
+                positional = true;
+                fn(ctx, a);
+            }
+        }
+    }
+    if (script && !positional)
+        fn(ctx, "typescript");
+}
+
 static void check_cmd_files(bash_state *st, const dirset *ds, const bash_cmd *c)
 {
     write_ctx w = {st, ds};
     risk_write_targets(c, on_write_target, &w);
+    perm_wrapper_write_targets(c, on_write_target, &w);
     if (!st->has_path_rules[0])
         return;
     for (size_t k = 0; k < c->nredir; k++)

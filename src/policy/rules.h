@@ -40,6 +40,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "policy/bash_parse.h"
 #include "policy/perm_types.h"
 
 typedef struct perm_rules perm_rules;
@@ -91,6 +92,13 @@ perm_rules *perm_rule_compile(const char *rule_text, loom_error *err);
  * would give). */
 bool perm_rule_matches(const perm_rules *one, const char *tool_name, const json_t *input,
                        const char *cwd);
+
+/* Files wrappers write through their own options, which the risk
+ * classifier's write-target list does not cover: strace/ltrace -o FILE,
+ * GNU time -o FILE, script's log file (and -O/-I/-T/-B), valgrind
+ * --log-file=FILE. fn gets each path as written. */
+void perm_wrapper_write_targets(const bash_cmd *c, void (*fn)(void *ctx, const char *path),
+                                void *ctx);
 
 /* The path a file operation on `path` really reaches, for rules and the
  * tamper guard: made absolute against cwd, "." and ".." folded the way the

@@ -64,9 +64,9 @@ static const pattern PATTERNS[P__COUNT] = {
      * credentials. Matched on the path's tail, so $HOME/.bashrc and
      * ../../.bashrc are caught as written. */
     [P_STARTUP] = {"shell-startup",
-                   "(?:^|/)\\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile"
+                   "(?:^|/)\\.(?:bashrc|bash_profile|bash_login|bash_logout|bash_aliases|profile|zshrc|zprofile"
                    "|zshenv|zlogin|zlogout|kshrc|mkshrc|cshrc|tcshrc|login|xprofile|xsessionrc)/*$"
-                   "|(?:^|/)\\.config/fish/(?:config\\.fish/*$|conf\\.d/|functions/)"
+                   "|(?:^|/)\\.bashrc\\.d/|(?:^|/)\\.config/fish/(?:config\\.fish/*$|conf\\.d/|functions/)"
                    "|(?:^|/)\\.config/(?:environment\\.d|autostart)/"
                    "|^/+etc/+(?:profile/*$|profile\\.d/|bash\\.bashrc/*$|bashrc/*$|zsh/|zshrc/*$"
                    "|zprofile/*$|zshenv/*$|zlogin/*$|environment/*$|bash_completion\\.d/)",
@@ -295,6 +295,7 @@ static bool check_bash(const char *cmd, char *why, size_t cap)
     target_scan ts = {0};
     for (size_t i = 0; i < bash_cmds_count(pc) && !ts.hit; i++) {
         risk_write_targets(bash_cmds_at(pc, i), on_target, &ts);
+        perm_wrapper_write_targets(bash_cmds_at(pc, i), on_target, &ts);
         track_cd(&ts, bash_cmds_at(pc, i));
     }
     for (size_t k = 0; k < ts.ndirs; k++)

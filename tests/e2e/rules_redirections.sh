@@ -65,9 +65,11 @@ SENSITIVE=(
   "echo machine > ~/.netrc"
   "cd ~ && echo x >> .bash_logout"
   "cd ~/.config && echo x > fish/conf.d/x.fish"
+  "strace -o ~/.kshrc true"
+  "script -q ~/.bash_aliases < /dev/null"
 )
 SFILES=(.bashrc .profile .zshrc .bash_profile .zprofile .ssh/authorized_keys .zshenv
-        .config/fish/config.fish .aws/credentials .netrc .bash_logout .config/fish/conf.d/x.fish)
+        .config/fish/config.fish .aws/credentials .netrc .bash_logout .config/fish/conf.d/x.fish .kshrc .bash_aliases)
 bash_calls_scenario "$T/s2.json" "${SENSITIVE[@]}"
 # and the Write tool, for two of them
 jq --arg p "$HOME/.bash_login" --arg q "$HOME/.npmrc" '.turns = (.turns[:-1] + [

@@ -562,7 +562,8 @@ static void test_malformed(void **state)
 
 /* ---- issue #10: one table of (rule set, command, verdict) ---------------
  * Rule sets:
- *   W  allow Bash(git status:*), Bash(echo:*), Bash(cat:*), Bash(tee:*)
+ *   W  allow Bash(git status:*), Bash(echo:*), Bash(cat:*), Bash(tee:*),
+ *      Bash(strace:*)
  *                                                                 (class 1)
  *   G  allow Bash(git:*), Bash(npm:*), Bash(docker:*), Bash(kubectl:*),
  *      Bash(cargo:*), Bash(make:*), Bash(terraform:*), Bash(helm:*),
@@ -603,6 +604,12 @@ static const rule_row RULE_ROWS[] = {
     {'W', "git status > \"$HOME/.bashrc\"", PERM_NONE},
     {'W', "{ git status; } > /etc/profile", PERM_NONE},
     {'W', "(git status) > ~/.zshenv", PERM_NONE},
+    {'W', "strace -o ~/.bashrc git status", PERM_NONE},
+    {'W', "strace -o/tmp/loom-outside-x git status", PERM_NONE},
+    {'W', "strace --output=/tmp/loom-outside-x git status", PERM_NONE},
+    {'W', "strace -o trace.txt git status", PERM_ALLOW},
+    {'W', "script -qc 'git status' /tmp/loom-outside-x", PERM_NONE},
+    {'W', "script -qc 'git status' /dev/null", PERM_NONE},   /* script is not allowed */
     /* class 2: global options, inline aliases */
     {'G', "git status", PERM_ALLOW},
     {'G', "git push", PERM_DENY},
@@ -729,7 +736,7 @@ static const rule_row RULE_ROWS[] = {
 static void test_issue10_table(void **state)
 {
     perm_rules *w = rules((const char *[]){"Bash(git status:*)", "Bash(echo:*)", "Bash(cat:*)",
-                                           "Bash(tee:*)", NULL},
+                                           "Bash(tee:*)", "Bash(strace:*)", NULL},
                           NULL, NULL);
     perm_rules *g = rules(
         (const char *[]){"Bash(git:*)", "Bash(npm:*)", "Bash(docker:*)", "Bash(kubectl:*)",
@@ -822,7 +829,8 @@ static void test_tamper_startup_and_credentials(void **state)
         "echo x >| ~/.bash_profile", "cat <<< 'export X=1' | tee -a ~/.bashrc",
         "echo k | tee ~/.ssh/authorized_keys", "cd && echo x >> .bashrc",
         "echo x > \"$HOME/.zshenv\"", "{ echo x; } >> ~/.config/fish/config.fish",
-        "cd ~/.ssh && echo k >> authorized_keys", "cd /etc; echo x > profile", NULL,
+        "cd ~/.ssh && echo k >> authorized_keys", "cd /etc; echo x > profile",
+        "strace -o ~/.bashrc true", "script -q ~/.profile", "/usr/bin/time -o ~/.zshrc true", NULL,
     };
     for (size_t k = 0; CMDS[k]; k++) {
         json_t *in = json_pack("{s:s}", "command", CMDS[k]);
