@@ -7,7 +7,11 @@
  * path, through wrappers), an allow rule strictly (the command as written
  * including its assignments, the path only as it really resolves). A miss
  * on the generous side would let a call through; a miss on the strict side
- * only costs a question.
+ * only costs a question. "Generous" includes what a command could become:
+ * deny rules are matched with known programs' global options dropped
+ * (program_options.h), through expansions and appended arguments, and an
+ * uncertain parse meets every Bash deny and ask rule. An allow rule covers
+ * a command only while every file it writes stays in the workspace.
  */
 #include "policy/rules.h"
 
