@@ -13,6 +13,7 @@
 
 #include "base/json.h"
 #include "base/str.h"
+#include "policy/rules.h"   /* one rule engine: hooks -> policy, never back */
 
 /* ---- regular expressions ------------------------------------------------ */
 
@@ -164,6 +165,7 @@ typedef struct {
     cterm_kind kind;
     char *tool;    /* CT_TOOL: tool-name glob */
     char *pattern; /* CT_TOOL: text inside the parentheses; NULL = any call */
+    perm_rules *rule; /* CT_TOOL on Bash: the settings rule engine's reading */
     char **path;   /* CT_RE…CT_NE: payload path, one segment each */
     size_t n_path;
     pcre2_code *re;
@@ -177,6 +179,7 @@ struct hook_cond {
 
 static void cterm_free(cterm *t)
 {
+    perm_rules_free(t->rule);
     free(t->tool);
     free(t->pattern);
     for (size_t i = 0; i < t->n_path; i++)
@@ -396,8 +399,21 @@ static int parse_term(cterm *t, const char *cond, loom_error *err)
     size_t at, oplen;
     /* A tool rule is tried first: its pattern may contain "==" or "=~"
      * (Bash(test "$a" == b)), which are then not operators. */
-    if (parse_tool_rule(t, cond))
+    if (parse_tool_rule(t, cond)) {
+        /* Bash(...) means what it means in permissions.deny: the same
+         * engine reads it, so sudo/env/sh -c/$( ) wrapping, global options
+         * and commands that only could be it all fire the hook. */
+        if (!strcmp(t->tool, "Bash") && t->pattern && *t->pattern && strcmp(t->pattern, "*")) {
+            loom_error rerr = {0};
+            char *text = xstrdup(cond);
+            t->rule = perm_rule_compile(text, &rerr);
+            free(text);
+            if (!t->rule)
+                return loom_error_set(err, LOOM_ERR_CONFIG, "`if` condition \"%s\": %s", cond,
+                                      rerr.message);
+        }
         return 0;
+    }
     if (!find_operator(cond, &kind, &at, &oplen))
         return loom_error_set(err, LOOM_ERR_CONFIG,
                               "`if` condition \"%s\" is not understood: write Tool(pattern) "
@@ -615,6 +631,8 @@ static bool tool_term_eval(const cterm *t, const json_t *payload, const char *pr
     const json_t *in = json_get_obj(payload, "tool_input");
     const char *cwd = json_get_str(payload, "cwd", project_dir ? project_dir : "/");
     const char *s;
+    if (t->rule)
+        return in && perm_rule_matches(t->rule, tool, in, cwd);
     if ((s = json_get_str(in, "command", NULL)))
         return shell_rule_match(t->pattern, s);
     static const char *const path_keys[] = {"file_path", "notebook_path", "path"};

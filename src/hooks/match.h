@@ -17,6 +17,12 @@
  *   Tool / Tool(pattern)      Claude Code's permission-rule syntax:
  *                             Bash(git push *), Bash(npm test:*),
  *                             Edit(*.md), Read(.env), WebFetch(domain:x.com)
+ *                             Bash(...) is read by policy/rules.h
+ *                             (perm_rule_compile): it holds when the same
+ *                             text as a settings deny rule would deny the
+ *                             call (wrappers, global options, "could be").
+ *                             hooks/ includes policy/rules.h; policy/rules
+ *                             includes nothing of hooks/, so no cycle.
  *   path =~ regex             path !~ regex   (also: path matches 'regex')
  *   path == value             path != value   (value: JSON literal or a word)
  * where path is dotted (tool_input.command, edits.0.old_string) or a JSON

@@ -1519,7 +1519,10 @@ done:
 /* Options of a wrapper: letters that take a value (in the same word or the
  * next one), letters that do not, long options that take a value when not
  * written with '='. Anything else is an option the parser does not know:
- * uncertain. */
+ * uncertain. positional: words between the options and the command (the
+ * duration of timeout, the mask of taskset, the lock file of flock).
+ * nocmd: option letters after which no command of the arguments runs
+ * (taskset -p PID, chrt -p). */
 typedef struct wrapper {
     const char *name;
     const char *with_arg;
@@ -1527,9 +1530,11 @@ typedef struct wrapper {
     const char *const *long_with_arg;
     bool transparent;
     int kind;   /* 0 plain, W_ENV, W_TIMEOUT, W_COMMAND, W_SUDO, W_XARGS */
+    unsigned positional;
+    const char *nocmd;
 } wrapper;
 
-enum { W_PLAIN, W_ENV, W_TIMEOUT, W_COMMAND, W_SUDO, W_XARGS, W_NICE };
+enum { W_PLAIN, W_ENV, W_TIMEOUT, W_COMMAND, W_SUDO, W_XARGS, W_NICE, W_PARALLEL };
 
 static const char *const SUDO_LONG[] = {"--user", "--group", "--close-from", "--chdir", "--host",
                                         "--prompt", "--role", "--type", "--command-timeout",
@@ -1542,24 +1547,94 @@ static const char *const XARGS_LONG[] = {"--arg-file", "--delimiter", "--eof", "
                                          "--max-lines", "--max-args", "--max-procs",
                                          "--max-chars", "--process-slot-var", NULL};
 static const char *const IONICE_LONG[] = {"--class", "--classdata", NULL};
+static const char *const CHRT_LONG[] = {"--sched-runtime", "--sched-period", "--sched-deadline",
+                                        NULL};
+static const char *const FLOCK_LONG[] = {"--timeout", "--wait", "--conflict-exit-code", NULL};
+static const char *const UNSHARE_LONG[] = {"--setuid", "--setgid", "--root", "--wd",
+                                           "--propagation", "--map-user", "--map-group",
+                                           "--map-users", "--map-groups", NULL};
+static const char *const STRACE_LONG[] = {"--output", "--trace", "--signal", "--attach",
+                                          "--user", "--env", "--string-limit", "--columns",
+                                          "--summary-sort-by", "--trace-path", "--inject",
+                                          "--fault", "--status", "--quiet", "--decode-fds",
+                                          NULL};
+static const char *const CPULIMIT_LONG[] = {"--limit", "--pid", "--exe", "--cpu", NULL};
+static const char *const CHROOT_LONG[] = {"--userspec", "--groups", NULL};
+static const char *const NSENTER_LONG[] = {"--target", "--setuid", "--setgid", NULL};
+static const char *const SETPRIV_LONG[] = {"--reuid", "--regid", "--ruid", "--rgid", "--euid",
+                                           "--egid", "--groups", "--inh-caps", "--ambient-caps",
+                                           "--bounding-set", "--securebits", "--pdeathsig",
+                                           "--selinux-label", "--apparmor-profile",
+                                           "--landlock-access", "--landlock-rule", NULL};
+static const char *const PRLIMIT_LONG[] = {"--pid", "--output", NULL};
+static const char *const SYSTEMD_RUN_LONG[] = {"--unit", "--property", "--description",
+                                               "--slice", "--uid", "--gid", "--setenv",
+                                               "--working-directory", "--nice", "--host",
+                                               "--machine", "--service-type", "--on-calendar",
+                                               "--on-active", "--timer-property",
+                                               "--path-property", "--socket-property", NULL};
+static const char *const FAKEROOT_LONG[] = {"--lib", "--faked", NULL};
+static const char *const PKEXEC_LONG[] = {"--user", NULL};
+static const char *const PARALLEL_LONG[] = {"--jobs", "--arg-file", "--delimiter", "--sshlogin",
+                                            "--max-args", "--max-lines", "--joblog", "--results",
+                                            "--tmpdir", NULL};
 static const char *const NONE_LONG[] = {NULL};
 
 static const wrapper WRAPPERS[] = {
-    {"sudo", "ugCDhprtTU", "AbEHnPSkK", SUDO_LONG, false, W_SUDO},
-    {"doas", "uC", "ns", NONE_LONG, false, W_SUDO},
-    {"env", "uCS", "i0v", ENV_LONG, true, W_ENV},
-    {"nice", "n", "", NICE_LONG, true, W_NICE},
-    {"ionice", "cn", "t", IONICE_LONG, true, W_PLAIN},
-    {"nohup", "", "", NONE_LONG, true, W_PLAIN},
-    {"time", "fo", "pavq", NONE_LONG, true, W_PLAIN},
-    {"timeout", "sk", "v", TIMEOUT_LONG, true, W_TIMEOUT},
-    {"stdbuf", "ioe", "", STDBUF_LONG, true, W_PLAIN},
-    {"command", "", "p", NONE_LONG, true, W_COMMAND},
-    {"builtin", "", "", NONE_LONG, true, W_PLAIN},
-    {"exec", "a", "cl", NONE_LONG, true, W_PLAIN},
-    {"setsid", "", "cfw", NONE_LONG, true, W_PLAIN},
-    {"xargs", "adEILnPs", "0rtpxo", XARGS_LONG, false, W_XARGS},
-    {NULL, NULL, NULL, NULL, false, 0},
+    {"sudo", "ugCDhprtTU", "AbEHnPSkK", SUDO_LONG, false, W_SUDO, 0, ""},
+    {"doas", "uC", "ns", NONE_LONG, false, W_SUDO, 0, ""},
+    {"pkexec", "", "", PKEXEC_LONG, false, W_PLAIN, 0, ""},
+    {"env", "uCS", "i0v", ENV_LONG, true, W_ENV, 0, ""},
+    {"nice", "n", "", NICE_LONG, true, W_NICE, 0, ""},
+    {"ionice", "cn", "t", IONICE_LONG, true, W_PLAIN, 0, "p"},
+    {"nohup", "", "", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"time", "fo", "pavq", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"timeout", "sk", "v", TIMEOUT_LONG, true, W_TIMEOUT, 1, ""},
+    {"stdbuf", "ioe", "", STDBUF_LONG, true, W_PLAIN, 0, ""},
+    {"command", "", "p", NONE_LONG, true, W_COMMAND, 0, ""},
+    {"builtin", "", "", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"exec", "a", "cl", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"setsid", "", "cfw", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"xargs", "adEILnPs", "0rtpxo", XARGS_LONG, false, W_XARGS, 0, ""},
+    {"taskset", "", "ac", NONE_LONG, true, W_PLAIN, 1, "p"},
+    {"flock", "Ew", "sxunoFv", FLOCK_LONG, false, W_PLAIN, 1, ""},   /* creates its lock file */
+    {"chrt", "TPD", "abdfiorRve", CHRT_LONG, true, W_PLAIN, 1, "pm"},
+    {"unshare", "SGRw", "muinpUCTfrcl", UNSHARE_LONG, false, W_PLAIN, 0, ""},
+    {"strace", "eopsuEabIOPSXU", "cCdDfFhikqrtTvVwxyzZn", STRACE_LONG, false, W_PLAIN, 0, ""},
+    {"ltrace", "eopsuaADFlnxLw", "bcCfhirStTV", STRACE_LONG, false, W_PLAIN, 0, ""},
+    {"cpulimit", "lc", "zikrvqbf", CPULIMIT_LONG, false, W_PLAIN, 0, "pe"},
+    {"firejail", "", "", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"proot", "rbmqwkvRSip", "0hVn", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"chroot", "", "", CHROOT_LONG, false, W_PLAIN, 1, ""},
+    {"nsenter", "tSG", "amuinpUCTrwFZ", NSENTER_LONG, false, W_PLAIN, 0, ""},
+    {"dbus-launch", "", "", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"busybox", "", "", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"setpriv", "", "d", SETPRIV_LONG, false, W_PLAIN, 0, ""},
+    {"prlimit", "o", "", PRLIMIT_LONG, true, W_PLAIN, 0, "p"},
+    {"numactl", "imNCpP", "l", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"systemd-run", "pEMH", "tPqGrhdu", SYSTEMD_RUN_LONG, false, W_PLAIN, 0, ""},
+    {"fakeroot", "lisb", "uhv", FAKEROOT_LONG, false, W_PLAIN, 0, ""},
+    {"faketime", "p", "fm", NONE_LONG, true, W_PLAIN, 1, ""},
+    {"eatmydata", "", "", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"nocache", "n", "", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"chronic", "", "ev", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"ifne", "", "n", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"valgrind", "", "qvh", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"catchsegv", "", "", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"torsocks", "uapP", "idqh", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"proxychains", "f", "q", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"proxychains4", "f", "q", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"unbuffer", "", "p", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"gosu", "", "", NONE_LONG, false, W_PLAIN, 1, ""},
+    {"su-exec", "", "", NONE_LONG, false, W_PLAIN, 1, ""},
+    {"setarch", "", "vRFZLXBIST3", NONE_LONG, true, W_PLAIN, 1, ""},
+    {"linux32", "", "vRFZLXBIST3", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"linux64", "", "vRFZLXBIST3", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"runcon", "turl", "c", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"tini", "", "sgvwl", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"dumb-init", "r", "cv", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"parallel", "jaIdEnNsLP", "kqvtX0r", PARALLEL_LONG, false, W_PARALLEL, 0, ""},
+    {NULL, NULL, NULL, NULL, false, 0, 0, NULL},
 };
 
 static bool in_list(const char *const *list, const char *s, size_t n)
@@ -1572,13 +1647,19 @@ static bool in_list(const char *const *list, const char *s, size_t n)
 
 /* Appends a command derived from argv[from, to) of cmds[idx] and unwraps it
  * further. */
-static void emit_derived(parser *p, size_t idx, size_t from, size_t to, const vec *assign,
-                         bool transparent, unsigned level)
+static void emit_derived_x(parser *p, size_t idx, size_t from, size_t to, const vec *assign,
+                           bool transparent, unsigned level, unsigned extra,
+                           const char *placeholder)
 {
     bash_cmd c = p->out->cmds[idx];
     vec av = {0};
+    /* A word holding the placeholder (xargs -I{}, find -exec {}) becomes
+     * what the wrapper reads at run time: as good as an expansion. */
     for (size_t k = from; k < to; k++)
-        vec_push(&av, (void *)c.argv[k], c.argv_flags[k]);
+        vec_push(&av, (void *)c.argv[k],
+                 c.argv_flags[k] | (placeholder && *placeholder && strstr(c.argv[k], placeholder)
+                                        ? BASH_WORD_EXPANDS
+                                        : 0));
     vec none = {0};
     const char *func = p->func;
     bool subst = p->subst;
@@ -1598,12 +1679,19 @@ static void emit_derived(parser *p, size_t idx, size_t from, size_t to, const ve
     if (d < 0)
         return;
     bash_cmd *dc = &p->out->cmds[d];
-    dc->flags |= BASH_CMD_DERIVED | (c.flags & (BASH_CMD_PIPE_IN | BASH_CMD_PIPE_OUT |
-                                                BASH_CMD_BACKGROUND | BASH_CMD_FUNCTION));
+    dc->flags |= BASH_CMD_DERIVED | extra |
+                 (c.flags & (BASH_CMD_PIPE_IN | BASH_CMD_PIPE_OUT | BASH_CMD_BACKGROUND |
+                             BASH_CMD_FUNCTION | BASH_CMD_MORE_ARGS));
     if (transparent)
         dc->flags |= BASH_CMD_TRANSPARENT;
     dc->parent = (long)idx;
     derive(p, (size_t)d, level + 1);
+}
+
+static void emit_derived(parser *p, size_t idx, size_t from, size_t to, const vec *assign,
+                         bool transparent, unsigned level)
+{
+    emit_derived_x(p, idx, from, to, assign, transparent, level, 0, NULL);
 }
 
 /* sudo, env, timeout, … : skips the wrapper's options and returns the index
@@ -1666,6 +1754,8 @@ static size_t skip_wrapper(parser *p, const bash_cmd *c, const wrapper *w, vec *
             }
             if (w->kind == W_XARGS && (o == 'i' || o == 'l'))
                 break;   /* optional value glued to the letter */
+            if (w->nocmd && strchr(w->nocmd, o))
+                return c->argc;   /* taskset -p PID: no command runs */
             if (strchr(w->with_arg, o)) {
                 if (!a[k + 1])
                     took_arg = true;
@@ -1682,8 +1772,8 @@ static size_t skip_wrapper(parser *p, const bash_cmd *c, const wrapper *w, vec *
             *transparent = false;
         i += took_arg ? 2 : 1;
     }
-    if (w->kind == W_TIMEOUT && i < c->argc)
-        i++;   /* the duration */
+    for (unsigned k = 0; k < w->positional && i < c->argc; k++)
+        i++;   /* timeout's duration, taskset's mask, flock's file … */
     return i;
 }
 
@@ -1723,6 +1813,128 @@ static bool is_shell(const char *name)
     return false;
 }
 
+/* Parses word k of c as a script of its own, derived from c. */
+static void derive_script(parser *p, const bash_cmd *c, size_t idx, size_t k)
+{
+    if (c->argv_flags[k] & BASH_WORD_EXPANDS)
+        uncertain(p, "a command built at run time");
+    sub_parse(p, c->argv[k], strlen(c->argv[k]), false, (long)idx);
+}
+
+/* Commands that take a shell script as an option or argument:
+ * flock … -c SCRIPT, script -c SCRIPT, runuser/sg … -c SCRIPT, and trap
+ * 'SCRIPT' SIGNAL (run later, but run all the same). True when c was one
+ * of them and has been handled. */
+static bool derive_script_option(parser *p, const bash_cmd *c, size_t idx, const char *name,
+                                 unsigned level)
+{
+    bool flock = !strcmp(name, "flock"), script = !strcmp(name, "script");
+    bool runuser = !strcmp(name, "runuser") || !strcmp(name, "sg");
+    if (!strcmp(name, "trap")) {
+        size_t i = 1;
+        while (i < c->argc && c->argv[i][0] == '-' && c->argv[i][1] && strcmp(c->argv[i], "--") &&
+               strcmp(c->argv[i], "-"))
+            i++;
+        if (i < c->argc && !strcmp(c->argv[i], "--"))
+            i++;
+        /* trap ACTION SIGNAL…; a single word only resets that signal. */
+        if (i + 1 < c->argc && strcmp(c->argv[i], "-"))
+            derive_script(p, c, idx, i);
+        return true;
+    }
+    if (!flock && !script && !runuser)
+        return false;
+    for (size_t k = 1; k + 1 < c->argc; k++) {
+        const char *a = c->argv[k];
+        size_t al = strlen(a);
+        bool cluster_c = a[0] == '-' && al > 2 && a[1] != '-' && a[al - 1] == 'c' &&
+                         strspn(a + 1, "aefqkEIOBTmxsunoFlgGwp") == al - 2; /* script -qc */
+        if (!strcmp(a, "-c") || !strcmp(a, "--command") || cluster_c) {
+            derive_script(p, c, idx, k + 1);
+            return true;
+        }
+        if (!strncmp(a, "--command=", 10)) {
+            sub_parse(p, a + 10, strlen(a + 10), false, (long)idx);
+            return true;
+        }
+    }
+    if (script)
+        return true;   /* no -c: an interactive shell; the argument is the log file */
+    if (runuser) {
+        /* runuser -u USER CMD…, sg GROUP CMD… (sg hands its words to sh -c) */
+        size_t from = c->argc;
+        if (!strcmp(name, "sg")) {
+            from = 2;
+        } else {
+            for (size_t k = 1; k + 1 < c->argc; k++)
+                if (!strcmp(c->argv[k], "-u") || !strcmp(c->argv[k], "--user")) {
+                    from = k + 2;
+                    break;
+                }
+            if (from < c->argc && !strcmp(c->argv[from], "--"))
+                from++;
+        }
+        if (from < c->argc)
+            emit_derived(p, idx, from, c->argc, NULL, false, level);
+        return true;
+    }
+    return false;   /* flock without -c: the wrapper table handles it */
+}
+
+/* Interpreters given code on the command line (python -c, perl -e, node
+ * -e, …): the parser cannot follow the code, but when it can start
+ * programs (os.system, subprocess, child_process, backticks, …) the
+ * command may run anything — uncertain, so deny rules apply to it. */
+static void interpreter_code(parser *p, const bash_cmd *c, const char *name)
+{
+    static const struct {
+        const char *prefix;   /* program name, or its prefix ("python") */
+        const char *opts;     /* option letters followed by code */
+    } INTERP[] = {{"python", "c"}, {"pypy", "c"}, {"perl", "eE"}, {"ruby", "e"},
+                  {"node", "ep"}, {"nodejs", "ep"}, {"bun", "e"}, {"deno", ""},
+                  {"php", "r"},    {"lua", "e"},    {"Rscript", "e"}, {"awk", ""},
+                  {"gawk", ""},    {"mawk", ""},    {"nawk", ""}};
+    static const char *const SHELL_OUT[] = {
+        "system", "exec", "popen", "spawn", "subprocess", "child_process", "`", "pty",
+        "shell_exec", "passthru", "proc_open", "Open3", "%x", "qx", "fork", "os.", "Deno.",
+        "Bun.", "|", NULL,
+    };
+    bool awk = false;
+    const char *opts = NULL;
+    for (size_t k = 0; k < sizeof INTERP / sizeof INTERP[0]; k++)
+        if (!strncmp(name, INTERP[k].prefix, strlen(INTERP[k].prefix)) &&
+            (!name[strlen(INTERP[k].prefix)] || isdigit((unsigned char)name[strlen(INTERP[k].prefix)]))) {
+            opts = INTERP[k].opts;
+            awk = strstr(INTERP[k].prefix, "awk") != NULL;
+        }
+    if (!opts)
+        return;
+    for (size_t k = 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        const char *code = NULL;
+        if (awk) {
+            if (a[0] == '-' && (a[1] == 'v' || a[1] == 'F' || a[1] == 'f') && !a[2])
+                k++;   /* -v var=x, -F sep, -f file */
+            else if (a[0] != '-')
+                code = a;   /* the program text */
+        } else if (a[0] == '-' && a[1] && a[1] != '-' && strchr(opts, a[strlen(a) - 1]) &&
+                   k + 1 < c->argc) {
+            code = c->argv[++k];
+        } else if (!strcmp(a, "--eval") || !strcmp(a, "--print") || !strcmp(a, "eval")) {
+            code = k + 1 < c->argc ? c->argv[++k] : NULL;
+        }
+        if (!code)
+            continue;
+        for (size_t m = 0; SHELL_OUT[m]; m++)
+            if (strstr(code, SHELL_OUT[m])) {
+                uncertain(p, "interpreter code that can start programs");
+                return;
+            }
+        if (awk)
+            return;
+    }
+}
+
 static void derive(parser *p, size_t idx, unsigned level)
 {
     if (p->out->aborted)
@@ -1735,13 +1947,46 @@ static void derive(parser *p, size_t idx, unsigned level)
         uncertain(p, "too many nested command wrappers");
         return;
     }
+    if (derive_script_option(p, &c, idx, name, level))
+        return;
+    interpreter_code(p, &c, name);
     for (const wrapper *w = WRAPPERS; w->name; w++) {
         if (strcmp(name, w->name))
             continue;
         vec assign = {0};
         bool transparent = w->transparent;
         size_t at = skip_wrapper(p, &c, w, &assign, &transparent);
-        if (at < c.argc)
+        if (at < c.argc && (w->kind == W_XARGS || w->kind == W_PARALLEL)) {
+            /* The command gets words read at run time: in the place of the
+             * replace string (-I{}, parallel's {}), else appended. */
+            const char *ph = w->kind == W_PARALLEL ? "{" : NULL;
+            for (size_t k = 1; k < at && w->kind == W_XARGS; k++) {
+                const char *a = c.argv[k];
+                if (!strcmp(a, "-I") && k + 1 < at)
+                    ph = c.argv[k + 1];
+                else if (!strncmp(a, "-I", 2) && a[2])
+                    ph = a + 2;
+                else if (!strncmp(a, "-i", 2))
+                    ph = a[2] ? a + 2 : "{}";
+                else if (!strncmp(a, "--replace", 9))
+                    ph = a[9] == '=' ? a + 10 : "{}";
+            }
+            size_t end = at;
+            while (end < c.argc && strncmp(c.argv[end], ":::", 3))
+                end++;
+            if (w->kind == W_XARGS)
+                end = c.argc;
+            bool placed = false;
+            for (size_t k = at; k < end && ph && *ph; k++)
+                placed = placed || strstr(c.argv[k], ph) != NULL;
+            if (end == at)
+                uncertain(p, "parallel runs its arguments as commands");
+            else
+                emit_derived_x(p, idx, at, end, &assign, false, level,
+                               placed ? 0 : BASH_CMD_MORE_ARGS, placed ? ph : NULL);
+        } else if (at >= c.argc && w->kind == W_PARALLEL) {
+            uncertain(p, "parallel runs its arguments as commands");
+        } else if (at < c.argc)
             emit_derived(p, idx, at, c.argc, &assign, transparent, level);
         else if (w->kind == W_SUDO && assign.n)
             uncertain(p, "sudo with assignments and no command");
@@ -1762,7 +2007,7 @@ static void derive(parser *p, size_t idx, unsigned level)
                 return;
             }
             if (e > k + 1)
-                emit_derived(p, idx, k + 1, e, NULL, false, level);
+                emit_derived_x(p, idx, k + 1, e, NULL, false, level, 0, "{}");
             k = e;
         }
         return;

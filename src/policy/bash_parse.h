@@ -69,6 +69,9 @@ enum {
                                        stdbuf, command, builtin, exec, setsid,
                                        plain env */
     BASH_CMD_FUNCTION = 1u << 6,    /* in the body of a function definition */
+    BASH_CMD_MORE_ARGS = 1u << 7,   /* DERIVED, and the wrapper adds words at
+                                       run time that the text does not show
+                                       (xargs appends what it reads) */
 };
 
 typedef struct bash_cmd {

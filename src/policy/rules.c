@@ -7,7 +7,11 @@
  * path, through wrappers), an allow rule strictly (the command as written
  * including its assignments, the path only as it really resolves). A miss
  * on the generous side would let a call through; a miss on the strict side
- * only costs a question.
+ * only costs a question. "Generous" includes what a command could become:
+ * deny rules are matched with known programs' global options dropped
+ * (program_options.h), through expansions and appended arguments, and an
+ * uncertain parse meets every Bash deny and ask rule. An allow rule covers
+ * a command only while every file it writes stays in the workspace.
  */
 #include "policy/rules.h"
 
@@ -25,6 +29,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "policy/bash_parse.h"
+#include "policy/program_options.h"
 #include "policy/risk.h"
 
 /* Symlinks followed while resolving one path; Linux gives up at 40 too. */
@@ -568,6 +573,98 @@ static bool bash_rule_matches(const rule *r, const char *const *w, size_t n, con
     return false;
 }
 
+/* Could some text that starts with s match the '*' pattern p? True when
+ * all of s is consumed by a prefix of p: what the shell adds after s
+ * (an expansion's value, more words) can then supply the rest. */
+static bool wild_prefix(const char *p, const char *s)
+{
+    const char *star = NULL, *ss = NULL;
+    while (*s) {
+        if (*p == '*') {
+            star = ++p;
+            ss = s;
+        } else if (*p && *p == *s) {
+            p++;
+            s++;
+        } else if (star) {
+            p = star;
+            s = ++ss;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A word the shell turns into something the text does not show: an
+ * expansion ($x, $(…)) or an unquoted glob. */
+static bool vague_word(unsigned flags)
+{
+    return (flags & (BASH_WORD_EXPANDS | BASH_WORD_GLOB)) != 0;
+}
+
+static bool seg_match(const char *p, size_t pn, const char *s, size_t sn);
+
+/* Could the command w[0..n) (flags per word) be one that rule r matches,
+ * once its vague words are expanded? The words before the first vague one
+ * must match as written; the vague word may become anything (several words
+ * too, or none), except that a glob without expansions can only become
+ * names it matches. more: arguments are appended at run time (xargs). */
+static bool could_match(const rule *r, const char *const *w, const unsigned *fl, size_t n,
+                        bool more)
+{
+    size_t v = 0;
+    while (v < n && !vague_word(fl[v]))
+        v++;
+    if (v == n && !more)
+        return false;
+    if (r->bmode == BM_GLOB) {
+        loom_str pre = LOOM_STR_INIT;
+        str_puts(&pre, "");
+        for (size_t k = 0; k < v; k++) {
+            str_puts(&pre, w[k]);
+            str_putc(&pre, ' ');
+        }
+        /* "git " + anything: the rule could match if it could continue
+         * what is known; at the very start (v == 0) everything could. */
+        if (v == n && pre.len)
+            pre.ptr[--pre.len] = '\0';
+        bool m = wild_prefix(r->glob, pre.ptr);
+        str_free(&pre);
+        return m;
+    }
+    for (size_t k = 0; k < v && k < r->nwords; k++)
+        if (strcmp(w[k], r->words[k]))
+            return false;
+    if (v < n && v < r->nwords && !(fl[v] & BASH_WORD_EXPANDS) &&
+        !seg_match(w[v], strlen(w[v]), r->words[v], strlen(r->words[v])))
+        return false;   /* a plain glob that cannot name the rule's word */
+    if (v >= r->nwords && r->bmode == BM_EXACT) {
+        /* Exact: the rest must be able to vanish or to be the rule. */
+        for (size_t k = r->nwords; k < n; k++)
+            if (!vague_word(fl[k]))
+                return false;
+        if (v == n && more)
+            return true;
+    }
+    return v < n || more;
+}
+
+/* The program a Bash rule is about ("git" for Bash(git push:*)), for
+ * "any subcommand of it"; NULL when the rule starts with a wildcard. */
+static bool rule_is_for_program(const rule *r, const char *name)
+{
+    if (r->bmode == BM_GLOB) {
+        loom_str pre = LOOM_STR_INIT;
+        str_puts(&pre, name);
+        str_putc(&pre, ' ');
+        bool m = wild_prefix(r->glob, pre.ptr);
+        str_free(&pre);
+        return m;
+    }
+    return r->nwords > 0 && !strcmp(r->words[0], name);
+}
+
 typedef struct cmd_form {
     const char **w;
     size_t n;
@@ -1042,6 +1139,9 @@ typedef struct bash_state {
     const rule *deny, *ask;
     bool has_path_rules[2];   /* deny/ask path rules exist for READ / EDIT */
     char blocked[256];        /* why a file the command writes stops an allow */
+    char outside[256];        /* a file it writes outside the workspace */
+    char *cwd_real;           /* the workspace, resolved (NULL: unknown) */
+    char deny_why[300], ask_why[300]; /* how the command could be the rule's */
     /* Each path rule's patterns, resolved once per check (index = rule). */
     signed char *pat_state;   /* 0 not yet, 1 ready, -1 unknown anchor */
     char **pat_lx, **pat_rs;
@@ -1064,6 +1164,7 @@ static bool st_patterns(bash_state *st, const rule *r, const char **lx, const ch
 
 static void st_free(bash_state *st)
 {
+    free(st->cwd_real);
     for (size_t q = 0; st->pat_state && q < st->rs->n; q++) {
         free(st->pat_lx[q]);
         free(st->pat_rs[q]);
@@ -1156,6 +1257,33 @@ static void note(bash_state *st, const rule *r, perm_verdict as)
         st->ask = better(st->ask, r);
 }
 
+static bool under(const char *dir, const char *p)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/')
+        return true;
+    return p && !strncmp(p, dir, n) && (p[n] == '/' || p[n] == '\0');
+}
+
+/* Does a file a Bash command writes stay in the workspace, every way it
+ * resolves — or does an Edit/Write allow rule cover it there? */
+static bool write_inside(bash_state *st, const path_forms *pf)
+{
+    if (st->cwd_real && pf->resolved && pf->physical && under(st->cwd_real, pf->resolved) &&
+        under(st->cwd_real, pf->physical))
+        return true;
+    for (size_t q = 0; q < st->rs->n; q++) {
+        const rule *r = &st->rs->v[q];
+        if (r->verdict != PERM_ALLOW || family_of(r->tool) != FAM_EDIT)
+            continue;
+        if (r->kind == RK_TOOL)
+            return true;
+        if (r->kind == RK_PATH && path_rule_matches(r, pf, st->cwd, true))
+            return true;
+    }
+    return false;
+}
+
 /* One file a Bash command reads (fam READ) or writes (fam EDIT), as the
  * parser gave it, against the deny/ask rules of that family. */
 static void check_file_word(bash_state *st, const dirset *ds, const char *w, unsigned flags,
@@ -1169,13 +1297,10 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
         vague = true;
     if (vague) {
         free(t);
-        if (fam == FAM_EDIT) {
-            if (!st->blocked[0])
-                snprintf(st->blocked, sizeof st->blocked,
-                         "the command writes %s: cannot tell which file that is", w);
-            return;
-        }
-        if (!vague_read_asks)
+        if (fam == FAM_EDIT && !st->blocked[0])
+            snprintf(st->blocked, sizeof st->blocked,
+                     "the command writes %s: cannot tell which file that is", w);
+        if (fam == FAM_READ && !vague_read_asks)
             return;
         /* A read-only command may run without asking anyone, so a read
          * that could reach a denied area must ask rather than wait. */
@@ -1195,8 +1320,10 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
                 free(f);
                 free(j);
             }
+            /* A write that could land in a denied area is denied: it may
+             * run unasked in bypassPermissions. A read only asks. */
             if (touch)
-                note(st, r, PERM_ASK);
+                note(st, r, fam == FAM_EDIT ? r->verdict : PERM_ASK);
         }
         free(lit);
         return;
@@ -1205,6 +1332,9 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
     for (size_t k = 0; k < ndirs; k++) {
         path_forms pf;
         path_forms_make(&pf, t, ds->d[k]);
+        if (fam == FAM_EDIT && !st->outside[0] && !write_inside(st, &pf))
+            snprintf(st->outside, sizeof st->outside,
+                     "the command writes %s, outside the workspace (%s)", w, st->cwd);
         for (size_t q = 0; q < st->rs->n; q++) {
             const rule *r = &st->rs->v[q];
             const char *plx, *prs;
@@ -1250,12 +1380,77 @@ static const char *const FILE_READERS[] = {
     ".", NULL,
 };
 
+/* Value of option opt (short "-o" or long "--output") at argv[*k]: glued,
+ * after '=', or the next word; NULL when argv[*k] is not that option. */
+static const char *opt_value(const bash_cmd *c, size_t *k, const char *shrt, const char *lng)
+{
+    const char *a = c->argv[*k];
+    if (shrt && !strcmp(a, shrt))
+        return *k + 1 < c->argc ? c->argv[++*k] : NULL;
+    if (shrt && !strncmp(a, shrt, 2) && a[2] && a[1] != '-')
+        return a + 2;
+    size_t ln = lng ? strlen(lng) : 0;
+    if (lng && !strncmp(a, lng, ln)) {
+        if (a[ln] == '=')
+            return a + ln + 1;
+        if (!a[ln])
+            return *k + 1 < c->argc ? c->argv[++*k] : NULL;
+    }
+    return NULL;
+}
+
+void perm_wrapper_write_targets(const bash_cmd *c, void (*fn)(void *ctx, const char *path),
+                                void *ctx)
+{
+    if (!c || !c->argc)
+        return;
+    const char *name = bash_cmd_name(c);
+    bool trace = !strcmp(name, "strace") || !strcmp(name, "ltrace");
+    bool time = !strcmp(name, "time");
+    bool script = !strcmp(name, "script");
+    bool vg = !strcmp(name, "valgrind");
+    if (!trace && !time && !script && !vg)
+        return;
+    bool positional = false;
+    for (size_t k = 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        const char *v = NULL;
+        if (trace || time) {
+            if ((v = opt_value(c, &k, "-o", "--output")))
+                fn(ctx, v);
+            else if (a[0] != '-')
+                break;   /* the traced command starts here */
+        } else if (vg) {
+            if (!strncmp(a, "--log-file=", 11) || !strncmp(a, "--xml-file=", 11))
+                fn(ctx, a + 11);
+            else if (a[0] != '-')
+                break;
+        } else { /* script [options] [file] */
+            if (!strcmp(a, "-c") || !strcmp(a, "--command") || !strcmp(a, "-E") ||
+                !strcmp(a, "--echo") || !strcmp(a, "-m") || !strcmp(a, "--logging-format"))
+                k++;
+            else if ((v = opt_value(c, &k, "-O", "--log-out")) ||
+                     (v = opt_value(c, &k, "-I", "--log-in")) ||
+                     (v = opt_value(c, &k, "-B", "--log-io")) ||
+                     (v = opt_value(c, &k, "-T", "--log-timing")))
+                fn(ctx, v);
+            else if (!strncmp(a, "--timing=", 9))
+                fn(ctx, a + 9);
+            else if (a[0] != '-' && !positional) {
+                positional = true;
+                fn(ctx, a);
+            }
+        }
+    }
+    if (script && !positional)
+        fn(ctx, "typescript");
+}
+
 static void check_cmd_files(bash_state *st, const dirset *ds, const bash_cmd *c)
 {
-    if (st->has_path_rules[1]) {
-        write_ctx w = {st, ds};
-        risk_write_targets(c, on_write_target, &w);
-    }
+    write_ctx w = {st, ds};
+    risk_write_targets(c, on_write_target, &w);
+    perm_wrapper_write_targets(c, on_write_target, &w);
     if (!st->has_path_rules[0])
         return;
     for (size_t k = 0; k < c->nredir; k++)
@@ -1267,10 +1462,47 @@ static void check_cmd_files(bash_state *st, const dirset *ds, const bash_cmd *c)
             check_file_word(st, ds, c->argv[k], c->argv_flags[k], FAM_READ, reader);
 }
 
+/* Records that deny/ask rule r matches; why says how, when the command
+ * only could be the one it names (kept for the rule that decides). */
+static void hit_rule(bash_state *st, const rule *r, const char *why)
+{
+    const rule **slot = r->verdict == PERM_DENY ? &st->deny : &st->ask;
+    char *buf = r->verdict == PERM_DENY ? st->deny_why : st->ask_why;
+    const rule *was = *slot;
+    *slot = better(*slot, r);
+    if (*slot != was || (was == r && why == NULL))
+        snprintf(buf, sizeof st->deny_why, "%s", why ? why : "");
+}
+
+/* The rule's text, and when the command only could be what it names, why. */
+static void set_match_why(rule_match *m, perm_verdict v, const rule *r, const char *why)
+{
+    set_match(m, v, r);
+    if (why && *why) {
+        size_t n = strlen(m->rule);
+        snprintf(m->rule + n, sizeof m->rule - n, " (%s)", why);
+        /* Cut short, the text may end inside a UTF-8 sequence (the command
+         * is the model's text); it goes into JSON, so the piece goes. */
+        size_t len = strlen(m->rule);
+        if (len + 1 == sizeof m->rule) {
+            size_t i = len;
+            while (i > 0 && ((unsigned char)m->rule[i - 1] & 0xC0) == 0x80)
+                i--;
+            if (i > 0 && (unsigned char)m->rule[i - 1] >= 0xC0) {
+                unsigned char lead = (unsigned char)m->rule[i - 1];
+                size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+                if (len - (i - 1) < want)
+                    m->rule[i - 1] = '\0';
+            }
+        }
+    }
+}
+
 static void check_bash(const perm_rules *rs, const char *command, const char *cwd,
                        perm_check_detail *out)
 {
     bash_state st = {.rs = rs, .cwd = cwd};
+    st.cwd_real = perm_resolve_path(".", cwd);
     bool specific_denies = false;   /* Bash(...) deny/ask rules exist */
     const rule *bare_allow = NULL;
     for (size_t q = 0; q < rs->n; q++) {
@@ -1294,42 +1526,93 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
         const bash_cmd *c = bash_cmds_at(pc, i);
         cmd_form full, bare, base;
         form_make(&full, c, true, false);
-        form_make(&bare, c, false, false);
         form_make(&base, c, false, true);
+        form_make(&bare, c, false, false);
+        /* Global options of known programs dropped: git -C . push reads
+         * as git push for deny and ask rules. */
+        prog_norm pn;
+        program_options_normalize(bash_cmd_name(c), c->argv, c->argc, c->assign, c->nassign,
+                                  &pn);
+        const char **nw = xmalloc((pn.n + 1) * sizeof *nw);
+        unsigned *nf = xmalloc((pn.n + 1) * sizeof *nf);
+        loom_str nj = LOOM_STR_INIT;
+        str_puts(&nj, "");
+        for (size_t k = 0; k < pn.n; k++) {
+            nw[k] = base.w[pn.keep[k]];
+            nf[k] = c->argv_flags[pn.keep[k]];
+            if (k)
+                str_putc(&nj, ' ');
+            str_puts(&nj, nw[k]);
+        }
+        bool more = (c->flags & BASH_CMD_MORE_ARGS) != 0;
+        char whybuf[300];
         for (size_t q = 0; q < rs->n; q++) {
             const rule *r = &rs->v[q];
             bool hit;
+            const char *why = NULL;
             if (r->kind == RK_TOOL && !strcmp(r->tool, "Bash"))
                 hit = true;
             else if (r->kind != RK_BASH)
                 continue;
             else if (r->verdict == PERM_ALLOW)
                 hit = bash_rule_matches(r, full.w, full.n, full.joined);
-            else
+            else {
                 hit = bash_rule_matches(r, full.w, full.n, full.joined) ||
                       bash_rule_matches(r, bare.w, bare.n, bare.joined) ||
-                      bash_rule_matches(r, base.w, base.n, base.joined);
+                      bash_rule_matches(r, base.w, base.n, base.joined) ||
+                      (pn.changed && bash_rule_matches(r, nw, pn.n, str_cstr(&nj)));
+                if (!hit && (could_match(r, base.w, c->argv_flags, base.n, more) ||
+                             could_match(r, nw, nf, pn.n, more))) {
+                    hit = true;
+                    char *t = bash_cmd_text(c);
+                    snprintf(whybuf, sizeof whybuf, "%s could be it: %s", t,
+                             more ? "its wrapper adds arguments at run time"
+                                  : "a word is expanded at run time");
+                    free(t);
+                    why = whybuf;
+                }
+                if (!hit && pn.unsure && rule_is_for_program(r, bash_cmd_name(c))) {
+                    hit = true;
+                    snprintf(whybuf, sizeof whybuf, "%s could be any %s subcommand: %s",
+                             bash_cmd_name(c), bash_cmd_name(c), pn.why);
+                    why = whybuf;
+                }
+            }
             if (!hit)
                 continue;
-            if (r->verdict == PERM_DENY)
-                st.deny = better(st.deny, r);
-            else if (r->verdict == PERM_ASK)
-                st.ask = better(st.ask, r);
+            if (r->verdict == PERM_DENY || r->verdict == PERM_ASK)
+                hit_rule(&st, r, why);
             else
                 direct[i] = better(direct[i], r);
         }
+        str_free(&nj);
+        free(nw);
+        free(nf);
+        prog_norm_free(&pn);
         form_free(&full);
         form_free(&bare);
         form_free(&base);
         check_cmd_files(&st, &ds, c);
         track_cd(&ds, c);
     }
+    /* Fail closed: a command the parser cannot follow could be any of
+     * the commands the deny and ask rules name. */
+    if (bash_cmds_uncertain(pc)) {
+        char whybuf[300];
+        snprintf(whybuf, sizeof whybuf, "the command could run it: cannot parse it for sure, %s",
+                 bash_cmds_why(pc) ? bash_cmds_why(pc) : "unknown reason");
+        for (size_t q = 0; q < rs->n; q++) {
+            const rule *r = &rs->v[q];
+            if (r->kind == RK_BASH && r->verdict != PERM_ALLOW)
+                hit_rule(&st, r, whybuf);
+        }
+    }
 
     out->uncertain = bash_cmds_uncertain(pc);
     if (st.deny) {
-        set_match(&out->match, PERM_DENY, st.deny);
+        set_match_why(&out->match, PERM_DENY, st.deny, st.deny_why);
     } else if (st.ask) {
-        set_match(&out->match, PERM_ASK, st.ask);
+        set_match_why(&out->match, PERM_ASK, st.ask, st.ask_why);
     } else {
         /* A command is covered when a rule allows it, when a rule allows
          * the wrapper it came from (sudo X allowed ⇒ X), or when it is a
@@ -1368,7 +1651,11 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
                 str_puts(&used, direct[i]->text);
             }
         }
-        bool all = n > 0 && first_uncovered < 0 && !out->uncertain && !st.blocked[0];
+        /* A write outside the workspace is not covered by a rule about the
+         * command (only the bare Bash rule, or an Edit/Write allow rule for
+         * that path, allows it), the same as for the Write tool. */
+        bool outside = st.outside[0] && !bare_allow;
+        bool all = n > 0 && first_uncovered < 0 && !out->uncertain && !st.blocked[0] && !outside;
         /* The bare Bash rule allows everything, unparseable text too, as
          * long as no Bash(...) or path deny/ask rule could hide in it. */
         if (!all && bare_allow && !specific_denies && !st.has_path_rules[0] &&
@@ -1392,6 +1679,8 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
                          bash_cmds_why(pc));
             } else if (st.blocked[0]) {
                 snprintf(out->uncovered, sizeof out->uncovered, "%s", st.blocked);
+            } else if (outside) {
+                snprintf(out->uncovered, sizeof out->uncovered, "%s", st.outside);
             } else if (n == 0) {
                 snprintf(out->uncovered, sizeof out->uncovered, "no command");
             }
@@ -1433,4 +1722,20 @@ rule_match perm_rules_check(const perm_rules *rs, const char *tool_name, const j
     perm_check_detail d;
     perm_rules_check_detail(rs, tool_name, input, cwd, &d);
     return d.match;
+}
+
+perm_rules *perm_rule_compile(const char *rule_text, loom_error *err)
+{
+    perm_rules *one = perm_rules_new();
+    if (perm_rules_add(one, PERM_DENY, rule_text, RULE_SRC_USER, err) < 0) {
+        perm_rules_free(one);
+        return NULL;
+    }
+    return one;
+}
+
+bool perm_rule_matches(const perm_rules *one, const char *tool_name, const json_t *input,
+                       const char *cwd)
+{
+    return perm_rules_check(one, tool_name, input, cwd).verdict == PERM_DENY;
 }

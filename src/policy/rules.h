@@ -22,7 +22,15 @@
  * PERM_NONE ("no rule allows all of it"), and the caller falls back to the
  * mode's default — normally asking. Redirections count as file access:
  * `> path` is checked against Edit/Write deny and ask rules, `< path`
- * against Read deny and ask rules.
+ * against Read deny and ask rules, and a command that writes outside the
+ * session directory is not covered by a Bash(...) allow rule.
+ *
+ * Deny and ask rules fail closed: they are also matched with known
+ * programs' global options dropped (program_options.h), against whatever
+ * an expansion or an appended argument could make of the command, and —
+ * when the parse is uncertain — as if the command could be any of them.
+ * The deciding rule's text in match.rule is then followed by the reason in
+ * parentheses ("Bash(git push:*) (git $x could be it: …)").
  */
 #ifndef LOOM_POLICY_RULES_H
 #define LOOM_POLICY_RULES_H
@@ -32,6 +40,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "policy/bash_parse.h"
 #include "policy/perm_types.h"
 
 typedef struct perm_rules perm_rules;
@@ -71,6 +80,25 @@ typedef struct perm_check_detail {
 
 void perm_rules_check_detail(const perm_rules *r, const char *tool_name, const json_t *input,
                              const char *cwd, perm_check_detail *out);
+
+/* One rule text on its own, for places outside the settings that take
+ * rule syntax (hook `if` conditions): compiled as a deny rule, so it
+ * matches exactly what the same text in permissions.deny would stop —
+ * through wrappers, global options and assignments, and any command that
+ * only could be it. NULL with err set when the text is not a valid rule.
+ * Free with perm_rules_free. */
+perm_rules *perm_rule_compile(const char *rule_text, loom_error *err);
+/* True when the compiled rule matches the call (the verdict a deny rule
+ * would give). */
+bool perm_rule_matches(const perm_rules *one, const char *tool_name, const json_t *input,
+                       const char *cwd);
+
+/* Files wrappers write through their own options, which the risk
+ * classifier's write-target list does not cover: strace/ltrace -o FILE,
+ * GNU time -o FILE, script's log file (and -O/-I/-T/-B), valgrind
+ * --log-file=FILE. fn gets each path as written. */
+void perm_wrapper_write_targets(const bash_cmd *c, void (*fn)(void *ctx, const char *path),
+                                void *ctx);
 
 /* The path a file operation on `path` really reaches, for rules and the
  * tamper guard: made absolute against cwd, "." and ".." folded the way the

@@ -26,7 +26,10 @@
 /* Nesting of input JSON walked for strings; deeper values are not read. */
 #define WALK_MAX_DEPTH 32
 
-enum { P_SETTINGS, P_DOTDIR, P_SETTINGS_FILE, P_BYPASS, P_SKIP, P_ALLOW_DENY, P_REMINDER, P__COUNT };
+enum {
+    P_SETTINGS, P_DOTDIR, P_SETTINGS_FILE, P_BYPASS, P_SKIP, P_ALLOW_DENY, P_REMINDER,
+    P_STARTUP, P_CREDENTIALS, P__COUNT
+};
 
 typedef struct pattern {
     const char *id;
@@ -56,6 +59,29 @@ static const pattern PATTERNS[P__COUNT] = {
     [P_REMINDER] = {"system-reminder-tag", "(?i)<\\s*/?\\s*system-reminder\\b",
                     "holds a <system-reminder> tag (a prompt injection trying to pass as the "
                     "harness)"},
+    /* issue #10: files a shell runs at start-up (code that runs in every
+     * later shell, outside any permission check) and files holding
+     * credentials. Matched on the path's tail, so $HOME/.bashrc and
+     * ../../.bashrc are caught as written. */
+    [P_STARTUP] = {"shell-startup",
+                   "(?:^|/)\\.(?:bashrc|bash_profile|bash_login|bash_logout|bash_aliases|profile|zshrc|zprofile"
+                   "|zshenv|zlogin|zlogout|kshrc|mkshrc|cshrc|tcshrc|login|xprofile|xsessionrc)/*$"
+                   "|(?:^|/)\\.bashrc\\.d/|(?:^|/)\\.config/fish/(?:config\\.fish/*$|conf\\.d/|functions/)"
+                   "|(?:^|/)\\.config/(?:environment\\.d|autostart)/"
+                   "|^/+etc/+(?:profile/*$|profile\\.d/|bash\\.bashrc/*$|bashrc/*$|zsh/|zshrc/*$"
+                   "|zprofile/*$|zshenv/*$|zlogin/*$|environment/*$|bash_completion\\.d/)",
+                   "writes a shell start-up file (code every later shell runs)"},
+    [P_CREDENTIALS] = {"credentials",
+                       "(?:^|/)\\.ssh(?:/|$)|(?:^|/)\\.aws/+(?:credentials|config)/*$"
+                       "|(?:^|/)\\.(?:netrc|npmrc|pypirc|git-credentials|vault-token|pgpass"
+                       "|my\\.cnf)/*$"
+                       "|(?:^|/)\\.docker/+config\\.json/*$|(?:^|/)\\.gnupg(?:/|$)"
+                       "|(?:^|/)\\.kube/+config/*$|(?:^|/)\\.config/+git/+credentials/*$"
+                       "|(?:^|/)\\.config/+gh/+hosts\\.yml/*$"
+                       "|(?:^|/)\\.cargo/+credentials(?:\\.toml)?/*$|(?:^|/)\\.gem/+credentials/*$"
+                       "|(?:^|/)\\.config/+gcloud/|(?:^|/)\\.azure/"
+                       "|(?:^|/)\\.terraform\\.d/+credentials\\.tfrc\\.json/*$",
+                       "writes a credentials file"},
 };
 
 static pcre2_code *g_re[P__COUNT];
@@ -106,6 +132,32 @@ static bool is_settings_path(const char *path)
         free(mine);
     }
     free(res);
+    return hit;
+}
+
+/* Is path a shell start-up or credentials file — as written, with ~
+ * expanded, or resolved through symlinks? Returns the pattern, or -1. */
+static int sensitive_path(const char *path)
+{
+    static const int KINDS[] = {P_STARTUP, P_CREDENTIALS};
+    char *forms[3] = {xstrdup(path), NULL, NULL};
+    const char *home = getenv("HOME");
+    if (path[0] == '~' && (path[1] == '/' || !path[1]) && home && *home) {
+        loom_str s = LOOM_STR_INIT;
+        str_puts(&s, home);
+        str_puts(&s, path + 1);
+        forms[1] = str_steal(&s);
+    }
+    char cwd[PATH_MAX];
+    const char *dir = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    forms[2] = perm_resolve_path(forms[1] ? forms[1] : path, dir);
+    int hit = -1;
+    for (size_t f = 0; f < 3 && hit < 0; f++)
+        for (size_t k = 0; k < 2 && hit < 0 && forms[f]; k++)
+            if (re_match(KINDS[k], forms[f], strlen(forms[f])))
+                hit = KINDS[k];
+    for (size_t f = 0; f < 3; f++)
+        free(forms[f]);
     return hit;
 }
 
@@ -170,18 +222,70 @@ static bool json_names_settings(const json_t *v, int depth)
     return false;
 }
 
+/* Directories a literal cd/pushd of the command went to, so that
+ * `cd ~/.ssh && echo k >> authorized_keys` is seen as the file it is. */
+#define TAMPER_CD_MAX 8
+
 typedef struct target_scan {
     bool hit;
+    int kind;
     char path[256];
+    char *dirs[TAMPER_CD_MAX];
+    size_t ndirs;
 } target_scan;
+
+static void scan_one(target_scan *t, const char *path, const char *shown)
+{
+    if (t->hit)
+        return;
+    int k = is_settings_path(path) ? P_SETTINGS : sensitive_path(path);
+    if (k >= 0) {
+        t->hit = true;
+        t->kind = k;
+        snprintf(t->path, sizeof t->path, "%s", shown);
+    }
+}
 
 static void on_target(void *ctx, const char *path)
 {
     target_scan *t = ctx;
-    if (!t->hit && is_settings_path(path)) {
-        t->hit = true;
-        snprintf(t->path, sizeof t->path, "%s", path);
+    scan_one(t, path, path);
+    if (path[0] == '/' || path[0] == '~')
+        return;
+    for (size_t k = 0; k < t->ndirs && !t->hit; k++) {
+        loom_str j = LOOM_STR_INIT;
+        str_puts(&j, t->dirs[k]);
+        str_putc(&j, '/');
+        str_puts(&j, path);
+        scan_one(t, str_cstr(&j), path);
+        str_free(&j);
     }
+}
+
+static void track_cd(target_scan *t, const bash_cmd *c)
+{
+    const char *name = bash_cmd_name(c);
+    if ((strcmp(name, "cd") && strcmp(name, "pushd")) || t->ndirs >= TAMPER_CD_MAX)
+        return;
+    size_t i = 1;
+    while (i < c->argc && c->argv[i][0] == '-' && c->argv[i][1])
+        i++;
+    const char *home = getenv("HOME");
+    const char *d = i < c->argc ? c->argv[i] : (home ? home : NULL);
+    if (!d || (i < c->argc && (c->argv_flags[i] & (BASH_WORD_EXPANDS | BASH_WORD_GLOB))))
+        return;
+    loom_str s = LOOM_STR_INIT;
+    if (d[0] == '~' && (d[1] == '/' || !d[1]) && home) {
+        str_puts(&s, home);
+        str_puts(&s, d + 1);
+    } else if (d[0] != '/' && t->ndirs) {
+        str_puts(&s, t->dirs[t->ndirs - 1]);
+        str_putc(&s, '/');
+        str_puts(&s, d);
+    } else {
+        str_puts(&s, d);
+    }
+    t->dirs[t->ndirs++] = str_steal(&s);
 }
 
 static bool check_bash(const char *cmd, char *why, size_t cap)
@@ -189,13 +293,18 @@ static bool check_bash(const char *cmd, char *why, size_t cap)
     size_t len = strlen(cmd);
     bash_cmds *pc = bash_parse(cmd);
     target_scan ts = {0};
-    for (size_t i = 0; i < bash_cmds_count(pc) && !ts.hit; i++)
+    for (size_t i = 0; i < bash_cmds_count(pc) && !ts.hit; i++) {
         risk_write_targets(bash_cmds_at(pc, i), on_target, &ts);
+        perm_wrapper_write_targets(bash_cmds_at(pc, i), on_target, &ts);
+        track_cd(&ts, bash_cmds_at(pc, i));
+    }
+    for (size_t k = 0; k < ts.ndirs; k++)
+        free(ts.dirs[k]);
     bash_cmds_free(pc);
     if (ts.hit) {
         char ctx[300];
         snprintf(ctx, sizeof ctx, "the command writes %s:", ts.path);
-        return flag(why, cap, P_SETTINGS, ctx);
+        return flag(why, cap, ts.kind, ctx);
     }
     /* A plainly read-only command (cat, grep, git diff …) changes nothing,
      * whatever it mentions. */
@@ -233,10 +342,11 @@ bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t 
         const char *p = json_string_value(json_object_get(input, "file_path"));
         if (!p)
             p = json_string_value(json_object_get(input, "notebook_path"));
-        if (p && is_settings_path(p)) {
+        int k = !p ? -1 : is_settings_path(p) ? P_SETTINGS : sensitive_path(p);
+        if (k >= 0) {
             char ctx[300];
             snprintf(ctx, sizeof ctx, "%s of %s", tool, p);
-            return flag(why, cap, P_SETTINGS, ctx);
+            return flag(why, cap, k, ctx);
         }
     } else if (json_names_settings(input, 0)) {
         char ctx[200];

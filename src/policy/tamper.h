@@ -1,6 +1,7 @@
 /* tamper.h — the settings tamper guard (seed 001 §14.4): recognizes a tool
- * call that would change Loom's own permission settings, and tool output
- * that carries a forged <system-reminder> tag.
+ * call that would change Loom's own permission settings or write a shell
+ * start-up or credentials file, and tool output that carries a forged
+ * <system-reminder> tag.
  *
  * Neither check decides anything; the caller turns a hit into a question
  * to the user (a call) or a neutralized result plus a warning (output).
@@ -20,8 +21,12 @@
  * managed-settings.json, .claude/settings*.json) through a Write/Edit path
  * or a Bash command that is not plainly read-only, or when its input
  * mentions bypassPermissions, --dangerously-skip-permissions or an edit of
- * permissions.allow/deny/ask. Read-only tools (Read, Glob, Grep, …) are
- * never flagged. why (cap bytes, may be NULL) gets "<pattern id>: <what>". */
+ * permissions.allow/deny/ask; also when a Write/Edit path or a file a Bash
+ * command writes is a shell start-up file (~/.bashrc, ~/.profile, ~/.zshrc,
+ * /etc/profile, …: "shell-startup") or a credentials file (~/.ssh/…,
+ * ~/.aws/credentials, ~/.netrc, ~/.npmrc, …: "credentials"). Read-only
+ * tools (Read, Glob, Grep, …) are never flagged. why (cap bytes, may be
+ * NULL) gets "<pattern id>: <what>". */
 bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t cap);
 
 /* True when tool output holds a <system-reminder> or </system-reminder>

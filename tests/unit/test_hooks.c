@@ -396,6 +396,35 @@ static void test_if_conditions(void **state)
     assert_false(cond("mcp__github", "{\"tool_name\":\"mcp__githubx__y\"}"));
     assert_false(cond("Bash(git *)", "{\"source\":\"startup\"}"));
 
+    /* Issue #10 class 20: Bash(...) reads as the same settings rule, so
+     * every wrapped spelling a deny rule stops fires the hook too. */
+    static const char *const WRAPPED[] = {
+        "sudo git push", "env X=1 git push", "bash -c 'git push'", "echo $(git push)",
+        "echo `git push`", "timeout 5 git push", "nice -n 5 git push", "sh -c \\\"git push -f\\\"",
+        "git -C . push", "git --no-pager push", "git -c alias.pp=push pp", "x=push; git $x",
+        "xargs git push < f", "find . -exec git push \\\\;", "taskset -c 0 git push",
+        "trap 'git push' EXIT", "(git push)", "{ git push; }", "if true; then git push; fi",
+        "/usr/bin/git push", "command git push", "eval 'git push'", NULL,
+    };
+    for (size_t k = 0; WRAPPED[k]; k++) {
+        char payload[512];
+        snprintf(payload, sizeof payload, BASH("%s"), WRAPPED[k]);
+        if (!cond("Bash(git push:*)", payload))
+            fail_msg("Bash(git push:*) did not fire for %s", WRAPPED[k]);
+        if (!cond("Bash(git push *)", payload))
+            fail_msg("Bash(git push *) did not fire for %s", WRAPPED[k]);
+    }
+    assert_false(cond("Bash(git push:*)", BASH("git status")));
+    assert_false(cond("Bash(git push:*)", BASH("echo git push")));
+    assert_false(cond("Bash(git push:*)", BASH("git -C . pull")));
+    /* A rule the engine rejects is an error at load time, not a silent miss. */
+    json_t *badv = json_string("Bash(git push && rm x)");
+    hook_cond *bad;
+    loom_error berr;
+    assert_true(hook_cond_parse(badv, &bad, &berr) < 0);
+    assert_non_null(strstr(berr.message, "one simple command"));
+    json_decref(badv);
+
     /* Loom's expression form. */
     assert_true(cond("tool_input.command =~ ^rm\\s", BASH("rm -rf build")));
     assert_false(cond("tool_input.command =~ ^rm\\s", BASH("echo rm")));

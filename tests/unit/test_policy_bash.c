@@ -388,6 +388,63 @@ static void test_text_and_name(void **state)
     bash_cmds_free(c);
 }
 
+/* Issue #10 class 3: wrappers the parser follows now, script strings it
+ * parses, and words a wrapper fills in at run time. */
+static void test_more_wrappers(void **state)
+{
+    expect("taskset -c 0 git push", "taskset -c 0 git push\ngit push", false);
+    expect("taskset 0x3 git push", "taskset 0x3 git push\ngit push", false);
+    expect("taskset -p 0x3 123", "taskset -p 0x3 123", false);
+    expect("chrt -f 10 git push", "chrt -f 10 git push\ngit push", false);
+    expect("flock /tmp/l git push", "flock /tmp/l git push\ngit push", false);
+    expect("flock -x /tmp/l -c 'git push'", "flock -x /tmp/l -c 'git push'\ngit push", false);
+    expect("unshare -rn git push", "unshare -rn git push\ngit push", false);
+    expect("strace -f -o /dev/null git push", "strace -f -o /dev/null git push\ngit push", false);
+    expect("script -qc 'git push' /dev/null", "script -qc 'git push' /dev/null\ngit push", false);
+    expect("script -q log.txt", "script -q log.txt", false);
+    expect("runuser -u me -- git push", "runuser -u me -- git push\ngit push", false);
+    expect("runuser -l me -c 'git push'", "runuser -l me -c 'git push'\ngit push", false);
+    expect("sg wheel 'git push'", "sg wheel 'git push'\n'git push'", false);
+    expect("chroot /srv git push", "chroot /srv git push\ngit push", false);
+    expect("busybox sh -c 'git push'", "busybox sh -c 'git push'\nsh -c 'git push'\ngit push",
+           false);
+    expect("cpulimit -l 50 git push", "cpulimit -l 50 git push\ngit push", false);
+    expect("firejail --net=none git push", "firejail --net=none git push\ngit push", false);
+    expect("nsenter -t 1 -m git push", "nsenter -t 1 -m git push\ngit push", false);
+    expect("strace -% git push", "strace -% git push", true);   /* unknown option */
+    expect("trap 'git push' EXIT", "trap 'git push' EXIT\ngit push", false);
+    expect("trap -- 'rm x; git push' INT TERM",
+           "trap -- 'rm x; git push' INT TERM\nrm x\ngit push", false);
+    expect("trap - EXIT", "trap - EXIT", false);
+    expect("trap \"$C\" EXIT", "trap '$C' EXIT\n'$C'", true);
+    expect("parallel ::: 'git push'", "parallel ::: 'git push'", true);
+    expect("python3 -c 'import os; os.system(\"x\")'",
+           "python3 -c 'import os; os.system(\"x\")'", true);
+    expect("python3 -c 'print(1)'", "python3 -c 'print(1)'", false);
+
+    /* xargs: appended words, or the -I placeholder as an expansion. */
+    bash_cmds *c = bash_parse("xargs git");
+    assert_true(only(c, 1)->flags & BASH_CMD_MORE_ARGS);
+    bash_cmds_free(c);
+    c = bash_parse("xargs -I{} git {} --short");
+    assert_false(only(c, 1)->flags & BASH_CMD_MORE_ARGS);
+    assert_true(only(c, 1)->argv_flags[1] & BASH_WORD_EXPANDS);
+    assert_false(only(c, 1)->argv_flags[2] & BASH_WORD_EXPANDS);
+    bash_cmds_free(c);
+    c = bash_parse("xargs -I % sudo git %");
+    assert_true(only(c, 2)->argv_flags[1] & BASH_WORD_EXPANDS);   /* through sudo too */
+    bash_cmds_free(c);
+    c = bash_parse("find . -exec git {} \\;");
+    assert_true(only(c, 1)->argv_flags[1] & BASH_WORD_EXPANDS);
+    bash_cmds_free(c);
+    c = bash_parse("parallel git ::: push");
+    char *t = bash_cmd_text(only(c, 1));
+    assert_string_equal(t, "git");
+    free(t);
+    assert_true(only(c, 1)->flags & BASH_CMD_MORE_ARGS);
+    bash_cmds_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_uncertain),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_text_and_name),
+        cmocka_unit_test(test_more_wrappers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 
 #include "base/json.h"
 #include "policy/rules.h"
+#include "policy/tamper.h"
 
 /* Sized well below PATH_MAX so paths built from them always fit. */
 static char g_root[512]; /* realpath of the mkdtemp tree */
@@ -433,12 +434,15 @@ static void test_redirects(void **state)
     d = check(r, "Bash", "{\"command\":\"echo x > \\\"$F\\\"\"}");
     assert_int_equal(d.match.verdict, PERM_NONE);
     assert_non_null(strstr(d.uncovered, "cannot tell"));
-    expect_bash(r, "cd \"$D\" && echo x > f", PERM_NONE);
-    expect_bash(r, "echo x > ~otheruser/f", PERM_NONE);
+    /* ... and one that could land in a denied area is denied (issue #10
+     * class 3: fail closed, bypassPermissions would run it unasked). */
+    expect_bash(r, "cd \"$D\" && echo x > f", PERM_DENY);
+    expect_bash(r, "echo x > ~otheruser/f", PERM_DENY);   /* ~user: any home, / too */
     perm_rules_free(r);
-    /* Without any file rules there is nothing to hide from. */
+    /* Without any file rules a write still has to stay in the workspace
+     * (issue #10 class 1): one the rules cannot place is not allowed. */
     r = rules((const char *[]){"Bash(echo:*)", NULL}, NULL, NULL);
-    expect_bash(r, "echo x > \"$F\"", PERM_ALLOW);
+    expect_bash(r, "echo x > \"$F\"", PERM_NONE);
     perm_rules_free(r);
     /* A bare Edit deny forbids writing any file from Bash, but not
      * /dev/null. */
@@ -454,7 +458,9 @@ static void test_bare_bash_and_uncertain(void **state)
     expect_bash(r, "eval \"$X\"", PERM_ALLOW);   /* nothing could hide a deny */
     perm_rules_free(r);
     r = rules((const char *[]){"Bash", NULL}, NULL, (const char *[]){"Bash(rm:*)", NULL});
-    expect_bash(r, "eval \"$X\"", PERM_NONE);
+    /* Unparseable text could be any denied command: denied (issue #10
+     * class 3; it used to be PERM_NONE, which bypassPermissions ran). */
+    expect_bash(r, "eval \"$X\"", PERM_DENY);
     expect_bash(r, "eval 'rm -rf x'", PERM_DENY);
     expect_bash(r, "ls", PERM_ALLOW);
     perm_rules_free(r);
@@ -554,6 +560,312 @@ static void test_malformed(void **state)
     perm_rules_free(r);
 }
 
+/* ---- issue #10: one table of (rule set, command, verdict) ---------------
+ * Rule sets:
+ *   W  allow Bash(git status:*), Bash(echo:*), Bash(cat:*), Bash(tee:*),
+ *      Bash(strace:*)
+ *                                                                 (class 1)
+ *   G  allow Bash(git:*), Bash(npm:*), Bash(docker:*), Bash(kubectl:*),
+ *      Bash(cargo:*), Bash(make:*), Bash(terraform:*), Bash(helm:*),
+ *      Bash(pnpm:*), Bash(yarn:*);
+ *      deny Bash(git push:*), Bash(npm publish:*), Bash(docker run:*),
+ *      Bash(kubectl delete:*), Bash(cargo publish:*), Bash(make deploy),
+ *      Bash(terraform destroy:*), Bash(helm uninstall:*),
+ *      Bash(pnpm publish:*), Bash(yarn publish:*)                (class 2)
+ *   U  allow Bash; deny Bash(git push:*), Bash(rm -rf:*); ask Bash(curl:*)
+ *                                                                 (class 3) */
+typedef struct rule_row {
+    char set;
+    const char *cmd;
+    perm_verdict want;
+} rule_row;
+
+static const rule_row RULE_ROWS[] = {
+    /* class 1: what a harmless command's redirections and tee write */
+    {'W', "git status", PERM_ALLOW},
+    {'W', "git status > status.txt", PERM_ALLOW},
+    {'W', "git status > ./sub/../status.txt", PERM_ALLOW},
+    {'W', "git status 2>/dev/null", PERM_ALLOW},
+    {'W', "git status > ~/.bashrc", PERM_NONE},
+    {'W', "git status >> ~/.bashrc", PERM_NONE},
+    {'W', "git status 2> ~/.profile", PERM_NONE},
+    {'W', "git status &> ~/.zshrc", PERM_NONE},
+    {'W', "git status >| ~/.bash_profile", PERM_NONE},
+    {'W', "git status &>> /tmp/loom-outside-x", PERM_NONE},
+    {'W', "git status 1>/tmp/loom-outside-x", PERM_NONE},
+    {'W', "git status > ../outside/x", PERM_NONE},
+    {'W', "git status > src/link/x", PERM_NONE},          /* symlink out */
+    {'W', "git status > src/dangling", PERM_NONE},        /* dangling symlink out */
+    {'W', "git status <> /tmp/loom-outside-x", PERM_NONE},
+    {'W', "cat <<< hi | tee ~/.bashrc", PERM_NONE},
+    {'W', "echo x | tee -a ~/.ssh/authorized_keys", PERM_NONE},
+    {'W', "echo x | tee out.txt", PERM_ALLOW},
+    {'W', "cd /tmp && git status > x", PERM_NONE},
+    {'W', "git status > \"$HOME/.bashrc\"", PERM_NONE},
+    {'W', "{ git status; } > /etc/profile", PERM_NONE},
+    {'W', "(git status) > ~/.zshenv", PERM_NONE},
+    {'W', "strace -o ~/.bashrc git status", PERM_NONE},
+    {'W', "strace -o/tmp/loom-outside-x git status", PERM_NONE},
+    {'W', "strace --output=/tmp/loom-outside-x git status", PERM_NONE},
+    {'W', "strace -o trace.txt git status", PERM_ALLOW},
+    {'W', "script -qc 'git status' /tmp/loom-outside-x", PERM_NONE},
+    {'W', "script -qc 'git status' /dev/null", PERM_NONE},   /* script is not allowed */
+    /* class 2: global options, inline aliases */
+    {'G', "git status", PERM_ALLOW},
+    {'G', "git push", PERM_DENY},
+    {'G', "git -C . push", PERM_DENY},
+    {'G', "git -C. push", PERM_DENY},
+    {'G', "git -c k=v push", PERM_DENY},
+    {'G', "git -ck=v push origin main", PERM_DENY},
+    {'G', "git --git-dir=.git push", PERM_DENY},
+    {'G', "git --git-dir .git --work-tree . push", PERM_DENY},
+    {'G', "git --no-pager push", PERM_DENY},
+    {'G', "git -p --bare --no-optional-locks push", PERM_DENY},
+    {'G', "git --namespace=x -P push", PERM_DENY},
+    {'G', "git -c alias.pp=push pp", PERM_DENY},
+    {'G', "git -c Alias.pp=push pp", PERM_DENY},
+    {'G', "git --config-env=alias.pp=PP pp", PERM_DENY},
+    {'G', "git --config-env alias.pp=PP pp", PERM_DENY},
+    {'G', "git -c core.pager='git push' log", PERM_DENY},
+    {'G', "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.pp GIT_CONFIG_VALUE_0=push git pp", PERM_DENY},
+    {'G', "git --frobnicate push", PERM_DENY},       /* unknown option: any subcommand */
+    {'G', "git -C . status", PERM_ALLOW},
+    {'G', "git -c color.ui=never status", PERM_ALLOW},
+    {'G', "npm --prefix x publish", PERM_DENY},
+    {'G', "npm -g --registry=http://127.0.0.1:1 publish", PERM_DENY},
+    {'G', "npm --loglevel silly publish", PERM_DENY},
+    {'G', "pnpm -C pkg publish", PERM_DENY},
+    {'G', "pnpm --filter app publish", PERM_DENY},
+    {'G', "yarn --cwd pkg publish", PERM_DENY},
+    {'G', "docker -H tcp://127.0.0.1:2375 --context y run alpine", PERM_DENY},
+    {'G', "docker --context=y -D run alpine", PERM_DENY},
+    {'G', "docker -l debug --tls run alpine", PERM_DENY},
+    {'G', "kubectl -n ns --context c delete pod x", PERM_DENY},
+    {'G', "kubectl --namespace=ns --kubeconfig ~/k delete pod x", PERM_DENY},
+    {'G', "kubectl -v 9 delete pod x", PERM_DENY},
+    {'G', "cargo +nightly --locked publish", PERM_DENY},
+    {'G', "cargo -q --offline publish", PERM_DENY},
+    {'G', "cargo --config k=v publish", PERM_DENY},
+    {'G', "make -C sub deploy", PERM_DENY},
+    {'G', "make -j 8 -f Makefile deploy", PERM_DENY},
+    {'G', "make V=1 deploy", PERM_DENY},
+    {'G', "make -k --no-print-directory deploy", PERM_DENY},
+    {'G', "make build", PERM_ALLOW},
+    {'G', "terraform -chdir=infra destroy", PERM_DENY},
+    {'G', "terraform -chdir=infra plan", PERM_ALLOW},
+    {'G', "helm -n prod --kube-context c uninstall app", PERM_DENY},
+    {'G', "sudo git -C . push", PERM_DENY},
+    {'G', "env X=1 git --no-pager push", PERM_DENY},
+    {'G', "bash -c 'git -c k=v push'", PERM_DENY},
+    /* class 3: what an uncertain command could be */
+    {'U', "ls -la", PERM_ALLOW},
+    {'U', "git status", PERM_ALLOW},
+    {'U', "git push", PERM_DENY},
+    {'U', "x=push; git $x", PERM_DENY},
+    {'U', "git \"$x\"", PERM_DENY},
+    {'U', "git ${SUB:-push} origin", PERM_DENY},
+    {'U', "git $(echo push)", PERM_DENY},
+    {'U', "git `echo push`", PERM_DENY},
+    {'U', "$GIT push", PERM_DENY},
+    {'U', "$(which git) push", PERM_DENY},
+    {'U', "g=git; $g push", PERM_DENY},
+    {'U', "git pu?h", PERM_DENY},                  /* a glob that can name push */
+    {'U', "git st*", PERM_ALLOW},                  /* one that cannot */
+    {'U', "git commit -m \"$(date)\"", PERM_ALLOW},
+    {'U', "taskset -c 0 git push", PERM_DENY},
+    {'U', "taskset 0x1 git push", PERM_DENY},
+    {'U', "chrt -f 10 git push", PERM_DENY},
+    {'U', "flock /tmp/l git push", PERM_DENY},
+    {'U', "flock -x /tmp/l -c 'git push'", PERM_DENY},
+    {'U', "unshare -n git push", PERM_DENY},
+    {'U', "strace -f -o /dev/null git push", PERM_DENY},
+    {'U', "ltrace git push", PERM_DENY},
+    {'U', "script -qc 'git push' /dev/null", PERM_DENY},
+    {'U', "script -q -c 'git push' /dev/null", PERM_DENY},
+    {'U', "runuser -u me -- git push", PERM_DENY},
+    {'U', "runuser -l me -c 'git push'", PERM_DENY},
+    {'U', "su me -c 'git push'", PERM_DENY},
+    {'U', "doas git push", PERM_DENY},
+    {'U', "ionice -c3 git push", PERM_DENY},
+    {'U', "cpulimit -l 50 git push", PERM_DENY},
+    {'U', "firejail --quiet git push", PERM_DENY},
+    {'U', "chroot / git push", PERM_DENY},
+    {'U', "nsenter -t 1 -m git push", PERM_DENY},
+    {'U', "watch -n 1 git push", PERM_DENY},
+    {'U', "busybox sh -c 'git push'", PERM_DENY},
+    {'U', "dbus-launch git push", PERM_DENY},
+    {'U', "setpriv --reuid 0 git push", PERM_DENY},
+    {'U', "systemd-run --user git push", PERM_DENY},
+    {'U', "fakeroot git push", PERM_DENY},
+    {'U', "proot -0 git push", PERM_DENY},
+    {'U', "valgrind --tool=none git push", PERM_DENY},
+    {'U', "unknownwrap --weird git push", PERM_ALLOW},  /* an unknown program's arguments are data */
+    {'U', "trap 'git push' EXIT", PERM_DENY},
+    {'U', "trap -- 'git push' EXIT INT", PERM_DENY},
+    {'U', "trap \"$CMD\" EXIT", PERM_DENY},
+    {'U', "echo push | xargs git", PERM_DENY},
+    {'U', "echo push | xargs -I{} git {}", PERM_DENY},
+    {'U', "echo push | xargs -I % git %", PERM_DENY},
+    {'U', "echo push | xargs -i git {}", PERM_DENY},
+    {'U', "echo push | xargs --replace=@ git @", PERM_DENY},
+    {'U', "find . -exec git {} \\;", PERM_DENY},
+    {'U', "parallel git ::: push", PERM_DENY},
+    {'U', "parallel git {} ::: push", PERM_DENY},
+    {'U', "parallel ::: 'git push'", PERM_DENY},
+    {'U', "echo status | xargs -I{} git {} --short", PERM_DENY},
+    {'U', "eval \"git $x\"", PERM_DENY},
+    {'U', "ls \"unterminated", PERM_DENY},
+    {'U', "diff <(git push) <(ls)", PERM_DENY},
+    {'U', "rm -rf \"$DIR\"", PERM_DENY},
+    {'U', "rm \"$F\"", PERM_DENY},                 /* "$F" could be -rf */
+    {'U', "rm -f x", PERM_ALLOW},
+    {'U', "curl $URL", PERM_ASK},
+    {'U', "$DL http://127.0.0.1/", PERM_DENY},     /* could be rm -rf or git push */
+    {'U', "python3 -c 'print(1)'", PERM_ALLOW},
+    {'U', "python3 -c \"import os; os.system('git push')\"", PERM_DENY},
+    {'U', "python -c 'import subprocess; subprocess.run([\"git\", \"push\"])'", PERM_DENY},
+    {'U', "perl -e 'system(\"git push\")'", PERM_DENY},
+    {'U', "perl -we 'print `git push`'", PERM_DENY},
+    {'U', "node -e \"require('child_process').execSync('git push')\"", PERM_DENY},
+    {'U', "ruby -e 'system(%q(git push))'", PERM_DENY},
+    {'U', "awk 'BEGIN { system(\"git push\") }'", PERM_DENY},
+    {'U', "awk -F: '{ print $1 }' /etc/passwd", PERM_ALLOW},
+    {'U', "perl -ne 'print if /x/' f", PERM_ALLOW},
+};
+
+static void test_issue10_table(void **state)
+{
+    perm_rules *w = rules((const char *[]){"Bash(git status:*)", "Bash(echo:*)", "Bash(cat:*)",
+                                           "Bash(tee:*)", "Bash(strace:*)", NULL},
+                          NULL, NULL);
+    perm_rules *g = rules(
+        (const char *[]){"Bash(git:*)", "Bash(npm:*)", "Bash(docker:*)", "Bash(kubectl:*)",
+                         "Bash(cargo:*)", "Bash(make:*)", "Bash(terraform:*)", "Bash(helm:*)",
+                         "Bash(pnpm:*)", "Bash(yarn:*)", "Bash(sudo:*)", "Bash(env:*)",
+                         "Bash(bash:*)", NULL},
+        NULL,
+        (const char *[]){"Bash(git push:*)", "Bash(npm publish:*)", "Bash(docker run:*)",
+                         "Bash(kubectl delete:*)", "Bash(cargo publish:*)", "Bash(make deploy)",
+                         "Bash(terraform destroy:*)", "Bash(helm uninstall:*)",
+                         "Bash(pnpm publish:*)", "Bash(yarn publish:*)", NULL});
+    perm_rules *u = rules((const char *[]){"Bash", NULL}, (const char *[]){"Bash(curl:*)", NULL},
+                          (const char *[]){"Bash(git push:*)", "Bash(rm -rf:*)", NULL});
+    int bad = 0;
+    for (size_t k = 0; k < sizeof RULE_ROWS / sizeof RULE_ROWS[0]; k++) {
+        const rule_row *row = &RULE_ROWS[k];
+        const perm_rules *r = row->set == 'W' ? w : row->set == 'G' ? g : u;
+        perm_verdict got = bash(r, row->cmd);
+        if (got != row->want) {
+            fprintf(stderr, "set %c: Bash %s: want %s, got %s\n", row->set, row->cmd,
+                    perm_verdict_name(row->want), perm_verdict_name(got));
+            bad++;
+        }
+    }
+    /* The reason names the rule and why the command could be it. */
+    perm_check_detail d = check(u, "Bash", "{\"command\":\"x=push; git $x\"}");
+    assert_int_equal(d.match.verdict, PERM_DENY);
+    assert_non_null(strstr(d.match.rule, "Bash(git push:*)"));
+    assert_non_null(strstr(d.match.rule, "expanded at run time"));
+    d = check(g, "Bash", "{\"command\":\"git -c alias.pp=push pp\"}");
+    assert_non_null(strstr(d.match.rule, "Bash(git push:*)"));
+    assert_non_null(strstr(d.match.rule, "alias"));
+    d = check(u, "Bash", "{\"command\":\"ls \\\"open\"}");
+    assert_non_null(strstr(d.match.rule, "cannot parse"));
+    d = check(w, "Bash", "{\"command\":\"git status > /tmp/loom-outside-x\"}");
+    assert_int_equal(d.match.verdict, PERM_NONE);
+    assert_non_null(strstr(d.uncovered, "outside the workspace"));
+    /* A long reason cut short never ends inside a UTF-8 character. */
+    for (int parity = 0; parity < 2; parity++) {   /* the cut falls on either byte */
+        char longcmd[600];
+        snprintf(longcmd, sizeof longcmd, "x=push; git $x %s", parity ? "a" : "");
+        while (strlen(longcmd) + 3 < sizeof longcmd)
+            strcat(longcmd, "\xc3\xa9");
+        json_t *in = json_pack("{s:s}", "command", longcmd);
+        rule_match m = perm_rules_check(u, "Bash", in, g_proj);
+        json_decref(in);
+        assert_int_equal(m.verdict, PERM_DENY);
+        assert_true(strlen(m.rule) > 200);
+        json_t *js = json_string(m.rule);
+        assert_non_null(js);   /* valid UTF-8 */
+        json_decref(js);
+    }
+    perm_rules_free(w);
+    perm_rules_free(g);
+    perm_rules_free(u);
+    assert_int_equal(bad, 0);
+}
+
+/* Issue #10 class 1: a write to a shell start-up or credentials file
+ * always needs a person (the tamper guard's answer), whatever the mode. */
+static void test_tamper_startup_and_credentials(void **state)
+{
+    static const char *const WRITES[] = {
+        "~/.bashrc", "~/.profile", "~/.zshrc", "~/.bash_profile", "~/.bash_login", "~/.zprofile",
+        "~/.zshenv", "~/.config/fish/config.fish", "/etc/profile", "/etc/profile.d/x.sh",
+        "/etc/bash.bashrc", "~/.ssh/authorized_keys", "~/.ssh/config", "~/.aws/credentials",
+        "~/.netrc", "~/.npmrc", "~/.pypirc", "~/.docker/config.json", "~/.gnupg/gpg.conf",
+        "~/.kube/config", "~/.git-credentials", "~/.config/git/credentials", "/root/.bashrc",
+        "../../home/x/.bashrc", NULL,
+    };
+    char why[256];
+    for (size_t k = 0; WRITES[k]; k++) {
+        json_t *in = json_pack("{s:s,s:s}", "file_path", WRITES[k], "content", "x");
+        if (!tamper_check_call("Write", in, why, sizeof why)) {
+            fprintf(stderr, "Write %s not flagged\n", WRITES[k]);
+            fail();
+        }
+        json_decref(in);
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "git status >> %s", WRITES[k]);
+        in = json_pack("{s:s}", "command", cmd);
+        if (!tamper_check_call("Bash", in, why, sizeof why)) {
+            fprintf(stderr, "Bash %s not flagged\n", cmd);
+            fail();
+        }
+        json_decref(in);
+    }
+    static const char *const CMDS[] = {
+        "echo 'alias ls=rm' > ~/.bashrc", "printf x 2> ~/.profile", "ls &> ~/.zshrc",
+        "echo x >| ~/.bash_profile", "cat <<< 'export X=1' | tee -a ~/.bashrc",
+        "echo k | tee ~/.ssh/authorized_keys", "cd && echo x >> .bashrc",
+        "echo x > \"$HOME/.zshenv\"", "{ echo x; } >> ~/.config/fish/config.fish",
+        "cd ~/.ssh && echo k >> authorized_keys", "cd /etc; echo x > profile",
+        "strace -o ~/.bashrc true", "script -q ~/.profile", "/usr/bin/time -o ~/.zshrc true", NULL,
+    };
+    for (size_t k = 0; CMDS[k]; k++) {
+        json_t *in = json_pack("{s:s}", "command", CMDS[k]);
+        bool hit = tamper_check_call("Bash", in, why, sizeof why);
+        json_decref(in);
+        if (!hit) {
+            fprintf(stderr, "Bash %s not flagged\n", CMDS[k]);
+            fail();
+        }
+    }
+    json_t *in = json_pack("{s:s}", "command", "echo x > ~/.bashrc");
+    assert_true(tamper_check_call("Bash", in, why, sizeof why));
+    assert_non_null(strstr(why, "shell-startup"));
+    json_decref(in);
+    in = json_pack("{s:s}", "file_path", "~/.aws/credentials");
+    assert_true(tamper_check_call("Edit", in, why, sizeof why));
+    assert_non_null(strstr(why, "credentials"));
+    json_decref(in);
+    /* Reading them is not a write; project files of similar names are not
+     * start-up files. */
+    static const char *const FINE[] = {"cat ~/.bashrc", "echo x > notes/bashrc.txt",
+                                       "echo x > .bashrc.example", "grep x ~/.ssh/config", NULL};
+    for (size_t k = 0; FINE[k]; k++) {
+        in = json_pack("{s:s}", "command", FINE[k]);
+        if (tamper_check_call("Bash", in, why, sizeof why)) {
+            fprintf(stderr, "Bash %s flagged: %s\n", FINE[k], why);
+            fail();
+        }
+        json_decref(in);
+    }
+    in = json_pack("{s:s}", "file_path", "~/.bashrc");
+    assert_false(tamper_check_call("Read", in, why, sizeof why));
+    json_decref(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -569,6 +881,8 @@ int main(void)
         cmocka_unit_test(test_web_fetch),
         cmocka_unit_test(test_mcp_and_generic),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_issue10_table),
+        cmocka_unit_test(test_tamper_startup_and_credentials),
     };
     return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
 }
