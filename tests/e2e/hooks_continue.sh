@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# A hook answering "continue": false ends the run (docs/hooks.md), whatever
+# else it says and whichever event it answers: PreToolUse (the tool does not
+# run), PostToolUse and PostToolUseFailure (the run ends after the tool),
+# UserPromptSubmit (the prompt never reaches the model), Stop (the agent
+# stops, even with "decision": "block"). The stopReason reaches the user on
+# stderr and in the JSON result, and the model is not asked again.
+# suppressOutput: true keeps a hook's stdout out of the verbose output.
+source "$(dirname "$0")/_lib.sh"
+mkdir -p "$T/proj"
+
+# write_hook NAME JSON — a command hook that drains stdin and prints JSON.
+write_hook() {
+  printf '%s' "$2" > "$T/$1.out"
+  printf '#!/usr/bin/env bash\ncat > /dev/null\ncat %q\n' "$T/$1.out" > "$T/$1.sh"
+  chmod +x "$T/$1.sh"
+}
+# settings EVENT MATCHER HOOKNAME — the user settings with that one hook.
+settings() {
+  cat > "$LOOM_HOME/settings.json" <<JSON
+{"permissions": {"defaultMode": "bypassPermissions"},
+ "hooks": {"$1": [{"matcher": "$2", "hooks": [{"type": "command", "command": "$T/$3.sh"}]}]}}
+JSON
+}
+# run_loom [ARGS...] — loom -p in the project, json output; sets JSON, ERR, RC.
+run_loom() {
+  set +e
+  JSON=$(timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format json "$@" 2>"$T/err")
+  RC=$?
+  set -e
+  ERR=$(cat "$T/err")
+}
+requests() { wc -l < "$MOCK_LOG" | tr -d ' '; }
+
+cat > "$T/tool.json" <<'JSON'
+{"turns": [
+  {"reply": {"tool_calls": [{"id": "t1", "name": "Bash", "input": {"command": "touch ran.txt"}}]}},
+  {"reply": {"text": "SHOULD NOT BE ASKED AGAIN"}}
+]}
+JSON
+start_mock "$T/tool.json"
+use_provider anthropic
+
+# --- PreToolUse: five spellings of continue:false; the tool never runs. ---
+i=0
+for out in '{"continue": false, "stopReason": "PRE-STOP-PLAIN"}' \
+           '{"continue": false, "stopReason": "PRE-STOP-BLOCK", "decision": "block", "reason": "for the model"}' \
+           '{"continue": false, "stopReason": "PRE-STOP-ALLOW", "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}' \
+           '   
+  {"stopReason": "PRE-STOP-SPACED", "continue": false, "suppressOutput": true}' \
+           '{"continue": false, "systemMessage": "a note", "stopReason": "PRE-STOP-APPROVE", "decision": "approve"}' \
+           '{"continue": false}'; do
+  i=$((i + 1))
+  rm -f "$T/proj/ran.txt"
+  start_mock "$T/tool.json"
+  write_hook pre "$out"
+  settings PreToolUse Bash pre
+  run_loom
+  reason=$(jq -r '.stopReason // empty' <<<"$out")
+  check "pre $i: the run ended with an error exit ($RC)" test "$RC" -ne 0 -a "$RC" -ne 124
+  check "pre $i: the tool did not run" test ! -e "$T/proj/ran.txt"
+  assert_eq "pre $i: the model was not asked again" "$(requests)" "1"
+  assert_eq "pre $i: stop_reason" "$(jq -r .stop_reason <<<"$JSON" 2>/dev/null)" "hook_stopped"
+  if [ -n "$reason" ]; then
+    assert_contains "pre $i: stopReason on stderr" "$ERR" "$reason"
+    assert_contains "pre $i: stopReason in the JSON result" "$JSON" "$reason"
+  else
+    assert_contains "pre $i: stderr says a hook stopped the run" "$ERR" "PreToolUse hook stopped the run"
+  fi
+  assert_contains "pre $i: the result names the event" "$JSON" "PreToolUse hook stopped the run"
+  file=$(session_file "$(jq -r .session_id <<<"$JSON")")
+  assert_contains "pre $i: the call got a not-run result" \
+    "$(jq -r 'select(.type=="function_call_result") | .output' "$file")" "Not run: a PreToolUse hook ended the run"
+  check "pre $i: the stopReason never went to the model" \
+    bash -c "! grep -q 'PRE-STOP' '$MOCK_LOG'"
+done
+
+# --- PostToolUse: the tool ran, then the run ends. ---
+for out in '{"continue": false, "stopReason": "POST-STOP"}' \
+           '{"continue": false, "stopReason": "POST-STOP-BLOCK", "decision": "block", "reason": "look again"}'; do
+  rm -f "$T/proj/ran.txt"
+  start_mock "$T/tool.json"
+  write_hook post "$out"
+  settings PostToolUse Bash post
+  run_loom
+  reason=$(jq -r .stopReason <<<"$out")
+  check "post $reason: the tool ran" test -e "$T/proj/ran.txt"
+  assert_eq "post $reason: the model was not asked again" "$(requests)" "1"
+  assert_contains "post $reason: stopReason on stderr" "$ERR" "$reason"
+  assert_contains "post $reason: the event is named" "$ERR" "PostToolUse hook stopped the run"
+  assert_eq "post $reason: stop_reason" "$(jq -r .stop_reason <<<"$JSON")" "hook_stopped"
+done
+
+# --- PostToolUseFailure: a failing tool, then the run ends. ---
+cat > "$T/fail.json" <<'JSON'
+{"turns": [
+  {"reply": {"tool_calls": [{"id": "f1", "name": "Bash", "input": {"command": "touch ran.txt; exit 3"}}]}},
+  {"reply": {"text": "SHOULD NOT BE ASKED AGAIN"}}
+]}
+JSON
+rm -f "$T/proj/ran.txt"
+start_mock "$T/fail.json"
+write_hook postfail '{"continue": false, "stopReason": "FAIL-STOP"}'
+settings PostToolUseFailure Bash postfail
+run_loom
+check "post-failure: the tool ran" test -e "$T/proj/ran.txt"
+assert_eq "post-failure: the model was not asked again" "$(requests)" "1"
+assert_contains "post-failure: stopReason on stderr" "$ERR" "FAIL-STOP"
+
+# --- A batch: the stop on the first call keeps the second from running. ---
+cat > "$T/batch.json" <<'JSON'
+{"turns": [
+  {"reply": {"tool_calls": [{"id": "b1", "name": "Bash", "input": {"command": "touch first.txt"}},
+                            {"id": "b2", "name": "Write", "input": {"file_path": "second.txt", "content": "x"}}]}},
+  {"reply": {"text": "SHOULD NOT BE ASKED AGAIN"}}
+]}
+JSON
+rm -f "$T/proj"/*.txt
+start_mock "$T/batch.json"
+write_hook post '{"continue": false, "stopReason": "BATCH-STOP"}'
+settings PostToolUse Bash post
+run_loom
+check "batch: the first call ran" test -e "$T/proj/first.txt"
+check "batch: the call after the stop did not run" test ! -e "$T/proj/second.txt"
+assert_eq "batch: the model was not asked again" "$(requests)" "1"
+file=$(session_file "$(jq -r .session_id <<<"$JSON")")
+assert_contains "batch: the second call has a not-run result" \
+  "$(jq -r 'select(.type=="function_call_result" and .callId=="b2") | .output' "$file")" "Not run"
+
+# --- UserPromptSubmit: the prompt is never sent. ---
+for out in '{"continue": false, "stopReason": "UPS-STOP"}' \
+           '{"continue": false, "stopReason": "UPS-STOP-BLOCK", "decision": "block", "reason": "other"}' \
+           '{"continue": false, "stopReason": "UPS-STOP-CTX", "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ctx"}}'; do
+  start_mock "$T/tool.json"
+  write_hook ups "$out"
+  settings UserPromptSubmit "" ups
+  run_loom
+  reason=$(jq -r .stopReason <<<"$out")
+  assert_eq "ups $reason: no model request at all" "$(requests)" "0"
+  check "ups $reason: error exit ($RC)" test "$RC" -ne 0 -a "$RC" -ne 124
+  assert_contains "ups $reason: stopReason on stderr" "$ERR" "$reason"
+  assert_contains "ups $reason: the event is named" "$ERR" "UserPromptSubmit hook stopped the run"
+  assert_eq "ups $reason: stop_reason" "$(jq -r .stop_reason <<<"$JSON")" "hook_stopped"
+done
+
+# --- Stop: continue:false outranks decision:block; the answer stands. ---
+cat > "$T/answer.json" <<'JSON'
+{"turns": [
+  {"reply": {"text": "THE ANSWER"}},
+  {"reply": {"text": "SHOULD NOT BE ASKED AGAIN"}}
+]}
+JSON
+for out in '{"continue": false, "stopReason": "STOP-STOP", "decision": "block", "reason": "keep working"}' \
+           '{"continue": false, "stopReason": "STOP-PLAIN"}'; do
+  start_mock "$T/answer.json"
+  write_hook stop "$out"
+  settings Stop "" stop
+  run_loom
+  reason=$(jq -r .stopReason <<<"$out")
+  assert_eq "stop $reason: the model was not sent back to work" "$(requests)" "1"
+  assert_eq "stop $reason: exit 0 (the answer stands)" "$RC" "0"
+  assert_eq "stop $reason: the answer" "$(jq -r .result <<<"$JSON")" "THE ANSWER"
+  assert_eq "stop $reason: stop_reason" "$(jq -r .stop_reason <<<"$JSON")" "hook_stopped"
+  assert_contains "stop $reason: stopReason on stderr" "$ERR" "$reason"
+done
+# Control: decision:block alone still sends the agent back (one more request).
+start_mock "$T/answer.json"
+write_hook stop '{"decision": "block", "reason": "keep working"}'
+settings Stop "" stop
+run_loom
+check "stop control: block without continue:false asks the model again" test "$(requests)" -ge 2
+
+# --- stream-json carries the stop reason too. ---
+start_mock "$T/tool.json"
+write_hook pre '{"continue": false, "stopReason": "STREAM-STOP"}'
+settings PreToolUse Bash pre
+set +e
+timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format stream-json > "$T/stream" 2>"$T/err"
+set -e
+assert_contains "stream-json: the stop reason is in the stream" "$(cat "$T/stream")" "STREAM-STOP"
+check "stream-json: every line is JSON" valid_jsonl "$T/stream"
+
+finish
