@@ -544,9 +544,10 @@ static void run_http(run_ctx *c, const hook_def *d, hook_result *r)
     req.body = c->payload_json;
     req.body_len = strlen(c->payload_json);
     req.connect_timeout_ms = timeout_ms < HOOK_HTTP_CONNECT_MS ? timeout_ms : HOOK_HTTP_CONNECT_MS;
-    /* http.h bounds each wait for bytes, not the whole exchange; a hook
-     * answers in one small body, so the two coincide in practice. */
+    /* The hook's timeout bounds the whole exchange: a server that trickles
+     * bytes for ever must not hold the event past it. */
     req.idle_timeout_ms = timeout_ms;
+    req.total_timeout_ms = timeout_ms;
     req.cancel = c->opts->cancel;
     http_response resp;
     memset(&resp, 0, sizeof resp);
