@@ -328,10 +328,15 @@ static void apply_text(run_ctx *c, hook_result *r, const char *text, size_t len)
             return;
         }
         apply_reply(c, r, o);
+        /* Claude Code: suppressOutput keeps the hook's stdout out of the
+         * transcript view; the rest of the answer still applies. */
+        if (!json_is_true(json_object_get(o, "suppressOutput")))
+            r->output = excerpt(text, len);
         json_decref(o);
         return;
     }
     char *t = excerpt(text, len);
+    r->output = xstrdup(t);
     if (c->ev == HOOK_USER_PROMPT_SUBMIT || c->ev == HOOK_SESSION_START) {
         join_line(&c->context, t);
     } else {
@@ -872,6 +877,7 @@ void hook_outcome_free(hook_outcome *out)
         free(out->results[i].label);
         free(out->results[i].where);
         free(out->results[i].message);
+        free(out->results[i].output);
     }
     free(out->results);
     memset(out, 0, sizeof *out);

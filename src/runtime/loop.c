@@ -230,6 +230,12 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
 hook_outcome loop_fire(loop_io *io, hook_event ev, json_t *extra)
 {
     hook_outcome o = governance_fire(io->gov, ev, extra, io->cancel);
+    for (size_t i = 0; i < o.n_results; i++)
+        if (o.results[i].output) /* NULL when the hook answered suppressOutput */
+            loop_emit(io, "hook.output", EV_VIS_USER, NULL,
+                      json_pack("{s:s,s:s,s:s}", "event", hook_event_name(ev), "hook",
+                                o.results[i].label ? o.results[i].label : "", "output",
+                                o.results[i].output));
     for (size_t i = 0; i < o.n_notices; i++)
         if (o.notices[i].kind != HOOK_NOTICE_OUTPUT)
             loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,

@@ -104,6 +104,14 @@ static void emit(const tool_ctx *ctx, const char *type, json_t *payload)
 
 static void notify_hook_notices(const tool_ctx *ctx, const hook_outcome *o)
 {
+    /* What each hook printed, for verbose display (never when it answered
+     * suppressOutput: the hooks runner leaves output NULL then). */
+    for (size_t i = 0; i < o->n_results; i++)
+        if (o->results[i].output)
+            emit(ctx, "hook.output",
+                 json_pack("{s:s,s:s,s:s}", "event", hook_event_name(o->event), "hook",
+                           o->results[i].label ? o->results[i].label : "", "output",
+                           o->results[i].output));
     for (size_t i = 0; i < o->n_notices; i++) {
         if (o->notices[i].kind == HOOK_NOTICE_OUTPUT)
             continue;

@@ -5,7 +5,8 @@
 # UserPromptSubmit (the prompt never reaches the model), Stop (the agent
 # stops, even with "decision": "block"). The stopReason reaches the user on
 # stderr and in the JSON result, and the model is not asked again.
-# suppressOutput: true keeps a hook's stdout out of the verbose output.
+# suppressOutput: true keeps a hook's stdout out of the verbose output and
+# the event stream (hook.output), while the rest of its answer applies.
 source "$(dirname "$0")/_lib.sh"
 mkdir -p "$T/proj"
 
@@ -179,5 +180,65 @@ timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format stream-json > "$T
 set -e
 assert_contains "stream-json: the stop reason is in the stream" "$(cat "$T/stream")" "STREAM-STOP"
 check "stream-json: every line is JSON" valid_jsonl "$T/stream"
+
+# --- suppressOutput: the hook's stdout stays out of the verbose output and
+# the event stream; the rest of its answer still applies. Each spelling is
+# paired with a control that prints the same without suppressOutput. ---
+cat > "$T/two.json" <<'JSON'
+{"turns": [
+  {"reply": {"tool_calls": [{"id": "s1", "name": "Bash", "input": {"command": "touch ran.txt"}}]}},
+  {"reply": {"text": "ALL DONE"}}
+]}
+JSON
+# suppress_case NAME EVENT MATCHER JSON_WITH_MARKER MARKER CONTEXT
+suppress_case() {
+  local name=$1 event=$2 matcher=$3 out=$4 marker=$5 ctx=$6
+  for variant in suppressed shown; do
+    local body=$out
+    [ "$variant" = shown ] && body=$(jq -c 'del(.suppressOutput)' <<<"$out")
+    rm -f "$T/proj/ran.txt"
+    start_mock "$T/two.json"
+    write_hook sup "$body"
+    settings "$event" "$matcher" sup
+    set +e
+    timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --verbose > "$T/out" 2>"$T/err"
+    local rc=$?
+    timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format stream-json > "$T/stream" 2>/dev/null
+    set -e
+    assert_eq "suppress $name/$variant: the run completed" "$rc" "0"
+    if [ "$variant" = suppressed ]; then
+      check "suppress $name: not in the verbose output" bash -c "! grep -q '$marker' '$T/err' '$T/out'"
+      check "suppress $name: not in the event stream" bash -c "! grep -q '$marker' '$T/stream'"
+    else
+      assert_contains "suppress $name/control: shown in verbose mode" "$(cat "$T/err")" "$marker"
+      assert_contains "suppress $name/control: a hook.output event" \
+        "$(jq -r 'select(.type=="hook.output") | .payload.output' "$T/stream")" "$marker"
+    fi
+    [ -n "$ctx" ] && assert_contains "suppress $name/$variant: the answer still applied" "$(cat "$MOCK_LOG")" "$ctx"
+    assert_contains "suppress $name/$variant: the answer" "$(cat "$T/out")" "ALL DONE"
+  done
+}
+suppress_case post PostToolUse Bash \
+  '{"suppressOutput": true, "marker": "SECRET-OUT-POST", "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "CTX-FROM-POST"}}' \
+  SECRET-OUT-POST CTX-FROM-POST
+suppress_case pre PreToolUse Bash \
+  '{"continue": true, "suppressOutput": true, "marker": "SECRET-OUT-PRE", "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}' \
+  SECRET-OUT-PRE ""
+suppress_case ups UserPromptSubmit "" \
+  '{"suppressOutput": true, "marker": "SECRET-OUT-UPS", "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "CTX-FROM-UPS"}}' \
+  SECRET-OUT-UPS CTX-FROM-UPS
+suppress_case stop Stop "" '{"suppressOutput": true, "marker": "SECRET-OUT-STOP"}' SECRET-OUT-STOP ""
+suppress_case approve PreToolUse Bash \
+  '{"decision": "approve", "suppressOutput": true, "reason": "SECRET-OUT-APPROVE"}' SECRET-OUT-APPROVE ""
+# Plain stdout (no JSON, so nothing to suppress it) is shown in verbose mode.
+start_mock "$T/two.json"
+write_hook plain 'PLAIN-HOOK-STDOUT'
+settings PostToolUse Bash plain
+set +e
+timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --verbose > "$T/out" 2>"$T/err"
+set -e
+assert_contains "plain stdout: shown in verbose mode" "$(cat "$T/err")" "PLAIN-HOOK-STDOUT"
+timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" > "$T/out" 2>"$T/err" || true
+check "plain stdout: not shown without --verbose" bash -c "! grep -q PLAIN-HOOK-STDOUT '$T/err'"
 
 finish
