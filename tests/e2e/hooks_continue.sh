@@ -58,7 +58,7 @@ for out in '{"continue": false, "stopReason": "PRE-STOP-PLAIN"}' \
   settings PreToolUse Bash pre
   run_loom
   reason=$(jq -r '.stopReason // empty' <<<"$out")
-  check "pre $i: the run ended with an error exit ($RC)" test "$RC" -ne 0 -a "$RC" -ne 124
+  assert_eq "pre $i: the run ended with exit status 1" "$RC" "1"
   check "pre $i: the tool did not run" test ! -e "$T/proj/ran.txt"
   assert_eq "pre $i: the model was not asked again" "$(requests)" "1"
   assert_eq "pre $i: stop_reason" "$(jq -r .stop_reason <<<"$JSON" 2>/dev/null)" "hook_stopped"
@@ -138,7 +138,7 @@ for out in '{"continue": false, "stopReason": "UPS-STOP"}' \
   run_loom
   reason=$(jq -r .stopReason <<<"$out")
   assert_eq "ups $reason: no model request at all" "$(requests)" "0"
-  check "ups $reason: error exit ($RC)" test "$RC" -ne 0 -a "$RC" -ne 124
+  assert_eq "ups $reason: exit status 1" "$RC" "1"
   assert_contains "ups $reason: stopReason on stderr" "$ERR" "$reason"
   assert_contains "ups $reason: the event is named" "$ERR" "UserPromptSubmit hook stopped the run"
   assert_eq "ups $reason: stop_reason" "$(jq -r .stop_reason <<<"$JSON")" "hook_stopped"
