@@ -555,7 +555,12 @@ static void step_execute(const tool_def *def, const json_t *input, tool_ctx *ctx
     call_watch w = {.run = ctx->cancel, .until_ms = clock_mono_ms() + deadline};
     atomic_init(&w.own, CANCEL_NONE);
     pthread_mutex_init(&w.mu, NULL);
-    pthread_cond_init(&w.cv, NULL);
+    /* The watch's slices are measured on the monotonic clock. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w.cv, &ca);
+    pthread_condattr_destroy(&ca);
     pthread_t th;
     bool watched = deadline > 0 && pthread_create(&th, NULL, watch_main, &w) == 0;
     /* The tool gets a copy of the context with its own flag; parallel calls
