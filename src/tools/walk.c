@@ -636,6 +636,10 @@ static void walk_dir(walker *w, unsigned level)
 
     size_t dir_len = w->abs.len;
     for (size_t i = 0; i < n && !w->stopped; i++) {
+        if (cancel_requested(w->o->cancel)) { /* a directory may hold millions */
+            w->cancelled = w->stopped = true;
+            break;
+        }
         w->abs.len = dir_len;
         if (dir_len == 0 || w->abs.ptr[dir_len - 1] != '/')
             str_putc(&w->abs, '/');

@@ -615,6 +615,34 @@ static void test_walk_from_root_skips_pseudo(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* A raised cancel flag stops Glob and both Grep engines with a clear result. */
+static void test_search_honours_cancel(void **state)
+{
+    loom_cancel flag = CANCEL_RUN;
+    tool_ctx ctx = make_ctx();
+    ctx.cancel = &flag;
+    tool_result r;
+    tool_result_init(&r);
+    json_t *in = json_pack("{s:s}", "pattern", "**/*");
+    assert_int_equal(tool_glob.run(in, &ctx, &r), 0);
+    json_decref(in);
+    assert_true(r.is_error);
+    assert_non_null(strstr(r.text.ptr, "interrupted"));
+    tool_result_free(&r);
+    const char *const engines[] = {"pcre2", "rg"};
+    for (size_t i = 0; i < (have_rg ? 2u : 1u); i++) {
+        setenv("LOOM_GREP_ENGINE", engines[i], 1);
+        tool_result_init(&r);
+        in = json_pack("{s:s}", "pattern", "FOO");
+        assert_int_equal(tool_grep.run(in, &ctx, &r), 0);
+        json_decref(in);
+        assert_true(r.is_error);
+        assert_non_null(strstr(r.text.ptr, "interrupted"));
+        tool_result_free(&r);
+    }
+    unsetenv("LOOM_GREP_ENGINE");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -631,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_fifos_and_devices_never_block),
         cmocka_unit_test(test_walk_pseudo_fs),
         cmocka_unit_test(test_walk_from_root_skips_pseudo),
+        cmocka_unit_test(test_search_honours_cancel),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
