@@ -286,7 +286,12 @@ static bool run_start_hooks(const loop_params *p, loop_io *io, loop_state *st, c
                                   json_pack("{s:s}", "source", fresh ? "startup" : "resume"));
             if (o.additional_context && *o.additional_context)
                 loop_queue_reminder(st, o.additional_context);
+            bool stop = o.stop;
+            if (stop)
+                finish_hook_stopped(out, "SessionStart", o.stop_reason);
             hook_outcome_free(&o);
+            if (stop)
+                return false;
         }
         fire_instructions_loaded(p, io);
     }

@@ -2,9 +2,10 @@
 # A hook answering "continue": false ends the run (docs/hooks.md), whatever
 # else it says and whichever event it answers: PreToolUse (the tool does not
 # run), PostToolUse and PostToolUseFailure (the run ends after the tool),
-# UserPromptSubmit (the prompt never reaches the model), Stop (the agent
-# stops, even with "decision": "block"). The stopReason reaches the user on
-# stderr and in the JSON result, and the model is not asked again.
+# UserPromptSubmit and SessionStart (the prompt never reaches the model),
+# Stop (the agent stops, even with "decision": "block"). The stopReason
+# reaches the user on stderr and in the JSON result, and the model is not
+# asked again.
 # suppressOutput: true keeps a hook's stdout out of the verbose output and
 # the event stream (hook.output), while the rest of its answer applies.
 source "$(dirname "$0")/_lib.sh"
@@ -143,6 +144,15 @@ for out in '{"continue": false, "stopReason": "UPS-STOP"}' \
   assert_contains "ups $reason: the event is named" "$ERR" "UserPromptSubmit hook stopped the run"
   assert_eq "ups $reason: stop_reason" "$(jq -r .stop_reason <<<"$JSON")" "hook_stopped"
 done
+
+# --- SessionStart: the session starts, the prompt is never sent. ---
+start_mock "$T/tool.json"
+write_hook ss '{"continue": false, "stopReason": "SESSION-STOP"}'
+settings SessionStart "" ss
+run_loom
+assert_eq "session start: no model request at all" "$(requests)" "0"
+assert_eq "session start: exit status 1" "$RC" "1"
+assert_contains "session start: stopReason on stderr" "$ERR" "SessionStart hook stopped the run: SESSION-STOP"
 
 # --- Stop: continue:false outranks decision:block; the answer stands. ---
 cat > "$T/answer.json" <<'JSON'
