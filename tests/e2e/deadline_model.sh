@@ -103,4 +103,16 @@ use_provider anthropic
 run_loom
 assert_eq "default deadline: a normal reply succeeds" "$(jq -r .result "$T/out")" "slow but steady wins"
 
+# The mock's fault is validated like the others.
+echo '{"turns": [{"faults": [{"ping_every_ms": 0}]}]}' > "$T/bad1.json"
+echo '{"turns": [{"faults": [{"ping_every_ms": 100, "stall_ms": 5}]}]}' > "$T/bad2.json"
+for bad in bad1 bad2; do
+  set +e
+  "$MOCKLLM_BIN" --scenario "$T/$bad.json" --port 0 > /dev/null 2> "$T/bad.err"
+  st=$?
+  set -e
+  assert_eq "mockllm $bad: refused at start-up" "$st" "2"
+  assert_contains "mockllm $bad: names the fault" "$(cat "$T/bad.err")" "faults[0]"
+done
+
 finish
