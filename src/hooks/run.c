@@ -328,10 +328,15 @@ static void apply_text(run_ctx *c, hook_result *r, const char *text, size_t len)
             return;
         }
         apply_reply(c, r, o);
+        /* Claude Code: suppressOutput keeps the hook's stdout out of the
+         * transcript view; the rest of the answer still applies. */
+        if (!json_is_true(json_object_get(o, "suppressOutput")))
+            r->output = excerpt(text, len);
         json_decref(o);
         return;
     }
     char *t = excerpt(text, len);
+    r->output = xstrdup(t);
     if (c->ev == HOOK_USER_PROMPT_SUBMIT || c->ev == HOOK_SESSION_START) {
         join_line(&c->context, t);
     } else {
@@ -544,9 +549,10 @@ static void run_http(run_ctx *c, const hook_def *d, hook_result *r)
     req.body = c->payload_json;
     req.body_len = strlen(c->payload_json);
     req.connect_timeout_ms = timeout_ms < HOOK_HTTP_CONNECT_MS ? timeout_ms : HOOK_HTTP_CONNECT_MS;
-    /* http.h bounds each wait for bytes, not the whole exchange; a hook
-     * answers in one small body, so the two coincide in practice. */
+    /* The hook's timeout bounds the whole exchange: a server that trickles
+     * bytes for ever must not hold the event past it. */
     req.idle_timeout_ms = timeout_ms;
+    req.total_timeout_ms = timeout_ms;
     req.cancel = c->opts->cancel;
     http_response resp;
     memset(&resp, 0, sizeof resp);
@@ -871,6 +877,7 @@ void hook_outcome_free(hook_outcome *out)
         free(out->results[i].label);
         free(out->results[i].where);
         free(out->results[i].message);
+        free(out->results[i].output);
     }
     free(out->results);
     memset(out, 0, sizeof *out);

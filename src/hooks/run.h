@@ -92,6 +92,11 @@ typedef struct hook_result {
     perm_verdict verdict;   /* what this hook said about the permission (PERM_NONE: nothing) */
     long duration_ms;
     char *message;          /* the error, block reason or skip reason; NULL when none */
+    /* What a successful hook printed (stdout, or an http hook's body), cut
+     * to an excerpt, for verbose display (the integrator's "hook.output"
+     * event); NULL when it printed nothing or answered "suppressOutput":
+     * true. Never for the model. */
+    char *output;
 } hook_result;
 
 typedef enum hook_notice_kind {

@@ -171,7 +171,8 @@ static void detect_repeats(const loop_params *p, loop_io *io, loop_state *st,
 
 /* Runs the reply's tool calls and records each result in call order. */
 static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wire_message *reply,
-                     const char *message_id, loom_error *err)
+                     const char *message_id, char **hook_stop, const char **stop_event,
+                     loom_error *err)
 {
     size_t n = 0;
     for (size_t i = 0; i < reply->n_blocks; i++)
@@ -205,6 +206,10 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
             working_note_step(io->working, r->is_error);
         if (outs[i].context)
             loop_queue_reminder(st, outs[i].context);
+        if (outs[i].stop && !*hook_stop) {
+            *hook_stop = xstrdup(outs[i].stop_reason ? outs[i].stop_reason : "");
+            *stop_event = outs[i].stop_event;
+        }
         json_t *rec = record_tool_result(calls[i].id, str_cstr(&r->text), r->is_error);
         if (r->raw)
             json_object_set_new(record_provider_data(rec, true), "toolResult",
@@ -235,6 +240,12 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
 hook_outcome loop_fire(loop_io *io, hook_event ev, json_t *extra)
 {
     hook_outcome o = governance_fire(io->gov, ev, extra, io->cancel);
+    for (size_t i = 0; i < o.n_results; i++)
+        if (o.results[i].output) /* NULL when the hook answered suppressOutput */
+            loop_emit(io, "hook.output", EV_VIS_USER, NULL,
+                      json_pack("{s:s,s:s,s:s}", "event", hook_event_name(ev), "hook",
+                                o.results[i].label ? o.results[i].label : "", "output",
+                                o.results[i].output));
     for (size_t i = 0; i < o.n_notices; i++)
         if (o.notices[i].kind != HOOK_NOTICE_OUTPUT)
             loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
@@ -261,6 +272,16 @@ static void fire_instructions_loaded(const loop_params *p, loop_io *io)
     }
 }
 
+/* A hook answered "continue": false (docs/hooks.md): the run ends here,
+ * its stopReason for the user (the error message), not the model. */
+static void finish_hook_stopped(loop_result *out, const char *event, const char *why)
+{
+    out->state = RUN_BLOCKED_BY_POLICY;
+    out->stop_reason = "hook_stopped";
+    loom_error_set(&out->err, LOOM_ERR_RUN_BLOCKED_BY_POLICY, "a %s hook stopped the run: %s",
+                   event, why && *why ? why : "no reason given");
+}
+
 /* L1: SessionStart (once per session) and UserPromptSubmit. Returns false
  * when a hook blocked the prompt; its reason is in out->err. */
 static bool run_start_hooks(const loop_params *p, loop_io *io, loop_state *st, const char *goal,
@@ -275,15 +296,22 @@ static bool run_start_hooks(const loop_params *p, loop_io *io, loop_state *st, c
                                   json_pack("{s:s}", "source", fresh ? "startup" : "resume"));
             if (o.additional_context && *o.additional_context)
                 loop_queue_reminder(st, o.additional_context);
+            bool stop = o.stop;
+            if (stop)
+                finish_hook_stopped(out, "SessionStart", o.stop_reason);
             hook_outcome_free(&o);
+            if (stop)
+                return false;
         }
         fire_instructions_loaded(p, io);
     }
     if (!loop_has_hooks(io, HOOK_USER_PROMPT_SUBMIT))
         return true;
     hook_outcome o = loop_fire(io, HOOK_USER_PROMPT_SUBMIT, json_pack("{s:s}", "prompt", goal));
-    bool ok = !o.blocked;
-    if (!ok) {
+    bool ok = !o.blocked && !o.stop;
+    if (o.stop) {
+        finish_hook_stopped(out, "UserPromptSubmit", o.stop_reason);
+    } else if (!ok) {
         out->state = RUN_BLOCKED_BY_POLICY;
         out->stop_reason = "prompt_blocked";
         loom_error_set(&out->err, LOOM_ERR_RUN_BLOCKED_BY_POLICY,
@@ -300,13 +328,16 @@ static bool run_start_hooks(const loop_params *p, loop_io *io, loop_state *st, c
  * "block"); a cap keeps a stubborn hook from looping for ever. */
 #define LOOP_STOP_HOOK_CONTINUATIONS 3
 
-static bool stop_hook_continues(loop_io *io, loop_state *st)
+static bool stop_hook_continues(loop_io *io, loop_state *st, char **hook_stop)
 {
     if (!loop_has_hooks(io, HOOK_STOP) || st->stop_continuations >= LOOP_STOP_HOOK_CONTINUATIONS)
         return false;
     hook_outcome o = loop_fire(io, HOOK_STOP, json_pack("{s:b}", "stop_hook_active",
                                                    st->stop_continuations > 0));
-    bool again = o.blocked;
+    /* "continue": false outranks "decision": "block": the agent stops. */
+    bool again = o.blocked && !o.stop;
+    if (o.stop)
+        *hook_stop = xstrdup(o.stop_reason ? o.stop_reason : "");
     bool failed = false;
     for (size_t i = 0; i < o.n_results; i++)
         failed |= o.results[i].status == HOOK_STATUS_ERROR ||
@@ -607,8 +638,10 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
             }
         }
         json_decref(records);
+        char *hook_stop = NULL;
+        const char *stop_event = "tool";
         if (rc == 0)
-            rc = run_tools(p, io, &st, &resp.message, msg_id, &err);
+            rc = run_tools(p, io, &st, &resp.message, msg_id, &hook_stop, &stop_event, &err);
         free(msg_id);
         bool has_tools = false;
         for (size_t b = 0; b < resp.message.n_blocks; b++)
@@ -623,21 +656,35 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         wire_stop_reason stop = resp.stop_reason;
         wire_response_free(&resp);
         if (rc != 0) {
+            free(hook_stop);
             out->err = err;
             out->state = RUN_FAILED;
             out->stop_reason = "session_error";
             break;
         }
         if (cancel_run_requested(io->cancel)) {
+            free(hook_stop);
             finish_interrupted(io, out);
             break;
         }
+        if (hook_stop) {
+            finish_hook_stopped(out, stop_event, hook_stop);
+            free(hook_stop);
+            break;
+        }
         /* Decide: a reply without tool calls is the final answer. */
-        if (!has_tools && stop_hook_continues(io, &st))
+        if (!has_tools && stop_hook_continues(io, &st, &hook_stop))
             continue;
         if (!has_tools) {
             out->state = RUN_COMPLETED;
-            out->stop_reason = wire_stop_reason_name(stop);
+            out->stop_reason = hook_stop ? "hook_stopped" : wire_stop_reason_name(stop);
+            if (hook_stop)
+                /* The answer stands; the reason is the user's to read. */
+                loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                          json_pack("{s:s,s:s+}", "kind", "hook_stopped", "message",
+                                    "a Stop hook ended the run: ",
+                                    *hook_stop ? hook_stop : "no reason given"));
+            free(hook_stop);
             break;
         }
     }

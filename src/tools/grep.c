@@ -17,6 +17,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,6 +40,11 @@
 #define GREP_MAX_CONTEXT 1000
 /* rg's JSON is several times the size of the matches it describes. */
 #define GREP_RG_CAPTURE_CAP ((size_t)64 << 20)
+/* The most of one file the PCRE2 engine reads. Under /proc, /sys and /dev a
+ * "file" may never end (/proc/kcore reports terabytes), so there the cap is
+ * small; elsewhere it only guards memory. */
+#define GREP_FILE_CAP ((size_t)1 << 30)
+#define GREP_PSEUDO_FILE_CAP ((size_t)1 << 20)
 
 static const char GREP_SCHEMA[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -116,6 +123,7 @@ typedef struct {
     long offset;
     const loom_cancel *cancel;
     long timeout_ms;
+    size_t file_cap;     /* bytes read of one file at most (GREP_*FILE_CAP) */
 } grep_query;
 
 /* ---- results ----------------------------------------------------------------- */
@@ -316,12 +324,66 @@ static void search_buffer(pcre_engine *e, const char *rel, const struct timespec
     free(starts);
 }
 
+/* Reads at most cap bytes of a regular file without ever blocking: the open
+ * is non-blocking (a path swapped for a FIFO since the walk's lstat must not
+ * hang the call) and fstat confirms a regular file before anything is read;
+ * a read that would block (/proc/kmsg) ends the file. The cancel flag is
+ * seen between chunks. 0 with *buf (malloc'd, NUL-terminated) on success. */
+static int grep_slurp(const char *path, size_t cap, const loom_cancel *cancel, char **buf,
+                      size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    loom_str b = LOOM_STR_INIT;
+    size_t guess = st.st_size > 0 && (size_t)st.st_size < cap ? (size_t)st.st_size : 0;
+    str_reserve(&b, (guess < ((size_t)64 << 20) ? guess : 0) + 4096);
+    int rc = 0;
+    while (b.len < cap) {
+        if (cancel_requested(cancel)) {
+            rc = -1;
+            break;
+        }
+        if (b.cap - b.len < 4096)
+            str_reserve(&b, b.cap);
+        size_t want = b.cap - b.len - 1;
+        if (want > cap - b.len)
+            want = cap - b.len;
+        ssize_t n = read(fd, b.ptr + b.len, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+            break;
+        }
+        if (n == 0)
+            break;
+        b.len += (size_t)n;
+        b.ptr[b.len] = '\0';
+    }
+    close(fd);
+    if (rc != 0) {
+        str_free(&b);
+        return -1;
+    }
+    *len = b.len;
+    *buf = str_steal(&b);
+    return 0;
+}
+
 static void search_file(pcre_engine *e, const char *abs, const char *rel,
                         const struct timespec *mtime, bool skip_binary)
 {
     char *buf;
     size_t len;
-    if (file_read_all(abs, &buf, &len, NULL) != 0)
+    if (grep_slurp(abs, e->q->file_cap, e->q->cancel, &buf, &len) != 0)
         return;
     /* Binary files are skipped, as rg skips them when walking (a NUL byte
      * marks them); a file named explicitly is searched anyway. */
@@ -815,11 +877,11 @@ static void format_results(const grep_query *q, gresults *res, tool_result *out,
         json_object_set_new(out->raw, "numMatches", json_integer((json_int_t)total_matches));
 }
 
-static bool is_binary(const char *path)
+static bool is_binary(const char *path, size_t cap, const loom_cancel *cancel)
 {
     char *buf;
     size_t len;
-    if (file_read_all(path, &buf, &len, NULL) != 0)
+    if (grep_slurp(path, cap, cancel, &buf, &len) != 0)
         return false;
     bool bin = memchr(buf, '\0', len) != NULL;
     free(buf);
@@ -928,6 +990,16 @@ static int grep_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         tool_error(out, "Path does not exist: %s", target);
         goto done;
     }
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+        /* Opening a FIFO blocks until a writer comes, a device may never end. */
+        tool_error(out, "%s is not a regular file or directory (a FIFO, device or socket); "
+                        "Grep only searches files.", target);
+        goto done;
+    }
+    /* Inside /proc, /sys or /dev files may block or never end: read little
+     * of each, non-blocking, on the PCRE2 engine (rg opens them blocking). */
+    bool pseudo = walk_pseudo_fs(target);
+    q.file_cap = pseudo ? GREP_PSEUDO_FILE_CAP : GREP_FILE_CAP;
     if (S_ISDIR(st.st_mode)) {
         q.root = xstrdup(target);
     } else {
@@ -936,7 +1008,7 @@ static int grep_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         q.root = slash == target ? xstrdup("/") : xstrndup(target, (size_t)(slash - target));
     }
 
-    if (q.single && is_binary(target)) {
+    if (q.single && is_binary(target, q.file_cap, q.cancel)) {
         /* A binary file named explicitly: whether it matches is all that can
          * usefully be said (rg's own wording), the same on both engines. */
         q.mode = MODE_FILES;
@@ -954,9 +1026,11 @@ static int grep_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
     const char *want = getenv("LOOM_GREP_ENGINE");
     char *rg = NULL;
-    if (!want || strcmp(want, "pcre2") != 0)
+    /* The PCRE2 walk skips /proc, /sys and /dev from "/"; rg would not. */
+    bool own_walk = pseudo || strcmp(q.root, "/") == 0;
+    if ((!want || strcmp(want, "pcre2") != 0) && !own_walk)
         rg = find_in_path("rg");
-    if (want && strcmp(want, "rg") == 0 && !rg) {
+    if (want && strcmp(want, "rg") == 0 && !rg && !own_walk) {
         tool_error(out, "LOOM_GREP_ENGINE=rg but rg is not on PATH");
         goto done;
     }

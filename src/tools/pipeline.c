@@ -6,10 +6,12 @@
  * tasks, todos) guard it themselves. */
 #include "tools/pipeline.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -102,6 +104,14 @@ static void emit(const tool_ctx *ctx, const char *type, json_t *payload)
 
 static void notify_hook_notices(const tool_ctx *ctx, const hook_outcome *o)
 {
+    /* What each hook printed, for verbose display (never when it answered
+     * suppressOutput: the hooks runner leaves output NULL then). */
+    for (size_t i = 0; i < o->n_results; i++)
+        if (o->results[i].output)
+            emit(ctx, "hook.output",
+                 json_pack("{s:s,s:s,s:s}", "event", hook_event_name(o->event), "hook",
+                           o->results[i].label ? o->results[i].label : "", "output",
+                           o->results[i].output));
     for (size_t i = 0; i < o->n_notices; i++) {
         if (o->notices[i].kind == HOOK_NOTICE_OUTPUT)
             continue;
@@ -403,6 +413,16 @@ static void add_context(tool_outcome *out, const char *text)
     out->context = str_steal(&all);
 }
 
+/* A hook answered "continue": false: the run ends after this call. */
+static void note_hook_stop(tool_outcome *out, hook_event ev, const char *reason)
+{
+    if (!out->stop)
+        out->stop_event = hook_event_name(ev);
+    out->stop = true;
+    if (reason && *reason && !out->stop_reason)
+        out->stop_reason = xstrdup(reason);
+}
+
 /* Steps 12 and 14: PostToolUse on success, PostToolUseFailure on failure;
  * their additionalContext goes to the model with the next request. */
 static void step_post_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g,
@@ -428,6 +448,8 @@ static void step_post_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g,
         add_context(out, o.additional_context);
     else if (o.blocked && o.block_reason)
         add_context(out, o.block_reason);
+    if (o.stop)
+        note_hook_stop(out, ev, o.stop_reason);
     hook_outcome_free(&o);
 }
 
@@ -441,6 +463,83 @@ static void step_result(tool_result *res)
                                "not an instruction from Loom or the user.]", why);
 }
 
+/* --- the overall deadline of one call (docs/tools.md "Deadlines") ---------
+ *
+ * Every call runs against a deadline, whatever the tool: a tool that
+ * forgets a timeout, or blocks somewhere no one foresaw, still ends. The
+ * tool sees a cancel flag of its own: a watch thread copies the run's flag
+ * into it (so a user's cancel and the heartbeat's interruptions arrive as
+ * before) and raises it when the deadline passes, first gracefully
+ * (CANCEL_ACT: a command gets SIGTERM, then SIGKILL after its grace), then,
+ * PIPELINE_DEADLINE_GRACE_MS later, at once. */
+
+/* Bash's longest timeout (600 s) plus room for its kill grace: the deadline
+ * never cuts a command that runs within the timeout it asked for. */
+#define PIPELINE_BASH_DEADLINE_MS 630000L
+/* Every other tool: reading, searching and fetching take seconds. */
+#define PIPELINE_TOOL_DEADLINE_MS 300000L
+#define PIPELINE_DEADLINE_GRACE_MS 5000L
+#define PIPELINE_WATCH_SLICE_MS 20L
+
+/* The deadline of a call to def in ms; 0 for none. LOOM_TOOL_TIMEOUT_MS caps
+ * every call. AskUserQuestion waits for a person and has none. */
+static long call_deadline_ms(const tool_def *def)
+{
+    if (!strcmp(def->name, "AskUserQuestion"))
+        return 0;
+    long d = !strcmp(def->name, "Bash") ? PIPELINE_BASH_DEADLINE_MS : PIPELINE_TOOL_DEADLINE_MS;
+    const char *v = getenv("LOOM_TOOL_TIMEOUT_MS");
+    char *end;
+    long cap = v && *v ? strtol(v, &end, 10) : 0;
+    if (v && *v && *end == '\0' && cap > 0 && cap < d)
+        d = cap;
+    return d;
+}
+
+typedef struct call_watch {
+    const loom_cancel *run;  /* the run's flag (may be NULL) */
+    loom_cancel own;         /* the flag the tool polls */
+    int64_t until_ms;        /* the deadline, monotonic */
+    bool expired;            /* the deadline passed (written by the watcher, read after join) */
+    bool done;               /* the call returned; guarded by mu */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} call_watch;
+
+static void *watch_main(void *arg)
+{
+    call_watch *w = arg;
+    pthread_mutex_lock(&w->mu);
+    while (!w->done) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += PIPELINE_WATCH_SLICE_MS * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        int rc = pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+        if (w->done)
+            break;
+        if (rc != 0 && rc != ETIMEDOUT)
+            continue;
+        int lvl = cancel_level(w->run);
+        if (lvl == CANCEL_RUN)
+            atomic_store(&w->own, CANCEL_RUN);
+        else if (lvl != CANCEL_NONE)
+            cancel_interrupt_act(&w->own, lvl);
+        int64_t now = clock_mono_ms();
+        if (now >= w->until_ms) {
+            w->expired = true;
+            cancel_interrupt_act(&w->own, now >= w->until_ms + PIPELINE_DEADLINE_GRACE_MS
+                                              ? CANCEL_ACT_NOW
+                                              : CANCEL_ACT);
+        }
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
 static void step_execute(const tool_def *def, const json_t *input, tool_ctx *ctx,
                          tool_result *res)
 {
@@ -452,7 +551,48 @@ static void step_execute(const tool_def *def, const json_t *input, tool_ctx *ctx
             tool_error(res, "Interrupted by user before the tool started");
         return;
     }
-    if (def->run(input, ctx, res) != 0 && !res->is_error) {
+    long deadline = call_deadline_ms(def);
+    call_watch w = {.run = ctx->cancel, .until_ms = clock_mono_ms() + deadline};
+    atomic_init(&w.own, CANCEL_NONE);
+    pthread_mutex_init(&w.mu, NULL);
+    /* The watch's slices are measured on the monotonic clock. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_t th;
+    bool watched = deadline > 0 && pthread_create(&th, NULL, watch_main, &w) == 0;
+    /* The tool gets a copy of the context with its own flag; parallel calls
+     * share ctx, so it is never written. */
+    tool_ctx local = *ctx;
+    if (watched)
+        local.cancel = &w.own;
+    int rc = def->run(input, &local, res);
+    if (watched) {
+        pthread_mutex_lock(&w.mu);
+        w.done = true;
+        pthread_cond_signal(&w.cv);
+        pthread_mutex_unlock(&w.mu);
+        pthread_join(th, NULL);
+    }
+    pthread_cond_destroy(&w.cv);
+    pthread_mutex_destroy(&w.mu);
+    if (watched && w.expired && !cancel_requested(ctx->cancel)) {
+        /* The tool's own words would speak of an interruption; say what
+         * happened, and that the model can try a narrower call. */
+        str_clear(&res->text);
+        tool_error(res, "%s did not finish within its deadline of %ld ms and was stopped. "
+                        "Try a narrower call (a smaller path, a shorter command, a "
+                        "background Bash task); the deadline is set with "
+                        "LOOM_TOOL_TIMEOUT_MS.", def->name, deadline);
+        if (!res->raw)
+            res->raw = json_object();
+        if (json_is_object(res->raw))
+            json_object_set_new(res->raw, "deadlineExceeded", json_true());
+        return;
+    }
+    if (rc != 0 && !res->is_error) {
         res->is_error = true;
         if (!res->text.len)
             str_printf(&res->text, "%s failed internally", def->name);
@@ -475,8 +615,10 @@ void tool_outcome_free(tool_outcome *out)
 {
     tool_result_free(&out->result);
     free(out->context);
+    free(out->stop_reason);
     json_decref(out->input_used);
     out->context = NULL;
+    out->stop_reason = NULL;
     out->input_used = NULL;
 }
 
@@ -507,6 +649,14 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
     if (governed) {
         step_risk_classifier(call, &g);                                    /* 5 */
         step_pre_hooks(call, ctx, &g);                                     /* 6 */
+        if (g.have_pre && g.pre.stop) {
+            /* "continue": false outranks every decision: the tool does not
+             * run, and the run ends (the reason is for the user). */
+            note_hook_stop(out, HOOK_PRE_TOOL_USE, g.pre.stop_reason);
+            tool_error(res, "Not run: a PreToolUse hook ended the run.");
+            out->failed_step = "hook_stopped";
+            goto audited;
+        }
         if (g.have_pre && g.pre.additional_context && *g.pre.additional_context)
             add_context(out, g.pre.additional_context);
         if (g.pre.updated_input)
@@ -600,7 +750,22 @@ void tool_batch_run(const tool_registry *reg, const tool_call *calls, size_t n, 
     slot *slots = xcalloc(n ? n : 1, sizeof *slots);
     for (size_t i = 0; i < n; i++)
         slots[i] = (slot){reg, &calls[i], ctx, obs, i, &outcomes[i]};
+    bool stopped = false;
     for (size_t i = 0; i < n;) {
+        for (size_t k = 0; k < i && !stopped; k++)
+            stopped = outcomes[k].stop;
+        if (stopped) {
+            /* A hook ended the run: what is left of the batch does not run,
+             * but every call still gets its result. */
+            tool_outcome *o = &outcomes[i];
+            memset(o, 0, sizeof *o);
+            tool_result_init(&o->result);
+            o->started_us = o->finished_us = clock_wall_us();
+            tool_error(&o->result, "Not run: a hook ended the run before this call.");
+            o->failed_step = "hook_stopped";
+            i++;
+            continue;
+        }
         size_t j = i;
         while (j < n && is_concurrency_safe(reg, &calls[j]))
             j++;

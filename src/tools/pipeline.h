@@ -33,6 +33,12 @@ typedef struct tool_outcome {
     const char *failed_step;/* NULL when the tool ran; else the step that refused */
     char *context;          /* hook additionalContext for the next request; caller frees */
     json_t *input_used;     /* the hook-updated input that ran, or NULL (owned) */
+    /* A PreToolUse/PostToolUse(Failure) hook answered "continue": false: the
+     * run ends after this batch (docs/hooks.md). stop_reason is the hook's
+     * "stopReason" (for the user, not the model), or NULL; owned. */
+    bool stop;
+    const char *stop_event; /* "PreToolUse", "PostToolUse", "PostToolUseFailure" */
+    char *stop_reason;
 } tool_outcome;
 
 /* Frees what tool_call_run put in out (the result included). */

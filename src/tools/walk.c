@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -519,6 +520,30 @@ static bool type_matches(const file_type *t, const char *name)
     return false;
 }
 
+/* ---- pseudo filesystems ------------------------------------------------------ */
+
+/* statfs magic numbers (linux/magic.h), spelled out so no kernel header is needed. */
+#define WALK_PROC_MAGIC 0x9fa0
+#define WALK_SYSFS_MAGIC 0x62656572
+
+static bool under(const char *abs, const char *top)
+{
+    size_t n = strlen(top);
+    return strncmp(abs, top, n) == 0 && (abs[n] == '\0' || abs[n] == '/');
+}
+
+bool walk_pseudo_fs(const char *abs)
+{
+    if (under(abs, "/proc") || under(abs, "/sys") || under(abs, "/dev"))
+        return true;
+    /* A procfs or sysfs mounted somewhere else (a container's /proc bind
+     * mount, a chroot's) is just as endless. */
+    struct statfs sf;
+    return statfs(abs, &sf) == 0 &&
+           ((unsigned long)sf.f_type == WALK_PROC_MAGIC ||
+            (unsigned long)sf.f_type == WALK_SYSFS_MAGIC);
+}
+
 /* ---- the walk -------------------------------------------------------------- */
 
 #define WALK_MAX_DEPTH 256
@@ -533,6 +558,7 @@ typedef struct {
     size_t root_len;
     bool cancelled;
     bool stopped;
+    bool root_pseudo;        /* the walk root is itself in /proc, /sys or /dev */
 } walker;
 
 static void stack_push(walker *w, ign_list *l)
@@ -610,6 +636,10 @@ static void walk_dir(walker *w, unsigned level)
 
     size_t dir_len = w->abs.len;
     for (size_t i = 0; i < n && !w->stopped; i++) {
+        if (cancel_requested(w->o->cancel)) { /* a directory may hold millions */
+            w->cancelled = w->stopped = true;
+            break;
+        }
         w->abs.len = dir_len;
         if (dir_len == 0 || w->abs.ptr[dir_len - 1] != '/')
             str_putc(&w->abs, '/');
@@ -620,6 +650,16 @@ static void walk_dir(walker *w, unsigned level)
         if (lstat(w->abs.ptr, &st) != 0)
             continue;
         bool is_dir = S_ISDIR(st.st_mode);
+        /* FIFOs, devices and sockets are not files to search or list: opening
+         * one can block for ever (a FIFO without a writer) or never end
+         * (/dev/zero). Links are reported (the tools decide), never followed. */
+        if (!is_dir && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+            continue;
+        /* /proc, /sys and /dev are endless or blocking trees (/proc/kmsg,
+         * /proc/<pid>/task/...): a walk from above never enters them; a walk
+         * rooted inside one searches it, with the tools' per-file caps. */
+        if (is_dir && !w->root_pseudo && walk_pseudo_fs(w->abs.ptr))
+            continue;
         if (excluded(w, w->abs.ptr, is_dir, names[i]))
             continue;
         const char *rel = w->abs.ptr + w->root_len;
@@ -686,6 +726,7 @@ int walk_tree(const walk_opts *o, loom_error *err)
     while (w.abs.len > 1 && w.abs.ptr[w.abs.len - 1] == '/')
         w.abs.ptr[--w.abs.len] = '\0';
     w.root_len = w.abs.len;
+    w.root_pseudo = walk_pseudo_fs(w.abs.ptr);
     for (size_t i = 0; i < w.root_len; i++) {
         size_t dlen = i == 0 ? 1 : i;
         if (w.abs.ptr[i] != '/' || dlen >= w.root_len)

@@ -11,6 +11,9 @@
  *     whether or not the tree is a git repository; a deeper file wins, and
  *     within a file the last matching line wins;
  *   - symbolic links are reported but never followed;
+ *   - FIFOs, sockets and devices are never reported (opening one can block
+ *     for ever), and /proc, /sys, /dev (or any procfs/sysfs mount) are not
+ *     entered unless the walk root is inside one;
  *   - optional ripgrep-style --glob overrides and --type filters, with
  *     ripgrep's precedence (an override match decides alone; then ignore
  *     files; then the type).
@@ -69,6 +72,11 @@ typedef struct walk_opts {
  * cancel (run_cancelled). Unreadable subdirectories are skipped silently,
  * as ripgrep does with its warnings off. */
 int walk_tree(const walk_opts *o, loom_error *err);
+
+/* True when abs is in /proc, /sys or /dev, or on a procfs or sysfs mount:
+ * trees whose "files" may block, never end, or number in the hundreds of
+ * thousands. */
+bool walk_pseudo_fs(const char *abs);
 
 /* True when name is a file type the walker knows (a subset of ripgrep's
  * built-in table; see docs/tools-shell-search.md). */

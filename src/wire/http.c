@@ -38,6 +38,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "wire/http_curl.h"
 #include "wire/http_internal.h"
 #include "wire/http_plain.h"
@@ -308,6 +309,13 @@ int http_rx_body(http_rx *rx, const char *data, size_t n)
     return 0;
 }
 
+bool http_rx_past_deadline(http_rx *rx, int64_t now_ms)
+{
+    if (rx->deadline_ms && now_ms >= rx->deadline_ms)
+        rx->deadline_expired = true;
+    return rx->deadline_expired;
+}
+
 int http_fail(http_rx *rx, http_fail_kind kind, const char *why)
 {
     loom_error *err = rx->err;
@@ -318,7 +326,15 @@ int http_fail(http_rx *rx, http_fail_kind kind, const char *why)
     if (rx->cancelled || cancel_requested(rx->req->cancel))
         return loom_error_set(err, LOOM_ERR_RUN_CANCELLED, "request to %s cancelled", where);
 
-    if (rx->body_stopped) {
+    if (rx->deadline_expired) {
+        /* Not retried: a server that streams without end (pings, keep-alive
+         * comments) would hold the next attempt just as long. */
+        ret = loom_error_set(err, LOOM_ERR_MODEL_TIMEOUT,
+                             "the request to %s did not finish within its overall deadline of "
+                             "%ld ms (bytes kept coming, but not the end of the response)",
+                             where, rx->total_ms);
+        err->retryable = false;
+    } else if (rx->body_stopped) {
         if (err->code != LOOM_OK) {
             if (!err->http_status)
                 err->http_status = (int)status;
@@ -413,7 +429,10 @@ int http_perform(const http_request *req, http_body_fn on_body, void *ctx,
         .connect_ms =
             req->connect_timeout_ms > 0 ? req->connect_timeout_ms : DEFAULT_CONNECT_TIMEOUT_MS,
         .idle_ms = req->idle_timeout_ms > 0 ? req->idle_timeout_ms : DEFAULT_IDLE_TIMEOUT_MS,
+        .total_ms = req->total_timeout_ms > 0 ? req->total_timeout_ms : 0,
     };
+    if (rx.total_ms)
+        rx.deadline_ms = clock_mono_ms() + rx.total_ms;
     if (!curl_forced() && http_plain_accepts(req->url))
         return http_plain_perform(&rx);
     return http_curl_perform(&rx);

@@ -7,8 +7,9 @@
  *
  * TLS is verified (never turned off), proxy variables (http_proxy,
  * https_proxy, all_proxy, no_proxy) are honoured by libcurl's rules, the
- * abort flag is checked while the transfer waits, and an idle timeout ends a
- * stream that stops sending. A non-2xx body is collected (capped at 64 KiB)
+ * abort flag is checked while the transfer waits, an idle timeout ends a
+ * stream that stops sending, and an overall deadline ends one that never
+ * finishes. A non-2xx body is collected (capped at 64 KiB)
  * into the response instead of being passed to on_body, so providers can
  * read the error message. Redirects are not followed.
  */
@@ -33,6 +34,9 @@ typedef struct http_request {
     size_t body_len;
     long connect_timeout_ms;          /* <= 0 → 10 000 */
     long idle_timeout_ms;             /* no byte for this long ends it; <= 0 → 300 000 */
+    /* The whole request, connect to last byte, however steadily bytes come
+     * (a server that sends keep-alive pings for ever); <= 0 → none. */
+    long total_timeout_ms;
     const loom_cancel *cancel;
 } http_request;
 
@@ -49,7 +53,8 @@ typedef struct http_response {
 /* Performs the request. Returns 0 when a complete response arrived (any
  * status: check resp->status). Otherwise -code with err set:
  * LOOM_ERR_RUN_CANCELLED (aborted), LOOM_ERR_MODEL_TIMEOUT (connect or idle,
- * retryable), LOOM_ERR_MODEL_UNAVAILABLE (connection refused/reset/dropped
+ * retryable; past total_timeout_ms, not retryable: the same server would
+ * keep the next attempt just as long), LOOM_ERR_MODEL_UNAVAILABLE (connection refused/reset/dropped
  * mid-body, retryable), LOOM_ERR_MODEL_PROTOCOL (a reply that is not HTTP
  * or frames its body wrongly), LOOM_ERR_CONFIG (a URL that cannot be used,
  * or an https/proxy request when libcurl.so.4 cannot be loaded), or the

@@ -144,6 +144,8 @@ static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, cur
         return 1;
     }
     int64_t now = clock_mono_ms();
+    if (http_rx_past_deadline(x->rx, now))
+        return 1;
     if (dlnow != x->seen_dl || ulnow != x->seen_ul) {
         x->seen_dl = dlnow;
         x->seen_ul = ulnow;
@@ -243,6 +245,10 @@ int http_curl_perform(http_rx *rx)
     SETOPT(CURLOPT_CONNECTTIMEOUT_MS, rx->connect_ms);
     SETOPT(CURLOPT_LOW_SPEED_LIMIT, 1L);
     SETOPT(CURLOPT_LOW_SPEED_TIME, (rx->idle_ms + 999) / 1000);
+    /* The progress callback ends the transfer at the deadline with our
+     * message; curl's own timer, a little later, is the backstop. */
+    if (rx->total_ms)
+        SETOPT(CURLOPT_TIMEOUT_MS, rx->total_ms + 2000);
     SETOPT(CURLOPT_USERAGENT, HTTP_USER_AGENT);
     SETOPT(CURLOPT_HTTPHEADER, hdrs);
     SETOPT(CURLOPT_HEADERFUNCTION, on_header);
@@ -279,7 +285,8 @@ int http_curl_perform(http_rx *rx)
         long code = 0;
         if (lc.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code)
             rx->resp->status = code;
-        if (rc != CURLE_OK || rx->cancelled || rx->idle_expired || rx->body_stopped)
+        if (rc != CURLE_OK || rx->cancelled || rx->idle_expired || rx->deadline_expired ||
+            rx->body_stopped)
             ret = http_fail(rx, kind_of(rc), errbuf[0] ? errbuf : lc.easy_strerror(rc));
     }
     lc.slist_free_all(hdrs);

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "wire/http.h"
@@ -31,11 +32,17 @@ typedef struct http_rx {
     const char *where;        /* the URL without userinfo or query, for messages */
     long connect_ms;          /* defaults applied */
     long idle_ms;
+    long total_ms;            /* the overall deadline's length, 0 = none */
+    int64_t deadline_ms;      /* clock_mono_ms() at which it passes, 0 = none */
     bool retry_after_ms_seen; /* retry-after-ms outranks Retry-After */
     bool body_stopped;        /* on_body returned nonzero */
     bool cancelled;
     bool idle_expired;
+    bool deadline_expired;    /* total_ms passed */
 } http_rx;
+
+/* True (and rx->deadline_expired set) once the overall deadline passed. */
+bool http_rx_past_deadline(http_rx *rx, int64_t now_ms);
 
 /* A status line arrived: a new response starts (1xx, proxy CONNECT, then the
  * real one), and only the last one's headers describe what we got. */

@@ -397,6 +397,8 @@ static int wait_slice(conn *c, int fd, short events, int64_t deadline_ms, bool *
         return -1;
     }
     int64_t now = clock_mono_ms();
+    if (http_rx_past_deadline(rx, now)) /* slices are short: seen within one */
+        return -1;
     int64_t until = deadline_ms ? deadline_ms : c->last_activity_ms + rx->idle_ms;
     if (now >= until) {
         if (deadline_ms)
@@ -515,7 +517,7 @@ static int open_connection(conn *c, const plain_url *u)
                     break;
                 }
             }
-            if (rx->cancelled) {
+            if (rx->cancelled || rx->deadline_expired) {
                 close(fd);
                 return http_fail(rx, HTTP_FAIL_NONE, NULL);
             }
@@ -886,6 +888,8 @@ static int read_response(conn *c, reader *r, int send_errno)
             rx->cancelled = true;
             return http_fail(rx, HTTP_FAIL_NONE, NULL);
         }
+        if (http_rx_past_deadline(rx, clock_mono_ms()))
+            return http_fail(rx, HTTP_FAIL_NONE, NULL);
         ssize_t n = recv(c->fd, buf, sizeof buf, 0);
         if (n > 0) {
             c->last_activity_ms = clock_mono_ms();

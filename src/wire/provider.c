@@ -187,6 +187,7 @@ static int attempt(const provider_config *cfg, const wire_codec *codec, const wi
         .body_len = call.body.len,
         .connect_timeout_ms = cfg->connect_timeout_ms,
         .idle_timeout_ms = cfg->idle_timeout_ms,
+        .total_timeout_ms = cfg->request_timeout_ms,
         .cancel = cancel,
     };
     http_response hresp = {0};

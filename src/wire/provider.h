@@ -36,6 +36,10 @@ typedef struct provider_config {
     long retry_max_ms;       /* cap of one backoff or Retry-After wait; default 60 000 */
     long connect_timeout_ms; /* default 10 000 */
     long idle_timeout_ms;    /* no byte for this long → retryable timeout; default 300 000 */
+    /* One attempt from connect to the reply's last byte, however steadily
+     * pings arrive; past it, a timeout that is not retried. Default 600 000
+     * (LOOM_REQUEST_TIMEOUT_MS); 0 = none. */
+    long request_timeout_ms;
     int64_t context_window;  /* tokens; from the model table unless set */
     int max_output_tokens;   /* from the model table unless set */
     bool stream;             /* default true */

@@ -42,6 +42,7 @@ void provider_config_init(provider_config *cfg)
     cfg->retry_max_ms = -1;
     cfg->connect_timeout_ms = -1;
     cfg->idle_timeout_ms = -1;
+    cfg->request_timeout_ms = -1;
     cfg->context_window = -1;
     cfg->max_output_tokens = -1;
     cfg->stream = true;
@@ -177,6 +178,8 @@ int provider_config_resolve(provider_config *cfg, loom_error *err)
         cfg->connect_timeout_ms = env_long("LOOM_CONNECT_TIMEOUT_MS", 10000);
     if (cfg->idle_timeout_ms < 0)
         cfg->idle_timeout_ms = env_long("LOOM_IDLE_TIMEOUT_MS", 300000);
+    if (cfg->request_timeout_ms < 0)
+        cfg->request_timeout_ms = env_long("LOOM_REQUEST_TIMEOUT_MS", 600000);
     model_info info = models_lookup(cfg->model);
     if (cfg->context_window < 0)
         cfg->context_window = env_long("LOOM_CONTEXT_WINDOW", (long)info.context_window);

@@ -102,7 +102,7 @@ typedef struct {
     bool text_templated;     /* text is a template */
 } mock_reply;
 
-typedef enum { FAULT_STATUS, FAULT_DROP, FAULT_MALFORMED, FAULT_STALL } mock_fault_kind;
+typedef enum { FAULT_STATUS, FAULT_DROP, FAULT_MALFORMED, FAULT_STALL, FAULT_PING } mock_fault_kind;
 
 typedef struct {
     mock_fault_kind kind;
@@ -112,7 +112,9 @@ typedef struct {
     long drop_after_bytes;    /* FAULT_DROP */
     const char *malformed;    /* FAULT_MALFORMED: raw line injected */
     long stall_ms;            /* FAULT_STALL */
-    long after_events;        /* FAULT_MALFORMED, FAULT_STALL */
+    long ping_every_ms;       /* FAULT_PING: a keep-alive this often, for ever */
+    const char *ping_text;    /* FAULT_PING: what is sent each time */
+    long after_events;        /* FAULT_MALFORMED, FAULT_STALL, FAULT_PING */
     long times;
     char desc[64];            /* short text for the request log */
 } mock_fault;

@@ -293,20 +293,22 @@ static int parse_fault(vctx *v, const char *where, const json_t *f, mock_fault *
 {
     static const char *const keys[] = {"status", "headers", "body",
                                        "drop_after_bytes", "malformed", "stall_ms",
-                                       "after_events", "times", "comment", NULL};
+                                       "ping_every_ms", "after_events", "times", "comment",
+                                       NULL};
     if (!json_is_object(f))
         return fail(v, where, "must be an object");
     if (check_keys(v, where, f, keys))
         return -1;
     int kinds = 0;
     static const char *const kind_keys[] = {"status", "drop_after_bytes",
-                                            "malformed", "stall_ms"};
-    for (size_t i = 0; i < 4; i++)
+                                            "malformed", "stall_ms", "ping_every_ms"};
+    for (size_t i = 0; i < 5; i++)
         if (json_object_get(f, kind_keys[i]))
             kinds++;
     if (kinds != 1)
         return fail(v, where, "a fault needs exactly one of \"status\", "
-                              "\"drop_after_bytes\", \"malformed\", \"stall_ms\"");
+                              "\"drop_after_bytes\", \"malformed\", \"stall_ms\", "
+                              "\"ping_every_ms\"");
     out->times = 1;
     if (get_int(v, where, f, "times", 1, &out->times) ||
         get_int(v, where, f, "after_events", 0, &out->after_events))
@@ -359,6 +361,13 @@ static int parse_fault(vctx *v, const char *where, const json_t *f, mock_fault *
             return -1;
         snprintf(out->desc, sizeof out->desc, "malformed after %ld events",
                  out->after_events);
+    } else if (json_object_get(f, "ping_every_ms")) {
+        out->kind = FAULT_PING;
+        if (get_int(v, where, f, "ping_every_ms", 1, &out->ping_every_ms))
+            return -1;
+        out->ping_text = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
+        snprintf(out->desc, sizeof out->desc, "ping every %ldms after %ld events",
+                 out->ping_every_ms, out->after_events);
     } else {
         out->kind = FAULT_STALL;
         if (get_int(v, where, f, "stall_ms", 0, &out->stall_ms))

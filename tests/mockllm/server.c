@@ -218,6 +218,13 @@ static struct MHD_Response *reply_response(mock_scenario *sc, const mock_format 
         events_add_raw(&ev, s ? s : "{}", s ? strlen(s) : 2);
         free(s);
     }
+    /* A JSON body has no ping event: its keep-alive is whitespace. */
+    mock_fault blank;
+    if (fault && fault->kind == FAULT_PING) {
+        blank = *fault;
+        blank.ping_text = "\n";
+        fault = &blank;
+    }
     resp = stream_response(&ev, 0, fault);
     if (resp)
         MHD_add_response_header(resp, "Content-Type", "application/json");

@@ -1,7 +1,8 @@
 /* stream.c — turns a pre-rendered event list into a chunked HTTP body that
  * MHD pulls one event per read, so each SSE event reaches the client as it
  * would from a real provider. Pacing (drip_ms) and the mid-stream faults
- * (drop the connection, inject a malformed line, stall) are applied here,
+ * (drop the connection, inject a malformed line, stall, keep-alive pings
+ * for ever) are applied here,
  * identically for every wire format. */
 #include "mockllm.h"
 
@@ -74,6 +75,17 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
             if (s->fault.kind == FAULT_MALFORMED) {
                 s->fault_done = true;
                 s->inject = xprintf("%s\n\n", s->fault.malformed);
+                s->inject_len = strlen(s->inject);
+                s->off = 0;
+                return stream_read(cls, pos, buf, max);
+            }
+            if (s->fault.kind == FAULT_PING) {
+                /* Never done: a ping, then another, until the client gives
+                 * up or the server stops; the reply never comes. */
+                mock_sleep_ms(s->fault.ping_every_ms);
+                if (atomic_load(&mock_stopping))
+                    return MHD_CONTENT_READER_END_WITH_ERROR;
+                s->inject = xprintf("%s", s->fault.ping_text);
                 s->inject_len = strlen(s->inject);
                 s->off = 0;
                 return stream_read(cls, pos, buf, max);

@@ -658,6 +658,66 @@ static void test_http_hook_500_is_error(void **state)
     hook_registry_free(reg);
 }
 
+/* What a hook printed is kept for verbose display, unless it answered
+ * suppressOutput: true; the rest of the answer applies either way. */
+static void test_output_and_suppress_output(void **state)
+{
+    hook_registry *reg = one_hook(
+        "PostToolUse", "echo '{\"suppressOutput\": true, \"hookSpecificOutput\": {\"hookEventName\":"
+                       " \"PostToolUse\", \"additionalContext\": \"still applies\"}}'");
+    hook_outcome o = fire(reg, HOOK_POST_TOOL_USE);
+    assert_int_equal(o.n_results, 1);
+    assert_null(o.results[0].output);
+    assert_string_equal(o.additional_context, "still applies");
+    hook_outcome_free(&o);
+    hook_registry_free(reg);
+
+    reg = one_hook("PostToolUse", "echo '{\"hookSpecificOutput\": {\"hookEventName\":"
+                                  " \"PostToolUse\", \"additionalContext\": \"shown\"}}'");
+    o = fire(reg, HOOK_POST_TOOL_USE);
+    assert_non_null(o.results[0].output);
+    assert_non_null(strstr(o.results[0].output, "additionalContext"));
+    hook_outcome_free(&o);
+    hook_registry_free(reg);
+
+    reg = one_hook("PostToolUse", "echo 'plain words'");
+    o = fire(reg, HOOK_POST_TOOL_USE);
+    assert_string_equal(o.results[0].output, "plain words");
+    hook_outcome_free(&o);
+    hook_registry_free(reg);
+
+    /* "suppressOutput": false, or a non-boolean, suppresses nothing. */
+    reg = one_hook("PostToolUse", "echo '{\"suppressOutput\": \"yes\"}'");
+    o = fire(reg, HOOK_POST_TOOL_USE);
+    assert_non_null(o.results[0].output);
+    hook_outcome_free(&o);
+    hook_registry_free(reg);
+}
+
+/* continue:false is reported alongside a block; the integrator gives it
+ * precedence (the run ends rather than the model being told "denied"). */
+static void test_continue_false_with_block(void **state)
+{
+    hook_registry *reg = one_hook(
+        "PreToolUse", "echo '{\"continue\": false, \"stopReason\": \"halt\", \"decision\": \"block\","
+                      " \"reason\": \"no\"}'");
+    hook_outcome o = fire(reg, HOOK_PRE_TOOL_USE);
+    assert_true(o.stop);
+    assert_string_equal(o.stop_reason, "halt");
+    assert_int_equal(o.permission, PERM_DENY);
+    hook_outcome_free(&o);
+    hook_registry_free(reg);
+    /* Two hooks stop: both reasons, one per line. */
+    const char *const bodies[] = {"echo '{\"continue\": false, \"stopReason\": \"one\"}'",
+                                  "echo '{\"continue\": false, \"stopReason\": \"two\"}'"};
+    reg = registry_of("Stop", NULL, bodies, 2);
+    o = fire(reg, HOOK_STOP);
+    assert_true(o.stop);
+    assert_string_equal(o.stop_reason, "one\ntwo");
+    hook_outcome_free(&o);
+    hook_registry_free(reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -675,6 +735,8 @@ int main(void)
         cmocka_unit_test(test_stdin_payload_and_env),
         cmocka_unit_test(test_http_hook_deny),
         cmocka_unit_test(test_http_hook_500_is_error),
+        cmocka_unit_test(test_output_and_suppress_output),
+        cmocka_unit_test(test_continue_false_with_block),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -44,6 +44,7 @@ typedef enum {
     SC_STALL,  /* 200, chunked, one chunk, then silence until the client leaves */
     SC_TRICKLE, /* send s->response a few bytes at a time, close */
     SC_HOLD,   /* send s->response, then keep the connection until the client leaves */
+    SC_PING,   /* 200, chunked, one chunk, then an SSE ping every 50 ms until the client leaves */
 } scenario;
 
 typedef struct server {
@@ -181,6 +182,18 @@ static void *serve(void *arg)
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
         }
         break;
+    case SC_PING: {
+        /* Bytes keep coming, far inside any idle timeout, but never the end. */
+        send_str(fd, stream_head);
+        send_chunk(fd, stream_chunks[0]);
+        for (int i = 0; i < STALL_MS / 50; i++) {
+            char c;
+            if (wait_readable(fd, 50) && recv(fd, &c, 1, MSG_DONTWAIT) <= 0)
+                break; /* the client left */
+            send_chunk(fd, ": keep-alive\n\nevent: ping\ndata: {\"type\": \"ping\"}\n\n");
+        }
+        break;
+    }
     case SC_STALL: {
         send_str(fd, stream_head);
         send_chunk(fd, stream_chunks[0]);
@@ -497,6 +510,31 @@ static void test_stall_idle_timeout(void **state)
     str_free(&k.got);
 }
 
+/* The overall deadline ends a stream that pings for ever inside the idle
+ * timeout, with a timeout that is not retried; what arrived was delivered. */
+static void test_ping_forever_total_deadline(void **state)
+{
+    server s;
+    server_start(&s, SC_PING, NULL);
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/messages", s.port);
+    http_request req = {.method = "POST", .url = url, .headers = test_headers, .body = "{}",
+                        .body_len = 2, .connect_timeout_ms = 2000, .idle_timeout_ms = 1000,
+                        .total_timeout_ms = 700};
+    int rc = http_perform(&req, on_body, &k, &resp, &err);
+    server_stop(&s);
+    assert_int_equal(rc, -LOOM_ERR_MODEL_TIMEOUT);
+    assert_false(err.retryable);
+    assert_non_null(strstr(err.message, "overall deadline of 700 ms"));
+    assert_int_equal(err.http_status, 200);
+    assert_non_null(strstr(str_cstr(&k.got), "ping")); /* the pings did arrive */
+    http_response_free(&resp);
+    str_free(&k.got);
+}
+
 typedef struct canceller {
     loom_cancel *flag;
     long after_ms;
@@ -508,6 +546,27 @@ static void *cancel_later(void *arg)
     pause_ms(c->after_ms);
     atomic_store(c->flag, 1);
     return NULL;
+}
+
+/* Without a total deadline only the cancel flag ends the pinging stream: the
+ * pings keep the idle timeout from firing. */
+static void test_ping_forever_idle_never_fires(void **state)
+{
+    server s;
+    server_start(&s, SC_PING, NULL);
+    loom_cancel flag = 0;
+    canceller c = {&flag, 800};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, cancel_later, &c), 0);
+    sink k = {0};
+    http_response resp;
+    loom_error err;
+    int rc = perform(&s, "/v1/messages", "{}", 2, 300, &flag, &k, &resp, &err);
+    pthread_join(th, NULL);
+    server_stop(&s);
+    assert_int_equal(rc, -LOOM_ERR_RUN_CANCELLED);
+    http_response_free(&resp);
+    str_free(&k.got);
 }
 
 static void test_cancel_from_other_thread(void **state)
@@ -1145,6 +1204,8 @@ int main(void)
         cmocka_unit_test(test_mid_body_close_unavailable),
         cmocka_unit_test(test_mid_body_reset_unavailable),
         cmocka_unit_test(test_stall_idle_timeout),
+        cmocka_unit_test(test_ping_forever_total_deadline),
+        cmocka_unit_test(test_ping_forever_idle_never_fires),
         cmocka_unit_test(test_cancel_from_other_thread),
         cmocka_unit_test(test_cancel_before_start),
         cmocka_unit_test(test_connection_refused),

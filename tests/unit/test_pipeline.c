@@ -1,11 +1,13 @@
 /* test_pipeline.c — the tool call path and batches: unknown tools and bad
  * input become error results, concurrency-safe neighbours run together
  * (and only they), outcomes stay in call order, output is capped to head
- * and tail without splitting a UTF-8 character. */
+ * and tail without splitting a UTF-8 character; every call has a deadline
+ * (LOOM_TOOL_TIMEOUT_MS), and the run's cancel still reaches the tool. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +236,93 @@ static void test_unflagged_tool_fails_closed(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A tool that only stops when its cancel flag rises (a search stuck on a
+ * pipe, a command that never ends) or after n × 10 ms. */
+static int until_cancel_run(const json_t *input, tool_ctx *ctx, tool_result *out)
+{
+    long n = (long)json_integer_value(json_object_get(input, "n"));
+    for (long i = 0; i < n && !cancel_requested(ctx->cancel); i++)
+        usleep(10000);
+    str_printf(&out->text, "%s", cancel_requested(ctx->cancel) ? "stopped" : "gave up");
+    return 0;
+}
+
+static const tool_def hang_tool = {"Hang", "waits", "{\"type\":\"object\"}", true, true, NULL,
+                                   until_cancel_run};
+
+static void test_call_deadline(void **state)
+{
+    (void)state;
+    tool_registry *reg = tool_registry_new();
+    loom_error err;
+    assert_int_equal(tool_registry_add(reg, &hang_tool, &err), 0);
+    setenv("LOOM_TOOL_TIMEOUT_MS", "200", 1);
+    tool_ctx ctx = {.cwd = "/"};
+    json_t *in = json_pack("{s:i}", "n", 3000);
+    tool_call call = {"d1", "Hang", in};
+    tool_outcome out;
+    tool_call_run(reg, &call, &ctx, &out);
+    assert_true(out.result.is_error);
+    assert_non_null(strstr(out.result.text.ptr, "did not finish within its deadline of 200 ms"));
+    assert_true(json_is_true(json_object_get(out.result.raw, "deadlineExceeded")));
+    tool_outcome_free(&out);
+
+    /* A bad value is ignored: the default (minutes) applies, and a short
+     * call finishes untouched. */
+    setenv("LOOM_TOOL_TIMEOUT_MS", "soon", 1);
+    loom_cancel flag = 0;
+    ctx.cancel = &flag;
+    json_t *brief = json_pack("{s:i}", "n", 30);
+    tool_call quick = {"d1b", "Hang", brief};
+    tool_call_run(reg, &quick, &ctx, &out);
+    json_decref(brief);
+    assert_string_equal(out.result.text.ptr, "gave up");
+    tool_outcome_free(&out);
+    unsetenv("LOOM_TOOL_TIMEOUT_MS");
+    json_decref(in);
+    tool_registry_free(reg);
+}
+
+typedef struct raiser {
+    loom_cancel *flag;
+    int level;
+} raiser;
+
+static void *raise_later(void *arg)
+{
+    raiser *r = arg;
+    usleep(150000);
+    atomic_store(r->flag, r->level);
+    return NULL;
+}
+
+/* The run's cancel and the heartbeat's interruption reach a running tool
+ * (through the deadline watch), and neither is mistaken for the deadline. */
+static void test_run_cancel_reaches_tool(void **state)
+{
+    (void)state;
+    tool_registry *reg = tool_registry_new();
+    loom_error err;
+    assert_int_equal(tool_registry_add(reg, &hang_tool, &err), 0);
+    json_t *in = json_pack("{s:i}", "n", 3000);
+    tool_call call = {"d2", "Hang", in};
+    for (int level = CANCEL_RUN; level <= CANCEL_ACT_NOW; level++) {
+        loom_cancel flag = 0;
+        tool_ctx ctx = {.cwd = "/", .cancel = &flag};
+        raiser r = {&flag, level};
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, raise_later, &r), 0);
+        tool_outcome out;
+        tool_call_run(reg, &call, &ctx, &out);
+        pthread_join(th, NULL);
+        assert_string_equal(out.result.text.ptr, "stopped");
+        assert_null(strstr(out.result.text.ptr, "deadline"));
+        tool_outcome_free(&out);
+    }
+    json_decref(in);
+    tool_registry_free(reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +331,8 @@ int main(void)
         cmocka_unit_test(test_output_cap_keeps_head_and_tail),
         cmocka_unit_test(test_cancel_before_start),
         cmocka_unit_test(test_unflagged_tool_fails_closed),
+        cmocka_unit_test(test_call_deadline),
+        cmocka_unit_test(test_run_cancel_reaches_tool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -912,6 +914,48 @@ static void test_file_state_threads(void **state)
     free(p);
 }
 
+/* Read never opens a FIFO, device or socket (issue #10): a clear error,
+ * at once (a blocking open of a FIFO without a writer would never return). */
+static void test_read_fifo_device_socket(void **state)
+{
+    char *fifo = path_of("pipe.txt");
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    tool_result r = do_read("pipe.txt");
+    assert_true(r.is_error);
+    assert_has(&r, "not a regular file");
+    tool_result_free(&r);
+    /* Through a symbolic link too. */
+    char *link = path_of("link.txt");
+    assert_int_equal(symlink(fifo, link), 0);
+    r = do_read("link.txt");
+    assert_true(r.is_error);
+    assert_has(&r, "not a regular file");
+    tool_result_free(&r);
+    free(link);
+    free(fifo);
+
+    const char *const devices[] = {"/dev/zero", "/dev/null", "/dev/urandom"};
+    for (size_t i = 0; i < 3; i++) {
+        r = do_read(devices[i]);
+        assert_true(r.is_error);
+        assert_has(&r, "not a regular file");
+        tool_result_free(&r);
+    }
+
+    char *sock = path_of("s.sock");
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+    if (strlen(sock) < sizeof sa.sun_path && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+        r = do_read("s.sock");
+        assert_true(r.is_error);
+        assert_has(&r, "not a regular file");
+        tool_result_free(&r);
+    }
+    close(fd);
+    free(sock);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -934,6 +978,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_output_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backup_failure_blocks_write, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_state_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_fifo_device_socket, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

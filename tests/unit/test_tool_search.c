@@ -526,6 +526,123 @@ static void test_grep_errors(void **state)
     tool_result_free(&r);
 }
 
+/* FIFOs, devices and pseudo filesystems (issue #10): nothing blocks. A FIFO
+ * without a writer would hang any blocking open for ever, so each call here
+ * returning at all is half the assertion. */
+static void test_fifos_and_devices_never_block(void **state)
+{
+    loom_str dir = LOOM_STR_INIT, path = LOOM_STR_INIT;
+    str_printf(&dir, "%s/pipes", root);
+    str_printf(&path, "%s/pipes/named.txt", root);
+    assert_int_equal(mkdir(dir.ptr, 0755), 0);
+    assert_int_equal(mkfifo(path.ptr, 0644), 0);
+    put("pipes/real.txt", "PIPEMATCH\n");
+
+    /* Named directly: a clear error on both engines. */
+    tool_result r = grep_both(json_pack("{s:s, s:s}", "pattern", "x", "path", "pipes/named.txt"));
+    assert_true(r.is_error);
+    assert_non_null(strstr(r.text.ptr, "not a regular file"));
+    tool_result_free(&r);
+    r = grep_both(json_pack("{s:s, s:s}", "pattern", "x", "path", "/dev/null"));
+    assert_true(r.is_error);
+    assert_non_null(strstr(r.text.ptr, "not a regular file"));
+    tool_result_free(&r);
+    /* Inside a directory: skipped, the real file found, engines agree. */
+    check_grep(json_pack("{s:s, s:s}", "pattern", "PIPEMATCH", "path", "pipes"),
+               "Found 1 file\n@/pipes/real.txt");
+    check_grep(json_pack("{s:s, s:s, s:s}", "pattern", "PIPEMATCH", "path", "pipes", "glob",
+                         "*.txt"),
+               "Found 1 file\n@/pipes/real.txt");
+    /* Glob lists files only. */
+    r = run(&tool_glob, json_pack("{s:s, s:s}", "pattern", "*", "path", dir.ptr));
+    assert_false(r.is_error);
+    assert_null(strstr(r.text.ptr, "named.txt"));
+    assert_non_null(strstr(r.text.ptr, "real.txt"));
+    tool_result_free(&r);
+    /* Searches rooted in /proc or /dev finish, on the PCRE2 walk whatever
+     * engine was asked for (rg would open /proc/kmsg blocking). */
+    const char *const pseudo[] = {"/proc/self", "/dev", "/sys/kernel"};
+    for (size_t i = 0; i < 3; i++) {
+        setenv("LOOM_GREP_ENGINE", "rg", 1);
+        r = run(&tool_grep, json_pack("{s:s, s:s}", "pattern", "zz9-nothing-qq", "path", pseudo[i]));
+        unsetenv("LOOM_GREP_ENGINE");
+        assert_false(r.is_error);
+        assert_string_equal(json_get_str(r.raw, "engine", ""), "pcre2");
+        tool_result_free(&r);
+    }
+
+    remove(path.ptr);
+    str_clear(&path);
+    str_printf(&path, "%s/pipes/real.txt", root);
+    remove(path.ptr);
+    rmdir(dir.ptr);
+    str_free(&dir);
+    str_free(&path);
+}
+
+static void test_walk_pseudo_fs(void **state)
+{
+    assert_true(walk_pseudo_fs("/proc"));
+    assert_true(walk_pseudo_fs("/proc/self/task"));
+    assert_true(walk_pseudo_fs("/sys"));
+    assert_true(walk_pseudo_fs("/sys/kernel"));
+    assert_true(walk_pseudo_fs("/dev"));
+    assert_true(walk_pseudo_fs("/dev/shm"));
+    assert_false(walk_pseudo_fs("/"));
+    assert_false(walk_pseudo_fs("/devices-not-dev"));
+    assert_false(walk_pseudo_fs("/processes"));
+    assert_false(walk_pseudo_fs(root));
+}
+
+/* A walk from "/" never enters /proc, /sys or /dev. The visit skips every
+ * directory, so only the top level is seen. */
+static int top_visit(void *ud, const walk_entry *e)
+{
+    int *bad = ud;
+    if (e->is_dir && (!strcmp(e->path, "/proc") || !strcmp(e->path, "/sys") ||
+                      !strcmp(e->path, "/dev")))
+        (*bad)++;
+    return e->is_dir ? WALK_SKIP : WALK_CONTINUE;
+}
+
+static void test_walk_from_root_skips_pseudo(void **state)
+{
+    int bad = 0;
+    walk_opts wo = {.root = "/", .visit = top_visit, .ud = &bad};
+    loom_error err;
+    loom_error_clear(&err);
+    assert_int_equal(walk_tree(&wo, &err), 0);
+    assert_int_equal(bad, 0);
+}
+
+/* A raised cancel flag stops Glob and both Grep engines with a clear result. */
+static void test_search_honours_cancel(void **state)
+{
+    loom_cancel flag = CANCEL_RUN;
+    tool_ctx ctx = make_ctx();
+    ctx.cancel = &flag;
+    tool_result r;
+    tool_result_init(&r);
+    json_t *in = json_pack("{s:s}", "pattern", "**/*");
+    assert_int_equal(tool_glob.run(in, &ctx, &r), 0);
+    json_decref(in);
+    assert_true(r.is_error);
+    assert_non_null(strstr(r.text.ptr, "interrupted"));
+    tool_result_free(&r);
+    const char *const engines[] = {"pcre2", "rg"};
+    for (size_t i = 0; i < (have_rg ? 2u : 1u); i++) {
+        setenv("LOOM_GREP_ENGINE", engines[i], 1);
+        tool_result_init(&r);
+        in = json_pack("{s:s}", "pattern", "FOO");
+        assert_int_equal(tool_grep.run(in, &ctx, &r), 0);
+        json_decref(in);
+        assert_true(r.is_error);
+        assert_non_null(strstr(r.text.ptr, "interrupted"));
+        tool_result_free(&r);
+    }
+    unsetenv("LOOM_GREP_ENGINE");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -539,6 +656,10 @@ int main(void)
         cmocka_unit_test(test_grep_count),
         cmocka_unit_test(test_grep_multiline),
         cmocka_unit_test(test_grep_errors),
+        cmocka_unit_test(test_fifos_and_devices_never_block),
+        cmocka_unit_test(test_walk_pseudo_fs),
+        cmocka_unit_test(test_walk_from_root_skips_pseudo),
+        cmocka_unit_test(test_search_honours_cancel),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -101,6 +101,12 @@ static void text_event(cli_output *o, const char *type, const json_t *payload)
         }
     } else if (!strcmp(type, "heartbeat.event")) {
         heartbeat_line(payload);
+    } else if (o->verbose && !strcmp(type, "hook.output")) {
+        /* A hook's stdout (never one that answered suppressOutput). */
+        fprintf(stderr, "loom: hook %s (%s): ", json_get_str(payload, "hook", "?"),
+                json_get_str(payload, "event", "?"));
+        put_clean(json_get_str(payload, "output", ""));
+        fputc('\n', stderr);
     } else if (o->verbose && (!strcmp(type, "tool.finished") || !strcmp(type, "tool.failed"))) {
         fprintf(stderr, "loom: %s %s (%lld ms)\n", json_get_str(payload, "tool", "?"),
                 !strcmp(type, "tool.failed") ? "failed" : "done",
