@@ -605,6 +605,19 @@ static bool vague_word(unsigned flags)
 
 static bool seg_match(const char *p, size_t pn, const char *s, size_t sn);
 
+/* The bytes of a vague word before its first expansion or glob character
+ * are fixed text: whatever the word becomes, its first resulting word
+ * starts with them ("P=$PATH" can never become "tight"). A quoted '$' or
+ * '*' also stops the prefix, which only makes it shorter (stricter). */
+static size_t fixed_prefix_len(const char *w, unsigned flags)
+{
+    /* A run-time placeholder (xargs -I %, find -exec {}) is flagged as an
+     * expansion without a '$' to show where: nothing of it is fixed. */
+    if ((flags & BASH_WORD_EXPANDS) && !strpbrk(w, "$`"))
+        return 0;
+    return strcspn(w, "$`*?[{");
+}
+
 /* Could the command w[0..n) (flags per word) be one that rule r matches,
  * once its vague words are expanded? The words before the first vague one
  * must match as written; the vague word may become anything (several words
@@ -625,6 +638,8 @@ static bool could_match(const rule *r, const char *const *w, const unsigned *fl,
             str_puts(&pre, w[k]);
             str_putc(&pre, ' ');
         }
+        if (v < n)
+            str_append(&pre, w[v], fixed_prefix_len(w[v], fl[v]));
         /* "git " + anything: the rule could match if it could continue
          * what is known; at the very start (v == 0) everything could. */
         if (v == n && pre.len)
@@ -639,6 +654,11 @@ static bool could_match(const rule *r, const char *const *w, const unsigned *fl,
     if (v < n && v < r->nwords && !(fl[v] & BASH_WORD_EXPANDS) &&
         !seg_match(w[v], strlen(w[v]), r->words[v], strlen(r->words[v])))
         return false;   /* a plain glob that cannot name the rule's word */
+    if (v < n && v < r->nwords && !strchr(r->words[v], '*')) {
+        size_t fp = fixed_prefix_len(w[v], fl[v]), rl = strlen(r->words[v]);
+        if (strncmp(w[v], r->words[v], fp < rl ? fp : rl) != 0 || fp > rl)
+            return false;   /* its fixed start already differs from the rule's word */
+    }
     if (v >= r->nwords && r->bmode == BM_EXACT) {
         /* Exact: the rest must be able to vanish or to be the rule. */
         for (size_t k = r->nwords; k < n; k++)
