@@ -19,7 +19,7 @@ static const char *const known_keys[] = {
     "permission_mode", "loop_threshold", "max_tokens_total", "max_usd",
     "price_input_per_mtok", "price_output_per_mtok", "interactive", "allowed_tools",
     "disallowed_tools", "context_window", "max_output_tokens", "token_budget", "auto_compact",
-    "compaction", "renew_lambda", "heartbeat", NULL,
+    "compaction", "renew_lambda", "heartbeat", "add_dirs", NULL,
 };
 
 static bool known(const char *key)

@@ -292,8 +292,17 @@ bool secrets_call_touches(const char *tool, const json_t *input, const char *cwd
 {
     if (!tool || !json_is_object(input))
         return false;
-    if (!strcmp(tool, "Bash"))
+    if (!strcmp(tool, "Bash")) {
+        /* A command the sandbox confines has denyRead enforced by the
+         * kernel, which sees every path the command really opens; the word
+         * scan is for commands that run unconfined. */
+        loom_error ignore;
+        const sandbox_policy *sp = sandbox_default_for(cwd, &ignore);
+        if (sp && sp->enabled && sandbox_supported() > 0 &&
+            !json_is_true(json_object_get(input, "dangerouslyDisableSandbox")))
+            return false;
         return bash_touches(json_string_value(json_object_get(input, "command")), cwd, why, cap);
+    }
     static const char *const keys[] = {"file_path", "notebook_path", "path"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
         if (check(json_string_value(json_object_get(input, keys[k])), cwd, why, cap))
