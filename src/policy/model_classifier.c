@@ -37,7 +37,8 @@ static json_t *find_object(const char *text)
 }
 
 perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
-                            const char *cwd, const loom_cancel *cancel, char *reason, size_t cap)
+                            const char *cwd, const loom_cancel *cancel, char *reason, size_t cap,
+                            wire_usage *usage, unsigned *calls)
 {
     wire_request req = {0};
     req.model = xstrdup(cfg->model);
@@ -64,6 +65,17 @@ perm_verdict model_classify(const provider_config *cfg, const char *tool, const 
         wire_request_free(&req);
         return PERM_ASK;
     }
+    /* Every token the classifier spends is the run's: counted whatever the
+     * answer says. */
+    if (usage) {
+        usage->input_tokens += resp.usage.input_tokens;
+        usage->output_tokens += resp.usage.output_tokens;
+        usage->cache_read_tokens += resp.usage.cache_read_tokens;
+        usage->cache_creation_tokens += resp.usage.cache_creation_tokens;
+        usage->reasoning_tokens += resp.usage.reasoning_tokens;
+    }
+    if (calls)
+        (*calls)++;
     char *text = wire_message_text(&resp.message);
     json_t *answer = find_object(text);
     const char *decision = json_get_str(answer, "decision", NULL);

@@ -90,6 +90,21 @@ static double usage_cost(const loop_params *p, const wire_usage *u)
             (double)u->output_tokens * p->price_output_per_mtok) / 1e6;
 }
 
+void loop_count_side_usage(const loop_params *p, loop_io *io, loop_state *st, loop_result *out,
+                           const char *purpose, const char *corr, const char *tool,
+                           const wire_usage *u, unsigned calls)
+{
+    if (calls == 0)
+        return;
+    loop_add_usage(&out->usage, u);
+    st->tokens_used = loop_usage_total(&out->usage);
+    if (out->cost_usd >= 0)
+        out->cost_usd += usage_cost(p, u);
+    loop_emit(io, "model.usage", EV_VIS_USER, corr,
+              json_pack("{s:s,s:s?,s:i,s:o,s:f}", "purpose", purpose, "tool", tool, "calls",
+                        (int)calls, "usage", wire_usage_to_json(u), "cost_usd", out->cost_usd));
+}
+
 /* --- tools ---------------------------------------------------------------- */
 
 typedef struct observer_ctx {
@@ -161,7 +176,7 @@ static void detect_repeats(const loop_params *p, loop_io *io, loop_state *st,
 
 /* Runs the reply's tool calls and records each result in call order. */
 static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wire_message *reply,
-                     const char *message_id, loom_error *err)
+                     const char *message_id, loop_result *out, loom_error *err)
 {
     size_t n = 0;
     for (size_t i = 0; i < reply->n_blocks; i++)
@@ -190,6 +205,9 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
         atomic_store(io->act_running, false);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
+        /* The permission classifier's model calls are the run's tokens too. */
+        loop_count_side_usage(p, io, st, out, "permission_classifier", calls[i].id,
+                              calls[i].name, &outs[i].model_usage, outs[i].model_calls);
         tool_result *r = &outs[i].result;
         if (io->working)
             working_note_step(io->working, r->is_error);
@@ -594,7 +612,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         }
         json_decref(records);
         if (rc == 0)
-            rc = run_tools(p, io, &st, &resp.message, msg_id, &err);
+            rc = run_tools(p, io, &st, &resp.message, msg_id, out, &err);
         free(msg_id);
         bool has_tools = false;
         for (size_t b = 0; b < resp.message.n_blocks; b++)

@@ -94,6 +94,8 @@ typedef struct gov_call {
     char secret_why[512];
     bool outside;               /* a read beyond the workspace and its added dirs */
     char host[256];             /* sends_out: the host the data goes to */
+    wire_usage model_usage;     /* the classifier's tokens, owed to the run */
+    unsigned model_calls;
     int64_t started_us;
 } gov_call;
 
@@ -407,7 +409,8 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
         perm_decide(&in, &g->decision);
         if (!strcmp(g->decision.row, "auto.undecided")) {
             in.model = model_classify(gov->classifier, call->name, g->input, ctx->cwd,
-                                      ctx->cancel, model_reason, sizeof model_reason);
+                                      ctx->cancel, model_reason, sizeof model_reason,
+                                      &g->model_usage, &g->model_calls);
             in.model_reason = model_reason;
             g->model = in.model;
         }
@@ -642,6 +645,8 @@ audited:
             out->input_used = json_incref((json_t *)g.input);
     }
 done:
+    out->model_usage = g.model_usage;
+    out->model_calls = g.model_calls;
     if (governed && !out->failed_step)
         step_result(res);                                                  /* 13 */
     pipeline_cap_output(&res->text, output_cap());

@@ -33,6 +33,11 @@ typedef struct tool_outcome {
     const char *failed_step;/* NULL when the tool ran; else the step that refused */
     char *context;          /* hook additionalContext for the next request; caller frees */
     json_t *input_used;     /* the hook-updated input that ran, or NULL (owned) */
+    /* Model calls the pipeline itself made for this call (auto mode's
+     * permission classifier): the caller adds them to the run's usage, so
+     * budgets and cost see every token. raw is always NULL. */
+    wire_usage model_usage;
+    unsigned model_calls;
 } tool_outcome;
 
 /* Frees what tool_call_run put in out (the result included). */
