@@ -195,6 +195,66 @@ bool secrets_dir_holds_secret(const char *dir)
     return false;
 }
 
+static void fence_add(secrets_fence *f, const char *p, const char *dir)
+{
+    if (!p || !under(p, dir))
+        return;
+    for (size_t i = 0; i < f->n; i++)
+        if (!strcmp(f->v[i], p))
+            return;
+    f->v = realloc(f->v, (f->n + 1) * sizeof *f->v);
+    f->v[f->n++] = strdup(p);
+}
+
+void secrets_fence_init(secrets_fence *f, const char *dir)
+{
+    f->v = NULL;
+    f->n = 0;
+    const char *home = home_dir();
+    if (!dir)
+        return;
+    /* The walk spells entries from its root as given; take the root both
+     * as given and resolved. */
+    char *rdir = perm_resolve_path(dir, "/");
+    const char *roots[2] = {dir, rdir};
+    for (int r = 0; r < 2; r++) {
+        if (!roots[r])
+            continue;
+        for (size_t i = 0; home && i < NSECRETS; i++) {
+            loom_str s = LOOM_STR_INIT;
+            str_printf(&s, "%s/%s", home, SECRETS_DEFAULT[i]);
+            fold(s.ptr);
+            char *resolved = perm_resolve_path(s.ptr, "/");
+            fence_add(f, s.ptr, roots[r]);
+            fence_add(f, resolved, roots[r]);
+            free(resolved);
+            str_free(&s);
+        }
+        loom_error ignore;
+        const sandbox_policy *sp = sandbox_default_for(dir, &ignore);
+        for (size_t i = 0; sp && i < sp->deny_read.n; i++)
+            fence_add(f, sp->deny_read.v[i], roots[r]);
+    }
+    free(rdir);
+}
+
+bool secrets_fence_hit(const secrets_fence *f, const char *path)
+{
+    for (size_t i = 0; path && i < f->n; i++)
+        if (under(path, f->v[i]))
+            return true;
+    return false;
+}
+
+void secrets_fence_free(secrets_fence *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->v[i]);
+    free(f->v);
+    f->v = NULL;
+    f->n = 0;
+}
+
 /* The literal leading directories of a glob pattern ("src/x/" of
  * "src/x/<glob>"), or the whole pattern when it has no magic. */
 static size_t literal_prefix(const char *pattern)

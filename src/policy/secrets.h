@@ -32,6 +32,21 @@ bool secrets_path_is_secret(const char *path, const char *cwd, char *why, size_t
  * says of each entry. */
 bool secrets_dir_holds_secret(const char *dir);
 
+/* The secret paths beneath one directory, for a search rooted there (Grep,
+ * Glob): the walk skips what secrets_fence_hit() names. Walks never follow
+ * symlinks, so the stores' own paths (as written and resolved) suffice. */
+typedef struct secrets_fence {
+    char **v;   /* absolute paths, owned */
+    size_t n;
+} secrets_fence;
+
+/* Fills f with the stores (and sandbox denyRead paths) beneath dir; f->n is
+ * 0 when there are none. Free with secrets_fence_free. */
+void secrets_fence_init(secrets_fence *f, const char *dir);
+/* path (absolute, as the walk spells it) is one of f's paths or beneath one. */
+bool secrets_fence_hit(const secrets_fence *f, const char *path);
+void secrets_fence_free(secrets_fence *f);
+
 /* The secret path a tool call names, if any: the file_path / notebook_path
  * / path argument of a file tool, Glob's base joined with its pattern's
  * literal directories, and for Bash every argument word and redirection

@@ -26,6 +26,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/proc.h"
+#include "policy/secrets.h"
 #include "tools/builtin.h"
 #include "tools/walk.h"
 
@@ -116,6 +117,7 @@ typedef struct {
     long offset;
     const loom_cancel *cancel;
     long timeout_ms;
+    secrets_fence fence; /* credential stores beneath root: never searched */
 } grep_query;
 
 /* ---- results ----------------------------------------------------------------- */
@@ -337,6 +339,8 @@ static int pcre_visit(void *ud, const walk_entry *we)
         e->cancelled = true;
         return WALK_STOP;
     }
+    if (secrets_fence_hit(&e->q->fence, we->path))
+        return WALK_SKIP;
     if (we->is_dir || !S_ISREG(we->st->st_mode))
         return WALK_CONTINUE; /* links are not followed, as rg does by default */
     search_file(e, we->path, we->rel, &we->st->st_mtim, true);
@@ -954,9 +958,12 @@ static int grep_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
     const char *want = getenv("LOOM_GREP_ENGINE");
     char *rg = NULL;
-    if (!want || strcmp(want, "pcre2") != 0)
+    /* A root above a credential store (a search of ~) runs on the own
+     * engine, whose walk skips the stores; rg is not told about them. */
+    secrets_fence_init(&q.fence, q.root);
+    if ((!want || strcmp(want, "pcre2") != 0) && q.fence.n == 0)
         rg = find_in_path("rg");
-    if (want && strcmp(want, "rg") == 0 && !rg) {
+    if (want && strcmp(want, "rg") == 0 && !rg && q.fence.n == 0) {
         tool_error(out, "LOOM_GREP_ENGINE=rg but rg is not on PATH");
         goto done;
     }
@@ -982,6 +989,7 @@ done:
     str_free(&errmsg);
     str_free(&why);
     wglob_free_list(q.globs);
+    secrets_fence_free(&q.fence);
     free(q.root);
     free(q.single);
     free(target);
