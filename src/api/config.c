@@ -81,7 +81,9 @@ static void apply_settings(loom_config *cfg, json_t *explicit_keys, const json_t
             target = "permission_mode";
             value = json_object_get(v, "defaultMode");
         }
-        if (!known(target) || json_object_get(explicit_keys, target))
+        /* add_dirs is --add-dir's; settings say permissions.additionalDirectories. */
+        if (!known(target) || json_object_get(explicit_keys, target) ||
+            !strcmp(target, "add_dirs"))
             continue;
         char buf[64];
         const char *text = buf;
