@@ -624,6 +624,127 @@ static void test_long_texts_truncate_safely(void **state)
     assert_non_null(strstr(run(&in).reason, "command-line settings"));
 }
 
+/* Class 6 of issue #10: what leaves the machine, and reads beyond the
+ * workspace. */
+static void test_send_out_per_domain(void **state)
+{
+    /* WebFetch's definition says read_only; sends_out wins over it. */
+    perm_inputs in = {.mode = MODE_DEFAULT, .tool = "WebFetch", .read_only = true,
+                      .sends_out = true, .host = "127.0.0.1", .interactive = false};
+    perm_decision d = run(&in);
+    assert_int_equal(d.verdict, PERM_DENY);
+    assert_string_equal(d.row, "send.ask");
+    assert_true(d.unanswered);
+    assert_non_null(strstr(d.reason, "to 127.0.0.1"));
+    assert_non_null(strstr(d.reason, "WebFetch(domain:127.0.0.1)"));
+    /* A domain rule lets it through; plan mode sends nothing even so. */
+    rule_match allow = {.verdict = PERM_ALLOW, .rule = "WebFetch(domain:127.0.0.1)",
+                        .source = RULE_SRC_PROJECT};
+    in.rule = &allow;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+    in.mode = MODE_PLAN;
+    d = run(&in);
+    assert_int_equal(d.verdict, PERM_DENY);
+    assert_string_equal(d.row, "plan.send");
+    assert_int_equal(strncmp(d.reason, "plan mode: ", 11), 0);
+    /* dontAsk names what it would have sent where; a safe rating never
+     * stands in for an allow rule. */
+    in.mode = MODE_DONT_ASK;
+    in.rule = NULL;
+    risk_verdict safe = {.level = RISK_SAFE};
+    in.risk = &safe;
+    d = run(&in);
+    assert_int_equal(d.verdict, PERM_DENY);
+    assert_non_null(strstr(d.reason, "to 127.0.0.1"));
+}
+
+static void test_secret_paths(void **state)
+{
+    /* A broad allow rule, a hook's plain allow and bypass do not cover a
+     * credential store: a person must see it. */
+    rule_match allow = {.verdict = PERM_ALLOW, .rule = "Read", .source = RULE_SRC_USER};
+    perm_inputs in = {.mode = MODE_BYPASS, .tool = "Read", .read_only = true, .secret = true,
+                      .secret_why = "~/.ssh/id_rsa is under ~/.ssh, a credential store",
+                      .rule = &allow, .hook = PERM_ALLOW, .interactive = true};
+    perm_decision d = run(&in);
+    assert_int_equal(d.verdict, PERM_ASK);
+    assert_string_equal(d.row, "secret");
+    assert_non_null(strstr(d.reason, "~/.ssh/id_rsa"));
+    in.interactive = false;
+    assert_int_equal(run(&in).verdict, PERM_DENY);
+    in.mode = MODE_DONT_ASK;
+    assert_string_equal(run(&in).row, "dont_ask.secret");
+    /* An edit inside the workspace that is a store (cwd = ~) still asks in
+     * acceptEdits. */
+    perm_inputs edit = {.mode = MODE_ACCEPT_EDITS, .tool = "Edit", .is_edit = true,
+                        .in_workspace = true, .secret = true, .interactive = true};
+    assert_int_equal(run(&edit).verdict, PERM_ASK);
+    /* A settings deny is still a deny; fullAccess skips the person. */
+    rule_match deny = {.verdict = PERM_DENY, .rule = "Read(~/.ssh/**)", .source = RULE_SRC_USER};
+    in.rule = &deny;
+    assert_string_equal(run(&in).row, "settings.deny");
+    in.rule = NULL;
+    in.mode = MODE_FULL_ACCESS;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+}
+
+static void test_outside_workspace(void **state)
+{
+    perm_inputs in = {.mode = MODE_DEFAULT, .tool = "Read", .read_only = true,
+                      .outside_workspace = true, .interactive = false};
+    risk_verdict safe = {.level = RISK_SAFE, .rule_id = "read_only_tool"};
+    in.risk = &safe; /* the risk classifier rates every Read safe */
+    perm_decision d = run(&in);
+    assert_int_equal(d.verdict, PERM_DENY);
+    assert_string_equal(d.row, "outside");
+    assert_non_null(strstr(d.reason, "--add-dir"));
+    in.mode = MODE_PLAN;
+    assert_int_equal(run(&in).verdict, PERM_DENY);
+    in.mode = MODE_DONT_ASK;
+    assert_string_equal(run(&in).row, "dont_ask.outside");
+    /* An explicit allow rule still allows, in plan mode too. */
+    rule_match allow = {.verdict = PERM_ALLOW, .rule = "Read(~/notes/**)",
+                        .source = RULE_SRC_USER};
+    in.rule = &allow;
+    in.mode = MODE_PLAN;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+    /* Auto mode leaves it to the model classifier. */
+    in.rule = NULL;
+    in.mode = MODE_AUTO;
+    assert_string_equal(run(&in).row, "auto.undecided");
+    in.model = PERM_ALLOW;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+    /* bypass skips the question. */
+    in.model = PERM_NONE;
+    in.mode = MODE_BYPASS;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+}
+
+/* Class 17: Loom-only tools never ask. */
+static void test_local_state_tools(void **state)
+{
+    for (int m = 0; m <= MODE_DELEGATE; m++) {
+        perm_inputs in = {.mode = (perm_mode)m, .tool = "TodoWrite", .local_state = true,
+                          .interactive = false};
+        perm_decision d = run(&in);
+        if (d.verdict != PERM_ALLOW)
+            fail_msg("TodoWrite in %s: %s (%s)", perm_mode_name((perm_mode)m), d.row, d.reason);
+        rule_match deny = {.verdict = PERM_DENY, .rule = "TodoWrite", .source = RULE_SRC_PROJECT};
+        in.rule = &deny;
+        assert_int_equal(run(&in).verdict, PERM_DENY);
+    }
+    perm_inputs in = {.mode = MODE_PLAN, .tool = "TodoWrite", .local_state = true};
+    perm_decision d = run(&in);
+    assert_string_equal(d.row, "local_state");
+    assert_non_null(strstr(d.reason, "Loom's own state"));
+    /* The flag does not override a sender or an editor claim. */
+    perm_inputs odd = {.mode = MODE_PLAN, .tool = "Odd", .local_state = true, .sends_out = true};
+    assert_int_equal(run(&odd).verdict, PERM_DENY);
+    odd.sends_out = false;
+    odd.is_edit = true;
+    assert_int_equal(run(&odd).verdict, PERM_DENY);
+}
+
 /* docs/permissions.md prints the table; its row ids, in order, must be the
  * code's. Needs LOOM_TEST_DATA (set by ctest); skipped without it. */
 static void test_doc_table_matches_code(void **state)
@@ -699,6 +820,10 @@ int main(void)
         cmocka_unit_test(test_delegate_marks_ask),
         cmocka_unit_test(test_fail_closed_inputs),
         cmocka_unit_test(test_long_texts_truncate_safely),
+        cmocka_unit_test(test_send_out_per_domain),
+        cmocka_unit_test(test_secret_paths),
+        cmocka_unit_test(test_outside_workspace),
+        cmocka_unit_test(test_local_state_tools),
         cmocka_unit_test(test_doc_table_matches_code),
         cmocka_unit_test(test_plan_enter_leave_restores),
     };
