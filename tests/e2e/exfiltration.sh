@@ -43,7 +43,7 @@ LISTEN_LOG="$T/listener.log"
 : > "$LISTEN_LOG"
 python3 "$T/listener.py" "$LISTEN_LOG" "$T/lport" &
 LISTEN_PID=$!
-trap 'kill $LISTEN_PID 2>/dev/null; cleanup' EXIT
+trap 'kill $LISTEN_PID 2>/dev/null || true; cleanup' EXIT
 for _ in $(seq 1 200); do [ -s "$T/lport" ] && break; sleep 0.02; done
 LPORT=$(cat "$T/lport")
 check "the listener is up" test -n "$LPORT"
