@@ -105,6 +105,28 @@ void loop_count_side_usage(const loop_params *p, loop_io *io, loop_state *st, lo
                         (int)calls, "usage", wire_usage_to_json(u), "cost_usd", out->cost_usd));
 }
 
+/* Compaction adds its tokens to out->usage itself (context_control.c);
+ * what it spent since `before` is priced and reported here, so cost_usd
+ * and max_usd see it too. */
+static void price_compaction(const loop_params *p, loop_io *io, loop_result *out,
+                             const wire_usage *before)
+{
+    wire_usage d = {
+        .input_tokens = out->usage.input_tokens - before->input_tokens,
+        .output_tokens = out->usage.output_tokens - before->output_tokens,
+        .cache_read_tokens = out->usage.cache_read_tokens - before->cache_read_tokens,
+        .cache_creation_tokens = out->usage.cache_creation_tokens - before->cache_creation_tokens,
+        .reasoning_tokens = out->usage.reasoning_tokens - before->reasoning_tokens,
+    };
+    if (loop_usage_total(&d) <= 0)
+        return;
+    if (out->cost_usd >= 0)
+        out->cost_usd += usage_cost(p, &d);
+    loop_emit(io, "model.usage", EV_VIS_USER, NULL,
+              json_pack("{s:s,s:o,s:f}", "purpose", "compaction", "usage", wire_usage_to_json(&d),
+                        "cost_usd", out->cost_usd));
+}
+
 /* --- tools ---------------------------------------------------------------- */
 
 typedef struct observer_ctx {
@@ -503,7 +525,9 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         if (rc == 0)
             rc = context_build_request(p, &cfg, io, &st, &req, &est, &err);
         if (rc == 0) {
+            wire_usage before = out->usage;
             int changed = context_govern(p, &cfg, io, &st, est, out, &err);
+            price_compaction(p, io, out, &before);
             if (changed != 0)
                 wire_request_free(&req);
             rc = changed < 0 ? -1 : changed ? context_build_request(p, &cfg, io, &st, &req, &est, &err) : 0;
@@ -527,7 +551,9 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG) {
             /* Reactive compaction, once per request: the refusal teaches the
              * window, the context is compacted, the request sent again. */
+            wire_usage before = out->usage;
             int rc2 = reactive_compact(p, &cfg, io, &st, &req, &est, out, &err);
+            price_compaction(p, io, out, &before);
             if (rc2 == 0)
                 rc = provider_complete(&cfg, &req, &sink, io->cancel, &resp, &err);
             if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG)

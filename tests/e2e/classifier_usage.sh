@@ -64,4 +64,29 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   assert_eq "$provider: the cost cap counts the classifier" "$(jq -r .stop_reason <<<"$json")" "usd_budget"
   rm -rf "$T/proj/.loom"
 done
+
+# Compaction is a model call too: its tokens were always in the usage; now
+# its cost is in cost_usd and it is reported as model.usage "compaction".
+SUMMARY='<analysis>ok</analysis><summary>1. Primary Request and Intent: say hi.</summary>'
+jq -n --arg s "$SUMMARY" '{sequence: true, turns: [
+  {match: {no_tools: true}, reply: {text: $s, usage: {input_tokens: 7000, output_tokens: 300}}},
+  {reply: {tool_calls: [{id: "k1", name: "Bash", input: {command: "echo hi"}}],
+           usage: {input_tokens: 100, output_tokens: 10}}},
+  {faults: [{status: 413, times: 1}],
+   reply: {text: "Done after compaction.", usage: {input_tokens: 100, output_tokens: 10}}}]}' \
+  > "$T/compact.json"
+mkdir -p "$T/proj/.loom"
+echo '{"price_input_per_mtok": 1, "price_output_per_mtok": 10}' > "$T/proj/.loom/settings.json"
+start_mock "$T/compact.json"
+use_provider anthropic
+"$LOOM_BIN" -p "say hi" --permission-mode bypassPermissions --cwd "$T/proj" \
+  --output-format stream-json > "$T/compact.jsonl"
+final=$(jq -c 'select(.type=="run.state_changed" and .payload.state=="completed") | .payload' "$T/compact.jsonl")
+assert_eq "compaction: the run completed" "$(jq -r .result <<<"$final")" "Done after compaction."
+assert_eq "compaction: its tokens are in the usage" "$(jq -r .usage.inputTokens <<<"$final")" "7200"
+assert_eq "compaction: and its cost in cost_usd" "$(jq -r '.cost_usd * 1e6 | round' <<<"$final")" "10400"
+assert_eq "compaction: reported as model.usage" \
+  "$(jq -r 'select(.type=="model.usage") | "\(.payload.purpose):\(.payload.usage.inputTokens)"' "$T/compact.jsonl")" \
+  "compaction:7000"
+rm -rf "$T/proj/.loom"
 finish
