@@ -116,22 +116,41 @@ static char *lexical(const char *path, const char *cwd)
     return r;
 }
 
-/* Is one of the forms of p beneath store i (either of its forms)? */
-static bool hits_store(const char *const forms[2], const char *home, size_t i)
+/* The stores under $HOME as written and with their symlinks resolved,
+ * built once per check (a Bash command checks many words). */
+typedef struct stores {
+    char *lex[NSECRETS];
+    char *res[NSECRETS];   /* NULL when unresolvable */
+    size_t n;              /* 0 without a home directory */
+} stores;
+
+static void stores_init(stores *st)
 {
-    loom_str s = LOOM_STR_INIT;
-    str_printf(&s, "%s/%s", home, SECRETS_DEFAULT[i]);
-    fold(s.ptr);
-    char *resolved = perm_resolve_path(s.ptr, "/");
-    bool hit = false;
-    for (int f = 0; f < 2 && !hit; f++)
-        hit = forms[f] && (under(forms[f], s.ptr) || (resolved && under(forms[f], resolved)));
-    free(resolved);
-    str_free(&s);
-    return hit;
+    memset(st, 0, sizeof *st);
+    const char *home = home_dir();
+    if (!home)
+        return;
+    for (size_t i = 0; i < NSECRETS; i++) {
+        loom_str s = LOOM_STR_INIT;
+        str_printf(&s, "%s/%s", home, SECRETS_DEFAULT[i]);
+        fold(s.ptr);
+        st->res[i] = perm_resolve_path(s.ptr, "/");
+        st->lex[i] = str_steal(&s);
+    }
+    st->n = NSECRETS;
 }
 
-bool secrets_path_is_secret(const char *path, const char *cwd, char *why, size_t cap)
+static void stores_free(stores *st)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        free(st->lex[i]);
+        free(st->res[i]);
+    }
+    st->n = 0;
+}
+
+static bool secret_in(const stores *st, const char *path, const char *cwd, char *why,
+                      size_t cap)
 {
     if (!path || !*path)
         return false;
@@ -148,14 +167,14 @@ bool secrets_path_is_secret(const char *path, const char *cwd, char *why, size_t
     }
     const char *forms[2] = {lex, res};
     bool hit = false;
-    const char *home = home_dir();
-    for (size_t i = 0; home && i < NSECRETS && !hit; i++)
-        if (hits_store(forms, home, i)) {
-            hit = true;
-            if (why)
-                snprintf(why, cap, "%.300s is under ~/%s, a credential store", path,
-                         SECRETS_DEFAULT[i]);
-        }
+    for (size_t i = 0; i < st->n && !hit; i++)
+        for (int f = 0; f < 2 && !hit; f++)
+            if (under(forms[f], st->lex[i]) || (st->res[i] && under(forms[f], st->res[i]))) {
+                hit = true;
+                if (why)
+                    snprintf(why, cap, "%.300s is under ~/%s, a credential store", path,
+                             SECRETS_DEFAULT[i]);
+            }
     if (!hit) {
         /* The sandbox's configured denyRead list binds every tool too. */
         loom_error ignore;
@@ -171,28 +190,37 @@ bool secrets_path_is_secret(const char *path, const char *cwd, char *why, size_t
     return hit;
 }
 
-bool secrets_dir_holds_secret(const char *dir)
+bool secrets_path_is_secret(const char *path, const char *cwd, char *why, size_t cap)
 {
-    const char *home = home_dir();
-    if (!dir || !home)
-        return false;
-    for (size_t i = 0; i < NSECRETS; i++) {
-        loom_str s = LOOM_STR_INIT;
-        str_printf(&s, "%s/%s", home, SECRETS_DEFAULT[i]);
-        fold(s.ptr);
-        char *resolved = perm_resolve_path(s.ptr, "/");
-        bool hit = under(s.ptr, dir) || (resolved && under(resolved, dir));
-        free(resolved);
-        str_free(&s);
-        if (hit)
+    stores st;
+    stores_init(&st);
+    bool hit = secret_in(&st, path, cwd, why, cap);
+    stores_free(&st);
+    return hit;
+}
+
+static bool holds(const stores *st, const char *dir)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (under(st->lex[i], dir) || (st->res[i] && under(st->res[i], dir)))
             return true;
-    }
     loom_error ignore;
     const sandbox_policy *sp = sandbox_default_for(dir, &ignore);
     for (size_t i = 0; sp && i < sp->deny_read.n; i++)
         if (under(sp->deny_read.v[i], dir))
             return true;
     return false;
+}
+
+bool secrets_dir_holds_secret(const char *dir)
+{
+    if (!dir)
+        return false;
+    stores st;
+    stores_init(&st);
+    bool hit = holds(&st, dir);
+    stores_free(&st);
+    return hit;
 }
 
 static void fence_add(secrets_fence *f, const char *p, const char *dir)
@@ -210,9 +238,10 @@ void secrets_fence_init(secrets_fence *f, const char *dir)
 {
     f->v = NULL;
     f->n = 0;
-    const char *home = home_dir();
     if (!dir)
         return;
+    stores st;
+    stores_init(&st);
     /* The walk spells entries from its root as given; take the root both
      * as given and resolved. */
     char *rdir = perm_resolve_path(dir, "/");
@@ -220,15 +249,9 @@ void secrets_fence_init(secrets_fence *f, const char *dir)
     for (int r = 0; r < 2; r++) {
         if (!roots[r])
             continue;
-        for (size_t i = 0; home && i < NSECRETS; i++) {
-            loom_str s = LOOM_STR_INIT;
-            str_printf(&s, "%s/%s", home, SECRETS_DEFAULT[i]);
-            fold(s.ptr);
-            char *resolved = perm_resolve_path(s.ptr, "/");
-            fence_add(f, s.ptr, roots[r]);
-            fence_add(f, resolved, roots[r]);
-            free(resolved);
-            str_free(&s);
+        for (size_t i = 0; i < st.n; i++) {
+            fence_add(f, st.lex[i], roots[r]);
+            fence_add(f, st.res[i], roots[r]);
         }
         loom_error ignore;
         const sandbox_policy *sp = sandbox_default_for(dir, &ignore);
@@ -236,6 +259,7 @@ void secrets_fence_init(secrets_fence *f, const char *dir)
             fence_add(f, sp->deny_read.v[i], roots[r]);
     }
     free(rdir);
+    stores_free(&st);
 }
 
 bool secrets_fence_hit(const secrets_fence *f, const char *path)
@@ -269,9 +293,9 @@ static size_t literal_prefix(const char *pattern)
     return cut;
 }
 
-static bool check(const char *path, const char *cwd, char *why, size_t cap)
+static bool check(const stores *st, const char *path, const char *cwd, char *why, size_t cap)
 {
-    return path && *path && secrets_path_is_secret(path, cwd, why, cap);
+    return path && *path && secret_in(st, path, cwd, why, cap);
 }
 
 /* A Bash word with $HOME / ${HOME} / ~ at its start spelled out; "--x=PATH"
@@ -298,8 +322,8 @@ static char *word_path(const char *w, unsigned flags)
     return str_steal(&s);
 }
 
-static bool bash_word_secret(const char *w, unsigned flags, const char *cwd, char *why,
-                             size_t cap)
+static bool bash_word_secret(const stores *st, const char *w, unsigned flags, const char *cwd,
+                             char *why, size_t cap)
 {
     char *p = word_path(w, flags);
     if (!p)
@@ -312,21 +336,22 @@ static bool bash_word_secret(const char *w, unsigned flags, const char *cwd, cha
         char *dir = strndup(p, n);
         char *lex = lexical(*dir ? dir : ".", cwd);
         char *res = lex ? perm_resolve_path(lex, "/") : NULL;
-        hit = check(dir, cwd, why, cap) ||
-              (res && secrets_dir_holds_secret(res) &&
+        hit = check(st, dir, cwd, why, cap) ||
+              (res && holds(st, res) &&
                (why ? (snprintf(why, cap, "%.300s may expand into a credential store", w), 1)
                     : 1));
         free(res);
         free(lex);
         free(dir);
     } else {
-        hit = check(p, cwd, why, cap);
+        hit = check(st, p, cwd, why, cap);
     }
     free(p);
     return hit;
 }
 
-static bool bash_touches(const char *cmd, const char *cwd, char *why, size_t cap)
+static bool bash_touches(const stores *st, const char *cmd, const char *cwd, char *why,
+                         size_t cap)
 {
     if (!cmd)
         return false;
@@ -335,23 +360,22 @@ static bool bash_touches(const char *cmd, const char *cwd, char *why, size_t cap
     for (size_t i = 0; i < bash_cmds_count(cs) && !hit; i++) {
         const bash_cmd *c = bash_cmds_at(cs, i);
         for (size_t a = 0; a < c->argc && !hit; a++)
-            hit = bash_word_secret(c->argv[a], c->argv_flags[a], cwd, why, cap);
+            hit = bash_word_secret(st, c->argv[a], c->argv_flags[a], cwd, why, cap);
         for (size_t r = 0; r < c->nredir && !hit; r++) {
             const bash_redir *rd = &c->redir[r];
             if (rd->kind != BASH_REDIR_DUP && rd->kind != BASH_REDIR_HEREDOC &&
                 rd->kind != BASH_REDIR_HERESTRING)
-                hit = bash_word_secret(rd->target, rd->target_flags, cwd, why, cap);
+                hit = bash_word_secret(st, rd->target, rd->target_flags, cwd, why, cap);
         }
     }
     bash_cmds_free(cs);
     return hit;
 }
 
-bool secrets_call_touches(const char *tool, const json_t *input, const char *cwd, char *why,
-                          size_t cap)
+/* secrets_call_touches with the stores built. */
+static bool call_touches(const stores *st, const char *tool, const json_t *input,
+                         const char *cwd, char *why, size_t cap)
 {
-    if (!tool || !json_is_object(input))
-        return false;
     if (!strcmp(tool, "Bash")) {
         /* A command the sandbox confines has denyRead enforced by the
          * kernel, which sees every path the command really opens; the word
@@ -361,11 +385,12 @@ bool secrets_call_touches(const char *tool, const json_t *input, const char *cwd
         if (sp && sp->enabled && sandbox_supported() > 0 &&
             !json_is_true(json_object_get(input, "dangerouslyDisableSandbox")))
             return false;
-        return bash_touches(json_string_value(json_object_get(input, "command")), cwd, why, cap);
+        return bash_touches(st, json_string_value(json_object_get(input, "command")), cwd, why,
+                            cap);
     }
     static const char *const keys[] = {"file_path", "notebook_path", "path"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-        if (check(json_string_value(json_object_get(input, keys[k])), cwd, why, cap))
+        if (check(st, json_string_value(json_object_get(input, keys[k])), cwd, why, cap))
             return true;
     if (!strcmp(tool, "Glob")) {
         const char *pattern = json_string_value(json_object_get(input, "pattern"));
@@ -378,9 +403,21 @@ bool secrets_call_touches(const char *tool, const json_t *input, const char *cwd
             str_append(&p, pattern, n);
         else
             str_printf(&p, "%s/%.*s", base && *base ? base : ".", (int)n, pattern);
-        bool hit = check(p.ptr, cwd, why, cap);
+        bool hit = check(st, p.ptr, cwd, why, cap);
         str_free(&p);
         return hit;
     }
     return false;
+}
+
+bool secrets_call_touches(const char *tool, const json_t *input, const char *cwd, char *why,
+                          size_t cap)
+{
+    if (!tool || !json_is_object(input))
+        return false;
+    stores st;
+    stores_init(&st);
+    bool hit = call_touches(&st, tool, input, cwd, why, cap);
+    stores_free(&st);
+    return hit;
 }
