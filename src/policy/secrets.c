@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/str.h"
+#include "base/utf8.h"
 #include "policy/bash_parse.h"
 #include "policy/rules.h"
 #include "policy/sandbox.h"
@@ -116,6 +117,22 @@ static char *lexical(const char *path, const char *cwd)
     return r;
 }
 
+/* Bytes of s to print so that at most max are shown and no UTF-8 sequence
+ * is cut (the reason travels to the model as JSON text). */
+static int clip(const char *s, size_t max)
+{
+    size_t n = strlen(s), i = 0;
+    while (i < n) {
+        size_t k = utf8_seq_len((const unsigned char *)s + i, n - i);
+        if (k == 0)
+            k = 1; /* the model's JSON was valid; be safe anyway */
+        if (i + k > max)
+            break;
+        i += k;
+    }
+    return (int)i;
+}
+
 /* The stores under $HOME as written and with their symlinks resolved,
  * built once per check (a Bash command checks many words). */
 typedef struct stores {
@@ -161,7 +178,7 @@ static bool secret_in(const stores *st, const char *path, const char *cwd, char 
     /* A symlink loop leaves the target unknowable: fail closed. */
     if (!res) {
         if (why)
-            snprintf(why, cap, "%.200s (its symlinks cannot be resolved)", path);
+            snprintf(why, cap, "%.*s (its symlinks cannot be resolved)", clip(path, 200), path);
         free(lex);
         return true;
     }
@@ -172,8 +189,8 @@ static bool secret_in(const stores *st, const char *path, const char *cwd, char 
             if (under(forms[f], st->lex[i]) || (st->res[i] && under(forms[f], st->res[i]))) {
                 hit = true;
                 if (why)
-                    snprintf(why, cap, "%.300s is under ~/%s, a credential store", path,
-                             SECRETS_DEFAULT[i]);
+                    snprintf(why, cap, "%.*s is under ~/%s, a credential store", clip(path, 300),
+                             path, SECRETS_DEFAULT[i]);
             }
     if (!hit) {
         /* The sandbox's configured denyRead list binds every tool too. */
@@ -182,7 +199,7 @@ static bool secret_in(const stores *st, const char *path, const char *cwd, char 
         if (sp && (sandbox_path_read_denied(sp, lex) || sandbox_path_read_denied(sp, res))) {
             hit = true;
             if (why)
-                snprintf(why, cap, "%.300s is in the sandbox's denyRead list", path);
+                snprintf(why, cap, "%.*s is in the sandbox's denyRead list", clip(path, 300), path);
         }
     }
     free(lex);
@@ -338,7 +355,9 @@ static bool bash_word_secret(const stores *st, const char *w, unsigned flags, co
         char *res = lex ? perm_resolve_path(lex, "/") : NULL;
         hit = check(st, dir, cwd, why, cap) ||
               (res && holds(st, res) &&
-               (why ? (snprintf(why, cap, "%.300s may expand into a credential store", w), 1)
+               (why ? (snprintf(why, cap, "%.*s may expand into a credential store",
+                                clip(w, 300), w),
+                       1)
                     : 1));
         free(res);
         free(lex);

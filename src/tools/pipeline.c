@@ -227,7 +227,13 @@ static void url_host_of(const char *url, char *out, size_t cap)
     size_t h = s[0] == '[' ? strcspn(s, "]") + 1 : strcspn(s, ":");
     if (h < n)
         n = h;
-    snprintf(out, cap, "%.*s", (int)n, s);
+    /* Shown to the model and the user: plain ASCII only. */
+    size_t k = 0;
+    for (; k < n && k + 1 < cap; k++) {
+        unsigned char c = (unsigned char)s[k];
+        out[k] = c > ' ' && c < 0x7f ? (char)c : '?';
+    }
+    out[k] = '\0';
 }
 
 /* Where the call's data comes from and goes: a credential store, a read

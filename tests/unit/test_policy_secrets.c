@@ -154,6 +154,16 @@ static void test_spellings(void **state)
     char why[600];
     assert_true(secrets_path_is_secret("link_key", proj, why, sizeof why));
     assert_non_null(strstr(why, "~/.ssh"));
+
+    /* A long path of multi-byte characters is cut whole, never inside a
+     * character: the reason is JSON text for the model. */
+    char longp[1200] = "~/.ssh/";
+    while (strlen(longp) + 3 < sizeof longp - 1)
+        strcat(longp, "\xc3\xa9"); /* é */
+    assert_true(secrets_path_is_secret(longp, proj, why, sizeof why));
+    json_t *j = json_string(why);
+    assert_non_null(j); /* jansson refuses invalid UTF-8 */
+    json_decref(j);
 }
 
 static bool touches(const char *tool, const char *input_json)
