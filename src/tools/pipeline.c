@@ -414,7 +414,15 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
          * plain read decide without it. */
         perm_decide(&in, &g->decision);
         if (!strcmp(g->decision.row, "auto.undecided")) {
-            in.model = model_classify(gov->classifier, call->name, g->input, ctx->cwd,
+            /* What the input alone does not show the classifier. */
+            char note[400] = "";
+            if (g->def->sends_out)
+                snprintf(note, sizeof note, "this call sends data off this machine to %s, "
+                         "which no permission rule allows", g->host[0] ? g->host : "a host");
+            else if (g->outside)
+                snprintf(note, sizeof note, "this call reads outside the workspace and its "
+                         "additional directories");
+            in.model = model_classify(gov->classifier, call->name, g->input, ctx->cwd, note,
                                       ctx->cancel, model_reason, sizeof model_reason,
                                       &g->model_usage, &g->model_calls);
             in.model_reason = model_reason;

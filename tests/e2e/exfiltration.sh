@@ -150,6 +150,11 @@ for run in default plan acceptEdits auto:none auto:allow dontAsk; do
     esac
     assert_contains "$what: denied headless" "$out" "denied"
   done
+  if [ "$mode" = auto ]; then
+    assert_contains "$run: the classifier is told a read leaves the workspace" \
+      "$(jq -r 'select(.body | tostring | contains("security monitor")) | .raw_body' "$MOCK_LOG")" \
+      "reads outside the workspace"
+  fi
   if [ "$run" != auto:allow ]; then
     check "$run: the listener got nothing at all" test ! -s "$LISTEN_LOG"
     check "$run: nothing outside the workspace was read" no_marker "$(cat "$MOCK_LOG")"
@@ -168,7 +173,7 @@ cat > "$T/fetch.json" <<JSON
   {"reply": {"text": "Fetched."}}
 ]}
 JSON
-for mode in default dontAsk plan; do
+for mode in default dontAsk plan auto; do
   : > "$LISTEN_LOG"
   start_mock "$T/fetch.json"
   use_provider anthropic
@@ -178,6 +183,15 @@ for mode in default dontAsk plan; do
   if [ "$mode" = plan ]; then
     assert_contains "plan: even an allowed domain is not fetched" "$(result w1)" "plan mode"
     check "plan: the listener got nothing" test ! -s "$LISTEN_LOG"
+  elif [ "$mode" = auto ]; then
+    # The classifier (this script gives it no usable answer) is told where
+    # the data would go; undecided, headless, the fetch is denied.
+    assert_contains "auto: the allowed domain is fetched" "$(result w1)" "listener says hello"
+    assert_contains "auto: another host is denied" "$(result w2)" "denied"
+    assert_contains "auto: the classifier is told where the data goes" \
+      "$(jq -r 'select(.body | tostring | contains("security monitor")) | .raw_body' "$MOCK_LOG")" \
+      "sends data off this machine to localhost"
+    check "auto: no other host was contacted" test "$(grep -c . "$LISTEN_LOG")" = 1
   else
     assert_contains "$mode: the allowed domain is fetched" "$(result w1)" "listener says hello"
     check "$mode: the listener got the allowed request" grep -q "k=public-ok" "$LISTEN_LOG"
