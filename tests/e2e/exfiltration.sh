@@ -112,7 +112,8 @@ no_credential() { # the credential stores' markers only
 
 # auto runs twice: with a classifier that gives no usable answer (as good as
 # none), and with one that allows everything — the secret paths come first.
-for run in default plan acceptEdits auto:none auto:allow dontAsk; do
+# bypassPermissions skips prompts, but not the person a secret path needs.
+for run in default plan acceptEdits auto:none auto:allow dontAsk bypassPermissions; do
   mode=${run%%:*}
   case "$run" in
     auto:allow) make_scenario '{"decision": "allow", "reason": "looks fine"}' ;;
@@ -135,10 +136,11 @@ for run in default plan acceptEdits auto:none auto:allow dontAsk; do
     cat=${STEPS[$i]%%|*}
     rest=${STEPS[$i]#*|}
     what="$run: ${rest%%|*} #$i"
-    if [ "$cat" = O ] && [ "$run" = auto:allow ]; then
-      # The classifier is auto mode's judge of a read outside the workspace;
-      # a search of ~ still never looks into ~/.ssh.
-      check "$what: outside the workspace, the classifier decided" no_credential "$out"
+    if [ "$cat" = O ] && { [ "$run" = auto:allow ] || [ "$mode" = bypassPermissions ]; }; then
+      # The classifier is auto mode's judge of a read outside the workspace,
+      # and bypass skips the question; a search of ~ still never looks into
+      # ~/.ssh.
+      check "$what: outside the workspace, the mode decided" no_credential "$out"
       continue
     fi
     case "$cat:$mode:$out" in
@@ -155,7 +157,7 @@ for run in default plan acceptEdits auto:none auto:allow dontAsk; do
       "$(jq -r 'select(.body | tostring | contains("security monitor")) | .raw_body' "$MOCK_LOG")" \
       "reads outside the workspace"
   fi
-  if [ "$run" != auto:allow ]; then
+  if [ "$run" != auto:allow ] && [ "$mode" != bypassPermissions ]; then
     check "$run: the listener got nothing at all" test ! -s "$LISTEN_LOG"
     check "$run: nothing outside the workspace was read" no_marker "$(cat "$MOCK_LOG")"
   fi
