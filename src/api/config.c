@@ -28,7 +28,7 @@ static const char *const known_keys[] = {
     "permission_mode", "loop_threshold", "max_tokens_total", "max_usd",
     "price_input_per_mtok", "price_output_per_mtok", "interactive", "allowed_tools",
     "disallowed_tools", "context_window", "max_output_tokens", "token_budget", "auto_compact",
-    "compaction", "renew_lambda", "heartbeat", NULL,
+    "compaction", "renew_lambda", "heartbeat", "add_dirs", NULL,
 };
 
 static bool known(const char *key)
@@ -97,7 +97,9 @@ static void apply_settings(json_t *values, json_t *explicit_keys, const json_t *
             target = "permission_mode";
             value = json_object_get(v, "defaultMode");
         }
-        if (!known(target) || json_object_get(explicit_keys, target))
+        /* add_dirs is --add-dir's; settings say permissions.additionalDirectories. */
+        if (!known(target) || json_object_get(explicit_keys, target) ||
+            !strcmp(target, "add_dirs"))
             continue;
         char buf[64];
         const char *text = buf;

@@ -51,6 +51,24 @@ static char **split_rules(const char *list)
     return out;
 }
 
+/* "a\nb" → {"a", "b", NULL} (empty lines dropped); caller frees like
+ * split_rules. */
+static char **split_lines(const char *list)
+{
+    char **out = xcalloc(1, sizeof *out);
+    size_t n = 0;
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len) {
+            out = xrealloc(out, (n + 2) * sizeof *out);
+            out[n++] = xstrndup(p, len);
+            out[n] = NULL;
+        }
+        p += len + (p[len] == '\n');
+    }
+    return out;
+}
+
 static void free_rules(char **v)
 {
     for (size_t i = 0; v && v[i]; i++)
@@ -62,6 +80,7 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
 {
     char **allow = split_rules(api_value(agent->values, "allowed_tools"));
     char **deny = split_rules(api_value(agent->values, "disallowed_tools"));
+    char **dirs = split_lines(api_value(agent->values, "add_dirs"));
     governance_settings gs = {
         .user = agent->files[0],
         .project = agent->files[1],
@@ -69,6 +88,7 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
         .cli_allow = (const char *const *)allow,
         .cli_deny = (const char *const *)deny,
         .mode = api_value(agent->values, "permission_mode"),
+        .add_dirs = (const char *const *)dirs,
         .interactive = agent->interactive,
         /* the answer config.c filtered the documents with */
         .trust = agent->trusted ? GOVERNANCE_TRUSTED : GOVERNANCE_UNTRUSTED,
@@ -79,6 +99,7 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
         g->classifier = &agent->provider; /* auto mode asks the agent's own model */
     free_rules(allow);
     free_rules(deny);
+    free_rules(dirs);
     return g;
 }
 

@@ -28,18 +28,24 @@ enum {
     SH_HOOK = 8,    /* 5: hook answer, allow split by updatedInput */
     SH_RULE = 13,   /* 4: perm_verdict of the settings rule */
     SH_RISK = 17,   /* 4: risk_level */
-    SH_KIND = 21,   /* 3: tool kind */
-    SH_USER = 24,   /* 2: needs a person */
-    SH_MODEL = 26,  /* 4: perm_verdict of the model classifier */
-    SH_END = 30,
+    SH_KIND = 21,   /* 5: tool kind */
+    SH_USER = 26,   /* 2: needs a person */
+    SH_MODEL = 28,  /* 4: perm_verdict of the model classifier */
+    SH_PATH = 32,   /* 3: where the paths it touches lie */
+    SH_END = 35,
 };
 
 enum { HK_NONE, HK_ALLOW, HK_ALLOW_UPD, HK_ASK, HK_DENY };
-enum { KIND_READ, KIND_EDIT_WS, KIND_WRITE };   /* WRITE includes edits outside */
+/* WRITE includes edits outside the workspace; SEND: data leaves the
+ * machine; LOCAL: only Loom's own state changes. */
+enum { KIND_READ, KIND_EDIT_WS, KIND_WRITE, KIND_SEND, KIND_LOCAL };
 enum { USER_NO, USER_YES };
+/* IN: inside the workspace and its additional directories (or no path);
+ * OUT: a read outside them; SECRET: a credential store, whatever tool. */
+enum { PATH_IN, PATH_OUT, PATH_SECRET };
 
-#define BIT(sh, v) (UINT32_C(1) << ((sh) + (v)))
-#define DIM_ALL(sh, n) (((UINT32_C(1) << (n)) - 1) << (sh))
+#define BIT(sh, v) (UINT64_C(1) << ((sh) + (v)))
+#define DIM_ALL(sh, n) (((UINT64_C(1) << (n)) - 1) << (sh))
 
 /* Per-dimension value sets for rows. */
 #define M(m) BIT(SH_MODE, MODE_##m)
@@ -49,18 +55,22 @@ enum { USER_NO, USER_YES };
 #define T(k) BIT(SH_KIND, KIND_##k)
 #define U(u) BIT(SH_USER, USER_##u)
 #define C(v) BIT(SH_MODEL, PERM_##v)
+#define P(p) BIT(SH_PATH, PATH_##p)
 
 /* A row's condition: one value set per dimension, 0 meaning "any". */
 #define ANY 0
 #define OR_ALL(set, sh, n) ((set) ? (set) : DIM_ALL(sh, n))
-#define WHEN(mode, hook, rule, risk, kind, user, model)                                      \
+#define WHEN8(mode, hook, rule, risk, kind, user, model, path)                               \
     (OR_ALL(mode, SH_MODE, 8) | OR_ALL(hook, SH_HOOK, 5) | OR_ALL(rule, SH_RULE, 4) |        \
-     OR_ALL(risk, SH_RISK, 4) | OR_ALL(kind, SH_KIND, 3) | OR_ALL(user, SH_USER, 2) |        \
-     OR_ALL(model, SH_MODEL, 4))
+     OR_ALL(risk, SH_RISK, 4) | OR_ALL(kind, SH_KIND, 5) | OR_ALL(user, SH_USER, 2) |        \
+     OR_ALL(model, SH_MODEL, 4) | OR_ALL(path, SH_PATH, 3))
+/* Most rows do not care where the paths lie. */
+#define WHEN(mode, hook, rule, risk, kind, user, model)                                      \
+    WHEN8(mode, hook, rule, risk, kind, user, model, ANY)
 
 _Static_assert(SH_MODE + 8 == SH_HOOK && SH_HOOK + 5 == SH_RULE && SH_RULE + 4 == SH_RISK &&
-                   SH_RISK + 4 == SH_KIND && SH_KIND + 3 == SH_USER && SH_USER + 2 == SH_MODEL &&
-                   SH_MODEL + 4 == SH_END && SH_END <= 32,
+                   SH_RISK + 4 == SH_KIND && SH_KIND + 5 == SH_USER && SH_USER + 2 == SH_MODEL &&
+                   SH_MODEL + 4 == SH_PATH && SH_PATH + 3 == SH_END && SH_END <= 64,
                "fact dimensions must tile the word");
 _Static_assert(MODE_DELEGATE == 7 && PERM_DENY == 3 && RISK_FORBIDDEN == 3,
                "perm_types enums changed: update the fact layout");
@@ -160,6 +170,42 @@ static void why_plan(const perm_inputs *in, char *b, size_t c)
         tool_name(in));
 }
 
+static void why_plan_send(const perm_inputs *in, char *b, size_t c)
+{
+    put(b, c, "plan mode: %s sends data off this machine%s%s, and nothing is sent out while "
+              "planning. Finish the plan and present it for approval (ExitPlanMode)",
+        tool_name(in), in->host && *in->host ? " to " : "", in->host ? in->host : "");
+}
+
+static void why_secret(const perm_inputs *in, char *b, size_t c)
+{
+    const char *w = in->secret_why && *in->secret_why ? in->secret_why : NULL;
+    put(b, c, "%s touches a secret path%s%s%s: credentials are read or changed only when a "
+              "person approves the call",
+        tool_name(in), w ? " (" : "", w ? w : "", w ? ")" : "");
+}
+
+static void why_outside(const perm_inputs *in, char *b, size_t c)
+{
+    put(b, c, "%s reads outside the workspace and its additional directories; a settings "
+              "allow rule (e.g. Read(~/notes/**)) or permissions.additionalDirectories / "
+              "--add-dir lets it run without asking",
+        tool_name(in));
+}
+
+static void why_local_state(const perm_inputs *in, char *b, size_t c)
+{
+    put(b, c, "allowed: %s changes only Loom's own state", tool_name(in));
+}
+
+static void why_send_ask(const perm_inputs *in, char *b, size_t c)
+{
+    const char *h = in->host && *in->host ? in->host : NULL;
+    put(b, c, "%s sends data off this machine%s%s and no settings rule allows that domain "
+              "(add WebFetch(domain:%s) to permissions.allow to let it through)",
+        tool_name(in), h ? " to " : "", h ? h : "", h ? h : "HOST");
+}
+
 static void why_settings_ask(const perm_inputs *in, char *b, size_t c)
 {
     put(b, c, "settings rule %s (%s) requires approval for this call", in->rule->rule,
@@ -208,6 +254,20 @@ static void why_dont_ask_needs_user(const perm_inputs *in, char *b, size_t c)
 {
     char w[400];
     why_needs_user(in, w, sizeof w);
+    dont_ask_prefix(in, b, c, w);
+}
+
+static void why_dont_ask_secret(const perm_inputs *in, char *b, size_t c)
+{
+    char w[700];
+    why_secret(in, w, sizeof w);
+    dont_ask_prefix(in, b, c, w);
+}
+
+static void why_dont_ask_outside(const perm_inputs *in, char *b, size_t c)
+{
+    char w[500];
+    why_outside(in, w, sizeof w);
     dont_ask_prefix(in, b, c, w);
 }
 
@@ -291,8 +351,13 @@ static void why_auto_undecided(const perm_inputs *in, char *b, size_t c)
 
 static void why_dont_ask(const perm_inputs *in, char *b, size_t c)
 {
-    char w[300];
-    put(w, sizeof w, "%s is not pre-approved by a settings allow rule", tool_name(in));
+    char w[500];
+    if (in->sends_out)
+        put(w, sizeof w, "%s would send data off this machine%s%s, which no settings allow "
+                         "rule (WebFetch(domain:…)) pre-approves",
+            tool_name(in), in->host && *in->host ? " to " : "", in->host ? in->host : "");
+    else
+        put(w, sizeof w, "%s is not pre-approved by a settings allow rule", tool_name(in));
     dont_ask_prefix(in, b, c, w);
 }
 
@@ -315,7 +380,7 @@ static void why_fallback(const perm_inputs *in, char *b, size_t c)
  * nobody can be asked). docs/permissions.md explains every row. */
 typedef struct perm_row {
     const char *id;
-    uint32_t when;
+    uint64_t when;
     perm_verdict verdict;
     const char *source;
     explain_fn why;
@@ -323,7 +388,7 @@ typedef struct perm_row {
 
 #define ROW(id, when, verdict, source, why) {id, when, PERM_##verdict, PERM_SRC_##source, why}
 #define ALL_BUT(dim, x) (DIM_ALL(SH_##dim, dim##_N) & ~(x))
-enum { MODE_N = 8, HOOK_N = 5 };
+enum { MODE_N = 8, HOOK_N = 5, KIND_N = 5 };
 
 static const perm_row perm_rows[] = {
     /* 1. Vetoes that nothing overrides. */
@@ -338,6 +403,7 @@ static const perm_row perm_rows[] = {
         why_forbidden),
     ROW("plan.modify", WHEN(M(PLAN), ANY, ANY, ANY, T(EDIT_WS) | T(WRITE), ANY, ANY), DENY, MODE,
         why_plan),
+    ROW("plan.send", WHEN(M(PLAN), ANY, ANY, ANY, T(SEND), ANY, ANY), DENY, MODE, why_plan_send),
     /* 4. Someone asked for a person: settings ask > hook ask > the tool itself. */
     ROW("dont_ask.settings_ask", WHEN(M(DONT_ASK), ANY, R(ASK), ANY, ANY, ANY, ANY), DENY, MODE,
         why_dont_ask_settings_ask),
@@ -351,11 +417,18 @@ static const perm_row perm_rows[] = {
         why_dont_ask_needs_user),
     ROW("needs_user", WHEN(ANY, ALL_BUT(HOOK, H(ALLOW_UPD)), ANY, ANY, ANY, U(YES), ANY), ASK,
         DEFAULT, why_needs_user),
+    ROW("dont_ask.secret",
+        WHEN8(M(DONT_ASK), ALL_BUT(HOOK, H(ALLOW_UPD)), ANY, ANY, ANY, ANY, ANY, P(SECRET)), DENY,
+        MODE, why_dont_ask_secret),
+    ROW("secret", WHEN8(ANY, ALL_BUT(HOOK, H(ALLOW_UPD)), ANY, ANY, ANY, ANY, ANY, P(SECRET)),
+        ASK, DEFAULT, why_secret),
     /* 5. Explicit approvals: a hook's allow, then a settings allow rule. */
     ROW("hook.allow", WHEN(ANY, H(ALLOW) | H(ALLOW_UPD), ANY, ANY, ANY, ANY, ANY), ALLOW, HOOK,
         why_hook_allow),
     ROW("settings.allow", WHEN(ANY, ANY, R(ALLOW), ANY, ANY, ANY, ANY), ALLOW, SETTINGS,
         why_settings_allow),
+    ROW("local_state", WHEN(ANY, ANY, ANY, ANY, T(LOCAL), ANY, ANY), ALLOW, DEFAULT,
+        why_local_state),
     /* 6. Nobody has an explicit answer: the mode and the risk classifier. */
     ROW("bypass", WHEN(M(BYPASS), ANY, ANY, ANY, ANY, ANY, ANY), ALLOW, MODE, why_bypass),
     ROW("auto.risk_confirm", WHEN(M(AUTO), ANY, ANY, K(CONFIRM), ANY, ANY, ANY), DENY,
@@ -364,8 +437,13 @@ static const perm_row perm_rows[] = {
         MODE, why_dont_ask_confirm),
     ROW("risk.confirm", WHEN(ANY, ANY, ANY, K(CONFIRM), ANY, ANY, ANY), ASK, CLASSIFIER,
         why_confirm),
-    ROW("read", WHEN(ANY, ANY, ANY, ANY, T(READ), ANY, ANY), ALLOW, DEFAULT, why_read),
-    ROW("risk.safe", WHEN(ANY, ANY, ANY, K(SAFE), ANY, ANY, ANY), ALLOW, CLASSIFIER, why_safe),
+    ROW("dont_ask.outside", WHEN8(M(DONT_ASK), ANY, ANY, ANY, ANY, ANY, ANY, P(OUT)), DENY, MODE,
+        why_dont_ask_outside),
+    ROW("outside", WHEN8(ALL_BUT(MODE, M(AUTO)), ANY, ANY, ANY, ANY, ANY, ANY, P(OUT)), ASK,
+        DEFAULT, why_outside),
+    ROW("read", WHEN8(ANY, ANY, ANY, ANY, T(READ), ANY, ANY, P(IN)), ALLOW, DEFAULT, why_read),
+    ROW("risk.safe", WHEN8(ANY, ANY, ANY, K(SAFE), ALL_BUT(KIND, T(SEND)), ANY, ANY, P(IN)), ALLOW,
+        CLASSIFIER, why_safe),
     ROW("accept_edits", WHEN(M(ACCEPT_EDITS), ANY, ANY, ANY, T(EDIT_WS), ANY, ANY), ALLOW, MODE,
         why_accept_edits),
     ROW("auto.model_deny", WHEN(M(AUTO), ANY, ANY, ANY, ANY, ANY, C(DENY)), DENY, CLASSIFIER,
@@ -375,6 +453,9 @@ static const perm_row perm_rows[] = {
     ROW("auto.undecided", WHEN(M(AUTO), ANY, ANY, ANY, ANY, ANY, ANY), ASK, CLASSIFIER,
         why_auto_undecided),
     ROW("dont_ask", WHEN(M(DONT_ASK), ANY, ANY, ANY, ANY, ANY, ANY), DENY, MODE, why_dont_ask),
+    ROW("send.ask",
+        WHEN(M(DEFAULT) | M(ACCEPT_EDITS) | M(DELEGATE), ANY, ANY, ANY, T(SEND), ANY, ANY), ASK,
+        DEFAULT, why_send_ask),
     ROW("default.ask",
         WHEN(M(DEFAULT) | M(ACCEPT_EDITS) | M(DELEGATE), ANY, ANY, ANY, ANY, ANY, ANY), ASK,
         DEFAULT, why_default_ask),
@@ -398,7 +479,7 @@ static const perm_row invalid_row = {"invalid", 0, PERM_DENY, PERM_SRC_DEFAULT, 
 
 /* Reduces the inputs to the fact word; 0 when a value is out of range (a
  * missing bit would make that dimension match every row). */
-static uint32_t facts_of(const perm_inputs *in)
+static uint64_t facts_of(const perm_inputs *in)
 {
     if ((unsigned)in->mode > MODE_DELEGATE || (unsigned)in->hook > PERM_DENY ||
         (unsigned)in->model > PERM_DENY)
@@ -413,14 +494,18 @@ static uint32_t facts_of(const perm_inputs *in)
                     : in->hook == PERM_ALLOW ? (in->hook_has_updated_input ? HK_ALLOW_UPD
                                                                            : HK_ALLOW)
                                              : HK_NONE;
-    /* A tool that claims to be both read-only and an editor is treated as an
-     * editor: the flags fail closed. */
-    unsigned kind = in->is_edit ? (in->in_workspace ? KIND_EDIT_WS : KIND_WRITE)
-                    : in->read_only ? KIND_READ
-                                    : KIND_WRITE;
+    /* Flags that contradict each other fail closed: an editor is an editor
+     * whatever else it claims, then a sender, then Loom-only, then read-only. */
+    unsigned kind = in->is_edit       ? (in->in_workspace ? KIND_EDIT_WS : KIND_WRITE)
+                    : in->sends_out   ? KIND_SEND
+                    : in->local_state ? KIND_LOCAL
+                    : in->read_only   ? KIND_READ
+                                      : KIND_WRITE;
+    unsigned path = in->secret ? PATH_SECRET : in->outside_workspace ? PATH_OUT : PATH_IN;
     return BIT(SH_MODE, in->mode) | BIT(SH_HOOK, hook) | BIT(SH_RULE, rule) |
            BIT(SH_RISK, risk) | BIT(SH_KIND, kind) |
-           BIT(SH_USER, in->needs_user ? USER_YES : USER_NO) | BIT(SH_MODEL, in->model);
+           BIT(SH_USER, in->needs_user ? USER_YES : USER_NO) | BIT(SH_MODEL, in->model) |
+           BIT(SH_PATH, path);
 }
 
 /* A reason cut by snprintf may end inside a UTF-8 sequence; the reason is
@@ -443,7 +528,7 @@ static void trim_partial_utf8(char *s, size_t cap)
 
 void perm_decide(const perm_inputs *in, perm_decision *out)
 {
-    uint32_t facts = facts_of(in);
+    uint64_t facts = facts_of(in);
     const perm_row *row = &invalid_row;
     if (facts)
         for (size_t i = 0; i < NROWS; i++)

@@ -33,6 +33,17 @@ typedef struct perm_inputs {
     bool needs_user;            /* a person must see it: AskUserQuestion, the
                                  * tamper guard, dangerouslyDisableSandbox, … */
     const char *needs_user_why; /* optional, e.g. "it edits Loom settings" */
+    bool sends_out;             /* sends data off the machine (WebFetch): never
+                                 * counts as read-only, whatever read_only says */
+    const char *host;           /* sends_out: where to, for the reason (optional) */
+    bool local_state;           /* changes only Loom's own state (TodoWrite,
+                                 * AcknowledgeEvent, Renew): never asks */
+    bool outside_workspace;     /* reads or lists a path outside the workspace
+                                 * and its additional directories */
+    bool secret;                /* touches a credential store (policy/secrets.h)
+                                 * or the sandbox's denyRead list: a person must
+                                 * see it, whatever tool it is */
+    const char *secret_why;     /* optional, e.g. "~/.ssh/id_rsa is under ~/.ssh" */
 
     /* PreToolUse hooks, already merged (any deny > any ask > any allow). */
     perm_verdict hook;

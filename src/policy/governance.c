@@ -52,6 +52,50 @@ static int add_rules(governance *g, const json_t *doc, rule_source src, const ch
     return 0;
 }
 
+/* One more directory that reads may reach without asking ("~/" is $HOME,
+ * a relative path is taken against cwd). */
+static void add_dir(governance *g, const char *dir)
+{
+    if (!dir || !*dir)
+        return;
+    loom_str s = LOOM_STR_INIT;
+    const char *home = getenv("HOME");
+    if (dir[0] == '~' && (dir[1] == '/' || !dir[1]) && home && *home)
+        str_printf(&s, "%s%s", home, dir + 1);
+    else
+        str_puts(&s, dir);
+    char *real = perm_resolve_path(s.ptr, g->cwd);
+    str_free(&s);
+    if (!real)
+        return;
+    g->additional_dirs = xrealloc(g->additional_dirs,
+                                  (g->n_additional_dirs + 1) * sizeof *g->additional_dirs);
+    g->additional_dirs[g->n_additional_dirs++] = real;
+}
+
+/* permissions.additionalDirectories: an array of path strings. */
+static int add_dirs(governance *g, const json_t *doc, const char *file, loom_error *err)
+{
+    const json_t *perms = json_get_obj(doc, "permissions");
+    const json_t *v = perms ? json_object_get(perms, "additionalDirectories") : NULL;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return loom_error_set(err, LOOM_ERR_CONFIG,
+                              "%s: permissions.additionalDirectories must be an array of paths",
+                              file);
+    size_t i;
+    json_t *d;
+    json_array_foreach(v, i, d) {
+        if (!json_is_string(d))
+            return loom_error_set(err, LOOM_ERR_CONFIG,
+                                  "%s: permissions.additionalDirectories[%zu] must be a string",
+                                  file, i);
+        add_dir(g, json_string_value(d));
+    }
+    return 0;
+}
+
 governance *governance_new(const char *cwd, const char *session_id, const char *transcript_path,
                            const governance_settings *s, loom_error *err)
 {
@@ -87,7 +131,8 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         if (!files[i].doc)
             continue;
-        if (add_rules(g, files[i].doc, files[i].rsrc, files[i].name, err) != 0)
+        if (add_rules(g, files[i].doc, files[i].rsrc, files[i].name, err) != 0 ||
+            add_dirs(g, files[i].doc, files[i].name, err) != 0)
             goto fail;
         const json_t *hooks = json_get_obj(files[i].doc, "hooks");
         bool trusted = files[i].hsrc == HOOK_SRC_USER || g->trusted;
@@ -96,6 +141,8 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
             goto fail;
         }
     }
+    for (size_t i = 0; s->add_dirs && s->add_dirs[i]; i++)
+        add_dir(g, s->add_dirs[i]);
     for (size_t i = 0; s->cli_allow && s->cli_allow[i]; i++)
         if (perm_rules_add(g->rules, PERM_ALLOW, s->cli_allow[i], RULE_SRC_CLI, err) != 0) {
             loom_error_prefix(err, "--allowedTools");
@@ -153,6 +200,9 @@ void governance_free(governance *g)
     free(g->session_id);
     free(g->transcript_path);
     free(g->local_settings_path);
+    for (size_t i = 0; i < g->n_additional_dirs; i++)
+        free(g->additional_dirs[i]);
+    free(g->additional_dirs);
     free(g);
 }
 

@@ -25,6 +25,7 @@ typedef struct governance_settings {
     const char *const *cli_allow;   /* --allowedTools, NULL-terminated (may be NULL) */
     const char *const *cli_deny;    /* --disallowedTools */
     const char *mode;               /* --permission-mode / settings; NULL: default */
+    const char *const *add_dirs;    /* --add-dir, NULL-terminated (may be NULL) */
     bool interactive;               /* a person can answer approvals */
     /* Whether project and local hooks may run. The integrator passes the
      * answer it filtered the documents with (policy/trust.h), so the two
@@ -50,6 +51,11 @@ typedef struct governance {
     char *session_id;
     char *transcript_path;
     char *local_settings_path;      /* where "allow always" rules are written */
+    /* Directories that count as the workspace for reading, besides cwd:
+     * permissions.additionalDirectories of every settings file and --add-dir,
+     * absolute with their symlinks resolved. */
+    char **additional_dirs;
+    size_t n_additional_dirs;
     char **warnings;                /* for the surface, oldest first */
     size_t n_warnings;
 } governance;

@@ -19,8 +19,13 @@
 #define MODEL_CLASSIFIER_MARKER "You are a security monitor for an autonomous coding agent."
 
 /* PERM_ALLOW, PERM_DENY, or PERM_ASK when the model could not decide (the
- * reason says why). */
+ * reason says why). note (may be NULL) is what the harness knows about the
+ * call that its input does not say ("it reads outside the workspace…"),
+ * passed on to the model. When the model answered, its token counts are added to
+ * *usage (may be NULL; raw is left alone) and *calls incremented (may be
+ * NULL): the caller owes them to the run's usage, budget and cost. */
 perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
-                            const char *cwd, const loom_cancel *cancel, char *reason, size_t cap);
+                            const char *cwd, const char *note, const loom_cancel *cancel,
+                            char *reason, size_t cap, wire_usage *usage, unsigned *calls);
 
 #endif

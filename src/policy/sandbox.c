@@ -38,6 +38,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/str.h"
+#include "policy/secrets.h"
 
 /* ---- Landlock's user API ---------------------------------------------------
  * Declared here rather than taken from <linux/landlock.h>: the build hosts'
@@ -97,12 +98,6 @@ struct ll_path_beneath_attr {
 static const char *const SANDBOX_DEVICES[] = {
     "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
     "/dev/tty",  "/dev/ptmx", "/dev/pts",
-};
-
-/* Credential stores a command has no business reading, relative to $HOME. */
-static const char *const SANDBOX_DEFAULT_DENY[] = {
-    ".ssh",       ".aws",  ".gnupg",  ".config/gcloud", ".azure",  ".kube",
-    ".docker/config.json", ".netrc", ".npmrc",         ".pypirc",
 };
 
 /* ---- paths ----------------------------------------------------------------- */
@@ -231,8 +226,9 @@ void sandbox_policy_init(sandbox_policy *p, const char *workspace)
     add_default_temp(p);
     const char *home = getenv("HOME");
     if (home && home[0] == '/') {
-        for (size_t i = 0; i < sizeof SANDBOX_DEFAULT_DENY / sizeof *SANDBOX_DEFAULT_DENY; i++)
-            sandbox_paths_add(&p->deny_read, SANDBOX_DEFAULT_DENY[i], home);
+        /* Credential stores (policy/secrets.h): one list for every tool. */
+        for (size_t i = 0; i < secrets_default_count(); i++)
+            sandbox_paths_add(&p->deny_read, secrets_default_at(i), home);
     }
     p->network = SANDBOX_NET_DENY;
     p->on_unsupported = SANDBOX_UNSUPPORTED_REFUSE;

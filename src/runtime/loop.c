@@ -100,6 +100,43 @@ static double usage_cost(const loop_params *p, const wire_usage *u)
             (double)u->output_tokens * p->price_output_per_mtok) / 1e6;
 }
 
+void loop_count_side_usage(const loop_params *p, loop_io *io, loop_state *st, loop_result *out,
+                           const char *purpose, const char *corr, const char *tool,
+                           const wire_usage *u, unsigned calls)
+{
+    if (calls == 0)
+        return;
+    loop_add_usage(&out->usage, u);
+    st->tokens_used = loop_usage_total(&out->usage);
+    if (out->cost_usd >= 0)
+        out->cost_usd += usage_cost(p, u);
+    loop_emit(io, "model.usage", EV_VIS_USER, corr,
+              json_pack("{s:s,s:s?,s:i,s:o,s:f}", "purpose", purpose, "tool", tool, "calls",
+                        (int)calls, "usage", wire_usage_to_json(u), "cost_usd", out->cost_usd));
+}
+
+/* Compaction adds its tokens to out->usage itself (context_control.c);
+ * what it spent since `before` is priced and reported here, so cost_usd
+ * and max_usd see it too. */
+static void price_compaction(const loop_params *p, loop_io *io, loop_result *out,
+                             const wire_usage *before)
+{
+    wire_usage d = {
+        .input_tokens = out->usage.input_tokens - before->input_tokens,
+        .output_tokens = out->usage.output_tokens - before->output_tokens,
+        .cache_read_tokens = out->usage.cache_read_tokens - before->cache_read_tokens,
+        .cache_creation_tokens = out->usage.cache_creation_tokens - before->cache_creation_tokens,
+        .reasoning_tokens = out->usage.reasoning_tokens - before->reasoning_tokens,
+    };
+    if (loop_usage_total(&d) <= 0)
+        return;
+    if (out->cost_usd >= 0)
+        out->cost_usd += usage_cost(p, &d);
+    loop_emit(io, "model.usage", EV_VIS_USER, NULL,
+              json_pack("{s:s,s:o,s:f}", "purpose", "compaction", "usage", wire_usage_to_json(&d),
+                        "cost_usd", out->cost_usd));
+}
+
 /* --- tools ---------------------------------------------------------------- */
 
 typedef struct observer_ctx {
@@ -171,8 +208,8 @@ static void detect_repeats(const loop_params *p, loop_io *io, loop_state *st,
 
 /* Runs the reply's tool calls and records each result in call order. */
 static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wire_message *reply,
-                     const char *message_id, char **hook_stop, const char **stop_event,
-                     loom_error *err)
+                     const char *message_id, loop_result *out, char **hook_stop,
+                     const char **stop_event, loom_error *err)
 {
     size_t n = 0;
     for (size_t i = 0; i < reply->n_blocks; i++)
@@ -201,6 +238,9 @@ static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wi
         atomic_store(io->act_running, false);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
+        /* The permission classifier's model calls are the run's tokens too. */
+        loop_count_side_usage(p, io, st, out, "permission_classifier", calls[i].id,
+                              calls[i].name, &outs[i].model_usage, outs[i].model_calls);
         tool_result *r = &outs[i].result;
         if (io->working)
             working_note_step(io->working, r->is_error);
@@ -526,7 +566,9 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         if (rc == 0)
             rc = context_build_request(p, &cfg, io, &st, &req, &est, &err);
         if (rc == 0) {
+            wire_usage before = out->usage;
             int changed = context_govern(p, &cfg, io, &st, est, out, &err);
+            price_compaction(p, io, out, &before);
             if (changed != 0)
                 wire_request_free(&req);
             rc = changed < 0 ? -1 : changed ? context_build_request(p, &cfg, io, &st, &req, &est, &err) : 0;
@@ -550,7 +592,9 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG) {
             /* Reactive compaction, once per request: the refusal teaches the
              * window, the context is compacted, the request sent again. */
+            wire_usage before = out->usage;
             int rc2 = reactive_compact(p, &cfg, io, &st, &req, &est, out, &err);
+            price_compaction(p, io, out, &before);
             if (rc2 == 0)
                 stream_restarted(io, "prompt_too_long", 1, err.message);
             if (rc2 == 0)
@@ -641,7 +685,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
         char *hook_stop = NULL;
         const char *stop_event = "tool";
         if (rc == 0)
-            rc = run_tools(p, io, &st, &resp.message, msg_id, &hook_stop, &stop_event, &err);
+            rc = run_tools(p, io, &st, &resp.message, msg_id, out, &hook_stop, &stop_event, &err);
         free(msg_id);
         bool has_tools = false;
         for (size_t b = 0; b < resp.message.n_blocks; b++)

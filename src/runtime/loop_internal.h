@@ -40,5 +40,11 @@ void loop_queue_reminder(loop_state *st, const char *text);
 void loop_add_usage(wire_usage *total, const wire_usage *u);
 /* Tokens a usage counts against a budget: input, output and cache. */
 int64_t loop_usage_total(const wire_usage *u);
+/* A model call the run made besides its turns (purpose: "permission_classifier",
+ * …): added to out's usage and cost, so the token budget and the cost cap
+ * see it, and reported as a model.usage event naming the purpose. */
+void loop_count_side_usage(const loop_params *p, loop_io *io, loop_state *st, loop_result *out,
+                           const char *purpose, const char *corr, const char *tool,
+                           const wire_usage *u, unsigned calls);
 
 #endif

@@ -88,6 +88,7 @@ const tool_def tool_ack_event = {
         "is complete\"}},"
         "\"required\":[\"event_id\"],\"additionalProperties\":false}",
     .read_only = true,
+    .local_state_only = true, /* it marks an event in Loom's own journal */
     .concurrency_safe = false,
     .run = ack_run,
 };

@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "base/json.h"
+#include "policy/secrets.h"
 #include "tools/builtin.h"
 #include "tools/walk.h"
 
@@ -38,6 +39,7 @@ typedef struct {
     char **patterns;   /* brace-expanded, relative to the walk root */
     glob_hit *hits;
     size_t n, cap;
+    secrets_fence fence; /* credential stores beneath the root: never listed */
 } glob_state;
 
 /* Copies the component at *s (up to '/' or the end) into buf and moves *s
@@ -88,6 +90,8 @@ static bool may_contain(char **patterns, const char *rel)
 static int glob_visit(void *ud, const walk_entry *e)
 {
     glob_state *g = ud;
+    if (secrets_fence_hit(&g->fence, e->path))
+        return WALK_SKIP;
     if (e->is_dir)
         return may_contain(g->patterns, e->rel) ? WALK_CONTINUE : WALK_SKIP;
     struct stat st = *e->st;
@@ -195,6 +199,7 @@ static int glob_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
     glob_state g = {0};
     g.patterns = wglob_expand_braces(rest);
+    secrets_fence_init(&g.fence, root);
     walk_opts wo = {.root = root, .cancel = ctx->cancel, .visit = glob_visit, .ud = &g};
     loom_error err;
     loom_error_clear(&err);
@@ -229,6 +234,7 @@ static int glob_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         free(g.hits[i].path);
     free(g.hits);
     wglob_free_list(g.patterns);
+    secrets_fence_free(&g.fence);
     if (base != root)
         free(base);
     free(root);

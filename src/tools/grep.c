@@ -28,6 +28,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/proc.h"
+#include "policy/secrets.h"
 #include "tools/builtin.h"
 #include "tools/walk.h"
 
@@ -124,6 +125,7 @@ typedef struct {
     const loom_cancel *cancel;
     long timeout_ms;
     size_t file_cap;     /* bytes read of one file at most (GREP_*FILE_CAP) */
+    secrets_fence fence; /* credential stores beneath root: never searched */
 } grep_query;
 
 /* ---- results ----------------------------------------------------------------- */
@@ -399,6 +401,8 @@ static int pcre_visit(void *ud, const walk_entry *we)
         e->cancelled = true;
         return WALK_STOP;
     }
+    if (secrets_fence_hit(&e->q->fence, we->path))
+        return WALK_SKIP;
     if (we->is_dir || !S_ISREG(we->st->st_mode))
         return WALK_CONTINUE; /* links are not followed, as rg does by default */
     search_file(e, we->path, we->rel, &we->st->st_mtim, true);
@@ -1026,8 +1030,11 @@ static int grep_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
     const char *want = getenv("LOOM_GREP_ENGINE");
     char *rg = NULL;
-    /* The PCRE2 walk skips /proc, /sys and /dev from "/"; rg would not. */
-    bool own_walk = pseudo || strcmp(q.root, "/") == 0;
+    /* The PCRE2 walk skips /proc, /sys and /dev from "/"; rg would not. A
+     * root above a credential store (a search of ~) runs on the own engine
+     * too, whose walk skips the stores; rg is not told about them. */
+    secrets_fence_init(&q.fence, q.root);
+    bool own_walk = pseudo || strcmp(q.root, "/") == 0 || q.fence.n > 0;
     if ((!want || strcmp(want, "pcre2") != 0) && !own_walk)
         rg = find_in_path("rg");
     if (want && strcmp(want, "rg") == 0 && !rg && !own_walk) {
@@ -1056,6 +1063,7 @@ done:
     str_free(&errmsg);
     str_free(&why);
     wglob_free_list(q.globs);
+    secrets_fence_free(&q.fence);
     free(q.root);
     free(q.single);
     free(target);

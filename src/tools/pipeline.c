@@ -18,6 +18,7 @@
 #include "policy/governance.h"
 #include "policy/model_classifier.h"
 #include "policy/risk.h"
+#include "policy/secrets.h"
 #include "policy/tamper.h"
 #include "tools/schema.h"
 
@@ -91,6 +92,12 @@ typedef struct gov_call {
     char needs_user_why[256];
     char approval_id[64];
     perm_verdict model;         /* auto mode's model classifier, PERM_NONE: not asked */
+    bool secret;                /* touches a credential store (policy/secrets.h) */
+    char secret_why[512];
+    bool outside;               /* a read beyond the workspace and its added dirs */
+    char host[256];             /* sends_out: the host the data goes to */
+    wire_usage model_usage;     /* the classifier's tokens, owed to the run */
+    unsigned model_calls;
     int64_t started_us;
 } gov_call;
 
@@ -154,6 +161,112 @@ static void step_pre_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g)
     notify_hook_notices(ctx, &g->pre);
 }
 
+/* real (resolved) is the workspace or one of its additional directories,
+ * or lies beneath one. */
+static bool in_workspace_dirs(const tool_ctx *ctx, const char *real)
+{
+    char *cwd = ctx->cwd ? perm_resolve_path(ctx->cwd, "/") : NULL;
+    const char *roots[2] = {ctx->cwd, cwd};
+    bool inside = false;
+    for (int i = 0; i < 2 && !inside; i++) {
+        size_t n = roots[i] ? strlen(roots[i]) : 0;
+        inside = n && !strncmp(real, roots[i], n) && (real[n] == '/' || real[n] == '\0' ||
+                                                       (n == 1 && roots[i][0] == '/'));
+    }
+    free(cwd);
+    const governance *gov = ctx->gov;
+    for (size_t i = 0; gov && !inside && i < gov->n_additional_dirs; i++) {
+        const char *d = gov->additional_dirs[i];
+        size_t n = strlen(d);
+        inside = !strncmp(real, d, n) && (real[n] == '/' || real[n] == '\0' ||
+                                          (n == 1 && d[0] == '/'));
+    }
+    return inside;
+}
+
+/* The directory or file a reading tool reaches (relative to the cwd when
+ * not absolute): its path argument — the cwd for a search without one —
+ * and for Glob the pattern's literal leading directories too, since
+ * "../../x/<glob>" walks from there. NULL for tools that read no path.
+ * Caller frees. */
+static char *read_target(const char *tool, const json_t *input)
+{
+    const char *key = !strcmp(tool, "Read")                               ? "file_path"
+                      : !strcmp(tool, "NotebookRead")                     ? "notebook_path"
+                      : !strcmp(tool, "Grep") || !strcmp(tool, "Glob") ||
+                              !strcmp(tool, "LS")                         ? "path"
+                                                                          : NULL;
+    if (!key)
+        return NULL;
+    const char *p = json_string_value(json_object_get(input, key));
+    if (!p || !*p)
+        p = ".";
+    if (strcmp(tool, "Glob") != 0)
+        return xstrdup(p);
+    const char *pattern = json_string_value(json_object_get(input, "pattern"));
+    if (!pattern)
+        return xstrdup(p);
+    size_t magic = strcspn(pattern, "*?[{\\"), cut = 0;
+    for (size_t i = 0; i < magic; i++)
+        if (pattern[i] == '/')
+            cut = i + 1;
+    if (!pattern[magic])
+        cut = magic;
+    loom_str s = LOOM_STR_INIT;
+    if (pattern[0] == '/')
+        str_append(&s, pattern, cut);
+    else
+        str_printf(&s, "%s/%.*s", p, (int)cut, pattern);
+    return str_steal(&s);
+}
+
+/* The host of a URL, for the reason the model and the user read. */
+static void url_host_of(const char *url, char *out, size_t cap)
+{
+    out[0] = '\0';
+    const char *s = url ? strstr(url, "://") : NULL;
+    if (!s)
+        return;
+    s += 3;
+    size_t n = strcspn(s, "/?#");
+    const char *at = memchr(s, '@', n);
+    if (at) {
+        n -= (size_t)(at + 1 - s);
+        s = at + 1;
+    }
+    size_t h = s[0] == '[' ? strcspn(s, "]") + 1 : strcspn(s, ":");
+    if (h < n)
+        n = h;
+    /* Shown to the model and the user: plain ASCII only. */
+    size_t k = 0;
+    for (; k < n && k + 1 < cap; k++) {
+        unsigned char c = (unsigned char)s[k];
+        out[k] = c > ' ' && c < 0x7f ? (char)c : '?';
+    }
+    out[k] = '\0';
+}
+
+/* Where the call's data comes from and goes: a credential store, a read
+ * outside the workspace, a host off the machine (decision inputs). */
+static void resolve_reach(const tool_call *call, tool_ctx *ctx, gov_call *g)
+{
+    g->secret = secrets_call_touches(call->name, g->input, ctx->cwd, g->secret_why,
+                                     sizeof g->secret_why);
+    g->outside = false;
+    char *target = read_target(call->name, g->input);
+    if (target) {
+        char *real = perm_resolve_path(target, ctx->cwd);
+        /* A path whose symlinks cannot be resolved counts as outside. */
+        g->outside = !real || !in_workspace_dirs(ctx, real);
+        free(real);
+        free(target);
+    }
+    g->host[0] = '\0';
+    if (g->def->sends_out)
+        url_host_of(json_string_value(json_object_get(g->input, "url")), g->host,
+                    sizeof g->host);
+}
+
 /* Step 7: what the settings say, and whether a person must see the call. */
 static void step_resolve(const tool_call *call, tool_ctx *ctx, gov_call *g)
 {
@@ -169,6 +282,7 @@ static void step_resolve(const tool_call *call, tool_ctx *ctx, gov_call *g)
         g->needs_user = true;
         snprintf(g->needs_user_why, sizeof g->needs_user_why, "it runs outside the sandbox");
     }
+    resolve_reach(call, ctx, g);
 }
 
 static bool writes_inside(const tool_ctx *ctx, const json_t *input)
@@ -177,8 +291,7 @@ static bool writes_inside(const tool_ctx *ctx, const json_t *input)
     if (!path || !ctx->cwd)
         return false;
     char *real = perm_resolve_path(path, ctx->cwd);
-    size_t n = strlen(ctx->cwd);
-    bool inside = real && !strncmp(real, ctx->cwd, n) && (real[n] == '/' || real[n] == '\0');
+    bool inside = real && in_workspace_dirs(ctx, real);
     free(real);
     return inside;
 }
@@ -289,6 +402,12 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
         .in_workspace = is_edit_tool(call->name) && writes_inside(ctx, g->input),
         .needs_user = g->needs_user,
         .needs_user_why = g->needs_user_why[0] ? g->needs_user_why : NULL,
+        .sends_out = g->def->sends_out,
+        .host = g->host[0] ? g->host : NULL,
+        .local_state = g->def->local_state_only,
+        .outside_workspace = g->outside,
+        .secret = g->secret,
+        .secret_why = g->secret_why[0] ? g->secret_why : NULL,
         .hook = g->have_pre ? g->pre.permission : PERM_NONE,
         .hook_has_updated_input = g->have_pre && g->pre.updated_input != NULL,
         .hook_reason = g->have_pre ? g->pre.permission_reason : NULL,
@@ -298,16 +417,24 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
         .interactive = gov->interactive,
     };
     char model_reason[512] = "";
-    if (gov->mode.mode == MODE_AUTO && gov->classifier && !g->def->read_only &&
-        g->risk.level != RISK_SAFE && g->risk.level != RISK_FORBIDDEN) {
-        /* Only what the rules cannot settle goes to the model: a settings or
-         * hook answer, or a forbidden command, decides without it. */
+    if (gov->mode.mode == MODE_AUTO && gov->classifier) {
+        /* Only what the rules cannot settle goes to the model: the table
+         * without a model verdict must end on "auto.undecided" — a settings
+         * or hook answer, a secret path, a forbidden or risky command, a
+         * plain read decide without it. */
         perm_decide(&in, &g->decision);
-        if (!strcmp(g->decision.source, PERM_SRC_MODE) ||
-            !strcmp(g->decision.source, PERM_SRC_DEFAULT) ||
-            !strcmp(g->decision.source, PERM_SRC_CLASSIFIER)) {
-            in.model = model_classify(gov->classifier, call->name, g->input, ctx->cwd,
-                                      ctx->cancel, model_reason, sizeof model_reason);
+        if (!strcmp(g->decision.row, "auto.undecided")) {
+            /* What the input alone does not show the classifier. */
+            char note[400] = "";
+            if (g->def->sends_out)
+                snprintf(note, sizeof note, "this call sends data off this machine to %s, "
+                         "which no permission rule allows", g->host[0] ? g->host : "a host");
+            else if (g->outside)
+                snprintf(note, sizeof note, "this call reads outside the workspace and its "
+                         "additional directories");
+            in.model = model_classify(gov->classifier, call->name, g->input, ctx->cwd, note,
+                                      ctx->cancel, model_reason, sizeof model_reason,
+                                      &g->model_usage, &g->model_calls);
             in.model_reason = model_reason;
             g->model = in.model;
         }
@@ -682,6 +809,8 @@ audited:
             out->input_used = json_incref((json_t *)g.input);
     }
 done:
+    out->model_usage = g.model_usage;
+    out->model_calls = g.model_calls;
     if (governed && !out->failed_step)
         step_result(res);                                                  /* 13 */
     pipeline_cap_output(&res->text, output_cap());

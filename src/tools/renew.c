@@ -44,6 +44,7 @@ const tool_def tool_renew = {
         "towards the goal, kept in the dashboard\"}},"
         "\"required\":[\"reason\"],\"additionalProperties\":false}",
     .read_only = true,
+    .local_state_only = true, /* it rebuilds Loom's own context, nothing else */
     .concurrency_safe = false,
     .run = renew_run,
 };

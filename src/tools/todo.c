@@ -290,6 +290,7 @@ const tool_def tool_todo_write = {
         "\"required\":[\"content\",\"status\",\"activeForm\"]}}},"
         "\"required\":[\"todos\"],\"additionalProperties\":false}",
     .read_only = false,        /* it changes the session's plan */
+    .local_state_only = true,  /* …and nothing else: never a question for the user */
     .concurrency_safe = false, /* two concurrent replacements would race for the last word */
     .validate = NULL,
     .run = todo_write_run,

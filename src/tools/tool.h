@@ -75,6 +75,14 @@ typedef struct tool_def {
     /* Runs the call. Returns 0 when a result was produced (even an error
      * result); nonzero only for an internal failure, with out->text saying it. */
     int (*run)(const json_t *input, tool_ctx *ctx, tool_result *out);
+    /* Last, so positional initialisers of the fields above stay valid. */
+    /* Changes only Loom's own state (the plan, working memory, the event
+     * journal): never asks, in any mode — a settings deny still denies it. */
+    bool local_state_only;
+    /* Sends data off the machine (its input can carry anything the model
+     * has read): never counts as read-only for permissions; each domain
+     * needs an allow rule or a person, and plan mode sends nothing. */
+    bool sends_out;
 } tool_def;
 
 /* Result helpers. */

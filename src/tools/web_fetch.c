@@ -592,7 +592,9 @@ const tool_def tool_web_fetch = {
                     "\"prompt\":{\"type\":\"string\","
                     "\"description\":\"What you want to learn from the page\"}},"
                     "\"required\":[\"url\",\"prompt\"],\"additionalProperties\":false}",
-    .read_only = true,
+    .read_only = true,  /* a GET changes nothing here… */
+    .sends_out = true,  /* …but its URL carries whatever the model put in it off the
+                           machine: for permissions this wins over read_only */
     .concurrency_safe = true, /* one GET, no shared state */
     .validate = web_fetch_validate,
     .run = web_fetch_run,

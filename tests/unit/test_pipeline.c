@@ -39,10 +39,12 @@ static const char *SLEEP_SCHEMA =
     "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":0}},"
     "\"required\":[\"ms\"],\"additionalProperties\":false}";
 
-static const tool_def safe_tool = {"Safe", "sleeps", NULL, true, true, NULL, slow_run};
-static const tool_def unsafe_tool = {"Unsafe", "sleeps", NULL, false, false, NULL, slow_run};
-static const tool_def big_tool = {"Big", "prints a lot", "{\"type\":\"object\"}", true, false,
-                                  NULL, big_run};
+static const tool_def safe_tool = {.name = "Safe", .description = "sleeps", .read_only = true,
+                                   .concurrency_safe = true, .run = slow_run};
+static const tool_def unsafe_tool = {.name = "Unsafe", .description = "sleeps", .run = slow_run};
+static const tool_def big_tool = {.name = "Big", .description = "prints a lot",
+                                  .input_schema = "{\"type\":\"object\"}", .read_only = true,
+                                  .run = big_run};
 
 static tool_registry *make_registry(void)
 {
@@ -247,8 +249,9 @@ static int until_cancel_run(const json_t *input, tool_ctx *ctx, tool_result *out
     return 0;
 }
 
-static const tool_def hang_tool = {"Hang", "waits", "{\"type\":\"object\"}", true, true, NULL,
-                                   until_cancel_run};
+static const tool_def hang_tool = {.name = "Hang", .description = "waits",
+                                   .input_schema = "{\"type\":\"object\"}", .read_only = true,
+                                   .concurrency_safe = true, .run = until_cancel_run};
 
 static void test_call_deadline(void **state)
 {

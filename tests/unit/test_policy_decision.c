@@ -21,7 +21,13 @@
  * happens to a call nobody has an explicit answer for? */
 
 typedef enum { HOOK_NONE, HOOK_ALLOW, HOOK_ALLOW_UPD, HOOK_ASK, HOOK_DENY, HOOK_N } hook_case;
-typedef enum { KIND_READ, KIND_EDIT_IN, KIND_EDIT_OUT, KIND_BASH, KIND_N } kind_case;
+/* SEND: sends data off the machine (WebFetch); LOCAL: changes only Loom's
+ * own state (TodoWrite). */
+typedef enum { KIND_READ, KIND_EDIT_IN, KIND_EDIT_OUT, KIND_BASH, KIND_SEND, KIND_LOCAL,
+               KIND_N } kind_case;
+/* Where the call's paths lie: inside the workspace (or no path), a read
+ * outside it and its additional directories, a credential store. */
+typedef enum { WHERE_IN, WHERE_OUT, WHERE_SECRET, WHERE_N } where_case;
 
 typedef struct mcase {
     perm_mode mode;
@@ -32,6 +38,7 @@ typedef struct mcase {
     risk_level risk;
     perm_verdict model;
     bool interactive;
+    where_case where;
 } mcase;
 
 typedef struct expect {
@@ -56,11 +63,22 @@ static expect oracle(const mcase *c)
     const expect hook_deny = is(PERM_DENY, PERM_SRC_HOOK);
     const expect settings_deny = is(PERM_DENY, PERM_SRC_SETTINGS);
     bool hook_allows = c->hook == HOOK_ALLOW || c->hook == HOOK_ALLOW_UPD;
-    bool reads = c->kind == KIND_READ;
-    /* A person is wanted by a settings ask, a hook ask, or the tool itself
-     * — unless a hook answered the tool's question with updated input. */
+    /* Only a read inside the workspace runs by default; one outside asks,
+     * and a sender is never a read. */
+    bool outside = c->where == WHERE_OUT;
+    bool reads = c->kind == KIND_READ && c->where == WHERE_IN;
+    bool sends = c->kind == KIND_SEND;
+    bool local = c->kind == KIND_LOCAL;
+    /* A safe rating stands for a read only where a read would run, and
+     * never for sending data out. */
+    bool safe = c->risk == RISK_SAFE && !sends && c->where == WHERE_IN;
+    bool modifies = c->kind == KIND_EDIT_IN || c->kind == KIND_EDIT_OUT || c->kind == KIND_BASH;
+    /* A person is wanted by a settings ask, a hook ask, the tool itself or
+     * a secret path — unless a hook answered the question with updated
+     * input. */
     bool wants_person = c->rule == PERM_ASK || c->hook == HOOK_ASK ||
-                        (c->needs_user && c->hook != HOOK_ALLOW_UPD);
+                        ((c->needs_user || c->where == WHERE_SECRET) &&
+                         c->hook != HOOK_ALLOW_UPD);
     const char *person_src = c->rule == PERM_ASK   ? PERM_SRC_SETTINGS
                              : c->hook == HOOK_ASK ? PERM_SRC_HOOK
                                                    : PERM_SRC_DEFAULT;
@@ -81,15 +99,20 @@ static expect oracle(const mcase *c)
     case MODE_PLAN:
         if (c->risk == RISK_FORBIDDEN)
             return is(PERM_DENY, PERM_SRC_CLASSIFIER);
-        if (!reads)
+        /* Nothing is modified and nothing sent out while planning. */
+        if (modifies || sends)
             return is(PERM_DENY, PERM_SRC_MODE);
-        /* Read-only tools behave as in default mode. */
+        /* Read-only and Loom-only tools behave as in default mode. */
         if (wants_person)
             return person(c, person_src);
         if (explicit_allow)
             return is(PERM_ALLOW, allow_src);
+        if (local)
+            return is(PERM_ALLOW, PERM_SRC_DEFAULT);
         if (c->risk == RISK_CONFIRM)
             return person(c, PERM_SRC_CLASSIFIER);
+        if (outside)
+            return person(c, PERM_SRC_DEFAULT);
         return is(PERM_ALLOW, PERM_SRC_DEFAULT);
 
     case MODE_DONT_ASK:
@@ -100,11 +123,13 @@ static expect oracle(const mcase *c)
             return is(PERM_DENY, PERM_SRC_MODE);
         if (explicit_allow)
             return is(PERM_ALLOW, allow_src);
-        if (c->risk == RISK_CONFIRM)
+        if (local)
+            return is(PERM_ALLOW, PERM_SRC_DEFAULT);
+        if (c->risk == RISK_CONFIRM || outside)
             return is(PERM_DENY, PERM_SRC_MODE);
         if (reads)
             return is(PERM_ALLOW, PERM_SRC_DEFAULT);
-        if (c->risk == RISK_SAFE)
+        if (safe)
             return is(PERM_ALLOW, PERM_SRC_CLASSIFIER);
         return is(PERM_DENY, PERM_SRC_MODE);
 
@@ -115,6 +140,8 @@ static expect oracle(const mcase *c)
             return person(c, person_src);
         if (explicit_allow)
             return is(PERM_ALLOW, allow_src);
+        if (local)
+            return is(PERM_ALLOW, PERM_SRC_DEFAULT);
         return is(PERM_ALLOW, PERM_SRC_MODE);
 
     case MODE_AUTO:
@@ -124,14 +151,17 @@ static expect oracle(const mcase *c)
             return person(c, person_src);
         if (explicit_allow)
             return is(PERM_ALLOW, allow_src);
+        if (local)
+            return is(PERM_ALLOW, PERM_SRC_DEFAULT);
         /* The rule classifier first: risky is denied. */
         if (c->risk == RISK_CONFIRM)
             return is(PERM_DENY, PERM_SRC_CLASSIFIER);
         if (reads)
             return is(PERM_ALLOW, PERM_SRC_DEFAULT);
-        if (c->risk == RISK_SAFE)
+        if (safe)
             return is(PERM_ALLOW, PERM_SRC_CLASSIFIER);
-        /* Then the model: its deny or allow, else a person. */
+        /* Then the model — for a read outside the workspace and for sending
+         * data out too: its deny or allow, else a person. */
         if (c->model == PERM_DENY)
             return is(PERM_DENY, PERM_SRC_CLASSIFIER);
         if (c->model == PERM_ALLOW)
@@ -147,11 +177,15 @@ static expect oracle(const mcase *c)
             return person(c, person_src);
         if (explicit_allow)
             return is(PERM_ALLOW, allow_src);
+        if (local)
+            return is(PERM_ALLOW, PERM_SRC_DEFAULT);
         if (c->risk == RISK_CONFIRM)
             return person(c, PERM_SRC_CLASSIFIER);
+        if (outside)
+            return person(c, PERM_SRC_DEFAULT);
         if (reads)
             return is(PERM_ALLOW, PERM_SRC_DEFAULT);
-        if (c->risk == RISK_SAFE)
+        if (safe)
             return is(PERM_ALLOW, PERM_SRC_CLASSIFIER);
         if (c->mode == MODE_ACCEPT_EDITS && c->kind == KIND_EDIT_IN)
             return is(PERM_ALLOW, PERM_SRC_MODE);
@@ -172,9 +206,16 @@ static void build(const mcase *c, built *b)
 {
     memset(b, 0, sizeof *b);
     b->in.mode = c->mode;
-    static const char *const names[] = {"Read", "Edit", "Write", "Bash"};
+    static const char *const names[] = {"Read", "Edit", "Write", "Bash", "WebFetch", "TodoWrite"};
     b->in.tool = names[c->kind];
-    b->in.read_only = c->kind == KIND_READ;
+    /* WebFetch's definition may well still say read_only: sends_out wins. */
+    b->in.read_only = c->kind == KIND_READ || c->kind == KIND_SEND;
+    b->in.sends_out = c->kind == KIND_SEND;
+    b->in.host = c->kind == KIND_SEND ? "example.com" : NULL;
+    b->in.local_state = c->kind == KIND_LOCAL;
+    b->in.outside_workspace = c->where == WHERE_OUT;
+    b->in.secret = c->where == WHERE_SECRET;
+    b->in.secret_why = c->where == WHERE_SECRET ? "~/.ssh/id_rsa is under ~/.ssh" : NULL;
     b->in.is_edit = c->kind == KIND_EDIT_IN || c->kind == KIND_EDIT_OUT;
     b->in.in_workspace = c->kind == KIND_EDIT_IN;
     b->in.needs_user = c->needs_user;
@@ -196,11 +237,14 @@ static void build(const mcase *c, built *b)
 static void describe(const mcase *c, char *buf, size_t cap)
 {
     static const char *const hooks[] = {"none", "allow", "allow+updatedInput", "ask", "deny"};
-    static const char *const kinds[] = {"read", "edit-in-workspace", "edit-outside", "bash"};
-    snprintf(buf, cap, "mode=%s hook=%s rule=%s kind=%s needs_user=%d risk=%s model=%s %s",
+    static const char *const kinds[] = {"read", "edit-in-workspace", "edit-outside", "bash",
+                                        "send", "local"};
+    static const char *const wheres[] = {"inside", "outside", "secret"};
+    snprintf(buf, cap, "mode=%s hook=%s rule=%s kind=%s needs_user=%d risk=%s model=%s path=%s %s",
              perm_mode_name(c->mode), hooks[c->hook], perm_verdict_name(c->rule),
              kinds[c->kind], c->needs_user, risk_level_name(c->risk),
-             perm_verdict_name(c->model), c->interactive ? "interactive" : "headless");
+             perm_verdict_name(c->model), wheres[c->where],
+             c->interactive ? "interactive" : "headless");
 }
 
 static perm_decision decide(const mcase *c)
@@ -225,13 +269,14 @@ static unsigned each_case(void (*f)(const mcase *c, void *ctx), void *ctx)
                     for (int u = 0; u < 2; u++)
                         for (int rk = RISK_SAFE; rk <= RISK_FORBIDDEN; rk++)
                             for (int md = PERM_NONE; md <= PERM_DENY; md++)
-                                for (int i = 0; i < 2; i++) {
-                                    c = (mcase){(perm_mode)m, (hook_case)h, (perm_verdict)r,
-                                                (kind_case)k, u, (risk_level)rk,
-                                                (perm_verdict)md, i};
-                                    f(&c, ctx);
-                                    n++;
-                                }
+                                for (int i = 0; i < 2; i++)
+                                    for (int w = 0; w < WHERE_N; w++) {
+                                        c = (mcase){(perm_mode)m, (hook_case)h, (perm_verdict)r,
+                                                    (kind_case)k, u, (risk_level)rk,
+                                                    (perm_verdict)md, i, (where_case)w};
+                                        f(&c, ctx);
+                                        n++;
+                                    }
     return n;
 }
 
@@ -260,7 +305,7 @@ static void check_against_oracle(const mcase *c, void *ctx)
     ok = ok && unanswered == (strstr(d.reason, "nobody can approve") != NULL);
     ok = ok && d.reason[0] && strlen(d.reason) < sizeof d.reason;
     if (!ok && st->failures++ < 20) {
-        char what[256];
+        char what[320];
         describe(c, what, sizeof what);
         print_error("%s\n  got %s/%s (row %s: %s)\n  want %s/%s\n", what,
                     perm_verdict_name(d.verdict), d.source, d.row, d.reason,
@@ -272,7 +317,7 @@ static void test_matrix_matches_oracle(void **state)
 {
     matrix_stats st = {0};
     unsigned n = each_case(check_against_oracle, &st);
-    assert_int_equal(n, 8 * 5 * 4 * 4 * 2 * 4 * 4 * 2);
+    assert_int_equal(n, 8 * 5 * 4 * KIND_N * 2 * 4 * 4 * 2 * WHERE_N);
     assert_int_equal(st.failures, 0);
     /* Every row is reachable except the fail-closed fallback, which must
      * be unreachable. */
@@ -309,9 +354,26 @@ static void check_invariants(const mcase *c, void *ctx)
     /* FORBIDDEN holds everywhere but fullAccess. */
     if (c->risk == RISK_FORBIDDEN && c->mode != MODE_FULL_ACCESS && d.verdict != PERM_DENY)
         broken = "forbidden call not denied";
-    /* Plan mode never runs a modifying tool. */
-    if (c->mode == MODE_PLAN && c->kind != KIND_READ && d.verdict != PERM_DENY)
-        broken = "plan mode let a modifying tool run";
+    /* Plan mode never runs a modifying tool, nor sends anything out. */
+    if (c->mode == MODE_PLAN && c->kind != KIND_READ && c->kind != KIND_LOCAL &&
+        d.verdict != PERM_DENY)
+        broken = "plan mode let a modifying or sending tool run";
+    /* A secret path: only a hook's updated input or fullAccess skip the
+     * person — no allow rule, no mode. */
+    if (c->where == WHERE_SECRET && c->hook != HOOK_ALLOW_UPD && c->mode != MODE_FULL_ACCESS &&
+        d.verdict == PERM_ALLOW)
+        broken = "a secret path was allowed without a person";
+    /* Nothing is sent out, and nothing outside the workspace read, on the
+     * strength of "it only reads" or a safe rating. */
+    if ((c->kind == KIND_SEND || c->where == WHERE_OUT) && d.verdict == PERM_ALLOW &&
+        (!strcmp(d.row, "read") || !strcmp(d.row, "risk.safe")))
+        broken = "sent out or read outside as if it were a plain read";
+    /* Loom-only tools never ask on their own account: allowed whenever no
+     * deny, ask, person or forbidden rating is involved. */
+    if (c->kind == KIND_LOCAL && c->hook != HOOK_DENY && c->hook != HOOK_ASK &&
+        c->rule != PERM_DENY && c->rule != PERM_ASK && !c->needs_user &&
+        c->where != WHERE_SECRET && c->risk != RISK_FORBIDDEN && d.verdict != PERM_ALLOW)
+        broken = "a Loom-only tool was not allowed";
     /* dontAsk never asks; nothing asks headless. */
     if ((c->mode == MODE_DONT_ASK || !c->interactive) && d.verdict == PERM_ASK)
         broken = "asked where nobody can answer";
@@ -335,7 +397,7 @@ static void check_invariants(const mcase *c, void *ctx)
         broken = "a stricter mode allowed what default does not";
 
     if (broken && st->failures++ < 20) {
-        char what[256];
+        char what[320];
         describe(c, what, sizeof what);
         print_error("%s: %s -> %s (row %s)\n", broken, what, perm_verdict_name(d.verdict), d.row);
     }
@@ -562,6 +624,127 @@ static void test_long_texts_truncate_safely(void **state)
     assert_non_null(strstr(run(&in).reason, "command-line settings"));
 }
 
+/* Class 6 of issue #10: what leaves the machine, and reads beyond the
+ * workspace. */
+static void test_send_out_per_domain(void **state)
+{
+    /* WebFetch's definition says read_only; sends_out wins over it. */
+    perm_inputs in = {.mode = MODE_DEFAULT, .tool = "WebFetch", .read_only = true,
+                      .sends_out = true, .host = "127.0.0.1", .interactive = false};
+    perm_decision d = run(&in);
+    assert_int_equal(d.verdict, PERM_DENY);
+    assert_string_equal(d.row, "send.ask");
+    assert_true(d.unanswered);
+    assert_non_null(strstr(d.reason, "to 127.0.0.1"));
+    assert_non_null(strstr(d.reason, "WebFetch(domain:127.0.0.1)"));
+    /* A domain rule lets it through; plan mode sends nothing even so. */
+    rule_match allow = {.verdict = PERM_ALLOW, .rule = "WebFetch(domain:127.0.0.1)",
+                        .source = RULE_SRC_PROJECT};
+    in.rule = &allow;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+    in.mode = MODE_PLAN;
+    d = run(&in);
+    assert_int_equal(d.verdict, PERM_DENY);
+    assert_string_equal(d.row, "plan.send");
+    assert_int_equal(strncmp(d.reason, "plan mode: ", 11), 0);
+    /* dontAsk names what it would have sent where; a safe rating never
+     * stands in for an allow rule. */
+    in.mode = MODE_DONT_ASK;
+    in.rule = NULL;
+    risk_verdict safe = {.level = RISK_SAFE};
+    in.risk = &safe;
+    d = run(&in);
+    assert_int_equal(d.verdict, PERM_DENY);
+    assert_non_null(strstr(d.reason, "to 127.0.0.1"));
+}
+
+static void test_secret_paths(void **state)
+{
+    /* A broad allow rule, a hook's plain allow and bypass do not cover a
+     * credential store: a person must see it. */
+    rule_match allow = {.verdict = PERM_ALLOW, .rule = "Read", .source = RULE_SRC_USER};
+    perm_inputs in = {.mode = MODE_BYPASS, .tool = "Read", .read_only = true, .secret = true,
+                      .secret_why = "~/.ssh/id_rsa is under ~/.ssh, a credential store",
+                      .rule = &allow, .hook = PERM_ALLOW, .interactive = true};
+    perm_decision d = run(&in);
+    assert_int_equal(d.verdict, PERM_ASK);
+    assert_string_equal(d.row, "secret");
+    assert_non_null(strstr(d.reason, "~/.ssh/id_rsa"));
+    in.interactive = false;
+    assert_int_equal(run(&in).verdict, PERM_DENY);
+    in.mode = MODE_DONT_ASK;
+    assert_string_equal(run(&in).row, "dont_ask.secret");
+    /* An edit inside the workspace that is a store (cwd = ~) still asks in
+     * acceptEdits. */
+    perm_inputs edit = {.mode = MODE_ACCEPT_EDITS, .tool = "Edit", .is_edit = true,
+                        .in_workspace = true, .secret = true, .interactive = true};
+    assert_int_equal(run(&edit).verdict, PERM_ASK);
+    /* A settings deny is still a deny; fullAccess skips the person. */
+    rule_match deny = {.verdict = PERM_DENY, .rule = "Read(~/.ssh/**)", .source = RULE_SRC_USER};
+    in.rule = &deny;
+    assert_string_equal(run(&in).row, "settings.deny");
+    in.rule = NULL;
+    in.mode = MODE_FULL_ACCESS;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+}
+
+static void test_outside_workspace(void **state)
+{
+    perm_inputs in = {.mode = MODE_DEFAULT, .tool = "Read", .read_only = true,
+                      .outside_workspace = true, .interactive = false};
+    risk_verdict safe = {.level = RISK_SAFE, .rule_id = "read_only_tool"};
+    in.risk = &safe; /* the risk classifier rates every Read safe */
+    perm_decision d = run(&in);
+    assert_int_equal(d.verdict, PERM_DENY);
+    assert_string_equal(d.row, "outside");
+    assert_non_null(strstr(d.reason, "--add-dir"));
+    in.mode = MODE_PLAN;
+    assert_int_equal(run(&in).verdict, PERM_DENY);
+    in.mode = MODE_DONT_ASK;
+    assert_string_equal(run(&in).row, "dont_ask.outside");
+    /* An explicit allow rule still allows, in plan mode too. */
+    rule_match allow = {.verdict = PERM_ALLOW, .rule = "Read(~/notes/**)",
+                        .source = RULE_SRC_USER};
+    in.rule = &allow;
+    in.mode = MODE_PLAN;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+    /* Auto mode leaves it to the model classifier. */
+    in.rule = NULL;
+    in.mode = MODE_AUTO;
+    assert_string_equal(run(&in).row, "auto.undecided");
+    in.model = PERM_ALLOW;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+    /* bypass skips the question. */
+    in.model = PERM_NONE;
+    in.mode = MODE_BYPASS;
+    assert_int_equal(run(&in).verdict, PERM_ALLOW);
+}
+
+/* Class 17: Loom-only tools never ask. */
+static void test_local_state_tools(void **state)
+{
+    for (int m = 0; m <= MODE_DELEGATE; m++) {
+        perm_inputs in = {.mode = (perm_mode)m, .tool = "TodoWrite", .local_state = true,
+                          .interactive = false};
+        perm_decision d = run(&in);
+        if (d.verdict != PERM_ALLOW)
+            fail_msg("TodoWrite in %s: %s (%s)", perm_mode_name((perm_mode)m), d.row, d.reason);
+        rule_match deny = {.verdict = PERM_DENY, .rule = "TodoWrite", .source = RULE_SRC_PROJECT};
+        in.rule = &deny;
+        assert_int_equal(run(&in).verdict, PERM_DENY);
+    }
+    perm_inputs in = {.mode = MODE_PLAN, .tool = "TodoWrite", .local_state = true};
+    perm_decision d = run(&in);
+    assert_string_equal(d.row, "local_state");
+    assert_non_null(strstr(d.reason, "Loom's own state"));
+    /* The flag does not override a sender or an editor claim. */
+    perm_inputs odd = {.mode = MODE_PLAN, .tool = "Odd", .local_state = true, .sends_out = true};
+    assert_int_equal(run(&odd).verdict, PERM_DENY);
+    odd.sends_out = false;
+    odd.is_edit = true;
+    assert_int_equal(run(&odd).verdict, PERM_DENY);
+}
+
 /* docs/permissions.md prints the table; its row ids, in order, must be the
  * code's. Needs LOOM_TEST_DATA (set by ctest); skipped without it. */
 static void test_doc_table_matches_code(void **state)
@@ -637,6 +820,10 @@ int main(void)
         cmocka_unit_test(test_delegate_marks_ask),
         cmocka_unit_test(test_fail_closed_inputs),
         cmocka_unit_test(test_long_texts_truncate_safely),
+        cmocka_unit_test(test_send_out_per_domain),
+        cmocka_unit_test(test_secret_paths),
+        cmocka_unit_test(test_outside_workspace),
+        cmocka_unit_test(test_local_state_tools),
         cmocka_unit_test(test_doc_table_matches_code),
         cmocka_unit_test(test_plan_enter_leave_restores),
     };

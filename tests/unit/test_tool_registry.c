@@ -91,6 +91,25 @@ static void test_builtin_flags(void **state)
                      table[i].def->concurrency_safe, table[i].read_only,
                      table[i].concurrency_safe);
     }
+    /* Loom-only tools never ask; WebFetch sends data out (docs/permissions.md). */
+    static const struct {
+        const tool_def *def;
+        bool local_state_only, sends_out;
+    } perm[] = {
+        {&tool_read, false, false},       {&tool_write, false, false},
+        {&tool_edit, false, false},       {&tool_glob, false, false},
+        {&tool_grep, false, false},       {&tool_bash, false, false},
+        {&tool_task_output, false, false}, {&tool_task_stop, false, false},
+        {&tool_todo_write, true, false},  {&tool_web_fetch, false, true},
+        {&tool_ask_user, false, false},   {&tool_renew, true, false},
+        {&tool_ack_event, true, false},
+    };
+    for (size_t i = 0; i < sizeof perm / sizeof *perm; i++)
+        if (perm[i].def->local_state_only != perm[i].local_state_only ||
+            perm[i].def->sends_out != perm[i].sends_out)
+            fail_msg("%s: local_state_only=%d sends_out=%d, documented %d/%d", perm[i].def->name,
+                     perm[i].def->local_state_only, perm[i].def->sends_out,
+                     perm[i].local_state_only, perm[i].sends_out);
 }
 
 static void expect_refused(tool_registry *reg, const tool_def *def, const char *fragment)

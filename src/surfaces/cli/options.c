@@ -28,6 +28,7 @@ enum {
     OPT_VERBOSE,
     OPT_ALLOWED_TOOLS,
     OPT_DISALLOWED_TOOLS,
+    OPT_ADD_DIR,
 };
 
 static const struct option long_options[] = {
@@ -58,6 +59,7 @@ static const struct option long_options[] = {
     {"allowed-tools", required_argument, NULL, OPT_ALLOWED_TOOLS},
     {"disallowedTools", required_argument, NULL, OPT_DISALLOWED_TOOLS},
     {"disallowed-tools", required_argument, NULL, OPT_DISALLOWED_TOOLS},
+    {"add-dir", required_argument, NULL, OPT_ADD_DIR},
     {NULL, 0, NULL, 0},
 };
 
@@ -102,6 +104,7 @@ void cli_usage(FILE *out)
           "      --verbose               tool calls on stderr (text output)\n"
           "      --allowedTools RULES    allow rules, e.g. \"Bash(git log:*),Read\"\n"
           "      --disallowedTools RULES deny rules, same syntax (docs/permissions.md)\n"
+          "      --add-dir DIR           another directory tools may read without asking\n"
           "      --no-stream             ask the provider for a whole reply at once\n"
           "\n"
           "exit status: 0 done, 1 failed, 2 usage or configuration error, 3 stopped at a\n"
@@ -190,6 +193,13 @@ int cli_parse(int argc, char **argv, cli_options *opt)
             (allow ? opt->allowed_tools : opt->disallowed_tools)[(*n)++] = optarg;
             break;
         }
+        case OPT_ADD_DIR:
+            if (opt->n_add_dirs == 16) {
+                fprintf(stderr, "loom: at most 16 --add-dir flags\n");
+                return -1;
+            }
+            opt->add_dirs[opt->n_add_dirs++] = optarg;
+            break;
         case ':':
             fprintf(stderr, "loom: %s needs a value\n", argv[optind - 1]);
             return -1;

@@ -36,6 +36,9 @@ typedef struct cli_options {
     int n_allowed_tools;
     const char *disallowed_tools[16];
     int n_disallowed_tools;
+    /* --add-dir DIR: more directories reads may reach without asking. */
+    const char *add_dirs[16];
+    int n_add_dirs;
 } cli_options;
 
 /* Parses argv. 0 on success; on a usage error prints why to stderr and

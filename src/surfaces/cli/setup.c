@@ -61,6 +61,16 @@ loom_config *setup_config(const cli_options *opt, bool interactive, const char *
     if (set_rules(cfg, "allowed_tools", opt->allowed_tools, opt->n_allowed_tools, st) != 0 ||
         set_rules(cfg, "disallowed_tools", opt->disallowed_tools, opt->n_disallowed_tools, st) != 0)
         goto fail;
+    if (opt->n_add_dirs > 0) {
+        /* One directory a line: a path may hold a comma. */
+        loom_str dirs = LOOM_STR_INIT;
+        for (int i = 0; i < opt->n_add_dirs; i++)
+            str_printf(&dirs, "%s%s", i ? "\n" : "", opt->add_dirs[i]);
+        int rc = loom_config_set(cfg, "add_dirs", dirs.ptr, st);
+        str_free(&dirs);
+        if (rc != 0)
+            goto fail;
+    }
     if (loom_config_load_settings(cfg, st) != 0)
         goto fail;
     return cfg;
