@@ -80,10 +80,18 @@ bool proc_child_can_pass_fd(void)
     return g_child_pass_sock >= 0;
 }
 
+int proc_child_pass_sock(void)
+{
+    return g_child_pass_sock;
+}
+
 int proc_child_pass_fd(int fd)
 {
-    if (g_child_pass_sock < 0)
-        return -1;
+    return g_child_pass_sock < 0 ? -1 : proc_send_fd(g_child_pass_sock, fd);
+}
+
+int proc_send_fd(int sock, int fd)
+{
     char byte = 'F';
     struct iovec iov = {.iov_base = &byte, .iov_len = 1};
     union {
@@ -100,13 +108,12 @@ int proc_child_pass_fd(int fd)
     memcpy(CMSG_DATA(c), &fd, sizeof fd);
     ssize_t w;
     do
-        w = sendmsg(g_child_pass_sock, &mh, MSG_NOSIGNAL);
+        w = sendmsg(sock, &mh, MSG_NOSIGNAL);
     while (w < 0 && errno == EINTR);
     return w == 1 ? 0 : -1;
 }
 
-/* The parent's side: the descriptor the child passed, or -1. */
-static int recv_passed_fd(int sock)
+int proc_recv_fd(int sock, bool wait)
 {
     char byte;
     struct iovec iov = {.iov_base = &byte, .iov_len = 1};
@@ -117,7 +124,11 @@ static int recv_passed_fd(int sock)
     memset(&u, 0, sizeof u);
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
                         .msg_controllen = sizeof u.buf};
-    if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1)
+    ssize_t n;
+    do
+        n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | (wait ? 0 : MSG_DONTWAIT));
+    while (n < 0 && errno == EINTR);
+    if (n != 1)
         return -1;
     struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
     if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
@@ -661,7 +672,7 @@ int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
             /* One descriptor, then the channel has done its job; EOF (the
              * child exec'd without passing one) closes it too. */
             if (pfd[i_pass].revents & POLLIN)
-                sup_fd = recv_passed_fd(pass_fd);
+                sup_fd = proc_recv_fd(pass_fd, false);
             close_fd(&pass_fd);
         }
         if (i_sup >= 0 && pfd[i_sup].revents) {

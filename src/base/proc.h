@@ -76,6 +76,13 @@ void proc_result_free(proc_result *res);
 int proc_child_pass_fd(int fd);
 /* Whether proc_child_pass_fd can succeed in this child. */
 bool proc_child_can_pass_fd(void);
+/* The socket proc_child_pass_fd sends on (-1 without a supervisor). */
+int proc_child_pass_sock(void);
+/* The hand-over itself, over a Unix socket (SCM_RIGHTS): send is
+ * async-signal-safe; recv gives a close-on-exec descriptor or -1, waiting
+ * for it when wait. */
+int proc_send_fd(int sock, int fd);
+int proc_recv_fd(int sock, bool wait);
 
 /* For spawners outside proc_run (the background shells): hold the lock
  * across the fork/spawn and register the new child (its pid is also its

@@ -246,6 +246,10 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         }
         spec.child_setup = sandbox_child_setup;
         spec.child_ctx = prep;
+        /* Loom judges the metadata calls (and allowed Unix connects) the
+         * filter cannot: the paths are behind pointers. */
+        spec.supervise = sandbox_supervise;
+        spec.supervise_ctx = prep;
     }
     proc_result r;
     loom_error err;
