@@ -38,7 +38,8 @@ extern char **environ;
 #define PROC_TICK_MS 20
 /* After the child exits, output still in flight is drained for this long.
  * A background grandchild may hold the pipes open for ever; we do not wait
- * for it (nor kill it: starting a server with `&` can be the point). */
+ * for it here; when the drain is over the call ends, and proc_call_end kills
+ * it with the rest of what the call left behind. */
 #define PROC_DRAIN_MS 250
 /* After SIGKILL, how long to wait for pipes held by the dying group. */
 #define PROC_KILL_DRAIN_MS 500
