@@ -422,12 +422,72 @@ static void reap_killed(pid_t pid)
     }
 }
 
+typedef struct {
+    pid_t *v;
+    size_t n, cap;
+} pid_list;
+
+static void pid_list_add(pid_list *l, pid_t pid)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 32;
+        l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = pid;
+}
+
+/* Loom's children, from /proc/self/task/TID/children (one file per thread:
+ * an orphan goes to one of the reaper's threads). False when the kernel
+ * has no such files; the caller then scans all of /proc. */
+static bool list_children(pid_list *out)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return false;
+    bool any = false;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long tid = strtol(e->d_name, &end, 10);
+        if (*end || tid <= 0)
+            continue;
+        char path[96];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/children", tid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        any = true;
+        long v;
+        while (fscanf(f, "%ld", &v) == 1)
+            pid_list_add(out, (pid_t)v);
+        fclose(f);
+    }
+    closedir(d);
+    return any;
+}
+
+static void list_all(pid_list *out)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long v = strtol(e->d_name, &end, 10);
+        if (!*end && v > 0)
+            pid_list_add(out, (pid_t)v);
+    }
+    closedir(d);
+}
+
 /* Kills and reaps what pgid (0: none) left and the orphans that are its:
  * those still in its group, and, when no other command is running (or all),
  * every orphan. */
 static void sweep(pid_t pgid, bool all)
 {
     pid_t self = getpid();
+    pid_list l = {0};
     for (int round = 0; round < PROC_SWEEP_ROUNDS; round++) {
         int hits = 0;
         if (pgid > 0) {
@@ -438,18 +498,13 @@ static void sweep(pid_t pgid, bool all)
                 hits++;
             pthread_mutex_unlock(&g_track_mu);
         }
-        DIR *d = opendir("/proc");
-        if (!d)
-            return;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            char *end;
-            long v = strtol(e->d_name, &end, 10);
-            if (*end || v <= 0 || (pid_t)v == self)
-                continue;
-            pid_t pid = (pid_t)v, ppid, pgrp;
+        l.n = 0;
+        if (!list_children(&l))
+            list_all(&l);
+        for (size_t i = 0; i < l.n; i++) {
+            pid_t pid = l.v[i], ppid, pgrp;
             char state;
-            if (!read_stat(pid, &state, &ppid, &pgrp) || ppid != self)
+            if (pid == self || !read_stat(pid, &state, &ppid, &pgrp) || ppid != self)
                 continue;
             pthread_mutex_lock(&g_track_mu);
             bool child = running_locked(pid);
@@ -465,10 +520,10 @@ static void sweep(pid_t pgid, bool all)
             reap_killed(pid);
             hits++;
         }
-        closedir(d);
         if (hits == 0)
-            return;
+            break;
     }
+    free(l.v);
 }
 
 void proc_call_end(pid_t pid)
