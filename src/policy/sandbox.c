@@ -15,7 +15,8 @@
  * socketpair()'s (UDP, raw, packet, netlink, Unix…), whatever the ABI. With
  * allowUnixSockets, stream Unix sockets can be made and each connect() goes
  * to the supervisor (sandbox_notify.c), as do the metadata calls (chmod,
- * chown, utimes, xattrs), which Landlock does not cover at all. */
+ * chown, utimes, xattrs, the inode-flag ioctls), which Landlock does not
+ * cover at all. */
 #include "policy/sandbox.h"
 
 #include <dirent.h>
@@ -23,6 +24,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -541,6 +543,13 @@ static int add_rules(scmp_filter_ctx ctx, int variant)
     }
     for (size_t i = 0; rc == 0 && i < sizeof META_CALLS_NEW / sizeof *META_CALLS_NEW; i++)
         rc = seccomp_rule_add(ctx, meta, META_CALLS_NEW[i], 0);
+    /* Inode flags (chattr: immutable, append-only) and fsxattrs are set by
+     * ioctl on any descriptor, a read-only one included. */
+    static const unsigned long FLAG_IOCTLS[] = {FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,
+                                                FS_IOC_FSSETXATTR};
+    for (size_t i = 0; rc == 0 && i < sizeof FLAG_IOCTLS / sizeof *FLAG_IOCTLS; i++)
+        rc = seccomp_rule_add(ctx, meta, SCMP_SYS(ioctl), 1,
+                              SCMP_A1_32(SCMP_CMP_EQ, (uint32_t)FLAG_IOCTLS[i]));
     /* io_uring can make sockets and set xattrs without those system calls. */
     if (rc == 0)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(io_uring_setup), 0);

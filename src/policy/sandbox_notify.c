@@ -4,7 +4,7 @@
  * because their argument is a path or an address behind a pointer:
  *
  *   - metadata changes (chmod, chown, utimes, setxattr and their fd and at
- *     forms): let through only when the object lies in the writable area
+ *     forms, the chattr ioctls): let through only when the object lies in the writable area
  *     (the workspace, writablePaths, beneath a temp dir), never a denied
  *     path, a device or a temp dir itself;
  *   - connect() on a Unix socket when the network is denied and
@@ -305,6 +305,8 @@ static meta_call classify(int nr)
         if (nr_of(T[i].name) == nr)
             return (meta_call){T[i].form, T[i].path_arg, T[i].flags_arg, T[i].nofollow};
     }
+    if (nr == nr_of("ioctl")) /* only the inode-flag ioctls are sent here */
+        return (meta_call){META_FD, -1, -1, false};
     if (nr == NR_FCHMODAT2)
         return (meta_call){META_AT, 1, 3, false};
     if (nr == NR_SETXATTRAT || nr == NR_REMOVEXATTRAT)

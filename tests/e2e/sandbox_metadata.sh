@@ -60,6 +60,8 @@ spellings=(
   'ln -sf "$F" ./via-link && chmod 777 ./via-link && touch -d 2001-01-01 ./via-link'
   'chmod 777 /proc/self/cwd/../"$(realpath --relative-to=.. "$F")"'
   'perl -e "chmod(0777, \$ARGV[0]) + utime(0, 0, \$ARGV[0]) or exit 1" "$F"'
+  # chattr's ioctl (FS_IOC_SETFLAGS, here FS_NOATIME_FL) on a read-only descriptor
+  'python3 -c "import fcntl,os,struct,sys; fd=os.open(sys.argv[1], os.O_RDONLY); fcntl.ioctl(fd, 0x40086602, struct.pack(\"l\", 0x80))" "$F"'
 )
 
 turns='[]'
@@ -77,6 +79,7 @@ inside='chmod +x script.sh && ./script.sh && touch -d "2001-02-03 04:05" script.
 cp -p script.sh copy.sh && test -x copy.sh && echo cp-p-kept-mode
 mkdir -p unpack && tar cf t.tar script.sh && tar xpf t.tar -C unpack && test -x unpack/script.sh && echo tar-kept-mode
 python3 -c "import os; os.setxattr(\"script.sh\", \"user.ok\", b\"1\"); print(os.listxattr(\"script.sh\"))"
+python3 -c "import fcntl,os,struct; fd=os.open(\"script.sh\", os.O_RDONLY); fcntl.ioctl(fd, 0x40086602, struct.pack(\"l\", 0)); print(\"setflags-ok\")"
 mkdir -p sub && chmod 700 sub && stat -c "%a" sub'
 turns=$(jq --arg c "$inside" \
   '. + [{reply: {tool_calls: [{id: "inside", name: "Bash", input: {command: $c}}]}},
@@ -117,5 +120,15 @@ assert_contains "inside: cp -p kept the mode" "$out" "cp-p-kept-mode"
 assert_contains "inside: tar x kept the mode" "$out" "tar-kept-mode"
 assert_contains "inside: setxattr works" "$out" "user.ok"
 assert_contains "inside: chmod on a new directory" "$out" "700"
+assert_contains "inside: the inode-flag ioctl works" "$out" "setflags-ok"
 check "inside: the script is executable on disk" test -x "$T/proj/script.sh"
+
+# `loom sandbox` has a supervisor of its own: the same split.
+chmod 644 "$T/proj/script.sh"
+(cd "$T/proj" && "$LOOM_BIN" sandbox -- sh -c "chmod +x script.sh && chmod 777 '$PL'; touch -d 2001-01-01 '$AK'; python3 -c 'import os; os.setxattr(\"$PL\", \"user.evil\", b\"1\")'" \
+  > "$T/cli.out" 2>&1) || true
+check "loom sandbox: chmod +x inside works" test -x "$T/proj/script.sh"
+assert_eq "loom sandbox: the outside file is unchanged" "$(state "$PL")" "$before_pl"
+assert_eq "loom sandbox: authorized_keys is unchanged" "$(state "$AK")" "$before_ak"
+assert_contains "loom sandbox: chmod was refused" "$(cat "$T/cli.out")" "Operation not permitted"
 finish
