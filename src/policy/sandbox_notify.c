@@ -438,6 +438,9 @@ static int decide(const sandbox_policy *p, const struct seccomp_notif *req, int 
         free(target);
     }
     close(mem);
+    /* Everything read since the first check must still be the caller's. */
+    if (verdict == 0 && seccomp_notify_id_valid(listener, req->id) != 0)
+        verdict = EPERM;
     return verdict;
 }
 
