@@ -123,13 +123,9 @@ char *sandbox_resolve_for(pid_t tid, const char *base, const char *path, bool fo
         while (s[i] && s[i] != '/')
             i++;
         size_t n = i - start;
-        bool last = true;
-        for (size_t k = i; s[k]; k++) {
-            if (s[k] != '/') {
-                last = false;
-                break;
-            }
-        }
+        /* "link/" is followed even by the calls that act on a link itself,
+         * as the kernel does: only a bare last component is not. */
+        bool last = s[i] == '\0';
         if (n == 1 && s[start] == '.')
             continue;
         if (n == 2 && s[start] == '.' && s[start + 1] == '.') {

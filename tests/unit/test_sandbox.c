@@ -560,6 +560,18 @@ static void test_resolve_for(void **state)
     snprintf(want, sizeof want, "%s/resolve-link", rws);
     assert_string_equal(r, want);
     free(r);
+    /* A trailing slash makes even lchown follow the link. */
+    char dlink[420], dtarget[420];
+    snprintf(dlink, sizeof dlink, "%s/dir-link", ws);
+    snprintf(dtarget, sizeof dtarget, "%s", other);
+    unlink(dlink);
+    assert_int_equal(symlink(dtarget, dlink), 0);
+    r = sandbox_resolve_for(getpid(), ws, "dir-link/", false);
+    char *rother0 = realpath(other, NULL);
+    assert_string_equal(r, rother0);
+    free(r);
+    free(rother0);
+    unlink(dlink);
 
     /* A child with another cwd: /proc/self/cwd is the child's, not ours. */
     int go[2];
