@@ -348,9 +348,20 @@ static void sweep(pid_t pgid, bool all);
 /* How long a sweep waits for one killed orphan to become reapable. */
 #define PROC_SWEEP_REAP_MS 500
 
-/* Loom is exiting: no command is left to claim anything. */
+/* Loom is exiting: nothing it started may stay, commands still running
+ * (a background shell of a session never freed) included. */
+static pid_t g_reaper_pid;
+
 static void end_orphans_at_exit(void)
 {
+    /* A forked child that calls exit() inherited the registry, not the
+     * commands: they are its parent's. */
+    if (getpid() != g_reaper_pid)
+        return;
+    pthread_mutex_lock(&g_track_mu);
+    for (size_t i = 0; i < g_nrunning; i++)
+        (void)kill(-g_running[i], SIGKILL);
+    pthread_mutex_unlock(&g_track_mu);
     sweep(0, true);
 }
 
@@ -358,6 +369,7 @@ static void become_reaper(void)
 {
     /* Best effort: without it orphans go to init and cannot be found. */
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    g_reaper_pid = getpid();
     atexit(end_orphans_at_exit);
 }
 
@@ -482,8 +494,8 @@ static void list_all(pid_list *out)
 }
 
 /* Kills and reaps what pgid (0: none) left and the orphans that are its:
- * those still in its group, and, when no other command is running (or all),
- * every orphan. */
+ * those still in its group, and, when no other command is running, every
+ * orphan. all: every orphan, whatever group it is in. */
 static void sweep(pid_t pgid, bool all)
 {
     pid_t self = getpid();
@@ -508,7 +520,7 @@ static void sweep(pid_t pgid, bool all)
                 continue;
             pthread_mutex_lock(&g_track_mu);
             bool child = running_locked(pid);
-            bool other_group = pgrp != pgid && running_locked(pgrp);
+            bool other_group = !all && pgrp != pgid && running_locked(pgrp);
             bool others = g_nrunning > 0;
             pthread_mutex_unlock(&g_track_mu);
             if (child || other_group)

@@ -96,8 +96,8 @@ void proc_spawn_unlock(pid_t pid);
 void proc_call_end(pid_t pid);
 /* Kills and reaps every orphan re-parented to Loom that no running command
  * can claim (all of them when none is running): for the end of a session.
- * At exit Loom does the same for every orphan. Registered children are left
- * to their owners. */
+ * Registered children are left to their owners. At exit Loom kills every
+ * process it started that is left, running commands' groups included. */
 void proc_end_orphans(void);
 
 #endif
