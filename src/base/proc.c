@@ -1,20 +1,26 @@
 /* proc.c — runs one child process to completion under Loom's rules: its own
  * process group, captured and capped output, optional stdin, timeout and
- * cancellation that reach every descendant.
+ * cancellation that reach every descendant; and the registry of running
+ * commands with which Loom, a child subreaper, ends whatever a command
+ * leaves behind (proc.h).
  *
  * The parent never blocks on one thing: a single poll loop reads both output
  * pipes, feeds stdin, notices the child's exit and checks the clock and the
  * cancel flag, so no slow or silent child can wedge the caller. */
 #include "base/proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,7 +38,8 @@ extern char **environ;
 #define PROC_TICK_MS 20
 /* After the child exits, output still in flight is drained for this long.
  * A background grandchild may hold the pipes open for ever; we do not wait
- * for it (nor kill it: starting a server with `&` can be the point). */
+ * for it here; when the drain is over the call ends, and proc_call_end kills
+ * it with the rest of what the call left behind. */
 #define PROC_DRAIN_MS 250
 /* After SIGKILL, how long to wait for pipes held by the dying group. */
 #define PROC_KILL_DRAIN_MS 500
@@ -64,8 +71,77 @@ static _Noreturn void child_fail(int report_fd, int stage)
     _exit(127);
 }
 
+/* The child's end of the descriptor channel to the parent's supervisor
+ * (proc_spec.supervise); set in the child only, after fork, so no other
+ * thread ever sees it. */
+static int g_child_pass_sock = -1;
+
+bool proc_child_can_pass_fd(void)
+{
+    return g_child_pass_sock >= 0;
+}
+
+int proc_child_pass_sock(void)
+{
+    return g_child_pass_sock;
+}
+
+int proc_child_pass_fd(int fd)
+{
+    return g_child_pass_sock < 0 ? -1 : proc_send_fd(g_child_pass_sock, fd);
+}
+
+int proc_send_fd(int sock, int fd)
+{
+    char byte = 'F';
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof u.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    ssize_t w;
+    do
+        w = sendmsg(sock, &mh, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    return w == 1 ? 0 : -1;
+}
+
+int proc_recv_fd(int sock, bool wait)
+{
+    char byte;
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof u.buf};
+    ssize_t n;
+    do
+        n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | (wait ? 0 : MSG_DONTWAIT));
+    while (n < 0 && errno == EINTR);
+    if (n != 1)
+        return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+        c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+}
+
 static _Noreturn void child_exec(const proc_spec *spec, int in_rd, int out_wr, int err_wr,
-                                 int report_fd)
+                                 int report_fd, int pass_fd)
 {
     /* Own group first, so the parent's kill(-pgid) reaches us and everything
      * we start, whichever of setpgid (ours or the parent's) wins the race. */
@@ -94,6 +170,9 @@ static _Noreturn void child_exec(const proc_spec *spec, int in_rd, int out_wr, i
     /* If Loom itself runs with stdio closed, a pipe may sit on fd 0-2 and
      * be clobbered by the dup2 meant for another stream. Lift all three
      * above 2 first; the dup2s below then never copy a fd onto itself. */
+    if (pass_fd >= 0 && pass_fd < 3 && (pass_fd = fcntl(pass_fd, F_DUPFD_CLOEXEC, 3)) < 0)
+        child_fail(report_fd, STAGE_SETUP);
+    g_child_pass_sock = pass_fd;
     int src[3] = {in_rd, out_wr, err_wr};
     for (int i = 0; i < 3; i++) {
         if (src[i] < 3 && (src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 3)) < 0)
@@ -249,6 +328,234 @@ static void signal_group(pid_t pgid, int sig)
     (void)kill(-pgid, sig);
 }
 
+/* ---- what commands leave behind ------------------------------------------------
+ * Loom is a child subreaper: an orphan of a command is re-parented to Loom.
+ * The registry holds the children Loom started and is still waiting for
+ * (each its own group leader), so a sweep tells them from orphans; spawners
+ * hold g_track_mu from before the fork until the child is registered, so a
+ * sweep never mistakes a child that is just being started for an orphan. */
+
+static pthread_mutex_t g_track_mu = PTHREAD_MUTEX_INITIALIZER;
+static pid_t *g_running;
+static size_t g_nrunning, g_running_cap;
+static pthread_once_t g_reaper_once = PTHREAD_ONCE_INIT;
+
+static void sweep(pid_t pgid, bool all);
+
+/* How many rounds a sweep makes at most: each round kills the orphans it
+ * sees; their own children are re-parented to Loom and met in the next. */
+#define PROC_SWEEP_ROUNDS 64
+/* How long a sweep waits for one killed orphan to become reapable. */
+#define PROC_SWEEP_REAP_MS 500
+
+/* Loom is exiting: nothing it started may stay, commands still running
+ * (a background shell of a session never freed) included. */
+static pid_t g_reaper_pid;
+
+static void end_orphans_at_exit(void)
+{
+    /* A forked child that calls exit() inherited the registry, not the
+     * commands: they are its parent's. */
+    if (getpid() != g_reaper_pid)
+        return;
+    pthread_mutex_lock(&g_track_mu);
+    for (size_t i = 0; i < g_nrunning; i++)
+        (void)kill(-g_running[i], SIGKILL);
+    pthread_mutex_unlock(&g_track_mu);
+    sweep(0, true);
+}
+
+static void become_reaper(void)
+{
+    /* Best effort: without it orphans go to init and cannot be found. */
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    g_reaper_pid = getpid();
+    atexit(end_orphans_at_exit);
+}
+
+static bool running_locked(pid_t pid)
+{
+    for (size_t i = 0; i < g_nrunning; i++) {
+        if (g_running[i] == pid)
+            return true;
+    }
+    return false;
+}
+
+void proc_spawn_lock(void)
+{
+    pthread_once(&g_reaper_once, become_reaper);
+    pthread_mutex_lock(&g_track_mu);
+}
+
+void proc_spawn_unlock(pid_t pid)
+{
+    if (pid > 0) {
+        if (g_nrunning == g_running_cap) {
+            g_running_cap = g_running_cap ? 2 * g_running_cap : 16;
+            g_running = xrealloc(g_running, g_running_cap * sizeof *g_running);
+        }
+        g_running[g_nrunning++] = pid;
+    }
+    pthread_mutex_unlock(&g_track_mu);
+}
+
+/* One /proc/PID/stat: state, parent and process group. */
+static bool read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    /* The command name is in parentheses and may hold anything, ")" too. */
+    char *rp = strrchr(buf, ')');
+    int pp = 0, pg = 0;
+    if (!rp || sscanf(rp + 1, " %c %d %d", state, &pp, &pg) != 3)
+        return false;
+    *ppid = pp;
+    *pgrp = pg;
+    return true;
+}
+
+static void reap_killed(pid_t pid)
+{
+    for (int waited = 0; waited < PROC_SWEEP_REAP_MS; waited += 2) {
+        pid_t w = waitpid(pid, NULL, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
+            return; /* reaped, or not ours to reap (ECHILD) */
+        struct timespec ts = {0, 2 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+typedef struct {
+    pid_t *v;
+    size_t n, cap;
+} pid_list;
+
+static void pid_list_add(pid_list *l, pid_t pid)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 32;
+        l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = pid;
+}
+
+/* Loom's children, from /proc/self/task/TID/children (one file per thread:
+ * an orphan goes to one of the reaper's threads). False when the kernel
+ * has no such files; the caller then scans all of /proc. */
+static bool list_children(pid_list *out)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return false;
+    bool any = false;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long tid = strtol(e->d_name, &end, 10);
+        if (*end || tid <= 0)
+            continue;
+        char path[96];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/children", tid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        any = true;
+        long v;
+        while (fscanf(f, "%ld", &v) == 1)
+            pid_list_add(out, (pid_t)v);
+        fclose(f);
+    }
+    closedir(d);
+    return any;
+}
+
+static void list_all(pid_list *out)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long v = strtol(e->d_name, &end, 10);
+        if (!*end && v > 0)
+            pid_list_add(out, (pid_t)v);
+    }
+    closedir(d);
+}
+
+/* Kills and reaps what pgid (0: none) left and the orphans that are its:
+ * those still in its group, and, when no other command is running, every
+ * orphan. all: every orphan, whatever group it is in. */
+static void sweep(pid_t pgid, bool all)
+{
+    pid_t self = getpid();
+    pid_list l = {0};
+    for (int round = 0; round < PROC_SWEEP_ROUNDS; round++) {
+        int hits = 0;
+        if (pgid > 0) {
+            /* Under the lock: once its leader was reaped the id could be
+             * reused by a command just started, which would be registered. */
+            pthread_mutex_lock(&g_track_mu);
+            if (!running_locked(pgid) && kill(-pgid, SIGKILL) == 0)
+                hits++;
+            pthread_mutex_unlock(&g_track_mu);
+        }
+        l.n = 0;
+        if (!list_children(&l))
+            list_all(&l);
+        for (size_t i = 0; i < l.n; i++) {
+            pid_t pid = l.v[i], ppid, pgrp;
+            char state;
+            if (pid == self || !read_stat(pid, &state, &ppid, &pgrp) || ppid != self)
+                continue;
+            pthread_mutex_lock(&g_track_mu);
+            bool child = running_locked(pid);
+            bool other_group = !all && pgrp != pgid && running_locked(pgrp);
+            bool others = g_nrunning > 0;
+            pthread_mutex_unlock(&g_track_mu);
+            if (child || other_group)
+                continue;
+            if (!(all || pgrp == pgid || !others))
+                continue; /* may be a running command's; a later sweep ends it */
+            if (state != 'Z')
+                (void)kill(pid, SIGKILL);
+            reap_killed(pid);
+            hits++;
+        }
+        if (hits == 0)
+            break;
+    }
+    free(l.v);
+}
+
+void proc_call_end(pid_t pid)
+{
+    pthread_mutex_lock(&g_track_mu);
+    for (size_t i = 0; i < g_nrunning; i++) {
+        if (g_running[i] == pid) {
+            g_running[i] = g_running[--g_nrunning];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_track_mu);
+    sweep(pid, false);
+}
+
+void proc_end_orphans(void)
+{
+    sweep(0, false);
+}
+
 int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -268,10 +575,13 @@ int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
     bool has_input = spec->input != NULL;
 
     int in_p[2] = {-1, -1}, out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, rep_p[2] = {-1, -1};
+    int pass_p[2] = {-1, -1};
     if ((has_input && pipe2(in_p, O_CLOEXEC) < 0) || pipe2(out_p, O_CLOEXEC) < 0 ||
-        pipe2(err_p, O_CLOEXEC) < 0 || pipe2(rep_p, O_CLOEXEC) < 0) {
+        pipe2(err_p, O_CLOEXEC) < 0 || pipe2(rep_p, O_CLOEXEC) < 0 ||
+        (spec->supervise && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pass_p) < 0)) {
         int e = errno;
-        int fds[] = {in_p[0], in_p[1], out_p[0], out_p[1], err_p[0], err_p[1], rep_p[0], rep_p[1]};
+        int fds[] = {in_p[0],  in_p[1],  out_p[0], out_p[1],  err_p[0],
+                     err_p[1], rep_p[0], rep_p[1], pass_p[0], pass_p[1]};
         for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
             close_fd(&fds[i]);
         return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
@@ -282,20 +592,24 @@ int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
     /* The fork path reports a missing directory or program precisely; the
      * fast path is for commands that will start. */
     pid_t pid = -1;
+    proc_spawn_lock();
     if (!spec->child_setup && (!spec->cwd || access(spec->cwd, X_OK) == 0))
         pid = spawn_fast(spec, in_p[0], out_p[1], err_p[1]);
     if (pid < 0)
         pid = fork();
+    if (pid == 0)
+        child_exec(spec, in_p[0], out_p[1], err_p[1], rep_p[1], pass_p[1]);
+    int fork_errno = errno;
+    proc_spawn_unlock(pid);
     if (pid < 0) {
-        int e = errno;
-        int fds[] = {in_p[0], in_p[1], out_p[0], out_p[1], err_p[0], err_p[1], rep_p[0], rep_p[1]};
+        int e = fork_errno;
+        int fds[] = {in_p[0],  in_p[1],  out_p[0], out_p[1],  err_p[0],
+                     err_p[1], rep_p[0], rep_p[1], pass_p[0], pass_p[1]};
         for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
             close_fd(&fds[i]);
         return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED, "could not start %s: fork: %s",
                               name, strerror(e));
     }
-    if (pid == 0)
-        child_exec(spec, in_p[0], out_p[1], err_p[1], rep_p[1]);
 
     /* Also from this side: a kill(-pid) issued before the child ran its own
      * setpgid would otherwise miss. EACCES (child already exec'd, so it did
@@ -305,6 +619,9 @@ int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
     close_fd(&out_p[1]);
     close_fd(&err_p[1]);
     close_fd(&rep_p[1]);
+    close_fd(&pass_p[1]);
+    int pass_fd = pass_p[0]; /* the channel the supervised descriptor comes by */
+    int sup_fd = -1;         /* that descriptor, once received */
 
     capture out = {out_p[0], LOOM_STR_INIT, 0}, errc = {err_p[0], LOOM_STR_INIT, 0};
     set_nonblock(out.fd);
@@ -379,8 +696,16 @@ int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
                 break;
         }
 
-        struct pollfd pfd[4];
-        int nfd = 0, i_out = -1, i_err = -1, i_in = -1, i_rep = -1;
+        struct pollfd pfd[6];
+        int nfd = 0, i_out = -1, i_err = -1, i_in = -1, i_rep = -1, i_pass = -1, i_sup = -1;
+        if (pass_fd >= 0) {
+            i_pass = nfd;
+            pfd[nfd++] = (struct pollfd){.fd = pass_fd, .events = POLLIN};
+        }
+        if (sup_fd >= 0) {
+            i_sup = nfd;
+            pfd[nfd++] = (struct pollfd){.fd = sup_fd, .events = POLLIN};
+        }
         if (out.fd >= 0) {
             i_out = nfd;
             pfd[nfd++] = (struct pollfd){.fd = out.fd, .events = POLLIN};
@@ -411,6 +736,19 @@ int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
         }
         if (pr == 0)
             continue;
+        if (i_pass >= 0 && pfd[i_pass].revents) {
+            /* One descriptor, then the channel has done its job; EOF (the
+             * child exec'd without passing one) closes it too. */
+            if (pfd[i_pass].revents & POLLIN)
+                sup_fd = proc_recv_fd(pass_fd, false);
+            close_fd(&pass_fd);
+        }
+        if (i_sup >= 0 && pfd[i_sup].revents) {
+            if (pfd[i_sup].revents & POLLIN)
+                spec->supervise(spec->supervise_ctx, sup_fd);
+            else
+                close_fd(&sup_fd); /* nobody left to supervise */
+        }
         if (i_out >= 0 && pfd[i_out].revents)
             capture_read(&out, cap);
         if (i_err >= 0 && pfd[i_err].revents)
@@ -446,6 +784,12 @@ int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
     close_fd(&errc.fd);
     close_fd(&in_fd);
     close_fd(&rep_fd);
+    /* The call is over: nothing it started may outlive it. The supervisor
+     * stays open until then, so a leftover confined process blocked on it
+     * is killed, not let through (closing it would fail its call anyway). */
+    proc_call_end(pid);
+    close_fd(&pass_fd);
+    close_fd(&sup_fd);
     res->duration_ms = (long)(clock_mono_ms() - start_ms);
 
     if (status != -1 && WIFEXITED(status)) {

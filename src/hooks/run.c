@@ -412,6 +412,8 @@ static void run_command(run_ctx *c, const hook_def *d, hook_result *r)
     sp.cancel = c->opts->cancel;
     sp.child_setup = c->opts->child_setup;
     sp.child_ctx = c->opts->child_ctx;
+    sp.supervise = c->opts->supervise;
+    sp.supervise_ctx = c->opts->child_ctx;
     proc_result pr;
     memset(&pr, 0, sizeof pr);
     loom_error err;

@@ -69,6 +69,9 @@ typedef struct hook_run_opts {
      * how a sandbox confines hooks when configured. NULL: none. */
     int (*child_setup)(void *ctx, char *msg, size_t cap);
     void *child_ctx;
+    /* proc_spec.supervise for the same child (the sandbox's supervisor,
+     * ctx = child_ctx). NULL: none. */
+    void (*supervise)(void *ctx, int fd);
 } hook_run_opts;
 
 typedef enum hook_status {

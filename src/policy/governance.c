@@ -269,6 +269,7 @@ hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
     if (g->hook_sandbox) {
         opts.child_setup = sandbox_child_setup;
         opts.child_ctx = g->hook_sandbox;
+        opts.supervise = sandbox_supervise;
     }
     hook_outcome o = hooks_run(g->hooks, ev, payload, &opts);
     json_decref(payload);

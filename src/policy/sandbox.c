@@ -11,8 +11,12 @@
  * path inside the workspace stays unreadable.
  *
  * Landlock's TCP rights (ABI 4+) cover connect and bind; the seccomp filter
- * covers the rest of the network by refusing to create any socket that is not
- * AF_UNIX (UDP, raw, packet, netlink…), whatever the ABI. */
+ * covers the rest of the network by refusing to create any socket but
+ * socketpair()'s (UDP, raw, packet, netlink, Unix…), whatever the ABI. With
+ * allowUnixSockets, stream Unix sockets can be made and each connect() goes
+ * to the supervisor (sandbox_notify.c), as do the metadata calls (chmod,
+ * chown, utimes, xattrs, the inode-flag ioctls), which Landlock does not
+ * cover at all. */
 #include "policy/sandbox.h"
 
 #include <dirent.h>
@@ -20,8 +24,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <seccomp.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -33,10 +40,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/proc.h"
 #include "base/str.h"
 #include "policy/secrets.h"
 
@@ -73,6 +82,7 @@
 
 #define LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
 #define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 
 /* Rights that make sense on a file (a rule on a non-directory with any other
  * right is refused with EINVAL). */
@@ -242,6 +252,7 @@ void sandbox_policy_free(sandbox_policy *p)
     paths_free(&p->writable);
     paths_free(&p->temp);
     paths_free(&p->deny_read);
+    paths_free(&p->allow_unix);
     memset(p, 0, sizeof *p);
 }
 
@@ -327,6 +338,12 @@ int sandbox_policy_from_settings(const json_t *settings, const char *workspace,
         rc = loom_error_set(err, LOOM_ERR_CONFIG, "sandbox.network must be \"deny\" or \"allow\"");
         goto fail;
     }
+    /* The Unix sockets a denied network still reaches: ours at the top
+     * level, Claude Code's inside its network object. */
+    if ((rc = add_path_list(block, "allowUnixSockets", p->workspace, &p->allow_unix, err)) < 0 ||
+        (json_is_object(v) &&
+         (rc = add_path_list(v, "allowUnixSockets", p->workspace, &p->allow_unix, err)) < 0))
+        goto fail;
 
     v = json_object_get(block, "onUnsupported");
     if (v && !json_is_null(v)) {
@@ -356,7 +373,8 @@ static void merge_block(json_t *acc, const json_t *block)
     json_t *v;
     json_object_foreach((json_t *)block, key, v) {
         json_t *have = json_object_get(acc, key);
-        bool list = strcmp(key, "writablePaths") == 0 || strcmp(key, "denyRead") == 0;
+        bool list = strcmp(key, "writablePaths") == 0 || strcmp(key, "denyRead") == 0 ||
+                    strcmp(key, "allowUnixSockets") == 0;
         if (list && json_is_array(have) && json_is_array(v)) {
             json_t *both = json_copy(have);
             json_array_extend(both, v);
@@ -483,79 +501,157 @@ static uint64_t handled_fs_for(int abi)
     return fs;
 }
 
-/* ---- the seccomp program ----------------------------------------------------
- * Built once with libseccomp and kept as raw BPF, so a child installs it with
- * one prctl and no allocation. Only the network-deny policy has a filter. */
+/* ---- the seccomp programs ---------------------------------------------------
+ * Built with libseccomp once per variant and kept as raw BPF, so a child
+ * installs one with one system call and no allocation. Variants: the network
+ * denied or not; with allowUnixSockets or not; metadata calls (and connect)
+ * sent to the supervisor (NOTIFY) or refused outright (no supervisor). */
 
-static pthread_once_t g_bpf_once = PTHREAD_ONCE_INIT;
-static struct sock_filter *g_bpf;
-static unsigned short g_bpf_len;
-static char g_bpf_err[160];
+enum { BPF_NET_DENY = 1, BPF_UNIX_LIST = 2, BPF_NOTIFY = 4, BPF_VARIANTS = 8 };
 
-static void build_bpf(void)
-{
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    if (!ctx) {
-        snprintf(g_bpf_err, sizeof g_bpf_err, "seccomp_init failed");
-        return;
-    }
-    int fd = -1;
-    /* socket() and socketpair() take an int family: compare the low 32 bits
-     * only, or garbage in the upper half of the register would slip past. */
-    /* libseccomp's SCMP_A0_32 leaves datum_b to zero-initialisation, which
-     * clang's -Wmissing-field-initializers reports; the zero is intended. */
+static pthread_mutex_t g_bpf_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sock_filter *g_bpf[BPF_VARIANTS]; /* built once, never freed */
+static unsigned short g_bpf_len[BPF_VARIANTS];
+
+/* The calls that change a file's metadata, which Landlock does not handle.
+ * Names libseccomp may not know yet are added by number (the same on every
+ * architecture: the unified syscall table). */
+static const char *const META_CALLS[] = {
+    "chmod",    "fchmod",    "fchmodat",  "chown",     "fchown",      "lchown",
+    "fchownat", "utime",     "utimes",    "futimesat", "utimensat",   "setxattr",
+    "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+};
+static const int META_CALLS_NEW[] = {452 /* fchmodat2 */, 463 /* setxattrat */,
+                                     466 /* removexattrat */};
+
+/* libseccomp's SCMP_A0_32 leaves datum_b to zero-initialisation, which
+ * clang's -Wmissing-field-initializers reports; the zero is intended. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
-                              SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
-    if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 1,
-                              SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
-#pragma GCC diagnostic pop
-    /* io_uring can create sockets without the socket() system call. */
+static int add_rules(scmp_filter_ctx ctx, int variant)
+{
+    uint32_t meta = variant & BPF_NOTIFY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof META_CALLS / sizeof *META_CALLS; i++) {
+        int nr = seccomp_syscall_resolve_name(META_CALLS[i]);
+        if (nr != __NR_SCMP_ERROR)
+            rc = seccomp_rule_add(ctx, meta, nr, 0);
+    }
+    for (size_t i = 0; rc == 0 && i < sizeof META_CALLS_NEW / sizeof *META_CALLS_NEW; i++)
+        rc = seccomp_rule_add(ctx, meta, META_CALLS_NEW[i], 0);
+    /* Inode flags (chattr: immutable, append-only) and fsxattrs are set by
+     * ioctl on any descriptor, a read-only one included. */
+    static const unsigned long FLAG_IOCTLS[] = {FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,
+                                                FS_IOC_FSSETXATTR};
+    for (size_t i = 0; rc == 0 && i < sizeof FLAG_IOCTLS / sizeof *FLAG_IOCTLS; i++)
+        rc = seccomp_rule_add(ctx, meta, SCMP_SYS(ioctl), 1,
+                              SCMP_A1_32(SCMP_CMP_EQ, (uint32_t)FLAG_IOCTLS[i]));
+    /* io_uring can make sockets and set xattrs without those system calls. */
     if (rc == 0)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(io_uring_setup), 0);
+    if (rc != 0 || !(variant & BPF_NET_DENY))
+        return rc;
+
+    /* socket() and socketpair() take int arguments: compare the low 32 bits
+     * only, or garbage in the upper half of the register would slip past. */
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 1,
+                          SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+    if (rc != 0)
+        return rc;
+    if (!(variant & BPF_UNIX_LIST))
+        return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0);
+    /* Unix stream and seqpacket sockets only: their peer is fixed by
+     * connect(), which the supervisor checks. A datagram socket could send to
+     * any path with sendto(); SOCK_RAW is a datagram socket for AF_UNIX. */
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+                          SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 2,
+                              SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX),
+                              SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 2,
+                              SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX),
+                              SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx,
+                              variant & BPF_NOTIFY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EACCES),
+                              SCMP_SYS(connect), 0);
+    return rc;
+}
+#pragma GCC diagnostic pop
+
+/* The program for variant, built on first use. NULL with err set on failure. */
+static const struct sock_filter *bpf_get(int variant, unsigned short *len, char *err, size_t cap)
+{
+    pthread_mutex_lock(&g_bpf_mu);
+    if (g_bpf[variant]) {
+        *len = g_bpf_len[variant];
+        pthread_mutex_unlock(&g_bpf_mu);
+        return g_bpf[variant];
+    }
+    int fd = -1;
+    struct sock_filter *prog = NULL;
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx) {
+        snprintf(err, cap, "building the seccomp filter: seccomp_init failed");
+        goto out;
+    }
+    int rc = add_rules(ctx, variant);
     if (rc != 0) {
-        snprintf(g_bpf_err, sizeof g_bpf_err, "seccomp_rule_add: %s", strerror(-rc));
+        snprintf(err, cap, "building the seccomp filter: seccomp_rule_add: %s", strerror(-rc));
         goto out;
     }
     fd = memfd_create("loom-seccomp", MFD_CLOEXEC);
     if (fd < 0) {
-        snprintf(g_bpf_err, sizeof g_bpf_err, "memfd_create: %s", strerror(errno));
+        snprintf(err, cap, "building the seccomp filter: memfd_create: %s", strerror(errno));
         goto out;
     }
     if ((rc = seccomp_export_bpf(ctx, fd)) != 0) {
-        snprintf(g_bpf_err, sizeof g_bpf_err, "seccomp_export_bpf: %s", strerror(-rc));
+        snprintf(err, cap, "building the seccomp filter: seccomp_export_bpf: %s", strerror(-rc));
         goto out;
     }
     off_t size = lseek(fd, 0, SEEK_END);
     if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
         size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS) {
-        snprintf(g_bpf_err, sizeof g_bpf_err, "seccomp program of unexpected size %lld",
+        snprintf(err, cap, "building the seccomp filter: a program of unexpected size %lld",
                  (long long)size);
         goto out;
     }
-    struct sock_filter *prog = xmalloc((size_t)size);
+    prog = xmalloc((size_t)size);
     if (pread(fd, prog, (size_t)size, 0) != (ssize_t)size) {
-        snprintf(g_bpf_err, sizeof g_bpf_err, "reading the seccomp program: %s", strerror(errno));
+        snprintf(err, cap, "building the seccomp filter: reading it back: %s", strerror(errno));
         free(prog);
+        prog = NULL;
         goto out;
     }
-    g_bpf = prog;
-    g_bpf_len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+    g_bpf[variant] = prog;
+    g_bpf_len[variant] = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+    *len = g_bpf_len[variant];
 out:
     if (fd >= 0)
         close(fd);
-    seccomp_release(ctx);
+    if (ctx)
+        seccomp_release(ctx);
+    pthread_mutex_unlock(&g_bpf_mu);
+    return prog;
 }
 
 /* ---- the Landlock ruleset --------------------------------------------------- */
 
 struct sandbox_prep {
     int ruleset_fd;
-    const struct sock_filter *bpf; /* shared, never freed */
+    const sandbox_policy *policy;         /* what the supervisor judges by */
+    const struct sock_filter *bpf;        /* metadata refused; shared, never freed */
     unsigned short bpf_len;
+    const struct sock_filter *notify_bpf; /* metadata to the supervisor */
+    unsigned short notify_len;
 };
+
+const sandbox_policy *sandbox_prep_policy(const sandbox_prep *prep)
+{
+    return prep ? prep->policy : NULL;
+}
 
 typedef struct {
     int ruleset;
@@ -689,13 +785,13 @@ int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size
         return -1;
     }
     bool deny_net = p->network == SANDBOX_NET_DENY;
-    if (deny_net) {
-        pthread_once(&g_bpf_once, build_bpf);
-        if (!g_bpf) {
-            snprintf(err, cap, "building the seccomp filter: %s", g_bpf_err);
-            return -1;
-        }
-    }
+    int variant = (deny_net ? BPF_NET_DENY : 0) | (deny_net && p->allow_unix.n ? BPF_UNIX_LIST : 0);
+    unsigned short bpf_len = 0, notify_len = 0;
+    const struct sock_filter *bpf = bpf_get(variant, &bpf_len, err, cap);
+    const struct sock_filter *notify_bpf =
+        bpf ? bpf_get(variant | BPF_NOTIFY, &notify_len, err, cap) : NULL;
+    if (!bpf || !notify_bpf)
+        return -1;
 
     struct ll_ruleset_attr attr = {.handled_access_fs = handled_fs_for(abi)};
     size_t attr_size = sizeof attr.handled_access_fs;
@@ -703,6 +799,12 @@ int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size
         /* Handling TCP rights without rules for them denies them all. */
         attr.handled_access_net = deny_net ? (LL_NET_BIND_TCP | LL_NET_CONNECT_TCP) : 0;
         attr_size = offsetof(struct ll_ruleset_attr, scoped);
+    }
+    if (abi >= 6 && deny_net) {
+        /* Abstract Unix sockets made outside the sandbox are out of reach
+         * (seccomp refuses them too; this also covers inherited sockets). */
+        attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET;
+        attr_size = sizeof attr;
     }
     int rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
     if (rfd < 0) {
@@ -738,10 +840,11 @@ int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size
     }
     sandbox_prep *prep = xcalloc(1, sizeof *prep);
     prep->ruleset_fd = rfd;
-    if (deny_net) {
-        prep->bpf = g_bpf;
-        prep->bpf_len = g_bpf_len;
-    }
+    prep->policy = p;
+    prep->bpf = bpf;
+    prep->bpf_len = bpf_len;
+    prep->notify_bpf = notify_bpf;
+    prep->notify_len = notify_len;
     *out = prep;
     return 0;
 }
@@ -799,7 +902,9 @@ static void msg_errno(char *buf, size_t cap, const char *what, int e)
     msg_put(buf, cap, num + i);
 }
 
-int sandbox_prep_apply(const sandbox_prep *prep, char *err, size_t cap)
+/* Enters the sandbox; pass_sock >= 0 is where the seccomp listener goes
+ * (to a supervisor), else the metadata calls are refused outright. */
+static int prep_apply(const sandbox_prep *prep, int pass_sock, char *err, size_t cap)
 {
     /* Required for an unprivileged Landlock or seccomp, and wanted anyway: a
      * setuid program must not be a way out of the sandbox. */
@@ -812,6 +917,33 @@ int sandbox_prep_apply(const sandbox_prep *prep, char *err, size_t cap)
         msg_errno(err, cap, "landlock_restrict_self", errno);
         return -1;
     }
+    /* With a supervisor in the parent: the filter that asks it, and its
+     * listener handed over. The listener is close-on-exec, so the command
+     * never holds it (it could answer for itself). A kernel without
+     * listeners (before 5.0), or a second supervised filter in the same
+     * tree, gets the filter that refuses instead. */
+    if (prep->notify_bpf && pass_sock >= 0) {
+        struct sock_fprog prog = {.len = prep->notify_len,
+                                  .filter = (struct sock_filter *)prep->notify_bpf};
+        long lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                           &prog);
+        if (lfd >= 0) {
+            int rc = proc_send_fd(pass_sock, (int)lfd);
+            close((int)lfd);
+            if (rc != 0) {
+                /* Nobody would answer: every metadata call would hang. */
+                msg_errno(err, cap, "handing the seccomp listener to Loom", errno);
+                return -1;
+            }
+            return 0;
+        }
+        /* EBUSY: an outer sandbox already has a supervisor (Loom inside a
+         * sandboxed command); this one then refuses outright. */
+        if (errno != EINVAL && errno != ENOSYS && errno != EBUSY) {
+            msg_errno(err, cap, "installing the seccomp filter", errno);
+            return -1;
+        }
+    }
     if (prep->bpf) {
         struct sock_fprog prog = {.len = prep->bpf_len, .filter = (struct sock_filter *)prep->bpf};
         if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
@@ -822,9 +954,46 @@ int sandbox_prep_apply(const sandbox_prep *prep, char *err, size_t cap)
     return 0;
 }
 
+int sandbox_prep_apply(const sandbox_prep *prep, char *err, size_t cap)
+{
+    return prep_apply(prep, -1, err, cap);
+}
+
 int sandbox_child_setup(void *ctx, char *msg, size_t cap)
 {
-    return sandbox_prep_apply((const sandbox_prep *)ctx, msg, cap);
+    /* proc_run hands the listener to its supervise callback, when it has
+     * one (it is then sandbox_supervise). */
+    int sock = proc_child_can_pass_fd() ? proc_child_pass_sock() : -1;
+    return prep_apply((const sandbox_prep *)ctx, sock, msg, cap);
+}
+
+/* The supervisor of sandbox_apply: a process of its own, outside the
+ * sandbox, that answers the listener until no confined process is left. */
+static _Noreturn void supervisor_main(sandbox_prep *prep, int sock)
+{
+    /* A Ctrl-C meant for the command must not take its supervisor first
+     * (the command's calls would then fail, as with no supervisor). */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    /* Holding the command's stdout would keep a reader of it waiting. */
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int i = 0; null >= 0 && i < 3; i++)
+        dup2(null, i);
+    int lfd = proc_recv_fd(sock, true);
+    close(sock);
+    if (lfd < 0)
+        _exit(0);
+    for (;;) {
+        struct pollfd pfd = {.fd = lfd, .events = POLLIN};
+        int pr = poll(&pfd, 1, -1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr < 0 || (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
+            _exit(0);
+        if (pfd.revents & POLLIN)
+            sandbox_supervise(prep, lfd);
+    }
 }
 
 int sandbox_apply(const sandbox_policy *p, char *err, size_t cap)
@@ -832,7 +1001,29 @@ int sandbox_apply(const sandbox_policy *p, char *err, size_t cap)
     sandbox_prep *prep = NULL;
     if (sandbox_prepare(p, &prep, err, cap) != 0)
         return -1;
-    int rc = sandbox_prep_apply(prep, err, cap);
+    /* The supervisor is forked before the caller enters the sandbox, and
+     * twice, so that the command the caller execs has no child it does not
+     * know about. Without one, metadata calls are refused outright. */
+    int sv[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0) {
+        pid_t mid = fork();
+        if (mid == 0) {
+            close(sv[1]);
+            pid_t sup = fork();
+            if (sup == 0)
+                supervisor_main(prep, sv[0]);
+            _exit(sup < 0);
+        }
+        close(sv[0]);
+        int st = 0;
+        if (mid < 0 || waitpid(mid, &st, 0) != mid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            close(sv[1]);
+            sv[1] = -1;
+        }
+    }
+    int rc = prep_apply(prep, sv[1], err, cap);
+    if (sv[1] >= 0)
+        close(sv[1]);
     sandbox_prep_free(prep);
     return rc;
 }

@@ -1,11 +1,15 @@
 /* sandbox.h — the OS sandbox for commands Loom runs for the model: what a
  * policy says (sandbox_policy), where it comes from (the "sandbox" block of
  * the settings files), and how it is put on a child process between fork and
- * exec (Landlock for files and TCP, a seccomp filter for socket families).
+ * exec (Landlock for files and TCP, a seccomp filter for socket families and
+ * for the metadata calls Landlock does not cover, with a supervisor in Loom
+ * that judges the paths seccomp cannot read: sandbox_notify.c).
  *
  * The policy: read and execute everywhere except the denied paths; write only
  * in the workspace, the temp dirs, the extra writable paths and a few devices;
- * no network except Unix sockets unless the policy allows it. Landlock and
+ * no metadata change (chmod, chown, utimes, xattrs) outside the writable
+ * area; no network unless the policy allows it, Unix sockets included (but
+ * socketpair, and the paths allowUnixSockets lists). Landlock and
  * seccomp are inherited, so the command's every descendant is confined too and
  * nothing in the sandbox can lift it. See docs/sandbox.md.
  *
@@ -22,6 +26,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "base/error.h"
 
@@ -45,6 +50,7 @@ typedef struct sandbox_policy {
     sandbox_paths writable;   /* extra writable paths (settings, --write) */
     sandbox_paths temp;       /* /tmp, /var/tmp, /dev/shm, $TMPDIR unless disabled */
     sandbox_paths deny_read;  /* the defaults (~/.ssh, …) plus configured ones */
+    sandbox_paths allow_unix; /* Unix socket paths connect() may reach with the network denied */
     sandbox_network network;
     sandbox_on_unsupported on_unsupported;
     bool confine_hooks;       /* "hooks": true — command hooks run confined too */
@@ -62,7 +68,9 @@ void sandbox_paths_add(sandbox_paths *l, const char *path, const char *base);
 
 /* Builds a policy from a settings "sandbox" block (or from a whole settings
  * document holding one): {"enabled", "writablePaths", "denyRead", "network":
- * "deny"|"allow", "onUnsupported": "refuse"|"warn", "writableTempDirs"}.
+ * "deny"|"allow", "onUnsupported": "refuse"|"warn", "writableTempDirs",
+ * "allowUnixSockets": [paths]} (Claude Code's "network": {"allowUnixSockets"}
+ * is read too).
  * NULL or a missing block gives the defaults (sandbox disabled). Unknown keys
  * are ignored so settings written for other harnesses load; a known key of
  * the wrong type is an error naming it. On error p is left empty (freeable). */
@@ -89,15 +97,23 @@ const char *sandbox_unsupported_reason(void);
  * and the seccomp program. */
 typedef struct sandbox_prep sandbox_prep;
 
-/* Builds the rules for p (must be enabled and supported). 0, or -1 with a
- * message in err. *out is freed with sandbox_prep_free. */
+/* Builds the rules for p (must be enabled and supported; p must outlive
+ * *out, the supervisor judges by it). 0, or -1 with a message in err. *out is
+ * freed with sandbox_prep_free. */
 int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size_t cap);
 /* In the child: no_new_privs, Landlock, seccomp. Only system calls, so it is
  * safe after fork in a threaded process. 0, or -1 with a message in err. */
 int sandbox_prep_apply(const sandbox_prep *prep, char *err, size_t cap);
 void sandbox_prep_free(sandbox_prep *prep);
-/* proc_spec.child_setup adapter: ctx is a sandbox_prep. */
+/* proc_spec.child_setup adapter: ctx is a sandbox_prep. When the proc_spec
+ * also has supervise = sandbox_supervise (same ctx), the metadata calls and
+ * (with allowUnixSockets) connect() are judged path by path by Loom;
+ * without it they are refused outright (EPERM; connect EACCES). */
 int sandbox_child_setup(void *ctx, char *msg, size_t cap);
+/* proc_spec.supervise adapter (sandbox_notify.c): answers one seccomp
+ * notification of the confined command on fd. ctx is the sandbox_prep. */
+void sandbox_supervise(void *ctx, int fd);
+const sandbox_policy *sandbox_prep_policy(const sandbox_prep *prep);
 
 /* prepare + apply + free in the calling process: confines the caller and
  * everything it starts from now on. For a child of a single-threaded parent
@@ -119,5 +135,18 @@ const sandbox_policy *sandbox_default_for(const char *cwd, loom_error *err);
  * part that exists. */
 bool sandbox_path_writable(const sandbox_policy *p, const char *path);
 bool sandbox_path_read_denied(const sandbox_policy *p, const char *path);
+
+/* The supervisor's pieces (sandbox_notify.c), public for tests.
+ * sandbox_resolve_for: path (relative to base, an absolute directory)
+ * canonical as thread tid sees it — symlinks followed (the last one only
+ * when follow_last), "/proc/self" being tid's. NULL, errno set, when a
+ * component does not exist or names no path (a pipe's fd). Caller frees.
+ * sandbox_meta_allowed: a canonical path's metadata may change: it lies in
+ * the workspace or writablePaths, or beneath (not at) a temp dir, and not
+ * under a denied read path; devices never. sandbox_unix_allowed: a
+ * canonical socket path is under allowUnixSockets. */
+char *sandbox_resolve_for(pid_t tid, const char *base, const char *path, bool follow_last);
+bool sandbox_meta_allowed(const sandbox_policy *p, const char *canon);
+bool sandbox_unix_allowed(const sandbox_policy *p, const char *canon);
 
 #endif

@@ -314,7 +314,8 @@ void sandbox_report_apply(const sandbox_policy *p, const sandbox_denial *d, json
             str_printf(text, "- %s: outside the writable area\n", d->paths.v[i]);
     }
     if (d->network_blocked)
-        str_puts(text, "- network: commands have no network access (only Unix sockets)\n");
+        str_puts(text, "- network: commands have no network access (no Unix sockets either, "
+                       "but socketpair and the paths in sandbox.allowUnixSockets)\n");
     str_puts(text, "To proceed: ");
     if (d->paths.n > d->read_paths.n)
         str_printf(text, "write inside the workspace (%s)%s instead; ",
@@ -322,6 +323,6 @@ void sandbox_report_apply(const sandbox_policy *p, const sandbox_denial *d, json
                    p && p->temp.n ? " or a temp dir" : "");
     str_puts(text, "do not try to get around the sandbox. If the task really needs this, ask "
                    "the user: they can allow it in .loom/settings.json (sandbox.writablePaths, "
-                   "sandbox.network: \"allow\") or approve running the command with "
-                   "dangerouslyDisableSandbox: true.");
+                   "sandbox.network: \"allow\", sandbox.allowUnixSockets) or approve running "
+                   "the command with dangerouslyDisableSandbox: true.");
 }

@@ -57,10 +57,12 @@ static const char BASH_DESCRIPTION[] =
     "- Long outputs are cut in the middle (head and tail kept).\n"
     "- Prefer the Read, Glob and Grep tools over cat, find and grep.\n"
     "- run_in_background starts long-running commands (servers, watchers, builds) and "
-    "returns a task ID for TaskOutput and TaskStop.\n"
-    "- Where a sandbox is configured, commands can write only inside the working directory "
-    "and temp dirs, cannot read credential stores, and have no network unless allowed; a "
-    "blocked command's result says what was blocked.";
+    "returns a task ID for TaskOutput and TaskStop. Processes a command leaves running "
+    "(cmd &, nohup, setsid) are killed when the call returns.\n"
+    "- Where a sandbox is configured, commands can write (and chmod, touch) only inside the "
+    "working directory and temp dirs, cannot read credential stores, and have no network "
+    "(Unix sockets included) unless allowed; a blocked command's result says what was "
+    "blocked.";
 
 /* A millisecond count from input: true (and *out set if present) unless it
  * is there but not a non-negative number. Models send 5000.0 as often as
@@ -246,6 +248,10 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         }
         spec.child_setup = sandbox_child_setup;
         spec.child_ctx = prep;
+        /* Loom judges the metadata calls (and allowed Unix connects) the
+         * filter cannot: the paths are behind pointers. */
+        spec.supervise = sandbox_supervise;
+        spec.supervise_ctx = prep;
     }
     proc_result r;
     loom_error err;

@@ -1,7 +1,9 @@
 /* tasks.c — the background-shell registry (see tasks.h): starting shells in
  * their own process groups, one reader thread per task that drains its
  * output into a 1 MiB window and reaps it, and stopping groups with
- * SIGTERM, a grace period, then SIGKILL.
+ * SIGTERM, a grace period, then SIGKILL. A shell is registered with
+ * base/proc.h as a running command: when it exits, whatever it left behind
+ * is ended, and at the registry's end every orphan is.
  *
  * One mutex guards the registry and every task in it; it is never held
  * across a read, a wait or a signal. A condition variable is broadcast
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/proc.h"
 
 extern char **environ;
 
@@ -372,6 +375,9 @@ static void *reader_main(void *arg)
      * block on a pipe nobody drains. */
     if (fd >= 0)
         close(fd);
+    /* The shell is gone: so is everything it left running, in its group or
+     * orphaned (nohup, setsid, a double fork). */
+    proc_call_end(t->pid);
 
     pthread_mutex_lock(&reg->mu);
     t->ended_ms = clock_wall_ms();
@@ -446,6 +452,8 @@ void task_registry_free(task_registry *reg)
     /* The readers end on their own once their shells are reaped. */
     for (task *t = reg->first; t; t = t->next)
         pthread_join(t->thread, NULL);
+    /* The session is over: orphans no running command can claim go too. */
+    proc_end_orphans();
     for (task *t = reg->first, *next; t; t = next) {
         next = t->next;
         task_free(t);
@@ -505,8 +513,12 @@ int task_registry_start(task_registry *reg, const char *command, const char *cwd
 
     char **env = shell_env_new();
     char *argv[] = {"bash", "-c", (char *)command, NULL};
-    pid_t pid;
+    pid_t pid = -1;
+    /* Registered as a running command (base/proc.h), so what it leaves
+     * behind is told from other commands' and ended with it. */
+    proc_spawn_lock();
     int rc = posix_spawnp(&pid, "bash", &fa, &attr, argv, env);
+    proc_spawn_unlock(rc == 0 ? pid : 0);
     shell_env_free(env);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
@@ -546,6 +558,7 @@ int task_registry_start(task_registry *reg, const char *command, const char *cwd
         (void)kill(-pid, SIGKILL);
         close(p[0]);
         waitpid(pid, NULL, 0);
+        proc_call_end(pid);
         task_free(t);
         return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
                               "could not start background command: thread: %s", strerror(trc));

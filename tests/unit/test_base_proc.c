@@ -459,6 +459,92 @@ static void test_background_child_does_not_hold_us(void **state)
     str_free(&script);
 }
 
+/* Nothing a command starts outlives the call: a grandchild that left the
+ * group and the session (setsid), and one that stayed in the group, are both
+ * killed and reaped by the time proc_run returns — not later. */
+static void test_leftovers_end_with_the_call(void **state)
+{
+    (void)state;
+    loom_str a = LOOM_STR_INIT, b = LOOM_STR_INIT, script = LOOM_STR_INIT;
+    str_printf(&a, "%s/detached.pid", tmpdir);
+    str_printf(&b, "%s/grouped.pid", tmpdir);
+    str_printf(&script,
+               "setsid -f sh -c 'echo $$ > \"%s.tmp\"; mv \"%s.tmp\" \"%s\"; exec sleep 31'"
+               " >/dev/null 2>&1; (sh -c 'echo $$ > \"%s\"; exec sleep 32' &);"
+               " while [ ! -s '%s' ] || [ ! -s '%s' ]; do sleep 0.01; done; echo ok",
+               a.ptr, a.ptr, a.ptr, b.ptr, a.ptr, b.ptr);
+    const char *argv[] = {"sh", "-c", script.ptr, NULL};
+    proc_spec s = spec_of(argv);
+    s.timeout_ms = 10000;
+    proc_result r;
+    run_ok(&s, &r);
+    assert_string_equal(r.out, "ok\n");
+    proc_result_free(&r);
+    pid_t detached = read_pid(a.ptr), grouped = read_pid(b.ptr);
+    /* Reaped already: no waiting here, the pids are simply gone. */
+    assert_int_equal(kill(detached, 0), -1);
+    assert_int_equal(errno, ESRCH);
+    assert_int_equal(kill(grouped, 0), -1);
+    assert_int_equal(errno, ESRCH);
+    str_free(&a);
+    str_free(&b);
+    str_free(&script);
+}
+
+/* A supervised child hands one descriptor to the parent: the callback runs
+ * in the parent while the child lives, each time the descriptor is
+ * readable. Without a supervisor the hand-over reports failure. */
+static int pass_pipe_setup(void *ctx, char *msg, size_t cap)
+{
+    (void)msg;
+    (void)cap;
+    int *expect_pass = ctx;
+    if (proc_child_can_pass_fd() != (*expect_pass != 0))
+        return -1;
+    if (!*expect_pass)
+        return proc_child_pass_fd(0) == -1 ? 0 : -1;
+    int p[2];
+    if (pipe(p) != 0)
+        return -1;
+    if (write(p[1], "x", 1) != 1 || proc_child_pass_fd(p[0]) != 0)
+        return -1;
+    close(p[0]);
+    close(p[1]);
+    return 0;
+}
+
+static void count_supervise(void *ctx, int fd)
+{
+    char c;
+    if (read(fd, &c, 1) == 1 && c == 'x')
+        (*(int *)ctx)++;
+}
+
+static void test_supervised_fd_reaches_parent(void **state)
+{
+    (void)state;
+    const char *argv[] = {"sh", "-c", "echo ran", NULL};
+    int expect_pass = 1, seen = 0;
+    proc_spec s = spec_of(argv);
+    s.child_setup = pass_pipe_setup;
+    s.child_ctx = &expect_pass;
+    s.supervise = count_supervise;
+    s.supervise_ctx = &seen;
+    proc_result r;
+    run_ok(&s, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "ran\n");
+    assert_int_equal(seen, 1);
+    proc_result_free(&r);
+
+    expect_pass = 0;
+    s.supervise = NULL;
+    run_ok(&s, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, "ran\n");
+    proc_result_free(&r);
+}
+
 static void test_signals_reset_for_child(void **state)
 {
     /* Loom ignores SIGPIPE and may block signals; the child must start with
@@ -505,6 +591,8 @@ int main(void)
         cmocka_unit_test(test_timeout_sigkill_after_grace),
         cmocka_unit_test(test_cancel_from_thread),
         cmocka_unit_test(test_background_child_does_not_hold_us),
+        cmocka_unit_test(test_leftovers_end_with_the_call),
+        cmocka_unit_test(test_supervised_fd_reaches_parent),
         cmocka_unit_test(test_signals_reset_for_child),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -466,15 +466,15 @@ static void net_denied_checks(void *arg)
     /* Landlock's TCP rule (ABI 4+) stops a socket that got in before. */
     if (sandbox_supported() >= 4)
         CHECK(tcp_connect(n->pre_socket, n->port) == -EACCES);
-    /* Unix sockets always work. */
+    /* socketpair works; a Unix socket that could reach a daemon does not
+     * (issue #10: no allowUnixSockets in this policy). */
     int sv[2];
     CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
     CHECK(write(sv[0], "x", 1) == 1);
     char c;
     CHECK(read(sv[1], &c, 1) == 1 && c == 'x');
-    int u = socket(AF_UNIX, SOCK_STREAM, 0);
-    CHECK(u >= 0);
-    close(u);
+    CHECK(socket(AF_UNIX, SOCK_STREAM, 0) < 0 && errno == EACCES);
+    CHECK(socket(AF_UNIX, SOCK_DGRAM, 0) < 0 && errno == EACCES);
     /* And in a grandchild too. */
     pid_t pid = fork();
     CHECK(pid >= 0);
@@ -494,6 +494,218 @@ static void net_allowed_checks(void *arg)
     CHECK(tcp_connect(n->pre_socket, n->port) == 0);
     /* Files are still confined. */
     CHECK(try_create(other, "net.txt") == -EACCES);
+}
+
+/* ---- metadata changes and Unix sockets (issue #10, classes 7 and 8) ---------- */
+
+/* Where a metadata change may land: inside the workspace (itself included)
+ * and beneath a temp dir; not the temp dir itself, not a device, not a
+ * denied path (even inside the workspace), not elsewhere. */
+static void test_meta_allowed(void **state)
+{
+    char tdir[400], wsfile[400], wsdenied[400], tmpfile_[400], otherfile[400];
+    snprintf(tdir, sizeof tdir, "%s/tmpdir", base);
+    snprintf(wsdenied, sizeof wsdenied, "%s/.creds", ws);
+    loom_error err;
+    assert_int_equal(file_mkdirs(tdir, 0755, &err), 0);
+    assert_int_equal(file_mkdirs(wsdenied, 0755, &err), 0);
+    json_t *s = json_pack("{s:b, s:b, s:[s], s:[s]}", "enabled", 1, "writableTempDirs", 0,
+                          "denyRead", wsdenied, "writablePaths", tdir);
+    sandbox_policy p;
+    loom_error_clear(&err);
+    assert_int_equal(sandbox_policy_from_settings(s, ws, &p, &err), 0);
+    json_decref(s);
+    /* A temp dir of its own, to see that its root is excluded. */
+    sandbox_paths_add(&p.temp, base, NULL);
+    char *rws = realpath(ws, NULL), *rbase = realpath(base, NULL);
+    snprintf(wsfile, sizeof wsfile, "%s/a.sh", rws);
+    snprintf(tmpfile_, sizeof tmpfile_, "%s/loose", rbase);
+    snprintf(otherfile, sizeof otherfile, "%s/f", other);
+    assert_true(sandbox_meta_allowed(&p, wsfile));
+    assert_true(sandbox_meta_allowed(&p, rws));
+    assert_true(sandbox_meta_allowed(&p, tmpfile_)); /* beneath a temp dir */
+    assert_false(sandbox_meta_allowed(&p, rbase));  /* the temp dir itself */
+    char wsd[420];
+    snprintf(wsd, sizeof wsd, "%s/.creds/k", rws);
+    assert_false(sandbox_meta_allowed(&p, wsd));
+    assert_false(sandbox_meta_allowed(&p, "/dev/null"));
+    assert_false(sandbox_meta_allowed(&p, "/etc/passwd"));
+    assert_false(sandbox_meta_allowed(&p, NULL));
+    assert_false(sandbox_meta_allowed(&p, "relative"));
+    free(rws);
+    free(rbase);
+    sandbox_policy_free(&p);
+}
+
+/* Paths are resolved as the command's thread sees them: its /proc/self,
+ * symlinks followed (the last only when asked), pipes naming no path. */
+static void test_resolve_for(void **state)
+{
+    char target[400], link[400];
+    snprintf(target, sizeof target, "%s/resolve-target", other);
+    snprintf(link, sizeof link, "%s/resolve-link", ws);
+    write_file(target, "x");
+    unlink(link);
+    assert_int_equal(symlink(target, link), 0);
+    char *rt = realpath(target, NULL), *rws = realpath(ws, NULL);
+
+    char *r = sandbox_resolve_for(getpid(), ws, "resolve-link", true);
+    assert_non_null(r);
+    assert_string_equal(r, rt);
+    free(r);
+    r = sandbox_resolve_for(getpid(), ws, "./x/../resolve-link", false);
+    assert_null(r); /* "x" does not exist: the kernel would fail too */
+    r = sandbox_resolve_for(getpid(), ws, "resolve-link", false);
+    char want[500];
+    snprintf(want, sizeof want, "%s/resolve-link", rws);
+    assert_string_equal(r, want);
+    free(r);
+    /* A trailing slash makes even lchown follow the link. */
+    char dlink[420], dtarget[420];
+    snprintf(dlink, sizeof dlink, "%s/dir-link", ws);
+    snprintf(dtarget, sizeof dtarget, "%s", other);
+    unlink(dlink);
+    assert_int_equal(symlink(dtarget, dlink), 0);
+    r = sandbox_resolve_for(getpid(), ws, "dir-link/", false);
+    char *rother0 = realpath(other, NULL);
+    assert_string_equal(r, rother0);
+    free(r);
+    free(rother0);
+    unlink(dlink);
+
+    /* A child with another cwd: /proc/self/cwd is the child's, not ours. */
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(go[1]);
+        if (chdir(other) != 0)
+            _exit(1);
+        char c;
+        ssize_t n = read(go[0], &c, 1);
+        _exit(n < 0);
+    }
+    close(go[0]);
+    /* Wait until the child has moved. */
+    char cwdlink[64], buf[512];
+    snprintf(cwdlink, sizeof cwdlink, "/proc/%d/cwd", (int)pid);
+    char *rother = realpath(other, NULL);
+    for (int i = 0; i < 500; i++) {
+        ssize_t n = readlink(cwdlink, buf, sizeof buf - 1);
+        if (n > 0) {
+            buf[n] = '\0';
+            if (strcmp(buf, rother) == 0)
+                break;
+        }
+        usleep(2000);
+    }
+    r = sandbox_resolve_for(pid, NULL, "/proc/self/cwd/resolve-target", true);
+    assert_non_null(r);
+    assert_string_equal(r, rt);
+    free(r);
+    r = sandbox_resolve_for(pid, NULL, "/proc/thread-self/cwd/resolve-target", true);
+    assert_non_null(r);
+    assert_string_equal(r, rt);
+    free(r);
+    close(go[1]);
+    waitpid(pid, NULL, 0);
+
+    /* Our own pipe: /proc/PID/fd/N names "pipe:[…]", no path. */
+    int pp[2];
+    assert_int_equal(pipe(pp), 0);
+    char fdpath[64];
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", pp[0]);
+    assert_null(sandbox_resolve_for(getpid(), NULL, fdpath, true));
+    close(pp[0]);
+    close(pp[1]);
+    assert_null(sandbox_resolve_for(getpid(), NULL, "relative", true));
+    free(rt);
+    free(rws);
+    free(rother);
+    unlink(link);
+}
+
+static void test_allow_unix_settings(void **state)
+{
+    sandbox_policy p;
+    loom_error err;
+    loom_error_clear(&err);
+    json_t *s = json_pack("{s:b, s:[s], s:{s:[s]}}", "enabled", 1, "allowUnixSockets", "/run/a.sock",
+                          "network", "allowUnixSockets", "rel.sock");
+    assert_int_equal(sandbox_policy_from_settings(s, ws, &p, &err), 0);
+    json_decref(s);
+    assert_int_equal(p.allow_unix.n, 2);
+    assert_string_equal(p.allow_unix.v[0], "/run/a.sock");
+    char want[400];
+    snprintf(want, sizeof want, "%s/rel.sock", ws);
+    assert_string_equal(p.allow_unix.v[1], want);
+    assert_int_equal(p.network, SANDBOX_NET_DENY); /* the object form keeps deny */
+    sandbox_policy_free(&p);
+
+    s = json_pack("{s:b, s:s}", "enabled", 1, "allowUnixSockets", "/run/a.sock");
+    assert_true(sandbox_policy_from_settings(s, ws, &p, &err) < 0);
+    assert_non_null(strstr(err.message, "allowUnixSockets"));
+    json_decref(s);
+    sandbox_policy_free(&p);
+}
+
+static int meta_try(const char *path)
+{
+    return chmod(path, 0777) == 0 ? 0 : -errno;
+}
+
+static void meta_checks(void *arg)
+{
+    (void)arg;
+    char in[400], out[400];
+    snprintf(in, sizeof in, "%s/meta-in.sh", ws);
+    snprintf(out, sizeof out, "%s/meta-out", other);
+    /* Inside: the supervisor lets it through. */
+    CHECK(meta_try(in) == 0);
+    CHECK(utimensat(AT_FDCWD, in, NULL, 0) == 0);
+    CHECK(chown(in, getuid(), getgid()) == 0);
+    /* Outside: refused, by path, by descriptor, by /proc/self/fd. */
+    CHECK(meta_try(out) == -EPERM);
+    CHECK(utimensat(AT_FDCWD, out, NULL, 0) < 0 && errno == EPERM);
+    CHECK(chown(out, getuid(), getgid()) < 0 && errno == EPERM);
+    int fd = open(out, O_RDONLY | O_CLOEXEC);
+    CHECK(fd >= 0);
+    CHECK(fchmod(fd, 0777) < 0 && errno == EPERM);
+    CHECK(futimens(fd, NULL) < 0 && errno == EPERM);
+    char via[64];
+    snprintf(via, sizeof via, "/proc/self/fd/%d", fd);
+    CHECK(meta_try(via) == -EPERM);
+    close(fd);
+    /* A missing file fails as it would anyway. */
+    char missing[420];
+    snprintf(missing, sizeof missing, "%s/nope", ws);
+    CHECK(meta_try(missing) == -ENOENT);
+}
+
+static void test_metadata_confined(void **state)
+{
+    if (!can_sandbox())
+        skip();
+    char in[400], out[400];
+    snprintf(in, sizeof in, "%s/meta-in.sh", ws);
+    snprintf(out, sizeof out, "%s/meta-out", other);
+    write_file(in, "x");
+    write_file(out, "x");
+    chmod(out, 0644);
+    struct stat before, after;
+    assert_int_equal(stat(out, &before), 0);
+    sandbox_policy p;
+    test_policy(&p, "deny");
+    assert_int_equal(in_child(&p, meta_checks, NULL), 0);
+    sandbox_policy_free(&p);
+    assert_int_equal(stat(out, &after), 0);
+    assert_int_equal(after.st_mode, before.st_mode);
+    assert_int_equal(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    assert_int_equal(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+    assert_int_equal(after.st_ctim.tv_nsec, before.st_ctim.tv_nsec);
+    assert_int_equal(stat(in, &after), 0);
+    assert_int_equal(after.st_mode & 0777, 0777);
 }
 
 static void test_network_denied(void **state)
@@ -715,6 +927,10 @@ int main(void)
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_grandchild_confined),
         cmocka_unit_test(test_deny_inside_workspace),
+        cmocka_unit_test(test_meta_allowed),
+        cmocka_unit_test(test_resolve_for),
+        cmocka_unit_test(test_allow_unix_settings),
+        cmocka_unit_test(test_metadata_confined),
         cmocka_unit_test(test_network_denied),
         cmocka_unit_test(test_network_allowed),
         cmocka_unit_test(test_proc_child_setup),

@@ -520,6 +520,46 @@ static void test_background_output_window(void **state)
     task_registry_free(reg);
 }
 
+/* What a background shell leaves behind ends with it: a setsid'd sleeper
+ * started by a task whose shell then exits is gone once the task is seen
+ * ended; a sleeper of a task still running at the registry's end is gone
+ * when the registry is freed (the session's end). */
+static void test_background_leftovers_end(void **state)
+{
+    task_registry *reg = task_registry_new();
+    tool_ctx ctx = make_ctx(reg);
+    char *pid_a = path_in_tmp("left-a.pid"), *pid_b = path_in_tmp("left-b.pid");
+    loom_str cmd = LOOM_STR_INIT;
+    str_printf(&cmd, "setsid -f sh -c 'echo $$ > \"%s\"; exec sleep 61' >/dev/null 2>&1;"
+                     " while [ ! -s '%s' ]; do sleep 0.01; done", pid_a, pid_a);
+    tool_result r = run(&tool_bash, json_pack("{s:s, s:b}", "command", cmd.ptr,
+                                              "run_in_background", 1), &ctx);
+    char *id = started_id(&r);
+    tool_result_free(&r);
+    pid_t detached = wait_pidfile(pid_a);
+    task_info info;
+    assert_int_equal(task_registry_wait(reg, id, 5000, NULL), 0);
+    assert_int_equal(task_registry_get(reg, id, &info), 0);
+    assert_int_not_equal(info.status, TASK_RUNNING);
+    task_info_free(&info);
+    /* The task is ended only after its leftovers were killed and reaped. */
+    assert_int_equal(kill(detached, 0), -1);
+    free(id);
+
+    str_free(&cmd);
+    str_printf(&cmd, "setsid -f sh -c 'echo $$ > \"%s\"; exec sleep 62' >/dev/null 2>&1; sleep 63",
+               pid_b);
+    r = run(&tool_bash, json_pack("{s:s, s:b}", "command", cmd.ptr, "run_in_background", 1),
+            &ctx);
+    tool_result_free(&r);
+    pid_t detached_b = wait_pidfile(pid_b);
+    task_registry_free(reg);
+    assert_int_equal(kill(detached_b, 0), -1);
+    str_free(&cmd);
+    free(pid_a);
+    free(pid_b);
+}
+
 static void test_task_stop_kills_group(void **state)
 {
     task_registry *reg = task_registry_new();
@@ -654,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_background_failure_and_wait_timeout),
         cmocka_unit_test(test_background_output_window),
         cmocka_unit_test(test_task_stop_kills_group),
+        cmocka_unit_test(test_background_leftovers_end),
         cmocka_unit_test(test_registry_free_kills_leftovers),
         cmocka_unit_test(test_background_without_registry),
     };
