@@ -232,57 +232,6 @@ static size_t operands(const bash_cmd *c, const char *value_opts, const char **o
     return n;
 }
 
-void risk_write_targets(const bash_cmd *c, void (*fn)(void *ctx, const char *path), void *ctx)
-{
-    for (size_t k = 0; k < c->nredir; k++)
-        if (bash_redir_writes(&c->redir[k]) && !harmless_sink(c->redir[k].target))
-            fn(ctx, c->redir[k].target);
-    if (!c->argc)
-        return;
-    const char *name = bash_cmd_name(c);
-    const char *ops[64];
-    if (!strcmp(name, "tee")) {
-        size_t n = operands(c, "", ops, 64);
-        for (size_t k = 0; k < n && k < 64; k++)
-            if (!harmless_sink(ops[k]))
-                fn(ctx, ops[k]);
-    } else if (!strcmp(name, "cp") || !strcmp(name, "mv") || !strcmp(name, "install") ||
-               !strcmp(name, "ln") || !strcmp(name, "rsync")) {
-        for (size_t i = 1; i + 1 < c->argc; i++)
-            if (!strcmp(c->argv[i], "-t") || !strcmp(c->argv[i], "--target-directory"))
-                fn(ctx, c->argv[i + 1]);
-        for (size_t i = 1; i < c->argc; i++)
-            if (!strncmp(c->argv[i], "--target-directory=", 19))
-                fn(ctx, c->argv[i] + 19);
-        size_t n = operands(c, !strcmp(name, "install") ? "mogtS" : "tS", ops, 64);
-        if (n >= 2 && n <= 64) {
-            const char *dest = ops[n - 1];
-            fn(ctx, dest);
-            for (size_t k = 0; k + 1 < n; k++) {
-                char buf[1024];
-                snprintf(buf, sizeof buf, "%s/%s", dest, base_name(ops[k]));
-                fn(ctx, buf);
-            }
-        }
-    } else if (!strcmp(name, "dd")) {
-        for (size_t i = 1; i < c->argc; i++)
-            if (!strncmp(c->argv[i], "of=", 3))
-                fn(ctx, c->argv[i] + 3);
-    } else if (!strcmp(name, "sed") || !strcmp(name, "perl")) {
-        bool inplace = has_opt(c, 1, 'i', "--in-place");
-        if (!inplace)
-            return;
-        bool script_given = has_opt(c, 1, 'e', "--expression") || has_opt(c, 1, 'f', "--file");
-        size_t n = operands(c, "ef", ops, 64);
-        for (size_t k = script_given || !strcmp(name, "perl") ? 0 : 1; k < n && k < 64; k++)
-            fn(ctx, ops[k]);
-    } else if (!strcmp(name, "truncate")) {
-        size_t n = operands(c, "sr", ops, 64);
-        for (size_t k = 0; k < n && k < 64; k++)
-            fn(ctx, ops[k]);
-    }
-}
-
 typedef struct write_scan {
     risk_verdict *v;
 } write_scan;
@@ -713,6 +662,11 @@ static bool read_only_command(const bash_cmd *c)
     if (!strcmp(name, "hostname"))
         return c->argc == 1;
     return false;
+}
+
+bool risk_cmd_reads_only(const bash_cmd *c)
+{
+    return c && c->argc && read_only_command(c);
 }
 
 /* Judges one simple command; *safe tells whether it is plainly read-only. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/bash_parse.h"
 #include "policy/risk.h"
 #include "policy/tamper.h"
 
@@ -340,6 +341,257 @@ static void test_tamper_output(void **state)
     assert_false(tamper_check_output(NULL, why, sizeof why));
 }
 
+
+/* ---- write targets ---------------------------------------------------- */
+
+typedef struct collected {
+    char buf[4096];
+} collected;
+
+static void collect(void *ctx, const char *path)
+{
+    collected *c = ctx;
+    size_t n = strlen(c->buf);
+    snprintf(c->buf + n, sizeof c->buf - n, "[%s]", path);
+}
+
+/* Every target risk_write_targets (or, with unknown, the unknown-writer
+ * candidates) reports for any simple command of cmd, as "[a][b]…". */
+static void targets(const char *cmd, bool unknown, collected *out)
+{
+    out->buf[0] = '\0';
+    bash_cmds *pc = bash_parse(cmd);
+    for (size_t i = 0; i < bash_cmds_count(pc); i++) {
+        if (unknown)
+            risk_unknown_write_candidates(bash_cmds_at(pc, i), collect, out);
+        else
+            risk_write_targets(bash_cmds_at(pc, i), collect, out);
+    }
+    bash_cmds_free(pc);
+}
+
+typedef struct wcase {
+    const char *cmd;
+    const char *want;   /* this "[target]" must be among those reported */
+} wcase;
+
+static void run_wcases(const wcase *cases, size_t n, bool unknown, bool expect)
+{
+    int failures = 0;
+    for (size_t k = 0; k < n; k++) {
+        collected got;
+        targets(cases[k].cmd, unknown, &got);
+        char want[256];
+        snprintf(want, sizeof want, "[%s]", cases[k].want);
+        if ((strstr(got.buf, want) != NULL) != expect) {
+            fprintf(stderr, "%-50s %s %s, got %s\n", cases[k].cmd,
+                    expect ? "should report" : "should not report", want, got.buf);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
+static void test_write_targets(void **state)
+{
+    static const wcase cases[] = {
+        /* deletes */
+        {"rm .env", ".env"},
+        {"rm -f -- .env", ".env"},
+        {"rm -rf ./.env", "./.env"},
+        {"unlink .env", ".env"},
+        {"rmdir secrets", "secrets"},
+        {"shred -u .env", ".env"},
+        {"shred -n 3 -zu .env", ".env"},
+        {"truncate -s 0 .env", ".env"},
+        {"truncate --size=0 .env", ".env"},
+        {"touch .env", ".env"},
+        {"touch -d 2020-01-01 .env", ".env"},
+        {"mkdir -p -m 700 secrets/new", "secrets/new"},
+        {"chmod 000 .env", ".env"},
+        {"chmod -w .env", ".env"},
+        {"chown nobody .env", ".env"},
+        {"mktemp -p secrets tmp.XXXX", "secrets/tmp.XXXX"},
+        /* filters that write */
+        {"sort -o .env in.txt", ".env"},
+        {"sort -uo .env in.txt", ".env"},
+        {"sort -o.env in.txt", ".env"},
+        {"sort --output=.env in.txt", ".env"},
+        {"sort --output .env in.txt", ".env"},
+        {"sort --outp=.env in.txt", ".env"},
+        {"uniq in.txt .env", ".env"},
+        {"uniq -c -f 1 in.txt .env", ".env"},
+        {"tee .env < in.txt", ".env"},
+        {"echo x | tee -a .env", ".env"},
+        {"dd if=in.txt of=.env", ".env"},
+        {"dd of=.env conv=notrunc", ".env"},
+        /* find */
+        {"find . -maxdepth 1 -fprint .env", ".env"},
+        {"find . -fprintf .env '%p\\n'", ".env"},
+        {"find . -fls .env", ".env"},
+        {"find . -fprint0 .env", ".env"},
+        {"find . -name .env -delete", "./.env"},
+        {"find -L . -name .env -delete", "./.env"},
+        {"find . -delete", "./*"},
+        {"find . -name .env -exec rm {} +", "./.env"},
+        {"find . -name .env -exec shred -u {} \\;", "./.env"},
+        /* sed and perl */
+        {"sed -n 'w .env' in.txt", ".env"},
+        {"sed -n '1w .env' in.txt", ".env"},
+        {"sed '/x/W .env' in.txt", ".env"},
+        {"sed 's/a/b/w .env' in.txt", ".env"},
+        {"sed -e 'p' -e '$w .env' in.txt", ".env"},
+        {"sed --expression='w .env' in.txt", ".env"},
+        {"sed -i 's/a/b/' .env", ".env"},
+        {"sed -i.bak -e 's/a/b/' .env", ".env"},
+        {"sed --in-place=.orig 's/a/b/' .env", ".env"},
+        {"sed -ni 's/a/b/p' .env", ".env"},
+        {"perl -pi -e 's/a/b/' .env", ".env"},
+        {"perl -i.bak -pe 's/a/b/' .env", ".env"},
+        /* downloads */
+        {"curl -o .env http://127.0.0.1/x", ".env"},
+        {"curl -sSLo .env http://127.0.0.1/x", ".env"},
+        {"curl --output .env http://127.0.0.1/x", ".env"},
+        {"curl --output=.env http://127.0.0.1/x", ".env"},
+        {"curl -O http://127.0.0.1/.env", ".env"},
+        {"curl -O --output-dir secrets http://127.0.0.1/key", "secrets/key"},
+        {"curl -D .env http://127.0.0.1/x", ".env"},
+        {"curl -c .env http://127.0.0.1/x", ".env"},
+        {"wget -O .env http://127.0.0.1/x", ".env"},
+        {"wget -qO .env http://127.0.0.1/x", ".env"},
+        {"wget --output-document=.env http://127.0.0.1/x", ".env"},
+        {"wget -o .env http://127.0.0.1/x", ".env"},
+        {"wget http://127.0.0.1/.env", ".env"},
+        {"wget -P secrets http://127.0.0.1/key", "secrets/key"},
+        /* patch */
+        {"patch .env fix.diff", ".env"},
+        {"patch .env < fix.diff", ".env"},
+        {"patch -i fix.diff .env", ".env"},
+        {"patch -o .env in.txt fix.diff", ".env"},
+        {"patch --output=.env in.txt fix.diff", ".env"},
+        {"patch -p1 < fix.diff", "./*"},
+        /* copies, moves, links */
+        {"cp in.txt .env", ".env"},
+        {"cp -f in.txt ./.env", "./.env"},
+        {"cp in.txt secrets", "secrets/in.txt"},
+        {"cp -t secrets in.txt", "secrets/in.txt"},
+        {"cp --target-directory=secrets in.txt", "secrets/in.txt"},
+        {"mv in.txt .env", ".env"},
+        {"mv .env elsewhere.txt", ".env"},
+        {"mv -t /tmp .env", ".env"},
+        {"ln -sf in.txt .env", ".env"},
+        {"ln -s /somewhere/.env", ".env"},
+        {"install -m 600 in.txt .env", ".env"},
+        {"install -D in.txt secrets/key", "secrets/key"},
+        {"rsync -a in.txt .env", ".env"},
+        {"rsync --remove-source-files .env /tmp/", ".env"},
+        {"scp -P 22 in.txt .env", ".env"},
+        /* archives */
+        {"tar -xf a.tar .env", "./.env"},
+        {"tar xf a.tar .env", "./.env"},
+        {"tar -xzf a.tgz -C secrets", "secrets/*"},
+        {"tar --extract --file=a.tar --directory=secrets", "secrets/*"},
+        {"tar -cf .env src", ".env"},
+        {"tar cf .env src", ".env"},
+        {"unzip -o a.zip -d secrets", "secrets/*"},
+        {"unzip a.zip .env", "./.env"},
+        {"gzip .env", ".env"},
+        {"gunzip .env.gz", ".env"},
+        /* git */
+        {"git checkout -- .env", ".env"},
+        {"git restore --source=HEAD -- .env", ".env"},
+        {"git clean -fdx", "./*"},
+        {"git apply fix.diff", "./*"},
+        /* redirections, brace expansion, wrappers */
+        {"echo x > .env", ".env"},
+        {"echo x >> .env", ".env"},
+        {"echo x &> .env", ".env"},
+        {": > .env", ".env"},
+        {"> .env", ".env"},
+        {"exec 3<> .env", ".env"},
+        {"{ echo x; } > .env", ".env"},
+        {"echo x > {.env,}", ".env"},
+        {"rm {.env,}", ".env"},
+        {"rm .e{n,m}v", ".env"},
+        {"cp in.txt {.env,}", ".env"},
+        {"cp in.txt {x,.env}", ".env"},
+        {"tee {a,.env}", ".env"},
+        {"sudo rm .env", ".env"},
+        {"timeout 5 tee .env", ".env"},
+        {"bash -c 'rm .env'", ".env"},
+        {"find . -exec sh -c 'echo x > .env' \\;", ".env"},
+        {"x=$(cp in.txt .env)", ".env"},
+    };
+    run_wcases(cases, sizeof cases / sizeof cases[0], false, true);
+
+    /* Reads, sinks and look-alikes write nothing (there). */
+    static const wcase none[] = {
+        {"cat .env", ".env"},
+        {"sort .env", ".env"},
+        {"uniq .env", ".env"},
+        {"cp .env backup.txt", ".env"},
+        {"sed -n 'p' .env", ".env"},
+        {"sed 's/w .env/x/' in.txt", ".env"},
+        {"curl http://127.0.0.1/.env", ".env"},
+        {"grep x .env > /dev/null", "/dev/null"},
+        {"echo x 2>/dev/null", "/dev/null"},
+        {"tar -tf a.tar .env", "./.env"},
+        {"unzip -l a.zip", "./*"},
+        {"find . -name .env", "./.env"},
+        {"find . -name .env -exec cat {} +", "./.env"},
+        {"git checkout main", "main"},
+        {"echo '{.env,}' > out.txt", ".env"},
+        {"patch --dry-run -p1 < fix.diff", "./*"},
+        {"gzip -c .env", ".env"},
+    };
+    run_wcases(none, sizeof none / sizeof none[0], false, false);
+}
+
+static void test_unknown_writers(void **state)
+{
+    /* A program Loom does not know may write any file it is given. */
+    static const wcase cases[] = {
+        {"./clobber .env", ".env"},
+        {"python3 tool.py .env", ".env"},
+        {"python3 -c \"open('.env','w').write('x')\"", ".env"},
+        {"node -e 'require(\"fs\").writeFileSync(\".env\",\"x\")'", ".env"},
+        {"awk '{print > \".env\"}' in.txt", ".env"},
+        {"perl -e 'unlink \".env\"'", ".env"},
+        {"vim -c wq .env", ".env"},
+        {"sponge .env", ".env"},
+        {"make OUT=x --file=Makefile .env", ".env"},
+        {"openssl rand -out .env 16", ".env"},
+        {"mytool --output=.env", ".env"},
+        {"mytool -o.env", ".env"},
+        {"git add .env", ".env"},
+        {"git mv in.txt .env", ".env"},
+        {"git rm .env", ".env"},
+        {"sed -f script.sed .env", ".env"},
+        {"sed '1e touch x' .env", ".env"},
+        {"curl -K cfg .env", ".env"},
+        {"busybox rm .env", ".env"},
+        {"bash script.sh .env", ".env"},
+        {"sudo ./clobber .env", ".env"},
+        {"./clobber {.env,}", ".env"},
+    };
+    run_wcases(cases, sizeof cases / sizeof cases[0], true, true);
+    /* Known readers, known writers and wrappers are not guessed at. */
+    static const wcase known[] = {
+        {"cat .env", ".env"},
+        {"grep -n x .env", ".env"},
+        {"ls -la .env", ".env"},
+        {"git diff .env", ".env"},
+        {"git log -- .env", ".env"},
+        {"cp .env backup.txt", ".env"},
+        {"sed -n p .env", ".env"},
+        {"sudo cat .env", ".env"},
+        {"timeout 5 cat .env", ".env"},
+        {"bash -c 'cat .env'", ".env"},
+        {"wc -l .env", ".env"},
+    };
+    run_wcases(known, sizeof known / sizeof known[0], true, false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +603,8 @@ int main(void)
         cmocka_unit_test(test_classify_call),
         cmocka_unit_test(test_tamper),
         cmocka_unit_test(test_tamper_output),
+        cmocka_unit_test(test_write_targets),
+        cmocka_unit_test(test_unknown_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
