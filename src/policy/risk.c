@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/str.h"
+#include "policy/risk_expand.h"
 
 static const int RANK[] = {[RISK_SAFE] = 0, [RISK_UNKNOWN] = 1, [RISK_CONFIRM] = 2,
                                   [RISK_FORBIDDEN] = 3};
@@ -64,6 +65,38 @@ static bool has_opt(const bash_cmd *c, size_t from, char letter, const char *lon
         } else if (letter && strchr(a + 1, letter)) {
             return true;
         }
+    }
+    return false;
+}
+
+/* Is the long option a (possibly abbreviated) spelling of full? git and
+ * GNU tools take unambiguous prefixes; any prefix of three letters or more
+ * counts here (min counts the dashes), which only errs towards more
+ * danger. */
+static bool long_spells_min(const char *a, const char *full, size_t min)
+{
+    if (strncmp(a, "--", 2) || strncmp(full, "--", 2))
+        return false;
+    size_t n = strcspn(a, "=");
+    if (n > strlen(full) || strncmp(a, full, n))
+        return false;
+    return n == strlen(full) || n >= min;
+}
+
+static bool long_spells(const char *a, const char *full)
+{
+    return long_spells_min(a, full, 5);
+}
+
+/* Does a long option before "--" spell full (abbreviations of min chars
+ * or more included)? */
+static bool has_long(const bash_cmd *c, size_t from, const char *full, size_t min)
+{
+    for (size_t i = from; i < c->argc; i++) {
+        if (!strcmp(c->argv[i], "--"))
+            return false;
+        if (long_spells_min(c->argv[i], full, min))
+            return true;
     }
     return false;
 }
@@ -128,6 +161,35 @@ static target_kind classify_target(const char *w)
     n = o;
     if (n > 1 && buf[n - 1] == '/')
         buf[--n] = '\0';
+    /* "/." "/.." "/usr/../": resolve . and .. by the text (at the root,
+     * .. stays the root), as the kernel would for these absolute paths. */
+    if (buf[0] == '/') {
+        char out[512];
+        size_t on = 0;
+        for (const char *p = buf; *p;) {
+            while (*p == '/')
+                p++;
+            size_t len = strcspn(p, "/");
+            if (!len)
+                break;
+            if (len == 2 && p[0] == '.' && p[1] == '.') {
+                while (on > 0 && out[on - 1] != '/')
+                    on--;
+                if (on > 0)
+                    on--;
+            } else if (!(len == 1 && p[0] == '.') && on + len + 2 < sizeof out) {
+                out[on++] = '/';
+                memcpy(out + on, p, len);
+                on += len;
+            }
+            p += len;
+        }
+        if (!on)
+            out[on++] = '/';
+        out[on] = '\0';
+        memcpy(buf, out, on + 1);
+        n = on;
+    }
     if (!strcmp(buf, "/") || !strcmp(buf, "/*"))
         return T_ROOT;
     if (!strcmp(buf, "~") || !strcmp(buf, "~/*") || !strcmp(buf, "$HOME") ||
@@ -256,8 +318,11 @@ static void on_write(void *ctx, const char *path)
 
 static void rule_rm(const bash_cmd *c, risk_verdict *v)
 {
-    bool recursive = has_opt(c, 1, 'r', "--recursive") || has_opt(c, 1, 'R', NULL);
-    if (has_arg(c, 1, "--no-preserve-root")) {
+    /* rm's long options abbreviate down to one letter (--r, --n are
+     * unambiguous); "-" letters in a cluster count wherever they stand. */
+    bool recursive = has_opt(c, 1, 'r', "--recursive") || has_opt(c, 1, 'R', NULL) ||
+                     has_long(c, 1, "--recursive", 3);
+    if (has_arg(c, 1, "--no-preserve-root") || has_long(c, 1, "--no-preserve-root", 3)) {
         raise_to(v, RISK_FORBIDDEN, "fs.rm_root",
                  "rm --no-preserve-root exists only to delete the whole file system");
         return;
@@ -295,15 +360,45 @@ static void rule_rm(const bash_cmd *c, risk_verdict *v)
     }
 }
 
-static void rule_find(const bash_cmd *c, risk_verdict *v)
+/* The first starting point of find that is the root, the home directory
+ * or a system directory (after -H/-L/-P/-D/-O), or NULL. */
+static const char *find_system_root(const bash_cmd *c)
 {
-    if (!has_arg(c, 1, "-delete"))
-        return;
-    for (size_t i = 1; i < c->argc && c->argv[i][0] != '-'; i++) {
+    size_t i = 1;
+    while (i < c->argc && (!strcmp(c->argv[i], "-H") || !strcmp(c->argv[i], "-L") ||
+                           !strcmp(c->argv[i], "-P") || !strncmp(c->argv[i], "-O", 2) ||
+                           !strcmp(c->argv[i], "-D")))
+        i += !strcmp(c->argv[i], "-D") ? 2 : 1;
+    for (; i < c->argc && c->argv[i][0] != '-' && strcmp(c->argv[i], "(") &&
+           strcmp(c->argv[i], "!");
+         i++) {
         target_kind t = classify_target(c->argv[i]);
         if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
+            return c->argv[i];
+    }
+    return NULL;
+}
+
+/* Programs that delete or destroy the files they are handed. */
+static const char *const DELETERS[] = {"rm", "unlink", "rmdir", "shred", "srm", "truncate",
+                                       "wipe", NULL};
+
+static void rule_find(const bash_cmd *c, risk_verdict *v)
+{
+    const char *root = find_system_root(c);
+    if (!root)
+        return;
+    for (size_t i = 1; i < c->argc; i++) {
+        const char *a = c->argv[i];
+        bool exec = !strcmp(a, "-exec") || !strcmp(a, "-execdir") || !strcmp(a, "-ok") ||
+                    !strcmp(a, "-okdir");
+        if (!strcmp(a, "-delete") ||
+            (exec && i + 1 < c->argc && is_one_of(base_name(c->argv[i + 1]), DELETERS))) {
             raise_to(v, RISK_FORBIDDEN, "fs.find_delete_root",
-                     "find %s -delete deletes a whole tree of the system", c->argv[i]);
+                     "find %s %s deletes a whole tree of the system", root,
+                     exec ? "-exec rm" : "-delete");
+            return;
+        }
     }
 }
 
@@ -408,6 +503,119 @@ static bool mentions_download(const char *w)
     return false;
 }
 
+/* Is this push destination the main branch? main, master,
+ * refs/heads/main … (HEAD, the current branch, is judged by the caller). */
+static bool push_dst_protected(const char *dst)
+{
+    if (!strncmp(dst, "refs/heads/", 11))
+        dst += 11;
+    return !strcmp(dst, "main") || !strcmp(dst, "master");
+}
+
+/* git push: force-pushing or deleting main/master is FORBIDDEN, in every
+ * spelling: -f/--force (any order, clustered, abbreviated),
+ * --force-with-lease / --force-if-includes, a +refspec, HEAD:main,
+ * refs/heads/main, --mirror and --all (which include main), and a force
+ * push that names no branch (it pushes the current one, which may be
+ * main). */
+static void rule_git_push(const bash_cmd *c, size_t a0, risk_verdict *v)
+{
+    bool plain_force = false, lease = false, all = false, mirror = false, del = false;
+    bool protected_ref = false, refspec_force = false, repo_given = false, head_ref = false;
+    size_t nrefs = 0;
+    size_t nops = 0;
+    bool ended = false;
+    for (size_t k = a0; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        if (!ended && !strcmp(a, "--")) {
+            ended = true;
+            continue;
+        }
+        if (!ended && a[0] == '-' && a[1]) {
+            if (a[1] != '-') {
+                /* a short cluster: -fu, -uf, -df …; -o takes a value */
+                for (const char *p = a + 1; *p; p++) {
+                    if (*p == 'f')
+                        plain_force = true;
+                    else if (*p == 'd')
+                        del = true;
+                    else if (*p == 'o') {
+                        if (!p[1])
+                            k++;
+                        break;
+                    }
+                }
+            } else if (long_spells(a, "--force") && strcspn(a, "=") <= 7) {
+                plain_force = true;
+            } else if (long_spells(a, "--force-with-lease") ||
+                       long_spells(a, "--force-if-includes")) {
+                lease = true;
+            } else if (long_spells(a, "--all") || long_spells(a, "--branches")) {
+                all = true;
+            } else if (long_spells(a, "--mirror")) {
+                mirror = true;
+            } else if (long_spells(a, "--delete")) {
+                del = true;
+            } else if (long_spells(a, "--repo")) {
+                repo_given = true;
+                if (!strchr(a, '='))
+                    k++;
+            } else if (long_spells(a, "--push-option") || long_spells(a, "--receive-pack") ||
+                       long_spells(a, "--exec")) {
+                if (!strchr(a, '='))
+                    k++;
+            }
+            continue;
+        }
+        if (nops++ == 0 && !repo_given)
+            continue;   /* the remote */
+        nrefs++;
+        const char *ref = a;
+        if (ref[0] == '+') {
+            refspec_force = true;
+            ref++;
+        }
+        if (ref[0] == ':')
+            del = true;
+        const char *colon = strrchr(ref, ':');
+        const char *dst = colon ? colon + 1 : ref;
+        if (!strcmp(dst, "HEAD") || !strcmp(dst, "@"))
+            head_ref = true;
+        else if (push_dst_protected(dst))
+            protected_ref = true;
+    }
+    bool force = plain_force || refspec_force || lease;
+    protected_ref = protected_ref || (head_ref && force);
+    bool implicit = nrefs == 0 && !all && !mirror;
+    if (mirror)
+        raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
+                 "git push --mirror force-updates and deletes every ref on the remote, main "
+                 "included; never done automatically");
+    else if (force && (protected_ref || all))
+        raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
+                 "force-pushing %s rewrites the shared history of the main branch; never "
+                 "done automatically",
+                 all ? "every branch (main included)" : "main/master (or the current branch)");
+    else if (force && implicit)
+        raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
+                 "a force push that names no branch pushes the current one, which may be "
+                 "main; name the branch: git push --force-with-lease origin <branch>");
+    else if (del && protected_ref)
+        raise_to(v, RISK_FORBIDDEN, "git.push_delete_main",
+                 "deletes the main branch on the remote");
+    else if (lease)
+        raise_to(v, RISK_CONFIRM, "git.push_force_lease",
+                 "force-pushes (with lease): rewrites the remote branch's history");
+    else if (force)
+        raise_to(v, RISK_CONFIRM, "git.push_force",
+                 "git push --force overwrites the remote branch; use --force-with-lease, "
+                 "which refuses to drop commits you have not seen");
+    else if (del)
+        raise_to(v, RISK_CONFIRM, "git.push_delete", "deletes a branch or tag on the remote");
+    else
+        raise_to(v, RISK_CONFIRM, "git.push", "publishes commits to a remote");
+}
+
 static void rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
 {
     size_t i = 1;
@@ -483,67 +691,7 @@ static void rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
         return;
     }
     if (!strcmp(sub, "push")) {
-        bool plain_force = false, lease = false, all = false, mirror = false, del = false;
-        bool protected_ref = false, refspec_force = false;
-        size_t nops = 0;
-        for (size_t k = a0; k < c->argc; k++) {
-            const char *a = c->argv[k];
-            if (!strcmp(a, "--force") || (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'f')))
-                plain_force = true;
-            else if (!strncmp(a, "--force-with-lease", 18) || !strncmp(a, "--force-if-includes", 19))
-                lease = true;
-            else if (!strcmp(a, "--all") || !strcmp(a, "--branches"))
-                all = true;
-            else if (!strcmp(a, "--mirror"))
-                mirror = true;
-            else if (!strcmp(a, "--delete") || (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'd')))
-                del = true;
-            else if (!strcmp(a, "-o") || !strcmp(a, "--push-option") || !strcmp(a, "--repo"))
-                k++;
-            if (a[0] == '-')
-                continue;
-            if (nops++ == 0)
-                continue;   /* the remote */
-            const char *ref = a;
-            if (ref[0] == '+') {
-                refspec_force = true;
-                ref++;
-            }
-            if (ref[0] == ':')
-                del = true;
-            const char *colon = strrchr(ref, ':');
-            const char *dst = colon ? colon + 1 : ref;
-            if (!strncmp(dst, "refs/heads/", 11))
-                dst += 11;
-            if (!strcmp(dst, "main") || !strcmp(dst, "master"))
-                protected_ref = true;
-        }
-        bool force = plain_force || refspec_force;
-        if (force && (protected_ref || all))
-            raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
-                     "force-pushing %s rewrites the shared history of the main branch; never "
-                     "done automatically",
-                     all ? "every branch (main included)" : "main/master");
-        else if (del && protected_ref)
-            raise_to(v, RISK_FORBIDDEN, "git.push_delete_main",
-                     "deletes the main branch on the remote");
-        else if (lease && protected_ref)
-            raise_to(v, RISK_CONFIRM, "git.push_force_main_lease",
-                     "force-pushes main/master (with lease): rewrites the shared history");
-        else if (force)
-            raise_to(v, RISK_CONFIRM, "git.push_force",
-                     "git push --force overwrites the remote branch; use --force-with-lease, "
-                     "which refuses to drop commits you have not seen");
-        else if (mirror)
-            raise_to(v, RISK_CONFIRM, "git.push_mirror",
-                     "git push --mirror overwrites and deletes every ref on the remote");
-        else if (lease)
-            raise_to(v, RISK_CONFIRM, "git.push_force_lease",
-                     "force-pushes (with lease): rewrites the remote branch's history");
-        else if (del)
-            raise_to(v, RISK_CONFIRM, "git.push_delete", "deletes a branch or tag on the remote");
-        else
-            raise_to(v, RISK_CONFIRM, "git.push", "publishes commits to a remote");
+        rule_git_push(c, a0, v);
         return;
     }
     if (!strcmp(sub, "reset") && has_opt(c, a0, 0, "--hard")) {
@@ -670,7 +818,7 @@ bool risk_cmd_reads_only(const bash_cmd *c)
 }
 
 /* Judges one simple command; *safe tells whether it is plainly read-only. */
-static void classify_cmd(const bash_cmd *c, risk_verdict *v, bool *safe)
+static void classify_one(const bash_cmd *c, risk_verdict *v, bool *safe)
 {
     *safe = false;
     write_scan ws = {v};
@@ -747,6 +895,15 @@ static void classify_cmd(const bash_cmd *c, risk_verdict *v, bool *safe)
         *safe = *safe && !writes && !c->nassign;
     else
         *safe = !writes && !c->nassign && read_only_command(c);
+}
+
+/* The same after brace expansion: rm -rf /{,} is rm -rf /. */
+static void classify_cmd(const bash_cmd *c, risk_verdict *v, bool *safe)
+{
+    risk_expanded x;
+    risk_expand_cmd(c, &x);
+    classify_one(&x.cmd, v, safe);
+    risk_expanded_free(&x);
 }
 
 /* ---- the raw-text backstop ------------------------------------------- */
@@ -834,6 +991,26 @@ risk_verdict risk_classify_bash(const char *command)
             raise_to(&v, RISK_FORBIDDEN, "net.pipe_to_shell",
                      "%s output piped into %s runs a script from the network unseen; download "
                      "it to a file and read it first", bash_cmd_name(d), sn);
+        }
+    }
+
+    /* find / … | xargs rm: the deleter gets the whole tree on stdin. */
+    for (size_t i = 0; i < n; i++) {
+        const bash_cmd *d = bash_cmds_at(pc, i);
+        const char *root = NULL;
+        if (!(d->flags & BASH_CMD_PIPE_OUT) || strcmp(bash_cmd_name(d), "find") ||
+            !(root = find_system_root(d)))
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            const bash_cmd *s = bash_cmds_at(pc, j);
+            if (s->pipeline != d->pipeline || s->pipe_pos <= d->pipe_pos ||
+                strcmp(bash_cmd_name(s), "xargs"))
+                continue;
+            for (size_t k = 1; k < s->argc; k++)
+                if (is_one_of(base_name(s->argv[k]), DELETERS))
+                    raise_to(&v, RISK_FORBIDDEN, "fs.find_delete_root",
+                             "find %s piped into xargs %s deletes a whole tree of the system",
+                             root, s->argv[k]);
         }
     }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "base/str.h"
+#include "policy/risk_expand.h"
 
 /* More words than this in one command are not looked at one by one (the
  * command is then an unknown writer: fail closed). */
@@ -1076,51 +1077,46 @@ static void targets_of(const bash_cmd *c, sink *s, bool *known)
         w_git(c, s);
 }
 
-/* The brace-expanded argv of c, as a command sharing c's other fields. */
-typedef struct expanded {
-    bash_cmd cmd;
-    strlist words;
-    const char **argv;
-    unsigned *flags;
-} expanded;
-
-static void expand_cmd(const bash_cmd *c, expanded *x)
+void risk_expand_cmd(const bash_cmd *c, risk_expanded *x)
 {
+    memset(x, 0, sizeof *x);
     x->cmd = *c;
-    x->words = (strlist){0};
-    x->argv = NULL;
-    x->flags = NULL;
     bool any = false;
     for (size_t i = 0; i < c->argc && !any; i++)
         any = (c->argv_flags[i] & BASH_WORD_GLOB) && strchr(c->argv[i], '{');
     if (!any)
         return;
+    strlist words = {0};
     size_t *origin = NULL;
-    size_t norigin = 0;
     for (size_t i = 0; i < c->argc; i++) {
-        size_t before = x->words.n;
-        expand_word(c->argv[i], c->argv_flags[i], &x->words);
-        origin = xrealloc(origin, (x->words.n + 1) * sizeof *origin);
-        for (size_t k = before; k < x->words.n; k++)
-            origin[norigin++] = i;
+        size_t before = words.n;
+        expand_word(c->argv[i], c->argv_flags[i], &words);
+        origin = xrealloc(origin, (words.n + 1) * sizeof *origin);
+        for (size_t k = before; k < words.n; k++)
+            origin[k] = i;
     }
-    x->argv = xcalloc(x->words.n + 1, sizeof *x->argv);
-    x->flags = xcalloc(x->words.n + 1, sizeof *x->flags);
-    for (size_t k = 0; k < x->words.n; k++) {
-        x->argv[k] = x->words.v[k];
+    x->argv = xcalloc(words.n + 1, sizeof *x->argv);
+    x->flags = xcalloc(words.n + 1, sizeof *x->flags);
+    for (size_t k = 0; k < words.n; k++) {
+        x->argv[k] = words.v[k];
         x->flags[k] = c->argv_flags[origin[k]];
     }
     free(origin);
-    x->cmd.argc = x->words.n;
+    x->words = words.v;
+    x->nwords = words.n;
+    x->cap = words.cap;
+    x->cmd.argc = words.n;
     x->cmd.argv = x->argv;
     x->cmd.argv_flags = x->flags;
 }
 
-static void expanded_free(expanded *x)
+void risk_expanded_free(risk_expanded *x)
 {
-    sl_free(&x->words);
+    strlist l = {x->words, x->nwords, x->cap};
+    sl_free(&l);
     free(x->argv);
     free(x->flags);
+    memset(x, 0, sizeof *x);
 }
 
 /* Reports the targets of c; returns whether they are all there is. */
@@ -1141,10 +1137,10 @@ static bool write_targets(const bash_cmd *c, emit_fn fn, void *ctx)
         return true;
     if (c->argc > RW_MAX_WORDS)
         return false;
-    expanded x;
-    expand_cmd(c, &x);
+    risk_expanded x;
+    risk_expand_cmd(c, &x);
     targets_of(&x.cmd, &s, &known);
-    expanded_free(&x);
+    risk_expanded_free(&x);
     return known;
 }
 
@@ -1237,8 +1233,8 @@ void risk_unknown_write_candidates(const bash_cmd *c, void (*fn)(void *ctx, cons
     if (known && program_known(c))
         return;
     sink s = {fn, ctx};
-    expanded x;
-    expand_cmd(c, &x);
+    risk_expanded x;
+    risk_expand_cmd(c, &x);
     const bash_cmd *e = &x.cmd;
     for (size_t i = 1; i < e->argc; i++) {
         const char *w = e->argv[i];
@@ -1253,5 +1249,5 @@ void risk_unknown_write_candidates(const bash_cmd *c, void (*fn)(void *ctx, cons
         }
         put_quoted_literals(&s, w);       /* code given with -c / -e / awk */
     }
-    expanded_free(&x);
+    risk_expanded_free(&x);
 }

@@ -1250,11 +1250,23 @@ static const char *const FILE_READERS[] = {
     ".", NULL,
 };
 
+/* A word an unknown writer (./tool .env, python3 -c "open('.env','w')")
+ * may write: checked when it names a file plainly; a vague word here is
+ * no reason to block, since it may well not be a file at all. */
+static void on_maybe_write(void *ctx, const char *path)
+{
+    write_ctx *w = ctx;
+    if (!strpbrk(path, "$`*?[{"))
+        check_file_word(w->st, w->ds, path, path[0] == '~' ? BASH_WORD_TILDE : 0, FAM_EDIT,
+                        false);
+}
+
 static void check_cmd_files(bash_state *st, const dirset *ds, const bash_cmd *c)
 {
     if (st->has_path_rules[1]) {
         write_ctx w = {st, ds};
         risk_write_targets(c, on_write_target, &w);
+        risk_unknown_write_candidates(c, on_maybe_write, &w);
     }
     if (!st->has_path_rules[0])
         return;
