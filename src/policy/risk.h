@@ -53,6 +53,14 @@ void risk_write_targets(const bash_cmd *c, void (*fn)(void *ctx, const char *pat
 void risk_unknown_write_candidates(const bash_cmd *c, void (*fn)(void *ctx, const char *path),
                                    void *ctx);
 
+/* Could the write target (an absolute path that may hold the shell's
+ * wildcards * ? [..], as in rm /p/.en*) name a file the path pattern
+ * (absolute, gitignore-style with **) matches? The shell's rules for the
+ * target (a leading '.' only by a literal '.'); where both hold wildcards
+ * in one segment, an over-estimate. For checking glob targets against
+ * deny rules: a yes means the rule applies. */
+bool risk_target_could_match(const char *target, const char *pattern);
+
 /* True for the plainly read-only programs (cat, grep, ls, find without
  * actions …), judged on the argv alone (redirections not counted). */
 bool risk_cmd_reads_only(const bash_cmd *c);

@@ -1224,6 +1224,33 @@ typedef struct write_ctx {
     const dirset *ds;
 } write_ctx;
 
+/* A written glob (rm .en*, > secrets/k?y) may be any file it matches: an
+ * Edit rule it could meet applies as if it matched, so a deny denies. */
+static void glob_target_rules(bash_state *st, const dirset *ds, const char *w, unsigned flags)
+{
+    char *t = expand_tilde(w, flags);
+    if (!t || (t[0] != '/' && ds->unknown)) {
+        free(t);
+        return;   /* already keeps the command from being allowed */
+    }
+    size_t ndirs = t[0] == '/' ? 1 : ds->n;
+    for (size_t k = 0; k < ndirs; k++) {
+        char *abs = join_path(ds->d[k], t);
+        char *f = path_fold(abs);
+        for (size_t q = 0; q < st->rs->n; q++) {
+            const rule *r = &st->rs->v[q];
+            const char *plx, *prs;
+            if (r->kind == RK_PATH && path_rule_in_family(r, FAM_EDIT) &&
+                st_patterns(st, r, &plx, &prs) &&
+                (risk_target_could_match(f, plx) || risk_target_could_match(f, prs)))
+                note(st, r, r->verdict);
+        }
+        free(f);
+        free(abs);
+    }
+    free(t);
+}
+
 /* risk_write_targets hands over text only: its shell flags are guessed
  * from the characters left after quote removal (a quoted '$' reads as an
  * expansion, which only makes the check stricter). */
@@ -1238,6 +1265,8 @@ static void on_write_target(void *ctx, const char *path)
     if (path[0] == '~')
         flags |= BASH_WORD_TILDE;
     check_file_word(w->st, w->ds, path, flags, FAM_EDIT, false);
+    if (flags & BASH_WORD_GLOB && !(flags & BASH_WORD_EXPANDS))
+        glob_target_rules(w->st, w->ds, path, flags);
 }
 
 /* Commands whose operands are files they read, and that the risk

@@ -5,8 +5,9 @@
 # — in the default mode and in bypassPermissions, where the deny rule is the
 # only fence. Writers Loom knows (rm, shred, sort -o, uniq IN OUT, find
 # -fprint/-delete, sed w / -i, curl -o, wget -O, patch, dd of=, cp, mv, ln,
-# install, tee, truncate, tar -x, gzip), brace-expanded targets, and a
-# writer Loom does not know pointed at the file. A harmless command next to
+# install, tee, truncate, tar -x, gzip), brace-expanded and globbed targets
+# (a glob that could be the file counts as the file), and a writer Loom does
+# not know pointed at the file. A harmless command next to
 # them still runs, so the denials are not a blanket refusal.
 source "$(dirname "$0")/_lib.sh"
 
@@ -51,6 +52,10 @@ w29	sudo -n cp in.txt .env
 w30	cp in.txt secrets/key
 w31	rm secrets/key
 w32	echo leaked | tee -a secrets/key
+w33	rm .en?
+w34	cp in.txt .e*
+w35	echo leaked > .en[v]
+w36	shred -u secrets/k*
 TSV
 
 scenario() {
@@ -100,7 +105,7 @@ for mode in default bypassPermissions; do
       out=$(result "$id")
       assert_contains "$mode/$provider: $cmd — denied" "$out" "denied"
       case "$id" in
-        w3[0-2]) assert_contains "$mode/$provider: $cmd — names the rule" "$out" "Write(secrets/**)" ;;
+        w3[0-2]|w36) assert_contains "$mode/$provider: $cmd — names the rule" "$out" "Write(secrets/**)" ;;
         *) assert_contains "$mode/$provider: $cmd — names the rule" "$out" "Edit(.env)" ;;
       esac
     done < "$T/commands.tsv"

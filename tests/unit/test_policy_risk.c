@@ -14,6 +14,7 @@
 
 #include "policy/bash_parse.h"
 #include "policy/risk.h"
+#include "policy/rules.h"
 #include "policy/tamper.h"
 
 typedef struct rcase {
@@ -718,6 +719,96 @@ static void test_forbidden_spellings(void **state)
     RUN(harmless);
 }
 
+static void test_glob_targets(void **state)
+{
+    static const struct {
+        const char *target, *pattern;
+        bool could;
+    } cases[] = {
+        {"/p/.en*", "/p/**/.env", true},
+        {"/p/.e?v", "/p/**/.env", true},
+        {"/p/.[e]nv", "/p/**/.env", true},
+        {"/p/*", "/p/secrets/**", true},   /* the directory itself (rm -r *) */
+        {"/p/secrets/*", "/p/secrets/**", true},
+        {"/p/secr*/key", "/p/secrets/**", true},
+        {"/p/*/key", "/p/secrets/**", true},
+        {"/p/*env", "/p/**/.env", false},   /* * never matches a leading dot */
+        {"/p/*.o", "/p/**/.env", false},
+        {"/p/build/*.o", "/p/secrets/**", false},
+        {"/p/.env*", "/p/**/*.env", true},
+        {"/p/x*.env", "/p/**/*.env", true},
+        {"/p/x*.txt", "/p/**/*.env", false},
+        {"/p/sub/.en*", "/p/**/.env", true},
+        {"/q/.en*", "/p/**/.env", false},
+    };
+    int failures = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        if (risk_target_could_match(cases[k].target, cases[k].pattern) != cases[k].could) {
+            fprintf(stderr, "%s vs %s: want %d\n", cases[k].target, cases[k].pattern,
+                    cases[k].could);
+            failures++;
+        }
+    assert_int_equal(failures, 0);
+}
+
+/* Through the permission rules: Edit/Write denies bind every writer. */
+static void test_rules_bind_bash(void **state)
+{
+    perm_rules *r = perm_rules_new();
+    loom_error err;
+    assert_int_equal(perm_rules_add(r, PERM_ALLOW, "Bash", RULE_SRC_PROJECT, &err), 0);
+    assert_int_equal(perm_rules_add(r, PERM_DENY, "Edit(.env)", RULE_SRC_PROJECT, &err), 0);
+    assert_int_equal(perm_rules_add(r, PERM_DENY, "Write(secrets/**)", RULE_SRC_PROJECT, &err), 0);
+    static const char *const denied[] = {
+        "rm .env", "shred -u .env", "sort -o .env x", "uniq x .env", "find . -fprint .env",
+        "sed -n 'w .env' x", "curl -o .env http://127.0.0.1/", "patch .env < p", "dd of=.env",
+        "cp x .env", "mv x .env", "ln -s x .env", "install x .env", "echo x > {.env,}",
+        "cp x {.env,}", "rm .en*", "rm .e?v", "echo x > .en[v]", "tee secrets/*",
+        "rm secrets/k*", "./tool .env", "python3 -c \"open('.env','w')\"",
+        "find . -name .env -delete", "tar -xf a.tar .env", "gzip .env", "git checkout -- .env",
+        "cd sub && rm ../.env", "truncate -s0 .env", "wget -O .env http://127.0.0.1/",
+        "sudo ./tool .env", "perl -pi -e s/a/b/ .env", "cp x secrets/key", NULL,
+    };
+    int failures = 0;
+    for (const char *const *c = denied; *c; c++) {
+        json_t *in = json_pack("{s:s}", "command", *c);
+        rule_match m = perm_rules_check(r, "Bash", in, "/p");
+        if (m.verdict != PERM_DENY) {
+            fprintf(stderr, "not denied: %s (verdict %d)\n", *c, m.verdict);
+            failures++;
+        }
+        json_decref(in);
+    }
+    static const char *const allowed[] = {
+        "cat .env", "grep KEY .env", "cp .env /tmp/backup", "rm -rf build",
+        "echo x > out.txt", "sort -o out.txt .env", "./tool in.txt", "git log -- .env",
+        "ls secrets", "find . -name '*.o' -print", NULL,
+    };
+    for (const char *const *c = allowed; *c; c++) {
+        json_t *in = json_pack("{s:s}", "command", *c);
+        rule_match m = perm_rules_check(r, "Bash", in, "/p");
+        if (m.verdict != PERM_ALLOW) {
+            fprintf(stderr, "not allowed: %s (verdict %d)\n", *c, m.verdict);
+            failures++;
+        }
+        json_decref(in);
+    }
+    /* A glob that cannot be the denied file is not denied (it is only
+     * kept from being allowed unseen, as every vague write is). */
+    static const char *const not_denied[] = {"rm *.o", "rm build/*", "echo x > log.*", NULL};
+    for (const char *const *c = not_denied; *c; c++) {
+        json_t *in = json_pack("{s:s}", "command", *c);
+        rule_match m = perm_rules_check(r, "Bash", in, "/p");
+        if (m.verdict == PERM_DENY) {
+            fprintf(stderr, "denied: %s\n", *c);
+            failures++;
+        }
+        json_decref(in);
+    }
+    perm_rules_free(r);
+    assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -731,6 +822,8 @@ int main(void)
         cmocka_unit_test(test_tamper_output),
         cmocka_unit_test(test_write_targets),
         cmocka_unit_test(test_forbidden_spellings),
+        cmocka_unit_test(test_glob_targets),
+        cmocka_unit_test(test_rules_bind_bash),
         cmocka_unit_test(test_unknown_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
