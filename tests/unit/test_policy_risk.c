@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "policy/bash_parse.h"
+#include "policy/decision.h"
 #include "policy/risk.h"
 #include "policy/rules.h"
 #include "policy/tamper.h"
@@ -809,6 +810,38 @@ static void test_rules_bind_bash(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* FORBIDDEN is a hard limit in bypassPermissions (and every mode short of
+ * fullAccess), even with a settings allow and a hook's allow: every
+ * forbidden spelling, classified and put through the decision table. */
+static void test_forbidden_denies_in_bypass(void **state)
+{
+    static const char *const cmds[] = {
+        "rm -rf /", "rm --recur --force /", "find / -exec rm -rf {} +", "rm -rf /{,}",
+        "git push --force-with-lease origin main", "git push origin +HEAD:main",
+        "git push --mirror origin", "git push -f", NULL,
+    };
+    static const perm_mode modes[] = {MODE_DEFAULT, MODE_ACCEPT_EDITS, MODE_AUTO,
+                                      MODE_DONT_ASK, MODE_BYPASS, MODE_DELEGATE};
+    rule_match allow = {.verdict = PERM_ALLOW};
+    snprintf(allow.rule, sizeof allow.rule, "Bash");
+    int failures = 0;
+    for (const char *const *c = cmds; *c; c++) {
+        risk_verdict v = risk_classify_bash(*c);
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            perm_inputs in = {.mode = modes[m], .tool = "Bash", .hook = PERM_ALLOW,
+                              .rule = &allow, .risk = &v, .interactive = true};
+            perm_decision d;
+            perm_decide(&in, &d);
+            if (d.verdict != PERM_DENY || strcmp(d.row, "risk.forbidden")) {
+                fprintf(stderr, "%s in mode %d: %s by %s\n", *c, (int)modes[m],
+                        d.verdict == PERM_DENY ? "denied" : "not denied", d.row);
+                failures++;
+            }
+        }
+    }
+    assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -823,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_write_targets),
         cmocka_unit_test(test_forbidden_spellings),
         cmocka_unit_test(test_glob_targets),
+        cmocka_unit_test(test_forbidden_denies_in_bypass),
         cmocka_unit_test(test_rules_bind_bash),
         cmocka_unit_test(test_unknown_writers),
     };
