@@ -383,6 +383,9 @@ static const char *find_system_root(const bash_cmd *c)
 static const char *const DELETERS[] = {"rm", "unlink", "rmdir", "shred", "srm", "truncate",
                                        "wipe", NULL};
 
+static const char *const FIND_WRAPPERS[] = {"sudo", "doas", "env", "nice", "nohup", "command",
+                                            "timeout", "stdbuf", "ionice", "xargs", NULL};
+
 static void rule_find(const bash_cmd *c, risk_verdict *v)
 {
     const char *root = find_system_root(c);
@@ -392,8 +395,12 @@ static void rule_find(const bash_cmd *c, risk_verdict *v)
         const char *a = c->argv[i];
         bool exec = !strcmp(a, "-exec") || !strcmp(a, "-execdir") || !strcmp(a, "-ok") ||
                     !strcmp(a, "-okdir");
+        size_t e = i + 1;
+        while (exec && e < c->argc && (is_one_of(base_name(c->argv[e]), FIND_WRAPPERS) ||
+                                       c->argv[e][0] == '-'))
+            e++;   /* find / -exec sudo -n rm {} + */
         if (!strcmp(a, "-delete") ||
-            (exec && i + 1 < c->argc && is_one_of(base_name(c->argv[i + 1]), DELETERS))) {
+            (exec && e < c->argc && is_one_of(base_name(c->argv[e]), DELETERS))) {
             raise_to(v, RISK_FORBIDDEN, "fs.find_delete_root",
                      "find %s %s deletes a whole tree of the system", root,
                      exec ? "-exec rm" : "-delete");
@@ -422,7 +429,7 @@ static bool world_writable(const char *mode)
 static void rule_chmod(const bash_cmd *c, risk_verdict *v, bool is_chmod)
 {
     const char *name = bash_cmd_name(c);
-    bool recursive = has_opt(c, 1, 'R', "--recursive");
+    bool recursive = has_opt(c, 1, 'R', "--recursive") || has_long(c, 1, "--recursive", 5);
     const char *ops[64];
     size_t n = operands(c, "", ops, 64);
     /* chmod's mode may itself look like an option (-w): take it raw. */
@@ -616,6 +623,79 @@ static void rule_git_push(const bash_cmd *c, size_t a0, risk_verdict *v)
         raise_to(v, RISK_CONFIRM, "git.push", "publishes commits to a remote");
 }
 
+/* The git commands Loom knows are not push (anything else may be an alias
+ * of it, set in a config file this parse cannot see). */
+static const char *const GIT_NOT_PUSH[] = {
+    "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle",
+    "cat-file", "check-ignore", "checkout", "cherry", "cherry-pick", "clean", "clone",
+    "commit", "commit-tree", "config", "count-objects", "describe", "diff", "difftool",
+    "fetch", "filter-branch", "filter-repo", "for-each-ref", "format-patch", "fsck", "gc",
+    "grep", "hash-object", "help", "init", "lfs", "log", "ls-files", "ls-remote", "ls-tree",
+    "maintenance", "merge", "merge-base", "mergetool", "mv", "name-rev", "notes", "prune",
+    "pull", "range-diff", "read-tree", "rebase", "reflog", "remote", "repack", "replace",
+    "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "shortlog", "show",
+    "show-ref", "sparse-checkout", "stash", "status", "submodule", "switch", "symbolic-ref",
+    "tag", "update-index", "update-ref", "var", "verify-commit", "version", "whatchanged",
+    "worktree", "write-tree", NULL,
+};
+
+/* git -c alias.NAME=VALUE …: VALUE when sub is NAME, else NULL. */
+static const char *git_cli_alias(const bash_cmd *c, size_t sub_at)
+{
+    const char *sub = c->argv[sub_at];
+    size_t n = strlen(sub);
+    for (size_t i = 1; i + 1 < sub_at; i++)
+        if (!strcmp(c->argv[i], "-c") && !strncmp(c->argv[i + 1], "alias.", 6) &&
+            !strncmp(c->argv[i + 1] + 6, sub, n) && c->argv[i + 1][6 + n] == '=')
+            return c->argv[i + 1] + 7 + n;
+    return NULL;
+}
+
+/* A push in disguise: an alias given with -c (git -c alias.p='push -f' p
+ * origin main), send-pack, or a subcommand git may take from an alias in
+ * a config file. Judged as the push it may be; only its FORBIDDEN verdict
+ * is taken for an unknown subcommand (anything milder says too little).
+ * True when the command was judged here. */
+static bool git_maybe_push(const bash_cmd *c, size_t sub_at, risk_verdict *v)
+{
+    const char *sub = c->argv[sub_at];
+    const char *alias = git_cli_alias(c, sub_at);
+    if (!strcmp(sub, "push") || (!alias && is_one_of(sub, GIT_NOT_PUSH)))
+        return false;
+    /* Rebuild "git push <alias words> <args>" when the alias is one. */
+    char buf[1024];
+    const char *words[256];
+    size_t n = 0;
+    words[n++] = "git";
+    if (alias) {
+        snprintf(buf, sizeof buf, "%s", alias);
+        char *save = NULL;
+        for (char *w = strtok_r(buf, " \t", &save); w && n < 128; w = strtok_r(NULL, " \t", &save))
+            words[n++] = w;
+        if (n < 2 || (strcmp(words[1], "push") && strcmp(words[1], "send-pack")))
+            return false;   /* an alias of something else (or a shell alias: "!…") */
+    } else {
+        words[n++] = "push";
+    }
+    for (size_t k = sub_at + 1; k < c->argc && n < 255; k++)
+        words[n++] = c->argv[k];
+    words[n] = NULL;
+    bash_cmd p = *c;
+    p.argc = n;
+    p.argv = words;
+    risk_verdict pv = {.level = RISK_UNKNOWN};
+    rule_git_push(&p, 2, &pv);
+    if (pv.level == RISK_FORBIDDEN) {
+        raise_to(v, pv.level, pv.rule_id, "git %s may be git push: %s", sub, pv.reason);
+        return true;
+    }
+    if (alias || !strcmp(sub, "send-pack")) {
+        raise_to(v, pv.level, pv.rule_id, "git %s is git push: %s", sub, pv.reason);
+        return true;
+    }
+    return false;
+}
+
 static void rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
 {
     size_t i = 1;
@@ -636,6 +716,8 @@ static void rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
         return;
     const char *sub = c->argv[i];
     size_t a0 = i + 1;
+    if (git_maybe_push(c, i, v))
+        return;
     static const char *const READ_ONLY[] = {
         "status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "ls-tree",
         "describe", "shortlog", "grep", "cat-file", "rev-list", "merge-base", "name-rev",

@@ -30,6 +30,10 @@
 /* Brace expansion stops at this many words per word; beyond it the word is
  * reported unexpanded as well (it still holds '{', so it reads as a glob). */
 #define RW_MAX_BRACE 64
+/* Longer words are not brace-expanded (bounds the work on hostile input);
+ * they keep their braces, so they read as globs: vague, never allowed
+ * unseen. */
+#define RW_MAX_EXPAND_LEN 1024
 
 typedef void (*emit_fn)(void *ctx, const char *path);
 
@@ -215,7 +219,7 @@ static void brace_expand(const char *w, strlist *out, size_t *budget)
  * the budget runs out, then also the original, which still reads vague). */
 static void expand_word(const char *w, unsigned flags, strlist *out)
 {
-    if (!(flags & BASH_WORD_GLOB) || !strchr(w, '{')) {
+    if (!(flags & BASH_WORD_GLOB) || !strchr(w, '{') || strlen(w) > RW_MAX_EXPAND_LEN) {
         sl_push(out, xstrdup(w));
         return;
     }
@@ -365,7 +369,7 @@ static void put(void *ctx, const char *path)
 static void put_in(sink *s, const char *dir, const char *name)
 {
     const char *b = base_of(name);
-    if (!*b || !strcmp(b, "/"))
+    if (!*dir || !*b || !strcmp(b, "/"))
         return;
     char *p = join3(dir, (dir[0] && dir[strlen(dir) - 1] == '/') ? "" : "/", b);
     put(s, p);
@@ -1174,6 +1178,14 @@ static bool program_known(const bash_cmd *c)
         "sudo", "doas", "env", "timeout", "nice", "nohup", "time", "stdbuf", "command",
         "builtin", "exec", "setsid", "ionice", "chrt", "taskset", "xargs", "eval", "then",
         "do", "else", NULL};
+    /* Builtins and readers that never write a file they are given (what a
+     * sourced script does is judged as the unknown it is: not by name). */
+    static const char *const QUIET[] = {
+        "source", ".", "export", "set", "unset", "local", "declare", "typeset", "readonly",
+        "read", "alias", "unalias", "exit", "return", "shift", "wait", "kill", "trap",
+        "ulimit", "umask", "pushd", "popd", "dirs", "hash", "help", "jobs", "fg", "bg",
+        "disown", "getopts", "let", ":", "less", "more", "base64", "zcat", "bat", "sum",
+        "look", "tput", "clear", NULL};
     static const char *const SHELLS[] = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash",
                                          NULL};
     static const char *const GIT_READ[] = {
@@ -1182,7 +1194,8 @@ static bool program_known(const bash_cmd *c)
         "whatchanged", "count-objects", "version", "show-ref", "for-each-ref", "check-ignore",
         "fetch", NULL};
     const char *name = bash_cmd_name(c);
-    if (in_set(name, WRITERS) || in_set(name, WRAPPERS) || risk_cmd_reads_only(c))
+    if (in_set(name, WRITERS) || in_set(name, WRAPPERS) || in_set(name, QUIET) ||
+        risk_cmd_reads_only(c))
         return true;
     if (in_set(name, SHELLS)) {
         for (size_t i = 1; i < c->argc; i++)
@@ -1224,6 +1237,37 @@ static void put_quoted_literals(sink *s, const char *w)
     }
 }
 
+/* awk writes only where its program says (print > "f"): the literals of
+ * the program and of -v values, not the input files — unless gawk's
+ * in-place extension is loaded, which rewrites every input. */
+static bool awk_candidates(const bash_cmd *c, sink *s)
+{
+    static const char *const AWKS[] = {"awk", "gawk", "mawk", "nawk", "busybox-awk", NULL};
+    static const char *const L[] = {"file", "assign", "include", "load", "field-separator",
+                                    NULL};
+    if (!in_set(bash_cmd_name(c), AWKS))
+        return false;
+    args a;
+    scan_args(c, 1, &(argspec){"fvFilE", NULL, L}, &a);
+    for (size_t k = 0; k < a.nopt; k++) {
+        const opt_seen *o = &a.opt[k];
+        bool inc = o->s == 'i' || (o->l && long_is(o->l, o->llen, "include"));
+        if (inc && o->v && strstr(o->v, "inplace")) {
+            put_ops(s, &a, opt_has(&a, 'f', "file") ? 0 : 1);
+            break;
+        }
+    }
+    bool from_file = opt_has(&a, 'f', "file") || opt_has(&a, 'E', NULL);
+    if (!from_file && a.nops)
+        put_quoted_literals(s, a.ops[0]);
+    for (size_t k = 0; k < a.nopt; k++)
+        if (a.opt[k].v)
+            put_quoted_literals(s, a.opt[k].v);
+    if (from_file)
+        put_ops(s, &a, 0);   /* the program is unseen: any operand may be written */
+    return true;
+}
+
 void risk_unknown_write_candidates(const bash_cmd *c, void (*fn)(void *ctx, const char *path),
                                    void *ctx)
 {
@@ -1236,6 +1280,10 @@ void risk_unknown_write_candidates(const bash_cmd *c, void (*fn)(void *ctx, cons
     risk_expanded x;
     risk_expand_cmd(c, &x);
     const bash_cmd *e = &x.cmd;
+    if (awk_candidates(e, &s)) {
+        risk_expanded_free(&x);
+        return;
+    }
     for (size_t i = 1; i < e->argc; i++) {
         const char *w = e->argv[i];
         if (w[0] == '-' && w[1]) {

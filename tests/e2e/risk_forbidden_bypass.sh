@@ -92,6 +92,8 @@ p10	git push --force origin
 p11	git push origin --delete main
 p12	git push origin :main
 p13	git -C . push -uf origin main
+p14	git -c alias.p=push p -f origin main
+p15	git -c alias.pf='push --force' pf origin HEAD:refs/heads/main
 TSV
 
 jq -Rn '

@@ -575,6 +575,8 @@ static void test_unknown_writers(void **state)
         {"bash script.sh .env", ".env"},
         {"sudo ./clobber .env", ".env"},
         {"./clobber {.env,}", ".env"},
+        {"gawk -i inplace '{sub(/a/,\"b\")}' .env", ".env"},
+        {"awk -f prog.awk .env", ".env"},
     };
     run_wcases(cases, sizeof cases / sizeof cases[0], true, true);
     /* Known readers, known writers and wrappers are not guessed at. */
@@ -590,6 +592,10 @@ static void test_unknown_writers(void **state)
         {"timeout 5 cat .env", ".env"},
         {"bash -c 'cat .env'", ".env"},
         {"wc -l .env", ".env"},
+        {"awk '{print $1}' .env", ".env"},
+        {"source .env", ".env"},
+        {". ./.env", "./.env"},
+        {"less .env", ".env"},
     };
     run_wcases(known, sizeof known / sizeof known[0], true, false);
 }
@@ -686,6 +692,12 @@ static void test_forbidden_spellings(void **state)
         {"sudo git push -f origin main", RISK_FORBIDDEN, "git.push_force_main"},
         {"cd repo && git push -f origin main", RISK_FORBIDDEN, "git.push_force_main"},
         {"bash -c 'git push --force origin main'", RISK_FORBIDDEN, "git.push_force_main"},
+        {"git -c alias.p=push p -f origin main", RISK_FORBIDDEN, "git.push_force_main"},
+        {"git -c alias.pf='push --force' pf origin main", RISK_FORBIDDEN, "git.push_force_main"},
+        {"git pf --force origin main", RISK_FORBIDDEN, "git.push_force_main"},
+        {"git send-pack --force origin main", RISK_FORBIDDEN, "git.push_force_main"},
+        {"chmod --recurs 000 /", RISK_FORBIDDEN, "perm.chmod_root"},
+        {"find / -exec sudo -n rm -rf {} +", RISK_FORBIDDEN, "fs.find_delete_root"},
     };
     RUN(cases);
 
@@ -716,6 +728,9 @@ static void test_forbidden_spellings(void **state)
         {"echo 'git push --force origin main'", RISK_SAFE, NULL},
         {"echo rm -rf /", RISK_SAFE, NULL},
         {"git log origin/main", RISK_SAFE, NULL},
+        {"git -c alias.st=status st", RISK_UNKNOWN, ""},
+        {"git commit -m 'push -f origin main'", RISK_UNKNOWN, ""},
+        {"git fetch -f origin main", RISK_UNKNOWN, ""},
     };
     RUN(harmless);
 }
