@@ -383,10 +383,12 @@ static void put_ops(sink *s, const args *a, size_t from)
 }
 
 /* "Any file under dir": the pseudo-target for writers whose file names
- * the command line does not give. */
+ * the command line does not give. "**" as the target's last segment means
+ * any depth, dotfiles included (risk_target_could_match), unlike the
+ * shell's own "**", which without globstar is "*". */
 static void put_any_in(sink *s, const char *dir)
 {
-    char *p = join3(dir && *dir ? dir : ".", "/", "*");
+    char *p = join3(dir && *dir ? dir : ".", "/", "**");
     put(s, p);
     free(p);
 }
@@ -1059,13 +1061,43 @@ static void w_git(const bash_cmd *c, sink *s)
     }
 }
 
+/* xargs CMD: CMD gets file names from stdin, so whatever CMD writes by
+ * its operands could be any file: any file under the working directory,
+ * unless CMD only reads. */
+static bool w_xargs(const bash_cmd *c, const char *name, sink *s)
+{
+    static const char *const L[] = {"arg-file", "delimiter", "eof", "replace", "max-lines",
+                                    "max-args", "max-procs", "max-chars",
+                                    "process-slot-var", NULL};
+    static const char *const QUIET[] = {"echo", "printf", "sleep", "test", "[", "true",
+                                        "false", "kill", NULL};
+    if (strcmp(name, "xargs"))
+        return false;
+    /* xargs stops reading options at its command */
+    size_t i = 1;
+    while (i < c->argc && c->argv[i][0] == '-') {
+        const char *a = c->argv[i];
+        if (a[1] != '-' && a[1] && !a[2] && strchr("adEILnPs", a[1]))
+            i++;
+        else if (a[1] == '-' && !strchr(a, '=') && long_takes_value(&(argspec){"", NULL, L},
+                                                                     a + 2, strlen(a + 2)))
+            i++;
+        i++;
+    }
+    if (i >= c->argc || find_exec_reads(c, i) || in_set(base_of(c->argv[i]), QUIET))
+        return true;
+    put_any_in(s, ".");
+    return true;
+}
+
 /* Runs the per-program rules over one (brace-expanded) command; *known
  * is cleared when the command may write files these rules cannot name. */
 static void targets_of(const bash_cmd *c, sink *s, bool *known)
 {
     const char *name = bash_cmd_name(c);
     if (w_operands(c, name, s) || w_attrs(c, name, s) || w_copy(c, name, s) ||
-        w_filters(c, name, s) || w_download(c, name, s, known) || w_unzip(c, name, s))
+        w_filters(c, name, s) || w_download(c, name, s, known) || w_unzip(c, name, s) ||
+        w_xargs(c, name, s))
         return;
     if (!strcmp(name, "sed"))
         w_sed(c, s, known);
@@ -1438,6 +1470,8 @@ static bool segs_meet(const segv *a, size_t i, const segv *b, size_t j, unsigned
     bool r;
     if (j < b->n && b->len[j] == 2 && !memcmp(b->s[j], "**", 2))
         r = segs_meet(a, i, b, j + 1, memo) || (i < a->n && segs_meet(a, i + 1, b, j, memo));
+    else if (i < a->n && a->len[i] == 2 && !memcmp(a->s[i], "**", 2))
+        r = segs_meet(a, i + 1, b, j, memo) || (j < b->n && segs_meet(a, i, b, j + 1, memo));
     else if (i == a->n || j == b->n)
         r = i == a->n && j == b->n;
     else

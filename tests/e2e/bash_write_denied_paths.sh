@@ -6,8 +6,10 @@
 # only fence. Writers Loom knows (rm, shred, sort -o, uniq IN OUT, find
 # -fprint/-delete, sed w / -i, curl -o, wget -O, patch, dd of=, cp, mv, ln,
 # install, tee, truncate, tar -x, gzip), brace-expanded and globbed targets
-# (a glob that could be the file counts as the file), and a writer Loom does
-# not know pointed at the file. A harmless command next to
+# (a glob that could be the file counts as the file), writers whose targets
+# the command line does not name (xargs rm, find -delete, git clean, tar -x
+# without members: "any file here"), and a writer Loom does not know pointed
+# at the file. A harmless command next to
 # them still runs, so the denials are not a blanket refusal.
 source "$(dirname "$0")/_lib.sh"
 
@@ -56,6 +58,10 @@ w33	rm .en?
 w34	cp in.txt .e*
 w35	echo leaked > .en[v]
 w36	shred -u secrets/k*
+w37	echo .env | xargs rm
+w38	find . -delete
+w39	git clean -fdx
+w40	tar -xf evil.tar
 TSV
 
 scenario() {
@@ -106,6 +112,7 @@ for mode in default bypassPermissions; do
       assert_contains "$mode/$provider: $cmd — denied" "$out" "denied"
       case "$id" in
         w3[0-2]|w36) assert_contains "$mode/$provider: $cmd — names the rule" "$out" "Write(secrets/**)" ;;
+        w3[7-9]|w40) ;;   # any file: either rule may be the one named
         *) assert_contains "$mode/$provider: $cmd — names the rule" "$out" "Edit(.env)" ;;
       esac
     done < "$T/commands.tsv"

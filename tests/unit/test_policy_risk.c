@@ -434,7 +434,7 @@ static void test_write_targets(void **state)
         {"find . -fprint0 .env", ".env"},
         {"find . -name .env -delete", "./.env"},
         {"find -L . -name .env -delete", "./.env"},
-        {"find . -delete", "./*"},
+        {"find . -delete", "./**"},
         {"find . -name .env -exec rm {} +", "./.env"},
         {"find . -name .env -exec shred -u {} \\;", "./.env"},
         /* sed and perl */
@@ -471,7 +471,7 @@ static void test_write_targets(void **state)
         {"patch -i fix.diff .env", ".env"},
         {"patch -o .env in.txt fix.diff", ".env"},
         {"patch --output=.env in.txt fix.diff", ".env"},
-        {"patch -p1 < fix.diff", "./*"},
+        {"patch -p1 < fix.diff", "./**"},
         /* copies, moves, links */
         {"cp in.txt .env", ".env"},
         {"cp -f in.txt ./.env", "./.env"},
@@ -491,19 +491,19 @@ static void test_write_targets(void **state)
         /* archives */
         {"tar -xf a.tar .env", "./.env"},
         {"tar xf a.tar .env", "./.env"},
-        {"tar -xzf a.tgz -C secrets", "secrets/*"},
-        {"tar --extract --file=a.tar --directory=secrets", "secrets/*"},
+        {"tar -xzf a.tgz -C secrets", "secrets/**"},
+        {"tar --extract --file=a.tar --directory=secrets", "secrets/**"},
         {"tar -cf .env src", ".env"},
         {"tar cf .env src", ".env"},
-        {"unzip -o a.zip -d secrets", "secrets/*"},
+        {"unzip -o a.zip -d secrets", "secrets/**"},
         {"unzip a.zip .env", "./.env"},
         {"gzip .env", ".env"},
         {"gunzip .env.gz", ".env"},
         /* git */
         {"git checkout -- .env", ".env"},
         {"git restore --source=HEAD -- .env", ".env"},
-        {"git clean -fdx", "./*"},
-        {"git apply fix.diff", "./*"},
+        {"git clean -fdx", "./**"},
+        {"git apply fix.diff", "./**"},
         /* redirections, brace expansion, wrappers */
         {"echo x > .env", ".env"},
         {"echo x >> .env", ".env"},
@@ -523,6 +523,9 @@ static void test_write_targets(void **state)
         {"bash -c 'rm .env'", ".env"},
         {"find . -exec sh -c 'echo x > .env' \\;", ".env"},
         {"x=$(cp in.txt .env)", ".env"},
+        {"echo .env | xargs rm", "./**"},
+        {"find . -name '*.env' -print0 | xargs -0 -n1 shred -u", "./**"},
+        {"ls | xargs -I{} cp in.txt {}", "./**"},
     };
     run_wcases(cases, sizeof cases / sizeof cases[0], false, true);
 
@@ -538,12 +541,14 @@ static void test_write_targets(void **state)
         {"grep x .env > /dev/null", "/dev/null"},
         {"echo x 2>/dev/null", "/dev/null"},
         {"tar -tf a.tar .env", "./.env"},
-        {"unzip -l a.zip", "./*"},
+        {"unzip -l a.zip", "./**"},
         {"find . -name .env", "./.env"},
         {"find . -name .env -exec cat {} +", "./.env"},
         {"git checkout main", "main"},
         {"echo '{.env,}' > out.txt", ".env"},
-        {"patch --dry-run -p1 < fix.diff", "./*"},
+        {"patch --dry-run -p1 < fix.diff", "./**"},
+        {"find . -name '*.c' | xargs grep -n main", "./**"},
+        {"ls | xargs -n1 wc -l", "./**"},
         {"gzip -c .env", ".env"},
     };
     run_wcases(none, sizeof none / sizeof none[0], false, false);
@@ -756,6 +761,11 @@ static void test_glob_targets(void **state)
         {"/p/x*.txt", "/p/**/*.env", false},
         {"/p/sub/.en*", "/p/**/.env", true},
         {"/q/.en*", "/p/**/.env", false},
+        /* "any file under DIR" (find -delete, tar -x, xargs rm): dotfiles at any depth */
+        {"/p/**", "/p/**/.env", true},
+        {"/p/**", "/p/secrets/**", true},
+        {"/p/sub/**", "/p/.env", false},
+        {"/p/**/*.o", "/p/**/.env", false},
     };
     int failures = 0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
@@ -783,7 +793,9 @@ static void test_rules_bind_bash(void **state)
         "rm secrets/k*", "./tool .env", "python3 -c \"open('.env','w')\"",
         "find . -name .env -delete", "tar -xf a.tar .env", "gzip .env", "git checkout -- .env",
         "cd sub && rm ../.env", "truncate -s0 .env", "wget -O .env http://127.0.0.1/",
-        "sudo ./tool .env", "perl -pi -e s/a/b/ .env", "cp x secrets/key", NULL,
+        "sudo ./tool .env", "perl -pi -e s/a/b/ .env", "cp x secrets/key", "find . -delete",
+        "git clean -fdx", "patch -p1 < fix.diff", "tar -xf a.tar", "ls | xargs rm",
+        "find . -type f | xargs -0 sed -i s/a/b/", NULL,
     };
     int failures = 0;
     for (const char *const *c = denied; *c; c++) {
@@ -811,7 +823,9 @@ static void test_rules_bind_bash(void **state)
     }
     /* A glob that cannot be the denied file is not denied (it is only
      * kept from being allowed unseen, as every vague write is). */
-    static const char *const not_denied[] = {"rm *.o", "rm build/*", "echo x > log.*", NULL};
+    static const char *const not_denied[] = {"rm *.o", "rm build/*", "echo x > log.*",
+                                             "find . -name '*.o' -delete",
+                                             "find build -name '*.o' | xargs grep x", NULL};
     for (const char *const *c = not_denied; *c; c++) {
         json_t *in = json_pack("{s:s}", "command", *c);
         rule_match m = perm_rules_check(r, "Bash", in, "/p");
