@@ -1208,8 +1208,7 @@ static bool program_known(const bash_cmd *c)
         NULL};
     static const char *const WRAPPERS[] = {
         "sudo", "doas", "env", "timeout", "nice", "nohup", "time", "stdbuf", "command",
-        "builtin", "exec", "setsid", "ionice", "chrt", "taskset", "xargs", "eval", "then",
-        "do", "else", NULL};
+        "builtin", "exec", "setsid", "ionice", "chrt", "taskset", "xargs", "eval", NULL};
     /* Builtins and readers that never write a file they are given (what a
      * sourced script does is judged as the unknown it is: not by name). */
     static const char *const QUIET[] = {
