@@ -409,6 +409,90 @@ static void rule_find(const bash_cmd *c, risk_verdict *v)
     }
 }
 
+/* Does this simple command delete everything in its working directory
+ * (rm -r of a star, ".", "./" + star; find . -delete; find . -exec rm)? */
+static bool deletes_cwd(const bash_cmd *c)
+{
+    const char *name = bash_cmd_name(c);
+    if (!strcmp(name, "rm")) {
+        bool recursive = has_opt(c, 1, 'r', "--recursive") || has_opt(c, 1, 'R', NULL) ||
+                         has_long(c, 1, "--recursive", 3);
+        const char *ops[64];
+        size_t n = operands(c, "", ops, 64);
+        for (size_t k = 0; recursive && k < n && k < 64; k++)
+            if (classify_target(ops[k]) == T_CWD)
+                return true;
+        return false;
+    }
+    if (!strcmp(name, "find")) {
+        size_t i = 1;
+        while (i < c->argc && (!strcmp(c->argv[i], "-H") || !strcmp(c->argv[i], "-L") ||
+                               !strcmp(c->argv[i], "-P")))
+            i++;
+        bool dot = i >= c->argc || c->argv[i][0] == '-' || classify_target(c->argv[i]) == T_CWD;
+        for (size_t k = i; dot && k < c->argc; k++)
+            if (!strcmp(c->argv[k], "-delete") ||
+                ((!strcmp(c->argv[k], "-exec") || !strcmp(c->argv[k], "-execdir")) &&
+                 k + 1 < c->argc && is_one_of(base_name(c->argv[k + 1]), DELETERS)))
+                return true;
+    }
+    return false;
+}
+
+/* cd / && rm -rf *: the working directory a literal cd (or pushd, or a
+ * bare cd: home) moved to, then a delete of "everything here". */
+static void cd_then_delete(const bash_cmds *pc, risk_verdict *v)
+{
+    const char *at = NULL;
+    for (size_t i = 0; i < bash_cmds_count(pc); i++) {
+        const bash_cmd *c = bash_cmds_at(pc, i);
+        const char *name = bash_cmd_name(c);
+        if (!strcmp(name, "cd") || !strcmp(name, "pushd")) {
+            const char *ops[4];
+            size_t n = operands(c, "", ops, 4);
+            const char *dir = n ? ops[0] : "~";
+            target_kind t = classify_target(dir);
+            at = t == T_ROOT || t == T_HOME || t == T_SYSTEM ? dir : NULL;
+            continue;
+        }
+        if (at && deletes_cwd(c))
+            raise_to(v, RISK_FORBIDDEN, "fs.rm_root",
+                     "after cd %s, %s deletes everything there", at, name);
+    }
+}
+
+/* mv of the root, the home directory or a system directory takes it away
+ * as surely as rm -r; rsync --delete onto one empties it. */
+static void rule_mv_rsync(const bash_cmd *c, risk_verdict *v)
+{
+    const char *name = bash_cmd_name(c);
+    const char *ops[64];
+    size_t n = operands(c, !strcmp(name, "mv") ? "tS" : "eTfBM", ops, 64);
+    if (n > 64)
+        n = 64;
+    if (!strcmp(name, "mv")) {
+        bool tdir = has_opt(c, 1, 't', "--target-directory");
+        for (size_t k = 0; k < n && (tdir || k + 1 < n); k++) {
+            target_kind t = classify_target(ops[k]);
+            if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
+                raise_to(v, RISK_FORBIDDEN, "fs.mv_system",
+                         "mv %s moves a system directory away: the system breaks", ops[k]);
+        }
+        return;
+    }
+    bool del = false;
+    for (size_t i = 1; i < c->argc; i++)
+        if (!strncmp(c->argv[i], "--delete", 8) || long_spells(c->argv[i], "--delete"))
+            del = true;
+    if (del && n >= 2) {
+        target_kind t = classify_target(ops[n - 1]);
+        if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
+            raise_to(v, RISK_FORBIDDEN, "fs.rsync_delete_root",
+                     "rsync --delete onto %s deletes everything there the source lacks",
+                     ops[n - 1]);
+    }
+}
+
 /* chmod modes that give every user write access: 777, 0666, a+w, o+rwx … */
 static bool world_writable(const char *mode)
 {
@@ -586,8 +670,8 @@ static void rule_git_push(const bash_cmd *c, size_t a0, risk_verdict *v)
             del = true;
         const char *colon = strrchr(ref, ':');
         const char *dst = colon ? colon + 1 : ref;
-        if (!strcmp(dst, "HEAD") || !strcmp(dst, "@"))
-            head_ref = true;
+        if (!strcmp(dst, "HEAD") || !strcmp(dst, "@") || strchr(dst, '*'))
+            head_ref = true;   /* the current branch, or a pattern: may be main */
         else if (push_dst_protected(dst))
             protected_ref = true;
     }
@@ -916,6 +1000,8 @@ static void classify_one(const bash_cmd *c, risk_verdict *v, bool *safe)
     const char *name = bash_cmd_name(c);
     if (!strcmp(name, "rm"))
         rule_rm(c, v);
+    else if (!strcmp(name, "mv") || !strcmp(name, "rsync"))
+        rule_mv_rsync(c, v);
     else if (!strcmp(name, "find"))
         rule_find(c, v);
     else if (!strcmp(name, "chmod"))
@@ -1077,11 +1163,21 @@ risk_verdict risk_classify_bash(const char *command)
     }
 
     /* find / … | xargs rm: the deleter gets the whole tree on stdin. */
+    cd_then_delete(pc, &v);
     for (size_t i = 0; i < n; i++) {
         const bash_cmd *d = bash_cmds_at(pc, i);
         const char *root = NULL;
-        if (!(d->flags & BASH_CMD_PIPE_OUT) || strcmp(bash_cmd_name(d), "find") ||
-            !(root = find_system_root(d)))
+        if (!(d->flags & BASH_CMD_PIPE_OUT))
+            continue;
+        if (!strcmp(bash_cmd_name(d), "find"))
+            root = find_system_root(d);
+        else if (!strcmp(bash_cmd_name(d), "echo") || !strcmp(bash_cmd_name(d), "printf"))
+            for (size_t k = 1; k < d->argc && !root; k++) {
+                target_kind t = classify_target(d->argv[k]);
+                if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
+                    root = d->argv[k];   /* echo / | xargs rm -rf */
+            }
+        if (!root)
             continue;
         for (size_t j = 0; j < n; j++) {
             const bash_cmd *s = bash_cmds_at(pc, j);
@@ -1091,8 +1187,8 @@ risk_verdict risk_classify_bash(const char *command)
             for (size_t k = 1; k < s->argc; k++)
                 if (is_one_of(base_name(s->argv[k]), DELETERS))
                     raise_to(&v, RISK_FORBIDDEN, "fs.find_delete_root",
-                             "find %s piped into xargs %s deletes a whole tree of the system",
-                             root, s->argv[k]);
+                             "%s %s piped into xargs %s deletes a whole tree of the system",
+                             bash_cmd_name(d), root, s->argv[k]);
         }
     }
 

@@ -7,7 +7,7 @@
 #
 # Safety: this test must not be able to harm the machine even if the
 # classifier is broken. The destructive programs (rm, find, chmod, chown,
-# dd, mkfs*, shred, sudo, xargs) are shadowed by recording stubs placed
+# dd, mkfs*, shred, sudo, xargs, mv, rsync, truncate) are shadowed by recording stubs placed
 # first in PATH — checked before loom starts; the scenario never names a
 # program by absolute path and never redirects into a device. A stub that
 # records anything but the harmless control call is a failure. The git
@@ -18,7 +18,7 @@ source "$(dirname "$0")/_lib.sh"
 P="$T/proj"
 STUBS="$T/stubs"
 mkdir -p "$P" "$STUBS" "$LOOM_HOME"
-for prog in rm find chmod chown dd mkfs mkfs.ext4 shred sudo xargs; do
+for prog in rm find chmod chown dd mkfs mkfs.ext4 shred sudo xargs mv rsync truncate; do
   cat > "$STUBS/$prog" <<SH
 #!/bin/sh
 # Stand-in for $prog: records the call, touches nothing.
@@ -30,7 +30,7 @@ done
 # Only loom gets the stubs (this script and its cleanup use the real ones).
 STUB_PATH="$STUBS:$PATH"
 # Never go on unless the stubs are what a Bash tool command would run.
-for prog in rm find chmod chown dd mkfs.ext4 shred sudo xargs; do
+for prog in rm find chmod chown dd mkfs.ext4 shred sudo xargs mv rsync truncate; do
   got=$(PATH="$STUB_PATH" bash -c "command -v $prog")
   if [ "$got" != "$STUBS/$prog" ]; then
     echo "refusing to run: $prog resolves to $got, not the stub" >&2
@@ -79,6 +79,11 @@ d18	chmod -R 000 /
 d19	chown -R nobody /
 d20	mkfs.ext4 /dev/sda
 d21	dd if=/dev/zero of=/dev/sda bs=1M
+d22	cd / && rm -rf *
+d23	echo / | xargs rm -rf
+d24	mv /usr /usr.old
+d25	rsync -a --delete ./build/ /
+d26	truncate -s 0 /dev/sda
 p01	git push --force origin main
 p02	git push origin main --force
 p03	git push -f origin HEAD:main
@@ -94,6 +99,7 @@ p12	git push origin :main
 p13	git -C . push -uf origin main
 p14	git -c alias.p=push p -f origin main
 p15	git -c alias.pf='push --force' pf origin HEAD:refs/heads/main
+p16	git push origin '+refs/heads/*:refs/heads/*'
 TSV
 
 jq -Rn '

@@ -703,6 +703,16 @@ static void test_forbidden_spellings(void **state)
         {"git send-pack --force origin main", RISK_FORBIDDEN, "git.push_force_main"},
         {"chmod --recurs 000 /", RISK_FORBIDDEN, "perm.chmod_root"},
         {"find / -exec sudo -n rm -rf {} +", RISK_FORBIDDEN, "fs.find_delete_root"},
+        {"echo / | xargs rm -rf", RISK_FORBIDDEN, "fs.find_delete_root"},
+        {"cd / && rm -rf *", RISK_FORBIDDEN, "fs.rm_root"},
+        {"cd /; rm -rf ./*", RISK_FORBIDDEN, "fs.rm_root"},
+        {"cd && rm -rf .", RISK_FORBIDDEN, "fs.rm_root"},
+        {"(cd ~ && find . -delete)", RISK_FORBIDDEN, "fs.rm_root"},
+        {"pushd /etc && rm -r -f *", RISK_FORBIDDEN, "fs.rm_root"},
+        {"mv /usr /usr.old", RISK_FORBIDDEN, "fs.mv_system"},
+        {"mv ~ /tmp/away", RISK_FORBIDDEN, "fs.mv_system"},
+        {"rsync -a --delete empty/ /", RISK_FORBIDDEN, "fs.rsync_delete_root"},
+        {"git push origin '+refs/heads/*:refs/heads/*'", RISK_FORBIDDEN, "git.push_force_main"},
     };
     RUN(cases);
 
@@ -736,6 +746,12 @@ static void test_forbidden_spellings(void **state)
         {"git -c alias.st=status st", RISK_UNKNOWN, ""},
         {"git commit -m 'push -f origin main'", RISK_UNKNOWN, ""},
         {"git fetch -f origin main", RISK_UNKNOWN, ""},
+        {"cd /tmp/x && rm -rf *", RISK_CONFIRM, "fs.rm_cwd"},
+        {"cd / && ls && cd /tmp/x && rm -rf *", RISK_CONFIRM, "fs.rm_cwd"},
+        {"mv build build.old", RISK_UNKNOWN, ""},
+        {"mv x /usr/local/bin/", RISK_CONFIRM, "fs.write_system"},
+        {"rsync -a --delete src/ /tmp/mirror/", RISK_UNKNOWN, ""},
+        {"git push origin 'refs/heads/*:refs/heads/*'", RISK_CONFIRM, "git.push"},
     };
     RUN(harmless);
 }
