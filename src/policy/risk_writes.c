@@ -388,7 +388,8 @@ static void put_ops(sink *s, const args *a, size_t from)
  * shell's own "**", which without globstar is "*". */
 static void put_any_in(sink *s, const char *dir)
 {
-    char *p = join3(dir && *dir ? dir : ".", "/", "**");
+    const char *d = dir && *dir ? dir : ".";
+    char *p = join3(d, d[strlen(d) - 1] == '/' ? "" : "/", "**");
     put(s, p);
     free(p);
 }
@@ -495,6 +496,20 @@ static bool w_copy(const bash_cmd *c, const char *name, sink *s)
         put_ops(s, &a, 0);
         return true;
     }
+    /* A link to a file is a way to write it (a hard link is the file; a
+     * later write through a symlink made in the same command line cannot
+     * be resolved when it is checked): ln's sources count as written, and
+     * cp's with -l/-s. */
+    bool links = !strcmp(name, "ln") ||
+                 (!strcmp(name, "cp") && (opt_has(&a, 'l', "link") ||
+                                          opt_has(&a, 's', "symbolic-link")));
+    /* A recursive copy writes whatever the source tree holds: any file
+     * under the destination. */
+    bool tree = (!strcmp(name, "cp") && (opt_has(&a, 'r', "recursive") ||
+                                         opt_has(&a, 'R', NULL) || opt_has(&a, 'a', "archive"))) ||
+                (!strcmp(name, "rsync") && (opt_has(&a, 'r', "recursive") ||
+                                            opt_has(&a, 'a', "archive"))) ||
+                (!strcmp(name, "scp") && opt_has(&a, 'r', NULL));
     const char *tdir = opt_last(&a, 't', "target-directory");
     if (!strcmp(name, "rsync") || !strcmp(name, "scp"))
         tdir = NULL;   /* their -t/-T mean other things */
@@ -502,12 +517,15 @@ static bool w_copy(const bash_cmd *c, const char *name, sink *s)
         opt_values(&a, 't', "target-directory", put, s);
         for (size_t k = 0; k < a.nops; k++)
             put_in(s, tdir, a.ops[k]);
-        if (deletes_sources)
+        if (deletes_sources || links)
             put_ops(s, &a, 0);
+        if (tree)
+            put_any_in(s, tdir);
         return true;
     }
     if (a.nops == 1 && !strcmp(name, "ln")) {
         put(s, base_of(a.ops[0]));   /* ln -s /x/y makes ./y */
+        put(s, a.ops[0]);
         return true;
     }
     if (a.nops >= 2) {
@@ -515,9 +533,11 @@ static bool w_copy(const bash_cmd *c, const char *name, sink *s)
         put(s, dest);
         for (size_t k = 0; k + 1 < a.nops; k++)
             put_in(s, dest, a.ops[k]);
-        if (deletes_sources)
+        if (deletes_sources || links)
             for (size_t k = 0; k + 1 < a.nops; k++)
                 put(s, a.ops[k]);
+        if (tree)
+            put_any_in(s, dest);
     }
     return true;
 }

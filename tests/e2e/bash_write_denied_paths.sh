@@ -8,8 +8,8 @@
 # install, tee, truncate, tar -x, gzip), brace-expanded and globbed targets
 # (a glob that could be the file counts as the file), writers whose targets
 # the command line does not name (xargs rm, find -delete, git clean, tar -x
-# without members: "any file here"), and a writer Loom does not know pointed
-# at the file. A harmless command next to
+# without members, a recursive copy: "any file here"), links to the file,
+# and a writer Loom does not know pointed at the file. A harmless command next to
 # them still runs, so the denials are not a blanket refusal.
 source "$(dirname "$0")/_lib.sh"
 
@@ -62,6 +62,8 @@ w37	echo .env | xargs rm
 w38	find . -delete
 w39	git clean -fdx
 w40	tar -xf evil.tar
+w41	ln .env hard && echo leaked > hard
+w42	cp -r tpl/. .
 TSV
 
 scenario() {
@@ -85,6 +87,7 @@ setup_files() {
 echo leaked > "$1"
 SH
   chmod +x "$P/clobber"
+  mkdir -p "$P/tpl" && printf 'leaked\n' > "$P/tpl/.env"
   (cd "$T" && mkdir -p tarsrc && printf 'leaked\n' > tarsrc/.env && tar -cf "$P/evil.tar" -C tarsrc .env)
   printf -- '--- .env\n+++ .env\n@@ -1 +1 @@\n-API_KEY=SECRET\n+API_KEY=leaked\n' > "$P/fix.diff"
   cp "$P/.env" "$T/env.orig"
@@ -112,7 +115,7 @@ for mode in default bypassPermissions; do
       assert_contains "$mode/$provider: $cmd — denied" "$out" "denied"
       case "$id" in
         w3[0-2]|w36) assert_contains "$mode/$provider: $cmd — names the rule" "$out" "Write(secrets/**)" ;;
-        w3[7-9]|w40) ;;   # any file: either rule may be the one named
+        w3[7-9]|w4[02]) ;;   # any file: either rule may be the one named
         *) assert_contains "$mode/$provider: $cmd — names the rule" "$out" "Edit(.env)" ;;
       esac
     done < "$T/commands.tsv"

@@ -483,6 +483,12 @@ static void test_write_targets(void **state)
         {"mv -t /tmp .env", ".env"},
         {"ln -sf in.txt .env", ".env"},
         {"ln -s /somewhere/.env", ".env"},
+        {"ln -s .env link", ".env"},
+        {"ln .env hard", ".env"},
+        {"cp -l .env hard", ".env"},
+        {"cp -r templates/ newproj", "newproj/**"},
+        {"cp -a /tmp/x/. .", "./**"},
+        {"rsync -a src/ dest/", "dest/**"},
         {"install -m 600 in.txt .env", ".env"},
         {"install -D in.txt secrets/key", "secrets/key"},
         {"rsync -a in.txt .env", ".env"},
@@ -535,6 +541,7 @@ static void test_write_targets(void **state)
         {"sort .env", ".env"},
         {"uniq .env", ".env"},
         {"cp .env backup.txt", ".env"},
+        {"cp -r .env backup.txt", ".env"},
         {"sed -n 'p' .env", ".env"},
         {"sed 's/w .env/x/' in.txt", ".env"},
         {"curl http://127.0.0.1/.env", ".env"},
@@ -811,7 +818,8 @@ static void test_rules_bind_bash(void **state)
         "cd sub && rm ../.env", "truncate -s0 .env", "wget -O .env http://127.0.0.1/",
         "sudo ./tool .env", "perl -pi -e s/a/b/ .env", "cp x secrets/key", "find . -delete",
         "git clean -fdx", "patch -p1 < fix.diff", "tar -xf a.tar", "ls | xargs rm",
-        "find . -type f | xargs -0 sed -i s/a/b/", NULL,
+        "find . -type f | xargs -0 sed -i s/a/b/", "ln -s .env l && echo x > l",
+        "cp -a /tmp/t/. .", NULL,
     };
     int failures = 0;
     for (const char *const *c = denied; *c; c++) {
