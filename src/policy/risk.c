@@ -3,7 +3,11 @@
  * with every rule_id is in docs/permissions-rules.md).
  *
  * The rules look at parsed commands (bash_parse.h), not at the text, so
- * `echo "rm -rf /"` is harmless and `sudo nice rm -rf /` is not. Only when
+ * `echo "rm -rf /"` is harmless and `sudo nice rm -rf /` is not; words are
+ * brace-expanded first (risk_expand.h: `rm -rf /{,}` is `rm -rf /`), and
+ * options are read in any order, cluster and abbreviation, since the
+ * FORBIDDEN level is the last fence in bypassPermissions. What a command
+ * writes is risk_writes.c's business. Only when
  * the parse is uncertain do a few patterns run over the raw text as a
  * backstop, since then the parts cannot be trusted.
  */
