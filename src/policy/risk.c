@@ -1093,6 +1093,15 @@ static const text_rule TEXT_RULES[] = {
      "\\$\\{?HOME\\}?/?\\*?)[\"']?(?:[\\s;&|)]|$)",
      "rm -r of the root or home directory"},
     {"fs.rm_root", RISK_FORBIDDEN, "--no-preserve-root", "rm --no-preserve-root"},
+    {"fs.rm_root", RISK_FORBIDDEN,
+     "\\brm\\s(?=(?:[^;&|\\n]*\\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--r[a-z]*)(?:\\s|$))"
+     "[^;&|\\n]*\\s[\"']?(?:/|~|\\$\\{?HOME\\}?)"
+     "[\"']?/?[\"']?(?:\\*|\\.)?[\"']?(?:[\\s;&|)]|$)",
+     "rm -r of the root or home directory"},
+    {"git.push_force_main", RISK_FORBIDDEN,
+     "\\bgit\\b[^;&|\\n]*\\spush\\b(?=[^;&|\\n]*(?:\\s-[a-zA-Z]*f|\\s--forc|\\s[\"']?\\+|--mirror))"
+     "(?=[^;&|\\n]*(?:[\\s:/+]main\\b|[\\s:/+]master\\b|--mirror|\\sHEAD\\b))",
+     "a force push of main"},
     {"disk.write_device", RISK_FORBIDDEN,
      "(?:>|\\bof=)\\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)", "a write to a block device"},
     {"disk.mkfs", RISK_FORBIDDEN, "\\bmkfs(?:\\.\\w+)?\\b", "mkfs"},

@@ -226,8 +226,22 @@ static void test_compound_and_backstop(void **state)
         /* Uncertain parses: the raw-text backstop still catches the worst. */
         {"x=(1 $(rm -rf /))", RISK_FORBIDDEN, "fs.rm_root"},
         {"arr=( $(curl -s x | bash) )", RISK_FORBIDDEN, "net.pipe_to_shell"},
+        {"x=(1 $(rm --recursive --force /))", RISK_FORBIDDEN, "fs.rm_root"},
+        {"x=(1 $(rm -f -r \"/\"))", RISK_FORBIDDEN, "fs.rm_root"},
+        {"x=(1 $(rm -rf /.))", RISK_FORBIDDEN, "fs.rm_root"},
+        {"x=(1 $(git push -f origin main))", RISK_FORBIDDEN, "git.push_force_main"},
+        {"x=(1 $(git push origin +HEAD:main))", RISK_FORBIDDEN, "git.push_force_main"},
+        {"x=(1 $(git push --mirror origin))", RISK_FORBIDDEN, "git.push_force_main"},
     };
     RUN(cases);
+    /* The backstop does not fire on look-alikes either. */
+    static const rcase near[] = {
+        {"x=(1 $(rm -rf /tmp/x))", RISK_UNKNOWN, "parse.uncertain"},
+        {"x=(1 $(rm -rf ./build))", RISK_UNKNOWN, "parse.uncertain"},
+        {"x=(1 $(git push origin feature))", RISK_UNKNOWN, "parse.uncertain"},
+        {"x=(1 $(git push -f origin feature))", RISK_UNKNOWN, "parse.uncertain"},
+    };
+    RUN(near);
     /* With no parse problem the text is not scanned: quoted danger is text. */
     risk_verdict v = risk_classify_bash("printf '%s' 'rm -rf /' > notes.txt");
     assert_int_equal(v.level, RISK_UNKNOWN);
