@@ -1280,12 +1280,16 @@ static const char *const FILE_READERS[] = {
 };
 
 /* A word an unknown writer (./tool .env, python3 -c "open('.env','w')")
- * may write: checked when it names a file plainly; a vague word here is
- * no reason to block, since it may well not be a file at all. */
+ * may write: checked when it names a file plainly; a vague word (or a
+ * relative one after a cd to somewhere unknown) is no reason to block,
+ * since it may well not be a file at all. */
 static void on_maybe_write(void *ctx, const char *path)
 {
     write_ctx *w = ctx;
-    if (!strpbrk(path, "$`*?[{"))
+    bool tilde_user = path[0] == '~' && path[1] && path[1] != '/';
+    bool plain = !strpbrk(path, "$`*?[{") && !tilde_user &&
+                 (path[0] == '/' || path[0] == '~' || !w->ds->unknown);
+    if (plain)
         check_file_word(w->st, w->ds, path, path[0] == '~' ? BASH_WORD_TILDE : 0, FAM_EDIT,
                         false);
 }

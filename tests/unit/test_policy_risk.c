@@ -848,7 +848,8 @@ static void test_rules_bind_bash(void **state)
     static const char *const allowed[] = {
         "cat .env", "grep KEY .env", "cp .env /tmp/backup", "rm -rf build",
         "echo x > out.txt", "sort -o out.txt .env", "./tool in.txt", "git log -- .env",
-        "ls secrets", "find . -name '*.o' -print", NULL,
+        "ls secrets", "find . -name '*.o' -print", "cd \"$D\" && make test",
+        "./tool ~user/x", "python3 -m pytest tests", NULL,
     };
     for (const char *const *c = allowed; *c; c++) {
         json_t *in = json_pack("{s:s}", "command", *c);
