@@ -674,8 +674,8 @@ static void rule_git_push(const bash_cmd *c, size_t a0, risk_verdict *v)
             del = true;
         const char *colon = strrchr(ref, ':');
         const char *dst = colon ? colon + 1 : ref;
-        if (!strcmp(dst, "HEAD") || !strcmp(dst, "@") || strchr(dst, '*'))
-            head_ref = true;   /* the current branch, or a pattern: may be main */
+        if (!strcmp(dst, "HEAD") || !strcmp(dst, "@") || strpbrk(dst, "*$`"))
+            head_ref = true;   /* the current branch, a pattern, a $var: may be main */
         else if (push_dst_protected(dst))
             protected_ref = true;
     }

@@ -734,6 +734,10 @@ static void test_forbidden_spellings(void **state)
         {"mv ~ /tmp/away", RISK_FORBIDDEN, "fs.mv_system"},
         {"rsync -a --delete empty/ /", RISK_FORBIDDEN, "fs.rsync_delete_root"},
         {"git push origin '+refs/heads/*:refs/heads/*'", RISK_FORBIDDEN, "git.push_force_main"},
+        {"git push -f origin \"$BRANCH\"", RISK_FORBIDDEN, "git.push_force_main"},
+        {"git push -f origin \"$(git branch --show-current)\"", RISK_FORBIDDEN,
+         "git.push_force_main"},
+        {"git push -f origin mai{n,}", RISK_FORBIDDEN, "git.push_force_main"},
     };
     RUN(cases);
 
@@ -773,6 +777,7 @@ static void test_forbidden_spellings(void **state)
         {"mv x /usr/local/bin/", RISK_CONFIRM, "fs.write_system"},
         {"rsync -a --delete src/ /tmp/mirror/", RISK_UNKNOWN, ""},
         {"git push origin 'refs/heads/*:refs/heads/*'", RISK_CONFIRM, "git.push"},
+        {"git push origin \"$BRANCH\"", RISK_CONFIRM, "git.push"},
     };
     RUN(harmless);
 }
