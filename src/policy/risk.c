@@ -3,7 +3,11 @@
  * with every rule_id is in docs/permissions-rules.md).
  *
  * The rules look at parsed commands (bash_parse.h), not at the text, so
- * `echo "rm -rf /"` is harmless and `sudo nice rm -rf /` is not. Only when
+ * `echo "rm -rf /"` is harmless and `sudo nice rm -rf /` is not; words are
+ * brace-expanded first (risk_expand.h: `rm -rf /{,}` is `rm -rf /`), and
+ * options are read in any order, cluster and abbreviation, since the
+ * FORBIDDEN level is the last fence in bypassPermissions. What a command
+ * writes is risk_writes.c's business. Only when
  * the parse is uncertain do a few patterns run over the raw text as a
  * backstop, since then the parts cannot be trusted.
  */
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "base/str.h"
+#include "policy/risk_expand.h"
 
 static const int RANK[] = {[RISK_SAFE] = 0, [RISK_UNKNOWN] = 1, [RISK_CONFIRM] = 2,
                                   [RISK_FORBIDDEN] = 3};
@@ -64,6 +69,38 @@ static bool has_opt(const bash_cmd *c, size_t from, char letter, const char *lon
         } else if (letter && strchr(a + 1, letter)) {
             return true;
         }
+    }
+    return false;
+}
+
+/* Is the long option a (possibly abbreviated) spelling of full? git and
+ * GNU tools take unambiguous prefixes; any prefix of three letters or more
+ * counts here (min counts the dashes), which only errs towards more
+ * danger. */
+static bool long_spells_min(const char *a, const char *full, size_t min)
+{
+    if (strncmp(a, "--", 2) || strncmp(full, "--", 2))
+        return false;
+    size_t n = strcspn(a, "=");
+    if (n > strlen(full) || strncmp(a, full, n))
+        return false;
+    return n == strlen(full) || n >= min;
+}
+
+static bool long_spells(const char *a, const char *full)
+{
+    return long_spells_min(a, full, 5);
+}
+
+/* Does a long option before "--" spell full (abbreviations of min chars
+ * or more included)? */
+static bool has_long(const bash_cmd *c, size_t from, const char *full, size_t min)
+{
+    for (size_t i = from; i < c->argc; i++) {
+        if (!strcmp(c->argv[i], "--"))
+            return false;
+        if (long_spells_min(c->argv[i], full, min))
+            return true;
     }
     return false;
 }
@@ -128,6 +165,35 @@ static target_kind classify_target(const char *w)
     n = o;
     if (n > 1 && buf[n - 1] == '/')
         buf[--n] = '\0';
+    /* "/." "/.." "/usr/../": resolve . and .. by the text (at the root,
+     * .. stays the root), as the kernel would for these absolute paths. */
+    if (buf[0] == '/') {
+        char out[512];
+        size_t on = 0;
+        for (const char *p = buf; *p;) {
+            while (*p == '/')
+                p++;
+            size_t len = strcspn(p, "/");
+            if (!len)
+                break;
+            if (len == 2 && p[0] == '.' && p[1] == '.') {
+                while (on > 0 && out[on - 1] != '/')
+                    on--;
+                if (on > 0)
+                    on--;
+            } else if (!(len == 1 && p[0] == '.') && on + len + 2 < sizeof out) {
+                out[on++] = '/';
+                memcpy(out + on, p, len);
+                on += len;
+            }
+            p += len;
+        }
+        if (!on)
+            out[on++] = '/';
+        out[on] = '\0';
+        memcpy(buf, out, on + 1);
+        n = on;
+    }
     if (!strcmp(buf, "/") || !strcmp(buf, "/*"))
         return T_ROOT;
     if (!strcmp(buf, "~") || !strcmp(buf, "~/*") || !strcmp(buf, "$HOME") ||
@@ -232,57 +298,6 @@ static size_t operands(const bash_cmd *c, const char *value_opts, const char **o
     return n;
 }
 
-void risk_write_targets(const bash_cmd *c, void (*fn)(void *ctx, const char *path), void *ctx)
-{
-    for (size_t k = 0; k < c->nredir; k++)
-        if (bash_redir_writes(&c->redir[k]) && !harmless_sink(c->redir[k].target))
-            fn(ctx, c->redir[k].target);
-    if (!c->argc)
-        return;
-    const char *name = bash_cmd_name(c);
-    const char *ops[64];
-    if (!strcmp(name, "tee")) {
-        size_t n = operands(c, "", ops, 64);
-        for (size_t k = 0; k < n && k < 64; k++)
-            if (!harmless_sink(ops[k]))
-                fn(ctx, ops[k]);
-    } else if (!strcmp(name, "cp") || !strcmp(name, "mv") || !strcmp(name, "install") ||
-               !strcmp(name, "ln") || !strcmp(name, "rsync")) {
-        for (size_t i = 1; i + 1 < c->argc; i++)
-            if (!strcmp(c->argv[i], "-t") || !strcmp(c->argv[i], "--target-directory"))
-                fn(ctx, c->argv[i + 1]);
-        for (size_t i = 1; i < c->argc; i++)
-            if (!strncmp(c->argv[i], "--target-directory=", 19))
-                fn(ctx, c->argv[i] + 19);
-        size_t n = operands(c, !strcmp(name, "install") ? "mogtS" : "tS", ops, 64);
-        if (n >= 2 && n <= 64) {
-            const char *dest = ops[n - 1];
-            fn(ctx, dest);
-            for (size_t k = 0; k + 1 < n; k++) {
-                char buf[1024];
-                snprintf(buf, sizeof buf, "%s/%s", dest, base_name(ops[k]));
-                fn(ctx, buf);
-            }
-        }
-    } else if (!strcmp(name, "dd")) {
-        for (size_t i = 1; i < c->argc; i++)
-            if (!strncmp(c->argv[i], "of=", 3))
-                fn(ctx, c->argv[i] + 3);
-    } else if (!strcmp(name, "sed") || !strcmp(name, "perl")) {
-        bool inplace = has_opt(c, 1, 'i', "--in-place");
-        if (!inplace)
-            return;
-        bool script_given = has_opt(c, 1, 'e', "--expression") || has_opt(c, 1, 'f', "--file");
-        size_t n = operands(c, "ef", ops, 64);
-        for (size_t k = script_given || !strcmp(name, "perl") ? 0 : 1; k < n && k < 64; k++)
-            fn(ctx, ops[k]);
-    } else if (!strcmp(name, "truncate")) {
-        size_t n = operands(c, "sr", ops, 64);
-        for (size_t k = 0; k < n && k < 64; k++)
-            fn(ctx, ops[k]);
-    }
-}
-
 typedef struct write_scan {
     risk_verdict *v;
 } write_scan;
@@ -307,8 +322,11 @@ static void on_write(void *ctx, const char *path)
 
 static void rule_rm(const bash_cmd *c, risk_verdict *v)
 {
-    bool recursive = has_opt(c, 1, 'r', "--recursive") || has_opt(c, 1, 'R', NULL);
-    if (has_arg(c, 1, "--no-preserve-root")) {
+    /* rm's long options abbreviate down to one letter (--r, --n are
+     * unambiguous); "-" letters in a cluster count wherever they stand. */
+    bool recursive = has_opt(c, 1, 'r', "--recursive") || has_opt(c, 1, 'R', NULL) ||
+                     has_long(c, 1, "--recursive", 3);
+    if (has_arg(c, 1, "--no-preserve-root") || has_long(c, 1, "--no-preserve-root", 3)) {
         raise_to(v, RISK_FORBIDDEN, "fs.rm_root",
                  "rm --no-preserve-root exists only to delete the whole file system");
         return;
@@ -346,15 +364,136 @@ static void rule_rm(const bash_cmd *c, risk_verdict *v)
     }
 }
 
-static void rule_find(const bash_cmd *c, risk_verdict *v)
+/* The first starting point of find that is the root, the home directory
+ * or a system directory (after -H/-L/-P/-D/-O), or NULL. */
+static const char *find_system_root(const bash_cmd *c)
 {
-    if (!has_arg(c, 1, "-delete"))
-        return;
-    for (size_t i = 1; i < c->argc && c->argv[i][0] != '-'; i++) {
+    size_t i = 1;
+    while (i < c->argc && (!strcmp(c->argv[i], "-H") || !strcmp(c->argv[i], "-L") ||
+                           !strcmp(c->argv[i], "-P") || !strncmp(c->argv[i], "-O", 2) ||
+                           !strcmp(c->argv[i], "-D")))
+        i += !strcmp(c->argv[i], "-D") ? 2 : 1;
+    for (; i < c->argc && c->argv[i][0] != '-' && strcmp(c->argv[i], "(") &&
+           strcmp(c->argv[i], "!");
+         i++) {
         target_kind t = classify_target(c->argv[i]);
         if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
+            return c->argv[i];
+    }
+    return NULL;
+}
+
+/* Programs that delete or destroy the files they are handed. */
+static const char *const DELETERS[] = {"rm", "unlink", "rmdir", "shred", "srm", "truncate",
+                                       "wipe", NULL};
+
+static const char *const FIND_WRAPPERS[] = {"sudo", "doas", "env", "nice", "nohup", "command",
+                                            "timeout", "stdbuf", "ionice", "xargs", NULL};
+
+static void rule_find(const bash_cmd *c, risk_verdict *v)
+{
+    const char *root = find_system_root(c);
+    if (!root)
+        return;
+    for (size_t i = 1; i < c->argc; i++) {
+        const char *a = c->argv[i];
+        bool exec = !strcmp(a, "-exec") || !strcmp(a, "-execdir") || !strcmp(a, "-ok") ||
+                    !strcmp(a, "-okdir");
+        size_t e = i + 1;
+        while (exec && e < c->argc && (is_one_of(base_name(c->argv[e]), FIND_WRAPPERS) ||
+                                       c->argv[e][0] == '-'))
+            e++;   /* find / -exec sudo -n rm {} + */
+        if (!strcmp(a, "-delete") ||
+            (exec && e < c->argc && is_one_of(base_name(c->argv[e]), DELETERS))) {
             raise_to(v, RISK_FORBIDDEN, "fs.find_delete_root",
-                     "find %s -delete deletes a whole tree of the system", c->argv[i]);
+                     "find %s %s deletes a whole tree of the system", root,
+                     exec ? "-exec rm" : "-delete");
+            return;
+        }
+    }
+}
+
+/* Does this simple command delete everything in its working directory
+ * (rm -r of a star, ".", "./" + star; find . -delete; find . -exec rm)? */
+static bool deletes_cwd(const bash_cmd *c)
+{
+    const char *name = bash_cmd_name(c);
+    if (!strcmp(name, "rm")) {
+        bool recursive = has_opt(c, 1, 'r', "--recursive") || has_opt(c, 1, 'R', NULL) ||
+                         has_long(c, 1, "--recursive", 3);
+        const char *ops[64];
+        size_t n = operands(c, "", ops, 64);
+        for (size_t k = 0; recursive && k < n && k < 64; k++)
+            if (classify_target(ops[k]) == T_CWD)
+                return true;
+        return false;
+    }
+    if (!strcmp(name, "find")) {
+        size_t i = 1;
+        while (i < c->argc && (!strcmp(c->argv[i], "-H") || !strcmp(c->argv[i], "-L") ||
+                               !strcmp(c->argv[i], "-P")))
+            i++;
+        bool dot = i >= c->argc || c->argv[i][0] == '-' || classify_target(c->argv[i]) == T_CWD;
+        for (size_t k = i; dot && k < c->argc; k++)
+            if (!strcmp(c->argv[k], "-delete") ||
+                ((!strcmp(c->argv[k], "-exec") || !strcmp(c->argv[k], "-execdir")) &&
+                 k + 1 < c->argc && is_one_of(base_name(c->argv[k + 1]), DELETERS)))
+                return true;
+    }
+    return false;
+}
+
+/* cd / && rm -rf *: the working directory a literal cd (or pushd, or a
+ * bare cd: home) moved to, then a delete of "everything here". */
+static void cd_then_delete(const bash_cmds *pc, risk_verdict *v)
+{
+    const char *at = NULL;
+    for (size_t i = 0; i < bash_cmds_count(pc); i++) {
+        const bash_cmd *c = bash_cmds_at(pc, i);
+        const char *name = bash_cmd_name(c);
+        if (!strcmp(name, "cd") || !strcmp(name, "pushd")) {
+            const char *ops[4];
+            size_t n = operands(c, "", ops, 4);
+            const char *dir = n ? ops[0] : "~";
+            target_kind t = classify_target(dir);
+            at = t == T_ROOT || t == T_HOME || t == T_SYSTEM ? dir : NULL;
+            continue;
+        }
+        if (at && deletes_cwd(c))
+            raise_to(v, RISK_FORBIDDEN, "fs.rm_root",
+                     "after cd %s, %s deletes everything there", at, name);
+    }
+}
+
+/* mv of the root, the home directory or a system directory takes it away
+ * as surely as rm -r; rsync --delete onto one empties it. */
+static void rule_mv_rsync(const bash_cmd *c, risk_verdict *v)
+{
+    const char *name = bash_cmd_name(c);
+    const char *ops[64];
+    size_t n = operands(c, !strcmp(name, "mv") ? "tS" : "eTfBM", ops, 64);
+    if (n > 64)
+        n = 64;
+    if (!strcmp(name, "mv")) {
+        bool tdir = has_opt(c, 1, 't', "--target-directory");
+        for (size_t k = 0; k < n && (tdir || k + 1 < n); k++) {
+            target_kind t = classify_target(ops[k]);
+            if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
+                raise_to(v, RISK_FORBIDDEN, "fs.mv_system",
+                         "mv %s moves a system directory away: the system breaks", ops[k]);
+        }
+        return;
+    }
+    bool del = false;
+    for (size_t i = 1; i < c->argc; i++)
+        if (!strncmp(c->argv[i], "--delete", 8) || long_spells(c->argv[i], "--delete"))
+            del = true;
+    if (del && n >= 2) {
+        target_kind t = classify_target(ops[n - 1]);
+        if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
+            raise_to(v, RISK_FORBIDDEN, "fs.rsync_delete_root",
+                     "rsync --delete onto %s deletes everything there the source lacks",
+                     ops[n - 1]);
     }
 }
 
@@ -378,7 +517,7 @@ static bool world_writable(const char *mode)
 static void rule_chmod(const bash_cmd *c, risk_verdict *v, bool is_chmod)
 {
     const char *name = bash_cmd_name(c);
-    bool recursive = has_opt(c, 1, 'R', "--recursive");
+    bool recursive = has_opt(c, 1, 'R', "--recursive") || has_long(c, 1, "--recursive", 5);
     const char *ops[64];
     size_t n = operands(c, "", ops, 64);
     /* chmod's mode may itself look like an option (-w): take it raw. */
@@ -459,6 +598,192 @@ static bool mentions_download(const char *w)
     return false;
 }
 
+/* Is this push destination the main branch? main, master,
+ * refs/heads/main … (HEAD, the current branch, is judged by the caller). */
+static bool push_dst_protected(const char *dst)
+{
+    if (!strncmp(dst, "refs/heads/", 11))
+        dst += 11;
+    return !strcmp(dst, "main") || !strcmp(dst, "master");
+}
+
+/* git push: force-pushing or deleting main/master is FORBIDDEN, in every
+ * spelling: -f/--force (any order, clustered, abbreviated),
+ * --force-with-lease / --force-if-includes, a +refspec, HEAD:main,
+ * refs/heads/main, --mirror and --all (which include main), and a force
+ * push that names no branch (it pushes the current one, which may be
+ * main). */
+static void rule_git_push(const bash_cmd *c, size_t a0, risk_verdict *v)
+{
+    bool plain_force = false, lease = false, all = false, mirror = false, del = false;
+    bool protected_ref = false, refspec_force = false, repo_given = false, head_ref = false;
+    size_t nrefs = 0;
+    size_t nops = 0;
+    bool ended = false;
+    for (size_t k = a0; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        if (!ended && !strcmp(a, "--")) {
+            ended = true;
+            continue;
+        }
+        if (!ended && a[0] == '-' && a[1]) {
+            if (a[1] != '-') {
+                /* a short cluster: -fu, -uf, -df …; -o takes a value */
+                for (const char *p = a + 1; *p; p++) {
+                    if (*p == 'f')
+                        plain_force = true;
+                    else if (*p == 'd')
+                        del = true;
+                    else if (*p == 'o') {
+                        if (!p[1])
+                            k++;
+                        break;
+                    }
+                }
+            } else if (long_spells(a, "--force") && strcspn(a, "=") <= 7) {
+                plain_force = true;
+            } else if (long_spells(a, "--force-with-lease") ||
+                       long_spells(a, "--force-if-includes")) {
+                lease = true;
+            } else if (long_spells(a, "--all") || long_spells(a, "--branches")) {
+                all = true;
+            } else if (long_spells(a, "--mirror")) {
+                mirror = true;
+            } else if (long_spells(a, "--delete")) {
+                del = true;
+            } else if (long_spells(a, "--repo")) {
+                repo_given = true;
+                if (!strchr(a, '='))
+                    k++;
+            } else if (long_spells(a, "--push-option") || long_spells(a, "--receive-pack") ||
+                       long_spells(a, "--exec")) {
+                if (!strchr(a, '='))
+                    k++;
+            }
+            continue;
+        }
+        if (nops++ == 0 && !repo_given)
+            continue;   /* the remote */
+        nrefs++;
+        const char *ref = a;
+        if (ref[0] == '+') {
+            refspec_force = true;
+            ref++;
+        }
+        if (ref[0] == ':')
+            del = true;
+        const char *colon = strrchr(ref, ':');
+        const char *dst = colon ? colon + 1 : ref;
+        if (!strcmp(dst, "HEAD") || !strcmp(dst, "@") || strpbrk(dst, "*$`"))
+            head_ref = true;   /* the current branch, a pattern, a $var: may be main */
+        else if (push_dst_protected(dst))
+            protected_ref = true;
+    }
+    bool force = plain_force || refspec_force || lease;
+    protected_ref = protected_ref || (head_ref && force);
+    bool implicit = nrefs == 0 && !all && !mirror;
+    if (mirror)
+        raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
+                 "git push --mirror force-updates and deletes every ref on the remote, main "
+                 "included; never done automatically");
+    else if (force && (protected_ref || all))
+        raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
+                 "force-pushing %s rewrites the shared history of the main branch; never "
+                 "done automatically",
+                 all ? "every branch (main included)" : "main/master (or the current branch)");
+    else if (force && implicit)
+        raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
+                 "a force push that names no branch pushes the current one, which may be "
+                 "main; name the branch: git push --force-with-lease origin <branch>");
+    else if (del && protected_ref)
+        raise_to(v, RISK_FORBIDDEN, "git.push_delete_main",
+                 "deletes the main branch on the remote");
+    else if (lease)
+        raise_to(v, RISK_CONFIRM, "git.push_force_lease",
+                 "force-pushes (with lease): rewrites the remote branch's history");
+    else if (force)
+        raise_to(v, RISK_CONFIRM, "git.push_force",
+                 "git push --force overwrites the remote branch; use --force-with-lease, "
+                 "which refuses to drop commits you have not seen");
+    else if (del)
+        raise_to(v, RISK_CONFIRM, "git.push_delete", "deletes a branch or tag on the remote");
+    else
+        raise_to(v, RISK_CONFIRM, "git.push", "publishes commits to a remote");
+}
+
+/* The git commands Loom knows are not push (anything else may be an alias
+ * of it, set in a config file this parse cannot see). */
+static const char *const GIT_NOT_PUSH[] = {
+    "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle",
+    "cat-file", "check-ignore", "checkout", "cherry", "cherry-pick", "clean", "clone",
+    "commit", "commit-tree", "config", "count-objects", "describe", "diff", "difftool",
+    "fetch", "filter-branch", "filter-repo", "for-each-ref", "format-patch", "fsck", "gc",
+    "grep", "hash-object", "help", "init", "lfs", "log", "ls-files", "ls-remote", "ls-tree",
+    "maintenance", "merge", "merge-base", "mergetool", "mv", "name-rev", "notes", "prune",
+    "pull", "range-diff", "read-tree", "rebase", "reflog", "remote", "repack", "replace",
+    "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "shortlog", "show",
+    "show-ref", "sparse-checkout", "stash", "status", "submodule", "switch", "symbolic-ref",
+    "tag", "update-index", "update-ref", "var", "verify-commit", "version", "whatchanged",
+    "worktree", "write-tree", NULL,
+};
+
+/* git -c alias.NAME=VALUE …: VALUE when sub is NAME, else NULL. */
+static const char *git_cli_alias(const bash_cmd *c, size_t sub_at)
+{
+    const char *sub = c->argv[sub_at];
+    size_t n = strlen(sub);
+    for (size_t i = 1; i + 1 < sub_at; i++)
+        if (!strcmp(c->argv[i], "-c") && !strncmp(c->argv[i + 1], "alias.", 6) &&
+            !strncmp(c->argv[i + 1] + 6, sub, n) && c->argv[i + 1][6 + n] == '=')
+            return c->argv[i + 1] + 7 + n;
+    return NULL;
+}
+
+/* A push in disguise: an alias given with -c (git -c alias.p='push -f' p
+ * origin main), send-pack, or a subcommand git may take from an alias in
+ * a config file. Judged as the push it may be; only its FORBIDDEN verdict
+ * is taken for an unknown subcommand (anything milder says too little).
+ * True when the command was judged here. */
+static bool git_maybe_push(const bash_cmd *c, size_t sub_at, risk_verdict *v)
+{
+    const char *sub = c->argv[sub_at];
+    const char *alias = git_cli_alias(c, sub_at);
+    if (!strcmp(sub, "push") || (!alias && is_one_of(sub, GIT_NOT_PUSH)))
+        return false;
+    /* Rebuild "git push <alias words> <args>" when the alias is one. */
+    char buf[1024];
+    const char *words[256];
+    size_t n = 0;
+    words[n++] = "git";
+    if (alias) {
+        snprintf(buf, sizeof buf, "%s", alias);
+        char *save = NULL;
+        for (char *w = strtok_r(buf, " \t", &save); w && n < 128; w = strtok_r(NULL, " \t", &save))
+            words[n++] = w;
+        if (n < 2 || (strcmp(words[1], "push") && strcmp(words[1], "send-pack")))
+            return false;   /* an alias of something else (or a shell alias: "!…") */
+    } else {
+        words[n++] = "push";
+    }
+    for (size_t k = sub_at + 1; k < c->argc && n < 255; k++)
+        words[n++] = c->argv[k];
+    words[n] = NULL;
+    bash_cmd p = *c;
+    p.argc = n;
+    p.argv = words;
+    risk_verdict pv = {.level = RISK_UNKNOWN};
+    rule_git_push(&p, 2, &pv);
+    if (pv.level == RISK_FORBIDDEN) {
+        raise_to(v, pv.level, pv.rule_id, "git %s may be git push: %s", sub, pv.reason);
+        return true;
+    }
+    if (alias || !strcmp(sub, "send-pack")) {
+        raise_to(v, pv.level, pv.rule_id, "git %s is git push: %s", sub, pv.reason);
+        return true;
+    }
+    return false;
+}
+
 static void rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
 {
     size_t i = 1;
@@ -479,6 +804,8 @@ static void rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
         return;
     const char *sub = c->argv[i];
     size_t a0 = i + 1;
+    if (git_maybe_push(c, i, v))
+        return;
     static const char *const READ_ONLY[] = {
         "status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "ls-tree",
         "describe", "shortlog", "grep", "cat-file", "rev-list", "merge-base", "name-rev",
@@ -534,67 +861,7 @@ static void rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
         return;
     }
     if (!strcmp(sub, "push")) {
-        bool plain_force = false, lease = false, all = false, mirror = false, del = false;
-        bool protected_ref = false, refspec_force = false;
-        size_t nops = 0;
-        for (size_t k = a0; k < c->argc; k++) {
-            const char *a = c->argv[k];
-            if (!strcmp(a, "--force") || (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'f')))
-                plain_force = true;
-            else if (!strncmp(a, "--force-with-lease", 18) || !strncmp(a, "--force-if-includes", 19))
-                lease = true;
-            else if (!strcmp(a, "--all") || !strcmp(a, "--branches"))
-                all = true;
-            else if (!strcmp(a, "--mirror"))
-                mirror = true;
-            else if (!strcmp(a, "--delete") || (a[0] == '-' && a[1] != '-' && strchr(a + 1, 'd')))
-                del = true;
-            else if (!strcmp(a, "-o") || !strcmp(a, "--push-option") || !strcmp(a, "--repo"))
-                k++;
-            if (a[0] == '-')
-                continue;
-            if (nops++ == 0)
-                continue;   /* the remote */
-            const char *ref = a;
-            if (ref[0] == '+') {
-                refspec_force = true;
-                ref++;
-            }
-            if (ref[0] == ':')
-                del = true;
-            const char *colon = strrchr(ref, ':');
-            const char *dst = colon ? colon + 1 : ref;
-            if (!strncmp(dst, "refs/heads/", 11))
-                dst += 11;
-            if (!strcmp(dst, "main") || !strcmp(dst, "master"))
-                protected_ref = true;
-        }
-        bool force = plain_force || refspec_force;
-        if (force && (protected_ref || all))
-            raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
-                     "force-pushing %s rewrites the shared history of the main branch; never "
-                     "done automatically",
-                     all ? "every branch (main included)" : "main/master");
-        else if (del && protected_ref)
-            raise_to(v, RISK_FORBIDDEN, "git.push_delete_main",
-                     "deletes the main branch on the remote");
-        else if (lease && protected_ref)
-            raise_to(v, RISK_CONFIRM, "git.push_force_main_lease",
-                     "force-pushes main/master (with lease): rewrites the shared history");
-        else if (force)
-            raise_to(v, RISK_CONFIRM, "git.push_force",
-                     "git push --force overwrites the remote branch; use --force-with-lease, "
-                     "which refuses to drop commits you have not seen");
-        else if (mirror)
-            raise_to(v, RISK_CONFIRM, "git.push_mirror",
-                     "git push --mirror overwrites and deletes every ref on the remote");
-        else if (lease)
-            raise_to(v, RISK_CONFIRM, "git.push_force_lease",
-                     "force-pushes (with lease): rewrites the remote branch's history");
-        else if (del)
-            raise_to(v, RISK_CONFIRM, "git.push_delete", "deletes a branch or tag on the remote");
-        else
-            raise_to(v, RISK_CONFIRM, "git.push", "publishes commits to a remote");
+        rule_git_push(c, a0, v);
         return;
     }
     if (!strcmp(sub, "reset") && has_opt(c, a0, 0, "--hard")) {
@@ -715,8 +982,13 @@ static bool read_only_command(const bash_cmd *c)
     return false;
 }
 
+bool risk_cmd_reads_only(const bash_cmd *c)
+{
+    return c && c->argc && read_only_command(c);
+}
+
 /* Judges one simple command; *safe tells whether it is plainly read-only. */
-static void classify_cmd(const bash_cmd *c, risk_verdict *v, bool *safe)
+static void classify_one(const bash_cmd *c, risk_verdict *v, bool *safe)
 {
     *safe = false;
     write_scan ws = {v};
@@ -732,6 +1004,8 @@ static void classify_cmd(const bash_cmd *c, risk_verdict *v, bool *safe)
     const char *name = bash_cmd_name(c);
     if (!strcmp(name, "rm"))
         rule_rm(c, v);
+    else if (!strcmp(name, "mv") || !strcmp(name, "rsync"))
+        rule_mv_rsync(c, v);
     else if (!strcmp(name, "find"))
         rule_find(c, v);
     else if (!strcmp(name, "chmod"))
@@ -795,6 +1069,15 @@ static void classify_cmd(const bash_cmd *c, risk_verdict *v, bool *safe)
         *safe = !writes && !c->nassign && read_only_command(c);
 }
 
+/* The same after brace expansion: rm -rf /{,} is rm -rf /. */
+static void classify_cmd(const bash_cmd *c, risk_verdict *v, bool *safe)
+{
+    risk_expanded x;
+    risk_expand_cmd(c, &x);
+    classify_one(&x.cmd, v, safe);
+    risk_expanded_free(&x);
+}
+
 /* ---- the raw-text backstop ------------------------------------------- */
 
 typedef struct text_rule {
@@ -810,6 +1093,15 @@ static const text_rule TEXT_RULES[] = {
      "\\$\\{?HOME\\}?/?\\*?)[\"']?(?:[\\s;&|)]|$)",
      "rm -r of the root or home directory"},
     {"fs.rm_root", RISK_FORBIDDEN, "--no-preserve-root", "rm --no-preserve-root"},
+    {"fs.rm_root", RISK_FORBIDDEN,
+     "\\brm\\s(?=(?:[^;&|\\n]*\\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--r[a-z]*)(?:\\s|$))"
+     "[^;&|\\n]*\\s[\"']?(?:/|~|\\$\\{?HOME\\}?)"
+     "[\"']?/?[\"']?(?:\\*|\\.)?[\"']?(?:[\\s;&|)]|$)",
+     "rm -r of the root or home directory"},
+    {"git.push_force_main", RISK_FORBIDDEN,
+     "\\bgit\\b[^;&|\\n]*\\spush\\b(?=[^;&|\\n]*(?:\\s-[a-zA-Z]*f|\\s--forc|\\s[\"']?\\+|--mirror))"
+     "(?=[^;&|\\n]*(?:[\\s:/+]main\\b|[\\s:/+]master\\b|--mirror|\\sHEAD\\b))",
+     "a force push of main"},
     {"disk.write_device", RISK_FORBIDDEN,
      "(?:>|\\bof=)\\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)", "a write to a block device"},
     {"disk.mkfs", RISK_FORBIDDEN, "\\bmkfs(?:\\.\\w+)?\\b", "mkfs"},
@@ -880,6 +1172,36 @@ risk_verdict risk_classify_bash(const char *command)
             raise_to(&v, RISK_FORBIDDEN, "net.pipe_to_shell",
                      "%s output piped into %s runs a script from the network unseen; download "
                      "it to a file and read it first", bash_cmd_name(d), sn);
+        }
+    }
+
+    /* find / … | xargs rm: the deleter gets the whole tree on stdin. */
+    cd_then_delete(pc, &v);
+    for (size_t i = 0; i < n; i++) {
+        const bash_cmd *d = bash_cmds_at(pc, i);
+        const char *root = NULL;
+        if (!(d->flags & BASH_CMD_PIPE_OUT))
+            continue;
+        if (!strcmp(bash_cmd_name(d), "find"))
+            root = find_system_root(d);
+        else if (!strcmp(bash_cmd_name(d), "echo") || !strcmp(bash_cmd_name(d), "printf"))
+            for (size_t k = 1; k < d->argc && !root; k++) {
+                target_kind t = classify_target(d->argv[k]);
+                if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
+                    root = d->argv[k];   /* echo / | xargs rm -rf */
+            }
+        if (!root)
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            const bash_cmd *s = bash_cmds_at(pc, j);
+            if (s->pipeline != d->pipeline || s->pipe_pos <= d->pipe_pos ||
+                strcmp(bash_cmd_name(s), "xargs"))
+                continue;
+            for (size_t k = 1; k < s->argc; k++)
+                if (is_one_of(base_name(s->argv[k]), DELETERS))
+                    raise_to(&v, RISK_FORBIDDEN, "fs.find_delete_root",
+                             "%s %s piped into xargs %s deletes a whole tree of the system",
+                             bash_cmd_name(d), root, s->argv[k]);
         }
     }
 

@@ -1374,6 +1374,33 @@ typedef struct write_ctx {
     const dirset *ds;
 } write_ctx;
 
+/* A written glob (rm .en*, > secrets/k?y) may be any file it matches: an
+ * Edit rule it could meet applies as if it matched, so a deny denies. */
+static void glob_target_rules(bash_state *st, const dirset *ds, const char *w, unsigned flags)
+{
+    char *t = expand_tilde(w, flags);
+    if (!t || (t[0] != '/' && ds->unknown)) {
+        free(t);
+        return;   /* already keeps the command from being allowed */
+    }
+    size_t ndirs = t[0] == '/' ? 1 : ds->n;
+    for (size_t k = 0; k < ndirs; k++) {
+        char *abs = join_path(ds->d[k], t);
+        char *f = path_fold(abs);
+        for (size_t q = 0; q < st->rs->n; q++) {
+            const rule *r = &st->rs->v[q];
+            const char *plx, *prs;
+            if (r->kind == RK_PATH && path_rule_in_family(r, FAM_EDIT) &&
+                st_patterns(st, r, &plx, &prs) &&
+                (risk_target_could_match(f, plx) || risk_target_could_match(f, prs)))
+                note(st, r, r->verdict);
+        }
+        free(f);
+        free(abs);
+    }
+    free(t);
+}
+
 /* risk_write_targets hands over text only: its shell flags are guessed
  * from the characters left after quote removal (a quoted '$' reads as an
  * expansion, which only makes the check stricter). */
@@ -1388,6 +1415,8 @@ static void on_write_target(void *ctx, const char *path)
     if (path[0] == '~')
         flags |= BASH_WORD_TILDE;
     check_file_word(w->st, w->ds, path, flags, FAM_EDIT, false);
+    if (flags & BASH_WORD_GLOB && !(flags & BASH_WORD_EXPANDS))
+        glob_target_rules(w->st, w->ds, path, flags);
 }
 
 /* Commands whose operands are files they read, and that the risk
@@ -1466,11 +1495,36 @@ void perm_wrapper_write_targets(const bash_cmd *c, void (*fn)(void *ctx, const c
         fn(ctx, "typescript");
 }
 
+/* A word an unknown writer (./tool .env, python3 -c "open('.env','w')")
+ * may write: checked when it names a file plainly; a vague word (or a
+ * relative one after a cd to somewhere unknown) is no reason to block,
+ * since it may well not be a file at all. */
+static void on_maybe_write(void *ctx, const char *path)
+{
+    write_ctx *w = ctx;
+    bool tilde_user = path[0] == '~' && path[1] && path[1] != '/';
+    bool plain = !strpbrk(path, "$`*?[{") && !tilde_user &&
+                 (path[0] == '/' || path[0] == '~' || !w->ds->unknown);
+    if (!plain)
+        return;
+    /* Only the deny and ask rules may act on a candidate: it may not be a
+     * file at all, so it neither blocks an allow rule nor counts as a
+     * write outside the workspace (gcc -I/usr/include stays allowed). */
+    char blocked[sizeof w->st->blocked], outside[sizeof w->st->outside];
+    memcpy(blocked, w->st->blocked, sizeof blocked);
+    memcpy(outside, w->st->outside, sizeof outside);
+    check_file_word(w->st, w->ds, path, path[0] == '~' ? BASH_WORD_TILDE : 0, FAM_EDIT, false);
+    memcpy(w->st->blocked, blocked, sizeof blocked);
+    memcpy(w->st->outside, outside, sizeof outside);
+}
+
 static void check_cmd_files(bash_state *st, const dirset *ds, const bash_cmd *c)
 {
     write_ctx w = {st, ds};
     risk_write_targets(c, on_write_target, &w);
     perm_wrapper_write_targets(c, on_write_target, &w);
+    if (st->has_path_rules[1])
+        risk_unknown_write_candidates(c, on_maybe_write, &w);
     if (!st->has_path_rules[0])
         return;
     for (size_t k = 0; k < c->nredir; k++)

@@ -139,8 +139,11 @@ done
 assert_contains "deny: an unlisted allowed.sock is refused too" "$(result allowed)" "status 1"
 
 # 2. allowUnixSockets lists one socket: it is reached; the others still not.
+# The lists that open something are the user's own: a repository's would be
+# ignored until the workspace is trusted (docs/permissions.md §10).
+rm -f "$T/proj/.loom/settings.json"
 echo "{\"sandbox\": {\"enabled\": true, \"network\": \"deny\", \"allowUnixSockets\": [\"$T/sock/allowed.sock\"]}}" \
-  > "$T/proj/.loom/settings.json"
+  > "$LOOM_HOME/settings.json"
 : > "$T/listener.log"
 run_loom
 assert_contains "allow list: the listed socket answers" "$(result allowed)" "reply b'HTTP"
@@ -161,14 +164,14 @@ assert_contains "allow list: socketpair works" "$out" "socketpair-ok"
 
 # 3. Claude Code's spelling of the list, inside a network object.
 echo "{\"sandbox\": {\"enabled\": true, \"network\": {\"allowUnixSockets\": [\"$T/sock/allowed.sock\"]}}}" \
-  > "$T/proj/.loom/settings.json"
+  > "$LOOM_HOME/settings.json"
 : > "$T/listener.log"
 run_loom
 assert_contains "network.allowUnixSockets: the listed socket answers" "$(result allowed)" "reply b'HTTP"
 assert_contains "network.allowUnixSockets: the daemon is still refused" "$(result u0)" "status 1"
 
 # 4. The network allowed: the same daemon answers (the listener works).
-echo '{"sandbox": {"enabled": true, "network": "allow"}}' > "$T/proj/.loom/settings.json"
+echo '{"sandbox": {"enabled": true, "network": "allow"}}' > "$LOOM_HOME/settings.json"
 : > "$T/listener.log"
 run_loom
 assert_contains "network allow: python reaches the daemon" "$(result u0)" "reply b'HTTP"
