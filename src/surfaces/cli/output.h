@@ -3,7 +3,8 @@
  * All three consume the run's event stream (loom.h):
  * text: the model's text streams to stdout as it arrives; notices (retries
  *   and other warnings, heartbeat events, tool calls with --verbose) go to
- *   stderr.
+ *   stderr. Control characters in any of it are shown, not sent
+ *   (base/termsafe.h), whether or not the output is a terminal.
  * json: one result object on stdout at the end; warnings and heartbeat
  *   events on stderr as in text.
  * stream-json: every event, one JSON object per line, as the run emits it;
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 
 #include "base/str.h"
+#include "base/termsafe.h"
 #include "loom.h"
 #include "surfaces/cli/options.h"
 
@@ -25,6 +27,7 @@ typedef struct cli_output {
     long long started_ms;
     bool at_line_start;   /* text mode: stdout ends with a newline */
     bool turn_has_text;   /* text mode: this turn printed text */
+    termsafe text_safe;   /* text mode: the model's text made terminal-safe */
 } cli_output;
 
 void output_begin(cli_output *o);

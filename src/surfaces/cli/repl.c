@@ -33,6 +33,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/str.h"
+#include "base/termsafe.h"
 #include "surfaces/cli/render.h"
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
@@ -193,6 +194,13 @@ void repl_printf(repl *r, repl_tone tone, const char *fmt, ...)
     va_start(ap, fmt);
     str_vprintf(&text, fmt, ap);
     va_end(ap);
+    /* What is printed here may hold text from outside (a server's error, a
+     * hook's message, a session title, a question's options): escapes in
+     * it are shown, never sent. The tones below are the only escapes. */
+    loom_str clean = LOOM_STR_INIT;
+    termsafe_append(&clean, text.ptr, text.len);
+    str_free(&text);
+    text = clean;
     loom_str out = LOOM_STR_INIT;
     /* Tone each line on its own, so a newline never carries a color. */
     const char *p = str_cstr(&text);
@@ -209,36 +217,46 @@ void repl_printf(repl *r, repl_tone tone, const char *fmt, ...)
     str_free(&text);
 }
 
-/* Cuts s to at most `cols` characters on one line, with "…" when cut;
- * control characters (escapes from a tool's output) become '?' so a result
- * cannot restyle or move around the terminal. */
+void repl_write_control(repl *r, const char *seq)
+{
+    pthread_mutex_lock(&r->term);
+    spinner_erase_locked(r->spin);
+    fputs(seq, stdout);
+    fflush(stdout);
+    pthread_mutex_unlock(&r->term);
+}
+
+/* Cuts s to at most `cols` characters on one line, with "…" when cut.
+ * Control characters (escapes from a tool's output, a CR that would let
+ * the rest of a command overwrite its start) are shown in their visible
+ * form (base/termsafe.h), so a result cannot restyle or move around the
+ * terminal, nor hide part of what a prompt asks about. */
 void repl_put_clipped(loom_str *out, const char *s, size_t n, int cols)
 {
+    const char *nl = memchr(s, '\n', n);
+    loom_str safe = LOOM_STR_INIT;
+    termsafe_append(&safe, s, nl ? (size_t)(nl - s) : n);
+    const char *p = safe.ptr;
+    size_t len = safe.len;
     int w = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '\n' || c == '\r')
-            break;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
         if ((c & 0xC0) != 0x80) {
             if (cols > 1 && w >= cols - 1) {
                 /* room for the ellipsis only if more follows */
                 size_t k = i;
-                while (k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+                while (k < len && ((unsigned char)p[k] & 0xC0) == 0x80)
                     k++;
-                if (k < n && s[k] != '\n' && s[k] != '\r') {
+                if (k < len) {
                     str_puts(out, "\xe2\x80\xa6");
-                    return;
+                    break;
                 }
             }
             w++;
         }
-        if (c == '\t')
-            str_putc(out, ' ');
-        else if (c < 0x20 || c == 0x7f)
-            str_putc(out, '?');
-        else
-            str_putc(out, (char)c);
+        str_putc(out, c == '\t' ? ' ' : (char)c);
     }
+    str_free(&safe);
 }
 
 static char *shorten_home(const char *path)

@@ -58,7 +58,7 @@ static void cmd_clear(repl *r, const char *args)
     }
     repl_switch_session(r, s, false);
     if (isatty(STDOUT_FILENO))
-        repl_printf(r, TONE_PLAIN, "\x1b[H\x1b[2J\x1b[3J");
+        repl_write_control(r, "\x1b[H\x1b[2J\x1b[3J");
     repl_header(r);
     repl_printf(r, TONE_DIM, "New session %s\n", loom_session_id(s));
 }
