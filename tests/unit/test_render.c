@@ -255,6 +255,10 @@ static void test_model_controls_are_shown_not_sent(void **state)
     out = render("a \xe2\x80\xae b\n", false);
     assert_non_null(strstr(out, "<U+202E>"));
     free(out);
+    /* A lone CR is shown, not read as a line break; CR LF is a newline. */
+    out = render("safe\rEVIL\r\nnext\n", false);
+    assert_string_equal(out, "safe^MEVIL\nnext\n");
+    free(out);
 }
 
 int main(void)

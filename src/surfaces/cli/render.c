@@ -743,7 +743,14 @@ static void render_lines(render_stream *rs, size_t len, int strip, loom_str *out
             cols = p[k] == '\t' ? (cols / 4 + 1) * 4 : cols + 1;
             k++;
         }
-        str_append(&text, p + k, end - k);
+        /* md4c would read a lone CR as a line break; shown as "^M" it
+         * cannot hide the start of a line (a CR LF is a newline). */
+        for (size_t j = k; j < end; j++) {
+            if (p[j] == '\r' && !(j + 1 < end && p[j + 1] == '\n'))
+                str_puts(&text, "^M");
+            else if (p[j] != '\r')
+                str_putc(&text, p[j]);
+        }
         i = end;
     }
     render_piece(str_cstr(&text), text.len, strip, rs->color, rs->width, out);

@@ -1063,7 +1063,7 @@ static void on_approval(run_view *v, const json_t *p)
     str_clear(&line);
     if (grant && *grant) {
         str_puts(&out, "  ");
-        put_tone(r, &out, TONE_DIM, "a saves ", session_edits ? 0 : 8);
+        put_tone(r, &out, TONE_DIM, session_edits ? "a: " : "a saves ", session_edits ? 3 : 8);
         repl_put_clipped(&line, grant, strlen(grant), repl_columns() - 12);
         put_tone(r, &out, TONE_BOLD, line.ptr, line.len);
         if (!session_edits) {
