@@ -264,10 +264,10 @@ void always_offer_derive(const char *tool, const json_t *input, const char *cwd,
         const char *path = json_string_value(json_object_get(input, "file_path"));
         if (!path)
             path = json_string_value(json_object_get(input, "notebook_path"));
-        if (mode != MODE_DEFAULT) {
-            none(out, "edits can be accepted for the session only from default mode");
-        } else if (!inside(path, cwd)) {
+        if (!inside(path, cwd)) {
             none(out, "the file is outside the workspace");
+        } else if (mode != MODE_DEFAULT) {
+            none(out, "edits can be accepted for the session only from default mode");
         } else {
             out->kind = ALWAYS_SESSION_EDITS;
             loom_str l = LOOM_STR_INIT;
@@ -314,8 +314,10 @@ void always_offer_clear(always_offer *o)
 
 json_t *always_offer_json(const always_offer *o)
 {
-    if (!o || o->kind == ALWAYS_NONE)
+    if (!o)
         return json_null();
+    if (o->kind == ALWAYS_NONE)
+        return json_pack("{s:s,s:s}", "kind", "none", "why_not", o->why_not);
     json_t *rules = json_array();
     for (size_t i = 0; i < o->n_rules; i++)
         json_array_append_new(rules, json_string(o->rules[i]));

@@ -60,7 +60,8 @@ void always_offer_clear(always_offer *o);
 
 /* For approval.requested and the approval's context: {kind: "rules" |
  * "session_edits", label, rules: [...], saved_to: ".loom/settings.local.json"
- * | null}, or JSON null when nothing is offered. New reference. */
+ * | null}, or {kind: "none", why_not} when nothing is offered. New
+ * reference. */
 json_t *always_offer_json(const always_offer *o);
 
 #endif

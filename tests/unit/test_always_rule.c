@@ -180,7 +180,8 @@ static void test_table(void **state)
             assert_int_equal(o.n_rules, 0);
             assert_true(o.why_not[0] != '\0');
             json_t *j = always_offer_json(&o);
-            assert_true(json_is_null(j));
+            assert_string_equal(json_string_value(json_object_get(j, "kind")), "none");
+            assert_string_equal(json_string_value(json_object_get(j, "why_not")), o.why_not);
             json_decref(j);
         } else if (r->kind == ALWAYS_SESSION_EDITS) {
             assert_int_equal(o.n_rules, 0);
