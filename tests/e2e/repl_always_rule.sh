@@ -25,6 +25,7 @@ cat > "$T/scenario.json" <<JSON
   $(B c2 "bash -c 'make test'"),
   $(W c3 notes/a.txt),
   $(W c4 notes/b.txt),
+  $(W c4b notes/.bashrc),
   $(W c5 ../outside.txt),
   $(B c6 'npm run test --watch'),
   $(B c7 'git push origin feature'),
@@ -34,9 +35,9 @@ cat > "$T/scenario.json" <<JSON
   {"reply": {"text": "All asked."}},
   {"match": {"last_user_contains": "again"}, "reply": {"tool_calls": [
      {"id": "d1", "name": "Bash", "input": {"command": "npm run test"}}]}},
-  {"match": {"tool_results": 11}, "reply": {"tool_calls": [
+  {"match": {"tool_results": 12}, "reply": {"tool_calls": [
      {"id": "d2", "name": "Bash", "input": {"command": "rm -rf src"}}]}},
-  {"match": {"tool_results": 12}, "reply": {"text": "Second round done."}}
+  {"match": {"tool_results": 13}, "reply": {"text": "Second round done."}}
 ]}
 JSON
 jq -e . "$T/scenario.json" >/dev/null || { echo "bad scenario"; exit 1; }
@@ -83,6 +84,14 @@ wait_screen "the session grant confirmed" "accepted for the rest of this session
 check "notes/a.txt was written" test -s "$T/proj/notes/a.txt"
 check "notes/b.txt was written without asking (inside the workspace)" \
   wait_until "notes/b.txt" 10 test -s "$T/proj/notes/b.txt"
+# A risky edit inside the workspace (a shell start-up file) still asks.
+N=$((N + 1))
+wait_until "the .bashrc Write approval" 20 asked "$N"
+wait_until "it waits" 10 waiting 'allow? [y/n] ›'
+assert_contains "the grant does not cover a shell start-up file" "$(screen)" "shell.startup_write"
+answer -l n
+keys Enter
+check "notes/.bashrc was not written" test ! -e "$T/proj/notes/.bashrc"
 # ../outside: asked, and no "always" on offer.
 N=$((N + 1))
 wait_until "the outside Write approval" 20 asked "$N"
