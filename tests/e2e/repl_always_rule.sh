@@ -81,7 +81,7 @@ assert_contains "the Write's always is session-only edits in the workspace" "$s"
   "a: accept edits inside $T/proj for this session (not saved)"
 answer -l a
 wait_screen "the session grant confirmed" "accepted for the rest of this session" 10
-check "notes/a.txt was written" test -s "$T/proj/notes/a.txt"
+check "notes/a.txt was written" wait_until "notes/a.txt" 10 test -s "$T/proj/notes/a.txt"
 check "notes/b.txt was written without asking (inside the workspace)" \
   wait_until "notes/b.txt" 10 test -s "$T/proj/notes/b.txt"
 # A risky edit inside the workspace (a shell start-up file) still asks.
