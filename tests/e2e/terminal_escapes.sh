@@ -5,7 +5,8 @@
 # overrides (U+202E, U+2066…U+2069), BEL, DEL, a lone CR that would
 # overwrite the line, numeric entities that decode to ESC — arrive through
 # every door: the model's text, a tool's output, a file name, a hook's
-# message, a tool name, the server's error message, an approval's command.
+# message, a tool name, the server's error message, an approval's command,
+# a session's first prompt in /resume.
 # None reaches the terminal raw: `loom -p` stdout/stderr bytes are checked
 # directly, and the REPL's raw pty output is recorded with tmux pipe-pane;
 # each spelling must show in its visible form (^[, ^G, ^M, <U+202E>).
@@ -73,6 +74,9 @@ check "-p error: stderr holds no raw control" raw_clean "$T/err2"
 assert_contains "-p error: the server's message shows visibly" "$(cat "$T/err2")" \
   "bad ^[]0;ERRTITLE^G ^[[2J <U+009B>2J <U+202E>RORRE"
 "$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format stream-json > "$T/out3" 2>/dev/null || true
+# A session whose first prompt carries an OSC title: /resume lists it below.
+"$LOOM_BIN" -p "$(printf 'first \033]0;RESUMETITLE\007 \342\200\256prompt')" --cwd "$T/proj" \
+  > /dev/null 2>&1 || true
 check "stream-json stays JSON (its own escaping), no raw control" raw_clean "$T/out3"
 
 # ---- the REPL: the raw bytes written to the pty -----------------------------------
@@ -115,6 +119,9 @@ assert_contains "REPL: the tool's output shows visibly" "$s" "OUT ^[]0;OUTTITLE^
 assert_contains "REPL: the tool's C1 and bidi output shows visibly" "$s" "^[[2J <U+009B> <U+202E>TUO a^Mb"
 assert_contains "REPL: the file name in the tool line shows visibly" "$s" "Write(name^[]0;FILETITLE^G.txt)"
 assert_contains "REPL: the hook's message shows visibly" "$s" "⚠ HOOK ^[]0;HOOKTITLE^G ^[[2J <U+202E>KOOH x^My"
+type_line "/resume"
+wait_screen "the session list" "Recent sessions in" 10
+assert_contains "/resume shows a session's first prompt visibly" "$(screen)" "first ^[]0;RESUMETITLE^G <U+202E>prompt"
 keys C-d
 wait_exit >/dev/null
 raw=$(LC_ALL=C cat "$T/pty.raw")
@@ -126,6 +133,6 @@ check "the pty saw valid UTF-8 only (no lone 0x9b)" iconv -f UTF-8 -t UTF-8 "$T/
 check "the pty saw no SGR red from the model" bash -c "! LC_ALL=C grep -qaF $'\\x1b[31mRED' '$T/pty.raw'"
 check "the pty saw the visible form" bash -c "LC_ALL=C grep -qaF '^[]0;PWNED0^G' '$T/pty.raw'"
 title=$(tm display -p -t repl '#{pane_title}' 2>/dev/null || true)
-check "the pane title was not set by the model" bash -c "[[ '$title' != *PWNED* && '$title' != *TITLE* ]]"
+check "the pane title was not set by the model (or a session title)" bash -c "[[ '$title' != *PWNED* && '$title' != *TITLE* ]]"
 [ -n "$raw" ] || not_ok "pipe-pane recorded nothing"
 finish
