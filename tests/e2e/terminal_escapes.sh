@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Model text cannot drive the terminal. Escape sequences and other controls
 # — OSC 0/2 (window title), OSC 52 (clipboard), CSI 2J (clear), SGR, C1
-# controls as UTF-8 (8-bit CSI U+009B, OSC U+009D), a raw 0x9b byte, bidi
+# controls as UTF-8 (8-bit CSI U+009B, OSC U+009D), bidi
 # overrides (U+202E, U+2066…U+2069), BEL, DEL, a lone CR that would
 # overwrite the line, numeric entities that decode to ESC — arrive through
 # every door: the model's text, a tool's output, a file name, a hook's
