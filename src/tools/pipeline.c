@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "policy/always_rule.h"
 #include "policy/governance.h"
 #include "policy/model_classifier.h"
 #include "policy/risk.h"
@@ -296,46 +297,23 @@ static bool writes_inside(const tool_ctx *ctx, const json_t *input)
     return inside;
 }
 
-/* The rule an "allow always" answer writes: the command's leading words for
- * Bash, the tool's name otherwise. */
-static void always_rule(const tool_call *call, const json_t *input, char *out, size_t cap)
-{
-    const char *cmd = json_string_value(json_object_get(input, "command"));
-    if (strcmp(call->name, "Bash") != 0 || !cmd) {
-        snprintf(out, cap, "%s", call->name);
-        return;
-    }
-    char words[200] = "";
-    int n = 0;
-    for (const char *p = cmd; *p && n < 2;) {
-        while (*p == ' ')
-            p++;
-        const char *w = p;
-        while (*p && *p != ' ' && *p != ';' && *p != '&' && *p != '|')
-            p++;
-        if (p == w || (n == 1 && *w == '-'))
-            break;
-        snprintf(words + strlen(words), sizeof words - strlen(words), "%s%.*s", n ? " " : "",
-                 (int)(p - w), w);
-        n++;
-        if (*p != ' ')
-            break;
-    }
-    snprintf(out, cap, "Bash(%s:*)", words);
-}
-
 /* Asks a person through the run (approval.requested), waits for the answer. */
 static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
 {
     governance *gov = ctx->gov;
     char question[512];
     snprintf(question, sizeof question, "Allow %s?", call->name);
-    json_t *context = json_pack("{s:s,s:O,s:s}", "tool", call->name, "input", g->input, "reason",
-                                g->decision.reason);
+    /* What "always" would grant, decided now so the person sees it. */
+    always_offer offer;
+    always_offer_derive(call->name, g->input, ctx->cwd, gov->mode.mode, g->decision.row, &offer);
+    json_t *context = json_pack("{s:s,s:O,s:s,s:o}", "tool", call->name, "input", g->input,
+                                "reason", g->decision.reason, "always",
+                                always_offer_json(&offer));
     approval_request req = {.run_id = ctx->run_id, .question = question, .context = context};
     loom_error err;
     if (approval_create(gov->approvals, &req, g->approval_id, &err) != 0) {
         json_decref(context);
+        always_offer_clear(&offer);
         g->decision.verdict = PERM_DENY;
         snprintf(g->decision.reason, sizeof g->decision.reason,
                  "the approval could not be created: %.900s", err.message);
@@ -359,8 +337,9 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
                                          ctx->cancel);
         hook_outcome_free(&n);
         emit(ctx, "approval.requested",
-             json_pack("{s:s,s:s,s:s,s:O,s:s}", "approval_id", g->approval_id, "tool", call->name,
-                       "message", g->decision.reason, "input", g->input, "question", question));
+             json_pack("{s:s,s:s,s:s,s:O,s:s,s:o}", "approval_id", g->approval_id, "tool",
+                       call->name, "message", g->decision.reason, "input", g->input, "question",
+                       question, "always", always_offer_json(&offer)));
     }
     json_decref(context);
     approval a;
@@ -372,11 +351,13 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
     if (allow) {
         snprintf(g->decision.reason, sizeof g->decision.reason, "approved by the user");
         if (a.always) {
-            char rule[256];
-            always_rule(call, g->input, rule, sizeof rule);
-            if (governance_allow_always(gov, rule, &err) != 0)
-                emit(ctx, "warning.emitted",
-                     json_pack("{s:s,s:s}", "kind", "permissions", "message", err.message));
+            /* Exactly what the prompt showed; nothing when nothing was offered. */
+            for (size_t i = 0; offer.kind == ALWAYS_RULES && i < offer.n_rules; i++)
+                if (governance_allow_always(gov, offer.rules[i], &err) != 0)
+                    emit(ctx, "warning.emitted",
+                         json_pack("{s:s,s:s}", "kind", "permissions", "message", err.message));
+            if (offer.kind == ALWAYS_SESSION_EDITS && gov->mode.mode == MODE_DEFAULT)
+                perm_mode_set(&gov->mode, MODE_ACCEPT_EDITS);
         }
     } else {
         snprintf(g->decision.reason, sizeof g->decision.reason,
@@ -385,9 +366,11 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
                  rc != 0 ? "" : (a.reason ? a.reason : ""));
     }
     emit(ctx, "approval.resolved",
-         json_pack("{s:s,s:s,s:b}", "approval_id", g->approval_id, "tool", call->name, "approved",
-                   allow));
+         json_pack("{s:s,s:s,s:b,s:o}", "approval_id", g->approval_id, "tool", call->name,
+                   "approved", allow, "always",
+                   allow && a.always ? always_offer_json(&offer) : json_null()));
     approval_clear(&a);
+    always_offer_clear(&offer);
 }
 
 /* Step 8: the decision table (policy/decision.h), then a person if needed. */

@@ -47,6 +47,10 @@ type_line() {
   tm send-keys -t repl Enter
 }
 keys() { tm send-keys -t repl "$@"; }
+# answer KEYS... — a person answering a question just shown: a key counts
+# only after the keyboard has been quiet for a moment (docs/repl.md), so
+# the answer comes after a pause, as a person's would.
+answer() { sleep 0.8; tm send-keys -t repl "$@"; }
 
 # wait_until DESCRIPTION TIMEOUT_S COMMAND... — polls COMMAND every 0.1 s.
 wait_until() {

@@ -206,6 +206,61 @@ static void test_display_width(void **state)
     assert_int_equal(render_display_width(s, strlen(s)), 3);
 }
 
+/* The model's text cannot drive the terminal through the renderer: raw
+ * controls, numeric entities that decode to them, and link targets all come
+ * out visible; in color mode the only escapes are SGR codes (ESC [ … m). */
+static void test_model_controls_are_shown_not_sent(void **state)
+{
+    (void)state;
+    static const char *const inputs[] = {
+        "title \x1b]0;pwned\x07 here\n",
+        "clip \x1b]52;c;ZXZpbA==\x07\n",
+        "clear \x1b[2J\x1b[H\n",
+        "csi8 \xc2\x9b" "2J and raw \x9b" "2J\n",
+        "bidi \xe2\x80\xae" "txt.exe\n",
+        "entity &#27;]0;t&#7; and &#x9b;2J and &#x202e;x\n",
+        "over\rwrite\n",
+        "[link](http://x/\x1b]0;t\x07) and `code \x1b[31m`\n",
+        "```\nfenced \x1b[2J\n```\n",
+        "| a \x1b[2J | b |\n|---|---|\n| \x1b]0;t\x07 | d |\n",
+    };
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        for (int color = 0; color < 2; color++) {
+            char *out = render(inputs[i], color);
+            for (const unsigned char *p = (const unsigned char *)out; *p; p++) {
+                if (*p == 0x1b) {
+                    /* only SGR: ESC [ digits ; m */
+                    assert_true(color);
+                    assert_int_equal(p[1], '[');
+                    const unsigned char *q = p + 2;
+                    while ((*q >= '0' && *q <= '9') || *q == ';')
+                        q++;
+                    if (*q != 'm')
+                        fail_msg("input %zu: a non-SGR escape in \"%s\"", i, out);
+                    continue;
+                }
+                assert_true(*p >= 0x20 || *p == '\n');
+                if (p[0] == 0xc2)
+                    assert_false(p[1] >= 0x80 && p[1] <= 0x9f);
+                if (p[0] == 0xe2 && p[1] == 0x80)
+                    assert_false(p[2] >= 0xaa && p[2] <= 0xae);
+            }
+            free(out);
+        }
+    }
+    char *out = render("title \x1b]0;pwned\x07 &#27;x\n", false);
+    assert_non_null(strstr(out, "^[]0;pwned^G"));
+    assert_non_null(strstr(out, "^[x"));
+    free(out);
+    out = render("a \xe2\x80\xae b\n", false);
+    assert_non_null(strstr(out, "<U+202E>"));
+    free(out);
+    /* A lone CR is shown, not read as a line break; CR LF is a newline. */
+    out = render("safe\rEVIL\r\nnext\n", false);
+    assert_string_equal(out, "safe^MEVIL\nnext\n");
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_finish_renders_unclosed_block_and_partial_line),
         cmocka_unit_test(test_discard_drops_pending),
         cmocka_unit_test(test_display_width),
+        cmocka_unit_test(test_model_controls_are_shown_not_sent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,14 @@
  * stdout only through text_put. Off a terminal a call's text is held in
  * o->held until model.completed says the call succeeded; stream.restarted
  * throws it away, and a run that ends with a call unfinished prints none of
- * that call. Called on the run's threads, serialized by loom. */
+ * that call.
+ *
+ * Text mode prints nothing from outside raw: the model's text, warnings,
+ * error messages and names pass through base/termsafe.h, so escape
+ * sequences in them show as "^[…" instead of reaching the terminal (or
+ * the terminal a script's log is later shown on). The JSON formats need
+ * no such step: JSON escapes every control character itself. Called on the
+ * run's threads, serialized by loom. */
 #include "surfaces/cli/output.h"
 
 #include <stdio.h>
@@ -15,6 +22,7 @@
 
 #include "base/clock.h"
 #include "base/json.h"
+#include "base/termsafe.h"
 
 void output_begin(cli_output *o)
 {
@@ -24,14 +32,20 @@ void output_begin(cli_output *o)
     o->held = (loom_str)LOOM_STR_INIT;
 }
 
-/* The one place a reply's text is written to stdout. */
+/* The one place a reply's text is written to stdout, made terminal-safe;
+ * a character cut between two deltas waits in o->text_safe. */
 static void text_put(cli_output *o, const char *s, size_t n)
 {
     if (!n)
         return;
-    fwrite(s, 1, n, stdout);
-    fflush(stdout);
-    o->at_line_start = s[n - 1] == '\n';
+    loom_str out = LOOM_STR_INIT;
+    termsafe_feed(&o->text_safe, s, n, &out);
+    if (out.len) {
+        fwrite(out.ptr, 1, out.len, stdout);
+        fflush(stdout);
+        o->at_line_start = out.ptr[out.len - 1] == '\n';
+    }
+    str_free(&out);
 }
 
 /* The model call succeeded: what it said is now the reply. */
@@ -41,8 +55,22 @@ static void text_release(cli_output *o)
     str_clear(&o->held);
 }
 
+/* The text of a turn is over: what the stream holds back is printed. */
+static void text_flush(cli_output *o)
+{
+    loom_str out = LOOM_STR_INIT;
+    termsafe_finish(&o->text_safe, &out);
+    if (out.len) {
+        fwrite(out.ptr, 1, out.len, stdout);
+        fflush(stdout);
+        o->at_line_start = out.ptr[out.len - 1] == '\n';
+    }
+    str_free(&out);
+}
+
 static void text_newline(cli_output *o)
 {
+    text_flush(o);
     if (!o->at_line_start) {
         fputc('\n', stdout);
         fflush(stdout);
@@ -50,19 +78,29 @@ static void text_newline(cli_output *o)
     }
 }
 
-/* A string from outside (a file name in a summary) on one stderr line:
- * control characters become '?'. */
+/* A string from outside (a file name, a server's message) on stderr, every
+ * control character visible; a newline in it would start a line that
+ * looks like Loom's own, so it shows as "^J". */
 static void put_clean(const char *s)
 {
-    for (; *s; s++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, stderr);
+    loom_str out = LOOM_STR_INIT;
+    termsafe_append(&out, s, strlen(s));
+    for (size_t i = 0; i < out.len; i++) {
+        if (out.ptr[i] == '\n')
+            fputs("^J", stderr);
+        else
+            fputc(out.ptr[i], stderr);
+    }
+    str_free(&out);
 }
 
 /* heartbeat.event (docs/heartbeat.md), one line like a warning:
  * "loom: event high filesystem: src/a.c modified (…) (ev_0193…)". */
 static void heartbeat_line(const json_t *payload)
 {
-    fprintf(stderr, "loom: event %s ", json_get_str(payload, "urgency", "?"));
+    fputs("loom: event ", stderr);
+    put_clean(json_get_str(payload, "urgency", "?"));
+    fputc(' ', stderr);
     put_clean(json_get_str(payload, "source", "?"));
     fputs(": ", stderr);
     put_clean(json_get_str(payload, "summary", ""));
@@ -89,15 +127,20 @@ static void text_event(cli_output *o, const char *type, const json_t *payload)
         const char *kind = json_get_str(payload, "kind", "");
         if (!strcmp(kind, "model_retry")) {
             text_newline(o);
-            fprintf(stderr, "loom: warning: %s: %s; retry %lld in %.1fs%s\n",
-                    json_get_str(payload, "code", ""), json_get_str(payload, "message", ""),
+            fputs("loom: warning: ", stderr);
+            put_clean(json_get_str(payload, "code", ""));
+            fputs(": ", stderr);
+            put_clean(json_get_str(payload, "message", ""));
+            fprintf(stderr, "; retry %lld in %.1fs%s\n",
                     (long long)json_get_int(payload, "attempt", 0),
                     json_get_num(payload, "delay_s", 0),
                     o->turn_has_text ? " (the reply starts over)" : "");
             o->turn_has_text = false;
         } else {
             text_newline(o);
-            fprintf(stderr, "loom: warning: %s\n", json_get_str(payload, "message", ""));
+            fputs("loom: warning: ", stderr);
+            put_clean(json_get_str(payload, "message", ""));
+            fputc('\n', stderr);
         }
     } else if (!strcmp(type, "heartbeat.event")) {
         heartbeat_line(payload);
@@ -108,8 +151,9 @@ static void text_event(cli_output *o, const char *type, const json_t *payload)
         put_clean(json_get_str(payload, "output", ""));
         fputc('\n', stderr);
     } else if (o->verbose && (!strcmp(type, "tool.finished") || !strcmp(type, "tool.failed"))) {
-        fprintf(stderr, "loom: %s %s (%lld ms)\n", json_get_str(payload, "tool", "?"),
-                !strcmp(type, "tool.failed") ? "failed" : "done",
+        fputs("loom: ", stderr);
+        put_clean(json_get_str(payload, "tool", "?"));
+        fprintf(stderr, " %s (%lld ms)\n", !strcmp(type, "tool.failed") ? "failed" : "done",
                 (long long)json_get_int(payload, "duration_ms", 0));
     }
 }
@@ -149,7 +193,9 @@ void output_event(cli_output *o, const loom_event *ev)
 void output_warning(cli_output *o, const char *message)
 {
     (void)o;
-    fprintf(stderr, "loom: warning: %s\n", message);
+    fputs("loom: warning: ", stderr);
+    put_clean(message);
+    fputc('\n', stderr);
 }
 
 static const char *subtype_of(const json_t *res)
@@ -178,9 +224,13 @@ void output_end(cli_output *o, const char *result_json)
     str_free(&o->held);
     if (o->format == OUTPUT_TEXT)
         text_newline(o);
-    if (error)
-        fprintf(stderr, "loom: error: %s [%s]\n", json_get_str(error, "message", ""),
-                json_get_str(error, "code", ""));
+    if (error) {
+        fputs("loom: error: ", stderr);
+        put_clean(json_get_str(error, "message", ""));
+        fputs(" [", stderr);
+        put_clean(json_get_str(error, "code", ""));
+        fputs("]\n", stderr);
+    }
     if (o->format == OUTPUT_JSON) {
         json_t *out = json_pack("{s:s,s:s,s:b}", "type", "result", "subtype", subtype_of(res),
                                 "is_error", strcmp(json_get_str(res, "state", ""), "completed") != 0);
@@ -199,7 +249,9 @@ void output_end(cli_output *o, const char *result_json)
 
 void output_setup_error(cli_output *o, const loom_status *st)
 {
-    fprintf(stderr, "loom: %s\n", st->message);
+    fputs("loom: ", stderr);
+    put_clean(st->message);
+    fputc('\n', stderr);
     if (o->format == OUTPUT_JSON) {
         json_t *out = json_pack("{s:s,s:s,s:b,s:{s:s,s:s}}", "type", "result", "subtype",
                                 "error_during_execution", "is_error", 1, "error", "code",

@@ -8,6 +8,8 @@
  *   arrives and a restart is announced on stderr ("the reply starts over").
  *   Notices (retries and other warnings, heartbeat events, tool calls with
  *   --verbose) go to stderr.
+ *   Control characters in any of it are shown, not sent (base/termsafe.h),
+ *   whether or not the output is a terminal.
  * json: one result object on stdout at the end; warnings and heartbeat
  *   events on stderr as in text.
  * stream-json: every event, one JSON object per line, as the run emits it;
@@ -18,6 +20,7 @@
 #include <stdbool.h>
 
 #include "base/str.h"
+#include "base/termsafe.h"
 #include "loom.h"
 #include "surfaces/cli/options.h"
 
@@ -31,6 +34,7 @@ typedef struct cli_output {
     bool turn_has_text;   /* text mode: this model call produced text */
     bool live;            /* text mode: stdout is a terminal, stream as it comes */
     loom_str held;        /* text mode, not live: this model call's text so far */
+    termsafe text_safe;   /* text mode: the model's text made terminal-safe */
 } cli_output;
 
 void output_begin(cli_output *o);

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/termsafe.h"
+
 #define MAX_DEPTH 32
 #define MD_FLAGS (MD_FLAG_NOINDENTEDCODEBLOCKS | MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | \
                   MD_FLAG_TASKLISTS | MD_FLAG_PERMISSIVEURLAUTOLINKS | \
@@ -163,7 +165,9 @@ static void put(rctx *c, const char *s, size_t n)
         return;
     if (c->line_start && !c->in_cell)
         begin_line(c);
-    str_append(c->dst, s, n);
+    /* Every byte of the model's text passes here (entities and URLs
+     * included, `&#27;` decodes to ESC): only raw() writes escapes. */
+    termsafe_append(c->dst, s, n);
     if (c->link)
         str_append(&c->link_text, s, n);
 }
@@ -624,7 +628,7 @@ static void render_piece(const char *md, size_t n, int base_indent, bool color, 
         out->len = mark;
         out->ptr[mark] = '\0';
         spaces(out, base_indent);
-        str_append(out, md, n);
+        termsafe_append(out, md, n);
         c.line_start = n == 0 || md[n - 1] == '\n';
     }
     c.dst = out;
@@ -739,7 +743,14 @@ static void render_lines(render_stream *rs, size_t len, int strip, loom_str *out
             cols = p[k] == '\t' ? (cols / 4 + 1) * 4 : cols + 1;
             k++;
         }
-        str_append(&text, p + k, end - k);
+        /* md4c would read a lone CR as a line break; shown as "^M" it
+         * cannot hide the start of a line (a CR LF is a newline). */
+        for (size_t j = k; j < end; j++) {
+            if (p[j] == '\r' && !(j + 1 < end && p[j + 1] == '\n'))
+                str_puts(&text, "^M");
+            else if (p[j] != '\r')
+                str_putc(&text, p[j]);
+        }
         i = end;
     }
     render_piece(str_cstr(&text), text.len, strip, rs->color, rs->width, out);

@@ -13,6 +13,11 @@
  * terminal, or NO_COLOR is set): the same layout — bullets, indentation,
  * "text (url)" — and not one escape code.
  *
+ * The text is the model's: every control character in it — raw, or from an
+ * entity like `&#27;`, or in a link target — is shown in its visible form
+ * (base/termsafe.h; a lone CR as "^M"), so the only escapes in the output
+ * are the renderer's own styles.
+ *
  * Indented code blocks (four spaces) are not recognized: when each line is
  * rendered alone, a nested list item would otherwise turn into code. Models
  * fence their code.

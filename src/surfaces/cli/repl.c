@@ -33,6 +33,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/str.h"
+#include "base/termsafe.h"
 #include "surfaces/cli/render.h"
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
@@ -58,6 +59,19 @@ static volatile sig_atomic_t terminate_seen;
 static struct termios tty_saved;       /* before a run's tty_quiet */
 static volatile sig_atomic_t tty_saved_ok;
 static struct termios tty_orig;        /* as the REPL found the terminal */
+/* Keys typed ahead while a question was up, for the next message (see
+ * "the approval key" below). Main thread only. */
+static loom_str typeahead;
+
+/* Only blanks (an Enter pressed after an answer key) from `from` on. */
+static bool typeahead_blank(size_t from)
+{
+    for (size_t i = from; i < typeahead.len; i++)
+        if (!strchr(" \t\r\n", typeahead.ptr[i]))
+            return false;
+    return true;
+}
+
 static volatile sig_atomic_t tty_orig_ok;
 
 static long long mono_ms(void)
@@ -194,6 +208,13 @@ void repl_printf(repl *r, repl_tone tone, const char *fmt, ...)
     va_start(ap, fmt);
     str_vprintf(&text, fmt, ap);
     va_end(ap);
+    /* What is printed here may hold text from outside (a server's error, a
+     * hook's message, a session title, a question's options): escapes in
+     * it are shown, never sent. The tones below are the only escapes. */
+    loom_str clean = LOOM_STR_INIT;
+    termsafe_append(&clean, text.ptr, text.len);
+    str_free(&text);
+    text = clean;
     loom_str out = LOOM_STR_INIT;
     /* Tone each line on its own, so a newline never carries a color. */
     const char *p = str_cstr(&text);
@@ -210,36 +231,46 @@ void repl_printf(repl *r, repl_tone tone, const char *fmt, ...)
     str_free(&text);
 }
 
-/* Cuts s to at most `cols` characters on one line, with "…" when cut;
- * control characters (escapes from a tool's output) become '?' so a result
- * cannot restyle or move around the terminal. */
+void repl_write_control(repl *r, const char *seq)
+{
+    pthread_mutex_lock(&r->term);
+    spinner_erase_locked(r->spin);
+    fputs(seq, stdout);
+    fflush(stdout);
+    pthread_mutex_unlock(&r->term);
+}
+
+/* Cuts s to at most `cols` characters on one line, with "…" when cut.
+ * Control characters (escapes from a tool's output, a CR that would let
+ * the rest of a command overwrite its start) are shown in their visible
+ * form (base/termsafe.h), so a result cannot restyle or move around the
+ * terminal, nor hide part of what a prompt asks about. */
 void repl_put_clipped(loom_str *out, const char *s, size_t n, int cols)
 {
+    const char *nl = memchr(s, '\n', n);
+    loom_str safe = LOOM_STR_INIT;
+    termsafe_append(&safe, s, nl ? (size_t)(nl - s) : n);
+    const char *p = safe.ptr;
+    size_t len = safe.len;
     int w = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '\n' || c == '\r')
-            break;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
         if ((c & 0xC0) != 0x80) {
             if (cols > 1 && w >= cols - 1) {
                 /* room for the ellipsis only if more follows */
                 size_t k = i;
-                while (k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+                while (k < len && ((unsigned char)p[k] & 0xC0) == 0x80)
                     k++;
-                if (k < n && s[k] != '\n' && s[k] != '\r') {
+                if (k < len) {
                     str_puts(out, "\xe2\x80\xa6");
-                    return;
+                    break;
                 }
             }
             w++;
         }
-        if (c == '\t')
-            str_putc(out, ' ');
-        else if (c < 0x20 || c == 0x7f)
-            str_putc(out, '?');
-        else
-            str_putc(out, (char)c);
+        str_putc(out, c == '\t' ? ' ' : (char)c);
     }
+    str_free(&safe);
 }
 
 static char *shorten_home(const char *path)
@@ -371,6 +402,13 @@ static char *read_input(repl *r)
         }
         r->prompt = more ? PROMPT_MORE : PROMPT;
         el_resize(r->el); /* the window may have changed during a run */
+        if (typeahead.len) {
+            /* Typed while a question was up: the person's next message.
+             * (Only Enters — pressed after an answer key — are no message.) */
+            if (!typeahead_blank(0))
+                el_push(r->el, str_cstr(&typeahead));
+            str_clear(&typeahead);
+        }
         sigint_seen = 0;
         int count = 0;
         const char *line = el_gets(r->el, &count);
@@ -861,22 +899,131 @@ static void approval_subject(run_view *v, loom_str *out, const char *tool, const
     }
 }
 
-/* The first word of an answer, lowercased, and where the rest starts. */
-static const char *answer_word(const char *answer, char *word, size_t size)
+/* ---- the approval key ---------------------------------------------------------
+ * An approval is answered by one key pressed after the question is shown.
+ * What was typed before — a message for later, typed while the run worked
+ * — is never read as the answer: it waits in the terminal's buffer (tty
+ * quiet mode keeps it there), so when a question appears it is moved to
+ * `typeahead` and handed to the line editor at the next prompt, as the
+ * person typed it. Keys that keep coming right after the question appears
+ * are typing, not an answer: a key counts only once the keyboard has been
+ * quiet for KEY_QUIET_MS since the question appeared or the last key. */
+
+#define KEY_QUIET_MS 500
+
+
+/* Non-canonical, no echo; Ctrl-C still a signal. *before gets the state to
+ * restore. False when stdin is not a terminal. */
+static bool tty_keys_begin(struct termios *before)
 {
-    const char *s = answer + strspn(answer, " \t");
-    size_t n = strcspn(s, " \t");
-    size_t k = 0;
-    for (; k < n && k + 1 < size; k++)
-        word[k] = (char)((s[k] >= 'A' && s[k] <= 'Z') ? s[k] - 'A' + 'a' : s[k]);
-    word[k] = '\0';
-    s += n;
-    return s + strspn(s, " \t");
+    if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, before) != 0)
+        return false;
+    struct termios t = *before;
+    t.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL);
+    t.c_cc[VMIN] = 0;
+    t.c_cc[VTIME] = 0;
+    tcsetattr(STDIN_FILENO, TCSANOW, &t);
+    return true;
 }
 
-/* approval.requested: show what would run and why it needs a person, ask,
- * answer the run. Denying is the default: an empty line, Ctrl-C or an
- * answer that is neither yes nor always denies. */
+/* Moves whatever is waiting on stdin (a half-typed line included: it is
+ * readable once the terminal is non-canonical) to typeahead. */
+static void drain_typeahead(void)
+{
+    char buf[512];
+    for (;;) {
+        struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+        if (poll(&p, 1, 0) != 1 || !(p.revents & POLLIN))
+            return;
+        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+        if (n <= 0)
+            return;
+        str_append(&typeahead, buf, (size_t)n);
+    }
+}
+
+/* Before any question: what was typed ahead stays out of its answer. */
+static void keep_typeahead(void)
+{
+    struct termios before;
+    if (!tty_keys_begin(&before))
+        return;
+    drain_typeahead();
+    tcsetattr(STDIN_FILENO, TCSANOW, &before);
+}
+
+/* Shows what was kept, so the person knows it was not taken as the answer. */
+static void note_typeahead(repl *r, size_t shown)
+{
+    if (typeahead.len <= shown || typeahead_blank(0))
+        return;
+    loom_str line = LOOM_STR_INIT;
+    str_puts(&line, "  kept for your next message: ");
+    loom_str flat = LOOM_STR_INIT;
+    for (size_t i = 0; i < typeahead.len; i++)
+        str_putc(&flat, typeahead.ptr[i] == '\n' || typeahead.ptr[i] == '\r' ? ' ' : typeahead.ptr[i]);
+    repl_put_clipped(&line, flat.ptr, flat.len, repl_columns() - 32);
+    str_putc(&line, '\n');
+    loom_str out = LOOM_STR_INIT;
+    put_tone(r, &out, TONE_DIM, line.ptr, line.len - 1);
+    str_putc(&out, '\n');
+    term_write(r, out.ptr, out.len);
+    str_free(&out);
+    str_free(&flat);
+    str_free(&line);
+}
+
+/* The answer key: 'y', 'a' (only when offered), 'n'; -1 for Ctrl-C, Ctrl-D,
+ * the end of input or the REPL ending. Enter and other keys are ignored. */
+static int approval_key(bool offer_always)
+{
+    long long quiet_since = mono_ms();
+    for (;;) {
+        if (sigint_seen || terminate_seen)
+            return -1;
+        struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+        int rc = poll(&p, 1, 100);
+        if (rc <= 0)
+            continue; /* timeout, or a signal: checked above */
+        if (!(p.revents & POLLIN))
+            return -1; /* hung up */
+        unsigned char c;
+        ssize_t n = read(STDIN_FILENO, &c, 1);
+        if (n == 0)
+            return -1;
+        if (n < 0)
+            continue;
+        long long now = mono_ms();
+        if (now - quiet_since < KEY_QUIET_MS) {
+            str_putc(&typeahead, (char)c); /* still typing: not an answer */
+            quiet_since = now;
+            continue;
+        }
+        if (c == 0x1b) {
+            /* Esc alone denies; an arrow key's sequence is not a key. */
+            struct pollfd q = {.fd = STDIN_FILENO, .events = POLLIN};
+            if (poll(&q, 1, 30) == 1) {
+                char junk[32];
+                ssize_t ignored = read(STDIN_FILENO, junk, sizeof junk);
+                (void)ignored;
+                continue;
+            }
+            return 'n';
+        }
+        if (c == 0x04)
+            return -1;
+        if (c == 'y' || c == 'Y')
+            return 'y';
+        if (c == 'n' || c == 'N')
+            return 'n';
+        if ((c == 'a' || c == 'A') && offer_always)
+            return 'a';
+    }
+}
+
+/* approval.requested: show what would run, why it needs a person and the
+ * exact grant "always" would make, then read one key. Nothing runs and
+ * nothing is saved before that key. */
 static void on_approval(run_view *v, const json_t *p)
 {
     repl *r = v->r;
@@ -885,63 +1032,101 @@ static void on_approval(run_view *v, const json_t *p)
         return;
     flush_text(v);
     spinner_end(r->spin);
+    struct termios before;
+    bool keys = tty_keys_begin(&before);
+    size_t kept = typeahead.len;
+    if (keys)
+        drain_typeahead();
     const char *tool = json_get_str(p, "tool", "this tool");
     const json_t *input = json_get_obj(p, "input");
     const char *why = json_get_str(p, "message", json_get_str(p, "reason", ""));
+    const json_t *always = json_get_obj(p, "always");
+    const char *grant = json_get_str(always, "label", NULL);
+    bool session_edits = !strcmp(json_get_str(always, "kind", ""), "session_edits");
     loom_str out = LOOM_STR_INIT;
-    char head[160];
-    snprintf(head, sizeof head, "? Allow this %.100s call?", tool);
+    loom_str head = LOOM_STR_INIT;
+    str_printf(&head, "? Allow this %.100s call?", tool);
+    loom_str line = LOOM_STR_INIT;
+    repl_put_clipped(&line, head.ptr, head.len, repl_columns() - 2);
     str_putc(&out, '\n');
-    put_tone(r, &out, TONE_YELLOW, head, strlen(head));
+    put_tone(r, &out, TONE_YELLOW, line.ptr, line.len);
     str_putc(&out, '\n');
+    str_free(&head);
     approval_subject(v, &out, tool, input);
     if (*why) {
-        loom_str line = LOOM_STR_INIT;
+        str_clear(&line);
         repl_put_clipped(&line, why, strlen(why), repl_columns() - 2);
         str_puts(&out, "  ");
         put_tone(r, &out, TONE_DIM, str_cstr(&line), line.len);
         str_putc(&out, '\n');
-        str_free(&line);
     }
-    static const char choices[] =
-        "  y = allow once \xc2\xb7 a = allow always (a rule in .loom/settings.local.json) "
-        "\xc2\xb7 n [reason] = deny";
-    put_tone(r, &out, TONE_DIM, choices, sizeof choices - 1);
+    /* The grant, word for word: what `a` saves (or allows for the session). */
+    str_clear(&line);
+    if (grant && *grant) {
+        str_puts(&out, "  ");
+        put_tone(r, &out, TONE_DIM, session_edits ? "a: " : "a saves ", session_edits ? 3 : 8);
+        repl_put_clipped(&line, grant, strlen(grant), repl_columns() - 12);
+        put_tone(r, &out, TONE_BOLD, line.ptr, line.len);
+        if (!session_edits) {
+            static const char where[] = " in .loom/settings.local.json";
+            put_tone(r, &out, TONE_DIM, where, sizeof where - 1);
+        }
+        str_putc(&out, '\n');
+    } else {
+        const char *why_not = json_get_str(always, "why_not", "");
+        str_puts(&out, "  ");
+        static const char no[] = "no \"always\" for this call";
+        put_tone(r, &out, TONE_DIM, no, sizeof no - 1);
+        if (*why_not) {
+            repl_put_clipped(&line, why_not, strlen(why_not), repl_columns() - 40);
+            put_tone(r, &out, TONE_DIM, ": ", 2);
+            put_tone(r, &out, TONE_DIM, line.ptr, line.len);
+        }
+        str_putc(&out, '\n');
+    }
+    str_free(&line);
+    const char *choices = grant ? "  y = allow once \xc2\xb7 a = allow always \xc2\xb7 n or Esc = deny"
+                                : "  y = allow once \xc2\xb7 n or Esc = deny";
+    put_tone(r, &out, TONE_DIM, choices, strlen(choices));
     str_putc(&out, '\n');
     term_write(r, str_cstr(&out), out.len);
     str_free(&out);
+    note_typeahead(r, kept);
+    const char *ask = grant ? "allow? [y/a/n] " PROMPT : "allow? [y/n] " PROMPT;
+    term_write(r, ask, strlen(ask));
     /* The answer sits between the call and its result: repeat the call's
      * line above the result. */
     v->last_header = NULL;
 
-    tty_quiet(false);
-    char *answer = repl_ask_line(r, "allow? [y/a/N] " PROMPT);
-    tty_quiet(true);
-    const char *decision = "deny";
-    const char *reason = "denied in the REPL";
-    char word[16] = "";
-    const char *rest = answer ? answer_word(answer, word, sizeof word) : "";
-    if (!strcmp(word, "y") || !strcmp(word, "yes")) {
-        decision = "allow";
-        reason = NULL;
-    } else if (!strcmp(word, "a") || !strcmp(word, "always")) {
-        decision = "allow_always";
-        reason = NULL;
-    } else if (!strcmp(word, "n") || !strcmp(word, "no")) {
-        if (*rest)
-            reason = rest;
-    } else if (answer && *word) {
-        reason = answer + strspn(answer, " \t"); /* free text: the reason itself */
+    size_t before_keys = typeahead.len;
+    int key = keys ? approval_key(grant != NULL) : -1;
+    if (keys)
+        tcsetattr(STDIN_FILENO, TCSANOW, &before);
+    const char *shown = key == 'y' ? "yes" : key == 'a' ? "always" : key == 'n' ? "no" : "";
+    term_write(r, shown, strlen(shown));
+    term_write(r, "\n", 1);
+    note_typeahead(r, before_keys);
+    const char *decision = key == 'y' ? "allow" : key == 'a' ? "allow_always" : "deny";
+    char *reason = NULL;
+    if (key == 'n') {
+        /* A reason is optional; it goes to the model with the denial. */
+        tty_quiet(false);
+        reason = repl_ask_line(r, "  reason for the model (Enter for none) " PROMPT);
+        tty_quiet(true);
     }
+    const char *why_denied = reason && *reason ? reason + strspn(reason, " \t") : "denied in the REPL";
     loom_status st;
-    if (loom_run_answer(v->run, id, decision, reason, &st) != 0)
+    if (loom_run_answer(v->run, id, decision, key == 'n' || key < 0 ? why_denied : NULL, &st) != 0)
         repl_printf(r, TONE_RED, "%s\n", st.message);
-    else if (!strcmp(decision, "allow_always"))
-        repl_printf(r, TONE_DIM, "  Allowed; calls like this one will not ask again "
-                    "(rule saved in .loom/settings.local.json)\n");
-    if (!answer)
+    else if (key == 'a' && session_edits)
+        repl_printf(r, TONE_DIM, "  Allowed; edits inside the workspace are accepted for the rest "
+                    "of this session (permission mode acceptEdits, not saved)\n");
+    else if (key == 'a')
+        repl_printf(r, TONE_DIM, "  Allowed; saved %s in .loom/settings.local.json, calls it "
+                    "covers will not ask again\n", grant);
+    if (key < 0)
         loom_run_cancel(v->run); /* Ctrl-C or Ctrl-D: the person wants the run stopped */
-    free(answer);
+    free(reason);
     spinner_begin(r->spin, "Thinking\xe2\x80\xa6");
 }
 
@@ -1013,6 +1198,9 @@ static void serve_question(run_view *v)
         return;
     flush_text(v);
     spinner_end(v->r->spin);
+    size_t kept = typeahead.len;
+    keep_typeahead();
+    note_typeahead(v->r, kept);
     tty_quiet(false);
     char *answer = sigint_seen ? NULL : ask_person(v, questions);
     tty_quiet(true);
@@ -1262,6 +1450,7 @@ int repl_main(const cli_options *opt)
         fputs("\n", stdout);
     fflush(stdout);
     editor_close(&r);
+    str_free(&typeahead);
     spinner_free(r.spin);
     loom_session_free(r.session);
     loom_agent_free(r.agent);

@@ -51,11 +51,16 @@ typedef enum {
     TONE_PLAIN, TONE_DIM, TONE_BOLD, TONE_RED, TONE_YELLOW, TONE_GREEN,
     TONE_ALERT, /* bold red: a critical heartbeat event */
 } repl_tone;
+/* The text is made terminal-safe (base/termsafe.h): escapes in it show as
+ * "^[…"; only the tone's own codes reach the terminal. */
 void repl_printf(repl *r, repl_tone tone, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Loom's own control sequence (the screen clear of /clear), written as is. */
+void repl_write_control(repl *r, const char *seq);
 /* Appends the first line of s[0..n) to out, cut to cols characters with
- * "…" (cols <= 0: not cut); control characters become '?', so text from
- * outside (a tool's output, a file name) cannot restyle the terminal. */
+ * "…" (cols <= 0: not cut); control characters are shown in their visible
+ * form (^[, ^M, <U+202E>), so text from outside (a tool's output, a file
+ * name) cannot restyle the terminal or hide part of itself. */
 void repl_put_clipped(loom_str *out, const char *s, size_t n, int cols);
 /* Terminal columns of stdout (80 when unknown). */
 int repl_columns(void);

@@ -58,7 +58,7 @@ static void cmd_clear(repl *r, const char *args)
     }
     repl_switch_session(r, s, false);
     if (isatty(STDOUT_FILENO))
-        repl_printf(r, TONE_PLAIN, "\x1b[H\x1b[2J\x1b[3J");
+        repl_write_control(r, "\x1b[H\x1b[2J\x1b[3J");
     repl_header(r);
     repl_printf(r, TONE_DIM, "New session %s\n", loom_session_id(s));
 }
@@ -168,9 +168,14 @@ static void list_sessions(repl *r)
                 room = 10;
             repl_printf(r, TONE_PLAIN, "  %s  ", items[i].id);
             repl_printf(r, TONE_DIM, "%-9s ", when);
-            repl_printf(r, TONE_PLAIN, "%.*s%s%s\n", (int)(cut < (size_t)room ? cut : (size_t)room),
-                        first, cut > (size_t)room || first[cut] ? "\xe2\x80\xa6" : "",
+            /* A session's first prompt is text from the file: cut by
+             * characters and shown terminal-safe (repl_put_clipped). */
+            loom_str title = LOOM_STR_INIT;
+            repl_put_clipped(&title, first, strlen(first), room);
+            repl_printf(r, TONE_PLAIN, "%s%s%s\n", str_cstr(&title),
+                        first[cut] && !strstr(str_cstr(&title), "\xe2\x80\xa6") ? "\xe2\x80\xa6" : "",
                         is_current ? " (current)" : "");
+            str_free(&title);
             shown++;
         }
         free(items[i].id);

@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/str.h"
+#include "base/termsafe.h"
 
 #define TICK_MS 100
 
@@ -172,7 +173,7 @@ void spinner_begin(spinner *sp, const char *label)
         return;
     pthread_mutex_lock(sp->lock);
     free(sp->label);
-    sp->label = xstrdup(label);
+    sp->label = termsafe_dup(label); /* it may name a tool the model chose */
     sp->tokens = 0;
     sp->started_ms = clock_mono_ms();
     sp->active = true;
@@ -186,7 +187,7 @@ void spinner_label(spinner *sp, const char *label)
         return;
     pthread_mutex_lock(sp->lock);
     free(sp->label);
-    sp->label = xstrdup(label);
+    sp->label = termsafe_dup(label); /* it may name a tool the model chose */
     pthread_mutex_unlock(sp->lock);
 }
 
