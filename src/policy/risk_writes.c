@@ -1082,8 +1082,8 @@ static void w_git(const bash_cmd *c, sink *s)
 }
 
 /* xargs CMD: CMD gets file names from stdin, so whatever CMD writes by
- * its operands could be any file: any file under the working directory,
- * unless CMD only reads. */
+ * its operands could be any file at all — stdin may name /etc/passwd as
+ * well as ./x — unless CMD only reads. */
 static bool w_xargs(const bash_cmd *c, const char *name, sink *s)
 {
     static const char *const L[] = {"arg-file", "delimiter", "eof", "replace", "max-lines",
@@ -1106,7 +1106,7 @@ static bool w_xargs(const bash_cmd *c, const char *name, sink *s)
     }
     if (i >= c->argc || find_exec_reads(c, i) || in_set(base_of(c->argv[i]), QUIET))
         return true;
-    put_any_in(s, ".");
+    put_any_in(s, "/");
     return true;
 }
 

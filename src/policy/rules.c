@@ -1304,6 +1304,35 @@ static bool write_inside(bash_state *st, const path_forms *pf)
     return false;
 }
 
+/* True when w is a written glob whose files the rules can judge: no
+ * expansion, no segment that could be "..", and a known directory. It then
+ * neither blocks an allow nor meets deny rules here — glob_target_rules
+ * decides which denied files it could be (rm *.o is not rm .env) — but
+ * its literal directory must lie in the workspace like any other write. */
+static bool glob_write_known(bash_state *st, const dirset *ds, const char *w, unsigned flags)
+{
+    if (!(flags & BASH_WORD_GLOB) || (flags & BASH_WORD_EXPANDS) || ds->unknown)
+        return false;
+    for (const char *seg = w; seg; seg = strchr(seg, '/') ? strchr(seg, '/') + 1 : NULL)
+        if (seg[0] == '.' && (seg[1] == '*' || seg[1] == '?' || seg[1] == '[' || seg[1] == '{' ||
+                              (seg[1] == '.' && (seg[2] == '/' || !seg[2]))))
+            return false;   /* .* and .?: bash may match "..", leaving the tree */
+    char *lit = literal_dir(w);
+    if (!lit)
+        return false;
+    size_t ndirs = lit[0] == '/' ? 1 : ds->n;
+    for (size_t k = 0; k < ndirs && !st->outside[0]; k++) {
+        path_forms pf;
+        path_forms_make(&pf, lit, ds->d[k]);
+        if (!write_inside(st, &pf))
+            snprintf(st->outside, sizeof st->outside,
+                     "the command writes %s, outside the workspace (%s)", w, st->cwd);
+        path_forms_free(&pf);
+    }
+    free(lit);
+    return true;
+}
+
 /* One file a Bash command reads (fam READ) or writes (fam EDIT), as the
  * parser gave it, against the deny/ask rules of that family. */
 static void check_file_word(bash_state *st, const dirset *ds, const char *w, unsigned flags,
@@ -1317,6 +1346,8 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
         vague = true;
     if (vague) {
         free(t);
+        if (fam == FAM_EDIT && glob_write_known(st, ds, w, flags))
+            return;
         if (fam == FAM_EDIT && !st->blocked[0])
             snprintf(st->blocked, sizeof st->blocked,
                      "the command writes %s: cannot tell which file that is", w);

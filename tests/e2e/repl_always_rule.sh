@@ -88,7 +88,7 @@ check "notes/b.txt was written without asking (inside the workspace)" \
 N=$((N + 1))
 wait_until "the .bashrc Write approval" 20 asked "$N"
 wait_until "it waits" 10 waiting 'allow? [y/n] ›'
-assert_contains "the grant does not cover a shell start-up file" "$(screen)" "shell.startup_write"
+assert_contains "the grant does not cover a shell start-up file" "$(screen)" "writes a shell start-up file"
 answer -l n
 keys Enter
 check "notes/.bashrc was not written" test ! -e "$T/proj/notes/.bashrc"

@@ -24,7 +24,7 @@ start_mock "$T/scenario.json"
 use_provider anthropic
 
 QUESTION="Do you trust the files in this folder?"
-ASK='allow? [y/a/N] ›'
+ASK='allow? [y/a/n] ›'
 
 # trust_start [LOOM ARGS...] — repl_start without waiting for the header,
 # which comes after the trust question.
@@ -56,10 +56,11 @@ wait_screen "the notice after n" \
 wait_prompt
 type_line "go"
 wait_screen "the touch is asked about: the project's allow rule was ignored" "$ASK" 15
-keys n Enter
+answer n
+keys Enter   # no reason for the model
 wait_until "the second question" 15 bash -c '[ "$(tmux -L "$1" capture-pane -p -J -S -2000 -t repl | grep -cF -- "$2")" -ge 2 ]' _ "$TMUX_SOCKET" "$ASK"
 check "the denied command did not run" test ! -e "$T/proj/t.txt"
-keys a Enter
+answer a
 wait_screen "the answer" "Done here." 15
 wait_prompt
 assert_eq "allowed always: the echo ran" "$(cat "$T/proj/x.txt" 2>/dev/null)" "hi"

@@ -14,6 +14,9 @@ source "$(dirname "$0")/repl_lib.sh"
 mkdir -p "$T/proj/.loom"
 local_settings="$T/proj/.loom/settings.local.json"
 echo '{"permissions": {"allow": ["Bash(git status:*)"]}}' > "$local_settings"
+# The user trusts this folder, so the rules "always" saves in it count
+# (docs/permissions.md §10); the trust question itself is repl_trust.sh's.
+echo "{\"trustedWorkspaces\": [\"$T/proj\"]}" > "$LOOM_HOME/settings.json"
 settings_sum() { md5sum < "$local_settings"; }
 SUM0=$(settings_sum)
 

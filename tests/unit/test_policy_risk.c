@@ -543,9 +543,9 @@ static void test_write_targets(void **state)
         {"bash -c 'rm .env'", ".env"},
         {"find . -exec sh -c 'echo x > .env' \\;", ".env"},
         {"x=$(cp in.txt .env)", ".env"},
-        {"echo .env | xargs rm", "./**"},
-        {"find . -name '*.env' -print0 | xargs -0 -n1 shred -u", "./**"},
-        {"ls | xargs -I{} cp in.txt {}", "./**"},
+        {"echo .env | xargs rm", "/**"},
+        {"find . -name '*.env' -print0 | xargs -0 -n1 shred -u", "/**"},
+        {"ls | xargs -I{} cp in.txt {}", "/**"},
     };
     run_wcases(cases, sizeof cases / sizeof cases[0], false, true);
 

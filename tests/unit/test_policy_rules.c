@@ -598,6 +598,13 @@ static const rule_row RULE_ROWS[] = {
     {'W', "git status > src/dangling", PERM_NONE},        /* dangling symlink out */
     {'W', "git status <> /tmp/loom-outside-x", PERM_NONE},
     {'W', "cat <<< hi | tee ~/.bashrc", PERM_NONE},
+    /* a written glob: its directory decides, not the files it may match */
+    {'W', "echo x > out*.txt", PERM_ALLOW},
+    {'W', "echo x | tee logs/*.log", PERM_ALLOW},
+    {'W', "echo x > /tmp/loom-outside-*", PERM_NONE},
+    {'W', "echo x > ~/.bash*", PERM_NONE},
+    {'W', "echo x > .*/x", PERM_NONE},
+    {'W', "echo x > ../*.txt", PERM_NONE},
     {'W', "echo x | tee -a ~/.ssh/authorized_keys", PERM_NONE},
     {'W', "echo x | tee out.txt", PERM_ALLOW},
     {'W', "cd /tmp && git status > x", PERM_NONE},
