@@ -182,6 +182,12 @@ while ! screen_has "All done"; do
 done
 check "REPL: the accomplice's calls were put to the user ($asked questions)" test "$asked" -ge 6
 wait_prompt
+# Asked while loom still runs: the tmux server ends with it.
+title=$(tm display -p -t repl '#{pane_title}')
+buffers=$(tm list-buffers)
+check "REPL: the pane still answers (its title is \"$title\")" test -n "$title"
+check "REPL: the window title is not the repository's" bash -c "[[ '$title' != *pwned* ]]"
+check "REPL: nothing reached the clipboard" test -z "$buffers"
 keys C-d
 wait_exit >/dev/null || true
 check "REPL: nothing reached the attacker's listener" test ! -s "$T/stolen.log"
@@ -194,9 +200,6 @@ check "REPL: the pty saw no OSC sequence (title, clipboard)" \
 check "REPL: the pty saw no clear-screen" bash -c "! LC_ALL=C grep -qaF $'\\x1b[2J' '$T/pty.raw'"
 check "REPL: the pty saw no C1 control" bash -c "! LC_ALL=C grep -qaP '\\xc2[\\x80-\\x9f]' '$T/pty.raw'"
 check "REPL: the escapes were shown, not sent" bash -c "LC_ALL=C grep -qaF '^[]52;' '$T/pty.raw'"
-title=$(tm display -p -t repl '#{pane_title}' 2>/dev/null || true)
-check "REPL: the window title is not the repository's ($title)" bash -c "[[ '$title' != *pwned* ]]"
-check "REPL: nothing reached the clipboard" test -z "$(tm list-buffers 2>/dev/null)"
 check "REPL: the pty recorded something" test -s "$T/pty.raw"
 
 finish
