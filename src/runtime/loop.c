@@ -10,6 +10,7 @@
 #include "runtime/context_control.h"
 #include "runtime/loop_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/utf8.h"
 #include "context/budget.h"
 #include "context/memory.h"
 #include "context/working.h"
@@ -161,12 +163,19 @@ static void obs_finish(void *ctx, size_t index, const tool_call *call, const too
     size_t preview = r->text.len < 2000 ? r->text.len : 2000;
     while (preview < r->text.len && preview > 0 && ((unsigned char)r->text.ptr[preview] & 0xC0) == 0x80)
         preview--;
+    /* Tool output need not be UTF-8 (a binary file, a terminal escape cut in
+     * half); json_pack would refuse it and the event would lose its payload,
+     * so bad bytes become U+FFFD here as they do in the session record. */
+    size_t clean_len;
+    char *clean = utf8_sanitize(str_cstr(&r->text), preview, &clean_len);
     json_t *payload = json_pack(
         "{s:s,s:s,s:b,s:I,s:I,s:I,s:s%,s:I}", "call_id", call->id, "tool", call->name,
         "is_error", r->is_error, "started_us", (json_int_t)out->started_us, "finished_us",
         (json_int_t)out->finished_us, "duration_ms",
-        (json_int_t)((out->finished_us - out->started_us) / 1000), "output", str_cstr(&r->text),
-        preview, "output_chars", (json_int_t)r->text.len);
+        (json_int_t)((out->finished_us - out->started_us) / 1000), "output", clean, clean_len,
+        "output_chars", (json_int_t)r->text.len);
+    free(clean);
+    assert(payload);
     if (out->failed_step)
         json_object_set_new(payload, "failed_step", json_string(out->failed_step));
     if (r->raw)
