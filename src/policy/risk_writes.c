@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/glob.h"
 #include "base/str.h"
 #include "policy/risk_expand.h"
 
@@ -1394,61 +1395,7 @@ static bool seg_glob(const char *p, size_t pn, const char *s, size_t sn, bool fi
 {
     if (first && sn && s[0] == '.' && !(pn && p[0] == '.'))
         return false;
-    size_t pi = 0, si = 0, star_p = (size_t)-1, star_s = 0;
-    while (si < sn) {
-        if (pi < pn && p[pi] == '*') {
-            star_p = ++pi;
-            star_s = si;
-            continue;
-        }
-        if (pi < pn) {
-            bool ok = false;
-            size_t adv = 1;
-            if (p[pi] == '?') {
-                ok = true;
-            } else if (p[pi] == '[') {
-                size_t j = pi + 1;
-                bool neg = j < pn && (p[j] == '!' || p[j] == '^');
-                if (neg)
-                    j++;
-                size_t start = j;
-                bool hit = false;
-                while (j < pn && (p[j] != ']' || j == start)) {
-                    if (j + 2 < pn && p[j + 1] == '-' && p[j + 2] != ']') {
-                        hit = hit || ((unsigned char)s[si] >= (unsigned char)p[j] &&
-                                      (unsigned char)s[si] <= (unsigned char)p[j + 2]);
-                        j += 3;
-                    } else {
-                        hit = hit || p[j] == s[si];
-                        j++;
-                    }
-                }
-                if (j < pn) {
-                    ok = hit != neg;
-                    adv = j + 1 - pi;
-                } else {
-                    ok = s[si] == '[';
-                }
-            } else if (p[pi] == '\\' && pi + 1 < pn) {
-                ok = p[pi + 1] == s[si];
-                adv = 2;
-            } else {
-                ok = p[pi] == s[si];
-            }
-            if (ok) {
-                pi += adv;
-                si++;
-                continue;
-            }
-        }
-        if (star_p == (size_t)-1)
-            return false;
-        pi = star_p;
-        si = ++star_s;
-    }
-    while (pi < pn && p[pi] == '*')
-        pi++;
-    return pi == pn;
+    return glob_segment_match(p, pn, s, sn);
 }
 
 /* Could one segment of the target (a) and one of the rule (b) name the

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "base/path.h"
+#include "base/glob.h"
 #include "base/str.h"
 #include "policy/bash_parse.h"
 #include "policy/program_options.h"
@@ -246,67 +247,6 @@ static bool has_glob(const char *s, size_t n)
     return false;
 }
 
-/* One path segment against one pattern segment: * ? [set] and \x. */
-static bool seg_match(const char *p, size_t pn, const char *s, size_t sn)
-{
-    size_t pi = 0, si = 0, star_p = SIZE_MAX, star_s = 0;
-    while (si < sn) {
-        if (pi < pn && p[pi] == '*') {
-            star_p = ++pi;
-            star_s = si;
-            continue;
-        }
-        if (pi < pn) {
-            bool ok = false;
-            size_t adv = 1;
-            if (p[pi] == '?') {
-                ok = true;
-            } else if (p[pi] == '[') {
-                size_t j = pi + 1;
-                bool neg = j < pn && (p[j] == '!' || p[j] == '^');
-                if (neg)
-                    j++;
-                size_t first = j;
-                bool hit = false;
-                while (j < pn && (p[j] != ']' || j == first)) {
-                    if (j + 2 < pn && p[j + 1] == '-' && p[j + 2] != ']') {
-                        if ((unsigned char)s[si] >= (unsigned char)p[j] &&
-                            (unsigned char)s[si] <= (unsigned char)p[j + 2])
-                            hit = true;
-                        j += 3;
-                    } else {
-                        if (p[j] == s[si])
-                            hit = true;
-                        j++;
-                    }
-                }
-                if (j < pn) {
-                    ok = hit != neg;
-                    adv = j + 1 - pi;
-                } else {
-                    ok = s[si] == '['; /* no closing ]: a plain '[' */
-                }
-            } else if (p[pi] == '\\' && pi + 1 < pn) {
-                ok = p[pi + 1] == s[si];
-                adv = 2;
-            } else {
-                ok = p[pi] == s[si];
-            }
-            if (ok) {
-                pi += adv;
-                si++;
-                continue;
-            }
-        }
-        if (star_p == SIZE_MAX)
-            return false;
-        pi = star_p;
-        si = ++star_s;
-    }
-    while (pi < pn && p[pi] == '*')
-        pi++;
-    return pi == pn;
-}
 
 typedef struct segs {
     const char **p;
@@ -361,7 +301,7 @@ static bool segs_match(const segs *pat, size_t i, const segs *path, size_t j, un
     else if (j == path->n)
         r = false;
     else
-        r = seg_match(pat->p[i], pat->len[i], path->p[j], path->len[j]) &&
+        r = glob_segment_match(pat->p[i], pat->len[i], path->p[j], path->len[j]) &&
             segs_match(pat, i + 1, path, j + 1, memo);
     *m = r ? 1 : 2;
     return r;
@@ -603,7 +543,6 @@ static bool vague_word(unsigned flags)
     return (flags & (BASH_WORD_EXPANDS | BASH_WORD_GLOB)) != 0;
 }
 
-static bool seg_match(const char *p, size_t pn, const char *s, size_t sn);
 
 /* The bytes of a vague word before its first expansion or glob character
  * are fixed text: whatever the word becomes, its first resulting word
@@ -652,7 +591,7 @@ static bool could_match(const rule *r, const char *const *w, const unsigned *fl,
         if (strcmp(w[k], r->words[k]))
             return false;
     if (v < n && v < r->nwords && !(fl[v] & BASH_WORD_EXPANDS) &&
-        !seg_match(w[v], strlen(w[v]), r->words[v], strlen(r->words[v])))
+        !glob_segment_match(w[v], strlen(w[v]), r->words[v], strlen(r->words[v])))
         return false;   /* a plain glob that cannot name the rule's word */
     if (v < n && v < r->nwords && !strchr(r->words[v], '*')) {
         size_t fp = fixed_prefix_len(w[v], fl[v]), rl = strlen(r->words[v]);

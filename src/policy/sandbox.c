@@ -46,6 +46,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/proc.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "policy/secrets.h"
 
@@ -112,34 +113,6 @@ static const char *const SANDBOX_DEVICES[] = {
 
 /* ---- paths ----------------------------------------------------------------- */
 
-/* Folds ".", ".." and repeated slashes of an absolute path, in place. */
-static void path_fold(char *p)
-{
-    char *out = p;
-    const char *in = p;
-    while (*in) {
-        while (*in == '/')
-            in++;
-        const char *seg = in;
-        while (*in && *in != '/')
-            in++;
-        size_t n = (size_t)(in - seg);
-        if (n == 0 || (n == 1 && seg[0] == '.'))
-            continue;
-        if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-            while (out > p && *--out != '/') {
-            }
-            continue;
-        }
-        *out++ = '/';
-        memmove(out, seg, n);
-        out += n;
-    }
-    if (out == p)
-        *out++ = '/';
-    *out = '\0';
-}
-
 /* path made absolute ("~/" → $HOME, relative → base or the cwd) and folded.
  * Caller frees. */
 static char *path_absolute(const char *path, const char *base)
@@ -160,8 +133,8 @@ static char *path_absolute(const char *path, const char *base)
         str_putc(&s, '/');
         str_puts(&s, path);
     }
-    char *r = str_steal(&s);
-    path_fold(r);
+    char *r = path_fold(s.ptr);
+    str_free(&s);
     return r;
 }
 
@@ -172,8 +145,7 @@ static char *path_canon(const char *abs)
     char *r = realpath(abs, NULL);
     if (r)
         return r;
-    char *copy = xstrdup(abs);
-    path_fold(copy);
+    char *copy = path_fold(abs);
     char *slash = strrchr(copy, '/');
     if (!slash || slash == copy) {
         return copy;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "base/str.h"
 #include "base/utf8.h"
 #include "policy/bash_parse.h"
@@ -60,34 +61,6 @@ static bool under(const char *p, const char *root)
     return strncmp(p, root, n) == 0 && (p[n] == '\0' || p[n] == '/');
 }
 
-/* "/a/./b/../c" → "/a/c", in place, for an absolute path. */
-static void fold(char *p)
-{
-    char *out = p;
-    const char *in = p;
-    while (*in) {
-        while (*in == '/')
-            in++;
-        const char *seg = in;
-        while (*in && *in != '/')
-            in++;
-        size_t n = (size_t)(in - seg);
-        if (n == 0 || (n == 1 && seg[0] == '.'))
-            continue;
-        if (n == 2 && seg[0] == '.' && seg[1] == '.') {
-            while (out > p && *--out != '/') {
-            }
-            continue;
-        }
-        *out++ = '/';
-        memmove(out, seg, n);
-        out += n;
-    }
-    if (out == p)
-        *out++ = '/';
-    *out = '\0';
-}
-
 /* Absolute and folded, "~/" expanded; NULL without a usable base. */
 static char *lexical(const char *path, const char *cwd)
 {
@@ -112,8 +85,8 @@ static char *lexical(const char *path, const char *cwd)
         str_putc(&s, '/');
         str_puts(&s, path);
     }
-    char *r = str_steal(&s);
-    fold(r);
+    char *r = path_fold(s.ptr);
+    str_free(&s);
     return r;
 }
 
@@ -150,9 +123,9 @@ static void stores_init(stores *st)
     for (size_t i = 0; i < NSECRETS; i++) {
         loom_str s = LOOM_STR_INIT;
         str_printf(&s, "%s/%s", home, SECRETS_DEFAULT[i]);
-        fold(s.ptr);
         st->res[i] = perm_resolve_path(s.ptr, "/");
-        st->lex[i] = str_steal(&s);
+        st->lex[i] = path_fold(s.ptr);
+        str_free(&s);
     }
     st->n = NSECRETS;
 }
