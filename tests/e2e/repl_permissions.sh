@@ -35,6 +35,9 @@ assert_contains "modes are described (seed 001 §14.1)" "$s" "Can analyze but no
 type_line "/permissions plan"
 wait_screen "the switch" "Permission mode: plan (was default)"
 wait_prompt
+# The line above the prompt keeps the mode in sight while it is on.
+above_prompt() { screen | grep -v '^[[:space:]]*$' | tail -n 2 | head -n 1; }
+assert_contains "plan mode is shown above the prompt" "$(above_prompt)" "plan mode: read-only"
 type_line "/status"
 wait_screen "/status in plan" "Mode      plan"
 wait_prompt
@@ -56,6 +59,16 @@ assert_eq "the audit names the mode as the source" \
 type_line "/plan off"
 wait_screen "leaving plan" "Left plan mode · permission mode: default"
 wait_prompt
+check "default mode shows no mode line" lacks "$(above_prompt)" "plan mode: read-only"
+type_line "/permissions bypassPermissions"
+wait_screen "the switch to bypass" "Permission mode: bypassPermissions"
+wait_prompt
+assert_contains "bypassPermissions is shown above the prompt" "$(above_prompt)" \
+  "bypassPermissions: tools run without asking"
+type_line "/permissions default"
+wait_screen "back to default" "Permission mode: default (was bypassPermissions)"
+wait_prompt
+check "default again: no mode line" lacks "$(above_prompt)" "bypassPermissions: tools run"
 type_line "/status"
 wait_screen "/status after /plan off" "Mode      default"
 wait_prompt

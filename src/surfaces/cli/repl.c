@@ -1370,6 +1370,37 @@ static char *absolute_cwd(const char *dir)
     return xstrdup(dir ? dir : ".");
 }
 
+/* The label of a permission mode that changes what runs without a question
+ * (seed 001 §14.1), NULL for default and delegate. */
+static const char *mode_label(const char *mode)
+{
+    if (!mode)
+        return NULL;
+    if (!strcmp(mode, "plan"))
+        return "\xe2\x8f\xb8 plan mode: read-only, nothing is changed or sent out (/plan off)";
+    if (!strcmp(mode, "acceptEdits"))
+        return "\xe2\x8f\xb5\xe2\x8f\xb5 acceptEdits: file edits in the workspace run without asking";
+    if (!strcmp(mode, "bypassPermissions"))
+        return "\xe2\x9a\xa0 bypassPermissions: tools run without asking";
+    if (!strcmp(mode, "fullAccess"))
+        return "\xe2\x9a\xa0 fullAccess: tools run without asking, ask rules and guards included";
+    if (!strcmp(mode, "auto"))
+        return "auto mode: a classifier answers what the rules leave open";
+    if (!strcmp(mode, "dontAsk"))
+        return "dontAsk: what would ask is denied";
+    return NULL;
+}
+
+/* Plan mode and the modes that skip questions stay in sight: a line above
+ * every prompt while one is on, since the mode can change mid-session
+ * (/permissions, /plan, ExitPlanMode, an edit grant). */
+static void show_mode(repl *r)
+{
+    const char *label = mode_label(loom_session_permission_mode(r->session));
+    if (label)
+        repl_printf(r, TONE_YELLOW, "%s\n", label);
+}
+
 static void submit(repl *r, char *line)
 {
     size_t n = strlen(line);
@@ -1439,6 +1470,7 @@ int repl_main(const cli_options *opt)
         free(first);
     }
     while (!r.quit && !terminate_seen) {
+        show_mode(&r);
         char *line = read_input(&r);
         if (!line)
             break;
