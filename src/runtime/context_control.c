@@ -436,7 +436,8 @@ static int background_collect(loop_io *io, loop_state *st, bool wait, loop_resul
     return rc;
 }
 
-void context_background_stop(loop_state *st)
+void context_background_stop(const loop_params *p, loop_io *io, loop_state *st,
+                             loop_result *out)
 {
     compact_job *j = st->background;
     if (!j)
@@ -444,6 +445,8 @@ void context_background_stop(loop_state *st)
     atomic_store(&j->cancel, CANCEL_RUN);
     pthread_join(j->thread, NULL);
     st->background = NULL;
+    if (out && loop_usage_total(&j->usage) > 0)
+        loop_count_side_usage(p, io, st, out, "compaction", NULL, NULL, &j->usage, 1);
     job_free(j);
 }
 

@@ -38,8 +38,11 @@ int context_compact(const loop_params *p, const provider_config *cfg, loop_io *i
                     loop_state *st, const char *trigger, const char *instructions,
                     loop_result *out, loom_error *err);
 
-/* Stops and discards a background compaction still running (run end). */
-void context_background_stop(loop_state *st);
+/* Stops and discards a background compaction still running (run end).
+ * Its summary is not applied, but what its model call spent is counted in
+ * out (usage, cost, a model.usage event): the tokens were paid for. */
+void context_background_stop(const loop_params *p, loop_io *io, loop_state *st,
+                             loop_result *out);
 
 /* renew (seed 000, 7 steps); reason: "forced", "requested" or
  * "reactive". 0, or -1 with err set. */

@@ -749,7 +749,7 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
                                         "stop_reason", out->stop_reason ? out->stop_reason : ""));
         hook_outcome_free(&o);
     }
-    context_background_stop(&st);
+    context_background_stop(p, io, &st, out);
     free(st.last_call_sig);
     str_free(&st.reminders);
     ladder_edits_free(&st.edits);

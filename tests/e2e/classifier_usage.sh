@@ -88,5 +88,32 @@ assert_eq "compaction: and its cost in cost_usd" "$(jq -r '.cost_usd * 1e6 | rou
 assert_eq "compaction: reported as model.usage" \
   "$(jq -r 'select(.type=="model.usage") | "\(.payload.purpose):\(.payload.usage.inputTokens)"' "$T/compact.jsonl")" \
   "compaction:7000"
+
+# A background compaction the run ends before taking: its summary is not
+# applied, but its model call was paid for and is counted. The final reply
+# drips for ~3 s while the summary comes back at once.
+jq -n --arg s "$SUMMARY" '{sequence: true, turns: [
+  {match: {no_tools: true}, reply: {text: $s, usage: {input_tokens: 7000, output_tokens: 300}}},
+  {reply: {tool_calls: [{id: "k1", name: "Bash", input: {command: "echo hi"}}],
+           usage: {input_tokens: 8500, output_tokens: 10}}},
+  {reply: {text: "Done before the summary was used.", usage: {input_tokens: 100, output_tokens: 10}},
+   chunk_size: 1, drip_ms: 80}]}' > "$T/background.json"
+echo '{"price_input_per_mtok": 1, "price_output_per_mtok": 10, "max_output_tokens": 500}' \
+  > "$LOOM_HOME/settings.json"
+start_mock "$T/background.json"
+use_provider anthropic
+"$LOOM_BIN" -p "say hi" --permission-mode bypassPermissions --cwd "$T/proj" --context-window 10000 \
+  --output-format stream-json > "$T/background.jsonl"
+final=$(jq -c 'select(.type=="run.state_changed" and .payload.state=="completed") | .payload' "$T/background.jsonl")
+check "background: the compaction ran in the background" \
+  grep -q '"context.compaction_started"' "$T/background.jsonl"
+check "background: the run ended before applying it" \
+  bash -c '! grep -q "\"context.compacted\"" "$1"' _ "$T/background.jsonl"
+assert_eq "background: its tokens are in the usage" "$(jq -r .usage.inputTokens <<<"$final")" "15600"
+assert_eq "background: and in cost_usd" "$(jq -r '.cost_usd * 1e6 | round' <<<"$final")" "18800"
+assert_eq "background: reported as model.usage" \
+  "$(jq -r 'select(.type=="model.usage") | "\(.payload.purpose):\(.payload.usage.inputTokens)"' "$T/background.jsonl")" \
+  "compaction:7000"
+rm -f "$LOOM_HOME/settings.json"
 rm -rf "$T/proj/.loom"
 finish
