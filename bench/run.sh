@@ -71,6 +71,7 @@ agent_cpu=$(cpu "$t/agent.log"); chat_cpu=$(cpu "$t/chat.log")
   echo
   "$build/bench_pipeline" 20000
   "$build/bench_decision" 2>/dev/null | tail -n 3 || true
+  (cd "$t" && "$build/bench_rules" 2000 | head -n 2)
   "$build/bench_sandbox" 2>/dev/null | tail -n 8 || true
 } | tee -a "$root/bench/results/print.txt"
 
