@@ -138,6 +138,21 @@ for w in ls-ok git-ok make-ok python-ok socketpair-ok subprocess-ok; do
 done
 assert_contains "deny: an unlisted allowed.sock is refused too" "$(result allowed)" "status 1"
 
+# 1b. A repository's own list is not the user's: untrusted, it is ignored
+# (with a notice) and the socket stays out of reach.
+echo "{\"sandbox\": {\"enabled\": true, \"network\": \"deny\", \"allowUnixSockets\": [\"$T/sock/allowed.sock\"]}}" \
+  > "$T/proj/.loom/settings.json"
+: > "$T/listener.log"
+start_mock "$T/scenario.json"
+use_provider anthropic
+json=$("$LOOM_BIN" -p "unix sockets" --permission-mode bypassPermissions --cwd "$T/proj" \
+       --output-format json 2>"$T/untrusted.err")
+file=$(session_file "$(jq -r .session_id <<<"$json")")
+assert_contains "untrusted list: ignored with a notice" "$(cat "$T/untrusted.err")" "sandbox.allowUnixSockets"
+assert_contains "untrusted list: the listed socket stays refused" "$(result allowed)" "status 1"
+sleep 0.3
+assert_eq "untrusted list: the listener got nothing" "$(cat "$T/listener.log")" ""
+
 # 2. allowUnixSockets lists one socket: it is reached; the others still not.
 # The lists that open something are the user's own: a repository's would be
 # ignored until the workspace is trusted (docs/permissions.md §10).
