@@ -1,5 +1,12 @@
 /* memory.c — finds, expands and caps the instructions and memory files that
- * go into the dynamic system prompt (see memory.h for the rules). */
+ * go into the dynamic system prompt (see memory.h for the rules).
+ *
+ * Nothing that is a secret path (policy/secrets.h: ~/.ssh, ~/.aws, …, as
+ * written or through a symlink) is ever read into the block: an
+ * instructions file, an @import or a memory index that names one, or is a
+ * symlink to one, becomes a note instead. A repository's AGENTS.md saying
+ * `@~/.ssh/id_rsa` would otherwise put the key into every request, with no
+ * tool call for anyone to see. Threading: no state; one call, one thread. */
 #include "context/memory.h"
 
 #include <dirent.h>
@@ -8,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/str.h"
+#include "policy/secrets.h"
 
 /* A long memory directory is still only a list of paths, but an unbounded
  * one could eat the whole budget. */
@@ -23,6 +32,12 @@ typedef struct render_ctx {
     const char *stack[MEMORY_IMPORT_DEPTH + 2];  /* files being expanded, for cycles */
     size_t depth;
 } render_ctx;
+
+/* path is a secret path (as written or resolved): why gets the store. */
+static bool is_secret(const char *path, char *why, size_t cap)
+{
+    return secrets_path_is_secret(path, "/", why, cap);
+}
 
 const char *memory_kind_name(memory_kind kind)
 {
@@ -164,6 +179,14 @@ static void include_import(render_ctx *c, loom_str *out, const char *importer, c
         free(path);
         return;
     }
+    char why[512];
+    if (is_secret(path, why, sizeof why) || is_secret(rp, why, sizeof why)) {
+        str_printf(out, "[@%s not imported: %s; secret files never enter the prompt]\n", target,
+                   why);
+        free(path);
+        free(rp);
+        return;
+    }
     free(path);
     for (size_t i = 0; i < c->depth; i++) {
         if (strcmp(c->stack[i], rp) == 0) {
@@ -223,6 +246,14 @@ static void expand(render_ctx *c, loom_str *out, const char *path, const char *t
 static bool add_file(render_ctx *c, loom_str *out, const char *title, const char *path,
                      memory_kind kind)
 {
+    char why[512];
+    struct stat st;
+    if (stat(path, &st) == 0 && is_secret(path, why, sizeof why)) {
+        /* Present, so the AGENTS.md/CLAUDE.md fallback stops here too. */
+        str_printf(out, "\n# %s (%s)\n[not loaded: %s; secret files never enter the prompt]\n",
+                   title, path, why);
+        return true;
+    }
     size_t len = 0;
     bool cut = false;
     char *text = read_capped(path, MEMORY_FILE_CAP, &len, &cut);
@@ -309,7 +340,11 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
     str_printf(&index_path, "%s/MEMORY.md", rp);
     size_t len = 0;
     bool cut = false;
-    char *index = read_capped(index_path.ptr, MEMORY_INDEX_CAP, &len, &cut);
+    char why[512];
+    char *index = NULL;
+    bool secret_index = is_secret(index_path.ptr, why, sizeof why);
+    if (!secret_index)
+        index = read_capped(index_path.ptr, MEMORY_INDEX_CAP, &len, &cut);
     if (index || n > 0) {
         str_printf(out, "\n# Memory (%s)\n", rp);
         str_puts(out, "MEMORY.md is the index of this memory and is always loaded. The other "
@@ -329,6 +364,9 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
             c->rep.truncated = true;
         }
         free(index);
+    } else if (secret_index && access(index_path.ptr, F_OK) == 0) {
+        str_printf(out, "\n## Index (%s)\n[not loaded: %s; secret files never enter the "
+                        "prompt]\n", index_path.ptr, why);
     }
     if (n > 0) {
         str_puts(out, "\n## Memory files (not loaded)\n");

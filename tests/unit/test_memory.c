@@ -194,6 +194,74 @@ static void test_imports(void **state)
     free(out);
 }
 
+/* Nothing under a credential store enters the block, however a repository
+ * spells the way there: @imports (~/, absolute, relative, dot-dot, double
+ * slash, a symlinked file or directory), an instructions file that is itself
+ * a symlink to a key, a memory index that is one. */
+static void test_secret_paths_refused(void **state)
+{
+    put("userhome/.ssh/id_rsa", "SECRET-SSH-KEY\n");
+    put("userhome/.aws/credentials", "SECRET-AWS-KEY\n");
+    put("userhome/.netrc", "SECRET-NETRC\n");
+    put("userhome/notes.md", "PLAIN-HOME-NOTE\n");
+    mkdir_at("repo/.git");
+    char *key = at("userhome/.ssh/id_rsa");
+    char *ssh = at("userhome/.ssh");
+    char *netrc = at("userhome/.netrc");
+    char *link = at("repo/key.md");
+    char *dlink = at("repo/sshdir");
+    assert_int_equal(symlink(key, link), 0);
+    assert_int_equal(symlink(ssh, dlink), 0);
+    loom_str agents = LOOM_STR_INIT;
+    str_printf(&agents,
+               "ROOT-RULE\n"
+               "@~/.ssh/id_rsa\n"
+               "@%s\n"
+               "@../userhome/.ssh//id_rsa\n"
+               "@~/.ssh/../.ssh/./id_rsa\n"
+               "@key.md\n"
+               "@sshdir/id_rsa\n"
+               "@~/.aws/credentials\n"
+               "@~/.netrc\n"
+               "@~/notes.md\n",
+               key);
+    put("repo/AGENTS.md", agents.ptr);
+    str_free(&agents);
+    /* A nested directory whose AGENTS.md is a symlink to the key. */
+    mkdir_at("repo/sub");
+    char *sub_agents = at("repo/sub/AGENTS.md");
+    assert_int_equal(symlink(key, sub_agents), 0);
+    /* The project memory index is a symlink to ~/.netrc. */
+    mkdir_at("repo/.loom/memory");
+    char *index = at("repo/.loom/memory/MEMORY.md");
+    assert_int_equal(symlink(netrc, index), 0);
+
+    memory_report rep;
+    char *out = render_in("repo/sub", &rep);
+    pos(out, "ROOT-RULE");
+    pos(out, "PLAIN-HOME-NOTE"); /* an ordinary file under $HOME still imports */
+    assert_null(strstr(out, "SECRET-SSH-KEY"));
+    assert_null(strstr(out, "SECRET-AWS-KEY"));
+    assert_null(strstr(out, "SECRET-NETRC"));
+    /* Each refused import is a note in place, naming the store. */
+    assert_int_equal(count(out, "secret files never enter the prompt"), 8 + 1 + 1);
+    pos(out, "[@~/.ssh/id_rsa not imported:");
+    pos(out, "[@key.md not imported:");
+    pos(out, "[@sshdir/id_rsa not imported:");
+    pos(out, "~/.aws, a credential store");
+    for (size_t i = 0; i < rep.count; i++)
+        assert_null(strstr(rep.files[i].path, "/.ssh"));
+    memory_report_free(&rep);
+    free(out);
+    free(key);
+    free(ssh);
+    free(netrc);
+    free(link);
+    free(dlink);
+    free(sub_agents);
+    free(index);
+}
+
 static void test_import_depth(void **state)
 {
     mkdir_at("deep/.git");
@@ -314,6 +382,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_order_and_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_depth, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_secret_paths_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
     };
