@@ -26,6 +26,12 @@ static const char *const SECRETS_DEFAULT[] = {
     ".ssh",           ".aws",   ".gnupg", ".config/gcloud", ".azure", ".kube",
     ".docker/config.json", ".netrc", ".npmrc", ".pypirc",
     ".git-credentials", ".config/gh/hosts.yml", ".password-store",
+    /* The rest of the credential files the risk classifier's "credentials"
+     * class names (docs/permissions-rules.md): a file a Bash write to which
+     * is a tamper is a file no tool reads unseen either. */
+    ".config/git/credentials", ".vault-token", ".pgpass", ".my.cnf",
+    ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+    ".terraform.d/credentials.tfrc.json",
 };
 
 #define NSECRETS (sizeof SECRETS_DEFAULT / sizeof *SECRETS_DEFAULT)

@@ -6,7 +6,10 @@
 # Run in bypassPermissions mode, where the search's own fence is all that
 # stands between the model and the key (the "outside the workspace"
 # question is skipped there): no result names or quotes a key, while an
-# ordinary file under the same root is still found.
+# ordinary file under the same root is still found. Then: the credential
+# files the risk classifier names (~/.pgpass, ~/.my.cnf, ~/.vault-token,
+# ~/.cargo/credentials.toml, ~/.config/git/credentials, …) are secret paths
+# to Read as well, directly and through the link.
 source "$(dirname "$0")/_lib.sh"
 
 mkdir -p "$HOME/.ssh" "$HOME/.aws" "$T/ws"
@@ -47,4 +50,35 @@ assert_contains "an ordinary file under the link is still searched" "$(result gr
 assert_contains "and found by name through the chain" "$(result glob_chain)" "notes.txt"
 check "no request to the model carries a key" \
   bash -c '! grep -q "KEYMARK-SSH\|KEYMARK-AWS" "$1"' _ "$MOCK_LOG"
+
+CREDS=(.pgpass .my.cnf .vault-token .cargo/credentials.toml .cargo/credentials .gem/credentials
+       .config/git/credentials .terraform.d/credentials.tfrc.json)
+{
+  echo '{"turns": ['
+  i=0
+  for c in "${CREDS[@]}"; do
+    mkdir -p "$(dirname "$HOME/$c")"
+    echo "CREDMARK-$i" > "$HOME/$c"
+    jq -nc --arg p "~/$c" --arg id "c$i" '{reply:{tool_calls:[{id:$id,name:"Read",input:{file_path:$p}}]}}'
+    echo ,
+    jq -nc --arg p "h/$c" --arg id "l$i" '{reply:{tool_calls:[{id:$id,name:"Read",input:{file_path:$p}}]}}'
+    echo ,
+    i=$((i + 1))
+  done
+  echo '{"reply": {"text": "done"}}]}'
+} > "$T/creds.json"
+start_mock "$T/creds.json"
+json=$("$LOOM_BIN" -p "read" --permission-mode bypassPermissions --cwd "$T/ws" \
+       --output-format json 2>/dev/null) || true
+file=$(session_file "$(jq -r .session_id <<<"$json")")
+for ((i = 0; i < ${#CREDS[@]}; i++)); do
+  for k in c l; do
+    r=$(result "$k$i")
+    if [ "$k" = c ]; then via="~"; else via="h"; fi
+    check "Read $via/${CREDS[$i]}: denied as a credential store" \
+      bash -c '[[ "$1" == *"secret path"* && "$1" != *CREDMARK* ]]' _ "$r"
+  done
+done
+check "no request to the model carries a credential file" \
+  bash -c '! grep -q "CREDMARK" "$1"' _ "$MOCK_LOG"
 finish

@@ -116,6 +116,14 @@ static void test_default_list(void **state)
         docker |= !strcmp(s, ".docker/config.json");
     }
     assert_true(ssh && aws && netrc && docker);
+    /* Every credential file the risk classifier names is a secret path. */
+    static const char *const also[] = {"~/.pgpass", "~/.my.cnf", "~/.vault-token",
+                                       "~/.config/git/credentials", "~/.cargo/credentials",
+                                       "~/.cargo/credentials.toml", "~/.gem/credentials",
+                                       "~/.terraform.d/credentials.tfrc.json"};
+    for (size_t i = 0; i < sizeof also / sizeof *also; i++)
+        if (!secrets_path_is_secret(also[i], "/", NULL, 0))
+            fail_msg("%s is not a secret path", also[i]);
     assert_null(secrets_default_at(secrets_default_count()));
 }
 
