@@ -33,10 +33,32 @@ typedef struct render_ctx {
     size_t depth;
 } render_ctx;
 
-/* path is a secret path (as written or resolved): why gets the store. */
+/* A path under /proc, /sys or /dev (as written or resolved): not a file
+ * but a view of the machine — /proc/self/environ holds the API keys Loom
+ * was started with. */
+static bool is_pseudo(const char *path, char *why, size_t cap)
+{
+    static const char *const roots[] = {"/proc", "/sys", "/dev"};
+    char *rp = realpath(path, NULL);
+    const char *forms[2] = {path, rp};
+    bool hit = false;
+    for (int f = 0; f < 2 && !hit; f++)
+        for (size_t i = 0; forms[f] && i < 3 && !hit; i++) {
+            size_t n = strlen(roots[i]);
+            if (!strncmp(forms[f], roots[i], n) && (forms[f][n] == '/' || !forms[f][n])) {
+                hit = true;
+                snprintf(why, cap, "%s is in %s, not a file of instructions", path, roots[i]);
+            }
+        }
+    free(rp);
+    return hit;
+}
+
+/* path is a secret path (as written or resolved) or a pseudo-file: why
+ * gets the store. */
 static bool is_secret(const char *path, char *why, size_t cap)
 {
-    return secrets_path_is_secret(path, "/", why, cap);
+    return secrets_path_is_secret(path, "/", why, cap) || is_pseudo(path, why, cap);
 }
 
 const char *memory_kind_name(memory_kind kind)

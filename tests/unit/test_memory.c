@@ -223,6 +223,8 @@ static void test_secret_paths_refused(void **state)
                "@sshdir/id_rsa\n"
                "@~/.aws/credentials\n"
                "@~/.netrc\n"
+               "@/proc/self/environ\n"
+               "@/dev/stdin\n"
                "@~/notes.md\n",
                key);
     put("repo/AGENTS.md", agents.ptr);
@@ -236,15 +238,20 @@ static void test_secret_paths_refused(void **state)
     char *index = at("repo/.loom/memory/MEMORY.md");
     assert_int_equal(symlink(netrc, index), 0);
 
+    setenv("LOOM_TEST_ENV_MARK", "ENVIRON-MARKER", 1);
     memory_report rep;
     char *out = render_in("repo/sub", &rep);
+    unsetenv("LOOM_TEST_ENV_MARK");
     pos(out, "ROOT-RULE");
+    /* Not /proc/self/environ (the API keys), not a device that blocks. */
+    assert_null(strstr(out, "ENVIRON-MARKER"));
+    pos(out, "[@/dev/stdin not imported: /dev/stdin is in /dev");
     pos(out, "PLAIN-HOME-NOTE"); /* an ordinary file under $HOME still imports */
     assert_null(strstr(out, "SECRET-SSH-KEY"));
     assert_null(strstr(out, "SECRET-AWS-KEY"));
     assert_null(strstr(out, "SECRET-NETRC"));
     /* Each refused import is a note in place, naming the store. */
-    assert_int_equal(count(out, "secret files never enter the prompt"), 8 + 1 + 1);
+    assert_int_equal(count(out, "secret files never enter the prompt"), 8 + 2 + 1 + 1);
     pos(out, "[@~/.ssh/id_rsa not imported:");
     pos(out, "[@key.md not imported:");
     pos(out, "[@sshdir/id_rsa not imported:");
