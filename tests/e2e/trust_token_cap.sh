@@ -5,8 +5,9 @@
 # 0 (unlimited) or a larger amount in text is ignored with a notice naming
 # file and key, a smaller one is kept; the same over the user's
 # max_tokens_total for a project token_budget ("1b", "+5m"). And the cap
-# binds for real: with the user's tiny token_budget the run stops on it
-# although the project says max_tokens_total 1000000000.
+# binds for real: with the user's tiny token_budget — in settings or as
+# "+10" in the prompt — the run stops on it although the project says
+# max_tokens_total 1000000000.
 source "$(dirname "$0")/_lib.sh"
 
 lacks() { [[ "$1" != *"$2"* ]]; }
@@ -49,4 +50,11 @@ JSON
 start_mock "$T/two.json"
 run_with '{"token_budget": "10"}' '{"max_tokens_total": 1000000000}'
 assert_eq "the user's token_budget stops the run" "$(jq -r .stop_reason "$T/out")" "token_budget"
+# A budget typed in the prompt ("+10") binds too: the project's larger
+# max_tokens_total (kept: the user's settings set no cap) does not raise it.
+echo '{}' > "$LOOM_HOME/settings.json"
+echo '{"max_tokens_total": 1000000000}' > "$R/.loom/settings.json"
+start_mock "$T/two.json"
+"$LOOM_BIN" -p "+10 hi" --cwd "$R" --output-format json > "$T/out" 2> "$T/err" || true
+assert_eq "the prompt's +10 stops the run" "$(jq -r .stop_reason "$T/out")" "token_budget"
 finish
