@@ -31,6 +31,11 @@ typedef struct render_ctx {
     size_t nloaded;
     const char *stack[MEMORY_IMPORT_DEPTH + 2];  /* files being expanded, for cycles */
     size_t depth;
+    /* An untrusted folder's files (and what they import) may not reach
+     * outside the repository: an @import is a read nobody is asked about. */
+    bool confined;        /* expanding a project file of an untrusted folder */
+    bool trusted;         /* the folder's settings are trusted */
+    const char *root;     /* the repository (or cwd), resolved */
 } render_ctx;
 
 /* A path under /proc, /sys or /dev (as written or resolved): not a file
@@ -52,6 +57,28 @@ static bool is_pseudo(const char *path, char *why, size_t cap)
         }
     free(rp);
     return hit;
+}
+
+/* p (resolved) is root or lies beneath it. */
+static bool path_under(const char *p, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    if (n == 1 && root[0] == '/')
+        return true;
+    return !strncmp(p, root, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+/* A project file of an untrusted folder reaching rp outside the
+ * repository: why gets the note. */
+static bool escapes_repo(const render_ctx *c, const char *rp, char *why, size_t cap)
+{
+    if (!c->confined || !c->root || path_under(rp, c->root))
+        return false;
+    snprintf(why, cap, "%s is outside the repository, and this folder is not trusted (trust it "
+                       "to import files from elsewhere)", rp);
+    return true;
 }
 
 /* path is a secret path (as written or resolved) or a pseudo-file: why
@@ -210,6 +237,11 @@ static void include_import(render_ctx *c, loom_str *out, const char *importer, c
         return;
     }
     free(path);
+    if (escapes_repo(c, rp, why, sizeof why)) {
+        str_printf(out, "[@%s not imported: %s]\n", target, why);
+        free(rp);
+        return;
+    }
     for (size_t i = 0; i < c->depth; i++) {
         if (strcmp(c->stack[i], rp) == 0) {
             str_printf(out, "[@%s not imported: import cycle back to %s]\n", target, rp);
@@ -282,6 +314,15 @@ static bool add_file(render_ctx *c, loom_str *out, const char *title, const char
     if (!text)
         return false;
     char *rp = resolve(path);
+    c->confined = kind == MEMORY_PROJECT && !c->trusted;
+    if (escapes_repo(c, rp, why, sizeof why)) {
+        /* An AGENTS.md that is a symlink to a file elsewhere. */
+        str_printf(out, "\n# %s (%s)\n[not loaded: %s]\n", title, path, why);
+        c->confined = false;
+        free(rp);
+        free(text);
+        return true;
+    }
     if (!was_loaded(c, rp)) {
         note_loaded(c, rp, kind);
         str_printf(out, "\n# %s (%s)\n", title, path);
@@ -291,6 +332,7 @@ static bool add_file(render_ctx *c, loom_str *out, const char *title, const char
             c->rep.truncated = true;
         }
     }
+    c->confined = false;
     free(rp);
     free(text);
     return true;
@@ -418,9 +460,10 @@ static char *loom_home(void)
     return str_steal(&s);
 }
 
-char *memory_render(const char *cwd, memory_report *rep)
+char *memory_render(const char *cwd, bool trusted, memory_report *rep)
 {
     render_ctx c = {0};
+    c.trusted = trusted;
     char *home = loom_home();
     char *dir = resolve(cwd);
     char *root = repo_root(dir);
@@ -435,6 +478,7 @@ char *memory_render(const char *cwd, memory_report *rep)
     /* Outermost first, so the closer a file is to cwd the later (and more
      * specific) its word: collect cwd and its ancestors up to the root. */
     const char *top = root ? root : dir;
+    c.root = top;
     char **chain = NULL;
     size_t nchain = 0;
     char *cur = xstrdup(dir);
@@ -476,8 +520,15 @@ char *memory_render(const char *cwd, memory_report *rep)
     str_clear(&path);
     str_printf(&path, "%s/.loom/memory", strcmp(top, "/") == 0 ? "" : top);
     char *proj_mem = realpath(path.ptr, NULL);
-    if (proj_mem && (!seen_mem || strcmp(proj_mem, seen_mem) != 0))
-        add_memory_dir(&c, &mem, proj_mem);
+    if (proj_mem && (!seen_mem || strcmp(proj_mem, seen_mem) != 0)) {
+        char why[PATH_MAX + 128];
+        c.confined = !trusted;
+        if (escapes_repo(&c, proj_mem, why, sizeof why))
+            str_printf(&mem, "\n# Memory (%s)\n[not loaded: %s]\n", path.ptr, why);
+        else
+            add_memory_dir(&c, &mem, proj_mem);
+        c.confined = false;
+    }
     free(proj_mem);
     free(seen_mem);
 

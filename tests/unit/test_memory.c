@@ -91,7 +91,7 @@ static const char *pos(const char *hay, const char *needle)
 static char *render_in(const char *rel, memory_report *rep)
 {
     char *cwd = at(rel);
-    char *out = memory_render(cwd, rep);
+    char *out = memory_render(cwd, true, rep);
     free(cwd);
     return out;
 }
@@ -269,6 +269,40 @@ static void test_secret_paths_refused(void **state)
     free(index);
 }
 
+/* Untrusted, a project's files stay inside the repository: imports of ~/,
+ * absolute and ../ paths outside it become notes; one inside still loads;
+ * the user's own AGENTS.md imports as before. */
+static void test_untrusted_confined(void **state)
+{
+    mkdir_at("repo/.git");
+    put("userhome/shared.md", "HOME-SHARED\n");
+    put("outside/x.md", "OUTSIDE-X\n");
+    put("repo/docs/in.md", "INSIDE-DOC\n");
+    put("home/AGENTS.md", "USER-RULE\n@~/shared.md\n");
+    char *abs = at("outside/x.md");
+    loom_str agents = LOOM_STR_INIT;
+    str_printf(&agents, "PROJECT-RULE\n@docs/in.md\n@~/shared.md\n@%s\n@../outside/x.md\n", abs);
+    put("repo/AGENTS.md", agents.ptr);
+    str_free(&agents);
+    char *cwd = at("repo");
+    char *out = memory_render(cwd, false, NULL);
+    pos(out, "USER-RULE");
+    pos(out, "PROJECT-RULE");
+    pos(out, "INSIDE-DOC");
+    /* Once, from the user's file; the project's import of it is a note. */
+    assert_int_equal(count(out, "HOME-SHARED"), 1);
+    assert_true(pos(out, "HOME-SHARED") < pos(out, "PROJECT-RULE"));
+    assert_null(strstr(out, "OUTSIDE-X"));
+    assert_int_equal(count(out, "is outside the repository, and this folder is not trusted"), 3);
+    free(out);
+    /* Trusted, the same files import. */
+    out = memory_render(cwd, true, NULL);
+    pos(out, "OUTSIDE-X");
+    free(out);
+    free(cwd);
+    free(abs);
+}
+
 static void test_import_depth(void **state)
 {
     mkdir_at("deep/.git");
@@ -322,7 +356,7 @@ static void test_memory_dirs(void **state)
     unsetenv("LOOM_HOME");
     char *saved_home = xstrdup(getenv("HOME"));
     setenv("HOME", empty, 1);
-    out = memory_render(empty, &rep);
+    out = memory_render(empty, true, &rep);
     assert_string_equal(out, "");
     assert_int_equal(rep.count, 0);
     memory_report_free(&rep);
@@ -390,6 +424,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_depth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_secret_paths_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_untrusted_confined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
     };
