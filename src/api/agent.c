@@ -61,7 +61,7 @@ static int parse_bool(const json_t *values, const char *key, bool *out, loom_sta
 static char *reload_dynamic(void *ctx)
 {
     loom_agent *a = ctx;
-    return system_prompt_dynamic(a->cwd);
+    return system_prompt_dynamic(a->cwd, a->trusted);
 }
 
 /* A model's entry under "models" in the settings files, local first. */
@@ -271,7 +271,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     if (extra)
         str_printf(&sys, "\n%s\n", extra);
     a->system_static = str_steal(&sys);
-    a->system_dynamic = system_prompt_dynamic_report(a->cwd, &a->memory);
+    a->system_dynamic = system_prompt_dynamic_report(a->cwd, a->trusted, &a->memory);
 
     a->params = (loop_params){
         .provider = &a->provider,

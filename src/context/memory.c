@@ -1,5 +1,12 @@
 /* memory.c — finds, expands and caps the instructions and memory files that
- * go into the dynamic system prompt (see memory.h for the rules). */
+ * go into the dynamic system prompt (see memory.h for the rules).
+ *
+ * Nothing that is a secret path (policy/secrets.h: ~/.ssh, ~/.aws, …, as
+ * written or through a symlink) is ever read into the block: an
+ * instructions file, an @import or a memory index that names one, or is a
+ * symlink to one, becomes a note instead. A repository's AGENTS.md saying
+ * `@~/.ssh/id_rsa` would otherwise put the key into every request, with no
+ * tool call for anyone to see. Threading: no state; one call, one thread. */
 #include "context/memory.h"
 
 #include <dirent.h>
@@ -8,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/str.h"
+#include "policy/secrets.h"
 
 /* A long memory directory is still only a list of paths, but an unbounded
  * one could eat the whole budget. */
@@ -22,7 +31,62 @@ typedef struct render_ctx {
     size_t nloaded;
     const char *stack[MEMORY_IMPORT_DEPTH + 2];  /* files being expanded, for cycles */
     size_t depth;
+    /* An untrusted folder's files (and what they import) may not reach
+     * outside the repository: an @import is a read nobody is asked about. */
+    bool confined;        /* expanding a project file of an untrusted folder */
+    bool trusted;         /* the folder's settings are trusted */
+    const char *root;     /* the repository (or cwd), resolved */
 } render_ctx;
+
+/* A path under /proc, /sys or /dev (as written or resolved): not a file
+ * but a view of the machine — /proc/self/environ holds the API keys Loom
+ * was started with. */
+static bool is_pseudo(const char *path, char *why, size_t cap)
+{
+    static const char *const roots[] = {"/proc", "/sys", "/dev"};
+    char *rp = realpath(path, NULL);
+    const char *forms[2] = {path, rp};
+    bool hit = false;
+    for (int f = 0; f < 2 && !hit; f++)
+        for (size_t i = 0; forms[f] && i < 3 && !hit; i++) {
+            size_t n = strlen(roots[i]);
+            if (!strncmp(forms[f], roots[i], n) && (forms[f][n] == '/' || !forms[f][n])) {
+                hit = true;
+                snprintf(why, cap, "%s is in %s, not a file of instructions", path, roots[i]);
+            }
+        }
+    free(rp);
+    return hit;
+}
+
+/* p (resolved) is root or lies beneath it. */
+static bool path_under(const char *p, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    if (n == 1 && root[0] == '/')
+        return true;
+    return !strncmp(p, root, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+/* A project file of an untrusted folder reaching rp outside the
+ * repository: why gets the note. */
+static bool escapes_repo(const render_ctx *c, const char *rp, char *why, size_t cap)
+{
+    if (!c->confined || !c->root || path_under(rp, c->root))
+        return false;
+    snprintf(why, cap, "%s is outside the repository, and this folder is not trusted (trust it "
+                       "to import files from elsewhere)", rp);
+    return true;
+}
+
+/* path is a secret path (as written or resolved) or a pseudo-file: why
+ * gets the store. */
+static bool is_secret(const char *path, char *why, size_t cap)
+{
+    return secrets_path_is_secret(path, "/", why, cap) || is_pseudo(path, why, cap);
+}
 
 const char *memory_kind_name(memory_kind kind)
 {
@@ -164,7 +228,20 @@ static void include_import(render_ctx *c, loom_str *out, const char *importer, c
         free(path);
         return;
     }
+    char why[512];
+    if (is_secret(path, why, sizeof why) || is_secret(rp, why, sizeof why)) {
+        str_printf(out, "[@%s not imported: %s; secret files never enter the prompt]\n", target,
+                   why);
+        free(path);
+        free(rp);
+        return;
+    }
     free(path);
+    if (escapes_repo(c, rp, why, sizeof why)) {
+        str_printf(out, "[@%s not imported: %s]\n", target, why);
+        free(rp);
+        return;
+    }
     for (size_t i = 0; i < c->depth; i++) {
         if (strcmp(c->stack[i], rp) == 0) {
             str_printf(out, "[@%s not imported: import cycle back to %s]\n", target, rp);
@@ -223,12 +300,29 @@ static void expand(render_ctx *c, loom_str *out, const char *path, const char *t
 static bool add_file(render_ctx *c, loom_str *out, const char *title, const char *path,
                      memory_kind kind)
 {
+    char why[512];
+    struct stat st;
+    if (stat(path, &st) == 0 && is_secret(path, why, sizeof why)) {
+        /* Present, so the AGENTS.md/CLAUDE.md fallback stops here too. */
+        str_printf(out, "\n# %s (%s)\n[not loaded: %s; secret files never enter the prompt]\n",
+                   title, path, why);
+        return true;
+    }
     size_t len = 0;
     bool cut = false;
     char *text = read_capped(path, MEMORY_FILE_CAP, &len, &cut);
     if (!text)
         return false;
     char *rp = resolve(path);
+    c->confined = kind == MEMORY_PROJECT && !c->trusted;
+    if (escapes_repo(c, rp, why, sizeof why)) {
+        /* An AGENTS.md that is a symlink to a file elsewhere. */
+        str_printf(out, "\n# %s (%s)\n[not loaded: %s]\n", title, path, why);
+        c->confined = false;
+        free(rp);
+        free(text);
+        return true;
+    }
     if (!was_loaded(c, rp)) {
         note_loaded(c, rp, kind);
         str_printf(out, "\n# %s (%s)\n", title, path);
@@ -238,6 +332,7 @@ static bool add_file(render_ctx *c, loom_str *out, const char *title, const char
             c->rep.truncated = true;
         }
     }
+    c->confined = false;
     free(rp);
     free(text);
     return true;
@@ -309,7 +404,11 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
     str_printf(&index_path, "%s/MEMORY.md", rp);
     size_t len = 0;
     bool cut = false;
-    char *index = read_capped(index_path.ptr, MEMORY_INDEX_CAP, &len, &cut);
+    char why[512];
+    char *index = NULL;
+    bool secret_index = is_secret(index_path.ptr, why, sizeof why);
+    if (!secret_index)
+        index = read_capped(index_path.ptr, MEMORY_INDEX_CAP, &len, &cut);
     if (index || n > 0) {
         str_printf(out, "\n# Memory (%s)\n", rp);
         str_puts(out, "MEMORY.md is the index of this memory and is always loaded. The other "
@@ -329,6 +428,9 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
             c->rep.truncated = true;
         }
         free(index);
+    } else if (secret_index && access(index_path.ptr, F_OK) == 0) {
+        str_printf(out, "\n## Index (%s)\n[not loaded: %s; secret files never enter the "
+                        "prompt]\n", index_path.ptr, why);
     }
     if (n > 0) {
         str_puts(out, "\n## Memory files (not loaded)\n");
@@ -358,9 +460,10 @@ static char *loom_home(void)
     return str_steal(&s);
 }
 
-char *memory_render(const char *cwd, memory_report *rep)
+char *memory_render(const char *cwd, bool trusted, memory_report *rep)
 {
     render_ctx c = {0};
+    c.trusted = trusted;
     char *home = loom_home();
     char *dir = resolve(cwd);
     char *root = repo_root(dir);
@@ -375,6 +478,7 @@ char *memory_render(const char *cwd, memory_report *rep)
     /* Outermost first, so the closer a file is to cwd the later (and more
      * specific) its word: collect cwd and its ancestors up to the root. */
     const char *top = root ? root : dir;
+    c.root = top;
     char **chain = NULL;
     size_t nchain = 0;
     char *cur = xstrdup(dir);
@@ -416,8 +520,15 @@ char *memory_render(const char *cwd, memory_report *rep)
     str_clear(&path);
     str_printf(&path, "%s/.loom/memory", strcmp(top, "/") == 0 ? "" : top);
     char *proj_mem = realpath(path.ptr, NULL);
-    if (proj_mem && (!seen_mem || strcmp(proj_mem, seen_mem) != 0))
-        add_memory_dir(&c, &mem, proj_mem);
+    if (proj_mem && (!seen_mem || strcmp(proj_mem, seen_mem) != 0)) {
+        char why[PATH_MAX + 128];
+        c.confined = !trusted;
+        if (escapes_repo(&c, proj_mem, why, sizeof why))
+            str_printf(&mem, "\n# Memory (%s)\n[not loaded: %s]\n", path.ptr, why);
+        else
+            add_memory_dir(&c, &mem, proj_mem);
+        c.confined = false;
+    }
     free(proj_mem);
     free(seen_mem);
 

@@ -47,8 +47,13 @@ typedef struct memory_report {
  *   with a .git; cwd alone when there is none) down to cwd: AGENTS.md, or
  *   CLAUDE.md when there is no AGENTS.md;
  *   $LOOM_HOME/memory/ and <root>/.loom/memory/: MEMORY.md in full (capped),
- *   the other files by path only, for the model to Read when needed. */
-char *memory_render(const char *cwd, memory_report *rep);
+ *   the other files by path only, for the model to Read when needed.
+ * trusted: the folder's settings are trusted (policy/trust.h). When not,
+ * the project's files may not reach outside the repository: an @import
+ * (or an AGENTS.md, or a .loom/memory, that is a symlink) resolving
+ * elsewhere becomes a note. Secret paths (policy/secrets.h) and /proc,
+ * /sys, /dev are never loaded, trusted or not. */
+char *memory_render(const char *cwd, bool trusted, memory_report *rep);
 
 const char *memory_kind_name(memory_kind kind);  /* "user", "project", … */
 void memory_report_free(memory_report *rep);

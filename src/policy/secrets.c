@@ -27,6 +27,12 @@ static const char *const SECRETS_DEFAULT[] = {
     ".ssh",           ".aws",   ".gnupg", ".config/gcloud", ".azure", ".kube",
     ".docker/config.json", ".netrc", ".npmrc", ".pypirc",
     ".git-credentials", ".config/gh/hosts.yml", ".password-store",
+    /* The rest of the credential files the risk classifier's "credentials"
+     * class names (docs/permissions-rules.md): a file a Bash write to which
+     * is a tamper is a file no tool reads unseen either. */
+    ".config/git/credentials", ".vault-token", ".pgpass", ".my.cnf",
+    ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+    ".terraform.d/credentials.tfrc.json",
 };
 
 #define NSECRETS (sizeof SECRETS_DEFAULT / sizeof *SECRETS_DEFAULT)
@@ -217,11 +223,32 @@ static void fence_add(secrets_fence *f, const char *p, const char *dir)
 {
     if (!p || !under(p, dir))
         return;
+    char *folded = xstrdup(p);
+    fold(folded);
+    p = folded;
     for (size_t i = 0; i < f->n; i++)
-        if (!strcmp(f->v[i], p))
+        if (!strcmp(f->v[i], p)) {
+            free(folded);
             return;
+        }
     f->v = realloc(f->v, (f->n + 1) * sizeof *f->v);
-    f->v[f->n++] = strdup(p);
+    f->v[f->n++] = folded;
+}
+
+/* p lies beneath the resolved root rdir; the walk spells it beneath the
+ * root as given (dir), which may run through a symlink ("ws/h" → $HOME):
+ * add that spelling too, or "ws/h/.ssh/id_rsa" would pass the fence. */
+static void fence_add_rebased(secrets_fence *f, const char *p, const char *rdir, const char *dir)
+{
+    if (!p || !rdir || !under(p, rdir))
+        return;
+    size_t n = strlen(rdir);
+    while (n > 1 && rdir[n - 1] == '/')
+        n--;
+    loom_str s = LOOM_STR_INIT;
+    str_printf(&s, "%s/%s", dir, p + (n == 1 ? 1 : n));
+    fence_add(f, s.ptr, dir);
+    str_free(&s);
 }
 
 void secrets_fence_init(secrets_fence *f, const char *dir)
@@ -248,14 +275,35 @@ void secrets_fence_init(secrets_fence *f, const char *dir)
         for (size_t i = 0; sp && i < sp->deny_read.n; i++)
             fence_add(f, sp->deny_read.v[i], roots[r]);
     }
+    if (rdir && strcmp(rdir, dir) != 0) {
+        for (size_t i = 0; i < st.n; i++) {
+            fence_add_rebased(f, st.lex[i], rdir, dir);
+            fence_add_rebased(f, st.res[i], rdir, dir);
+        }
+        loom_error ignore;
+        const sandbox_policy *sp = sandbox_default_for(dir, &ignore);
+        for (size_t i = 0; sp && i < sp->deny_read.n; i++)
+            fence_add_rebased(f, sp->deny_read.v[i], rdir, dir);
+    }
     free(rdir);
     stores_free(&st);
 }
 
 bool secrets_fence_hit(const secrets_fence *f, const char *path)
 {
-    for (size_t i = 0; path && i < f->n; i++)
-        if (under(path, f->v[i]))
+    if (!path || f->n == 0)
+        return false;
+    /* The walk may spell "root//x" or "root/./x"; the fence is folded. */
+    char buf[PATH_MAX];
+    const char *p = path;
+    if (path[0] == '/' && (strstr(path, "//") || strstr(path, "/./") || strstr(path, "/../")) &&
+        strlen(path) < sizeof buf) {
+        memcpy(buf, path, strlen(path) + 1);
+        fold(buf);
+        p = buf;
+    }
+    for (size_t i = 0; i < f->n; i++)
+        if (under(p, f->v[i]) || under(path, f->v[i]))
             return true;
     return false;
 }

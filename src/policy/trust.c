@@ -179,21 +179,35 @@ static bool zero_is_unlimited(const char *key)
     return !strcmp(key, "max_tokens_total") || !strcmp(key, "max_usd");
 }
 
-static bool limit_tightens(const char *key, const json_t *v, const json_t *base)
+/* Is p (for key) within the user's limit under base_key? */
+static bool within(const char *key, double p, const char *base_key, const json_t *base)
 {
-    double p, b;
-    if (!limit_value(v, &p) || p < 0)
-        return false;
-    const json_t *bv = json_object_get(base, key);
+    const json_t *bv = json_object_get(base, base_key);
     if (!bv)
         return true; /* the user set no limit: any limit is one more */
+    double b;
     if (!limit_value(bv, &b))
         return false;
     bool p_unlimited = zero_is_unlimited(key) && p == 0;
-    bool b_unlimited = zero_is_unlimited(key) && b == 0;
+    bool b_unlimited = zero_is_unlimited(base_key) && b == 0;
     if (b_unlimited)
         return true;
     return !p_unlimited && p <= b;
+}
+
+/* max_tokens_total and token_budget are one cap spelled two ways, and the
+ * first wins where both are set (agent.c): a document's max_tokens_total
+ * over the user's token_budget would replace it, so each is judged
+ * against the user's value of either. */
+static bool limit_tightens(const char *key, const json_t *v, const json_t *base)
+{
+    double p;
+    if (!limit_value(v, &p) || p < 0 || p != p)
+        return false;
+    bool tokens = !strcmp(key, "max_tokens_total") || !strcmp(key, "token_budget");
+    if (!tokens)
+        return within(key, p, key, base);
+    return within(key, p, "max_tokens_total", base) && within(key, p, "token_budget", base);
 }
 
 /* ---- the documents ------------------------------------------------------------ */

@@ -491,9 +491,13 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
 
     /* L1: the goal enters the session before anything can fail. */
     bool fresh = transcript_leaf(io->t) == NULL;
-    /* A "+500k" in the prompt sets the token budget (seed 000), unless the
-     * configuration set one. */
-    int64_t budget = p->max_tokens_total > 0 ? p->max_tokens_total : budget_parse_prompt(goal);
+    /* A "+500k" in the prompt sets the token budget (seed 000); where the
+     * configuration set one too, the smaller binds — a repository's
+     * settings may add a cap but never raise the one the user typed. */
+    int64_t budget = p->max_tokens_total > 0 ? p->max_tokens_total : 0;
+    int64_t typed = budget_parse_prompt(goal);
+    if (typed > 0 && (budget <= 0 || typed < budget))
+        budget = typed;
     loop_params params = *p;
     params.max_tokens_total = budget;
     p = &params;

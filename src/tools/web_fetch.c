@@ -7,7 +7,9 @@
  * Redirects are followed here, not by the HTTP layer, and only within one
  * host (a "www." prefix aside) and never from https down to http: a
  * redirect elsewhere is reported to the model with the target, so moving
- * to another site is a visible, separately approved call.
+ * to another site is a visible, separately approved call. A host must be
+ * spelled so that the permission rules and the HTTP client read the same
+ * host (host_spelling): no %XX, no non-ASCII letters, IPv4 only as a.b.c.d.
  *
  * Loom has no side model call yet, so the `prompt` is not answered here: it
  * is put at the top of the result as "Question: ...", and the main model
@@ -16,6 +18,7 @@
  * types pass as they are (made valid UTF-8), binary types are refused.
  */
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -60,6 +63,73 @@ static void url_free(url_parts *u)
     free(u->host);
     free(u->rest);
     memset(u, 0, sizeof *u);
+}
+
+/* The last label of a host, trailing dots aside, is a number ("1", "0x7f")
+ * — which makes the whole host an IPv4 address to the HTTP client. */
+static bool numeric_last_label(const char *h)
+{
+    size_t n = strlen(h);
+    while (n && h[n - 1] == '.')
+        n--;
+    size_t start = n;
+    while (start && h[start - 1] != '.')
+        start--;
+    if (start == n)
+        return false;
+    const char *l = h + start;
+    size_t len = n - start;
+    size_t i = 0;
+    bool hex = len > 2 && l[0] == '0' && (l[1] == 'x' || l[1] == 'X');
+    if (hex)
+        i = 2;
+    for (; i < len; i++)
+        if (!(hex ? isxdigit((unsigned char)l[i]) : isdigit((unsigned char)l[i])))
+            return false;
+    return true;
+}
+
+/* The permission rules judge the host as written (WebFetch(domain:…)),
+ * while the HTTP client decodes %XX in it, maps international and
+ * full-width letters to ASCII and reads "127.1", "0x7f.0.0.1" or
+ * "2130706433" as 127.0.0.1: any spelling the two could read differently
+ * would let a call named after one host reach another, past a deny rule.
+ * So a host must be in the one form both read alike — plain ASCII, an
+ * IPv4 address in dotted-quad form, an IPv6 address that is not an IPv4
+ * one in disguise. NULL when it is; else the reason, for the model. */
+static const char *host_spelling(const char *h)
+{
+    for (const unsigned char *p = (const unsigned char *)h; *p; p++) {
+        if (*p == '%')
+            return "its host name is percent-encoded (write the host name plainly)";
+        if (*p >= 0x80)
+            return "its host name has non-ASCII characters (write an international name in "
+                   "its ASCII xn-- form)";
+    }
+    if (h[0] == '[') {
+        size_t n = strlen(h);
+        char inner[INET6_ADDRSTRLEN + 8];
+        struct in6_addr a6;
+        if (n < 3 || n - 2 >= sizeof inner)
+            return "its IPv6 address is not valid";
+        memcpy(inner, h + 1, n - 2);
+        inner[n - 2] = '\0';
+        if (inet_pton(AF_INET6, inner, &a6) != 1)
+            return "its IPv6 address is not valid";
+        if (IN6_IS_ADDR_V4MAPPED(&a6) || IN6_IS_ADDR_V4COMPAT(&a6))
+            return "its IPv6 address is an IPv4 address in disguise (write the IPv4 address "
+                   "a.b.c.d instead)";
+        return NULL;
+    }
+    if (!numeric_last_label(h))
+        return NULL;
+    struct in_addr a;
+    char canon[INET_ADDRSTRLEN];
+    if (inet_pton(AF_INET, h, &a) == 1 && inet_ntop(AF_INET, &a, canon, sizeof canon) &&
+        !strcmp(canon, h))
+        return NULL;
+    return "its host is a number but not an IPv4 address in dotted-quad form a.b.c.d "
+           "(write the address that way, without leading zeros, hex or shortened parts)";
 }
 
 /* Splits url. Returns NULL when it is fetchable, else the reason, worded
@@ -124,6 +194,12 @@ static const char *url_parse(const char *url, url_parts *u)
     u->host = xstrndup(host, (size_t)(host_end - host));
     for (char *p = u->host; *p; p++)
         *p = (char)tolower((unsigned char)*p);
+    const char *odd = host_spelling(u->host);
+    if (odd) {
+        free(u->host);
+        u->host = NULL;
+        return odd;
+    }
     const char *rest = auth + alen;
     u->rest = xstrndup(rest, strcspn(rest, "#")); /* the fragment is never sent */
     return NULL;

@@ -91,7 +91,7 @@ static const char *pos(const char *hay, const char *needle)
 static char *render_in(const char *rel, memory_report *rep)
 {
     char *cwd = at(rel);
-    char *out = memory_render(cwd, rep);
+    char *out = memory_render(cwd, true, rep);
     free(cwd);
     return out;
 }
@@ -194,6 +194,115 @@ static void test_imports(void **state)
     free(out);
 }
 
+/* Nothing under a credential store enters the block, however a repository
+ * spells the way there: @imports (~/, absolute, relative, dot-dot, double
+ * slash, a symlinked file or directory), an instructions file that is itself
+ * a symlink to a key, a memory index that is one. */
+static void test_secret_paths_refused(void **state)
+{
+    put("userhome/.ssh/id_rsa", "SECRET-SSH-KEY\n");
+    put("userhome/.aws/credentials", "SECRET-AWS-KEY\n");
+    put("userhome/.netrc", "SECRET-NETRC\n");
+    put("userhome/notes.md", "PLAIN-HOME-NOTE\n");
+    mkdir_at("repo/.git");
+    char *key = at("userhome/.ssh/id_rsa");
+    char *ssh = at("userhome/.ssh");
+    char *netrc = at("userhome/.netrc");
+    char *link = at("repo/key.md");
+    char *dlink = at("repo/sshdir");
+    assert_int_equal(symlink(key, link), 0);
+    assert_int_equal(symlink(ssh, dlink), 0);
+    loom_str agents = LOOM_STR_INIT;
+    str_printf(&agents,
+               "ROOT-RULE\n"
+               "@~/.ssh/id_rsa\n"
+               "@%s\n"
+               "@../userhome/.ssh//id_rsa\n"
+               "@~/.ssh/../.ssh/./id_rsa\n"
+               "@key.md\n"
+               "@sshdir/id_rsa\n"
+               "@~/.aws/credentials\n"
+               "@~/.netrc\n"
+               "@/proc/self/environ\n"
+               "@/dev/stdin\n"
+               "@~/notes.md\n",
+               key);
+    put("repo/AGENTS.md", agents.ptr);
+    str_free(&agents);
+    /* A nested directory whose AGENTS.md is a symlink to the key. */
+    mkdir_at("repo/sub");
+    char *sub_agents = at("repo/sub/AGENTS.md");
+    assert_int_equal(symlink(key, sub_agents), 0);
+    /* The project memory index is a symlink to ~/.netrc. */
+    mkdir_at("repo/.loom/memory");
+    char *index = at("repo/.loom/memory/MEMORY.md");
+    assert_int_equal(symlink(netrc, index), 0);
+
+    setenv("LOOM_TEST_ENV_MARK", "ENVIRON-MARKER", 1);
+    memory_report rep;
+    char *out = render_in("repo/sub", &rep);
+    unsetenv("LOOM_TEST_ENV_MARK");
+    pos(out, "ROOT-RULE");
+    /* Not /proc/self/environ (the API keys), not a device that blocks. */
+    assert_null(strstr(out, "ENVIRON-MARKER"));
+    pos(out, "[@/dev/stdin not imported: /dev/stdin is in /dev");
+    pos(out, "PLAIN-HOME-NOTE"); /* an ordinary file under $HOME still imports */
+    assert_null(strstr(out, "SECRET-SSH-KEY"));
+    assert_null(strstr(out, "SECRET-AWS-KEY"));
+    assert_null(strstr(out, "SECRET-NETRC"));
+    /* Each refused import is a note in place, naming the store. */
+    assert_int_equal(count(out, "secret files never enter the prompt"), 8 + 2 + 1 + 1);
+    pos(out, "[@~/.ssh/id_rsa not imported:");
+    pos(out, "[@key.md not imported:");
+    pos(out, "[@sshdir/id_rsa not imported:");
+    pos(out, "~/.aws, a credential store");
+    for (size_t i = 0; i < rep.count; i++)
+        assert_null(strstr(rep.files[i].path, "/.ssh"));
+    memory_report_free(&rep);
+    free(out);
+    free(key);
+    free(ssh);
+    free(netrc);
+    free(link);
+    free(dlink);
+    free(sub_agents);
+    free(index);
+}
+
+/* Untrusted, a project's files stay inside the repository: imports of ~/,
+ * absolute and ../ paths outside it become notes; one inside still loads;
+ * the user's own AGENTS.md imports as before. */
+static void test_untrusted_confined(void **state)
+{
+    mkdir_at("repo/.git");
+    put("userhome/shared.md", "HOME-SHARED\n");
+    put("outside/x.md", "OUTSIDE-X\n");
+    put("repo/docs/in.md", "INSIDE-DOC\n");
+    put("home/AGENTS.md", "USER-RULE\n@~/shared.md\n");
+    char *abs = at("outside/x.md");
+    loom_str agents = LOOM_STR_INIT;
+    str_printf(&agents, "PROJECT-RULE\n@docs/in.md\n@~/shared.md\n@%s\n@../outside/x.md\n", abs);
+    put("repo/AGENTS.md", agents.ptr);
+    str_free(&agents);
+    char *cwd = at("repo");
+    char *out = memory_render(cwd, false, NULL);
+    pos(out, "USER-RULE");
+    pos(out, "PROJECT-RULE");
+    pos(out, "INSIDE-DOC");
+    /* Once, from the user's file; the project's import of it is a note. */
+    assert_int_equal(count(out, "HOME-SHARED"), 1);
+    assert_true(pos(out, "HOME-SHARED") < pos(out, "PROJECT-RULE"));
+    assert_null(strstr(out, "OUTSIDE-X"));
+    assert_int_equal(count(out, "is outside the repository, and this folder is not trusted"), 3);
+    free(out);
+    /* Trusted, the same files import. */
+    out = memory_render(cwd, true, NULL);
+    pos(out, "OUTSIDE-X");
+    free(out);
+    free(cwd);
+    free(abs);
+}
+
 static void test_import_depth(void **state)
 {
     mkdir_at("deep/.git");
@@ -247,7 +356,7 @@ static void test_memory_dirs(void **state)
     unsetenv("LOOM_HOME");
     char *saved_home = xstrdup(getenv("HOME"));
     setenv("HOME", empty, 1);
-    out = memory_render(empty, &rep);
+    out = memory_render(empty, true, &rep);
     assert_string_equal(out, "");
     assert_int_equal(rep.count, 0);
     memory_report_free(&rep);
@@ -314,6 +423,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_order_and_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_depth, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_secret_paths_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_untrusted_confined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
     };

@@ -116,6 +116,14 @@ static void test_default_list(void **state)
         docker |= !strcmp(s, ".docker/config.json");
     }
     assert_true(ssh && aws && netrc && docker);
+    /* Every credential file the risk classifier names is a secret path. */
+    static const char *const also[] = {"~/.pgpass", "~/.my.cnf", "~/.vault-token",
+                                       "~/.config/git/credentials", "~/.cargo/credentials",
+                                       "~/.cargo/credentials.toml", "~/.gem/credentials",
+                                       "~/.terraform.d/credentials.tfrc.json"};
+    for (size_t i = 0; i < sizeof also / sizeof *also; i++)
+        if (!secrets_path_is_secret(also[i], "/", NULL, 0))
+            fail_msg("%s is not a secret path", also[i]);
     assert_null(secrets_default_at(secrets_default_count()));
 }
 
@@ -243,6 +251,41 @@ static void test_fence(void **state)
     assert_false(secrets_dir_holds_secret(proj));
 }
 
+/* A search root that runs through a symlink (proj/h → ~, proj/h2 → proj/h)
+ * spells the stores beneath it through the link: the fence binds that
+ * spelling too, with or without a trailing slash, doubled slashes, "./". */
+static void test_fence_symlinked_root(void **state)
+{
+    (void)state;
+    char h[600], h2[600], p[700];
+    path_of(h, sizeof h, proj, "h");
+    path_of(h2, sizeof h2, proj, "h2");
+    assert_int_equal(symlink(home, h), 0);
+    assert_int_equal(symlink(h, h2), 0);
+    const char *roots[] = {h, h2};
+    for (int r = 0; r < 2; r++)
+        for (int slash = 0; slash < 2; slash++) {
+            char dir[620];
+            snprintf(dir, sizeof dir, "%s%s", roots[r], slash ? "/" : "");
+            secrets_fence f;
+            secrets_fence_init(&f, dir);
+            static const char *const hits[] = {".ssh", ".ssh/id_rsa", "/.ssh/id_rsa",
+                                               "./.ssh/id_rsa", ".aws/credentials"};
+            for (size_t i = 0; i < sizeof hits / sizeof *hits; i++) {
+                snprintf(p, sizeof p, "%s/%s", roots[r], hits[i]);
+                if (!secrets_fence_hit(&f, p))
+                    fail_msg("fence of %s misses %s", dir, p);
+            }
+            snprintf(p, sizeof p, "%s/notes/todo.txt", roots[r]);
+            assert_false(secrets_fence_hit(&f, p));
+            snprintf(p, sizeof p, "%s/.sshfoo", roots[r]);
+            assert_false(secrets_fence_hit(&f, p));
+            secrets_fence_free(&f);
+        }
+    unlink(h2);
+    unlink(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_spellings),
         cmocka_unit_test(test_calls),
         cmocka_unit_test(test_fence),
+        cmocka_unit_test(test_fence_symlinked_root),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

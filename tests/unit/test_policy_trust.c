@@ -146,6 +146,14 @@ static void test_limits_against_the_users(void **state)
         {"{\"token_budget\": \"400k\"}", "{\"token_budget\": \"500000\"}", true},
         {"{\"max_output_tokens\": 64000}", "{\"max_output_tokens\": \"8000\"}", false},
         {"{\"context_window\": -5}", "{}", false},
+        /* One token cap, two names: the other spelling raises it no more. */
+        {"{\"max_tokens_total\": 1000000000}", "{\"token_budget\": \"100k\"}", false},
+        {"{\"max_tokens_total\": 0}", "{\"token_budget\": \"100k\"}", false},
+        {"{\"max_tokens_total\": 50000}", "{\"token_budget\": \"100k\"}", true},
+        {"{\"token_budget\": \"1b\"}", "{\"max_tokens_total\": \"100\"}", false},
+        {"{\"token_budget\": \"50\"}", "{\"max_tokens_total\": \"100\"}", true},
+        {"{\"token_budget\": \"50\"}", "{\"max_tokens_total\": \"0\"}", true},
+        {"{\"max_usd\": \"nan\"}", "{}", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         json_t *notices = json_array();

@@ -146,8 +146,11 @@ static void text_event(cli_output *o, const char *type, const json_t *payload)
         heartbeat_line(payload);
     } else if (o->verbose && !strcmp(type, "hook.output")) {
         /* A hook's stdout (never one that answered suppressOutput). */
-        fprintf(stderr, "loom: hook %s (%s): ", json_get_str(payload, "hook", "?"),
-                json_get_str(payload, "event", "?"));
+        fputs("loom: hook ", stderr);
+        put_clean(json_get_str(payload, "hook", "?")); /* a settings file's name for it */
+        fputs(" (", stderr);
+        put_clean(json_get_str(payload, "event", "?"));
+        fputs("): ", stderr);
         put_clean(json_get_str(payload, "output", ""));
         fputc('\n', stderr);
     } else if (o->verbose && (!strcmp(type, "tool.finished") || !strcmp(type, "tool.failed"))) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/str.h"
+#include "base/termsafe.h"
 #include "surfaces/cli/setup.h"
 
 /* The most ignored settings listed; the rest are counted. */
@@ -57,6 +58,22 @@ static int read_answer(void)
     return answer;
 }
 
+/* A repository's key names and values, and the folder's own name, are
+ * outside text: a C1 CSI or a bidi override in them would redraw or reorder
+ * the very question the person answers. Shown visibly (termsafe.h); a
+ * newline in them would pass for a line of the list, so it shows as "^J". */
+static void put_safe(const char *s, size_t n)
+{
+    loom_str out = LOOM_STR_INIT;
+    termsafe_append(&out, s, n);
+    for (size_t i = 0; i < out.len; i++)
+        if (out.ptr[i] == '\n')
+            fputs("^J", stdout);
+        else
+            putchar(out.ptr[i]);
+    str_free(&out);
+}
+
 /* "ignored FILE: KEY VALUE — hint" without the frame: "FILE: KEY VALUE". */
 static void put_item(const char *notice)
 {
@@ -64,8 +81,10 @@ static void put_item(const char *notice)
     if (!strncmp(s, "ignored ", 8))
         s += 8;
     const char *end = strstr(s, " \xe2\x80\x94 ");
-    int n = end ? (int)(end - s) : (int)strlen(s);
-    printf("    %.*s\n", n, s);
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    printf("    ");
+    put_safe(s, n);
+    printf("\n");
 }
 
 loom_config *trust_prompt_ask(const cli_options *opt, loom_config *cfg, loom_status *st)
@@ -73,9 +92,10 @@ loom_config *trust_prompt_ask(const cli_options *opt, loom_config *cfg, loom_sta
     size_t n = loom_config_notice_count(cfg);
     if (loom_config_workspace_trusted(cfg) || n == 0 || !isatty(STDIN_FILENO))
         return cfg;
-    printf("\nDo you trust the files in this folder?\n\n    %s\n\n"
-           "Its settings files ask for what only a trusted folder may have:\n",
-           loom_config_workspace(cfg));
+    const char *ws = loom_config_workspace(cfg);
+    printf("\nDo you trust the files in this folder?\n\n    ");
+    put_safe(ws, strlen(ws));
+    printf("\n\nIts settings files ask for what only a trusted folder may have:\n");
     for (size_t i = 0; i < n && i < TRUST_PROMPT_LIST; i++)
         put_item(loom_config_notice(cfg, i));
     if (n > TRUST_PROMPT_LIST)
