@@ -223,8 +223,7 @@ static void fence_add(secrets_fence *f, const char *p, const char *dir)
 {
     if (!p || !under(p, dir))
         return;
-    char *folded = xstrdup(p);
-    fold(folded);
+    char *folded = path_fold(p);
     p = folded;
     for (size_t i = 0; i < f->n; i++)
         if (!strcmp(f->v[i], p)) {
@@ -294,18 +293,15 @@ bool secrets_fence_hit(const secrets_fence *f, const char *path)
     if (!path || f->n == 0)
         return false;
     /* The walk may spell "root//x" or "root/./x"; the fence is folded. */
-    char buf[PATH_MAX];
+    char *folded = NULL;
     const char *p = path;
-    if (path[0] == '/' && (strstr(path, "//") || strstr(path, "/./") || strstr(path, "/../")) &&
-        strlen(path) < sizeof buf) {
-        memcpy(buf, path, strlen(path) + 1);
-        fold(buf);
-        p = buf;
-    }
-    for (size_t i = 0; i < f->n; i++)
-        if (under(p, f->v[i]) || under(path, f->v[i]))
-            return true;
-    return false;
+    if (path[0] == '/' && (strstr(path, "//") || strstr(path, "/./") || strstr(path, "/../")))
+        p = folded = path_fold(path);
+    bool hit = false;
+    for (size_t i = 0; i < f->n && !hit; i++)
+        hit = under(p, f->v[i]) || under(path, f->v[i]);
+    free(folded);
+    return hit;
 }
 
 void secrets_fence_free(secrets_fence *f)
