@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +71,45 @@ struct task_registry {
 
 /* ---- environment and names ------------------------------------------------ */
 
+/* Words that mark a variable as a credential (matched case-insensitively
+ * anywhere in its name, as Codex CLI's default shell environment policy
+ * does): ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, … A command
+ * the model runs has no need of Loom's own API key, and what it prints goes
+ * to the model — and from there, in bypass mode, anywhere. */
+static const char *const SECRET_WORDS[] = {"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD",
+                                           "CREDENTIAL", NULL};
+
+static bool name_has(const char *name, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= n; i++)
+        if (!strncasecmp(name + i, word, w))
+            return true;
+    return false;
+}
+
+/* LOOM_SHELL_ENV_KEEP=NAME,NAME keeps named variables a user's commands
+ * need (a registry token for npm publish, say). */
+static bool kept(const char *name, size_t n)
+{
+    const char *keep = getenv("LOOM_SHELL_ENV_KEEP");
+    for (const char *p = keep; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !strncmp(p, name, n))
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+bool shell_env_is_secret(const char *name, size_t n)
+{
+    for (size_t i = 0; SECRET_WORDS[i]; i++)
+        if (name_has(name, n, SECRET_WORDS[i]))
+            return !kept(name, n);
+    return false;
+}
+
 char **shell_env_new(void)
 {
     size_t n = 0;
@@ -78,7 +118,8 @@ char **shell_env_new(void)
     char **env = xcalloc(n + 2, sizeof *env);
     size_t k = 0;
     for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "LOOM=", 5) != 0)
+        size_t name_len = strcspn(*e, "=");
+        if (strncmp(*e, "LOOM=", 5) != 0 && !shell_env_is_secret(*e, name_len))
             env[k++] = xstrdup(*e);
     }
     env[k++] = xstrdup("LOOM=1");

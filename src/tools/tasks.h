@@ -106,10 +106,15 @@ char *task_registry_ids(task_registry *reg);
  * SIGSEGV)", "killed". Writes into buf and returns it. */
 const char *task_status_text(const task_info *info, char *buf, size_t size);
 
-/* The environment for shell commands Loom runs: its own, plus LOOM=1 so
+/* The environment for shell commands Loom runs: its own without the
+ * variables that hold credentials (shell_env_is_secret), plus LOOM=1 so
  * scripts can tell they run under an agent. A NULL-terminated array of
  * malloc'd strings; free with shell_env_free. */
 char **shell_env_new(void);
+/* True when the variable named name[0..n) holds a credential by its name
+ * (KEY, SECRET, TOKEN, PASSWORD, PASSWD or CREDENTIAL in it, any case) and
+ * LOOM_SHELL_ENV_KEEP does not list it. */
+bool shell_env_is_secret(const char *name, size_t n);
 void shell_env_free(char **env);
 
 /* "SIGKILL" for 9, or "signal N" for one without a name. */
