@@ -48,6 +48,7 @@
 #include "base/proc.h"
 #include "base/str.h"
 #include "policy/secrets.h"
+#include "policy/trust.h"
 
 /* ---- Landlock's user API ---------------------------------------------------
  * Declared here rather than taken from <linux/landlock.h>: the build hosts'
@@ -385,7 +386,7 @@ static void merge_block(json_t *acc, const json_t *block)
     }
 }
 
-json_t *sandbox_settings_load(const char *cwd, loom_error *err)
+json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err)
 {
     char cwd_buf[PATH_MAX];
     if (!cwd)
@@ -400,6 +401,13 @@ json_t *sandbox_settings_load(const char *cwd, loom_error *err)
     snprintf(paths[1], sizeof paths[1], "%s/.loom/settings.json", cwd);
     snprintf(paths[2], sizeof paths[2], "%s/.loom/settings.local.json", cwd);
 
+    /* The project's two files are the repository's words: until the user
+     * trusts the folder they pass through the same filter config.c applies
+     * for the agent, so a repository cannot widen what a command the user
+     * runs by hand (`loom sandbox -- CMD`) may do. Trust is decided on the
+     * real path, as config.c decides it. */
+    char *real = realpath(cwd, NULL);
+    bool trusted = false, decided = false;
     json_t *acc = json_object();
     for (int i = 0; i < 3; i++) {
         char *text = NULL;
@@ -410,6 +418,7 @@ json_t *sandbox_settings_load(const char *cwd, loom_error *err)
             if (e.code == LOOM_ERR_RESOURCE_NOT_FOUND)
                 continue;
             json_decref(acc);
+            free(real);
             loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
             return NULL;
         }
@@ -423,19 +432,45 @@ json_t *sandbox_settings_load(const char *cwd, loom_error *err)
             else
                 loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
             json_decref(doc);
+            free(real);
             return NULL;
+        }
+        if (i == 0) {
+            trusted = trust_workspace_trusted(doc, real ? real : cwd);
+            decided = true;
         }
         json_t *block = json_object_get(doc, "sandbox");
         if (block && !json_is_object(block)) {
             json_decref(doc);
             json_decref(acc);
+            free(real);
             loom_error_set(err, LOOM_ERR_CONFIG, "%s: \"sandbox\" must be an object", paths[i]);
             return NULL;
+        }
+        if (i > 0 && !decided) { /* no user file: the environment may still trust */
+            trusted = trust_workspace_trusted(NULL, real ? real : cwd);
+            decided = true;
+        }
+        if (block && i > 0 && !trusted) {
+            static const char *const names[3] = {NULL, ".loom/settings.json",
+                                                 ".loom/settings.local.json"};
+            json_t *only = json_pack("{sO}", "sandbox", block);
+            json_t *base = json_object();
+            json_t *sink = notices ? notices : json_array();
+            json_t *kept = trust_filter(only, names[i], base, sink);
+            if (!notices)
+                json_decref(sink);
+            json_decref(base);
+            json_decref(only);
+            json_decref(doc);
+            doc = kept;
+            block = json_object_get(doc, "sandbox");
         }
         if (block)
             merge_block(acc, block);
         json_decref(doc);
     }
+    free(real);
     return acc;
 }
 
@@ -1067,7 +1102,7 @@ const sandbox_policy *sandbox_default_for(const char *cwd, loom_error *err)
         lp = xcalloc(1, sizeof *lp);
         lp->cwd = xstrdup(cwd);
         loom_error_clear(&lp->err);
-        json_t *block = sandbox_settings_load(cwd, &lp->err);
+        json_t *block = sandbox_settings_load(cwd, NULL, &lp->err);
         lp->ok = block && sandbox_policy_from_settings(block, cwd, &lp->policy, &lp->err) == 0;
         json_decref(block);
         lp->next = g_loaded;
