@@ -557,7 +557,19 @@ static const char *const META_CALLS[] = {
     "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
 };
 static const int META_CALLS_NEW[] = {452 /* fchmodat2 */, 463 /* setxattrat */,
-                                     466 /* removexattrat */};
+                                     466 /* removexattrat */, 469 /* file_setattr */};
+
+/* The ioctl families of the filesystems (the type byte of the command):
+ * 'f' (inode flags, ext4, fscrypt, fsverity), 'v' (inode generation), 'X'
+ * (fsxattrs, XFS, shutdown) and 0x94 (btrfs, clones, the volume label).
+ * Their setters change an inode or a whole filesystem through any
+ * descriptor, a read-only one included, so every ioctl of these families
+ * goes to the supervisor, which lets the known getters through and judges
+ * the rest by where the descriptor's object lies. Matched on the type byte
+ * alone (mask 0xff00): the kernel reads the command as 32 bits, so a
+ * comparison of the whole 64-bit register would let a setter with garbage
+ * in the upper half slip past. */
+static const unsigned FS_IOCTL_TYPES[] = {'f', 'v', 'X', 0x94};
 
 /* libseccomp's SCMP_A0_32 leaves datum_b to zero-initialisation, which
  * clang's -Wmissing-field-initializers reports; the zero is intended. */
@@ -574,13 +586,10 @@ static int add_rules(scmp_filter_ctx ctx, int variant)
     }
     for (size_t i = 0; rc == 0 && i < sizeof META_CALLS_NEW / sizeof *META_CALLS_NEW; i++)
         rc = seccomp_rule_add(ctx, meta, META_CALLS_NEW[i], 0);
-    /* Inode flags (chattr: immutable, append-only) and fsxattrs are set by
-     * ioctl on any descriptor, a read-only one included. */
-    static const unsigned long FLAG_IOCTLS[] = {FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,
-                                                FS_IOC_FSSETXATTR};
-    for (size_t i = 0; rc == 0 && i < sizeof FLAG_IOCTLS / sizeof *FLAG_IOCTLS; i++)
+    for (size_t i = 0; rc == 0 && i < sizeof FS_IOCTL_TYPES / sizeof *FS_IOCTL_TYPES; i++)
         rc = seccomp_rule_add(ctx, meta, SCMP_SYS(ioctl), 1,
-                              SCMP_A1_32(SCMP_CMP_EQ, (uint32_t)FLAG_IOCTLS[i]));
+                              SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xff00,
+                                         (uint64_t)FS_IOCTL_TYPES[i] << 8));
     /* io_uring can make sockets and set xattrs without those system calls. */
     if (rc == 0)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(io_uring_setup), 0);
