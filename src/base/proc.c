@@ -333,14 +333,36 @@ static void signal_group(pid_t pgid, int sig)
  * The registry holds the children Loom started and is still waiting for
  * (each its own group leader), so a sweep tells them from orphans; spawners
  * hold g_track_mu from before the fork until the child is registered, so a
- * sweep never mistakes a child that is just being started for an orphan. */
+ * sweep never mistakes a child that is just being started for an orphan.
+ *
+ * While other commands run (a background shell), an orphan in a new session
+ * or group of its own (setsid, setpgid) cannot be told by its group. Its
+ * start time can: an orphan that started after a call began may be that
+ * call's, and is ended with it (a background shell's orphan started in the
+ * same window goes too: fail closed); one that started before it belongs to
+ * an earlier command still running, and is left to that command's end. */
 
 static pthread_mutex_t g_track_mu = PTHREAD_MUTEX_INITIALIZER;
 static pid_t *g_running;
+static int64_t *g_started; /* per entry: clock ticks since boot, before the fork */
 static size_t g_nrunning, g_running_cap;
+static int64_t g_spawn_started; /* set by proc_spawn_lock, under g_track_mu */
+
+/* Now in the unit of /proc/PID/stat's starttime (clock ticks since boot),
+ * rounded down, so a process forked after this reads at least as much. */
+static int64_t boot_ticks(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+        return 0; /* every orphan then counts as the call's: fail closed */
+    long hz = sysconf(_SC_CLK_TCK);
+    if (hz <= 0)
+        hz = 100;
+    return ((int64_t)ts.tv_sec * hz) + ((int64_t)ts.tv_nsec * hz / 1000000000);
+}
 static pthread_once_t g_reaper_once = PTHREAD_ONCE_INIT;
 
-static void sweep(pid_t pgid, bool all);
+static void sweep(pid_t pgid, int64_t since, bool all);
 
 /* How many rounds a sweep makes at most: each round kills the orphans it
  * sees; their own children are re-parented to Loom and met in the next. */
@@ -362,7 +384,7 @@ static void end_orphans_at_exit(void)
     for (size_t i = 0; i < g_nrunning; i++)
         (void)kill(-g_running[i], SIGKILL);
     pthread_mutex_unlock(&g_track_mu);
-    sweep(0, true);
+    sweep(0, INT64_MAX, true);
 }
 
 static void become_reaper(void)
@@ -386,6 +408,7 @@ void proc_spawn_lock(void)
 {
     pthread_once(&g_reaper_once, become_reaper);
     pthread_mutex_lock(&g_track_mu);
+    g_spawn_started = boot_ticks();
 }
 
 void proc_spawn_unlock(pid_t pid)
@@ -394,14 +417,17 @@ void proc_spawn_unlock(pid_t pid)
         if (g_nrunning == g_running_cap) {
             g_running_cap = g_running_cap ? 2 * g_running_cap : 16;
             g_running = xrealloc(g_running, g_running_cap * sizeof *g_running);
+            g_started = xrealloc(g_started, g_running_cap * sizeof *g_started);
         }
+        g_started[g_nrunning] = g_spawn_started;
         g_running[g_nrunning++] = pid;
     }
     pthread_mutex_unlock(&g_track_mu);
 }
 
-/* One /proc/PID/stat: state, parent and process group. */
-static bool read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp)
+/* One /proc/PID/stat: state, parent, process group and start time (clock
+ * ticks since boot). */
+static bool read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, int64_t *started)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -416,10 +442,17 @@ static bool read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp)
     /* The command name is in parentheses and may hold anything, ")" too. */
     char *rp = strrchr(buf, ')');
     int pp = 0, pg = 0;
-    if (!rp || sscanf(rp + 1, " %c %d %d", state, &pp, &pg) != 3)
+    long long st = 0;
+    /* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+     * utime stime cutime cstime priority nice threads itrealvalue starttime */
+    if (!rp || sscanf(rp + 1,
+                      " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d"
+                      " %lld",
+                      state, &pp, &pg, &st) != 4)
         return false;
     *ppid = pp;
     *pgrp = pg;
+    *started = st;
     return true;
 }
 
@@ -494,9 +527,10 @@ static void list_all(pid_list *out)
 }
 
 /* Kills and reaps what pgid (0: none) left and the orphans that are its:
- * those still in its group, and, when no other command is running, every
- * orphan. all: every orphan, whatever group it is in. */
-static void sweep(pid_t pgid, bool all)
+ * those still in its group, those started since `since` (the call's start,
+ * in boot ticks; INT64_MAX: none), and, when no other command is running,
+ * every orphan. all: every orphan, whatever group it is in. */
+static void sweep(pid_t pgid, int64_t since, bool all)
 {
     pid_t self = getpid();
     pid_list l = {0};
@@ -515,18 +549,22 @@ static void sweep(pid_t pgid, bool all)
             list_all(&l);
         for (size_t i = 0; i < l.n; i++) {
             pid_t pid = l.v[i], ppid, pgrp;
+            int64_t started;
             char state;
-            if (pid == self || !read_stat(pid, &state, &ppid, &pgrp) || ppid != self)
+            if (pid == self || !read_stat(pid, &state, &ppid, &pgrp, &started) || ppid != self)
                 continue;
+            /* Started while this call ran: may be its, whatever group it
+             * put itself in (another running command's included). */
+            bool since_call = started >= since;
             pthread_mutex_lock(&g_track_mu);
             bool child = running_locked(pid);
-            bool other_group = !all && pgrp != pgid && running_locked(pgrp);
+            bool other_group = !all && !since_call && pgrp != pgid && running_locked(pgrp);
             bool others = g_nrunning > 0;
             pthread_mutex_unlock(&g_track_mu);
             if (child || other_group)
                 continue;
-            if (!(all || pgrp == pgid || !others))
-                continue; /* may be a running command's; a later sweep ends it */
+            if (!(all || pgrp == pgid || since_call || !others))
+                continue; /* a running command's, from before; its end ends it */
             if (state != 'Z')
                 (void)kill(pid, SIGKILL);
             reap_killed(pid);
@@ -540,20 +578,25 @@ static void sweep(pid_t pgid, bool all)
 
 void proc_call_end(pid_t pid)
 {
+    /* Never registered: no start to go by; its group and idle Loom only. */
+    int64_t since = INT64_MAX;
     pthread_mutex_lock(&g_track_mu);
     for (size_t i = 0; i < g_nrunning; i++) {
         if (g_running[i] == pid) {
-            g_running[i] = g_running[--g_nrunning];
+            since = g_started[i];
+            --g_nrunning;
+            g_running[i] = g_running[g_nrunning];
+            g_started[i] = g_started[g_nrunning];
             break;
         }
     }
     pthread_mutex_unlock(&g_track_mu);
-    sweep(pid, false);
+    sweep(pid, since, false);
 }
 
 void proc_end_orphans(void)
 {
-    sweep(0, false);
+    sweep(0, INT64_MAX, false);
 }
 
 int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
