@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -387,12 +388,112 @@ static void end_orphans_at_exit(void)
     sweep(0, INT64_MAX, true);
 }
 
+/* Kills every child of Loom's (orphans, running commands' leaders) from a
+ * signal handler: only system calls, no locks, no allocation. Each round
+ * reads /proc/self/task/TID/children and kills what it lists; a killed
+ * orphan's own children are re-parented to Loom, and met in the next round. */
+static void kill_children_raw(void)
+{
+    for (int round = 0; round < 16; round++) {
+        int hits = 0;
+        int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+            return;
+        char ents[4096];
+        long n;
+        while ((n = syscall(SYS_getdents64, dir, ents, sizeof ents)) > 0) {
+            for (long off = 0; off < n;) {
+                struct {
+                    unsigned long long ino;
+                    long long off;
+                    unsigned short reclen;
+                    unsigned char type;
+                    char name[];
+                } *e = (void *)(ents + off);
+                off += e->reclen;
+                if (e->name[0] < '0' || e->name[0] > '9')
+                    continue;
+                char path[96] = "/proc/self/task/";
+                size_t k = strlen(path), j = 0;
+                while (e->name[j] && k < sizeof path - 16)
+                    path[k++] = e->name[j++];
+                memcpy(path + k, "/children", sizeof "/children");
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                    continue;
+                char buf[4096];
+                ssize_t got = read(fd, buf, sizeof buf - 1);
+                close(fd);
+                long pid = 0;
+                for (ssize_t i = 0; i <= got; i++) {
+                    if (i < got && buf[i] >= '0' && buf[i] <= '9') {
+                        pid = pid * 10 + (buf[i] - '0');
+                    } else if (pid > 0) {
+                        (void)kill((pid_t)pid, SIGKILL);
+                        hits++;
+                        pid = 0;
+                    }
+                }
+            }
+        }
+        close(dir);
+        if (hits == 0)
+            return;
+        struct timespec ts = {0, 5 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* A signal whose default ends Loom without atexit (SIGALRM, SIGXCPU, a
+ * crash…) would leave every command and orphan running, re-parented to
+ * init. The handler ends them first, then lets the signal do what it
+ * would have (SA_RESETHAND: the default is back; raise it again). */
+static void on_fatal_signal(int sig)
+{
+    int saved = errno;
+    if (getpid() == g_reaper_pid) {
+        /* Unlocked: the process is ending. A group id that is not one
+         * (a torn read, a crash's corruption) is skipped: kill(-1) would
+         * reach every process of the user. */
+        for (size_t i = 0; g_running && i < g_nrunning; i++)
+            if (g_running[i] > 1)
+                (void)kill(-g_running[i], SIGKILL);
+        kill_children_raw();
+    }
+    errno = saved;
+    raise(sig);
+}
+
+/* Installed where nobody handles the signal yet: a handler of Loom's own
+ * (print mode's SIGTERM, the sanitizers' SIGSEGV) or of an embedding
+ * program stays, and runs its own cleanup. */
+static void guard_fatal_signals(void)
+{
+    static const int FATAL[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+                                SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO,
+                                SIGPWR,  SIGSTKFLT, SIGSYS,  SIGTRAP, SIGABRT, SIGBUS,
+                                SIGFPE,  SIGILL,    SIGSEGV};
+    for (size_t i = 0; i < sizeof FATAL / sizeof *FATAL; i++) {
+        struct sigaction old;
+        if (sigaction(FATAL[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        (void)sigaction(FATAL[i], &sa, NULL);
+    }
+}
+
 static void become_reaper(void)
 {
     /* Best effort: without it orphans go to init and cannot be found. */
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     g_reaper_pid = getpid();
     atexit(end_orphans_at_exit);
+    guard_fatal_signals();
 }
 
 static bool running_locked(pid_t pid)
