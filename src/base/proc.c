@@ -469,10 +469,13 @@ static void on_fatal_signal(int sig)
  * program stays, and runs its own cleanup. */
 static void guard_fatal_signals(void)
 {
+    /* SIGPIPE too: `loom -p … | head` dies of it when head is gone, and
+     * still does, after the cleanup. Caught signals are reset at exec, so
+     * commands start with the defaults either way. */
     static const int FATAL[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
-                                SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO,
-                                SIGPWR,  SIGSTKFLT, SIGSYS,  SIGTRAP, SIGABRT, SIGBUS,
-                                SIGFPE,  SIGILL,    SIGSEGV};
+                                SIGPIPE, SIGALRM,   SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+                                SIGIO,   SIGPWR,    SIGSTKFLT, SIGSYS,  SIGTRAP, SIGABRT,
+                                SIGBUS,  SIGFPE,    SIGILL,    SIGSEGV};
     for (size_t i = 0; i < sizeof FATAL / sizeof *FATAL; i++) {
         struct sigaction old;
         if (sigaction(FATAL[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||

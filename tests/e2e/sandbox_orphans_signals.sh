@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A signal whose default action ends loom without running its exit handlers
-# (SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF, SIGIO, SIGSYS) still takes every
+# (SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF, SIGIO, SIGSYS, SIGPIPE — what
+# `loom -p … | head` gets once head is gone) still takes every
 # command with it (issue #10, class 9): loom is sent the signal while a
 # command runs that has detached children (setsid -f, nohup &) — loom dies
 # of that signal, and nothing it started is left. With and without the
@@ -52,7 +53,7 @@ JSON
 }
 
 n=1
-for sig in ALRM XCPU VTALRM PROF IO SYS; do
+for sig in ALRM XCPU VTALRM PROF IO SYS PIPE; do
   try_signal unsandboxed "$sig" "$n"
   n=$((n + 1))
 done
@@ -60,7 +61,7 @@ if out=$("$LOOM_BIN" sandbox -- true 2>&1); [[ "$out" == *"not supported here"* 
   echo "skipped (sandboxed): $out"
 else
   echo '{"sandbox": {"enabled": true, "network": "deny"}}' > "$T/proj/.loom/settings.json"
-  for sig in ALRM XCPU; do
+  for sig in ALRM PIPE; do
     try_signal sandboxed "$sig" "$n"
     n=$((n + 1))
   done
