@@ -540,13 +540,16 @@ static uint64_t handled_fs_for(int abi)
  * Built with libseccomp once per variant and kept as raw BPF, so a child
  * installs one with one system call and no allocation. Variants: the network
  * denied or not; with allowUnixSockets or not; metadata calls (and connect)
- * sent to the supervisor (NOTIFY) or refused outright (no supervisor). */
+ * sent to the supervisor (NOTIFY) or refused outright (no supervisor); Loom
+ * guarded from its commands' signals (GUARD: the command is a child of this
+ * process, not this process after an exec, as under `loom sandbox`). */
 
-enum { BPF_NET_DENY = 1, BPF_UNIX_LIST = 2, BPF_NOTIFY = 4, BPF_VARIANTS = 8 };
+enum { BPF_NET_DENY = 1, BPF_UNIX_LIST = 2, BPF_NOTIFY = 4, BPF_GUARD = 8, BPF_VARIANTS = 16 };
 
 static pthread_mutex_t g_bpf_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct sock_filter *g_bpf[BPF_VARIANTS]; /* built once, never freed */
+static struct sock_filter *g_bpf[BPF_VARIANTS]; /* built once per pid, never freed */
 static unsigned short g_bpf_len[BPF_VARIANTS];
+static pid_t g_bpf_pid[BPF_VARIANTS]; /* the process a GUARD program protects */
 
 /* The calls that change a file's metadata, which Landlock does not handle.
  * Names libseccomp may not know yet are added by number (the same on every
@@ -575,6 +578,47 @@ static const unsigned FS_IOCTL_TYPES[] = {'f', 'v', 'X', 0x94};
  * clang's -Wmissing-field-initializers reports; the zero is intended. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+/* A pid argument equal to v, read as the kernel reads it (an int: the low
+ * 32 bits; garbage in the upper half must not slip past). */
+#define PID_ARG_IS(n, v) SCMP_CMP64((n), SCMP_CMP_MASKED_EQ, 0xffffffffu, (uint32_t)(v))
+
+/* Signals a command must not send: kill(-1) (every process the user may
+ * signal — as root, the machine) always; with GUARD, nothing to Loom
+ * itself or its process group either, so a command cannot kill or stop the
+ * harness that would end it and outlive its call. tkill names a thread
+ * without its process and pidfd_send_signal a process by descriptor
+ * (pidfd_open, or a /proc/PID directory), so under GUARD they are refused
+ * whole: ENOSYS, which the runtimes that use pidfds (Go) take as "no pidfd
+ * support here" and fall back to kill(2). Other processes of the user stay
+ * reachable (docs/sandbox.md, Limits). */
+static int add_signal_rules(scmp_filter_ctx ctx, int variant)
+{
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, PID_ARG_IS(0, -1));
+    if (rc != 0 || !(variant & BPF_GUARD))
+        return rc;
+    pid_t self = getpid(), group = getpgrp();
+    const pid_t kill_targets[] = {self, -group};
+    for (size_t i = 0; rc == 0 && i < sizeof kill_targets / sizeof *kill_targets; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1,
+                              PID_ARG_IS(0, kill_targets[i]));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1, PID_ARG_IS(0, self));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(rt_sigqueueinfo), 1,
+                              PID_ARG_IS(0, self));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(rt_tgsigqueueinfo), 1,
+                              PID_ARG_IS(0, self));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(pidfd_open), 1,
+                              PID_ARG_IS(0, self));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tkill), 0);
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(pidfd_send_signal), 0);
+    return rc;
+}
 static int add_rules(scmp_filter_ctx ctx, int variant)
 {
     uint32_t meta = variant & BPF_NOTIFY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
@@ -593,6 +637,8 @@ static int add_rules(scmp_filter_ctx ctx, int variant)
     /* io_uring can make sockets and set xattrs without those system calls. */
     if (rc == 0)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(io_uring_setup), 0);
+    if (rc == 0)
+        rc = add_signal_rules(ctx, variant);
     if (rc != 0 || !(variant & BPF_NET_DENY))
         return rc;
 
@@ -629,6 +675,10 @@ static int add_rules(scmp_filter_ctx ctx, int variant)
 static const struct sock_filter *bpf_get(int variant, unsigned short *len, char *err, size_t cap)
 {
     pthread_mutex_lock(&g_bpf_mu);
+    /* A GUARD program names this process: a forked Loom builds its own
+     * (the old one stays: a prepared sandbox may still point at it). */
+    if (g_bpf[variant] && (variant & BPF_GUARD) && g_bpf_pid[variant] != getpid())
+        g_bpf[variant] = NULL;
     if (g_bpf[variant]) {
         *len = g_bpf_len[variant];
         pthread_mutex_unlock(&g_bpf_mu);
@@ -670,6 +720,7 @@ static const struct sock_filter *bpf_get(int variant, unsigned short *len, char 
         goto out;
     }
     g_bpf[variant] = prog;
+    g_bpf_pid[variant] = getpid();
     g_bpf_len[variant] = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
     *len = g_bpf_len[variant];
 out:
@@ -820,7 +871,11 @@ static int grant_path(builder *b, const char *configured, uint64_t mask)
     return rc;
 }
 
-int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size_t cap)
+/* guard: the command will be a child of this process (sandbox_prepare),
+ * which its signals must not reach; not when this process itself enters
+ * the sandbox and execs the command (sandbox_apply). */
+static int prepare(const sandbox_policy *p, bool guard, sandbox_prep **out, char *err,
+                   size_t cap)
 {
     *out = NULL;
     int abi = sandbox_supported();
@@ -829,7 +884,8 @@ int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size
         return -1;
     }
     bool deny_net = p->network == SANDBOX_NET_DENY;
-    int variant = (deny_net ? BPF_NET_DENY : 0) | (deny_net && p->allow_unix.n ? BPF_UNIX_LIST : 0);
+    int variant = (deny_net ? BPF_NET_DENY : 0) |
+                  (deny_net && p->allow_unix.n ? BPF_UNIX_LIST : 0) | (guard ? BPF_GUARD : 0);
     unsigned short bpf_len = 0, notify_len = 0;
     const struct sock_filter *bpf = bpf_get(variant, &bpf_len, err, cap);
     const struct sock_filter *notify_bpf =
@@ -894,6 +950,11 @@ int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size
     prep->notify_len = notify_len;
     *out = prep;
     return 0;
+}
+
+int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size_t cap)
+{
+    return prepare(p, true, out, err, cap);
 }
 
 void sandbox_prep_free(sandbox_prep *prep)
@@ -1046,7 +1107,7 @@ static _Noreturn void supervisor_main(sandbox_prep *prep, int sock)
 int sandbox_apply(const sandbox_policy *p, char *err, size_t cap)
 {
     sandbox_prep *prep = NULL;
-    if (sandbox_prepare(p, &prep, err, cap) != 0)
+    if (prepare(p, false, &prep, err, cap) != 0)
         return -1;
     /* The supervisor is forked before the caller enters the sandbox, and
      * twice, so that the command the caller execs has no child it does not
