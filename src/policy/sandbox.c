@@ -49,6 +49,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "policy/secrets.h"
+#include "policy/trust.h"
 
 /* ---- Landlock's user API ---------------------------------------------------
  * Declared here rather than taken from <linux/landlock.h>: the build hosts'
@@ -357,7 +358,7 @@ static void merge_block(json_t *acc, const json_t *block)
     }
 }
 
-json_t *sandbox_settings_load(const char *cwd, loom_error *err)
+json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err)
 {
     char cwd_buf[PATH_MAX];
     if (!cwd)
@@ -372,6 +373,13 @@ json_t *sandbox_settings_load(const char *cwd, loom_error *err)
     snprintf(paths[1], sizeof paths[1], "%s/.loom/settings.json", cwd);
     snprintf(paths[2], sizeof paths[2], "%s/.loom/settings.local.json", cwd);
 
+    /* The project's two files are the repository's words: until the user
+     * trusts the folder they pass through the same filter config.c applies
+     * for the agent, so a repository cannot widen what a command the user
+     * runs by hand (`loom sandbox -- CMD`) may do. Trust is decided on the
+     * real path, as config.c decides it. */
+    char *real = realpath(cwd, NULL);
+    bool trusted = false, decided = false;
     json_t *acc = json_object();
     for (int i = 0; i < 3; i++) {
         char *text = NULL;
@@ -382,6 +390,7 @@ json_t *sandbox_settings_load(const char *cwd, loom_error *err)
             if (e.code == LOOM_ERR_RESOURCE_NOT_FOUND)
                 continue;
             json_decref(acc);
+            free(real);
             loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
             return NULL;
         }
@@ -395,19 +404,45 @@ json_t *sandbox_settings_load(const char *cwd, loom_error *err)
             else
                 loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
             json_decref(doc);
+            free(real);
             return NULL;
+        }
+        if (i == 0) {
+            trusted = trust_workspace_trusted(doc, real ? real : cwd);
+            decided = true;
         }
         json_t *block = json_object_get(doc, "sandbox");
         if (block && !json_is_object(block)) {
             json_decref(doc);
             json_decref(acc);
+            free(real);
             loom_error_set(err, LOOM_ERR_CONFIG, "%s: \"sandbox\" must be an object", paths[i]);
             return NULL;
+        }
+        if (i > 0 && !decided) { /* no user file: the environment may still trust */
+            trusted = trust_workspace_trusted(NULL, real ? real : cwd);
+            decided = true;
+        }
+        if (block && i > 0 && !trusted) {
+            static const char *const names[3] = {NULL, ".loom/settings.json",
+                                                 ".loom/settings.local.json"};
+            json_t *only = json_pack("{sO}", "sandbox", block);
+            json_t *base = json_object();
+            json_t *sink = notices ? notices : json_array();
+            json_t *kept = trust_filter(only, names[i], base, sink);
+            if (!notices)
+                json_decref(sink);
+            json_decref(base);
+            json_decref(only);
+            json_decref(doc);
+            doc = kept;
+            block = json_object_get(doc, "sandbox");
         }
         if (block)
             merge_block(acc, block);
         json_decref(doc);
     }
+    free(real);
     return acc;
 }
 
@@ -477,13 +512,16 @@ static uint64_t handled_fs_for(int abi)
  * Built with libseccomp once per variant and kept as raw BPF, so a child
  * installs one with one system call and no allocation. Variants: the network
  * denied or not; with allowUnixSockets or not; metadata calls (and connect)
- * sent to the supervisor (NOTIFY) or refused outright (no supervisor). */
+ * sent to the supervisor (NOTIFY) or refused outright (no supervisor); Loom
+ * guarded from its commands' signals (GUARD: the command is a child of this
+ * process, not this process after an exec, as under `loom sandbox`). */
 
-enum { BPF_NET_DENY = 1, BPF_UNIX_LIST = 2, BPF_NOTIFY = 4, BPF_VARIANTS = 8 };
+enum { BPF_NET_DENY = 1, BPF_UNIX_LIST = 2, BPF_NOTIFY = 4, BPF_GUARD = 8, BPF_VARIANTS = 16 };
 
 static pthread_mutex_t g_bpf_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct sock_filter *g_bpf[BPF_VARIANTS]; /* built once, never freed */
+static struct sock_filter *g_bpf[BPF_VARIANTS]; /* built once per pid, never freed */
 static unsigned short g_bpf_len[BPF_VARIANTS];
+static pid_t g_bpf_pid[BPF_VARIANTS]; /* the process a GUARD program protects */
 
 /* The calls that change a file's metadata, which Landlock does not handle.
  * Names libseccomp may not know yet are added by number (the same on every
@@ -494,12 +532,65 @@ static const char *const META_CALLS[] = {
     "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
 };
 static const int META_CALLS_NEW[] = {452 /* fchmodat2 */, 463 /* setxattrat */,
-                                     466 /* removexattrat */};
+                                     466 /* removexattrat */, 469 /* file_setattr */};
+
+/* The ioctl families of the filesystems (the type byte of the command):
+ * 'f' (inode flags, ext4, fscrypt, fsverity), 'v' (inode generation), 'X'
+ * (fsxattrs, XFS, shutdown) and 0x94 (btrfs, clones, the volume label).
+ * Their setters change an inode or a whole filesystem through any
+ * descriptor, a read-only one included, so every ioctl of these families
+ * goes to the supervisor, which lets the known getters through and judges
+ * the rest by where the descriptor's object lies. Matched on the type byte
+ * alone (mask 0xff00): the kernel reads the command as 32 bits, so a
+ * comparison of the whole 64-bit register would let a setter with garbage
+ * in the upper half slip past. */
+static const unsigned FS_IOCTL_TYPES[] = {'f', 'v', 'X', 0x94};
 
 /* libseccomp's SCMP_A0_32 leaves datum_b to zero-initialisation, which
  * clang's -Wmissing-field-initializers reports; the zero is intended. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+/* A pid argument equal to v, read as the kernel reads it (an int: the low
+ * 32 bits; garbage in the upper half must not slip past). */
+#define PID_ARG_IS(n, v) SCMP_CMP64((n), SCMP_CMP_MASKED_EQ, 0xffffffffu, (uint32_t)(v))
+
+/* Signals a command must not send: kill(-1) (every process the user may
+ * signal — as root, the machine) always; with GUARD, nothing to Loom
+ * itself or its process group either, so a command cannot kill or stop the
+ * harness that would end it and outlive its call. tkill names a thread
+ * without its process and pidfd_send_signal a process by descriptor
+ * (pidfd_open, or a /proc/PID directory), so under GUARD they are refused
+ * whole: ENOSYS, which the runtimes that use pidfds (Go) take as "no pidfd
+ * support here" and fall back to kill(2). Other processes of the user stay
+ * reachable (docs/sandbox.md, Limits). */
+static int add_signal_rules(scmp_filter_ctx ctx, int variant)
+{
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, PID_ARG_IS(0, -1));
+    if (rc != 0 || !(variant & BPF_GUARD))
+        return rc;
+    pid_t self = getpid(), group = getpgrp();
+    const pid_t kill_targets[] = {self, -group};
+    for (size_t i = 0; rc == 0 && i < sizeof kill_targets / sizeof *kill_targets; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1,
+                              PID_ARG_IS(0, kill_targets[i]));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1, PID_ARG_IS(0, self));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(rt_sigqueueinfo), 1,
+                              PID_ARG_IS(0, self));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(rt_tgsigqueueinfo), 1,
+                              PID_ARG_IS(0, self));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(pidfd_open), 1,
+                              PID_ARG_IS(0, self));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tkill), 0);
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(pidfd_send_signal), 0);
+    return rc;
+}
 static int add_rules(scmp_filter_ctx ctx, int variant)
 {
     uint32_t meta = variant & BPF_NOTIFY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
@@ -511,16 +602,15 @@ static int add_rules(scmp_filter_ctx ctx, int variant)
     }
     for (size_t i = 0; rc == 0 && i < sizeof META_CALLS_NEW / sizeof *META_CALLS_NEW; i++)
         rc = seccomp_rule_add(ctx, meta, META_CALLS_NEW[i], 0);
-    /* Inode flags (chattr: immutable, append-only) and fsxattrs are set by
-     * ioctl on any descriptor, a read-only one included. */
-    static const unsigned long FLAG_IOCTLS[] = {FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,
-                                                FS_IOC_FSSETXATTR};
-    for (size_t i = 0; rc == 0 && i < sizeof FLAG_IOCTLS / sizeof *FLAG_IOCTLS; i++)
+    for (size_t i = 0; rc == 0 && i < sizeof FS_IOCTL_TYPES / sizeof *FS_IOCTL_TYPES; i++)
         rc = seccomp_rule_add(ctx, meta, SCMP_SYS(ioctl), 1,
-                              SCMP_A1_32(SCMP_CMP_EQ, (uint32_t)FLAG_IOCTLS[i]));
+                              SCMP_A1_64(SCMP_CMP_MASKED_EQ, 0xff00,
+                                         (uint64_t)FS_IOCTL_TYPES[i] << 8));
     /* io_uring can make sockets and set xattrs without those system calls. */
     if (rc == 0)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(io_uring_setup), 0);
+    if (rc == 0)
+        rc = add_signal_rules(ctx, variant);
     if (rc != 0 || !(variant & BPF_NET_DENY))
         return rc;
 
@@ -557,6 +647,10 @@ static int add_rules(scmp_filter_ctx ctx, int variant)
 static const struct sock_filter *bpf_get(int variant, unsigned short *len, char *err, size_t cap)
 {
     pthread_mutex_lock(&g_bpf_mu);
+    /* A GUARD program names this process: a forked Loom builds its own
+     * (the old one stays: a prepared sandbox may still point at it). */
+    if (g_bpf[variant] && (variant & BPF_GUARD) && g_bpf_pid[variant] != getpid())
+        g_bpf[variant] = NULL;
     if (g_bpf[variant]) {
         *len = g_bpf_len[variant];
         pthread_mutex_unlock(&g_bpf_mu);
@@ -598,6 +692,7 @@ static const struct sock_filter *bpf_get(int variant, unsigned short *len, char 
         goto out;
     }
     g_bpf[variant] = prog;
+    g_bpf_pid[variant] = getpid();
     g_bpf_len[variant] = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
     *len = g_bpf_len[variant];
 out:
@@ -748,7 +843,11 @@ static int grant_path(builder *b, const char *configured, uint64_t mask)
     return rc;
 }
 
-int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size_t cap)
+/* guard: the command will be a child of this process (sandbox_prepare),
+ * which its signals must not reach; not when this process itself enters
+ * the sandbox and execs the command (sandbox_apply). */
+static int prepare(const sandbox_policy *p, bool guard, sandbox_prep **out, char *err,
+                   size_t cap)
 {
     *out = NULL;
     int abi = sandbox_supported();
@@ -757,7 +856,8 @@ int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size
         return -1;
     }
     bool deny_net = p->network == SANDBOX_NET_DENY;
-    int variant = (deny_net ? BPF_NET_DENY : 0) | (deny_net && p->allow_unix.n ? BPF_UNIX_LIST : 0);
+    int variant = (deny_net ? BPF_NET_DENY : 0) |
+                  (deny_net && p->allow_unix.n ? BPF_UNIX_LIST : 0) | (guard ? BPF_GUARD : 0);
     unsigned short bpf_len = 0, notify_len = 0;
     const struct sock_filter *bpf = bpf_get(variant, &bpf_len, err, cap);
     const struct sock_filter *notify_bpf =
@@ -793,7 +893,10 @@ int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size
     }
 
     int rc = grant_path(&b, "/", LL_FS_READ_RIGHTS);
-    uint64_t all = b.handled;
+    /* Everything but making device nodes: a node made in the workspace
+     * (mknod ./disk b 8 0) would open the raw disk or memory to a command
+     * run as root, and every file with it. Handled, so refused everywhere. */
+    uint64_t all = b.handled & ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
     if (rc == 0 && p->workspace)
         rc = grant_path(&b, p->workspace, all);
     for (size_t i = 0; rc == 0 && i < p->writable.n; i++)
@@ -819,6 +922,11 @@ int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size
     prep->notify_len = notify_len;
     *out = prep;
     return 0;
+}
+
+int sandbox_prepare(const sandbox_policy *p, sandbox_prep **out, char *err, size_t cap)
+{
+    return prepare(p, true, out, err, cap);
 }
 
 void sandbox_prep_free(sandbox_prep *prep)
@@ -971,7 +1079,7 @@ static _Noreturn void supervisor_main(sandbox_prep *prep, int sock)
 int sandbox_apply(const sandbox_policy *p, char *err, size_t cap)
 {
     sandbox_prep *prep = NULL;
-    if (sandbox_prepare(p, &prep, err, cap) != 0)
+    if (prepare(p, false, &prep, err, cap) != 0)
         return -1;
     /* The supervisor is forked before the caller enters the sandbox, and
      * twice, so that the command the caller execs has no child it does not
@@ -1039,7 +1147,7 @@ const sandbox_policy *sandbox_default_for(const char *cwd, loom_error *err)
         lp = xcalloc(1, sizeof *lp);
         lp->cwd = xstrdup(cwd);
         loom_error_clear(&lp->err);
-        json_t *block = sandbox_settings_load(cwd, &lp->err);
+        json_t *block = sandbox_settings_load(cwd, NULL, &lp->err);
         lp->ok = block && sandbox_policy_from_settings(block, cwd, &lp->policy, &lp->err) == 0;
         json_decref(block);
         lp->next = g_loaded;

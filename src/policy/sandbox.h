@@ -80,10 +80,13 @@ int sandbox_policy_from_settings(const json_t *sandbox_settings, const char *wor
 /* Reads the "sandbox" blocks of the settings files ($LOOM_HOME/settings.json
  * or ~/.loom/settings.json, then CWD/.loom/settings.json, then
  * CWD/.loom/settings.local.json) and merges them: a later file's scalar wins,
- * path lists are concatenated. Returns a new object (caller decrefs; empty
- * when no file has a block) or NULL with err set for an unreadable or
- * malformed file. */
-json_t *sandbox_settings_load(const char *cwd, loom_error *err);
+ * path lists are concatenated. While the user does not trust CWD
+ * (trust_workspace_trusted) the two project files' blocks pass through
+ * trust_filter first, so they can only tighten; each dropped key appends a
+ * notice string to notices (NULL: not wanted). Returns a new object (caller
+ * decrefs; empty when no file has a block) or NULL with err set for an
+ * unreadable or malformed file. */
+json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err);
 
 /* The highest Landlock ABI this kernel offers (capped by $LOOM_SANDBOX_ABI
  * when set: "0" pretends there is none, for tests), or 0 when Landlock or

@@ -70,20 +70,22 @@ out=$(LOOM_SANDBOX_ABI=0 "$LOOM_BIN" sandbox -- touch "$T/outside/u" 2>&1) && rc
 assert_eq "unsupported: refused with 125" "$rc" "125"
 assert_contains "unsupported: says why" "$out" "not supported here"
 check "unsupported: the command did not run" test ! -e "$T/outside/u"
-cat > "$T/proj/.loom/settings.local.json" <<JSON
+# (The user's own settings: an untrusted project's "warn" only loosens, and
+# is dropped — tests/e2e/sandbox_cli_trust.sh.)
+cat > "$LOOM_HOME/settings.json" <<JSON
 {"sandbox": {"onUnsupported": "warn"}}
 JSON
 out=$(LOOM_SANDBOX_ABI=0 "$LOOM_BIN" sandbox -- touch "$T/outside/u" 2>&1) && rc=0 || rc=$?
 assert_eq "unsupported + warn: runs" "$rc" "0"
 assert_contains "unsupported + warn: the warning" "$out" "WITHOUT it"
-rm -f "$T/proj/.loom/settings.local.json"
+rm -f "$LOOM_HOME/settings.json"
 
 # Bad settings are named, not ignored.
-echo '{"sandbox": {"network": "sometimes"}}' > "$T/proj/.loom/settings.local.json"
+echo '{"sandbox": {"network": "sometimes"}}' > "$LOOM_HOME/settings.json"
 out=$("$LOOM_BIN" sandbox -- true 2>&1) && rc=0 || rc=$?
 assert_eq "bad settings: 125" "$rc" "125"
 assert_contains "bad settings: names the key" "$out" "sandbox.network"
-rm -f "$T/proj/.loom/settings.local.json"
+rm -f "$LOOM_HOME/settings.json"
 
 out=$("$LOOM_BIN" sandbox 2>&1) && rc=0 || rc=$?
 assert_eq "no command: 125" "$rc" "125"

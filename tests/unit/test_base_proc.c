@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
@@ -491,6 +492,80 @@ static void test_leftovers_end_with_the_call(void **state)
     str_free(&script);
 }
 
+/* While another command runs (a background shell, registered), a call's
+ * orphan that left its group still ends with the call — it started after
+ * the call began — while an orphan that started before the call (the other
+ * command's, say) is left to that command's end. */
+static void test_leftovers_end_beside_a_running_command(void **state)
+{
+    (void)state;
+    /* The running command: its own group, registered. */
+    proc_spawn_lock();
+    pid_t bg = fork();
+    if (bg == 0) {
+        setpgid(0, 0);
+        execlp("sleep", "sleep", "60", (char *)NULL);
+        _exit(127);
+    }
+    proc_spawn_unlock(bg);
+    assert_true(bg > 0);
+    setpgid(bg, bg);
+
+    /* An older orphan, in a session of its own, re-parented to us. */
+    loom_str old = LOOM_STR_INIT, a = LOOM_STR_INIT, script = LOOM_STR_INIT;
+    str_printf(&old, "%s/old.pid", tmpdir);
+    str_printf(&a, "%s/call.pid", tmpdir);
+    pid_t mid = fork();
+    if (mid == 0) {
+        setsid();
+        pid_t g = fork();
+        if (g == 0) {
+            char buf[32];
+            int n = snprintf(buf, sizeof buf, "%d", (int)getpid());
+            int fd = open(old.ptr, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (fd >= 0 && write(fd, buf, (size_t)n) == n)
+                close(fd);
+            execlp("sleep", "sleep", "61", (char *)NULL);
+        }
+        _exit(0);
+    }
+    waitpid(mid, NULL, 0);
+    for (int i = 0; i < 200 && access(old.ptr, F_OK) != 0; i++) {
+        struct timespec ts = {0, 5 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    pid_t older = read_pid(old.ptr);
+    /* Past the clock tick it started in, so the call begins later. */
+    struct timespec tick = {0, 40 * 1000000};
+    nanosleep(&tick, NULL);
+
+    str_printf(&script,
+               "setsid -f sh -c 'echo $$ > \"%s.tmp\"; mv \"%s.tmp\" \"%s\"; exec sleep 33'"
+               " >/dev/null 2>&1; while [ ! -s '%s' ]; do sleep 0.01; done; echo ok",
+               a.ptr, a.ptr, a.ptr, a.ptr);
+    const char *argv[] = {"sh", "-c", script.ptr, NULL};
+    proc_spec s = spec_of(argv);
+    s.timeout_ms = 10000;
+    proc_result r;
+    run_ok(&s, &r);
+    assert_string_equal(r.out, "ok\n");
+    proc_result_free(&r);
+    pid_t detached = read_pid(a.ptr);
+    assert_int_equal(kill(detached, 0), -1);
+    assert_int_equal(errno, ESRCH);
+    assert_int_equal(kill(older, 0), 0); /* not the call's: still there */
+
+    /* The running command ends: with nothing else running, the older
+     * orphan goes too. */
+    kill(-bg, SIGKILL);
+    waitpid(bg, NULL, 0);
+    proc_call_end(bg);
+    assert_gone(older);
+    str_free(&old);
+    str_free(&a);
+    str_free(&script);
+}
+
 /* A supervised child hands one descriptor to the parent: the callback runs
  * in the parent while the child lives, each time the descriptor is
  * readable. Without a supervisor the hand-over reports failure. */
@@ -592,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_cancel_from_thread),
         cmocka_unit_test(test_background_child_does_not_hold_us),
         cmocka_unit_test(test_leftovers_end_with_the_call),
+        cmocka_unit_test(test_leftovers_end_beside_a_running_command),
         cmocka_unit_test(test_supervised_fd_reaches_parent),
         cmocka_unit_test(test_signals_reset_for_child),
     };

@@ -278,7 +278,7 @@ static void test_settings_load_merges(void **state)
     write_file(p, "{\"sandbox\": {\"network\": \"deny\"}}");
     char *old = getenv("LOOM_HOME") ? strdup(getenv("LOOM_HOME")) : NULL;
     setenv("LOOM_HOME", home, 1);
-    json_t *block = sandbox_settings_load(proj, &err);
+    json_t *block = sandbox_settings_load(proj, NULL, &err);
     assert_non_null(block);
     assert_true(json_is_true(json_object_get(block, "enabled")));
     assert_string_equal(json_string_value(json_object_get(block, "network")), "deny");
@@ -292,8 +292,89 @@ static void test_settings_load_merges(void **state)
     snprintf(p, sizeof p, "%s/.loom/settings.local.json", proj);
     write_file(p, "{\"sandbox\": ");
     loom_error_clear(&err);
-    assert_null(sandbox_settings_load(proj, &err));
+    assert_null(sandbox_settings_load(proj, NULL, &err));
     assert_non_null(strstr(err.message, "settings.local.json"));
+    if (old) {
+        setenv("LOOM_HOME", old, 1);
+        free(old);
+    } else {
+        unsetenv("LOOM_HOME");
+    }
+}
+
+/* An untrusted folder's own files may only tighten: the loosening keys of
+ * both project files are dropped with a notice each, the tightening ones
+ * kept; once the user trusts the folder the same files count. */
+static void test_settings_load_untrusted(void **state)
+{
+    (void)state;
+    char home[400], proj[400], p[500];
+    snprintf(home, sizeof home, "%s/trusthome", base);
+    snprintf(proj, sizeof proj, "%s/trustproj", base);
+    loom_error err;
+    snprintf(p, sizeof p, "%s/.loom", proj);
+    assert_int_equal(file_mkdirs(home, 0755, &err), 0);
+    assert_int_equal(file_mkdirs(p, 0755, &err), 0);
+    snprintf(p, sizeof p, "%s/settings.json", home);
+    write_file(p, "{\"sandbox\": {\"writableTempDirs\": false}}");
+    snprintf(p, sizeof p, "%s/.loom/settings.json", proj);
+    write_file(p, "{\"sandbox\": {\"writablePaths\": [\"/etc\"], \"network\": \"allow\", "
+                  "\"denyRead\": [\"/proj/secret\"], \"writableTempDirs\": true}}");
+    snprintf(p, sizeof p, "%s/.loom/settings.local.json", proj);
+    write_file(p, "{\"sandbox\": {\"allowUnixSockets\": [\"/run/x.sock\"], "
+                  "\"onUnsupported\": \"warn\", \"network\": {\"allowUnixSockets\": [\"/y\"]}}}");
+    char *old = getenv("LOOM_HOME") ? strdup(getenv("LOOM_HOME")) : NULL;
+    char *old_trust = getenv("LOOM_TRUST_WORKSPACE") ? strdup(getenv("LOOM_TRUST_WORKSPACE")) : NULL;
+    setenv("LOOM_HOME", home, 1);
+    unsetenv("LOOM_TRUST_WORKSPACE");
+
+    json_t *notices = json_array();
+    json_t *block = sandbox_settings_load(proj, notices, &err);
+    assert_non_null(block);
+    assert_null(json_object_get(block, "writablePaths"));
+    assert_null(json_object_get(block, "network"));
+    assert_null(json_object_get(block, "allowUnixSockets"));
+    assert_null(json_object_get(block, "onUnsupported"));
+    assert_true(json_is_false(json_object_get(block, "writableTempDirs")));
+    assert_int_equal(json_array_size(json_object_get(block, "denyRead")), 1);
+    assert_int_equal(json_array_size(notices), 6);
+    assert_non_null(strstr(json_string_value(json_array_get(notices, 0)),
+                           "ignored .loom/settings.json: sandbox."));
+    assert_non_null(strstr(json_string_value(json_array_get(notices, 5)),
+                           "ignored .loom/settings.local.json: sandbox."));
+    json_decref(block);
+    json_decref(notices);
+
+    /* Trusted through the environment: everything counts. */
+    setenv("LOOM_TRUST_WORKSPACE", "1", 1);
+    block = sandbox_settings_load(proj, NULL, &err);
+    assert_non_null(block);
+    assert_int_equal(json_array_size(json_object_get(block, "writablePaths")), 1);
+    assert_true(json_is_true(json_object_get(block, "writableTempDirs")));
+    assert_non_null(json_object_get(block, "allowUnixSockets"));
+    json_decref(block);
+    unsetenv("LOOM_TRUST_WORKSPACE");
+
+    /* Trusted through trustedWorkspaces (the real path). */
+    char *real = realpath(proj, NULL);
+    assert_non_null(real);
+    snprintf(p, sizeof p, "%s/settings.json", home);
+    json_t *user = json_pack("{s[s]}", "trustedWorkspaces", real);
+    char *text = json_dumps(user, 0);
+    write_file(p, text);
+    free(text);
+    json_decref(user);
+    free(real);
+    block = sandbox_settings_load(proj, NULL, &err);
+    assert_non_null(block);
+    assert_int_equal(json_array_size(json_object_get(block, "writablePaths")), 1);
+    assert_non_null(json_object_get(block, "onUnsupported"));
+    json_decref(block);
+
+    if (old_trust) {
+        setenv("LOOM_TRUST_WORKSPACE", old_trust, 1);
+        free(old_trust);
+    }
     if (old) {
         setenv("LOOM_HOME", old, 1);
         free(old);
@@ -923,6 +1004,7 @@ int main(void)
         cmocka_unit_test(test_from_settings),
         cmocka_unit_test(test_bad_settings),
         cmocka_unit_test(test_settings_load_merges),
+        cmocka_unit_test(test_settings_load_untrusted),
         cmocka_unit_test(test_path_classes),
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_grandchild_confined),

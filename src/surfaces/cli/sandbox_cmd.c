@@ -24,7 +24,8 @@ static void usage(FILE *f)
           "Runs COMMAND under Loom's sandbox: read everywhere except the denied paths,\n"
           "write only in the current directory, the temp dirs and the writable paths,\n"
           "no network except Unix sockets. The policy comes from the \"sandbox\" block of\n"
-          "the settings files (see docs/sandbox.md); the flags add to it.\n"
+          "the settings files (see docs/sandbox.md) -- an untrusted folder's own files\n"
+          "may only tighten it; the flags add to it.\n"
           "\n"
           "  --allow-network   let the command use the network\n"
           "  --write PATH      make PATH writable too (repeatable)\n"
@@ -94,7 +95,15 @@ int sandbox_cmd_main(int argc, char **argv)
 
     loom_error err;
     loom_error_clear(&err);
-    json_t *block = sandbox_settings_load(cwd, &err);
+    /* An untrusted repository's settings may only tighten the policy, as
+     * they may for the agent's own commands; say what was left out. */
+    json_t *notices = json_array();
+    json_t *block = sandbox_settings_load(cwd, notices, &err);
+    size_t ni;
+    json_t *n;
+    json_array_foreach(notices, ni, n)
+        fprintf(stderr, "loom sandbox: %s\n", json_string_value(n));
+    json_decref(notices);
     sandbox_policy p;
     if (!block || sandbox_policy_from_settings(block, cwd, &p, &err) != 0) {
         fprintf(stderr, "loom sandbox: %s\n", err.message);
