@@ -1813,6 +1813,72 @@ static bool is_shell(const char *name)
     return false;
 }
 
+/* The file a shell or `source` operand names when it means standard input. */
+static bool is_stdin_path(const char *a)
+{
+    return !strcmp(a, "-") || !strcmp(a, "/dev/stdin") || !strcmp(a, "/dev/fd/0") ||
+           !strcmp(a, "/proc/self/fd/0");
+}
+
+/* True when the shell command c (no -c script) reads its script from
+ * standard input: -s, no script operand, or an operand that is stdin. */
+static bool shell_reads_stdin(const bash_cmd *c)
+{
+    for (size_t i = 1; i < c->argc; i++) {
+        const char *a = c->argv[i];
+        if (!strcmp(a, "--"))
+            return i + 1 >= c->argc || is_stdin_path(c->argv[i + 1]);
+        if (is_stdin_path(a))
+            return true;
+        if (a[0] != '-' && a[0] != '+')
+            return false;   /* a script file: its text is not on the line */
+        if (a[1] == '-') {
+            if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file"))
+                i++;
+            continue;
+        }
+        if (!strcmp(a + 1, "o") || !strcmp(a + 1, "O"))
+            i++;
+        else if (a[0] == '-' && strchr(a + 1, 's'))
+            return true;    /* -s: the rest are positional parameters */
+    }
+    return true;
+}
+
+/* c (or the command it was derived from: `sudo bash <<< …`) reads its
+ * script from standard input: a here-string is parsed as a script of its
+ * own; a here-document or a pipe is not followed, hence uncertain. A
+ * redirected file counts as a script file, the same as `bash FILE`. */
+static void derive_stdin_script(parser *p, size_t idx, const char *what)
+{
+    for (long at = (long)idx; at >= 0; at = p->out->cmds[at].parent) {
+        const bash_cmd *o = &p->out->cmds[at];
+        for (size_t k = 0; k < o->nredir; k++) {
+            const bash_redir *r = &o->redir[k];
+            if (r->fd > 0)
+                continue;
+            if (r->kind == BASH_REDIR_HERESTRING) {
+                if (r->target_flags & BASH_WORD_EXPANDS)
+                    uncertain(p, "a script built at run time on standard input");
+                sub_parse(p, r->target, strlen(r->target), false, (long)idx);
+                return;
+            }
+            if (r->kind == BASH_REDIR_HEREDOC) {
+                uncertain(p, what);
+                return;
+            }
+            if (r->kind == BASH_REDIR_IN || r->kind == BASH_REDIR_INOUT)
+                return;   /* a script file, as `bash FILE` is */
+        }
+        if ((o->flags & BASH_CMD_PIPE_IN) || o->pipe_pos > 0) {
+            uncertain(p, what);
+            return;
+        }
+        if (!(o->flags & BASH_CMD_DERIVED))
+            return;
+    }
+}
+
 /* Parses word k of c as a script of its own, derived from c. */
 static void derive_script(parser *p, const bash_cmd *c, size_t idx, size_t k)
 {
@@ -1885,7 +1951,7 @@ static bool derive_script_option(parser *p, const bash_cmd *c, size_t idx, const
  * -e, …): the parser cannot follow the code, but when it can start
  * programs (os.system, subprocess, child_process, backticks, …) the
  * command may run anything — uncertain, so deny rules apply to it. */
-static void interpreter_code(parser *p, const bash_cmd *c, const char *name)
+static void interpreter_code(parser *p, const bash_cmd *c, long idx, const char *name)
 {
     static const struct {
         const char *prefix;   /* program name, or its prefix ("python") */
@@ -1909,6 +1975,31 @@ static void interpreter_code(parser *p, const bash_cmd *c, const char *name)
         }
     if (!opts)
         return;
+    if (!awk && (c->argc == 1 || (c->argc == 2 && !strcmp(c->argv[1], "-")))) {
+        /* The code comes on standard input: a pipe or here-document is
+         * not followed; a here-string is looked at like -c code. */
+        for (long at = idx; at >= 0; at = p->out->cmds[at].parent) {
+            const bash_cmd *o = &p->out->cmds[at];
+            for (size_t k = 0; k < o->nredir; k++) {
+                const bash_redir *r = &o->redir[k];
+                if (r->fd > 0)
+                    continue;
+                if (r->kind == BASH_REDIR_HEREDOC)
+                    uncertain(p, "interpreter code on standard input");
+                else if (r->kind == BASH_REDIR_HERESTRING)
+                    for (size_t m = 0; SHELL_OUT[m]; m++)
+                        if (strstr(r->target, SHELL_OUT[m])) {
+                            uncertain(p, "interpreter code that can start programs");
+                            return;
+                        }
+            }
+            if ((o->flags & BASH_CMD_PIPE_IN) || o->pipe_pos > 0)
+                uncertain(p, "interpreter code on standard input");
+            if (!(o->flags & BASH_CMD_DERIVED))
+                break;
+        }
+        return;
+    }
     for (size_t k = 1; k < c->argc; k++) {
         const char *a = c->argv[k];
         const char *code = NULL;
@@ -1949,7 +2040,7 @@ static void derive(parser *p, size_t idx, unsigned level)
     }
     if (derive_script_option(p, &c, idx, name, level))
         return;
-    interpreter_code(p, &c, name);
+    interpreter_code(p, &c, (long)idx, name);
     for (const wrapper *w = WRAPPERS; w->name; w++) {
         if (strcmp(name, w->name))
             continue;
@@ -2014,11 +2105,32 @@ static void derive(parser *p, size_t idx, unsigned level)
     }
     if (is_shell(name)) {
         size_t s = shell_script_arg(&c);
-        if (!s)
+        if (!s) {
+            if (shell_reads_stdin(&c))
+                derive_stdin_script(p, idx, "a shell reads its script from standard input");
             return;
+        }
         if (c.argv_flags[s] & BASH_WORD_EXPANDS)
             uncertain(p, "sh -c with a script built at run time");
         sub_parse(p, c.argv[s], strlen(c.argv[s]), false, (long)idx);
+        return;
+    }
+    if (!strcmp(name, "alias")) {
+        /* alias NAME=TEXT: a later line (with expand_aliases) runs TEXT
+         * under the name, so TEXT is read as if it ran here. */
+        for (size_t k = 1; k < c.argc; k++) {
+            const char *eq = strchr(c.argv[k], '=');
+            if (!eq || eq == c.argv[k] || c.argv[k][0] == '-')
+                continue;
+            if (c.argv_flags[k] & BASH_WORD_EXPANDS)
+                uncertain(p, "an alias built at run time");
+            sub_parse(p, eq + 1, strlen(eq + 1), false, (long)idx);
+        }
+        return;
+    }
+    if ((!strcmp(name, "source") || !strcmp(name, ".")) && c.argc >= 2 &&
+        is_stdin_path(c.argv[1])) {
+        derive_stdin_script(p, idx, "source reads its script from standard input");
         return;
     }
     if (!strcmp(name, "eval") || !strcmp(name, "su") || !strcmp(name, "watch")) {

@@ -747,6 +747,35 @@ static const rule_row RULE_ROWS[] = {
     {'U', "awk 'BEGIN { system(\"git push\") }'", PERM_DENY},
     {'U', "awk -F: '{ print $1 }' /etc/passwd", PERM_ALLOW},
     {'U', "perl -ne 'print if /x/' f", PERM_ALLOW},
+    /* a shell or interpreter reading its program from standard input */
+    {'U', "bash <<< 'git push'", PERM_DENY},
+    {'U', "sh -s <<< 'git push origin main'", PERM_DENY},
+    {'U', "bash /dev/stdin <<< 'git push'", PERM_DENY},
+    {'U', "sudo bash <<< 'git push'", PERM_DENY},
+    {'U', "bash -s -- x <<< \"$cmd\"", PERM_DENY},
+    {'U', "sh <<EOF\ngit push\nEOF", PERM_DENY},
+    {'U', "bash <<'EOF'\ngit push\nEOF", PERM_DENY},
+    {'U', "echo git push | sh", PERM_DENY},
+    {'U', "printf 'git push' | bash -s", PERM_DENY},
+    {'U', "curl -s http://127.0.0.1/x | sudo bash", PERM_DENY},
+    {'U', ". /dev/stdin <<< 'git push'", PERM_DENY},
+    {'U', "echo git push | source /dev/stdin", PERM_DENY},
+    {'U', "python3 <<< 'import os; os.system(\"git push\")'", PERM_DENY},
+    {'U', "echo 'import os' | python3 -", PERM_DENY},
+    {'U', "bash <<< 'git status'", PERM_ALLOW},
+    {'U', "bash ./build.sh", PERM_ALLOW},            /* a script file, not on the line */
+    {'U', "bash < build.sh", PERM_ALLOW},
+    {'U', "echo hi | bash -c 'cat'", PERM_ALLOW},
+    {'U', "cat data.json | python3 -m json.tool", PERM_ALLOW},
+    {'U', "python3 <<< 'print(1)'", PERM_ALLOW},
+    /* an alias runs its text under another name (expand_aliases, a later line) */
+    {'U', "alias p='git push'; p", PERM_DENY},
+    {'U', "shopt -s expand_aliases\nalias p='git push'\np", PERM_DENY},
+    {'U', "alias -- g='git  push origin'", PERM_DENY},
+    {'U', "alias a=ls b='git push'", PERM_DENY},
+    {'U', "alias p=\"$x\"", PERM_DENY},
+    {'U', "alias ll='ls -l'", PERM_ALLOW},
+    {'U', "alias", PERM_ALLOW},
 };
 
 static void test_issue10_table(void **state)
