@@ -573,7 +573,9 @@ static void test_malformed(void **state)
  *      Bash(terraform destroy:*), Bash(helm uninstall:*),
  *      Bash(pnpm publish:*), Bash(yarn publish:*)                (class 2)
  *   U  allow Bash; deny Bash(git push:*), Bash(rm -rf:*); ask Bash(curl:*)
- *                                                                 (class 3) */
+ *                                                                 (class 3)
+ *   F  allow Bash; deny Bash(git push --force:*); ask Bash(chmod -R:*)
+ *      (a rule's options as a set)                                (class 2) */
 typedef struct rule_row {
     char set;
     const char *cmd;
@@ -678,7 +680,8 @@ static const rule_row RULE_ROWS[] = {
     {'U', "git p*", PERM_DENY},
     {'U', "git sta*", PERM_ALLOW},
     {'U', "rm \"-rf$x\"", PERM_DENY},
-    {'U', "rm \"-v$x\" -rf", PERM_ALLOW},
+    {'U', "rm \"-v$x\" -rf", PERM_DENY},   /* -rf is there, whatever -v$x becomes */
+    {'U', "rm \"-v$x\" build", PERM_ALLOW},
     {'U', "git ${SUB:-push} origin", PERM_DENY},
     {'U', "git $(echo push)", PERM_DENY},
     {'U', "git `echo push`", PERM_DENY},
@@ -776,6 +779,33 @@ static const rule_row RULE_ROWS[] = {
     {'U', "alias p=\"$x\"", PERM_DENY},
     {'U', "alias ll='ls -l'", PERM_ALLOW},
     {'U', "alias", PERM_ALLOW},
+    /* a rule's options are a set, whatever their spelling and order */
+    {'U', "rm -fr build", PERM_DENY},
+    {'U', "rm -r -f build", PERM_DENY},
+    {'U', "rm -Rf build", PERM_DENY},
+    {'U', "rm -R -f build", PERM_DENY},
+    {'U', "rm --recursive --force build", PERM_DENY},
+    {'U', "rm --recur --forc build", PERM_DENY},
+    {'U', "rm -r --force build", PERM_DENY},
+    {'U', "rm build -rf", PERM_DENY},
+    {'U', "rm -vrf build", PERM_DENY},
+    {'U', "/bin/rm -fr build", PERM_DENY},
+    {'U', "sudo rm -f -r build", PERM_DENY},
+    {'U', "rm -r build", PERM_ALLOW},
+    {'U', "rm -f build.o", PERM_ALLOW},
+    {'U', "rm -- -r -f", PERM_ALLOW},               /* operands, not options */
+    {'U', "rm -i -r build", PERM_ALLOW},
+    {'F', "git push --force", PERM_DENY},
+    {'F', "git push origin main --force", PERM_DENY},
+    {'F', "git push -f origin main", PERM_DENY},
+    {'F', "git push origin -uf main", PERM_DENY},
+    {'F', "git -C . push --forc origin", PERM_DENY},
+    {'F', "git push --force-with-lease origin", PERM_ALLOW}, /* another option */
+    {'F', "git push origin main", PERM_ALLOW},
+    {'F', "git push origin -- -f", PERM_ALLOW},
+    {'F', "chmod -v --recursive 777 .", PERM_ASK},
+    {'F', "chmod -R 644 x", PERM_ASK},
+    {'F', "chmod 644 x", PERM_ALLOW},
 };
 
 static void test_issue10_table(void **state)
@@ -795,10 +825,12 @@ static void test_issue10_table(void **state)
                          "Bash(pnpm publish:*)", "Bash(yarn publish:*)", NULL});
     perm_rules *u = rules((const char *[]){"Bash", NULL}, (const char *[]){"Bash(curl:*)", NULL},
                           (const char *[]){"Bash(git push:*)", "Bash(rm -rf:*)", NULL});
+    perm_rules *f = rules((const char *[]){"Bash", NULL}, (const char *[]){"Bash(chmod -R:*)", NULL},
+                          (const char *[]){"Bash(git push --force:*)", NULL});
     int bad = 0;
     for (size_t k = 0; k < sizeof RULE_ROWS / sizeof RULE_ROWS[0]; k++) {
         const rule_row *row = &RULE_ROWS[k];
-        const perm_rules *r = row->set == 'W' ? w : row->set == 'G' ? g : u;
+        const perm_rules *r = row->set == 'W' ? w : row->set == 'G' ? g : row->set == 'F' ? f : u;
         perm_verdict got = bash(r, row->cmd);
         if (got != row->want) {
             fprintf(stderr, "set %c: Bash %s: want %s, got %s\n", row->set, row->cmd,
@@ -837,6 +869,7 @@ static void test_issue10_table(void **state)
     perm_rules_free(w);
     perm_rules_free(g);
     perm_rules_free(u);
+    perm_rules_free(f);
     assert_int_equal(bad, 0);
 }
 
