@@ -1046,6 +1046,34 @@ static void w_git(const bash_cmd *c, sink *s)
     if (i >= c->argc)
         return;
     const char *sub = c->argv[i];
+    /* Files git writes through options: diff/log/show/format-patch
+     * --output F, format-patch -o DIR, config -f/--file F, --global
+     * (~/.gitconfig), --system (/etc/gitconfig). */
+    bool config = !strcmp(sub, "config");
+    for (size_t k = i + 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        if (!strcmp(a, "--"))
+            break;
+        if (!strncmp(a, "--output=", 9))
+            put(s, a + 9);
+        else if (!strcmp(a, "--output") && k + 1 < c->argc)
+            put(s, c->argv[++k]);
+        else if (!strcmp(sub, "format-patch") && !strncmp(a, "--output-directory=", 19))
+            put_any_in(s, a + 19);
+        else if (!strcmp(sub, "format-patch") &&
+                 (!strcmp(a, "-o") || !strcmp(a, "--output-directory")) && k + 1 < c->argc)
+            put_any_in(s, c->argv[++k]);
+        else if (config && !strncmp(a, "--file=", 7))
+            put(s, a + 7);
+        else if (config && (!strcmp(a, "-f") || !strcmp(a, "--file")) && k + 1 < c->argc)
+            put(s, c->argv[++k]);
+        else if (config && !strncmp(a, "-f", 2) && a[2])
+            put(s, a + 2);
+        else if (config && !strcmp(a, "--global"))
+            put(s, "~/.gitconfig");
+        else if (config && !strcmp(a, "--system"))
+            put(s, "/etc/gitconfig");
+    }
     if (!strcmp(sub, "checkout") || !strcmp(sub, "restore")) {
         bool after = false;
         for (size_t k = i + 1; k < c->argc; k++) {

@@ -908,7 +908,16 @@ static void test_tamper_startup_and_credentials(void **state)
         "echo k | tee ~/.ssh/authorized_keys", "cd && echo x >> .bashrc",
         "echo x > \"$HOME/.zshenv\"", "{ echo x; } >> ~/.config/fish/config.fish",
         "cd ~/.ssh && echo k >> authorized_keys", "cd /etc; echo x > profile",
-        "strace -o ~/.bashrc true", "script -q ~/.profile", "/usr/bin/time -o ~/.zshrc true", NULL,
+        "strace -o ~/.bashrc true", "script -q ~/.profile", "/usr/bin/time -o ~/.zshrc true",
+        /* any file under home or a credentials directory (names unseen) */
+        "tar -C ~ -xf dotfiles.tar", "tar xf x.tar -C ~/", "unzip x.zip -d ~",
+        "cp -r dotfiles/. ~", "rsync -a dotfiles/ ~/", "cp -a skel/. \"$HOME\"/",
+        "unzip keys.zip -d ~/.ssh", "cp -r conf ~/.config", "tar -xf x.tar -C /etc",
+        "cd ~ && tar xf x.tar", "rm ~/.ba*", "echo x > ~/.z*", "rsync -a x/ ~/.config/fish/",
+        /* programs that write a file they are given */
+        "git config --file ~/.bashrc alias.x y", "git config -f ~/.zshrc a.b c",
+        "git diff --output=~/.profile", "git log -p --output ~/.bash_profile",
+        "git clone http://127.0.0.1/k ~/.ssh", "vim ~/.bashrc", "ssh-keygen -f ~/.ssh/id_x", NULL,
     };
     for (size_t k = 0; CMDS[k]; k++) {
         json_t *in = json_pack("{s:s}", "command", CMDS[k]);
@@ -930,7 +939,11 @@ static void test_tamper_startup_and_credentials(void **state)
     /* Reading them is not a write; project files of similar names are not
      * start-up files. */
     static const char *const FINE[] = {"cat ~/.bashrc", "echo x > notes/bashrc.txt",
-                                       "echo x > .bashrc.example", "grep x ~/.ssh/config", NULL};
+                                       "echo x > .bashrc.example", "grep x ~/.ssh/config",
+                                       "tar xf x.tar -C build", "cp -r a b", "rm ~/*.log",
+                                       "unzip x.zip -d /tmp/loom-x", "rm -rf ~/.cache/*",
+                                       "cp -r x ~/projects/y", "ssh -i ~/.ssh/id_rsa host",
+                                       "source ~/.bashrc", "git diff", NULL};
     for (size_t k = 0; FINE[k]; k++) {
         in = json_pack("{s:s}", "command", FINE[k]);
         if (tamper_check_call("Bash", in, why, sizeof why)) {
