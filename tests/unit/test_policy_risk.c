@@ -41,6 +41,37 @@ static void run_cases(const rcase *cases, size_t n)
 
 #define RUN(cases) run_cases(cases, sizeof cases / sizeof cases[0])
 
+/* Home climbed out of, or named by its real place: the classifier puts
+ * $HOME in (two levels deep here, so ~/../.. is the root). */
+static void test_forbidden_home_relative(void **state)
+{
+    (void)state;
+    const char *old = getenv("HOME");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("HOME", "/home/me", 1);
+    static const rcase cases[] = {
+        {"rm -rf ~/../..", RISK_FORBIDDEN, "fs.rm_root"},
+        {"rm -rf ~/../../", RISK_FORBIDDEN, "fs.rm_root"},
+        {"rm -rf \"$HOME/../..\"", RISK_FORBIDDEN, "fs.rm_root"},
+        {"rm -fr ${HOME}/../../*", RISK_FORBIDDEN, "fs.rm_root"},
+        {"rm -rf ~/..", RISK_FORBIDDEN, "fs.rm_system"},      /* /home */
+        {"rm -rf ~/x/..", RISK_FORBIDDEN, "fs.rm_home"},
+        {"rm -rf /home/me", RISK_FORBIDDEN, "fs.rm_home"},
+        {"rm -rf /home/me/", RISK_FORBIDDEN, "fs.rm_home"},
+        {"rm -r -f /home/me/*", RISK_FORBIDDEN, "fs.rm_home"},
+        {"rm -rf ~/build/../tmp", RISK_UNKNOWN, NULL},
+        {"rm -rf /home/me/build", RISK_UNKNOWN, NULL},
+        {"rm -rf ~/x/../y", RISK_UNKNOWN, NULL},
+    };
+    RUN(cases);
+    if (saved) {
+        setenv("HOME", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("HOME");
+    }
+}
+
 static void test_forbidden(void **state)
 {
     static const rcase cases[] = {
@@ -919,6 +950,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forbidden),
+        cmocka_unit_test(test_forbidden_home_relative),
         cmocka_unit_test(test_confirm),
         cmocka_unit_test(test_safe),
         cmocka_unit_test(test_unknown),
