@@ -892,6 +892,18 @@ static bool w_tar(const bash_cmd *c, sink *s, bool *known)
     bool extract = opt_has(&a, 'x', "extract") || opt_has(&a, 0, "get");
     if (create)
         opt_values(&a, 'f', "file", put, s);
+    if (create && opt_has(&a, 0, "remove-files")) {
+        /* --remove-files deletes what it archived: each member, and
+         * everything under a directory member */
+        const char *dir = opt_last(&a, 'C', "directory");
+        for (size_t k = 0; k < a.nops; k++) {
+            const char *m = a.ops[k];
+            char *p = dir && m[0] != '/' ? join3(dir, "/", m) : xstrdup(m);
+            put(s, p);
+            put_any_in(s, p);
+            free(p);
+        }
+    }
     if (extract) {
         const char *dir = opt_last(&a, 'C', "directory");
         if (a.nops)
