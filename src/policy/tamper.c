@@ -117,12 +117,12 @@ static bool flag(char *why, size_t cap, int k, const char *context)
 }
 
 /* Is path (as written, folded or resolved) one of the settings files? */
-static bool is_settings_path(const char *path)
+static bool is_settings_path(const char *path, const char *wd)
 {
     if (re_match(P_SETTINGS, path, strlen(path)))
         return true;
     char cwd[PATH_MAX];
-    const char *dir = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    const char *dir = wd ? wd : getcwd(cwd, sizeof cwd) ? cwd : "/";
     char *res = perm_resolve_path(path, dir);
     bool hit = res && re_match(P_SETTINGS, res, strlen(res));
     const char *home = getenv("LOOM_HOME");
@@ -137,7 +137,7 @@ static bool is_settings_path(const char *path)
 
 /* Is path a shell start-up or credentials file — as written, with ~
  * expanded, or resolved through symlinks? Returns the pattern, or -1. */
-static int sensitive_path(const char *path)
+static int sensitive_path(const char *path, const char *wd)
 {
     static const int KINDS[] = {P_STARTUP, P_CREDENTIALS};
     char *forms[3] = {xstrdup(path), NULL, NULL};
@@ -149,7 +149,7 @@ static int sensitive_path(const char *path)
         forms[1] = str_steal(&s);
     }
     char cwd[PATH_MAX];
-    const char *dir = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    const char *dir = wd ? wd : getcwd(cwd, sizeof cwd) ? cwd : "/";
     forms[2] = perm_resolve_path(forms[1] ? forms[1] : path, dir);
     int hit = -1;
     for (size_t f = 0; f < 3 && hit < 0; f++)
@@ -227,6 +227,7 @@ static bool json_names_settings(const json_t *v, int depth)
 #define TAMPER_CD_MAX 8
 
 typedef struct target_scan {
+    const char *cwd;      /* the session directory; NULL: the process's */
     bool hit;
     int kind;
     char path[256];
@@ -254,15 +255,15 @@ static const char *const SENSITIVE_TAILS[] = {
     ".loom/settings.local.json", ".claude/settings.json", ".claude/settings.local.json", NULL,
 };
 
-static int path_kind(const char *path)
+static int path_kind(const char *path, const char *wd)
 {
-    return is_settings_path(path) ? P_SETTINGS : sensitive_path(path);
+    return is_settings_path(path, wd) ? P_SETTINGS : sensitive_path(path, wd);
 }
 
 /* The kind of the first sensitive file the written glob path could name
  * (its literal directory resolved and compared with the real places, so
  * `tar -C build -x` or a glob under the project is no hit), or -1. */
-static int glob_kind(const char *path)
+static int glob_kind(const char *path, const char *wd_in)
 {
     size_t g = strcspn(path, "*?[");
     if (!path[g])
@@ -283,7 +284,7 @@ static int glob_kind(const char *path)
     if (!dir.len)
         str_puts(&dir, ".");
     char cwd[PATH_MAX];
-    const char *wd = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    const char *wd = wd_in ? wd_in : getcwd(cwd, sizeof cwd) ? cwd : "/";
     char *d = perm_resolve_path(str_cstr(&dir), wd);
     char *h = home && *home ? perm_resolve_path(home, "/") : NULL;
     char *w = perm_resolve_path(".", wd);
@@ -316,7 +317,7 @@ static int glob_kind(const char *path)
                         str_puts(&full, bases[b]);
                         str_putc(&full, '/');
                         str_puts(&full, t);
-                        hit = path_kind(str_cstr(&full));
+                        hit = path_kind(str_cstr(&full), wd);
                         str_free(&full);
                     }
                     str_free(&c);
@@ -338,9 +339,9 @@ static void scan_one(target_scan *t, const char *path, const char *shown)
 {
     if (t->hit)
         return;
-    int k = path_kind(path);
+    int k = path_kind(path, t->cwd);
     if (k < 0)
-        k = glob_kind(path);
+        k = glob_kind(path, t->cwd);
     if (k >= 0) {
         t->hit = true;
         t->kind = k;
@@ -390,11 +391,11 @@ static void track_cd(target_scan *t, const bash_cmd *c)
     t->dirs[t->ndirs++] = str_steal(&s);
 }
 
-static bool check_bash(const char *cmd, char *why, size_t cap)
+static bool check_bash(const char *cmd, const char *cwd, char *why, size_t cap)
 {
     size_t len = strlen(cmd);
     bash_cmds *pc = bash_parse(cmd);
-    target_scan ts = {0};
+    target_scan ts = {.cwd = cwd};
     for (size_t i = 0; i < bash_cmds_count(pc) && !ts.hit; i++) {
         const bash_cmd *c = bash_cmds_at(pc, i);
         risk_write_targets(c, on_target, &ts);
@@ -429,7 +430,8 @@ static bool check_bash(const char *cmd, char *why, size_t cap)
     return false;
 }
 
-bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t cap)
+bool tamper_check_call_at(const char *tool, const json_t *input, const char *cwd, char *why,
+                          size_t cap)
 {
     static const char *const READ_ONLY[] = {"Read", "Glob", "Grep", "LS", "NotebookRead",
                                             "WebFetch", "WebSearch", "TodoWrite", "TaskOutput",
@@ -443,14 +445,14 @@ bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t 
             return false;
     if (!strcmp(tool, "Bash")) {
         const char *cmd = json_string_value(json_object_get(input, "command"));
-        return cmd && check_bash(cmd, why, cap);
+        return cmd && check_bash(cmd, cwd, why, cap);
     }
     if (!strcmp(tool, "Write") || !strcmp(tool, "Edit") || !strcmp(tool, "MultiEdit") ||
         !strcmp(tool, "NotebookEdit")) {
         const char *p = json_string_value(json_object_get(input, "file_path"));
         if (!p)
             p = json_string_value(json_object_get(input, "notebook_path"));
-        int k = !p ? -1 : is_settings_path(p) ? P_SETTINGS : sensitive_path(p);
+        int k = !p ? -1 : is_settings_path(p, cwd) ? P_SETTINGS : sensitive_path(p, cwd);
         if (k >= 0) {
             char ctx[300];
             snprintf(ctx, sizeof ctx, "%s of %s", tool, p);
@@ -468,6 +470,11 @@ bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t 
         return flag(why, cap, k, ctx);
     }
     return false;
+}
+
+bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t cap)
+{
+    return tamper_check_call_at(tool, input, NULL, why, cap);
 }
 
 bool tamper_check_output(const char *text, char *why, size_t cap)

@@ -5,7 +5,9 @@
 # A. (class 1) A write of files whose names the command line does not show,
 #    into home or a credentials directory — `tar -C ~ -x`, `cp -r
 #    dotfiles/. ~`, `unzip -d ~/.ssh` — and a file given to a program that
-#    writes what it is told (`git config --file ~/.bashrc`): with `Bash`
+#    writes what it is told (`git config --file ~/.bashrc`), and a write
+#    through the project's own links to home (`echo x >> rc-link`, loom
+#    started elsewhere with --cwd): with `Bash`
 #    allowed, in bypassPermissions, each needs a person (denied headless)
 #    and nothing lands in home. Copying the same tree inside the project
 #    still runs.
@@ -38,6 +40,10 @@ mkdir -p "$P/dotfiles/.ssh"
 echo 'echo pwned' > "$P/dotfiles/.bashrc"
 echo 'ssh-ed25519 AAAA attacker' > "$P/dotfiles/.ssh/authorized_keys"
 (cd "$P/dotfiles" && tar -cf "$P/dot.tar" .bashrc .ssh && zip -qr "$P/keys.zip" .ssh)
+# A hostile repository's links out to home. loom runs from elsewhere with
+# --cwd: the links must be resolved in the session directory.
+ln -s "$HOME/.profile" "$P/rc-link"
+ln -s "$HOME" "$P/home-link"
 
 # ---- A: unnamed writes into home need a person ---------------------------
 cat > "$LOOM_HOME/settings.json" <<'JSON'
@@ -52,6 +58,10 @@ HOMEWRITES=(
   'cd ~ && tar xf '"$P"'/dot.tar'
   'git config --file ~/.bashrc alias.x "!echo pwned"'
   'git config -f ~/.zshrc core.pager "echo pwned"'
+  'echo pwned >> rc-link'
+  'cp dotfiles/.bashrc ./rc-link'
+  'printf pwned | tee home-link/.bash_login'
+  'cd dotfiles && cp .bashrc ../home-link/'
 )
 calls_scenario "$T/a.json" "${HOMEWRITES[@]}" 'cp -r dotfiles/. ./copy'
 start_mock "$T/a.json"
@@ -61,7 +71,8 @@ check "A: a session was written" test -s "$SESSION_FILE"
 for i in "${!HOMEWRITES[@]}"; do
   assert_contains "A: [${HOMEWRITES[$i]}] needs a person" "$(call_result "c$i")" "needs a person"
 done
-for f in .bashrc .zshrc .ssh/authorized_keys .ssh; do
+check "A: loom ran from outside the project" test "$PWD" != "$P"
+for f in .bashrc .zshrc .ssh/authorized_keys .ssh .profile .bash_login; do
   check "A: ~/$f was not written" test ! -e "$HOME/$f"
 done
 check "A: copying inside the project still ran" test -f "$P/copy/.bashrc"

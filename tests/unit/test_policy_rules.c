@@ -955,6 +955,31 @@ static void test_tamper_startup_and_credentials(void **state)
     in = json_pack("{s:s}", "file_path", "~/.bashrc");
     assert_false(tamper_check_call("Read", in, why, sizeof why));
     json_decref(in);
+    /* A link in the session directory to a start-up file is judged there,
+     * not in the process's directory (loom --cwd DIR does not chdir). */
+    char link[700], target[700];
+    snprintf(link, sizeof link, "%s/rc-link", g_proj);
+    snprintf(target, sizeof target, "%s/.bashrc", g_root);
+    unlink(link);
+    assert_int_equal(symlink(target, link), 0);
+    static const char *const VIA_LINK[] = {"echo x >> rc-link", "cp x rc-link",
+                                           "printf x | tee -a ./rc-link",
+                                           "cd src && echo x > ../rc-link", NULL};
+    char here[PATH_MAX];
+    assert_non_null(getcwd(here, sizeof here));
+    assert_string_not_equal(here, g_proj);
+    for (size_t k = 0; VIA_LINK[k]; k++) {
+        in = json_pack("{s:s}", "command", VIA_LINK[k]);
+        if (!tamper_check_call_at("Bash", in, g_proj, why, sizeof why)) {
+            fprintf(stderr, "Bash %s (in %s) not flagged\n", VIA_LINK[k], g_proj);
+            fail();
+        }
+        json_decref(in);
+    }
+    in = json_pack("{s:s}", "file_path", "rc-link");
+    assert_true(tamper_check_call_at("Write", in, g_proj, why, sizeof why));
+    json_decref(in);
+    unlink(link);
 }
 
 int main(void)
