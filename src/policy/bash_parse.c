@@ -1634,6 +1634,13 @@ static const wrapper WRAPPERS[] = {
     {"tini", "", "sgvwl", NONE_LONG, true, W_PLAIN, 0, ""},
     {"dumb-init", "r", "cv", NONE_LONG, true, W_PLAIN, 0, ""},
     {"parallel", "jaIdEnNsLP", "kqvtX0r", PARALLEL_LONG, false, W_PARALLEL, 0, ""},
+    /* package runners and session tools that run their arguments */
+    {"npx", "p", "yq", NONE_LONG, false, W_PLAIN, 0, ""},   /* npx -c: unknown, uncertain */
+    {"bunx", "p", "", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"uvx", "", "q", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"caffeinate", "tw", "dimsu", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"run0", "uDg", "", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"screen", "Scs", "dmDRrAaLlOiqUx", NONE_LONG, false, W_PLAIN, 0, ""},
     {NULL, NULL, NULL, NULL, false, 0, 0, NULL},
 };
 
@@ -2026,6 +2033,191 @@ static void interpreter_code(parser *p, const bash_cmd *c, long idx, const char 
     }
 }
 
+/* Variables whose value a program runs as a shell command: GIT_EDITOR=X
+ * git commit runs X. Their values are parsed as commands of their own. */
+static void derive_assign_commands(parser *p, const bash_cmd *c, size_t idx)
+{
+    static const char *const RUN_VARS[] = {
+        "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "PAGER", "GIT_PAGER",
+        "MANPAGER", "SYSTEMD_PAGER", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",
+        "SSH_ASKPASS", "SUDO_ASKPASS", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", NULL};
+    const char *name = bash_cmd_name(c);
+    bool exports = !strcmp(name, "export") || !strcmp(name, "declare") ||
+                   !strcmp(name, "typeset") || !strcmp(name, "readonly");
+    size_t n = c->nassign + (exports ? c->argc : 0);
+    for (size_t k = 0; k < n; k++) {
+        /* export GIT_EDITOR=X: the later commands of the line get it */
+        const char *a = k < c->nassign ? c->assign[k] : c->argv[k - c->nassign];
+        const char *eq = strchr(a, '=');
+        if (!eq || !eq[1])
+            continue;
+        bool run = false;
+        for (size_t v = 0; RUN_VARS[v] && !run; v++)
+            run = strlen(RUN_VARS[v]) == (size_t)(eq - a) && !strncmp(a, RUN_VARS[v], eq - a);
+        if (!run)
+            continue;
+        if (strpbrk(eq + 1, "$`"))
+            uncertain(p, "a command built at run time in a variable a program runs");
+        sub_parse(p, eq + 1, strlen(eq + 1), false, (long)idx);
+    }
+}
+
+/* Subcommands that run a command given in their arguments: npm/pnpm/yarn
+ * exec CMD, pnpm/yarn dlx CMD, pipx/uv/poetry run CMD, bundle exec CMD
+ * (words), git submodule foreach CMD, git bisect run CMD (words), git
+ * rebase --exec/-x CMD, git filter-branch --*-filter CMD, git difftool
+ * -x/--extcmd CMD (shell text); tmux's window-making subcommands and at /
+ * batch (a script on stdin) are followed as far as possible, else
+ * uncertain. True when c was one of them and has been handled. */
+static bool derive_runner(parser *p, const bash_cmd *c, size_t idx, const char *name,
+                          unsigned level)
+{
+    static const struct {
+        const char *prog, *sub;
+    } RUNS[] = {{"npm", "exec"},  {"npm", "x"},      {"pnpm", "exec"}, {"pnpm", "dlx"},
+                {"yarn", "exec"}, {"yarn", "dlx"},   {"pipx", "run"},  {"uv", "run"},
+                {"poetry", "run"}, {"bundle", "exec"}, {"pdm", "run"},  {"hatch", "run"},
+                {"rye", "run"},   {"conda", "run"},  {"mamba", "run"}, {"bun", "x"},
+                {"bun", "exec"}};
+    if (!strcmp(name, "at") || !strcmp(name, "batch")) {
+        for (size_t k = 1; k < c->argc; k++)
+            if (!strcmp(c->argv[k], "-f") || !strncmp(c->argv[k], "-f", 2))
+                return true;   /* a script file, as `bash FILE` */
+        derive_stdin_script(p, idx, "at reads the commands it runs from standard input");
+        return true;
+    }
+    if (!strcmp(name, "tmux")) {
+        static const char *const MAKE_WIN[] = {"new-session", "new", "new-window", "neww",
+                                               "split-window", "splitw", "respawn-pane",
+                                               "respawnp", "respawn-window", "respawnw",
+                                               "run-shell", "run", "if-shell", "if",
+                                               "display-popup", "popup", "pipe-pane",
+                                               "pipep", NULL};
+        for (size_t k = 1; k < c->argc; k++)
+            for (size_t m = 0; MAKE_WIN[m]; m++)
+                if (!strcmp(c->argv[k], MAKE_WIN[m])) {
+                    uncertain(p, "tmux runs a shell command");
+                    return true;
+                }
+        return true;
+    }
+    for (size_t r = 0; r < sizeof RUNS / sizeof RUNS[0]; r++) {
+        if (strcmp(name, RUNS[r].prog))
+            continue;
+        size_t i = 1;
+        while (i < c->argc && c->argv[i][0] == '-')
+            i++;   /* the manager's own options (npm --yes exec …) */
+        if (i >= c->argc || strcmp(c->argv[i], RUNS[r].sub))
+            continue;
+        for (i++; i < c->argc && c->argv[i][0] == '-'; i++) {
+            const char *a = c->argv[i];
+            if (!strcmp(a, "--")) {
+                i++;
+                break;
+            }
+            if ((!strcmp(a, "-c") || !strcmp(a, "--call")) && i + 1 < c->argc) {
+                derive_script(p, c, idx, ++i);   /* npm exec -c 'CMD' */
+                continue;
+            }
+            if (!strncmp(a, "--call=", 7)) {
+                sub_parse(p, a + 7, strlen(a + 7), false, (long)idx);
+                continue;
+            }
+            if (!strchr(a, '=') && a[1] == '-' && i + 1 < c->argc &&
+                (!strcmp(a, "--package") || !strcmp(a, "--spec") || !strcmp(a, "--with") ||
+                 !strcmp(a, "--python") || !strcmp(a, "--directory") || !strcmp(a, "--project") ||
+                 !strcmp(a, "--from") || !strcmp(a, "--name") || !strcmp(a, "--prefix") ||
+                 !strcmp(a, "--workspace") || !strcmp(a, "--filter") || !strcmp(a, "--env")))
+                i++;
+            else if (!strcmp(a, "-p") || !strcmp(a, "-w") || !strcmp(a, "-n") ||
+                     !strcmp(a, "-C") || !strcmp(a, "-e"))
+                i++;
+        }
+        if (i < c->argc)
+            emit_derived(p, idx, i, c->argc, NULL, false, level);
+        return true;
+    }
+    if (strcmp(name, "git"))
+        return false;
+    size_t i = 1;
+    while (i < c->argc && c->argv[i][0] == '-') {
+        const char *a = c->argv[i];
+        if (!strcmp(a, "-C") || !strcmp(a, "-c") || !strcmp(a, "--git-dir") ||
+            !strcmp(a, "--work-tree") || !strcmp(a, "--namespace") ||
+            !strcmp(a, "--config-env") || !strcmp(a, "--super-prefix") ||
+            !strcmp(a, "--exec-path") || !strcmp(a, "--attr-source"))
+            i++;
+        i++;
+    }
+    if (i >= c->argc)
+        return false;
+    const char *sub = c->argv[i];
+    if (!strcmp(sub, "submodule")) {
+        size_t k = i + 1;
+        while (k < c->argc && c->argv[k][0] == '-')
+            k++;
+        if (k < c->argc && !strcmp(c->argv[k], "foreach")) {
+            /* foreach [--recursive] CMD…: the words joined, run by sh */
+            loom_str script = LOOM_STR_INIT;
+            for (k++; k < c->argc && c->argv[k][0] == '-' && strcmp(c->argv[k], "--"); k++)
+                ;
+            if (k < c->argc && !strcmp(c->argv[k], "--"))
+                k++;
+            for (; k < c->argc; k++) {
+                if (c->argv_flags[k] & BASH_WORD_EXPANDS)
+                    uncertain(p, "a command built at run time");
+                if (script.len)
+                    str_putc(&script, ' ');
+                str_puts(&script, c->argv[k]);
+            }
+            if (script.len)
+                sub_parse(p, script.ptr, script.len, false, (long)idx);
+            str_free(&script);
+        }
+        return false;   /* the git rules still see `git submodule …` */
+    }
+    if (!strcmp(sub, "bisect")) {
+        if (i + 2 < c->argc && !strcmp(c->argv[i + 1], "run"))
+            emit_derived(p, idx, i + 2, c->argc, NULL, false, level);
+        return false;
+    }
+    static const char *const FILTERS[] = {"--env-filter", "--tree-filter", "--index-filter",
+                                          "--parent-filter", "--msg-filter", "--commit-filter",
+                                          "--tag-name-filter", NULL};
+    bool rebase = !strcmp(sub, "rebase"), difftool = !strcmp(sub, "difftool"),
+         filter = !strcmp(sub, "filter-branch");
+    if (!rebase && !difftool && !filter)
+        return false;
+    for (size_t k = i + 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        if (!strcmp(a, "--"))
+            break;
+        const char *opt = NULL;   /* the option name that takes a command */
+        if (rebase && (!strcmp(a, "--exec") || !strcmp(a, "-x")))
+            opt = a;
+        else if (difftool && (!strcmp(a, "--extcmd") || !strcmp(a, "-x")))
+            opt = a;
+        for (size_t f = 0; filter && FILTERS[f] && !opt; f++)
+            if (!strcmp(a, FILTERS[f]))
+                opt = a;
+        if (opt) {
+            if (k + 1 < c->argc)
+                derive_script(p, c, idx, ++k);
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        bool glued = (rebase && !strncmp(a, "--exec=", 7)) ||
+                     (difftool && !strncmp(a, "--extcmd=", 9));
+        for (size_t f = 0; filter && FILTERS[f] && !glued; f++)
+            glued = eq && (size_t)(eq - a) == strlen(FILTERS[f]) && !strncmp(a, FILTERS[f], eq - a);
+        if (rebase && !strncmp(a, "-x", 2) && a[2] && a[1] != '-')
+            sub_parse(p, a + 2, strlen(a + 2), false, (long)idx);
+        else if (glued)
+            sub_parse(p, eq + 1, strlen(eq + 1), false, (long)idx);
+    }
+    return false;
+}
+
 static void derive(parser *p, size_t idx, unsigned level)
 {
     if (p->out->aborted)
@@ -2038,6 +2230,7 @@ static void derive(parser *p, size_t idx, unsigned level)
         uncertain(p, "too many nested command wrappers");
         return;
     }
+    derive_assign_commands(p, &c, idx);
     if (derive_script_option(p, &c, idx, name, level))
         return;
     interpreter_code(p, &c, (long)idx, name);
@@ -2115,6 +2308,8 @@ static void derive(parser *p, size_t idx, unsigned level)
         sub_parse(p, c.argv[s], strlen(c.argv[s]), false, (long)idx);
         return;
     }
+    if (derive_runner(p, &c, idx, name, level))
+        return;
     if (!strcmp(name, "alias")) {
         /* alias NAME=TEXT: a later line (with expand_aliases) runs TEXT
          * under the name, so TEXT is read as if it ran here. */

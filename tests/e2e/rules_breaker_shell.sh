@@ -12,8 +12,9 @@
 #    and nothing lands in home. Copying the same tree inside the project
 #    still runs.
 # B. (class 3) A shell reading its script from standard input — a
-#    here-string, a here-document, a pipe, /dev/stdin — and an alias whose
-#    text is git push: with `Bash` allowed and `Bash(git push:*)` denied,
+#    here-string, a here-document, a pipe, /dev/stdin — an alias whose
+#    text is git push, and programs that run a command they are given
+#    (git submodule foreach, git rebase --exec, GIT_EDITOR=…, npm exec, npx): with `Bash` allowed and `Bash(git push:*)` denied,
 #    each is denied in default, bypassPermissions and fullAccess, and the
 #    fake git never sees a push. `bash <<< 'git status'` still runs.
 # C. (class 2) A deny rule's options are a set: `Bash(rm -rf:*)` denies
@@ -94,6 +95,11 @@ STDIN=(
   ". /dev/stdin <<< 'git push'"
   $'shopt -s expand_aliases\nalias p=\'git push\'\np'
   "alias g='git  push origin'"
+  "git submodule foreach 'git push'"
+  "git rebase --exec 'git push' HEAD"
+  "GIT_EDITOR='git push' git commit"
+  "npm exec -- git push"
+  "npx git push"
 )
 RMS=(
   'rm -fr victim'
