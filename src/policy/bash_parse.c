@@ -1860,10 +1860,15 @@ static void derive_stdin_script(parser *p, size_t idx, const char *what)
 {
     for (long at = (long)idx; at >= 0; at = p->out->cmds[at].parent) {
         const bash_cmd *o = &p->out->cmds[at];
-        for (size_t k = 0; k < o->nredir; k++) {
-            const bash_redir *r = &o->redir[k];
-            if (r->fd > 0)
-                continue;
+        /* Of several redirections of stdin the last one wins. */
+        const bash_redir *r = NULL;
+        for (size_t k = 0; k < o->nredir; k++)
+            if (o->redir[k].fd <= 0 &&
+                (o->redir[k].kind == BASH_REDIR_HERESTRING ||
+                 o->redir[k].kind == BASH_REDIR_HEREDOC || o->redir[k].kind == BASH_REDIR_IN ||
+                 o->redir[k].kind == BASH_REDIR_INOUT))
+                r = &o->redir[k];
+        if (r) {
             if (r->kind == BASH_REDIR_HERESTRING) {
                 if (r->target_flags & BASH_WORD_EXPANDS)
                     uncertain(p, "a script built at run time on standard input");

@@ -765,6 +765,7 @@ static const rule_row RULE_ROWS[] = {
     {'U', "echo git push | source /dev/stdin", PERM_DENY},
     {'U', "python3 <<< 'import os; os.system(\"git push\")'", PERM_DENY},
     {'U', "echo 'import os' | python3 -", PERM_DENY},
+    {'U', "bash <<< ls <<< 'git push'", PERM_DENY},   /* the last stdin wins */
     {'U', "bash <<< 'git status'", PERM_ALLOW},
     {'U', "bash ./build.sh", PERM_ALLOW},            /* a script file, not on the line */
     {'U', "bash < build.sh", PERM_ALLOW},
