@@ -619,6 +619,21 @@ static const rule_row RULE_ROWS[] = {
     {'W', "strace -o trace.txt git status", PERM_ALLOW},
     {'W', "script -qc 'git status' /tmp/loom-outside-x", PERM_NONE},
     {'W', "script -qc 'git status' /dev/null", PERM_NONE},   /* script is not allowed */
+    /* git's own write destinations, with Bash(git:*) allowed (set G) */
+    {'G', "git -C /tmp/loom-outside init", PERM_NONE},
+    {'G', "git init /tmp/loom-outside", PERM_NONE},
+    {'G', "git clone http://127.0.0.1/r.git /tmp/loom-outside", PERM_NONE},
+    {'G', "git worktree add ../wt", PERM_NONE},
+    {'G', "git --work-tree=/tmp checkout -- .", PERM_NONE},
+    {'G', "git archive -o /tmp/loom-outside.tar HEAD", PERM_NONE},
+    {'G', "git bundle create /tmp/loom-outside.b HEAD", PERM_NONE},
+    {'G', "git diff --output=/tmp/loom-outside.d", PERM_NONE},
+    {'G', "git config --global user.name x", PERM_NONE},
+    {'G', "git -C /tmp status", PERM_ALLOW},
+    {'G', "git init", PERM_ALLOW},
+    {'G', "git clone http://127.0.0.1/r.git sub", PERM_ALLOW},
+    {'G', "git -C sub commit -m x", PERM_ALLOW},
+    {'G', "git archive -o out.tar HEAD", PERM_ALLOW},
     /* class 2: global options, inline aliases */
     {'G', "git status", PERM_ALLOW},
     {'G', "git push", PERM_DENY},
