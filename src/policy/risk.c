@@ -1107,13 +1107,13 @@ typedef struct text_rule {
 static const text_rule TEXT_RULES[] = {
     {"fs.rm_root", RISK_FORBIDDEN,
      "\\brm\\s+(?:-\\S+\\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\\s+(?:-\\S+\\s+)*[\"']?(?:/\\*?|~/?\\*?|"
-     "\\$\\{?HOME\\}?/?\\*?)[\"']?(?:[\\s;&|)]|$)",
+     "\\$\\{?HOME\\}?/?\\*?)[\"']?(?:[\\s;&|)\\\\]|$)",
      "rm -r of the root or home directory"},
     {"fs.rm_root", RISK_FORBIDDEN, "--no-preserve-root", "rm --no-preserve-root"},
     {"fs.rm_root", RISK_FORBIDDEN,
      "\\brm\\s(?=(?:[^;&|\\n]*\\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--r[a-z]*)(?:\\s|$))"
      "[^;&|\\n]*\\s[\"']?(?:/|~|\\$\\{?HOME\\}?)"
-     "[\"']?/?[\"']?(?:\\*|\\.)?[\"']?(?:[\\s;&|)]|$)",
+     "[\"']?/?[\"']?(?:\\*|\\.)?[\"']?(?:[\\s;&|)\\\\]|$)",
      "rm -r of the root or home directory"},
     {"git.push_force_main", RISK_FORBIDDEN,
      "\\bgit\\b[^;&|\\n]*\\spush\\b(?=[^;&|\\n]*(?:\\s-[a-zA-Z]*f|\\s--forc|\\s[\"']?\\+|--mirror))"
