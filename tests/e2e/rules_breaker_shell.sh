@@ -17,6 +17,8 @@
 #    (git submodule foreach, git rebase --exec, GIT_EDITOR=…, npm exec, npx): with `Bash` allowed and `Bash(git push:*)` denied,
 #    each is denied in default, bypassPermissions and fullAccess, and the
 #    fake git never sees a push. `bash <<< 'git status'` still runs.
+# D. (class 5) FORBIDDEN through those spellings and through a path that
+#    climbs out of home (rm -rf ~/../..), in bypassPermissions.
 # C. (class 2) A deny rule's options are a set: `Bash(rm -rf:*)` denies
 #    rm -fr, rm -r -f, rm -Rf, rm --recursive --force, rm DIR -rf, rm -vrf
 #    in every mode; the victim directory survives while `rm -r junk` runs.
@@ -138,4 +140,50 @@ for mode in default bypassPermissions fullAccess; do
   check "$mode: rm -r junk (not -f) ran" test ! -e "$P/junk"
   assert_lacks "$mode: rm -r junk was not denied" "$(call_result "c$ctl2")" "denied"
 done
+
+# ---- D: FORBIDDEN through the new spellings, in bypassPermissions --------
+# (class 5) With only `Bash` allowed and no deny rule, deleting the system
+# spelled through a stdin script, a runner, an editor variable or a path
+# that climbs out of home is still refused. Safety: rm is a recording stub
+# first in PATH (checked before loom starts), so nothing is deleted even if
+# the classifier were broken; HOME sits two levels below / so that ~/../..
+# is the root.
+STUBS="$T/stubs"
+mkdir -p "$STUBS"
+cat > "$STUBS/rm" <<SH
+#!/bin/sh
+printf 'rm %s\n' "\$*" >> "$T/rm.log"
+SH
+chmod +x "$STUBS/rm"
+got=$(PATH="$STUBS:$PATH" bash -c 'command -v rm')
+if [ "$got" != "$STUBS/rm" ]; then
+  echo "refusing to run: rm resolves to $got, not the stub" >&2
+  exit 1
+fi
+: > "$T/rm.log"
+H2=$(mktemp -d /tmp/loomh.XXXXXX)
+cat > "$LOOM_HOME/settings.json" <<'JSON'
+{"permissions": {"allow": ["Bash"]}}
+JSON
+FORBID=(
+  'rm -rf ~/../..'
+  'rm -fr "$HOME/../.."'
+  "bash <<< 'rm -rf /'"
+  "printf 'rm -rf /\\n' | bash"
+  'git submodule foreach rm -rf /'
+  "GIT_EDITOR='rm -rf /' git commit"
+)
+calls_scenario "$T/d.json" "${FORBID[@]}" 'rm -r ./junk2'
+mkdir -p "$P/junk2"
+start_mock "$T/d.json"
+use_provider anthropic
+PATH="$STUBS:$PATH" HOME="$H2" run_calls bypassPermissions "$P"
+check "D: a session was written" test -s "$SESSION_FILE"
+for i in "${!FORBID[@]}"; do
+  assert_contains "D: [${FORBID[$i]}] is forbidden" "$(call_result "c$i")" \
+    "denied: the risk classifier forbids this call (fs.rm_root"
+done
+check "D: the stub rm saw no delete of / or home" bash -c "! grep -v 'junk2' '$T/rm.log' | grep -q ."
+check "D: the harmless rm -r did run (through the stub)" grep -q 'junk2' "$T/rm.log"
+rmdir "$H2" 2>/dev/null || true
 finish
