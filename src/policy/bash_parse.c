@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/arena.h"
 #include "base/str.h"
@@ -2180,6 +2181,56 @@ static bool derive_runner(parser *p, const bash_cmd *c, size_t idx, const char *
             str_free(&script);
         }
         return false;   /* the git rules still see `git submodule …` */
+    }
+    if (!strcmp(sub, "config")) {
+        /* git config [set] alias.NAME TEXT / core.pager CMD …: a later git
+         * runs TEXT (an alias: "!shell" or git words), so it is read as if
+         * it ran here — as `alias NAME=TEXT` is. */
+        static const char *const RUN_KEYS[] = {"core.pager", "core.sshcommand", "core.editor",
+                                               "sequence.editor", "core.fsmonitor",
+                                               "core.askpass", "core.gitproxy",
+                                               "diff.external", NULL};
+        size_t k = i + 1;
+        const char *key = NULL, *val = NULL;
+        size_t valk = 0;
+        for (; k < c->argc; k++) {
+            const char *a = c->argv[k];
+            if (!strcmp(a, "set") && !key)
+                continue;
+            if (a[0] == '-') {
+                if (!strcmp(a, "-f") || !strcmp(a, "--file") || !strcmp(a, "--blob") ||
+                    !strcmp(a, "--type") || !strcmp(a, "--comment") || !strcmp(a, "--value"))
+                    k++;
+                continue;
+            }
+            if (!key) {
+                key = a;
+            } else {
+                val = a;
+                valk = k;
+                break;
+            }
+        }
+        if (key && val) {
+            bool alias = !strncasecmp(key, "alias.", 6);
+            bool runs = false;
+            for (size_t r = 0; RUN_KEYS[r] && !runs; r++)
+                runs = !strcasecmp(key, RUN_KEYS[r]);
+            if (c->argv_flags[valk] & BASH_WORD_EXPANDS && (alias || runs))
+                uncertain(p, "a git command built at run time");
+            if (alias && val[0] == '!') {
+                sub_parse(p, val + 1, strlen(val + 1), false, (long)idx);
+            } else if (alias) {
+                loom_str t = LOOM_STR_INIT;
+                str_puts(&t, "git ");
+                str_puts(&t, val);
+                sub_parse(p, t.ptr, t.len, false, (long)idx);
+                str_free(&t);
+            } else if (runs) {
+                sub_parse(p, val, strlen(val), false, (long)idx);
+            }
+        }
+        return false;
     }
     if (!strcmp(sub, "bisect")) {
         if (i + 2 < c->argc && !strcmp(c->argv[i + 1], "run"))

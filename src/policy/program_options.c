@@ -174,7 +174,9 @@ static bool git_key_runs(const char *kv)
 {
     static const char *const PREFIX[] = {"alias.", "pager.", "filter.", "includeif.",
                                          "include.", "credential.", "difftool.", "mergetool.",
-                                         "diff.", "merge.", "gpg.", "remote.", "url.", NULL};
+                                         "diff.", "merge.", "gpg.", "remote.", "url.",
+                                         "protocol.", "uploadpack.", "receive.", "ssh.",
+                                         NULL};
     static const char *const EXACT[] = {"core.pager", "core.sshcommand", "core.editor",
                                         "core.hookspath", "core.fsmonitor", "core.askpass",
                                         "core.gitproxy", "sequence.editor",
