@@ -228,6 +228,7 @@ static bool json_names_settings(const json_t *v, int depth)
 
 typedef struct target_scan {
     const char *cwd;      /* the session directory; NULL: the process's */
+    bool xargs;           /* the command being scanned is xargs */
     bool hit;
     int kind;
     char path[256];
@@ -340,7 +341,10 @@ static void scan_one(target_scan *t, const char *path, const char *shown)
     if (t->hit)
         return;
     int k = path_kind(path, t->cwd);
-    if (k < 0)
+    /* xargs CMD's "any file at all" (the root glob) is no named place: the deny
+     * rules fail closed on it; here it would make every `… | xargs rm`
+     * a start-up file write. */
+    if (k < 0 && !(t->xargs && !strcmp(path, "/**")))
         k = glob_kind(path, t->cwd);
     if (k >= 0) {
         t->hit = true;
@@ -398,6 +402,7 @@ static bool check_bash(const char *cmd, const char *cwd, char *why, size_t cap)
     target_scan ts = {.cwd = cwd};
     for (size_t i = 0; i < bash_cmds_count(pc) && !ts.hit; i++) {
         const bash_cmd *c = bash_cmds_at(pc, i);
+        ts.xargs = !strcmp(bash_cmd_name(c), "xargs");
         risk_write_targets(c, on_target, &ts);
         perm_wrapper_write_targets(c, on_target, &ts);
         /* A program these rules do not know the writes of may write any

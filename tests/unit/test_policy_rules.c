@@ -1010,7 +1010,8 @@ static void test_tamper_startup_and_credentials(void **state)
                                        "tar xf x.tar -C build", "cp -r a b", "rm ~/*.log",
                                        "unzip x.zip -d /tmp/loom-x", "rm -rf ~/.cache/*",
                                        "cp -r x ~/projects/y", "ssh -i ~/.ssh/id_rsa host",
-                                       "source ~/.bashrc", "git diff", NULL};
+                                       "source ~/.bashrc", "git diff",
+                                       "find . -name '*.o' | xargs rm -f", NULL};
     for (size_t k = 0; FINE[k]; k++) {
         in = json_pack("{s:s}", "command", FINE[k]);
         if (tamper_check_call("Bash", in, why, sizeof why)) {
