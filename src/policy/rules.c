@@ -1728,6 +1728,39 @@ static void set_match_why(rule_match *m, perm_verdict v, const rule *r, const ch
     }
 }
 
+/* Does text spell the most specific literal part of path rule r's pattern
+ * (".env" of Edit(.env), "secrets" of Write(secrets/<anything>), ".pem" of
+ * a Read rule for every *.pem)? The longest run without wildcards in the
+ * last segment that has one of at least two bytes. */
+static bool path_rule_named_in(const rule *r, const char *text)
+{
+    const char *pat = r->pattern ? r->pattern : "";
+    size_t end = strlen(pat);
+    while (end > 0) {
+        size_t start = end;
+        while (start > 0 && pat[start - 1] != '/')
+            start--;
+        size_t best = 0, best_at = 0;
+        for (size_t i = start; i < end;) {
+            size_t n = strcspn(pat + i, "*?[]{}/");
+            if (i + n > end)
+                n = end - i;
+            if (n > best) {
+                best = n;
+                best_at = i;
+            }
+            i += n ? n : 1;
+        }
+        if (best >= 2) {
+            char tok[256];
+            snprintf(tok, sizeof tok, "%.*s", (int)(best < 255 ? best : 255), pat + best_at);
+            return strstr(text, tok) != NULL;
+        }
+        end = start ? start - 1 : 0;
+    }
+    return false;
+}
+
 static void check_bash(const perm_rules *rs, const char *command, const char *cwd,
                        perm_check_detail *out)
 {
@@ -1837,6 +1870,18 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
             const rule *r = &rs->v[q];
             if (r->kind == RK_BASH && r->verdict != PERM_ALLOW)
                 hit_rule(&st, r, whybuf);
+        }
+        /* A path deny/ask rule whose name the unparsed text spells out
+         * (`echo 'rm .env' | sh` with Edit(.env) denied) could be what it
+         * touches: the rule applies, in every mode. */
+        char pwhy[300];
+        snprintf(pwhy, sizeof pwhy, "the command names it and cannot be parsed for sure, %s",
+                 bash_cmds_why(pc) ? bash_cmds_why(pc) : "unknown reason");
+        for (size_t q = 0; q < rs->n; q++) {
+            const rule *r = &rs->v[q];
+            if (r->kind == RK_PATH && r->verdict != PERM_ALLOW && r->fam != FAM_SELF &&
+                path_rule_named_in(r, command))
+                hit_rule(&st, r, pwhy);
         }
     }
 

@@ -19,6 +19,8 @@
 #    fake git never sees a push. `bash <<< 'git status'` still runs.
 # D. (class 5) FORBIDDEN through those spellings and through a path that
 #    climbs out of home (rm -rf ~/../..), in bypassPermissions.
+# E. (classes 3, 4) Edit/Write deny rules against a shell fed the deleting
+#    command and unparseable text naming the file.
 # C. (class 2) A deny rule's options are a set: `Bash(rm -rf:*)` denies
 #    rm -fr, rm -r -f, rm -Rf, rm --recursive --force, rm DIR -rf, rm -vrf
 #    in every mode; the victim directory survives while `rm -r junk` runs.
@@ -186,4 +188,38 @@ done
 check "D: the stub rm saw no delete of / or home" bash -c "! grep -v 'junk2' '$T/rm.log' | grep -q ."
 check "D: the harmless rm -r did run (through the stub)" grep -q 'junk2' "$T/rm.log"
 rmdir "$H2" 2>/dev/null || true
+
+# ---- E: Edit/Write deny rules against unparseable and stdin-fed commands --
+# (classes 3, 4) With `Bash` allowed and Edit(.env), Write(secrets/**)
+# denied, a command the parser cannot follow that names the file, or a
+# shell fed the deleting command, is denied in bypassPermissions and
+# fullAccess; the files survive; an unrelated rm still runs.
+cat > "$LOOM_HOME/settings.json" <<'JSON'
+{"permissions": {"allow": ["Bash"], "deny": ["Edit(.env)", "Write(secrets/**)"]}}
+JSON
+EDITS=(
+  "echo 'rm .env' | sh"
+  "printf 'echo gone > .env' | bash -s"
+  $'sh <<EOF\nrm -f .env\nEOF'
+  "echo 'rm -rf secrets' | bash"
+  "bash <<< 'rm .env'"
+  "alias c='rm -f .env'"
+  'git submodule foreach rm -rf secrets'
+)
+calls_scenario "$T/e.json" "${EDITS[@]}" 'rm -f other.txt'
+for mode in bypassPermissions fullAccess; do
+  echo keep > "$P/.env"
+  mkdir -p "$P/secrets" && echo k > "$P/secrets/key"
+  echo x > "$P/other.txt"
+  start_mock "$T/e.json"
+  use_provider anthropic
+  run_calls "$mode" "$P"
+  for i in "${!EDITS[@]}"; do
+    assert_contains "E $mode: [${EDITS[$i]}] denied by a path rule" "$(call_result "c$i")" \
+      "denied by settings rule"
+  done
+  check "E $mode: .env survived" grep -qx keep "$P/.env"
+  check "E $mode: secrets/key survived" test -f "$P/secrets/key"
+  check "E $mode: the unrelated rm ran" test ! -e "$P/other.txt"
+done
 finish

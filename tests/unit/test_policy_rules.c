@@ -575,7 +575,8 @@ static void test_malformed(void **state)
  *   U  allow Bash; deny Bash(git push:*), Bash(rm -rf:*); ask Bash(curl:*)
  *                                                                 (class 3)
  *   F  allow Bash; deny Bash(git push --force:*); ask Bash(chmod -R:*)
- *      (a rule's options as a set)                                (class 2) */
+ *      (a rule's options as a set)                                (class 2)
+ *   P  allow Bash; deny Edit(.env), Write(secrets/...)      (classes 3, 4) */
 typedef struct rule_row {
     char set;
     const char *cmd;
@@ -873,6 +874,15 @@ static const rule_row RULE_ROWS[] = {
     {'F', "chmod -v --recursive 777 .", PERM_ASK},
     {'F', "chmod -R 644 x", PERM_ASK},
     {'F', "chmod 644 x", PERM_ALLOW},
+    /* an unparseable command that spells a denied path's name */
+    {'P', "echo 'rm .env' | sh", PERM_DENY},
+    {'P', "printf 'cat x > .env' | bash -s", PERM_DENY},
+    {'P', "echo 'rm -rf secrets' | sudo bash", PERM_DENY},
+    {'P', "eval \"rm .e\"\"nv\"", PERM_DENY},
+    {'P', "sh <<EOF\nrm -f .env\nEOF", PERM_DENY},
+    {'P', "echo 'rm x' | sh", PERM_NONE},        /* uncertain: never allowed */
+    {'P', "echo x | sh", PERM_NONE},
+    {'P', "rm x", PERM_ALLOW},
 };
 
 static void test_issue10_table(void **state)
@@ -894,10 +904,16 @@ static void test_issue10_table(void **state)
                           (const char *[]){"Bash(git push:*)", "Bash(rm -rf:*)", NULL});
     perm_rules *f = rules((const char *[]){"Bash", NULL}, (const char *[]){"Bash(chmod -R:*)", NULL},
                           (const char *[]){"Bash(git push --force:*)", NULL});
+    perm_rules *pr = rules((const char *[]){"Bash", NULL}, NULL,
+                           (const char *[]){"Edit(.env)", "Write(secrets/**)", NULL});
     int bad = 0;
     for (size_t k = 0; k < sizeof RULE_ROWS / sizeof RULE_ROWS[0]; k++) {
         const rule_row *row = &RULE_ROWS[k];
-        const perm_rules *r = row->set == 'W' ? w : row->set == 'G' ? g : row->set == 'F' ? f : u;
+        const perm_rules *r = row->set == 'W'   ? w
+                              : row->set == 'G' ? g
+                              : row->set == 'F' ? f
+                              : row->set == 'P' ? pr
+                                                : u;
         perm_verdict got = bash(r, row->cmd);
         if (got != row->want) {
             fprintf(stderr, "set %c: Bash %s: want %s, got %s\n", row->set, row->cmd,
@@ -937,6 +953,7 @@ static void test_issue10_table(void **state)
     perm_rules_free(g);
     perm_rules_free(u);
     perm_rules_free(f);
+    perm_rules_free(pr);
     assert_int_equal(bad, 0);
 }
 
