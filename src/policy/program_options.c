@@ -347,6 +347,13 @@ void program_options_normalize(const char *name, const char *const *argv, size_t
         i += took_next ? 2 : 1;
         out->changed = true;
     }
+    /* docker container X is docker X (run, rm, exec, kill, …): the
+     * management-command spelling of the same subcommand. */
+    if (i + 1 < argc && !strcmp(argv[i], "container") &&
+        (!strcmp(name, "docker") || !strcmp(name, "podman") || !strcmp(name, "nerdctl"))) {
+        i++;
+        out->changed = true;
+    }
     for (; i < argc; i++) {
         if ((p->extra & PX_ASSIGNS) && is_assignment(argv[i])) {
             out->changed = true;

@@ -654,6 +654,9 @@ static const rule_row RULE_ROWS[] = {
     {'G', "git -c core.pager='git push' log", PERM_DENY},
     {'G', "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.pp GIT_CONFIG_VALUE_0=push git pp", PERM_DENY},
     {'G', "git --frobnicate push", PERM_DENY},       /* unknown option: any subcommand */
+    {'G', "docker container run -it x", PERM_DENY},   /* management-command spelling */
+    {'G', "docker --context c container run x", PERM_DENY},
+    {'G', "docker container ls", PERM_ALLOW},
     {'G', "git -C . status", PERM_ALLOW},
     {'G', "git -c color.ui=never status", PERM_ALLOW},
     {'G', "npm --prefix x publish", PERM_DENY},
