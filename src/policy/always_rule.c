@@ -81,6 +81,43 @@ static size_t prefix_words(const bash_cmd *c)
     return 0;
 }
 
+/* Options after a harmless subcommand that make it run a program, load
+ * configuration or write a file it names: `git fetch --upload-pack=X`,
+ * `git grep -O X`, `git diff --output=F`, `go test -exec X`, `cargo test
+ * --config K=V`, `make test CC=X`. A call that carries one is not the
+ * harmless kind the prefix stands for, so it gets its exact rule. */
+static bool changes_what_runs(const bash_cmd *c, size_t words)
+{
+    static const char *const OPTS[] = {
+        "--upload-pack", "--receive-pack", "--exec", "-exec", "-toolexec", "--open-files-in-pager",
+        "-O", "--output", "-o", "--ext-diff", "--textconv", "--exec-path", "--config", "-Z",
+        "--config-env", "-c", "--template", "--git-dir", "--work-tree", "-C", "--manifest-path",
+        "-f", "--file", "--makefile", "-e", "--environment-overrides", "--eval", "-I",
+        "--include-dir", "--script-shell", "--prefix", "--userconfig", "--globalconfig",
+        "--node-options", "--require", "--import", "--loader", NULL};
+    for (size_t k = words; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        if (!strcmp(a, "--"))
+            break;
+        if (!strcmp(c->argv[0], "make") && strchr(a, '=') && a[0] != '-')
+            return true;   /* make VAR=value overrides what the recipes run */
+        if (a[0] != '-')
+            continue;
+        size_t n = strcspn(a, "=");
+        for (size_t o = 0; OPTS[o]; o++) {
+            size_t ol = strlen(OPTS[o]);
+            if (n == ol && !strncmp(a, OPTS[o], n))
+                return true;
+            /* -oFILE, -Oless glued to a short option (git's and make's
+             * getopt; go's single-dash long options are not clusters) */
+            if (ol == 2 && a[1] != '-' && !strncmp(a, OPTS[o], 2) && a[2] &&
+                (!strcmp(c->argv[0], "git") || !strcmp(c->argv[0], "make")))
+                return true;
+        }
+    }
+    return false;
+}
+
 static void none(always_offer *o, const char *why)
 {
     for (size_t i = 0; i < o->n_rules; i++)
@@ -149,6 +186,8 @@ static void derive_bash(const char *command, always_offer *o)
         char *text = bash_cmd_text(c);
         risk_verdict risk = risk_classify_bash(text);
         size_t words = wraps || c->nassign || risk.level >= RISK_CONFIRM ? 0 : prefix_words(c);
+        if (words && changes_what_runs(c, words))
+            words = 0;
         loom_str rule = LOOM_STR_INIT;
         if (words) {
             str_puts(&rule, "Bash(");

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/arena.h"
 #include "base/str.h"
@@ -1634,6 +1635,13 @@ static const wrapper WRAPPERS[] = {
     {"tini", "", "sgvwl", NONE_LONG, true, W_PLAIN, 0, ""},
     {"dumb-init", "r", "cv", NONE_LONG, true, W_PLAIN, 0, ""},
     {"parallel", "jaIdEnNsLP", "kqvtX0r", PARALLEL_LONG, false, W_PARALLEL, 0, ""},
+    /* package runners and session tools that run their arguments */
+    {"npx", "p", "yq", NONE_LONG, false, W_PLAIN, 0, ""},   /* npx -c: unknown, uncertain */
+    {"bunx", "p", "", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"uvx", "", "q", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"caffeinate", "tw", "dimsu", NONE_LONG, true, W_PLAIN, 0, ""},
+    {"run0", "uDg", "", NONE_LONG, false, W_PLAIN, 0, ""},
+    {"screen", "Scs", "dmDRrAaLlOiqUx", NONE_LONG, false, W_PLAIN, 0, ""},
     {NULL, NULL, NULL, NULL, false, 0, 0, NULL},
 };
 
@@ -1813,6 +1821,77 @@ static bool is_shell(const char *name)
     return false;
 }
 
+/* The file a shell or `source` operand names when it means standard input. */
+static bool is_stdin_path(const char *a)
+{
+    return !strcmp(a, "-") || !strcmp(a, "/dev/stdin") || !strcmp(a, "/dev/fd/0") ||
+           !strcmp(a, "/proc/self/fd/0");
+}
+
+/* True when the shell command c (no -c script) reads its script from
+ * standard input: -s, no script operand, or an operand that is stdin. */
+static bool shell_reads_stdin(const bash_cmd *c)
+{
+    for (size_t i = 1; i < c->argc; i++) {
+        const char *a = c->argv[i];
+        if (!strcmp(a, "--"))
+            return i + 1 >= c->argc || is_stdin_path(c->argv[i + 1]);
+        if (is_stdin_path(a))
+            return true;
+        if (a[0] != '-' && a[0] != '+')
+            return false;   /* a script file: its text is not on the line */
+        if (a[1] == '-') {
+            if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file"))
+                i++;
+            continue;
+        }
+        if (!strcmp(a + 1, "o") || !strcmp(a + 1, "O"))
+            i++;
+        else if (a[0] == '-' && strchr(a + 1, 's'))
+            return true;    /* -s: the rest are positional parameters */
+    }
+    return true;
+}
+
+/* c (or the command it was derived from: `sudo bash <<< …`) reads its
+ * script from standard input: a here-string is parsed as a script of its
+ * own; a here-document or a pipe is not followed, hence uncertain. A
+ * redirected file counts as a script file, the same as `bash FILE`. */
+static void derive_stdin_script(parser *p, size_t idx, const char *what)
+{
+    for (long at = (long)idx; at >= 0; at = p->out->cmds[at].parent) {
+        const bash_cmd *o = &p->out->cmds[at];
+        /* Of several redirections of stdin the last one wins. */
+        const bash_redir *r = NULL;
+        for (size_t k = 0; k < o->nredir; k++)
+            if (o->redir[k].fd <= 0 &&
+                (o->redir[k].kind == BASH_REDIR_HERESTRING ||
+                 o->redir[k].kind == BASH_REDIR_HEREDOC || o->redir[k].kind == BASH_REDIR_IN ||
+                 o->redir[k].kind == BASH_REDIR_INOUT))
+                r = &o->redir[k];
+        if (r) {
+            if (r->kind == BASH_REDIR_HERESTRING) {
+                if (r->target_flags & BASH_WORD_EXPANDS)
+                    uncertain(p, "a script built at run time on standard input");
+                sub_parse(p, r->target, strlen(r->target), false, (long)idx);
+                return;
+            }
+            if (r->kind == BASH_REDIR_HEREDOC) {
+                uncertain(p, what);
+                return;
+            }
+            if (r->kind == BASH_REDIR_IN || r->kind == BASH_REDIR_INOUT)
+                return;   /* a script file, as `bash FILE` is */
+        }
+        if ((o->flags & BASH_CMD_PIPE_IN) || o->pipe_pos > 0) {
+            uncertain(p, what);
+            return;
+        }
+        if (!(o->flags & BASH_CMD_DERIVED))
+            return;
+    }
+}
+
 /* Parses word k of c as a script of its own, derived from c. */
 static void derive_script(parser *p, const bash_cmd *c, size_t idx, size_t k)
 {
@@ -1885,7 +1964,7 @@ static bool derive_script_option(parser *p, const bash_cmd *c, size_t idx, const
  * -e, …): the parser cannot follow the code, but when it can start
  * programs (os.system, subprocess, child_process, backticks, …) the
  * command may run anything — uncertain, so deny rules apply to it. */
-static void interpreter_code(parser *p, const bash_cmd *c, const char *name)
+static void interpreter_code(parser *p, const bash_cmd *c, long idx, const char *name)
 {
     static const struct {
         const char *prefix;   /* program name, or its prefix ("python") */
@@ -1909,6 +1988,31 @@ static void interpreter_code(parser *p, const bash_cmd *c, const char *name)
         }
     if (!opts)
         return;
+    if (!awk && (c->argc == 1 || (c->argc == 2 && !strcmp(c->argv[1], "-")))) {
+        /* The code comes on standard input: a pipe or here-document is
+         * not followed; a here-string is looked at like -c code. */
+        for (long at = idx; at >= 0; at = p->out->cmds[at].parent) {
+            const bash_cmd *o = &p->out->cmds[at];
+            for (size_t k = 0; k < o->nredir; k++) {
+                const bash_redir *r = &o->redir[k];
+                if (r->fd > 0)
+                    continue;
+                if (r->kind == BASH_REDIR_HEREDOC)
+                    uncertain(p, "interpreter code on standard input");
+                else if (r->kind == BASH_REDIR_HERESTRING)
+                    for (size_t m = 0; SHELL_OUT[m]; m++)
+                        if (strstr(r->target, SHELL_OUT[m])) {
+                            uncertain(p, "interpreter code that can start programs");
+                            return;
+                        }
+            }
+            if ((o->flags & BASH_CMD_PIPE_IN) || o->pipe_pos > 0)
+                uncertain(p, "interpreter code on standard input");
+            if (!(o->flags & BASH_CMD_DERIVED))
+                break;
+        }
+        return;
+    }
     for (size_t k = 1; k < c->argc; k++) {
         const char *a = c->argv[k];
         const char *code = NULL;
@@ -1935,6 +2039,241 @@ static void interpreter_code(parser *p, const bash_cmd *c, const char *name)
     }
 }
 
+/* Variables whose value a program runs as a shell command: GIT_EDITOR=X
+ * git commit runs X. Their values are parsed as commands of their own. */
+static void derive_assign_commands(parser *p, const bash_cmd *c, size_t idx)
+{
+    static const char *const RUN_VARS[] = {
+        "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "PAGER", "GIT_PAGER",
+        "MANPAGER", "SYSTEMD_PAGER", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",
+        "SSH_ASKPASS", "SUDO_ASKPASS", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", NULL};
+    const char *name = bash_cmd_name(c);
+    bool exports = !strcmp(name, "export") || !strcmp(name, "declare") ||
+                   !strcmp(name, "typeset") || !strcmp(name, "readonly");
+    size_t n = c->nassign + (exports ? c->argc : 0);
+    for (size_t k = 0; k < n; k++) {
+        /* export GIT_EDITOR=X: the later commands of the line get it */
+        const char *a = k < c->nassign ? c->assign[k] : c->argv[k - c->nassign];
+        const char *eq = strchr(a, '=');
+        if (!eq || !eq[1])
+            continue;
+        bool run = false;
+        for (size_t v = 0; RUN_VARS[v] && !run; v++)
+            run = strlen(RUN_VARS[v]) == (size_t)(eq - a) && !strncmp(a, RUN_VARS[v], eq - a);
+        if (!run)
+            continue;
+        if (strpbrk(eq + 1, "$`"))
+            uncertain(p, "a command built at run time in a variable a program runs");
+        sub_parse(p, eq + 1, strlen(eq + 1), false, (long)idx);
+    }
+}
+
+/* Subcommands that run a command given in their arguments: npm/pnpm/yarn
+ * exec CMD, pnpm/yarn dlx CMD, pipx/uv/poetry run CMD, bundle exec CMD
+ * (words), git submodule foreach CMD, git bisect run CMD (words), git
+ * rebase --exec/-x CMD, git filter-branch --*-filter CMD, git difftool
+ * -x/--extcmd CMD (shell text); tmux's window-making subcommands and at /
+ * batch (a script on stdin) are followed as far as possible, else
+ * uncertain. True when c was one of them and has been handled. */
+static bool derive_runner(parser *p, const bash_cmd *c, size_t idx, const char *name,
+                          unsigned level)
+{
+    static const struct {
+        const char *prog, *sub;
+    } RUNS[] = {{"npm", "exec"},  {"npm", "x"},      {"pnpm", "exec"}, {"pnpm", "dlx"},
+                {"yarn", "exec"}, {"yarn", "dlx"},   {"pipx", "run"},  {"uv", "run"},
+                {"poetry", "run"}, {"bundle", "exec"}, {"pdm", "run"},  {"hatch", "run"},
+                {"rye", "run"},   {"conda", "run"},  {"mamba", "run"}, {"bun", "x"},
+                {"bun", "exec"}};
+    if (!strcmp(name, "at") || !strcmp(name, "batch")) {
+        for (size_t k = 1; k < c->argc; k++)
+            if (!strcmp(c->argv[k], "-f") || !strncmp(c->argv[k], "-f", 2))
+                return true;   /* a script file, as `bash FILE` */
+        derive_stdin_script(p, idx, "at reads the commands it runs from standard input");
+        return true;
+    }
+    if (!strcmp(name, "tmux")) {
+        static const char *const MAKE_WIN[] = {"new-session", "new", "new-window", "neww",
+                                               "split-window", "splitw", "respawn-pane",
+                                               "respawnp", "respawn-window", "respawnw",
+                                               "run-shell", "run", "if-shell", "if",
+                                               "display-popup", "popup", "pipe-pane",
+                                               "pipep", NULL};
+        for (size_t k = 1; k < c->argc; k++)
+            for (size_t m = 0; MAKE_WIN[m]; m++)
+                if (!strcmp(c->argv[k], MAKE_WIN[m])) {
+                    uncertain(p, "tmux runs a shell command");
+                    return true;
+                }
+        return true;
+    }
+    for (size_t r = 0; r < sizeof RUNS / sizeof RUNS[0]; r++) {
+        if (strcmp(name, RUNS[r].prog))
+            continue;
+        size_t i = 1;
+        while (i < c->argc && c->argv[i][0] == '-')
+            i++;   /* the manager's own options (npm --yes exec …) */
+        if (i >= c->argc || strcmp(c->argv[i], RUNS[r].sub))
+            continue;
+        for (i++; i < c->argc && c->argv[i][0] == '-'; i++) {
+            const char *a = c->argv[i];
+            if (!strcmp(a, "--")) {
+                i++;
+                break;
+            }
+            if ((!strcmp(a, "-c") || !strcmp(a, "--call")) && i + 1 < c->argc) {
+                derive_script(p, c, idx, ++i);   /* npm exec -c 'CMD' */
+                continue;
+            }
+            if (!strncmp(a, "--call=", 7)) {
+                sub_parse(p, a + 7, strlen(a + 7), false, (long)idx);
+                continue;
+            }
+            if (!strchr(a, '=') && a[1] == '-' && i + 1 < c->argc &&
+                (!strcmp(a, "--package") || !strcmp(a, "--spec") || !strcmp(a, "--with") ||
+                 !strcmp(a, "--python") || !strcmp(a, "--directory") || !strcmp(a, "--project") ||
+                 !strcmp(a, "--from") || !strcmp(a, "--name") || !strcmp(a, "--prefix") ||
+                 !strcmp(a, "--workspace") || !strcmp(a, "--filter") || !strcmp(a, "--env")))
+                i++;
+            else if (!strcmp(a, "-p") || !strcmp(a, "-w") || !strcmp(a, "-n") ||
+                     !strcmp(a, "-C") || !strcmp(a, "-e"))
+                i++;
+        }
+        if (i < c->argc)
+            emit_derived(p, idx, i, c->argc, NULL, false, level);
+        return true;
+    }
+    if (strcmp(name, "git"))
+        return false;
+    size_t i = 1;
+    while (i < c->argc && c->argv[i][0] == '-') {
+        const char *a = c->argv[i];
+        if (!strcmp(a, "-C") || !strcmp(a, "-c") || !strcmp(a, "--git-dir") ||
+            !strcmp(a, "--work-tree") || !strcmp(a, "--namespace") ||
+            !strcmp(a, "--config-env") || !strcmp(a, "--super-prefix") ||
+            !strcmp(a, "--exec-path") || !strcmp(a, "--attr-source"))
+            i++;
+        i++;
+    }
+    if (i >= c->argc)
+        return false;
+    const char *sub = c->argv[i];
+    if (!strcmp(sub, "submodule")) {
+        size_t k = i + 1;
+        while (k < c->argc && c->argv[k][0] == '-')
+            k++;
+        if (k < c->argc && !strcmp(c->argv[k], "foreach")) {
+            /* foreach [--recursive] CMD…: the words joined, run by sh */
+            loom_str script = LOOM_STR_INIT;
+            for (k++; k < c->argc && c->argv[k][0] == '-' && strcmp(c->argv[k], "--"); k++)
+                ;
+            if (k < c->argc && !strcmp(c->argv[k], "--"))
+                k++;
+            for (; k < c->argc; k++) {
+                if (c->argv_flags[k] & BASH_WORD_EXPANDS)
+                    uncertain(p, "a command built at run time");
+                if (script.len)
+                    str_putc(&script, ' ');
+                str_puts(&script, c->argv[k]);
+            }
+            if (script.len)
+                sub_parse(p, script.ptr, script.len, false, (long)idx);
+            str_free(&script);
+        }
+        return false;   /* the git rules still see `git submodule …` */
+    }
+    if (!strcmp(sub, "config")) {
+        /* git config [set] alias.NAME TEXT / core.pager CMD …: a later git
+         * runs TEXT (an alias: "!shell" or git words), so it is read as if
+         * it ran here — as `alias NAME=TEXT` is. */
+        static const char *const RUN_KEYS[] = {"core.pager", "core.sshcommand", "core.editor",
+                                               "sequence.editor", "core.fsmonitor",
+                                               "core.askpass", "core.gitproxy",
+                                               "diff.external", NULL};
+        size_t k = i + 1;
+        const char *key = NULL, *val = NULL;
+        size_t valk = 0;
+        for (; k < c->argc; k++) {
+            const char *a = c->argv[k];
+            if (!strcmp(a, "set") && !key)
+                continue;
+            if (a[0] == '-') {
+                if (!strcmp(a, "-f") || !strcmp(a, "--file") || !strcmp(a, "--blob") ||
+                    !strcmp(a, "--type") || !strcmp(a, "--comment") || !strcmp(a, "--value"))
+                    k++;
+                continue;
+            }
+            if (!key) {
+                key = a;
+            } else {
+                val = a;
+                valk = k;
+                break;
+            }
+        }
+        if (key && val) {
+            bool alias = !strncasecmp(key, "alias.", 6);
+            bool runs = false;
+            for (size_t r = 0; RUN_KEYS[r] && !runs; r++)
+                runs = !strcasecmp(key, RUN_KEYS[r]);
+            if (c->argv_flags[valk] & BASH_WORD_EXPANDS && (alias || runs))
+                uncertain(p, "a git command built at run time");
+            if (alias && val[0] == '!') {
+                sub_parse(p, val + 1, strlen(val + 1), false, (long)idx);
+            } else if (alias) {
+                loom_str t = LOOM_STR_INIT;
+                str_puts(&t, "git ");
+                str_puts(&t, val);
+                sub_parse(p, t.ptr, t.len, false, (long)idx);
+                str_free(&t);
+            } else if (runs) {
+                sub_parse(p, val, strlen(val), false, (long)idx);
+            }
+        }
+        return false;
+    }
+    if (!strcmp(sub, "bisect")) {
+        if (i + 2 < c->argc && !strcmp(c->argv[i + 1], "run"))
+            emit_derived(p, idx, i + 2, c->argc, NULL, false, level);
+        return false;
+    }
+    static const char *const FILTERS[] = {"--env-filter", "--tree-filter", "--index-filter",
+                                          "--parent-filter", "--msg-filter", "--commit-filter",
+                                          "--tag-name-filter", NULL};
+    bool rebase = !strcmp(sub, "rebase"), difftool = !strcmp(sub, "difftool"),
+         filter = !strcmp(sub, "filter-branch");
+    if (!rebase && !difftool && !filter)
+        return false;
+    for (size_t k = i + 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        if (!strcmp(a, "--"))
+            break;
+        const char *opt = NULL;   /* the option name that takes a command */
+        if (rebase && (!strcmp(a, "--exec") || !strcmp(a, "-x")))
+            opt = a;
+        else if (difftool && (!strcmp(a, "--extcmd") || !strcmp(a, "-x")))
+            opt = a;
+        for (size_t f = 0; filter && FILTERS[f] && !opt; f++)
+            if (!strcmp(a, FILTERS[f]))
+                opt = a;
+        if (opt) {
+            if (k + 1 < c->argc)
+                derive_script(p, c, idx, ++k);
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        bool glued = (rebase && !strncmp(a, "--exec=", 7)) ||
+                     (difftool && !strncmp(a, "--extcmd=", 9));
+        for (size_t f = 0; filter && FILTERS[f] && !glued; f++)
+            glued = eq && (size_t)(eq - a) == strlen(FILTERS[f]) && !strncmp(a, FILTERS[f], eq - a);
+        if (rebase && !strncmp(a, "-x", 2) && a[2] && a[1] != '-')
+            sub_parse(p, a + 2, strlen(a + 2), false, (long)idx);
+        else if (glued)
+            sub_parse(p, eq + 1, strlen(eq + 1), false, (long)idx);
+    }
+    return false;
+}
+
 static void derive(parser *p, size_t idx, unsigned level)
 {
     if (p->out->aborted)
@@ -1947,9 +2286,10 @@ static void derive(parser *p, size_t idx, unsigned level)
         uncertain(p, "too many nested command wrappers");
         return;
     }
+    derive_assign_commands(p, &c, idx);
     if (derive_script_option(p, &c, idx, name, level))
         return;
-    interpreter_code(p, &c, name);
+    interpreter_code(p, &c, (long)idx, name);
     for (const wrapper *w = WRAPPERS; w->name; w++) {
         if (strcmp(name, w->name))
             continue;
@@ -2014,11 +2354,34 @@ static void derive(parser *p, size_t idx, unsigned level)
     }
     if (is_shell(name)) {
         size_t s = shell_script_arg(&c);
-        if (!s)
+        if (!s) {
+            if (shell_reads_stdin(&c))
+                derive_stdin_script(p, idx, "a shell reads its script from standard input");
             return;
+        }
         if (c.argv_flags[s] & BASH_WORD_EXPANDS)
             uncertain(p, "sh -c with a script built at run time");
         sub_parse(p, c.argv[s], strlen(c.argv[s]), false, (long)idx);
+        return;
+    }
+    if (derive_runner(p, &c, idx, name, level))
+        return;
+    if (!strcmp(name, "alias")) {
+        /* alias NAME=TEXT: a later line (with expand_aliases) runs TEXT
+         * under the name, so TEXT is read as if it ran here. */
+        for (size_t k = 1; k < c.argc; k++) {
+            const char *eq = strchr(c.argv[k], '=');
+            if (!eq || eq == c.argv[k] || c.argv[k][0] == '-')
+                continue;
+            if (c.argv_flags[k] & BASH_WORD_EXPANDS)
+                uncertain(p, "an alias built at run time");
+            sub_parse(p, eq + 1, strlen(eq + 1), false, (long)idx);
+        }
+        return;
+    }
+    if ((!strcmp(name, "source") || !strcmp(name, ".")) && c.argc >= 2 &&
+        is_stdin_path(c.argv[1])) {
+        derive_stdin_script(p, idx, "source reads its script from standard input");
         return;
     }
     if (!strcmp(name, "eval") || !strcmp(name, "su") || !strcmp(name, "watch")) {

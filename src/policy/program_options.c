@@ -174,7 +174,9 @@ static bool git_key_runs(const char *kv)
 {
     static const char *const PREFIX[] = {"alias.", "pager.", "filter.", "includeif.",
                                          "include.", "credential.", "difftool.", "mergetool.",
-                                         "diff.", "merge.", "gpg.", "remote.", "url.", NULL};
+                                         "diff.", "merge.", "gpg.", "remote.", "url.",
+                                         "protocol.", "uploadpack.", "receive.", "ssh.",
+                                         NULL};
     static const char *const EXACT[] = {"core.pager", "core.sshcommand", "core.editor",
                                         "core.hookspath", "core.fsmonitor", "core.askpass",
                                         "core.gitproxy", "sequence.editor",
@@ -343,6 +345,13 @@ void program_options_normalize(const char *name, const char *const *argv, size_t
         if (bad)
             break;
         i += took_next ? 2 : 1;
+        out->changed = true;
+    }
+    /* docker container X is docker X (run, rm, exec, kill, …): the
+     * management-command spelling of the same subcommand. */
+    if (i + 1 < argc && !strcmp(argv[i], "container") &&
+        (!strcmp(name, "docker") || !strcmp(name, "podman") || !strcmp(name, "nerdctl"))) {
+        i++;
         out->changed = true;
     }
     for (; i < argc; i++) {

@@ -142,6 +142,16 @@ static target_kind classify_target(const char *w)
         if (!strcmp(e, "/") || !strcmp(e, "/*"))
             return T_UNSET_VAR;
     }
+    /* ~/.. and $HOME/../.. climb out of home: with home's real place put
+     * in, "~/../.." is the root wherever home sits two levels deep. */
+    size_t hl = !strncmp(w, "~/", 2) ? 1 : !strncmp(w, "$HOME/", 6) ? 5
+              : !strncmp(w, "${HOME}/", 8) ? 7 : 0;
+    const char *home = getenv("HOME");
+    if (hl && strstr(w + hl, "..") && home && home[0] == '/' && strlen(home) < 256) {
+        char abs[600];
+        snprintf(abs, sizeof abs, "%s%s", home, w + hl);
+        return classify_target(abs);
+    }
     char buf[512];
     snprintf(buf, sizeof buf, "%s", w);
     size_t n = strlen(buf);
@@ -199,6 +209,13 @@ static target_kind classify_target(const char *w)
     if (!strcmp(buf, "~") || !strcmp(buf, "~/*") || !strcmp(buf, "$HOME") ||
         !strcmp(buf, "${HOME}") || !strcmp(buf, "$HOME/*") || !strcmp(buf, "${HOME}/*"))
         return T_HOME;
+    const char *hd = getenv("HOME");
+    size_t hdl = hd ? strlen(hd) : 0;
+    while (hdl > 1 && hd[hdl - 1] == '/')
+        hdl--;
+    if (hdl > 1 && hd[0] == '/' && !strncmp(buf, hd, hdl) &&
+        (!buf[hdl] || !strcmp(buf + hdl, "/*")))
+        return T_HOME;   /* home by its real place: /home/me, ~/x/.. */
     if (!strcmp(buf, ".") || !strcmp(buf, "..") || !strcmp(buf, "*") || !strcmp(buf, "./*") ||
         !strcmp(buf, "../*"))
         return T_CWD;
@@ -1090,13 +1107,13 @@ typedef struct text_rule {
 static const text_rule TEXT_RULES[] = {
     {"fs.rm_root", RISK_FORBIDDEN,
      "\\brm\\s+(?:-\\S+\\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\\s+(?:-\\S+\\s+)*[\"']?(?:/\\*?|~/?\\*?|"
-     "\\$\\{?HOME\\}?/?\\*?)[\"']?(?:[\\s;&|)]|$)",
+     "\\$\\{?HOME\\}?/?\\*?)[\"']?(?:[\\s;&|)\\\\]|$)",
      "rm -r of the root or home directory"},
     {"fs.rm_root", RISK_FORBIDDEN, "--no-preserve-root", "rm --no-preserve-root"},
     {"fs.rm_root", RISK_FORBIDDEN,
      "\\brm\\s(?=(?:[^;&|\\n]*\\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--r[a-z]*)(?:\\s|$))"
      "[^;&|\\n]*\\s[\"']?(?:/|~|\\$\\{?HOME\\}?)"
-     "[\"']?/?[\"']?(?:\\*|\\.)?[\"']?(?:[\\s;&|)]|$)",
+     "[\"']?/?[\"']?(?:\\*|\\.)?[\"']?(?:[\\s;&|)\\\\]|$)",
      "rm -r of the root or home directory"},
     {"git.push_force_main", RISK_FORBIDDEN,
      "\\bgit\\b[^;&|\\n]*\\spush\\b(?=[^;&|\\n]*(?:\\s-[a-zA-Z]*f|\\s--forc|\\s[\"']?\\+|--mirror))"

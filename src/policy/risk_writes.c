@@ -893,6 +893,18 @@ static bool w_tar(const bash_cmd *c, sink *s, bool *known)
     bool extract = opt_has(&a, 'x', "extract") || opt_has(&a, 0, "get");
     if (create)
         opt_values(&a, 'f', "file", put, s);
+    if (create && opt_has(&a, 0, "remove-files")) {
+        /* --remove-files deletes what it archived: each member, and
+         * everything under a directory member */
+        const char *dir = opt_last(&a, 'C', "directory");
+        for (size_t k = 0; k < a.nops; k++) {
+            const char *m = a.ops[k];
+            char *p = dir && m[0] != '/' ? join3(dir, "/", m) : xstrdup(m);
+            put(s, p);
+            put_any_in(s, p);
+            free(p);
+        }
+    }
     if (extract) {
         const char *dir = opt_last(&a, 'C', "directory");
         if (a.nops)
@@ -1033,11 +1045,36 @@ static bool w_find(const bash_cmd *c, sink *s)
 
 /* git: the few subcommands whose file operands are written by name. The
  * rest of git is an unknown writer (risk_unknown_write_candidates). */
+/* git subcommands that change neither the repository nor the work tree. */
+static bool git_sub_reads(const char *sub)
+{
+    static const char *const READ[] = {
+        "status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "ls-tree",
+        "describe", "shortlog", "grep", "cat-file", "rev-list", "merge-base", "name-rev",
+        "whatchanged", "count-objects", "version", "show-ref", "for-each-ref", "check-ignore",
+        "help", NULL};
+    return in_set(sub, READ);
+}
+
 static void w_git(const bash_cmd *c, sink *s)
 {
     size_t i = 1;
+    const char *dir_c = NULL, *git_dir = NULL, *work_tree = NULL;
     while (i < c->argc && c->argv[i][0] == '-') {
         const char *a = c->argv[i];
+        const char *next = i + 1 < c->argc ? c->argv[i + 1] : NULL;
+        if (!strcmp(a, "-C"))
+            dir_c = next;
+        else if (!strcmp(a, "--git-dir"))
+            git_dir = next;
+        else if (!strcmp(a, "--work-tree"))
+            work_tree = next;
+        else if (!strncmp(a, "--git-dir=", 10))
+            git_dir = a + 10;
+        else if (!strncmp(a, "--work-tree=", 12))
+            work_tree = a + 12;
+        else if (!strncmp(a, "-C", 2) && a[2])
+            dir_c = a + 2;
         if (!strcmp(a, "-C") || !strcmp(a, "-c") || !strcmp(a, "--git-dir") ||
             !strcmp(a, "--work-tree") || !strcmp(a, "--namespace") ||
             !strcmp(a, "--config-env") || !strcmp(a, "--super-prefix"))
@@ -1047,6 +1084,85 @@ static void w_git(const bash_cmd *c, sink *s)
     if (i >= c->argc)
         return;
     const char *sub = c->argv[i];
+    /* Where a changing subcommand writes, when the options move it: the
+     * repository of -C DIR (DIR/.git) or --git-dir, the --work-tree. Named
+     * as the directory itself, so that a write outside the workspace is
+     * seen without every file under it meeting every deny rule. */
+    if (!git_sub_reads(sub)) {
+        if (dir_c) {
+            char *g = join3(dir_c, "/", ".git");
+            put(s, g);
+            free(g);
+        }
+        if (git_dir)
+            put(s, git_dir);
+        if (work_tree)
+            put(s, work_tree);
+    }
+    /* init [DIR], clone URL [DIR], worktree add DIR, archive -o F,
+     * bundle create F: the place they create. */
+    size_t nops = 0;
+    const char *ops[3] = {NULL, NULL, NULL};
+    for (size_t k = i + 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        if (a[0] == '-' && a[1]) {
+            if (!strcmp(sub, "archive") && (!strcmp(a, "-o") || !strcmp(a, "--output")) &&
+                k + 1 < c->argc)
+                put(s, c->argv[++k]);
+            else if (!strcmp(sub, "archive") && !strncmp(a, "--output=", 9))
+                put(s, a + 9);
+            else if ((!strcmp(sub, "init") || !strcmp(sub, "clone")) &&
+                     !strncmp(a, "--separate-git-dir=", 19))
+                put(s, a + 19);
+            else if (!strcmp(sub, "clone") &&
+                     (!strcmp(a, "-o") || !strcmp(a, "-b") || !strcmp(a, "--origin") ||
+                      !strcmp(a, "--branch") || !strcmp(a, "--depth") || !strcmp(a, "-u") ||
+                      !strcmp(a, "--upload-pack") || !strcmp(a, "--reference") ||
+                      !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-j") ||
+                      !strcmp(a, "--template") || !strcmp(a, "--separate-git-dir")))
+                k++;
+            continue;
+        }
+        if (nops < 3)
+            ops[nops] = a;
+        nops++;
+    }
+    if (!strcmp(sub, "init") && nops >= 1)
+        put(s, ops[0]);
+    else if (!strcmp(sub, "clone") && nops >= 2)
+        put(s, ops[1]);
+    else if (!strcmp(sub, "worktree") && nops >= 2 && !strcmp(ops[0], "add"))
+        put(s, ops[1]);
+    else if (!strcmp(sub, "bundle") && nops >= 2 && !strcmp(ops[0], "create"))
+        put(s, ops[1]);
+    /* Files git writes through options: diff/log/show/format-patch
+     * --output F, format-patch -o DIR, config -f/--file F, --global
+     * (~/.gitconfig), --system (/etc/gitconfig). */
+    bool config = !strcmp(sub, "config");
+    for (size_t k = i + 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        if (!strcmp(a, "--"))
+            break;
+        if (!strncmp(a, "--output=", 9))
+            put(s, a + 9);
+        else if (!strcmp(a, "--output") && k + 1 < c->argc)
+            put(s, c->argv[++k]);
+        else if (!strcmp(sub, "format-patch") && !strncmp(a, "--output-directory=", 19))
+            put_any_in(s, a + 19);
+        else if (!strcmp(sub, "format-patch") &&
+                 (!strcmp(a, "-o") || !strcmp(a, "--output-directory")) && k + 1 < c->argc)
+            put_any_in(s, c->argv[++k]);
+        else if (config && !strncmp(a, "--file=", 7))
+            put(s, a + 7);
+        else if (config && (!strcmp(a, "-f") || !strcmp(a, "--file")) && k + 1 < c->argc)
+            put(s, c->argv[++k]);
+        else if (config && !strncmp(a, "-f", 2) && a[2])
+            put(s, a + 2);
+        else if (config && !strcmp(a, "--global"))
+            put(s, "~/.gitconfig");
+        else if (config && !strcmp(a, "--system"))
+            put(s, "/etc/gitconfig");
+    }
     if (!strcmp(sub, "checkout") || !strcmp(sub, "restore")) {
         bool after = false;
         for (size_t k = i + 1; k < c->argc; k++) {

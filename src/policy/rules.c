@@ -513,6 +513,131 @@ static bool bash_rule_matches(const rule *r, const char *const *w, size_t n, con
     return false;
 }
 
+/* Options the user wrote in a deny or ask rule are a set, not a spelling:
+ * Bash(rm -rf:*) also means `rm -r -f x`, `rm -fr x`, `rm -Rf x`,
+ * `rm --recursive --force x`, `rm x -rf`; Bash(git push --force:*) also
+ * `git push origin main -f`. A rule qualifies when its words are some
+ * fixed words (the program and subcommand) followed only by options, and
+ * is a prefix rule or exact with nothing after the options. The command
+ * must start with the fixed words and carry every option somewhere before
+ * "--" (short options in any cluster, long ones also as --opt=VALUE or a
+ * unique abbreviation of at least four letters); OPT_SAME maps the long
+ * and alternative spellings of a few programs onto one short letter. */
+static const struct {
+    const char *prog, *sub;   /* sub: "" for the program itself */
+    const char *spelling;     /* a long option or another short one */
+    char letter;
+} OPT_SAME[] = {
+    {"rm", "", "--recursive", 'r'}, {"rm", "", "-R", 'r'}, {"rm", "", "--force", 'f'},
+    {"cp", "", "--recursive", 'r'}, {"cp", "", "-R", 'r'}, {"cp", "", "--force", 'f'},
+    {"chmod", "", "--recursive", 'R'}, {"chown", "", "--recursive", 'R'},
+    {"chgrp", "", "--recursive", 'R'}, {"git", "push", "--force", 'f'},
+    {"git", "clean", "--force", 'f'}, {"git", "branch", "--force", 'f'},
+    {"git", "checkout", "--force", 'f'}, {"git", "add", "--force", 'f'},
+    {"git", "rm", "--force", 'f'}, {"git", "rm", "-r", 'r'},
+    {"docker", "rm", "--force", 'f'}, {"docker", "rmi", "--force", 'f'},
+};
+
+/* The letter the first len bytes of spelling stand for under the fixed
+ * words w0 w1, or '\0'. A long option may be abbreviated (getopt takes
+ * any unique start: --recur), down to five bytes ("--for"). */
+static char opt_letter(const char *w0, const char *w1, const char *spelling, size_t len)
+{
+    for (size_t k = 0; k < sizeof OPT_SAME / sizeof OPT_SAME[0]; k++) {
+        const char *sp = OPT_SAME[k].spelling;
+        if (strcmp(OPT_SAME[k].prog, w0) ||
+            (OPT_SAME[k].sub[0] && (!w1 || strcmp(OPT_SAME[k].sub, w1))))
+            continue;
+        if (strlen(sp) == len ? !strncmp(sp, spelling, len)
+                              : sp[1] == '-' && len >= 5 && len < strlen(sp) &&
+                                    !strncmp(sp, spelling, len))
+            return OPT_SAME[k].letter;
+    }
+    return '\0';
+}
+
+static bool is_short_cluster(const char *a)
+{
+    return a[0] == '-' && a[1] && a[1] != '-';
+}
+
+/* Does the command w[0..n) (words after "--" are operands) carry the rule
+ * option o, under the fixed words f0 f1? */
+static bool cmd_has_option(const char *const *w, size_t from, size_t n, const char *f0,
+                           const char *f1, const char *o)
+{
+    char want = opt_letter(f0, f1, o, strlen(o));
+    bool long_opt = o[0] == '-' && o[1] == '-';
+    for (size_t k = from; k < n; k++) {
+        const char *a = w[k];
+        if (!strcmp(a, "--"))
+            break;
+        if (a[0] != '-' || !a[1])
+            continue;
+        if (!strcmp(a, o))
+            return true;
+        if (a[1] == '-') {
+            size_t al = strcspn(a, "=");
+            if (long_opt && al >= 5 && !strncmp(a, o, al) && (!o[al] || al < strlen(o)))
+                return true;   /* --force, --force=x, --forc */
+            char l = opt_letter(f0, f1, a, al);
+            if (l && (l == want || (!long_opt && !o[2] && l == o[1])))
+                return true;
+            continue;
+        }
+        if (is_short_cluster(a)) {
+            char alt[3] = {'-', 0, 0};
+            for (const char *c = a + 1; *c; c++) {
+                alt[1] = *c;
+                char l = opt_letter(f0, f1, alt, 2);
+                if (!l)
+                    l = *c;
+                if (want && l == want)
+                    return true;
+                if (!long_opt && !o[2] && (l == o[1] || *c == o[1]))
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool option_set_matches(const rule *r, const char *const *w, size_t n)
+{
+    if (r->bmode == BM_GLOB || r->nwords < 2)
+        return false;
+    size_t nfix = 0;
+    while (nfix < r->nwords && !(r->words[nfix][0] == '-' && r->words[nfix][1]))
+        nfix++;
+    if (nfix == 0 || nfix == r->nwords || n < nfix)
+        return false;
+    for (size_t k = nfix; k < r->nwords; k++)
+        if (r->words[k][0] != '-' || !strcmp(r->words[k], "--"))
+            return false;   /* an operand after the options: a spelling, keep it */
+    for (size_t k = 0; k < nfix; k++)
+        if (strcmp(w[k], r->words[k]))
+            return false;
+    const char *f1 = nfix > 1 ? r->words[1] : NULL;
+    for (size_t k = nfix; k < r->nwords; k++) {
+        const char *o = r->words[k];
+        if (is_short_cluster(o) && o[2]) {   /* -rf: each letter */
+            char one[3] = {'-', 0, 0};
+            for (const char *c = o + 1; *c; c++) {
+                one[1] = *c;
+                if (!cmd_has_option(w, nfix, n, r->words[0], f1, one))
+                    return false;
+            }
+        } else if (!cmd_has_option(w, nfix, n, r->words[0], f1, o)) {
+            return false;
+        }
+    }
+    if (r->bmode == BM_EXACT)
+        for (size_t k = nfix; k < n; k++)
+            if (w[k][0] != '-')
+                return false;   /* exact: options only, no operand */
+    return true;
+}
+
 /* Could some text that starts with s match the '*' pattern p? True when
  * all of s is consumed by a prefix of p: what the shell adds after s
  * (an expansion's value, more words) can then supply the rest. */
@@ -1542,6 +1667,39 @@ static void set_match_why(rule_match *m, perm_verdict v, const rule *r, const ch
     }
 }
 
+/* Does text spell the most specific literal part of path rule r's pattern
+ * (".env" of Edit(.env), "secrets" of Write(secrets/<anything>), ".pem" of
+ * a Read rule for every *.pem)? The longest run without wildcards in the
+ * last segment that has one of at least two bytes. */
+static bool path_rule_named_in(const rule *r, const char *text)
+{
+    const char *pat = r->pattern ? r->pattern : "";
+    size_t end = strlen(pat);
+    while (end > 0) {
+        size_t start = end;
+        while (start > 0 && pat[start - 1] != '/')
+            start--;
+        size_t best = 0, best_at = 0;
+        for (size_t i = start; i < end;) {
+            size_t n = strcspn(pat + i, "*?[]{}/");
+            if (i + n > end)
+                n = end - i;
+            if (n > best) {
+                best = n;
+                best_at = i;
+            }
+            i += n ? n : 1;
+        }
+        if (best >= 2) {
+            char tok[256];
+            snprintf(tok, sizeof tok, "%.*s", (int)(best < 255 ? best : 255), pat + best_at);
+            return strstr(text, tok) != NULL;
+        }
+        end = start ? start - 1 : 0;
+    }
+    return false;
+}
+
 static void check_bash(const perm_rules *rs, const char *command, const char *cwd,
                        perm_check_detail *out)
 {
@@ -1604,7 +1762,9 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
                 hit = bash_rule_matches(r, full.w, full.n, full.joined) ||
                       bash_rule_matches(r, bare.w, bare.n, bare.joined) ||
                       bash_rule_matches(r, base.w, base.n, base.joined) ||
-                      (pn.changed && bash_rule_matches(r, nw, pn.n, str_cstr(&nj)));
+                      (pn.changed && bash_rule_matches(r, nw, pn.n, str_cstr(&nj))) ||
+                      option_set_matches(r, base.w, base.n) ||
+                      (pn.changed && option_set_matches(r, nw, pn.n));
                 if (!hit && (could_match(r, base.w, c->argv_flags, base.n, more) ||
                              could_match(r, nw, nf, pn.n, more))) {
                     hit = true;
@@ -1649,6 +1809,18 @@ static void check_bash(const perm_rules *rs, const char *command, const char *cw
             const rule *r = &rs->v[q];
             if (r->kind == RK_BASH && r->verdict != PERM_ALLOW)
                 hit_rule(&st, r, whybuf);
+        }
+        /* A path deny/ask rule whose name the unparsed text spells out
+         * (`echo 'rm .env' | sh` with Edit(.env) denied) could be what it
+         * touches: the rule applies, in every mode. */
+        char pwhy[300];
+        snprintf(pwhy, sizeof pwhy, "the command names it and cannot be parsed for sure, %s",
+                 bash_cmds_why(pc) ? bash_cmds_why(pc) : "unknown reason");
+        for (size_t q = 0; q < rs->n; q++) {
+            const rule *r = &rs->v[q];
+            if (r->kind == RK_PATH && r->verdict != PERM_ALLOW && r->fam != FAM_SELF &&
+                path_rule_named_in(r, command))
+                hit_rule(&st, r, pwhy);
         }
     }
 

@@ -117,12 +117,12 @@ static bool flag(char *why, size_t cap, int k, const char *context)
 }
 
 /* Is path (as written, folded or resolved) one of the settings files? */
-static bool is_settings_path(const char *path)
+static bool is_settings_path(const char *path, const char *wd)
 {
     if (re_match(P_SETTINGS, path, strlen(path)))
         return true;
     char cwd[PATH_MAX];
-    const char *dir = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    const char *dir = wd ? wd : getcwd(cwd, sizeof cwd) ? cwd : "/";
     char *res = perm_resolve_path(path, dir);
     bool hit = res && re_match(P_SETTINGS, res, strlen(res));
     const char *home = getenv("LOOM_HOME");
@@ -137,7 +137,7 @@ static bool is_settings_path(const char *path)
 
 /* Is path a shell start-up or credentials file — as written, with ~
  * expanded, or resolved through symlinks? Returns the pattern, or -1. */
-static int sensitive_path(const char *path)
+static int sensitive_path(const char *path, const char *wd)
 {
     static const int KINDS[] = {P_STARTUP, P_CREDENTIALS};
     char *forms[3] = {xstrdup(path), NULL, NULL};
@@ -149,7 +149,7 @@ static int sensitive_path(const char *path)
         forms[1] = str_steal(&s);
     }
     char cwd[PATH_MAX];
-    const char *dir = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    const char *dir = wd ? wd : getcwd(cwd, sizeof cwd) ? cwd : "/";
     forms[2] = perm_resolve_path(forms[1] ? forms[1] : path, dir);
     int hit = -1;
     for (size_t f = 0; f < 3 && hit < 0; f++)
@@ -227,6 +227,8 @@ static bool json_names_settings(const json_t *v, int depth)
 #define TAMPER_CD_MAX 8
 
 typedef struct target_scan {
+    const char *cwd;      /* the session directory; NULL: the process's */
+    bool xargs;           /* the command being scanned is xargs */
     bool hit;
     int kind;
     char path[256];
@@ -234,11 +236,116 @@ typedef struct target_scan {
     size_t ndirs;
 } target_scan;
 
+/* The files the patterns above name, as tails under home ("etc/…" under
+ * /; the settings also under the working directory), for a written glob
+ * — risk_writes' "any file under DIR" included: `tar -C ~ -x`, `cp -r
+ * dotfiles/. ~`, `unzip -d ~/.ssh`, `rm ~/.ba*`. A trailing "x" stands for
+ * any file in that directory. */
+static const char *const SENSITIVE_TAILS[] = {
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
+    ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc",
+    ".tcshrc", ".login", ".xprofile", ".xsessionrc", ".bashrc.d/x",
+    ".config/fish/config.fish", ".config/fish/conf.d/x", ".config/fish/functions/x",
+    ".config/environment.d/x", ".config/autostart/x", ".ssh/x", ".aws/credentials",
+    ".aws/config", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".vault-token", ".pgpass",
+    ".my.cnf", ".docker/config.json", ".gnupg/x", ".kube/config", ".config/git/credentials",
+    ".config/gh/hosts.yml", ".cargo/credentials.toml", ".gem/credentials", ".config/gcloud/x",
+    ".azure/x", ".terraform.d/credentials.tfrc.json", "etc/profile", "etc/profile.d/x",
+    "etc/bash.bashrc", "etc/bashrc", "etc/zsh/x", "etc/zshrc", "etc/zprofile", "etc/zshenv",
+    "etc/zlogin", "etc/environment", "etc/bash_completion.d/x", ".loom/settings.json",
+    ".loom/settings.local.json", ".claude/settings.json", ".claude/settings.local.json", NULL,
+};
+
+static int path_kind(const char *path, const char *wd)
+{
+    return is_settings_path(path, wd) ? P_SETTINGS : sensitive_path(path, wd);
+}
+
+/* The kind of the first sensitive file the written glob path could name
+ * (its literal directory resolved and compared with the real places, so
+ * `tar -C build -x` or a glob under the project is no hit), or -1. */
+static int glob_kind(const char *path, const char *wd_in)
+{
+    size_t g = strcspn(path, "*?[");
+    if (!path[g])
+        return -1;
+    size_t dl = g;
+    while (dl > 0 && path[dl - 1] != '/')
+        dl--;   /* path[0..dl) is the literal directory before the glob */
+    loom_str dir = LOOM_STR_INIT;
+    const char *home = getenv("HOME");
+    size_t hl = path[0] == '~' ? 1 : !strncmp(path, "$HOME", 5) ? 5
+                                 : !strncmp(path, "${HOME}", 7) ? 7 : 0;
+    if (hl && hl <= dl && (path[hl] == '/' || !path[hl]) && home && *home) {
+        str_puts(&dir, home);   /* ~, $HOME, ${HOME} */
+        str_append(&dir, path + hl, dl - hl);
+    } else {
+        str_append(&dir, path, dl);
+    }
+    if (!dir.len)
+        str_puts(&dir, ".");
+    char cwd[PATH_MAX];
+    const char *wd = wd_in ? wd_in : getcwd(cwd, sizeof cwd) ? cwd : "/";
+    char *d = perm_resolve_path(str_cstr(&dir), wd);
+    char *h = home && *home ? perm_resolve_path(home, "/") : NULL;
+    char *w = perm_resolve_path(".", wd);
+    str_free(&dir);
+    int hit = -1;
+    for (size_t k = 0; d && SENSITIVE_TAILS[k] && hit < 0; k++) {
+        const char *t = SENSITIVE_TAILS[k];
+        bool etc = !strncmp(t, "etc/", 4), settings = strstr(t, "settings") != NULL;
+        const char *bases[2] = {etc ? "" : h, settings ? w : NULL};
+        for (size_t b = 0; b < 2 && hit < 0; b++) {
+            if (!bases[b])
+                continue;
+            /* d must be base/ + a leading part of t: then the glob stands
+             * for the rest of t. */
+            for (const char *rest = t; rest && hit < 0;) {
+                loom_str want = LOOM_STR_INIT;
+                str_puts(&want, bases[b]);
+                if (rest > t) {
+                    str_putc(&want, '/');
+                    str_append(&want, t, (size_t)(rest - t) - 1);
+                }
+                if (!want.len)
+                    str_putc(&want, '/');
+                if (!strcmp(str_cstr(&want), d)) {
+                    loom_str c = LOOM_STR_INIT;
+                    str_append(&c, path, dl);
+                    str_puts(&c, rest);
+                    if (risk_target_could_match(path, str_cstr(&c))) {
+                        loom_str full = LOOM_STR_INIT;   /* the real file */
+                        str_puts(&full, bases[b]);
+                        str_putc(&full, '/');
+                        str_puts(&full, t);
+                        hit = path_kind(str_cstr(&full), wd);
+                        str_free(&full);
+                    }
+                    str_free(&c);
+                }
+                str_free(&want);
+                rest = strchr(rest, '/');
+                if (rest)
+                    rest++;
+            }
+        }
+    }
+    free(d);
+    free(h);
+    free(w);
+    return hit;
+}
+
 static void scan_one(target_scan *t, const char *path, const char *shown)
 {
     if (t->hit)
         return;
-    int k = is_settings_path(path) ? P_SETTINGS : sensitive_path(path);
+    int k = path_kind(path, t->cwd);
+    /* xargs CMD's "any file at all" (the root glob) is no named place: the deny
+     * rules fail closed on it; here it would make every `… | xargs rm`
+     * a start-up file write. */
+    if (k < 0 && !(t->xargs && !strcmp(path, "/**")))
+        k = glob_kind(path, t->cwd);
     if (k >= 0) {
         t->hit = true;
         t->kind = k;
@@ -288,14 +395,21 @@ static void track_cd(target_scan *t, const bash_cmd *c)
     t->dirs[t->ndirs++] = str_steal(&s);
 }
 
-static bool check_bash(const char *cmd, char *why, size_t cap)
+static bool check_bash(const char *cmd, const char *cwd, char *why, size_t cap)
 {
     size_t len = strlen(cmd);
     bash_cmds *pc = bash_parse(cmd);
-    target_scan ts = {0};
+    target_scan ts = {.cwd = cwd};
     for (size_t i = 0; i < bash_cmds_count(pc) && !ts.hit; i++) {
-        risk_write_targets(bash_cmds_at(pc, i), on_target, &ts);
-        perm_wrapper_write_targets(bash_cmds_at(pc, i), on_target, &ts);
+        const bash_cmd *c = bash_cmds_at(pc, i);
+        ts.xargs = !strcmp(bash_cmd_name(c), "xargs");
+        risk_write_targets(c, on_target, &ts);
+        perm_wrapper_write_targets(c, on_target, &ts);
+        /* A program these rules do not know the writes of may write any
+         * file it is given (vim ~/.bashrc, git config -f ~/.bashrc, git
+         * clone x ~/.ssh). ssh and ssh-add only read the keys they name. */
+        if (strcmp(bash_cmd_name(c), "ssh") && strcmp(bash_cmd_name(c), "ssh-add"))
+            risk_unknown_write_candidates(c, on_target, &ts);
         track_cd(&ts, bash_cmds_at(pc, i));
     }
     for (size_t k = 0; k < ts.ndirs; k++)
@@ -321,7 +435,8 @@ static bool check_bash(const char *cmd, char *why, size_t cap)
     return false;
 }
 
-bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t cap)
+bool tamper_check_call_at(const char *tool, const json_t *input, const char *cwd, char *why,
+                          size_t cap)
 {
     static const char *const READ_ONLY[] = {"Read", "Glob", "Grep", "LS", "NotebookRead",
                                             "WebFetch", "WebSearch", "TodoWrite", "TaskOutput",
@@ -335,14 +450,14 @@ bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t 
             return false;
     if (!strcmp(tool, "Bash")) {
         const char *cmd = json_string_value(json_object_get(input, "command"));
-        return cmd && check_bash(cmd, why, cap);
+        return cmd && check_bash(cmd, cwd, why, cap);
     }
     if (!strcmp(tool, "Write") || !strcmp(tool, "Edit") || !strcmp(tool, "MultiEdit") ||
         !strcmp(tool, "NotebookEdit")) {
         const char *p = json_string_value(json_object_get(input, "file_path"));
         if (!p)
             p = json_string_value(json_object_get(input, "notebook_path"));
-        int k = !p ? -1 : is_settings_path(p) ? P_SETTINGS : sensitive_path(p);
+        int k = !p ? -1 : is_settings_path(p, cwd) ? P_SETTINGS : sensitive_path(p, cwd);
         if (k >= 0) {
             char ctx[300];
             snprintf(ctx, sizeof ctx, "%s of %s", tool, p);
@@ -360,6 +475,11 @@ bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t 
         return flag(why, cap, k, ctx);
     }
     return false;
+}
+
+bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t cap)
+{
+    return tamper_check_call_at(tool, input, NULL, why, cap);
 }
 
 bool tamper_check_output(const char *text, char *why, size_t cap)

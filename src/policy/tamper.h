@@ -28,6 +28,11 @@
  * tools (Read, Glob, Grep, …) are never flagged. why (cap bytes, may be
  * NULL) gets "<pattern id>: <what>". */
 bool tamper_check_call(const char *tool, const json_t *input, char *why, size_t cap);
+/* The same, with relative paths (a Bash command's `> link`, `cd sub`)
+ * read against the session directory cwd rather than the process's — the
+ * directory the command really runs in. cwd NULL: the process's. */
+bool tamper_check_call_at(const char *tool, const json_t *input, const char *cwd, char *why,
+                          size_t cap);
 
 /* True when tool output holds a <system-reminder> or </system-reminder>
  * tag: content trying to pass itself off as the harness. */

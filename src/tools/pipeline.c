@@ -275,8 +275,8 @@ static void step_resolve(const tool_call *call, tool_ctx *ctx, gov_call *g)
     /* AskUserQuestion is not on this list: asking the question is its own
      * prompt, and headless it answers "no user available" by itself. */
     g->needs_user = false;
-    if (tamper_check_call(call->name, g->input, g->needs_user_why,
-                                 sizeof g->needs_user_why)) {
+    if (tamper_check_call_at(call->name, g->input, ctx->cwd, g->needs_user_why,
+                             sizeof g->needs_user_why)) {
         g->needs_user = true;
     } else if (!strcmp(call->name, "Bash") &&
                json_is_true(json_object_get(g->input, "dangerouslyDisableSandbox"))) {

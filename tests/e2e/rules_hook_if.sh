@@ -3,7 +3,8 @@
 # same settings rule means. A guard hook (exit 2: block) with that condition
 # must fire for every wrapped spelling a deny rule would stop — sudo, env,
 # bash -c, $( ), backticks, timeout, nice, command, subshells, global
-# options, aliases — and not for git status. Everything Bash is allowed and
+# options, aliases, a shell fed on stdin, runners (submodule foreach, npx),
+# GIT_EDITOR, git config aliases — and not for git status. Everything Bash is allowed and
 # the mode is bypassPermissions, so the hook is the only thing in the way:
 # the fake git must never see a push.
 source "$(dirname "$0")/_lib.sh"
@@ -42,6 +43,13 @@ WRAPPED=(
   'git -c alias.pp=push pp'
   'x=push; git $x'
   "trap 'git push' EXIT"
+  "bash <<< 'git push'"
+  'echo git push | sh'
+  "alias p='git push'"
+  'git submodule foreach git push'
+  "GIT_EDITOR='git push' git commit"
+  'npx git push'
+  "git config alias.st '!git push'; git st"
 )
 bash_calls_scenario "$T/scenario.json" "${WRAPPED[@]}" 'git status'
 start_mock "$T/scenario.json"

@@ -37,6 +37,25 @@ typedef struct row {
 #define B(cmd) "{\"command\":\"" cmd "\"}"
 
 static const row rows[] = {
+    /* an option that runs a program, loads config or writes a file: the
+     * approved call is not the harmless kind a prefix stands for */
+    {"Bash", B("git fetch --upload-pack=./x origin"), MODE_DEFAULT, NULL, ALWAYS_RULES,
+     "Bash(git fetch --upload-pack=./x origin)",
+     {B("git fetch --upload-pack=./evil origin"), B("git fetch origin")}},
+    {"Bash", B("git grep -O less foo"), MODE_DEFAULT, NULL, ALWAYS_RULES,
+     "Bash(git grep -O less foo)", {B("git grep -O ./evil foo"), B("git grep bar")}},
+    {"Bash", B("git diff --output=d.txt"), MODE_DEFAULT, NULL, ALWAYS_RULES,
+     "Bash(git diff --output=d.txt)", {B("git diff --output=src/main.c"), B("git diff x")}},
+    {"Bash", B("go test -exec ./wrap ./..."), MODE_DEFAULT, NULL, ALWAYS_RULES,
+     "Bash(go test -exec ./wrap ./...)", {B("go test -exec ./evil ./..."), B("go test ./x")}},
+    {"Bash", B("cargo test --config k=v"), MODE_DEFAULT, NULL, ALWAYS_RULES,
+     "Bash(cargo test --config k=v)", {B("cargo test --config k=w"), B("cargo test")}},
+    {"Bash", B("make test CC=gcc"), MODE_DEFAULT, NULL, ALWAYS_RULES, "Bash(make test CC=gcc)",
+     {B("make test CC=./evil"), B("make test")}},
+    {"Bash", B("go test -v -run X ./..."), MODE_DEFAULT, NULL, ALWAYS_RULES, "Bash(go test:*)",
+     {B("go vet ./..."), B("go run x.go")}},
+    {"Bash", B("git log -p --follow x"), MODE_DEFAULT, NULL, ALWAYS_RULES, "Bash(git log:*)",
+     {B("git push"), B("git logx")}},
     {"Bash", B("rm -rf build"), MODE_DEFAULT, NULL, ALWAYS_RULES, "Bash(rm -rf build)",
      {B("rm -rf /"), B("rm -rf build2"), B("rm -rf build src"), B("rm -rf")}},
     {"Bash", B("bash -c 'make test'"), MODE_DEFAULT, NULL, ALWAYS_RULES,

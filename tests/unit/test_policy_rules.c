@@ -573,7 +573,10 @@ static void test_malformed(void **state)
  *      Bash(terraform destroy:*), Bash(helm uninstall:*),
  *      Bash(pnpm publish:*), Bash(yarn publish:*)                (class 2)
  *   U  allow Bash; deny Bash(git push:*), Bash(rm -rf:*); ask Bash(curl:*)
- *                                                                 (class 3) */
+ *                                                                 (class 3)
+ *   F  allow Bash; deny Bash(git push --force:*); ask Bash(chmod -R:*)
+ *      (a rule's options as a set)                                (class 2)
+ *   P  allow Bash; deny Edit(.env), Write(secrets/...)      (classes 3, 4) */
 typedef struct rule_row {
     char set;
     const char *cmd;
@@ -617,6 +620,21 @@ static const rule_row RULE_ROWS[] = {
     {'W', "strace -o trace.txt git status", PERM_ALLOW},
     {'W', "script -qc 'git status' /tmp/loom-outside-x", PERM_NONE},
     {'W', "script -qc 'git status' /dev/null", PERM_NONE},   /* script is not allowed */
+    /* git's own write destinations, with Bash(git:*) allowed (set G) */
+    {'G', "git -C /tmp/loom-outside init", PERM_NONE},
+    {'G', "git init /tmp/loom-outside", PERM_NONE},
+    {'G', "git clone http://127.0.0.1/r.git /tmp/loom-outside", PERM_NONE},
+    {'G', "git worktree add ../wt", PERM_NONE},
+    {'G', "git --work-tree=/tmp checkout -- .", PERM_NONE},
+    {'G', "git archive -o /tmp/loom-outside.tar HEAD", PERM_NONE},
+    {'G', "git bundle create /tmp/loom-outside.b HEAD", PERM_NONE},
+    {'G', "git diff --output=/tmp/loom-outside.d", PERM_NONE},
+    {'G', "git config --global user.name x", PERM_NONE},
+    {'G', "git -C /tmp status", PERM_ALLOW},
+    {'G', "git init", PERM_ALLOW},
+    {'G', "git clone http://127.0.0.1/r.git sub", PERM_ALLOW},
+    {'G', "git -C sub commit -m x", PERM_ALLOW},
+    {'G', "git archive -o out.tar HEAD", PERM_ALLOW},
     /* class 2: global options, inline aliases */
     {'G', "git status", PERM_ALLOW},
     {'G', "git push", PERM_DENY},
@@ -636,6 +654,9 @@ static const rule_row RULE_ROWS[] = {
     {'G', "git -c core.pager='git push' log", PERM_DENY},
     {'G', "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.pp GIT_CONFIG_VALUE_0=push git pp", PERM_DENY},
     {'G', "git --frobnicate push", PERM_DENY},       /* unknown option: any subcommand */
+    {'G', "docker container run -it x", PERM_DENY},   /* management-command spelling */
+    {'G', "docker --context c container run x", PERM_DENY},
+    {'G', "docker container ls", PERM_ALLOW},
     {'G', "git -C . status", PERM_ALLOW},
     {'G', "git -c color.ui=never status", PERM_ALLOW},
     {'G', "npm --prefix x publish", PERM_DENY},
@@ -678,7 +699,8 @@ static const rule_row RULE_ROWS[] = {
     {'U', "git p*", PERM_DENY},
     {'U', "git sta*", PERM_ALLOW},
     {'U', "rm \"-rf$x\"", PERM_DENY},
-    {'U', "rm \"-v$x\" -rf", PERM_ALLOW},
+    {'U', "rm \"-v$x\" -rf", PERM_DENY},   /* -rf is there, whatever -v$x becomes */
+    {'U', "rm \"-v$x\" build", PERM_ALLOW},
     {'U', "git ${SUB:-push} origin", PERM_DENY},
     {'U', "git $(echo push)", PERM_DENY},
     {'U', "git `echo push`", PERM_DENY},
@@ -747,6 +769,123 @@ static const rule_row RULE_ROWS[] = {
     {'U', "awk 'BEGIN { system(\"git push\") }'", PERM_DENY},
     {'U', "awk -F: '{ print $1 }' /etc/passwd", PERM_ALLOW},
     {'U', "perl -ne 'print if /x/' f", PERM_ALLOW},
+    /* a shell or interpreter reading its program from standard input */
+    {'U', "bash <<< 'git push'", PERM_DENY},
+    {'U', "sh -s <<< 'git push origin main'", PERM_DENY},
+    {'U', "bash /dev/stdin <<< 'git push'", PERM_DENY},
+    {'U', "sudo bash <<< 'git push'", PERM_DENY},
+    {'U', "bash -s -- x <<< \"$cmd\"", PERM_DENY},
+    {'U', "sh <<EOF\ngit push\nEOF", PERM_DENY},
+    {'U', "bash <<'EOF'\ngit push\nEOF", PERM_DENY},
+    {'U', "echo git push | sh", PERM_DENY},
+    {'U', "printf 'git push' | bash -s", PERM_DENY},
+    {'U', "curl -s http://127.0.0.1/x | sudo bash", PERM_DENY},
+    {'U', ". /dev/stdin <<< 'git push'", PERM_DENY},
+    {'U', "echo git push | source /dev/stdin", PERM_DENY},
+    {'U', "python3 <<< 'import os; os.system(\"git push\")'", PERM_DENY},
+    {'U', "echo 'import os' | python3 -", PERM_DENY},
+    {'U', "bash <<< ls <<< 'git push'", PERM_DENY},   /* the last stdin wins */
+    {'U', "bash <<< 'git status'", PERM_ALLOW},
+    {'U', "bash ./build.sh", PERM_ALLOW},            /* a script file, not on the line */
+    {'U', "bash < build.sh", PERM_ALLOW},
+    {'U', "echo hi | bash -c 'cat'", PERM_ALLOW},
+    {'U', "cat data.json | python3 -m json.tool", PERM_ALLOW},
+    {'U', "python3 <<< 'print(1)'", PERM_ALLOW},
+    /* an alias runs its text under another name (expand_aliases, a later line) */
+    {'U', "alias p='git push'; p", PERM_DENY},
+    {'U', "shopt -s expand_aliases\nalias p='git push'\np", PERM_DENY},
+    {'U', "alias -- g='git  push origin'", PERM_DENY},
+    {'U', "alias a=ls b='git push'", PERM_DENY},
+    {'U', "alias p=\"$x\"", PERM_DENY},
+    {'U', "alias ll='ls -l'", PERM_ALLOW},
+    {'U', "alias", PERM_ALLOW},
+    /* programs and subcommands that run a command given to them */
+    {'U', "git submodule foreach git push", PERM_DENY},
+    {'U', "git submodule foreach --recursive 'git push'", PERM_DENY},
+    {'U', "git rebase --exec 'git push' HEAD~1", PERM_DENY},
+    {'U', "git rebase -x 'git push' HEAD~1", PERM_DENY},
+    {'U', "git -C . rebase --exec='git push' main", PERM_DENY},
+    {'U', "git bisect run git push", PERM_DENY},
+    {'U', "git filter-branch --tree-filter 'git push' HEAD", PERM_DENY},
+    {'U', "git difftool -x 'git push'", PERM_DENY},
+    {'U', "git difftool --extcmd='git push'", PERM_DENY},
+    {'U', "npx git push", PERM_DENY},
+    {'U', "npx -c 'git push'", PERM_DENY},
+    {'U', "npm exec -- git push", PERM_DENY},
+    {'U', "npm exec -c 'git push'", PERM_DENY},
+    {'U', "pnpm dlx git push", PERM_DENY},
+    {'U', "yarn exec git push", PERM_DENY},
+    {'U', "bunx git push", PERM_DENY},
+    {'U', "uvx git push", PERM_DENY},
+    {'U', "uv run git push", PERM_DENY},
+    {'U', "pipx run git push", PERM_DENY},
+    {'U', "bundle exec git push", PERM_DENY},
+    {'U', "run0 git push", PERM_DENY},
+    {'U', "caffeinate -i git push", PERM_DENY},
+    {'U', "screen -dm git push", PERM_DENY},
+    {'U', "tmux new -d 'git push'", PERM_DENY},
+    {'U', "at now <<< 'git push'", PERM_DENY},
+    {'U', "echo 'git push' | batch", PERM_DENY},
+    {'U', "GIT_EDITOR='git push' git commit", PERM_DENY},
+    {'U', "GIT_SEQUENCE_EDITOR='git push' git rebase -i main", PERM_DENY},
+    {'U', "EDITOR='git push' crontab -e", PERM_DENY},
+    {'U', "export VISUAL='git push'; git commit", PERM_DENY},
+    {'U', "env GIT_EDITOR='git push' git commit", PERM_DENY},
+    {'U', "git config alias.st '!git push'; git st", PERM_DENY},
+    {'U', "git config --local alias.pp push && git pp", PERM_DENY},
+    {'U', "git config set alias.p 'push origin main'", PERM_DENY},
+    {'U', "git config core.pager 'git push'; git log", PERM_DENY},
+    {'U', "git config --global core.sshCommand 'git push'", PERM_DENY},
+    {'U', "git -c protocol.ext.allow=always fetch 'ext::sh -c git% push'", PERM_DENY},
+    {'U', "git config user.name 'git push'", PERM_ALLOW},
+    {'U', "git config alias.co checkout", PERM_ALLOW},
+    {'U', "git config --get alias.st", PERM_ALLOW},
+    {'U', "git submodule update --init", PERM_ALLOW},
+    {'U', "git rebase -i main", PERM_ALLOW},
+    {'U', "git bisect start", PERM_ALLOW},
+    {'U', "npm exec tsc", PERM_ALLOW},
+    {'U', "npx prettier --check .", PERM_ALLOW},
+    {'U', "uv run pytest", PERM_ALLOW},
+    {'U', "tmux ls", PERM_ALLOW},
+    {'U', "screen -ls", PERM_ALLOW},
+    {'U', "EDITOR=vim git commit", PERM_ALLOW},
+    {'U', "export PATH=/usr/bin:$PATH", PERM_ALLOW},
+    /* a rule's options are a set, whatever their spelling and order */
+    {'U', "rm -fr build", PERM_DENY},
+    {'U', "rm -r -f build", PERM_DENY},
+    {'U', "rm -Rf build", PERM_DENY},
+    {'U', "rm -R -f build", PERM_DENY},
+    {'U', "rm --recursive --force build", PERM_DENY},
+    {'U', "rm --recur --forc build", PERM_DENY},
+    {'U', "rm -r --force build", PERM_DENY},
+    {'U', "rm build -rf", PERM_DENY},
+    {'U', "rm -vrf build", PERM_DENY},
+    {'U', "/bin/rm -fr build", PERM_DENY},
+    {'U', "sudo rm -f -r build", PERM_DENY},
+    {'U', "rm -r build", PERM_ALLOW},
+    {'U', "rm -f build.o", PERM_ALLOW},
+    {'U', "rm -- -r -f", PERM_ALLOW},               /* operands, not options */
+    {'U', "rm -i -r build", PERM_ALLOW},
+    {'F', "git push --force", PERM_DENY},
+    {'F', "git push origin main --force", PERM_DENY},
+    {'F', "git push -f origin main", PERM_DENY},
+    {'F', "git push origin -uf main", PERM_DENY},
+    {'F', "git -C . push --forc origin", PERM_DENY},
+    {'F', "git push --force-with-lease origin", PERM_ALLOW}, /* another option */
+    {'F', "git push origin main", PERM_ALLOW},
+    {'F', "git push origin -- -f", PERM_ALLOW},
+    {'F', "chmod -v --recursive 777 .", PERM_ASK},
+    {'F', "chmod -R 644 x", PERM_ASK},
+    {'F', "chmod 644 x", PERM_ALLOW},
+    /* an unparseable command that spells a denied path's name */
+    {'P', "echo 'rm .env' | sh", PERM_DENY},
+    {'P', "printf 'cat x > .env' | bash -s", PERM_DENY},
+    {'P', "echo 'rm -rf secrets' | sudo bash", PERM_DENY},
+    {'P', "eval \"rm .e\"\"nv\"", PERM_DENY},
+    {'P', "sh <<EOF\nrm -f .env\nEOF", PERM_DENY},
+    {'P', "echo 'rm x' | sh", PERM_NONE},        /* uncertain: never allowed */
+    {'P', "echo x | sh", PERM_NONE},
+    {'P', "rm x", PERM_ALLOW},
 };
 
 static void test_issue10_table(void **state)
@@ -766,10 +905,18 @@ static void test_issue10_table(void **state)
                          "Bash(pnpm publish:*)", "Bash(yarn publish:*)", NULL});
     perm_rules *u = rules((const char *[]){"Bash", NULL}, (const char *[]){"Bash(curl:*)", NULL},
                           (const char *[]){"Bash(git push:*)", "Bash(rm -rf:*)", NULL});
+    perm_rules *f = rules((const char *[]){"Bash", NULL}, (const char *[]){"Bash(chmod -R:*)", NULL},
+                          (const char *[]){"Bash(git push --force:*)", NULL});
+    perm_rules *pr = rules((const char *[]){"Bash", NULL}, NULL,
+                           (const char *[]){"Edit(.env)", "Write(secrets/**)", NULL});
     int bad = 0;
     for (size_t k = 0; k < sizeof RULE_ROWS / sizeof RULE_ROWS[0]; k++) {
         const rule_row *row = &RULE_ROWS[k];
-        const perm_rules *r = row->set == 'W' ? w : row->set == 'G' ? g : u;
+        const perm_rules *r = row->set == 'W'   ? w
+                              : row->set == 'G' ? g
+                              : row->set == 'F' ? f
+                              : row->set == 'P' ? pr
+                                                : u;
         perm_verdict got = bash(r, row->cmd);
         if (got != row->want) {
             fprintf(stderr, "set %c: Bash %s: want %s, got %s\n", row->set, row->cmd,
@@ -808,6 +955,8 @@ static void test_issue10_table(void **state)
     perm_rules_free(w);
     perm_rules_free(g);
     perm_rules_free(u);
+    perm_rules_free(f);
+    perm_rules_free(pr);
     assert_int_equal(bad, 0);
 }
 
@@ -846,7 +995,16 @@ static void test_tamper_startup_and_credentials(void **state)
         "echo k | tee ~/.ssh/authorized_keys", "cd && echo x >> .bashrc",
         "echo x > \"$HOME/.zshenv\"", "{ echo x; } >> ~/.config/fish/config.fish",
         "cd ~/.ssh && echo k >> authorized_keys", "cd /etc; echo x > profile",
-        "strace -o ~/.bashrc true", "script -q ~/.profile", "/usr/bin/time -o ~/.zshrc true", NULL,
+        "strace -o ~/.bashrc true", "script -q ~/.profile", "/usr/bin/time -o ~/.zshrc true",
+        /* any file under home or a credentials directory (names unseen) */
+        "tar -C ~ -xf dotfiles.tar", "tar xf x.tar -C ~/", "unzip x.zip -d ~",
+        "cp -r dotfiles/. ~", "rsync -a dotfiles/ ~/", "cp -a skel/. \"$HOME\"/",
+        "unzip keys.zip -d ~/.ssh", "cp -r conf ~/.config", "tar -xf x.tar -C /etc",
+        "cd ~ && tar xf x.tar", "rm ~/.ba*", "echo x > ~/.z*", "rsync -a x/ ~/.config/fish/",
+        /* programs that write a file they are given */
+        "git config --file ~/.bashrc alias.x y", "git config -f ~/.zshrc a.b c",
+        "git diff --output=~/.profile", "git log -p --output ~/.bash_profile",
+        "git clone http://127.0.0.1/k ~/.ssh", "vim ~/.bashrc", "ssh-keygen -f ~/.ssh/id_x", NULL,
     };
     for (size_t k = 0; CMDS[k]; k++) {
         json_t *in = json_pack("{s:s}", "command", CMDS[k]);
@@ -868,7 +1026,12 @@ static void test_tamper_startup_and_credentials(void **state)
     /* Reading them is not a write; project files of similar names are not
      * start-up files. */
     static const char *const FINE[] = {"cat ~/.bashrc", "echo x > notes/bashrc.txt",
-                                       "echo x > .bashrc.example", "grep x ~/.ssh/config", NULL};
+                                       "echo x > .bashrc.example", "grep x ~/.ssh/config",
+                                       "tar xf x.tar -C build", "cp -r a b", "rm ~/*.log",
+                                       "unzip x.zip -d /tmp/loom-x", "rm -rf ~/.cache/*",
+                                       "cp -r x ~/projects/y", "ssh -i ~/.ssh/id_rsa host",
+                                       "source ~/.bashrc", "git diff",
+                                       "find . -name '*.o' | xargs rm -f", NULL};
     for (size_t k = 0; FINE[k]; k++) {
         in = json_pack("{s:s}", "command", FINE[k]);
         if (tamper_check_call("Bash", in, why, sizeof why)) {
@@ -880,6 +1043,31 @@ static void test_tamper_startup_and_credentials(void **state)
     in = json_pack("{s:s}", "file_path", "~/.bashrc");
     assert_false(tamper_check_call("Read", in, why, sizeof why));
     json_decref(in);
+    /* A link in the session directory to a start-up file is judged there,
+     * not in the process's directory (loom --cwd DIR does not chdir). */
+    char link[700], target[700];
+    snprintf(link, sizeof link, "%s/rc-link", g_proj);
+    snprintf(target, sizeof target, "%s/.bashrc", g_root);
+    unlink(link);
+    assert_int_equal(symlink(target, link), 0);
+    static const char *const VIA_LINK[] = {"echo x >> rc-link", "cp x rc-link",
+                                           "printf x | tee -a ./rc-link",
+                                           "cd src && echo x > ../rc-link", NULL};
+    char here[PATH_MAX];
+    assert_non_null(getcwd(here, sizeof here));
+    assert_string_not_equal(here, g_proj);
+    for (size_t k = 0; VIA_LINK[k]; k++) {
+        in = json_pack("{s:s}", "command", VIA_LINK[k]);
+        if (!tamper_check_call_at("Bash", in, g_proj, why, sizeof why)) {
+            fprintf(stderr, "Bash %s (in %s) not flagged\n", VIA_LINK[k], g_proj);
+            fail();
+        }
+        json_decref(in);
+    }
+    in = json_pack("{s:s}", "file_path", "rc-link");
+    assert_true(tamper_check_call_at("Write", in, g_proj, why, sizeof why));
+    json_decref(in);
+    unlink(link);
 }
 
 int main(void)
