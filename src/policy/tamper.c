@@ -28,7 +28,7 @@
 
 enum {
     P_SETTINGS, P_DOTDIR, P_SETTINGS_FILE, P_BYPASS, P_SKIP, P_ALLOW_DENY, P_REMINDER,
-    P_STARTUP, P_CREDENTIALS, P__COUNT
+    P_STARTUP, P_CREDENTIALS, P_PERSIST, P__COUNT
 };
 
 typedef struct pattern {
@@ -82,6 +82,20 @@ static const pattern PATTERNS[P__COUNT] = {
                        "|(?:^|/)\\.config/+gcloud/|(?:^|/)\\.azure/"
                        "|(?:^|/)\\.terraform\\.d/+credentials\\.tfrc\\.json/*$",
                        "writes a credentials file"},
+    /* Other files whose contents run later, outside any permission check:
+     * git's own config (aliases, core.pager, hooksPath run on every git
+     * call), editor start-up files, user services and autostart entries,
+     * cron jobs, the dynamic loader's preload list, sudoers. */
+    [P_PERSIST] = {"persistence",
+                   "(?:^|/)\\.gitconfig/*$|(?:^|/)\\.config/+git/+config/*$"
+                   "|(?:^|/)\\.(?:vimrc|gvimrc|exrc|emacs|xinitrc|xsession|pam_environment)/*$"
+                   "|(?:^|/)\\.emacs\\.d/+(?:init|early-init)\\.el/*$|(?:^|/)\\.config/+nvim/"
+                   "|(?:^|/)\\.config/+systemd/+user/|(?:^|/)\\.local/+share/+systemd/+user/"
+                   "|(?:^|/)\\.local/+share/+applications/"
+                   "|^/+etc/+(?:cron[^/]*|systemd|sudoers\\.d)(?:/|$)|^/+etc/+(?:crontab|sudoers"
+                   "|ld\\.so\\.preload|rc\\.local)/*$|^/+var/+spool/+cron/",
+                   "writes a file whose contents run later (git or editor config, a user "
+                   "service, a cron job, the loader's preload list)"},
 };
 
 static pcre2_code *g_re[P__COUNT];
@@ -135,11 +149,11 @@ static bool is_settings_path(const char *path, const char *wd)
     return hit;
 }
 
-/* Is path a shell start-up or credentials file — as written, with ~
- * expanded, or resolved through symlinks? Returns the pattern, or -1. */
+/* Is path a shell start-up, credentials or persistence file — as written,
+ * with ~ expanded, or resolved through symlinks? Returns the pattern, or -1. */
 static int sensitive_path(const char *path, const char *wd)
 {
-    static const int KINDS[] = {P_STARTUP, P_CREDENTIALS};
+    static const int KINDS[] = {P_STARTUP, P_CREDENTIALS, P_PERSIST};
     char *forms[3] = {xstrdup(path), NULL, NULL};
     const char *home = getenv("HOME");
     if (path[0] == '~' && (path[1] == '/' || !path[1]) && home && *home) {
@@ -153,7 +167,7 @@ static int sensitive_path(const char *path, const char *wd)
     forms[2] = perm_resolve_path(forms[1] ? forms[1] : path, dir);
     int hit = -1;
     for (size_t f = 0; f < 3 && hit < 0; f++)
-        for (size_t k = 0; k < 2 && hit < 0 && forms[f]; k++)
+        for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0] && hit < 0 && forms[f]; k++)
             if (re_match(KINDS[k], forms[f], strlen(forms[f])))
                 hit = KINDS[k];
     for (size_t f = 0; f < 3; f++)
@@ -253,7 +267,11 @@ static const char *const SENSITIVE_TAILS[] = {
     ".azure/x", ".terraform.d/credentials.tfrc.json", "etc/profile", "etc/profile.d/x",
     "etc/bash.bashrc", "etc/bashrc", "etc/zsh/x", "etc/zshrc", "etc/zprofile", "etc/zshenv",
     "etc/zlogin", "etc/environment", "etc/bash_completion.d/x", ".loom/settings.json",
-    ".loom/settings.local.json", ".claude/settings.json", ".claude/settings.local.json", NULL,
+    ".loom/settings.local.json", ".claude/settings.json", ".claude/settings.local.json",
+    ".gitconfig", ".config/git/config", ".vimrc", ".emacs", ".xinitrc", ".pam_environment",
+    ".config/nvim/x", ".config/systemd/user/x", ".local/share/systemd/user/x",
+    ".local/share/applications/x", "etc/crontab", "etc/cron.d/x", "etc/systemd/x",
+    "etc/sudoers", "etc/sudoers.d/x", "etc/ld.so.preload", NULL,
 };
 
 static int path_kind(const char *path, const char *wd)

@@ -51,7 +51,8 @@ for mode in default acceptEdits; do
 done
 
 # Start-up and credentials files: a person must see them, in bypass too.
-mkdir -p "$HOME/.ssh" "$HOME/.config/fish/conf.d" "$HOME/.aws"
+mkdir -p "$HOME/.ssh" "$HOME/.config/fish/conf.d" "$HOME/.aws" "$HOME/.config/systemd/user" \
+  "$HOME/.local/share/applications"
 SENSITIVE=(
   "git status > ~/.bashrc"
   "echo 'alias ls=rm' >> ~/.profile"
@@ -67,9 +68,15 @@ SENSITIVE=(
   "cd ~/.config && echo x > fish/conf.d/x.fish"
   "strace -o ~/.kshrc true"
   "script -q ~/.bash_aliases < /dev/null"
+  "echo '[alias] st = !curl x' >> ~/.gitconfig"
+  "git status > ~/.vimrc"
+  "echo '[Service]' > ~/.config/systemd/user/x.service"
+  "cat <<< 'Exec=x' | tee ~/.local/share/applications/x.desktop"
+  "echo 'X=1' >> ~/.pam_environment"
 )
 SFILES=(.bashrc .profile .zshrc .bash_profile .zprofile .ssh/authorized_keys .zshenv
-        .config/fish/config.fish .aws/credentials .netrc .bash_logout .config/fish/conf.d/x.fish .kshrc .bash_aliases)
+        .config/fish/config.fish .aws/credentials .netrc .bash_logout .config/fish/conf.d/x.fish .kshrc .bash_aliases
+        .gitconfig .vimrc .config/systemd/user/x.service .local/share/applications/x.desktop .pam_environment)
 bash_calls_scenario "$T/s2.json" "${SENSITIVE[@]}"
 # and the Write tool, for two of them
 jq --arg p "$HOME/.bash_login" --arg q "$HOME/.npmrc" '.turns = (.turns[:-1] + [

@@ -970,7 +970,14 @@ static void test_tamper_startup_and_credentials(void **state)
         "/etc/bash.bashrc", "~/.ssh/authorized_keys", "~/.ssh/config", "~/.aws/credentials",
         "~/.netrc", "~/.npmrc", "~/.pypirc", "~/.docker/config.json", "~/.gnupg/gpg.conf",
         "~/.kube/config", "~/.git-credentials", "~/.config/git/credentials", "/root/.bashrc",
-        "../../home/x/.bashrc", NULL,
+        "../../home/x/.bashrc",
+        /* files whose contents run later (persistence) */
+        "~/.gitconfig", "~/.config/git/config", "~/.vimrc", "~/.emacs.d/init.el",
+        "~/.config/nvim/init.lua", "~/.config/systemd/user/x.service",
+        "~/.local/share/systemd/user/x.timer", "~/.local/share/applications/x.desktop",
+        "~/.xinitrc", "~/.pam_environment", "/etc/crontab", "/etc/cron.d/job",
+        "/etc/cron.daily/x", "/etc/systemd/system/x.service", "/etc/sudoers.d/x",
+        "/etc/ld.so.preload", "/var/spool/cron/crontabs/root", NULL,
     };
     char why[256];
     for (size_t k = 0; WRITES[k]; k++) {
@@ -1003,6 +1010,8 @@ static void test_tamper_startup_and_credentials(void **state)
         "cd ~ && tar xf x.tar", "rm ~/.ba*", "echo x > ~/.z*", "rsync -a x/ ~/.config/fish/",
         /* programs that write a file they are given */
         "git config --file ~/.bashrc alias.x y", "git config -f ~/.zshrc a.b c",
+        "git config --global alias.st '!curl x'", "git config --global core.pager 'sh -c x'",
+        "echo '* * * * * curl x' > /etc/cron.d/x", "cp evil.service ~/.config/systemd/user/",
         "git diff --output=~/.profile", "git log -p --output ~/.bash_profile",
         "git clone http://127.0.0.1/k ~/.ssh", "vim ~/.bashrc", "ssh-keygen -f ~/.ssh/id_x", NULL,
     };
@@ -1023,6 +1032,10 @@ static void test_tamper_startup_and_credentials(void **state)
     assert_true(tamper_check_call("Edit", in, why, sizeof why));
     assert_non_null(strstr(why, "credentials"));
     json_decref(in);
+    in = json_pack("{s:s}", "command", "git config --global alias.co '!sh x'");
+    assert_true(tamper_check_call("Bash", in, why, sizeof why));
+    assert_non_null(strstr(why, "persistence"));
+    json_decref(in);
     /* Reading them is not a write; project files of similar names are not
      * start-up files. */
     static const char *const FINE[] = {"cat ~/.bashrc", "echo x > notes/bashrc.txt",
@@ -1031,7 +1044,10 @@ static void test_tamper_startup_and_credentials(void **state)
                                        "unzip x.zip -d /tmp/loom-x", "rm -rf ~/.cache/*",
                                        "cp -r x ~/projects/y", "ssh -i ~/.ssh/id_rsa host",
                                        "source ~/.bashrc", "git diff",
-                                       "find . -name '*.o' | xargs rm -f", NULL};
+                                       "find . -name '*.o' | xargs rm -f",
+                                       "git config user.email a@b.c", "git config --get user.name",
+                                       "crontab -l", "cat /etc/crontab", "git config --list",
+                                       "echo x > src/gitconfig.example", NULL};
     for (size_t k = 0; FINE[k]; k++) {
         in = json_pack("{s:s}", "command", FINE[k]);
         if (tamper_check_call("Bash", in, why, sizeof why)) {
