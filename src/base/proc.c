@@ -529,9 +529,7 @@ void proc_spawn_unlock(pid_t pid)
     pthread_mutex_unlock(&g_track_mu);
 }
 
-/* One /proc/PID/stat: state, parent, process group and start time (clock
- * ticks since boot). */
-static bool read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, int64_t *started)
+bool proc_read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, int64_t *started)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -655,7 +653,7 @@ static void sweep(pid_t pgid, int64_t since, bool all)
             pid_t pid = l.v[i], ppid, pgrp;
             int64_t started;
             char state;
-            if (pid == self || !read_stat(pid, &state, &ppid, &pgrp, &started) || ppid != self)
+            if (pid == self || !proc_read_stat(pid, &state, &ppid, &pgrp, &started) || ppid != self)
                 continue;
             /* Started while this call ran: may be its, whatever group it
              * put itself in (another running command's included). */

@@ -19,6 +19,7 @@
 #define LOOM_BASE_PROC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -99,5 +100,10 @@ void proc_call_end(pid_t pid);
  * Registered children are left to their owners. At exit Loom kills every
  * process it started that is left, running commands' groups included. */
 void proc_end_orphans(void);
+
+/* One /proc/PID/stat: state ('R', 'S', 'Z', …), parent, process group and
+ * start time (clock ticks since boot). False when the process is gone or
+ * the file cannot be read. Any thread. */
+bool proc_read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, int64_t *started);
 
 #endif

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "base/str.h"
 
 typedef struct proc_watch {
@@ -61,20 +62,10 @@ static pid_t read_pid(const char *path)
 
 static bool is_zombie(pid_t pid)
 {
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    /* "pid (comm) S …": comm may hold spaces and parentheses; the state
-     * follows the last ')'. */
-    char *rp = strrchr(buf, ')');
-    return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+    char state;
+    pid_t ppid, pgrp;
+    int64_t started;
+    return proc_read_stat(pid, &state, &ppid, &pgrp, &started) && (state == 'Z' || state == 'X');
 }
 
 static bool alive(pid_t pid)
