@@ -32,8 +32,10 @@ MOCK_PORT=
 MOCK_LOG=
 CURRENT_PROVIDER=
 
+LISTEN_PID=
 cleanup() {
   [ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null && wait "$MOCK_PID" 2>/dev/null
+  [ -n "$LISTEN_PID" ] && kill "$LISTEN_PID" 2>/dev/null && wait "$LISTEN_PID" 2>/dev/null
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -57,6 +59,21 @@ start_mock() {
   # A new mock has a new port: re-point the provider chosen before, if any.
   [ -n "$CURRENT_PROVIDER" ] && use_provider "$CURRENT_PROVIDER"
   return 0
+}
+
+# start_listener [BIND_ADDRESS] — a loopback HTTP listener (http_listener.py)
+# that logs each request it gets to $LISTEN_LOG; sets LISTEN_PORT. Ended by
+# cleanup.
+start_listener() {
+  LISTEN_LOG="$T/listener.log"
+  : > "$LISTEN_LOG"
+  rm -f "$T/listen.port"
+  python3 "$LOOM_SRC/tests/e2e/http_listener.py" "$LISTEN_LOG" "$T/listen.port" \
+    "${1:-127.0.0.1}" &
+  LISTEN_PID=$!
+  for _ in $(seq 1 250); do [ -s "$T/listen.port" ] && break; sleep 0.02; done
+  [ -s "$T/listen.port" ] || { echo "the HTTP listener did not start" >&2; exit 1; }
+  LISTEN_PORT=$(cat "$T/listen.port")
 }
 
 stop_mock() {

@@ -12,29 +12,9 @@
 # window title and the clipboard untouched).
 source "$(dirname "$0")/repl_lib.sh"
 
-# --- the attacker's listener: records every request line it gets --------------
-cat > "$T/listener.py" <<'PY'
-import http.server, sys
-log = open(sys.argv[1], "a", buffering=1)
-class H(http.server.BaseHTTPRequestHandler):
-    def _any(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(n) if n else b""
-        log.write(self.command + " " + self.path + " " + body.decode("latin-1") + "\n")
-        self.send_response(200); self.end_headers(); self.wfile.write(b"thanks")
-    do_GET = do_POST = do_PUT = _any
-    def log_message(self, *a): pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-open(sys.argv[2] + ".tmp", "w").write(str(s.server_port))
-import os; os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-s.serve_forever()
-PY
-: > "$T/stolen.log"
-python3 "$T/listener.py" "$T/stolen.log" "$T/lport" &
-LISTENER_PID=$!
-trap 'kill $LISTENER_PID 2>/dev/null; repl_cleanup' EXIT
-for _ in $(seq 1 200); do [ -s "$T/lport" ] && break; sleep 0.05; done
-LPORT=$(cat "$T/lport")
+# --- the attacker's listener: records every request it gets --------------------
+start_listener
+LPORT=$LISTEN_PORT
 EVIL="http://127.0.0.1:$LPORT"
 
 # --- the user's machine ---------------------------------------------------------
@@ -115,7 +95,7 @@ for call in read_key read_rel grep_key fetch curl devtcp bashrc write_zrc outsid
   check "headless: $call was refused ($out)" grep -qiE "denied|not allowed|refused|blocked" <<<"$out"
   check "headless: $call did not leak the key" test "$(grep -c 'SECRET-KEY-7f3a9c' <<<"$out")" -eq 0
 done
-check "headless: nothing reached the attacker's listener" test ! -s "$T/stolen.log"
+check "headless: nothing reached the attacker's listener" test ! -s "$LISTEN_LOG"
 check "headless: no secret in any request to the model" test "$(grep -c 'SECRET-KEY-7f3a9c\|SECRET-AWS' "$MOCK_LOG")" -eq 0
 check "headless: nothing outside the workspace was created" test ! -e "$T/outside-marker"
 after_home=$(cd "$HOME" && find . -printf '%p %m %s %T@\n' | sort | sha256sum)
@@ -135,7 +115,7 @@ check "text mode: no ESC, BEL or C1 byte on stdout" \
   bash -c "! LC_ALL=C grep -qP '[\x07\x1b\x9b]|\xc2[\x80-\x9f]' '$T/out.txt'"
 check "text mode: no ESC, BEL or C1 byte on stderr" \
   bash -c "! LC_ALL=C grep -qP '[\x07\x1b\x9b]|\xc2[\x80-\x9f]' '$T/err2.txt'"
-check "text mode: nothing reached the attacker's listener" test ! -s "$T/stolen.log"
+check "text mode: nothing reached the attacker's listener" test ! -s "$LISTEN_LOG"
 
 # --- the REPL -------------------------------------------------------------------
 # The trust question comes first and is answered "n"; every approval the
@@ -190,7 +170,7 @@ check "REPL: the window title is not the repository's" bash -c "[[ '$title' != *
 check "REPL: nothing reached the clipboard" test -z "$buffers"
 keys C-d
 wait_exit >/dev/null || true
-check "REPL: nothing reached the attacker's listener" test ! -s "$T/stolen.log"
+check "REPL: nothing reached the attacker's listener" test ! -s "$LISTEN_LOG"
 check "REPL: nothing outside the workspace was created" test ! -e "$T/outside-marker"
 check "REPL: the repository's hook did not run" test ! -e "$T/hook-ran"
 after_home=$(cd "$HOME" && find . -printf '%p %m %s %T@\n' | sort | sha256sum)

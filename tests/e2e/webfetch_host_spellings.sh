@@ -10,34 +10,8 @@
 # A first run without the deny rules shows the listener is reachable.
 source "$(dirname "$0")/_lib.sh"
 
-cat > "$T/listener.py" <<'PY'
-import http.server, os, sys
-log_path, port_path = sys.argv[1], sys.argv[2]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        with open(log_path, "a") as f:
-            f.write(self.headers.get("Host", "") + " " + self.path + "\n")
-        body = b"<html><body><p>listener says hello</p></body></html>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.3", 0), H)
-with open(port_path + ".tmp", "w") as f:
-    f.write(str(s.server_port))
-os.rename(port_path + ".tmp", port_path)
-s.serve_forever()
-PY
-LISTEN_LOG="$T/listener.log"
-: > "$LISTEN_LOG"
-python3 "$T/listener.py" "$LISTEN_LOG" "$T/lport" &
-LISTEN_PID=$!
-trap 'kill $LISTEN_PID 2>/dev/null || true; cleanup' EXIT
-for _ in $(seq 1 200); do [ -s "$T/lport" ] && break; sleep 0.02; done
-P=$(cat "$T/lport")
+start_listener 127.0.0.3
+P=$LISTEN_PORT
 check "the listener is up" test -n "$P"
 
 # id|url — every one names 127.0.0.3 or localhost to the HTTP client.
