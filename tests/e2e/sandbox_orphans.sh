@@ -12,15 +12,8 @@
 # this run, so other processes on the machine are never counted or touched.
 source "$(dirname "$0")/_lib.sh"
 
-MARK="7$(printf '%04d' $((RANDOM % 10000)))$$"
-leftover() { pgrep -f "sleep ${MARK}" || true; }
-# The trap kills what this test started (by pid, found by the marker), so a
-# failing run does not leave sleepers behind.
-kill_marked() {
-  local p
-  for p in $(leftover); do kill -9 "$p" 2>/dev/null || true; done
-}
-trap 'kill_marked; cleanup' EXIT
+source "$LOOM_SRC/tests/e2e/_orphans_lib.sh"
+orphans_init 7
 
 mkdir -p "$T/proj/.loom"
 

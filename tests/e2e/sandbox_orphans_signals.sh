@@ -13,13 +13,8 @@
 source "$(dirname "$0")/_lib.sh"
 ulimit -c 0 # SIGXCPU and SIGSYS dump core by default
 
-MARK="4$(printf '%04d' $((RANDOM % 10000)))$$"
-leftover() { pgrep -f "sleep ${MARK}" || true; }
-kill_marked() {
-  local p
-  for p in $(leftover); do kill -9 "$p" 2>/dev/null || true; done
-}
-trap 'kill_marked; cleanup' EXIT
+source "$LOOM_SRC/tests/e2e/_orphans_lib.sh"
+orphans_init 4
 mkdir -p "$T/proj/.loom"
 
 try_signal() { # MODE SIG N
