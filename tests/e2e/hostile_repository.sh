@@ -123,13 +123,8 @@ check "text mode: nothing reached the attacker's listener" test ! -s "$LISTEN_LO
 # recorded, and tmux keeps what an OSC 52 would put on the clipboard.
 start_mock "$T/scenario.json"
 use_provider anthropic
-rm -f "$T/repl.status" "$T/pty.raw"
-cmd=$(printf '%q ' env LANG=C.UTF-8 TERM=xterm-256color LOOM_HOME="$LOOM_HOME" HOME="$HOME" \
-  ANTHROPIC_BASE_URL="$ANTHROPIC_BASE_URL" ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \
-  LOOM_RETRY_BASE_MS="$LOOM_RETRY_BASE_MS" no_proxy='*' NO_PROXY='*' NO_COLOR=1 \
-  ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" "$LOOM_BIN" --cwd "$R")
-tm kill-server >/dev/null 2>&1 || true
-tm new-session -d -s repl -x 120 -y 40 "sleep 0.5; $cmd; echo \$? > $(printf %q "$T/repl.status")"
+rm -f "$T/pty.raw"
+NO_COLOR=1 REPL_DELAY=0.5 repl_launch "$R"
 tm set -g set-clipboard on
 tm pipe-pane -o -t repl "cat >> $(printf %q "$T/pty.raw")"
 wait_screen "REPL: the trust question" "Do you trust the files in this folder?"

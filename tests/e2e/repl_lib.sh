@@ -21,20 +21,30 @@ repl_cleanup() {
 }
 trap repl_cleanup EXIT
 
-# repl_start DIR [LOOM ARGS...] — loom --cwd DIR in a 120x40 terminal; its
-# exit status lands in $T/repl.status.
-repl_start() {
+# repl_launch DIR [LOOM ARGS...] — loom --cwd DIR in a 120x40 terminal
+# (REPL_SIZE=WxH for another), not waiting for anything: what comes before
+# the header (the trust question) is the caller's to wait for. Its exit
+# status lands in $T/repl.status. REPL_DELAY=S holds loom back S seconds,
+# so a pipe-pane the caller sets up sees its very first byte.
+repl_launch() {
   local dir=$1; shift
   rm -f "$T/repl.status"
-  local cmd
+  local cmd size=${REPL_SIZE:-120x40}
   cmd=$(printf '%q ' env LANG=C.UTF-8 TERM=xterm-256color LOOM_HOME="$LOOM_HOME" HOME="$HOME" \
     ANTHROPIC_BASE_URL="${ANTHROPIC_BASE_URL:-}" ANTHROPIC_API_KEY="${ANTHROPIC_API_KEY:-}" \
     OPENAI_BASE_URL="${OPENAI_BASE_URL:-}" OPENAI_API_KEY="${OPENAI_API_KEY:-}" \
     LOOM_RETRY_BASE_MS="$LOOM_RETRY_BASE_MS" no_proxy='*' NO_PROXY='*' NO_COLOR="${NO_COLOR:-}" \
     ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" \
     "$LOOM_BIN" --cwd "$dir" "$@")
+  [ -n "${REPL_DELAY:-}" ] && cmd="sleep $REPL_DELAY; $cmd"
   tm kill-server >/dev/null 2>&1 || true
-  tm new-session -d -s repl -x 120 -y 40 "$cmd; echo \$? > $(printf %q "$T/repl.status")"
+  tm new-session -d -s repl -x "${size%x*}" -y "${size#*x}" \
+    "$cmd; echo \$? > $(printf %q "$T/repl.status")"
+}
+
+# repl_start DIR [LOOM ARGS...] — repl_launch, then waits for the header.
+repl_start() {
+  repl_launch "$@"
   wait_screen "the header" "loom 0.1.0" 10
 }
 

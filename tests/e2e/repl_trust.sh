@@ -26,19 +26,9 @@ use_provider anthropic
 QUESTION="Do you trust the files in this folder?"
 ASK='allow? [y/a/n] ›'
 
-# trust_start [LOOM ARGS...] — repl_start without waiting for the header,
-# which comes after the trust question.
-trust_start() {
-  rm -f "$T/repl.status"
-  local cmd
-  cmd=$(printf '%q ' env LANG=C.UTF-8 TERM=xterm-256color LOOM_HOME="$LOOM_HOME" HOME="$HOME" \
-    ANTHROPIC_BASE_URL="$ANTHROPIC_BASE_URL" ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \
-    LOOM_RETRY_BASE_MS="$LOOM_RETRY_BASE_MS" no_proxy='*' NO_PROXY='*' NO_COLOR=1 \
-    ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" \
-    "$LOOM_BIN" --cwd "$T/proj" "$@")
-  tm kill-server >/dev/null 2>&1 || true
-  tm new-session -d -s repl -x 120 -y 40 "$cmd; echo \$? > $(printf %q "$T/repl.status")"
-}
+# trust_start [LOOM ARGS...] — repl_launch: the header comes after the
+# trust question.
+trust_start() { NO_COLOR=1 repl_launch "$T/proj" "$@"; }
 header_shown() { screen_has "loom 0.1.0"; }
 
 # ---- 1. "n": untrusted -----------------------------------------------------------

@@ -23,13 +23,8 @@ cat > "$R/.loom/settings.json" <<'JSON'
 JSON
 start_mock "$SCENARIOS/chat_two_turns.json"
 use_provider anthropic
-rm -f "$T/repl.status" "$T/pty.raw"
-cmd=$(printf '%q ' env LANG=C.UTF-8 TERM=xterm-256color LOOM_HOME="$LOOM_HOME" HOME="$HOME" \
-  ANTHROPIC_BASE_URL="$ANTHROPIC_BASE_URL" ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \
-  LOOM_RETRY_BASE_MS="$LOOM_RETRY_BASE_MS" no_proxy='*' NO_PROXY='*' NO_COLOR=1 \
-  ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" "$LOOM_BIN" --cwd "$R")
-tm kill-server >/dev/null 2>&1 || true
-tm new-session -d -s repl -x 160 -y 50 "sleep 0.5; $cmd; echo \$? > $(printf %q "$T/repl.status")"
+rm -f "$T/pty.raw"
+NO_COLOR=1 REPL_DELAY=0.5 REPL_SIZE=160x50 repl_launch "$R"
 tm pipe-pane -o -t repl "cat >> $(printf %q "$T/pty.raw")"
 wait_screen "the trust question" "Do you trust the files in this folder?"
 wait_screen "the question ends" "Trust this folder?"
