@@ -172,19 +172,8 @@ static void set_filtered_sandbox(loom_agent *a)
     json_t *acc = json_object();
     for (int i = 0; i < 3; i++) {
         const json_t *block = json_object_get(a->files[i], "sandbox");
-        const char *key;
-        json_t *v;
-        json_object_foreach((json_t *)block, key, v) {
-            json_t *have = json_object_get(acc, key);
-            bool list = !strcmp(key, "writablePaths") || !strcmp(key, "denyRead");
-            if (list && json_is_array(have) && json_is_array(v)) {
-                json_t *both = json_copy(have);
-                json_array_extend(both, v);
-                json_object_set_new(acc, key, both);
-            } else {
-                json_object_set(acc, key, v);
-            }
-        }
+        if (block)
+            sandbox_settings_merge(acc, block);
     }
     a->sandbox = xcalloc(1, sizeof *a->sandbox);
     loom_error err;

@@ -338,9 +338,7 @@ fail:
     return rc;
 }
 
-/* Merges one file's block into acc: path lists add up (a project adds to
- * what the user denied, never silently drops it), anything else is replaced. */
-static void merge_block(json_t *acc, const json_t *block)
+void sandbox_settings_merge(json_t *acc, const json_t *block)
 {
     const char *key;
     json_t *v;
@@ -439,7 +437,7 @@ json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err)
             block = json_object_get(doc, "sandbox");
         }
         if (block)
-            merge_block(acc, block);
+            sandbox_settings_merge(acc, block);
         json_decref(doc);
     }
     free(real);

@@ -87,6 +87,11 @@ int sandbox_policy_from_settings(const json_t *sandbox_settings, const char *wor
  * decrefs; empty when no file has a block) or NULL with err set for an
  * unreadable or malformed file. */
 json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err);
+/* Merges one file's "sandbox" block into acc, as sandbox_settings_load does
+ * from disk: the path lists (writablePaths, denyRead, allowUnixSockets) add
+ * up — a project adds to what the user denied, never silently drops it —
+ * and any other key is replaced. */
+void sandbox_settings_merge(json_t *acc, const json_t *block);
 
 /* The highest Landlock ABI this kernel offers (capped by $LOOM_SANDBOX_ABI
  * when set: "0" pretends there is none, for tests), or 0 when Landlock or
