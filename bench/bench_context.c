@@ -28,7 +28,7 @@
 #include "runtime/context_control.h"
 #include "session/record.h"
 #include "tools/registry.h"
-#include "tools/todo.h"
+#include "context/plan.h"
 
 static int cmp_i64(const void *a, const void *b)
 {

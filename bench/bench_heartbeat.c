@@ -16,7 +16,7 @@
 #include "base/clock.h"
 #include "context/working.h"
 #include "heartbeat/heartbeat.h"
-#include "tools/todo.h"
+#include "context/plan.h"
 
 int main(int argc, char **argv)
 {

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "policy/governance.h"
-#include "tools/pipeline.h"
+#include "governance/governance.h"
+#include "governance/pipeline.h"
 
 static int noop_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {

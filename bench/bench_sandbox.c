@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "policy/sandbox.h"
+#include "sandbox/sandbox.h"
 
 typedef enum { B_FORK, B_APPLY, B_PREPARED, B_EXEC, B_EXEC_SBX } bench_case;
 

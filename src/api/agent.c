@@ -11,7 +11,7 @@
 #include "context/budget.h"
 #include "context/ladder.h"
 #include "context/system_prompt.h"
-#include "policy/sandbox.h"
+#include "sandbox/sandbox.h"
 
 static int parse_long(const json_t *values, const char *key, long min, long max, long *out,
                       loom_status *st)

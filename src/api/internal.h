@@ -15,7 +15,7 @@
 #include "runtime/loop.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
-#include "wire/provider.h"
+#include "provider/provider.h"
 
 struct loom_config {
     json_t *values;   /* key → string, as given to loom_config_set */

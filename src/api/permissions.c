@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "api/internal.h"
-#include "policy/governance.h"
+#include "governance/governance.h"
 
 /* "default, acceptEdits, …, delegate" — every mode perm_mode_parse knows,
  * built from perm_mode_name so the message cannot drift from the parser.

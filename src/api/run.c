@@ -18,7 +18,7 @@
 #include "base/uuid.h"
 #include "context/working.h"
 #include "heartbeat/heartbeat.h"
-#include "policy/governance.h"
+#include "governance/governance.h"
 #include "runtime/event.h"
 
 typedef struct queued {

@@ -11,11 +11,11 @@
 #include "context/working.h"
 #include "session/record.h"
 #include "session/store.h"
-#include "policy/governance.h"
-#include "tools/file_history.h"
+#include "governance/governance.h"
+#include "session/file_history.h"
 #include "tools/file_state.h"
 #include "tools/tasks.h"
-#include "tools/todo.h"
+#include "context/plan.h"
 
 /* Splits a --allowedTools style list on commas outside parentheses.
  * Returns a NULL-terminated array (caller frees each and the array). */

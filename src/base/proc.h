@@ -37,7 +37,7 @@ typedef struct proc_spec {
     size_t capture_cap;         /* per stream; 0 → 1 MiB */
     const loom_cancel *cancel;  /* nonzero → terminate like a timeout */
     /* Runs in the child after fork, once its stdio and cwd are in place, just
-     * before exec: the place to confine the command (policy/sandbox.h) so
+     * before exec: the place to confine the command (sandbox/sandbox.h) so
      * that it and every descendant start confined. Loom has threads, so only
      * async-signal-safe calls belong here. Nonzero means the command must
      * not run: the child writes "loom: MSG" to its stderr and exits 126.

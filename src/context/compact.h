@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire/message.h"
+#include "message/message.h"
 
 #define COMPACT_SYSTEM_PROMPT                                                                  \
     "You summarize a conversation between a user and a coding agent so that the agent can "   \

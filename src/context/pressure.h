@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "wire/message.h"
+#include "message/message.h"
 
 typedef struct pressure {
     int64_t window;          /* the model's context window in tokens */

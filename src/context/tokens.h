@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire/message.h"
+#include "message/message.h"
 
 #define TOKENS_PER_IMAGE 1000
 #define TOKENS_PER_BLOCK 8     /* role, type and id framing of one block */

@@ -29,7 +29,7 @@
 #include "base/json.h"
 #include "base/str.h"
 #include "base/uuid.h"
-#include "tools/todo.h"
+#include "context/plan.h"
 
 /* seed 000 L354–390: the legal ack dispositions (EVENT_DISPOSITIONS). */
 static const char *const disposition_names[] = {

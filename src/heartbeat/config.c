@@ -12,7 +12,7 @@
 
 #include "base/path.h"
 #include "base/str.h"
-#include "heartbeat/watch.h"
+#include "heartbeat/watch/watch.h"
 
 #define HB_MAX_SECONDS 3600.0
 #define HB_SIGNAL_NAME_MAX 31

@@ -36,7 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "heartbeat/watch.h"
+#include "heartbeat/watch/watch.h"
 
 #define GATE_MAX_SEEN 8192
 #define GATE_SUBJECT_HISTORY 8

@@ -30,7 +30,7 @@
 #include "base/uuid.h"
 #include "heartbeat/gate.h"
 #include "heartbeat/hash.h"
-#include "heartbeat/watch.h"
+#include "heartbeat/watch/watch.h"
 
 /* Summaries are one line for the model; longer ones are cut. */
 #define HB_SUMMARY_MAX 400

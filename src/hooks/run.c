@@ -20,7 +20,7 @@
 #include "base/proc.h"
 #include "base/str.h"
 #include "hooks/internal.h"
-#include "wire/http.h"
+#include "net/http.h"
 
 extern char **environ;
 

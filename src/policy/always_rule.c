@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/str.h"
-#include "policy/bash_parse.h"
+#include "shell/bash_parse.h"
 #include "policy/risk.h"
 #include "policy/rules.h"
 

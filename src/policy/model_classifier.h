@@ -13,7 +13,7 @@
 
 #include "base/cancel.h"
 #include "policy/perm_types.h"
-#include "wire/provider.h"
+#include "provider/provider.h"
 
 /* The system prompt's first words; tests match the request on them. */
 #define MODEL_CLASSIFIER_MARKER "You are a security monitor for an autonomous coding agent."

@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "policy/bash_parse.h"
+#include "shell/bash_parse.h"
 #include "policy/perm_types.h"
 
 risk_verdict risk_classify_bash(const char *command);

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "policy/bash_parse.h"
+#include "shell/bash_parse.h"
 
 typedef struct risk_expanded {
     bash_cmd cmd;   /* the command with its argv expanded (else c itself) */

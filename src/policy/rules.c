@@ -29,8 +29,8 @@
 #include "base/path.h"
 #include "base/glob.h"
 #include "base/str.h"
-#include "policy/bash_parse.h"
-#include "policy/program_options.h"
+#include "shell/bash_parse.h"
+#include "shell/program_options.h"
 #include "policy/risk.h"
 
 /* Symlinks followed while resolving one path; Linux gives up at 40 too. */

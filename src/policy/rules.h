@@ -40,7 +40,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "policy/bash_parse.h"
+#include "shell/bash_parse.h"
 #include "policy/perm_types.h"
 
 typedef struct perm_rules perm_rules;

@@ -17,9 +17,9 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "base/utf8.h"
-#include "policy/bash_parse.h"
+#include "shell/bash_parse.h"
 #include "policy/rules.h"
-#include "policy/sandbox.h"
+#include "sandbox/sandbox.h"
 
 /* Credential stores, relative to $HOME: keys, cloud and cluster
  * credentials, registry and package-index tokens, password files. */

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "base/str.h"
-#include "policy/bash_parse.h"
+#include "shell/bash_parse.h"
 #include "policy/risk.h"
 #include "policy/rules.h"
 

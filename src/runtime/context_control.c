@@ -13,7 +13,7 @@
 #include "context/renew.h"
 #include "context/tokens.h"
 #include "context/working.h"
-#include "policy/governance.h"
+#include "governance/governance.h"
 #include "session/history.h"
 #include "session/record.h"
 

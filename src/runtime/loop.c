@@ -23,10 +23,10 @@
 #include "context/memory.h"
 #include "context/working.h"
 #include "heartbeat/heartbeat.h"
-#include "policy/governance.h"
+#include "governance/governance.h"
 #include "session/history.h"
 #include "session/record.h"
-#include "tools/pipeline.h"
+#include "governance/pipeline.h"
 
 
 void loop_emit(loop_io *io, const char *type, event_visibility vis, const char *corr,

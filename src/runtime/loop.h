@@ -21,7 +21,7 @@
 #include "session/transcript.h"
 #include "tools/registry.h"
 #include "tools/tool.h"
-#include "wire/provider.h"
+#include "provider/provider.h"
 
 /* seed 001 §1.4: 500 turns for a main agent. */
 #define LOOP_DEFAULT_MAX_TURNS 500

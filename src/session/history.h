@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "session/transcript.h"
-#include "wire/message.h"
+#include "message/message.h"
 
 /* The user text a compaction summary becomes. */
 #define HISTORY_SUMMARY_PREFIX \

@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "wire/message.h"
+#include "message/message.h"
 
 /* Conversation types: these enter the model context. */
 #define RECORD_MESSAGE "message"

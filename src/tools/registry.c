@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "base/str.h"
-#include "tools/builtin.h"
+#include "tools/builtin/builtin.h"
 #include "tools/schema.h"
 
 /* Anthropic and OpenAI both limit tool names to this alphabet and length. */

@@ -18,7 +18,7 @@
 
 #include "base/error.h"
 #include "tools/tool.h"
-#include "wire/message.h"
+#include "message/message.h"
 
 typedef struct tool_registry tool_registry;
 

@@ -17,9 +17,9 @@
 #include "base/str.h"
 
 typedef struct file_state file_state;       /* tools/file_state.h: read cache */
-typedef struct file_history file_history;   /* tools/file_history.h: pre-write snapshots */
+typedef struct file_history file_history;   /* session/file_history.h: pre-write snapshots */
 typedef struct task_registry task_registry; /* tools/tasks.h: background shells */
-typedef struct todo_list todo_list;         /* tools/todo.h: the plan */
+typedef struct todo_list todo_list;         /* context/plan.h: the plan */
 typedef struct working working;             /* context/working.h: C_working */
 typedef struct heartbeat heartbeat;         /* heartbeat/heartbeat.h: H_b */
 
@@ -40,7 +40,7 @@ typedef struct tool_ctx {
      * callee steals rec. May be NULL. */
     void (*record)(void *record_ctx, json_t *rec);
     void *record_ctx;
-    /* The session's governance (policy/governance.h): rules, hooks, mode,
+    /* The session's governance (governance/governance.h): rules, hooks, mode,
      * approvals, audit. NULL: every call is allowed (unit tests). */
     struct governance *gov;
     const char *run_id;

@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "wire/provider.h"
-#include "wire/sse.h"
+#include "provider/provider.h"
+#include "net/sse.h"
 
 typedef struct ctx {
     wire_decoder *dec;

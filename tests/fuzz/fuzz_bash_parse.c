@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "policy/bash_parse.h"
+#include "shell/bash_parse.h"
 #include "policy/risk.h"
 #include "policy/rules.h"
 #include "policy/tamper.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/html_text.h"
+#include "tools/builtin/html_text.h"
 
 /* Strict UTF-8 check, written independently of html_text.c's decoder so a
  * shared mistake cannot hide. */

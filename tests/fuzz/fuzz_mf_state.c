@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "context/working.h"
-#include "tools/todo.h"
+#include "context/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

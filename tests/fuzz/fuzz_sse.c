@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/str.h"
-#include "wire/sse.h"
+#include "net/sse.h"
 
 
 /* Byte-by-byte costs one call per byte; beyond this the two-way cut alone

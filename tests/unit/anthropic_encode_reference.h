@@ -14,7 +14,7 @@
 
 #include "base/json.h"
 #include "base/str.h"
-#include "wire/provider.h"
+#include "provider/provider.h"
 
 static void reference_add_cache(json_t *block, bool on)
 {

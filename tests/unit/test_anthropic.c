@@ -14,8 +14,8 @@
 
 #include "base/json.h"
 #include "base/str.h"
-#include "wire/provider.h"
-#include "wire/sse.h"
+#include "provider/provider.h"
+#include "net/sse.h"
 
 typedef struct seen {
     loom_str text, thinking, tools;

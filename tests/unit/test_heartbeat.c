@@ -29,7 +29,7 @@
 #include "heartbeat/hash.h"
 #include "heartbeat/heartbeat.h"
 #include "heartbeat/journal.h"
-#include "heartbeat/watch.h"
+#include "heartbeat/watch/watch.h"
 
 static char tmpdir[4096];
 

@@ -26,8 +26,8 @@
 
 #include "base/clock.h"
 #include "base/str.h"
-#include "wire/http.h"
-#include "wire/http_internal.h"
+#include "net/http.h"
+#include "net/http_internal.h"
 
 /* How long the server waits for anything before giving up, so a broken
  * client can fail the test but never hang it. */

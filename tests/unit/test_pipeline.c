@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "policy/governance.h"
-#include "tools/pipeline.h"
+#include "governance/governance.h"
+#include "governance/pipeline.h"
 
 static int slow_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/bash_parse.h"
+#include "shell/bash_parse.h"
 
 /* The parse as one line per command: "text|flags" joined by "\n", for
  * compact expectations. Only the text when with_flags is false. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/bash_parse.h"
+#include "shell/bash_parse.h"
 #include "policy/decision.h"
 #include "policy/risk.h"
 #include "policy/rules.h"

@@ -29,8 +29,8 @@
 #include "base/fileio.h"
 #include "base/proc.h"
 #include "base/str.h"
-#include "policy/sandbox.h"
-#include "policy/sandbox_report.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_report.h"
 
 static char base[256];
 static char ws[300], other[300], secret[300], public_dir[300], secret_file[300];

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "base/str.h"
-#include "wire/sse.h"
+#include "net/sse.h"
 
 #define MAX_EVENTS 64
 

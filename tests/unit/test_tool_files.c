@@ -26,8 +26,8 @@
 #include "base/json.h"
 #include "base/str.h"
 #include "base/uuid.h"
-#include "tools/builtin.h"
-#include "tools/file_history.h"
+#include "tools/builtin/builtin.h"
+#include "session/file_history.h"
 #include "tools/file_state.h"
 
 /* ---- fixture ---------------------------------------------------------------- */

@@ -24,10 +24,10 @@
 #include <cmocka.h>
 
 #include "base/str.h"
-#include "tools/builtin.h"
-#include "tools/html_text.h"
+#include "tools/builtin/builtin.h"
+#include "tools/builtin/html_text.h"
 #include "tools/schema.h"
-#include "tools/todo.h"
+#include "context/plan.h"
 #include "tools/tool.h"
 
 /* ---- calling a tool as the pipeline does ---- */

@@ -14,10 +14,10 @@
 #include <cmocka.h>
 
 #include "base/json.h"
-#include "tools/builtin.h"
+#include "tools/builtin/builtin.h"
 #include "tools/registry.h"
 #include "tools/schema.h"
-#include "wire/message.h"
+#include "message/message.h"
 
 static const char *const builtin_order[] = {
     "Read", "Write", "Edit",      "Glob",      "Grep",           "Bash",

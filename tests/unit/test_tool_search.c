@@ -27,8 +27,8 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/str.h"
-#include "tools/builtin.h"
-#include "tools/walk.h"
+#include "tools/builtin/builtin.h"
+#include "tools/builtin/walk.h"
 
 static char root[PATH_MAX];
 static bool have_rg;

@@ -31,7 +31,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/str.h"
-#include "tools/builtin.h"
+#include "tools/builtin/builtin.h"
 #include "tools/tasks.h"
 
 static char tmpdir[256];

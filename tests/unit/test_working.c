@@ -20,7 +20,7 @@
 #include "base/str.h"
 #include "base/uuid.h"
 #include "context/working.h"
-#include "tools/todo.h"
+#include "context/plan.h"
 
 static char tmpdir[4096];
 

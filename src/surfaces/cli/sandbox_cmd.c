@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policy/sandbox.h"
+#include "sandbox/sandbox.h"
 
 /* Like env(1), timeout(1) and nohup(1): 125 is "the wrapper failed", so the
  * command's own statuses (126, 127, anything else) keep their meaning. */

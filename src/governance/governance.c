@@ -1,0 +1,277 @@
+/* governance.c — loading the session's permission rules, hooks, mode,
+ * approvals and audit log from the settings files. */
+#include "governance/governance.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/str.h"
+#include "sandbox/sandbox.h"
+#include "policy/trust.h"
+#include "session/store.h"
+
+static void warn(governance *g, const char *fmt, const char *a, const char *b)
+{
+    char msg[1200];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    g->warnings = xrealloc(g->warnings, (g->n_warnings + 1) * sizeof *g->warnings);
+    g->warnings[g->n_warnings++] = xstrdup(msg);
+}
+
+static int add_list(governance *g, const json_t *perms, const char *key, perm_verdict v,
+                    rule_source src, const char *file, loom_error *err)
+{
+    const json_t *list = json_get_arr(perms, key);
+    size_t i;
+    json_t *r;
+    json_array_foreach(list, i, r) {
+        if (!json_is_string(r))
+            return loom_error_set(err, LOOM_ERR_CONFIG, "%s: permissions.%s[%zu] must be a string",
+                                  file, key, i);
+        if (perm_rules_add(g->rules, v, json_string_value(r), src, err) != 0) {
+            loom_error_prefix(err, "%s: permissions.%s[%zu]", file, key, i);
+            return -(int)err->code;
+        }
+    }
+    return 0;
+}
+
+static int add_rules(governance *g, const json_t *doc, rule_source src, const char *file,
+                     loom_error *err)
+{
+    const json_t *perms = json_get_obj(doc, "permissions");
+    if (!perms)
+        return 0;
+    if (add_list(g, perms, "allow", PERM_ALLOW, src, file, err) ||
+        add_list(g, perms, "ask", PERM_ASK, src, file, err) ||
+        add_list(g, perms, "deny", PERM_DENY, src, file, err))
+        return -(int)err->code;
+    return 0;
+}
+
+/* One more directory that reads may reach without asking ("~/" is $HOME,
+ * a relative path is taken against cwd). */
+static void add_dir(governance *g, const char *dir)
+{
+    if (!dir || !*dir)
+        return;
+    loom_str s = LOOM_STR_INIT;
+    const char *home = getenv("HOME");
+    if (dir[0] == '~' && (dir[1] == '/' || !dir[1]) && home && *home)
+        str_printf(&s, "%s%s", home, dir + 1);
+    else
+        str_puts(&s, dir);
+    char *real = perm_resolve_path(s.ptr, g->cwd);
+    str_free(&s);
+    if (!real)
+        return;
+    g->additional_dirs = xrealloc(g->additional_dirs,
+                                  (g->n_additional_dirs + 1) * sizeof *g->additional_dirs);
+    g->additional_dirs[g->n_additional_dirs++] = real;
+}
+
+/* permissions.additionalDirectories: an array of path strings. */
+static int add_dirs(governance *g, const json_t *doc, const char *file, loom_error *err)
+{
+    const json_t *perms = json_get_obj(doc, "permissions");
+    const json_t *v = perms ? json_object_get(perms, "additionalDirectories") : NULL;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return loom_error_set(err, LOOM_ERR_CONFIG,
+                              "%s: permissions.additionalDirectories must be an array of paths",
+                              file);
+    size_t i;
+    json_t *d;
+    json_array_foreach(v, i, d) {
+        if (!json_is_string(d))
+            return loom_error_set(err, LOOM_ERR_CONFIG,
+                                  "%s: permissions.additionalDirectories[%zu] must be a string",
+                                  file, i);
+        add_dir(g, json_string_value(d));
+    }
+    return 0;
+}
+
+governance *governance_new(const char *cwd, const char *session_id, const char *transcript_path,
+                           const governance_settings *s, loom_error *err)
+{
+    governance *g = xcalloc(1, sizeof *g);
+    g->cwd = xstrdup(cwd);
+    g->session_id = xstrdup(session_id);
+    g->transcript_path = xstrdup(transcript_path);
+    g->interactive = s->interactive;
+    g->rules = perm_rules_new();
+    g->hooks = hook_registry_new();
+    g->approvals = approval_registry_new();
+    perm_mode mode = MODE_DEFAULT;
+    if (s->mode && perm_mode_parse(s->mode, &mode) != 0) {
+        loom_error_set(err, LOOM_ERR_CONFIG, "permission mode \"%s\" is not one of default, "
+                       "acceptEdits, plan, auto, dontAsk, bypassPermissions, fullAccess, delegate",
+                       s->mode);
+        goto fail;
+    }
+    perm_mode_init(&g->mode, mode);
+    g->trusted = s->trust == GOVERNANCE_TRUST_DECIDE ? trust_workspace_trusted(s->user, cwd)
+                                                     : s->trust == GOVERNANCE_TRUSTED;
+
+    const struct {
+        const json_t *doc;
+        rule_source rsrc;
+        hook_source hsrc;
+        const char *name;
+    } files[] = {
+        {s->user, RULE_SRC_USER, HOOK_SRC_USER, "user settings"},
+        {s->project, RULE_SRC_PROJECT, HOOK_SRC_PROJECT, "project settings (.loom/settings.json)"},
+        {s->local, RULE_SRC_LOCAL, HOOK_SRC_LOCAL, "local settings (.loom/settings.local.json)"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (!files[i].doc)
+            continue;
+        if (add_rules(g, files[i].doc, files[i].rsrc, files[i].name, err) != 0 ||
+            add_dirs(g, files[i].doc, files[i].name, err) != 0)
+            goto fail;
+        const json_t *hooks = json_get_obj(files[i].doc, "hooks");
+        bool trusted = files[i].hsrc == HOOK_SRC_USER || g->trusted;
+        if (hooks && hook_registry_load(g->hooks, hooks, files[i].hsrc, trusted, err) != 0) {
+            loom_error_prefix(err, "%s", files[i].name);
+            goto fail;
+        }
+    }
+    for (size_t i = 0; s->add_dirs && s->add_dirs[i]; i++)
+        add_dir(g, s->add_dirs[i]);
+    for (size_t i = 0; s->cli_allow && s->cli_allow[i]; i++)
+        if (perm_rules_add(g->rules, PERM_ALLOW, s->cli_allow[i], RULE_SRC_CLI, err) != 0) {
+            loom_error_prefix(err, "--allowedTools");
+            goto fail;
+        }
+    for (size_t i = 0; s->cli_deny && s->cli_deny[i]; i++)
+        if (perm_rules_add(g->rules, PERM_DENY, s->cli_deny[i], RULE_SRC_CLI, err) != 0) {
+            loom_error_prefix(err, "--disallowedTools");
+            goto fail;
+        }
+    for (size_t i = 0; i < hook_registry_warning_count(g->hooks); i++)
+        warn(g, "%s%s", hook_registry_warning(g->hooks, i), "");
+
+    /* seed 000 Q5: every decision is kept, one JSONL record each. */
+    char *home = store_home();
+    loom_str path = LOOM_STR_INIT;
+    str_printf(&path, "%s/audit/%s.jsonl", home, session_id);
+    free(home);
+    loom_error aerr;
+    g->audit = audit_open(path.ptr, &aerr);
+    if (!g->audit)
+        warn(g, "the audit log could not be opened: %s%s", aerr.message, "");
+    str_free(&path);
+    /* sandbox.hooks: prepared once, entered in each hook's child. */
+    loom_error serr;
+    const sandbox_policy *sb = sandbox_default_for(cwd, &serr);
+    if (sb && sb->enabled && sb->confine_hooks && sandbox_supported() > 0) {
+        char msg[256];
+        if (sandbox_prepare(sb, &g->hook_sandbox, msg, sizeof msg) != 0)
+            warn(g, "hooks cannot be sandboxed: %s%s", msg, "");
+    }
+    loom_str local = LOOM_STR_INIT;
+    str_printf(&local, "%s/.loom/settings.local.json", cwd);
+    g->local_settings_path = str_steal(&local);
+    return g;
+fail:
+    governance_free(g);
+    return NULL;
+}
+
+void governance_free(governance *g)
+{
+    if (!g)
+        return;
+    perm_rules_free(g->rules);
+    hook_registry_free(g->hooks);
+    approval_registry_free(g->approvals);
+    sandbox_prep_free(g->hook_sandbox);
+    if (g->audit)
+        audit_close(g->audit);
+    for (size_t i = 0; i < g->n_warnings; i++)
+        free(g->warnings[i]);
+    free(g->warnings);
+    free(g->cwd);
+    free(g->session_id);
+    free(g->transcript_path);
+    free(g->local_settings_path);
+    for (size_t i = 0; i < g->n_additional_dirs; i++)
+        free(g->additional_dirs[i]);
+    free(g->additional_dirs);
+    free(g);
+}
+
+int governance_allow_always(governance *g, const char *rule, loom_error *err)
+{
+    if (perm_rules_add(g->rules, PERM_ALLOW, rule, RULE_SRC_LOCAL, err) != 0)
+        return -(int)err->code;
+    char *text = NULL;
+    size_t len = 0;
+    json_t *doc = NULL;
+    loom_error rerr;
+    if (file_read_all(g->local_settings_path, &text, &len, &rerr) == 0)
+        doc = json_parse(text, len, g->local_settings_path, err);
+    free(text);
+    if (!doc)
+        doc = json_object();
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return loom_error_set(err, LOOM_ERR_CONFIG, "%s is not a JSON object",
+                              g->local_settings_path);
+    }
+    json_t *perms = json_get_obj(doc, "permissions");
+    if (!perms) {
+        perms = json_object();
+        json_object_set_new(doc, "permissions", perms);
+    }
+    json_t *allow = json_get_arr(perms, "allow");
+    if (!allow) {
+        allow = json_array();
+        json_object_set_new(perms, "allow", allow);
+    }
+    json_array_append_new(allow, json_string(rule));
+    char *out = json_dumps(doc, JSON_INDENT(2));
+    json_decref(doc);
+    loom_str dir = LOOM_STR_INIT;
+    str_printf(&dir, "%s/.loom", g->cwd);
+    int rc = file_mkdirs(dir.ptr, 0755, err);
+    str_free(&dir);
+    if (rc == 0)
+        rc = file_write_atomic(g->local_settings_path, out, strlen(out), 0644, err);
+    free(out);
+    return rc;
+}
+
+json_t *governance_payload(const governance *g, hook_event ev)
+{
+    return json_pack("{s:s,s:s?,s:s,s:s,s:s}", "session_id", g->session_id, "transcript_path",
+                     g->transcript_path, "cwd", g->cwd, "hook_event_name", hook_event_name(ev),
+                     "permission_mode", perm_mode_name(g->mode.mode));
+}
+
+hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
+                             const loom_cancel *cancel)
+{
+    json_t *payload = governance_payload(g, ev);
+    if (extra) {
+        json_object_update(payload, extra);
+        json_decref(extra);
+    }
+    hook_run_opts opts = {.project_dir = g->cwd, .cancel = cancel,
+                          .trust_hint = "run loom here interactively and answer the trust "
+                                        "question, or add this directory to \"trustedWorkspaces\" in "
+                                        "~/.loom/settings.json (or set LOOM_TRUST_WORKSPACE=1)"};
+    if (g->hook_sandbox) {
+        opts.child_setup = sandbox_child_setup;
+        opts.child_ctx = g->hook_sandbox;
+        opts.supervise = sandbox_supervise;
+    }
+    hook_outcome o = hooks_run(g->hooks, ev, payload, &opts);
+    json_decref(payload);
+    return o;
+}

@@ -1,0 +1,84 @@
+/* governance.h — everything that decides whether a tool call may run, put
+ * together for one session: the mode, the settings rules, the hooks, the
+ * risk classifier, approvals and the audit log.
+ *
+ * The tool pipeline (governance/pipeline.c) asks it one question per call, in
+ * its fixed steps; this module owns the state those steps need and the
+ * settings they come from (docs/permissions.md). */
+#ifndef LOOM_GOVERNANCE_GOVERNANCE_H
+#define LOOM_GOVERNANCE_GOVERNANCE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "base/error.h"
+#include "hooks/registry.h"
+#include "hooks/run.h"
+#include "policy/approvals.h"
+#include "policy/audit.h"
+#include "policy/decision.h"
+#include "policy/rules.h"
+
+typedef struct governance_settings {
+    /* The three settings files' documents (borrowed; NULL when absent). */
+    const json_t *user, *project, *local;
+    const char *const *cli_allow;   /* --allowedTools, NULL-terminated (may be NULL) */
+    const char *const *cli_deny;    /* --disallowedTools */
+    const char *mode;               /* --permission-mode / settings; NULL: default */
+    const char *const *add_dirs;    /* --add-dir, NULL-terminated (may be NULL) */
+    bool interactive;               /* a person can answer approvals */
+    /* Whether project and local hooks may run. The integrator passes the
+     * answer it filtered the documents with (policy/trust.h), so the two
+     * never disagree; GOVERNANCE_TRUST_DECIDE (0) decides here from the
+     * user document and the environment. */
+    enum { GOVERNANCE_TRUST_DECIDE, GOVERNANCE_TRUSTED, GOVERNANCE_UNTRUSTED } trust;
+} governance_settings;
+
+typedef struct governance {
+    perm_mode_state mode;
+    perm_rules *rules;
+    hook_registry *hooks;
+    approval_registry *approvals;
+    audit_log *audit;               /* NULL when it could not be opened (warned) */
+    bool interactive;
+    bool trusted;                   /* project/local hooks may run */
+    bool session_started;           /* SessionStart has fired */
+    /* auto mode's model classifier (policy/model_classifier.h); NULL: none,
+     * so auto mode asks — or denies headless — what rules cannot settle. */
+    const struct provider_config *classifier;
+    struct sandbox_prep *hook_sandbox; /* sandbox.hooks: command hooks run confined */
+    char *cwd;
+    char *session_id;
+    char *transcript_path;
+    char *local_settings_path;      /* where "allow always" rules are written */
+    /* Directories that count as the workspace for reading, besides cwd:
+     * permissions.additionalDirectories of every settings file and --add-dir,
+     * absolute with their symlinks resolved. */
+    char **additional_dirs;
+    size_t n_additional_dirs;
+    char **warnings;                /* for the surface, oldest first */
+    size_t n_warnings;
+} governance;
+
+/* Builds the session's governance. The workspace is trusted as s->trust
+ * says, or (GOVERNANCE_TRUST_DECIDE) when the user settings list it under
+ * "trustedWorkspaces" or LOOM_TRUST_WORKSPACE=1 (trust_workspace_trusted):
+ * until then project and local hooks are loaded but skipped with a notice.
+ * NULL with err on a malformed rule or hook (naming the file and entry). */
+governance *governance_new(const char *cwd, const char *session_id, const char *transcript_path,
+                           const governance_settings *s, loom_error *err);
+void governance_free(governance *g);
+
+/* "Allow always": appends rule to permissions.allow of
+ * .loom/settings.local.json (created if absent) and to the live rules. */
+int governance_allow_always(governance *g, const char *rule, loom_error *err);
+
+/* The hook payload common part for an event (new reference). */
+json_t *governance_payload(const governance *g, hook_event ev);
+/* Fires ev with the common payload plus extra (stolen; may be NULL),
+ * confined by the sandbox when sandbox.hooks is set. The caller frees the
+ * outcome (hook_outcome_free). */
+hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
+                             const loom_cancel *cancel);
+
+#endif

@@ -1,0 +1,325 @@
+/* bash.c — the Bash tool: runs `bash -c COMMAND` in the session's working
+ * directory, in the foreground through proc_run (own process group, timeout
+ * and cancel reaching every descendant) or in the background through the
+ * session's task registry.
+ *
+ * What the model sees: a status line when something went wrong ("Exit code
+ * N", a timeout, a signal, an interruption), then stdout, then stderr, each
+ * capped by keeping its head and tail. The structured facts go to
+ * result.raw under the field names of seed 001 §3.6.
+ *
+ * Under a sandbox policy (sandbox/sandbox.h) the command runs confined: the
+ * rules are built here, put on the child between fork and exec, and what the
+ * sandbox blocked is read back from the output into sandboxDenied,
+ * sandboxBlockedPaths, networkBlocked and a note for the model. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/proc.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_report.h"
+#include "tools/builtin/builtin.h"
+#include "tools/tasks.h"
+
+/* Claude Code's numbers: 2 minutes unless asked, never more than 10. */
+#define BASH_DEFAULT_TIMEOUT_MS 120000
+#define BASH_MAX_TIMEOUT_MS 600000
+/* What proc_run keeps of each stream before the head+tail cut; only the
+ * first this-many bytes survive, so beyond it the "tail" shown is the end
+ * of what was captured (said so in the output). */
+#define BASH_CAPTURE_CAP ((size_t)8 << 20)
+#define BASH_GRACE_MS 2000
+
+static const char BASH_SCHEMA[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"command\":{\"type\":\"string\",\"description\":\"The command to execute\"},"
+    "\"timeout\":{\"type\":\"number\",\"description\":\"Optional timeout in milliseconds "
+    "(default 120000, max 600000)\"},"
+    "\"description\":{\"type\":\"string\",\"description\":\"What the command does, in 5-10 "
+    "words\"},"
+    "\"run_in_background\":{\"type\":\"boolean\",\"description\":\"Run the command in the "
+    "background and return at once; read its output with TaskOutput, end it with "
+    "TaskStop\"},"
+    "\"dangerouslyDisableSandbox\":{\"type\":\"boolean\",\"description\":\"Run the command "
+    "outside the sandbox (default false). Needs the user's approval; use it only after the "
+    "sandbox blocked a command the user wants run.\"}},"
+    "\"required\":[\"command\"],\"additionalProperties\":false}";
+
+static const char BASH_DESCRIPTION[] =
+    "Executes a bash command (bash -c) in the session's working directory and returns its "
+    "output: stdout, then stderr, with the exit code when it is not zero.\n"
+    "- Each call starts a fresh shell: cd and variables do not carry over; prefer absolute "
+    "paths.\n"
+    "- stdin is /dev/null: interactive commands will not get input.\n"
+    "- timeout is in milliseconds (default 120000, max 600000); on timeout the whole process "
+    "group is killed.\n"
+    "- Long outputs are cut in the middle (head and tail kept).\n"
+    "- Prefer the Read, Glob and Grep tools over cat, find and grep.\n"
+    "- run_in_background starts long-running commands (servers, watchers, builds) and "
+    "returns a task ID for TaskOutput and TaskStop. Processes a command leaves running "
+    "(cmd &, nohup, setsid) are killed when the call returns.\n"
+    "- Where a sandbox is configured, commands can write (and chmod, touch) only inside the "
+    "working directory and temp dirs, cannot read credential stores, and have no network "
+    "(Unix sockets included) unless allowed; a blocked command's result says what was "
+    "blocked.";
+
+/* A millisecond count from input: true (and *out set if present) unless it
+ * is there but not a non-negative number. Models send 5000.0 as often as
+ * 5000, so reals are accepted. */
+static bool get_ms(const json_t *input, const char *key, long *out)
+{
+    json_t *v = json_object_get(input, key);
+    if (!v || json_is_null(v))
+        return true;
+    if (!json_is_number(v))
+        return false;
+    double d = json_number_value(v);
+    if (d != d || d < 0)
+        return false;
+    /* Clamped by the caller; this only keeps the conversion defined. */
+    *out = d > 1e9 ? 1000000000L : (long)d;
+    return true;
+}
+
+static int bash_validate(const json_t *input, const tool_ctx *ctx, loom_str *why)
+{
+    const char *command = json_string_value(json_object_get(input, "command"));
+    if (!command) {
+        str_puts(why, "command is required and must be a string");
+        return -1;
+    }
+    if (strspn(command, " \t\r\n") == strlen(command)) {
+        str_puts(why, "command is empty");
+        return -1;
+    }
+    long t = 0;
+    if (!get_ms(input, "timeout", &t)) {
+        str_puts(why, "timeout must be a non-negative number of milliseconds");
+        return -1;
+    }
+    return 0;
+}
+
+static json_t *raw_of(const proc_result *r, bool interrupted, size_t out_cut, size_t err_cut)
+{
+    char sig[32];
+    bool exited = r->term_signal == 0 && r->exit_code >= 0;
+    return json_pack("{s:o, s:o, s:b, s:b, s:I, s:I, s:b}",
+                     "exitCode", exited ? json_integer(r->exit_code) : json_null(),
+                     "signal", r->term_signal
+                                   ? json_string(shell_signal_name(r->term_signal, sig, sizeof sig))
+                                   : json_null(),
+                     "interrupted", interrupted, "timedOut", r->timed_out,
+                     "stdoutBytesTruncated", (json_int_t)out_cut,
+                     "stderrBytesTruncated", (json_int_t)err_cut,
+                     "sandboxDenied", 0);
+}
+
+/* The sandbox decision for one call. */
+typedef struct {
+    const sandbox_policy *policy; /* confine the command with it; NULL = run as is */
+    bool unavailable;             /* a policy applies but the kernel cannot enforce it */
+} bash_sandbox;
+
+/* Decides whether and how the call is sandboxed. 0 to go on; otherwise the
+ * call is answered (out filled) and must not run. */
+static int bash_sandbox_for(const json_t *input, const tool_ctx *ctx, bash_sandbox *sb,
+                            tool_result *out)
+{
+    memset(sb, 0, sizeof *sb);
+    loom_error err;
+    loom_error_clear(&err);
+    /* Until tool_ctx carries the session's policy, the process default
+     * (sandbox_set_default, else the settings files of the cwd). */
+    const sandbox_policy *policy = sandbox_default_for(ctx->cwd, &err);
+    if (!policy && err.code != LOOM_OK) {
+        /* The user asked for a sandbox and it cannot be built: fail closed. */
+        tool_error(out, "The command was not run: the sandbox settings are invalid: %s",
+                   err.message);
+        return -1;
+    }
+    if (!policy)
+        return 0;
+    /* The governance pipeline asks a person before a call with
+     * dangerouslyDisableSandbox gets here (needs_user), so reaching this
+     * line means it was approved. */
+    if (json_is_true(json_object_get(input, "dangerouslyDisableSandbox")))
+        return 0;
+    if (sandbox_supported() < 1) {
+        const char *why = sandbox_unsupported_reason();
+        if (policy->on_unsupported == SANDBOX_UNSUPPORTED_REFUSE) {
+            tool_error(out, "The command was not run: the sandbox is enabled but not supported "
+                            "on this system (%s). Tell the user; they can set "
+                            "sandbox.onUnsupported to \"warn\" to run commands unsandboxed.",
+                       why);
+            return -1;
+        }
+        sb->unavailable = true;
+        return 0;
+    }
+    sb->policy = policy;
+    return 0;
+}
+
+static void note_unavailable(tool_result *out)
+{
+    loom_str *t = &out->text;
+    if (t->len && t->ptr[t->len - 1] != '\n')
+        str_putc(t, '\n');
+    str_printf(t, "\n[sandbox] Not supported on this system (%s): the command ran without it.",
+               sandbox_unsupported_reason());
+    if (out->raw)
+        json_object_set_new(out->raw, "sandboxUnavailable", json_true());
+}
+
+static int run_background(const char *command, const char *description, tool_ctx *ctx,
+                          const bash_sandbox *sb, tool_result *out)
+{
+    /* Background tasks start through posix_spawn, which has no place to
+     * apply the sandbox; running them unconfined would be a way around it. */
+    if (sb->policy)
+        return tool_error(out, "run_in_background is not available while the sandbox is on; "
+                               "run the command in the foreground (with a timeout) instead.");
+    if (!ctx->tasks)
+        return tool_error(out, "Background commands are not available here; run the command "
+                               "without run_in_background.");
+    char *id = NULL;
+    loom_error err;
+    loom_error_clear(&err);
+    if (task_registry_start(ctx->tasks, command, ctx->cwd, description, &id, &err) < 0)
+        return tool_error(out, "Could not start the command: %s", err.message);
+    str_printf(&out->text,
+               "Command running in background with ID: %s\n"
+               "Read its output with TaskOutput (task_id \"%s\"); stop it with TaskStop.",
+               id, id);
+    out->raw = json_pack("{s:s, s:b}", "backgroundTaskId", id, "sandboxDenied", 0);
+    free(id);
+    if (sb->unavailable)
+        note_unavailable(out);
+    return 0;
+}
+
+static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
+{
+    loom_str why = LOOM_STR_INIT;
+    if (bash_validate(input, ctx, &why) != 0) {
+        tool_error(out, "Invalid input: %s", str_cstr(&why));
+        str_free(&why);
+        return 0;
+    }
+    const char *command = json_string_value(json_object_get(input, "command"));
+    const char *description = json_string_value(json_object_get(input, "description"));
+    bash_sandbox sb;
+    if (bash_sandbox_for(input, ctx, &sb, out) != 0)
+        return 0;
+    if (json_is_true(json_object_get(input, "run_in_background")))
+        return run_background(command, description, ctx, &sb, out);
+
+    long timeout = BASH_DEFAULT_TIMEOUT_MS;
+    get_ms(input, "timeout", &timeout);
+    if (timeout <= 0)
+        timeout = BASH_DEFAULT_TIMEOUT_MS;
+    if (timeout > BASH_MAX_TIMEOUT_MS)
+        timeout = BASH_MAX_TIMEOUT_MS;
+    if (ctx->timeout_ms > 0 && ctx->timeout_ms < timeout)
+        timeout = ctx->timeout_ms;
+
+    char **env = shell_env_new();
+    const char *argv[] = {"bash", "-c", command, NULL};
+    proc_spec spec = {
+        .argv = argv,
+        .envp = (const char *const *)env,
+        .cwd = ctx->cwd,
+        .timeout_ms = timeout,
+        .grace_ms = BASH_GRACE_MS,
+        .capture_cap = BASH_CAPTURE_CAP,
+        .cancel = ctx->cancel,
+    };
+    /* The rules are built here, in the threaded parent; the child only
+     * enters them (sandbox_child_setup makes system calls, nothing else). */
+    sandbox_prep *prep = NULL;
+    if (sb.policy) {
+        char msg[512];
+        if (sandbox_prepare(sb.policy, &prep, msg, sizeof msg) != 0) {
+            shell_env_free(env);
+            return tool_error(out, "The command was not run: could not set up the sandbox: %s",
+                              msg);
+        }
+        spec.child_setup = sandbox_child_setup;
+        spec.child_ctx = prep;
+        /* Loom judges the metadata calls (and allowed Unix connects) the
+         * filter cannot: the paths are behind pointers. */
+        spec.supervise = sandbox_supervise;
+        spec.supervise_ctx = prep;
+    }
+    proc_result r;
+    loom_error err;
+    loom_error_clear(&err);
+    int rc = proc_run(&spec, &r, &err);
+    sandbox_prep_free(prep);
+    shell_env_free(env);
+    if (rc < 0) {
+        if (r.cancelled) {
+            tool_error(out, "Command was interrupted before it started");
+            out->raw = raw_of(&r, true, 0, 0);
+            return 0;
+        }
+        return tool_error(out, "Could not run the command: %s", err.message);
+    }
+
+    char sig[32];
+    loom_str *t = &out->text;
+    if (r.cancelled && cancel_level(ctx->cancel) >= CANCEL_ACT)
+        str_puts(t, "Command was stopped by the harness: a change in the world needs attention "
+                    "(see the events in your working memory)\n");
+    else if (r.cancelled)
+        str_puts(t, "Command was interrupted\n");
+    else if (r.timed_out)
+        str_printf(t, "Command timed out after %ld ms\n", timeout);
+    else if (r.term_signal)
+        str_printf(t, "Command was killed by signal %d (%s)\n", r.term_signal,
+                   shell_signal_name(r.term_signal, sig, sizeof sig));
+    else if (r.exit_code != 0)
+        str_printf(t, "Exit code %d\n", r.exit_code);
+
+    size_t cap = shell_output_cap();
+    loom_str so = LOOM_STR_INIT, se = LOOM_STR_INIT;
+    size_t out_cut = shell_append_capped(&so, r.out, r.out_len, cap, r.out_dropped);
+    size_t err_cut = shell_append_capped(&se, r.err, r.err_len, cap, r.err_dropped);
+    str_append(t, so.ptr, so.len);
+    if (se.len) {
+        if (t->len && t->ptr[t->len - 1] != '\n')
+            str_putc(t, '\n');
+        str_append(t, se.ptr, se.len);
+    }
+    str_free(&so);
+    str_free(&se);
+    while (t->len > 0 && t->ptr[t->len - 1] == '\n')
+        t->ptr[--t->len] = '\0';
+    if (t->len == 0)
+        str_puts(t, "(no output)");
+
+    out->is_error = r.cancelled || r.timed_out || r.term_signal != 0 || r.exit_code != 0;
+    out->raw = raw_of(&r, r.cancelled, out_cut, err_cut);
+    if (sb.policy) {
+        sandbox_denial d;
+        sandbox_report_analyze(sb.policy, ctx->cwd, r.out, r.out_len, r.err, r.err_len, &d);
+        sandbox_report_apply(sb.policy, &d, out->raw, &out->text);
+        sandbox_denial_free(&d);
+    } else if (sb.unavailable) {
+        note_unavailable(out);
+    }
+    proc_result_free(&r);
+    return 0;
+}
+
+const tool_def tool_bash = {
+    .name = "Bash",
+    .description = BASH_DESCRIPTION,
+    .input_schema = BASH_SCHEMA,
+    .read_only = false,
+    .concurrency_safe = false,
+    .validate = bash_validate,
+    .run = bash_run,
+};

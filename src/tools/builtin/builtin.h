@@ -1,0 +1,22 @@
+/* builtin.h — the built-in tools, named and shaped as Claude Code's so that
+ * models and users' hook matchers work unchanged. Each lives in its own file. */
+#ifndef LOOM_TOOLS_BUILTIN_BUILTIN_H
+#define LOOM_TOOLS_BUILTIN_BUILTIN_H
+
+#include "tools/tool.h"
+
+extern const tool_def tool_read;         /* read.c */
+extern const tool_def tool_write;        /* write.c */
+extern const tool_def tool_edit;         /* edit.c */
+extern const tool_def tool_bash;         /* bash.c */
+extern const tool_def tool_task_output;  /* task_output.c */
+extern const tool_def tool_task_stop;    /* task_stop.c */
+extern const tool_def tool_glob;         /* glob.c */
+extern const tool_def tool_grep;         /* grep.c */
+extern const tool_def tool_todo_write;   /* todo.c */
+extern const tool_def tool_web_fetch;    /* web_fetch.c */
+extern const tool_def tool_ask_user;     /* ask_user.c */
+extern const tool_def tool_renew;        /* renew.c */
+extern const tool_def tool_ack_event;    /* ack_event.c */
+
+#endif
