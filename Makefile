@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps test test-plain test-asan demo bench fuzz clean
+.PHONY: all deps layers test test-plain test-asan demo bench fuzz clean
 
 all:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -14,9 +14,13 @@ all:
 deps:
 	@bash scripts/deps.sh
 
-test: deps
+test: deps layers
 	@$(MAKE) --no-print-directory test-plain
 	@$(MAKE) --no-print-directory test-asan
+
+# The include graph against DESIGN.md §1 (also a ctest entry, lint.layers).
+layers:
+	@python3 .ci/layers.py
 
 test-plain: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
