@@ -231,3 +231,34 @@ bool file_exists(const char *path)
     struct stat st;
     return path && stat(path, &st) == 0;
 }
+
+int file_replace(const char *path, const void *data, size_t len, int mode, struct stat *st,
+                 loom_error *err)
+{
+    int rc = file_write_atomic(path, data, len, mode < 0 ? 0666 : mode, err);
+    if (rc != 0)
+        return rc;
+    struct stat mine;
+    if (!st)
+        st = &mine;
+    if (stat(path, st) != 0) {
+        int e = errno;
+        return loom_error_set(err, LOOM_ERR_IO, "wrote %s but cannot stat it: %s", path,
+                              strerror(e));
+    }
+    /* The temp file was created through the umask; an overwrite must keep
+     * the file's own mode, bit for bit. */
+    if (mode >= 0 && (st->st_mode & 07777) != ((mode_t)mode & 07777)) {
+        if (chmod(path, (mode_t)mode & 07777) != 0) {
+            int e = errno;
+            return loom_error_set(err, LOOM_ERR_IO, "wrote %s but cannot set its mode %o: %s",
+                                  path, (unsigned)mode & 07777, strerror(e));
+        }
+        if (stat(path, st) != 0) {
+            int e = errno;
+            return loom_error_set(err, LOOM_ERR_IO, "wrote %s but cannot stat it: %s", path,
+                                  strerror(e));
+        }
+    }
+    return 0;
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "base/error.h"
 
@@ -13,6 +14,12 @@ int file_read_all(const char *path, char **out, size_t *len, loom_error *err);
  * fsyncs the directory: readers see the old or the new file, never a mix. */
 int file_write_atomic(const char *path, const void *data, size_t len, int mode,
                       loom_error *err);
+/* file_write_atomic, then the mode made exact: mode < 0 creates a new
+ * file through the umask (0666); mode >= 0 is what an overwrite must keep,
+ * bit for bit, so the umask applied to the temp file is undone. *st (may be
+ * NULL) receives the new file's stat. 0 or -code naming path. */
+int file_replace(const char *path, const void *data, size_t len, int mode, struct stat *st,
+                 loom_error *err);
 /* mkdir -p with the given mode for every created component. */
 int file_mkdirs(const char *path, int mode, loom_error *err);
 /* Writes all of buf to fd, retrying on EINTR and short writes. */

@@ -21,11 +21,11 @@
 
 #include "base/clock.h"
 #include "base/fileio.h"
+#include "base/hash.h"
 #include "base/json.h"
 #include "base/uuid.h"
 #include "session/record.h"
 #include "session/store.h"
-#include "tools/file_state.h"
 
 typedef struct fh_version {
     int version;
@@ -215,7 +215,7 @@ static void backup_name(const char *path, int version, loom_str *out)
 {
     str_clear(out);
     str_printf(out, "%016llx@v%d",
-               (unsigned long long)file_state_hash(FILE_STATE_HASH_SEED, path, strlen(path)),
+               (unsigned long long)hash_fnv1a64(HASH_FNV1A64_SEED, path, strlen(path)),
                version);
 }
 
@@ -528,7 +528,7 @@ static int restore_one(const file_history *fh, const char *path, const fh_versio
             goto done;
     }
     int mode = (int)((exists ? cur.st_mode : bst.st_mode) & 07777);
-    rc = file_state_write(NULL, path, data, len, mode, err);
+    rc = file_replace(path, data, len, mode, NULL, err);
     if (rc == 0)
         str_printf(report, "  restored %s (backup v%d)\n", path, v->version);
 done:

@@ -32,20 +32,9 @@ struct file_state {
     size_t n;
 };
 
-uint64_t file_state_hash(uint64_t seed, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    uint64_t h = seed;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
 static uint64_t hash_str(const char *s)
 {
-    return file_state_hash(FILE_STATE_HASH_SEED, s, strlen(s));
+    return hash_fnv1a64(HASH_FNV1A64_SEED, s, strlen(s));
 }
 
 static int64_t mtime_ns(const struct stat *st)
@@ -162,7 +151,7 @@ static int hash_file(const char *path, uint64_t *out, int *err_no)
         }
         if (n == 0)
             break;
-        h = file_state_hash(h, buf, (size_t)n);
+        h = hash_fnv1a64(h, buf, (size_t)n);
     }
     close(fd);
     *out = h;
@@ -223,29 +212,10 @@ int file_state_check(file_state *fs, const char *abs_path, loom_str *why)
 int file_state_write(file_state *fs, const char *abs_path, const void *data, size_t len,
                      int mode, loom_error *err)
 {
-    int rc = file_write_atomic(abs_path, data, len, mode < 0 ? 0666 : mode, err);
+    struct stat st;
+    int rc = file_replace(abs_path, data, len, mode, &st, err);
     if (rc != 0)
         return rc;
-    struct stat st;
-    if (stat(abs_path, &st) != 0) {
-        int e = errno;
-        return loom_error_set(err, LOOM_ERR_IO, "wrote %s but cannot stat it: %s", abs_path,
-                              strerror(e));
-    }
-    /* The temp file was created through the umask; an overwrite must keep
-     * the file's own mode, bit for bit. */
-    if (mode >= 0 && (st.st_mode & 07777) != ((mode_t)mode & 07777)) {
-        if (chmod(abs_path, (mode_t)mode & 07777) != 0) {
-            int e = errno;
-            return loom_error_set(err, LOOM_ERR_IO, "wrote %s but cannot set its mode %o: %s",
-                                  abs_path, (unsigned)mode & 07777, strerror(e));
-        }
-        if (stat(abs_path, &st) != 0) {
-            int e = errno;
-            return loom_error_set(err, LOOM_ERR_IO, "wrote %s but cannot stat it: %s",
-                                  abs_path, strerror(e));
-        }
-    }
-    file_state_note(fs, abs_path, &st, file_state_hash(FILE_STATE_HASH_SEED, data, len));
+    file_state_note(fs, abs_path, &st, hash_fnv1a64(HASH_FNV1A64_SEED, data, len));
     return 0;
 }

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
+#include "base/hash.h"
 #include "base/str.h"
 
 typedef struct file_state file_state;
@@ -50,10 +51,8 @@ typedef struct file_state file_state;
 file_state *file_state_new(void);
 void file_state_free(file_state *fs);   /* NULL is fine */
 
-/* FNV-1a 64 of len bytes; to hash in pieces pass the previous result as
- * seed, starting from FILE_STATE_HASH_SEED. */
-#define FILE_STATE_HASH_SEED UINT64_C(0xcbf29ce484222325)
-uint64_t file_state_hash(uint64_t seed, const void *data, size_t len);
+/* Content hashes are FNV-1a 64 (base/hash.h), in pieces from this seed. */
+#define FILE_STATE_HASH_SEED HASH_FNV1A64_SEED
 
 /* Records that abs_path was read (or written) and was then as st says with
  * content hash `hash` (FILE_STATE_NO_HASH when unknown). Replaces any

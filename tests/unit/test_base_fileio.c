@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/hash.h"
 #include "base/str.h"
 
 static char tmpdir[256];
@@ -204,6 +205,37 @@ static void test_mkdirs(void **state)
     assert_int_equal(chdir(cwd), 0);
 }
 
+/* An overwrite keeps the file's mode bit for bit whatever the umask; a new
+ * file (mode < 0) goes through the umask like any other. */
+static void test_replace_keeps_mode_exactly(void **state)
+{
+    char *p = in_tmp("tool.sh");
+    mode_t old = umask(077);
+    loom_error err = {0};
+    struct stat st;
+    assert_int_equal(file_replace(p, "#!/bin/sh\n", 10, 0755, &st, &err), 0);
+    assert_int_equal(st.st_mode & 07777, 0755);
+    char *q = in_tmp("new.txt");
+    assert_int_equal(file_replace(q, "x", 1, -1, NULL, &err), 0);
+    struct stat st2;
+    assert_int_equal(stat(q, &st2), 0);
+    assert_int_equal(st2.st_mode & 07777, 0600);
+    umask(old);
+    assert_true(file_replace(tmpdir, "x", 1, -1, NULL, &err) < 0);   /* a directory */
+    free(p);
+    free(q);
+}
+
+/* FNV-1a 64's published test vectors, and hashing in pieces. */
+static void test_fnv1a64_vectors(void **state)
+{
+    assert_true(hash_fnv1a64(HASH_FNV1A64_SEED, "", 0) == UINT64_C(0xcbf29ce484222325));
+    assert_true(hash_fnv1a64(HASH_FNV1A64_SEED, "a", 1) == UINT64_C(0xaf63dc4c8601ec8c));
+    assert_true(hash_fnv1a64(HASH_FNV1A64_SEED, "foobar", 6) == UINT64_C(0x85944171f73967e8));
+    uint64_t h = hash_fnv1a64(HASH_FNV1A64_SEED, "foo", 3);
+    assert_true(hash_fnv1a64(h, "bar", 3) == UINT64_C(0x85944171f73967e8));
+}
+
 static void test_write_full(void **state)
 {
     int p[2];
@@ -227,6 +259,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_missing_names_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mkdirs, setup, teardown),
         cmocka_unit_test(test_write_full),
+        cmocka_unit_test_setup_teardown(test_replace_keeps_mode_exactly, setup, teardown),
+        cmocka_unit_test(test_fnv1a64_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -685,7 +685,7 @@ static void test_backup_names_unique(void **state)
     assert_int_equal(file_mkdirs(dir, 0700, NULL), 0);
     loom_str stale = LOOM_STR_INIT;
     str_printf(&stale, "%s/%016llx@v1", dir,
-               (unsigned long long)file_state_hash(FILE_STATE_HASH_SEED, a, strlen(a)));
+               (unsigned long long)hash_fnv1a64(FILE_STATE_HASH_SEED, a, strlen(a)));
     assert_int_equal(file_write_atomic(stale.ptr, "stale", 5, 0600, NULL), 0);
     tool_result r = do_edit("a.txt", "A0", "A1", false);
     assert_false(r.is_error);
@@ -816,7 +816,7 @@ static void test_file_state_api(void **state)
     assert_int_equal(file_state_check(fs, "/nonexistent/f7", &why), 1);
     assert_string_equal(str_cstr(&why), FILE_STATE_MODIFIED);   /* noted, then gone */
     assert_int_equal(file_state_check(NULL, p, &why), 1);
-    assert_int_equal(file_state_hash(FILE_STATE_HASH_SEED, "a", 1), UINT64_C(0xaf63dc4c8601ec8c));
+    assert_int_equal(hash_fnv1a64(FILE_STATE_HASH_SEED, "a", 1), UINT64_C(0xaf63dc4c8601ec8c));
     str_free(&why);
     free(p);
     file_state_free(fs);

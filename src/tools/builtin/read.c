@@ -292,7 +292,7 @@ static void emit_line(text_pass *tp)
 /* Feeds a chunk; the window lines are emitted as their newline arrives. */
 static void feed(text_pass *tp, const unsigned char *p, size_t len)
 {
-    tp->hash = file_state_hash(tp->hash, p, len);
+    tp->hash = hash_fnv1a64(tp->hash, p, len);
     tp->bytes += len;
     size_t i = 0;
     while (i < len) {
@@ -365,7 +365,7 @@ static int read_image(tool_result *out, tool_ctx *ctx, const char *path, int fd,
     out->raw = json_pack("{s:s, s:s, s:I}", "filePath", path, "type", "image", "bytes",
                          (json_int_t)data.len);
     file_state_note(ctx->files, path, st,
-                    file_state_hash(FILE_STATE_HASH_SEED, data.ptr, data.len));
+                    hash_fnv1a64(HASH_FNV1A64_SEED, data.ptr, data.len));
     str_free(&data);
     return 0;
 }
