@@ -1,4 +1,4 @@
-/* todo.h — the session's plan (what TodoWrite writes), and the TodoWrite tool.
+/* plan.h — the session's plan: the list TodoWrite (tools/builtin/todo_write.c) writes.
  *
  * The model replaces the whole list on every TodoWrite call; nothing edits
  * single items. The list is read from other threads (the heartbeat, context
@@ -55,5 +55,9 @@ todo_counts todo_list_counts(const todo_list *l);
  * (TodoWrite shows the final list even when the stored one was cleared).
  * todos must already have passed todo_list_set's checks. Caller frees. */
 char *todo_render_json(const json_t *todos);
+/* The items of a TodoWrite todos array as the plan stores them ({content,
+ * status, activeForm}, nothing else); [] when the array is not a valid
+ * plan. New reference. */
+json_t *todo_normalize_json(const json_t *todos);
 
 #endif

@@ -13,7 +13,7 @@ extern const tool_def tool_task_output;  /* task_output.c */
 extern const tool_def tool_task_stop;    /* task_stop.c */
 extern const tool_def tool_glob;         /* glob.c */
 extern const tool_def tool_grep;         /* grep.c */
-extern const tool_def tool_todo_write;   /* todo.c */
+extern const tool_def tool_todo_write;   /* todo_write.c */
 extern const tool_def tool_web_fetch;    /* web_fetch.c */
 extern const tool_def tool_ask_user;     /* ask_user.c */
 extern const tool_def tool_renew;        /* renew.c */
