@@ -259,6 +259,28 @@ int loom_run_approve(loom_run *run, const char *approval_id, bool allow, const c
 /* Waits for the run if still going, then frees it. */
 void loom_run_free(loom_run *run);
 
+/* ---- the sandbox on its own (`loom sandbox`) ------------------------- */
+
+/* Confines the calling process, and everything it later starts, with the
+ * sandbox policy the agent's commands get at cwd (the "sandbox" block of
+ * the settings files, docs/sandbox.md; an untrusted folder's own files may
+ * only tighten it), turned on whatever "enabled" says, plus: the network
+ * when allow_network, and n_writable more writable paths (relative ones
+ * resolved against cwd). Meant to be followed by exec of the command.
+ * notice (may be NULL) receives each thing the settings said that was left
+ * out, before anything is applied.
+ * Returns 0 when confined; 1 when this kernel cannot sandbox and the
+ * settings say to run unsandboxed ("onUnsupported": "warn") — nothing was
+ * applied, *why_unsupported (not NULL) says why; -1 with st set when the
+ * settings are bad (a "config" error naming the file), or the sandbox
+ * cannot be applied, or it is unsupported and the settings refuse to run
+ * without it (both "run_blocked_by_capability"; *why_unsupported is set in
+ * the last case). The why_unsupported string is static. */
+typedef void (*loom_notice_fn)(void *ctx, const char *text);
+int loom_sandbox_confine_self(const char *cwd, bool allow_network, const char *const *writable,
+                              size_t n_writable, loom_notice_fn notice, void *notice_ctx,
+                              const char **why_unsupported, loom_status *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sandbox/sandbox.h"
+#include "base/str.h"
+#include "loom.h"
 
 /* Like env(1), timeout(1) and nohup(1): 125 is "the wrapper failed", so the
  * command's own statuses (126, 127, anything else) keep their meaning. */
@@ -36,16 +37,23 @@ static void usage(FILE *f)
           f);
 }
 
-/* Frees what main built and passes status through, for the return paths. */
-static int finish(sandbox_paths *extra, sandbox_policy *p, int status)
+/* The --write paths as given, until the policy takes them. */
+typedef struct write_paths {
+    const char **v;
+    size_t n;
+} write_paths;
+
+static int finish(write_paths *extra, int status)
 {
-    for (size_t k = 0; k < extra->n; k++)
-        free(extra->v[k]);
     free(extra->v);
     extra->v = NULL;
     extra->n = 0;
-    sandbox_policy_free(p);
     return status;
+}
+
+static void print_notice(void *ctx, const char *text)
+{
+    fprintf(stderr, "loom sandbox: %s\n", text);
 }
 
 int sandbox_cmd_main(int argc, char **argv)
@@ -57,7 +65,7 @@ int sandbox_cmd_main(int argc, char **argv)
     }
 
     bool allow_net = false;
-    sandbox_paths extra = {0};
+    write_paths extra = {0};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -67,7 +75,7 @@ int sandbox_cmd_main(int argc, char **argv)
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
-            return finish(&extra, NULL, 0);
+            return finish(&extra, 0);
         }
         if (strcmp(a, "--allow-network") == 0) {
             allow_net = true;
@@ -75,13 +83,14 @@ int sandbox_cmd_main(int argc, char **argv)
             const char *path = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
             if (!path || !path[0]) {
                 fprintf(stderr, "loom sandbox: --write needs a path\n");
-                return finish(&extra, NULL, SANDBOX_CMD_FAILED);
+                return finish(&extra, SANDBOX_CMD_FAILED);
             }
-            sandbox_paths_add(&extra, path, cwd);
+            extra.v = xrealloc(extra.v, (extra.n + 1) * sizeof *extra.v);
+            extra.v[extra.n++] = path;
         } else if (a[0] == '-') {
             fprintf(stderr, "loom sandbox: unknown option %s\n", a);
             usage(stderr);
-            return finish(&extra, NULL, SANDBOX_CMD_FAILED);
+            return finish(&extra, SANDBOX_CMD_FAILED);
         } else {
             break; /* the command, without a "--" before it */
         }
@@ -89,57 +98,31 @@ int sandbox_cmd_main(int argc, char **argv)
     if (i >= argc) {
         fprintf(stderr, "loom sandbox: no command given\n");
         usage(stderr);
-        return finish(&extra, NULL, SANDBOX_CMD_FAILED);
+        return finish(&extra, SANDBOX_CMD_FAILED);
     }
     char **cmd = argv + i;
 
-    loom_error err;
-    loom_error_clear(&err);
-    /* An untrusted repository's settings may only tighten the policy, as
-     * they may for the agent's own commands; say what was left out. */
-    json_t *notices = json_array();
-    json_t *block = sandbox_settings_load(cwd, notices, &err);
-    size_t ni;
-    json_t *n;
-    json_array_foreach(notices, ni, n)
-        fprintf(stderr, "loom sandbox: %s\n", json_string_value(n));
-    json_decref(notices);
-    sandbox_policy p;
-    if (!block || sandbox_policy_from_settings(block, cwd, &p, &err) != 0) {
-        fprintf(stderr, "loom sandbox: %s\n", err.message);
-        json_decref(block);
-        return finish(&extra, NULL, SANDBOX_CMD_FAILED);
+    loom_status st;
+    const char *why = NULL;
+    int rc = loom_sandbox_confine_self(cwd, allow_net, extra.v, extra.n, print_notice, NULL,
+                                       &why, &st);
+    finish(&extra, 0);
+    if (rc < 0 && why) {
+        fprintf(stderr,
+                "loom sandbox: the sandbox is not supported here (%s); not running %s.\n"
+                "Set \"sandbox\": {\"onUnsupported\": \"warn\"} in the settings to run "
+                "commands unsandboxed instead.\n",
+                why, cmd[0]);
+        return SANDBOX_CMD_FAILED;
     }
-    json_decref(block);
-    /* Asking for the sandbox by name turns it on, whatever "enabled" says. */
-    p.enabled = true;
-    if (allow_net)
-        p.network = SANDBOX_NET_ALLOW;
-    for (size_t k = 0; k < extra.n; k++)
-        sandbox_paths_add(&p.writable, extra.v[k], cwd);
-
-    if (sandbox_supported() < 1) {
-        const char *why = sandbox_unsupported_reason();
-        if (p.on_unsupported == SANDBOX_UNSUPPORTED_REFUSE) {
-            fprintf(stderr,
-                    "loom sandbox: the sandbox is not supported here (%s); not running %s.\n"
-                    "Set \"sandbox\": {\"onUnsupported\": \"warn\"} in the settings to run "
-                    "commands unsandboxed instead.\n",
-                    why, cmd[0]);
-            return finish(&extra, &p, SANDBOX_CMD_FAILED);
-        }
+    if (rc < 0) {
+        fprintf(stderr, "loom sandbox: %s\n", st.message);
+        return SANDBOX_CMD_FAILED;
+    }
+    if (rc == 1)
         fprintf(stderr, "loom sandbox: warning: the sandbox is not supported here (%s); "
                         "running %s WITHOUT it.\n",
                 why, cmd[0]);
-    } else {
-        char msg[512];
-        if (sandbox_apply(&p, msg, sizeof msg) != 0) {
-            fprintf(stderr, "loom sandbox: %s\n", msg);
-            return finish(&extra, &p, SANDBOX_CMD_FAILED);
-        }
-    }
-    /* In force now; the policy itself is no longer needed. */
-    finish(&extra, &p, 0);
     execvp(cmd[0], cmd);
     int e = errno;
     fprintf(stderr, "loom sandbox: %s: %s\n", cmd[0], strerror(e));
