@@ -71,11 +71,15 @@ loom_config *loom_config_new(void);
  *   interactive     true when a person can answer questions
  * Returns 0, or -1 with st set for an unknown key or a bad value. */
 int loom_config_set(loom_config *cfg, const char *key, const char *value, loom_status *st);
-/* Reads settings files (~/.loom/settings.json, then .loom/settings.json and
- * .loom/settings.local.json under cwd; later files win) for the keys above
- * ("model", "env" {NAME: value} applied with setenv when unset, …). Values
- * already set with loom_config_set win over files. Missing files are fine;
- * a malformed file is an error naming the file, line and column. */
+/* Reads settings files ($LOOM_HOME/settings.json or ~/.loom/settings.json,
+ * then .loom/settings.json and .loom/settings.local.json under cwd; later
+ * files win) for the keys above ("model", "env" {NAME: value} applied with
+ * setenv when unset, …). Values already set with loom_config_set win over
+ * files. Missing files are fine; a malformed file is an error naming the
+ * file, line and column, and a known key of the wrong type one naming the
+ * file, the key and the type it must have. A key Loom does not know is a
+ * warning (naming file, key and the nearest known key), one of the
+ * session's warnings (docs/settings.md). */
 int loom_config_load_settings(loom_config *cfg, loom_status *st);
 void loom_config_free(loom_config *cfg);
 /* Workspace trust (docs/permissions.md): the folder's own settings files
@@ -126,7 +130,8 @@ loom_session *loom_session_fork(loom_session *session, loom_status *st);
 const char *loom_session_id(const loom_session *session);
 const char *loom_session_path(const loom_session *session);
 /* Warnings from loading (a torn last line dropped, a bad line skipped),
- * then the workspace-trust notices of the agent's config. */
+ * then the settings files' warnings (unknown keys), then the
+ * workspace-trust notices of the agent's config. */
 size_t loom_session_warning_count(const loom_session *session);
 const char *loom_session_warning(const loom_session *session, size_t i);
 /* Undoes the last n user turns: files changed by tools since then are

@@ -164,15 +164,11 @@ static _Atomic(loom_agent *) g_sandbox_owner;
  * config.c filtered, so an untrusted project cannot loosen the sandbox. */
 static void set_filtered_sandbox(loom_agent *a)
 {
-    for (int i = 0; i < 3; i++) {
-        const json_t *block = json_object_get(a->files[i], "sandbox");
-        if (block && !json_is_object(block))
-            return; /* sandbox.c reports it, and refuses commands */
-    }
     json_t *acc = json_object();
     for (int i = 0; i < 3; i++) {
+        /* An object or null (not set): the settings schema saw to that. */
         const json_t *block = json_object_get(a->files[i], "sandbox");
-        if (block)
+        if (json_is_object(block))
             sandbox_settings_merge(acc, block);
     }
     a->sandbox = xcalloc(1, sizeof *a->sandbox);
@@ -198,6 +194,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     for (int i = 0; i < 3; i++)
         a->files[i] = cfg->files[i] ? json_incref(cfg->files[i]) : NULL;
     a->notices = cfg->notices ? json_incref(cfg->notices) : json_array();
+    a->warnings = cfg->warnings ? json_incref(cfg->warnings) : json_array();
     a->trusted = cfg->trusted;
     provider_config_init(&a->provider);
     const json_t *v = a->values;
@@ -326,5 +323,6 @@ void loom_agent_free(loom_agent *a)
         free(a->sandbox);
     }
     json_decref(a->notices);
+    json_decref(a->warnings);
     free(a);
 }

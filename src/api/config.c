@@ -5,6 +5,10 @@
  * value set by the caller always wins over a file; among files, the later
  * one (project over user, local over project) wins.
  *
+ * base/settings.c finds, reads and checks the files (its schema warns of
+ * unknown keys, refuses wrong types); the warnings travel with the config
+ * to the session's warnings, where the trust notices go.
+ *
  * The project and local files belong to the repository. Unless the user
  * trusts the workspace they pass through trust_filter here, once, before
  * anything reads them: the options below, the rules and hooks (governance),
@@ -16,8 +20,8 @@
 #include <unistd.h>
 
 #include "api/internal.h"
-#include "base/fileio.h"
 #include "base/json.h"
+#include "base/settings.h"
 #include "base/str.h"
 #include "policy/trust.h"
 #include "runtime/loop.h"
@@ -54,6 +58,7 @@ void loom_config_free(loom_config *cfg)
     for (int i = 0; i < 3; i++)
         json_decref(cfg->files[i]);
     json_decref(cfg->notices);
+    json_decref(cfg->warnings);
     free(cfg->workspace);
     free(cfg->user_path);
     free(cfg);
@@ -141,75 +146,37 @@ static json_t *user_limits(const json_t *explicit_keys, const json_t *user)
     return base;
 }
 
-/* Reads one settings file: 0 with *doc (NULL when the file is absent), or
- * -1 with st set for an unreadable or malformed one. */
-static int read_doc(const char *path, json_t **doc, loom_status *st)
-{
-    *doc = NULL;
-    char *text = NULL;
-    size_t len = 0;
-    loom_error err;
-    if (file_read_all(path, &text, &len, &err) != 0) {
-        if (err.code == LOOM_ERR_RESOURCE_NOT_FOUND)
-            return 0;
-        api_status_from(st, &err);
-        return -1;
-    }
-    json_t *d = json_parse(text, len, path, &err);
-    free(text);
-    if (!json_is_object(d)) {
-        json_decref(d);
-        if (d)
-            return api_status_set(st, LOOM_ERR_CONFIG, "%s: settings must be a JSON object", path);
-        err.code = LOOM_ERR_CONFIG;
-        api_status_from(st, &err);
-        return -1;
-    }
-    *doc = d;
-    return 0;
-}
-
 int loom_config_load_settings(loom_config *cfg, loom_status *st)
 {
     char cwd_buf[4096];
     const char *cwd = api_value(cfg->values, "cwd");
     if (!cwd)
         cwd = getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : ".";
-    const char *home = getenv("LOOM_HOME");
-    char paths[3][4200];
-    if (home)
-        snprintf(paths[0], sizeof paths[0], "%s/settings.json", home);
-    else
-        snprintf(paths[0], sizeof paths[0], "%s/.loom/settings.json",
-                 getenv("HOME") ? getenv("HOME") : "/");
-    snprintf(paths[1], sizeof paths[1], "%s/.loom/settings.json", cwd);
-    snprintf(paths[2], sizeof paths[2], "%s/.loom/settings.local.json", cwd);
-    /* Local first, so a bad file is reported in the order it always was. */
-    json_t *docs[3] = {NULL, NULL, NULL};
-    for (int i = 2; i >= 0; i--)
-        if (read_doc(paths[i], &docs[i], st) != 0) {
-            for (int j = 0; j < 3; j++)
-                json_decref(docs[j]);
-            return -1;
-        }
+    settings_files sf;
+    loom_error err;
+    if (settings_load(cwd, &sf, &err) != 0) {
+        api_status_from(st, &err);
+        return -1;
+    }
+    json_t **docs = sf.doc;
 
     free(cfg->workspace);
     free(cfg->user_path);
     char *real = realpath(cwd, NULL);
     cfg->workspace = real ? real : xstrdup(cwd);
-    cfg->user_path = xstrdup(paths[0]);
-    cfg->trusted = trust_workspace_trusted(docs[0], cfg->workspace);
+    cfg->user_path = xstrdup(sf.path[SETTINGS_USER]);
+    cfg->trusted = trust_workspace_trusted(docs[SETTINGS_USER], cfg->workspace);
+    json_decref(cfg->warnings);
+    cfg->warnings = json_incref(sf.warnings);
     json_decref(cfg->notices);
     cfg->notices = json_array();
     json_t *explicit_keys = json_deep_copy(cfg->values);
-    if (!cfg->trusted && (docs[1] || docs[2])) {
-        json_t *base = user_limits(explicit_keys, docs[0]);
-        static const char *const names[3] = {NULL, ".loom/settings.json",
-                                             ".loom/settings.local.json"};
-        for (int i = 1; i < 3; i++) {
+    if (!cfg->trusted && (docs[SETTINGS_PROJECT] || docs[SETTINGS_LOCAL])) {
+        json_t *base = user_limits(explicit_keys, docs[SETTINGS_USER]);
+        for (int i = SETTINGS_PROJECT; i < SETTINGS_LAYERS; i++) {
             if (!docs[i])
                 continue;
-            json_t *kept = trust_filter(docs[i], names[i], base, cfg->notices);
+            json_t *kept = trust_filter(docs[i], settings_layer_name(i), base, cfg->notices);
             json_decref(docs[i]);
             docs[i] = kept;
         }
@@ -218,7 +185,7 @@ int loom_config_load_settings(loom_config *cfg, loom_status *st)
 
     /* Later files win: apply local first, so earlier ones only fill gaps. */
     json_t *taken = json_deep_copy(explicit_keys);
-    for (int i = 2; i >= 0; i--) {
+    for (int i = SETTINGS_LAYERS - 1; i >= 0; i--) {
         if (docs[i]) {
             apply_settings(cfg->values, taken, docs[i], true);
             json_object_update(taken, cfg->values);
@@ -226,9 +193,11 @@ int loom_config_load_settings(loom_config *cfg, loom_status *st)
         /* Rules, hooks and the sandbox block are read from the documents. */
         json_decref(cfg->files[i]);
         cfg->files[i] = docs[i];
+        docs[i] = NULL;
     }
     json_decref(explicit_keys);
     json_decref(taken);
+    settings_files_free(&sf);
     api_status_ok(st);
     return 0;
 }

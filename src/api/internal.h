@@ -22,6 +22,7 @@ struct loom_config {
     json_t *files[3]; /* the user, project and local settings documents (or NULL);
                        * project and local filtered by trust_filter when untrusted */
     json_t *notices;  /* trust notices: what untrusted files said that was dropped */
+    json_t *warnings; /* the settings schema's warnings (base/settings.h), or NULL */
     bool trusted;     /* the workspace's own settings count in full */
     char *workspace;  /* the cwd the files were read for, symlinks resolved */
     char *user_path;  /* the user settings file */
@@ -41,6 +42,7 @@ struct loom_agent {
     heartbeat_config heartbeat; /* the "heartbeat" settings block (enabled false: off) */
     bool interactive;
     json_t *notices;          /* the config's trust notices (array of strings) */
+    json_t *warnings;         /* the config's settings warnings (array of strings) */
     bool trusted;             /* the config's workspace trust (config.c decided it) */
     struct sandbox_policy *sandbox; /* built from the filtered files when untrusted, or NULL */
 };

@@ -266,9 +266,12 @@ const char *loom_session_path(const loom_session *s)
     return transcript_path(s->t);
 }
 
+/* The transcript's, then the settings files' (base/settings.h), then the
+ * trust notices. */
 size_t loom_session_warning_count(const loom_session *s)
 {
-    return transcript_n_warnings(s->t) + json_array_size(s->agent->notices);
+    return transcript_n_warnings(s->t) + json_array_size(s->agent->warnings) +
+           json_array_size(s->agent->notices);
 }
 
 const char *loom_session_warning(const loom_session *s, size_t i)
@@ -276,6 +279,10 @@ const char *loom_session_warning(const loom_session *s, size_t i)
     size_t n = transcript_n_warnings(s->t);
     if (i < n)
         return transcript_warning(s->t, i);
+    i -= n;
+    n = json_array_size(s->agent->warnings);
+    if (i < n)
+        return json_string_value(json_array_get(s->agent->warnings, i));
     return json_string_value(json_array_get(s->agent->notices, i - n));
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/settings.h"
 #include "base/str.h"
 #include "policy/secrets.h"
 
@@ -447,19 +448,6 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
     free(rp);
 }
 
-static char *loom_home(void)
-{
-    const char *lh = getenv("LOOM_HOME");
-    if (lh && *lh)
-        return xstrdup(lh);
-    const char *home = getenv("HOME");
-    if (!home || !*home)
-        return NULL;
-    loom_str s = LOOM_STR_INIT;
-    str_printf(&s, "%s/.loom", home);
-    return str_steal(&s);
-}
-
 char *memory_render(const char *cwd, bool trusted, memory_report *rep)
 {
     render_ctx c = {0};
@@ -470,10 +458,8 @@ char *memory_render(const char *cwd, bool trusted, memory_report *rep)
     loom_str instr = LOOM_STR_INIT;
     loom_str path = LOOM_STR_INIT;
 
-    if (home) {
-        str_printf(&path, "%s/AGENTS.md", home);
-        add_file(&c, &instr, "User instructions", path.ptr, MEMORY_USER);
-    }
+    str_printf(&path, "%s/AGENTS.md", home);
+    add_file(&c, &instr, "User instructions", path.ptr, MEMORY_USER);
 
     /* Outermost first, so the closer a file is to cwd the later (and more
      * specific) its word: collect cwd and its ancestors up to the root. */
@@ -510,13 +496,10 @@ char *memory_render(const char *cwd, bool trusted, memory_report *rep)
     /* The memory section is rendered first into its own buffer so the
      * resident index survives however long the instructions are. */
     loom_str mem = LOOM_STR_INIT;
-    char *seen_mem = NULL;
-    if (home) {
-        str_clear(&path);
-        str_printf(&path, "%s/memory", home);
-        add_memory_dir(&c, &mem, path.ptr);
-        seen_mem = realpath(path.ptr, NULL);
-    }
+    str_clear(&path);
+    str_printf(&path, "%s/memory", home);
+    add_memory_dir(&c, &mem, path.ptr);
+    char *seen_mem = realpath(path.ptr, NULL);
     str_clear(&path);
     str_printf(&path, "%s/.loom/memory", strcmp(top, "/") == 0 ? "" : top);
     char *proj_mem = realpath(path.ptr, NULL);

@@ -19,7 +19,7 @@
 
 /* Why a file was loaded; the InstructionsLoaded hook reports it. */
 typedef enum memory_kind {
-    MEMORY_USER,     /* $LOOM_HOME/AGENTS.md */
+    MEMORY_USER,     /* loom_home()/AGENTS.md */
     MEMORY_PROJECT,  /* AGENTS.md or CLAUDE.md from the repository root down to cwd */
     MEMORY_IMPORT,   /* pulled in by an `@path` line */
     MEMORY_INDEX,    /* a memory directory's MEMORY.md */
@@ -42,7 +42,7 @@ typedef struct memory_report {
  * need not be initialised) and the caller releases it with
  * memory_report_free. Never fails: unreadable files are skipped, broken
  * imports become a note in the text. Order, outermost first:
- *   $LOOM_HOME/AGENTS.md (LOOM_HOME defaults to ~/.loom);
+ *   loom_home()/AGENTS.md ($LOOM_HOME, else ~/.loom: base/settings.h);
  *   for each directory from the repository root (nearest ancestor of cwd
  *   with a .git; cwd alone when there is none) down to cwd: AGENTS.md, or
  *   CLAUDE.md when there is no AGENTS.md;

@@ -8,10 +8,10 @@
 
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/settings.h"
 #include "base/str.h"
 #include "sandbox/sandbox.h"
 #include "policy/trust.h"
-#include "session/store.h"
 
 static void warn(governance *g, const char *fmt, const char *a, const char *b)
 {
@@ -157,7 +157,7 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
         warn(g, "%s%s", hook_registry_warning(g->hooks, i), "");
 
     /* seed 000 Q5: every decision is kept, one JSONL record each. */
-    char *home = store_home();
+    char *home = loom_home();
     loom_str path = LOOM_STR_INIT;
     str_printf(&path, "%s/audit/%s.jsonl", home, session_id);
     free(home);
@@ -210,20 +210,13 @@ int governance_allow_always(governance *g, const char *rule, loom_error *err)
 {
     if (perm_rules_add(g->rules, PERM_ALLOW, rule, RULE_SRC_LOCAL, err) != 0)
         return -(int)err->code;
-    char *text = NULL;
-    size_t len = 0;
+    /* A file that cannot be read as settings is left as it is: rewriting
+     * it would lose what it held. */
     json_t *doc = NULL;
-    loom_error rerr;
-    if (file_read_all(g->local_settings_path, &text, &len, &rerr) == 0)
-        doc = json_parse(text, len, g->local_settings_path, err);
-    free(text);
+    if (settings_read(g->local_settings_path, &doc, err) != 0)
+        return -(int)err->code;
     if (!doc)
         doc = json_object();
-    if (!json_is_object(doc)) {
-        json_decref(doc);
-        return loom_error_set(err, LOOM_ERR_CONFIG, "%s is not a JSON object",
-                              g->local_settings_path);
-    }
     json_t *perms = json_get_obj(doc, "permissions");
     if (!perms) {
         perms = json_object();

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/settings.h"
 #include "base/str.h"
 #include "shell/bash_parse.h"
 #include "policy/risk.h"
@@ -139,11 +140,12 @@ static bool is_settings_path(const char *path, const char *wd)
     const char *dir = wd ? wd : getcwd(cwd, sizeof cwd) ? cwd : "/";
     char *res = perm_resolve_path(path, dir);
     bool hit = res && re_match(P_SETTINGS, res, strlen(res));
-    const char *home = getenv("LOOM_HOME");
-    if (!hit && res && home && *home) {
-        char *mine = perm_resolve_path("settings.json", home);
+    if (!hit && res) {
+        char *user = settings_user_path();
+        char *mine = perm_resolve_path(user, dir);
         hit = mine && !strcmp(mine, res);
         free(mine);
+        free(user);
     }
     free(res);
     return hit;

@@ -15,6 +15,7 @@
 
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/settings.h"
 #include "base/str.h"
 
 /* ---- is the folder trusted ---------------------------------------------- */
@@ -329,25 +330,13 @@ json_t *trust_filter(const json_t *doc, const char *file, const json_t *base, js
 
 int trust_remember(const char *path, const char *dir, loom_error *err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    loom_error rerr;
     json_t *doc = NULL;
-    if (file_read_all(path, &text, &len, &rerr) == 0) {
-        doc = json_parse(text, len, path, err);
-        free(text);
-        if (!doc)
-            return -(int)err->code;
-    } else if (rerr.code != LOOM_ERR_RESOURCE_NOT_FOUND) {
-        *err = rerr;
+    if (settings_read(path, &doc, err) != 0) {
+        loom_error_prefix(err, "not changed");
         return -(int)err->code;
-    } else {
+    }
+    if (!doc)
         doc = json_object();
-    }
-    if (!json_is_object(doc)) {
-        json_decref(doc);
-        return loom_error_set(err, LOOM_ERR_CONFIG, "%s is not a JSON object; not changed", path);
-    }
     json_t *list = json_object_get(doc, "trustedWorkspaces");
     if (list && !json_is_array(list)) {
         json_decref(doc);

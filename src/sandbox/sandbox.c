@@ -43,10 +43,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/json.h"
 #include "base/proc.h"
 #include "base/path.h"
+#include "base/settings.h"
 #include "base/str.h"
 #include "policy/secrets.h"
 #include "policy/trust.h"
@@ -361,15 +361,15 @@ json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err)
     char cwd_buf[PATH_MAX];
     if (!cwd)
         cwd = getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : ".";
-    const char *loom_home = getenv("LOOM_HOME");
-    const char *home = getenv("HOME");
-    char paths[3][PATH_MAX + 64];
-    if (loom_home)
-        snprintf(paths[0], sizeof paths[0], "%s/settings.json", loom_home);
-    else
-        snprintf(paths[0], sizeof paths[0], "%s/.loom/settings.json", home ? home : "/");
-    snprintf(paths[1], sizeof paths[1], "%s/.loom/settings.json", cwd);
-    snprintf(paths[2], sizeof paths[2], "%s/.loom/settings.local.json", cwd);
+    settings_files sf;
+    loom_error e;
+    loom_error_clear(&e);
+    if (settings_load(cwd, &sf, &e) != 0) {
+        loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
+        return NULL;
+    }
+    if (notices)
+        json_array_extend(notices, sf.warnings);
 
     /* The project's two files are the repository's words: until the user
      * trusts the folder they pass through the same filter config.c applies
@@ -377,70 +377,31 @@ json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err)
      * runs by hand (`loom sandbox -- CMD`) may do. Trust is decided on the
      * real path, as config.c decides it. */
     char *real = realpath(cwd, NULL);
-    bool trusted = false, decided = false;
+    bool trusted = trust_workspace_trusted(sf.doc[SETTINGS_USER], real ? real : cwd);
+    free(real);
     json_t *acc = json_object();
-    for (int i = 0; i < 3; i++) {
-        char *text = NULL;
-        size_t len = 0;
-        loom_error e;
-        loom_error_clear(&e);
-        if (file_read_all(paths[i], &text, &len, &e) != 0) {
-            if (e.code == LOOM_ERR_RESOURCE_NOT_FOUND)
-                continue;
-            json_decref(acc);
-            free(real);
-            loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
-            return NULL;
-        }
-        json_t *doc = json_parse(text, len, paths[i], &e);
-        free(text);
-        if (!json_is_object(doc)) {
-            json_decref(acc);
-            if (doc)
-                loom_error_set(err, LOOM_ERR_CONFIG, "%s: settings must be a JSON object",
-                               paths[i]);
-            else
-                loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
-            json_decref(doc);
-            free(real);
-            return NULL;
-        }
-        if (i == 0) {
-            trusted = trust_workspace_trusted(doc, real ? real : cwd);
-            decided = true;
-        }
-        json_t *block = json_object_get(doc, "sandbox");
-        if (block && !json_is_object(block)) {
-            json_decref(doc);
-            json_decref(acc);
-            free(real);
-            loom_error_set(err, LOOM_ERR_CONFIG, "%s: \"sandbox\" must be an object", paths[i]);
-            return NULL;
-        }
-        if (i > 0 && !decided) { /* no user file: the environment may still trust */
-            trusted = trust_workspace_trusted(NULL, real ? real : cwd);
-            decided = true;
-        }
-        if (block && i > 0 && !trusted) {
-            static const char *const names[3] = {NULL, ".loom/settings.json",
-                                                 ".loom/settings.local.json"};
+    for (int i = 0; i < SETTINGS_LAYERS; i++) {
+        /* The schema let through an object or null (not set). */
+        json_t *block = json_object_get(sf.doc[i], "sandbox");
+        if (!json_is_object(block))
+            continue;
+        json_t *kept = NULL;
+        if (i != SETTINGS_USER && !trusted) {
             json_t *only = json_pack("{sO}", "sandbox", block);
             json_t *base = json_object();
             json_t *sink = notices ? notices : json_array();
-            json_t *kept = trust_filter(only, names[i], base, sink);
+            kept = trust_filter(only, settings_layer_name(i), base, sink);
             if (!notices)
                 json_decref(sink);
             json_decref(base);
             json_decref(only);
-            json_decref(doc);
-            doc = kept;
-            block = json_object_get(doc, "sandbox");
+            block = json_object_get(kept, "sandbox");
         }
         if (block)
             sandbox_settings_merge(acc, block);
-        json_decref(doc);
+        json_decref(kept);
     }
-    free(real);
+    settings_files_free(&sf);
     return acc;
 }
 

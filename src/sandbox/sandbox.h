@@ -77,15 +77,15 @@ void sandbox_paths_add(sandbox_paths *l, const char *path, const char *base);
 int sandbox_policy_from_settings(const json_t *sandbox_settings, const char *workspace,
                                  sandbox_policy *p, loom_error *err);
 
-/* Reads the "sandbox" blocks of the settings files ($LOOM_HOME/settings.json
- * or ~/.loom/settings.json, then CWD/.loom/settings.json, then
+/* Reads the "sandbox" blocks of the settings files (base/settings.h's
+ * layers: the user's, then CWD/.loom/settings.json, then
  * CWD/.loom/settings.local.json) and merges them: a later file's scalar wins,
  * path lists are concatenated. While the user does not trust CWD
  * (trust_workspace_trusted) the two project files' blocks pass through
- * trust_filter first, so they can only tighten; each dropped key appends a
- * notice string to notices (NULL: not wanted). Returns a new object (caller
- * decrefs; empty when no file has a block) or NULL with err set for an
- * unreadable or malformed file. */
+ * trust_filter first, so they can only tighten. notices (NULL: not wanted)
+ * gets the settings schema's warnings, then one string per dropped key.
+ * Returns a new object (caller decrefs; empty when no file has a block) or
+ * NULL with err set for an unreadable or malformed file. */
 json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err);
 /* Merges one file's "sandbox" block into acc, as sandbox_settings_load does
  * from disk: the path lists (writablePaths, denyRead, allowUnixSockets) add

@@ -23,9 +23,9 @@
 #include "base/fileio.h"
 #include "base/hash.h"
 #include "base/json.h"
+#include "base/settings.h"
 #include "base/uuid.h"
 #include "session/record.h"
-#include "session/store.h"
 
 typedef struct fh_version {
     int version;
@@ -63,7 +63,7 @@ file_history *file_history_new(const char *session_id)
 {
     file_history *fh = xcalloc(1, sizeof *fh);
     pthread_mutex_init(&fh->lock, NULL);
-    char *home = store_home();
+    char *home = loom_home();
     loom_str d = LOOM_STR_INIT;
     str_printf(&d, "%s/file-history/%s", home,
                session_id && *session_id ? session_id : "unknown-session");

@@ -45,7 +45,7 @@
 typedef struct file_history file_history;
 
 /* The history of one session; backups go under
- * store_home()/file-history/<session_id>/ (created on the first backup).
+ * loom_home()/file-history/<session_id>/ (created on the first backup).
  * session_id NULL or empty is named "unknown-session". Never NULL; free
  * with file_history_free. */
 file_history *file_history_new(const char *session_id);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/settings.h"
 #include "base/str.h"
 
 /* The slug is one path component, so it must stay under NAME_MAX (255). */
@@ -18,17 +19,6 @@
 #define MAX_CANDIDATES_LISTED 10
 
 static const char jsonl_ext[] = ".jsonl";
-
-char *store_home(void)
-{
-    const char *home = getenv("LOOM_HOME");
-    if (home && *home)
-        return xstrdup(home);
-    loom_str s = LOOM_STR_INIT;
-    home = getenv("HOME");
-    str_printf(&s, "%s/.loom", home && *home ? home : ".");
-    return str_steal(&s);
-}
 
 static uint64_t fnv1a64(const char *s)
 {
@@ -73,7 +63,7 @@ char *store_slug(const char *cwd)
 
 char *store_project_dir(const char *cwd)
 {
-    char *home = store_home();
+    char *home = loom_home();
     char *slug = store_slug(cwd);
     loom_str s = LOOM_STR_INIT;
     str_printf(&s, "%s/projects/%s", home, slug);
@@ -139,7 +129,7 @@ int session_find(const char *id_or_prefix, char **path, loom_error *err)
         return loom_error_set(err, LOOM_ERR_RESOURCE_NOT_FOUND, "no session file %s",
                               id_or_prefix);
     }
-    char *home = store_home();
+    char *home = loom_home();
     loom_str projects = LOOM_STR_INIT;
     str_printf(&projects, "%s/projects", home);
     matches m = {0};

@@ -1,7 +1,7 @@
 /* store.h — where session files live and how a user names one.
  *
- * Sessions are kept per project under $LOOM_HOME/projects/<slug>/ (LOOM_HOME
- * defaults to $HOME/.loom), the slug being the absolute working directory
+ * Sessions are kept per project under loom_home()/projects/<slug>/
+ * (base/settings.h: $LOOM_HOME, else ~/.loom), the slug being the absolute working directory
  * with every byte outside [A-Za-z0-9] replaced by '-' — the convention
  * Claude Code users already know. --resume takes a session id or a unique
  * prefix of one, searched across all projects; --continue takes the most
@@ -12,15 +12,13 @@
 
 #include "base/error.h"
 
-/* $LOOM_HOME, else $HOME/.loom, else ./.loom. Caller frees. */
-char *store_home(void);
 /* The slug of a directory: "/home/a/my.proj" → "-home-a-my-proj". A
  * relative cwd is made absolute against the process's working directory
  * first. Slugs longer than 200 bytes keep their first 183 bytes and end in
  * '-' plus 16 hex digits of a hash of the whole path, so they stay under
  * the file-name limit and distinct. Caller frees. */
 char *store_slug(const char *cwd);
-/* store_home()/projects/<slug>. Not created here (transcript_create does
+/* loom_home()/projects/<slug>. Not created here (transcript_create does
  * that when a session is written). Caller frees. */
 char *store_project_dir(const char *cwd);
 

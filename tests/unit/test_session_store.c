@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "base/fileio.h"
+#include "base/settings.h"
 #include "base/str.h"
 #include "session/store.h"
 #include "session/transcript.h"
@@ -48,7 +49,7 @@ static int teardown(void **state)
 static void test_home_and_slug(void **state)
 {
     (void)state;
-    char *home = store_home();
+    char *home = loom_home();
     assert_string_equal(home, tmpdir);
     free(home);
 

@@ -32,6 +32,7 @@
 
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/settings.h"
 #include "base/str.h"
 #include "base/termsafe.h"
 #include "surfaces/cli/render.h"
@@ -468,12 +469,10 @@ char *repl_ask_line(repl *r, const char *prompt)
 
 static char *history_file(void)
 {
-    const char *home = getenv("LOOM_HOME");
+    char *home = loom_home();
     loom_str p = LOOM_STR_INIT;
-    if (home && *home)
-        str_puts(&p, home);
-    else
-        str_printf(&p, "%s/.loom", getenv("HOME") ? getenv("HOME") : ".");
+    str_puts(&p, home);
+    free(home);
     loom_error ignore;
     file_mkdirs(p.ptr, 0700, &ignore);
     str_puts(&p, "/history");

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/settings.h"
 #include "base/str.h"
 
 static int signal_number(const char *name)
@@ -90,12 +91,10 @@ int signal_cmd_main(int argc, char **argv)
         fprintf(stderr, "loom signal: unknown signal %s (USR1, USR2, HUP, INT or TERM)\n", name);
         return 2;
     }
-    const char *home = getenv("LOOM_HOME");
+    char *home = loom_home();
     loom_str projects = LOOM_STR_INIT;
-    if (home)
-        str_printf(&projects, "%s/projects", home);
-    else
-        str_printf(&projects, "%s/.loom/projects", getenv("HOME") ? getenv("HOME") : "");
+    str_printf(&projects, "%s/projects", home);
+    free(home);
     loom_str session = LOOM_STR_INIT;
     long pid = find_pid(projects.ptr, argv[1], &session);
     str_free(&projects);

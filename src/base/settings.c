@@ -1,0 +1,397 @@
+/* settings.c — the settings files (settings.h): loom_home, the three
+ * layers, reading one file, and the schema check.
+ *
+ * The schema is data: one table per object whose keys Loom knows, each row a
+ * key and the JSON types it may hold. Loom's option names take text as well
+ * as their natural type ("max_turns": "5"), because loom_config_set takes
+ * strings and the option parsers judge the text (api/agent.c); objects whose
+ * members another module parses and reports on (hooks, env, heartbeat,
+ * models, …) are open here, so their own messages stay the ones users see.
+ *
+ * No state; thread-safe. */
+#include "base/settings.h"
+
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/str.h"
+
+/* ---- where ------------------------------------------------------------------ */
+
+char *loom_home(void)
+{
+    const char *lh = getenv("LOOM_HOME");
+    if (lh && *lh)
+        return xstrdup(lh);
+    const char *home = getenv("HOME");
+    /* HOME unset (cron, systemd units, `env -i`): the user's home still is
+     * where their settings and sessions live. getpwuid_r: no shared buffer. */
+    char buf[4096];
+    struct passwd pw, *found = NULL;
+    if ((!home || !*home) && getpwuid_r(getuid(), &pw, buf, sizeof buf, &found) == 0 && found &&
+        found->pw_dir && *found->pw_dir)
+        home = found->pw_dir;
+    loom_str s = LOOM_STR_INIT;
+    /* "/" + ".loom" when even the password database has no home. */
+    str_printf(&s, "%s/.loom", home && *home && strcmp(home, "/") ? home : "");
+    return str_steal(&s);
+}
+
+char *settings_user_path(void)
+{
+    char *home = loom_home();
+    loom_str s = LOOM_STR_INIT;
+    str_printf(&s, "%s/settings.json", home);
+    free(home);
+    return str_steal(&s);
+}
+
+const char *settings_layer_name(settings_layer layer)
+{
+    static const char *const names[SETTINGS_LAYERS] = {
+        "user settings", ".loom/settings.json", ".loom/settings.local.json"};
+    return layer < SETTINGS_LAYERS ? names[layer] : "settings";
+}
+
+/* ---- the schema --------------------------------------------------------------- */
+
+enum {
+    T_STR = 1,
+    T_NUM = 2,
+    T_BOOL = 4,
+    T_OBJ = 8,
+    T_ARR = 16,
+    T_ANY = 31, /* known, not judged here: Claude Code's keys Loom does not use */
+};
+
+typedef struct settings_key {
+    const char *name;
+    unsigned types;
+    const struct settings_key *members; /* known keys of an object value; NULL: open */
+} settings_key;
+
+/* seed 001 §4 / Claude Code: permissions {defaultMode, allow, ask, deny}. */
+static const settings_key permissions_keys[] = {
+    {"allow", T_ARR, NULL},
+    {"ask", T_ARR, NULL},
+    {"deny", T_ARR, NULL},
+    {"defaultMode", T_STR, NULL},
+    {"additionalDirectories", T_ARR, NULL},
+    {"disableBypassPermissionsMode", T_ANY, NULL},
+    {NULL, 0, NULL},
+};
+
+/* sandbox/sandbox.h's block; the rest are Claude Code's. */
+static const settings_key sandbox_keys[] = {
+    {"enabled", T_BOOL, NULL},
+    {"hooks", T_BOOL, NULL},
+    {"writableTempDirs", T_BOOL, NULL},
+    {"writablePaths", T_ARR, NULL},
+    {"denyRead", T_ARR, NULL},
+    {"network", T_STR | T_OBJ, NULL}, /* an object is Claude Code's network block */
+    {"onUnsupported", T_STR, NULL},
+    {"allowUnixSockets", T_ARR, NULL},
+    {"autoAllowBashIfSandboxed", T_ANY, NULL},
+    {"excludedCommands", T_ANY, NULL},
+    {"allowUnsandboxedCommands", T_ANY, NULL},
+    {"enableWeakerNestedSandbox", T_ANY, NULL},
+    {"ignoreViolations", T_ANY, NULL},
+    {NULL, 0, NULL},
+};
+
+static const settings_key top_keys[] = {
+    /* Loom's options (loom.h), by the names loom_config_set takes. */
+    {"provider", T_STR, NULL},
+    {"model", T_STR, NULL},
+    {"base_url", T_STR, NULL},
+    {"api_key", T_STR, NULL},
+    {"cassette", T_STR, NULL},
+    {"fallback_model", T_STR, NULL},
+    {"cwd", T_STR, NULL},
+    {"system_prompt", T_STR, NULL},
+    {"append_system_prompt", T_STR, NULL},
+    {"permission_mode", T_STR, NULL},
+    {"allowed_tools", T_STR, NULL},
+    {"disallowed_tools", T_STR, NULL},
+    {"max_turns", T_NUM | T_STR, NULL},
+    {"max_retries", T_NUM | T_STR, NULL},
+    {"loop_threshold", T_NUM | T_STR, NULL},
+    {"max_tokens_total", T_NUM | T_STR, NULL},
+    {"max_usd", T_NUM | T_STR, NULL},
+    {"price_input_per_mtok", T_NUM | T_STR, NULL},
+    {"price_output_per_mtok", T_NUM | T_STR, NULL},
+    {"context_window", T_NUM | T_STR, NULL},
+    {"max_output_tokens", T_NUM | T_STR, NULL},
+    {"token_budget", T_NUM | T_STR, NULL},
+    {"renew_lambda", T_NUM | T_STR, NULL},
+    {"stream", T_BOOL | T_STR, NULL},
+    {"interactive", T_BOOL | T_STR, NULL},
+    {"auto_compact", T_BOOL | T_STR, NULL},
+    {"compaction", T_OBJ | T_STR, NULL}, /* context/ parses its members */
+    {"heartbeat", T_OBJ | T_STR, NULL},  /* heartbeat/config.c parses its members */
+    /* Structured settings, Loom's and Claude Code's. */
+    {"$schema", T_STR, NULL},
+    {"env", T_OBJ, NULL},
+    {"permissions", T_OBJ, permissions_keys},
+    {"hooks", T_OBJ, NULL}, /* hooks/registry.c names a bad event or group */
+    {"sandbox", T_OBJ, sandbox_keys},
+    {"models", T_OBJ, NULL},
+    {"trustedWorkspaces", T_ARR, NULL},
+    /* Claude Code's settings that Loom does not use (its settings docs). */
+    {"apiKeyHelper", T_ANY, NULL},
+    {"awsAuthRefresh", T_ANY, NULL},
+    {"awsCredentialExport", T_ANY, NULL},
+    {"cleanupPeriodDays", T_ANY, NULL},
+    {"companyAnnouncements", T_ANY, NULL},
+    {"disableAllHooks", T_ANY, NULL},
+    {"enableAllProjectMcpServers", T_ANY, NULL},
+    {"enabledMcpjsonServers", T_ANY, NULL},
+    {"disabledMcpjsonServers", T_ANY, NULL},
+    {"enabledPlugins", T_ANY, NULL},
+    {"extraKnownMarketplaces", T_ANY, NULL},
+    {"forceLoginMethod", T_ANY, NULL},
+    {"forceLoginOrgUUID", T_ANY, NULL},
+    {"includeCoAuthoredBy", T_ANY, NULL},
+    {"otelHeadersHelper", T_ANY, NULL},
+    {"outputStyle", T_ANY, NULL},
+    {"spinnerTipsEnabled", T_ANY, NULL},
+    {"statusLine", T_ANY, NULL},
+    {"alwaysThinkingEnabled", T_ANY, NULL},
+    {"effortLevel", T_ANY, NULL},
+    {"respectGitignore", T_ANY, NULL},
+    {NULL, 0, NULL},
+};
+
+static unsigned type_of(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_STRING: return T_STR;
+    case JSON_INTEGER:
+    case JSON_REAL: return T_NUM;
+    case JSON_TRUE:
+    case JSON_FALSE: return T_BOOL;
+    case JSON_OBJECT: return T_OBJ;
+    case JSON_ARRAY: return T_ARR;
+    default: return 0;
+    }
+}
+
+static const char *type_name(unsigned t)
+{
+    switch (t) {
+    case T_STR: return "a string";
+    case T_NUM: return "a number";
+    case T_BOOL: return "true or false";
+    case T_OBJ: return "an object";
+    default: return "an array";
+    }
+}
+
+/* "a number or a string", "a string, a number or an object". */
+static void put_types(loom_str *s, unsigned types)
+{
+    static const unsigned order[] = {T_STR, T_NUM, T_BOOL, T_OBJ, T_ARR};
+    size_t n = 0, total = 0;
+    for (size_t i = 0; i < 5; i++)
+        total += (types & order[i]) != 0;
+    for (size_t i = 0; i < 5; i++) {
+        if (!(types & order[i]))
+            continue;
+        if (n)
+            str_puts(s, n + 1 == total ? " or " : ", ");
+        str_puts(s, type_name(order[i]));
+        n++;
+    }
+}
+
+/* A key as it can be shown: control bytes become '?'. */
+static void put_key(loom_str *s, const char *key)
+{
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        str_putc(s, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+}
+
+/* Edit distance with transpositions (optimal string alignment), cut off
+ * at 9: only small distances matter. Keys longer than 63 bytes are far. */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 9;
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < best)
+                best = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb] > 9 ? 9 : d[la][lb];
+}
+
+/* The known key nearest to key, when it is near enough to be a typo: at
+ * most 2 edits, or a third of the key's length for long keys. */
+static const char *nearest(const settings_key *keys, const char *key)
+{
+    size_t len = strlen(key), limit = len / 3 > 2 ? len / 3 : 2;
+    const char *best = NULL;
+    size_t best_d = limit + 1;
+    for (size_t i = 0; keys[i].name; i++) {
+        size_t d = distance(key, keys[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = keys[i].name;
+        }
+    }
+    return best;
+}
+
+static const settings_key *find_key(const settings_key *keys, const char *name)
+{
+    for (size_t i = 0; keys[i].name; i++)
+        if (strcmp(keys[i].name, name) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+static int check_object(const json_t *obj, const settings_key *keys, const char *prefix,
+                        const char *file, json_t *warnings, loom_error *err)
+{
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)obj, name, v) {
+        const settings_key *k = find_key(keys, name);
+        loom_str msg = LOOM_STR_INIT;
+        if (!k) {
+            str_printf(&msg, "%s: unknown key \"", file);
+            if (prefix)
+                str_printf(&msg, "%s.", prefix);
+            put_key(&msg, name);
+            str_putc(&msg, '"');
+            const char *near = nearest(keys, name);
+            if (near)
+                str_printf(&msg, " (did you mean \"%s%s%s\"?)", prefix ? prefix : "",
+                           prefix ? "." : "", near);
+            if (warnings)
+                json_array_append_new(warnings, json_string(msg.ptr));
+            str_free(&msg);
+            continue;
+        }
+        if (json_is_null(v)) /* not set */
+            continue;
+        unsigned t = type_of(v);
+        if (!(k->types & t)) {
+            str_printf(&msg, "%s: %s%s%s must be ", file, prefix ? prefix : "", prefix ? "." : "",
+                       k->name);
+            put_types(&msg, k->types);
+            str_printf(&msg, ", not %s", type_name(t));
+            int rc = loom_error_set(err, LOOM_ERR_CONFIG, "%s", msg.ptr);
+            str_free(&msg);
+            return rc;
+        }
+        if (k->members && t == T_OBJ) {
+            loom_str path = LOOM_STR_INIT;
+            str_printf(&path, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", k->name);
+            int rc = check_object(v, k->members, path.ptr, file, warnings, err);
+            str_free(&path);
+            if (rc != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int settings_check(const json_t *doc, const char *file, json_t *warnings, loom_error *err)
+{
+    if (!json_is_object(doc))
+        return loom_error_set(err, LOOM_ERR_CONFIG, "%s is not a JSON object", file);
+    return check_object(doc, top_keys, NULL, file, warnings, err);
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+int settings_read(const char *path, json_t **doc, loom_error *err)
+{
+    *doc = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    loom_error e;
+    loom_error_clear(&e);
+    if (file_read_all(path, &text, &len, &e) != 0) {
+        if (e.code == LOOM_ERR_RESOURCE_NOT_FOUND)
+            return 0;
+        if (err)
+            *err = e;
+        return -(int)e.code;
+    }
+    json_t *d = json_parse(text, len, path, &e);
+    free(text);
+    if (!d)
+        return loom_error_set(err, LOOM_ERR_CONFIG, "%s", e.message);
+    if (!json_is_object(d)) {
+        json_decref(d);
+        return loom_error_set(err, LOOM_ERR_CONFIG, "%s is not a JSON object", path);
+    }
+    *doc = d;
+    return 0;
+}
+
+int settings_load(const char *cwd, settings_files *out, loom_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char cwd_buf[4096];
+    if (!cwd)
+        cwd = getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : ".";
+    out->path[SETTINGS_USER] = settings_user_path();
+    loom_str p = LOOM_STR_INIT;
+    str_printf(&p, "%s/.loom/settings.json", cwd);
+    out->path[SETTINGS_PROJECT] = str_steal(&p);
+    str_printf(&p, "%s/.loom/settings.local.json", cwd);
+    out->path[SETTINGS_LOCAL] = str_steal(&p);
+
+    json_t *warned[SETTINGS_LAYERS] = {NULL, NULL, NULL};
+    int rc = 0;
+    for (int i = SETTINGS_LAYERS - 1; i >= 0 && rc == 0; i--) {
+        warned[i] = json_array();
+        rc = settings_read(out->path[i], &out->doc[i], err);
+        if (rc == 0 && out->doc[i])
+            rc = settings_check(out->doc[i], out->path[i], warned[i], err);
+    }
+    out->warnings = json_array();
+    for (int i = 0; i < SETTINGS_LAYERS; i++) {
+        if (warned[i])
+            json_array_extend(out->warnings, warned[i]);
+        json_decref(warned[i]);
+    }
+    if (rc != 0)
+        settings_files_free(out);
+    return rc;
+}
+
+void settings_files_free(settings_files *f)
+{
+    if (!f)
+        return;
+    for (int i = 0; i < SETTINGS_LAYERS; i++) {
+        free(f->path[i]);
+        json_decref(f->doc[i]);
+    }
+    json_decref(f->warnings);
+    memset(f, 0, sizeof *f);
+}
