@@ -187,16 +187,22 @@ static const char *type_name(unsigned t)
     switch (t) {
     case T_STR: return "a string";
     case T_NUM: return "a number";
-    case T_BOOL: return "true or false";
+    case T_BOOL: return "a boolean";
     case T_OBJ: return "an object";
     default: return "an array";
     }
 }
 
-/* "a number or a string", "a string, a number or an object". */
+/* "true or false", "a number or a string", "a number, a boolean or a
+ * string": the natural type first, text (which the option parsers judge)
+ * last. */
 static void put_types(loom_str *s, unsigned types)
 {
-    static const unsigned order[] = {T_STR, T_NUM, T_BOOL, T_OBJ, T_ARR};
+    if (types == T_BOOL) {
+        str_puts(s, "true or false");
+        return;
+    }
+    static const unsigned order[] = {T_NUM, T_BOOL, T_OBJ, T_ARR, T_STR};
     size_t n = 0, total = 0;
     for (size_t i = 0; i < 5; i++)
         total += (types & order[i]) != 0;
