@@ -52,6 +52,15 @@ char *settings_user_path(void)
     return str_steal(&s);
 }
 
+char *settings_layer_path(settings_layer layer, const char *cwd)
+{
+    if (layer == SETTINGS_USER)
+        return settings_user_path();
+    loom_str s = LOOM_STR_INIT;
+    str_printf(&s, "%s/.loom/settings%s.json", cwd, layer == SETTINGS_LOCAL ? ".local" : "");
+    return str_steal(&s);
+}
+
 const char *settings_layer_name(settings_layer layer)
 {
     static const char *const names[SETTINGS_LAYERS] = {
@@ -364,12 +373,8 @@ int settings_load(const char *cwd, settings_files *out, loom_error *err)
     char cwd_buf[4096];
     if (!cwd)
         cwd = getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : ".";
-    out->path[SETTINGS_USER] = settings_user_path();
-    loom_str p = LOOM_STR_INIT;
-    str_printf(&p, "%s/.loom/settings.json", cwd);
-    out->path[SETTINGS_PROJECT] = str_steal(&p);
-    str_printf(&p, "%s/.loom/settings.local.json", cwd);
-    out->path[SETTINGS_LOCAL] = str_steal(&p);
+    for (int i = 0; i < SETTINGS_LAYERS; i++)
+        out->path[i] = settings_layer_path((settings_layer)i, cwd);
 
     json_t *warned[SETTINGS_LAYERS] = {NULL, NULL, NULL};
     int rc = 0;

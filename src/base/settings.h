@@ -45,6 +45,9 @@ char *loom_home(void);
 /* loom_home()/settings.json. Caller frees. */
 char *settings_user_path(void);
 
+/* The layer's file for cwd (the user's ignores cwd). Caller frees. */
+char *settings_layer_path(settings_layer layer, const char *cwd);
+
 /* How notices name a layer's file: "user settings", ".loom/settings.json",
  * ".loom/settings.local.json". */
 const char *settings_layer_name(settings_layer layer);

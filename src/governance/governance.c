@@ -174,9 +174,7 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
         if (sandbox_prepare(sb, &g->hook_sandbox, msg, sizeof msg) != 0)
             warn(g, "hooks cannot be sandboxed: %s%s", msg, "");
     }
-    loom_str local = LOOM_STR_INIT;
-    str_printf(&local, "%s/.loom/settings.local.json", cwd);
-    g->local_settings_path = str_steal(&local);
+    g->local_settings_path = settings_layer_path(SETTINGS_LOCAL, cwd);
     return g;
 fail:
     governance_free(g);
