@@ -26,6 +26,8 @@
 #include "policy/trust.h"
 #include "runtime/loop.h"
 
+/* A new option goes into base/settings.c's schema (top_keys) as well, or
+ * settings files naming it get an unknown-key warning. */
 static const char *const known_keys[] = {
     "provider", "model", "base_url", "api_key", "cassette", "fallback_model", "cwd",
     "system_prompt", "append_system_prompt", "max_turns", "max_retries", "stream",

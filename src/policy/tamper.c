@@ -141,8 +141,10 @@ static bool is_settings_path(const char *path, const char *wd)
     char *res = perm_resolve_path(path, dir);
     bool hit = res && re_match(P_SETTINGS, res, strlen(res));
     if (!hit && res) {
+        /* A relative LOOM_HOME is Loom's own cwd's, not the tool's. */
         char *user = settings_user_path();
-        char *mine = perm_resolve_path(user, dir);
+        char here[PATH_MAX];
+        char *mine = perm_resolve_path(user, getcwd(here, sizeof here) ? here : "/");
         hit = mine && !strcmp(mine, res);
         free(mine);
         free(user);
