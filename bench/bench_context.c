@@ -25,7 +25,7 @@
 #include "context/renew.h"
 #include "context/system_prompt.h"
 #include "context/working.h"
-#include "runtime/context_control.h"
+#include "context/control.h"
 #include "session/record.h"
 #include "tools/registry.h"
 #include "context/plan.h"

@@ -11,7 +11,7 @@
 #include "context/system_prompt.h"
 #include "context/tokens.h"
 #include "context/working.h"
-#include "runtime/context_control.h"
+#include "context/control.h"
 
 static char *dump_new(json_t *v)
 {

@@ -7,7 +7,7 @@
  * history builder gives any call left without a result an error result. */
 #include "runtime/loop.h"
 
-#include "runtime/context_control.h"
+#include "context/control.h"
 #include "runtime/loop_internal.h"
 
 #include <assert.h>

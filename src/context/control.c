@@ -1,6 +1,6 @@
 /* context_control.c — assembly, pressure, the ladder, compaction and renew
  * in the loop (see context_control.h). */
-#include "runtime/context_control.h"
+#include "context/control.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -12,8 +12,8 @@
  *   <system-reminder>s, then C_working.
  * Nothing of the tail is recorded; the next request has the history grow
  * where the tail was. */
-#ifndef LOOM_RUNTIME_CONTEXT_CONTROL_H
-#define LOOM_RUNTIME_CONTEXT_CONTROL_H
+#ifndef LOOM_CONTEXT_CONTROL_H
+#define LOOM_CONTEXT_CONTROL_H
 
 #include "runtime/loop_internal.h"
 
