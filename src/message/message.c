@@ -195,6 +195,20 @@ const char *wire_role_name(wire_role r)
     return r == WIRE_ROLE_ASSISTANT ? "assistant" : "user";
 }
 
+void wire_usage_add(wire_usage *total, const wire_usage *u)
+{
+    total->input_tokens += u->input_tokens;
+    total->output_tokens += u->output_tokens;
+    total->cache_read_tokens += u->cache_read_tokens;
+    total->cache_creation_tokens += u->cache_creation_tokens;
+    total->reasoning_tokens += u->reasoning_tokens;
+}
+
+int64_t wire_usage_total(const wire_usage *u)
+{
+    return u->input_tokens + u->output_tokens + u->cache_read_tokens + u->cache_creation_tokens;
+}
+
 json_t *wire_usage_to_json(const wire_usage *u)
 {
     return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
@@ -203,9 +217,7 @@ json_t *wire_usage_to_json(const wire_usage *u)
                      "cacheReadTokens", (json_int_t)u->cache_read_tokens,
                      "cacheCreationTokens", (json_int_t)u->cache_creation_tokens,
                      "reasoningTokens", (json_int_t)u->reasoning_tokens,
-                     "totalTokens",
-                     (json_int_t)(u->input_tokens + u->cache_read_tokens +
-                                  u->cache_creation_tokens + u->output_tokens));
+                     "totalTokens", (json_int_t)wire_usage_total(u));
 }
 
 char *wire_message_text(const wire_message *m)

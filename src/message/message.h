@@ -121,6 +121,11 @@ void wire_request_add_tool(wire_request *r, const char *name, const char *descri
 void wire_request_free(wire_request *r);
 
 void wire_usage_free(wire_usage *u);
+/* The one usage sum: adds u's counts to *total (raw is left alone: it
+ * describes one reply, never a sum). */
+void wire_usage_add(wire_usage *total, const wire_usage *u);
+/* Tokens a usage counts against a budget: input, output and cache. */
+int64_t wire_usage_total(const wire_usage *u);
 void wire_response_free(wire_response *r);
 
 const char *wire_stop_reason_name(wire_stop_reason r);

@@ -69,13 +69,8 @@ perm_verdict model_classify(const provider_config *cfg, const char *tool, const 
     }
     /* Every token the classifier spends is the run's: counted whatever the
      * answer says. */
-    if (usage) {
-        usage->input_tokens += resp.usage.input_tokens;
-        usage->output_tokens += resp.usage.output_tokens;
-        usage->cache_read_tokens += resp.usage.cache_read_tokens;
-        usage->cache_creation_tokens += resp.usage.cache_creation_tokens;
-        usage->reasoning_tokens += resp.usage.reasoning_tokens;
-    }
+    if (usage)
+        wire_usage_add(usage, &resp.usage);
     if (calls)
         (*calls)++;
     char *text = wire_message_text(&resp.message);

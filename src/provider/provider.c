@@ -104,6 +104,25 @@ void wire_classify_error(long status, const char *type, const char *code,
     }
 }
 
+int64_t wire_refusal_window(const char *m)
+{
+    if (!m)
+        return 0;
+    const char *gt = strstr(m, "tokens > ");
+    if (gt) {
+        long long v = strtoll(gt + strlen("tokens > "), NULL, 10);
+        if (v > 0)
+            return v;
+    }
+    const char *mx = strstr(m, "maximum context length is ");
+    if (mx) {
+        long long v = strtoll(mx + strlen("maximum context length is "), NULL, 10);
+        if (v > 0)
+            return v;
+    }
+    return 0;
+}
+
 void wire_classify_error_body(long status, const char *body, size_t len, loom_error *err)
 {
     /* Anthropic: {"type":"error","error":{"type","message"}};
@@ -284,4 +303,13 @@ int provider_complete(const provider_config *cfg, const wire_request *req,
         if (clock_sleep_ms(wait, cancel) != 0)
             return loom_error_set(err, LOOM_ERR_RUN_CANCELLED, "model call cancelled");
     }
+}
+
+int provider_port_complete(const provider_port *port, const provider_config *cfg,
+                           const wire_request *req, const wire_stream_sink *sink,
+                           const loom_cancel *cancel, wire_response *out, loom_error *err)
+{
+    if (port && port->complete)
+        return port->complete(port->ctx, cfg, req, sink, cancel, out, err);
+    return provider_complete(cfg, req, sink, cancel, out, err);
 }

@@ -99,6 +99,11 @@ void wire_classify_error(long status, const char *type, const char *code,
                          const char *message, loom_error *err);
 /* Same, from an error body in either the Anthropic or the OpenAI shape. */
 void wire_classify_error_body(long status, const char *body, size_t len, loom_error *err);
+/* The window a too-long refusal names ("prompt is too long: 17000 tokens >
+ * 16000 maximum", OpenAI's context_length_exceeded "maximum context length
+ * is 16000 tokens"), so the loop can learn a limit it was never told; 0
+ * when the message names none. */
+int64_t wire_refusal_window(const char *message);
 
 /* Fills cfg from the environment: LOOM_PROVIDER, LOOM_MODEL, LOOM_BASE_URL,
  * LOOM_API_KEY, LOOM_CASSETTE, LOOM_MAX_RETRIES, LOOM_RETRY_BASE_MS,
@@ -117,6 +122,23 @@ void provider_config_free(provider_config *cfg);
 int provider_complete(const provider_config *cfg, const wire_request *req,
                       const wire_stream_sink *sink, const loom_cancel *cancel,
                       wire_response *out, loom_error *err);
+
+/* A model call behind a port (DESIGN.md §1): the loop and the context
+ * module call the model through one, so a test can stand a fake model in
+ * without HTTP. A zeroed port is provider_complete itself. */
+typedef int (*provider_complete_fn)(void *ctx, const provider_config *cfg,
+                                    const wire_request *req, const wire_stream_sink *sink,
+                                    const loom_cancel *cancel, wire_response *out,
+                                    loom_error *err);
+typedef struct provider_port {
+    provider_complete_fn complete;  /* NULL: provider_complete */
+    void *ctx;
+} provider_port;
+
+/* provider_complete through port (NULL or zeroed: the real one). */
+int provider_port_complete(const provider_port *port, const provider_config *cfg,
+                           const wire_request *req, const wire_stream_sink *sink,
+                           const loom_cancel *cancel, wire_response *out, loom_error *err);
 
 /* Counts maximal runs of assistant messages: the number of model turns a
  * conversation already holds (used by replay to pick its answer). */

@@ -4,7 +4,8 @@
  *
  * Lookups are a linear scan: a run offers tens of tools, and the scan over a
  * small contiguous array costs less than keeping a hash table in step with
- * the order.
+ * the order. It counts its declarations with context/tokens.h (tools ->
+ * context is a one-way edge: the context module never sees a tool).
  */
 #include "tools/registry.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "base/str.h"
+#include "context/tokens.h"
 #include "tools/builtin/builtin.h"
 #include "tools/schema.h"
 
@@ -151,4 +153,15 @@ void tool_registry_to_request(const tool_registry *reg, wire_request *req)
     for (size_t i = 0; reg && i < reg->n; i++)
         wire_request_add_tool(req, reg->v[i].def->name, reg->v[i].def->description,
                               json_incref(reg->v[i].schema)); /* immutable: shared, not copied */
+}
+
+int64_t tool_registry_tokens(const tool_registry *reg)
+{
+    int64_t t = 0;
+    for (size_t i = 0; reg && i < reg->n; i++) {
+        const tool_def *d = reg->v[i].def;
+        t += TOKENS_PER_BLOCK + tokens_estimate_cstr(d->name) +
+             tokens_estimate_cstr(d->description) + tokens_estimate_cstr(d->input_schema);
+    }
+    return t;
 }

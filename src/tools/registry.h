@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "tools/tool.h"
@@ -50,5 +51,11 @@ const tool_def *tool_registry_at(const tool_registry *reg, size_t i);
  * modified after registration, and jansson's reference counts are atomic,
  * so requests on other threads may hold them. */
 void tool_registry_to_request(const tool_registry *reg, wire_request *req);
+
+/* C_skill's size in estimated tokens (context/tokens.h), from the
+ * declarations' own text: the schemas are written compact, so their text is
+ * what goes on the wire (re-encoding them to count would cost more than the
+ * rest of the estimate). 0 for NULL. */
+int64_t tool_registry_tokens(const tool_registry *reg);
 
 #endif
