@@ -26,6 +26,7 @@
 #include "context/system_prompt.h"
 #include "context/working.h"
 #include "context/control.h"
+#include "runtime/loop_context.h"
 #include "session/record.h"
 #include "tools/registry.h"
 #include "context/plan.h"
@@ -91,14 +92,15 @@ int main(int argc, char **argv)
     char *dynamic = system_prompt_dynamic(dir, true);
     loop_params p = {.provider = &cfg, .tools = reg, .system_static = system_prompt_static(),
                      .system_dynamic = dynamic};
-    ladder_config_default(&p.ladder);
+    ladder_config_default(&p.context.ladder);
     todo_list *plan = todo_list_new();
     working *w = working_new(plan);
     working_set_goal(w, "Fix every compiler warning in the project and keep the tests passing.");
     loop_io io = {.t = t, .working = w};
-    loop_state st;
-    memset(&st, 0, sizeof st);
-    ladder_edits_init(&st.edits);
+    context_state cs;
+    context_state_init(&cs);
+    loop_context lc;
+    loop_context_init(&lc, &p, &io, NULL);
 
     int64_t *asm_ns = calloc((size_t)runs, sizeof *asm_ns);
     int64_t *enc_ns = calloc((size_t)runs, sizeof *enc_ns);
@@ -107,8 +109,8 @@ int main(int argc, char **argv)
     for (int r = 0; r < runs; r++) {
         wire_request req;
         int64_t t0 = clock_mono_ns();
-        context_build_request(&p, &cfg, &io, &st, &req, &est, &err);
-        tokens = pressure_tokens(&st.pr, est, NULL);
+        loop_context_request(&lc, &cs, &p, &cfg, NULL, &req, &est, &err);
+        tokens = pressure_tokens(&cs.pr, est, NULL);
         int64_t t1 = clock_mono_ns();
         wire_http_call call;
         memset(&call, 0, sizeof call);
@@ -136,7 +138,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         hist += ladder_record_tokens(chain[i]);
     int64_t saved;
-    json_t *rec = ladder_snip(&p.ladder, chain, n, 20000, &saved);
+    json_t *rec = ladder_snip(&p.context.ladder, chain, n, 20000, &saved);
     printf("ladder on the fixture history (%lld tokens):\n", (long long)hist);
     printf("  A snip (items over 10%% of a 20k window; none in this fixture when NULL): %lld "
            "tokens saved\n",
@@ -149,20 +151,20 @@ int main(int argc, char **argv)
     json_t *dump = record_tool_result("call_0", big.ptr, false);
     json_t *orig = chain[3];
     chain[3] = dump;
-    rec = ladder_snip(&p.ladder, chain, n, 200000, &saved);
+    rec = ladder_snip(&p.context.ladder, chain, n, 200000, &saved);
     printf("  A snip, one %zu-byte result in a 200k window: %lld tokens saved\n", big.len,
            (long long)(rec ? saved : 0));
     json_decref(rec);
     chain[3] = orig;
     json_decref(dump);
     str_free(&big);
-    rec = ladder_micro(&p.ladder, chain, n, &saved);
+    rec = ladder_micro(&p.context.ladder, chain, n, &saved);
     printf("  B micro (all but the newest %d results cleared): %lld tokens saved (%.0f%%)\n",
-           p.ladder.keep_results, (long long)saved, 100.0 * (double)saved / (double)hist);
+           p.context.ladder.keep_results, (long long)saved, 100.0 * (double)saved / (double)hist);
     json_decref(rec);
-    rec = ladder_collapse(&p.ladder, chain, n, &saved);
+    rec = ladder_collapse(&p.context.ladder, chain, n, &saved);
     printf("  C collapse (all but the newest %d turns folded): %lld tokens saved (%.0f%%)\n",
-           p.ladder.keep_turns, (long long)saved, 100.0 * (double)saved / (double)hist);
+           p.context.ladder.keep_turns, (long long)saved, 100.0 * (double)saved / (double)hist);
     json_decref(rec);
     renew_stats rs;
     int64_t r0 = clock_mono_ns();
@@ -182,7 +184,7 @@ int main(int argc, char **argv)
 
     free(asm_ns);
     free(enc_ns);
-    ladder_edits_free(&st.edits);
+    context_state_free(&cs);
     working_free(w);
     todo_list_free(plan);
     free(dynamic);

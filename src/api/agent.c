@@ -99,7 +99,7 @@ static int parse_model_limits(loom_agent *a, loom_status *st)
  * settings entry), auto-compaction, renew's λ and the token budget. */
 static int parse_context_options(loom_agent *a, loom_status *st)
 {
-    ladder_config_default(&a->params.ladder);
+    ladder_config_default(&a->params.context.ladder);
     const json_t *obj = NULL;
     json_t *parsed = NULL;
     const char *text = api_value(a->values, "compaction");
@@ -113,15 +113,15 @@ static int parse_context_options(loom_agent *a, loom_status *st)
         obj = json_object_get(model_settings(a, a->provider.model), "compaction");
     }
     char why[256];
-    int rc = ladder_config_from_json(&a->params.ladder, obj, why, sizeof why);
+    int rc = ladder_config_from_json(&a->params.context.ladder, obj, why, sizeof why);
     json_decref(parsed);
     if (rc != 0)
         return api_status_set(st, LOOM_ERR_CONFIG, "compaction: %s", why);
     bool auto_compact = true;
     if (parse_bool(a->values, "auto_compact", &auto_compact, st) ||
-        parse_double(a->values, "renew_lambda", &a->params.renew_lambda, st))
+        parse_double(a->values, "renew_lambda", &a->params.context.renew_lambda, st))
         return -1;
-    a->params.no_auto_compact = !auto_compact;
+    a->params.context.no_auto_compact = !auto_compact;
     const char *budget = api_value(a->values, "token_budget");
     if (budget && a->params.max_tokens_total == 0) {
         int64_t v = budget_parse_amount(budget[0] == '+' ? budget + 1 : budget);
@@ -272,8 +272,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         .max_usd = max_usd,
         .price_input_per_mtok = price_in,
         .price_output_per_mtok = price_out,
-        .reload_system_dynamic = reload_dynamic,
-        .reload_ctx = a,
+        .context = {.reload_system_dynamic = reload_dynamic, .reload_ctx = a},
     };
     if (parse_context_options(a, st) != 0 || parse_heartbeat(a, st) != 0)
         goto fail;

@@ -12,6 +12,7 @@
 #include "context/tokens.h"
 #include "context/working.h"
 #include "context/control.h"
+#include "runtime/loop_context.h"
 
 static char *dump_new(json_t *v)
 {
@@ -20,39 +21,25 @@ static char *dump_new(json_t *v)
     return s;
 }
 
-/* A loop state and io for work outside a run; free with end_state. */
-static void begin_state(loom_session *s, loop_state *st, loop_io *io)
+/* The session's context between runs: its state brought up to date (the
+ * edits read again, the model's window) and the port a run would use, over
+ * the session's io, adding what context work spends to *usage. */
+static void begin_context(loom_session *s, loop_io *io, loop_context *lc, wire_usage *usage)
 {
-    memset(st, 0, sizeof *st);
-    ladder_edits_init(&st->edits);
-    ladder_edits_load(&st->edits, s->t);
-    st->pr = s->pr;
-    st->pr.window = s->agent->provider.context_window;
-    memset(io, 0, sizeof *io);
-    io->t = s->t;
-    io->gov = s->gov;
-    io->working = s->working;
-    io->mf_dir = s->mf_dir;
-}
-
-static void end_state(loom_session *s, loop_state *st)
-{
-    s->pr = st->pr;
-    ladder_edits_free(&st->edits);
-    free(st->last_call_sig);
-    str_free(&st->reminders);
-    free(st->system_dynamic);
+    api_session_io(s, io);
+    context_state_begin(&s->context, s->t, s->agent->provider.context_window);
+    loop_context_init(lc, &s->agent->params, io, usage);
 }
 
 /* The conversation as the model sees it (C_history), in estimated tokens:
  * what a compaction shrinks. */
-static int64_t history_tokens(loom_session *s, loop_state *st)
+static int64_t history_tokens(loom_session *s)
 {
     json_t **chain = NULL, **view = NULL, *keep = NULL;
     size_t n = 0, nv = 0;
     if (transcript_active(s->t, &chain, &n) != 0)
         return 0;
-    ladder_view(&st->edits, chain, n, &view, &nv, &keep);
+    ladder_view(&s->context.edits, chain, n, &view, &nv, &keep);
     int64_t t = 0;
     for (size_t i = 0; i < nv; i++)
         t += ladder_record_tokens(view[i]);
@@ -80,27 +67,20 @@ int loom_session_compact(loom_session *s, const char *instructions, char **repor
 {
     if (report)
         *report = NULL;
-    loop_state ls;
     loop_io io;
-    begin_state(s, &ls, &io);
+    loop_context lc;
+    wire_usage usage = {0};
+    begin_context(s, &io, &lc, &usage);
     char *warning = NULL;
     io.emit = keep_warning;
     io.emit_ctx = &warning;
     provider_config cfg = s->agent->provider;
-    loop_result out;
-    memset(&out, 0, sizeof out);
     loom_error err;
     loom_error_clear(&err);
-    int64_t before_est = history_tokens(s, &ls);
-    int rc = context_compact(&s->agent->params, &cfg, &io, &ls, "manual", instructions, &out, &err);
-    int64_t after_est = rc == 1 ? history_tokens(s, &ls) : before_est;
-    pthread_mutex_lock(&s->lock);
-    s->usage.input_tokens += out.usage.input_tokens;
-    s->usage.output_tokens += out.usage.output_tokens;
-    s->usage.cache_read_tokens += out.usage.cache_read_tokens;
-    s->usage.cache_creation_tokens += out.usage.cache_creation_tokens;
-    pthread_mutex_unlock(&s->lock);
-    end_state(s, &ls);
+    int64_t before_est = history_tokens(s);
+    int rc = context_compact(&s->context, &lc.env, &cfg, "manual", instructions, &err);
+    int64_t after_est = rc == 1 ? history_tokens(s) : before_est;
+    api_session_add_usage(s, &usage);
     if (rc < 0) {
         api_status_from(st, &err);
         free(warning);
@@ -118,16 +98,16 @@ int loom_session_compact(loom_session *s, const char *instructions, char **repor
 
 char *loom_session_context_json(loom_session *s)
 {
-    loop_state ls;
     loop_io io;
-    begin_state(s, &ls, &io);
+    loop_context lc;
+    begin_context(s, &io, &lc, NULL);
     provider_config cfg = s->agent->provider;
     const loop_params *p = &s->agent->params;
     wire_request req;
     int64_t est = 0;
     loom_error err;
     json_t *o = json_object();
-    if (context_build_request(p, &cfg, &io, &ls, &req, &est, &err) == 0) {
+    if (context_build_request(&s->context, &lc.env, &cfg, NULL, &req, &est, &err) == 0) {
         int64_t sys = tokens_estimate_cstr(req.system);
         int64_t mem = tokens_estimate_cstr(req.system_dynamic);
         int64_t working_tok = 0;
@@ -136,10 +116,10 @@ char *loom_session_context_json(loom_session *s)
             working_tok = tokens_estimate_cstr(w) + TOKENS_PER_BLOCK;
             free(w);
         }
-        int64_t history = est - sys - mem - ls.tools_est - working_tok;
+        int64_t history = est - sys - mem - lc.env.tools_est - working_tok;
         pressure_source src;
-        int64_t tokens = pressure_tokens(&ls.pr, est, &src);
-        double rho = pressure_rho(&ls.pr, tokens);
+        int64_t tokens = pressure_tokens(&s->context.pr, est, &src);
+        double rho = pressure_rho(&s->context.pr, tokens);
         json_object_set_new(o, "window", json_integer(cfg.context_window));
         json_object_set_new(o, "tokens", json_integer(tokens));
         json_object_set_new(o, "rho", json_real(rho));
@@ -147,15 +127,15 @@ char *loom_session_context_json(loom_session *s)
         json_object_set_new(o, "partitions",
                             json_pack("{s:I,s:I,s:I,s:I,s:I}", "system", (json_int_t)sys,
                                       "memory", (json_int_t)mem, "tools",
-                                      (json_int_t)ls.tools_est, "history",
+                                      (json_int_t)lc.env.tools_est, "history",
                                       (json_int_t)(history > 0 ? history : 0), "working",
                                       (json_int_t)working_tok));
-        const ladder_config *lc = &p->ladder;
+        const ladder_config *ladder = &p->context.ladder;
         const struct {
             const char *name;
             double at;
-        } steps[] = {{"snip", lc->snip},         {"micro", lc->micro},
-                     {"collapse", lc->collapse}, {"compact", lc->compact},
+        } steps[] = {{"snip", ladder->snip},         {"micro", ladder->micro},
+                     {"collapse", ladder->collapse}, {"compact", ladder->compact},
                      {"renew", 1.0}};
         json_t *next = json_null();
         for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
@@ -177,7 +157,6 @@ char *loom_session_context_json(loom_session *s)
                                                "kind",
                                                memory_kind_name(s->agent->memory.files[i].kind)));
     json_object_set_new(o, "memory_files", files);
-    end_state(s, &ls);
     return dump_new(o);
 }
 

@@ -10,7 +10,7 @@
 #include "base/error.h"
 #include "loom.h"
 #include "context/memory.h"
-#include "context/pressure.h"
+#include "context/control.h"
 #include "heartbeat/config.h"
 #include "runtime/loop.h"
 #include "session/transcript.h"
@@ -61,11 +61,17 @@ struct loom_session {
     todo_list *todos;
     struct working *working;   /* C_working: goal, dashboard, plan, surfaces */
     char *mf_dir;              /* M_f: <session>.mf/ beside the session file */
-    pressure pr;               /* token accounting carried from run to run */
+    context_state context;     /* context control: pressure, edits, compaction; runs borrow it */
     struct governance *gov;    /* rules, hooks, mode, approvals, audit */
     wire_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */
 };
+
+/* The loop_io fields every use of the session shares (transcript,
+ * governance, C_working, M_f, the context state); the rest zeroed. */
+void api_session_io(loom_session *s, loop_io *io);
+/* Adds u to the session's usage totals (under its lock). */
+void api_session_add_usage(loom_session *s, const wire_usage *u);
 
 /* Fills st from an internal error (st may be NULL). */
 void api_status_from(loom_status *st, const loom_error *err);

@@ -281,10 +281,14 @@ static void *run_main(void *arg)
     for (size_t i = 0; s->gov && i < s->gov->n_warnings; i++)
         emit(r, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
              json_pack("{s:s,s:s}", "kind", "settings", "message", s->gov->warnings[i]));
-    loop_io io = {.t = s->t, .tools = &tctx, .cancel = &r->cancel, .emit = emit, .emit_ctx = r,
-                  .gov = s->gov, .working = s->working, .mf_dir = s->mf_dir,
-                  .pressure = &s->pr, .act_running = &r->act_running,
-                  .stop_event = &r->stop_event};
+    loop_io io;
+    api_session_io(s, &io);
+    io.tools = &tctx;
+    io.cancel = &r->cancel;
+    io.emit = emit;
+    io.emit_ctx = r;
+    io.act_running = &r->act_running;
+    io.stop_event = &r->stop_event;
     heartbeat *hb = start_heartbeat(r);
     tctx.heartbeat = hb;
     io.heartbeat = hb;
@@ -292,13 +296,7 @@ static void *run_main(void *arg)
     loop_run(&a->params, &io, r->goal, &res);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
-    pthread_mutex_lock(&s->lock);
-    s->usage.input_tokens += res.usage.input_tokens;
-    s->usage.output_tokens += res.usage.output_tokens;
-    s->usage.cache_read_tokens += res.usage.cache_read_tokens;
-    s->usage.cache_creation_tokens += res.usage.cache_creation_tokens;
-    s->usage.reasoning_tokens += res.usage.reasoning_tokens;
-    pthread_mutex_unlock(&s->lock);
+    api_session_add_usage(s, &res.usage);
 
     json_t *result = result_object(r, &res);
     if (hb_stats)

@@ -138,6 +138,7 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
         working_load(s->working, s->mf_dir, &ignore);
     }
     pthread_mutex_init(&s->lock, NULL);
+    context_state_init(&s->context);
     /* A resumed session can still rewind the edits made before. */
     size_t n = transcript_count(t);
     json_t **recs = xcalloc(n ? n : 1, sizeof *recs);
@@ -345,6 +346,23 @@ int loom_session_rewind(loom_session *s, int n_turns, char **report, loom_status
     return 0;
 }
 
+void api_session_io(loom_session *s, loop_io *io)
+{
+    memset(io, 0, sizeof *io);
+    io->t = s->t;
+    io->gov = s->gov;
+    io->working = s->working;
+    io->mf_dir = s->mf_dir;
+    io->context = &s->context;
+}
+
+void api_session_add_usage(loom_session *s, const wire_usage *u)
+{
+    pthread_mutex_lock(&s->lock);
+    wire_usage_add(&s->usage, u);
+    pthread_mutex_unlock(&s->lock);
+}
+
 char *loom_session_usage_json(loom_session *s)
 {
     pthread_mutex_lock(&s->lock);
@@ -367,6 +385,7 @@ void loom_session_free(loom_session *s)
         hook_outcome_free(&o);
     }
     task_registry_free(s->tasks);
+    context_state_free(&s->context);
     working_free(s->working);
     free(s->mf_dir);
     todo_list_free(s->todos);

@@ -1,5 +1,8 @@
-/* context_control.c — assembly, pressure, the ladder, compaction and renew
- * in the loop (see context_control.h). */
+/* control.c — assembly, pressure, the ladder, compaction and renew (see
+ * control.h). Everything it reports goes through the caller's port; it
+ * includes nothing above the harness layer. Threading: the caller's thread,
+ * except a background compaction's model call (job_thread), which touches
+ * only its own job until the caller joins it. */
 #include "context/control.h"
 
 #include <pthread.h>
@@ -13,7 +16,6 @@
 #include "context/renew.h"
 #include "context/tokens.h"
 #include "context/working.h"
-#include "governance/governance.h"
 #include "session/history.h"
 #include "session/record.h"
 
@@ -26,12 +28,81 @@
 /* renew keeps this share of the window for the compressed history. */
 #define RENEW_BUDGET_SHARE 0.25
 
-static const ladder_config *ladder_of(const loop_params *p, ladder_config *buf)
+static const ladder_config *ladder_of(const context_config *conf, ladder_config *buf)
 {
-    if (p->ladder.compact > 0)
-        return &p->ladder;
+    if (conf && conf->ladder.compact > 0)
+        return &conf->ladder;
     ladder_config_default(buf);
     return buf;
+}
+
+/* --- the port ------------------------------------------------------------- */
+
+static void port_emit(const context_env *env, const char *type, json_t *payload)
+{
+    if (env->port.emit)
+        env->port.emit(env->port.ctx, type, payload);
+    else
+        json_decref(payload);
+}
+
+static void port_warn(const context_env *env, json_t *payload)
+{
+    if (env->port.warn)
+        env->port.warn(env->port.ctx, payload);
+    else
+        json_decref(payload);
+}
+
+/* True when a hook blocked; *why (may be NULL) gets its reason. */
+static bool port_fire(const context_env *env, context_hook ev, json_t *extra, char **why)
+{
+    char *reason = NULL;
+    bool blocked = false;
+    if (env->port.fire_hook)
+        blocked = env->port.fire_hook(env->port.ctx, ev, extra, &reason);
+    else
+        json_decref(extra);
+    if (why)
+        *why = reason;
+    else
+        free(reason);
+    return blocked;
+}
+
+static void port_add_usage(const context_env *env, const wire_usage *u)
+{
+    if (env->port.add_usage)
+        env->port.add_usage(env->port.ctx, u);
+}
+
+/* --- the state ------------------------------------------------------------ */
+
+void context_state_init(context_state *cs)
+{
+    memset(cs, 0, sizeof *cs);
+    ladder_edits_init(&cs->edits);
+}
+
+void context_state_begin(context_state *cs, transcript *t, int64_t window)
+{
+    ladder_edits_free(&cs->edits);
+    ladder_edits_init(&cs->edits);
+    ladder_edits_load(&cs->edits, t);
+    cs->pr.window = window;
+    cs->compact_failures = 0;
+    free(cs->system_dynamic);
+    cs->system_dynamic = NULL;
+}
+
+void context_state_free(context_state *cs)
+{
+    wire_usage spent;
+    context_background_stop(cs, &spent);
+    wire_usage_free(&spent);
+    ladder_edits_free(&cs->edits);
+    free(cs->system_dynamic);
+    memset(cs, 0, sizeof *cs);
 }
 
 /* --- assembly ------------------------------------------------------------- */
@@ -49,56 +120,38 @@ static int active_view(transcript *t, const ladder_edits *edits, json_t ***view,
     return 0;
 }
 
-static void set_dashboard(const loop_params *p, const provider_config *cfg, loop_io *io,
-                          loop_state *st, int64_t tokens)
+static void set_dashboard(const context_env *env, const provider_config *cfg, int64_t tokens)
 {
-    if (!io->working)
+    if (!env->working)
         return;
-    dashboard d = working_get_dashboard(io->working);
+    dashboard d = working_get_dashboard(env->working);
     d.tokens = tokens;
     d.window = cfg->context_window;
-    d.budget_total = p->max_tokens_total;
-    d.budget_used = st->tokens_used;
-    d.turn = st->turn;
-    working_set_dashboard(io->working, &d);
+    d.budget_total = env->budget_total;
+    d.budget_used = env->budget_used;
+    d.turn = env->turn;
+    working_set_dashboard(env->working, &d);
 }
 
-/* C_skill's size, from the declarations' own text: the schemas are
- * written compact, so their text is what goes on the wire (re-encoding
- * them to count cost more than the rest of the estimate). */
-static int64_t tools_tokens(const tool_registry *reg)
-{
-    int64_t t = 0;
-    for (size_t i = 0; i < tool_registry_count(reg); i++) {
-        const tool_def *d = tool_registry_at(reg, i);
-        t += TOKENS_PER_BLOCK + tokens_estimate_cstr(d->name) +
-             tokens_estimate_cstr(d->description) + tokens_estimate_cstr(d->input_schema);
-    }
-    return t;
-}
-
-int context_build_request(const loop_params *p, const provider_config *cfg, loop_io *io,
-                          loop_state *st, wire_request *req, int64_t *est, loom_error *err)
+int context_build_request(context_state *cs, const context_env *env, const provider_config *cfg,
+                          const loom_str *tail_text, wire_request *req, int64_t *est,
+                          loom_error *err)
 {
     memset(req, 0, sizeof *req);
     req->model = xstrdup(cfg->model);
-    req->system = xstrdup(p->system_static);
-    req->system_dynamic = xstrdup(st->system_dynamic ? st->system_dynamic : p->system_dynamic);
+    req->system = xstrdup(env->system_static);
+    req->system_dynamic = xstrdup(cs->system_dynamic ? cs->system_dynamic : env->system_dynamic);
     req->system_cache = true;
     req->max_tokens = cfg->max_output_tokens;
     req->temperature = -1;
     req->stream = cfg->stream;
     json_t **view = NULL, *keep = NULL;
     size_t n = 0;
-    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0)
+    if (active_view(env->t, &cs->edits, &view, &n, &keep) != 0)
         return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be rebuilt");
     history_from_records(view, n, req, NULL);
     free(view);
     json_decref(keep);
-    if (p->tools)
-        tool_registry_to_request(p->tools, req);
-    if (st->tools_est == 0)
-        st->tools_est = tools_tokens(p->tools);
     if (req->n_messages == 0 || req->messages[req->n_messages - 1].role != WIRE_ROLE_USER)
         wire_request_add_message(req, WIRE_ROLE_USER);
     wire_message *last = &req->messages[req->n_messages - 1];
@@ -107,20 +160,20 @@ int context_build_request(const loop_params *p, const provider_config *cfg, loop
         last->blocks[last->n_blocks - 1].cache_control = true;
 
     int64_t body = tokens_estimate_cstr(req->system) + tokens_estimate_cstr(req->system_dynamic) +
-                   st->tools_est;
+                   env->tools_est;
     for (size_t i = 0; i < req->n_messages; i++)
         body += tokens_estimate_message(&req->messages[i]);
     int64_t tail = 0;
-    if (st->reminders.len) {
-        wire_message_add_text(last, st->reminders.ptr)->tail = true;
-        tail += tokens_estimate_text(st->reminders.ptr, st->reminders.len) + TOKENS_PER_BLOCK;
+    if (tail_text && tail_text->len) {
+        wire_message_add_text(last, tail_text->ptr)->tail = true;
+        tail += tokens_estimate_text(tail_text->ptr, tail_text->len) + TOKENS_PER_BLOCK;
     }
-    if (io->working) {
+    if (env->working) {
         /* The dashboard shows the pressure of this very request; the block's
          * own size is estimated from its previous rendering's order of
          * magnitude (a few hundred tokens), close enough for a percentage. */
-        set_dashboard(p, cfg, io, st, pressure_tokens(&st->pr, body + tail + 300, NULL));
-        char *w = working_render(io->working);
+        set_dashboard(env, cfg, pressure_tokens(&cs->pr, body + tail + 300, NULL));
+        char *w = working_render(env->working);
         wire_message_add_text(last, w)->tail = true;
         tail += tokens_estimate_cstr(w) + TOKENS_PER_BLOCK;
         free(w);
@@ -132,7 +185,7 @@ int context_build_request(const loop_params *p, const provider_config *cfg, loop
      * ladder has to make room instead. */
     int64_t window = cfg->context_window;
     if (window > 0 && req->max_tokens > 0) {
-        int64_t room = window - pressure_tokens(&st->pr, *est, NULL);
+        int64_t room = window - pressure_tokens(&cs->pr, *est, NULL);
         if (room < CONTEXT_MIN_OUTPUT)
             room = CONTEXT_MIN_OUTPUT;
         if (req->max_tokens > room)
@@ -173,15 +226,15 @@ static json_t *unanswered_prompt(transcript *t)
 }
 
 /* Appends rec (stolen), then the carried-over prompt (stolen; may be NULL). */
-static int append_summary(loop_io *io, json_t *rec, json_t *carried, loom_error *err)
+static int append_summary(transcript *t, json_t *rec, json_t *carried, loom_error *err)
 {
-    if (transcript_append_new(io->t, rec, err) != 0) {
+    if (transcript_append_new(t, rec, err) != 0) {
         json_decref(carried);
         return -1;
     }
-    if (carried && transcript_append_new(io->t, carried, err) != 0)
+    if (carried && transcript_append_new(t, carried, err) != 0)
         return -1;
-    return transcript_sync(io->t, err);
+    return transcript_sync(t, err);
 }
 
 static void null_text(void *ctx, const char *d, size_t n)
@@ -196,6 +249,7 @@ struct compact_job {
     char *trigger;
     wire_request req;
     provider_config cfg;       /* shallow copy; the model name is the job's */
+    provider_port model;
     char *first_id, *last_id;  /* the stretch of the view it summarizes */
     int64_t before;            /* its estimated tokens */
     loom_cancel cancel;        /* background: the run's end stops it */
@@ -224,48 +278,43 @@ static void job_free(compact_job *j)
 
 /* The guard, the PreCompact hook and the request. NULL when skipped (a
  * warning says why) or on error (*failed set, err filled). */
-static compact_job *job_prepare(const provider_config *cfg, loop_io *io, loop_state *st,
-                                const char *trigger, const char *instructions, bool *failed,
-                                loom_error *err)
+static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
+                                const context_env *env, const char *trigger,
+                                const char *instructions, bool *failed, loom_error *err)
 {
     *failed = false;
     json_t **view = NULL, *keep = NULL, **chain = NULL;
     size_t n = 0, nc = 0;
-    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0) {
+    if (active_view(env->t, &cs->edits, &view, &n, &keep) != 0) {
         *failed = true;
         loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
         return NULL;
     }
     if (!compact_has_new_history(view, n)) {
         /* seed 001 §8.2: a summary of a summary degenerates; say so, once. */
-        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                  json_pack("{s:s,s:s,s:s}", "kind", "compaction_skipped", "trigger", trigger,
-                            "message", "nothing new since the last compaction: not compacting "
-                                       "again"));
+        port_warn(env, json_pack("{s:s,s:s,s:s}", "kind", "compaction_skipped", "trigger",
+                                 trigger, "message",
+                                 "nothing new since the last compaction: not compacting "
+                                 "again"));
         free(view);
         json_decref(keep);
         return NULL;
     }
-    if (loop_has_hooks(io, HOOK_PRE_COMPACT)) {
-        hook_outcome o = loop_fire(io, HOOK_PRE_COMPACT,
-                                   json_pack("{s:s,s:s}", "trigger", trigger,
-                                             "custom_instructions",
-                                             instructions ? instructions : ""));
-        bool blocked = o.blocked;
-        if (blocked)
-            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                      json_pack("{s:s,s:s,s:s+}", "kind", "compaction_skipped", "trigger",
-                                trigger, "message", "a PreCompact hook blocked compaction: ",
-                                o.block_reason ? o.block_reason : "no reason given"));
-        hook_outcome_free(&o);
-        if (blocked) {
-            free(view);
-            json_decref(keep);
-            return NULL;
-        }
+    char *why = NULL;
+    if (port_fire(env, CONTEXT_HOOK_PRE_COMPACT,
+                  json_pack("{s:s,s:s}", "trigger", trigger, "custom_instructions",
+                            instructions ? instructions : ""),
+                  &why)) {
+        port_warn(env, json_pack("{s:s,s:s,s:s+}", "kind", "compaction_skipped", "trigger",
+                                 trigger, "message", "a PreCompact hook blocked compaction: ",
+                                 why ? why : "no reason given"));
+        free(why);
+        free(view);
+        json_decref(keep);
+        return NULL;
     }
     json_t *user_msgs = NULL;
-    if (transcript_chain(io->t, NULL, false, &chain, &nc, err) == 0) {
+    if (transcript_chain(env->t, NULL, false, &chain, &nc, err) == 0) {
         user_msgs = compact_user_messages(chain, nc);
         free(chain);
     }
@@ -286,13 +335,14 @@ static compact_job *job_prepare(const provider_config *cfg, loop_io *io, loop_st
     json_decref(keep);
     j->cfg = *cfg;
     j->cfg.model = xstrdup(cfg->model);
+    j->model = env->port.model;
     j->req.model = xstrdup(cfg->model);
     j->req.max_tokens = max_out;
     j->req.stream = cfg->stream;
     loom_error_clear(&j->err);
     atomic_init(&j->cancel, 0);
     atomic_init(&j->done, false);
-    loop_emit(io, "context.compaction_started", EV_VIS_USER, NULL,
+    port_emit(env, "context.compaction_started",
               json_pack("{s:s,s:I}", "trigger", trigger, "tokens_before", (json_int_t)j->before));
     return j;
 }
@@ -302,7 +352,7 @@ static void job_run(compact_job *j, const loom_cancel *cancel)
 {
     wire_stream_sink sink = {.on_text = null_text, .on_thinking = null_text};
     wire_response resp;
-    j->rc = provider_complete(&j->cfg, &j->req, &sink, cancel, &resp, &j->err);
+    j->rc = provider_port_complete(&j->model, &j->cfg, &j->req, &sink, cancel, &resp, &j->err);
     if (j->rc != 0)
         return;
     j->usage = resp.usage;
@@ -328,20 +378,16 @@ static void *job_thread(void *arg)
 /* Records the outcome. as_edit: the summary becomes a compaction edit over
  * [first, last] (background: newer records stay after it); else a summary
  * record ending the chain. 1 compacted, -1 failed (err set). */
-static int job_finish(compact_job *j, loop_io *io, loop_state *st, bool as_edit,
-                      loop_result *out, loom_error *err)
+static int job_finish(compact_job *j, context_state *cs, const context_env *env, bool as_edit,
+                      loom_error *err)
 {
-    if (out) {
-        loop_add_usage(&out->usage, &j->usage);
-        st->tokens_used = loop_usage_total(&out->usage);
-    }
+    port_add_usage(env, &j->usage);
     if (j->rc != 0) {
-        st->compact_failures++;
+        cs->compact_failures++;
         *err = j->err;
-        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                  json_pack("{s:s,s:s,s:s,s:i}", "kind", "compaction_failed", "trigger",
-                            j->trigger, "message", j->err.message, "failures",
-                            st->compact_failures));
+        port_warn(env, json_pack("{s:s,s:s,s:s,s:i}", "kind", "compaction_failed", "trigger",
+                                 j->trigger, "message", j->err.message, "failures",
+                                 cs->compact_failures));
         return -1;
     }
     int64_t after = tokens_estimate_cstr(j->summary);
@@ -359,8 +405,8 @@ static int job_finish(compact_job *j, loop_io *io, loop_state *st, bool as_edit,
         json_object_set_new(record_provider_data(rec, true), "compactType",
                             json_string(j->trigger));
         str_free(&text);
-        ladder_edits_add(&st->edits, rec);
-        if (transcript_append_new(io->t, rec, err) != 0 || transcript_sync(io->t, err) != 0)
+        ladder_edits_add(&cs->edits, rec);
+        if (transcript_append_new(env->t, rec, err) != 0 || transcript_sync(env->t, err) != 0)
             return -1;
     } else {
         json_t *rec = record_summary(j->summary, NULL);
@@ -368,18 +414,14 @@ static int job_finish(compact_job *j, loop_io *io, loop_state *st, bool as_edit,
         json_object_set_new(pd, "compactType", json_string(j->trigger));
         json_object_set_new(pd, "isCompacted", json_true());
         json_object_set_new(pd, "tokensBefore", json_integer(j->before));
-        if (append_summary(io, rec, unanswered_prompt(io->t), err) != 0)
+        if (append_summary(env->t, rec, unanswered_prompt(env->t), err) != 0)
             return -1;
     }
-    st->compact_failures = 0;
-    pressure_reset_shape(&st->pr);
-    if (loop_has_hooks(io, HOOK_POST_COMPACT)) {
-        hook_outcome o = loop_fire(io, HOOK_POST_COMPACT,
-                                   json_pack("{s:s,s:s}", "trigger", j->trigger,
-                                             "compact_summary", j->summary));
-        hook_outcome_free(&o);
-    }
-    loop_emit(io, "context.compacted", EV_VIS_USER, NULL,
+    cs->compact_failures = 0;
+    pressure_reset_shape(&cs->pr);
+    port_fire(env, CONTEXT_HOOK_POST_COMPACT,
+              json_pack("{s:s,s:s}", "trigger", j->trigger, "compact_summary", j->summary), NULL);
+    port_emit(env, "context.compacted",
               json_pack("{s:s,s:s,s:b,s:I,s:I,s:I}", "step", "compact", "trigger", j->trigger,
                         "background", as_edit, "tokens_before", (json_int_t)j->before,
                         "tokens_after", (json_int_t)after, "saved_tokens",
@@ -387,28 +429,27 @@ static int job_finish(compact_job *j, loop_io *io, loop_state *st, bool as_edit,
     return 1;
 }
 
-int context_compact(const loop_params *p, const provider_config *cfg, loop_io *io,
-                    loop_state *st, const char *trigger, const char *instructions,
-                    loop_result *out, loom_error *err)
+int context_compact(context_state *cs, const context_env *env, const provider_config *cfg,
+                    const char *trigger, const char *instructions, loom_error *err)
 {
-    (void)p;
     bool failed;
-    compact_job *j = job_prepare(cfg, io, st, trigger, instructions, &failed, err);
+    compact_job *j = job_prepare(cfg, cs, env, trigger, instructions, &failed, err);
     if (!j)
         return failed ? -1 : 0;
-    job_run(j, io->cancel);
-    int rc = job_finish(j, io, st, false, out, err);
+    job_run(j, env->cancel);
+    int rc = job_finish(j, cs, env, false, err);
     job_free(j);
     return rc;
 }
 
 /* --- background compaction ----------------------------------------------------- */
 
-static bool background_start(const provider_config *cfg, loop_io *io, loop_state *st)
+static bool background_start(const provider_config *cfg, context_state *cs,
+                             const context_env *env)
 {
     bool failed;
     loom_error err;
-    compact_job *j = job_prepare(cfg, io, st, "auto", NULL, &failed, &err);
+    compact_job *j = job_prepare(cfg, cs, env, "auto", NULL, &failed, &err);
     if (!j || !j->first_id || !j->last_id) {
         job_free(j);
         return false;
@@ -417,62 +458,68 @@ static bool background_start(const provider_config *cfg, loop_io *io, loop_state
         job_free(j);
         return false;
     }
-    st->background = j;
+    cs->background = j;
     return true;
 }
 
 /* Applies a finished background compaction (wait: block until it is).
  * 1 applied, 0 nothing to apply, -1 failed. */
-static int background_collect(loop_io *io, loop_state *st, bool wait, loop_result *out,
+static int background_collect(context_state *cs, const context_env *env, bool wait,
                               loom_error *err)
 {
-    compact_job *j = st->background;
+    compact_job *j = cs->background;
     if (!j || (!wait && !atomic_load(&j->done)))
         return 0;
     pthread_join(j->thread, NULL);
-    st->background = NULL;
-    int rc = job_finish(j, io, st, true, out, err);
+    cs->background = NULL;
+    int rc = job_finish(j, cs, env, true, err);
     job_free(j);
     return rc;
 }
 
-void context_background_stop(const loop_params *p, loop_io *io, loop_state *st,
-                             loop_result *out)
+unsigned context_background_stop(context_state *cs, wire_usage *spent)
 {
-    compact_job *j = st->background;
+    memset(spent, 0, sizeof *spent);
+    compact_job *j = cs->background;
     if (!j)
-        return;
+        return 0;
     atomic_store(&j->cancel, CANCEL_RUN);
     pthread_join(j->thread, NULL);
-    st->background = NULL;
-    if (out && loop_usage_total(&j->usage) > 0)
-        loop_count_side_usage(p, io, st, out, "compaction", NULL, NULL, &j->usage, 1);
+    cs->background = NULL;
+    unsigned calls = 0;
+    if (wire_usage_total(&j->usage) > 0) {
+        *spent = j->usage;
+        spent->raw = NULL;
+        calls = 1;
+    }
     job_free(j);
+    return calls;
 }
 
 /* --- renew ------------------------------------------------------------------ */
 
-int context_renew(const loop_params *p, const provider_config *cfg, loop_io *io,
-                  loop_state *st, const char *reason, loom_error *err)
+int context_renew(context_state *cs, const context_env *env, const provider_config *cfg,
+                  const char *reason, loom_error *err)
 {
     /* Steps 1–4: C_working to M_f, then back: what the next request shows is
      * what the snapshot holds, so a renew can never silently drop it. */
-    if (io->working && io->mf_dir) {
-        if (working_save(io->working, io->mf_dir, err) != 0 ||
-            working_load(io->working, io->mf_dir, err) != 0)
+    if (env->working && env->mf_dir) {
+        if (working_save(env->working, env->mf_dir, err) != 0 ||
+            working_load(env->working, env->mf_dir, err) != 0)
             return -1;
     }
     json_t **view = NULL, *keep = NULL;
     size_t n = 0;
-    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0)
+    if (active_view(env->t, &cs->edits, &view, &n, &keep) != 0)
         return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
-    char *goal = io->working ? working_goal(io->working) : xstrdup("");
+    char *goal = env->working ? working_goal(env->working) : xstrdup("");
     int64_t window = cfg->context_window > 0 ? cfg->context_window : 100000;
     renew_stats rs;
     /* Step 5: compress C_history by score. */
     char *text = renew_compress(view, n, goal, (int64_t)((double)window * RENEW_BUDGET_SHARE),
-                                p->renew_lambda > 0 ? p->renew_lambda : RENEW_DEFAULT_LAMBDA,
-                                st->turn, &rs);
+                                env->conf && env->conf->renew_lambda > 0 ? env->conf->renew_lambda
+                                                                  : RENEW_DEFAULT_LAMBDA,
+                                env->turn, &rs);
     free(view);
     json_decref(keep);
     free(goal);
@@ -482,37 +529,37 @@ int context_renew(const loop_params *p, const provider_config *cfg, loop_io *io,
     json_object_set_new(pd, "renewReason", json_string(reason));
     json_object_set_new(pd, "tokensBefore", json_integer(rs.tokens_before));
     free(text);
-    if (append_summary(io, rec, unanswered_prompt(io->t), err) != 0)
+    if (append_summary(env->t, rec, unanswered_prompt(env->t), err) != 0)
         return -1;
     /* Step 6: reload C_memory; the rest of new_C is assembled as always. */
-    if (p->reload_system_dynamic) {
-        char *dyn = p->reload_system_dynamic(p->reload_ctx);
+    if (env->conf && env->conf->reload_system_dynamic) {
+        char *dyn = env->conf->reload_system_dynamic(env->conf->reload_ctx);
         if (dyn) {
-            free(st->system_dynamic);
-            st->system_dynamic = dyn;
+            free(cs->system_dynamic);
+            cs->system_dynamic = dyn;
         }
     }
-    pressure_reset_shape(&st->pr);
-    loop_emit(io, "context.renewed", EV_VIS_USER, NULL,
-              json_pack("{s:s,s:i,s:I,s:I,s:i,s:i,s:i,s:s?}", "reason", reason, "turn", st->turn,
+    pressure_reset_shape(&cs->pr);
+    port_emit(env, "context.renewed",
+              json_pack("{s:s,s:i,s:I,s:I,s:i,s:i,s:i,s:s?}", "reason", reason, "turn", env->turn,
                         "tokens_before", (json_int_t)rs.tokens_before, "tokens_after",
                         (json_int_t)rs.tokens_after, "items", (int)rs.items, "kept",
-                        (int)rs.kept, "core", (int)rs.core, "mf_dir", io->mf_dir));
+                        (int)rs.kept, "core", (int)rs.core, "mf_dir", env->mf_dir));
     /* Step 7: the loop resumes; the goal rides in C_working. */
     return 0;
 }
 
 /* --- the ladder ---------------------------------------------------------------- */
 
-static int apply_local(loop_io *io, loop_state *st, ladder_step step, json_t *rec,
-                       int64_t saved, double rho, loom_error *err)
+static int apply_local(context_state *cs, const context_env *env, ladder_step step,
+                       json_t *rec, int64_t saved, double rho, loom_error *err)
 {
-    ladder_edits_add(&st->edits, rec);
+    ladder_edits_add(&cs->edits, rec);
     json_object_set_new(rec, "rho", json_real((double)(int)(rho * 1000) / 1000.0));
-    if (transcript_append_new(io->t, rec, err) != 0)
+    if (transcript_append_new(env->t, rec, err) != 0)
         return -1;
-    pressure_reset_shape(&st->pr);
-    loop_emit(io, "context.compacted", EV_VIS_USER, NULL,
+    pressure_reset_shape(&cs->pr);
+    port_emit(env, "context.compacted",
               json_pack("{s:s,s:s,s:I,s:f}", "step", ladder_step_name(step), "trigger", "auto",
                         "saved_tokens", (json_int_t)saved, "rho", rho));
     return 1;
@@ -520,12 +567,12 @@ static int apply_local(loop_io *io, loop_state *st, ladder_step step, json_t *re
 
 /* One local step (A–C), falling to the next lower one when it would free
  * nothing. 1 applied, 0 none could, -1 session error. */
-static int local_step(const ladder_config *lc, loop_io *io, loop_state *st, ladder_step from,
-                      int64_t window, double rho, loom_error *err)
+static int local_step(const ladder_config *lc, context_state *cs, const context_env *env,
+                      ladder_step from, int64_t window, double rho, loom_error *err)
 {
     json_t **view = NULL, *keep = NULL;
     size_t n = 0;
-    if (active_view(io->t, &st->edits, &view, &n, &keep) != 0)
+    if (active_view(env->t, &cs->edits, &view, &n, &keep) != 0)
         return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
     int rc = 0;
     for (ladder_step s = from; s >= LADDER_SNIP && rc == 0; s--) {
@@ -534,32 +581,32 @@ static int local_step(const ladder_config *lc, loop_io *io, loop_state *st, ladd
                       : s == LADDER_MICRO  ? ladder_micro(lc, view, n, &saved)
                                            : ladder_snip(lc, view, n, window, &saved);
         if (rec)
-            rc = apply_local(io, st, s, rec, saved, rho, err);
+            rc = apply_local(cs, env, s, rec, saved, rho, err);
     }
     free(view);
     json_decref(keep);
     return rc;
 }
 
-int context_govern(const loop_params *p, const provider_config *cfg, loop_io *io,
-                   loop_state *st, int64_t est, loop_result *out, loom_error *err)
+int context_govern(context_state *cs, const context_env *env, const provider_config *cfg,
+                   int64_t est, loom_error *err)
 {
     ladder_config buf;
-    const ladder_config *lc = ladder_of(p, &buf);
-    st->pr.window = cfg->context_window;
+    const ladder_config *lc = ladder_of(env->conf, &buf);
+    cs->pr.window = cfg->context_window;
     pressure_source src;
-    int64_t tokens = pressure_tokens(&st->pr, est, &src);
-    double rho = pressure_rho(&st->pr, tokens);
-    set_dashboard(p, cfg, io, st, tokens);
+    int64_t tokens = pressure_tokens(&cs->pr, est, &src);
+    double rho = pressure_rho(&cs->pr, tokens);
+    set_dashboard(env, cfg, tokens);
     log_event(LOG_DEBUG, "context",
               json_pack("{s:I,s:I,s:f,s:s}", "tokens", (json_int_t)tokens, "window",
                         (json_int_t)cfg->context_window, "rho", rho, "source",
                         pressure_source_name(src)),
               "pressure");
 
-    char *asked = io->working ? working_take_renew(io->working) : NULL;
+    char *asked = env->working ? working_take_renew(env->working) : NULL;
     if (asked) {
-        int rc = context_renew(p, cfg, io, st, "requested", err);
+        int rc = context_renew(cs, env, cfg, "requested", err);
         free(asked);
         return rc < 0 ? -1 : 1;
     }
@@ -569,29 +616,29 @@ int context_govern(const loop_params *p, const provider_config *cfg, loop_io *io
     if (step == LADDER_NONE)
         return 0;
     if (step == LADDER_RENEW)
-        return context_renew(p, cfg, io, st, "forced", err) < 0 ? -1 : 1;
-    if (p->no_auto_compact)
+        return context_renew(cs, env, cfg, "forced", err) < 0 ? -1 : 1;
+    if (env->conf && env->conf->no_auto_compact)
         return 0;
     bool fits = tokens + cfg->max_output_tokens <= cfg->context_window;
-    if (st->background) {
+    if (cs->background) {
         /* A summary is being written: take it when it is ready, or wait for
          * it when the next request would not fit without it. */
         loom_error berr;
         loom_error_clear(&berr);
-        int rc = background_collect(io, st, !fits, out, &berr);
+        int rc = background_collect(cs, env, !fits, &berr);
         if (rc == 1)
             return 1;
         if (fits)
             return 0; /* no second step while one is under way */
     }
-    if (step == LADDER_COMPACT && st->compact_failures < COMPACT_MAX_FAILURES) {
+    if (step == LADDER_COMPACT && cs->compact_failures < COMPACT_MAX_FAILURES) {
         /* seed 001 §8.2: in the background while the request still fits,
          * blocking only when it would not. */
-        if (fits && background_start(cfg, io, st))
+        if (fits && background_start(cfg, cs, env))
             return 0;
         loom_error cerr;
         loom_error_clear(&cerr);
-        int rc = context_compact(p, cfg, io, st, "auto", NULL, out, &cerr);
+        int rc = context_compact(cs, env, cfg, "auto", NULL, &cerr);
         if (rc == 1)
             return 1;
         if (rc < 0 && cerr.code == LOOM_ERR_RUN_CANCELLED) {
@@ -600,25 +647,31 @@ int context_govern(const loop_params *p, const provider_config *cfg, loop_io *io
         }
         /* Skipped or failed: a cheaper step may still make room. */
     }
-    return local_step(lc, io, st, step >= LADDER_COLLAPSE ? LADDER_COLLAPSE : step,
+    return local_step(lc, cs, env, step >= LADDER_COLLAPSE ? LADDER_COLLAPSE : step,
                       cfg->context_window, rho, err);
 }
 
-int64_t context_window_from_refusal(const char *m)
+/* --- reactive compaction --------------------------------------------------- */
+
+int context_react_too_long(context_state *cs, const context_env *env, provider_config *cfg,
+                           int64_t est, const char *refusal)
 {
-    if (!m)
-        return 0;
-    const char *gt = strstr(m, "tokens > ");
-    if (gt) {
-        long long v = strtoll(gt + strlen("tokens > "), NULL, 10);
-        if (v > 0)
-            return v;
+    int64_t sent = pressure_tokens(&cs->pr, est, NULL);
+    int64_t learned = wire_refusal_window(refusal);
+    if (learned <= 0 || learned >= sent)
+        learned = sent * 3 / 4; /* told nothing usable: assume a quarter less fits */
+    if (cfg->context_window <= 0 || learned < cfg->context_window) {
+        cfg->context_window = learned;
+        cs->pr.window = learned;
+        if (cfg->max_output_tokens > learned / 4)
+            cfg->max_output_tokens = (int)(learned / 4);
     }
-    const char *mx = strstr(m, "maximum context length is ");
-    if (mx) {
-        long long v = strtoll(mx + strlen("maximum context length is "), NULL, 10);
-        if (v > 0)
-            return v;
-    }
-    return 0;
+    port_warn(env, json_pack("{s:s,s:s,s:I}", "kind", "prompt_too_long", "message", refusal,
+                             "context_window", (json_int_t)cfg->context_window));
+    loom_error cerr;
+    loom_error_clear(&cerr);
+    int rc = context_compact(cs, env, cfg, "reactive", NULL, &cerr);
+    if (rc <= 0 && cerr.code != LOOM_ERR_RUN_CANCELLED)
+        rc = context_renew(cs, env, cfg, "reactive", &cerr) == 0 ? 1 : -1;
+    return rc > 0 ? 1 : -1;
 }

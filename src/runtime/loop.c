@@ -1,33 +1,28 @@
 /* loop.c — the agent loop (DESIGN.md §3): L1 run start, L2 the turn loop,
- * L3 the fixed steps before each model call.
+ * L3 the fixed steps before each model call. loop_run reads as the steps of
+ * a turn, each a function below: begin turn · prepare request (L3) · call
+ * the model (reactive compaction, fallback) · record the reply · run the
+ * tools · observe · decide. The hooks (loop_hooks.c), the Act (loop_tools.c),
+ * the accounting (loop_usage.c) and the context port (loop_context.c) live
+ * beside it.
  *
  * Write order keeps the session valid at every instant: the user record
  * first, each model reply whole once it has arrived, each tool result after
  * its call, an interruption last. A crash leaves whole records, and the
- * history builder gives any call left without a result an error result. */
+ * history builder gives any call left without a result an error result.
+ * Threading: the run's thread; see loop.h. */
 #include "runtime/loop.h"
 
-#include "context/control.h"
 #include "runtime/loop_internal.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/clock.h"
 #include "base/json.h"
-#include "base/log.h"
-#include "base/utf8.h"
 #include "context/budget.h"
-#include "context/memory.h"
 #include "context/working.h"
-#include "heartbeat/heartbeat.h"
-#include "governance/governance.h"
-#include "session/history.h"
 #include "session/record.h"
-#include "governance/pipeline.h"
-
 
 void loop_emit(loop_io *io, const char *type, event_visibility vis, const char *corr,
                json_t *payload)
@@ -69,346 +64,30 @@ static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *w
     stream_restarted(ctx, "retry", attempt, why->message);
 }
 
-/* --- L3 -------------------------------------------------------------------- */
-
 void loop_queue_reminder(loop_state *st, const char *text)
 {
     str_printf(&st->reminders, "<system-reminder>\n%s\n</system-reminder>\n", text);
 }
 
-/* --- accounting ----------------------------------------------------------- */
-
-void loop_add_usage(wire_usage *total, const wire_usage *u)
+context_env *loop_context_env(loop_state *st)
 {
-    total->input_tokens += u->input_tokens;
-    total->output_tokens += u->output_tokens;
-    total->cache_read_tokens += u->cache_read_tokens;
-    total->cache_creation_tokens += u->cache_creation_tokens;
-    total->reasoning_tokens += u->reasoning_tokens;
+    st->ctx.env.turn = st->turn;
+    return &st->ctx.env;
 }
 
-int64_t loop_usage_total(const wire_usage *u)
-{
-    return u->input_tokens + u->output_tokens + u->cache_read_tokens + u->cache_creation_tokens;
-}
+/* --- how a run ends ------------------------------------------------------- */
 
-/* USD for one reply. Cache writes cost 1.25× and cache reads 0.1× the input
- * price (Anthropic's published multipliers; OpenAI reports no writes). */
-static double usage_cost(const loop_params *p, const wire_usage *u)
-{
-    return ((double)u->input_tokens * p->price_input_per_mtok +
-            (double)u->cache_creation_tokens * p->price_input_per_mtok * 1.25 +
-            (double)u->cache_read_tokens * p->price_input_per_mtok * 0.1 +
-            (double)u->output_tokens * p->price_output_per_mtok) / 1e6;
-}
-
-void loop_count_side_usage(const loop_params *p, loop_io *io, loop_state *st, loop_result *out,
-                           const char *purpose, const char *corr, const char *tool,
-                           const wire_usage *u, unsigned calls)
-{
-    if (calls == 0)
-        return;
-    loop_add_usage(&out->usage, u);
-    st->tokens_used = loop_usage_total(&out->usage);
-    if (out->cost_usd >= 0)
-        out->cost_usd += usage_cost(p, u);
-    loop_emit(io, "model.usage", EV_VIS_USER, corr,
-              json_pack("{s:s,s:s?,s:i,s:o,s:f}", "purpose", purpose, "tool", tool, "calls",
-                        (int)calls, "usage", wire_usage_to_json(u), "cost_usd", out->cost_usd));
-}
-
-/* Compaction adds its tokens to out->usage itself (context_control.c);
- * what it spent since `before` is priced and reported here, so cost_usd
- * and max_usd see it too. */
-static void price_compaction(const loop_params *p, loop_io *io, loop_result *out,
-                             const wire_usage *before)
-{
-    wire_usage d = {
-        .input_tokens = out->usage.input_tokens - before->input_tokens,
-        .output_tokens = out->usage.output_tokens - before->output_tokens,
-        .cache_read_tokens = out->usage.cache_read_tokens - before->cache_read_tokens,
-        .cache_creation_tokens = out->usage.cache_creation_tokens - before->cache_creation_tokens,
-        .reasoning_tokens = out->usage.reasoning_tokens - before->reasoning_tokens,
-    };
-    if (loop_usage_total(&d) <= 0)
-        return;
-    if (out->cost_usd >= 0)
-        out->cost_usd += usage_cost(p, &d);
-    loop_emit(io, "model.usage", EV_VIS_USER, NULL,
-              json_pack("{s:s,s:o,s:f}", "purpose", "compaction", "usage", wire_usage_to_json(&d),
-                        "cost_usd", out->cost_usd));
-}
-
-/* --- tools ---------------------------------------------------------------- */
-
-typedef struct observer_ctx {
-    loop_io *io;
-} observer_ctx;
-
-static void obs_start(void *ctx, size_t index, const tool_call *call)
-{
-    (void)index;
-    observer_ctx *o = ctx;
-    loop_emit(o->io, EV_TOOL_STARTED, EV_VIS_USER, call->id,
-         json_pack("{s:s,s:s,s:O}", "call_id", call->id, "tool", call->name, "input",
-                   call->input));
-}
-
-static void obs_finish(void *ctx, size_t index, const tool_call *call, const tool_outcome *out)
-{
-    (void)index;
-    observer_ctx *o = ctx;
-    const tool_result *r = &out->result;
-    /* The event carries a preview; the whole result is in the session. */
-    size_t preview = r->text.len < 2000 ? r->text.len : 2000;
-    while (preview < r->text.len && preview > 0 && ((unsigned char)r->text.ptr[preview] & 0xC0) == 0x80)
-        preview--;
-    /* Tool output need not be UTF-8 (a binary file, a terminal escape cut in
-     * half); json_pack would refuse it and the event would lose its payload,
-     * so bad bytes become U+FFFD here as they do in the session record. */
-    size_t clean_len;
-    char *clean = utf8_sanitize(str_cstr(&r->text), preview, &clean_len);
-    json_t *payload = json_pack(
-        "{s:s,s:s,s:b,s:I,s:I,s:I,s:s%,s:I}", "call_id", call->id, "tool", call->name,
-        "is_error", r->is_error, "started_us", (json_int_t)out->started_us, "finished_us",
-        (json_int_t)out->finished_us, "duration_ms",
-        (json_int_t)((out->finished_us - out->started_us) / 1000), "output", clean, clean_len,
-        "output_chars", (json_int_t)r->text.len);
-    free(clean);
-    assert(payload);
-    if (out->failed_step)
-        json_object_set_new(payload, "failed_step", json_string(out->failed_step));
-    if (r->raw)
-        json_object_set(payload, "raw", r->raw);
-    loop_emit(o->io, r->is_error ? EV_TOOL_FAILED : EV_TOOL_FINISHED, EV_VIS_USER, call->id, payload);
-}
-
-/* Warns the model when it repeats the same call with the same input. */
-static void detect_repeats(const loop_params *p, loop_io *io, loop_state *st,
-                           const tool_call *calls, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        char *input = json_dumps(calls[i].input, JSON_COMPACT | JSON_SORT_KEYS);
-        loom_str sig = LOOM_STR_INIT;
-        str_printf(&sig, "%s %s", calls[i].name, input ? input : "");
-        free(input);
-        if (st->last_call_sig && strcmp(st->last_call_sig, sig.ptr) == 0) {
-            st->repeat_count++;
-        } else {
-            st->repeat_count = 1;
-            free(st->last_call_sig);
-            st->last_call_sig = xstrdup(sig.ptr);
-        }
-        str_free(&sig);
-        if (st->repeat_count == p->repeat_threshold) {
-            char msg[512];
-            snprintf(msg, sizeof msg,
-                     "You have called %s with the same input %d times in a row. Repeating it "
-                     "will give the same result: stop, look at what the results told you, and "
-                     "try a different approach or explain what is blocking you.",
-                     calls[i].name, st->repeat_count);
-            loop_queue_reminder(st, msg);
-            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, calls[i].id,
-                 json_pack("{s:s,s:s,s:s,s:i}", "kind", "tool_loop", "message", msg, "tool",
-                           calls[i].name, "repeats", st->repeat_count));
-        }
-    }
-}
-
-/* Runs the reply's tool calls and records each result in call order. */
-static int run_tools(const loop_params *p, loop_io *io, loop_state *st, const wire_message *reply,
-                     const char *message_id, loop_result *out, char **hook_stop,
-                     const char **stop_event, loom_error *err)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < reply->n_blocks; i++)
-        n += reply->blocks[i].kind == WIRE_BLOCK_TOOL_USE;
-    if (n == 0)
-        return 0;
-    tool_call *calls = xcalloc(n, sizeof *calls);
-    tool_outcome *outs = xcalloc(n, sizeof *outs);
-    size_t k = 0;
-    for (size_t i = 0; i < reply->n_blocks; i++) {
-        const wire_block *b = &reply->blocks[i];
-        if (b->kind == WIRE_BLOCK_TOOL_USE)
-            calls[k++] = (tool_call){b->id, b->name, b->input};
-    }
-    detect_repeats(p, io, st, calls, n);
-    io->tools->message_id = message_id;
-    observer_ctx octx = {io};
-    pipeline_observer obs = {&octx, obs_start, obs_finish};
-    /* The Act: the heartbeat watches faster meanwhile and may stop it. */
-    if (io->act_running)
-        atomic_store(io->act_running, true);
-    heartbeat_set_act(io->heartbeat, true);
-    tool_batch_run(p->tools, calls, n, io->tools, &obs, outs);
-    heartbeat_set_act(io->heartbeat, false);
-    if (io->act_running)
-        atomic_store(io->act_running, false);
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        /* The permission classifier's model calls are the run's tokens too. */
-        loop_count_side_usage(p, io, st, out, "permission_classifier", calls[i].id,
-                              calls[i].name, &outs[i].model_usage, outs[i].model_calls);
-        tool_result *r = &outs[i].result;
-        if (io->working)
-            working_note_step(io->working, r->is_error);
-        if (outs[i].context)
-            loop_queue_reminder(st, outs[i].context);
-        if (outs[i].stop && !*hook_stop) {
-            *hook_stop = xstrdup(outs[i].stop_reason ? outs[i].stop_reason : "");
-            *stop_event = outs[i].stop_event;
-        }
-        json_t *rec = record_tool_result(calls[i].id, str_cstr(&r->text), r->is_error);
-        if (r->raw)
-            json_object_set_new(record_provider_data(rec, true), "toolResult",
-                                json_pack("{s:O}", "rawResponse", r->raw));
-        if (rc == 0 && transcript_append_new(io->t, rec, err) != 0)
-            rc = -1;
-        else if (rc != 0)
-            json_decref(rec);
-        if (rc == 0 && r->image_data) {
-            /* Images travel as a user message right after the results. */
-            json_t *img = record_user_text("Image from the tool result above:");
-            record_add_image(img, r->image_media_type, r->image_data);
-            record_set_skip_run(img, true);
-            if (transcript_append_new(io->t, img, err) != 0)
-                rc = -1;
-        }
-        tool_outcome_free(&outs[i]);
-    }
-    free(calls);
-    free(outs);
-    return rc;
-}
-
-/* --- lifecycle hooks ------------------------------------------------------ */
-
-/* Fires ev with the common payload plus extra (stolen; may be NULL); hook
- * notices become warnings. The caller frees the outcome. */
-hook_outcome loop_fire(loop_io *io, hook_event ev, json_t *extra)
-{
-    hook_outcome o = governance_fire(io->gov, ev, extra, io->cancel);
-    for (size_t i = 0; i < o.n_results; i++)
-        if (o.results[i].output) /* NULL when the hook answered suppressOutput */
-            loop_emit(io, "hook.output", EV_VIS_USER, NULL,
-                      json_pack("{s:s,s:s,s:s}", "event", hook_event_name(ev), "hook",
-                                o.results[i].label ? o.results[i].label : "", "output",
-                                o.results[i].output));
-    for (size_t i = 0; i < o.n_notices; i++)
-        if (o.notices[i].kind != HOOK_NOTICE_OUTPUT)
-            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                 json_pack("{s:s,s:s}", "kind", "hook", "message", o.notices[i].text));
-    return o;
-}
-
-bool loop_has_hooks(loop_io *io, hook_event ev)
-{
-    return io->gov && hook_registry_count(io->gov->hooks, ev) > 0;
-}
-
-/* InstructionsLoaded: one event per memory file the system prompt holds. */
-static void fire_instructions_loaded(const loop_params *p, loop_io *io)
-{
-    if (!p->memory || !loop_has_hooks(io, HOOK_INSTRUCTIONS_LOADED))
-        return;
-    for (size_t i = 0; i < p->memory->count; i++) {
-        const memory_file *f = &p->memory->files[i];
-        hook_outcome o = loop_fire(io, HOOK_INSTRUCTIONS_LOADED,
-                              json_pack("{s:s,s:s}", "file_path", f->path, "memory_type",
-                                        memory_kind_name(f->kind)));
-        hook_outcome_free(&o);
-    }
-}
-
-/* A hook answered "continue": false (docs/hooks.md): the run ends here,
- * its stopReason for the user (the error message), not the model. */
-static void finish_hook_stopped(loop_result *out, const char *event, const char *why)
-{
-    out->state = RUN_BLOCKED_BY_POLICY;
-    out->stop_reason = "hook_stopped";
-    loom_error_set(&out->err, LOOM_ERR_RUN_BLOCKED_BY_POLICY, "a %s hook stopped the run: %s",
-                   event, why && *why ? why : "no reason given");
-}
-
-/* L1: SessionStart (once per session) and UserPromptSubmit. Returns false
- * when a hook blocked the prompt; its reason is in out->err. */
-static bool run_start_hooks(const loop_params *p, loop_io *io, loop_state *st, const char *goal,
-                            bool fresh, loop_result *out)
-{
-    if (!io->gov)
-        return true;
-    if (!io->gov->session_started) {
-        io->gov->session_started = true;
-        if (loop_has_hooks(io, HOOK_SESSION_START)) {
-            hook_outcome o = loop_fire(io, HOOK_SESSION_START,
-                                  json_pack("{s:s}", "source", fresh ? "startup" : "resume"));
-            if (o.additional_context && *o.additional_context)
-                loop_queue_reminder(st, o.additional_context);
-            bool stop = o.stop;
-            if (stop)
-                finish_hook_stopped(out, "SessionStart", o.stop_reason);
-            hook_outcome_free(&o);
-            if (stop)
-                return false;
-        }
-        fire_instructions_loaded(p, io);
-    }
-    if (!loop_has_hooks(io, HOOK_USER_PROMPT_SUBMIT))
-        return true;
-    hook_outcome o = loop_fire(io, HOOK_USER_PROMPT_SUBMIT, json_pack("{s:s}", "prompt", goal));
-    bool ok = !o.blocked && !o.stop;
-    if (o.stop) {
-        finish_hook_stopped(out, "UserPromptSubmit", o.stop_reason);
-    } else if (!ok) {
-        out->state = RUN_BLOCKED_BY_POLICY;
-        out->stop_reason = "prompt_blocked";
-        loom_error_set(&out->err, LOOM_ERR_RUN_BLOCKED_BY_POLICY,
-                       "a UserPromptSubmit hook blocked the prompt: %s",
-                       o.block_reason ? o.block_reason : "no reason given");
-    } else if (o.additional_context && *o.additional_context) {
-        loop_queue_reminder(st, o.additional_context);
-    }
-    hook_outcome_free(&o);
-    return ok;
-}
-
-/* Stop hooks may send the agent back to work (Claude Code's "decision":
- * "block"); a cap keeps a stubborn hook from looping for ever. */
-#define LOOP_STOP_HOOK_CONTINUATIONS 3
-
-static bool stop_hook_continues(loop_io *io, loop_state *st, char **hook_stop)
-{
-    if (!loop_has_hooks(io, HOOK_STOP) || st->stop_continuations >= LOOP_STOP_HOOK_CONTINUATIONS)
-        return false;
-    hook_outcome o = loop_fire(io, HOOK_STOP, json_pack("{s:b}", "stop_hook_active",
-                                                   st->stop_continuations > 0));
-    /* "continue": false outranks "decision": "block": the agent stops. */
-    bool again = o.blocked && !o.stop;
-    if (o.stop)
-        *hook_stop = xstrdup(o.stop_reason ? o.stop_reason : "");
-    bool failed = false;
-    for (size_t i = 0; i < o.n_results; i++)
-        failed |= o.results[i].status == HOOK_STATUS_ERROR ||
-                  o.results[i].status == HOOK_STATUS_TIMEOUT;
-    if (failed && loop_has_hooks(io, HOOK_STOP_FAILURE)) {
-        hook_outcome f = loop_fire(io, HOOK_STOP_FAILURE, NULL);
-        hook_outcome_free(&f);
-    }
-    if (again) {
-        st->stop_continuations++;
-        loop_queue_reminder(st, o.block_reason ? o.block_reason : "A Stop hook asked you to continue.");
-    }
-    hook_outcome_free(&o);
-    return again;
-}
-
-/* --- L2 ------------------------------------------------------------------- */
-
+/* Failures a fallback model may get past. */
 static bool transient(const loom_error *e)
 {
     return e->code == LOOM_ERR_MODEL_OVERLOADED || e->code == LOOM_ERR_MODEL_RATE_LIMITED ||
            e->code == LOOM_ERR_MODEL_UNAVAILABLE || e->code == LOOM_ERR_MODEL_TIMEOUT;
+}
+
+static void finish(loop_result *out, run_state_kind state, const char *reason)
+{
+    out->state = state;
+    out->stop_reason = reason;
 }
 
 static void finish_interrupted(loop_io *io, loop_result *out)
@@ -443,53 +122,29 @@ static void finish_interrupted(loop_io *io, loop_result *out)
     loom_error_set(&out->err, LOOM_ERR_RUN_CANCELLED, "interrupted by user");
 }
 
-/* The provider refused req as too long: learn the window from the refusal
- * (a server whose limit Loom was never told), compact — or renew when
- * compaction cannot run — and rebuild req. 0 when req is ready to be sent
- * again; -1 with err left as the refusal otherwise. */
-static int reactive_compact(const loop_params *p, provider_config *cfg, loop_io *io,
-                            loop_state *st, wire_request *req, int64_t *est, loop_result *out,
-                            loom_error *err)
+/* A session write failed: the run cannot go on. */
+static void finish_session_error(loop_result *out, const loom_error *err)
 {
-    int64_t sent = pressure_tokens(&st->pr, *est, NULL);
-    int64_t learned = context_window_from_refusal(err->message);
-    if (learned <= 0 || learned >= sent)
-        learned = sent * 3 / 4; /* told nothing usable: assume a quarter less fits */
-    if (cfg->context_window <= 0 || learned < cfg->context_window) {
-        cfg->context_window = learned;
-        st->pr.window = learned;
-        if (cfg->max_output_tokens > learned / 4)
-            cfg->max_output_tokens = (int)(learned / 4);
-    }
-    loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-              json_pack("{s:s,s:s,s:I}", "kind", "prompt_too_long", "message", err->message,
-                        "context_window", (json_int_t)cfg->context_window));
-    loom_error cerr;
-    loom_error_clear(&cerr);
-    int rc = context_compact(p, cfg, io, st, "reactive", NULL, out, &cerr);
-    if (rc <= 0 && cerr.code != LOOM_ERR_RUN_CANCELLED)
-        rc = context_renew(p, cfg, io, st, "reactive", &cerr) == 0 ? 1 : -1;
-    if (rc <= 0)
-        return -1;
-    wire_request_free(req);
-    loom_error rerr;
-    if (context_build_request(p, cfg, io, st, req, est, &rerr) != 0) {
-        *err = rerr;
-        return -1;
-    }
-    return 0;
+    out->err = *err;
+    finish(out, RUN_FAILED, "session_error");
 }
 
-void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *out)
+/* --- L1 -------------------------------------------------------------------- */
+
+/* Sets the run up and appends the goal. 0 to start the turns; 1 when a
+ * start hook ended the run, -1 when the session could not be written (the
+ * outcome is in st->out either way). */
+static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const char *goal,
+                     loop_result *out)
 {
     memset(out, 0, sizeof *out);
     loom_error_clear(&out->err);
     out->cost_usd = p->price_input_per_mtok > 0 || p->price_output_per_mtok > 0 ? 0 : -1;
-    loop_state st = {0};
-    provider_config cfg = *p->provider; /* shallow: only .model is swapped, never freed here */
-    int max_turns = p->max_turns > 0 ? p->max_turns : LOOP_DEFAULT_MAX_TURNS;
-
-    /* L1: the goal enters the session before anything can fail. */
+    memset(st, 0, sizeof *st);
+    st->io = io;
+    st->out = out;
+    st->cfg = *p->provider; /* shallow: only .model is swapped, never freed here */
+    st->max_turns = p->max_turns > 0 ? p->max_turns : LOOP_DEFAULT_MAX_TURNS;
     bool fresh = transcript_leaf(io->t) == NULL;
     /* A "+500k" in the prompt sets the token budget (seed 000); where the
      * configuration set one too, the smaller binds — a repository's
@@ -498,269 +153,349 @@ void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *
     int64_t typed = budget_parse_prompt(goal);
     if (typed > 0 && (budget <= 0 || typed < budget))
         budget = typed;
-    loop_params params = *p;
-    params.max_tokens_total = budget;
-    p = &params;
-    ladder_edits_init(&st.edits);
-    ladder_edits_load(&st.edits, io->t);
-    if (io->pressure)
-        st.pr = *io->pressure;
-    st.pr.window = cfg.context_window;
+    st->p = *p;
+    st->p.max_tokens_total = budget;
+    st->cs = io->context;
+    if (!st->cs) {
+        context_state_init(&st->own_context);
+        st->cs = &st->own_context;
+    }
+    context_state_begin(st->cs, io->t, st->cfg.context_window);
+    loop_context_init(&st->ctx, &st->p, io, &out->usage);
     if (io->working)
         working_set_goal(io->working, goal);
+    /* The goal enters the session before anything can fail. */
     if (transcript_append_new(io->t, record_user_text(goal), &out->err) != 0 ||
         transcript_sync(io->t, &out->err) != 0) {
-        out->state = RUN_FAILED;
-        out->stop_reason = "session_error";
-        return;
+        finish(out, RUN_FAILED, "session_error");
+        return -1;
     }
-    if (!run_start_hooks(p, io, &st, goal, fresh, out)) {
-        str_free(&st.reminders);
-        ladder_edits_free(&st.edits);
-        out->final_text = xstrdup("");
-        return;
+    if (!loop_start_hooks(st, goal, fresh))
+        return 1;
+    return 0;
+}
+
+/* --- L2: the steps of a turn ---------------------------------------------- */
+
+/* Stops for the run's limits (cancel, turns, tokens, cost), nudges as the
+ * token budget nears its end, and counts the turn. */
+static loop_step begin_turn(loop_state *st)
+{
+    loop_io *io = st->io;
+    loop_result *out = st->out;
+    const loop_params *p = &st->p;
+    if (cancel_run_requested(io->cancel)) {
+        finish_interrupted(io, out);
+        return STEP_STOP;
     }
+    /* Observe after the heartbeat stopped an Act: the event is in the
+     * working memory the next request carries. */
+    cancel_clear_act((loom_cancel *)io->cancel);
+    int64_t used = wire_usage_total(&out->usage);
+    if (st->turn >= st->max_turns) {
+        finish(out, RUN_FAILED, "max_turns");
+        loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
+                       "stopped after %d turns (the --max-turns limit); resume the session "
+                       "to go on", st->max_turns);
+        return STEP_STOP;
+    }
+    if (p->max_tokens_total > 0 && used >= p->max_tokens_total) {
+        finish(out, RUN_FAILED, "token_budget");
+        loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
+                       "stopped at the token budget: %lld of %lld tokens used", (long long)used,
+                       (long long)p->max_tokens_total);
+        return STEP_STOP;
+    }
+    if (p->max_tokens_total > 0 && !st->budget_nudged && used * 5 >= p->max_tokens_total * 4) {
+        /* seed 000: a nudge as the budget nears its end, then a clean stop. */
+        st->budget_nudged = true;
+        char msg[300];
+        snprintf(msg, sizeof msg,
+                 "Token budget: %lld of %lld tokens used. The run stops at the budget: finish "
+                 "the step in hand, then give a short summary of what is done and what is "
+                 "left.",
+                 (long long)used, (long long)p->max_tokens_total);
+        loop_queue_reminder(st, msg);
+        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                  json_pack("{s:s,s:s}", "kind", "token_budget", "message", msg));
+    }
+    if (p->max_usd > 0 && out->cost_usd >= p->max_usd) {
+        finish(out, RUN_FAILED, "usd_budget");
+        loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE, "stopped at the cost cap: $%.4f of $%.4f",
+                       out->cost_usd, p->max_usd);
+        return STEP_STOP;
+    }
+    st->turn++;
+    return STEP_NEXT;
+}
 
-    for (;;) {
-        /* L2: begin the turn. */
-        if (cancel_run_requested(io->cancel)) {
-            finish_interrupted(io, out);
-            break;
-        }
-        /* Observe after the heartbeat stopped an Act: the event is in the
-         * working memory the next request carries. */
-        cancel_clear_act((loom_cancel *)io->cancel);
-        if (st.turn >= max_turns) {
-            out->state = RUN_FAILED;
-            out->stop_reason = "max_turns";
-            loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
-                           "stopped after %d turns (the --max-turns limit); resume the session "
-                           "to go on", max_turns);
-            break;
-        }
-        if (p->max_tokens_total > 0 && loop_usage_total(&out->usage) >= p->max_tokens_total) {
-            out->state = RUN_FAILED;
-            out->stop_reason = "token_budget";
-            loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
-                           "stopped at the token budget: %lld of %lld tokens used",
-                           (long long)loop_usage_total(&out->usage), (long long)p->max_tokens_total);
-            break;
-        }
-        if (p->max_tokens_total > 0 && !st.budget_nudged &&
-            loop_usage_total(&out->usage) * 5 >= p->max_tokens_total * 4) {
-            /* seed 000: a nudge as the budget nears its end, then a clean stop. */
-            st.budget_nudged = true;
-            char msg[300];
-            snprintf(msg, sizeof msg,
-                     "Token budget: %lld of %lld tokens used. The run stops at the budget: finish "
-                     "the step in hand, then give a short summary of what is done and what is "
-                     "left.",
-                     (long long)loop_usage_total(&out->usage), (long long)p->max_tokens_total);
-            loop_queue_reminder(&st, msg);
-            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                      json_pack("{s:s,s:s}", "kind", "token_budget", "message", msg));
-        }
-        if (p->max_usd > 0 && out->cost_usd >= p->max_usd) {
-            out->state = RUN_FAILED;
-            out->stop_reason = "usd_budget";
-            loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
-                           "stopped at the cost cap: $%.4f of $%.4f", out->cost_usd, p->max_usd);
-            break;
-        }
-        st.turn++;
+static int build_request(loop_state *st, loop_turn *t, loom_error *err)
+{
+    return loop_context_request(&st->ctx, st->cs, &st->p, &st->cfg, &st->reminders, &t->req,
+                                &t->est, err);
+}
 
-        /* L3: flush history, apply at most one ladder step, build the
-         * request with queued items and C_working at the tail. */
-        loom_error err;
-        loom_error_clear(&err);
-        wire_request req;
-        int64_t est = 0;
-        int rc = transcript_sync(io->t, &err);
-        if (rc == 0)
-            rc = context_build_request(p, &cfg, io, &st, &req, &est, &err);
-        if (rc == 0) {
-            wire_usage before = out->usage;
-            int changed = context_govern(p, &cfg, io, &st, est, out, &err);
-            price_compaction(p, io, out, &before);
-            if (changed != 0)
-                wire_request_free(&req);
-            rc = changed < 0 ? -1 : changed ? context_build_request(p, &cfg, io, &st, &req, &est, &err) : 0;
-        }
-        if (rc != 0) {
-            wire_request_free(&req);
-            out->err = err;
-            out->state = RUN_FAILED;
-            out->stop_reason = err.code == LOOM_ERR_RUN_CANCELLED ? "cancelled" : "session_error";
-            if (err.code == LOOM_ERR_RUN_CANCELLED)
-                out->state = RUN_CANCELLED;
-            break;
-        }
-        str_clear(&st.reminders);
+/* L3: flush history, apply at most one ladder step, build the request with
+ * the queued items and C_working at the tail. */
+static loop_step prepare_request(loop_state *st, loop_turn *t)
+{
+    loom_error err;
+    loom_error_clear(&err);
+    int rc = transcript_sync(st->io->t, &err);
+    if (rc == 0)
+        rc = build_request(st, t, &err);
+    if (rc == 0) {
+        wire_usage before = st->out->usage;
+        int changed = context_govern(st->cs, loop_context_env(st), &st->cfg, t->est, &err);
+        loop_price_compaction(st, &before);
+        if (changed != 0)
+            wire_request_free(&t->req);
+        rc = changed < 0 ? -1 : changed ? build_request(st, t, &err) : 0;
+    }
+    if (rc != 0) {
+        wire_request_free(&t->req);
+        st->out->err = err;
+        if (err.code == LOOM_ERR_RUN_CANCELLED)
+            finish(st->out, RUN_CANCELLED, "cancelled");
+        else
+            finish(st->out, RUN_FAILED, "session_error");
+        return STEP_STOP;
+    }
+    str_clear(&st->reminders);
+    return STEP_NEXT;
+}
 
-        /* The model call. */
-        wire_stream_sink sink = {.ctx = io, .on_text = on_text, .on_thinking = on_thinking,
-                                 .on_retry = on_retry};
-        wire_response resp;
-        rc = provider_complete(&cfg, &req, &sink, io->cancel, &resp, &err);
-        if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG) {
-            /* Reactive compaction, once per request: the refusal teaches the
-             * window, the context is compacted, the request sent again. */
-            wire_usage before = out->usage;
-            int rc2 = reactive_compact(p, &cfg, io, &st, &req, &est, out, &err);
-            price_compaction(p, io, out, &before);
-            if (rc2 == 0)
-                stream_restarted(io, "prompt_too_long", 1, err.message);
-            if (rc2 == 0)
-                rc = provider_complete(&cfg, &req, &sink, io->cancel, &resp, &err);
-            if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG)
-                loom_error_set(&err, LOOM_ERR_MODEL_PROMPT_TOO_LONG,
-                               "the model refused the prompt as too long again after the context "
-                               "was compacted (about %lld tokens, window %lld): %s",
-                               (long long)pressure_tokens(&st.pr, est, NULL),
-                               (long long)cfg.context_window, err.message);
+/* Reactive compaction, once per request: the refusal teaches the window,
+ * the context is compacted (or renewed), the request built and sent again.
+ * err comes in as the refusal and leaves as the last call's outcome. */
+static int resend_compacted(loop_state *st, loop_turn *t, const wire_stream_sink *sink,
+                            loom_error *err)
+{
+    wire_usage before = st->out->usage;
+    int rc = context_react_too_long(st->cs, loop_context_env(st), &st->cfg, t->est,
+                                    err->message) == 1 ? 0 : -1;
+    if (rc == 0) {
+        wire_request_free(&t->req);
+        loom_error rerr;
+        if (build_request(st, t, &rerr) != 0) {
+            *err = rerr;
+            rc = -1;
         }
-        wire_request_free(&req);
-        if (rc != 0) {
-            if (cancel_level(io->cancel) >= CANCEL_ACT) {
-                /* The heartbeat's veto cut the model stream: straight to
-                 * Observe, the request made again with the event in view. */
-                loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                          json_pack("{s:s,s:s}", "kind", "heartbeat_interrupt", "message",
-                                    "the model call was stopped by a critical event; asking "
-                                    "again with the event in view"));
-                stream_restarted(io, "heartbeat_interrupt", 1, NULL);
-                st.turn--;
-                continue;
-            }
-            if (err.code == LOOM_ERR_RUN_CANCELLED || cancel_requested(io->cancel)) {
-                finish_interrupted(io, out);
-                break;
-            }
-            st.model_failures++;
-            if (transient(&err) && p->fallback_model && !st.using_fallback &&
-                st.model_failures < LOOP_BREAKER_THRESHOLD) {
-                st.using_fallback = true;
-                cfg.model = (char *)p->fallback_model;
-                char msg[1400];
-                snprintf(msg, sizeof msg, "switching to the fallback model %s: %s",
-                         p->fallback_model, err.message);
-                loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                     json_pack("{s:s,s:s,s:s}", "kind", "fallback_model", "message", msg,
-                               "model", p->fallback_model));
-                stream_restarted(io, "fallback_model", 1, msg);
-                st.turn--; /* the failed call was not a turn */
-                continue;
-            }
-            out->err = err;
-            out->state = RUN_FAILED;
-            out->stop_reason = "model_error";
-            break;
-        }
-        pressure_report(&st.pr, &resp.usage, est);
-        st.model_failures = 0;
-        if (!cfg.stream) {
-            /* A whole reply streams as one delta per block, so every surface
-             * sees the same event sequence either way. */
-            for (size_t b = 0; b < resp.message.n_blocks; b++) {
-                const wire_block *blk = &resp.message.blocks[b];
-                if (blk->kind == WIRE_BLOCK_THINKING && blk->text && *blk->text)
-                    on_thinking(io, blk->text, strlen(blk->text));
-                else if (blk->kind == WIRE_BLOCK_TEXT && blk->text && *blk->text)
-                    on_text(io, blk->text, strlen(blk->text));
-            }
-        }
-        loop_add_usage(&out->usage, &resp.usage);
-        st.tokens_used = loop_usage_total(&out->usage);
-        double cost = out->cost_usd >= 0 ? usage_cost(p, &resp.usage) : 0;
-        if (out->cost_usd >= 0)
-            out->cost_usd += cost;
-        out->turns = st.turn;
-        json_t *u = wire_usage_to_json(&resp.usage);
-        loop_emit(io, "model.completed", EV_VIS_USER, resp.request_id,
-             json_pack("{s:i,s:s,s:s?,s:o,s:f}", "turn", st.turn, "stop_reason",
-                       wire_stop_reason_name(resp.stop_reason), "request_id", resp.request_id,
-                       "usage", u, "cost_usd", out->cost_usd));
+    }
+    loop_price_compaction(st, &before);
+    if (rc == 0) {
+        stream_restarted(st->io, "prompt_too_long", 1, err->message);
+        rc = provider_port_complete(&st->io->model, &st->cfg, &t->req, sink, st->io->cancel,
+                                    &t->resp, err);
+    }
+    if (rc != 0 && err->code == LOOM_ERR_MODEL_PROMPT_TOO_LONG)
+        loom_error_set(err, LOOM_ERR_MODEL_PROMPT_TOO_LONG,
+                       "the model refused the prompt as too long again after the context "
+                       "was compacted (about %lld tokens, window %lld): %s",
+                       (long long)pressure_tokens(&st->cs->pr, t->est, NULL),
+                       (long long)st->cfg.context_window, err->message);
+    return rc;
+}
 
-        /* Record the reply whole, then act on it. */
-        json_t *records = record_from_response(&resp, resp.request_id);
-        const char *message_id = record_id(json_array_get(records, 0));
-        char *msg_id = xstrdup(message_id);
-        size_t i;
-        json_t *rec;
-        rc = 0;
-        json_array_foreach(records, i, rec) {
-            if (transcript_append(io->t, rec, &err) != 0) {
-                rc = -1;
-                break;
-            }
+/* A failed model call: the heartbeat's veto and the fallback model ask
+ * again (the failed call was not a turn); a cancel or any other failure
+ * ends the run. */
+static loop_step model_failed(loop_state *st, const loom_error *err)
+{
+    loop_io *io = st->io;
+    if (cancel_level(io->cancel) >= CANCEL_ACT) {
+        /* The heartbeat's veto cut the model stream: straight to Observe,
+         * the request made again with the event in view. */
+        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                  json_pack("{s:s,s:s}", "kind", "heartbeat_interrupt", "message",
+                            "the model call was stopped by a critical event; asking "
+                            "again with the event in view"));
+        stream_restarted(io, "heartbeat_interrupt", 1, NULL);
+        st->turn--;
+        return STEP_AGAIN;
+    }
+    if (err->code == LOOM_ERR_RUN_CANCELLED || cancel_requested(io->cancel)) {
+        finish_interrupted(io, st->out);
+        return STEP_STOP;
+    }
+    st->model_failures++;
+    const char *fallback = st->p.fallback_model;
+    if (transient(err) && fallback && !st->using_fallback &&
+        st->model_failures < LOOP_BREAKER_THRESHOLD) {
+        st->using_fallback = true;
+        st->cfg.model = (char *)fallback;
+        char msg[1400];
+        snprintf(msg, sizeof msg, "switching to the fallback model %s: %s", fallback,
+                 err->message);
+        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                  json_pack("{s:s,s:s,s:s}", "kind", "fallback_model", "message", msg, "model",
+                            fallback));
+        stream_restarted(io, "fallback_model", 1, msg);
+        st->turn--;
+        return STEP_AGAIN;
+    }
+    st->out->err = *err;
+    finish(st->out, RUN_FAILED, "model_error");
+    return STEP_STOP;
+}
+
+static loop_step call_model(loop_state *st, loop_turn *t)
+{
+    wire_stream_sink sink = {.ctx = st->io, .on_text = on_text, .on_thinking = on_thinking,
+                             .on_retry = on_retry};
+    loom_error err;
+    loom_error_clear(&err);
+    int rc = provider_port_complete(&st->io->model, &st->cfg, &t->req, &sink, st->io->cancel,
+                                    &t->resp, &err);
+    if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG)
+        rc = resend_compacted(st, t, &sink, &err);
+    wire_request_free(&t->req);
+    return rc == 0 ? STEP_NEXT : model_failed(st, &err);
+}
+
+/* The reply arrived whole: the pressure learns the provider's count, the
+ * usage is summed, and the reply is recorded. 0, or -1 with err set. */
+static int record_reply(loop_state *st, loop_turn *t, char **message_id, loom_error *err)
+{
+    wire_response *resp = &t->resp;
+    pressure_report(&st->cs->pr, &resp->usage, t->est);
+    st->model_failures = 0;
+    if (!st->cfg.stream) {
+        /* A whole reply streams as one delta per block, so every surface
+         * sees the same event sequence either way. */
+        for (size_t b = 0; b < resp->message.n_blocks; b++) {
+            const wire_block *blk = &resp->message.blocks[b];
+            if (blk->kind == WIRE_BLOCK_THINKING && blk->text && *blk->text)
+                on_thinking(st->io, blk->text, strlen(blk->text));
+            else if (blk->kind == WIRE_BLOCK_TEXT && blk->text && *blk->text)
+                on_text(st->io, blk->text, strlen(blk->text));
         }
-        json_decref(records);
-        char *hook_stop = NULL;
-        const char *stop_event = "tool";
-        if (rc == 0)
-            rc = run_tools(p, io, &st, &resp.message, msg_id, out, &hook_stop, &stop_event, &err);
-        free(msg_id);
-        bool has_tools = false;
-        for (size_t b = 0; b < resp.message.n_blocks; b++)
-            has_tools |= resp.message.blocks[b].kind == WIRE_BLOCK_TOOL_USE;
-        char *text = wire_message_text(&resp.message);
-        if (*text || !has_tools) {
-            free(out->final_text);
-            out->final_text = text;
-        } else {
-            free(text);
-        }
-        wire_stop_reason stop = resp.stop_reason;
-        wire_response_free(&resp);
-        if (rc != 0) {
-            free(hook_stop);
-            out->err = err;
-            out->state = RUN_FAILED;
-            out->stop_reason = "session_error";
-            break;
-        }
-        if (cancel_run_requested(io->cancel)) {
-            free(hook_stop);
-            finish_interrupted(io, out);
-            break;
-        }
-        if (hook_stop) {
-            finish_hook_stopped(out, stop_event, hook_stop);
-            free(hook_stop);
-            break;
-        }
-        /* Decide: a reply without tool calls is the final answer. */
-        if (!has_tools && stop_hook_continues(io, &st, &hook_stop))
-            continue;
-        if (!has_tools) {
-            out->state = RUN_COMPLETED;
-            out->stop_reason = hook_stop ? "hook_stopped" : wire_stop_reason_name(stop);
-            if (hook_stop)
-                /* The answer stands; the reason is the user's to read. */
-                loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                          json_pack("{s:s,s:s+}", "kind", "hook_stopped", "message",
-                                    "a Stop hook ended the run: ",
-                                    *hook_stop ? hook_stop : "no reason given"));
-            free(hook_stop);
+    }
+    loop_count_reply(st, resp);
+    json_t *records = record_from_response(resp, resp->request_id);
+    *message_id = xstrdup(record_id(json_array_get(records, 0)));
+    size_t i;
+    json_t *rec;
+    int rc = 0;
+    json_array_foreach(records, i, rec) {
+        if (transcript_append(st->io->t, rec, err) != 0) {
+            rc = -1;
             break;
         }
     }
+    json_decref(records);
+    return rc;
+}
+
+/* Observe what the turn left: the reply's text is the answer so far; a
+ * session error, a cancel or a hook's "continue": false ends the run. */
+static loop_step observe(loop_state *st, loop_turn *t, int rc, const loom_error *err)
+{
+    loop_result *out = st->out;
+    for (size_t b = 0; b < t->resp.message.n_blocks; b++)
+        t->has_tools |= t->resp.message.blocks[b].kind == WIRE_BLOCK_TOOL_USE;
+    char *text = wire_message_text(&t->resp.message);
+    if (*text || !t->has_tools) {
+        free(out->final_text);
+        out->final_text = text;
+    } else {
+        free(text);
+    }
+    t->stop = t->resp.stop_reason;
+    wire_response_free(&t->resp);
+    if (rc != 0) {
+        finish_session_error(out, err);
+        return STEP_STOP;
+    }
+    if (cancel_run_requested(st->io->cancel)) {
+        finish_interrupted(st->io, out);
+        return STEP_STOP;
+    }
+    if (t->hook_stop) {
+        loop_finish_hook_stopped(out, t->stop_event, t->hook_stop);
+        return STEP_STOP;
+    }
+    return STEP_NEXT;
+}
+
+/* Decide: a reply without tool calls is the final answer, unless a Stop
+ * hook sends the agent back to work; with tool calls, run again. */
+static loop_step decide(loop_state *st, loop_turn *t)
+{
+    if (t->has_tools)
+        return STEP_NEXT;
+    if (loop_stop_hook_continues(st, &t->hook_stop))
+        return STEP_AGAIN;
+    loop_result *out = st->out;
+    finish(out, RUN_COMPLETED, t->hook_stop ? "hook_stopped" : wire_stop_reason_name(t->stop));
+    if (t->hook_stop)
+        /* The answer stands; the reason is the user's to read. */
+        loop_emit(st->io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
+                  json_pack("{s:s,s:s+}", "kind", "hook_stopped", "message",
+                            "a Stop hook ended the run: ",
+                            *t->hook_stop ? t->hook_stop : "no reason given"));
+    return STEP_STOP;
+}
+
+/* One turn, begin to decision. */
+static loop_step run_turn(loop_state *st)
+{
+    loop_turn t = {.stop_event = "tool"};
+    loop_step s = begin_turn(st);
+    if (s == STEP_NEXT)
+        s = prepare_request(st, &t);
+    if (s == STEP_NEXT)
+        s = call_model(st, &t);
+    if (s != STEP_NEXT)
+        return s;
+    loom_error err;
+    loom_error_clear(&err);
+    char *message_id = NULL;
+    int rc = record_reply(st, &t, &message_id, &err);
+    if (rc == 0)
+        rc = loop_run_tools(st, &t.resp.message, message_id, &t.hook_stop, &t.stop_event, &err);
+    free(message_id);
+    s = observe(st, &t, rc, &err);
+    if (s == STEP_NEXT)
+        s = decide(st, &t);
+    free(t.hook_stop);
+    return s;
+}
+
+/* --- run end ---------------------------------------------------------------- */
+
+static void run_end(loop_state *st)
+{
     loom_error ignore;
-    transcript_sync(io->t, &ignore);
-    if (loop_has_hooks(io, HOOK_FINAL_STOP)) {
-        hook_outcome o = loop_fire(io, HOOK_FINAL_STOP,
-                              json_pack("{s:s,s:s}", "state", run_state_name(out->state),
-                                        "stop_reason", out->stop_reason ? out->stop_reason : ""));
-        hook_outcome_free(&o);
+    transcript_sync(st->io->t, &ignore);
+    loop_fire_final_stop(st);
+    /* A background compaction still writing is stopped; what it spent is
+     * the run's. */
+    wire_usage spent;
+    unsigned calls = context_background_stop(st->cs, &spent);
+    loop_count_side_usage(st, "compaction", NULL, NULL, &spent, calls);
+}
+
+static void run_free(loop_state *st)
+{
+    free(st->last_call_sig);
+    str_free(&st->reminders);
+    if (st->cs == &st->own_context)
+        context_state_free(&st->own_context);
+}
+
+void loop_run(const loop_params *p, loop_io *io, const char *goal, loop_result *out)
+{
+    loop_state st;
+    int begun = run_begin(&st, p, io, goal, out);
+    if (begun == 0) {
+        while (run_turn(&st) != STEP_STOP)
+            ;
+        run_end(&st);
     }
-    context_background_stop(p, io, &st, out);
-    free(st.last_call_sig);
-    str_free(&st.reminders);
-    ladder_edits_free(&st.edits);
-    free(st.system_dynamic);
-    if (io->pressure)
-        *io->pressure = st.pr;
-    if (!out->final_text)
+    run_free(&st);
+    /* A run that could not record its goal has no answer, not an empty one. */
+    if (begun >= 0 && !out->final_text)
         out->final_text = xstrdup("");
 }
 

@@ -4,7 +4,11 @@
  * loop over an explicit loop_state (no recursion; each turn ends in a
  * decision: final, run again, or interrupted), L3 fixed steps before each
  * model call. The loop owns no I/O surface: it reports through emit() and
- * writes the session through the transcript it is given.
+ * writes the session through the transcript it is given. It is the
+ * integrator of DESIGN.md §1: it drives the harness modules below it and
+ * hands them ports (the context module's, runtime/loop_context.h); none of
+ * them calls back into it. Threading: loop_run runs on one thread (the
+ * run's); emit may also be called from the tool pool's threads.
  */
 #ifndef LOOM_RUNTIME_LOOP_H
 #define LOOM_RUNTIME_LOOP_H
@@ -15,7 +19,7 @@
 
 #include "base/cancel.h"
 #include "base/error.h"
-#include "context/ladder.h"
+#include "context/control.h"
 #include "runtime/event.h"
 #include "runtime/run_state.h"
 #include "session/transcript.h"
@@ -43,14 +47,7 @@ typedef struct loop_params {
     double max_usd;                 /* 0 = no cap */
     double price_input_per_mtok;    /* 0 = unknown: cost not computed */
     double price_output_per_mtok;
-    /* Context engineering (runtime/context_control.h). */
-    ladder_config ladder;           /* thresholds; zeroed: the defaults */
-    bool no_auto_compact;           /* steps A–D only by hand (/compact); renew still forced */
-    double renew_lambda;            /* 0: RENEW_DEFAULT_LAMBDA */
-    /* Renew reloads C_memory: the dynamic system prompt made anew (caller
-     * frees the result). NULL: the prompt is kept. */
-    char *(*reload_system_dynamic)(void *ctx);
-    void *reload_ctx;
+    context_config context;         /* context engineering (context/control.h) */
 } loop_params;
 
 typedef struct loop_io {
@@ -63,7 +60,12 @@ typedef struct loop_io {
     struct governance *gov;         /* hooks for the run's lifecycle; NULL: none */
     struct working *working;        /* C_working (context/working.h); NULL: no tail */
     const char *mf_dir;             /* M_f: where renew snapshots C_working; NULL: none */
-    struct pressure *pressure;      /* carried across runs (in and out); NULL: per run */
+    /* The session's context-control state, borrowed for the run (it
+     * outlives it: the pressure carries to the next run, /compact uses it
+     * between runs). NULL: a state of the run's own. */
+    context_state *context;
+    /* The model (a zeroed port: provider_complete; tests stand a fake in). */
+    provider_port model;
     /* The run's heartbeat (heartbeat/heartbeat.h; NULL: none): told when an
      * Act starts and ends. act_running mirrors it for the heartbeat's
      * callback, which interrupts only a running Act gracefully. */

@@ -1,17 +1,23 @@
 /* loop_internal.h — the loop's state and helpers, shared by the files of
- * the loop (loop.c, context_control.c) only. */
+ * the loop only (loop.c, loop_hooks.c, loop_tools.c, loop_usage.c,
+ * loop_context.c). One loop_state per run, on the run's thread. */
 #ifndef LOOM_RUNTIME_LOOP_INTERNAL_H
 #define LOOM_RUNTIME_LOOP_INTERNAL_H
 
 #include "base/str.h"
-#include "context/ladder.h"
-#include "context/pressure.h"
+#include "context/control.h"
 #include "hooks/run.h"
 #include "runtime/loop.h"
-
-typedef struct compact_job compact_job;  /* context_control.c */
+#include "runtime/loop_context.h"
 
 typedef struct loop_state {
+    /* The run. */
+    loop_params p;             /* the caller's, with the prompt's token budget */
+    loop_io *io;
+    loop_result *out;
+    provider_config cfg;       /* shallow: .model swapped for the fallback, the window learned */
+    int max_turns;
+    /* L2 */
     int turn;
     int model_failures;        /* consecutive; the circuit breaker counts these */
     bool using_fallback;
@@ -19,32 +25,69 @@ typedef struct loop_state {
     int repeat_count;
     loom_str reminders;        /* queued for the tail of the next request (L3) */
     int stop_continuations;    /* times a Stop hook sent the agent back to work */
-    /* context governance */
-    pressure pr;
-    ladder_edits edits;
-    int compact_failures;      /* consecutive; auto-compaction stops at 3 */
     bool budget_nudged;
-    char *system_dynamic;      /* reloaded by renew; NULL: the params' own */
-    int64_t tools_est;         /* the tools' declarations, estimated once */
-    int64_t tokens_used;       /* the run's usage so far, for the budget line */
-    compact_job *background;   /* a compaction running on its own thread */
+    /* Context engineering: the session's state (or own_context) and the
+     * port the context module reports through. */
+    context_state *cs;
+    context_state own_context;
+    loop_context ctx;
 } loop_state;
+
+/* What one turn carries from step to step. */
+typedef struct loop_turn {
+    wire_request req;
+    int64_t est;               /* the request's local token estimate */
+    wire_response resp;
+    char *hook_stop;           /* a tool's or Stop hook's "continue": false reason; owned */
+    const char *stop_event;    /* which hook event stopped it */
+    bool has_tools;
+    wire_stop_reason stop;
+} loop_turn;
+
+/* What the next step does. */
+typedef enum { STEP_NEXT, STEP_AGAIN, STEP_STOP } loop_step;
 
 void loop_emit(loop_io *io, const char *type, event_visibility vis, const char *corr,
                json_t *payload /* stolen */);
+void loop_queue_reminder(loop_state *st, const char *text);
+/* The context env, brought up to the turn in hand. */
+context_env *loop_context_env(loop_state *st);
+
+/* --- loop_hooks.c: lifecycle hooks ---------------------------------------- */
+
 /* Fires ev with the common payload plus extra (stolen; may be NULL); hook
  * notices become warnings. The caller frees the outcome. */
 hook_outcome loop_fire(loop_io *io, hook_event ev, json_t *extra);
 bool loop_has_hooks(loop_io *io, hook_event ev);
-void loop_queue_reminder(loop_state *st, const char *text);
-void loop_add_usage(wire_usage *total, const wire_usage *u);
-/* Tokens a usage counts against a budget: input, output and cache. */
-int64_t loop_usage_total(const wire_usage *u);
+/* A hook answered "continue": false: the run ends, blocked by policy. */
+void loop_finish_hook_stopped(loop_result *out, const char *event, const char *why);
+/* L1: SessionStart (once per session) and UserPromptSubmit. False when a
+ * hook blocked the prompt; its reason is in st->out->err. */
+bool loop_start_hooks(loop_state *st, const char *goal, bool fresh);
+/* Stop hooks may send the agent back to work: true when one did (a
+ * reminder says why); *hook_stop set when one ended the run instead. */
+bool loop_stop_hook_continues(loop_state *st, char **hook_stop);
+/* Run end: the final Stop hook. */
+void loop_fire_final_stop(loop_state *st);
+
+/* --- loop_tools.c: the Act ------------------------------------------------- */
+
+/* Runs the reply's tool calls and records each result in call order. */
+int loop_run_tools(loop_state *st, const wire_message *reply, const char *message_id,
+                   char **hook_stop, const char **stop_event, loom_error *err);
+
+/* --- loop_usage.c: accounting ---------------------------------------------- */
+
+/* A model reply of the turn: its usage added, priced, and model.completed. */
+void loop_count_reply(loop_state *st, const wire_response *resp);
 /* A model call the run made besides its turns (purpose: "permission_classifier",
- * …): added to out's usage and cost, so the token budget and the cost cap
+ * …): added to the usage and cost, so the token budget and the cost cap
  * see it, and reported as a model.usage event naming the purpose. */
-void loop_count_side_usage(const loop_params *p, loop_io *io, loop_state *st, loop_result *out,
-                           const char *purpose, const char *corr, const char *tool,
-                           const wire_usage *u, unsigned calls);
+void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr,
+                           const char *tool, const wire_usage *u, unsigned calls);
+/* Context work adds its tokens to the usage itself (the port); what it
+ * spent since `before` is priced and reported here, so cost_usd and max_usd
+ * see it too. */
+void loop_price_compaction(loop_state *st, const wire_usage *before);
 
 #endif

@@ -1,0 +1,71 @@
+/* loop_usage.c — the run's accounting: tokens and cost of every model call
+ * it makes (its turns, the permission classifier's, compaction's), and the
+ * model.completed / model.usage events that report them. The token budget
+ * and the cost cap read what is summed here. Run thread only. */
+#include "runtime/loop_internal.h"
+
+/* USD for one reply. Cache writes cost 1.25× and cache reads 0.1× the input
+ * price (Anthropic's published multipliers; OpenAI reports no writes). */
+static double usage_cost(const loop_params *p, const wire_usage *u)
+{
+    return ((double)u->input_tokens * p->price_input_per_mtok +
+            (double)u->cache_creation_tokens * p->price_input_per_mtok * 1.25 +
+            (double)u->cache_read_tokens * p->price_input_per_mtok * 0.1 +
+            (double)u->output_tokens * p->price_output_per_mtok) / 1e6;
+}
+
+/* The usage total changed: the dashboard's budget line follows it. */
+static void usage_changed(loop_state *st)
+{
+    st->ctx.env.budget_used = wire_usage_total(&st->out->usage);
+}
+
+void loop_count_reply(loop_state *st, const wire_response *resp)
+{
+    loop_result *out = st->out;
+    wire_usage_add(&out->usage, &resp->usage);
+    usage_changed(st);
+    double cost = out->cost_usd >= 0 ? usage_cost(&st->p, &resp->usage) : 0;
+    if (out->cost_usd >= 0)
+        out->cost_usd += cost;
+    out->turns = st->turn;
+    json_t *u = wire_usage_to_json(&resp->usage);
+    loop_emit(st->io, "model.completed", EV_VIS_USER, resp->request_id,
+              json_pack("{s:i,s:s,s:s?,s:o,s:f}", "turn", st->turn, "stop_reason",
+                        wire_stop_reason_name(resp->stop_reason), "request_id",
+                        resp->request_id, "usage", u, "cost_usd", out->cost_usd));
+}
+
+void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr,
+                           const char *tool, const wire_usage *u, unsigned calls)
+{
+    if (calls == 0)
+        return;
+    loop_result *out = st->out;
+    wire_usage_add(&out->usage, u);
+    usage_changed(st);
+    if (out->cost_usd >= 0)
+        out->cost_usd += usage_cost(&st->p, u);
+    loop_emit(st->io, "model.usage", EV_VIS_USER, corr,
+              json_pack("{s:s,s:s?,s:i,s:o,s:f}", "purpose", purpose, "tool", tool, "calls",
+                        (int)calls, "usage", wire_usage_to_json(u), "cost_usd", out->cost_usd));
+}
+
+void loop_price_compaction(loop_state *st, const wire_usage *before)
+{
+    loop_result *out = st->out;
+    wire_usage d = {
+        .input_tokens = out->usage.input_tokens - before->input_tokens,
+        .output_tokens = out->usage.output_tokens - before->output_tokens,
+        .cache_read_tokens = out->usage.cache_read_tokens - before->cache_read_tokens,
+        .cache_creation_tokens = out->usage.cache_creation_tokens - before->cache_creation_tokens,
+        .reasoning_tokens = out->usage.reasoning_tokens - before->reasoning_tokens,
+    };
+    if (wire_usage_total(&d) <= 0)
+        return;
+    if (out->cost_usd >= 0)
+        out->cost_usd += usage_cost(&st->p, &d);
+    loop_emit(st->io, "model.usage", EV_VIS_USER, NULL,
+              json_pack("{s:s,s:o,s:f}", "purpose", "compaction", "usage", wire_usage_to_json(&d),
+                        "cost_usd", out->cost_usd));
+}
