@@ -1,0 +1,364 @@
+/* test_runtime_loop.c — the agent loop (runtime/loop.h) driven through its
+ * ports alone: a fake model behind loop_io.model (no HTTP, no mock server)
+ * and fake tools in a registry of their own, over a real session file.
+ * What it pins: a final answer ends the run; a tool call is executed and
+ * its result sent back; max_turns stops; the cancel flag stops; a provider
+ * error becomes the documented stop (model_error, or the fallback model);
+ * a too-long refusal is compacted through the context port and sent again. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/json.h"
+#include "base/str.h"
+#include "runtime/loop.h"
+#include "session/record.h"
+#include "tools/registry.h"
+
+/* --- the fake model -------------------------------------------------------- */
+
+typedef enum { SAY, CALL, FAIL } step_kind;
+
+typedef struct step {
+    step_kind kind;
+    const char *text;        /* SAY: the answer; CALL: the tool's input text; FAIL: message */
+    loom_code code;          /* FAIL */
+} step;
+
+typedef struct fake_model {
+    const step *script;
+    size_t n, next;
+    int calls;
+    char *models[8];         /* the model each call asked for */
+    bool saw_tool_result;    /* a request carried a tool_result block */
+    char *tool_result_text;
+} fake_model;
+
+/* Notes the tool results a request sends back. */
+static void note_request(fake_model *m, const wire_request *req)
+{
+    for (size_t i = 0; i < req->n_messages; i++)
+        for (size_t b = 0; b < req->messages[i].n_blocks; b++) {
+            const wire_block *blk = &req->messages[i].blocks[b];
+            if (blk->kind == WIRE_BLOCK_TOOL_RESULT) {
+                m->saw_tool_result = true;
+                free(m->tool_result_text);
+                m->tool_result_text = strdup(blk->text ? blk->text : "");
+            }
+        }
+}
+
+static int fake_complete(void *ctx, const provider_config *cfg, const wire_request *req,
+                         const wire_stream_sink *sink, const loom_cancel *cancel,
+                         wire_response *out, loom_error *err)
+{
+    (void)cancel;
+    fake_model *m = ctx;
+    memset(out, 0, sizeof *out);
+    if (m->calls < 8)
+        m->models[m->calls] = strdup(cfg->model);
+    m->calls++;
+    note_request(m, req);
+    if (req->system && strstr(req->system, "You summarize a conversation")) {
+        /* A compaction's request (context/compact.h): answer with a summary. */
+        out->message.role = WIRE_ROLE_ASSISTANT;
+        wire_message_add_text(&out->message, "<summary>the work so far</summary>");
+        out->stop_reason = WIRE_STOP_END_TURN;
+        out->usage.input_tokens = 100;
+        out->usage.output_tokens = 20;
+        return 0;
+    }
+    const step *s = &m->script[m->next < m->n ? m->next : m->n - 1];
+    if (m->next < m->n)
+        m->next++;
+    if (s->kind == FAIL)
+        return loom_error_set(err, s->code, "%s", s->text);
+    out->message.role = WIRE_ROLE_ASSISTANT;
+    out->usage.input_tokens = 10;
+    out->usage.output_tokens = 5;
+    if (s->kind == SAY) {
+        if (sink && sink->on_text)
+            sink->on_text(sink->ctx, s->text, strlen(s->text));
+        wire_message_add_text(&out->message, s->text);
+        out->stop_reason = WIRE_STOP_END_TURN;
+    } else {
+        char id[32];
+        snprintf(id, sizeof id, "call_%d", m->calls);
+        wire_message_add_tool_use(&out->message, id, "Echo", json_pack("{s:s}", "text", s->text));
+        out->stop_reason = WIRE_STOP_TOOL_USE;
+    }
+    return 0;
+}
+
+static void fake_model_free(fake_model *m)
+{
+    for (int i = 0; i < 8; i++)
+        free(m->models[i]);
+    free(m->tool_result_text);
+}
+
+/* --- the fake tool ------------------------------------------------------- */
+
+static int echo_runs;
+static loom_cancel *cancel_on_run; /* set: the tool cancels the run (a user's Ctrl-C) */
+
+static int echo_run(const json_t *input, tool_ctx *ctx, tool_result *out)
+{
+    (void)ctx;
+    echo_runs++;
+    if (cancel_on_run)
+        atomic_store(cancel_on_run, CANCEL_RUN);
+    str_printf(&out->text, "echo: %s", json_get_str(input, "text", "?"));
+    return 0;
+}
+
+static const tool_def echo_def = {
+    .name = "Echo",
+    .description = "Echoes its input.",
+    .input_schema = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},"
+                    "\"required\":[\"text\"]}",
+    .read_only = true,
+    .run = echo_run,
+};
+
+/* --- the fixture ------------------------------------------------------------ */
+
+typedef struct fixture {
+    char dir[64];
+    transcript *t;
+    tool_registry *reg;
+    provider_config cfg;
+    loop_params p;
+    tool_ctx tctx;
+    loom_cancel cancel;
+    loop_io io;
+    fake_model model;
+    json_t *events;          /* the types emitted, in order */
+} fixture;
+
+static void on_emit(void *ctx, const char *type, event_visibility vis, const char *corr,
+                    json_t *payload)
+{
+    (void)vis, (void)corr;
+    fixture *f = ctx;
+    json_array_append_new(f->events, json_string(type));
+    json_decref(payload);
+}
+
+static bool emitted(const fixture *f, const char *type)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(f->events, i, v) if (!strcmp(json_string_value(v), type)) return true;
+    return false;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    strcpy(f->dir, "/tmp/loom-loop-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    loom_error err;
+    f->t = transcript_create(f->dir, f->dir, "anthropic", "fake-model", &err);
+    assert_non_null(f->t);
+    f->reg = tool_registry_new();
+    assert_int_equal(tool_registry_add(f->reg, &echo_def, &err), 0);
+    f->cfg = (provider_config){.kind = PROVIDER_ANTHROPIC, .model = "fake-model",
+                               .context_window = 100000, .max_output_tokens = 4096,
+                               .stream = true};
+    f->p = (loop_params){.provider = &f->cfg, .tools = f->reg, .system_static = "You test.",
+                         .system_dynamic = "", .repeat_threshold = 100};
+    atomic_init(&f->cancel, 0);
+    f->tctx = (tool_ctx){.cwd = f->dir, .session_id = transcript_session_id(f->t),
+                         .cancel = &f->cancel};
+    f->events = json_array();
+    f->io = (loop_io){.t = f->t, .tools = &f->tctx, .cancel = &f->cancel, .emit = on_emit,
+                      .emit_ctx = f, .model = {fake_complete, &f->model}};
+    echo_runs = 0;
+    cancel_on_run = NULL;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    fake_model_free(&f->model);
+    json_decref(f->events);
+    tool_registry_free(f->reg);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    transcript_free(f->t);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+static void run(fixture *f, const step *script, size_t n, loop_result *out)
+{
+    f->model.script = script;
+    f->model.n = n;
+    loop_run(&f->p, &f->io, "do the thing", out);
+}
+
+/* --- the tests -------------------------------------------------------------- */
+
+static void test_final_answer_ends_the_run(void **state)
+{
+    fixture *f = *state;
+    static const step script[] = {{SAY, "all done", 0}};
+    loop_result out;
+    run(f, script, 1, &out);
+    assert_int_equal(out.state, RUN_COMPLETED);
+    assert_string_equal(out.stop_reason, "end_turn");
+    assert_string_equal(out.final_text, "all done");
+    assert_int_equal(out.turns, 1);
+    assert_int_equal(f->model.calls, 1);
+    assert_int_equal(out.usage.input_tokens, 10);
+    assert_true(emitted(f, EV_TOKEN_DELTA));
+    assert_true(emitted(f, "model.completed"));
+    /* The goal and the reply are in the session. */
+    json_t *last = transcript_record(f->t, transcript_count(f->t) - 1);
+    char *text = record_message_text(last);
+    assert_string_equal(text, "all done");
+    free(text);
+    loop_result_free(&out);
+}
+
+static void test_tool_call_runs_and_its_result_goes_back(void **state)
+{
+    fixture *f = *state;
+    static const step script[] = {{CALL, "hi", 0}, {SAY, "the tool said hi", 0}};
+    loop_result out;
+    run(f, script, 2, &out);
+    assert_int_equal(out.state, RUN_COMPLETED);
+    assert_int_equal(echo_runs, 1);
+    assert_int_equal(f->model.calls, 2);
+    assert_true(f->model.saw_tool_result);
+    assert_string_equal(f->model.tool_result_text, "echo: hi");
+    assert_true(emitted(f, EV_TOOL_STARTED));
+    assert_true(emitted(f, EV_TOOL_FINISHED));
+    assert_string_equal(out.final_text, "the tool said hi");
+    assert_int_equal(out.turns, 2);
+    assert_int_equal(out.usage.input_tokens, 20);
+    loop_result_free(&out);
+}
+
+static void test_max_turns_stops(void **state)
+{
+    fixture *f = *state;
+    static const step script[] = {{CALL, "again", 0}};
+    f->p.max_turns = 3;
+    loop_result out;
+    run(f, script, 1, &out);
+    assert_int_equal(out.state, RUN_FAILED);
+    assert_string_equal(out.stop_reason, "max_turns");
+    assert_int_equal(out.err.code, LOOM_ERR_RUN_RESUMABLE);
+    assert_int_equal(out.turns, 3);
+    assert_int_equal(f->model.calls, 3);
+    assert_int_equal(echo_runs, 3);
+    loop_result_free(&out);
+}
+
+static void test_cancel_flag_stops(void **state)
+{
+    fixture *f = *state;
+    static const step script[] = {{CALL, "slow", 0}, {SAY, "never", 0}};
+    cancel_on_run = &f->cancel; /* the user cancels while the tool runs */
+    loop_result out;
+    run(f, script, 2, &out);
+    assert_int_equal(out.state, RUN_CANCELLED);
+    assert_string_equal(out.stop_reason, "cancelled");
+    assert_int_equal(out.err.code, LOOM_ERR_RUN_CANCELLED);
+    assert_int_equal(f->model.calls, 1);
+    /* The interruption is recorded last, and never drives a run. */
+    json_t *last = transcript_record(f->t, transcript_count(f->t) - 1);
+    assert_true(record_skip_run(last));
+    loop_result_free(&out);
+}
+
+static void test_cancel_before_the_first_turn(void **state)
+{
+    fixture *f = *state;
+    static const step script[] = {{SAY, "never", 0}};
+    atomic_store(&f->cancel, CANCEL_RUN);
+    loop_result out;
+    run(f, script, 1, &out);
+    assert_int_equal(out.state, RUN_CANCELLED);
+    assert_int_equal(f->model.calls, 0);
+    loop_result_free(&out);
+}
+
+static void test_provider_error_is_model_error(void **state)
+{
+    fixture *f = *state;
+    static const step script[] = {{FAIL, "bad request (HTTP 400)", LOOM_ERR_MODEL_REQUEST_REJECTED}};
+    loop_result out;
+    run(f, script, 1, &out);
+    assert_int_equal(out.state, RUN_FAILED);
+    assert_string_equal(out.stop_reason, "model_error");
+    assert_int_equal(out.err.code, LOOM_ERR_MODEL_REQUEST_REJECTED);
+    assert_non_null(strstr(out.err.message, "bad request"));
+    assert_string_equal(out.final_text, "");
+    loop_result_free(&out);
+}
+
+static void test_transient_error_switches_to_the_fallback(void **state)
+{
+    fixture *f = *state;
+    static const step script[] = {{FAIL, "overloaded", LOOM_ERR_MODEL_OVERLOADED},
+                                  {SAY, "from the fallback", 0}};
+    f->p.fallback_model = "fallback-model";
+    loop_result out;
+    run(f, script, 2, &out);
+    assert_int_equal(out.state, RUN_COMPLETED);
+    assert_string_equal(f->model.models[0], "fake-model");
+    assert_string_equal(f->model.models[1], "fallback-model");
+    assert_int_equal(out.turns, 1); /* the failed call was not a turn */
+    assert_true(emitted(f, EV_STREAM_RESTARTED));
+    loop_result_free(&out);
+}
+
+static void test_too_long_is_compacted_and_sent_again(void **state)
+{
+    fixture *f = *state;
+    static const step script[] = {
+        {CALL, "a", 0},
+        {FAIL, "prompt is too long: 5000 tokens > 4000 maximum", LOOM_ERR_MODEL_PROMPT_TOO_LONG},
+        {SAY, "fits now", 0}};
+    loop_result out;
+    run(f, script, 3, &out);
+    assert_int_equal(out.state, RUN_COMPLETED);
+    assert_string_equal(out.final_text, "fits now");
+    /* reply, refusal, the compaction's call, the resent request */
+    assert_int_equal(f->model.calls, 4);
+    assert_true(emitted(f, "context.compacted"));
+    /* The compaction's tokens are the run's: 3 replies of 10 + one of 100. */
+    assert_int_equal(out.usage.input_tokens, 120);
+    loop_result_free(&out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_final_answer_ends_the_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tool_call_runs_and_its_result_goes_back, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_max_turns_stops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_flag_stops, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_before_the_first_turn, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_provider_error_is_model_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_transient_error_switches_to_the_fallback, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_too_long_is_compacted_and_sent_again, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
