@@ -248,78 +248,6 @@ static bool has_glob(const char *s, size_t n)
 }
 
 
-typedef struct segs {
-    const char **p;
-    size_t *len;
-    size_t n;
-} segs;
-
-static void split_segs(const char *path, segs *out)
-{
-    size_t cap = 8;
-    out->p = xmalloc(cap * sizeof *out->p);
-    out->len = xmalloc(cap * sizeof *out->len);
-    out->n = 0;
-    for (const char *s = path; *s;) {
-        while (*s == '/')
-            s++;
-        if (!*s)
-            break;
-        const char *e = strchr(s, '/');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        if (out->n == cap) {
-            cap *= 2;
-            out->p = xrealloc(out->p, cap * sizeof *out->p);
-            out->len = xrealloc(out->len, cap * sizeof *out->len);
-        }
-        out->p[out->n] = s;
-        out->len[out->n++] = len;
-        s += len;
-    }
-}
-
-static void free_segs(segs *s)
-{
-    free(s->p);
-    free(s->len);
-}
-
-/* memo: 0 unknown, 1 yes, 2 no. A pattern that runs out before the path
- * matched a directory above it, and gitignore semantics say everything
- * inside a matched directory matches too. */
-static bool segs_match(const segs *pat, size_t i, const segs *path, size_t j, unsigned char *memo)
-{
-    unsigned char *m = &memo[i * (path->n + 1) + j];
-    if (*m)
-        return *m == 1;
-    bool r;
-    if (i == pat->n)
-        r = true;
-    else if (pat->len[i] == 2 && !memcmp(pat->p[i], "**", 2))
-        r = segs_match(pat, i + 1, path, j, memo) ||
-            (j < path->n && segs_match(pat, i, path, j + 1, memo));
-    else if (j == path->n)
-        r = false;
-    else
-        r = glob_segment_match(pat->p[i], pat->len[i], path->p[j], path->len[j]) &&
-            segs_match(pat, i + 1, path, j + 1, memo);
-    *m = r ? 1 : 2;
-    return r;
-}
-
-static bool glob_path_match(const char *pattern, const char *path)
-{
-    segs ps, ss;
-    split_segs(pattern, &ps);
-    split_segs(path, &ss);
-    unsigned char *memo = xcalloc((ps.n + 1) * (ss.n + 1), 1);
-    bool r = segs_match(&ps, 0, &ss, 0, memo);
-    free(memo);
-    free_segs(&ps);
-    free_segs(&ss);
-    return r;
-}
-
 /* The rule's pattern as an absolute path, as written (folded) and with the
  * literal directories before the first wildcard resolved through symlinks.
  * false when its anchor (home) is unknown. */
@@ -399,11 +327,11 @@ static void path_forms_free(path_forms *f)
 static bool patterns_match(const char *lx, const char *rs, const path_forms *f, bool strict)
 {
     if (strict)
-        return f->resolved && f->physical && glob_path_match(rs, f->resolved) &&
-               glob_path_match(rs, f->physical);
+        return f->resolved && f->physical && glob_path_covers(rs, f->resolved) &&
+               glob_path_covers(rs, f->physical);
     const char *forms[3] = {f->lexical, f->resolved, f->physical};
     for (int k = 0; k < 3; k++)
-        if (forms[k] && (glob_path_match(lx, forms[k]) || glob_path_match(rs, forms[k])))
+        if (forms[k] && (glob_path_covers(lx, forms[k]) || glob_path_covers(rs, forms[k])))
             return true;
     return false;
 }

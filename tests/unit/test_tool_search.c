@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/glob.h"
 #include "base/json.h"
 #include "base/str.h"
 #include "tools/builtin/builtin.h"
@@ -218,47 +219,47 @@ static void check_glob(const char *pattern, const char *path, const char *tmpl)
 
 /* ---- matcher and walker --------------------------------------------------------- */
 
-static void test_wglob_match(void **state)
+static void test_glob_path_match(void **state)
 {
-    assert_true(wglob_match("*.c", "a.c"));
-    assert_false(wglob_match("*.c", "src/a.c"));
-    assert_true(wglob_match("**/*.c", "a.c"));
-    assert_true(wglob_match("**/*.c", "src/deep/a.c"));
-    assert_true(wglob_match("src/**/x.h", "src/x.h"));
-    assert_true(wglob_match("src/**/x.h", "src/a/b/x.h"));
-    assert_false(wglob_match("src/**/x.h", "lib/x.h"));
-    assert_true(wglob_match("src/**", "src/a"));
-    assert_false(wglob_match("src/**", "src"));
-    assert_true(wglob_match("?.c", "a.c"));
-    assert_false(wglob_match("?.c", "ab.c"));
-    assert_false(wglob_match("a?c", "a/c"));
-    assert_true(wglob_match("[ab]*.c", "b2.c"));
-    assert_false(wglob_match("[!ab]*.c", "b2.c"));
-    assert_true(wglob_match("[a-c]1.c", "a1.c"));
-    assert_true(wglob_match("[]x]", "]"));
-    assert_true(wglob_match("\\*.c", "*.c"));
-    assert_false(wglob_match("\\*.c", "a.c"));
-    assert_true(wglob_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaab"));
-    assert_false(wglob_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaa"));
-    assert_true(wglob_match("a**b", "axxb")); /* not a whole component: like * */
-    assert_false(wglob_match("a**b", "ax/xb"));
-    assert_true(wglob_match("{x}", "{x}")); /* braces are not special here */
+    assert_true(glob_path_match("*.c", "a.c"));
+    assert_false(glob_path_match("*.c", "src/a.c"));
+    assert_true(glob_path_match("**/*.c", "a.c"));
+    assert_true(glob_path_match("**/*.c", "src/deep/a.c"));
+    assert_true(glob_path_match("src/**/x.h", "src/x.h"));
+    assert_true(glob_path_match("src/**/x.h", "src/a/b/x.h"));
+    assert_false(glob_path_match("src/**/x.h", "lib/x.h"));
+    assert_true(glob_path_match("src/**", "src/a"));
+    assert_false(glob_path_match("src/**", "src"));
+    assert_true(glob_path_match("?.c", "a.c"));
+    assert_false(glob_path_match("?.c", "ab.c"));
+    assert_false(glob_path_match("a?c", "a/c"));
+    assert_true(glob_path_match("[ab]*.c", "b2.c"));
+    assert_false(glob_path_match("[!ab]*.c", "b2.c"));
+    assert_true(glob_path_match("[a-c]1.c", "a1.c"));
+    assert_true(glob_path_match("[]x]", "]"));
+    assert_true(glob_path_match("\\*.c", "*.c"));
+    assert_false(glob_path_match("\\*.c", "a.c"));
+    assert_true(glob_path_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaab"));
+    assert_false(glob_path_match("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaa"));
+    assert_true(glob_path_match("a**b", "axxb")); /* not a whole component: like * */
+    assert_false(glob_path_match("a**b", "ax/xb"));
+    assert_true(glob_path_match("{x}", "{x}")); /* braces are not special here */
 
-    char **l = wglob_expand_braces("src/*.{c,h}");
+    char **l = glob_expand_braces("src/*.{c,h}");
     assert_string_equal(l[0], "src/*.c");
     assert_string_equal(l[1], "src/*.h");
     assert_null(l[2]);
-    wglob_free_list(l);
-    l = wglob_expand_braces("{a,b{1,2}}/{x}/\\{y,z}");
+    glob_free_list(l);
+    l = glob_expand_braces("{a,b{1,2}}/{x}/\\{y,z}");
     assert_string_equal(l[0], "a/{x}/\\{y,z}");
     assert_string_equal(l[1], "b1/{x}/\\{y,z}");
     assert_string_equal(l[2], "b2/{x}/\\{y,z}");
     assert_null(l[3]);
-    wglob_free_list(l);
-    l = wglob_expand_braces("unbalanced{a,b");
+    glob_free_list(l);
+    l = glob_expand_braces("unbalanced{a,b");
     assert_string_equal(l[0], "unbalanced{a,b");
     assert_null(l[1]);
-    wglob_free_list(l);
+    glob_free_list(l);
 }
 
 /* ---- Glob ----------------------------------------------------------------------------- */
@@ -646,7 +647,7 @@ static void test_search_honours_cancel(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wglob_match),
+        cmocka_unit_test(test_glob_path_match),
         cmocka_unit_test(test_glob_gitignore_and_order),
         cmocka_unit_test(test_glob_patterns),
         cmocka_unit_test(test_glob_truncates_at_100),

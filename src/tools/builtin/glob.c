@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "base/clock.h"
+#include "base/glob.h"
 #include "base/json.h"
 #include "policy/secrets.h"
 #include "tools/builtin/builtin.h"
@@ -76,7 +77,7 @@ static bool may_contain(char **patterns, const char *rel)
                 return true; /* too long to judge here: let the walk decide */
             if (strcmp(pc, "**") == 0)
                 return true;
-            if (!wglob_match(pc, rc)) {
+            if (!glob_path_match(pc, rc)) {
                 possible = false;
                 break;
             }
@@ -101,7 +102,7 @@ static int glob_visit(void *ud, const walk_entry *e)
     if (!S_ISREG(st.st_mode))
         return WALK_CONTINUE;
     for (char **p = g->patterns; *p; p++) {
-        if (wglob_match(*p, e->rel)) {
+        if (glob_path_match(*p, e->rel)) {
             if (g->n == g->cap) {
                 g->cap = g->cap ? g->cap * 2 : 64;
                 g->hits = xrealloc(g->hits, g->cap * sizeof *g->hits);
@@ -145,7 +146,7 @@ static void split_literal_prefix(const char *pattern, loom_str *prefix, const ch
         memcpy(comp, p, len);
         comp[len] = '\0';
         /* .git stays out even when named: the walk never enters it. */
-        if (wglob_has_magic(comp) || strcmp(comp, ".git") == 0)
+        if (glob_has_magic(comp) || strcmp(comp, ".git") == 0)
             break;
         p = slash + 1;
         last_ok = p;
@@ -198,7 +199,7 @@ static int glob_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         rest = "*";
 
     glob_state g = {0};
-    g.patterns = wglob_expand_braces(rest);
+    g.patterns = glob_expand_braces(rest);
     secrets_fence_init(&g.fence, root);
     walk_opts wo = {.root = root, .cancel = ctx->cancel, .visit = glob_visit, .ud = &g};
     loom_error err;
@@ -233,7 +234,7 @@ static int glob_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     for (size_t i = 0; i < g.n; i++)
         free(g.hits[i].path);
     free(g.hits);
-    wglob_free_list(g.patterns);
+    glob_free_list(g.patterns);
     secrets_fence_free(&g.fence);
     if (base != root)
         free(base);

@@ -26,6 +26,7 @@
 
 #include "base/clock.h"
 #include "base/fileio.h"
+#include "base/glob.h"
 #include "base/json.h"
 #include "base/proc.h"
 #include "policy/secrets.h"
@@ -1062,7 +1063,7 @@ done:
     results_free(&res);
     str_free(&errmsg);
     str_free(&why);
-    wglob_free_list(q.globs);
+    glob_free_list(q.globs);
     secrets_fence_free(&q.fence);
     free(q.root);
     free(q.single);

@@ -1,6 +1,6 @@
 /* walk.c — directory walking with .gitignore, ripgrep-style --glob and
- * --type filters, and the gitignore-flavoured path matcher (see walk.h for
- * the rules). It owns the ignore-file stack of one walk and nothing else. */
+ * --type filters (see walk.h for the rules); patterns are base/glob's. It
+ * owns the ignore-file stack of one walk and nothing else. */
 #include "tools/builtin/walk.h"
 
 #include <dirent.h>
@@ -11,272 +11,8 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/glob.h"
 #include "base/str.h"
-
-/* ---- matching one component ------------------------------------------- */
-
-/* Matches a bracket expression starting at p (just after '['). Sets *end to
- * the character after ']'. Returns -1 when the bracket is unterminated, so
- * the caller can treat '[' as a literal. */
-static int match_class(const char *p, char c, const char **end)
-{
-    bool negate = false;
-    if (*p == '!' || *p == '^') {
-        negate = true;
-        p++;
-    }
-    bool hit = false;
-    bool first = true;
-    while (*p && (*p != ']' || first)) {
-        first = false;
-        char lo = *p;
-        if (lo == '\\' && p[1])
-            lo = *++p;
-        p++;
-        char hi = lo;
-        if (*p == '-' && p[1] && p[1] != ']') {
-            p++;
-            hi = *p;
-            if (hi == '\\' && p[1])
-                hi = *++p;
-            p++;
-        }
-        if ((unsigned char)c >= (unsigned char)lo && (unsigned char)c <= (unsigned char)hi)
-            hit = true;
-    }
-    if (*p != ']')
-        return -1;
-    *end = p + 1;
-    return hit != negate;
-}
-
-/* One path component against one pattern component (no '/' in either).
- * The classic single-backtrack loop: on a mismatch after a '*', retry with
- * the star swallowing one more character. Linear for typical patterns and
- * never exponential. */
-static bool match_segment(const char *p, size_t plen, const char *s, size_t slen)
-{
-    size_t pi = 0, si = 0;
-    size_t star_p = (size_t)-1, star_s = 0;
-    while (si < slen) {
-        if (pi < plen) {
-            char pc = p[pi];
-            if (pc == '*') {
-                while (pi < plen && p[pi] == '*')
-                    pi++;
-                star_p = pi;
-                star_s = si;
-                continue;
-            }
-            if (pc == '?') {
-                pi++;
-                si++;
-                continue;
-            }
-            if (pc == '[') {
-                /* The class needs a NUL-terminated view; patterns are short. */
-                char buf[256];
-                size_t n = plen - pi - 1 < sizeof buf - 1 ? plen - pi - 1 : sizeof buf - 1;
-                memcpy(buf, p + pi + 1, n);
-                buf[n] = '\0';
-                const char *end;
-                int r = match_class(buf, s[si], &end);
-                if (r == 1) {
-                    pi += 1 + (size_t)(end - buf);
-                    si++;
-                    continue;
-                }
-                if (r < 0 && s[si] == '[') {
-                    pi++;
-                    si++;
-                    continue;
-                }
-            } else {
-                char lit = pc;
-                size_t step = 1;
-                if (pc == '\\' && pi + 1 < plen) {
-                    lit = p[pi + 1];
-                    step = 2;
-                }
-                if (lit == s[si]) {
-                    pi += step;
-                    si++;
-                    continue;
-                }
-            }
-        }
-        if (star_p == (size_t)-1)
-            return false;
-        pi = star_p;
-        si = ++star_s;
-    }
-    while (pi < plen && p[pi] == '*')
-        pi++;
-    return pi == plen;
-}
-
-/* ---- matching whole paths ----------------------------------------------- */
-
-typedef struct {
-    const char *ptr;
-    size_t len;
-} span;
-
-/* Splits at '/', dropping empty components. Returns the count (<= max). */
-static size_t split_components(const char *s, span *out, size_t max)
-{
-    size_t n = 0;
-    while (*s) {
-        while (*s == '/')
-            s++;
-        if (!*s)
-            break;
-        const char *start = s;
-        while (*s && *s != '/') {
-            if (*s == '\\' && s[1])
-                s++;
-            s++;
-        }
-        if (n == max)
-            return max + 1;
-        out[n++] = (span){start, (size_t)(s - start)};
-    }
-    return n;
-}
-
-static bool is_globstar(span c)
-{
-    return c.len == 2 && c.ptr[0] == '*' && c.ptr[1] == '*';
-}
-
-static bool match_components(const span *pc, size_t np, size_t pi, const span *sc, size_t ns,
-                             size_t si)
-{
-    while (pi < np) {
-        if (is_globstar(pc[pi])) {
-            while (pi + 1 < np && is_globstar(pc[pi + 1]))
-                pi++;
-            /* A trailing ** means "everything inside": at least one more
-             * component, so dir followed by a trailing globstar does not
-             * match a file named dir. */
-            size_t min = pi + 1 == np ? 1 : 0;
-            for (size_t k = si + min; k <= ns; k++) {
-                if (match_components(pc, np, pi + 1, sc, ns, k))
-                    return true;
-            }
-            return false;
-        }
-        if (si == ns || !match_segment(pc[pi].ptr, pc[pi].len, sc[si].ptr, sc[si].len))
-            return false;
-        pi++;
-        si++;
-    }
-    return si == ns;
-}
-
-#define WGLOB_MAX_COMPONENTS 256
-
-bool wglob_match(const char *pattern, const char *path)
-{
-    span pc[WGLOB_MAX_COMPONENTS], sc[WGLOB_MAX_COMPONENTS];
-    size_t np = split_components(pattern, pc, WGLOB_MAX_COMPONENTS);
-    size_t ns = split_components(path, sc, WGLOB_MAX_COMPONENTS);
-    if (np > WGLOB_MAX_COMPONENTS || ns > WGLOB_MAX_COMPONENTS)
-        return false;
-    return match_components(pc, np, 0, sc, ns, 0);
-}
-
-bool wglob_has_magic(const char *s)
-{
-    return strpbrk(s, "*?[{\\") != NULL;
-}
-
-/* ---- brace expansion ------------------------------------------------------ */
-
-#define WGLOB_MAX_EXPANSIONS 1024
-
-typedef struct {
-    char **items;
-    size_t n, cap;
-} strlist;
-
-static void strlist_push(strlist *l, char *s)
-{
-    if (l->n + 2 > l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 8;
-        l->items = xrealloc(l->items, l->cap * sizeof *l->items);
-    }
-    l->items[l->n++] = s;
-    l->items[l->n] = NULL;
-}
-
-static void expand_into(const char *pat, strlist *out)
-{
-    if (out->n >= WGLOB_MAX_EXPANSIONS)
-        return;
-    size_t len = strlen(pat);
-    for (size_t i = 0; i < len; i++) {
-        if (pat[i] == '\\') {
-            i++;
-            continue;
-        }
-        if (pat[i] != '{')
-            continue;
-        /* Find the matching close and the commas at this brace's level. */
-        size_t depth = 0, close = len;
-        size_t commas[WGLOB_MAX_EXPANSIONS];
-        size_t ncomma = 0;
-        for (size_t j = i; j < len; j++) {
-            if (pat[j] == '\\') {
-                j++;
-            } else if (pat[j] == '{') {
-                depth++;
-            } else if (pat[j] == '}') {
-                if (--depth == 0) {
-                    close = j;
-                    break;
-                }
-            } else if (pat[j] == ',' && depth == 1 && ncomma < WGLOB_MAX_EXPANSIONS) {
-                commas[ncomma++] = j;
-            }
-        }
-        if (close == len)
-            return (void)strlist_push(out, xstrdup(pat)); /* unbalanced: literal */
-        if (ncomma == 0)
-            continue; /* "{x}" is literal; inner groups are found later */
-        size_t start = i + 1;
-        for (size_t k = 0; k <= ncomma; k++) {
-            size_t end = k < ncomma ? commas[k] : close;
-            loom_str alt = LOOM_STR_INIT;
-            str_append(&alt, pat, i);
-            str_append(&alt, pat + start, end - start);
-            str_puts(&alt, pat + close + 1);
-            expand_into(str_cstr(&alt), out);
-            str_free(&alt);
-            start = end + 1;
-        }
-        return;
-    }
-    strlist_push(out, xstrdup(pat));
-}
-
-char **wglob_expand_braces(const char *pattern)
-{
-    strlist out = {0};
-    expand_into(pattern, &out);
-    if (!out.items)
-        strlist_push(&out, xstrdup(pattern));
-    return out.items;
-}
-
-void wglob_free_list(char **list)
-{
-    if (!list)
-        return;
-    for (char **p = list; *p; p++)
-        free(*p);
-    free(list);
-}
 
 /* ---- ignore rules --------------------------------------------------------- */
 
@@ -401,9 +137,9 @@ static bool rule_matches(const ign_rule *r, const char *rel, bool is_dir)
     if (r->dir_only && !is_dir)
         return false;
     if (r->anchored)
-        return wglob_match(r->pat, rel);
+        return glob_path_match(r->pat, rel);
     const char *base = strrchr(rel, '/');
-    return wglob_match(r->pat, base ? base + 1 : rel);
+    return glob_path_match(r->pat, base ? base + 1 : rel);
 }
 
 /* The path of abs relative to l->base, or NULL when abs is not below it. */
@@ -510,7 +246,7 @@ static bool type_matches(const file_type *t, const char *name)
         if (n > 0 && n < sizeof glob) {
             memcpy(glob, p, n);
             glob[n] = '\0';
-            if (wglob_match(glob, name))
+            if (glob_path_match(glob, name))
                 return true;
         }
         p += n;
@@ -706,7 +442,7 @@ int walk_tree(const walk_opts *o, loom_error *err)
         w.overrides = ign_new(o->root);
         for (const char *const *g = o->globs; *g; g++) {
             bool neg = (*g)[0] == '!';
-            char **alts = wglob_expand_braces(*g + (neg ? 1 : 0));
+            char **alts = glob_expand_braces(*g + (neg ? 1 : 0));
             for (char **a = alts; *a; a++) {
                 loom_str line = LOOM_STR_INIT;
                 if (neg)
@@ -717,7 +453,7 @@ int walk_tree(const walk_opts *o, loom_error *err)
                     ign_add(w.overrides, &r);
                 str_free(&line);
             }
-            wglob_free_list(alts);
+            glob_free_list(alts);
         }
     }
 

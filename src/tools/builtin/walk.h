@@ -1,6 +1,7 @@
 /* walk.h — the file set Glob and Grep see: a directory walk that honours
- * .gitignore files the way ripgrep does, plus the path-pattern matcher both
- * the walk and the tools use.
+ * .gitignore files the way ripgrep does. Patterns (.gitignore lines, --glob
+ * overrides, type globs) are base/glob's glob_path_match, the matcher the
+ * Glob tool applies to what the walk reports.
  *
  * Rules (chosen so that Grep's ripgrep engine, run with --hidden
  * --no-require-git --no-ignore-dot --no-ignore-exclude --no-ignore-global
@@ -27,22 +28,6 @@
 
 #include "base/cancel.h"
 #include "base/error.h"
-
-/* Gitignore-flavoured matching of a '/'-separated relative path: '*', '?'
- * and '[...]' ('!' or '^' negates) never match '/'; a whole-component '**'
- * matches any number of components (at the end of the pattern: at least
- * one); '\' escapes the next character. Braces are NOT special here. */
-bool wglob_match(const char *pattern, const char *path);
-
-/* Expands shell-style {a,b} alternatives (nested allowed, '\' escapes a
- * brace or comma, a brace group without a comma stays literal). Returns a
- * NULL-terminated array of malloc'd strings, at most 1024 of them; free it
- * with wglob_free_list. */
-char **wglob_expand_braces(const char *pattern);
-void wglob_free_list(char **list);
-
-/* True when the pattern holds any of * ? [ { \ (i.e. is not a plain path). */
-bool wglob_has_magic(const char *s);
 
 typedef struct walk_entry {
     const char *path;       /* absolute */
