@@ -13,7 +13,7 @@
 
 #include "base/json.h"
 #include "base/str.h"
-#include "policy/rules.h"   /* one rule engine: hooks -> policy, never back */
+#include "policy/rule.h"   /* the one rule engine: hooks -> policy, never back */
 
 /* ---- regular expressions ------------------------------------------------ */
 
@@ -129,43 +129,13 @@ void hook_matcher_free(hook_matcher *m)
     free(m);
 }
 
-/* ---- globs -------------------------------------------------------------- */
-
-bool hook_glob(const char *p, const char *s, bool cross_slash)
-{
-    while (*p) {
-        if (*p == '*') {
-            bool dbl = p[1] == '*';
-            const char *rest = p + (dbl ? 2 : 1);
-            bool any = dbl || cross_slash;
-            /* "**" followed by '/' may also match no directory at all, so
-             * the pattern src, "**", "/x.c" accepts "src/x.c". */
-            if (dbl && *rest == '/' && hook_glob(rest + 1, s, cross_slash))
-                return true;
-            for (const char *t = s;; t++) {
-                if (hook_glob(rest, t, cross_slash))
-                    return true;
-                if (!*t || (!any && *t == '/'))
-                    return false;
-            }
-        }
-        if (*p != *s)
-            return false;
-        p++;
-        s++;
-    }
-    return *s == '\0';
-}
-
 /* ---- conditions --------------------------------------------------------- */
 
 typedef enum { CT_TOOL, CT_RE, CT_NRE, CT_EQ, CT_NE } cterm_kind;
 
 typedef struct {
     cterm_kind kind;
-    char *tool;    /* CT_TOOL: tool-name glob */
-    char *pattern; /* CT_TOOL: text inside the parentheses; NULL = any call */
-    perm_rules *rule; /* CT_TOOL on Bash: the settings rule engine's reading */
+    perm_rule *rule;    /* CT_TOOL: the permission rule, read by policy/rule */
     char **path;   /* CT_RE…CT_NE: payload path, one segment each */
     size_t n_path;
     pcre2_code *re;
@@ -179,9 +149,7 @@ struct hook_cond {
 
 static void cterm_free(cterm *t)
 {
-    perm_rules_free(t->rule);
-    free(t->tool);
-    free(t->pattern);
+    rule_free(t->rule);
     for (size_t i = 0; i < t->n_path; i++)
         free(t->path[i]);
     free(t->path);
@@ -360,36 +328,28 @@ static bool find_operator(const char *s, cterm_kind *kind, size_t *at, size_t *o
     return false;
 }
 
-/* "Name" or "Name(pattern)", the name made of [A-Za-z0-9_.*-]. */
-static bool parse_tool_rule(cterm *t, const char *s)
+/* Does the condition have the shape of a rule, "Name" or "Name(…)" with
+ * the name made of [A-Za-z0-9_.*-]? Then the rule engine reads it (and
+ * says what is wrong with it); otherwise it is an expression. */
+static bool looks_like_rule(const char *s)
 {
     while (isspace((unsigned char)*s))
         s++;
     const char *name = s;
     while (isalnum((unsigned char)*s) || *s == '_' || *s == '-' || *s == '.' || *s == '*')
         s++;
-    size_t nlen = (size_t)(s - name);
-    if (!nlen)
+    if (s == name)
         return false;
-    const char *rest = s;
-    while (isspace((unsigned char)*rest))
-        rest++;
-    if (!*rest) {
-        t->kind = CT_TOOL;
-        t->tool = xstrndup(name, nlen);
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!*s)
         return true;
-    }
-    if (*rest != '(')
+    if (*s != '(')
         return false;
-    size_t rlen = strlen(rest);
-    while (rlen && isspace((unsigned char)rest[rlen - 1]))
+    size_t rlen = strlen(s);
+    while (rlen && isspace((unsigned char)s[rlen - 1]))
         rlen--;
-    if (rlen < 2 || rest[rlen - 1] != ')')
-        return false;
-    t->kind = CT_TOOL;
-    t->tool = xstrndup(name, nlen);
-    t->pattern = xstrndup(rest + 1, rlen - 2);
-    return true;
+    return rlen >= 2 && s[rlen - 1] == ')';
 }
 
 static int parse_term(cterm *t, const char *cond, loom_error *err)
@@ -399,19 +359,18 @@ static int parse_term(cterm *t, const char *cond, loom_error *err)
     size_t at, oplen;
     /* A tool rule is tried first: its pattern may contain "==" or "=~"
      * (Bash(test "$a" == b)), which are then not operators. */
-    if (parse_tool_rule(t, cond)) {
-        /* Bash(...) means what it means in permissions.deny: the same
-         * engine reads it, so sudo/env/sh -c/$( ) wrapping, global options
-         * and commands that only could be it all fire the hook. */
-        if (!strcmp(t->tool, "Bash") && t->pattern && *t->pattern && strcmp(t->pattern, "*")) {
-            loom_error rerr = {0};
-            char *text = xstrdup(cond);
-            t->rule = perm_rule_compile(text, &rerr);
-            free(text);
-            if (!t->rule)
-                return loom_error_set(err, LOOM_ERR_CONFIG, "`if` condition \"%s\": %s", cond,
-                                      rerr.message);
-        }
+    if (looks_like_rule(cond)) {
+        /* The permission-rule engine reads it: the condition holds exactly
+         * when the same text in permissions.deny would deny the call —
+         * through sudo/env/sh -c/$( ) wrapping, global options, commands
+         * that only could be it, and path rules meeting a Bash command's
+         * files. Only a bare tool name may also carry '*' wildcards. */
+        loom_error rerr = {0};
+        t->kind = CT_TOOL;
+        t->rule = rule_parse(cond, RULE_PARSE_NAME_GLOB, &rerr);
+        if (!t->rule)
+            return loom_error_set(err, LOOM_ERR_CONFIG, "`if` condition \"%s\": %s", cond,
+                                  rerr.message);
         return 0;
     }
     if (!find_operator(cond, &kind, &at, &oplen))
@@ -459,193 +418,18 @@ int hook_cond_parse(const json_t *v, hook_cond **out, loom_error *err)
     return 0;
 }
 
-/* ---- evaluating permission-rule patterns -------------------------------- */
-
-/* Bash rule patterns: "prefix:*" is Claude Code's older prefix form; else
- * '*' is a wildcard over the whole command and "cmd *" also accepts the bare
- * "cmd" (Bash(ls *) matches "ls" and "ls -la", not "lsof"). */
-static bool shell_pattern_match(const char *pat, const char *cmd)
-{
-    size_t pl = strlen(pat);
-    if (pl >= 2 && strcmp(pat + pl - 2, ":*") == 0) {
-        size_t n = pl - 2;
-        return strncmp(cmd, pat, n) == 0 && (cmd[n] == '\0' || isspace((unsigned char)cmd[n]));
-    }
-    if (hook_glob(pat, cmd, true))
-        return true;
-    if (pl >= 2 && strcmp(pat + pl - 2, " *") == 0)
-        return strlen(cmd) == pl - 2 && strncmp(cmd, pat, pl - 2) == 0;
-    return false;
-}
-
-/* Drops leading "NAME=value " assignments, as a shell would before running
- * the command: FOO=1 git push is still git push. */
-static const char *skip_assignments(const char *s)
-{
-    for (;;) {
-        while (isspace((unsigned char)*s))
-            s++;
-        const char *p = s;
-        if (!(isalpha((unsigned char)*p) || *p == '_'))
-            return s;
-        while (isalnum((unsigned char)*p) || *p == '_')
-            p++;
-        if (*p != '=')
-            return s;
-        p++;
-        char q = 0;
-        while (*p && (q || !isspace((unsigned char)*p))) {
-            if (q) {
-                if (*p == q)
-                    q = 0;
-            } else if (*p == '\'' || *p == '"') {
-                q = *p;
-            }
-            p++;
-        }
-        s = p;
-    }
-}
-
-static bool shell_piece_match(const char *pat, const char *piece, size_t n)
-{
-    char *cmd = trim_dup(piece, n);
-    bool ok = shell_pattern_match(pat, skip_assignments(cmd));
-    free(cmd);
-    return ok;
-}
-
-/* The whole command, then each simple command of a list or pipeline (split
- * at && || ; | & and newlines outside quotes), so "cd x && git push" is
- * caught by Bash(git push *). */
-static bool shell_rule_match(const char *pat, const char *command)
-{
-    if (shell_piece_match(pat, command, strlen(command)))
-        return true;
-    const char *start = command;
-    char q = 0;
-    for (const char *p = command;; p++) {
-        char c = *p;
-        if (c && q) {
-            if (c == '\\' && q == '"' && p[1])
-                p++;
-            else if (c == q)
-                q = 0;
-            continue;
-        }
-        if (c == '\\' && p[1]) {
-            p++;
-            continue;
-        }
-        if (c == '\'' || c == '"') {
-            q = c;
-            continue;
-        }
-        if (!c || c == ';' || c == '&' || c == '|' || c == '\n') {
-            if (shell_piece_match(pat, start, (size_t)(p - start)))
-                return true;
-            if (!c)
-                return false;
-            if ((c == '&' || c == '|') && p[1] == c)
-                p++;
-            start = p + 1;
-        }
-    }
-}
-
-static char *join_path(const char *dir, const char *rel)
-{
-    loom_str s = LOOM_STR_INIT;
-    str_puts(&s, dir ? dir : "");
-    if (!s.len || s.ptr[s.len - 1] != '/')
-        str_putc(&s, '/');
-    while (rel[0] == '.' && rel[1] == '/')
-        rel += 2;
-    str_puts(&s, rel);
-    return str_steal(&s);
-}
-
-/* gitignore-flavoured, as Claude Code's Read/Edit rules: "//abs", "~/home",
- * "/project-relative", "rel" or "./rel" from cwd; a pattern with no '/'
- * matches the file name at any depth. */
-static bool path_rule_match(const char *pat, const char *file, const char *cwd,
-                            const char *project_dir)
-{
-    if (!strchr(pat, '/')) {
-        const char *base = strrchr(file, '/');
-        return hook_glob(pat, base ? base + 1 : file, false);
-    }
-    char *abs_file = file[0] == '/' ? xstrdup(file) : join_path(cwd, file);
-    char *abs_pat;
-    if (pat[0] == '/' && pat[1] == '/') {
-        abs_pat = xstrdup(pat + 1);
-    } else if (pat[0] == '~' && pat[1] == '/') {
-        const char *home = getenv("HOME");
-        abs_pat = join_path(home ? home : "", pat + 2);
-    } else if (pat[0] == '/') {
-        abs_pat = join_path(project_dir ? project_dir : cwd, pat + 1);
-    } else {
-        abs_pat = join_path(cwd, pat);
-    }
-    bool ok = hook_glob(abs_pat, abs_file, false);
-    free(abs_file);
-    free(abs_pat);
-    return ok;
-}
-
-static bool url_rule_match(const char *pat, const char *url)
-{
-    if (strncmp(pat, "domain:", 7) != 0)
-        return hook_glob(pat, url, true);
-    const char *h = strstr(url, "://");
-    h = h ? h + 3 : url;
-    const char *at = strpbrk(h, "@/?#");
-    if (at && *at == '@') /* user:pass@host */
-        h = at + 1;
-    size_t n = strcspn(h, ":/?#");
-    char *host = xstrndup(h, n);
-    for (char *p = host; *p; p++)
-        *p = (char)tolower((unsigned char)*p);
-    bool ok = hook_glob(pat + 7, host, true);
-    free(host);
-    return ok;
-}
-
-static bool tool_name_match(const char *rule, const char *tool)
-{
-    /* "mcp__server" names every tool of that server, as in permissions. */
-    if (strncmp(rule, "mcp__", 5) == 0 && !strstr(rule + 5, "__") && !strchr(rule, '*')) {
-        size_t n = strlen(rule);
-        return strncmp(tool, rule, n) == 0 && (tool[n] == '\0' || strncmp(tool + n, "__", 2) == 0);
-    }
-    return hook_glob(rule, tool, true);
-}
+/* ---- evaluating ----------------------------------------------------------- */
 
 static bool tool_term_eval(const cterm *t, const json_t *payload, const char *project_dir)
 {
     const char *tool = json_get_str(payload, "tool_name", NULL);
-    if (!tool || !tool_name_match(t->tool, tool))
+    if (!tool)
         return false;
-    if (!t->pattern || !*t->pattern || strcmp(t->pattern, "*") == 0)
-        return true;
     const json_t *in = json_get_obj(payload, "tool_input");
     const char *cwd = json_get_str(payload, "cwd", project_dir ? project_dir : "/");
-    const char *s;
-    if (t->rule)
-        return in && perm_rule_matches(t->rule, tool, in, cwd);
-    if ((s = json_get_str(in, "command", NULL)))
-        return shell_rule_match(t->pattern, s);
-    static const char *const path_keys[] = {"file_path", "notebook_path", "path"};
-    for (size_t i = 0; i < 3; i++)
-        if ((s = json_get_str(in, path_keys[i], NULL)))
-            return path_rule_match(t->pattern, s, cwd, project_dir);
-    if ((s = json_get_str(in, "url", NULL)))
-        return url_rule_match(t->pattern, s);
-    static const char *const text_keys[] = {"query", "pattern", "prompt"};
-    for (size_t i = 0; i < 3; i++)
-        if ((s = json_get_str(in, text_keys[i], NULL)))
-            return hook_glob(t->pattern, s, true);
-    return false;
+    /* "/x" in a hook's rule is relative to the project, as Claude Code
+     * reads it relative to the settings file (NULL: the payload's cwd). */
+    return rule_matches(t->rule, tool, in, cwd, project_dir ? project_dir : cwd);
 }
 
 static bool re_term_eval(const cterm *t, const json_t *payload)

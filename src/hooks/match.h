@@ -14,14 +14,15 @@
  *
  * `if` condition (docs/hooks.md "Conditions"): a string, or an array of
  * strings of which any may hold, each one of
- *   Tool / Tool(pattern)      Claude Code's permission-rule syntax:
- *                             Bash(git push *), Bash(npm test:*),
- *                             Edit(*.md), Read(.env), WebFetch(domain:x.com)
- *                             Bash(...) is read by policy/rules.h
- *                             (perm_rule_compile): it holds when the same
- *                             text as a settings deny rule would deny the
- *                             call (wrappers, global options, "could be").
- *                             hooks/ includes policy/rules.h; policy/rules
+ *   Tool / Tool(pattern)      a permission rule, read by the one rule
+ *                             engine (policy/rule.h): it holds exactly when
+ *                             the same text in permissions.deny would deny
+ *                             the call (wrappers, global options, "could
+ *                             be", path rules meeting a Bash command's
+ *                             files). Two things only a hook has: "/x" is
+ *                             relative to the project directory, and a bare
+ *                             name may hold '*' wildcards (Notebook*).
+ *                             hooks/ includes policy/rule.h; policy/
  *                             includes nothing of hooks/, so no cycle.
  *   path =~ regex             path !~ regex   (also: path matches 'regex')
  *   path == value             path != value   (value: JSON literal or a word)
@@ -56,9 +57,5 @@ int hook_cond_parse(const json_t *v, hook_cond **out, loom_error *err);
 /* project_dir anchors rule paths written "/x" (NULL: the payload's cwd). */
 bool hook_cond_eval(const hook_cond *c, const json_t *payload, const char *project_dir);
 void hook_cond_free(hook_cond *c);
-
-/* Exposed for tests: '*' matches any run of characters (including '/' when
- * cross_slash), "**" any run including '/', every other byte is literal. */
-bool hook_glob(const char *pat, const char *s, bool cross_slash);
 
 #endif

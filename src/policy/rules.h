@@ -1,5 +1,6 @@
-/* rules.h — settings permission rules in Claude Code's syntax, and what a
- * set of them says about one tool call.
+/* rules.h — rule sets: the allow, ask and deny lists of the settings files
+ * and of --allowedTools / --disallowedTools, and what a set of them says
+ * about one tool call. Each rule is read by the one rule engine (rule.h).
  *
  * Rule forms (docs/permissions-rules.md has the full reference):
  *   Read                      the whole tool
@@ -40,8 +41,9 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "shell/bash_parse.h"
 #include "policy/perm_types.h"
+#include "policy/rule.h"
+#include "shell/bash_parse.h"
 
 typedef struct perm_rules perm_rules;
 
@@ -81,31 +83,11 @@ typedef struct perm_check_detail {
 void perm_rules_check_detail(const perm_rules *r, const char *tool_name, const json_t *input,
                              const char *cwd, perm_check_detail *out);
 
-/* One rule text on its own, for places outside the settings that take
- * rule syntax (hook `if` conditions): compiled as a deny rule, so it
- * matches exactly what the same text in permissions.deny would stop —
- * through wrappers, global options and assignments, and any command that
- * only could be it. NULL with err set when the text is not a valid rule.
- * Free with perm_rules_free. */
-perm_rules *perm_rule_compile(const char *rule_text, loom_error *err);
-/* True when the compiled rule matches the call (the verdict a deny rule
- * would give). */
-bool perm_rule_matches(const perm_rules *one, const char *tool_name, const json_t *input,
-                       const char *cwd);
-
 /* Files wrappers write through their own options, which the risk
  * classifier's write-target list does not cover: strace/ltrace -o FILE,
  * GNU time -o FILE, script's log file (and -O/-I/-T/-B), valgrind
  * --log-file=FILE. fn gets each path as written. */
 void perm_wrapper_write_targets(const bash_cmd *c, void (*fn)(void *ctx, const char *path),
                                 void *ctx);
-
-/* The path a file operation on `path` really reaches, for rules and the
- * tamper guard: made absolute against cwd, "." and ".." folded the way the
- * file tools fold them, then every symlink that exists followed (also a
- * dangling one: writing through it creates its target). Components that do
- * not exist yet are kept as written. NULL when a symlink loop or an
- * over-long path makes the answer unknowable. Caller frees. */
-char *perm_resolve_path(const char *path, const char *cwd);
 
 #endif
