@@ -148,14 +148,16 @@ typedef struct {
     const span *pc, *sc;
     size_t np, ns;
     bool covers;          /* gitignore: a matched directory covers its inside */
-    unsigned char *memo;  /* (np+1)*(ns+1): 0 unknown, 1 yes, 2 no */
+    unsigned char *memo;  /* (np+1)*(ns+1): 0 unknown, 1 yes, 2 no; NULL
+                             with at most one "**", which cannot repeat work */
 } path_match;
 
 /* Pattern components i.. against path components j..; memoized, so many
  * "**" never make it exponential. */
 static bool match_from(const path_match *m, size_t i, size_t j)
 {
-    unsigned char *slot = &m->memo[i * (m->ns + 1) + j];
+    unsigned char dummy = 0;
+    unsigned char *slot = m->memo ? &m->memo[i * (m->ns + 1) + j] : &dummy;
     if (*slot)
         return *slot == 1;
     bool r;
@@ -179,13 +181,19 @@ static bool path_match_run(const char *pattern, const char *path, bool covers)
     span *pc, *sc;
     size_t np = split(pattern, true, pbuf, GLOB_STACK_SPANS, &pc);
     size_t ns = split(path, false, sbuf, GLOB_STACK_SPANS, &sc);
+    size_t stars = 0;
+    for (size_t i = 0; i < np; i++)
+        stars += is_globstar(pc[i]);
     unsigned char mbuf[GLOB_STACK_MEMO];
     size_t cells = (np + 1) * (ns + 1);
-    unsigned char *memo = cells <= sizeof mbuf ? mbuf : xmalloc(cells);
-    memset(memo, 0, cells);
+    unsigned char *memo = NULL;
+    if (stars > 1) {
+        memo = cells <= sizeof mbuf ? mbuf : xmalloc(cells);
+        memset(memo, 0, cells);
+    }
     path_match m = {pc, sc, np, ns, covers, memo};
     bool r = match_from(&m, 0, 0);
-    if (memo != mbuf)
+    if (memo && memo != mbuf)
         free(memo);
     if (pc != pbuf)
         free(pc);
