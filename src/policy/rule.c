@@ -431,11 +431,6 @@ void rule_free(perm_rule *r)
     free(r);
 }
 
-const char *rule_text(const perm_rule *r)
-{
-    return r ? r->text : "";
-}
-
 /* A hook condition's tool-name wildcard: letters, digits, _ - . and '*'. */
 static bool name_glob(const char *s, size_t n)
 {
@@ -492,14 +487,14 @@ static int parse_kind(perm_rule *r, const char *spec, loom_error *err)
     return 0;
 }
 
-perm_rule *rule_parse(const char *rule_text_in, unsigned flags, loom_error *err)
+perm_rule *rule_parse(const char *text_in, unsigned flags, loom_error *err)
 {
-    if (!rule_text_in) {
+    if (!text_in) {
         loom_error_set(err, LOOM_ERR_CONFIG, "permission rule: missing text");
         return NULL;
     }
-    size_t n = strlen(rule_text_in);
-    const char *s = rule_text_in;
+    size_t n = strlen(text_in);
+    const char *s = text_in;
     while (n && isspace((unsigned char)*s)) {
         s++;
         n--;
@@ -507,7 +502,7 @@ perm_rule *rule_parse(const char *rule_text_in, unsigned flags, loom_error *err)
     while (n && isspace((unsigned char)s[n - 1]))
         n--;
     if (!n) {
-        rule_bad(err, rule_text_in, "the rule is empty");
+        rule_bad(err, text_in, "the rule is empty");
         return NULL;
     }
     perm_rule *r = xcalloc(1, sizeof *r);

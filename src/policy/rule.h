@@ -35,8 +35,6 @@ enum { RULE_PARSE_NAME_GLOB = 1u << 0 };
  * rule_free. */
 perm_rule *rule_parse(const char *text, unsigned flags, loom_error *err);
 void rule_free(perm_rule *r);
-/* The text as parsed (trimmed); owned by the rule. */
-const char *rule_text(const perm_rule *r);
 
 /* Is the call of tool with input (its JSON arguments, may be NULL) in
  * directory cwd (NULL: the process directory) one that r names? root is

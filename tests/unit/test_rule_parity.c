@@ -205,6 +205,57 @@ static void test_every_caller_gives_the_tables_answer(void **state)
     assert_int_equal(bad, 0);
 }
 
+static bool hook_if(const char *cond, const char *tool, const char *input, const char *project)
+{
+    json_t *v = json_string(cond);
+    hook_cond *c;
+    loom_error err = {0};
+    if (hook_cond_parse(v, &c, &err) < 0)
+        fail_msg("hook_cond_parse rejected %s: %s", cond, err.message);
+    json_t *payload = json_pack("{s:s, s:s, s:o}", "tool_name", tool, "cwd", P, "tool_input",
+                                json_loads(input, 0, NULL));
+    bool m = hook_cond_eval(c, payload, project);
+    json_decref(payload);
+    hook_cond_free(c);
+    json_decref(v);
+    return m;
+}
+
+/* What only a hook condition has, on top of the table: "/x" relative to
+ * the project (settings: absolute), tool-name wildcards in a bare name,
+ * and a rule text the engine rejects is a load error there too. */
+static void test_the_readings_only_a_hook_has(void **state)
+{
+    (void)state;
+    const char *in = "{\"file_path\":\"/nonexistent/proj/src/x.c\"}";
+    assert_true(hook_if("Edit(/src/*.c)", "Edit", in, P));
+    assert_true(hook_if("Edit(/src/*.c)", "Edit", in, NULL)); /* the payload's cwd */
+    perm_rule *r = rule_parse("Edit(/src/*.c)", 0, NULL);
+    assert_non_null(r);
+    json_t *j = json_loads(in, 0, NULL);
+    assert_false(rule_matches(r, "Edit", j, P, NULL));
+    assert_true(rule_matches(r, "Edit", j, P, P));
+    json_decref(j);
+    rule_free(r);
+
+    assert_true(hook_if("Notebook*", "NotebookEdit", "{}", NULL));
+    assert_false(hook_if("Notebook*", "Edit", "{}", NULL));
+    assert_true(hook_if("mcp__*", "mcp__github__x", "{}", NULL));
+    loom_error err = {0};
+    assert_null(rule_parse("Notebook*", 0, &err)); /* not a permission rule */
+
+    static const char *const BAD[] = {"WebFetch(https://x.com/*)", "Bash(a && b)", "Bash()",
+                                      "Notebook*(x)", NULL};
+    for (size_t k = 0; BAD[k]; k++) {
+        json_t *v = json_string(BAD[k]);
+        hook_cond *c = NULL;
+        if (hook_cond_parse(v, &c, &err) == 0)
+            fail_msg("%s should not load as an `if` condition", BAD[k]);
+        assert_non_null(strstr(err.message, "permission rule"));
+        json_decref(v);
+    }
+}
+
 /* The table is not one-sided: both answers occur in every group. */
 static void test_the_table_has_both_answers(void **state)
 {
@@ -221,6 +272,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_caller_gives_the_tables_answer),
         cmocka_unit_test(test_the_table_has_both_answers),
+        cmocka_unit_test(test_the_readings_only_a_hook_has),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
