@@ -1,10 +1,12 @@
 /* bash_parse_internal.h — what the parser (bash_parse.c) shares with the
- * wrapper unwrapping (bash_wrappers.c); private to those two files.
+ * wrapper unwrapping (bash_wrappers.c, bash_runners.c); private to those
+ * three files.
  *
  * The parser records each simple command with bp_emit and hands it to
  * bp_derive, which looks for commands that run their arguments (sudo X,
- * sh -c 'X', xargs X, git rebase --exec X, …) and records what they run,
- * with bp_emit again or by parsing a script with bp_sub_parse. Both sides
+ * sh -c 'X', xargs X; in bash_runners.c git rebase --exec X, npm exec X,
+ * …) and records what they run, with bp_emit again or by parsing a script
+ * with bp_sub_parse. Both sides
  * work on the same parser state and the same bash_cmds, so its layout
  * lives here rather than in bash_parse.h.
  *
@@ -111,6 +113,30 @@ void bp_sub_parse(parser *p, const char *text, size_t len, bool subst, long pare
  * its index, or -1 when the command limit stopped the parse. */
 long bp_emit(parser *p, const vec *argv, const vec *assign, bash_redir *redir, size_t nredir,
              unsigned flags);
+
+/* bash_wrappers.c: appends a command derived from argv[from, to) of
+ * cmds[idx] (with the assignments in assign, if any) and unwraps it
+ * further; transparent marks it as running just as it would alone. */
+void bp_emit_derived(parser *p, size_t idx, size_t from, size_t to, const vec *assign,
+                     bool transparent, unsigned level);
+
+/* bash_wrappers.c: cmds[idx] (or the command it was derived from: `sudo
+ * bash <<< …`) reads its script from standard input: a here-string is
+ * parsed as a script of its own; a here-document or a pipe is not
+ * followed, hence uncertain (what says why). A redirected file counts as a
+ * script file, the same as `bash FILE`. */
+void bp_derive_stdin_script(parser *p, size_t idx, const char *what);
+
+/* bash_wrappers.c: parses word k of c (cmds[idx]) as a script of its own,
+ * derived from c. */
+void bp_derive_script(parser *p, const bash_cmd *c, size_t idx, size_t k);
+
+/* bash_runners.c: subcommands that run a command given in their arguments
+ * (npm exec CMD, git rebase --exec CMD, tmux new-window, at, …). True when
+ * c (a copy of cmds[idx], named name) was one of them and nothing else
+ * needs to look at it. */
+bool bp_derive_runner(parser *p, const bash_cmd *c, size_t idx, const char *name,
+                      unsigned level);
 
 /* bash_wrappers.c: records the commands cmds[idx] runs through its
  * arguments (sudo X, sh -c 'X', find -exec X, …), each derived from it;

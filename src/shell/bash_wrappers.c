@@ -6,18 +6,17 @@
  * `rm` sees `sudo rm`). Where the arguments do not tell what runs (env -S,
  * an unknown wrapper option, a script on a pipe) the parse is uncertain.
  *
- * Owns the wrapper table and the per-program readers; the parser state and
- * the result it writes into belong to bash_parse.c (bash_parse_internal.h).
+ * Owns the wrapper table and the readers of shells, interpreters, find,
+ * eval and the like; programs whose subcommands run a command (git, npm
+ * exec, tmux, at) are read in bash_runners.c. The parser state and the
+ * result it writes into belong to bash_parse.c (bash_parse_internal.h).
  * Threading: as the parser — one parse on one thread.
  */
 #include "shell/bash_parse.h"
 #include "shell/bash_parse_internal.h"
 
 #include <ctype.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/str.h"
 
@@ -161,8 +160,8 @@ static bool in_list(const char *const *list, const char *s, size_t n)
     return false;
 }
 
-/* Appends a command derived from argv[from, to) of cmds[idx] and unwraps it
- * further. */
+/* bp_emit_derived, with extra flags for the derived command and the
+ * placeholder the wrapper replaces at run time (xargs -I{}, find -exec {}). */
 static void emit_derived_x(parser *p, size_t idx, size_t from, size_t to, const vec *assign,
                            bool transparent, unsigned level, unsigned extra,
                            const char *placeholder)
@@ -173,9 +172,10 @@ static void emit_derived_x(parser *p, size_t idx, size_t from, size_t to, const 
      * what the wrapper reads at run time: as good as an expansion. */
     for (size_t k = from; k < to; k++)
         bp_vec_push(&av, (void *)c.argv[k],
-                 c.argv_flags[k] | (placeholder && *placeholder && strstr(c.argv[k], placeholder)
-                                        ? BASH_WORD_EXPANDS
-                                        : 0));
+                    c.argv_flags[k] |
+                        (placeholder && *placeholder && strstr(c.argv[k], placeholder)
+                             ? BASH_WORD_EXPANDS
+                             : 0));
     vec none = {0};
     const char *func = p->func;
     bool subst = p->subst;
@@ -204,8 +204,8 @@ static void emit_derived_x(parser *p, size_t idx, size_t from, size_t to, const 
     bp_derive(p, (size_t)d, level + 1);
 }
 
-static void emit_derived(parser *p, size_t idx, size_t from, size_t to, const vec *assign,
-                         bool transparent, unsigned level)
+void bp_emit_derived(parser *p, size_t idx, size_t from, size_t to, const vec *assign,
+                     bool transparent, unsigned level)
 {
     emit_derived_x(p, idx, from, to, assign, transparent, level, 0, NULL);
 }
@@ -361,11 +361,7 @@ static bool shell_reads_stdin(const bash_cmd *c)
     return true;
 }
 
-/* c (or the command it was derived from: `sudo bash <<< …`) reads its
- * script from standard input: a here-string is parsed as a script of its
- * own; a here-document or a pipe is not followed, hence uncertain. A
- * redirected file counts as a script file, the same as `bash FILE`. */
-static void derive_stdin_script(parser *p, size_t idx, const char *what)
+void bp_derive_stdin_script(parser *p, size_t idx, const char *what)
 {
     for (long at = (long)idx; at >= 0; at = p->out->cmds[at].parent) {
         const bash_cmd *o = &p->out->cmds[at];
@@ -400,8 +396,7 @@ static void derive_stdin_script(parser *p, size_t idx, const char *what)
     }
 }
 
-/* Parses word k of c as a script of its own, derived from c. */
-static void derive_script(parser *p, const bash_cmd *c, size_t idx, size_t k)
+void bp_derive_script(parser *p, const bash_cmd *c, size_t idx, size_t k)
 {
     if (c->argv_flags[k] & BASH_WORD_EXPANDS)
         bp_uncertain(p, "a command built at run time");
@@ -426,7 +421,7 @@ static bool derive_script_option(parser *p, const bash_cmd *c, size_t idx, const
             i++;
         /* trap ACTION SIGNAL…; a single word only resets that signal. */
         if (i + 1 < c->argc && strcmp(c->argv[i], "-"))
-            derive_script(p, c, idx, i);
+            bp_derive_script(p, c, idx, i);
         return true;
     }
     if (!flock && !script && !runuser)
@@ -437,7 +432,7 @@ static bool derive_script_option(parser *p, const bash_cmd *c, size_t idx, const
         bool cluster_c = a[0] == '-' && al > 2 && a[1] != '-' && a[al - 1] == 'c' &&
                          strspn(a + 1, "aefqkEIOBTmxsunoFlgGwp") == al - 2; /* script -qc */
         if (!strcmp(a, "-c") || !strcmp(a, "--command") || cluster_c) {
-            derive_script(p, c, idx, k + 1);
+            bp_derive_script(p, c, idx, k + 1);
             return true;
         }
         if (!strncmp(a, "--command=", 10)) {
@@ -462,7 +457,7 @@ static bool derive_script_option(parser *p, const bash_cmd *c, size_t idx, const
                 from++;
         }
         if (from < c->argc)
-            emit_derived(p, idx, from, c->argc, NULL, false, level);
+            bp_emit_derived(p, idx, from, c->argc, NULL, false, level);
         return true;
     }
     return false;   /* flock without -c: the wrapper table handles it */
@@ -576,216 +571,155 @@ static void derive_assign_commands(parser *p, const bash_cmd *c, size_t idx)
     }
 }
 
-/* Subcommands that run a command given in their arguments: npm/pnpm/yarn
- * exec CMD, pnpm/yarn dlx CMD, pipx/uv/poetry run CMD, bundle exec CMD
- * (words), git submodule foreach CMD, git bisect run CMD (words), git
- * rebase --exec/-x CMD, git filter-branch --*-filter CMD, git difftool
- * -x/--extcmd CMD (shell text); tmux's window-making subcommands and at /
- * batch (a script on stdin) are followed as far as possible, else
- * uncertain. True when c was one of them and has been handled. */
-static bool derive_runner(parser *p, const bash_cmd *c, size_t idx, const char *name,
-                          unsigned level)
+/* xargs / parallel at index at: the command gets words read at run time, in
+ * the place of the replace string (-I{}, parallel's {}), else appended. */
+static void derive_xargs(parser *p, const bash_cmd *c, size_t idx, const wrapper *w, size_t at,
+                         const vec *assign, unsigned level)
 {
-    static const struct {
-        const char *prog, *sub;
-    } RUNS[] = {{"npm", "exec"},  {"npm", "x"},      {"pnpm", "exec"}, {"pnpm", "dlx"},
-                {"yarn", "exec"}, {"yarn", "dlx"},   {"pipx", "run"},  {"uv", "run"},
-                {"poetry", "run"}, {"bundle", "exec"}, {"pdm", "run"},  {"hatch", "run"},
-                {"rye", "run"},   {"conda", "run"},  {"mamba", "run"}, {"bun", "x"},
-                {"bun", "exec"}};
-    if (!strcmp(name, "at") || !strcmp(name, "batch")) {
-        for (size_t k = 1; k < c->argc; k++)
-            if (!strcmp(c->argv[k], "-f") || !strncmp(c->argv[k], "-f", 2))
-                return true;   /* a script file, as `bash FILE` */
-        derive_stdin_script(p, idx, "at reads the commands it runs from standard input");
-        return true;
-    }
-    if (!strcmp(name, "tmux")) {
-        static const char *const MAKE_WIN[] = {"new-session", "new", "new-window", "neww",
-                                               "split-window", "splitw", "respawn-pane",
-                                               "respawnp", "respawn-window", "respawnw",
-                                               "run-shell", "run", "if-shell", "if",
-                                               "display-popup", "popup", "pipe-pane",
-                                               "pipep", NULL};
-        for (size_t k = 1; k < c->argc; k++)
-            for (size_t m = 0; MAKE_WIN[m]; m++)
-                if (!strcmp(c->argv[k], MAKE_WIN[m])) {
-                    bp_uncertain(p, "tmux runs a shell command");
-                    return true;
-                }
-        return true;
-    }
-    for (size_t r = 0; r < sizeof RUNS / sizeof RUNS[0]; r++) {
-        if (strcmp(name, RUNS[r].prog))
-            continue;
-        size_t i = 1;
-        while (i < c->argc && c->argv[i][0] == '-')
-            i++;   /* the manager's own options (npm --yes exec …) */
-        if (i >= c->argc || strcmp(c->argv[i], RUNS[r].sub))
-            continue;
-        for (i++; i < c->argc && c->argv[i][0] == '-'; i++) {
-            const char *a = c->argv[i];
-            if (!strcmp(a, "--")) {
-                i++;
-                break;
-            }
-            if ((!strcmp(a, "-c") || !strcmp(a, "--call")) && i + 1 < c->argc) {
-                derive_script(p, c, idx, ++i);   /* npm exec -c 'CMD' */
-                continue;
-            }
-            if (!strncmp(a, "--call=", 7)) {
-                bp_sub_parse(p, a + 7, strlen(a + 7), false, (long)idx);
-                continue;
-            }
-            if (!strchr(a, '=') && a[1] == '-' && i + 1 < c->argc &&
-                (!strcmp(a, "--package") || !strcmp(a, "--spec") || !strcmp(a, "--with") ||
-                 !strcmp(a, "--python") || !strcmp(a, "--directory") || !strcmp(a, "--project") ||
-                 !strcmp(a, "--from") || !strcmp(a, "--name") || !strcmp(a, "--prefix") ||
-                 !strcmp(a, "--workspace") || !strcmp(a, "--filter") || !strcmp(a, "--env")))
-                i++;
-            else if (!strcmp(a, "-p") || !strcmp(a, "-w") || !strcmp(a, "-n") ||
-                     !strcmp(a, "-C") || !strcmp(a, "-e"))
-                i++;
-        }
-        if (i < c->argc)
-            emit_derived(p, idx, i, c->argc, NULL, false, level);
-        return true;
-    }
-    if (strcmp(name, "git"))
-        return false;
-    size_t i = 1;
-    while (i < c->argc && c->argv[i][0] == '-') {
-        const char *a = c->argv[i];
-        if (!strcmp(a, "-C") || !strcmp(a, "-c") || !strcmp(a, "--git-dir") ||
-            !strcmp(a, "--work-tree") || !strcmp(a, "--namespace") ||
-            !strcmp(a, "--config-env") || !strcmp(a, "--super-prefix") ||
-            !strcmp(a, "--exec-path") || !strcmp(a, "--attr-source"))
-            i++;
-        i++;
-    }
-    if (i >= c->argc)
-        return false;
-    const char *sub = c->argv[i];
-    if (!strcmp(sub, "submodule")) {
-        size_t k = i + 1;
-        while (k < c->argc && c->argv[k][0] == '-')
-            k++;
-        if (k < c->argc && !strcmp(c->argv[k], "foreach")) {
-            /* foreach [--recursive] CMD…: the words joined, run by sh */
-            loom_str script = LOOM_STR_INIT;
-            for (k++; k < c->argc && c->argv[k][0] == '-' && strcmp(c->argv[k], "--"); k++)
-                ;
-            if (k < c->argc && !strcmp(c->argv[k], "--"))
-                k++;
-            for (; k < c->argc; k++) {
-                if (c->argv_flags[k] & BASH_WORD_EXPANDS)
-                    bp_uncertain(p, "a command built at run time");
-                if (script.len)
-                    str_putc(&script, ' ');
-                str_puts(&script, c->argv[k]);
-            }
-            if (script.len)
-                bp_sub_parse(p, script.ptr, script.len, false, (long)idx);
-            str_free(&script);
-        }
-        return false;   /* the git rules still see `git submodule …` */
-    }
-    if (!strcmp(sub, "config")) {
-        /* git config [set] alias.NAME TEXT / core.pager CMD …: a later git
-         * runs TEXT (an alias: "!shell" or git words), so it is read as if
-         * it ran here — as `alias NAME=TEXT` is. */
-        static const char *const RUN_KEYS[] = {"core.pager", "core.sshcommand", "core.editor",
-                                               "sequence.editor", "core.fsmonitor",
-                                               "core.askpass", "core.gitproxy",
-                                               "diff.external", NULL};
-        size_t k = i + 1;
-        const char *key = NULL, *val = NULL;
-        size_t valk = 0;
-        for (; k < c->argc; k++) {
-            const char *a = c->argv[k];
-            if (!strcmp(a, "set") && !key)
-                continue;
-            if (a[0] == '-') {
-                if (!strcmp(a, "-f") || !strcmp(a, "--file") || !strcmp(a, "--blob") ||
-                    !strcmp(a, "--type") || !strcmp(a, "--comment") || !strcmp(a, "--value"))
-                    k++;
-                continue;
-            }
-            if (!key) {
-                key = a;
-            } else {
-                val = a;
-                valk = k;
-                break;
-            }
-        }
-        if (key && val) {
-            bool alias = !strncasecmp(key, "alias.", 6);
-            bool runs = false;
-            for (size_t r = 0; RUN_KEYS[r] && !runs; r++)
-                runs = !strcasecmp(key, RUN_KEYS[r]);
-            if (c->argv_flags[valk] & BASH_WORD_EXPANDS && (alias || runs))
-                bp_uncertain(p, "a git command built at run time");
-            if (alias && val[0] == '!') {
-                bp_sub_parse(p, val + 1, strlen(val + 1), false, (long)idx);
-            } else if (alias) {
-                loom_str t = LOOM_STR_INIT;
-                str_puts(&t, "git ");
-                str_puts(&t, val);
-                bp_sub_parse(p, t.ptr, t.len, false, (long)idx);
-                str_free(&t);
-            } else if (runs) {
-                bp_sub_parse(p, val, strlen(val), false, (long)idx);
-            }
-        }
-        return false;
-    }
-    if (!strcmp(sub, "bisect")) {
-        if (i + 2 < c->argc && !strcmp(c->argv[i + 1], "run"))
-            emit_derived(p, idx, i + 2, c->argc, NULL, false, level);
-        return false;
-    }
-    static const char *const FILTERS[] = {"--env-filter", "--tree-filter", "--index-filter",
-                                          "--parent-filter", "--msg-filter", "--commit-filter",
-                                          "--tag-name-filter", NULL};
-    bool rebase = !strcmp(sub, "rebase"), difftool = !strcmp(sub, "difftool"),
-         filter = !strcmp(sub, "filter-branch");
-    if (!rebase && !difftool && !filter)
-        return false;
-    for (size_t k = i + 1; k < c->argc; k++) {
+    const char *ph = w->kind == W_PARALLEL ? "{" : NULL;
+    for (size_t k = 1; k < at && w->kind == W_XARGS; k++) {
         const char *a = c->argv[k];
-        if (!strcmp(a, "--"))
-            break;
-        const char *opt = NULL;   /* the option name that takes a command */
-        if (rebase && (!strcmp(a, "--exec") || !strcmp(a, "-x")))
-            opt = a;
-        else if (difftool && (!strcmp(a, "--extcmd") || !strcmp(a, "-x")))
-            opt = a;
-        for (size_t f = 0; filter && FILTERS[f] && !opt; f++)
-            if (!strcmp(a, FILTERS[f]))
-                opt = a;
-        if (opt) {
-            if (k + 1 < c->argc)
-                derive_script(p, c, idx, ++k);
-            continue;
-        }
-        const char *eq = strchr(a, '=');
-        bool glued = (rebase && !strncmp(a, "--exec=", 7)) ||
-                     (difftool && !strncmp(a, "--extcmd=", 9));
-        for (size_t f = 0; filter && FILTERS[f] && !glued; f++)
-            glued = eq && (size_t)(eq - a) == strlen(FILTERS[f]) && !strncmp(a, FILTERS[f], eq - a);
-        if (rebase && !strncmp(a, "-x", 2) && a[2] && a[1] != '-')
-            bp_sub_parse(p, a + 2, strlen(a + 2), false, (long)idx);
-        else if (glued)
-            bp_sub_parse(p, eq + 1, strlen(eq + 1), false, (long)idx);
+        if (!strcmp(a, "-I") && k + 1 < at)
+            ph = c->argv[k + 1];
+        else if (!strncmp(a, "-I", 2) && a[2])
+            ph = a + 2;
+        else if (!strncmp(a, "-i", 2))
+            ph = a[2] ? a + 2 : "{}";
+        else if (!strncmp(a, "--replace", 9))
+            ph = a[9] == '=' ? a + 10 : "{}";
     }
-    return false;
+    size_t end = at;
+    while (end < c->argc && strncmp(c->argv[end], ":::", 3))
+        end++;
+    if (w->kind == W_XARGS)
+        end = c->argc;
+    bool placed = false;
+    for (size_t k = at; k < end && ph && *ph; k++)
+        placed = placed || strstr(c->argv[k], ph) != NULL;
+    if (end == at)
+        bp_uncertain(p, "parallel runs its arguments as commands");
+    else
+        emit_derived_x(p, idx, at, end, assign, false, level, placed ? 0 : BASH_CMD_MORE_ARGS,
+                       placed ? ph : NULL);
+}
+
+/* c is the wrapper w (sudo, env, timeout, xargs, …): the command after its
+ * options is derived from it. */
+static void derive_wrapper(parser *p, const bash_cmd *c, size_t idx, const wrapper *w,
+                           unsigned level)
+{
+    vec assign = {0};
+    bool transparent = w->transparent;
+    size_t at = skip_wrapper(p, c, w, &assign, &transparent);
+    if (at < c->argc && (w->kind == W_XARGS || w->kind == W_PARALLEL))
+        derive_xargs(p, c, idx, w, at, &assign, level);
+    else if (at >= c->argc && w->kind == W_PARALLEL)
+        bp_uncertain(p, "parallel runs its arguments as commands");
+    else if (at < c->argc)
+        bp_emit_derived(p, idx, at, c->argc, &assign, transparent, level);
+    else if (w->kind == W_SUDO && assign.n)
+        bp_uncertain(p, "sudo with assignments and no command");
+    bp_vec_free(&assign);
+}
+
+/* find … -exec/-execdir/-ok/-okdir CMD… ; or +: each CMD, {} as a word
+ * read at run time. */
+static void derive_find(parser *p, const bash_cmd *c, size_t idx, unsigned level)
+{
+    for (size_t k = 1; k < c->argc; k++) {
+        const char *a = c->argv[k];
+        if (strcmp(a, "-exec") && strcmp(a, "-execdir") && strcmp(a, "-ok") &&
+            strcmp(a, "-okdir"))
+            continue;
+        size_t e = k + 1;
+        while (e < c->argc && strcmp(c->argv[e], ";") && strcmp(c->argv[e], "+"))
+            e++;
+        if (e >= c->argc) {
+            bp_uncertain(p, "find -exec without ; or +");
+            return;
+        }
+        if (e > k + 1)
+            emit_derived_x(p, idx, k + 1, e, NULL, false, level, 0, "{}");
+        k = e;
+    }
+}
+
+/* sh -c SCRIPT (parsed as a script of its own), or a shell reading its
+ * script from standard input. */
+static void derive_shell(parser *p, const bash_cmd *c, size_t idx)
+{
+    size_t s = shell_script_arg(c);
+    if (!s) {
+        if (shell_reads_stdin(c))
+            bp_derive_stdin_script(p, idx, "a shell reads its script from standard input");
+        return;
+    }
+    if (c->argv_flags[s] & BASH_WORD_EXPANDS)
+        bp_uncertain(p, "sh -c with a script built at run time");
+    bp_sub_parse(p, c->argv[s], strlen(c->argv[s]), false, (long)idx);
+}
+
+/* alias NAME=TEXT: a later line (with expand_aliases) runs TEXT under the
+ * name, so TEXT is read as if it ran here. */
+static void derive_alias(parser *p, const bash_cmd *c, size_t idx)
+{
+    for (size_t k = 1; k < c->argc; k++) {
+        const char *eq = strchr(c->argv[k], '=');
+        if (!eq || eq == c->argv[k] || c->argv[k][0] == '-')
+            continue;
+        if (c->argv_flags[k] & BASH_WORD_EXPANDS)
+            bp_uncertain(p, "an alias built at run time");
+        bp_sub_parse(p, eq + 1, strlen(eq + 1), false, (long)idx);
+    }
+}
+
+/* eval WORDS…, su … -c SCRIPT, watch [opts] WORDS…: the words joined with
+ * spaces are a script of their own (watch runs them through sh -c). */
+static void derive_joined_words(parser *p, const bash_cmd *c, size_t idx, const char *name)
+{
+    loom_str script = LOOM_STR_INIT;
+    size_t from = 1;
+    if (!strcmp(name, "eval")) {
+        /* eval is used almost only for text built at run time: even
+         * when its words are literal, the parse is not trusted. */
+        bp_uncertain(p, "eval");
+    } else if (!strcmp(name, "su")) {
+        from = c->argc;
+        for (size_t k = 1; k + 1 < c->argc; k++)
+            if (!strcmp(c->argv[k], "-c") || !strcmp(c->argv[k], "--command")) {
+                if (c->argv_flags[k + 1] & BASH_WORD_EXPANDS)
+                    bp_uncertain(p, "a command built at run time");
+                str_puts(&script, c->argv[k + 1]);
+                break;
+            }
+    } else { /* watch [opts] command… run through sh -c */
+        while (from < c->argc && c->argv[from][0] == '-') {
+            const char *a = c->argv[from];
+            if (!strcmp(a, "-n") || !strcmp(a, "--interval") || !strcmp(a, "-q") ||
+                !strcmp(a, "--equexit"))
+                from++;
+            else if (!strcmp(a, "-x") || !strcmp(a, "--exec"))
+                bp_uncertain(p, "watch -x");
+            from++;
+        }
+    }
+    for (size_t k = from; k < c->argc; k++) {
+        if (c->argv_flags[k] & BASH_WORD_EXPANDS)
+            bp_uncertain(p, "a command built at run time");
+        if (script.len)
+            str_putc(&script, ' ');
+        str_puts(&script, c->argv[k]);
+    }
+    if (script.len)
+        bp_sub_parse(p, script.ptr, script.len, false, (long)idx);
+    str_free(&script);
 }
 
 void bp_derive(parser *p, size_t idx, unsigned level)
 {
     if (p->out->aborted)
         return;
+    /* A copy: deriving appends to p->out->cmds, which may move it. */
     bash_cmd c = p->out->cmds[idx];
     if (c.argc == 0)
         return;
@@ -798,136 +732,23 @@ void bp_derive(parser *p, size_t idx, unsigned level)
     if (derive_script_option(p, &c, idx, name, level))
         return;
     interpreter_code(p, &c, (long)idx, name);
-    for (const wrapper *w = WRAPPERS; w->name; w++) {
-        if (strcmp(name, w->name))
-            continue;
-        vec assign = {0};
-        bool transparent = w->transparent;
-        size_t at = skip_wrapper(p, &c, w, &assign, &transparent);
-        if (at < c.argc && (w->kind == W_XARGS || w->kind == W_PARALLEL)) {
-            /* The command gets words read at run time: in the place of the
-             * replace string (-I{}, parallel's {}), else appended. */
-            const char *ph = w->kind == W_PARALLEL ? "{" : NULL;
-            for (size_t k = 1; k < at && w->kind == W_XARGS; k++) {
-                const char *a = c.argv[k];
-                if (!strcmp(a, "-I") && k + 1 < at)
-                    ph = c.argv[k + 1];
-                else if (!strncmp(a, "-I", 2) && a[2])
-                    ph = a + 2;
-                else if (!strncmp(a, "-i", 2))
-                    ph = a[2] ? a + 2 : "{}";
-                else if (!strncmp(a, "--replace", 9))
-                    ph = a[9] == '=' ? a + 10 : "{}";
-            }
-            size_t end = at;
-            while (end < c.argc && strncmp(c.argv[end], ":::", 3))
-                end++;
-            if (w->kind == W_XARGS)
-                end = c.argc;
-            bool placed = false;
-            for (size_t k = at; k < end && ph && *ph; k++)
-                placed = placed || strstr(c.argv[k], ph) != NULL;
-            if (end == at)
-                bp_uncertain(p, "parallel runs its arguments as commands");
-            else
-                emit_derived_x(p, idx, at, end, &assign, false, level,
-                               placed ? 0 : BASH_CMD_MORE_ARGS, placed ? ph : NULL);
-        } else if (at >= c.argc && w->kind == W_PARALLEL) {
-            bp_uncertain(p, "parallel runs its arguments as commands");
-        } else if (at < c.argc)
-            emit_derived(p, idx, at, c.argc, &assign, transparent, level);
-        else if (w->kind == W_SUDO && assign.n)
-            bp_uncertain(p, "sudo with assignments and no command");
-        bp_vec_free(&assign);
-        return;
-    }
-    if (!strcmp(name, "find")) {
-        for (size_t k = 1; k < c.argc; k++) {
-            const char *a = c.argv[k];
-            if (strcmp(a, "-exec") && strcmp(a, "-execdir") && strcmp(a, "-ok") &&
-                strcmp(a, "-okdir"))
-                continue;
-            size_t e = k + 1;
-            while (e < c.argc && strcmp(c.argv[e], ";") && strcmp(c.argv[e], "+"))
-                e++;
-            if (e >= c.argc) {
-                bp_uncertain(p, "find -exec without ; or +");
-                return;
-            }
-            if (e > k + 1)
-                emit_derived_x(p, idx, k + 1, e, NULL, false, level, 0, "{}");
-            k = e;
-        }
-        return;
-    }
-    if (is_shell(name)) {
-        size_t s = shell_script_arg(&c);
-        if (!s) {
-            if (shell_reads_stdin(&c))
-                derive_stdin_script(p, idx, "a shell reads its script from standard input");
+    for (const wrapper *w = WRAPPERS; w->name; w++)
+        if (!strcmp(name, w->name)) {
+            derive_wrapper(p, &c, idx, w, level);
             return;
         }
-        if (c.argv_flags[s] & BASH_WORD_EXPANDS)
-            bp_uncertain(p, "sh -c with a script built at run time");
-        bp_sub_parse(p, c.argv[s], strlen(c.argv[s]), false, (long)idx);
+    if (!strcmp(name, "find")) {
+        derive_find(p, &c, idx, level);
+    } else if (is_shell(name)) {
+        derive_shell(p, &c, idx);
+    } else if (bp_derive_runner(p, &c, idx, name, level)) {
         return;
-    }
-    if (derive_runner(p, &c, idx, name, level))
-        return;
-    if (!strcmp(name, "alias")) {
-        /* alias NAME=TEXT: a later line (with expand_aliases) runs TEXT
-         * under the name, so TEXT is read as if it ran here. */
-        for (size_t k = 1; k < c.argc; k++) {
-            const char *eq = strchr(c.argv[k], '=');
-            if (!eq || eq == c.argv[k] || c.argv[k][0] == '-')
-                continue;
-            if (c.argv_flags[k] & BASH_WORD_EXPANDS)
-                bp_uncertain(p, "an alias built at run time");
-            bp_sub_parse(p, eq + 1, strlen(eq + 1), false, (long)idx);
-        }
-        return;
-    }
-    if ((!strcmp(name, "source") || !strcmp(name, ".")) && c.argc >= 2 &&
-        is_stdin_path(c.argv[1])) {
-        derive_stdin_script(p, idx, "source reads its script from standard input");
-        return;
-    }
-    if (!strcmp(name, "eval") || !strcmp(name, "su") || !strcmp(name, "watch")) {
-        loom_str script = LOOM_STR_INIT;
-        size_t from = 1;
-        if (!strcmp(name, "eval")) {
-            /* eval is used almost only for text built at run time: even
-             * when its words are literal, the parse is not trusted. */
-            bp_uncertain(p, "eval");
-        } else if (!strcmp(name, "su")) {
-            from = c.argc;
-            for (size_t k = 1; k + 1 < c.argc; k++)
-                if (!strcmp(c.argv[k], "-c") || !strcmp(c.argv[k], "--command")) {
-                    if (c.argv_flags[k + 1] & BASH_WORD_EXPANDS)
-                        bp_uncertain(p, "a command built at run time");
-                    str_puts(&script, c.argv[k + 1]);
-                    break;
-                }
-        } else { /* watch [opts] command… run through sh -c */
-            while (from < c.argc && c.argv[from][0] == '-') {
-                const char *a = c.argv[from];
-                if (!strcmp(a, "-n") || !strcmp(a, "--interval") || !strcmp(a, "-q") ||
-                    !strcmp(a, "--equexit"))
-                    from++;
-                else if (!strcmp(a, "-x") || !strcmp(a, "--exec"))
-                    bp_uncertain(p, "watch -x");
-                from++;
-            }
-        }
-        for (size_t k = from; k < c.argc; k++) {
-            if (c.argv_flags[k] & BASH_WORD_EXPANDS)
-                bp_uncertain(p, "a command built at run time");
-            if (script.len)
-                str_putc(&script, ' ');
-            str_puts(&script, c.argv[k]);
-        }
-        if (script.len)
-            bp_sub_parse(p, script.ptr, script.len, false, (long)idx);
-        str_free(&script);
+    } else if (!strcmp(name, "alias")) {
+        derive_alias(p, &c, idx);
+    } else if ((!strcmp(name, "source") || !strcmp(name, ".")) && c.argc >= 2 &&
+               is_stdin_path(c.argv[1])) {
+        bp_derive_stdin_script(p, idx, "source reads its script from standard input");
+    } else if (!strcmp(name, "eval") || !strcmp(name, "su") || !strcmp(name, "watch")) {
+        derive_joined_words(p, &c, idx, name);
     }
 }
