@@ -445,6 +445,42 @@ static void test_more_wrappers(void **state)
     bash_cmds_free(c);
 }
 
+/* Programs whose subcommands run a command (bash_runners.c): each family
+ * reports what it runs, derived from it, or says uncertain. */
+static void test_runner_subcommands(void **state)
+{
+    (void)state;
+    /* at / batch: a here-string is the script; a pipe is not followed; -f
+     * names a script file, as `bash FILE`. */
+    expect("at now <<< \"rm -rf x\"", "at now\nrm -rf x", false);
+    expect("batch -f job.sh", "batch -f job.sh", false);
+    expect("echo x | at now", "echo x\nat now", true);
+    /* tmux: window-making subcommands run shell text it does not follow. */
+    expect("tmux new-window \"rm x\"", "tmux new-window 'rm x'", true);
+    expect("tmux ls", "tmux ls", false);
+    /* Package runners: words after the manager's options, or -c/--call
+     * shell text. */
+    expect("npm exec -c \"rm -rf x\"", "npm exec -c 'rm -rf x'\nrm -rf x", false);
+    expect("npm --yes exec --package=y -- cowsay hi",
+           "npm --yes exec --package=y -- cowsay hi\ncowsay hi", false);
+    expect("pnpm dlx --call=\"rm y\"", "pnpm dlx '--call=rm y'\nrm y", false);
+    expect("uv run --with req pytest -x", "uv run --with req pytest -x\npytest -x", false);
+    /* git: past its global options. */
+    expect("git -C repo submodule foreach --recursive rm -rf build",
+           "git -C repo submodule foreach --recursive rm -rf build\nrm -rf build", false);
+    expect("git config alias.wipe \"!rm -rf .\"", "git config alias.wipe '!rm -rf .'\nrm -rf .",
+           false);
+    expect("git config set alias.st status", "git config set alias.st status\ngit status", false);
+    expect("git config core.pager \"less -R\"", "git config core.pager 'less -R'\nless -R", false);
+    expect("git bisect run make test", "git bisect run make test\nmake test", false);
+    expect("git rebase -x \"make test\" main", "git rebase -x 'make test' main\nmake test", false);
+    expect("git rebase --exec=true main", "git rebase --exec=true main\ntrue", false);
+    expect("git filter-branch --tree-filter=\"rm -f secret\" HEAD",
+           "git filter-branch '--tree-filter=rm -f secret' HEAD\nrm -f secret", false);
+    expect("git difftool --extcmd \"meld\" HEAD", "git difftool --extcmd meld HEAD\nmeld", false);
+    expect("git status", "git status", false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_text_and_name),
         cmocka_unit_test(test_more_wrappers),
+        cmocka_unit_test(test_runner_subcommands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -370,6 +370,180 @@ static int read_image(tool_result *out, tool_ctx *ctx, const char *path, int fd,
     return 0;
 }
 
+/* Opens path for reading after checking it is a regular file; -1 with the
+ * error in out otherwise. st is filled from the open descriptor. */
+static int read_open(tool_result *out, const tool_ctx *ctx, const char *path, struct stat *st)
+{
+    if (stat(path, st) != 0) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR)
+            missing_file(out, ctx, path);
+        else
+            tool_error(out, "Cannot read %s: %s", path, strerror(e));
+        return -1;
+    }
+    if (S_ISDIR(st->st_mode)) {
+        tool_error(out, "%s is a directory, not a file. To see what it holds, use Bash "
+                        "(`ls %s`) or the Glob tool.", path, path);
+        return -1;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        tool_error(out, "%s is not a regular file (a device, pipe or socket); Read only "
+                        "reads files.", path);
+        return -1;
+    }
+    /* O_NONBLOCK: if the path was swapped for a FIFO since the stat, the open
+     * must not hang; fstat below catches the swap. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 || fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        int e = fd < 0 ? errno : EINVAL;
+        tool_error(out, "Cannot read %s: %s", path, strerror(e));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Reads the first READ_SNIFF bytes (fewer at the end of the file) into
+ * head; -1 with the error in out on a read error. */
+static int read_head(tool_result *out, const char *path, int fd, unsigned char *head,
+                     size_t *hn)
+{
+    *hn = 0;
+    while (*hn < READ_SNIFF) {
+        ssize_t n = read(fd, head + *hn, READ_SNIFF - *hn);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            tool_error(out, "Cannot read %s: %s", path, strerror(errno));
+            return -1;
+        }
+        if (n == 0)
+            break;
+        *hn += (size_t)n;
+    }
+    return 0;
+}
+
+/* What the first bytes tell: an image (read as one), a PDF, a binary file
+ * or an empty one. True when that settled the result. */
+static bool read_by_kind(tool_result *out, tool_ctx *ctx, const char *path, int fd,
+                         const struct stat *st, const unsigned char *head, size_t hn)
+{
+    const char *mime = image_type(head, hn);
+    if (mime) {
+        read_image(out, ctx, path, fd, st, mime);
+        return true;
+    }
+    if (hn >= 5 && memcmp(head, "%PDF-", 5) == 0) {
+        tool_error(out, "%s is a PDF, which Read cannot show. Extract its text with Bash, "
+                        "e.g. `pdftotext %s -`.", path, path);
+        return true;
+    }
+    if (memchr(head, '\0', hn)) {
+        tool_error(out, "%s looks like a binary file (it contains NUL bytes), which Read "
+                        "cannot show as text. Inspect it with Bash instead, e.g. `file %s` "
+                        "or `xxd %s | head`.", path, path, path);
+        return true;
+    }
+    if (hn == 0) {
+        str_printf(&out->text, "(The file %s exists but is empty.)", path);
+        out->raw = json_pack("{s:s, s:s, s:I}", "filePath", path, "type", "text",
+                             "totalLines", (json_int_t)0);
+        file_state_note(ctx->files, path, st, FILE_STATE_HASH_SEED);
+        return true;
+    }
+    return false;
+}
+
+/* How the text pass over the rest of the file ended. */
+typedef enum { SCAN_DONE, SCAN_PARTIAL, SCAN_CANCELLED, SCAN_FAILED } scan_end;
+
+/* Feeds the rest of the file to tp: to its end (SCAN_DONE), or until the
+ * window is shown and READ_SCAN_CAP bytes were looked at (SCAN_PARTIAL). */
+static scan_end read_scan(text_pass *tp, tool_ctx *ctx, int fd, int *err)
+{
+    for (;;) {
+        if (tp->line >= tp->end && tp->bytes > READ_SCAN_CAP)
+            return SCAN_PARTIAL;
+        if (cancel_requested(ctx->cancel))
+            return SCAN_CANCELLED;
+        unsigned char buf[65536];
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            *err = errno;
+            return SCAN_FAILED;
+        }
+        if (n == 0)
+            return SCAN_DONE;
+        feed(tp, buf, (size_t)n);
+    }
+}
+
+/* The text and the raw result of a finished pass; complete: the pass saw
+ * the whole file, so its line count and hash are known. */
+static void read_report(tool_result *out, tool_ctx *ctx, const char *path, const struct stat *st,
+                        text_pass *tp, bool complete)
+{
+    long long start = tp->start;
+    /* A last line without a newline is still a line. */
+    long long total = tp->line - (tp->in_line ? 0 : 1);
+    if (complete && tp->in_line && tp->line >= tp->start && tp->line < tp->end)
+        emit_line(tp);
+
+    if (tp->shown == 0 && complete && start > total) {
+        str_printf(&out->text, "(The file %s has %lld line%s; offset %lld is past its end.)",
+                   path, total, total == 1 ? "" : "s", start);
+    } else {
+        str_append(&out->text, tp->out.ptr, tp->out.len);
+        long long next = tp->cut_at ? tp->cut_at : tp->start + tp->shown;
+        if (tp->cut_at)
+            str_printf(&out->text,
+                       "\n(Output cut at %d KiB after line %lld; read on with offset=%lld.)",
+                       READ_MAX_OUTPUT / 1024, next - 1, next);
+        else if (complete && total >= next)
+            str_printf(&out->text, "\n(… %lld more line%s; use offset=%lld and limit to read on.)",
+                       total - next + 1, total - next + 1 == 1 ? "" : "s", next);
+        else if (!complete)
+            str_printf(&out->text,
+                       "\n(More lines follow; the file has %lld bytes. Use offset=%lld and "
+                       "limit to read on.)", (long long)st->st_size, next);
+    }
+    out->raw = json_pack("{s:s, s:s, s:I, s:I, s:b}", "filePath", path, "type", "text",
+                         "startLine", (json_int_t)tp->start, "numLines", (json_int_t)tp->shown,
+                         "truncated",
+                         tp->cut_at != 0 || (complete ? total >= tp->start + tp->shown : true));
+    if (complete)
+        json_object_set_new(out->raw, "totalLines", json_integer(total));
+    /* A partial window still counts as a read (the model chose what to see);
+     * the hash covers the whole file only when the pass reached its end. */
+    file_state_note(ctx->files, path, st, complete ? tp->hash : FILE_STATE_NO_HASH);
+}
+
+/* The window of lines [start, start + want) of a text file whose first hn
+ * bytes are already in head. */
+static void read_text(tool_result *out, tool_ctx *ctx, const char *path, int fd,
+                      const struct stat *st, const unsigned char *head, size_t hn,
+                      long long start, long long want)
+{
+    text_pass tp = {.start = start, .line = 1, .hash = FILE_STATE_HASH_SEED};
+    tp.end = start + want;
+    feed(&tp, head, hn);
+    int e = 0;
+    scan_end end = read_scan(&tp, ctx, fd, &e);
+    if (end == SCAN_FAILED)
+        tool_error(out, "Cannot read %s: %s", path, strerror(e));
+    else if (end == SCAN_CANCELLED)
+        tool_error(out, "Read of %s was cancelled.", path);
+    else
+        read_report(out, ctx, path, st, &tp, end == SCAN_DONE);
+    str_free(&tp.cur);
+    str_free(&tp.out);
+}
+
 static int read_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     const char *arg = json_get_str(input, "file_path", NULL);
@@ -385,142 +559,12 @@ static int read_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
     char *path = tool_resolve_path(ctx, arg);
     struct stat st;
-    int fd = -1;
-    if (stat(path, &st) != 0) {
-        int e = errno;
-        if (e == ENOENT || e == ENOTDIR)
-            missing_file(out, ctx, path);
-        else
-            tool_error(out, "Cannot read %s: %s", path, strerror(e));
-        goto done;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        tool_error(out, "%s is a directory, not a file. To see what it holds, use Bash "
-                        "(`ls %s`) or the Glob tool.", path, path);
-        goto done;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        tool_error(out, "%s is not a regular file (a device, pipe or socket); Read only "
-                        "reads files.", path);
-        goto done;
-    }
-    /* O_NONBLOCK: if the path was swapped for a FIFO since the stat, the open
-     * must not hang; fstat below catches the swap. */
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = fd < 0 ? errno : EINVAL;
-        tool_error(out, "Cannot read %s: %s", path, strerror(e));
-        goto done;
-    }
-
+    int fd = read_open(out, ctx, path, &st);
     unsigned char head[READ_SNIFF];
     size_t hn = 0;
-    while (hn < sizeof head) {
-        ssize_t n = read(fd, head + hn, sizeof head - hn);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            tool_error(out, "Cannot read %s: %s", path, strerror(errno));
-            goto done;
-        }
-        if (n == 0)
-            break;
-        hn += (size_t)n;
-    }
-    const char *mime = image_type(head, hn);
-    if (mime) {
-        read_image(out, ctx, path, fd, &st, mime);
-        goto done;
-    }
-    if (hn >= 5 && memcmp(head, "%PDF-", 5) == 0) {
-        tool_error(out, "%s is a PDF, which Read cannot show. Extract its text with Bash, "
-                        "e.g. `pdftotext %s -`.", path, path);
-        goto done;
-    }
-    if (memchr(head, '\0', hn)) {
-        tool_error(out, "%s looks like a binary file (it contains NUL bytes), which Read "
-                        "cannot show as text. Inspect it with Bash instead, e.g. `file %s` "
-                        "or `xxd %s | head`.", path, path, path);
-        goto done;
-    }
-    if (hn == 0) {
-        str_printf(&out->text, "(The file %s exists but is empty.)", path);
-        out->raw = json_pack("{s:s, s:s, s:I}", "filePath", path, "type", "text",
-                             "totalLines", (json_int_t)0);
-        file_state_note(ctx->files, path, &st, FILE_STATE_HASH_SEED);
-        goto done;
-    }
-
-    text_pass tp = {.start = start, .line = 1, .hash = FILE_STATE_HASH_SEED};
-    tp.end = start + want;
-    feed(&tp, head, hn);
-    bool complete = true, cancelled = false;
-    for (;;) {
-        if (tp.line >= tp.end && tp.bytes > READ_SCAN_CAP) {
-            complete = false;
-            break;
-        }
-        if (cancel_requested(ctx->cancel)) {
-            cancelled = true;
-            break;
-        }
-        unsigned char buf[65536];
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int e = errno;
-            str_free(&tp.cur);
-            str_free(&tp.out);
-            tool_error(out, "Cannot read %s: %s", path, strerror(e));
-            goto done;
-        }
-        if (n == 0)
-            break;
-        feed(&tp, buf, (size_t)n);
-    }
-    if (cancelled) {
-        str_free(&tp.cur);
-        str_free(&tp.out);
-        tool_error(out, "Read of %s was cancelled.", path);
-        goto done;
-    }
-    /* A last line without a newline is still a line. */
-    long long total = tp.line - (tp.in_line ? 0 : 1);
-    if (complete && tp.in_line && tp.line >= tp.start && tp.line < tp.end)
-        emit_line(&tp);
-
-    if (tp.shown == 0 && complete && start > total) {
-        str_printf(&out->text, "(The file %s has %lld line%s; offset %lld is past its end.)",
-                   path, total, total == 1 ? "" : "s", start);
-    } else {
-        str_append(&out->text, tp.out.ptr, tp.out.len);
-        long long next = tp.cut_at ? tp.cut_at : tp.start + tp.shown;
-        if (tp.cut_at)
-            str_printf(&out->text,
-                       "\n(Output cut at %d KiB after line %lld; read on with offset=%lld.)",
-                       READ_MAX_OUTPUT / 1024, next - 1, next);
-        else if (complete && total >= next)
-            str_printf(&out->text, "\n(… %lld more line%s; use offset=%lld and limit to read on.)",
-                       total - next + 1, total - next + 1 == 1 ? "" : "s", next);
-        else if (!complete)
-            str_printf(&out->text,
-                       "\n(More lines follow; the file has %lld bytes. Use offset=%lld and "
-                       "limit to read on.)", (long long)st.st_size, next);
-    }
-    out->raw = json_pack("{s:s, s:s, s:I, s:I, s:b}", "filePath", path, "type", "text",
-                         "startLine", (json_int_t)tp.start, "numLines", (json_int_t)tp.shown,
-                         "truncated", tp.cut_at != 0 || (complete ? total >= tp.start + tp.shown
-                                                                  : true));
-    if (complete)
-        json_object_set_new(out->raw, "totalLines", json_integer(total));
-    /* A partial window still counts as a read (the model chose what to see);
-     * the hash covers the whole file only when the pass reached its end. */
-    file_state_note(ctx->files, path, &st, complete ? tp.hash : FILE_STATE_NO_HASH);
-    str_free(&tp.cur);
-    str_free(&tp.out);
-
-done:
+    if (fd >= 0 && read_head(out, path, fd, head, &hn) == 0 &&
+        !read_by_kind(out, ctx, path, fd, &st, head, hn))
+        read_text(out, ctx, path, fd, &st, head, hn, start, want);
     if (fd >= 0)
         close(fd);
     free(path);

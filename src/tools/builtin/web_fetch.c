@@ -481,129 +481,135 @@ static void put_error_excerpt(loom_str *out, const http_response *resp)
     free(utf8);
 }
 
-static int web_fetch_run(const json_t *input, tool_ctx *ctx, tool_result *out)
-{
-    const char *url = json_string_value(json_object_get(input, "url"));
-    const char *prompt = json_string_value(json_object_get(input, "prompt"));
-    if (!url)
-        return tool_error(out, "The required parameter \"url\" is missing");
-    url_parts u;
-    const char *bad = url_parse(url, &u);
-    if (bad) {
-        url_free(&u);
-        return tool_error(out, "Cannot fetch \"%.200s\": %s.", url, bad);
-    }
-    if (!u.https && !is_loopback(u.host))
-        u.https = true;
-    char *current = url_build(&u);
+/* One WebFetch call: the URL being fetched now and where it started, the
+ * redirects followed so far, the time budget, and the last response. */
+typedef struct fetch_state {
+    url_parts u;          /* the URL fetched now, parsed */
+    char *current;        /* ... and as text */
+    char *first_url;
+    int redirects;
+    int64_t started;
+    long budget;
+    download d;
+    http_response resp;
+} fetch_state;
 
-    int64_t started = clock_mono_ms();
-    long budget = ctx->timeout_ms > 0 ? ctx->timeout_ms : WEB_FETCH_TOTAL_MS;
+/* How one request ended: with a 2xx body to read, with a redirect followed
+ * (fetch again), or with the result already in out. */
+typedef enum { FETCH_BODY, FETCH_AGAIN, FETCH_ANSWERED } fetch_step;
+
+/* A 3xx: follows it when redirect_permitted allows, else tells the model
+ * where the page went. */
+static fetch_step fetch_redirect(fetch_state *f, tool_result *out, long st)
+{
+    const char *loc = response_location(&f->resp);
+    if (!loc || !*loc) {
+        tool_error(out,
+                   "%s answered with a redirect (HTTP %ld), but its target is not "
+                   "known. Try the site's canonical URL instead.",
+                   f->current, st);
+        return FETCH_ANSWERED;
+    }
+    char *target = url_resolve(&f->u, loc);
+    url_parts next;
+    const char *why = url_parse(target, &next);
+    if (!why && next.https == false && !is_loopback(next.host) && !f->u.https)
+        next.https = true;
+    if (!why && redirect_permitted(&f->u, &next)) {
+        if (++f->redirects > WEB_FETCH_MAX_REDIRECTS) {
+            url_free(&next);
+            free(target);
+            tool_error(out, "%s redirected more than %d times; stopped at %s.", f->first_url,
+                       WEB_FETCH_MAX_REDIRECTS, f->current);
+            return FETCH_ANSWERED;
+        }
+        free(f->current);
+        url_free(&f->u);
+        f->u = next;
+        f->current = url_build(&f->u);
+        free(target);
+        http_response_free(&f->resp);
+        return FETCH_AGAIN;
+    }
+    url_free(&next);
+    /* Not an error: the model learns where the page went and can
+     * fetch it there, as a new call the user's rules see. */
+    str_printf(&out->text,
+               "REDIRECT DETECTED: %s redirects to a different %s.\n"
+               "Original URL: %s\nRedirect URL: %s\nStatus: HTTP %ld\n\n"
+               "To read it, call WebFetch again with the redirect URL%s.",
+               f->current, why ? "location that cannot be fetched" : "host", f->first_url,
+               target, st, why ? " (if it is an http(s) URL)" : "");
+    out->raw = json_pack("{s:s, s:s, s:I, s:b}", "url", f->current, "redirectUrl", target,
+                         "code", (json_int_t)st, "redirect", 1);
+    free(target);
+    return FETCH_ANSWERED;
+}
+
+/* One GET of f->current. */
+static fetch_step fetch_once(fetch_state *f, tool_ctx *ctx, tool_result *out)
+{
     static const char *const headers[] = {
         "Accept: text/html, text/plain, application/json, text/*;q=0.8", NULL};
-    download d = {.body = LOOM_STR_INIT, .deadline_ms = started + budget};
-    http_response resp;
-    memset(&resp, 0, sizeof resp);
-    int redirects = 0;
-    char *first_url = xstrdup(current);
-
-    for (;;) {
-        http_request req = {
-            .method = "GET",
-            .url = current,
-            .headers = headers,
-            .connect_timeout_ms = 10000,
-            .idle_timeout_ms = budget < WEB_FETCH_IDLE_MS ? budget : WEB_FETCH_IDLE_MS,
-            .cancel = ctx->cancel,
-        };
-        str_clear(&d.body);
-        d.resp = &resp;
-        d.truncated = d.binary = d.too_slow = false;
-        loom_error err;
-        int rc = http_perform(&req, on_body, &d, &resp, &err);
-        bool stopped_by_us = d.truncated || d.binary || d.too_slow;
-        if (rc != 0 && !stopped_by_us) {
-            tool_error(out, "Fetching %s failed: %s", current, err.message);
-            goto done;
-        }
-        if (d.too_slow) {
-            tool_error(out, "Fetching %s took longer than %ld seconds; it was stopped.", current,
-                       budget / 1000);
-            goto done;
-        }
-        long st = resp.status;
-        bool redirect = st == 301 || st == 302 || st == 303 || st == 307 || st == 308;
-        if (redirect) {
-            const char *loc = response_location(&resp);
-            if (!loc || !*loc) {
-                tool_error(out,
-                           "%s answered with a redirect (HTTP %ld), but its target is not "
-                           "known. Try the site's canonical URL instead.",
-                           current, st);
-                goto done;
-            }
-            char *target = url_resolve(&u, loc);
-            url_parts next;
-            const char *why = url_parse(target, &next);
-            if (!why && next.https == false && !is_loopback(next.host) && !u.https)
-                next.https = true;
-            if (!why && redirect_permitted(&u, &next)) {
-                if (++redirects > WEB_FETCH_MAX_REDIRECTS) {
-                    url_free(&next);
-                    free(target);
-                    tool_error(out, "%s redirected more than %d times; stopped at %s.",
-                               first_url, WEB_FETCH_MAX_REDIRECTS, current);
-                    goto done;
-                }
-                free(current);
-                url_free(&u);
-                u = next;
-                current = url_build(&u);
-                free(target);
-                http_response_free(&resp);
-                continue;
-            }
-            url_free(&next);
-            /* Not an error: the model learns where the page went and can
-             * fetch it there, as a new call the user's rules see. */
-            str_printf(&out->text,
-                       "REDIRECT DETECTED: %s redirects to a different %s.\n"
-                       "Original URL: %s\nRedirect URL: %s\nStatus: HTTP %ld\n\n"
-                       "To read it, call WebFetch again with the redirect URL%s.",
-                       current, why ? "location that cannot be fetched" : "host", first_url,
-                       target, st, why ? " (if it is an http(s) URL)" : "");
-            out->raw = json_pack("{s:s, s:s, s:I, s:b}", "url", current, "redirectUrl", target,
-                                 "code", (json_int_t)st, "redirect", 1);
-            free(target);
-            goto done;
-        }
-        if (st < 200 || st >= 300) {
-            const char *phrase = reason_phrase(st);
-            tool_error(out, "Fetching %s failed: HTTP %ld%s%s", current, st, *phrase ? " " : "",
-                       phrase);
-            put_error_excerpt(&out->text, &resp);
-            out->raw = json_pack("{s:s, s:I}", "url", current, "code", (json_int_t)st);
-            goto done;
-        }
-        break;
+    http_request req = {
+        .method = "GET",
+        .url = f->current,
+        .headers = headers,
+        .connect_timeout_ms = 10000,
+        .idle_timeout_ms = f->budget < WEB_FETCH_IDLE_MS ? f->budget : WEB_FETCH_IDLE_MS,
+        .cancel = ctx->cancel,
+    };
+    download *d = &f->d;
+    str_clear(&d->body);
+    d->resp = &f->resp;
+    d->truncated = d->binary = d->too_slow = false;
+    loom_error err;
+    int rc = http_perform(&req, on_body, d, &f->resp, &err);
+    bool stopped_by_us = d->truncated || d->binary || d->too_slow;
+    if (rc != 0 && !stopped_by_us) {
+        tool_error(out, "Fetching %s failed: %s", f->current, err.message);
+        return FETCH_ANSWERED;
     }
+    if (d->too_slow) {
+        tool_error(out, "Fetching %s took longer than %ld seconds; it was stopped.", f->current,
+                   f->budget / 1000);
+        return FETCH_ANSWERED;
+    }
+    long st = f->resp.status;
+    if (st == 301 || st == 302 || st == 303 || st == 307 || st == 308)
+        return fetch_redirect(f, out, st);
+    if (st < 200 || st >= 300) {
+        const char *phrase = reason_phrase(st);
+        tool_error(out, "Fetching %s failed: HTTP %ld%s%s", f->current, st, *phrase ? " " : "",
+                   phrase);
+        put_error_excerpt(&out->text, &f->resp);
+        out->raw = json_pack("{s:s, s:I}", "url", f->current, "code", (json_int_t)st);
+        return FETCH_ANSWERED;
+    }
+    return FETCH_BODY;
+}
 
-    body_kind kind = kind_of(resp.content_type);
+/* The 2xx body as text for the model (HTML turned into text, cut at
+ * WEB_FETCH_TEXT_MAX), or why it is not read (binary content). */
+static void fetch_report(fetch_state *f, const char *prompt, tool_result *out)
+{
+    const download *d = &f->d;
+    const char *ct = f->resp.content_type;
+    body_kind kind = kind_of(ct);
     if (kind == KIND_UNKNOWN)
-        kind = d.body.len ? sniff(d.body.ptr, d.body.len) : KIND_TEXT;
-    if (d.binary || kind == KIND_BINARY) {
-        char mt[128];
-        media_type(resp.content_type, mt, sizeof mt);
+        kind = d->body.len ? sniff(d->body.ptr, d->body.len) : KIND_TEXT;
+    char mt[128];
+    media_type(ct, mt, sizeof mt);
+    if (d->binary || kind == KIND_BINARY) {
         tool_error(out,
                    "%s is binary content (%s), which WebFetch does not read. It reads HTML "
                    "and text pages only.",
-                   current, mt[0] ? mt : "no content type, binary data");
-        goto done;
+                   f->current, mt[0] ? mt : "no content type, binary data");
+        return;
     }
 
     size_t len = 0;
-    char *utf8 = text_to_utf8(str_cstr(&d.body), d.body.len, charset_latin1(resp.content_type),
-                              &len);
+    char *utf8 = text_to_utf8(str_cstr(&d->body), d->body.len, charset_latin1(ct), &len);
     if (kind == KIND_HTML) {
         char *t = html_to_text(utf8, len, &len);
         free(utf8);
@@ -613,9 +619,9 @@ static int web_fetch_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
     if (prompt && *prompt)
         str_printf(&out->text, "Question: %s\n", prompt);
-    str_printf(&out->text, "Content of %s (%zu chars", current, chars);
-    if (redirects)
-        str_printf(&out->text, ", redirected from %s", first_url);
+    str_printf(&out->text, "Content of %s (%zu chars", f->current, chars);
+    if (f->redirects)
+        str_printf(&out->text, ", redirected from %s", f->first_url);
     str_puts(&out->text, "):\n");
     str_append(&out->text, utf8, len);
     if (len == 0)
@@ -623,25 +629,49 @@ static int web_fetch_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     if (chars > WEB_FETCH_TEXT_MAX)
         str_printf(&out->text, "\n\n[Content truncated: showing the first %d of %zu characters.]",
                    WEB_FETCH_TEXT_MAX, chars);
-    if (d.truncated)
+    if (d->truncated)
         str_printf(&out->text,
                    "\n\n[The page is larger than %u MiB; only its first %u MiB were read.]",
                    WEB_FETCH_BODY_MAX >> 20, WEB_FETCH_BODY_MAX >> 20);
-    char mt[128];
-    media_type(resp.content_type, mt, sizeof mt);
-    out->raw = json_pack("{s:s, s:I, s:s, s:I, s:I, s:b, s:I}", "url", current, "code",
-                         (json_int_t)resp.status, "contentType", mt, "bytes",
-                         (json_int_t)d.body.len, "chars", (json_int_t)chars, "truncated",
-                         d.truncated || chars > WEB_FETCH_TEXT_MAX, "durationMs",
-                         (json_int_t)(clock_mono_ms() - started));
+    out->raw = json_pack("{s:s, s:I, s:s, s:I, s:I, s:b, s:I}", "url", f->current, "code",
+                         (json_int_t)f->resp.status, "contentType", mt, "bytes",
+                         (json_int_t)d->body.len, "chars", (json_int_t)chars, "truncated",
+                         d->truncated || chars > WEB_FETCH_TEXT_MAX, "durationMs",
+                         (json_int_t)(clock_mono_ms() - f->started));
     free(utf8);
+}
 
-done:
-    http_response_free(&resp);
-    str_free(&d.body);
-    url_free(&u);
-    free(current);
-    free(first_url);
+static int web_fetch_run(const json_t *input, tool_ctx *ctx, tool_result *out)
+{
+    const char *url = json_string_value(json_object_get(input, "url"));
+    const char *prompt = json_string_value(json_object_get(input, "prompt"));
+    if (!url)
+        return tool_error(out, "The required parameter \"url\" is missing");
+    fetch_state f = {0};
+    const char *bad = url_parse(url, &f.u);
+    if (bad) {
+        url_free(&f.u);
+        return tool_error(out, "Cannot fetch \"%.200s\": %s.", url, bad);
+    }
+    if (!f.u.https && !is_loopback(f.u.host))
+        f.u.https = true;
+    f.current = url_build(&f.u);
+    f.first_url = xstrdup(f.current);
+    f.started = clock_mono_ms();
+    f.budget = ctx->timeout_ms > 0 ? ctx->timeout_ms : WEB_FETCH_TOTAL_MS;
+    f.d = (download){.body = LOOM_STR_INIT, .deadline_ms = f.started + f.budget};
+
+    fetch_step step;
+    while ((step = fetch_once(&f, ctx, out)) == FETCH_AGAIN)
+        ;
+    if (step == FETCH_BODY)
+        fetch_report(&f, prompt, out);
+
+    http_response_free(&f.resp);
+    str_free(&f.d.body);
+    url_free(&f.u);
+    free(f.current);
+    free(f.first_url);
     return 0;
 }
 
