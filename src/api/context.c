@@ -12,6 +12,7 @@
 #include "context/tokens.h"
 #include "context/working.h"
 #include "context/control.h"
+#include "context/working_render.h"
 #include "runtime/loop_context.h"
 
 static char *dump_new(json_t *v)

@@ -8,6 +8,7 @@
 
 #include "api/internal.h"
 #include "base/fileio.h"
+#include "context/mf_state.h"
 #include "context/working.h"
 #include "session/record.h"
 #include "session/store.h"

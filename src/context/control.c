@@ -15,7 +15,9 @@
 #include "context/compact.h"
 #include "context/renew.h"
 #include "context/tokens.h"
+#include "context/mf_state.h"
 #include "context/working.h"
+#include "context/working_render.h"
 #include "session/history.h"
 #include "session/record.h"
 

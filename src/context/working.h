@@ -12,7 +12,8 @@
  * none hands out pointers into it.
  *
  * renew snapshots the four parts to files in the session directory (M_f)
- * and reloads them; pending events and active risks keep their identity.
+ * and reloads them; pending events and active risks keep their identity
+ * (mf_state.h). The block the model sees is working_render.h.
  */
 #ifndef LOOM_CONTEXT_WORKING_H
 #define LOOM_CONTEXT_WORKING_H
@@ -141,39 +142,6 @@ void working_set_archive_hook(working *w, void (*fn)(void *ctx, const surface_ev
  * references the working memory takes over; a non-array is dropped. */
 void working_set_knowledge(working *w, json_t *active_questions, json_t *evidence_packs,
                            json_t *citations);
-
-/* The block for the tail of a request, every line ending in "\n":
- *   <working-memory>
- *   goal: Fix the build            (further lines of the goal indented by 2)
- *   dashboard: context 42% (6,712 of 16,000 tokens) · budget 120,000 of
- *     500,000 tokens used · progress: 2 of 5 plan items done · errors in
- *     last 10 steps: 1 · depth 0 · heartbeat: 3s ago · interrupt requested: no
- *   plan:
- *   ☐ … (todo_list_render, or "(no plan yet — use TodoWrite for multi-step work)")
- *   events:
- *   pending: none                  (or "pending:" then "- [id] urgency source:
- *                                   summary (detected HH:MM:SS UTC)", critical first)
- *   active risks:                  (only when some: "- [id] source: summary —
- *                                   disposition: note")
- *   recent decisions:              (only when some: "- [id] disposition: summary")
- *   knowledge: active questions 1 · evidence packs 0 · citations 2  (only when any)
- *   </working-memory>
- * (the dashboard is one line). Without a window the context reads "context
- * ~N tokens"; without a budget the budget part is left out; progress is the
- * model's text, else the plan's counts, else "not reported"; heartbeat is
- * "off" while last_hb_ms is 0. Text from events and the model is kept to one
- * line (control characters become spaces). Caller frees. */
-char *working_render(working *w);
-
-/* M_f (renew steps 1–4): dir/working_state.json, plan_state.json,
- * event_state.json, knowledge_state.json, each written atomically. */
-int working_save(working *w, const char *dir, loom_error *err);
-/* Loads what working_save wrote. Each file present replaces its part;
- * missing files are not errors. A damaged file (bad JSON, wrong types,
- * unknown names) is a session_corrupt error naming the file and what is
- * wrong, and then nothing is changed. The plan is restored into the todo
- * list; events keep their ids and states. */
-int working_load(working *w, const char *dir, loom_error *err);
 
 const char *event_urgency_name(event_urgency u);
 const char *event_state_name(event_state s);

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "context/mf_state.h"
 #include "context/working.h"
+#include "context/working_render.h"
 #include "context/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -19,7 +19,9 @@
 #include "base/fileio.h"
 #include "base/str.h"
 #include "base/uuid.h"
+#include "context/mf_state.h"
 #include "context/working.h"
+#include "context/working_render.h"
 #include "context/plan.h"
 
 static char tmpdir[4096];
