@@ -1,6 +1,6 @@
 /* slash.c — the REPL's /commands, a table of name → handler. Commands that
  * change the conversation (/clear, /resume, /fork, /model) swap the session
- * handle in the repl; they never touch what the session holds except
+ * handle through the slash_host (slash_host.h); they never touch what the session holds except
  * through loom.h. */
 #include "surfaces/cli/slash.h"
 
@@ -26,10 +26,10 @@ typedef struct slash_cmd {
     const char *name;
     const char *args;
     const char *help;
-    void (*run)(repl *r, const char *args);
+    void (*run)(slash_host *r, const char *args);
 } slash_cmd;
 
-static void cmd_help(repl *r, const char *args);
+static void cmd_help(slash_host *r, const char *args);
 
 /* "1,234,567" */
 void slash_thousands(long long n, char *buf, size_t size)
@@ -47,20 +47,20 @@ void slash_thousands(long long n, char *buf, size_t size)
     buf[k] = '\0';
 }
 
-static void cmd_clear(repl *r, const char *args)
+static void cmd_clear(slash_host *r, const char *args)
 {
     (void)args;
     loom_status st;
     loom_session *s = loom_session_new(r->agent, &st);
     if (!s) {
-        repl_printf(r, TONE_RED, "%s\n", st.message);
+        term_printf(&r->out, TONE_RED, "%s\n", st.message);
         return;
     }
-    repl_switch_session(r, s, false);
+    r->ops->switch_session(r, s, false);
     if (isatty(STDOUT_FILENO))
-        repl_write_control(r, "\x1b[H\x1b[2J\x1b[3J");
-    repl_header(r);
-    repl_printf(r, TONE_DIM, "New session %s\n", loom_session_id(s));
+        term_write_control(&r->out, "\x1b[H\x1b[2J\x1b[3J");
+    r->ops->header(r);
+    term_printf(&r->out, TONE_DIM, "New session %s\n", loom_session_id(s));
 }
 
 typedef struct listed {
@@ -122,13 +122,13 @@ static void age(time_t t, char *buf, size_t size)
 
 /* Sessions of this working directory, newest first, each with its first
  * prompt: the files beside the current one. */
-static void list_sessions(repl *r)
+static void list_sessions(slash_host *r)
 {
     char *copy = xstrdup(loom_session_path(r->session));
     const char *dir = dirname(copy);
     DIR *d = opendir(dir);
     if (!d) {
-        repl_printf(r, TONE_RED, "cannot list %s\n", dir);
+        term_printf(&r->out, TONE_RED, "cannot list %s\n", dir);
         free(copy);
         return;
     }
@@ -155,7 +155,7 @@ static void list_sessions(repl *r)
     qsort(items, n, sizeof *items, by_mtime_desc);
     const char *current = loom_session_id(r->session);
     size_t shown = 0;
-    repl_printf(r, TONE_BOLD, "Recent sessions in %s\n", r->cwd);
+    term_printf(&r->out, TONE_BOLD, "Recent sessions in %s\n", r->cwd);
     for (size_t i = 0; i < n; i++) {
         bool is_current = !strcmp(items[i].id, current);
         if (shown < RESUME_LIST_MAX && (items[i].first || is_current)) {
@@ -163,16 +163,16 @@ static void list_sessions(repl *r)
             age(items[i].mtime, when, sizeof when);
             const char *first = items[i].first ? items[i].first : "(no messages yet)";
             size_t cut = strcspn(first, "\n");
-            int room = repl_columns() - 36 - 2 - 10 - 4;
+            int room = term_columns() - 36 - 2 - 10 - 4;
             if (room < 10)
                 room = 10;
-            repl_printf(r, TONE_PLAIN, "  %s  ", items[i].id);
-            repl_printf(r, TONE_DIM, "%-9s ", when);
+            term_printf(&r->out, TONE_PLAIN, "  %s  ", items[i].id);
+            term_printf(&r->out, TONE_DIM, "%-9s ", when);
             /* A session's first prompt is text from the file: cut by
-             * characters and shown terminal-safe (repl_put_clipped). */
+             * characters and shown terminal-safe (term_put_clipped). */
             loom_str title = LOOM_STR_INIT;
-            repl_put_clipped(&title, first, strlen(first), room);
-            repl_printf(r, TONE_PLAIN, "%s%s%s\n", str_cstr(&title),
+            term_put_clipped(&title, first, strlen(first), room);
+            term_printf(&r->out, TONE_PLAIN, "%s%s%s\n", str_cstr(&title),
                         first[cut] && !strstr(str_cstr(&title), "\xe2\x80\xa6") ? "\xe2\x80\xa6" : "",
                         is_current ? " (current)" : "");
             str_free(&title);
@@ -184,12 +184,12 @@ static void list_sessions(repl *r)
     free(items);
     free(copy);
     if (!shown)
-        repl_printf(r, TONE_DIM, "  (none)\n");
+        term_printf(&r->out, TONE_DIM, "  (none)\n");
     else
-        repl_printf(r, TONE_DIM, "/resume ID (or a unique prefix of it) opens one\n");
+        term_printf(&r->out, TONE_DIM, "/resume ID (or a unique prefix of it) opens one\n");
 }
 
-static void cmd_resume(repl *r, const char *args)
+static void cmd_resume(slash_host *r, const char *args)
 {
     if (!*args) {
         list_sessions(r);
@@ -198,12 +198,12 @@ static void cmd_resume(repl *r, const char *args)
     loom_status st;
     loom_session *s = loom_session_resume(r->agent, args, &st);
     if (!s) {
-        repl_printf(r, TONE_RED, "%s\n", st.message);
+        term_printf(&r->out, TONE_RED, "%s\n", st.message);
         return;
     }
-    repl_switch_session(r, s, false);
+    r->ops->switch_session(r, s, false);
     char *first = first_prompt(loom_session_path(s));
-    repl_printf(r, TONE_DIM, "Resumed session %s%s%.*s%s\n", loom_session_id(s),
+    term_printf(&r->out, TONE_DIM, "Resumed session %s%s%.*s%s\n", loom_session_id(s),
                 first ? " \xc2\xb7 " : "", first ? (int)strcspn(first, "\n") : 0,
                 first ? first : "", "");
     free(first);
@@ -211,27 +211,27 @@ static void cmd_resume(repl *r, const char *args)
 
 /* A new agent for the model; the conversation goes on in the same file
  * (loom.h binds a session to its agent, so the session is reopened). */
-static void cmd_model(repl *r, const char *args)
+static void cmd_model(slash_host *r, const char *args)
 {
     if (!*args) {
-        repl_printf(r, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(r->agent),
+        term_printf(&r->out, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(r->agent),
                     loom_agent_provider(r->agent));
-        repl_printf(r, TONE_DIM, "/model NAME switches; the conversation continues\n");
+        term_printf(&r->out, TONE_DIM, "/model NAME switches; the conversation continues\n");
         return;
     }
     loom_status st;
-    if (repl_reopen(r, args, &st) != 0) {
-        repl_printf(r, TONE_RED, "%s\n", st.message);
+    if (r->ops->reopen(r, args, &st) != 0) {
+        term_printf(&r->out, TONE_RED, "%s\n", st.message);
         return;
     }
-    repl_printf(r, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(r->agent),
+    term_printf(&r->out, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(r->agent),
                 loom_agent_provider(r->agent));
 }
 
-static void cmd_cost(repl *r, const char *args)
+static void cmd_cost(slash_host *r, const char *args)
 {
     (void)args;
-    repl_usage u = r->carried;
+    slash_usage u = r->carried;
     char *json = loom_session_usage_json(r->session);
     loom_error ignore;
     json_t *doc = json ? json_parse(json, strlen(json), "usage", &ignore) : NULL;
@@ -248,37 +248,37 @@ static void cmd_cost(repl *r, const char *args)
     slash_thousands(u.cache_read, cr, sizeof cr);
     slash_thousands(u.cache_write, cw, sizeof cw);
     slash_thousands(u.input + u.output + u.cache_read + u.cache_write, total, sizeof total);
-    repl_printf(r, TONE_PLAIN, "Tokens   %s total \xc2\xb7 input %s \xc2\xb7 output %s \xc2\xb7 "
+    term_printf(&r->out, TONE_PLAIN, "Tokens   %s total \xc2\xb7 input %s \xc2\xb7 output %s \xc2\xb7 "
                 "cache read %s \xc2\xb7 cache write %s\n", total, in, out, cr, cw);
     if (r->cost_usd >= 0)
-        repl_printf(r, TONE_PLAIN, "Cost     $%.4f\n", r->cost_usd);
+        term_printf(&r->out, TONE_PLAIN, "Cost     $%.4f\n", r->cost_usd);
     else
-        repl_printf(r, TONE_DIM, "Cost     unknown (no prices: set price_input_per_mtok and "
+        term_printf(&r->out, TONE_DIM, "Cost     unknown (no prices: set price_input_per_mtok and "
                     "price_output_per_mtok)\n");
-    repl_printf(r, TONE_DIM, "Since this REPL opened the session.\n");
+    term_printf(&r->out, TONE_DIM, "Since this REPL opened the session.\n");
 }
 
-static void cmd_status(repl *r, const char *args)
+static void cmd_status(slash_host *r, const char *args)
 {
     (void)args;
-    repl_printf(r, TONE_PLAIN, "Session   %s\n", loom_session_id(r->session));
-    repl_printf(r, TONE_PLAIN, "File      %s\n", loom_session_path(r->session));
-    repl_printf(r, TONE_PLAIN, "Model     %s\n", loom_agent_model(r->agent));
-    repl_printf(r, TONE_PLAIN, "Provider  %s\n", loom_agent_provider(r->agent));
-    repl_printf(r, TONE_PLAIN, "Cwd       %s\n", r->cwd);
+    term_printf(&r->out, TONE_PLAIN, "Session   %s\n", loom_session_id(r->session));
+    term_printf(&r->out, TONE_PLAIN, "File      %s\n", loom_session_path(r->session));
+    term_printf(&r->out, TONE_PLAIN, "Model     %s\n", loom_agent_model(r->agent));
+    term_printf(&r->out, TONE_PLAIN, "Provider  %s\n", loom_agent_provider(r->agent));
+    term_printf(&r->out, TONE_PLAIN, "Cwd       %s\n", r->cwd);
     /* The session's, not the flag's: /permissions and /plan change it. */
-    repl_printf(r, TONE_PLAIN, "Mode      %s\n", loom_session_permission_mode(r->session));
-    repl_printf(r, TONE_PLAIN, "Version   loom %s\n", loom_version());
+    term_printf(&r->out, TONE_PLAIN, "Mode      %s\n", loom_session_permission_mode(r->session));
+    term_printf(&r->out, TONE_PLAIN, "Version   loom %s\n", loom_version());
 }
 
-static void cmd_rewind(repl *r, const char *args)
+static void cmd_rewind(slash_host *r, const char *args)
 {
     int n = 1;
     if (*args) {
         char *end;
         long v = strtol(args, &end, 10);
         if (*end || v < 1 || v > 100000) {
-            repl_printf(r, TONE_YELLOW, "usage: /rewind [N] \xe2\x80\x94 N user turns to undo (default 1)\n");
+            term_printf(&r->out, TONE_YELLOW, "usage: /rewind [N] \xe2\x80\x94 N user turns to undo (default 1)\n");
             return;
         }
         n = (int)v;
@@ -286,28 +286,28 @@ static void cmd_rewind(repl *r, const char *args)
     char *report = NULL;
     loom_status st;
     if (loom_session_rewind(r->session, n, &report, &st) != 0) {
-        repl_printf(r, TONE_RED, "%s\n", st.message);
+        term_printf(&r->out, TONE_RED, "%s\n", st.message);
         return;
     }
-    repl_printf(r, TONE_GREEN, "Rewound %d turn%s.\n", n, n == 1 ? "" : "s");
-    repl_printf(r, TONE_PLAIN, "%s%s", report ? report : "",
+    term_printf(&r->out, TONE_GREEN, "Rewound %d turn%s.\n", n, n == 1 ? "" : "s");
+    term_printf(&r->out, TONE_PLAIN, "%s%s", report ? report : "",
                 report && *report && report[strlen(report) - 1] != '\n' ? "\n" : "");
     free(report);
 }
 
-static void cmd_fork(repl *r, const char *args)
+static void cmd_fork(slash_host *r, const char *args)
 {
     (void)args;
     loom_status st;
     loom_session *s = loom_session_fork(r->session, &st);
     if (!s) {
-        repl_printf(r, TONE_RED, "%s\n", st.message);
+        term_printf(&r->out, TONE_RED, "%s\n", st.message);
         return;
     }
     char *from = xstrdup(loom_session_id(r->session));
-    repl_switch_session(r, s, true);
-    repl_printf(r, TONE_PLAIN, "Forked into session %s", loom_session_id(s));
-    repl_printf(r, TONE_DIM, " (from %s; /resume %s goes back)\n", from, from);
+    r->ops->switch_session(r, s, true);
+    term_printf(&r->out, TONE_PLAIN, "Forked into session %s", loom_session_id(s));
+    term_printf(&r->out, TONE_DIM, " (from %s; /resume %s goes back)\n", from, from);
     free(from);
 }
 
@@ -330,19 +330,19 @@ static const struct {
     {"delegate", "Permissions managed by parent session"},
 };
 
-static void show_modes(repl *r)
+static void show_modes(slash_host *r)
 {
     const char *now = loom_session_permission_mode(r->session);
-    repl_printf(r, TONE_PLAIN, "Permission mode: ");
-    repl_printf(r, TONE_BOLD, "%s\n", now);
+    term_printf(&r->out, TONE_PLAIN, "Permission mode: ");
+    term_printf(&r->out, TONE_BOLD, "%s\n", now);
     /* Descriptions wrap at spaces into the room the name column leaves, so
      * the names stay a column of their own. */
-    int room = repl_columns() - 23;
+    int room = term_columns() - 23;
     if (room < 20)
         room = 20;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         bool current = !strcmp(modes[i].name, now);
-        repl_printf(r, current ? TONE_BOLD : TONE_PLAIN, "%s %-19s", current ? "\xe2\x97\x8f" : " ",
+        term_printf(&r->out, current ? TONE_BOLD : TONE_PLAIN, "%s %-19s", current ? "\xe2\x97\x8f" : " ",
                     modes[i].name);
         const char *d = modes[i].about;
         for (bool first = true; *d; first = false) {
@@ -354,45 +354,45 @@ static void show_modes(repl *r)
                 if (n == 0)
                     n = room;
             }
-            repl_printf(r, TONE_DIM, "%s %.*s\n", first ? "" : "                     ", n, d);
+            term_printf(&r->out, TONE_DIM, "%s %.*s\n", first ? "" : "                     ", n, d);
             d += n;
             d += strspn(d, " ");
         }
     }
-    repl_printf(r, TONE_DIM, "/permissions MODE switches, from the next tool call on\n"
+    term_printf(&r->out, TONE_DIM, "/permissions MODE switches, from the next tool call on\n"
                 "/plan enters plan mode, /plan off leaves it\n");
 }
 
-static void set_mode(repl *r, const char *mode)
+static void set_mode(slash_host *r, const char *mode)
 {
     const char *before = loom_session_permission_mode(r->session);
     loom_status st;
     if (loom_session_set_permission_mode(r->session, mode, &st) != 0) {
-        repl_printf(r, TONE_RED, "%s\n", st.message);
+        term_printf(&r->out, TONE_RED, "%s\n", st.message);
         return;
     }
     const char *now = loom_session_permission_mode(r->session);
-    repl_printf(r, TONE_PLAIN, "Permission mode: ");
-    repl_printf(r, TONE_BOLD, "%s", now);
-    repl_printf(r, TONE_DIM, "%s%s%s\n", strcmp(before, now) ? " (was " : " (unchanged",
+    term_printf(&r->out, TONE_PLAIN, "Permission mode: ");
+    term_printf(&r->out, TONE_BOLD, "%s", now);
+    term_printf(&r->out, TONE_DIM, "%s%s%s\n", strcmp(before, now) ? " (was " : " (unchanged",
                 strcmp(before, now) ? before : "", ")");
     if (!strcmp(now, "plan"))
-        repl_printf(r, TONE_DIM, "Tools that change files or run commands are denied \xc2\xb7 "
+        term_printf(&r->out, TONE_DIM, "Tools that change files or run commands are denied \xc2\xb7 "
                     "/plan off goes back\n");
 }
 
-static void leave_plan(repl *r)
+static void leave_plan(slash_host *r)
 {
     loom_status st;
     if (loom_session_leave_plan(r->session, &st) != 0) {
-        repl_printf(r, TONE_YELLOW, "%s\n", st.message);
+        term_printf(&r->out, TONE_YELLOW, "%s\n", st.message);
         return;
     }
-    repl_printf(r, TONE_PLAIN, "Left plan mode \xc2\xb7 permission mode: ");
-    repl_printf(r, TONE_BOLD, "%s\n", loom_session_permission_mode(r->session));
+    term_printf(&r->out, TONE_PLAIN, "Left plan mode \xc2\xb7 permission mode: ");
+    term_printf(&r->out, TONE_BOLD, "%s\n", loom_session_permission_mode(r->session));
 }
 
-static void cmd_permissions(repl *r, const char *args)
+static void cmd_permissions(slash_host *r, const char *args)
 {
     if (!*args)
         show_modes(r);
@@ -402,17 +402,17 @@ static void cmd_permissions(repl *r, const char *args)
         set_mode(r, args);
 }
 
-static void cmd_plan(repl *r, const char *args)
+static void cmd_plan(slash_host *r, const char *args)
 {
     if (!*args || !strcmp(args, "on"))
         set_mode(r, "plan");
     else if (!strcmp(args, "off"))
         leave_plan(r);
     else
-        repl_printf(r, TONE_YELLOW, "usage: /plan enters plan mode, /plan off leaves it\n");
+        term_printf(&r->out, TONE_YELLOW, "usage: /plan enters plan mode, /plan off leaves it\n");
 }
 
-static void cmd_exit(repl *r, const char *args)
+static void cmd_exit(slash_host *r, const char *args)
 {
     (void)args;
     r->quit = true;
@@ -440,34 +440,34 @@ static const slash_cmd commands[] = {
     {NULL, NULL, NULL, NULL},
 };
 
-static void cmd_help(repl *r, const char *args)
+static void cmd_help(slash_host *r, const char *args)
 {
     (void)args;
-    repl_printf(r, TONE_BOLD, "Commands\n");
+    term_printf(&r->out, TONE_BOLD, "Commands\n");
     for (const slash_cmd *c = commands; c->name; c++) {
         if (!c->help)
             continue; /* an alias */
         char usage[64];
         snprintf(usage, sizeof usage, "/%s%s%s", c->name, c->args ? " " : "", c->args ? c->args : "");
-        repl_printf(r, TONE_PLAIN, "  %-20s", usage);
-        repl_printf(r, TONE_DIM, "%s\n", c->help);
+        term_printf(&r->out, TONE_PLAIN, "  %-20s", usage);
+        term_printf(&r->out, TONE_DIM, "%s\n", c->help);
     }
-    repl_printf(r, TONE_BOLD, "Input\n");
-    repl_printf(r, TONE_PLAIN, "  %-20s", "!command");
-    repl_printf(r, TONE_DIM, "run a shell command here (not sent to the model)\n");
-    repl_printf(r, TONE_PLAIN, "  %-20s", "# text");
-    repl_printf(r, TONE_DIM, "remember text: adds \"- text\" to ./AGENTS.md (not sent to the model)\n");
-    repl_printf(r, TONE_PLAIN, "  %-20s", "line \\");
-    repl_printf(r, TONE_DIM, "a trailing backslash continues on the next line\n");
-    repl_printf(r, TONE_PLAIN, "  %-20s", "//text");
-    repl_printf(r, TONE_DIM, "send \"/text\" to the model\n");
-    repl_printf(r, TONE_PLAIN, "  %-20s", "Ctrl-C");
-    repl_printf(r, TONE_DIM, "clear the line; in a run, interrupt it (twice: quit)\n");
-    repl_printf(r, TONE_PLAIN, "  %-20s", "Ctrl-D");
-    repl_printf(r, TONE_DIM, "quit (on an empty line)\n");
+    term_printf(&r->out, TONE_BOLD, "Input\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "!command");
+    term_printf(&r->out, TONE_DIM, "run a shell command here (not sent to the model)\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "# text");
+    term_printf(&r->out, TONE_DIM, "remember text: adds \"- text\" to ./AGENTS.md (not sent to the model)\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "line \\");
+    term_printf(&r->out, TONE_DIM, "a trailing backslash continues on the next line\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "//text");
+    term_printf(&r->out, TONE_DIM, "send \"/text\" to the model\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-C");
+    term_printf(&r->out, TONE_DIM, "clear the line; in a run, interrupt it (twice: quit)\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-D");
+    term_printf(&r->out, TONE_DIM, "quit (on an empty line)\n");
 }
 
-void slash_run(repl *r, const char *line)
+void slash_run(slash_host *r, const char *line)
 {
     const char *name = line + 1;
     size_t len = strcspn(name, " \t\n");
@@ -478,6 +478,6 @@ void slash_run(repl *r, const char *line)
             c->run(r, args);
             return;
         }
-    repl_printf(r, TONE_YELLOW, "Unknown command /%.*s \xc2\xb7 type /help to see the commands\n",
+    term_printf(&r->out, TONE_YELLOW, "Unknown command /%.*s \xc2\xb7 type /help to see the commands\n",
                 (int)len, name);
 }

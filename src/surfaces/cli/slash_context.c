@@ -26,17 +26,17 @@ static json_t *parse_owned(char *text, const char *what)
 
 /* ---- /compact --------------------------------------------------------------- */
 
-void slash_compact(repl *r, const char *args)
+void slash_compact(slash_host *r, const char *args)
 {
-    if (!r->spin) /* no spinner (not a terminal): say it once */
-        repl_printf(r, TONE_DIM, "Compacting\xe2\x80\xa6\n");
+    if (!r->out.spin) /* no spinner (not a terminal): say it once */
+        term_printf(&r->out, TONE_DIM, "Compacting\xe2\x80\xa6\n");
     char *report = NULL;
     loom_status st;
-    repl_busy_begin(r, "Compacting\xe2\x80\xa6");
+    r->ops->busy_begin(r, "Compacting\xe2\x80\xa6");
     int rc = loom_session_compact(r->session, *args ? args : NULL, &report, &st);
-    repl_busy_end(r);
+    r->ops->busy_end(r);
     if (rc < 0) {
-        repl_printf(r, TONE_RED, "Compaction failed: %s\n", st.message);
+        term_printf(&r->out, TONE_RED, "Compaction failed: %s\n", st.message);
         free(report);
         return;
     }
@@ -45,11 +45,11 @@ void slash_compact(repl *r, const char *args)
         char before[32], after[32];
         slash_thousands(json_get_int(doc, "tokens_before", 0), before, sizeof before);
         slash_thousands(json_get_int(doc, "tokens_after", 0), after, sizeof after);
-        repl_printf(r, TONE_GREEN, "Compacted: ~%s \xe2\x86\x92 ~%s tokens\n", before, after);
-        repl_printf(r, TONE_DIM, "The history is now a summary \xc2\xb7 /context shows what the "
+        term_printf(&r->out, TONE_GREEN, "Compacted: ~%s \xe2\x86\x92 ~%s tokens\n", before, after);
+        term_printf(&r->out, TONE_DIM, "The history is now a summary \xc2\xb7 /context shows what the "
                     "next request holds\n");
     } else {
-        repl_printf(r, TONE_YELLOW, "Not compacted: %s\n",
+        term_printf(&r->out, TONE_YELLOW, "Not compacted: %s\n",
                     json_get_str(doc, "message", "skipped"));
     }
     json_decref(doc);
@@ -68,29 +68,29 @@ static const char *source_about(const char *source)
     return "";
 }
 
-static void show_memory_files(repl *r, const json_t *files, const char *indent)
+static void show_memory_files(slash_host *r, const json_t *files, const char *indent)
 {
     size_t i;
     json_t *f;
     json_array_foreach(files, i, f) {
-        repl_printf(r, TONE_PLAIN, "%s%s", indent, json_get_str(f, "path", "?"));
-        repl_printf(r, TONE_DIM, "  %s\n", json_get_str(f, "kind", ""));
+        term_printf(&r->out, TONE_PLAIN, "%s%s", indent, json_get_str(f, "path", "?"));
+        term_printf(&r->out, TONE_DIM, "  %s\n", json_get_str(f, "kind", ""));
     }
     if (json_array_size(files) == 0)
-        repl_printf(r, TONE_DIM, "%s(none)\n", indent);
+        term_printf(&r->out, TONE_DIM, "%s(none)\n", indent);
 }
 
-void slash_context(repl *r, const char *args)
+void slash_context(slash_host *r, const char *args)
 {
     (void)args;
     json_t *doc = parse_owned(loom_session_context_json(r->session), "context");
     if (!doc) {
-        repl_printf(r, TONE_RED, "the context could not be read\n");
+        term_printf(&r->out, TONE_RED, "the context could not be read\n");
         return;
     }
     const char *error = json_get_str(doc, "error", NULL);
     if (error) {
-        repl_printf(r, TONE_RED, "The next request could not be assembled: %s\n", error);
+        term_printf(&r->out, TONE_RED, "The next request could not be assembled: %s\n", error);
     } else {
         long long window = json_get_int(doc, "window", 0);
         long long tokens = json_get_int(doc, "tokens", 0);
@@ -99,12 +99,12 @@ void slash_context(repl *r, const char *args)
         slash_thousands(window, w, sizeof w);
         slash_thousands(tokens, t, sizeof t);
         if (window > 0)
-            repl_printf(r, TONE_PLAIN, "Context    %s of %s tokens \xc2\xb7 %.1f%%\n", t, w,
+            term_printf(&r->out, TONE_PLAIN, "Context    %s of %s tokens \xc2\xb7 %.1f%%\n", t, w,
                         100.0 * json_get_num(doc, "rho", 0));
         else
-            repl_printf(r, TONE_PLAIN, "Context    %s tokens (window unknown)\n", t);
-        repl_printf(r, TONE_PLAIN, "Source     %s", source);
-        repl_printf(r, TONE_DIM, " (%s)\n", source_about(source));
+            term_printf(&r->out, TONE_PLAIN, "Context    %s tokens (window unknown)\n", t);
+        term_printf(&r->out, TONE_PLAIN, "Source     %s", source);
+        term_printf(&r->out, TONE_DIM, " (%s)\n", source_about(source));
 
         /* Shares of the partitions' sum: they are estimated locally even
          * when the total comes from the provider. */
@@ -113,12 +113,12 @@ void slash_context(repl *r, const char *args)
         long long sum = 0;
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
             sum += json_get_int(p, parts[i], 0);
-        repl_printf(r, TONE_DIM, "  %-10s %10s %7s\n", "partition", "tokens", "share");
+        term_printf(&r->out, TONE_DIM, "  %-10s %10s %7s\n", "partition", "tokens", "share");
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
             long long n = json_get_int(p, parts[i], 0);
             char num[32];
             slash_thousands(n, num, sizeof num);
-            repl_printf(r, TONE_PLAIN, "  %-10s %10s %6.1f%%\n", parts[i], num,
+            term_printf(&r->out, TONE_PLAIN, "  %-10s %10s %6.1f%%\n", parts[i], num,
                         sum > 0 ? 100.0 * (double)n / (double)sum : 0.0);
         }
 
@@ -126,16 +126,16 @@ void slash_context(repl *r, const char *args)
         if (next) {
             char at[32];
             slash_thousands(json_get_int(next, "at_tokens", 0), at, sizeof at);
-            repl_printf(r, TONE_PLAIN, "Next step  %s at %s tokens", json_get_str(next, "name", "?"),
+            term_printf(&r->out, TONE_PLAIN, "Next step  %s at %s tokens", json_get_str(next, "name", "?"),
                         at);
-            repl_printf(r, TONE_DIM, " (%.0f%% of the window)\n",
+            term_printf(&r->out, TONE_DIM, " (%.0f%% of the window)\n",
                         100.0 * json_get_num(next, "threshold", 0));
         } else {
-            repl_printf(r, TONE_YELLOW, "Next step  none left: the window is full "
+            term_printf(&r->out, TONE_YELLOW, "Next step  none left: the window is full "
                         "(/compact, or /clear for a new session)\n");
         }
     }
-    repl_printf(r, TONE_PLAIN, "Memory\n");
+    term_printf(&r->out, TONE_PLAIN, "Memory\n");
     show_memory_files(r, json_get_arr(doc, "memory_files"), "  ");
     json_decref(doc);
 }
@@ -146,19 +146,19 @@ void slash_context(repl *r, const char *args)
  * docs/heartbeat.md), oldest first, one line each:
  *   12:03:04  projected     high      filesystem: src/a.c modified (…)  ev_0193…
  * and, once the model acknowledged one, its disposition and note. */
-void slash_events(repl *r, const char *args)
+void slash_events(slash_host *r, const char *args)
 {
     (void)args;
     json_t *doc = parse_owned(loom_session_events_json(r->session), "events");
     size_t n = json_array_size(doc);
     if (n == 0) {
-        repl_printf(r, TONE_PLAIN, "No events.\n");
-        repl_printf(r, TONE_DIM, "The heartbeat reports changes seen while a run works "
+        term_printf(&r->out, TONE_PLAIN, "No events.\n");
+        term_printf(&r->out, TONE_DIM, "The heartbeat reports changes seen while a run works "
                     "(a \"heartbeat\" block in settings; docs/heartbeat.md)\n");
         json_decref(doc);
         return;
     }
-    repl_printf(r, TONE_BOLD, "Events (%zu)\n", n);
+    term_printf(&r->out, TONE_BOLD, "Events (%zu)\n", n);
     size_t i;
     json_t *e;
     json_array_foreach(doc, i, e) {
@@ -174,31 +174,31 @@ void slash_events(repl *r, const char *args)
         /* Summaries name files, notes come from the model: no escapes pass. */
         loom_str text = LOOM_STR_INIT;
         const char *src = json_get_str(e, "source", "?");
-        repl_put_clipped(&text, src, strlen(src), 0);
+        term_put_clipped(&text, src, strlen(src), 0);
         str_puts(&text, ": ");
-        repl_put_clipped(&text, summary, strlen(summary), 0);
+        term_put_clipped(&text, summary, strlen(summary), 0);
         loom_str after = LOOM_STR_INIT;
         if (disposition) {
             str_puts(&after, " \xc2\xb7 ");
-            repl_put_clipped(&after, disposition, strlen(disposition), 0);
+            term_put_clipped(&after, disposition, strlen(disposition), 0);
             if (note && *note) {
                 str_puts(&after, ": ");
-                repl_put_clipped(&after, note, strlen(note), 0);
+                term_put_clipped(&after, note, strlen(note), 0);
             }
         }
-        repl_printf(r, TONE_DIM, "  %s  ", when);
-        repl_printf(r, TONE_PLAIN, "%-12s ", json_get_str(e, "state", "?"));
-        repl_printf(r, !strcmp(urgency, "critical") ? TONE_ALERT
+        term_printf(&r->out, TONE_DIM, "  %s  ", when);
+        term_printf(&r->out, TONE_PLAIN, "%-12s ", json_get_str(e, "state", "?"));
+        term_printf(&r->out, !strcmp(urgency, "critical") ? TONE_ALERT
                        : !strcmp(urgency, "high")   ? TONE_YELLOW
                                                     : TONE_PLAIN,
                     "%-8s ", urgency);
-        repl_printf(r, TONE_PLAIN, "%s  ", str_cstr(&text));
-        repl_printf(r, TONE_DIM, "%s", json_get_str(e, "event_id", ""));
-        repl_printf(r, TONE_PLAIN, "%s\n", str_cstr(&after));
+        term_printf(&r->out, TONE_PLAIN, "%s  ", str_cstr(&text));
+        term_printf(&r->out, TONE_DIM, "%s", json_get_str(e, "event_id", ""));
+        term_printf(&r->out, TONE_PLAIN, "%s\n", str_cstr(&after));
         str_free(&text);
         str_free(&after);
     }
-    repl_printf(r, TONE_DIM, "pending: projected \xc2\xb7 acknowledged: the model gave a "
+    term_printf(&r->out, TONE_DIM, "pending: projected \xc2\xb7 acknowledged: the model gave a "
                 "disposition \xc2\xb7 resolved: done\n");
     json_decref(doc);
 }
@@ -217,11 +217,11 @@ static bool mtime_of(const char *path, struct timespec *t)
 /* $EDITOR on ./AGENTS.md, then the agent is made again so the next
  * message's request holds what was written (memory is read when the agent
  * is created). */
-static void memory_edit(repl *r)
+static void memory_edit(slash_host *r)
 {
     const char *editor = getenv("EDITOR");
     if (!editor || !*editor) {
-        repl_printf(r, TONE_YELLOW, "$EDITOR is not set: set it (export EDITOR=vim) to use "
+        term_printf(&r->out, TONE_YELLOW, "$EDITOR is not set: set it (export EDITOR=vim) to use "
                     "/memory edit, or edit ./AGENTS.md yourself\n");
         return;
     }
@@ -230,45 +230,45 @@ static void memory_edit(repl *r)
     struct timespec before = {0}, after = {0};
     bool had = mtime_of(path.ptr, &before);
     /* The shell splits $EDITOR into words, as git and others do. */
-    repl_run_shell(r, "$EDITOR ./AGENTS.md");
+    r->ops->run_shell(r, "$EDITOR ./AGENTS.md");
     bool has = mtime_of(path.ptr, &after);
     str_free(&path);
     if (has == had && (!has || (before.tv_sec == after.tv_sec && before.tv_nsec == after.tv_nsec))) {
-        repl_printf(r, TONE_DIM, "./AGENTS.md unchanged\n");
+        term_printf(&r->out, TONE_DIM, "./AGENTS.md unchanged\n");
         return;
     }
     loom_status st;
-    if (repl_reopen(r, NULL, &st) != 0) {
-        repl_printf(r, TONE_RED, "%s\n", st.message);
-        repl_printf(r, TONE_YELLOW, "./AGENTS.md was saved; it applies from the next session\n");
+    if (r->ops->reopen(r, NULL, &st) != 0) {
+        term_printf(&r->out, TONE_RED, "%s\n", st.message);
+        term_printf(&r->out, TONE_YELLOW, "./AGENTS.md was saved; it applies from the next session\n");
         return;
     }
-    repl_printf(r, TONE_GREEN, "./AGENTS.md reloaded: it applies from the next message\n");
+    term_printf(&r->out, TONE_GREEN, "./AGENTS.md reloaded: it applies from the next message\n");
 }
 
-void slash_memory(repl *r, const char *args)
+void slash_memory(slash_host *r, const char *args)
 {
     if (!strcmp(args, "edit")) {
         memory_edit(r);
         return;
     }
     if (*args) {
-        repl_printf(r, TONE_YELLOW, "usage: /memory lists the memory files, /memory edit opens "
+        term_printf(&r->out, TONE_YELLOW, "usage: /memory lists the memory files, /memory edit opens "
                     "./AGENTS.md in $EDITOR\n");
         return;
     }
     json_t *doc = parse_owned(loom_session_context_json(r->session), "context");
-    repl_printf(r, TONE_PLAIN, "Memory files");
-    repl_printf(r, TONE_DIM, " (sent with every request)\n");
+    term_printf(&r->out, TONE_PLAIN, "Memory files");
+    term_printf(&r->out, TONE_DIM, " (sent with every request)\n");
     show_memory_files(r, json_get_arr(doc, "memory_files"), "  ");
     json_decref(doc);
-    repl_printf(r, TONE_DIM, "# text        adds \"- text\" to ./AGENTS.md, from the next message "
+    term_printf(&r->out, TONE_DIM, "# text        adds \"- text\" to ./AGENTS.md, from the next message "
                 "on\n");
     const char *editor = getenv("EDITOR");
     if (editor && *editor)
-        repl_printf(r, TONE_DIM, "/memory edit  opens ./AGENTS.md in %s\n", editor);
+        term_printf(&r->out, TONE_DIM, "/memory edit  opens ./AGENTS.md in %s\n", editor);
     else
-        repl_printf(r, TONE_DIM, "/memory edit  opens ./AGENTS.md in $EDITOR (not set); files "
+        term_printf(&r->out, TONE_DIM, "/memory edit  opens ./AGENTS.md in $EDITOR (not set); files "
                     "edited elsewhere apply from the next session\n");
 }
 
@@ -277,13 +277,13 @@ bool slash_is_memory_line(const char *line)
     return line[0] == '#' && line[1] != '#' && line[1] != '!' && !strchr(line, '\n');
 }
 
-void slash_remember(repl *r, const char *text)
+void slash_remember(slash_host *r, const char *text)
 {
     loom_status st;
     if (loom_session_remember(r->session, text, &st) != 0) {
-        repl_printf(r, TONE_YELLOW, "%s \xc2\xb7 # text adds \"- text\" to ./AGENTS.md\n",
+        term_printf(&r->out, TONE_YELLOW, "%s \xc2\xb7 # text adds \"- text\" to ./AGENTS.md\n",
                     st.message);
         return;
     }
-    repl_printf(r, TONE_GREEN, "Remembered in ./AGENTS.md\n");
+    term_printf(&r->out, TONE_GREEN, "Remembered in ./AGENTS.md\n");
 }

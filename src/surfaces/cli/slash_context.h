@@ -8,22 +8,22 @@
 
 #include <stdbool.h>
 
-#include "surfaces/cli/repl.h"
+#include "surfaces/cli/slash_host.h"
 
 /* /compact [instructions]: summarizes the history now. */
-void slash_compact(repl *r, const char *args);
+void slash_compact(slash_host *r, const char *args);
 /* /context: what the next request would hold, partition by partition. */
-void slash_context(repl *r, const char *args);
+void slash_context(slash_host *r, const char *args);
 /* /events: the heartbeat's events in working memory, with their state. */
-void slash_events(repl *r, const char *args);
+void slash_events(slash_host *r, const char *args);
 /* /memory [edit]: the memory files loaded, and how to change them. */
-void slash_memory(repl *r, const char *args);
+void slash_memory(slash_host *r, const char *args);
 
 /* A submitted line that is a memory note: one line starting with a single
  * '#' (not "##…", not "#!…"). */
 bool slash_is_memory_line(const char *line);
 /* Adds text (the line after its '#') to ./AGENTS.md, in force from the next
  * message on. */
-void slash_remember(repl *r, const char *text);
+void slash_remember(slash_host *r, const char *text);
 
 #endif
