@@ -19,6 +19,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/jsonl.h"
 #include "base/str.h"
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -112,24 +113,13 @@ void log_event(log_level level, const char *module, json_t *fields, const char *
     }
     json_decref(fields);
 
-    char *text = json_dump_compact(line);
-    json_decref(line);
-    if (!text) {
-        errno = saved_errno;
-        return;
-    }
-    loom_str buf = LOOM_STR_INIT;
-    str_puts(&buf, text);
-    str_putc(&buf, '\n');
-    free(text);
-
     pthread_mutex_lock(&log_lock);
     if (log_fd >= 0) {
         /* One write per line; a failed log write has nowhere to be reported
          * and must not disturb the run, so its result is dropped. */
-        (void)file_write_full(log_fd, buf.ptr, buf.len);
+        (void)jsonl_append(log_fd, line, NULL);
     }
     pthread_mutex_unlock(&log_lock);
-    str_free(&buf);
+    json_decref(line);
     errno = saved_errno;
 }

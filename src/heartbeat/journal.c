@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/jsonl.h"
 #include "base/str.h"
 
 struct journal {
@@ -23,21 +24,9 @@ journal *journal_open(const char *path, loom_error *err)
         loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "journal: no path");
         return NULL;
     }
-    char *dir = xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = '\0';
-        if (file_mkdirs(dir, 0700, err) < 0) {
-            free(dir);
-            return NULL;
-        }
-    }
-    free(dir);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        loom_error_set(err, LOOM_ERR_IO, "journal %s: %s", path, strerror(errno));
+    int fd = jsonl_open(path, "journal", err);
+    if (fd < 0)
         return NULL;
-    }
     journal *j = xcalloc(1, sizeof *j);
     j->fd = fd;
     j->path = xstrdup(path);
@@ -81,29 +70,13 @@ int journal_append_ex(journal *j, const surface_event *ev, event_state state,
         json_object_foreach((json_t *)extra, k, v)
             json_object_set(o, k, v);
     }
-    char *line = json_dump_compact(o);
+    int rc = jsonl_append(j->fd, o, err);
     json_decref(o);
-    if (!line)
+    if (rc == -LOOM_ERR_INTERNAL)
         return loom_error_set(err, LOOM_ERR_INTERNAL, "journal: event %s is not serialisable",
                               ev->id);
-    size_t n = strlen(line);
-    line = xrealloc(line, n + 2);
-    line[n++] = '\n';
-    line[n] = '\0';
-    ssize_t w;
-    do
-        w = write(j->fd, line, n);
-    while (w < 0 && errno == EINTR);
-    int rc = 0;
-    if (w != (ssize_t)n) {
-        int e = w < 0 ? errno : ENOSPC;
-        /* A short write leaves a torn line: end it, so the next line starts
-         * clean and only this one is lost. */
-        if (w > 0)
-            (void)!write(j->fd, "\n", 1);
-        rc = loom_error_set(err, LOOM_ERR_IO, "journal %s: %s", j->path, strerror(e));
-    }
-    free(line);
+    if (rc < 0)
+        loom_error_prefix(err, "journal %s", j->path);
     return rc;
 }
 

@@ -21,6 +21,7 @@
 #include "base/utf8.h"
 #include "base/clock.h"
 #include "base/fileio.h"
+#include "base/jsonl.h"
 
 /* ---- SHA-256 --------------------------------------------------------------
  * FIPS 180-4 §4.2.2 (constants) and §6.2 (the compression function). */
@@ -168,33 +169,15 @@ struct audit_log {
     char *path;
 };
 
-/* The directory part of path, for mkdir -p; NULL when there is none. */
-static char *parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash || slash == path)
-        return NULL;
-    return strndup(path, (size_t)(slash - path));
-}
-
 audit_log *audit_open(const char *path, loom_error *err)
 {
     if (!path || !*path) {
         loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "audit log: no path given");
         return NULL;
     }
-    char *dir = parent_dir(path);
-    if (dir && file_mkdirs(dir, 0700, err)) {
-        loom_error_prefix(err, "audit log %s", path);
-        free(dir);
+    int fd = jsonl_open(path, "audit log", err);
+    if (fd < 0)
         return NULL;
-    }
-    free(dir);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        loom_error_set(err, LOOM_ERR_IO, "audit log %s: %s", path, strerror(errno));
-        return NULL;
-    }
     audit_log *log = calloc(1, sizeof *log);
     if (!log || !(log->path = strdup(path))) {
         free(log);
@@ -298,24 +281,11 @@ int audit_record(audit_log *log, const audit_entry *e)
     if (!log || !e || !e->decision)
         return -LOOM_ERR_INVALID_REQUEST;
     json_t *rec = build_record(e);
-    char *line = json_dumps(rec, JSON_COMPACT);
-    json_decref(rec);
-    if (!line)
-        return -LOOM_ERR_INTERNAL;
-    size_t n = strlen(line);
-    char *buf = realloc(line, n + 2);
-    if (!buf) {
-        free(line);
-        return -LOOM_ERR_INTERNAL;
-    }
-    buf[n] = '\n';
-    buf[n + 1] = '\0';
-
     pthread_mutex_lock(&log->lock);
-    int rc = file_write_full(log->fd, buf, n + 1);
+    int rc = jsonl_append(log->fd, rec, NULL);
     pthread_mutex_unlock(&log->lock);
-    free(buf);
-    return rc ? -LOOM_ERR_IO : 0;
+    json_decref(rec);
+    return rc;
 }
 
 int audit_sync(audit_log *log)
