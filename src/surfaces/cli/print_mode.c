@@ -20,6 +20,7 @@
 
 #include "base/json.h"
 #include "base/log.h"
+#include "base/sig.h"
 #include "base/str.h"
 #include "loom.h"
 #include "surfaces/cli/output.h"
@@ -55,15 +56,8 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGUSR1, &sa, NULL);
-    sigaction(SIGUSR2, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    static const int sigs[] = {SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGHUP};
+    sig_set(sigs, sizeof sigs / sizeof *sigs, on_signal, 0);
 }
 
 static char *read_stdin_prompt(void)

@@ -30,6 +30,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/settings.h"
+#include "base/sig.h"
 #include "base/str.h"
 #include "surfaces/cli/run_view.h"
 #include "surfaces/cli/setup.h"
@@ -111,20 +112,14 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
     /* No SA_RESTART: the line editor's read must return so the prompt can
      * be cleared. */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    static const int ending[] = {SIGINT, SIGTERM, SIGHUP};
+    sig_set(ending, 3, on_signal, 0);
     /* The heartbeat's signals must not end the REPL (their default) nor
      * disturb the prompt. */
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGUSR1, &sa, NULL);
-    sigaction(SIGUSR2, &sa, NULL);
+    static const int heartbeat[] = {SIGUSR1, SIGUSR2};
+    sig_set(heartbeat, 2, on_signal, SA_RESTART);
 }
 
 void repl_tty_quiet(bool quiet)
@@ -428,12 +423,8 @@ static void repl_run_shell(repl *r, const char *cmd)
         return;
     }
     if (pid == 0) {
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        sigaction(SIGINT, &dfl, NULL);
-        sigaction(SIGTERM, &dfl, NULL);
-        sigaction(SIGHUP, &dfl, NULL);
+        static const int ending[] = {SIGINT, SIGTERM, SIGHUP};
+        sig_set(ending, 3, SIG_DFL, 0);
         if (chdir(r->host.cwd) != 0)
             _exit(126);
         execl("/bin/bash", "bash", "-c", cmd, (char *)NULL);

@@ -1,0 +1,18 @@
+/* sig.h — setting signal dispositions, the one way Loom does it: the CLI's
+ * handlers for the REPL and print mode, and the defaults a shell command
+ * started from the REPL gets back.
+ *
+ * Only sigaction(2) is called, which is async-signal-safe, so a child
+ * between fork and exec may use it. Dispositions are process-wide: the
+ * caller decides when (at start-up, before other threads run). */
+#ifndef LOOM_BASE_SIG_H
+#define LOOM_BASE_SIG_H
+
+#include <stddef.h>
+
+/* Sets handler (a function, SIG_DFL or SIG_IGN) for each of the n signals,
+ * with an empty mask and flags (SA_RESTART or 0, …). 0, or -1 when a
+ * sigaction failed (the others are still set). */
+int sig_set(const int *sigs, size_t n, void (*handler)(int), int flags);
+
+#endif
