@@ -27,6 +27,7 @@
  * Errors carry jansson's messages ("... near 'token'") and its line, column
  * (characters) and byte position, which are only computed on failure. */
 #include "base/json.h"
+#include "base/str.h"
 
 #include <errno.h>
 #include <float.h>
@@ -61,7 +62,6 @@ typedef struct {
 
 static bool is_digit(uchar c) { return c >= '0' && c <= '9'; }
 static bool is_alpha(uchar c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
-static bool is_hex(uchar c) { return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); }
 
 static const uchar *skip_ws(const uchar *s, const uchar *e)
 {
@@ -231,10 +231,10 @@ static int hex4(const uchar *s)
 {
     int v = 0;
     for (int i = 0; i < 4; i++) {
-        uchar c = s[i];
-        if (!is_hex(c))
+        int d = str_hex_digit(s[i]);
+        if (d < 0)
             return -1;
-        v = v << 4 | (is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+        v = v << 4 | d;
     }
     return v;
 }
@@ -324,7 +324,7 @@ static bool parse_string(parser *p, const uchar **sp, jstr *out)
             int cp = e - s >= 4 ? hex4(s) : -1;
             if (cp < 0) {
                 const uchar *bad = s;
-                while (bad < e && is_hex(*bad))
+                while (bad < e && str_hex_digit(*bad) >= 0)
                     bad++;
                 fail(p, json_error_invalid_syntax, tok, bad < e ? bad + 1 : bad,
                      "invalid escape");

@@ -182,3 +182,14 @@ void str_cut_middle(loom_str *text, size_t cap, const char *what)
     str_free(text);
     *text = out;
 }
+
+int str_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

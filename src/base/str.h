@@ -36,6 +36,11 @@ char *str_steal(loom_str *s);
 void str_cut_middle(loom_str *s, size_t cap, const char *what);
 void str_free(loom_str *s);
 
+/* The value of the hex digit c (0-9, a-f, A-F), -1 for anything else: the
+ * one hex decoder behind chunk sizes, %XX escapes, &#x…; references, \u
+ * and \x escapes. */
+int str_hex_digit(int c);
+
 /* Allocation helpers that abort on failure. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

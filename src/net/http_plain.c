@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/str.h"
 
 #define POLL_SLICE_MS 50
 #define READ_BUF_SIZE (16 * 1024)
@@ -244,25 +245,14 @@ bool http_plain_accepts(const char *url)
 
 /* ---- the request ---- */
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* "Authorization: Basic ..." from the URL's userinfo, as curl sends it. */
 static void put_basic_auth(loom_str *head, const char *ui, size_t n)
 {
     loom_str plain = LOOM_STR_INIT;
     for (size_t i = 0; i < n; i++) {
         int hi, lo;
-        if (ui[i] == '%' && i + 2 < n && (hi = hex_value(ui[i + 1])) >= 0 &&
-            (lo = hex_value(ui[i + 2])) >= 0) {
+        if (ui[i] == '%' && i + 2 < n && (hi = str_hex_digit(ui[i + 1])) >= 0 &&
+            (lo = str_hex_digit(ui[i + 2])) >= 0) {
             str_putc(&plain, (char)(hi * 16 + lo));
             i += 2;
         } else {
@@ -747,7 +737,7 @@ static feed_result on_chunk_size(reader *r, const char *s, size_t n)
     uint64_t size = 0;
     size_t i = 0;
     int d;
-    for (; i < n && (d = hex_value(s[i])) >= 0; i++) {
+    for (; i < n && (d = str_hex_digit(s[i])) >= 0; i++) {
         if (size >> 60)
             return bad(r, "a chunk size that overflows");
         size = size << 4 | (uint64_t)d;

@@ -349,9 +349,10 @@ static void lex_ansi_c(parser *p, loom_str *v)
             break;
         case 'x': case 'u': case 'U': {
             unsigned max = e == 'x' ? 2 : e == 'u' ? 4 : 8, val = 0, k = 0;
-            while (k < max && p->i < p->n && isxdigit((unsigned char)p->s[p->i])) {
-                char h = p->s[p->i++];
-                val = val * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
+            int d;
+            while (k < max && p->i < p->n && (d = str_hex_digit((unsigned char)p->s[p->i])) >= 0) {
+                p->i++;
+                val = val * 16 + (unsigned)d;
                 k++;
             }
             if (k == 0) {

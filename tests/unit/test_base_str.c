@@ -1,5 +1,5 @@
 /* test_base_str.c — loom_str growth, formatting, consume/steal and the
- * NUL-byte promise of str.h. */
+ * NUL-byte promise of str.h, and the hex-digit decoder. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,6 +168,23 @@ static void test_x_helpers(void **state)
     free(m);
 }
 
+/* One hex decoder for chunk sizes, %XX, &#x…; and \\x escapes: every digit
+ * in both cases, and nothing else, not even the letters just past 'f'. */
+static void test_hex_digit_decodes_both_cases_and_nothing_else(void **state)
+{
+    const char *digits = "0123456789abcdef", *upper = "ABCDEF";
+    for (int i = 0; i < 16; i++)
+        assert_int_equal(str_hex_digit(digits[i]), i);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(str_hex_digit(upper[i]), 10 + i);
+    const char *not_hex = "gG/:@`xX -\n";
+    for (const char *p = not_hex; *p; p++)
+        assert_int_equal(str_hex_digit(*p), -1);
+    assert_int_equal(str_hex_digit(0), -1);
+    assert_int_equal(str_hex_digit(0xC3), -1); /* a UTF-8 lead byte */
+    assert_int_equal(str_hex_digit(-1), -1);   /* EOF */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_clear_keeps_buffer), cmocka_unit_test(test_consume),
         cmocka_unit_test(test_steal),         cmocka_unit_test(test_nul_bytes),
         cmocka_unit_test(test_x_helpers),
+        cmocka_unit_test(test_hex_digit_decodes_both_cases_and_nothing_else),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

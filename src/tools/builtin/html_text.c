@@ -146,17 +146,6 @@ static bool is_digit(unsigned char c)
     return c >= '0' && c <= '9';
 }
 
-static int hex_val(unsigned char c)
-{
-    if (is_digit(c))
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decodes the reference starting at p[0] == '&'. Returns the bytes it
  * covers (0 when it is no reference we know: the '&' is then literal) and
  * writes its UTF-8 into buf (*n bytes, possibly 0). */
@@ -173,7 +162,7 @@ static size_t decode_entity(const char *p, const char *end, char buf[4], size_t 
         const unsigned char *digits = s;
         unsigned long cp = 0;
         for (; s < e; s++) {
-            int d = hex ? hex_val(*s) : (is_digit(*s) ? *s - '0' : -1);
+            int d = hex ? str_hex_digit(*s) : (is_digit(*s) ? *s - '0' : -1);
             if (d < 0)
                 break;
             if (cp <= 0x10FFFF)
