@@ -1,7 +1,11 @@
-/* path.c — lexical folding of absolute paths. */
+/* path.c — joining, making absolute and folding paths (see path.h). No
+ * state. */
 #include "base/path.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/str.h"
 
@@ -33,5 +37,34 @@ char *path_fold(const char *abs)
     if (o == 0)
         out[o++] = '/';
     out[o] = '\0';
+    return out;
+}
+
+char *path_join(const char *dir, const char *name)
+{
+    if (name[0] == '/')
+        return xstrdup(name);
+    loom_str s = LOOM_STR_INIT;
+    str_puts(&s, dir && *dir ? dir : "/");
+    if (s.ptr[s.len - 1] != '/')
+        str_putc(&s, '/');
+    str_puts(&s, name);
+    return str_steal(&s);
+}
+
+char *path_make_absolute(const char *path, const char *base)
+{
+    const char *home = getenv("HOME");
+    char *joined;
+    if (path[0] == '~' && (path[1] == '/' || !path[1]) && home && home[0] == '/') {
+        joined = path_join(home, path[1] ? path + 2 : "");
+    } else {
+        char cwd[PATH_MAX];
+        if (!base && path[0] != '/')
+            base = getcwd(cwd, sizeof cwd) ? cwd : "/";
+        joined = path_join(base, path);
+    }
+    char *out = path_fold(joined);
+    free(joined);
     return out;
 }

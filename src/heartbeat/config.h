@@ -127,4 +127,31 @@ const char *interrupt_action_name(interrupt_action a);
 /* "low" | "high" | "critical" → 0 and *out; -1 otherwise. */
 int hb_urgency_parse(const char *s, event_urgency *out);
 
+/* ---- for the parsers of the watch sources' blocks (watch/<source>.c) ----
+ * Each getter leaves *out alone when the key is absent and returns 0, or
+ * -LOOM_ERR_CONFIG with err naming `where` (the object's key path) and the
+ * key. */
+int hb_cfg_check_keys(const json_t *obj, const char *const *allowed, const char *where,
+                      loom_error *err);
+/* A number in [lo, hi] ((lo, hi] when lo_open). */
+int hb_cfg_number(const json_t *obj, const char *key, const char *where, double lo, double hi,
+                  bool lo_open, double *out, loom_error *err);
+int hb_cfg_bool(const json_t *obj, const char *key, const char *where, bool *out,
+                loom_error *err);
+/* A non-empty string, borrowed from obj. */
+int hb_cfg_string(const json_t *obj, const char *key, const char *where, const char **out,
+                  loom_error *err);
+/* v itself must be a level; where names v. */
+int hb_cfg_urgency(const json_t *v, const char *where, event_urgency *out, loom_error *err);
+/* "urgency": one level, for both urgency and idle_urgency. */
+int hb_cfg_level(const json_t *src, const char *where, watch_config *w, loom_error *err);
+/* An array of non-empty strings (may be empty unless nonempty); *out and *n
+ * are set only when the key is there. */
+int hb_cfg_strv(const json_t *obj, const char *key, const char *where, bool nonempty,
+                char ***out, size_t *n, loom_error *err);
+/* Each path made absolute against cwd and folded, in place. */
+void hb_cfg_resolve_all(char **v, size_t n, const char *cwd);
+/* The strings as a JSON array, for heartbeat_config_to_json. */
+json_t *hb_cfg_strv_json(char **v, size_t n);
+
 #endif

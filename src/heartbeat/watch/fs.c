@@ -714,11 +714,114 @@ static void fs_free(void *ctx)
     free(fw);
 }
 
-static const watch_ops fs_ops = {
+/* ---- its settings block (watch_ops.parse / to_json) ---- */
+
+static const char *const default_ignore[] = {
+    ".git", ".hg", ".svn", ".loom", "node_modules", "__pycache__",
+    "*.o", "*.a", "*.so", "*.pyc", "*.swp", "*.swx", "*~", ".#*", "4913",
+    ".*.tmp.*", /* base/fileio's atomic-write temp files */
+};
+
+static const char *const fs_keys[] = {"type", "weight", "urgency", "paths", "method",
+                                      "ignore", "max_hash_bytes", "max_files", NULL};
+
+/* "urgency": one level, or {"act": level, "idle": level}. */
+static int fs_parse_urgency(const json_t *u, const char *where, watch_config *w, loom_error *err)
+{
+    char sub[512];
+    int rc;
+    snprintf(sub, sizeof sub, "%s.urgency", where);
+    if (json_is_object(u)) {
+        static const char *const ukeys[] = {"act", "idle", NULL};
+        if ((rc = hb_cfg_check_keys(u, ukeys, sub, err)) < 0)
+            return rc;
+        char sub2[600];
+        json_t *a = json_object_get(u, "act"), *i = json_object_get(u, "idle");
+        snprintf(sub2, sizeof sub2, "%s.act", sub);
+        if (a && (rc = hb_cfg_urgency(a, sub2, &w->urgency, err)) < 0)
+            return rc;
+        snprintf(sub2, sizeof sub2, "%s.idle", sub);
+        if (i && (rc = hb_cfg_urgency(i, sub2, &w->idle_urgency, err)) < 0)
+            return rc;
+        return 0;
+    }
+    if (!json_is_string(u))
+        return loom_error_set(err, LOOM_ERR_CONFIG,
+                              "%s: must be a level (\"low\", \"high\", \"critical\") or "
+                              "{\"act\": level, \"idle\": level}", sub);
+    if ((rc = hb_cfg_urgency(u, sub, &w->urgency, err)) < 0)
+        return rc;
+    w->idle_urgency = w->urgency;
+    return 0;
+}
+
+static int fs_parse(const json_t *src, const char *where, const char *cwd, watch_config *w,
+                    loom_error *err)
+{
+    int rc;
+    w->urgency = EVENT_HIGH;
+    w->idle_urgency = EVENT_LOW;
+    json_t *u = json_object_get(src, "urgency");
+    if (u && (rc = fs_parse_urgency(u, where, w, err)) < 0)
+        return rc;
+    if (!json_object_get(src, "paths"))
+        return loom_error_set(err, LOOM_ERR_CONFIG, "%s: missing \"paths\"", where);
+    if ((rc = hb_cfg_strv(src, "paths", where, true, &w->paths, &w->n_paths, err)) < 0)
+        return rc;
+    hb_cfg_resolve_all(w->paths, w->n_paths, cwd);
+    const char *method = "hash";
+    if ((rc = hb_cfg_string(src, "method", where, &method, err)) < 0)
+        return rc;
+    if (strcmp(method, "hash") && strcmp(method, "mtime"))
+        return loom_error_set(err, LOOM_ERR_CONFIG,
+                              "%s.method: \"%s\" is not a method (expected \"hash\" or "
+                              "\"mtime\")", where, method);
+    w->method_hash = !strcmp(method, "hash");
+    char **extra = NULL;
+    size_t n_extra = 0;
+    if ((rc = hb_cfg_strv(src, "ignore", where, false, &extra, &n_extra, err)) < 0)
+        return rc;
+    size_t nd = sizeof default_ignore / sizeof *default_ignore;
+    w->ignore = xcalloc(nd + n_extra, sizeof *w->ignore);
+    for (size_t i = 0; i < nd; i++)
+        w->ignore[w->n_ignore++] = xstrdup(default_ignore[i]);
+    for (size_t i = 0; i < n_extra; i++)
+        w->ignore[w->n_ignore++] = extra[i];
+    free(extra);
+    double d = (double)HB_DEFAULT_MAX_HASH_BYTES;
+    if ((rc = hb_cfg_number(src, "max_hash_bytes", where, 0, 1e15, false, &d, err)) < 0)
+        return rc;
+    w->max_hash_bytes = (long long)d;
+    d = HB_DEFAULT_MAX_FILES;
+    if ((rc = hb_cfg_number(src, "max_files", where, 0, 1e9, true, &d, err)) < 0)
+        return rc;
+    w->max_files = (size_t)d;
+    return 0;
+}
+
+static void fs_to_json(const watch_config *w, json_t *s)
+{
+    json_object_set_new(s, "urgency",
+                        json_pack("{s:s, s:s}", "act", event_urgency_name(w->urgency), "idle",
+                                  event_urgency_name(w->idle_urgency)));
+    json_object_set_new(s, "paths", hb_cfg_strv_json(w->paths, w->n_paths));
+    json_object_set_new(s, "method", json_string(w->method_hash ? "hash" : "mtime"));
+    json_object_set_new(s, "ignore", hb_cfg_strv_json(w->ignore, w->n_ignore));
+    json_object_set_new(s, "max_hash_bytes", json_integer(w->max_hash_bytes));
+    json_object_set_new(s, "max_files", json_integer((json_int_t)w->max_files));
+}
+
+const watch_ops watch_fs_ops = {
     .poll = fs_poll,
     .fd = NULL,
     .own_write = fs_own_write,
     .free = fs_free,
+    .name = "filesystem",
+    .type = WATCH_FILESYSTEM,
+    .keys = fs_keys,
+    .default_weight = 1.0,
+    .parse = fs_parse,
+    .to_json = fs_to_json,
 };
 
 int watch_fs_new(const watch_config *c, const char *cwd, const char *exclude, watch_source *out,
@@ -757,7 +860,7 @@ int watch_fs_new(const watch_config *c, const char *cwd, const char *exclude, wa
     if (fw->files.count >= fw->max_files)
         LOG_W("heartbeat", "filesystem source: more than %zu files under its paths; the rest "
               "are not watched (raise max_files or add ignore patterns)", fw->max_files);
-    out->ops = &fs_ops;
+    out->ops = &watch_fs_ops;
     out->ctx = fw;
     out->type = WATCH_FILESYSTEM;
     return 0;

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "base/str.h"
 #include "heartbeat/map.h"
 
@@ -232,7 +233,52 @@ static void mf_free(void *ctx)
     free(mw);
 }
 
-static const watch_ops mf_ops = {.poll = mf_poll, .free = mf_free};
+/* ---- its settings block (watch_ops.parse / to_json) ---- */
+
+static const char *const mf_keys[] = {"type", "weight", "urgency", "dir", "topics", "backlog",
+                                      NULL};
+
+static int mf_parse(const json_t *src, const char *where, const char *cwd, watch_config *w,
+                    loom_error *err)
+{
+    int rc;
+    w->urgency = w->idle_urgency = EVENT_LOW;
+    if ((rc = hb_cfg_level(src, where, w, err)) < 0)
+        return rc;
+    const char *dir = NULL;
+    if ((rc = hb_cfg_string(src, "dir", where, &dir, err)) < 0)
+        return rc;
+    if (dir)
+        w->dir = path_make_absolute(dir, cwd);
+    if ((rc = hb_cfg_strv(src, "topics", where, false, &w->topics, &w->n_topics, err)) < 0)
+        return rc;
+    for (size_t i = 0; i < w->n_topics; i++)
+        if (strchr(w->topics[i], '/') || !strcmp(w->topics[i], ".") ||
+            !strcmp(w->topics[i], ".."))
+            return loom_error_set(err, LOOM_ERR_CONFIG,
+                                  "%s.topics[%zu]: \"%s\" is not a topic name (no '/', "
+                                  "'.', '..')", where, i, w->topics[i]);
+    return hb_cfg_bool(src, "backlog", where, &w->backlog, err);
+}
+
+static void mf_to_json(const watch_config *w, json_t *s)
+{
+    json_object_set_new(s, "urgency", json_string(event_urgency_name(w->urgency)));
+    json_object_set_new(s, "dir", w->dir ? json_string(w->dir) : json_null());
+    json_object_set_new(s, "topics", hb_cfg_strv_json(w->topics, w->n_topics));
+    json_object_set_new(s, "backlog", json_boolean(w->backlog));
+}
+
+const watch_ops watch_mf_ops = {
+    .poll = mf_poll,
+    .free = mf_free,
+    .name = "mf_events",
+    .type = WATCH_MF_EVENTS,
+    .keys = mf_keys,
+    .default_weight = 0.8,
+    .parse = mf_parse,
+    .to_json = mf_to_json,
+};
 
 int watch_mf_new(const watch_config *c, const char *dir, watch_source *out, loom_error *err)
 {
@@ -254,7 +300,7 @@ int watch_mf_new(const watch_config *c, const char *dir, watch_source *out, loom
     mw->weight = c->weight;
     if (!c->backlog)
         scan(mw, NULL, NULL, NULL);
-    out->ops = &mf_ops;
+    out->ops = &watch_mf_ops;
     out->ctx = mw;
     out->type = WATCH_MF_EVENTS;
     return 0;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/proc.h"
+#include "base/path.h"
 #include "base/str.h"
 
 typedef struct proc_watch {
@@ -129,7 +130,42 @@ static void proc_free(void *ctx)
     free(pw);
 }
 
-static const watch_ops proc_ops = {.poll = proc_poll, .free = proc_free};
+/* ---- its settings block (watch_ops.parse / to_json) ---- */
+
+static const char *const proc_keys[] = {"type", "weight", "urgency", "pid_file", NULL};
+
+static int proc_parse(const json_t *src, const char *where, const char *cwd, watch_config *w,
+                      loom_error *err)
+{
+    int rc;
+    w->urgency = w->idle_urgency = EVENT_HIGH;
+    if ((rc = hb_cfg_level(src, where, w, err)) < 0)
+        return rc;
+    const char *pf = NULL;
+    if ((rc = hb_cfg_string(src, "pid_file", where, &pf, err)) < 0)
+        return rc;
+    if (!pf)
+        return loom_error_set(err, LOOM_ERR_CONFIG, "%s: missing \"pid_file\"", where);
+    w->pid_file = path_make_absolute(pf, cwd);
+    return 0;
+}
+
+static void proc_to_json(const watch_config *w, json_t *s)
+{
+    json_object_set_new(s, "urgency", json_string(event_urgency_name(w->urgency)));
+    json_object_set_new(s, "pid_file", json_string(w->pid_file));
+}
+
+const watch_ops watch_process_ops = {
+    .poll = proc_poll,
+    .free = proc_free,
+    .name = "process",
+    .type = WATCH_PROCESS,
+    .keys = proc_keys,
+    .default_weight = 1.0,
+    .parse = proc_parse,
+    .to_json = proc_to_json,
+};
 
 int watch_process_new(const watch_config *c, const char *cwd, watch_source *out, loom_error *err)
 {
@@ -140,7 +176,7 @@ int watch_process_new(const watch_config *c, const char *cwd, watch_source *out,
     pw->cwd = xstrdup(cwd);
     pw->urgency = c->urgency;
     pw->weight = c->weight;
-    out->ops = &proc_ops;
+    out->ops = &watch_process_ops;
     out->ctx = pw;
     out->type = WATCH_PROCESS;
     return 0;

@@ -22,6 +22,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "base/str.h"
 
 typedef struct res_gauge {
@@ -154,7 +155,67 @@ static void res_free(void *ctx)
     free(rw);
 }
 
-static const watch_ops res_ops = {.poll = res_poll, .free = res_free};
+/* ---- its settings block (watch_ops.parse / to_json) ---- */
+
+static const char *const res_keys[] = {"type", "weight", "urgency", "memory_pct", "disk_pct",
+                                       "thresholds", "path", "hysteresis", NULL};
+
+static int res_parse(const json_t *src, const char *where, const char *cwd, watch_config *w,
+                     loom_error *err)
+{
+    int rc;
+    w->urgency = w->idle_urgency = EVENT_CRITICAL;
+    if ((rc = hb_cfg_level(src, where, w, err)) < 0)
+        return rc;
+    w->memory_pct = w->disk_pct = -1;
+    w->hysteresis = HB_DEFAULT_HYSTERESIS;
+    json_t *th = json_object_get(src, "thresholds");
+    if (th) {
+        /* The seed's form: {"thresholds": {"memory_pct": 90, "disk_pct": 95}}. */
+        static const char *const tkeys[] = {"memory_pct", "disk_pct", NULL};
+        char sub[512];
+        snprintf(sub, sizeof sub, "%s.thresholds", where);
+        if (!json_is_object(th))
+            return loom_error_set(err, LOOM_ERR_CONFIG, "%s: must be an object", sub);
+        if ((rc = hb_cfg_check_keys(th, tkeys, sub, err)) < 0 ||
+            (rc = hb_cfg_number(th, "memory_pct", sub, 0, 100, false, &w->memory_pct, err)) < 0 ||
+            (rc = hb_cfg_number(th, "disk_pct", sub, 0, 100, false, &w->disk_pct, err)) < 0)
+            return rc;
+    }
+    if ((rc = hb_cfg_number(src, "memory_pct", where, 0, 100, false, &w->memory_pct, err)) < 0 ||
+        (rc = hb_cfg_number(src, "disk_pct", where, 0, 100, false, &w->disk_pct, err)) < 0 ||
+        (rc = hb_cfg_number(src, "hysteresis", where, 0, 100, false, &w->hysteresis, err)) < 0)
+        return rc;
+    if (w->memory_pct < 0 && w->disk_pct < 0)
+        return loom_error_set(err, LOOM_ERR_CONFIG,
+                              "%s: a resource source needs \"memory_pct\" or \"disk_pct\"",
+                              where);
+    const char *p = NULL;
+    if ((rc = hb_cfg_string(src, "path", where, &p, err)) < 0)
+        return rc;
+    w->disk_path = p ? path_make_absolute(p, cwd) : xstrdup(cwd);
+    return 0;
+}
+
+static void res_to_json(const watch_config *w, json_t *s)
+{
+    json_object_set_new(s, "urgency", json_string(event_urgency_name(w->urgency)));
+    json_object_set_new(s, "memory_pct", w->memory_pct < 0 ? json_null() : json_real(w->memory_pct));
+    json_object_set_new(s, "disk_pct", w->disk_pct < 0 ? json_null() : json_real(w->disk_pct));
+    json_object_set_new(s, "path", json_string(w->disk_path));
+    json_object_set_new(s, "hysteresis", json_real(w->hysteresis));
+}
+
+const watch_ops watch_resource_ops = {
+    .poll = res_poll,
+    .free = res_free,
+    .name = "resource",
+    .type = WATCH_RESOURCE,
+    .keys = res_keys,
+    .default_weight = 1.0,
+    .parse = res_parse,
+    .to_json = res_to_json,
+};
 
 int watch_resource_new(const watch_config *c, watch_source *out, loom_error *err)
 {
@@ -168,7 +229,7 @@ int watch_resource_new(const watch_config *c, watch_source *out, loom_error *err
     rw->hysteresis = c->hysteresis;
     rw->urgency = c->urgency;
     rw->weight = c->weight;
-    out->ops = &res_ops;
+    out->ops = &watch_resource_ops;
     out->ctx = rw;
     out->type = WATCH_RESOURCE;
     return 0;

@@ -165,7 +165,84 @@ static void sig_free(void *ctx)
     free(sw);
 }
 
-static const watch_ops sig_ops = {.poll = sig_poll, .fd = sig_fd, .free = sig_free};
+/* ---- its settings block (watch_ops.parse / to_json) ---- */
+
+#define HB_SIGNAL_NAME_MAX 31
+
+static const char *const sig_keys[] = {"type", "weight", "urgency", "signals", NULL};
+
+static void add_signal_rule(watch_config *w, const char *name, event_urgency u)
+{
+    for (size_t i = 0; i < w->n_signals; i++)
+        if (!strcmp(w->signals[i].name, name)) {
+            w->signals[i].urgency = u;
+            return;
+        }
+    w->signals = xrealloc(w->signals, (w->n_signals + 1) * sizeof *w->signals);
+    w->signals[w->n_signals].name = xstrdup(name);
+    w->signals[w->n_signals].urgency = u;
+    w->n_signals++;
+}
+
+static int sig_parse(const json_t *src, const char *where, const char *cwd, watch_config *w,
+                     loom_error *err)
+{
+    (void)cwd;
+    int rc;
+    w->urgency = w->idle_urgency = EVENT_HIGH;
+    if ((rc = hb_cfg_level(src, where, w, err)) < 0)
+        return rc;
+    add_signal_rule(w, "SIGINT", EVENT_CRITICAL);
+    add_signal_rule(w, "SIGTERM", EVENT_CRITICAL);
+    add_signal_rule(w, "SIGUSR1", EVENT_HIGH);
+    add_signal_rule(w, "SIGHUP", EVENT_HIGH);
+    json_t *sigs = json_object_get(src, "signals");
+    if (!sigs)
+        return 0;
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s.signals", where);
+    if (!json_is_object(sigs))
+        return loom_error_set(err, LOOM_ERR_CONFIG,
+                              "%s: must be an object of signal name → level", sub);
+    const char *name;
+    json_t *lv;
+    json_object_foreach((json_t *)sigs, name, lv) {
+        char norm[HB_SIGNAL_NAME_MAX + 1];
+        char sub2[600];
+        snprintf(sub2, sizeof sub2, "%s.%s", sub, name);
+        if (!watch_signal_normalise(name, norm))
+            return loom_error_set(err, LOOM_ERR_CONFIG,
+                                  "%s: a signal name is 1-%d letters, digits, '_', '-' "
+                                  "or '.'", sub2, HB_SIGNAL_NAME_MAX);
+        event_urgency eu;
+        if ((rc = hb_cfg_urgency(lv, sub2, &eu, err)) < 0)
+            return rc;
+        add_signal_rule(w, norm, eu);
+    }
+    return 0;
+}
+
+static void sig_to_json(const watch_config *w, json_t *s)
+{
+    json_object_set_new(s, "urgency", json_string(event_urgency_name(w->urgency)));
+    json_t *sg = json_object();
+    for (size_t k = 0; k < w->n_signals; k++)
+        json_object_set_new(sg, w->signals[k].name,
+                            json_string(event_urgency_name(w->signals[k].urgency)));
+    json_object_set_new(s, "signals", sg);
+}
+
+const watch_ops watch_signal_ops = {
+    .poll = sig_poll,
+    .fd = sig_fd,
+    .free = sig_free,
+    .name = "external_signal",
+    .type = WATCH_EXTERNAL_SIGNAL,
+    .keys = sig_keys,
+    .default_weight = 1.0,
+    .parse = sig_parse,
+    .to_json = sig_to_json,
+};
 
 int watch_signal_new(const watch_config *c, watch_source *out, int *write_fd, loom_error *err)
 {
@@ -187,7 +264,7 @@ int watch_signal_new(const watch_config *c, watch_source *out, int *write_fd, lo
     sw->urgency = c->urgency;
     sw->weight = c->weight;
     *write_fd = sw->wfd;
-    out->ops = &sig_ops;
+    out->ops = &watch_signal_ops;
     out->ctx = sw;
     out->type = WATCH_EXTERNAL_SIGNAL;
     return 0;

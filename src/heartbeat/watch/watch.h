@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "context/working.h"
 #include "heartbeat/config.h"
@@ -54,7 +56,27 @@ typedef struct watch_ops {
      * whatever path holds when next looked at is the agent's. */
     void (*own_write)(void *ctx, const char *path, bool has_hash, uint64_t hash, int64_t now_ms);
     void (*free)(void *ctx);
+
+    /* The type's settings block (heartbeat/config.c reads "type", checks
+     * the keys against `keys` and reads "weight", default default_weight;
+     * parse sets the type's urgency defaults and reads the rest, "urgency"
+     * included, with relative paths resolved against cwd). */
+    const char *name;             /* the block's "type", = watch_type_name(type) */
+    watch_type type;
+    const char *const *keys;      /* every key the block may hold, NULL-ended */
+    double default_weight;
+    int (*parse)(const json_t *src, const char *where, const char *cwd, watch_config *w,
+                 loom_error *err);
+    /* Adds "urgency" and the type's fields to o (heartbeat_config_to_json). */
+    void (*to_json)(const watch_config *w, json_t *o);
 } watch_ops;
+
+/* The ops of each type (watch/<source>.c). */
+extern const watch_ops watch_fs_ops, watch_process_ops, watch_mf_ops, watch_resource_ops,
+    watch_signal_ops;
+/* The ops whose name is `name`, NULL for none. */
+const watch_ops *watch_ops_named(const char *name);
+const watch_ops *watch_ops_of(watch_type t);
 
 typedef struct watch_source {
     const watch_ops *ops;
