@@ -78,34 +78,15 @@ static json_t *user_content(const wire_message *m, bool tail)
     return parts;
 }
 
-static void add_user(json_t *msgs, const wire_message *m)
+/* Chat wants each tool answer as a role:"tool" message. The format has
+ * no error flag: the result text has to say it failed. */
+static json_t *tool_message(const wire_block *b)
 {
-    /* Chat requires each tool answer as its own role:"tool" message right
-     * after the assistant turn that asked; text the user typed alongside
-     * the results comes after them, or the server rejects the order. The
-     * format has no error flag: the result text has to say it failed. */
-    for (size_t i = 0; i < m->n_blocks; i++) {
-        const wire_block *b = &m->blocks[i];
-        if (b->kind != WIRE_BLOCK_TOOL_RESULT)
-            continue;
-        json_t *t = json_object();
-        json_object_set_new(t, "role", json_string("tool"));
-        json_object_set_new(t, "tool_call_id", oai_jstr(b->id));
-        json_object_set_new(t, "content", oai_jstr(b->text));
-        json_array_append_new(msgs, t);
-    }
-    /* The dynamic tail goes in a message of its own: folded into the user's
-     * message it would turn that message's string into parts, and the next
-     * request (without the tail) would differ before it. */
-    for (int tail = 0; tail < 2; tail++) {
-        json_t *content = user_content(m, tail);
-        if (!content)
-            continue;
-        json_t *u = json_object();
-        json_object_set_new(u, "role", json_string("user"));
-        json_object_set_new(u, "content", content);
-        json_array_append_new(msgs, u);
-    }
+    json_t *t = json_object();
+    json_object_set_new(t, "role", json_string("tool"));
+    json_object_set_new(t, "tool_call_id", oai_jstr(b->id));
+    json_object_set_new(t, "content", oai_jstr(b->text));
+    return t;
 }
 
 static void add_assistant(json_t *msgs, const wire_message *m)
@@ -178,7 +159,7 @@ static int chat_encode(const wire_request *req, const provider_config *cfg, wire
     for (size_t i = 0; i < req->n_messages; i++) {
         const wire_message *m = &req->messages[i];
         if (m->role == WIRE_ROLE_USER)
-            add_user(msgs, m);
+            oai_add_user(msgs, m, tool_message, user_content);
         else
             add_assistant(msgs, m);
     }

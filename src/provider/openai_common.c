@@ -76,6 +76,24 @@ char *oai_image_url(const wire_block *b)
     return str_steal(&s);
 }
 
+void oai_add_user(json_t *items, const wire_message *m,
+                  json_t *(*result_item)(const wire_block *b),
+                  json_t *(*content)(const wire_message *m, bool tail))
+{
+    for (size_t i = 0; i < m->n_blocks; i++)
+        if (m->blocks[i].kind == WIRE_BLOCK_TOOL_RESULT)
+            json_array_append_new(items, result_item(&m->blocks[i]));
+    for (int tail = 0; tail < 2; tail++) {
+        json_t *c = content(m, tail);
+        if (!c)
+            continue;
+        json_t *u = json_object();
+        json_object_set_new(u, "role", json_string("user"));
+        json_object_set_new(u, "content", c);
+        json_array_append_new(items, u);
+    }
+}
+
 char *oai_arguments(const json_t *input)
 {
     char *s = input ? json_dump_compact(input) : NULL;

@@ -33,6 +33,19 @@ int oai_call_finish(json_t *body, wire_http_call *call, loom_error *err);
  * than failing, so one bad byte in a tool result cannot drop a message. */
 json_t *oai_jstr(const char *s);
 
+/* One user message in the order both APIs require: every tool result
+ * first, each as its own item right after the assistant turn whose calls
+ * it answers (the server rejects another order), then the message's own
+ * text and images, then the dynamic tail as a message of its own — folded
+ * into the user's message it would change that message, and the next
+ * request (without the tail) would differ before it. result_item makes
+ * the item of one tool-result block; content gives the "content" of the
+ * blocks that are (tail) or are not (!tail) in the tail, NULL when none.
+ * Items are appended to `items` (Chat's messages, Responses' input). */
+void oai_add_user(json_t *items, const wire_message *m,
+                  json_t *(*result_item)(const wire_block *b),
+                  json_t *(*content)(const wire_message *m, bool tail));
+
 /* "data:MEDIA;base64,DATA" for an image block; caller frees. */
 char *oai_image_url(const wire_block *b);
 

@@ -19,52 +19,45 @@
 
 /* ---- encoding ---------------------------------------------------------- */
 
-static void add_user_items(json_t *input, const wire_message *m)
+/* The API has no error flag: the output text has to say it failed. */
+static json_t *call_output(const wire_block *b)
 {
-    /* Tool outputs go first so they sit right after the calls they answer;
-     * the API has no error flag, the output text has to say it failed. */
+    json_t *o = json_object();
+    json_object_set_new(o, "type", json_string("function_call_output"));
+    json_object_set_new(o, "call_id", oai_jstr(b->id));
+    json_object_set_new(o, "output", oai_jstr(b->text));
+    return o;
+}
+
+/* The input_text and input_image parts of m that are (tail) or are not
+ * (!tail) in the dynamic tail; NULL when there are none. */
+static json_t *user_parts(const wire_message *m, bool tail)
+{
+    json_t *parts = json_array();
     for (size_t i = 0; i < m->n_blocks; i++) {
         const wire_block *b = &m->blocks[i];
-        if (b->kind != WIRE_BLOCK_TOOL_RESULT)
+        if (b->tail != tail)
             continue;
-        json_t *o = json_object();
-        json_object_set_new(o, "type", json_string("function_call_output"));
-        json_object_set_new(o, "call_id", oai_jstr(b->id));
-        json_object_set_new(o, "output", oai_jstr(b->text));
-        json_array_append_new(input, o);
-    }
-    /* The dynamic tail is a message of its own, as on Chat: the items
-     * before it then stay byte-identical in the next request. */
-    for (int tail = 0; tail < 2; tail++) {
-        json_t *parts = json_array();
-        for (size_t i = 0; i < m->n_blocks; i++) {
-            const wire_block *b = &m->blocks[i];
-            if (b->tail != (bool)tail)
-                continue;
-            if (b->kind == WIRE_BLOCK_TEXT) {
-                json_t *p = json_object();
-                json_object_set_new(p, "type", json_string("input_text"));
-                json_object_set_new(p, "text", oai_jstr(b->text));
-                json_array_append_new(parts, p);
-            } else if (b->kind == WIRE_BLOCK_IMAGE) {
-                char *url = oai_image_url(b);
-                json_t *p = json_object();
-                json_object_set_new(p, "type", json_string("input_image"));
-                json_object_set_new(p, "image_url", oai_jstr(url));
-                json_object_set_new(p, "detail", json_string("auto"));
-                json_array_append_new(parts, p);
-                free(url);
-            }
+        if (b->kind == WIRE_BLOCK_TEXT) {
+            json_t *p = json_object();
+            json_object_set_new(p, "type", json_string("input_text"));
+            json_object_set_new(p, "text", oai_jstr(b->text));
+            json_array_append_new(parts, p);
+        } else if (b->kind == WIRE_BLOCK_IMAGE) {
+            char *url = oai_image_url(b);
+            json_t *p = json_object();
+            json_object_set_new(p, "type", json_string("input_image"));
+            json_object_set_new(p, "image_url", oai_jstr(url));
+            json_object_set_new(p, "detail", json_string("auto"));
+            json_array_append_new(parts, p);
+            free(url);
         }
-        if (json_array_size(parts) == 0) {
-            json_decref(parts);
-            continue;
-        }
-        json_t *u = json_object();
-        json_object_set_new(u, "role", json_string("user"));
-        json_object_set_new(u, "content", parts);
-        json_array_append_new(input, u);
     }
+    if (json_array_size(parts) == 0) {
+        json_decref(parts);
+        return NULL;
+    }
+    return parts;
 }
 
 /* Returns true when a reasoning item was sent back. */
@@ -140,7 +133,7 @@ static int responses_encode(const wire_request *req, const provider_config *cfg,
     for (size_t i = 0; i < req->n_messages; i++) {
         const wire_message *m = &req->messages[i];
         if (m->role == WIRE_ROLE_USER)
-            add_user_items(input, m);
+            oai_add_user(input, m, call_output, user_parts);
         else if (add_assistant_items(input, m))
             reasoning_sent = true;
     }
