@@ -179,12 +179,9 @@ static int chat_encode(const wire_request *req, const provider_config *cfg, wire
     if (req->temperature >= 0)
         json_object_set_new(body, "temperature", json_real(req->temperature));
     if (req->thinking_budget > 0) {
-        /* Chat has no token budget for reasoning, only an effort level; the
-         * cut-offs are Loom's choice (the budget is rarely tuned finely). */
-        const char *effort = req->thinking_budget < 4096    ? "low"
-                             : req->thinking_budget < 16384 ? "medium"
-                                                            : "high";
-        json_object_set_new(body, "reasoning_effort", json_string(effort));
+        /* Chat has no token budget for reasoning, only an effort level. */
+        json_object_set_new(body, "reasoning_effort",
+                            json_string(oai_effort(req->thinking_budget)));
     }
     if (req->stream) {
         json_object_set_new(body, "stream", json_true());

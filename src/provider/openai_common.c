@@ -94,6 +94,11 @@ void oai_add_user(json_t *items, const wire_message *m,
     }
 }
 
+const char *oai_effort(int thinking_budget)
+{
+    return thinking_budget < 4096 ? "low" : thinking_budget < 16384 ? "medium" : "high";
+}
+
 char *oai_arguments(const json_t *input)
 {
     char *s = input ? json_dump_compact(input) : NULL;

@@ -46,6 +46,11 @@ void oai_add_user(json_t *items, const wire_message *m,
                   json_t *(*result_item)(const wire_block *b),
                   json_t *(*content)(const wire_message *m, bool tail));
 
+/* The effort level ("low", "medium", "high") both APIs take instead of a
+ * reasoning token budget; the cut-offs are Loom's choice (the budget is
+ * rarely tuned finely). */
+const char *oai_effort(int thinking_budget);
+
 /* "data:MEDIA;base64,DATA" for an image block; caller frees. */
 char *oai_image_url(const wire_block *b);
 

@@ -168,14 +168,11 @@ static int responses_encode(const wire_request *req, const provider_config *cfg,
     if (req->temperature >= 0)
         json_object_set_new(body, "temperature", json_real(req->temperature));
     if (req->thinking_budget > 0) {
-        /* The API takes an effort level, not a token budget; the cut-offs
-         * are Loom's choice. A summary is asked for so the user sees what
-         * the model is doing. */
-        const char *effort = req->thinking_budget < 4096    ? "low"
-                             : req->thinking_budget < 16384 ? "medium"
-                                                            : "high";
+        /* The API takes an effort level, not a token budget. A summary is
+         * asked for so the user sees what the model is doing. */
         json_object_set_new(body, "reasoning",
-                            json_pack("{s:s,s:s}", "effort", effort, "summary", "auto"));
+                            json_pack("{s:s,s:s}", "effort", oai_effort(req->thinking_budget),
+                                      "summary", "auto"));
     }
     json_object_set_new(body, "stream", json_boolean(req->stream));
     json_object_set_new(body, "store", json_false());
