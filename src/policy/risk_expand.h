@@ -23,7 +23,20 @@ typedef struct risk_expanded {
     unsigned *flags;
 } risk_expanded;
 
+/* x->cmd is c with its words brace-expanded (c itself when none has an
+ * unquoted brace); free with risk_expanded_free. */
 void risk_expand_cmd(const bash_cmd *c, risk_expanded *x);
 void risk_expanded_free(risk_expanded *x);
+
+/* A growable list of owned words. */
+typedef struct risk_words {
+    char **v;
+    size_t n, cap;
+} risk_words;
+
+/* Appends the words w expands to (w itself when it is not a BASH_WORD_GLOB
+ * word with a brace, or expands to too many words). */
+void risk_expand_word(const char *w, unsigned flags, risk_words *out);
+void risk_words_free(risk_words *l);
 
 #endif
