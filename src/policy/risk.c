@@ -6,8 +6,8 @@
  * `echo "rm -rf /"` is harmless and `sudo nice rm -rf /` is not; words are
  * brace-expanded first (risk_expand.h: `rm -rf /{,}` is `rm -rf /`), and
  * options are read in any order, cluster and abbreviation, since the
- * FORBIDDEN level is the last fence in bypassPermissions. What a command
- * writes is risk_writes.c's business. Only when
+ * FORBIDDEN level is the last fence in bypassPermissions. The git rules
+ * are risk_git.c; what a command writes is risk_writes.c's business. Only when
  * the parse is uncertain do a few patterns run over the raw text as a
  * backstop, since then the parts cannot be trusted.
  */
@@ -24,15 +24,14 @@
 
 #include "base/str.h"
 #include "policy/risk_expand.h"
+#include "policy/risk_impl.h"
 
 static const int RANK[] = {[RISK_SAFE] = 0, [RISK_UNKNOWN] = 1, [RISK_CONFIRM] = 2,
                                   [RISK_FORBIDDEN] = 3};
 
 /* Keeps the most severe verdict; among equals the first, except that an
  * UNKNOWN with advice beats a bare UNKNOWN. */
-static void raise_to(risk_verdict *v, risk_level l, const char *id, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void raise_to(risk_verdict *v, risk_level l, const char *id, const char *fmt, ...)
+void risk_raise(risk_verdict *v, risk_level l, const char *id, const char *fmt, ...)
 {
     if (RANK[l] < RANK[v->level] || (RANK[l] == RANK[v->level] && v->rule_id[0]))
         return;
@@ -44,7 +43,7 @@ static void raise_to(risk_verdict *v, risk_level l, const char *id, const char *
     va_end(ap);
 }
 
-static bool is_one_of(const char *s, const char *const *set)
+bool risk_one_of(const char *s, const char *const *set)
 {
     for (; *set; set++)
         if (!strcmp(s, *set))
@@ -54,7 +53,7 @@ static bool is_one_of(const char *s, const char *const *set)
 
 /* A short option letter anywhere in a "-abc" cluster, or a long option
  * (exact, or followed by '='), before a "--". */
-static bool has_opt(const bash_cmd *c, size_t from, char letter, const char *longopt)
+bool risk_has_opt(const bash_cmd *c, size_t from, char letter, const char *longopt)
 {
     for (size_t i = from; i < c->argc; i++) {
         const char *a = c->argv[i];
@@ -87,7 +86,7 @@ static bool long_spells_min(const char *a, const char *full, size_t min)
     return n == strlen(full) || n >= min;
 }
 
-static bool long_spells(const char *a, const char *full)
+bool risk_long_spells(const char *a, const char *full)
 {
     return long_spells_min(a, full, 5);
 }
@@ -219,12 +218,12 @@ static target_kind classify_target(const char *w)
     if (!strcmp(buf, ".") || !strcmp(buf, "..") || !strcmp(buf, "*") || !strcmp(buf, "./*") ||
         !strcmp(buf, "../*"))
         return T_CWD;
-    if (buf[0] == '/' && is_one_of(buf + 1, SYSTEM_DIRS))
+    if (buf[0] == '/' && risk_one_of(buf + 1, SYSTEM_DIRS))
         return T_SYSTEM;
     if (buf[0] == '/' && buf[n - 1] == '*' && strchr(buf + 1, '/') == buf + n - 2) {
         char top[256];
         snprintf(top, sizeof top, "%.*s", (int)(n - 3), buf + 1);
-        if (is_one_of(top, SYSTEM_DIRS))
+        if (risk_one_of(top, SYSTEM_DIRS))
             return T_SYSTEM;
     }
     return T_OTHER;
@@ -256,7 +255,7 @@ static bool is_startup_file(const char *p)
         ".tcshrc", ".login", ".xprofile", ".xinitrc", ".inputrc", NULL,
     };
     size_t n = strlen(p);
-    if (is_one_of(base_name(p), NAMES))
+    if (risk_one_of(base_name(p), NAMES))
         return true;
     if (n >= 16 && !strcmp(p + n - 16, "fish/config.fish"))
         return true;
@@ -269,7 +268,7 @@ static bool is_history_file(const char *p)
 {
     static const char *const NAMES[] = {".bash_history", ".zsh_history", ".history",
                                         ".sh_history", NULL};
-    return is_one_of(base_name(p), NAMES) || strstr(p, "fish_history");
+    return risk_one_of(base_name(p), NAMES) || strstr(p, "fish_history");
 }
 
 static bool is_system_path(const char *p)
@@ -323,16 +322,16 @@ static void on_write(void *ctx, const char *path)
 {
     write_scan *w = ctx;
     if (is_block_device(path))
-        raise_to(w->v, RISK_FORBIDDEN, "disk.write_device",
+        risk_raise(w->v, RISK_FORBIDDEN, "disk.write_device",
                  "writes straight to the block device %s: destroys the file system on it", path);
     else if (is_startup_file(path))
-        raise_to(w->v, RISK_CONFIRM, "shell.startup_write",
+        risk_raise(w->v, RISK_CONFIRM, "shell.startup_write",
                  "changes the shell start-up file %s: runs in every future shell", path);
     else if (is_history_file(path))
-        raise_to(w->v, RISK_CONFIRM, "shell.history_rewrite",
+        risk_raise(w->v, RISK_CONFIRM, "shell.history_rewrite",
                  "rewrites the shell history file %s", path);
     else if (is_system_path(path))
-        raise_to(w->v, RISK_CONFIRM, "fs.write_system", "writes the system file %s", path);
+        risk_raise(w->v, RISK_CONFIRM, "fs.write_system", "writes the system file %s", path);
 }
 
 /* ---- per-command rules ----------------------------------------------- */
@@ -341,10 +340,10 @@ static void rule_rm(const bash_cmd *c, risk_verdict *v)
 {
     /* rm's long options abbreviate down to one letter (--r, --n are
      * unambiguous); "-" letters in a cluster count wherever they stand. */
-    bool recursive = has_opt(c, 1, 'r', "--recursive") || has_opt(c, 1, 'R', NULL) ||
+    bool recursive = risk_has_opt(c, 1, 'r', "--recursive") || risk_has_opt(c, 1, 'R', NULL) ||
                      has_long(c, 1, "--recursive", 3);
     if (has_arg(c, 1, "--no-preserve-root") || has_long(c, 1, "--no-preserve-root", 3)) {
-        raise_to(v, RISK_FORBIDDEN, "fs.rm_root",
+        risk_raise(v, RISK_FORBIDDEN, "fs.rm_root",
                  "rm --no-preserve-root exists only to delete the whole file system");
         return;
     }
@@ -355,24 +354,24 @@ static void rule_rm(const bash_cmd *c, risk_verdict *v)
     for (size_t k = 0; k < n && k < 64; k++) {
         switch (classify_target(ops[k])) {
         case T_ROOT:
-            raise_to(v, RISK_FORBIDDEN, "fs.rm_root", "rm -r %s deletes the whole file system",
+            risk_raise(v, RISK_FORBIDDEN, "fs.rm_root", "rm -r %s deletes the whole file system",
                      ops[k]);
             break;
         case T_HOME:
-            raise_to(v, RISK_FORBIDDEN, "fs.rm_home", "rm -r %s deletes the home directory",
+            risk_raise(v, RISK_FORBIDDEN, "fs.rm_home", "rm -r %s deletes the home directory",
                      ops[k]);
             break;
         case T_SYSTEM:
-            raise_to(v, RISK_FORBIDDEN, "fs.rm_system", "rm -r %s deletes a system directory",
+            risk_raise(v, RISK_FORBIDDEN, "fs.rm_system", "rm -r %s deletes a system directory",
                      ops[k]);
             break;
         case T_UNSET_VAR:
-            raise_to(v, RISK_CONFIRM, "fs.rm_var_path",
+            risk_raise(v, RISK_CONFIRM, "fs.rm_var_path",
                      "rm -r %s: if the variable is empty this reaches the root; check it or "
                      "use ${VAR:?}", ops[k]);
             break;
         case T_CWD:
-            raise_to(v, RISK_CONFIRM, "fs.rm_cwd",
+            risk_raise(v, RISK_CONFIRM, "fs.rm_cwd",
                      "rm -r %s deletes everything in the working directory", ops[k]);
             break;
         case T_OTHER:
@@ -417,12 +416,12 @@ static void rule_find(const bash_cmd *c, risk_verdict *v)
         bool exec = !strcmp(a, "-exec") || !strcmp(a, "-execdir") || !strcmp(a, "-ok") ||
                     !strcmp(a, "-okdir");
         size_t e = i + 1;
-        while (exec && e < c->argc && (is_one_of(base_name(c->argv[e]), FIND_WRAPPERS) ||
+        while (exec && e < c->argc && (risk_one_of(base_name(c->argv[e]), FIND_WRAPPERS) ||
                                        c->argv[e][0] == '-'))
             e++;   /* find / -exec sudo -n rm {} + */
         if (!strcmp(a, "-delete") ||
-            (exec && e < c->argc && is_one_of(base_name(c->argv[e]), DELETERS))) {
-            raise_to(v, RISK_FORBIDDEN, "fs.find_delete_root",
+            (exec && e < c->argc && risk_one_of(base_name(c->argv[e]), DELETERS))) {
+            risk_raise(v, RISK_FORBIDDEN, "fs.find_delete_root",
                      "find %s %s deletes a whole tree of the system", root,
                      exec ? "-exec rm" : "-delete");
             return;
@@ -436,7 +435,7 @@ static bool deletes_cwd(const bash_cmd *c)
 {
     const char *name = bash_cmd_name(c);
     if (!strcmp(name, "rm")) {
-        bool recursive = has_opt(c, 1, 'r', "--recursive") || has_opt(c, 1, 'R', NULL) ||
+        bool recursive = risk_has_opt(c, 1, 'r', "--recursive") || risk_has_opt(c, 1, 'R', NULL) ||
                          has_long(c, 1, "--recursive", 3);
         const char *ops[64];
         size_t n = operands(c, "", ops, 64);
@@ -454,7 +453,7 @@ static bool deletes_cwd(const bash_cmd *c)
         for (size_t k = i; dot && k < c->argc; k++)
             if (!strcmp(c->argv[k], "-delete") ||
                 ((!strcmp(c->argv[k], "-exec") || !strcmp(c->argv[k], "-execdir")) &&
-                 k + 1 < c->argc && is_one_of(base_name(c->argv[k + 1]), DELETERS)))
+                 k + 1 < c->argc && risk_one_of(base_name(c->argv[k + 1]), DELETERS)))
                 return true;
     }
     return false;
@@ -477,7 +476,7 @@ static void cd_then_delete(const bash_cmds *pc, risk_verdict *v)
             continue;
         }
         if (at && deletes_cwd(c))
-            raise_to(v, RISK_FORBIDDEN, "fs.rm_root",
+            risk_raise(v, RISK_FORBIDDEN, "fs.rm_root",
                      "after cd %s, %s deletes everything there", at, name);
     }
 }
@@ -492,23 +491,23 @@ static void rule_mv_rsync(const bash_cmd *c, risk_verdict *v)
     if (n > 64)
         n = 64;
     if (!strcmp(name, "mv")) {
-        bool tdir = has_opt(c, 1, 't', "--target-directory");
+        bool tdir = risk_has_opt(c, 1, 't', "--target-directory");
         for (size_t k = 0; k < n && (tdir || k + 1 < n); k++) {
             target_kind t = classify_target(ops[k]);
             if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
-                raise_to(v, RISK_FORBIDDEN, "fs.mv_system",
+                risk_raise(v, RISK_FORBIDDEN, "fs.mv_system",
                          "mv %s moves a system directory away: the system breaks", ops[k]);
         }
         return;
     }
     bool del = false;
     for (size_t i = 1; i < c->argc; i++)
-        if (!strncmp(c->argv[i], "--delete", 8) || long_spells(c->argv[i], "--delete"))
+        if (!strncmp(c->argv[i], "--delete", 8) || risk_long_spells(c->argv[i], "--delete"))
             del = true;
     if (del && n >= 2) {
         target_kind t = classify_target(ops[n - 1]);
         if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
-            raise_to(v, RISK_FORBIDDEN, "fs.rsync_delete_root",
+            risk_raise(v, RISK_FORBIDDEN, "fs.rsync_delete_root",
                      "rsync --delete onto %s deletes everything there the source lacks",
                      ops[n - 1]);
     }
@@ -534,7 +533,7 @@ static bool world_writable(const char *mode)
 static void rule_chmod(const bash_cmd *c, risk_verdict *v, bool is_chmod)
 {
     const char *name = bash_cmd_name(c);
-    bool recursive = has_opt(c, 1, 'R', "--recursive") || has_long(c, 1, "--recursive", 5);
+    bool recursive = risk_has_opt(c, 1, 'R', "--recursive") || has_long(c, 1, "--recursive", 5);
     const char *ops[64];
     size_t n = operands(c, "", ops, 64);
     /* chmod's mode may itself look like an option (-w): take it raw. */
@@ -555,11 +554,11 @@ static void rule_chmod(const bash_cmd *c, risk_verdict *v, bool is_chmod)
         for (size_t k = first; k < n && k < 64; k++) {
             target_kind t = classify_target(ops[k]);
             if (t == T_ROOT || t == T_HOME || t == T_SYSTEM)
-                raise_to(v, RISK_FORBIDDEN, is_chmod ? "perm.chmod_root" : "perm.chown_root",
+                risk_raise(v, RISK_FORBIDDEN, is_chmod ? "perm.chmod_root" : "perm.chown_root",
                          "%s -R on %s changes every file of the system", name, ops[k]);
         }
     if (is_chmod && mode && world_writable(mode))
-        raise_to(v, RISK_CONFIRM, "perm.chmod_777",
+        risk_raise(v, RISK_CONFIRM, "perm.chmod_777",
                  "chmod %s makes files writable by every user%s; prefer 755/644 or u+x", mode,
                  recursive ? " (recursively)" : "");
 }
@@ -576,7 +575,7 @@ static const char *const DOWNLOADERS[] = {"curl", "wget", "fetch", "aria2c", "ht
 static bool program_from_stdin(const bash_cmd *c)
 {
     const char *name = bash_cmd_name(c);
-    bool shell = is_one_of(name, SHELLS);
+    bool shell = risk_one_of(name, SHELLS);
     for (size_t i = 1; i < c->argc; i++) {
         const char *a = c->argv[i];
         if (!strcmp(a, "-"))
@@ -615,345 +614,6 @@ static bool mentions_download(const char *w)
     return false;
 }
 
-/* Is this push destination the main branch? main, master,
- * refs/heads/main … (HEAD, the current branch, is judged by the caller). */
-static bool push_dst_protected(const char *dst)
-{
-    if (!strncmp(dst, "refs/heads/", 11))
-        dst += 11;
-    return !strcmp(dst, "main") || !strcmp(dst, "master");
-}
-
-/* git push: force-pushing or deleting main/master is FORBIDDEN, in every
- * spelling: -f/--force (any order, clustered, abbreviated),
- * --force-with-lease / --force-if-includes, a +refspec, HEAD:main,
- * refs/heads/main, --mirror and --all (which include main), and a force
- * push that names no branch (it pushes the current one, which may be
- * main). */
-static void rule_git_push(const bash_cmd *c, size_t a0, risk_verdict *v)
-{
-    bool plain_force = false, lease = false, all = false, mirror = false, del = false;
-    bool protected_ref = false, refspec_force = false, repo_given = false, head_ref = false;
-    size_t nrefs = 0;
-    size_t nops = 0;
-    bool ended = false;
-    for (size_t k = a0; k < c->argc; k++) {
-        const char *a = c->argv[k];
-        if (!ended && !strcmp(a, "--")) {
-            ended = true;
-            continue;
-        }
-        if (!ended && a[0] == '-' && a[1]) {
-            if (a[1] != '-') {
-                /* a short cluster: -fu, -uf, -df …; -o takes a value */
-                for (const char *p = a + 1; *p; p++) {
-                    if (*p == 'f')
-                        plain_force = true;
-                    else if (*p == 'd')
-                        del = true;
-                    else if (*p == 'o') {
-                        if (!p[1])
-                            k++;
-                        break;
-                    }
-                }
-            } else if (long_spells(a, "--force") && strcspn(a, "=") <= 7) {
-                plain_force = true;
-            } else if (long_spells(a, "--force-with-lease") ||
-                       long_spells(a, "--force-if-includes")) {
-                lease = true;
-            } else if (long_spells(a, "--all") || long_spells(a, "--branches")) {
-                all = true;
-            } else if (long_spells(a, "--mirror")) {
-                mirror = true;
-            } else if (long_spells(a, "--delete")) {
-                del = true;
-            } else if (long_spells(a, "--repo")) {
-                repo_given = true;
-                if (!strchr(a, '='))
-                    k++;
-            } else if (long_spells(a, "--push-option") || long_spells(a, "--receive-pack") ||
-                       long_spells(a, "--exec")) {
-                if (!strchr(a, '='))
-                    k++;
-            }
-            continue;
-        }
-        if (nops++ == 0 && !repo_given)
-            continue;   /* the remote */
-        nrefs++;
-        const char *ref = a;
-        if (ref[0] == '+') {
-            refspec_force = true;
-            ref++;
-        }
-        if (ref[0] == ':')
-            del = true;
-        const char *colon = strrchr(ref, ':');
-        const char *dst = colon ? colon + 1 : ref;
-        if (!strcmp(dst, "HEAD") || !strcmp(dst, "@") || strpbrk(dst, "*$`"))
-            head_ref = true;   /* the current branch, a pattern, a $var: may be main */
-        else if (push_dst_protected(dst))
-            protected_ref = true;
-    }
-    bool force = plain_force || refspec_force || lease;
-    protected_ref = protected_ref || (head_ref && force);
-    bool implicit = nrefs == 0 && !all && !mirror;
-    if (mirror)
-        raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
-                 "git push --mirror force-updates and deletes every ref on the remote, main "
-                 "included; never done automatically");
-    else if (force && (protected_ref || all))
-        raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
-                 "force-pushing %s rewrites the shared history of the main branch; never "
-                 "done automatically",
-                 all ? "every branch (main included)" : "main/master (or the current branch)");
-    else if (force && implicit)
-        raise_to(v, RISK_FORBIDDEN, "git.push_force_main",
-                 "a force push that names no branch pushes the current one, which may be "
-                 "main; name the branch: git push --force-with-lease origin <branch>");
-    else if (del && protected_ref)
-        raise_to(v, RISK_FORBIDDEN, "git.push_delete_main",
-                 "deletes the main branch on the remote");
-    else if (lease)
-        raise_to(v, RISK_CONFIRM, "git.push_force_lease",
-                 "force-pushes (with lease): rewrites the remote branch's history");
-    else if (force)
-        raise_to(v, RISK_CONFIRM, "git.push_force",
-                 "git push --force overwrites the remote branch; use --force-with-lease, "
-                 "which refuses to drop commits you have not seen");
-    else if (del)
-        raise_to(v, RISK_CONFIRM, "git.push_delete", "deletes a branch or tag on the remote");
-    else
-        raise_to(v, RISK_CONFIRM, "git.push", "publishes commits to a remote");
-}
-
-/* The git commands Loom knows are not push (anything else may be an alias
- * of it, set in a config file this parse cannot see). */
-static const char *const GIT_NOT_PUSH[] = {
-    "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle",
-    "cat-file", "check-ignore", "checkout", "cherry", "cherry-pick", "clean", "clone",
-    "commit", "commit-tree", "config", "count-objects", "describe", "diff", "difftool",
-    "fetch", "filter-branch", "filter-repo", "for-each-ref", "format-patch", "fsck", "gc",
-    "grep", "hash-object", "help", "init", "lfs", "log", "ls-files", "ls-remote", "ls-tree",
-    "maintenance", "merge", "merge-base", "mergetool", "mv", "name-rev", "notes", "prune",
-    "pull", "range-diff", "read-tree", "rebase", "reflog", "remote", "repack", "replace",
-    "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "shortlog", "show",
-    "show-ref", "sparse-checkout", "stash", "status", "submodule", "switch", "symbolic-ref",
-    "tag", "update-index", "update-ref", "var", "verify-commit", "version", "whatchanged",
-    "worktree", "write-tree", NULL,
-};
-
-/* git -c alias.NAME=VALUE …: VALUE when sub is NAME, else NULL. */
-static const char *git_cli_alias(const bash_cmd *c, size_t sub_at)
-{
-    const char *sub = c->argv[sub_at];
-    size_t n = strlen(sub);
-    for (size_t i = 1; i + 1 < sub_at; i++)
-        if (!strcmp(c->argv[i], "-c") && !strncmp(c->argv[i + 1], "alias.", 6) &&
-            !strncmp(c->argv[i + 1] + 6, sub, n) && c->argv[i + 1][6 + n] == '=')
-            return c->argv[i + 1] + 7 + n;
-    return NULL;
-}
-
-/* A push in disguise: an alias given with -c (git -c alias.p='push -f' p
- * origin main), send-pack, or a subcommand git may take from an alias in
- * a config file. Judged as the push it may be; only its FORBIDDEN verdict
- * is taken for an unknown subcommand (anything milder says too little).
- * True when the command was judged here. */
-static bool git_maybe_push(const bash_cmd *c, size_t sub_at, risk_verdict *v)
-{
-    const char *sub = c->argv[sub_at];
-    const char *alias = git_cli_alias(c, sub_at);
-    if (!strcmp(sub, "push") || (!alias && is_one_of(sub, GIT_NOT_PUSH)))
-        return false;
-    /* Rebuild "git push <alias words> <args>" when the alias is one. */
-    char buf[1024];
-    const char *words[256];
-    size_t n = 0;
-    words[n++] = "git";
-    if (alias) {
-        snprintf(buf, sizeof buf, "%s", alias);
-        char *save = NULL;
-        for (char *w = strtok_r(buf, " \t", &save); w && n < 128; w = strtok_r(NULL, " \t", &save))
-            words[n++] = w;
-        if (n < 2 || (strcmp(words[1], "push") && strcmp(words[1], "send-pack")))
-            return false;   /* an alias of something else (or a shell alias: "!…") */
-    } else {
-        words[n++] = "push";
-    }
-    for (size_t k = sub_at + 1; k < c->argc && n < 255; k++)
-        words[n++] = c->argv[k];
-    words[n] = NULL;
-    bash_cmd p = *c;
-    p.argc = n;
-    p.argv = words;
-    risk_verdict pv = {.level = RISK_UNKNOWN};
-    rule_git_push(&p, 2, &pv);
-    if (pv.level == RISK_FORBIDDEN) {
-        raise_to(v, pv.level, pv.rule_id, "git %s may be git push: %s", sub, pv.reason);
-        return true;
-    }
-    if (alias || !strcmp(sub, "send-pack")) {
-        raise_to(v, pv.level, pv.rule_id, "git %s is git push: %s", sub, pv.reason);
-        return true;
-    }
-    return false;
-}
-
-static void rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
-{
-    size_t i = 1;
-    /* -c x=y, --config-env and --exec-path can name programs git runs
-     * (core.pager, diff.external …): nothing after them is plainly read-only. */
-    bool configured = false;
-    while (i < c->argc && c->argv[i][0] == '-') {
-        const char *a = c->argv[i];
-        if (!strcmp(a, "-c") || !strncmp(a, "--config-env", 12) || !strncmp(a, "--exec-path", 11))
-            configured = true;
-        if (!strcmp(a, "-C") || !strcmp(a, "-c") || !strcmp(a, "--git-dir") ||
-            !strcmp(a, "--work-tree") || !strcmp(a, "--namespace") || !strcmp(a, "--config-env") ||
-            !strcmp(a, "--super-prefix"))
-            i++;
-        i++;
-    }
-    if (i >= c->argc)
-        return;
-    const char *sub = c->argv[i];
-    size_t a0 = i + 1;
-    if (git_maybe_push(c, i, v))
-        return;
-    static const char *const READ_ONLY[] = {
-        "status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "ls-tree",
-        "describe", "shortlog", "grep", "cat-file", "rev-list", "merge-base", "name-rev",
-        "whatchanged", "count-objects", "version", "show-ref", "for-each-ref", "check-ignore",
-        NULL,
-    };
-    if (is_one_of(sub, READ_ONLY)) {
-        /* --output writes a file; --ext-diff, textconv and grep -O run
-         * programs. */
-        *safe = !configured && !has_opt(c, a0, 0, "--output") &&
-                !has_opt(c, a0, 0, "--ext-diff") && !has_opt(c, a0, 0, "--textconv") &&
-                !(!strcmp(sub, "grep") && (has_opt(c, a0, 'O', "--open-files-in-pager")));
-        return;
-    }
-    if (configured)
-        *safe = false;
-    if (!strcmp(sub, "branch")) {
-        bool del = has_opt(c, a0, 'd', "--delete"), force = has_opt(c, a0, 'f', "--force");
-        if (has_opt(c, a0, 'D', NULL) || (del && force))
-            raise_to(v, RISK_CONFIRM, "git.branch_force_delete",
-                     "git branch -D deletes a branch even when it is not merged; git branch -d "
-                     "refuses to lose commits");
-        size_t n = 0;
-        for (size_t k = a0; k < c->argc; k++)
-            n += c->argv[k][0] != '-';
-        *safe = n == 0 && !del && !force && !has_opt(c, a0, 'm', "--move") &&
-                !has_opt(c, a0, 'M', NULL) && !has_opt(c, a0, 'c', "--copy") &&
-                !has_opt(c, a0, 'C', NULL) && !has_opt(c, a0, 'u', "--set-upstream-to") &&
-                !has_opt(c, a0, 0, "--unset-upstream") && !has_opt(c, a0, 0, "--edit-description");
-        return;
-    }
-    if (!strcmp(sub, "remote") || !strcmp(sub, "tag") || !strcmp(sub, "stash") ||
-        !strcmp(sub, "config") || !strcmp(sub, "reflog")) {
-        bool listing = a0 >= c->argc || !strcmp(c->argv[a0], "-v") ||
-                       !strcmp(c->argv[a0], "--verbose") || !strcmp(c->argv[a0], "-l") ||
-                       !strcmp(c->argv[a0], "--list") || !strcmp(c->argv[a0], "list") ||
-                       !strcmp(c->argv[a0], "show") || !strcmp(c->argv[a0], "get-url") ||
-                       !strcmp(c->argv[a0], "--get") || !strcmp(c->argv[a0], "--get-all");
-        if (!strcmp(sub, "stash") && a0 < c->argc &&
-            (!strcmp(c->argv[a0], "drop") || !strcmp(c->argv[a0], "clear")))
-            raise_to(v, RISK_CONFIRM, "git.stash_drop",
-                     "git stash %s deletes stashed changes for good", c->argv[a0]);
-        if (!strcmp(sub, "reflog") && a0 < c->argc &&
-            (!strcmp(c->argv[a0], "expire") || !strcmp(c->argv[a0], "delete")))
-            raise_to(v, RISK_CONFIRM, "git.reflog_expire",
-                     "git reflog %s drops the record that lets lost commits be recovered",
-                     c->argv[a0]);
-        *safe = listing && strcmp(sub, "stash");
-        if (!strcmp(sub, "stash") && a0 < c->argc && !strcmp(c->argv[a0], "list"))
-            *safe = true;
-        if (!strcmp(sub, "stash") && a0 < c->argc && !strcmp(c->argv[a0], "show"))
-            *safe = true;
-        return;
-    }
-    if (!strcmp(sub, "push")) {
-        rule_git_push(c, a0, v);
-        return;
-    }
-    if (!strcmp(sub, "reset") && has_opt(c, a0, 0, "--hard")) {
-        raise_to(v, RISK_CONFIRM, "git.reset_hard",
-                 "git reset --hard throws away uncommitted changes; git stash keeps them");
-        return;
-    }
-    if (!strcmp(sub, "clean")) {
-        bool dry = has_opt(c, a0, 'n', "--dry-run");
-        if (!dry && has_opt(c, a0, 'f', "--force"))
-            raise_to(v, RISK_CONFIRM, "git.clean",
-                     "git clean -f deletes untracked files for good; git clean -n shows what "
-                     "would go");
-        *safe = dry;
-        return;
-    }
-    if (!strcmp(sub, "checkout")) {
-        bool dashdash = false, dot = false;
-        for (size_t k = a0; k < c->argc; k++) {
-            if (!strcmp(c->argv[k], "--") && k + 1 < c->argc)
-                dashdash = true;
-            if (!strcmp(c->argv[k], ".") || !strcmp(c->argv[k], ":/"))
-                dot = true;
-        }
-        if (dashdash || dot || has_opt(c, a0, 'f', "--force"))
-            raise_to(v, RISK_CONFIRM, "git.checkout_discard",
-                     "git checkout -- <paths> / -f throws away uncommitted changes");
-        return;
-    }
-    if (!strcmp(sub, "restore")) {
-        bool staged = has_opt(c, a0, 'S', "--staged"), work = has_opt(c, a0, 'W', "--worktree");
-        if (!staged || work)
-            raise_to(v, RISK_CONFIRM, "git.restore_discard",
-                     "git restore throws away uncommitted changes to the files");
-        return;
-    }
-    if (!strcmp(sub, "switch") &&
-        (has_opt(c, a0, 'f', "--force") || has_opt(c, a0, 0, "--discard-changes"))) {
-        raise_to(v, RISK_CONFIRM, "git.checkout_discard",
-                 "git switch --discard-changes throws away uncommitted changes");
-        return;
-    }
-    if (!strcmp(sub, "rebase") && has_opt(c, a0, 'i', "--interactive")) {
-        raise_to(v, RISK_CONFIRM, "git.rebase_interactive",
-                 "git rebase -i rewrites history and needs an editor; use a non-interactive "
-                 "rebase");
-        return;
-    }
-    if (!strcmp(sub, "commit") && has_opt(c, a0, 0, "--amend")) {
-        raise_to(v, RISK_CONFIRM, "git.commit_amend",
-                 "git commit --amend rewrites the last commit, which may already be pushed; a "
-                 "new commit is safer");
-        return;
-    }
-    if (!strcmp(sub, "filter-branch") || !strcmp(sub, "filter-repo")) {
-        raise_to(v, RISK_CONFIRM, "git.filter_branch", "git %s rewrites the whole history", sub);
-        return;
-    }
-    if (!strcmp(sub, "gc") && has_opt(c, a0, 0, "--prune")) {
-        raise_to(v, RISK_CONFIRM, "git.reflog_expire",
-                 "git gc --prune deletes unreachable commits for good");
-        return;
-    }
-    if (!strcmp(sub, "add")) {
-        for (size_t k = a0; k < c->argc; k++)
-            if (!strcmp(c->argv[k], ".") || !strcmp(c->argv[k], "-A") ||
-                !strcmp(c->argv[k], "--all") || !strcmp(c->argv[k], ":/")) {
-                raise_to(v, RISK_UNKNOWN, "git.add_all",
-                         "git add %s stages everything, secrets and build output included; "
-                         "prefer git add <specific-files>", c->argv[k]);
-                break;
-            }
-    }
-}
-
 /* The plainly read-only commands (SAFE when nothing else about them
  * writes or runs something). */
 static bool read_only_command(const bash_cmd *c)
@@ -970,30 +630,30 @@ static bool read_only_command(const bash_cmd *c)
     const char *name = bash_cmd_name(c);
     if (!strcmp(name, "env") && c->argc > 1)
         return false;   /* env CMD runs CMD: judged through the derived command */
-    if (!strcmp(name, "xxd") && (has_opt(c, 1, 'r', NULL) || operands(c, "", NULL, 0) > 1))
+    if (!strcmp(name, "xxd") && (risk_has_opt(c, 1, 'r', NULL) || operands(c, "", NULL, 0) > 1))
         return false;
-    if (is_one_of(name, PLAIN))
+    if (risk_one_of(name, PLAIN))
         return true;
     if (!strcmp(name, "find")) {
         static const char *const ACT[] = {"-delete", "-exec", "-execdir", "-ok", "-okdir",
                                           "-fprint", "-fprint0", "-fprintf", "-fls", NULL};
         for (size_t i = 1; i < c->argc; i++)
-            if (is_one_of(c->argv[i], ACT))
+            if (risk_one_of(c->argv[i], ACT))
                 return false;
         return true;
     }
     if (!strcmp(name, "rg"))
-        return !has_opt(c, 1, 0, "--pre");
+        return !risk_has_opt(c, 1, 0, "--pre");
     if (!strcmp(name, "sort"))
-        return !has_opt(c, 1, 'o', "--output") && !has_opt(c, 1, 0, "--compress-program");
+        return !risk_has_opt(c, 1, 'o', "--output") && !risk_has_opt(c, 1, 0, "--compress-program");
     if (!strcmp(name, "file"))
-        return !has_opt(c, 1, 'C', "--compile");
+        return !risk_has_opt(c, 1, 'C', "--compile");
     if (!strcmp(name, "uniq"))
         return operands(c, "fsw", NULL, 0) <= 1;
     if (!strcmp(name, "tree"))
-        return !has_opt(c, 1, 'o', NULL);
+        return !risk_has_opt(c, 1, 'o', NULL);
     if (!strcmp(name, "date"))
-        return !has_opt(c, 1, 's', "--set");
+        return !risk_has_opt(c, 1, 's', "--set");
     if (!strcmp(name, "hostname"))
         return c->argc == 1;
     return false;
@@ -1031,25 +691,25 @@ static void classify_one(const bash_cmd *c, risk_verdict *v, bool *safe)
         rule_chmod(c, v, false);
     else if (!strcmp(name, "sudo") || !strcmp(name, "doas") || !strcmp(name, "su") ||
              !strcmp(name, "pkexec") || !strcmp(name, "run0"))
-        raise_to(v, RISK_CONFIRM, "priv.sudo", "%s runs a command with raised privileges", name);
+        risk_raise(v, RISK_CONFIRM, "priv.sudo", "%s runs a command with raised privileges", name);
     else if (!strncmp(name, "mkfs", 4) || !strcmp(name, "mke2fs") || !strcmp(name, "mkswap") ||
              !strcmp(name, "mkntfs") || !strcmp(name, "mkdosfs") || !strcmp(name, "newfs"))
-        raise_to(v, RISK_FORBIDDEN, "disk.mkfs", "%s creates a file system, erasing the device",
+        risk_raise(v, RISK_FORBIDDEN, "disk.mkfs", "%s creates a file system, erasing the device",
                  name);
     else if (!strcmp(name, "wipefs") || !strcmp(name, "blkdiscard"))
-        raise_to(v, RISK_FORBIDDEN, "disk.wipe", "%s erases a device", name);
+        risk_raise(v, RISK_FORBIDDEN, "disk.wipe", "%s erases a device", name);
     else if (!strcmp(name, "shred") || !strcmp(name, "badblocks")) {
         for (size_t i = 1; i < c->argc; i++)
             if (is_block_device(c->argv[i]))
-                raise_to(v, RISK_FORBIDDEN, "disk.write_device", "%s overwrites the device %s",
+                risk_raise(v, RISK_FORBIDDEN, "disk.write_device", "%s overwrites the device %s",
                          name, c->argv[i]);
     } else if (!strcmp(name, "fdisk") || !strcmp(name, "sfdisk") || !strcmp(name, "parted") ||
                !strcmp(name, "gdisk") || !strcmp(name, "sgdisk") || !strcmp(name, "cfdisk"))
-        raise_to(v, RISK_CONFIRM, "disk.partition", "%s changes a partition table", name);
+        risk_raise(v, RISK_CONFIRM, "disk.partition", "%s changes a partition table", name);
     else if (!strcmp(name, "git"))
-        rule_git(c, v, safe);
-    else if (!strcmp(name, "history") && (has_opt(c, 1, 'c', NULL) || has_opt(c, 1, 'd', NULL)))
-        raise_to(v, RISK_CONFIRM, "shell.history_clear", "history -c/-d rewrites the shell history");
+        risk_rule_git(c, v, safe);
+    else if (!strcmp(name, "history") && (risk_has_opt(c, 1, 'c', NULL) || risk_has_opt(c, 1, 'd', NULL)))
+        risk_raise(v, RISK_CONFIRM, "shell.history_clear", "history -c/-d rewrites the shell history");
     else if (!strcmp(name, "shutdown") || !strcmp(name, "reboot") || !strcmp(name, "halt") ||
              !strcmp(name, "poweroff") ||
              (!strcmp(name, "init") && c->argc > 1 && (!strcmp(c->argv[1], "0") ||
@@ -1057,26 +717,26 @@ static void classify_one(const bash_cmd *c, risk_verdict *v, bool *safe)
              (!strcmp(name, "systemctl") && c->argc > 1 &&
               (!strcmp(c->argv[1], "poweroff") || !strcmp(c->argv[1], "reboot") ||
                !strcmp(c->argv[1], "halt"))))
-        raise_to(v, RISK_CONFIRM, "sys.shutdown", "%s stops or restarts the machine", name);
+        risk_raise(v, RISK_CONFIRM, "sys.shutdown", "%s stops or restarts the machine", name);
 
-    if (is_one_of(name, INTERPRETERS)) {
+    if (risk_one_of(name, INTERPRETERS)) {
         for (size_t i = 1; i < c->argc; i++)
             if (strstr(c->argv[i], "fork") &&
                 (strstr(c->argv[i], "while") || strstr(c->argv[i], "for(;;)") ||
                  strstr(c->argv[i], "for (;;)") || strstr(c->argv[i], "loop")))
-                raise_to(v, RISK_FORBIDDEN, "proc.fork_bomb",
+                risk_raise(v, RISK_FORBIDDEN, "proc.fork_bomb",
                          "%s forks in an endless loop (a fork bomb)", name);
     }
-    if (is_one_of(name, SHELLS) || is_one_of(name, INTERPRETERS) || !strcmp(name, "source") ||
+    if (risk_one_of(name, SHELLS) || risk_one_of(name, INTERPRETERS) || !strcmp(name, "source") ||
         !strcmp(name, ".") || !strcmp(name, "eval")) {
         for (size_t i = 1; i < c->argc; i++)
             if (mentions_download(c->argv[i]))
-                raise_to(v, RISK_FORBIDDEN, "net.pipe_to_shell",
+                risk_raise(v, RISK_FORBIDDEN, "net.pipe_to_shell",
                          "runs a script downloaded from the network (%s)", name);
     }
     if (c->function && !strcmp(name, c->function) &&
         (c->flags & (BASH_CMD_PIPE_IN | BASH_CMD_PIPE_OUT | BASH_CMD_BACKGROUND)))
-        raise_to(v, RISK_FORBIDDEN, "proc.fork_bomb",
+        risk_raise(v, RISK_FORBIDDEN, "proc.fork_bomb",
                  "the function %s starts copies of itself in a pipe or the background (a fork "
                  "bomb)", c->function);
 
@@ -1153,7 +813,7 @@ static void text_backstop(const char *command, risk_verdict *v)
         int rc = pcre2_match(g_text_re[k], (PCRE2_SPTR)command, strlen(command), 0, 0, md, NULL);
         pcre2_match_data_free(md);
         if (rc >= 0)
-            raise_to(v, TEXT_RULES[k].level, TEXT_RULES[k].id,
+            risk_raise(v, TEXT_RULES[k].level, TEXT_RULES[k].id,
                      "%s (matched in a command that could not be parsed for sure)",
                      TEXT_RULES[k].reason);
     }
@@ -1177,16 +837,16 @@ risk_verdict risk_classify_bash(const char *command)
     /* A download piped into something that runs its stdin as a program. */
     for (size_t i = 0; i < n; i++) {
         const bash_cmd *d = bash_cmds_at(pc, i);
-        if (!(d->flags & BASH_CMD_PIPE_OUT) || !is_one_of(bash_cmd_name(d), DOWNLOADERS))
+        if (!(d->flags & BASH_CMD_PIPE_OUT) || !risk_one_of(bash_cmd_name(d), DOWNLOADERS))
             continue;
         for (size_t j = 0; j < n; j++) {
             const bash_cmd *s = bash_cmds_at(pc, j);
             const char *sn = bash_cmd_name(s);
             if (j == i || !(s->flags & BASH_CMD_PIPE_IN) ||
                 (s->pipeline == d->pipeline && s->pipe_pos <= d->pipe_pos) ||
-                !(is_one_of(sn, SHELLS) || is_one_of(sn, INTERPRETERS)) || !program_from_stdin(s))
+                !(risk_one_of(sn, SHELLS) || risk_one_of(sn, INTERPRETERS)) || !program_from_stdin(s))
                 continue;
-            raise_to(&v, RISK_FORBIDDEN, "net.pipe_to_shell",
+            risk_raise(&v, RISK_FORBIDDEN, "net.pipe_to_shell",
                      "%s output piped into %s runs a script from the network unseen; download "
                      "it to a file and read it first", bash_cmd_name(d), sn);
         }
@@ -1215,8 +875,8 @@ risk_verdict risk_classify_bash(const char *command)
                 strcmp(bash_cmd_name(s), "xargs"))
                 continue;
             for (size_t k = 1; k < s->argc; k++)
-                if (is_one_of(base_name(s->argv[k]), DELETERS))
-                    raise_to(&v, RISK_FORBIDDEN, "fs.find_delete_root",
+                if (risk_one_of(base_name(s->argv[k]), DELETERS))
+                    risk_raise(&v, RISK_FORBIDDEN, "fs.find_delete_root",
                              "%s %s piped into xargs %s deletes a whole tree of the system",
                              bash_cmd_name(d), root, s->argv[k]);
         }
@@ -1275,7 +935,7 @@ risk_verdict risk_classify_call(const char *tool, const json_t *input)
         if (!p)
             p = json_string_value(json_object_get(input, "notebook_path"));
         if (p && is_startup_file(p))
-            raise_to(&v, RISK_CONFIRM, "shell.startup_write",
+            risk_raise(&v, RISK_CONFIRM, "shell.startup_write",
                      "changes the shell start-up file %s: runs in every future shell", p);
     }
     return v;
