@@ -193,3 +193,11 @@ int str_hex_digit(int c)
         return c - 'A' + 10;
     return -1;
 }
+
+void str_truncate(loom_str *s, size_t len)
+{
+    if (len >= s->len)
+        return;
+    s->len = len;
+    s->ptr[len] = '\0';
+}

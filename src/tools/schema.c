@@ -8,7 +8,8 @@
  * branch in a quiet mode that only counts problems and keeps the first one,
  * which the summary quotes as the closest miss. A work budget shared by all
  * branches bounds the whole walk, so a schema of nested anyOf cannot make a
- * call take exponential time.
+ * call take exponential time. The shape check of a schema itself is
+ * schema_shape.c. Stateless and reentrant.
  */
 #include "tools/schema.h"
 
@@ -26,8 +27,6 @@
 #define WORK_BUDGET 250000L
 /* Longest excerpt of a string value quoted back in a message. */
 #define QUOTE_MAX 60
-/* Longest key segment kept in a path (keys come from the model). */
-#define KEY_MAX 64
 /* How many allowed names / enum values a message lists before "...". */
 #define LIST_MAX 20
 
@@ -139,7 +138,7 @@ static void put_got(loom_str *out, const json_t *v)
 
 static bool is_ident(const char *k, size_t n)
 {
-    if (n == 0 || n > KEY_MAX)
+    if (n == 0 || n > SCHEMA_KEY_MAX)
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = k[i];
@@ -162,7 +161,7 @@ static size_t path_push_key(loom_str *path, const char *key)
     } else {
         /* Single quotes, because the whole path sits inside double quotes. */
         str_puts(path, "['");
-        size_t keep = n > KEY_MAX ? KEY_MAX : n;
+        size_t keep = n > SCHEMA_KEY_MAX ? SCHEMA_KEY_MAX : n;
         while (keep > 0 && keep < n && ((unsigned char)key[keep] & 0xC0) == 0x80)
             keep--;
         for (size_t i = 0; i < keep; i++) {
@@ -188,13 +187,6 @@ static size_t path_push_index(loom_str *path, size_t i)
     size_t mark = path->len;
     str_printf(path, "[%zu]", i);
     return mark;
-}
-
-static void path_pop(loom_str *path, size_t mark)
-{
-    path->len = mark;
-    if (path->ptr)
-        path->ptr[mark] = '\0';
 }
 
 /* The subject a message starts with: "The input" at the root, else the
@@ -243,7 +235,7 @@ static void problem_skip(vctx *v)
 static const char *const type_names[] = {"string", "number", "integer", "boolean",
                                          "object", "array",  "null"};
 
-static bool known_type(const char *t)
+bool schema_type_known(const char *t)
 {
     for (size_t i = 0; i < sizeof type_names / sizeof *type_names; i++)
         if (strcmp(t, type_names[i]) == 0)
@@ -421,7 +413,7 @@ static void check_number(vctx *v, const json_t *s, const json_t *value)
 }
 
 /* A count keyword's value, or -1 when absent or malformed. */
-static long long count_kw(const json_t *s, const char *kw)
+long long schema_count_kw(const json_t *s, const char *kw)
 {
     const json_t *k = json_object_get(s, kw);
     if (json_is_integer(k))
@@ -446,7 +438,7 @@ static const char *plural(long long n, const char *one, const char *many)
 
 static void check_string(vctx *v, const json_t *s, const json_t *value)
 {
-    long long min = count_kw(s, "minLength"), max = count_kw(s, "maxLength");
+    long long min = schema_count_kw(s, "minLength"), max = schema_count_kw(s, "maxLength");
     if (min < 0 && max < 0)
         return;
     size_t n = utf8_chars(json_string_value(value), json_string_length(value));
@@ -475,7 +467,7 @@ static void check(vctx *v, const json_t *s, const json_t *value, int depth);
 static void check_array(vctx *v, const json_t *s, const json_t *value, int depth)
 {
     size_t n = json_array_size(value);
-    long long min = count_kw(s, "minItems"), max = count_kw(s, "maxItems");
+    long long min = schema_count_kw(s, "minItems"), max = schema_count_kw(s, "maxItems");
     if ((min >= 0 && (long long)n < min) || (max >= 0 && (long long)n > max)) {
         if (want_text(v)) {
             loom_str m = LOOM_STR_INIT;
@@ -502,7 +494,7 @@ static void check_array(vctx *v, const json_t *s, const json_t *value, int depth
             break;
         size_t mark = path_push_index(v->path, i);
         check(v, is, json_array_get(value, i), depth + 1);
-        path_pop(v->path, mark);
+        str_truncate(v->path, mark);
     }
 }
 
@@ -547,7 +539,7 @@ static void check_object(vctx *v, const json_t *s, const json_t *value, int dept
             str_puts(&m, "The required parameter \"");
             str_append(&m, v->path->ptr, v->path->len);
             str_puts(&m, "\" is missing");
-            path_pop(v->path, mark);
+            str_truncate(v->path, mark);
             problem_take(v, &m);
         }
     }
@@ -583,7 +575,7 @@ static void check_object(vctx *v, const json_t *s, const json_t *value, int dept
         } else if (json_is_object(addl)) {
             check(v, addl, member, depth + 1);
         }
-        path_pop(v->path, mark);
+        str_truncate(v->path, mark);
     }
 }
 
@@ -601,7 +593,7 @@ static int trial(vctx *v, const json_t *b, const json_t *value, int depth, char 
     };
     size_t mark = v->path->len;
     check(&t, b, value, depth + 1);
-    path_pop(v->path, mark);
+    str_truncate(v->path, mark);
     *first = t.first;
     return t.errors;
 }
@@ -797,7 +789,7 @@ static void check(vctx *v, const json_t *s, const json_t *value, int depth)
         json_array_foreach(all, i, b) {
             size_t mark = v->path->len;
             check(v, b, value, depth + 1);
-            path_pop(v->path, mark);
+            str_truncate(v->path, mark);
         }
     }
     const json_t *any = json_object_get(s, "anyOf");
@@ -838,192 +830,4 @@ int schema_validate(const json_t *schema, const json_t *value, loom_str *why)
         str_printf(why, "\n(and %d more %s)", v.errors - SCHEMA_MAX_ERRORS,
                    plural(v.errors - SCHEMA_MAX_ERRORS, "problem", "problems"));
     return -1;
-}
-
-/* ---- the shape check ---- */
-
-typedef struct sctx {
-    loom_error *err;
-    loom_str path; /* where in the schema, e.g. properties.todos.items */
-} sctx;
-
-static int bad(sctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int bad(sctx *c, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return loom_error_set(c->err, LOOM_ERR_INVALID_REQUEST, "invalid input schema at %s: %s",
-                          c->path.len ? c->path.ptr : "the root", msg);
-}
-
-static size_t spath_push(sctx *c, const char *seg)
-{
-    size_t mark = c->path.len;
-    if (c->path.len)
-        str_putc(&c->path, '.');
-    size_t n = strlen(seg);
-    str_append(&c->path, seg, n > KEY_MAX ? KEY_MAX : n);
-    return mark;
-}
-
-static int shape(sctx *c, const json_t *s, int depth);
-
-static int shape_at(sctx *c, const char *seg, const json_t *s, int depth)
-{
-    size_t mark = spath_push(c, seg);
-    int rc = shape(c, s, depth + 1);
-    if (rc == 0)
-        path_pop(&c->path, mark);
-    return rc;
-}
-
-static int shape_list(sctx *c, const char *kw, const json_t *list, int depth)
-{
-    if (!json_is_array(list) || json_array_size(list) == 0)
-        return bad(c, "\"%s\" must be a non-empty array of schemas", kw);
-    size_t i;
-    json_t *b;
-    json_array_foreach(list, i, b) {
-        char seg[80];
-        snprintf(seg, sizeof seg, "%s[%zu]", kw, i);
-        int rc = shape_at(c, seg, b, depth);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-static int shape(sctx *c, const json_t *s, int depth)
-{
-    if (depth > SCHEMA_MAX_DEPTH)
-        return bad(c, "nested more than %d levels deep", SCHEMA_MAX_DEPTH);
-    if (json_is_boolean(s))
-        return 0;
-    if (!json_is_object(s))
-        return bad(c, "a schema must be an object or a boolean");
-
-    const json_t *t = json_object_get(s, "type");
-    if (t) {
-        if (json_is_string(t)) {
-            if (!known_type(json_string_value(t)))
-                return bad(c, "unknown type \"%s\"", json_string_value(t));
-        } else if (json_is_array(t) && json_array_size(t) > 0) {
-            size_t i;
-            json_t *e;
-            json_array_foreach(t, i, e) {
-                if (!json_is_string(e) || !known_type(json_string_value(e)))
-                    return bad(c, "\"type\" lists something that is not a known type name");
-            }
-        } else {
-            return bad(c, "\"type\" must be a type name or a non-empty array of them");
-        }
-    }
-
-    const json_t *props = json_object_get(s, "properties");
-    if (props) {
-        if (!json_is_object(props))
-            return bad(c, "\"properties\" must be an object");
-        const char *k;
-        json_t *ps;
-        json_object_foreach((json_t *)props, k, ps) {
-            size_t mark = spath_push(c, "properties");
-            int rc = shape_at(c, k, ps, depth);
-            if (rc)
-                return rc;
-            path_pop(&c->path, mark);
-        }
-    }
-    const json_t *req = json_object_get(s, "required");
-    if (req) {
-        if (!json_is_array(req))
-            return bad(c, "\"required\" must be an array of names");
-        size_t i;
-        json_t *e;
-        json_array_foreach(req, i, e) {
-            if (!json_is_string(e))
-                return bad(c, "\"required\" must be an array of names");
-        }
-    }
-    const json_t *addl = json_object_get(s, "additionalProperties");
-    if (addl && !json_is_boolean(addl)) {
-        int rc = shape_at(c, "additionalProperties", addl, depth);
-        if (rc)
-            return rc;
-    }
-    const json_t *items = json_object_get(s, "items");
-    if (items) {
-        /* An empty tuple array constrains nothing, which is legal. */
-        int rc = !json_is_array(items)      ? shape_at(c, "items", items, depth)
-                 : json_array_size(items) ? shape_list(c, "items", items, depth)
-                                          : 0;
-        if (rc)
-            return rc;
-    }
-    const json_t *en = json_object_get(s, "enum");
-    if (en && (!json_is_array(en) || json_array_size(en) == 0))
-        return bad(c, "\"enum\" must be a non-empty array");
-
-    static const char *const numeric[] = {"minimum", "maximum"};
-    for (size_t i = 0; i < 2; i++) {
-        const json_t *k = json_object_get(s, numeric[i]);
-        if (k && !json_is_number(k))
-            return bad(c, "\"%s\" must be a number", numeric[i]);
-    }
-    static const char *const exclusive[] = {"exclusiveMinimum", "exclusiveMaximum"};
-    for (size_t i = 0; i < 2; i++) {
-        const json_t *k = json_object_get(s, exclusive[i]);
-        if (k && !json_is_number(k) && !json_is_boolean(k))
-            return bad(c, "\"%s\" must be a number", exclusive[i]);
-    }
-    static const char *const counts[] = {"minLength", "maxLength", "minItems", "maxItems"};
-    for (size_t i = 0; i < 4; i++) {
-        const json_t *k = json_object_get(s, counts[i]);
-        if (k && count_kw(s, counts[i]) < 0)
-            return bad(c, "\"%s\" must be a non-negative integer", counts[i]);
-    }
-    static const char *const combos[] = {"anyOf", "oneOf", "allOf"};
-    for (size_t i = 0; i < 3; i++) {
-        const json_t *k = json_object_get(s, combos[i]);
-        if (k) {
-            int rc = shape_list(c, combos[i], k, depth);
-            if (rc)
-                return rc;
-        }
-    }
-    return 0;
-}
-
-int schema_check(const json_t *schema, loom_error *err)
-{
-    loom_error scratch;
-    sctx c = {.err = err ? err : &scratch, .path = LOOM_STR_INIT};
-    int rc = shape(&c, schema, 0);
-    str_free(&c.path);
-    return rc;
-}
-
-json_t *schema_parse(const char *schema_text, loom_error *err)
-{
-    if (!schema_text) {
-        loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "missing input schema");
-        return NULL;
-    }
-    json_error_t jerr;
-    json_t *s = json_parse_fast(schema_text, strlen(schema_text),
-                                JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    if (!s) {
-        loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
-                       "input schema is not valid JSON (line %d, column %d): %s", jerr.line,
-                       jerr.column, jerr.text);
-        return NULL;
-    }
-    if (schema_check(s, err) != 0) {
-        json_decref(s);
-        return NULL;
-    }
-    return s;
 }

@@ -18,6 +18,7 @@
 #define LOOM_TOOLS_SCHEMA_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "base/error.h"
 #include "base/str.h"
@@ -26,6 +27,9 @@
 #define SCHEMA_MAX_DEPTH 64
 /* How many problems one validation reports before summarising the rest. */
 #define SCHEMA_MAX_ERRORS 5
+/* Longest key segment kept in a path in a message (keys come from the
+ * model or an MCP server). */
+#define SCHEMA_KEY_MAX 64
 
 /* Checks value against schema. Returns 0 when it conforms; otherwise -1, and
  * appends to why (when non-NULL) one line per problem, at most
@@ -46,5 +50,11 @@ json_t *schema_parse(const char *schema_text, loom_error *err);
 /* The shape check of schema_parse, for a schema that is already JSON (MCP
  * tools arrive that way). 0 ok, else -code with err set. */
 int schema_check(const json_t *schema, loom_error *err);
+
+/* Is t one of the JSON Schema type names ("string", "integer", …)? */
+bool schema_type_known(const char *t);
+/* The value of the count keyword kw of schema s (minLength, maxItems …):
+ * a non-negative integer (1.0 counts as 1), or -1 when absent or not one. */
+long long schema_count_kw(const json_t *s, const char *kw);
 
 #endif

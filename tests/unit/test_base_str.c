@@ -1,5 +1,5 @@
 /* test_base_str.c — loom_str growth, formatting, consume/steal and the
- * NUL-byte promise of str.h, and the hex-digit decoder. */
+ * NUL-byte promise of str.h, truncation, and the hex-digit decoder. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -185,6 +185,25 @@ static void test_hex_digit_decodes_both_cases_and_nothing_else(void **state)
     assert_int_equal(str_hex_digit(-1), -1);   /* EOF */
 }
 
+/* Truncating keeps the first bytes and the NUL promise; a length past the
+ * end changes nothing. */
+static void test_truncate_keeps_a_prefix(void **state)
+{
+    loom_str s = LOOM_STR_INIT;
+    str_puts(&s, "properties.todos.items");
+    str_truncate(&s, 16);
+    assert_int_equal(s.len, 16);
+    assert_string_equal(str_cstr(&s), "properties.todos");
+    str_truncate(&s, 100);
+    assert_string_equal(str_cstr(&s), "properties.todos");
+    str_truncate(&s, 0);
+    assert_string_equal(str_cstr(&s), "");
+    str_free(&s);
+    loom_str empty = LOOM_STR_INIT;
+    str_truncate(&empty, 0); /* no buffer yet: nothing to do */
+    assert_string_equal(str_cstr(&empty), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_steal),         cmocka_unit_test(test_nul_bytes),
         cmocka_unit_test(test_x_helpers),
         cmocka_unit_test(test_hex_digit_decodes_both_cases_and_nothing_else),
+        cmocka_unit_test(test_truncate_keeps_a_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
