@@ -27,7 +27,7 @@ void str_printf(loom_str *s, const char *fmt, ...) __attribute__((format(printf,
 void str_vprintf(loom_str *s, const char *fmt, va_list ap);
 void str_clear(loom_str *s);              /* len = 0, keeps the buffer */
 void str_consume(loom_str *s, size_t n);  /* drops the first n bytes */
-void str_truncate(loom_str *s, size_t len); /* keeps the first len bytes (len <= s->len) */
+void str_truncate(loom_str *s, size_t len); /* keeps the first len bytes (none cut when len >= s->len) */
 const char *str_cstr(const loom_str *s);  /* "" when empty, never NULL */
 /* Hands the buffer to the caller (free() it); s is reset to empty. */
 char *str_steal(loom_str *s);

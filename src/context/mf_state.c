@@ -15,6 +15,7 @@
 
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "context/plan.h"
 #include "context/working_impl.h"
@@ -47,15 +48,15 @@ static json_t *copy_or_empty(const json_t *a)
 static int write_json(const char *dir, const char *name, json_t *v, loom_error *err)
 {
     char *text = json_dumps(v, JSON_INDENT(2));
-    loom_str path = LOOM_STR_INIT, body = LOOM_STR_INIT;
-    str_printf(&path, "%s/%s", dir, name);
+    char *path = path_join(dir, name);
+    loom_str body = LOOM_STR_INIT;
     str_puts(&body, text ? text : "null");
     str_putc(&body, '\n');
     free(text);
-    int rc = file_write_atomic(path.ptr, body.ptr, body.len, 0600, err);
+    int rc = file_write_atomic(path, body.ptr, body.len, 0600, err);
     if (rc != 0)
-        loom_error_prefix(err, "saving working memory to %s", path.ptr);
-    str_free(&path);
+        loom_error_prefix(err, "saving working memory to %s", path);
+    free(path);
     str_free(&body);
     return rc;
 }
@@ -149,26 +150,25 @@ static int read_object(const char *dir, const char *name, char **path_out, json_
                        loom_error *err)
 {
     *out = NULL;
-    loom_str path = LOOM_STR_INIT;
-    str_printf(&path, "%s/%s", dir, name);
-    *path_out = path.ptr;
-    if (!file_exists(path.ptr))
+    char *path = path_join(dir, name);
+    *path_out = path;
+    if (!file_exists(path))
         return 0;
     char *data;
     size_t len;
-    int rc = file_read_all(path.ptr, &data, &len, err);
+    int rc = file_read_all(path, &data, &len, err);
     if (rc != 0)
         return rc;
     loom_error perr;
     loom_error_clear(&perr);
-    json_t *v = json_parse(data, len, path.ptr, &perr);
+    json_t *v = json_parse(data, len, path, &perr);
     free(data);
     if (!v)
         return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "damaged working-memory file: %s",
                               perr.message);
     if (!json_is_object(v)) {
         json_decref(v);
-        return corrupt(err, path.ptr, "the top level is not a JSON object");
+        return corrupt(err, path, "the top level is not a JSON object");
     }
     *out = v;
     return 0;

@@ -431,10 +431,9 @@ heartbeat *heartbeat_start(const heartbeat_config *cfg, const heartbeat_env *env
         hb->mf_dir = str_steal(&d);
     }
     if (env->journal_path && env->journal_path[0] != '/') {
-        loom_str jp = LOOM_STR_INIT;
-        str_printf(&jp, "%s/%s", hb->cwd, env->journal_path);
-        hb->journal_path = path_fold(jp.ptr);
-        str_free(&jp);
+        char *jp = path_join(hb->cwd, env->journal_path);
+        hb->journal_path = path_fold(jp);
+        free(jp);
     } else if (env->journal_path) {
         hb->journal_path = path_fold(env->journal_path);
     }
@@ -537,10 +536,9 @@ void heartbeat_note_own_write(heartbeat *hb, const char *path, const void *data,
     if (path[0] == '/') {
         abs = path_fold(path);
     } else {
-        loom_str s = LOOM_STR_INIT;
-        str_printf(&s, "%s/%s", hb->cwd, path);
-        abs = path_fold(s.ptr);
-        str_free(&s);
+        char *joined = path_join(hb->cwd, path);
+        abs = path_fold(joined);
+        free(joined);
     }
     own_write o = {abs, data != NULL, data ? hb_content_hash(data, len) : 0, clock_wall_ms()};
     pthread_mutex_lock(&hb->mu);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "base/settings.h"
 #include "base/str.h"
 
@@ -100,12 +101,11 @@ static void scan_project(const char *dir, const char *prefix, matches *m)
         if (!is_session_file(e->d_name, &id_len) || id_len < plen ||
             strncmp(e->d_name, prefix, plen) != 0)
             continue;
-        loom_str path = LOOM_STR_INIT;
-        str_printf(&path, "%s/%s", dir, e->d_name);
+        char *path = path_join(dir, e->d_name);
         if (id_len == plen && !m->exact)
-            m->exact = xstrdup(str_cstr(&path));
+            m->exact = xstrdup(path);
         m->paths = xrealloc(m->paths, (m->n + 1) * sizeof *m->paths);
-        m->paths[m->n++] = str_steal(&path);
+        m->paths[m->n++] = path;
     }
     closedir(d);
 }
@@ -139,10 +139,9 @@ int session_find(const char *id_or_prefix, char **path, loom_error *err)
         while ((e = readdir(d)) != NULL) {
             if (e->d_name[0] == '.')
                 continue;
-            loom_str dir = LOOM_STR_INIT;
-            str_printf(&dir, "%s/%s", str_cstr(&projects), e->d_name);
-            scan_project(str_cstr(&dir), id_or_prefix, &m);
-            str_free(&dir);
+            char *dir = path_join(str_cstr(&projects), e->d_name);
+            scan_project(dir, id_or_prefix, &m);
+            free(dir);
         }
         closedir(d);
     }
@@ -192,11 +191,10 @@ int session_latest(const char *cwd, char **path, loom_error *err)
             size_t id_len;
             if (!is_session_file(e->d_name, &id_len))
                 continue;
-            loom_str p = LOOM_STR_INIT;
-            str_printf(&p, "%s/%s", dir, e->d_name);
+            char *p = path_join(dir, e->d_name);
             struct stat st;
-            if (stat(str_cstr(&p), &st) != 0 || !S_ISREG(st.st_mode)) {
-                str_free(&p);
+            if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+                free(p);
                 continue;
             }
             /* Equal mtimes (coarse clocks) fall back to the name: UUIDv7
@@ -206,12 +204,12 @@ int session_latest(const char *cwd, char **path, loom_error *err)
                         : (st.st_mtim.tv_nsec != best_t.tv_nsec
                                ? (st.st_mtim.tv_nsec > best_t.tv_nsec ? 1 : -1)
                                : 0);
-            if (!best || c > 0 || (c == 0 && strcmp(str_cstr(&p), best) > 0)) {
+            if (!best || c > 0 || (c == 0 && strcmp(p, best) > 0)) {
                 free(best);
-                best = str_steal(&p);
+                best = p;
                 best_t = st.st_mtim;
             } else {
-                str_free(&p);
+                free(p);
             }
         }
         closedir(d);

@@ -29,6 +29,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "base/uuid.h"
 #include "session/record.h"
@@ -675,11 +676,14 @@ int transcript_sync(transcript *t, loom_error *err)
     return 0;
 }
 
-static char *join_path(const char *dir, const char *id)
+/* dir/<id>.jsonl, the file of session id. */
+static char *session_file(const char *dir, const char *id)
 {
-    loom_str s = LOOM_STR_INIT;
-    str_printf(&s, "%s/%s.jsonl", dir, id);
-    return str_steal(&s);
+    loom_str name = LOOM_STR_INIT;
+    str_printf(&name, "%s.jsonl", id);
+    char *path = path_join(dir, name.ptr);
+    str_free(&name);
+    return path;
 }
 
 transcript *transcript_create(const char *dir, const char *cwd, const char *provider,
@@ -689,7 +693,7 @@ transcript *transcript_create(const char *dir, const char *cwd, const char *prov
         return NULL;
     char id[UUID_STR_LEN];
     uuid_v7(id);
-    char *path = join_path(dir, id);
+    char *path = session_file(dir, id);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) {
         loom_error_set(err, LOOM_ERR_IO, "creating session %s: %s", path, strerror(errno));
@@ -865,7 +869,7 @@ transcript *transcript_fork(transcript *t, const char *new_dir, loom_error *err)
         return NULL;
     char id[UUID_STR_LEN];
     uuid_v7(id);
-    char *path = join_path(new_dir, id);
+    char *path = session_file(new_dir, id);
     transcript *f = transcript_alloc(path);
     f->session_id = xstrdup(id);
 

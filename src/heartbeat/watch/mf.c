@@ -73,11 +73,10 @@ static char **list_dir(const char *dir, bool want_dirs, size_t *n)
         if (want_dirs) {
             bool is_dir = e->d_type == DT_DIR;
             if (e->d_type == DT_UNKNOWN) {
-                loom_str p = LOOM_STR_INIT;
+                char *p = path_join(dir, e->d_name);
                 struct stat st;
-                str_printf(&p, "%s/%s", dir, e->d_name);
-                is_dir = stat(p.ptr, &st) == 0 && S_ISDIR(st.st_mode);
-                str_free(&p);
+                is_dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+                free(p);
             }
             if (!is_dir)
                 continue;
@@ -186,12 +185,11 @@ static void scan(mf_watch *mw, const watch_tick *t, watch_emit_fn emit, void *ct
     if (!mw->topics)
         topics = listed = list_dir(mw->dir, true, &n_topics);
     hb_map next = HB_MAP_INIT;
-    loom_str key = LOOM_STR_INIT, path = LOOM_STR_INIT;
+    loom_str key = LOOM_STR_INIT;
     for (size_t i = 0; i < n_topics; i++) {
-        str_clear(&path);
-        str_printf(&path, "%s/%s", mw->dir, topics[i]);
+        char *path = path_join(mw->dir, topics[i]);
         size_t n;
-        char **names = list_dir(path.ptr, false, &n);
+        char **names = list_dir(path, false, &n);
         for (size_t k = 0; k < n; k++) {
             str_clear(&key);
             str_printf(&key, "%s/%s", topics[i], names[k]);
@@ -199,16 +197,15 @@ static void scan(mf_watch *mw, const watch_tick *t, watch_emit_fn emit, void *ct
                 hb_map_put(&next, key.ptr, NULL);
                 continue;
             }
-            loom_str file = LOOM_STR_INIT;
-            str_printf(&file, "%s/%s", path.ptr, names[k]);
-            if (report_file(mw, topics[i], names[k], file.ptr, t, emit, ctx))
+            char *file = path_join(path, names[k]);
+            if (report_file(mw, topics[i], names[k], file, t, emit, ctx))
                 hb_map_put(&next, key.ptr, NULL);
-            str_free(&file);
+            free(file);
         }
         free_names(names, n);
+        free(path);
     }
     str_free(&key);
-    str_free(&path);
     free_names(listed, listed ? n_topics : 0);
     hb_map_free(&mw->seen, NULL);
     mw->seen = next;

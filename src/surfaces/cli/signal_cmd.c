@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/path.h"
 #include "base/settings.h"
 #include "base/str.h"
 
@@ -47,18 +48,18 @@ static long find_pid(const char *projects, const char *prefix, loom_str *found)
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        loom_str dir = LOOM_STR_INIT;
-        str_printf(&dir, "%s/%s", projects, e->d_name);
-        DIR *p = opendir(dir.ptr);
+        char *dir = path_join(projects, e->d_name);
+        DIR *p = opendir(dir);
         struct dirent *f;
         while (p && (f = readdir(p))) {
             size_t len = strlen(f->d_name);
             if (len < 4 || strcmp(f->d_name + len - 3, ".mf") != 0 ||
                 strncmp(f->d_name, prefix, strlen(prefix)) != 0)
                 continue;
-            loom_str path = LOOM_STR_INIT;
-            str_printf(&path, "%s/%s/run.pid", dir.ptr, f->d_name);
-            FILE *pf = fopen(path.ptr, "r");
+            char *mf = path_join(dir, f->d_name);
+            char *path = path_join(mf, "run.pid");
+            free(mf);
+            FILE *pf = fopen(path, "r");
             long v = 0;
             if (pf && fscanf(pf, "%ld", &v) == 1 && v > 0) {
                 matches++;
@@ -68,11 +69,11 @@ static long find_pid(const char *projects, const char *prefix, loom_str *found)
             }
             if (pf)
                 fclose(pf);
-            str_free(&path);
+            free(path);
         }
         if (p)
             closedir(p);
-        str_free(&dir);
+        free(dir);
     }
     closedir(d);
     return matches > 1 ? -2 : pid;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "surfaces/cli/slash_context.h"
 
@@ -139,17 +140,16 @@ static void list_sessions(slash_host *r)
         size_t len = strlen(e->d_name);
         if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl") != 0)
             continue;
-        loom_str path = LOOM_STR_INIT;
-        str_printf(&path, "%s/%s", dir, e->d_name);
+        char *path = path_join(dir, e->d_name);
         struct stat sb;
-        if (stat(path.ptr, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
             items = xrealloc(items, (n + 1) * sizeof *items);
             items[n].id = xstrndup(e->d_name, len - 6);
             items[n].mtime = sb.st_mtime;
-            items[n].first = first_prompt(path.ptr);
+            items[n].first = first_prompt(path);
             n++;
         }
-        str_free(&path);
+        free(path);
     }
     closedir(d);
     qsort(items, n, sizeof *items, by_mtime_desc);
