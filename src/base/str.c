@@ -201,3 +201,22 @@ void str_truncate(loom_str *s, size_t len)
     s->len = len;
     s->ptr[len] = '\0';
 }
+
+void str_put_base64(loom_str *out, const void *data, size_t len)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *p = data;
+    if (!len)
+        return;
+    str_reserve(out, (len + 2) / 3 * 4 + 1);
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < len)
+            v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < len)
+            v |= p[i + 2];
+        char q[4] = {tab[v >> 18 & 63], tab[v >> 12 & 63], i + 1 < len ? tab[v >> 6 & 63] : '=',
+                     i + 2 < len ? tab[v & 63] : '='};
+        str_append(out, q, 4);
+    }
+}

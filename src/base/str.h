@@ -37,6 +37,10 @@ char *str_steal(loom_str *s);
 void str_cut_middle(loom_str *s, size_t cap, const char *what);
 void str_free(loom_str *s);
 
+/* Appends data[0..len) in base64 (RFC 4648, with '=' padding): the one
+ * encoder behind image blocks and HTTP Basic credentials. */
+void str_put_base64(loom_str *out, const void *data, size_t len);
+
 /* The value of the hex digit c (0-9, a-f, A-F), -1 for anything else: the
  * one hex decoder behind chunk sizes, %XX escapes, &#x…; references, \u
  * and \x escapes. */

@@ -261,20 +261,8 @@ static void put_basic_auth(loom_str *head, const char *ui, size_t n)
     }
     if (!memchr(plain.ptr ? plain.ptr : "", ':', plain.len))
         str_putc(&plain, ':');
-    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     str_puts(head, "Authorization: Basic ");
-    const unsigned char *s = (const unsigned char *)plain.ptr;
-    size_t len = plain.len;
-    for (size_t i = 0; i < len; i += 3) {
-        unsigned v = (unsigned)s[i] << 16;
-        if (i + 1 < len)
-            v |= (unsigned)s[i + 1] << 8;
-        if (i + 2 < len)
-            v |= s[i + 2];
-        char out[4] = {b64[v >> 18 & 63], b64[v >> 12 & 63],
-                       i + 1 < len ? b64[v >> 6 & 63] : '=', i + 2 < len ? b64[v & 63] : '='};
-        str_append(head, out, 4);
-    }
+    str_put_base64(head, plain.ptr, plain.len);
     str_puts(head, "\r\n");
     str_free(&plain);
 }

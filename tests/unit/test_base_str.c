@@ -1,5 +1,5 @@
 /* test_base_str.c — loom_str growth, formatting, consume/steal and the
- * NUL-byte promise of str.h, truncation, and the hex-digit decoder. */
+ * NUL-byte promise of str.h, truncation, the base64 encoder and the hex-digit decoder. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -204,6 +204,26 @@ static void test_truncate_keeps_a_prefix(void **state)
     assert_string_equal(str_cstr(&empty), "");
 }
 
+/* RFC 4648's test vectors, padding included, and bytes past 0x7f. */
+static void test_base64_matches_the_rfc_vectors(void **state)
+{
+    static const char *const in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    static const char *const want[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
+                                       "Zm9vYmFy"};
+    for (size_t i = 0; i < 7; i++) {
+        loom_str s = LOOM_STR_INIT;
+        str_put_base64(&s, in[i], strlen(in[i]));
+        assert_string_equal(str_cstr(&s), want[i]);
+        str_free(&s);
+    }
+    loom_str s = LOOM_STR_INIT;
+    str_puts(&s, "Basic ");
+    static const unsigned char bytes[] = {0xff, 0xfe, 0x00, 0x80};
+    str_put_base64(&s, bytes, sizeof bytes); /* appends; NUL bytes are data */
+    assert_string_equal(str_cstr(&s), "Basic //4AgA==");
+    str_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_x_helpers),
         cmocka_unit_test(test_hex_digit_decodes_both_cases_and_nothing_else),
         cmocka_unit_test(test_truncate_keeps_a_prefix),
+        cmocka_unit_test(test_base64_matches_the_rfc_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,25 +105,6 @@ static size_t put_utf8(loom_str *out, const unsigned char *p, size_t len, size_t
     return chars;
 }
 
-static void base64_encode(loom_str *out, const unsigned char *p, size_t len)
-{
-    static const char tab[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    str_reserve(out, (len + 2) / 3 * 4 + 1);
-    size_t i = 0;
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-        char q[4] = {tab[v >> 18], tab[(v >> 12) & 63], tab[(v >> 6) & 63], tab[v & 63]};
-        str_append(out, q, 4);
-    }
-    if (i < len) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0);
-        char q[4] = {tab[v >> 18], tab[(v >> 12) & 63], i + 1 < len ? tab[(v >> 6) & 63] : '=',
-                     '='};
-        str_append(out, q, 4);
-    }
-}
-
 /* The image type by magic bytes (not by name: a .png that is really a JPEG
  * must be labelled as what it is, or the API rejects it). */
 static const char *image_type(const unsigned char *p, size_t n)
@@ -358,7 +339,7 @@ static int read_image(tool_result *out, tool_ctx *ctx, const char *path, int fd,
         }
     }
     loom_str b64 = LOOM_STR_INIT;
-    base64_encode(&b64, (const unsigned char *)data.ptr, data.len);
+    str_put_base64(&b64, data.ptr, data.len);
     out->image_media_type = xstrdup(mime);
     out->image_data = str_steal(&b64);
     str_printf(&out->text, "Image %s (%s, %zu bytes).", path, mime, data.len);
