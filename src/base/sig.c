@@ -1,4 +1,5 @@
-/* sig.c — signal dispositions (see sig.h). No state; async-signal-safe. */
+/* sig.c — signal dispositions and masks (see sig.h). No state; sig_set
+ * is async-signal-safe. */
 #include "base/sig.h"
 
 #include <signal.h>
@@ -15,5 +16,28 @@ int sig_set(const int *sigs, size_t n, void (*handler)(int), int flags)
     for (size_t i = 0; i < n; i++)
         if (sigaction(sigs[i], &sa, NULL) != 0)
             rc = -1;
+    return rc;
+}
+
+void sig_block(const int *sigs, size_t n, sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < n; i++)
+        sigaddset(&set, sigs[i]);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+int sig_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(thread, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }

@@ -25,6 +25,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/path.h"
+#include "base/sig.h"
 #include "base/str.h"
 #include "base/utf8.h"
 #include "base/uuid.h"
@@ -456,15 +457,7 @@ heartbeat *heartbeat_start(const heartbeat_config *cfg, const heartbeat_env *env
 
     /* The thread takes no asynchronous signals: the process's handlers run
      * on the threads that expect EINTR, and reach us through the pipe. */
-    sigset_t all, old;
-    sigfillset(&all);
-    sigdelset(&all, SIGSEGV);
-    sigdelset(&all, SIGBUS);
-    sigdelset(&all, SIGFPE);
-    sigdelset(&all, SIGILL);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int prc = pthread_create(&hb->thread, NULL, thread_main, hb);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int prc = sig_thread_create(&hb->thread, thread_main, hb);
     if (prc != 0) {
         loom_error_set(err, LOOM_ERR_INTERNAL, "heartbeat: cannot start its thread: %s",
                        strerror(prc));

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/sig.h"
 #include "base/str.h"
 #include "surfaces/cli/render.h"
 #include "surfaces/cli/term_out.h"
@@ -770,14 +771,9 @@ void run_view_run(repl *r, const char *goal)
     loom_run_options ro = {.queue_events = true, .ask_user = ask_from_run, .ask_ctx = &v.ask};
     loom_status st;
     /* The run's threads inherit this mask: Ctrl-C stays with this thread. */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGUSR1);
-    sigaddset(&block, SIGUSR2);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
+    static const int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+    sigset_t old;
+    sig_block(handled, sizeof handled / sizeof *handled, &old);
     loom_run *run = loom_run_start(r->host.session, goal, &ro, &st);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!run) {

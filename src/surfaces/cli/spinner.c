@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/sig.h"
 #include "base/str.h"
 #include "base/termsafe.h"
 
@@ -138,11 +139,7 @@ spinner *spinner_new(FILE *out, pthread_mutex_t *lock, bool color)
     pthread_cond_init(&sp->wake, NULL);
     /* The spinner never handles a signal: SIGINT must reach the thread that
      * acts on it. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(&sp->thread, NULL, spin, sp);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = sig_thread_create(&sp->thread, spin, sp);
     if (rc != 0) {
         pthread_cond_destroy(&sp->wake);
         free(sp->label);
