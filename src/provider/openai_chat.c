@@ -32,6 +32,26 @@ static bool is_openai_host(const char *base_url)
     return n > an && strncasecmp(h + n - an, azure, an) == 0;
 }
 
+static json_t *text_part(const wire_block *b)
+{
+    json_t *p = json_object();
+    json_object_set_new(p, "type", json_string("text"));
+    json_object_set_new(p, "text", oai_jstr(b->text));
+    return p;
+}
+
+static json_t *image_part(const wire_block *b)
+{
+    char *url = oai_image_url(b);
+    json_t *p = json_object();
+    json_object_set_new(p, "type", json_string("image_url"));
+    json_t *iu = json_object();
+    json_object_set_new(iu, "url", oai_jstr(url));
+    json_object_set_new(p, "image_url", iu);
+    free(url);
+    return p;
+}
+
 /* The text and image parts of m that are (tail) or are not (!tail) in the
  * dynamic tail; NULL when there are none. */
 static json_t *user_content(const wire_message *m, bool tail)
@@ -54,28 +74,7 @@ static json_t *user_content(const wire_message *m, bool tail)
      * message needs them (several pieces, or an image). */
     if (n_text == 1 && n_img == 0)
         return oai_jstr(only->text);
-    json_t *parts = json_array();
-    for (size_t i = 0; i < m->n_blocks; i++) {
-        const wire_block *b = &m->blocks[i];
-        if (b->tail != tail)
-            continue;
-        if (b->kind == WIRE_BLOCK_TEXT) {
-            json_t *p = json_object();
-            json_object_set_new(p, "type", json_string("text"));
-            json_object_set_new(p, "text", oai_jstr(b->text));
-            json_array_append_new(parts, p);
-        } else if (b->kind == WIRE_BLOCK_IMAGE) {
-            char *url = oai_image_url(b);
-            json_t *p = json_object();
-            json_object_set_new(p, "type", json_string("image_url"));
-            json_t *iu = json_object();
-            json_object_set_new(iu, "url", oai_jstr(url));
-            json_object_set_new(p, "image_url", iu);
-            json_array_append_new(parts, p);
-            free(url);
-        }
-    }
-    return parts;
+    return oai_parts(m, tail, text_part, image_part);
 }
 
 /* Chat wants each tool answer as a role:"tool" message. The format has

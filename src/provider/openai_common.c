@@ -94,6 +94,26 @@ void oai_add_user(json_t *items, const wire_message *m,
     }
 }
 
+json_t *oai_parts(const wire_message *m, bool tail, json_t *(*text_part)(const wire_block *b),
+                  json_t *(*image_part)(const wire_block *b))
+{
+    json_t *parts = json_array();
+    for (size_t i = 0; i < m->n_blocks; i++) {
+        const wire_block *b = &m->blocks[i];
+        if (b->tail != tail)
+            continue;
+        if (b->kind == WIRE_BLOCK_TEXT)
+            json_array_append_new(parts, text_part(b));
+        else if (b->kind == WIRE_BLOCK_IMAGE)
+            json_array_append_new(parts, image_part(b));
+    }
+    if (json_array_size(parts) == 0) {
+        json_decref(parts);
+        return NULL;
+    }
+    return parts;
+}
+
 const char *oai_effort(int thinking_budget)
 {
     return thinking_budget < 4096 ? "low" : thinking_budget < 16384 ? "medium" : "high";

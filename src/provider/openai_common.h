@@ -46,6 +46,13 @@ void oai_add_user(json_t *items, const wire_message *m,
                   json_t *(*result_item)(const wire_block *b),
                   json_t *(*content)(const wire_message *m, bool tail));
 
+/* The parts of m's text and image blocks that are (tail) or are not
+ * (!tail) in the dynamic tail, in order, each made by text_part or
+ * image_part (the two APIs name and nest them differently); NULL when
+ * there are none. */
+json_t *oai_parts(const wire_message *m, bool tail, json_t *(*text_part)(const wire_block *b),
+                  json_t *(*image_part)(const wire_block *b));
+
 /* The effort level ("low", "medium", "high") both APIs take instead of a
  * reasoning token budget; the cut-offs are Loom's choice (the budget is
  * rarely tuned finely). */

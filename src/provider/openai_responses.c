@@ -29,35 +29,30 @@ static json_t *call_output(const wire_block *b)
     return o;
 }
 
+static json_t *input_text(const wire_block *b)
+{
+    json_t *p = json_object();
+    json_object_set_new(p, "type", json_string("input_text"));
+    json_object_set_new(p, "text", oai_jstr(b->text));
+    return p;
+}
+
+static json_t *input_image(const wire_block *b)
+{
+    char *url = oai_image_url(b);
+    json_t *p = json_object();
+    json_object_set_new(p, "type", json_string("input_image"));
+    json_object_set_new(p, "image_url", oai_jstr(url));
+    json_object_set_new(p, "detail", json_string("auto"));
+    free(url);
+    return p;
+}
+
 /* The input_text and input_image parts of m that are (tail) or are not
  * (!tail) in the dynamic tail; NULL when there are none. */
 static json_t *user_parts(const wire_message *m, bool tail)
 {
-    json_t *parts = json_array();
-    for (size_t i = 0; i < m->n_blocks; i++) {
-        const wire_block *b = &m->blocks[i];
-        if (b->tail != tail)
-            continue;
-        if (b->kind == WIRE_BLOCK_TEXT) {
-            json_t *p = json_object();
-            json_object_set_new(p, "type", json_string("input_text"));
-            json_object_set_new(p, "text", oai_jstr(b->text));
-            json_array_append_new(parts, p);
-        } else if (b->kind == WIRE_BLOCK_IMAGE) {
-            char *url = oai_image_url(b);
-            json_t *p = json_object();
-            json_object_set_new(p, "type", json_string("input_image"));
-            json_object_set_new(p, "image_url", oai_jstr(url));
-            json_object_set_new(p, "detail", json_string("auto"));
-            json_array_append_new(parts, p);
-            free(url);
-        }
-    }
-    if (json_array_size(parts) == 0) {
-        json_decref(parts);
-        return NULL;
-    }
-    return parts;
+    return oai_parts(m, tail, input_text, input_image);
 }
 
 /* Returns true when a reasoning item was sent back. */
