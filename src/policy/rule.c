@@ -80,17 +80,6 @@ const char *rule_home_dir(void)
 
 /* ---- paths ----------------------------------------------------------- */
 
-char *rule_join_path(const char *dir, const char *path)
-{
-    if (path[0] == '/')
-        return xstrdup(path);
-    loom_str s = LOOM_STR_INIT;
-    str_puts(&s, dir && *dir ? dir : "/");
-    str_putc(&s, '/');
-    str_puts(&s, path);
-    return str_steal(&s);
-}
-
 /* Follows the symlinks of an absolute path component by component, the
  * way the kernel does: ".." after a symlink climbs from its target. Once a
  * component does not exist, the rest is taken as written. */
@@ -167,7 +156,7 @@ char *perm_resolve_path(const char *path, const char *cwd)
 {
     if (!path)
         return NULL;
-    char *abs = rule_join_path(cwd, path);
+    char *abs = path_join(cwd, path);
     char *folded = path_fold(abs);
     char *res = rule_resolve_physical(folded);
     free(abs);
@@ -240,7 +229,7 @@ bool rule_patterns(const perm_rule *r, const char *cwd, const char *root, char *
 
 void rule_path_forms_make(rule_path_forms *f, const char *path, const char *cwd)
 {
-    char *abs = rule_join_path(cwd, path);
+    char *abs = path_join(cwd, path);
     f->lexical = path_fold(abs);
     f->resolved = rule_resolve_physical(f->lexical);
     f->physical = rule_resolve_physical(abs);

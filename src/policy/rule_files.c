@@ -79,7 +79,7 @@ void rule_files_track_cd(dirset *ds, const bash_cmd *c)
          * the non-interactive shells the Bash tool starts. */
         size_t n = ds->n;
         for (size_t k = 0; k < n; k++) {
-            char *j = rule_join_path(ds->d[k], target);
+            char *j = path_join(ds->d[k], target);
             dirs_add(ds, path_fold(j));
             free(j);
         }
@@ -293,7 +293,7 @@ static void check_file_word(bash_state *st, const dirset *ds, const char *w, uns
             if (!touch && !st_patterns(st, q, &plx, &prs))
                 continue;
             for (size_t k = 0; k < ds->n && !touch; k++) {
-                char *j = rule_join_path(ds->d[k], lit);
+                char *j = path_join(ds->d[k], lit);
                 char *f = path_fold(j);
                 touch = rule_touches_dir(plx, prs, f);
                 free(f);
@@ -344,7 +344,7 @@ static void glob_target_rules(bash_state *st, const dirset *ds, const char *w, u
     }
     size_t ndirs = t[0] == '/' ? 1 : ds->n;
     for (size_t k = 0; k < ndirs; k++) {
-        char *abs = rule_join_path(ds->d[k], t);
+        char *abs = path_join(ds->d[k], t);
         char *f = path_fold(abs);
         for (size_t q = 0; q < st->n; q++) {
             const perm_rule *r = st->v[q];

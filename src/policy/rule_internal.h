@@ -68,8 +68,6 @@ int rule_bad(loom_error *err, const char *text, const char *why);
 bool rule_in_set(const char *const *set, const char *s);
 path_family rule_family_of(const char *tool);
 const char *rule_home_dir(void);
-/* dir + "/" + path, or path when it is absolute. Caller frees. */
-char *rule_join_path(const char *dir, const char *path);
 /* The symlinks of an absolute path followed (rule.h: perm_resolve_path
  * without the folding); NULL on a loop. Caller frees. */
 char *rule_resolve_physical(const char *abs);
