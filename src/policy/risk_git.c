@@ -200,6 +200,9 @@ static bool git_maybe_push(const bash_cmd *c, size_t sub_at, risk_verdict *v)
     return false;
 }
 
+/* A flat list of independent rules, a few lines per git subcommand; kept
+ * as one function (a little over 150 lines), since cutting it would only
+ * scatter the list. */
 void risk_rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
 {
     size_t i = 1;
