@@ -200,9 +200,51 @@ static bool git_maybe_push(const bash_cmd *c, size_t sub_at, risk_verdict *v)
     return false;
 }
 
-/* A flat list of independent rules, a few lines per git subcommand; kept
- * as one function (a little over 150 lines), since cutting it would only
- * scatter the list. */
+/* git branch: -D (or -d -f) deletes unmerged work; only a plain listing
+ * is read-only. */
+static void git_branch(const bash_cmd *c, size_t a0, risk_verdict *v, bool *safe)
+{
+    bool del = risk_has_opt(c, a0, 'd', "--delete"), force = risk_has_opt(c, a0, 'f', "--force");
+    if (risk_has_opt(c, a0, 'D', NULL) || (del && force))
+        risk_raise(v, RISK_CONFIRM, "git.branch_force_delete",
+                 "git branch -D deletes a branch even when it is not merged; git branch -d "
+                 "refuses to lose commits");
+    size_t n = 0;
+    for (size_t k = a0; k < c->argc; k++)
+        n += c->argv[k][0] != '-';
+    *safe = n == 0 && !del && !force && !risk_has_opt(c, a0, 'm', "--move") &&
+            !risk_has_opt(c, a0, 'M', NULL) && !risk_has_opt(c, a0, 'c', "--copy") &&
+            !risk_has_opt(c, a0, 'C', NULL) && !risk_has_opt(c, a0, 'u', "--set-upstream-to") &&
+            !risk_has_opt(c, a0, 0, "--unset-upstream") && !risk_has_opt(c, a0, 0, "--edit-description");
+}
+
+/* git remote / tag / stash / config / reflog: read-only when listing;
+ * dropping stashes and expiring the reflog lose work for good. */
+static void git_listing(const bash_cmd *c, const char *sub, size_t a0, risk_verdict *v,
+                        bool *safe)
+{
+    bool listing = a0 >= c->argc || !strcmp(c->argv[a0], "-v") ||
+                   !strcmp(c->argv[a0], "--verbose") || !strcmp(c->argv[a0], "-l") ||
+                   !strcmp(c->argv[a0], "--list") || !strcmp(c->argv[a0], "list") ||
+                   !strcmp(c->argv[a0], "show") || !strcmp(c->argv[a0], "get-url") ||
+                   !strcmp(c->argv[a0], "--get") || !strcmp(c->argv[a0], "--get-all");
+    if (!strcmp(sub, "stash") && a0 < c->argc &&
+        (!strcmp(c->argv[a0], "drop") || !strcmp(c->argv[a0], "clear")))
+        risk_raise(v, RISK_CONFIRM, "git.stash_drop",
+                 "git stash %s deletes stashed changes for good", c->argv[a0]);
+    if (!strcmp(sub, "reflog") && a0 < c->argc &&
+        (!strcmp(c->argv[a0], "expire") || !strcmp(c->argv[a0], "delete")))
+        risk_raise(v, RISK_CONFIRM, "git.reflog_expire",
+                 "git reflog %s drops the record that lets lost commits be recovered",
+                 c->argv[a0]);
+    *safe = listing && strcmp(sub, "stash");
+    if (!strcmp(sub, "stash") && a0 < c->argc && !strcmp(c->argv[a0], "list"))
+        *safe = true;
+    if (!strcmp(sub, "stash") && a0 < c->argc && !strcmp(c->argv[a0], "show"))
+        *safe = true;
+}
+
+/* A flat list of independent rules, a few lines per git subcommand. */
 void risk_rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
 {
     size_t i = 1;
@@ -242,41 +284,12 @@ void risk_rule_git(const bash_cmd *c, risk_verdict *v, bool *safe)
     if (configured)
         *safe = false;
     if (!strcmp(sub, "branch")) {
-        bool del = risk_has_opt(c, a0, 'd', "--delete"), force = risk_has_opt(c, a0, 'f', "--force");
-        if (risk_has_opt(c, a0, 'D', NULL) || (del && force))
-            risk_raise(v, RISK_CONFIRM, "git.branch_force_delete",
-                     "git branch -D deletes a branch even when it is not merged; git branch -d "
-                     "refuses to lose commits");
-        size_t n = 0;
-        for (size_t k = a0; k < c->argc; k++)
-            n += c->argv[k][0] != '-';
-        *safe = n == 0 && !del && !force && !risk_has_opt(c, a0, 'm', "--move") &&
-                !risk_has_opt(c, a0, 'M', NULL) && !risk_has_opt(c, a0, 'c', "--copy") &&
-                !risk_has_opt(c, a0, 'C', NULL) && !risk_has_opt(c, a0, 'u', "--set-upstream-to") &&
-                !risk_has_opt(c, a0, 0, "--unset-upstream") && !risk_has_opt(c, a0, 0, "--edit-description");
+        git_branch(c, a0, v, safe);
         return;
     }
     if (!strcmp(sub, "remote") || !strcmp(sub, "tag") || !strcmp(sub, "stash") ||
         !strcmp(sub, "config") || !strcmp(sub, "reflog")) {
-        bool listing = a0 >= c->argc || !strcmp(c->argv[a0], "-v") ||
-                       !strcmp(c->argv[a0], "--verbose") || !strcmp(c->argv[a0], "-l") ||
-                       !strcmp(c->argv[a0], "--list") || !strcmp(c->argv[a0], "list") ||
-                       !strcmp(c->argv[a0], "show") || !strcmp(c->argv[a0], "get-url") ||
-                       !strcmp(c->argv[a0], "--get") || !strcmp(c->argv[a0], "--get-all");
-        if (!strcmp(sub, "stash") && a0 < c->argc &&
-            (!strcmp(c->argv[a0], "drop") || !strcmp(c->argv[a0], "clear")))
-            risk_raise(v, RISK_CONFIRM, "git.stash_drop",
-                     "git stash %s deletes stashed changes for good", c->argv[a0]);
-        if (!strcmp(sub, "reflog") && a0 < c->argc &&
-            (!strcmp(c->argv[a0], "expire") || !strcmp(c->argv[a0], "delete")))
-            risk_raise(v, RISK_CONFIRM, "git.reflog_expire",
-                     "git reflog %s drops the record that lets lost commits be recovered",
-                     c->argv[a0]);
-        *safe = listing && strcmp(sub, "stash");
-        if (!strcmp(sub, "stash") && a0 < c->argc && !strcmp(c->argv[a0], "list"))
-            *safe = true;
-        if (!strcmp(sub, "stash") && a0 < c->argc && !strcmp(c->argv[a0], "show"))
-            *safe = true;
+        git_listing(c, sub, a0, v, safe);
         return;
     }
     if (!strcmp(sub, "push")) {
