@@ -19,7 +19,7 @@
 #include "context/working.h"
 #include "heartbeat/heartbeat.h"
 #include "governance/governance.h"
-#include "runtime/event.h"
+#include "base/event.h"
 
 typedef struct queued {
     loom_event ev;

@@ -19,8 +19,8 @@
 
 #include "base/cancel.h"
 #include "base/error.h"
+#include "base/event.h"
 #include "context/control.h"
-#include "runtime/event.h"
 #include "runtime/run_state.h"
 #include "session/transcript.h"
 #include "tools/registry.h"

@@ -1,5 +1,5 @@
 /* event.c — building events in the one schema all surfaces share. */
-#include "runtime/event.h"
+#include "base/event.h"
 
 #include "base/clock.h"
 #include "base/uuid.h"
