@@ -33,6 +33,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Error codes, event types, run states and stop reasons, each with its
+ * fixed number and wire name. */
+#include "loom_protocol.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,7 +47,7 @@ const char *loom_version(void);
 /* ---- status ------------------------------------------------------------ */
 
 typedef struct loom_status {
-    int code;               /* 0 = ok; otherwise one of the error codes */
+    loom_error_code code;   /* LOOM_OK, or one of the codes of loom_protocol.h */
     const char *code_name;  /* "ok", "invalid_request", "model_overloaded", … */
     char message[1024];     /* what went wrong and where */
 } loom_status;
@@ -186,22 +190,7 @@ void loom_session_free(loom_session *session);
 
 /* ---- run --------------------------------------------------------------- */
 
-typedef enum {
-    LOOM_RUN_QUEUED,
-    LOOM_RUN_RUNNING,
-    LOOM_RUN_WAITING_APPROVAL,
-    LOOM_RUN_WAITING_EXTERNAL,
-    LOOM_RUN_PAUSED,
-    LOOM_RUN_COMPLETED,
-    LOOM_RUN_FAILED,
-    LOOM_RUN_CANCELLED,
-    LOOM_RUN_BLOCKED_BY_POLICY,
-    LOOM_RUN_BLOCKED_BY_CAPABILITY,
-} loom_run_state;
-
-/* The state's snake_case name ("completed", "waiting_approval", …). */
-const char *loom_run_state_name(loom_run_state state);
-
+/* loom_run_state (its values and loom_run_state_name) is in loom_protocol.h. */
 typedef struct loom_event {
     const char *type;   /* "token.delta", "tool.started", … */
     const char *json;   /* the whole event, one line of JSON */
@@ -209,6 +198,7 @@ typedef struct loom_event {
      * "reasoning"), so a renderer need not parse the JSON of every token. */
     const char *text;
     const char *channel;
+    loom_event_type kind; /* type as a number (LOOM_EV_TOKEN_DELTA, …) */
 } loom_event;
 
 typedef void (*loom_event_fn)(void *ctx, const loom_event *ev);
@@ -251,6 +241,9 @@ loom_run_state loom_run_wait(loom_run *run);
 /* After the end: {"state","result","stop_reason","num_turns","usage",
  * "cost_usd","error":{code,message}?} as JSON text (owned by the run). */
 const char *loom_run_result_json(const loom_run *run);
+/* After the end: why the run stopped (the result's stop_reason as a
+ * number); LOOM_STOP_NONE while it is still going. */
+loom_stop_reason loom_run_stop_reason(const loom_run *run);
 /* Answers a pending approval (an approval.requested event's approval_id):
  * decision is "allow" (once), "allow_always" (also writes an allow rule to
  * .loom/settings.local.json) or "deny"; reason (may be NULL) goes back to

@@ -51,12 +51,12 @@ static int64_t history_tokens(loom_session *s)
 }
 
 /* Keeps the last warning's message: why a compaction was skipped. */
-static void keep_warning(void *ctx, const char *type, event_visibility vis, const char *corr,
+static void keep_warning(void *ctx, loom_event_type type, loom_visibility vis, const char *corr,
                          json_t *payload)
 {
     (void)vis, (void)corr;
     char **msg = ctx;
-    if (!strcmp(type, EV_WARNING_EMITTED)) {
+    if (type == LOOM_EV_WARNING_EMITTED) {
         free(*msg);
         *msg = xstrdup(json_get_str(payload, "message", ""));
     }

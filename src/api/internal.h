@@ -76,7 +76,7 @@ void api_session_add_usage(loom_session *s, const wire_usage *u);
 /* Fills st from an internal error (st may be NULL). */
 void api_status_from(loom_status *st, const loom_error *err);
 void api_status_ok(loom_status *st);
-int api_status_set(loom_status *st, loom_code code, const char *fmt, ...)
+int api_status_set(loom_status *st, loom_error_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);

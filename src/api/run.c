@@ -49,20 +49,19 @@ struct loom_run {
     pthread_cond_t cond;
     queued *head, *tail;
     bool done;
-    char *result_json;
+        char *result_json;
+    loom_stop_reason stop_reason; /* set with result_json */
 };
 
-const char *loom_run_state_name(loom_run_state s)
-{
-    return run_state_name((run_state_kind)s);
-}
 
-static void deliver(loom_run *r, const char *type, json_t *ev)
+
+static void deliver(loom_run *r, loom_event_type kind, json_t *ev)
 {
+    const char *type = loom_event_type_name(kind);
     char *json = json_dump_compact(ev);
     const json_t *payload = json_object_get(ev, "payload");
     char *text = NULL, *channel = NULL;
-    if (!strcmp(type, EV_TOKEN_DELTA)) {
+    if (kind == LOOM_EV_TOKEN_DELTA) {
         text = xstrdup(json_string_value(json_object_get(payload, "text")));
         channel = xstrdup(json_string_value(json_object_get(payload, "channel")));
     }
@@ -74,7 +73,7 @@ static void deliver(loom_run *r, const char *type, json_t *ev)
     }
     pthread_mutex_lock(&r->lock);
     if (r->opts.on_event) {
-        loom_event e = {type, json, text, channel};
+        loom_event e = {type, json, text, channel, kind};
         r->opts.on_event(r->opts.event_ctx, &e);
     }
     if (r->opts.queue_events) {
@@ -85,6 +84,7 @@ static void deliver(loom_run *r, const char *type, json_t *ev)
         q->ev.json = q->json;
         q->ev.text = q->text = text;
         q->ev.channel = q->channel = channel;
+        q->ev.kind = kind;
         text = channel = NULL;
         if (r->tail)
             r->tail->next = q;
@@ -100,16 +100,16 @@ static void deliver(loom_run *r, const char *type, json_t *ev)
     free(channel);
 }
 
-static void emit(void *ctx, const char *type, event_visibility vis, const char *corr,
+static void emit(void *ctx, loom_event_type type, loom_visibility vis, const char *corr,
                  json_t *payload)
 {
     loom_run *r = ctx;
     deliver(r, type, event_make(r->run_id, type, vis, corr, payload));
 }
 
-static void emit_simple(void *ctx, const char *type, json_t *payload)
+static void emit_simple(void *ctx, loom_event_type type, json_t *payload)
 {
-    emit(ctx, type, EV_VIS_USER, NULL, payload);
+    emit(ctx, type, LOOM_VIS_USER, NULL, payload);
 }
 
 static char *ask_user(void *ctx, const json_t *questions)
@@ -135,10 +135,9 @@ static void on_heartbeat_event(void *ctx, const surface_event *ev, interrupt_act
 {
     loom_run *r = ctx;
     static const char *const actions[] = {"queue", "request", "force"};
-    json_t *payload = json_pack(
-        "{s:s,s:s,s:s,s:s,s:s,s:s,s:f}", "event_id", ev->id, "fingerprint", ev->fingerprint,
-        "source", ev->source, "summary", ev->summary, "urgency", event_urgency_name(ev->urgency),
-        "action", actions[action], "delta_h", delta_h);
+    json_t *payload = event_heartbeat_event(ev->id, ev->fingerprint, ev->source, ev->summary,
+                                            event_urgency_name(ev->urgency), actions[action],
+                                            delta_h);
     bool ends_run = !strcmp(ev->source, "external_signal") && ev->urgency == EVENT_CRITICAL;
     if (ends_run) {
         /* SIGINT / SIGTERM from outside: the run stops, resumable, and says
@@ -149,7 +148,7 @@ static void on_heartbeat_event(void *ctx, const surface_event *ev, interrupt_act
             json_decref(copy);
         atomic_store(&r->cancel, CANCEL_RUN);
     }
-    emit(r, "heartbeat.event", EV_VIS_USER, ev->id, payload);
+    emit(r, LOOM_EV_HEARTBEAT_EVENT, LOOM_VIS_USER, ev->id, payload);
     if (ends_run)
         return;
     if (action == INTERRUPT_FORCE)
@@ -181,9 +180,8 @@ static heartbeat *start_heartbeat(loom_run *r)
         hb = heartbeat_start(&a->heartbeat, &env, &err);
     }
     if (!hb)
-        emit(r, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-             json_pack("{s:s,s:s+}", "kind", "heartbeat", "message",
-                       "the heartbeat could not start: ", err.message));
+        emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+             event_warningf("heartbeat", "the heartbeat could not start: %s", err.message));
     str_free(&journal_path);
     if (hb && heartbeat_takes_signals(hb)) {
         /* `loom signal SESSION` finds this process here. */
@@ -215,10 +213,8 @@ static json_t *stop_heartbeat(loom_run *r, heartbeat *hb)
     heartbeat_stats st;
     heartbeat_stop(hb, &st);
     double share = st.wall_ns > 0 ? (double)st.cpu_ns / (double)st.wall_ns : 0;
-    return json_pack("{s:I,s:I,s:I,s:f,s:f,s:f}", "ticks", (json_int_t)st.ticks, "events",
-                     (json_int_t)st.emitted, "gated", (json_int_t)st.gated, "cpu_ms",
-                     (double)st.cpu_ns / 1e6, "wall_ms", (double)st.wall_ns / 1e6,
-                     "cpu_share", share);
+    return event_run_heartbeat(st.ticks, st.emitted, st.gated, (double)st.cpu_ns / 1e6,
+                               (double)st.wall_ns / 1e6, share);
 }
 
 int loom_run_signal(loom_run *r, const char *name)
@@ -230,36 +226,19 @@ int loom_run_signal(loom_run *r, const char *name)
     return rc;
 }
 
-static json_t *result_object(loom_run *r, const loop_result *res)
-{
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o}", "state", run_state_name(res->state),
-                          "result", res->final_text ? res->final_text : "", "stop_reason",
-                          res->stop_reason ? res->stop_reason : "", "session_id",
-                          loom_session_id(r->session), "num_turns", res->turns, "usage",
-                          wire_usage_to_json(&res->usage));
-    if (res->cost_usd >= 0)
-        json_object_set_new(o, "cost_usd", json_real(res->cost_usd));
-    if (res->err.code != LOOM_OK)
-        json_object_set_new(o, "error", json_pack("{s:s,s:s}", "code",
-                                                  loom_code_name(res->err.code), "message",
-                                                  res->err.message));
-    if (res->interrupt)
-        json_object_set(o, "interrupt", res->interrupt);
-    return o;
-}
+
 
 static void *run_main(void *arg)
 {
     loom_run *r = arg;
     loom_session *s = r->session;
     loom_agent *a = s->agent;
-    atomic_store(&r->state, RUN_RUNNING);
+    atomic_store(&r->state, LOOM_RUN_RUNNING);
     const char *mode = api_value(a->values, "permission_mode");
-    emit(r, EV_RUN_STATE_CHANGED, EV_VIS_USER, NULL,
-         json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "state", "running", "session_id",
-                   loom_session_id(s), "model", a->provider.model, "provider",
-                   provider_kind_name(a->provider.kind), "cwd", a->cwd, "permission_mode",
-                   mode ? mode : "default"));
+    emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL,
+         event_run_started(loom_session_id(s), a->provider.model,
+                           provider_kind_name(a->provider.kind), a->cwd,
+                           mode ? mode : "default"));
     tool_ctx tctx = {
         .cwd = a->cwd,
         .session_id = loom_session_id(s),
@@ -279,8 +258,8 @@ static void *run_main(void *arg)
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;
     for (size_t i = 0; s->gov && i < s->gov->n_warnings; i++)
-        emit(r, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-             json_pack("{s:s,s:s}", "kind", "settings", "message", s->gov->warnings[i]));
+        emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+             event_warning("settings", s->gov->warnings[i]));
     loop_io io;
     api_session_io(s, &io);
     io.tools = &tctx;
@@ -298,13 +277,16 @@ static void *run_main(void *arg)
 
     api_session_add_usage(s, &res.usage);
 
-    json_t *result = result_object(r, &res);
+    json_t *result = event_run_ended(res.state, res.final_text, res.stop_reason,
+                                     loom_session_id(s), res.turns, wire_usage_to_json(&res.usage),
+                                     res.cost_usd, res.err.code, res.err.message, res.interrupt);
     if (hb_stats)
         json_object_set_new(result, "heartbeat", hb_stats);
     char *text = json_dump_compact(result);
-    emit(r, EV_RUN_STATE_CHANGED, EV_VIS_USER, NULL, result);
+    emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, result);
     pthread_mutex_lock(&r->lock);
     r->result_json = text;
+    r->stop_reason = res.stop_reason;
     atomic_store(&r->state, res.state);
     r->done = true;
     pthread_cond_broadcast(&r->cond);
@@ -327,7 +309,7 @@ loom_run *loom_run_start(loom_session *s, const char *goal, const loom_run_optio
     if (opts)
         r->opts = *opts;
     atomic_init(&r->cancel, 0);
-    atomic_init(&r->state, RUN_QUEUED);
+    atomic_init(&r->state, LOOM_RUN_QUEUED);
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->cond, NULL);
     if (pthread_create(&r->thread, NULL, run_main, r) != 0) {
@@ -411,6 +393,11 @@ loom_run_state loom_run_wait(loom_run *r)
 const char *loom_run_result_json(const loom_run *r)
 {
     return r->result_json;
+}
+
+loom_stop_reason loom_run_stop_reason(const loom_run *r)
+{
+    return r->result_json ? r->stop_reason : LOOM_STOP_NONE;
 }
 
 int loom_run_answer(loom_run *r, const char *approval_id, const char *decision,

@@ -10,7 +10,7 @@ void api_status_ok(loom_status *st)
     if (!st)
         return;
     st->code = 0;
-    st->code_name = loom_code_name(LOOM_OK);
+    st->code_name = loom_error_code_name(LOOM_OK);
     st->message[0] = '\0';
 }
 
@@ -19,15 +19,15 @@ void api_status_from(loom_status *st, const loom_error *err)
     if (!st)
         return;
     st->code = (int)err->code;
-    st->code_name = loom_code_name(err->code);
+    st->code_name = loom_error_code_name(err->code);
     snprintf(st->message, sizeof st->message, "%s", err->message);
 }
 
-int api_status_set(loom_status *st, loom_code code, const char *fmt, ...)
+int api_status_set(loom_status *st, loom_error_code code, const char *fmt, ...)
 {
     if (st) {
         st->code = (int)code;
-        st->code_name = loom_code_name(code);
+        st->code_name = loom_error_code_name(code);
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(st->message, sizeof st->message, fmt, ap);

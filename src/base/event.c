@@ -1,27 +1,254 @@
-/* event.c — building events in the one schema all surfaces share. */
+/* event.c — building events in the one schema all surfaces share, and
+ * each type's payload (see event.h for why this sits in base/). */
 #include "base/event.h"
 
+#include <assert.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
 #include "base/clock.h"
+#include "base/str.h"
+#include "base/utf8.h"
 #include "base/uuid.h"
 
-const char *event_visibility_name(event_visibility vis)
-{
-    switch (vis) {
-    case EV_VIS_SYSTEM: return "system";
-    case EV_VIS_AUDIT: return "audit";
-    case EV_VIS_USER: break;
-    }
-    return "user";
-}
-
-json_t *event_make(const char *run_id, const char *type, event_visibility vis,
+json_t *event_make(const char *run_id, loom_event_type type, loom_visibility vis,
                    const char *correlation_id, json_t *payload)
 {
     char id[UUID_STR_LEN], ts[32];
     uuid_v7(id);
     clock_iso8601(clock_wall_ms(), ts);
+    const char *name = loom_event_type_name(type);
+    assert(name); /* an emitter passed a number that is not a type */
     return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s?,s:o}", "event_id", id, "run_id",
-                     run_id ? run_id : "", "type", type, "ts", ts, "visibility",
-                     event_visibility_name(vis), "correlation_id", correlation_id, "payload",
+                     run_id ? run_id : "", "type", name ? name : "", "ts", ts, "visibility",
+                     loom_visibility_name(vis), "correlation_id", correlation_id, "payload",
                      payload ? payload : json_object());
+}
+
+json_t *event_token_delta(const char *channel, const char *text, size_t n)
+{
+    return json_pack("{s:s,s:s%}", "channel", channel, "text", text, n);
+}
+
+json_t *event_stream_restarted(const char *reason, int attempt, const char *message)
+{
+    return json_pack("{s:s,s:i,s:s}", "reason", reason, "attempt", attempt, "message",
+                     message ? message : "");
+}
+
+/* --- warning.emitted ------------------------------------------------------ */
+
+json_t *event_warning(const char *kind, const char *message)
+{
+    return json_pack("{s:s,s:s}", "kind", kind, "message", message);
+}
+
+json_t *event_warningf(const char *kind, const char *fmt, ...)
+{
+    loom_str msg = LOOM_STR_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    str_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    json_t *p = event_warning(kind, str_cstr(&msg));
+    str_free(&msg);
+    return p;
+}
+
+json_t *event_warning_model_retry(const char *message, loom_error_code code, int attempt,
+                                  double delay_s)
+{
+    return json_pack("{s:s,s:s,s:s,s:i,s:f}", "kind", "model_retry", "message", message, "code",
+                     loom_error_code_name(code), "attempt", attempt, "delay_s", delay_s);
+}
+
+json_t *event_warning_tool_loop(const char *message, const char *tool, int repeats)
+{
+    return json_pack("{s:s,s:s,s:s,s:i}", "kind", "tool_loop", "message", message, "tool", tool,
+                     "repeats", repeats);
+}
+
+json_t *event_warning_fallback_model(const char *message, const char *model)
+{
+    return json_pack("{s:s,s:s,s:s}", "kind", "fallback_model", "message", message, "model",
+                     model);
+}
+
+json_t *event_warning_prompt_too_long(const char *message, int64_t context_window)
+{
+    return json_pack("{s:s,s:s,s:I}", "kind", "prompt_too_long", "message", message,
+                     "context_window", (json_int_t)context_window);
+}
+
+json_t *event_warning_compaction_skipped(const char *trigger, const char *fmt, ...)
+{
+    loom_str msg = LOOM_STR_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    str_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    json_t *p = json_pack("{s:s,s:s,s:s}", "kind", "compaction_skipped", "trigger", trigger,
+                          "message", str_cstr(&msg));
+    str_free(&msg);
+    return p;
+}
+
+json_t *event_warning_compaction_failed(const char *trigger, const char *message, int failures)
+{
+    return json_pack("{s:s,s:s,s:s,s:i}", "kind", "compaction_failed", "trigger", trigger,
+                     "message", message, "failures", failures);
+}
+
+/* --- hooks, model calls, tools -------------------------------------------- */
+
+json_t *event_hook_output(const char *event, const char *hook, const char *output)
+{
+    return json_pack("{s:s,s:s,s:s}", "event", event, "hook", hook ? hook : "", "output", output);
+}
+
+json_t *event_model_completed(int turn, loom_stop_reason stop, const char *request_id,
+                              json_t *usage, double cost_usd)
+{
+    return json_pack("{s:i,s:s,s:s?,s:o,s:f}", "turn", turn, "stop_reason",
+                     loom_stop_reason_name(stop), "request_id", request_id, "usage", usage,
+                     "cost_usd", cost_usd);
+}
+
+json_t *event_model_usage(const char *purpose, const char *tool, int calls, json_t *usage,
+                          double cost_usd)
+{
+    return json_pack("{s:s,s:s?,s:i,s:o,s:f}", "purpose", purpose, "tool", tool, "calls", calls,
+                     "usage", usage, "cost_usd", cost_usd);
+}
+
+json_t *event_model_usage_compaction(json_t *usage, double cost_usd)
+{
+    return json_pack("{s:s,s:o,s:f}", "purpose", "compaction", "usage", usage, "cost_usd",
+                     cost_usd);
+}
+
+json_t *event_tool_started(const char *call_id, const char *tool, const json_t *input)
+{
+    return json_pack("{s:s,s:s,s:O}", "call_id", call_id, "tool", tool, "input", input);
+}
+
+json_t *event_tool_finished(const char *call_id, const char *tool, bool is_error,
+                            int64_t started_us, int64_t finished_us, const char *text, size_t n,
+                            const char *failed_step, const json_t *raw)
+{
+    /* The event carries a preview; the whole result is in the session. */
+    size_t preview = n < EVENT_TOOL_PREVIEW ? n : EVENT_TOOL_PREVIEW;
+    while (preview < n && preview > 0 && ((unsigned char)text[preview] & 0xC0) == 0x80)
+        preview--;
+    /* Tool output need not be UTF-8 (a binary file, a terminal escape cut in
+     * half); json_pack would refuse it and the event would lose its payload,
+     * so bad bytes become U+FFFD here as they do in the session record. */
+    size_t clean_len;
+    char *clean = utf8_sanitize(text ? text : "", preview, &clean_len);
+    json_t *payload = json_pack(
+        "{s:s,s:s,s:b,s:I,s:I,s:I,s:s%,s:I}", "call_id", call_id, "tool", tool, "is_error",
+        is_error, "started_us", (json_int_t)started_us, "finished_us", (json_int_t)finished_us,
+        "duration_ms", (json_int_t)((finished_us - started_us) / 1000), "output", clean,
+        clean_len, "output_chars", (json_int_t)n);
+    free(clean);
+    assert(payload);
+    if (failed_step)
+        json_object_set_new(payload, "failed_step", json_string(failed_step));
+    if (raw)
+        json_object_set(payload, "raw", (json_t *)raw);
+    return payload;
+}
+
+/* --- approvals ------------------------------------------------------------ */
+
+json_t *event_approval_requested(const char *approval_id, const char *tool, const char *message,
+                                 const json_t *input, const char *question, json_t *always)
+{
+    return json_pack("{s:s,s:s,s:s,s:O,s:s,s:o}", "approval_id", approval_id, "tool", tool,
+                     "message", message, "input", input, "question", question, "always",
+                     always);
+}
+
+json_t *event_approval_resolved(const char *approval_id, const char *tool, bool approved,
+                                json_t *always)
+{
+    return json_pack("{s:s,s:s,s:b,s:o}", "approval_id", approval_id, "tool", tool, "approved",
+                     approved, "always", always ? always : json_null());
+}
+
+/* --- context -------------------------------------------------------------- */
+
+json_t *event_context_compaction_started(const char *trigger, int64_t tokens_before)
+{
+    return json_pack("{s:s,s:I}", "trigger", trigger, "tokens_before", (json_int_t)tokens_before);
+}
+
+json_t *event_context_compacted_summary(const char *trigger, bool background,
+                                        int64_t tokens_before, int64_t tokens_after)
+{
+    return json_pack("{s:s,s:s,s:b,s:I,s:I,s:I}", "step", "compact", "trigger", trigger,
+                     "background", background, "tokens_before", (json_int_t)tokens_before,
+                     "tokens_after", (json_int_t)tokens_after, "saved_tokens",
+                     (json_int_t)(tokens_before - tokens_after));
+}
+
+json_t *event_context_compacted_step(const char *step, int64_t saved_tokens, double rho)
+{
+    return json_pack("{s:s,s:s,s:I,s:f}", "step", step, "trigger", "auto", "saved_tokens",
+                     (json_int_t)saved_tokens, "rho", rho);
+}
+
+json_t *event_context_renewed(const char *reason, int turn, int64_t tokens_before,
+                              int64_t tokens_after, int items, int kept, int core,
+                              const char *mf_dir)
+{
+    return json_pack("{s:s,s:i,s:I,s:I,s:i,s:i,s:i,s:s?}", "reason", reason, "turn", turn,
+                     "tokens_before", (json_int_t)tokens_before, "tokens_after",
+                     (json_int_t)tokens_after, "items", items, "kept", kept, "core", core,
+                     "mf_dir", mf_dir);
+}
+
+/* --- heartbeat and the run ------------------------------------------------ */
+
+json_t *event_heartbeat_event(const char *event_id, const char *fingerprint, const char *source,
+                              const char *summary, const char *urgency, const char *action,
+                              double delta_h)
+{
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:f}", "event_id", event_id, "fingerprint",
+                     fingerprint, "source", source, "summary", summary, "urgency", urgency,
+                     "action", action, "delta_h", delta_h);
+}
+
+json_t *event_run_started(const char *session_id, const char *model, const char *provider,
+                          const char *cwd, const char *permission_mode)
+{
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "state",
+                     loom_run_state_name(LOOM_RUN_RUNNING), "session_id", session_id, "model",
+                     model, "provider", provider, "cwd", cwd, "permission_mode", permission_mode);
+}
+
+json_t *event_run_ended(loom_run_state state, const char *result, loom_stop_reason stop,
+                        const char *session_id, int num_turns, json_t *usage, double cost_usd,
+                        loom_error_code code, const char *error_message, json_t *interrupt)
+{
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o}", "state", loom_run_state_name(state),
+                          "result", result ? result : "", "stop_reason",
+                          loom_stop_reason_name(stop), "session_id", session_id, "num_turns",
+                          num_turns, "usage", usage);
+    if (cost_usd >= 0)
+        json_object_set_new(o, "cost_usd", json_real(cost_usd));
+    if (code != LOOM_OK)
+        json_object_set_new(o, "error", json_pack("{s:s,s:s}", "code", loom_error_code_name(code),
+                                                  "message", error_message));
+    if (interrupt)
+        json_object_set(o, "interrupt", interrupt);
+    return o;
+}
+
+json_t *event_run_heartbeat(uint64_t ticks, uint64_t events, uint64_t gated, double cpu_ms,
+                            double wall_ms, double cpu_share)
+{
+    return json_pack("{s:I,s:I,s:I,s:f,s:f,s:f}", "ticks", (json_int_t)ticks, "events",
+                     (json_int_t)events, "gated", (json_int_t)gated, "cpu_ms", cpu_ms, "wall_ms",
+                     wall_ms, "cpu_share", cpu_share);
 }

@@ -1,34 +1,134 @@
-/* event.h — the run's event record: one type, one schema (seed 000 §11).
+/* event.h — the run's events: the one record every surface consumes, and
+ * the typed constructor of each type's payload (seed 000 §11).
  *
- * {event_id, run_id, type, ts, visibility, correlation_id, payload}. Every
- * surface (REPL renderer, stream-json, SSE, ACP) consumes these. Types are
- * only ever added, never renamed. */
-#ifndef LOOM_RUNTIME_EVENT_H
-#define LOOM_RUNTIME_EVENT_H
+ * {event_id, run_id, type, ts, visibility, correlation_id, payload}. The
+ * types, their numbers and names are loom_event_type in
+ * include/loom_protocol.h; docs/events.md says what each payload holds, and
+ * the constructors below are the only place a payload's shape is written
+ * (key order included: the JSON on the wire is compared byte for byte).
+ *
+ * Why base/ and not runtime/: the loop emits most events, but the
+ * governance pipeline (below the loop) emits hook.output, warning.emitted
+ * and the approval events through its port, and the loop emits the same
+ * hook.output and warning shapes; one definition both can include must sit
+ * below both. The constructors take plain values (strings, numbers, JSON)
+ * so this file still depends on nothing in Loom but base/.
+ *
+ * Every constructor returns a new reference (the payload, to be handed to
+ * an emit port, which steals it). Pure; any thread. */
+#ifndef LOOM_BASE_EVENT_H
+#define LOOM_BASE_EVENT_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#define EV_TOKEN_DELTA "token.delta"
-#define EV_RUN_STATE_CHANGED "run.state_changed"
-#define EV_TOOL_STARTED "tool.started"
-#define EV_TOOL_FINISHED "tool.finished"
-#define EV_TOOL_FAILED "tool.failed"
-#define EV_APPROVAL_REQUESTED "approval.requested"
-#define EV_APPROVAL_RESOLVED "approval.resolved"
-#define EV_ARTIFACT_CREATED "artifact.created"
-#define EV_AGENT_SPAWNED "agent.spawned"
-#define EV_AGENT_COMPLETED "agent.completed"
-#define EV_WARNING_EMITTED "warning.emitted"
-/* A model call starts over (retry, fallback model, a re-sent request): the
- * token.delta text of the call so far is void and must be dropped. */
-#define EV_STREAM_RESTARTED "stream.restarted"
+#include "loom_protocol.h"
 
-typedef enum { EV_VIS_USER, EV_VIS_SYSTEM, EV_VIS_AUDIT } event_visibility;
-
-/* A new event object; payload is stolen (NULL → {}). correlation_id may be
+/* The whole event; payload is stolen (NULL → {}). correlation_id may be
  * NULL (serialized as null). */
-json_t *event_make(const char *run_id, const char *type, event_visibility vis,
+json_t *event_make(const char *run_id, loom_event_type type, loom_visibility vis,
                    const char *correlation_id, json_t *payload);
-const char *event_visibility_name(event_visibility vis);
+
+/* ---- payloads, one constructor per shape ---------------------------------- */
+
+/* token.delta: {channel: "text"|"reasoning", text} — text is n bytes. */
+json_t *event_token_delta(const char *channel, const char *text, size_t n);
+/* stream.restarted: {reason, attempt, message} (message NULL → ""). */
+json_t *event_stream_restarted(const char *reason, int attempt, const char *message);
+
+/* warning.emitted: {kind, message}. */
+json_t *event_warning(const char *kind, const char *message);
+/* warning.emitted: {kind, message} with a printf-style message. */
+json_t *event_warningf(const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* warning.emitted of kind model_retry: {kind, message, code, attempt, delay_s}. */
+json_t *event_warning_model_retry(const char *message, loom_error_code code, int attempt,
+                                  double delay_s);
+/* kind tool_loop: {kind, message, tool, repeats}. */
+json_t *event_warning_tool_loop(const char *message, const char *tool, int repeats);
+/* kind fallback_model: {kind, message, model}. */
+json_t *event_warning_fallback_model(const char *message, const char *model);
+/* kind prompt_too_long: {kind, message, context_window}. */
+json_t *event_warning_prompt_too_long(const char *message, int64_t context_window);
+/* kind compaction_skipped: {kind, trigger, message} (printf-style). */
+json_t *event_warning_compaction_skipped(const char *trigger, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* kind compaction_failed: {kind, trigger, message, failures}. */
+json_t *event_warning_compaction_failed(const char *trigger, const char *message, int failures);
+
+/* hook.output: {event, hook, output} (hook NULL → ""). */
+json_t *event_hook_output(const char *event, const char *hook, const char *output);
+
+/* model.completed: {turn, stop_reason, request_id (null when NULL), usage
+ * (stolen), cost_usd}. */
+json_t *event_model_completed(int turn, loom_stop_reason stop, const char *request_id,
+                              json_t *usage, double cost_usd);
+/* model.usage of a call besides the turns: {purpose, tool (null when NULL),
+ * calls, usage (stolen), cost_usd}. */
+json_t *event_model_usage(const char *purpose, const char *tool, int calls, json_t *usage,
+                          double cost_usd);
+/* model.usage of a compaction: {purpose: "compaction", usage (stolen), cost_usd}. */
+json_t *event_model_usage_compaction(json_t *usage, double cost_usd);
+
+/* tool.started: {call_id, tool, input} (input borrowed). */
+json_t *event_tool_started(const char *call_id, const char *tool, const json_t *input);
+/* tool.finished / tool.failed: {call_id, tool, is_error, started_us,
+ * finished_us, duration_ms, output, output_chars, failed_step?, raw?}. The
+ * output is a preview of text (n bytes): at most EVENT_TOOL_PREVIEW bytes,
+ * cut on a character boundary, bad UTF-8 as U+FFFD; the whole result is in
+ * the session. failed_step may be NULL; raw is borrowed, may be NULL. */
+#define EVENT_TOOL_PREVIEW 2000
+json_t *event_tool_finished(const char *call_id, const char *tool, bool is_error,
+                            int64_t started_us, int64_t finished_us, const char *text, size_t n,
+                            const char *failed_step, const json_t *raw);
+
+/* approval.requested: {approval_id, tool, message, input (borrowed),
+ * question, always (stolen)}. */
+json_t *event_approval_requested(const char *approval_id, const char *tool, const char *message,
+                                 const json_t *input, const char *question, json_t *always);
+/* approval.resolved: {approval_id, tool, approved, always (stolen; NULL →
+ * null)}. */
+json_t *event_approval_resolved(const char *approval_id, const char *tool, bool approved,
+                                json_t *always);
+
+/* context.compaction_started: {trigger, tokens_before}. */
+json_t *event_context_compaction_started(const char *trigger, int64_t tokens_before);
+/* context.compacted by a model-written summary: {step: "compact", trigger,
+ * background, tokens_before, tokens_after, saved_tokens}. */
+json_t *event_context_compacted_summary(const char *trigger, bool background,
+                                        int64_t tokens_before, int64_t tokens_after);
+/* context.compacted by a local ladder step: {step, trigger: "auto",
+ * saved_tokens, rho}. */
+json_t *event_context_compacted_step(const char *step, int64_t saved_tokens, double rho);
+/* context.renewed: {reason, turn, tokens_before, tokens_after, items, kept,
+ * core, mf_dir (null when NULL)}. */
+json_t *event_context_renewed(const char *reason, int turn, int64_t tokens_before,
+                              int64_t tokens_after, int items, int kept, int core,
+                              const char *mf_dir);
+
+/* heartbeat.event: {event_id, fingerprint, source, summary, urgency,
+ * action, delta_h}. */
+json_t *event_heartbeat_event(const char *event_id, const char *fingerprint, const char *source,
+                              const char *summary, const char *urgency, const char *action,
+                              double delta_h);
+
+/* run.state_changed at the start: {state: "running", session_id, model,
+ * provider, cwd, permission_mode}. */
+json_t *event_run_started(const char *session_id, const char *model, const char *provider,
+                          const char *cwd, const char *permission_mode);
+/* run.state_changed at the end, which is also the run's result
+ * (loom_run_result_json): {state, result, stop_reason, session_id,
+ * num_turns, usage (stolen), cost_usd (absent when < 0), error:{code,
+ * message} (absent when code is LOOM_OK), interrupt (borrowed; absent when
+ * NULL)}. */
+json_t *event_run_ended(loom_run_state state, const char *result, loom_stop_reason stop,
+                        const char *session_id, int num_turns, json_t *usage, double cost_usd,
+                        loom_error_code code, const char *error_message, json_t *interrupt);
+/* The run-end payload's "heartbeat": {ticks, events, gated, cpu_ms,
+ * wall_ms, cpu_share}. */
+json_t *event_run_heartbeat(uint64_t ticks, uint64_t events, uint64_t gated, double cpu_ms,
+                            double wall_ms, double cpu_share);
 
 #endif

@@ -16,7 +16,7 @@
 
 #include "base/str.h"
 
-static loom_code code_for_errno(int e)
+static loom_error_code code_for_errno(int e)
 {
     return e == ENOENT ? LOOM_ERR_RESOURCE_NOT_FOUND : LOOM_ERR_IO;
 }

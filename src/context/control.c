@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/event.h"
 #include "base/json.h"
+
 #include "base/log.h"
 #include "context/compact.h"
 #include "context/renew.h"
@@ -40,7 +42,7 @@ static const ladder_config *ladder_of(const context_config *conf, ladder_config 
 
 /* --- the port ------------------------------------------------------------- */
 
-static void port_emit(const context_env *env, const char *type, json_t *payload)
+static void port_emit(const context_env *env, loom_event_type type, json_t *payload)
 {
     if (env->port.emit)
         env->port.emit(env->port.ctx, type, payload);
@@ -294,10 +296,9 @@ static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
     }
     if (!compact_has_new_history(view, n)) {
         /* seed 001 §8.2: a summary of a summary degenerates; say so, once. */
-        port_warn(env, json_pack("{s:s,s:s,s:s}", "kind", "compaction_skipped", "trigger",
-                                 trigger, "message",
-                                 "nothing new since the last compaction: not compacting "
-                                 "again"));
+        port_warn(env, event_warning_compaction_skipped(trigger, "nothing new since the last "
+                                                                "compaction: not compacting "
+                                                                "again"));
         free(view);
         json_decref(keep);
         return NULL;
@@ -307,9 +308,9 @@ static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
                   json_pack("{s:s,s:s}", "trigger", trigger, "custom_instructions",
                             instructions ? instructions : ""),
                   &why)) {
-        port_warn(env, json_pack("{s:s,s:s,s:s+}", "kind", "compaction_skipped", "trigger",
-                                 trigger, "message", "a PreCompact hook blocked compaction: ",
-                                 why ? why : "no reason given"));
+        port_warn(env, event_warning_compaction_skipped(
+                           trigger, "a PreCompact hook blocked compaction: %s",
+                           why ? why : "no reason given"));
         free(why);
         free(view);
         json_decref(keep);
@@ -344,8 +345,8 @@ static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
     loom_error_clear(&j->err);
     atomic_init(&j->cancel, 0);
     atomic_init(&j->done, false);
-    port_emit(env, "context.compaction_started",
-              json_pack("{s:s,s:I}", "trigger", trigger, "tokens_before", (json_int_t)j->before));
+    port_emit(env, LOOM_EV_CONTEXT_COMPACTION_STARTED,
+              event_context_compaction_started(trigger, j->before));
     return j;
 }
 
@@ -387,9 +388,8 @@ static int job_finish(compact_job *j, context_state *cs, const context_env *env,
     if (j->rc != 0) {
         cs->compact_failures++;
         *err = j->err;
-        port_warn(env, json_pack("{s:s,s:s,s:s,s:i}", "kind", "compaction_failed", "trigger",
-                                 j->trigger, "message", j->err.message, "failures",
-                                 cs->compact_failures));
+        port_warn(env, event_warning_compaction_failed(j->trigger, j->err.message,
+                                                       cs->compact_failures));
         return -1;
     }
     int64_t after = tokens_estimate_cstr(j->summary);
@@ -423,11 +423,8 @@ static int job_finish(compact_job *j, context_state *cs, const context_env *env,
     pressure_reset_shape(&cs->pr);
     port_fire(env, CONTEXT_HOOK_POST_COMPACT,
               json_pack("{s:s,s:s}", "trigger", j->trigger, "compact_summary", j->summary), NULL);
-    port_emit(env, "context.compacted",
-              json_pack("{s:s,s:s,s:b,s:I,s:I,s:I}", "step", "compact", "trigger", j->trigger,
-                        "background", as_edit, "tokens_before", (json_int_t)j->before,
-                        "tokens_after", (json_int_t)after, "saved_tokens",
-                        (json_int_t)(j->before - after)));
+    port_emit(env, LOOM_EV_CONTEXT_COMPACTED,
+              event_context_compacted_summary(j->trigger, as_edit, j->before, after));
     return 1;
 }
 
@@ -542,11 +539,9 @@ int context_renew(context_state *cs, const context_env *env, const provider_conf
         }
     }
     pressure_reset_shape(&cs->pr);
-    port_emit(env, "context.renewed",
-              json_pack("{s:s,s:i,s:I,s:I,s:i,s:i,s:i,s:s?}", "reason", reason, "turn", env->turn,
-                        "tokens_before", (json_int_t)rs.tokens_before, "tokens_after",
-                        (json_int_t)rs.tokens_after, "items", (int)rs.items, "kept",
-                        (int)rs.kept, "core", (int)rs.core, "mf_dir", env->mf_dir));
+    port_emit(env, LOOM_EV_CONTEXT_RENEWED,
+              event_context_renewed(reason, env->turn, rs.tokens_before, rs.tokens_after,
+                                    (int)rs.items, (int)rs.kept, (int)rs.core, env->mf_dir));
     /* Step 7: the loop resumes; the goal rides in C_working. */
     return 0;
 }
@@ -561,9 +556,8 @@ static int apply_local(context_state *cs, const context_env *env, ladder_step st
     if (transcript_append_new(env->t, rec, err) != 0)
         return -1;
     pressure_reset_shape(&cs->pr);
-    port_emit(env, "context.compacted",
-              json_pack("{s:s,s:s,s:I,s:f}", "step", ladder_step_name(step), "trigger", "auto",
-                        "saved_tokens", (json_int_t)saved, "rho", rho));
+    port_emit(env, LOOM_EV_CONTEXT_COMPACTED,
+              event_context_compacted_step(ladder_step_name(step), saved, rho));
     return 1;
 }
 
@@ -668,8 +662,7 @@ int context_react_too_long(context_state *cs, const context_env *env, provider_c
         if (cfg->max_output_tokens > learned / 4)
             cfg->max_output_tokens = (int)(learned / 4);
     }
-    port_warn(env, json_pack("{s:s,s:s,s:I}", "kind", "prompt_too_long", "message", refusal,
-                             "context_window", (json_int_t)cfg->context_window));
+    port_warn(env, event_warning_prompt_too_long(refusal, cfg->context_window));
     loom_error cerr;
     loom_error_clear(&cerr);
     int rc = context_compact(cs, env, cfg, "reactive", NULL, &cerr);

@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "loom_protocol.h"
+
 #include "base/cancel.h"
 #include "base/error.h"
 #include "base/str.h"
@@ -56,8 +58,9 @@ typedef enum { CONTEXT_HOOK_PRE_COMPACT, CONTEXT_HOOK_POST_COMPACT } context_hoo
  * may be NULL: the report is dropped. */
 typedef struct context_port {
     void *ctx;
-    /* A user-visible run event (context.compacted, …); payload stolen. */
-    void (*emit)(void *ctx, const char *type, json_t *payload);
+    /* A user-visible run event (context.compacted, …; payloads from
+     * base/event.h); payload stolen. */
+    void (*emit)(void *ctx, loom_event_type type, json_t *payload);
     /* A warning.emitted event: payload {kind, message, …} stolen. */
     void (*warn)(void *ctx, json_t *payload);
     /* Fires a lifecycle hook with extra (stolen). True when a hook blocked

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "base/clock.h"
+#include "base/event.h"
 #include "base/log.h"
 #include "policy/always_rule.h"
 #include "governance/governance.h"
@@ -102,7 +103,7 @@ typedef struct gov_call {
     int64_t started_us;
 } gov_call;
 
-static void emit(const tool_ctx *ctx, const char *type, json_t *payload)
+static void emit(const tool_ctx *ctx, loom_event_type type, json_t *payload)
 {
     if (ctx->emit)
         ctx->emit(ctx->emit_ctx, type, payload);
@@ -116,15 +117,13 @@ static void notify_hook_notices(const tool_ctx *ctx, const hook_outcome *o)
      * suppressOutput: the hooks runner leaves output NULL then). */
     for (size_t i = 0; i < o->n_results; i++)
         if (o->results[i].output)
-            emit(ctx, "hook.output",
-                 json_pack("{s:s,s:s,s:s}", "event", hook_event_name(o->event), "hook",
-                           o->results[i].label ? o->results[i].label : "", "output",
-                           o->results[i].output));
+            emit(ctx, LOOM_EV_HOOK_OUTPUT,
+                 event_hook_output(hook_event_name(o->event), o->results[i].label,
+                                   o->results[i].output));
     for (size_t i = 0; i < o->n_notices; i++) {
         if (o->notices[i].kind == HOOK_NOTICE_OUTPUT)
             continue;
-        emit(ctx, "warning.emitted",
-             json_pack("{s:s,s:s}", "kind", "hook", "message", o->notices[i].text));
+        emit(ctx, LOOM_EV_WARNING_EMITTED, event_warning("hook", o->notices[i].text));
     }
 }
 
@@ -336,10 +335,9 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
                                                    question),
                                          ctx->cancel);
         hook_outcome_free(&n);
-        emit(ctx, "approval.requested",
-             json_pack("{s:s,s:s,s:s,s:O,s:s,s:o}", "approval_id", g->approval_id, "tool",
-                       call->name, "message", g->decision.reason, "input", g->input, "question",
-                       question, "always", always_offer_json(&offer)));
+        emit(ctx, LOOM_EV_APPROVAL_REQUESTED,
+             event_approval_requested(g->approval_id, call->name, g->decision.reason, g->input,
+                                      question, always_offer_json(&offer)));
     }
     json_decref(context);
     approval a;
@@ -354,8 +352,7 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
             /* Exactly what the prompt showed; nothing when nothing was offered. */
             for (size_t i = 0; offer.kind == ALWAYS_RULES && i < offer.n_rules; i++)
                 if (governance_allow_always(gov, offer.rules[i], &err) != 0)
-                    emit(ctx, "warning.emitted",
-                         json_pack("{s:s,s:s}", "kind", "permissions", "message", err.message));
+                    emit(ctx, LOOM_EV_WARNING_EMITTED, event_warning("permissions", err.message));
             if (offer.kind == ALWAYS_SESSION_EDITS && gov->mode.mode == MODE_DEFAULT)
                 perm_mode_set(&gov->mode, MODE_ACCEPT_EDITS);
         }
@@ -365,10 +362,9 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
                  rc != 0 ? err.message : (a.reason ? ": " : ""),
                  rc != 0 ? "" : (a.reason ? a.reason : ""));
     }
-    emit(ctx, "approval.resolved",
-         json_pack("{s:s,s:s,s:b,s:o}", "approval_id", g->approval_id, "tool", call->name,
-                   "approved", allow, "always",
-                   allow && a.always ? always_offer_json(&offer) : json_null()));
+    emit(ctx, LOOM_EV_APPROVAL_RESOLVED,
+         event_approval_resolved(g->approval_id, call->name, allow,
+                                 allow && a.always ? always_offer_json(&offer) : NULL));
     approval_clear(&a);
     always_offer_clear(&offer);
 }

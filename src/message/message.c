@@ -175,21 +175,6 @@ void wire_response_free(wire_response *r)
     memset(r, 0, sizeof *r);
 }
 
-const char *wire_stop_reason_name(wire_stop_reason r)
-{
-    switch (r) {
-    case WIRE_STOP_END_TURN: return "end_turn";
-    case WIRE_STOP_TOOL_USE: return "tool_use";
-    case WIRE_STOP_MAX_TOKENS: return "max_tokens";
-    case WIRE_STOP_STOP_SEQUENCE: return "stop_sequence";
-    case WIRE_STOP_REFUSAL: return "refusal";
-    case WIRE_STOP_PAUSE: return "pause_turn";
-    case WIRE_STOP_OTHER: return "other";
-    case WIRE_STOP_NONE: break;
-    }
-    return "none";
-}
-
 const char *wire_role_name(wire_role r)
 {
     return r == WIRE_ROLE_ASSISTANT ? "assistant" : "user";

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loom_protocol.h"
+
 typedef enum {
     WIRE_BLOCK_TEXT,
     WIRE_BLOCK_IMAGE,
@@ -79,20 +81,9 @@ typedef struct wire_usage {
     json_t *raw;                    /* the provider's own usage object, owned */
 } wire_usage;
 
-typedef enum {
-    WIRE_STOP_NONE = 0,
-    WIRE_STOP_END_TURN,
-    WIRE_STOP_TOOL_USE,
-    WIRE_STOP_MAX_TOKENS,
-    WIRE_STOP_STOP_SEQUENCE,
-    WIRE_STOP_REFUSAL,
-    WIRE_STOP_PAUSE,
-    WIRE_STOP_OTHER,
-} wire_stop_reason;
-
 typedef struct wire_response {
     wire_message message;           /* role = assistant */
-    wire_stop_reason stop_reason;
+    loom_stop_reason stop_reason;   /* one of the model's (1–7); loom_protocol.h */
     char *stop_reason_raw;          /* provider's own word, e.g. "tool_calls" */
     wire_usage usage;
     char *response_id;              /* provider's message / response id */
@@ -128,7 +119,6 @@ void wire_usage_add(wire_usage *total, const wire_usage *u);
 int64_t wire_usage_total(const wire_usage *u);
 void wire_response_free(wire_response *r);
 
-const char *wire_stop_reason_name(wire_stop_reason r);
 const char *wire_role_name(wire_role r);
 
 /* Normalized usage as JSON: {"inputTokens","outputTokens","cacheReadTokens",

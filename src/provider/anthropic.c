@@ -385,17 +385,17 @@ static void usage_merge(wire_decoder *d, const json_t *u)
     n->cache_creation_tokens = json_get_int(d->raw_usage, "cache_creation_input_tokens", 0);
 }
 
-static wire_stop_reason map_stop(const char *s)
+static loom_stop_reason map_stop(const char *s)
 {
     if (!s)
-        return WIRE_STOP_NONE;
-    if (!strcmp(s, "end_turn")) return WIRE_STOP_END_TURN;
-    if (!strcmp(s, "tool_use")) return WIRE_STOP_TOOL_USE;
-    if (!strcmp(s, "max_tokens")) return WIRE_STOP_MAX_TOKENS;
-    if (!strcmp(s, "stop_sequence")) return WIRE_STOP_STOP_SEQUENCE;
-    if (!strcmp(s, "refusal")) return WIRE_STOP_REFUSAL;
-    if (!strcmp(s, "pause_turn")) return WIRE_STOP_PAUSE;
-    return WIRE_STOP_OTHER;
+        return LOOM_STOP_NONE;
+    if (!strcmp(s, "end_turn")) return LOOM_STOP_END_TURN;
+    if (!strcmp(s, "tool_use")) return LOOM_STOP_TOOL_USE;
+    if (!strcmp(s, "max_tokens")) return LOOM_STOP_MAX_TOKENS;
+    if (!strcmp(s, "stop_sequence")) return LOOM_STOP_STOP_SEQUENCE;
+    if (!strcmp(s, "refusal")) return LOOM_STOP_REFUSAL;
+    if (!strcmp(s, "pause_turn")) return LOOM_STOP_PAUSE_TURN;
+    return LOOM_STOP_OTHER;
 }
 
 static void set_stop(wire_response *out, const char *s)

@@ -460,19 +460,19 @@ static int chat_decoder_event(wire_decoder *d, const sse_event *ev, loom_error *
     return 0;
 }
 
-static wire_stop_reason map_finish(const char *f)
+static loom_stop_reason map_finish(const char *f)
 {
     if (!f)
-        return WIRE_STOP_NONE;
+        return LOOM_STOP_NONE;
     if (strcmp(f, "stop") == 0 || strcmp(f, "eos") == 0)
-        return WIRE_STOP_END_TURN;
+        return LOOM_STOP_END_TURN;
     if (strcmp(f, "tool_calls") == 0 || strcmp(f, "function_call") == 0)
-        return WIRE_STOP_TOOL_USE;
+        return LOOM_STOP_TOOL_USE;
     if (strcmp(f, "length") == 0)
-        return WIRE_STOP_MAX_TOKENS;
+        return LOOM_STOP_MAX_TOKENS;
     if (strcmp(f, "content_filter") == 0)
-        return WIRE_STOP_REFUSAL;
-    return WIRE_STOP_OTHER;
+        return LOOM_STOP_REFUSAL;
+    return LOOM_STOP_OTHER;
 }
 
 /* Moves everything accumulated into d->out. */
@@ -516,13 +516,13 @@ static void build(wire_decoder *d)
         kept++;
     }
 
-    wire_stop_reason sr = map_finish(d->finish);
+    loom_stop_reason sr = map_finish(d->finish);
     /* Older Ollama and some gateways say "stop" even when the turn ends in
      * tool calls; the calls are what the loop must act on. */
-    if (kept && (sr == WIRE_STOP_NONE || sr == WIRE_STOP_END_TURN))
-        sr = WIRE_STOP_TOOL_USE;
-    else if (sr == WIRE_STOP_NONE || (sr == WIRE_STOP_END_TURN && d->refusal))
-        sr = d->refusal ? WIRE_STOP_REFUSAL : WIRE_STOP_END_TURN;
+    if (kept && (sr == LOOM_STOP_NONE || sr == LOOM_STOP_END_TURN))
+        sr = LOOM_STOP_TOOL_USE;
+    else if (sr == LOOM_STOP_NONE || (sr == LOOM_STOP_END_TURN && d->refusal))
+        sr = d->refusal ? LOOM_STOP_REFUSAL : LOOM_STOP_END_TURN;
     out->stop_reason = sr;
     oai_set(&out->stop_reason_raw, d->finish);
     if (d->usage)

@@ -561,19 +561,19 @@ static void build(wire_decoder *d)
     if (strcmp(status, "incomplete") == 0) {
         const char *why = d->incomplete_reason;
         if (why && strcmp(why, "max_output_tokens") == 0)
-            out->stop_reason = WIRE_STOP_MAX_TOKENS;
+            out->stop_reason = LOOM_STOP_MAX_TOKENS;
         else if (why && strcmp(why, "content_filter") == 0)
-            out->stop_reason = WIRE_STOP_REFUSAL;
+            out->stop_reason = LOOM_STOP_REFUSAL;
         else
-            out->stop_reason = WIRE_STOP_OTHER;
+            out->stop_reason = LOOM_STOP_OTHER;
         oai_set(&out->stop_reason_raw, why ? why : status);
     } else if (strcmp(status, "completed") == 0) {
-        out->stop_reason = calls ? WIRE_STOP_TOOL_USE
-                           : refusal ? WIRE_STOP_REFUSAL
-                                     : WIRE_STOP_END_TURN;
+        out->stop_reason = calls ? LOOM_STOP_TOOL_USE
+                           : refusal ? LOOM_STOP_REFUSAL
+                                     : LOOM_STOP_END_TURN;
         oai_set(&out->stop_reason_raw, status);
     } else {
-        out->stop_reason = WIRE_STOP_OTHER;
+        out->stop_reason = LOOM_STOP_OTHER;
         oai_set(&out->stop_reason_raw, status);
     }
     if (d->usage)

@@ -63,7 +63,7 @@ void wire_classify_error(long status, const char *type, const char *code,
                          const char *message, loom_error *err)
 {
     const char *msg = message && *message ? message : "no message from the provider";
-    loom_code c;
+    loom_error_code c;
     bool retryable = false;
     if (status == 413 || type_is(type, code, "request_too_large") ||
         type_is(type, code, "context_length_exceeded") ||
@@ -282,7 +282,7 @@ int provider_complete(const provider_config *cfg, const wire_request *req,
             err->retryable = true;
         log_event(LOG_WARN, "wire",
                   json_pack("{s:s,s:s,s:i,s:b}", "provider", codec->name, "code",
-                            loom_code_name(err->code), "attempt", n + 1, "retryable",
+                            loom_error_code_name(err->code), "attempt", n + 1, "retryable",
                             err->retryable),
                   "model call failed: %s", err->message);
         if (!err->retryable || n >= cfg->max_retries) {

@@ -28,14 +28,14 @@ static void stream_text(const wire_stream_sink *sink, const char *text, bool thi
         fn(sink->ctx, text + off, len - off < REPLAY_CHUNK ? len - off : REPLAY_CHUNK);
 }
 
-static wire_stop_reason stop_from(const char *s, bool has_tools)
+static loom_stop_reason stop_from(const char *s, bool has_tools)
 {
     if (!s)
-        return has_tools ? WIRE_STOP_TOOL_USE : WIRE_STOP_END_TURN;
-    if (!strcmp(s, "tool_use")) return WIRE_STOP_TOOL_USE;
-    if (!strcmp(s, "max_tokens")) return WIRE_STOP_MAX_TOKENS;
-    if (!strcmp(s, "end_turn")) return WIRE_STOP_END_TURN;
-    return WIRE_STOP_OTHER;
+        return has_tools ? LOOM_STOP_TOOL_USE : LOOM_STOP_END_TURN;
+    if (!strcmp(s, "tool_use")) return LOOM_STOP_TOOL_USE;
+    if (!strcmp(s, "max_tokens")) return LOOM_STOP_MAX_TOKENS;
+    if (!strcmp(s, "end_turn")) return LOOM_STOP_END_TURN;
+    return LOOM_STOP_OTHER;
 }
 
 int replay_complete(const provider_config *cfg, const wire_request *req,
@@ -101,7 +101,7 @@ int replay_complete(const provider_config *cfg, const wire_request *req,
     }
     const char *stop = json_get_str(turn, "stop_reason", NULL);
     out->stop_reason = stop_from(stop, json_array_size(calls) > 0);
-    out->stop_reason_raw = xstrdup(wire_stop_reason_name(out->stop_reason));
+    out->stop_reason_raw = xstrdup(loom_stop_reason_name(out->stop_reason));
     json_t *usage = json_get_obj(turn, "usage");
     out->usage.input_tokens = json_get_int(usage, "input_tokens", 0);
     out->usage.output_tokens = json_get_int(usage, "output_tokens", 0);

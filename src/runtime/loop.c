@@ -24,7 +24,7 @@
 #include "context/working.h"
 #include "session/record.h"
 
-void loop_emit(loop_io *io, const char *type, event_visibility vis, const char *corr,
+void loop_emit(loop_io *io, loom_event_type type, loom_visibility vis, const char *corr,
                json_t *payload)
 {
     if (io->emit)
@@ -37,30 +37,26 @@ void loop_emit(loop_io *io, const char *type, event_visibility vis, const char *
 
 static void on_text(void *ctx, const char *d, size_t n)
 {
-    loop_emit(ctx, EV_TOKEN_DELTA, EV_VIS_USER, NULL,
-         json_pack("{s:s,s:s%}", "channel", "text", "text", d, n));
+    loop_emit(ctx, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("text", d, n));
 }
 
 static void on_thinking(void *ctx, const char *d, size_t n)
 {
-    loop_emit(ctx, EV_TOKEN_DELTA, EV_VIS_USER, NULL,
-         json_pack("{s:s,s:s%}", "channel", "reasoning", "text", d, n));
+    loop_emit(ctx, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("reasoning", d, n));
 }
 
 /* Every way a model call starts over tells the surfaces, so a consumer
  * that kept the call's token.delta text drops it (docs/events.md). */
 static void stream_restarted(loop_io *io, const char *reason, int attempt, const char *why)
 {
-    loop_emit(io, EV_STREAM_RESTARTED, EV_VIS_USER, NULL,
-              json_pack("{s:s,s:i,s:s}", "reason", reason, "attempt", attempt, "message",
-                        why ? why : ""));
+    loop_emit(io, LOOM_EV_STREAM_RESTARTED, LOOM_VIS_USER, NULL,
+              event_stream_restarted(reason, attempt, why));
 }
 
 static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *why)
 {
-    loop_emit(ctx, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-         json_pack("{s:s,s:s,s:s,s:i,s:f}", "kind", "model_retry", "message", why->message, "code",
-                   loom_code_name(why->code), "attempt", attempt, "delay_s", delay_s));
+    loop_emit(ctx, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+              event_warning_model_retry(why->message, why->code, attempt, delay_s));
     stream_restarted(ctx, "retry", attempt, why->message);
 }
 
@@ -84,7 +80,7 @@ static bool transient(const loom_error *e)
            e->code == LOOM_ERR_MODEL_UNAVAILABLE || e->code == LOOM_ERR_MODEL_TIMEOUT;
 }
 
-static void finish(loop_result *out, run_state_kind state, const char *reason)
+static void finish(loop_result *out, loom_run_state state, loom_stop_reason reason)
 {
     out->state = state;
     out->stop_reason = reason;
@@ -103,8 +99,8 @@ static void finish_interrupted(loop_io *io, loop_result *out)
         record_set_skip_run(rec, true);
         loom_error ignore;
         transcript_append_new(io->t, rec, &ignore);
-        out->state = RUN_FAILED;
-        out->stop_reason = "external_signal";
+        out->state = LOOM_RUN_FAILED;
+        out->stop_reason = LOOM_STOP_EXTERNAL_SIGNAL;
         out->interrupt = json_incref(ev);
         loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
                        "stopped by %s (event %s, %s urgency); resume the session to go on",
@@ -117,8 +113,8 @@ static void finish_interrupted(loop_io *io, loop_result *out)
     record_set_skip_run(rec, true);
     loom_error ignore;
     transcript_append_new(io->t, rec, &ignore);
-    out->state = RUN_CANCELLED;
-    out->stop_reason = "cancelled";
+    out->state = LOOM_RUN_CANCELLED;
+    out->stop_reason = LOOM_STOP_CANCELLED;
     loom_error_set(&out->err, LOOM_ERR_RUN_CANCELLED, "interrupted by user");
 }
 
@@ -126,7 +122,7 @@ static void finish_interrupted(loop_io *io, loop_result *out)
 static void finish_session_error(loop_result *out, const loom_error *err)
 {
     out->err = *err;
-    finish(out, RUN_FAILED, "session_error");
+    finish(out, LOOM_RUN_FAILED, LOOM_STOP_SESSION_ERROR);
 }
 
 /* --- L1 -------------------------------------------------------------------- */
@@ -167,7 +163,7 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
     /* The goal enters the session before anything can fail. */
     if (transcript_append_new(io->t, record_user_text(goal), &out->err) != 0 ||
         transcript_sync(io->t, &out->err) != 0) {
-        finish(out, RUN_FAILED, "session_error");
+        finish(out, LOOM_RUN_FAILED, LOOM_STOP_SESSION_ERROR);
         return -1;
     }
     if (!loop_start_hooks(st, goal, fresh))
@@ -193,14 +189,14 @@ static loop_step begin_turn(loop_state *st)
     cancel_clear_act((loom_cancel *)io->cancel);
     int64_t used = wire_usage_total(&out->usage);
     if (st->turn >= st->max_turns) {
-        finish(out, RUN_FAILED, "max_turns");
+        finish(out, LOOM_RUN_FAILED, LOOM_STOP_MAX_TURNS);
         loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
                        "stopped after %d turns (the --max-turns limit); resume the session "
                        "to go on", st->max_turns);
         return STEP_STOP;
     }
     if (p->max_tokens_total > 0 && used >= p->max_tokens_total) {
-        finish(out, RUN_FAILED, "token_budget");
+        finish(out, LOOM_RUN_FAILED, LOOM_STOP_TOKEN_BUDGET);
         loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
                        "stopped at the token budget: %lld of %lld tokens used", (long long)used,
                        (long long)p->max_tokens_total);
@@ -216,11 +212,10 @@ static loop_step begin_turn(loop_state *st)
                  "left.",
                  (long long)used, (long long)p->max_tokens_total);
         loop_queue_reminder(st, msg);
-        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                  json_pack("{s:s,s:s}", "kind", "token_budget", "message", msg));
+        loop_emit(io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL, event_warning("token_budget", msg));
     }
     if (p->max_usd > 0 && out->cost_usd >= p->max_usd) {
-        finish(out, RUN_FAILED, "usd_budget");
+        finish(out, LOOM_RUN_FAILED, LOOM_STOP_USD_BUDGET);
         loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE, "stopped at the cost cap: $%.4f of $%.4f",
                        out->cost_usd, p->max_usd);
         return STEP_STOP;
@@ -256,9 +251,9 @@ static loop_step prepare_request(loop_state *st, loop_turn *t)
         wire_request_free(&t->req);
         st->out->err = err;
         if (err.code == LOOM_ERR_RUN_CANCELLED)
-            finish(st->out, RUN_CANCELLED, "cancelled");
+            finish(st->out, LOOM_RUN_CANCELLED, LOOM_STOP_CANCELLED);
         else
-            finish(st->out, RUN_FAILED, "session_error");
+            finish(st->out, LOOM_RUN_FAILED, LOOM_STOP_SESSION_ERROR);
         return STEP_STOP;
     }
     str_clear(&st->reminders);
@@ -306,10 +301,10 @@ static loop_step model_failed(loop_state *st, const loom_error *err)
     if (cancel_level(io->cancel) >= CANCEL_ACT) {
         /* The heartbeat's veto cut the model stream: straight to Observe,
          * the request made again with the event in view. */
-        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                  json_pack("{s:s,s:s}", "kind", "heartbeat_interrupt", "message",
-                            "the model call was stopped by a critical event; asking "
-                            "again with the event in view"));
+        loop_emit(io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+                  event_warning("heartbeat_interrupt",
+                                "the model call was stopped by a critical event; asking "
+                                "again with the event in view"));
         stream_restarted(io, "heartbeat_interrupt", 1, NULL);
         st->turn--;
         return STEP_AGAIN;
@@ -327,15 +322,14 @@ static loop_step model_failed(loop_state *st, const loom_error *err)
         char msg[1400];
         snprintf(msg, sizeof msg, "switching to the fallback model %s: %s", fallback,
                  err->message);
-        loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                  json_pack("{s:s,s:s,s:s}", "kind", "fallback_model", "message", msg, "model",
-                            fallback));
+        loop_emit(io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+                  event_warning_fallback_model(msg, fallback));
         stream_restarted(io, "fallback_model", 1, msg);
         st->turn--;
         return STEP_AGAIN;
     }
     st->out->err = *err;
-    finish(st->out, RUN_FAILED, "model_error");
+    finish(st->out, LOOM_RUN_FAILED, LOOM_STOP_MODEL_ERROR);
     return STEP_STOP;
 }
 
@@ -427,13 +421,12 @@ static loop_step decide(loop_state *st, loop_turn *t)
     if (loop_stop_hook_continues(st, &t->hook_stop))
         return STEP_AGAIN;
     loop_result *out = st->out;
-    finish(out, RUN_COMPLETED, t->hook_stop ? "hook_stopped" : wire_stop_reason_name(t->stop));
+    finish(out, LOOM_RUN_COMPLETED, t->hook_stop ? LOOM_STOP_HOOK_STOPPED : t->stop);
     if (t->hook_stop)
         /* The answer stands; the reason is the user's to read. */
-        loop_emit(st->io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                  json_pack("{s:s,s:s+}", "kind", "hook_stopped", "message",
-                            "a Stop hook ended the run: ",
-                            *t->hook_stop ? t->hook_stop : "no reason given"));
+        loop_emit(st->io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+                  event_warningf("hook_stopped", "a Stop hook ended the run: %s",
+                                 *t->hook_stop ? t->hook_stop : "no reason given"));
     return STEP_STOP;
 }
 

@@ -21,7 +21,7 @@
 #include "base/error.h"
 #include "base/event.h"
 #include "context/control.h"
-#include "runtime/run_state.h"
+#include "loom_protocol.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
 #include "tools/tool.h"
@@ -54,7 +54,7 @@ typedef struct loop_io {
     transcript *t;
     tool_ctx *tools;                /* prepared by the caller; message_id set per turn */
     const loom_cancel *cancel;
-    void (*emit)(void *ctx, const char *type, event_visibility vis, const char *correlation_id,
+    void (*emit)(void *ctx, loom_event_type type, loom_visibility vis, const char *correlation_id,
                  json_t *payload /* stolen */);
     void *emit_ctx;
     struct governance *gov;         /* hooks for the run's lifecycle; NULL: none */
@@ -77,9 +77,9 @@ typedef struct loop_io {
 } loop_io;
 
 typedef struct loop_result {
-    run_state_kind state;
-    const char *stop_reason;        /* end_turn, max_turns, token_budget, usd_budget,
-                                       cancelled, model_error, max_tokens, … (static) */
+    loom_run_state state;
+    loom_stop_reason stop_reason;   /* end_turn, max_turns, token_budget, usd_budget,
+                                       cancelled, model_error, max_tokens, … */
     char *final_text;               /* the last assistant text; caller frees */
     int turns;                      /* model calls made */
     wire_usage usage;               /* totals (raw unused) */

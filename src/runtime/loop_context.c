@@ -6,16 +6,16 @@
 #include "base/str.h"
 #include "runtime/loop_internal.h"
 
-static void port_emit(void *ctx, const char *type, json_t *payload)
+static void port_emit(void *ctx, loom_event_type type, json_t *payload)
 {
     loop_context *lc = ctx;
-    loop_emit(lc->io, type, EV_VIS_USER, NULL, payload);
+    loop_emit(lc->io, type, LOOM_VIS_USER, NULL, payload);
 }
 
 static void port_warn(void *ctx, json_t *payload)
 {
     loop_context *lc = ctx;
-    loop_emit(lc->io, EV_WARNING_EMITTED, EV_VIS_USER, NULL, payload);
+    loop_emit(lc->io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL, payload);
 }
 
 static bool port_fire(void *ctx, context_hook ev, json_t *extra, char **why)

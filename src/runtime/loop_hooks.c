@@ -15,14 +15,13 @@ hook_outcome loop_fire(loop_io *io, hook_event ev, json_t *extra)
     hook_outcome o = governance_fire(io->gov, ev, extra, io->cancel);
     for (size_t i = 0; i < o.n_results; i++)
         if (o.results[i].output) /* NULL when the hook answered suppressOutput */
-            loop_emit(io, "hook.output", EV_VIS_USER, NULL,
-                      json_pack("{s:s,s:s,s:s}", "event", hook_event_name(ev), "hook",
-                                o.results[i].label ? o.results[i].label : "", "output",
-                                o.results[i].output));
+            loop_emit(io, LOOM_EV_HOOK_OUTPUT, LOOM_VIS_USER, NULL,
+                      event_hook_output(hook_event_name(ev), o.results[i].label,
+                                        o.results[i].output));
     for (size_t i = 0; i < o.n_notices; i++)
         if (o.notices[i].kind != HOOK_NOTICE_OUTPUT)
-            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, NULL,
-                 json_pack("{s:s,s:s}", "kind", "hook", "message", o.notices[i].text));
+            loop_emit(io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+                      event_warning("hook", o.notices[i].text));
     return o;
 }
 
@@ -49,8 +48,8 @@ static void fire_instructions_loaded(const loop_params *p, loop_io *io)
  * message), not the model. */
 void loop_finish_hook_stopped(loop_result *out, const char *event, const char *why)
 {
-    out->state = RUN_BLOCKED_BY_POLICY;
-    out->stop_reason = "hook_stopped";
+    out->state = LOOM_RUN_BLOCKED_BY_POLICY;
+    out->stop_reason = LOOM_STOP_HOOK_STOPPED;
     loom_error_set(&out->err, LOOM_ERR_RUN_BLOCKED_BY_POLICY, "a %s hook stopped the run: %s",
                    event, why && *why ? why : "no reason given");
 }
@@ -85,8 +84,8 @@ bool loop_start_hooks(loop_state *st, const char *goal, bool fresh)
     if (o.stop) {
         loop_finish_hook_stopped(out, "UserPromptSubmit", o.stop_reason);
     } else if (!ok) {
-        out->state = RUN_BLOCKED_BY_POLICY;
-        out->stop_reason = "prompt_blocked";
+        out->state = LOOM_RUN_BLOCKED_BY_POLICY;
+        out->stop_reason = LOOM_STOP_PROMPT_BLOCKED;
         loom_error_set(&out->err, LOOM_ERR_RUN_BLOCKED_BY_POLICY,
                        "a UserPromptSubmit hook blocked the prompt: %s",
                        o.block_reason ? o.block_reason : "no reason given");
@@ -133,8 +132,8 @@ void loop_fire_final_stop(loop_state *st)
     if (!loop_has_hooks(st->io, HOOK_FINAL_STOP))
         return;
     hook_outcome o = loop_fire(st->io, HOOK_FINAL_STOP,
-                               json_pack("{s:s,s:s}", "state", run_state_name(st->out->state),
+                               json_pack("{s:s,s:s}", "state", loom_run_state_name(st->out->state),
                                          "stop_reason",
-                                         st->out->stop_reason ? st->out->stop_reason : ""));
+                                         loom_stop_reason_name(st->out->stop_reason)));
     hook_outcome_free(&o);
 }

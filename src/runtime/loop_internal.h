@@ -41,13 +41,13 @@ typedef struct loop_turn {
     char *hook_stop;           /* a tool's or Stop hook's "continue": false reason; owned */
     const char *stop_event;    /* which hook event stopped it */
     bool has_tools;
-    wire_stop_reason stop;
+    loom_stop_reason stop;
 } loop_turn;
 
 /* What the next step does. */
 typedef enum { STEP_NEXT, STEP_AGAIN, STEP_STOP } loop_step;
 
-void loop_emit(loop_io *io, const char *type, event_visibility vis, const char *corr,
+void loop_emit(loop_io *io, loom_event_type type, loom_visibility vis, const char *corr,
                json_t *payload /* stolen */);
 void loop_queue_reminder(loop_state *st, const char *text);
 /* The context env, brought up to the turn in hand. */

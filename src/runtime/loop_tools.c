@@ -5,13 +5,11 @@
  * the tool pool's threads; everything else runs on the run's thread. */
 #include "runtime/loop_internal.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
-#include "base/utf8.h"
 #include "context/working.h"
 #include "governance/pipeline.h"
 #include "heartbeat/heartbeat.h"
@@ -25,9 +23,8 @@ static void obs_start(void *ctx, size_t index, const tool_call *call)
 {
     (void)index;
     observer_ctx *o = ctx;
-    loop_emit(o->io, EV_TOOL_STARTED, EV_VIS_USER, call->id,
-         json_pack("{s:s,s:s,s:O}", "call_id", call->id, "tool", call->name, "input",
-                   call->input));
+    loop_emit(o->io, LOOM_EV_TOOL_STARTED, LOOM_VIS_USER, call->id,
+              event_tool_started(call->id, call->name, call->input));
 }
 
 static void obs_finish(void *ctx, size_t index, const tool_call *call, const tool_outcome *out)
@@ -35,28 +32,11 @@ static void obs_finish(void *ctx, size_t index, const tool_call *call, const too
     (void)index;
     observer_ctx *o = ctx;
     const tool_result *r = &out->result;
-    /* The event carries a preview; the whole result is in the session. */
-    size_t preview = r->text.len < 2000 ? r->text.len : 2000;
-    while (preview < r->text.len && preview > 0 && ((unsigned char)r->text.ptr[preview] & 0xC0) == 0x80)
-        preview--;
-    /* Tool output need not be UTF-8 (a binary file, a terminal escape cut in
-     * half); json_pack would refuse it and the event would lose its payload,
-     * so bad bytes become U+FFFD here as they do in the session record. */
-    size_t clean_len;
-    char *clean = utf8_sanitize(str_cstr(&r->text), preview, &clean_len);
-    json_t *payload = json_pack(
-        "{s:s,s:s,s:b,s:I,s:I,s:I,s:s%,s:I}", "call_id", call->id, "tool", call->name,
-        "is_error", r->is_error, "started_us", (json_int_t)out->started_us, "finished_us",
-        (json_int_t)out->finished_us, "duration_ms",
-        (json_int_t)((out->finished_us - out->started_us) / 1000), "output", clean, clean_len,
-        "output_chars", (json_int_t)r->text.len);
-    free(clean);
-    assert(payload);
-    if (out->failed_step)
-        json_object_set_new(payload, "failed_step", json_string(out->failed_step));
-    if (r->raw)
-        json_object_set(payload, "raw", r->raw);
-    loop_emit(o->io, r->is_error ? EV_TOOL_FAILED : EV_TOOL_FINISHED, EV_VIS_USER, call->id, payload);
+    loop_emit(o->io, r->is_error ? LOOM_EV_TOOL_FAILED : LOOM_EV_TOOL_FINISHED, LOOM_VIS_USER,
+              call->id,
+              event_tool_finished(call->id, call->name, r->is_error, out->started_us,
+                                  out->finished_us, str_cstr(&r->text), r->text.len,
+                                  out->failed_step, r->raw));
 }
 
 /* Warns the model when it repeats the same call with the same input. */
@@ -84,9 +64,8 @@ static void detect_repeats(loop_state *st, const tool_call *calls, size_t n)
                      "try a different approach or explain what is blocking you.",
                      calls[i].name, st->repeat_count);
             loop_queue_reminder(st, msg);
-            loop_emit(io, EV_WARNING_EMITTED, EV_VIS_USER, calls[i].id,
-                 json_pack("{s:s,s:s,s:s,s:i}", "kind", "tool_loop", "message", msg, "tool",
-                           calls[i].name, "repeats", st->repeat_count));
+            loop_emit(io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, calls[i].id,
+                      event_warning_tool_loop(msg, calls[i].name, st->repeat_count));
         }
     }
 }

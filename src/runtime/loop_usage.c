@@ -30,10 +30,9 @@ void loop_count_reply(loop_state *st, const wire_response *resp)
         out->cost_usd += cost;
     out->turns = st->turn;
     json_t *u = wire_usage_to_json(&resp->usage);
-    loop_emit(st->io, "model.completed", EV_VIS_USER, resp->request_id,
-              json_pack("{s:i,s:s,s:s?,s:o,s:f}", "turn", st->turn, "stop_reason",
-                        wire_stop_reason_name(resp->stop_reason), "request_id",
-                        resp->request_id, "usage", u, "cost_usd", out->cost_usd));
+    loop_emit(st->io, LOOM_EV_MODEL_COMPLETED, LOOM_VIS_USER, resp->request_id,
+              event_model_completed(st->turn, resp->stop_reason, resp->request_id, u,
+                                    out->cost_usd));
 }
 
 void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr,
@@ -46,9 +45,8 @@ void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr
     usage_changed(st);
     if (out->cost_usd >= 0)
         out->cost_usd += usage_cost(&st->p, u);
-    loop_emit(st->io, "model.usage", EV_VIS_USER, corr,
-              json_pack("{s:s,s:s?,s:i,s:o,s:f}", "purpose", purpose, "tool", tool, "calls",
-                        (int)calls, "usage", wire_usage_to_json(u), "cost_usd", out->cost_usd));
+    loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, corr,
+              event_model_usage(purpose, tool, (int)calls, wire_usage_to_json(u), out->cost_usd));
 }
 
 void loop_price_compaction(loop_state *st, const wire_usage *before)
@@ -65,7 +63,6 @@ void loop_price_compaction(loop_state *st, const wire_usage *before)
         return;
     if (out->cost_usd >= 0)
         out->cost_usd += usage_cost(&st->p, &d);
-    loop_emit(st->io, "model.usage", EV_VIS_USER, NULL,
-              json_pack("{s:s,s:o,s:f}", "purpose", "compaction", "usage", wire_usage_to_json(&d),
-                        "cost_usd", out->cost_usd));
+    loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, NULL,
+              event_model_usage_compaction(wire_usage_to_json(&d), out->cost_usd));
 }

@@ -310,7 +310,7 @@ json_t *record_from_response(const wire_response *resp, const char *request_id)
     json_object_set_new(pd, "usage", wire_usage_to_json(&resp->usage));
     if (resp->usage.raw)
         json_object_set_new(pd, "rawUsage", json_deep_copy(resp->usage.raw));
-    json_set_str(pd, "stopReason", wire_stop_reason_name(resp->stop_reason));
+    json_set_str(pd, "stopReason", loom_stop_reason_name(resp->stop_reason));
     return out;
 }
 

@@ -13,6 +13,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "loom_protocol.h"
+
 #include "base/cancel.h"
 #include "base/str.h"
 
@@ -45,8 +47,9 @@ typedef struct tool_ctx {
     struct governance *gov;
     const char *run_id;
     /* Run events the pipeline raises (approval.requested/resolved,
-     * warning.emitted); payload stolen. May be NULL. */
-    void (*emit)(void *emit_ctx, const char *type, json_t *payload);
+     * warning.emitted; payloads from base/event.h); payload stolen. May be
+     * NULL. */
+    void (*emit)(void *emit_ctx, loom_event_type type, json_t *payload);
     void *emit_ctx;
     /* Asks the user a question (AskUserQuestion); NULL when no user can be
      * asked (headless). Returns a malloc'd answer or NULL. */

@@ -157,7 +157,7 @@ static void test_stream_decodes_everything(void **state)
     assert_string_equal(r.message.blocks[1].text, "Héllo ✓");
     assert_int_equal(r.message.blocks[2].kind, WIRE_BLOCK_TOOL_USE);
     assert_string_equal(r.message.blocks[3].name, "Read");
-    assert_int_equal(r.stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(r.stop_reason, LOOM_STOP_TOOL_USE);
     assert_string_equal(r.stop_reason_raw, "tool_use");
     assert_string_equal(r.response_id, "msg_01");
     assert_string_equal(r.model, "claude-test");
@@ -299,7 +299,7 @@ static void test_non_streaming_body(void **state)
     assert_string_equal(r.message.blocks[1].text, "hi");
     assert_string_equal(json_string_value(json_object_get(r.message.blocks[2].input, "pattern")),
                         "*.c");
-    assert_int_equal(r.stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(r.stop_reason, LOOM_STOP_TOOL_USE);
     assert_int_equal(r.usage.output_tokens, 4);
     wire_response_free(&r);
     assert_int_not_equal(anthropic_codec.parse_body("[1,2]", 5, &r, &err), 0);
@@ -370,7 +370,7 @@ static void test_error_classification(void **state)
     struct {
         long status;
         const char *body;
-        loom_code code;
+        loom_error_code code;
         bool retryable;
     } cases[] = {
         {429, "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow\"}}",

@@ -44,9 +44,9 @@ static void log_add(fixture *f, const char *what, const char *name)
     json_array_append_new(f->log, json_string(buf));
 }
 
-static void p_emit(void *ctx, const char *type, json_t *payload)
+static void p_emit(void *ctx, loom_event_type type, json_t *payload)
 {
-    log_add(ctx, "emit", type);
+    log_add(ctx, "emit", loom_event_type_name(type));
     json_decref(payload);
 }
 
@@ -90,7 +90,7 @@ static int p_model(void *ctx, const provider_config *cfg, const wire_request *re
     out->message.role = WIRE_ROLE_ASSISTANT;
     wire_message_add_text(&out->message,
                           "<analysis>thinking</analysis><summary>the work so far</summary>");
-    out->stop_reason = WIRE_STOP_END_TURN;
+    out->stop_reason = LOOM_STOP_END_TURN;
     out->usage.input_tokens = 300;
     out->usage.output_tokens = 40;
     return 0;

@@ -349,7 +349,7 @@ static void test_stream_full(void **state)
     assert_string_equal(b[3].name, "read");
     assert_json_eq(b[3].input, "{\"path\":\"a.txt\"}");
 
-    assert_int_equal(out.stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
     assert_string_equal(out.stop_reason_raw, "tool_calls");
     assert_string_equal(out.response_id, "chatcmpl-9x");
     assert_string_equal(out.model, "gpt-4o-2024-08-06");
@@ -502,7 +502,7 @@ static void test_text_split_inside_utf8(void **state)
     assert_int_equal(decode(sse, &out, &r, &err), 0);
     assert_string_equal(out.message.blocks[0].text, "h\xC3\xA9llo");
     assert_string_equal(str_cstr(&r.text), "h\xC3\xA9llo");
-    assert_int_equal(out.stop_reason, WIRE_STOP_END_TURN);
+    assert_int_equal(out.stop_reason, LOOM_STOP_END_TURN);
     rec_free(&r);
     wire_response_free(&out);
 }
@@ -573,14 +573,14 @@ static void test_finish_without_done(void **state)
     wire_response out;
     loom_error err;
     assert_int_equal(decode(sse, &out, NULL, &err), 0);
-    assert_int_equal(out.stop_reason, WIRE_STOP_MAX_TOKENS);
+    assert_int_equal(out.stop_reason, LOOM_STOP_MAX_TOKENS);
     assert_string_equal(out.stop_reason_raw, "length");
     assert_string_equal(out.message.blocks[0].text, "Hi");
     wire_response_free(&out);
 
     const char filt[] = CHUNK("{}", "\"content_filter\"") "data: [DONE]\n\n";
     assert_int_equal(decode(filt, &out, NULL, &err), 0);
-    assert_int_equal(out.stop_reason, WIRE_STOP_REFUSAL);
+    assert_int_equal(out.stop_reason, LOOM_STOP_REFUSAL);
     assert_int_equal(out.message.n_blocks, 0);
     wire_response_free(&out);
 
@@ -589,7 +589,7 @@ static void test_finish_without_done(void **state)
         CHUNK("{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"x\","
               "\"arguments\":\"{}\"}}]}", "\"stop\"") "data: [DONE]\n\n";
     assert_int_equal(decode(ollama, &out, NULL, &err), 0);
-    assert_int_equal(out.stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
     assert_string_equal(out.stop_reason_raw, "stop");
     wire_response_free(&out);
 }
@@ -678,7 +678,7 @@ static void test_broken_arguments(void **state)
     assert_json_eq(out.message.blocks[1].input, "{}");
     /* Double-encoded arguments are unwrapped. */
     assert_json_eq(out.message.blocks[2].input, "{\"a\":1}");
-    assert_int_equal(out.stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
     wire_response_free(&out);
 }
 
@@ -743,7 +743,7 @@ static void test_parse_body(void **state)
     assert_json_eq(out.message.blocks[2].input, "{\"command\":\"pwd\"}");
     assert_string_equal(out.message.blocks[3].id, "call_2");
     assert_json_eq(out.message.blocks[3].input, "{\"path\":\"x\"}");
-    assert_int_equal(out.stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
     assert_string_equal(out.response_id, "chatcmpl-B1");
     assert_string_equal(out.model, "gpt-4o-mini");
     assert_int_equal(out.usage.input_tokens, 50);
@@ -760,7 +760,7 @@ static void test_parse_body(void **state)
     assert_int_equal(out.message.n_blocks, 2);
     assert_string_equal(out.message.blocks[0].name, "a");
     assert_string_equal(out.message.blocks[1].name, "b");
-    assert_int_equal(out.stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
     wire_response_free(&out);
 
     const char error[] = "{\"error\":{\"message\":\"Incorrect API key provided\","

@@ -341,7 +341,7 @@ static void check_full(const wire_response *out)
     assert_string_equal(b[3].id, "call_b");
     assert_string_equal(b[3].name, "read");
     assert_json_eq(b[3].input, "{\"path\":\"a.txt\"}");
-    assert_int_equal(out->stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(out->stop_reason, LOOM_STOP_TOOL_USE);
     assert_string_equal(out->stop_reason_raw, "completed");
     assert_string_equal(out->response_id, "resp_1");
     assert_string_equal(out->model, "gpt-5-2025-08-07");
@@ -403,7 +403,7 @@ static void test_done_items_are_authoritative(void **state)
     assert_string_equal(str_cstr(&r.thinking), "One.\n\nTwo.");
     assert_null(out.message.blocks[0].data);
     assert_json_eq(out.message.blocks[1].input, "{\"command\":\"pwd\"}");
-    assert_int_equal(out.stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
     assert_null(out.usage.raw);
     rec_free(&r);
     wire_response_free(&out);
@@ -585,7 +585,7 @@ static void test_incomplete(void **state)
     wire_response out;
     loom_error err;
     assert_int_equal(decode(sse, &out, NULL, &err), 0);
-    assert_int_equal(out.stop_reason, WIRE_STOP_MAX_TOKENS);
+    assert_int_equal(out.stop_reason, LOOM_STOP_MAX_TOKENS);
     assert_string_equal(out.stop_reason_raw, "max_output_tokens");
     assert_int_equal(out.message.n_blocks, 1);
     assert_string_equal(out.message.blocks[0].text, "Long answ");
@@ -597,14 +597,14 @@ static void test_incomplete(void **state)
                                                   "\"incomplete_details\":{\"reason\":"
                                                   "\"content_filter\"}}");
     assert_int_equal(decode(filt, &out, NULL, &err), 0);
-    assert_int_equal(out.stop_reason, WIRE_STOP_REFUSAL);
+    assert_int_equal(out.stop_reason, LOOM_STOP_REFUSAL);
     wire_response_free(&out);
 
     const char plain[] =
         EV("response.output_text.delta", "\"item_id\":\"m\",\"output_index\":0,\"delta\":\"Hi\"")
         EV("response.completed", "\"response\":{\"status\":\"completed\"}");
     assert_int_equal(decode(plain, &out, NULL, &err), 0);
-    assert_int_equal(out.stop_reason, WIRE_STOP_END_TURN);
+    assert_int_equal(out.stop_reason, LOOM_STOP_END_TURN);
     assert_string_equal(out.message.blocks[0].text, "Hi");
     wire_response_free(&out);
 }
@@ -641,7 +641,7 @@ static void test_wrong_types_and_unknown_events(void **state)
     wire_response out;
     loom_error err;
     assert_int_equal(decode(sse, &out, NULL, &err), 0);
-    assert_int_equal(out.stop_reason, WIRE_STOP_END_TURN);
+    assert_int_equal(out.stop_reason, LOOM_STOP_END_TURN);
     assert_int_equal(out.message.n_blocks, 1);
     assert_string_equal(out.message.blocks[0].text, "via event name");
     assert_null(out.response_id);
@@ -696,7 +696,7 @@ static void test_parse_body(void **state)
     assert_string_equal(out.message.blocks[1].text, "Hello there.");
     assert_string_equal(out.message.blocks[2].id, "call_b");
     assert_json_eq(out.message.blocks[2].input, "{\"path\":\"x\"}");
-    assert_int_equal(out.stop_reason, WIRE_STOP_TOOL_USE);
+    assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
     assert_string_equal(out.response_id, "resp_b");
     assert_string_equal(out.model, "gpt-5-mini");
     assert_int_equal(out.usage.input_tokens, 20);

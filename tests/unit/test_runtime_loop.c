@@ -29,7 +29,7 @@ typedef enum { SAY, CALL, FAIL } step_kind;
 typedef struct step {
     step_kind kind;
     const char *text;        /* SAY: the answer; CALL: the tool's input text; FAIL: message */
-    loom_code code;          /* FAIL */
+    loom_error_code code;    /* FAIL */
 } step;
 
 typedef struct fake_model {
@@ -70,7 +70,7 @@ static int fake_complete(void *ctx, const provider_config *cfg, const wire_reque
         /* A compaction's request (context/compact.h): answer with a summary. */
         out->message.role = WIRE_ROLE_ASSISTANT;
         wire_message_add_text(&out->message, "<summary>the work so far</summary>");
-        out->stop_reason = WIRE_STOP_END_TURN;
+        out->stop_reason = LOOM_STOP_END_TURN;
         out->usage.input_tokens = 100;
         out->usage.output_tokens = 20;
         return 0;
@@ -87,12 +87,12 @@ static int fake_complete(void *ctx, const provider_config *cfg, const wire_reque
         if (sink && sink->on_text)
             sink->on_text(sink->ctx, s->text, strlen(s->text));
         wire_message_add_text(&out->message, s->text);
-        out->stop_reason = WIRE_STOP_END_TURN;
+        out->stop_reason = LOOM_STOP_END_TURN;
     } else {
         char id[32];
         snprintf(id, sizeof id, "call_%d", m->calls);
         wire_message_add_tool_use(&out->message, id, "Echo", json_pack("{s:s}", "text", s->text));
-        out->stop_reason = WIRE_STOP_TOOL_USE;
+        out->stop_reason = LOOM_STOP_TOOL_USE;
     }
     return 0;
 }
@@ -143,12 +143,12 @@ typedef struct fixture {
     json_t *events;          /* the types emitted, in order */
 } fixture;
 
-static void on_emit(void *ctx, const char *type, event_visibility vis, const char *corr,
+static void on_emit(void *ctx, loom_event_type type, loom_visibility vis, const char *corr,
                     json_t *payload)
 {
     (void)vis, (void)corr;
     fixture *f = ctx;
-    json_array_append_new(f->events, json_string(type));
+    json_array_append_new(f->events, json_string(loom_event_type_name(type)));
     json_decref(payload);
 }
 
@@ -216,13 +216,13 @@ static void test_final_answer_ends_the_run(void **state)
     static const step script[] = {{SAY, "all done", 0}};
     loop_result out;
     run(f, script, 1, &out);
-    assert_int_equal(out.state, RUN_COMPLETED);
-    assert_string_equal(out.stop_reason, "end_turn");
+    assert_int_equal(out.state, LOOM_RUN_COMPLETED);
+    assert_string_equal(loom_stop_reason_name(out.stop_reason), "end_turn");
     assert_string_equal(out.final_text, "all done");
     assert_int_equal(out.turns, 1);
     assert_int_equal(f->model.calls, 1);
     assert_int_equal(out.usage.input_tokens, 10);
-    assert_true(emitted(f, EV_TOKEN_DELTA));
+    assert_true(emitted(f, "token.delta"));
     assert_true(emitted(f, "model.completed"));
     /* The goal and the reply are in the session. */
     json_t *last = transcript_record(f->t, transcript_count(f->t) - 1);
@@ -238,13 +238,13 @@ static void test_tool_call_runs_and_its_result_goes_back(void **state)
     static const step script[] = {{CALL, "hi", 0}, {SAY, "the tool said hi", 0}};
     loop_result out;
     run(f, script, 2, &out);
-    assert_int_equal(out.state, RUN_COMPLETED);
+    assert_int_equal(out.state, LOOM_RUN_COMPLETED);
     assert_int_equal(echo_runs, 1);
     assert_int_equal(f->model.calls, 2);
     assert_true(f->model.saw_tool_result);
     assert_string_equal(f->model.tool_result_text, "echo: hi");
-    assert_true(emitted(f, EV_TOOL_STARTED));
-    assert_true(emitted(f, EV_TOOL_FINISHED));
+    assert_true(emitted(f, "tool.started"));
+    assert_true(emitted(f, "tool.finished"));
     assert_string_equal(out.final_text, "the tool said hi");
     assert_int_equal(out.turns, 2);
     assert_int_equal(out.usage.input_tokens, 20);
@@ -258,8 +258,8 @@ static void test_max_turns_stops(void **state)
     f->p.max_turns = 3;
     loop_result out;
     run(f, script, 1, &out);
-    assert_int_equal(out.state, RUN_FAILED);
-    assert_string_equal(out.stop_reason, "max_turns");
+    assert_int_equal(out.state, LOOM_RUN_FAILED);
+    assert_string_equal(loom_stop_reason_name(out.stop_reason), "max_turns");
     assert_int_equal(out.err.code, LOOM_ERR_RUN_RESUMABLE);
     assert_int_equal(out.turns, 3);
     assert_int_equal(f->model.calls, 3);
@@ -274,8 +274,8 @@ static void test_cancel_flag_stops(void **state)
     cancel_on_run = &f->cancel; /* the user cancels while the tool runs */
     loop_result out;
     run(f, script, 2, &out);
-    assert_int_equal(out.state, RUN_CANCELLED);
-    assert_string_equal(out.stop_reason, "cancelled");
+    assert_int_equal(out.state, LOOM_RUN_CANCELLED);
+    assert_string_equal(loom_stop_reason_name(out.stop_reason), "cancelled");
     assert_int_equal(out.err.code, LOOM_ERR_RUN_CANCELLED);
     assert_int_equal(f->model.calls, 1);
     /* The interruption is recorded last, and never drives a run. */
@@ -291,7 +291,7 @@ static void test_cancel_before_the_first_turn(void **state)
     atomic_store(&f->cancel, CANCEL_RUN);
     loop_result out;
     run(f, script, 1, &out);
-    assert_int_equal(out.state, RUN_CANCELLED);
+    assert_int_equal(out.state, LOOM_RUN_CANCELLED);
     assert_int_equal(f->model.calls, 0);
     loop_result_free(&out);
 }
@@ -302,8 +302,8 @@ static void test_provider_error_is_model_error(void **state)
     static const step script[] = {{FAIL, "bad request (HTTP 400)", LOOM_ERR_MODEL_REQUEST_REJECTED}};
     loop_result out;
     run(f, script, 1, &out);
-    assert_int_equal(out.state, RUN_FAILED);
-    assert_string_equal(out.stop_reason, "model_error");
+    assert_int_equal(out.state, LOOM_RUN_FAILED);
+    assert_string_equal(loom_stop_reason_name(out.stop_reason), "model_error");
     assert_int_equal(out.err.code, LOOM_ERR_MODEL_REQUEST_REJECTED);
     assert_non_null(strstr(out.err.message, "bad request"));
     assert_string_equal(out.final_text, "");
@@ -318,11 +318,11 @@ static void test_transient_error_switches_to_the_fallback(void **state)
     f->p.fallback_model = "fallback-model";
     loop_result out;
     run(f, script, 2, &out);
-    assert_int_equal(out.state, RUN_COMPLETED);
+    assert_int_equal(out.state, LOOM_RUN_COMPLETED);
     assert_string_equal(f->model.models[0], "fake-model");
     assert_string_equal(f->model.models[1], "fallback-model");
     assert_int_equal(out.turns, 1); /* the failed call was not a turn */
-    assert_true(emitted(f, EV_STREAM_RESTARTED));
+    assert_true(emitted(f, "stream.restarted"));
     loop_result_free(&out);
 }
 
@@ -335,7 +335,7 @@ static void test_too_long_is_compacted_and_sent_again(void **state)
         {SAY, "fits now", 0}};
     loop_result out;
     run(f, script, 3, &out);
-    assert_int_equal(out.state, RUN_COMPLETED);
+    assert_int_equal(out.state, LOOM_RUN_COMPLETED);
     assert_string_equal(out.final_text, "fits now");
     /* reply, refusal, the compaction's call, the resent request */
     assert_int_equal(f->model.calls, 4);

@@ -120,7 +120,7 @@ static void test_from_response_order_and_attribution(void **state)
     wire_message_add_tool_use(&resp.message, "c1", "Read", json_pack("{s:s}", "path", "x"));
     wire_message_add_tool_use(&resp.message, "c2", "Read", NULL);
     wire_message_add_redacted_thinking(&resp.message, "enc");
-    resp.stop_reason = WIRE_STOP_TOOL_USE;
+    resp.stop_reason = LOOM_STOP_TOOL_USE;
     resp.usage.input_tokens = 10;
     resp.usage.output_tokens = 5;
     resp.usage.raw = json_pack("{s:i}", "input_tokens", 10);

@@ -359,7 +359,7 @@ static void test_providerdata_round_trip(void **state)
     wire_message_add_thinking(&resp.message, "hmm", "sig-1");
     wire_message_add_text(&resp.message, "answer");
     wire_message_add_tool_use(&resp.message, "call_9", "Bash", json_pack("{s:s}", "cmd", "ls"));
-    resp.stop_reason = WIRE_STOP_TOOL_USE;
+    resp.stop_reason = LOOM_STOP_TOOL_USE;
     resp.usage.input_tokens = 31480;
     resp.usage.output_tokens = 238;
     resp.usage.cache_read_tokens = 11840;
