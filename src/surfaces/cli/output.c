@@ -109,21 +109,21 @@ static void heartbeat_line(const json_t *payload)
     fputs(")\n", stderr);
 }
 
-static void text_event(cli_output *o, const char *type, const json_t *payload)
+static void text_event(cli_output *o, loom_event_type type, const json_t *payload)
 {
-    if (!strcmp(type, "model.completed")) {
+    if (type == LOOM_EV_MODEL_COMPLETED) {
         text_release(o);
         /* Text of one turn, then tools, then more text: keep turns on their own lines. */
         if (o->turn_has_text)
             text_newline(o);
         o->turn_has_text = false;
-    } else if (!strcmp(type, "stream.restarted")) {
+    } else if (type == LOOM_EV_STREAM_RESTARTED) {
         /* The call starts over: its text so far is void. On a terminal it
          * was shown already; the retry starts on a line of its own. */
         str_clear(&o->held);
         text_newline(o);
         o->turn_has_text = false;
-    } else if (!strcmp(type, "warning.emitted")) {
+    } else if (type == LOOM_EV_WARNING_EMITTED) {
         const char *kind = json_get_str(payload, "kind", "");
         if (!strcmp(kind, "model_retry")) {
             text_newline(o);
@@ -142,9 +142,9 @@ static void text_event(cli_output *o, const char *type, const json_t *payload)
             put_clean(json_get_str(payload, "message", ""));
             fputc('\n', stderr);
         }
-    } else if (!strcmp(type, "heartbeat.event")) {
+    } else if (type == LOOM_EV_HEARTBEAT_EVENT) {
         heartbeat_line(payload);
-    } else if (o->verbose && !strcmp(type, "hook.output")) {
+    } else if (o->verbose && type == LOOM_EV_HOOK_OUTPUT) {
         /* A hook's stdout (never one that answered suppressOutput). */
         fputs("loom: hook ", stderr);
         put_clean(json_get_str(payload, "hook", "?")); /* a settings file's name for it */
@@ -153,10 +153,10 @@ static void text_event(cli_output *o, const char *type, const json_t *payload)
         fputs("): ", stderr);
         put_clean(json_get_str(payload, "output", ""));
         fputc('\n', stderr);
-    } else if (o->verbose && (!strcmp(type, "tool.finished") || !strcmp(type, "tool.failed"))) {
+    } else if (o->verbose && (type == LOOM_EV_TOOL_FINISHED || type == LOOM_EV_TOOL_FAILED)) {
         fputs("loom: ", stderr);
         put_clean(json_get_str(payload, "tool", "?"));
-        fprintf(stderr, " %s (%lld ms)\n", !strcmp(type, "tool.failed") ? "failed" : "done",
+        fprintf(stderr, " %s (%lld ms)\n", type == LOOM_EV_TOOL_FAILED ? "failed" : "done",
                 (long long)json_get_int(payload, "duration_ms", 0));
     }
 }
@@ -172,8 +172,8 @@ void output_event(cli_output *o, const loom_event *ev)
     }
     /* json keeps stdout for the result, but warnings and the heartbeat's
      * events still belong on stderr. */
-    if (o->format == OUTPUT_JSON && strcmp(ev->type, "warning.emitted") != 0 &&
-        strcmp(ev->type, "heartbeat.event") != 0)
+    if (o->format == OUTPUT_JSON && ev->kind != LOOM_EV_WARNING_EMITTED &&
+        ev->kind != LOOM_EV_HEARTBEAT_EVENT)
         return;
     if (ev->text) {
         /* The hot path: no JSON to parse for a token. */
@@ -189,7 +189,7 @@ void output_event(cli_output *o, const loom_event *ev)
     }
     loom_error ignore;
     json_t *doc = json_parse(ev->json, strlen(ev->json), "event", &ignore);
-    text_event(o, ev->type, json_get_obj(doc, "payload"));
+    text_event(o, ev->kind, json_get_obj(doc, "payload"));
     json_decref(doc);
 }
 
@@ -201,23 +201,23 @@ void output_warning(cli_output *o, const char *message)
     fputc('\n', stderr);
 }
 
-static const char *subtype_of(const json_t *res)
+static const char *subtype_of(loom_run_state state, loom_stop_reason stop)
 {
-    const char *state = json_get_str(res, "state", "");
-    const char *stop = json_get_str(res, "stop_reason", "");
-    if (!strcmp(state, "completed"))
+    if (state == LOOM_RUN_COMPLETED)
         return "success";
-    if (!strcmp(stop, "max_turns"))
+    if (stop == LOOM_STOP_MAX_TURNS)
         return "error_max_turns";
-    if (!strcmp(stop, "token_budget") || !strcmp(stop, "usd_budget"))
+    if (stop == LOOM_STOP_TOKEN_BUDGET || stop == LOOM_STOP_USD_BUDGET)
         return "error_max_budget";
-    if (!strcmp(state, "cancelled"))
+    if (state == LOOM_RUN_CANCELLED)
         return "error_cancelled";
     return "error_during_execution";
 }
 
-void output_end(cli_output *o, const char *result_json)
+void output_end(cli_output *o, const loom_run *run)
 {
+    const char *result_json = loom_run_result_json(run);
+    loom_run_state state = loom_run_state_now(run);
     loom_error ignore;
     json_t *res = json_parse(result_json, strlen(result_json), "result", &ignore);
     const json_t *error = json_get_obj(res, "error");
@@ -235,8 +235,9 @@ void output_end(cli_output *o, const char *result_json)
         fputs("]\n", stderr);
     }
     if (o->format == OUTPUT_JSON) {
-        json_t *out = json_pack("{s:s,s:s,s:b}", "type", "result", "subtype", subtype_of(res),
-                                "is_error", strcmp(json_get_str(res, "state", ""), "completed") != 0);
+        json_t *out = json_pack("{s:s,s:s,s:b}", "type", "result", "subtype",
+                                subtype_of(state, loom_run_stop_reason(run)), "is_error",
+                                state != LOOM_RUN_COMPLETED);
         json_object_update(out, res);
         json_object_set_new(out, "model", json_string(o->model));
         json_object_set_new(out, "provider", json_string(o->provider));

@@ -42,8 +42,8 @@ void output_begin(cli_output *o);
 void output_event(cli_output *o, const loom_event *ev);
 /* A warning outside any run (e.g. a damaged session line). */
 void output_warning(cli_output *o, const char *message);
-/* The end: result_json is loom_run_result_json(). Frees what o holds. */
-void output_end(cli_output *o, const char *result_json);
+/* The end of a run that has ended: prints its result. Frees what o holds. */
+void output_end(cli_output *o, const loom_run *run);
 /* A failure before any run started (bad config, unknown session). */
 void output_setup_error(cli_output *o, const loom_status *st);
 

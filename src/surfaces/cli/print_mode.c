@@ -98,22 +98,18 @@ static void log_process_stats(void)
               "process stats");
 }
 
-static int exit_status(const char *result_json)
+static int exit_status(const loom_run *run)
 {
-    loom_error ignore;
-    json_t *res = json_parse(result_json, strlen(result_json), "result", &ignore);
-    const char *state = json_get_str(res, "state", "failed");
-    const char *stop = json_get_str(res, "stop_reason", "");
-    int status = 1;
-    if (!strcmp(state, "completed"))
-        status = 0;
-    else if (!strcmp(state, "cancelled"))
-        status = 130;
-    else if (!strcmp(stop, "max_turns") || !strcmp(stop, "token_budget") ||
-             !strcmp(stop, "usd_budget") || !strcmp(stop, "external_signal"))
-        status = 3;
-    json_decref(res);
-    return status;
+    loom_run_state state = loom_run_state_now(run);
+    loom_stop_reason stop = loom_run_stop_reason(run);
+    if (state == LOOM_RUN_COMPLETED)
+        return 0;
+    if (state == LOOM_RUN_CANCELLED)
+        return 130;
+    if (stop == LOOM_STOP_MAX_TURNS || stop == LOOM_STOP_TOKEN_BUDGET ||
+        stop == LOOM_STOP_USD_BUDGET || stop == LOOM_STOP_EXTERNAL_SIGNAL)
+        return 3; /* stopped by a limit or a signal: resumable */
+    return 1;
 }
 
 int print_mode_run(const cli_options *opt)
@@ -161,8 +157,8 @@ int print_mode_run(const cli_options *opt)
         atomic_store(&active_run, run);
         loom_run_wait(run);
         atomic_store(&active_run, NULL);
-        output_end(&out, loom_run_result_json(run));
-        status = exit_status(loom_run_result_json(run));
+        output_end(&out, run);
+        status = exit_status(run);
         loom_run_free(run);
     }
     loom_session_free(session);

@@ -715,23 +715,23 @@ static void on_event(run_view *v, const loom_event *ev)
     loom_error ignore;
     json_t *doc = json_parse(ev->json, strlen(ev->json), "event", &ignore);
     const json_t *p = json_get_obj(doc, "payload");
-    const char *type = ev->type;
-    if (!strcmp(type, "model.completed")) {
+    loom_event_type type = ev->kind;
+    if (type == LOOM_EV_MODEL_COMPLETED) {
         flush_text(v);
         v->tokens_done += json_get_int(json_get_obj(p, "usage"), "outputTokens", 0);
         v->bytes_now = 0;
         v->turn_text = false;
         view_tokens(v);
-    } else if (!strcmp(type, "tool.started")) {
+    } else if (type == LOOM_EV_TOOL_STARTED) {
         flush_text(v);
         on_tool_started(v, p);
-    } else if (!strcmp(type, "tool.finished") || !strcmp(type, "tool.failed")) {
+    } else if (type == LOOM_EV_TOOL_FINISHED || type == LOOM_EV_TOOL_FAILED) {
         on_tool_done(v, p);
-    } else if (!strcmp(type, "warning.emitted")) {
+    } else if (type == LOOM_EV_WARNING_EMITTED) {
         on_warning(v, p);
-    } else if (!strcmp(type, "heartbeat.event")) {
+    } else if (type == LOOM_EV_HEARTBEAT_EVENT) {
         on_heartbeat(v, p);
-    } else if (!strcmp(type, "approval.requested")) {
+    } else if (type == LOOM_EV_APPROVAL_REQUESTED) {
         on_approval(v, p);
     }
     json_decref(doc);
