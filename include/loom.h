@@ -15,8 +15,9 @@
  * docs/events.md) reach the caller by callback (on the run's thread) and/or
  * by polling loom_run_next_event. Every function that can fail takes a
  * loom_status * (may be NULL) and returns NULL or a negative number on
- * failure, with a stable error code name ("model_overloaded",
- * "resource_not_found", …) and a message saying what and where.
+ * failure, with a stable error code ("model_overloaded",
+ * "resource_not_found", …; numbers and names in loom_protocol.h, listed in
+ * docs/events.md) and a message saying what and where.
  *
  * Thread safety: a config, agent or session is used by one thread at a
  * time, except that loom_run_cancel, loom_run_next_event and

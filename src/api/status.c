@@ -18,7 +18,7 @@ void api_status_from(loom_status *st, const loom_error *err)
 {
     if (!st)
         return;
-    st->code = (int)err->code;
+    st->code = err->code;
     st->code_name = loom_error_code_name(err->code);
     snprintf(st->message, sizeof st->message, "%s", err->message);
 }
@@ -26,7 +26,7 @@ void api_status_from(loom_status *st, const loom_error *err)
 int api_status_set(loom_status *st, loom_error_code code, const char *fmt, ...)
 {
     if (st) {
-        st->code = (int)code;
+        st->code = code;
         st->code_name = loom_error_code_name(code);
         va_list ap;
         va_start(ap, fmt);

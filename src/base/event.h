@@ -15,7 +15,7 @@
  * so this file still depends on nothing in Loom but base/.
  *
  * Every constructor returns a new reference (the payload, to be handed to
- * an emit port, which steals it). Pure; any thread. */
+ * an emit port, which steals it). No shared state: any thread. */
 #ifndef LOOM_BASE_EVENT_H
 #define LOOM_BASE_EVENT_H
 
