@@ -1,7 +1,6 @@
 /* agent.c — loom_agent: a resolved provider, the tool registry and the
  * system prompt, made once and shared by the sessions and runs under it. */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,7 +60,8 @@ static int parse_bool(const json_t *values, const char *key, bool *out, loom_sta
 static char *reload_dynamic(void *ctx)
 {
     loom_agent *a = ctx;
-    return system_prompt_dynamic(a->cwd, a->trusted);
+    secrets_deny deny;
+    return system_prompt_dynamic(a->cwd, a->trusted, api_agent_deny(a, &deny));
 }
 
 /* A model's entry under "models" in the settings files, local first. */
@@ -154,15 +154,11 @@ static int parse_heartbeat(loom_agent *a, loom_status *st)
     return 0;
 }
 
-/* The agent whose policy is the process's sandbox default (sandbox.h): the
- * Bash tool reads the default, so only one agent can set it; the last one
- * made wins and clears it when freed. */
-static _Atomic(loom_agent *) g_sandbox_owner;
-
-/* Merges the files' "sandbox" blocks the way sandbox.c merges them from
- * disk (a later scalar wins, path lists add up) — but from the documents
- * config.c filtered, so an untrusted project cannot loosen the sandbox. */
-static void set_filtered_sandbox(loom_agent *a)
+/* The filtered files' "sandbox" blocks merged the way sandbox_policy.c
+ * merges them from disk (a later scalar wins, path lists add up) — from the
+ * documents config.c filtered, so an untrusted project cannot loosen the
+ * sandbox. -1 when they do not make a policy (p left empty). */
+static int filtered_sandbox(const loom_agent *a, sandbox_policy *p)
 {
     json_t *acc = json_object();
     for (int i = 0; i < 3; i++) {
@@ -171,20 +167,41 @@ static void set_filtered_sandbox(loom_agent *a)
         if (json_is_object(block))
             sandbox_settings_merge(acc, block);
     }
-    a->sandbox = xcalloc(1, sizeof *a->sandbox);
     loom_error err;
     loom_error_clear(&err);
-    int rc = sandbox_policy_from_settings(acc, a->cwd, a->sandbox, &err);
+    int rc = sandbox_policy_from_settings(acc, a->cwd, p, &err);
     json_decref(acc);
-    if (rc != 0) {
-        /* Left to sandbox.c, which finds the same fault on disk and
-         * refuses each command with it (the filter only removes keys). */
+    if (rc != 0)
+        sandbox_policy_free(p);
+    return rc == 0 ? 0 : -1;
+}
+
+/* The agent's command sandbox, held by it and copied into each session's
+ * governance (never a process-wide default, so two agents in one process
+ * keep their own). Untrusted with the settings loaded, the filtered files
+ * decide — read now, not at the first command, which would also take in a
+ * sandbox block written into the folder after the filter ran. Otherwise,
+ * or when the filtered blocks are at fault, the sandbox reads the settings
+ * files for the cwd itself (sandbox_policy_load), and a fault found there
+ * is kept as sandbox_error: every command is then refused with it. */
+static void resolve_sandbox(loom_agent *a, bool filtered)
+{
+    a->sandbox = xcalloc(1, sizeof *a->sandbox);
+    if (filtered && filtered_sandbox(a, a->sandbox) == 0)
+        return;
+    loom_error err;
+    loom_error_clear(&err);
+    if (sandbox_policy_load(a->cwd, a->sandbox, &err) != 0) {
+        a->sandbox_error = xstrdup(err.message);
+        sandbox_policy_free(a->sandbox);
         free(a->sandbox);
         a->sandbox = NULL;
-        return;
     }
-    sandbox_set_default(a->sandbox);
-    atomic_store(&g_sandbox_owner, a);
+}
+
+const secrets_deny *api_agent_deny(const loom_agent *a, secrets_deny *buf)
+{
+    return sandbox_secrets_deny(a->sandbox, buf);
 }
 
 loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
@@ -244,6 +261,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         goto fail;
     }
     a->cwd = real;
+    resolve_sandbox(a, !cfg->trusted && cfg->workspace); /* settings loaded, untrusted */
 
     a->tools = tool_registry_new();
     if (tool_registry_add_builtins(a->tools, &err) != 0) {
@@ -257,7 +275,9 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     if (extra)
         str_printf(&sys, "\n%s\n", extra);
     a->system_static = str_steal(&sys);
-    a->system_dynamic = system_prompt_dynamic_report(a->cwd, a->trusted, &a->memory);
+    secrets_deny deny;
+    a->system_dynamic =
+        system_prompt_dynamic_report(a->cwd, a->trusted, api_agent_deny(a, &deny), &a->memory);
 
     a->params = (loop_params){
         .provider = &a->provider,
@@ -276,12 +296,6 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     };
     if (parse_context_options(a, st) != 0 || parse_heartbeat(a, st) != 0)
         goto fail;
-    /* Trusted, the sandbox reads the settings files itself as it always
-     * did; untrusted, it must see only what the filter kept — set now, not
-     * read from disk at the first command, which would also take in a
-     * sandbox block written into the folder after the filter ran. */
-    if (!cfg->trusted && cfg->workspace) /* settings loaded, untrusted */
-        set_filtered_sandbox(a);
     api_status_ok(st);
     return a;
 fail:
@@ -314,13 +328,11 @@ void loom_agent_free(loom_agent *a)
     free(a->system_dynamic);
     memory_report_free(&a->memory);
     heartbeat_config_free(&a->heartbeat);
-    loom_agent *self = a;
-    if (atomic_compare_exchange_strong(&g_sandbox_owner, &self, NULL))
-        sandbox_set_default(NULL);
     if (a->sandbox) {
         sandbox_policy_free(a->sandbox);
         free(a->sandbox);
     }
+    free(a->sandbox_error);
     json_decref(a->notices);
     json_decref(a->warnings);
     free(a);

@@ -197,7 +197,9 @@ int loom_session_remember(loom_session *s, const char *line, loom_status *st)
     /* The next request carries the new line: rebuild the dynamic prompt. */
     memory_report_free(&a->memory);
     free(a->system_dynamic);
-    a->system_dynamic = system_prompt_dynamic_report(a->cwd, a->trusted, &a->memory);
+    secrets_deny deny;
+    a->system_dynamic =
+        system_prompt_dynamic_report(a->cwd, a->trusted, api_agent_deny(a, &deny), &a->memory);
     a->params.system_dynamic = a->system_dynamic;
     api_status_ok(st);
     return 0;

@@ -11,6 +11,7 @@
 #include "loom.h"
 #include "context/memory.h"
 #include "context/control.h"
+#include "policy/secrets.h"
 #include "heartbeat/config.h"
 #include "runtime/loop.h"
 #include "session/transcript.h"
@@ -44,7 +45,11 @@ struct loom_agent {
     json_t *notices;          /* the config's trust notices (array of strings) */
     json_t *warnings;         /* the config's settings warnings (array of strings) */
     bool trusted;             /* the config's workspace trust (config.c decided it) */
-    struct sandbox_policy *sandbox; /* built from the filtered files when untrusted, or NULL */
+    /* The command sandbox (resolve_sandbox in agent.c), copied into each
+     * session's governance; NULL with sandbox_error set when the sandbox
+     * settings are invalid. */
+    struct sandbox_policy *sandbox;
+    char *sandbox_error;
 };
 
 typedef struct file_state file_state;
@@ -78,6 +83,9 @@ void api_status_from(loom_status *st, const loom_error *err);
 void api_status_ok(loom_status *st);
 int api_status_set(loom_status *st, loom_error_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The agent's sandbox denyRead list for the secret checks (buf filled), or
+ * NULL when it has no sandbox. */
+const secrets_deny *api_agent_deny(const loom_agent *a, secrets_deny *buf);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
 

@@ -254,6 +254,8 @@ static void *run_main(void *arg)
         .ask_ctx = r,
     };
     tctx.gov = s->gov;
+    tctx.sandbox = s->gov ? s->gov->sandbox : NULL;
+    tctx.sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
     tctx.run_id = r->run_id;
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;

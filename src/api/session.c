@@ -93,6 +93,8 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
         .interactive = agent->interactive,
         /* the answer config.c filtered the documents with */
         .trust = agent->trusted ? GOVERNANCE_TRUSTED : GOVERNANCE_UNTRUSTED,
+        .sandbox = agent->sandbox,
+        .sandbox_error = agent->sandbox_error,
     };
     governance *g = governance_new(agent->cwd, transcript_session_id(t), transcript_path(t), &gs,
                                    err);

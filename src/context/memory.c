@@ -27,6 +27,7 @@
 #define MEMORY_LIST_MAX 200
 
 typedef struct render_ctx {
+    const secrets_deny *deny; /* the sandbox's denyRead list (may be NULL) */
     memory_report rep;
     char **loaded;  /* realpaths already in the block: a file appears once */
     size_t nloaded;
@@ -84,9 +85,9 @@ static bool escapes_repo(const render_ctx *c, const char *rp, char *why, size_t 
 
 /* path is a secret path (as written or resolved) or a pseudo-file: why
  * gets the store. */
-static bool is_secret(const char *path, char *why, size_t cap)
+static bool is_secret(const render_ctx *c, const char *path, char *why, size_t cap)
 {
-    return secrets_path_is_secret(path, "/", why, cap) || is_pseudo(path, why, cap);
+    return secrets_path_is_secret(path, "/", c->deny, why, cap) || is_pseudo(path, why, cap);
 }
 
 const char *memory_kind_name(memory_kind kind)
@@ -230,7 +231,7 @@ static void include_import(render_ctx *c, loom_str *out, const char *importer, c
         return;
     }
     char why[512];
-    if (is_secret(path, why, sizeof why) || is_secret(rp, why, sizeof why)) {
+    if (is_secret(c, path, why, sizeof why) || is_secret(c, rp, why, sizeof why)) {
         str_printf(out, "[@%s not imported: %s; secret files never enter the prompt]\n", target,
                    why);
         free(path);
@@ -303,7 +304,7 @@ static bool add_file(render_ctx *c, loom_str *out, const char *title, const char
 {
     char why[512];
     struct stat st;
-    if (stat(path, &st) == 0 && is_secret(path, why, sizeof why)) {
+    if (stat(path, &st) == 0 && is_secret(c, path, why, sizeof why)) {
         /* Present, so the AGENTS.md/CLAUDE.md fallback stops here too. */
         str_printf(out, "\n# %s (%s)\n[not loaded: %s; secret files never enter the prompt]\n",
                    title, path, why);
@@ -407,7 +408,7 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
     bool cut = false;
     char why[512];
     char *index = NULL;
-    bool secret_index = is_secret(index_path.ptr, why, sizeof why);
+    bool secret_index = is_secret(c, index_path.ptr, why, sizeof why);
     if (!secret_index)
         index = read_capped(index_path.ptr, MEMORY_INDEX_CAP, &len, &cut);
     if (index || n > 0) {
@@ -448,10 +449,11 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
     free(rp);
 }
 
-char *memory_render(const char *cwd, bool trusted, memory_report *rep)
+char *memory_render(const char *cwd, bool trusted, const secrets_deny *deny, memory_report *rep)
 {
     render_ctx c = {0};
     c.trusted = trusted;
+    c.deny = deny;
     char *home = loom_home();
     char *dir = resolve(cwd);
     char *root = repo_root(dir);

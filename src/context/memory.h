@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "policy/secrets.h"
+
 /* Caps, in bytes (truncation never splits a UTF-8 sequence). */
 #define MEMORY_FILE_CAP 40000    /* one instructions file, before imports */
 #define MEMORY_TOTAL_CAP 100000  /* the whole rendered block */
@@ -51,9 +53,10 @@ typedef struct memory_report {
  * trusted: the folder's settings are trusted (policy/trust.h). When not,
  * the project's files may not reach outside the repository: an @import
  * (or an AGENTS.md, or a .loom/memory, that is a symlink) resolving
- * elsewhere becomes a note. Secret paths (policy/secrets.h) and /proc,
- * /sys, /dev are never loaded, trusted or not. */
-char *memory_render(const char *cwd, bool trusted, memory_report *rep);
+ * elsewhere becomes a note. Secret paths (policy/secrets.h, with deny: the
+ * session's sandbox denyRead list, may be NULL) and /proc, /sys, /dev are
+ * never loaded, trusted or not. */
+char *memory_render(const char *cwd, bool trusted, const secrets_deny *deny, memory_report *rep);
 
 const char *memory_kind_name(memory_kind kind);  /* "user", "project", … */
 void memory_report_free(memory_report *rep);

@@ -167,8 +167,13 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
         warn(g, "the audit log could not be opened: %s%s", aerr.message, "");
     str_free(&path);
     /* sandbox.hooks: prepared once, entered in each hook's child. */
-    loom_error serr;
-    const sandbox_policy *sb = sandbox_default_for(cwd, &serr);
+    if (s->sandbox_error) {
+        g->sandbox_error = xstrdup(s->sandbox_error);
+    } else if (s->sandbox && s->sandbox->enabled) {
+        g->sandbox = xcalloc(1, sizeof *g->sandbox);
+        sandbox_policy_copy(g->sandbox, s->sandbox);
+    }
+    const sandbox_policy *sb = g->sandbox;
     if (sb && sb->enabled && sb->confine_hooks && sandbox_supported() > 0) {
         char msg[256];
         if (sandbox_prepare(sb, &g->hook_sandbox, msg, sizeof msg) != 0)
@@ -189,6 +194,11 @@ void governance_free(governance *g)
     hook_registry_free(g->hooks);
     approval_registry_free(g->approvals);
     sandbox_prep_free(g->hook_sandbox);
+    if (g->sandbox) {
+        sandbox_policy_free(g->sandbox);
+        free(g->sandbox);
+    }
+    free(g->sandbox_error);
     if (g->audit)
         audit_close(g->audit);
     for (size_t i = 0; i < g->n_warnings; i++)

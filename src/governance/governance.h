@@ -1,6 +1,6 @@
 /* governance.h — everything that decides whether a tool call may run, put
  * together for one session: the mode, the settings rules, the hooks, the
- * risk classifier, approvals and the audit log.
+ * risk classifier, approvals, the audit log and the command sandbox policy.
  *
  * The tool pipeline (governance/pipeline.c) asks it one question per call, in
  * its fixed steps; this module owns the state those steps need and the
@@ -32,6 +32,11 @@ typedef struct governance_settings {
      * never disagree; GOVERNANCE_TRUST_DECIDE (0) decides here from the
      * user document and the environment. */
     enum { GOVERNANCE_TRUST_DECIDE, GOVERNANCE_TRUSTED, GOVERNANCE_UNTRUSTED } trust;
+    /* The command sandbox of the session (copied; NULL: none), or, when the
+     * sandbox settings are invalid, why (copied): commands are then refused,
+     * never run unsandboxed. */
+    const struct sandbox_policy *sandbox;
+    const char *sandbox_error;
 } governance_settings;
 
 typedef struct governance {
@@ -46,6 +51,11 @@ typedef struct governance {
     /* auto mode's model classifier (policy/model_classifier.h); NULL: none,
      * so auto mode asks — or denies headless — what rules cannot settle. */
     const struct provider_config *classifier;
+    /* The session's own command sandbox (sandbox/sandbox_policy.h): NULL
+     * when disabled; sandbox_error set when its settings are invalid. The
+     * session's tool calls get it through tool_ctx. */
+    struct sandbox_policy *sandbox;
+    char *sandbox_error;
     struct sandbox_prep *hook_sandbox; /* sandbox.hooks: command hooks run confined */
     char *cwd;
     char *session_id;

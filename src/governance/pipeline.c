@@ -22,6 +22,7 @@
 #include "policy/risk.h"
 #include "policy/secrets.h"
 #include "policy/tamper.h"
+#include "sandbox/sandbox_policy.h"
 #include "tools/schema.h"
 
 #define PIPELINE_POOL 8
@@ -250,7 +251,9 @@ static void url_host_of(const char *url, char *out, size_t cap)
  * outside the workspace, a host off the machine (decision inputs). */
 static void resolve_reach(const tool_call *call, tool_ctx *ctx, gov_call *g)
 {
-    g->secret = secrets_call_touches(call->name, g->input, ctx->cwd, g->secret_why,
+    secrets_deny deny_buf;
+    const secrets_deny *deny = sandbox_secrets_deny(ctx->sandbox, &deny_buf);
+    g->secret = secrets_call_touches(call->name, g->input, ctx->cwd, deny, g->secret_why,
                                      sizeof g->secret_why);
     g->outside = false;
     char *target = read_target(call->name, g->input);

@@ -19,7 +19,6 @@
 #include "base/utf8.h"
 #include "shell/bash_parse.h"
 #include "policy/rules.h"
-#include "sandbox/sandbox.h"
 
 /* Credential stores, relative to $HOME: keys, cloud and cluster
  * credentials, registry and package-index tokens, password files. */
@@ -118,11 +117,13 @@ typedef struct stores {
     char *lex[NSECRETS];
     char *res[NSECRETS];   /* NULL when unresolvable */
     size_t n;              /* 0 without a home directory */
+    const secrets_deny *deny; /* the sandbox's denyRead list, or NULL */
 } stores;
 
-static void stores_init(stores *st)
+static void stores_init(stores *st, const secrets_deny *deny)
 {
     memset(st, 0, sizeof *st);
+    st->deny = deny;
     const char *home = home_dir();
     if (!home)
         return;
@@ -173,9 +174,8 @@ static bool secret_in(const stores *st, const char *path, const char *cwd, char 
             }
     if (!hit) {
         /* The sandbox's configured denyRead list binds every tool too. */
-        loom_error ignore;
-        const sandbox_policy *sp = sandbox_default_for(cwd, &ignore);
-        if (sp && (sandbox_path_read_denied(sp, lex) || sandbox_path_read_denied(sp, res))) {
+        const secrets_deny *d = st->deny;
+        if (d && (d->read_denied(d->ctx, lex) || d->read_denied(d->ctx, res))) {
             hit = true;
             if (why)
                 snprintf(why, cap, "%.*s is in the sandbox's denyRead list", clip(path, 300), path);
@@ -186,10 +186,11 @@ static bool secret_in(const stores *st, const char *path, const char *cwd, char 
     return hit;
 }
 
-bool secrets_path_is_secret(const char *path, const char *cwd, char *why, size_t cap)
+bool secrets_path_is_secret(const char *path, const char *cwd, const secrets_deny *deny,
+                            char *why, size_t cap)
 {
     stores st;
-    stores_init(&st);
+    stores_init(&st, deny);
     bool hit = secret_in(&st, path, cwd, why, cap);
     stores_free(&st);
     return hit;
@@ -200,20 +201,18 @@ static bool holds(const stores *st, const char *dir)
     for (size_t i = 0; i < st->n; i++)
         if (under(st->lex[i], dir) || (st->res[i] && under(st->res[i], dir)))
             return true;
-    loom_error ignore;
-    const sandbox_policy *sp = sandbox_default_for(dir, &ignore);
-    for (size_t i = 0; sp && i < sp->deny_read.n; i++)
-        if (under(sp->deny_read.v[i], dir))
+    for (size_t i = 0; st->deny && i < st->deny->n; i++)
+        if (under(st->deny->paths[i], dir))
             return true;
     return false;
 }
 
-bool secrets_dir_holds_secret(const char *dir)
+bool secrets_dir_holds_secret(const char *dir, const secrets_deny *deny)
 {
     if (!dir)
         return false;
     stores st;
-    stores_init(&st);
+    stores_init(&st, deny);
     bool hit = holds(&st, dir);
     stores_free(&st);
     return hit;
@@ -250,14 +249,14 @@ static void fence_add_rebased(secrets_fence *f, const char *p, const char *rdir,
     str_free(&s);
 }
 
-void secrets_fence_init(secrets_fence *f, const char *dir)
+void secrets_fence_init(secrets_fence *f, const char *dir, const secrets_deny *deny)
 {
     f->v = NULL;
     f->n = 0;
     if (!dir)
         return;
     stores st;
-    stores_init(&st);
+    stores_init(&st, deny);
     /* The walk spells entries from its root as given; take the root both
      * as given and resolved. */
     char *rdir = perm_resolve_path(dir, "/");
@@ -269,20 +268,16 @@ void secrets_fence_init(secrets_fence *f, const char *dir)
             fence_add(f, st.lex[i], roots[r]);
             fence_add(f, st.res[i], roots[r]);
         }
-        loom_error ignore;
-        const sandbox_policy *sp = sandbox_default_for(dir, &ignore);
-        for (size_t i = 0; sp && i < sp->deny_read.n; i++)
-            fence_add(f, sp->deny_read.v[i], roots[r]);
+        for (size_t i = 0; deny && i < deny->n; i++)
+            fence_add(f, deny->paths[i], roots[r]);
     }
     if (rdir && strcmp(rdir, dir) != 0) {
         for (size_t i = 0; i < st.n; i++) {
             fence_add_rebased(f, st.lex[i], rdir, dir);
             fence_add_rebased(f, st.res[i], rdir, dir);
         }
-        loom_error ignore;
-        const sandbox_policy *sp = sandbox_default_for(dir, &ignore);
-        for (size_t i = 0; sp && i < sp->deny_read.n; i++)
-            fence_add_rebased(f, sp->deny_read.v[i], rdir, dir);
+        for (size_t i = 0; deny && i < deny->n; i++)
+            fence_add_rebased(f, deny->paths[i], rdir, dir);
     }
     free(rdir);
     stores_free(&st);
@@ -416,9 +411,7 @@ static bool call_touches(const stores *st, const char *tool, const json_t *input
         /* A command the sandbox confines has denyRead enforced by the
          * kernel, which sees every path the command really opens; the word
          * scan is for commands that run unconfined. */
-        loom_error ignore;
-        const sandbox_policy *sp = sandbox_default_for(cwd, &ignore);
-        if (sp && sp->enabled && sandbox_supported() > 0 &&
+        if (st->deny && st->deny->confines_commands &&
             !json_is_true(json_object_get(input, "dangerouslyDisableSandbox")))
             return false;
         return bash_touches(st, json_string_value(json_object_get(input, "command")), cwd, why,
@@ -446,13 +439,13 @@ static bool call_touches(const stores *st, const char *tool, const json_t *input
     return false;
 }
 
-bool secrets_call_touches(const char *tool, const json_t *input, const char *cwd, char *why,
-                          size_t cap)
+bool secrets_call_touches(const char *tool, const json_t *input, const char *cwd,
+                          const secrets_deny *deny, char *why, size_t cap)
 {
     if (!tool || !json_is_object(input))
         return false;
     stores st;
-    stores_init(&st);
+    stores_init(&st, deny);
     bool hit = call_touches(&st, tool, input, cwd, why, cap);
     stores_free(&st);
     return hit;

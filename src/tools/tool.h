@@ -24,6 +24,7 @@ typedef struct task_registry task_registry; /* tools/tasks.h: background shells 
 typedef struct todo_list todo_list;         /* context/plan.h: the plan */
 typedef struct working working;             /* context/working.h: C_working */
 typedef struct heartbeat heartbeat;         /* heartbeat/heartbeat.h: H_b */
+struct sandbox_policy;                      /* sandbox/sandbox_policy.h */
 
 typedef struct tool_ctx {
     const char *cwd;              /* the session's working directory (absolute) */
@@ -45,6 +46,12 @@ typedef struct tool_ctx {
     /* The session's governance (governance/governance.h): rules, hooks, mode,
      * approvals, audit. NULL: every call is allowed (unit tests). */
     struct governance *gov;
+    /* The session's command sandbox (its governance holds it): Bash runs
+     * confined by it, and the secret checks add its denyRead list. NULL:
+     * none. sandbox_error set: the sandbox settings are invalid and Bash
+     * refuses every command with it (fail closed). */
+    const struct sandbox_policy *sandbox;
+    const char *sandbox_error;
     const char *run_id;
     /* Run events the pipeline raises (approval.requested/resolved,
      * warning.emitted; payloads from base/event.h); payload stolen. May be

@@ -91,7 +91,7 @@ static const char *pos(const char *hay, const char *needle)
 static char *render_in(const char *rel, memory_report *rep)
 {
     char *cwd = at(rel);
-    char *out = memory_render(cwd, true, rep);
+    char *out = memory_render(cwd, true, NULL, rep);
     free(cwd);
     return out;
 }
@@ -285,7 +285,7 @@ static void test_untrusted_confined(void **state)
     put("repo/AGENTS.md", agents.ptr);
     str_free(&agents);
     char *cwd = at("repo");
-    char *out = memory_render(cwd, false, NULL);
+    char *out = memory_render(cwd, false, NULL, NULL);
     pos(out, "USER-RULE");
     pos(out, "PROJECT-RULE");
     pos(out, "INSIDE-DOC");
@@ -296,7 +296,7 @@ static void test_untrusted_confined(void **state)
     assert_int_equal(count(out, "is outside the repository, and this folder is not trusted"), 3);
     free(out);
     /* Trusted, the same files import. */
-    out = memory_render(cwd, true, NULL);
+    out = memory_render(cwd, true, NULL, NULL);
     pos(out, "OUTSIDE-X");
     free(out);
     free(cwd);
@@ -356,7 +356,7 @@ static void test_memory_dirs(void **state)
     unsetenv("LOOM_HOME");
     char *saved_home = xstrdup(getenv("HOME"));
     setenv("HOME", empty, 1);
-    out = memory_render(empty, true, &rep);
+    out = memory_render(empty, true, NULL, &rep);
     assert_string_equal(out, "");
     assert_int_equal(rep.count, 0);
     memory_report_free(&rep);

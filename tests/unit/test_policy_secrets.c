@@ -101,7 +101,7 @@ static int teardown(void **state)
 static bool secret(const char *path, const char *cwd)
 {
     char why[600];
-    return secrets_path_is_secret(path, cwd, why, sizeof why);
+    return secrets_path_is_secret(path, cwd, NULL, why, sizeof why);
 }
 
 static void test_default_list(void **state)
@@ -122,7 +122,7 @@ static void test_default_list(void **state)
                                        "~/.cargo/credentials.toml", "~/.gem/credentials",
                                        "~/.terraform.d/credentials.tfrc.json"};
     for (size_t i = 0; i < sizeof also / sizeof *also; i++)
-        if (!secrets_path_is_secret(also[i], "/", NULL, 0))
+        if (!secrets_path_is_secret(also[i], "/", NULL, NULL, 0))
             fail_msg("%s is not a secret path", also[i]);
     assert_null(secrets_default_at(secrets_default_count()));
 }
@@ -160,7 +160,7 @@ static void test_spellings(void **state)
     assert_false(secret("", proj));
 
     char why[600];
-    assert_true(secrets_path_is_secret("link_key", proj, why, sizeof why));
+    assert_true(secrets_path_is_secret("link_key", proj, NULL, why, sizeof why));
     assert_non_null(strstr(why, "~/.ssh"));
 
     /* A long path of multi-byte characters is cut whole, never inside a
@@ -168,7 +168,7 @@ static void test_spellings(void **state)
     char longp[1200] = "~/.ssh/";
     while (strlen(longp) + 3 < sizeof longp - 1)
         strcat(longp, "\xc3\xa9"); /* é */
-    assert_true(secrets_path_is_secret(longp, proj, why, sizeof why));
+    assert_true(secrets_path_is_secret(longp, proj, NULL, why, sizeof why));
     json_t *j = json_string(why);
     assert_non_null(j); /* jansson refuses invalid UTF-8 */
     json_decref(j);
@@ -180,7 +180,7 @@ static bool touches(const char *tool, const char *input_json)
     json_t *in = json_loads(input_json, 0, &e);
     assert_non_null(in);
     char why[600];
-    bool hit = secrets_call_touches(tool, in, proj, why, sizeof why);
+    bool hit = secrets_call_touches(tool, in, proj, NULL, why, sizeof why);
     json_decref(in);
     return hit;
 }
@@ -216,14 +216,14 @@ static void test_calls(void **state)
     assert_false(touches("Bash", "{\"command\": \"cat ~/notes/todo.txt\"}"));
     assert_false(touches("Bash", "{\"command\": \"ls *.c\"}"));
     assert_false(touches("WebFetch", "{\"url\": \"http://127.0.0.1/\"}"));
-    assert_false(secrets_call_touches(NULL, NULL, proj, NULL, 0));
+    assert_false(secrets_call_touches(NULL, NULL, proj, NULL, NULL, 0));
 }
 
 static void test_fence(void **state)
 {
     (void)state;
     secrets_fence f;
-    secrets_fence_init(&f, home);
+    secrets_fence_init(&f, home, NULL);
     assert_true(f.n >= 2); /* ~/.ssh, ~/.aws (and its target is not under ~) */
     char p[600];
     path_of(p, sizeof p, home, ".ssh/id_rsa");
@@ -240,15 +240,15 @@ static void test_fence(void **state)
     assert_int_equal(f.n, 0);
 
     /* Above the home directory too; a project holds none. */
-    secrets_fence_init(&f, root);
+    secrets_fence_init(&f, root, NULL);
     path_of(p, sizeof p, elsewhere, "aws-real/credentials");
     assert_true(secrets_fence_hit(&f, p)); /* ~/.aws's target lies under root */
     secrets_fence_free(&f);
-    secrets_fence_init(&f, proj);
+    secrets_fence_init(&f, proj, NULL);
     assert_int_equal(f.n, 0);
     secrets_fence_free(&f);
-    assert_true(secrets_dir_holds_secret(home));
-    assert_false(secrets_dir_holds_secret(proj));
+    assert_true(secrets_dir_holds_secret(home, NULL));
+    assert_false(secrets_dir_holds_secret(proj, NULL));
 }
 
 /* A search root that runs through a symlink (proj/h → ~, proj/h2 → proj/h)
@@ -268,7 +268,7 @@ static void test_fence_symlinked_root(void **state)
             char dir[620];
             snprintf(dir, sizeof dir, "%s%s", roots[r], slash ? "/" : "");
             secrets_fence f;
-            secrets_fence_init(&f, dir);
+            secrets_fence_init(&f, dir, NULL);
             static const char *const hits[] = {".ssh", ".ssh/id_rsa", "/.ssh/id_rsa",
                                                "./.ssh/id_rsa", ".aws/credentials"};
             for (size_t i = 0; i < sizeof hits / sizeof *hits; i++) {

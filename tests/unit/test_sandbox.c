@@ -29,6 +29,9 @@
 #include "base/fileio.h"
 #include "base/proc.h"
 #include "base/str.h"
+#include "api/internal.h"
+#include "governance/governance.h"
+#include "loom.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_report.h"
 
@@ -983,18 +986,102 @@ static void test_report_network(void **state)
     sandbox_policy_free(&allow);
 }
 
-static void test_default_policy(void **state)
+/* A project's sandbox block, written to dir/.loom/settings.json. */
+static void write_sandbox_settings(const char *dir, const char *block)
 {
+    char p[600];
     loom_error err;
-    loom_error_clear(&err);
-    sandbox_policy p;
-    test_policy(&p, "deny");
-    sandbox_set_default(&p);
-    assert_ptr_equal(sandbox_default_for("/anywhere", &err), &p);
-    p.enabled = false;
-    assert_null(sandbox_default_for("/anywhere", &err));
-    sandbox_set_default(NULL);
-    sandbox_policy_free(&p);
+    snprintf(p, sizeof p, "%s/.loom", dir);
+    assert_int_equal(file_mkdirs(p, 0755, &err), 0);
+    snprintf(p, sizeof p, "%s/.loom/settings.json", dir);
+    write_file(p, block);
+}
+
+static loom_session *session_in(const char *dir, loom_agent **agent)
+{
+    loom_status st;
+    loom_config *cfg = loom_config_new();
+    assert_int_equal(loom_config_set(cfg, "provider", "replay", &st), 0);
+    assert_int_equal(loom_config_set(cfg, "cassette", "/nonexistent.cassette", &st), 0);
+    assert_int_equal(loom_config_set(cfg, "cwd", dir, &st), 0);
+    *agent = loom_agent_new(cfg, &st);
+    loom_config_free(cfg);
+    assert_non_null(*agent);
+    loom_session *s = loom_session_new(*agent, &st);
+    assert_non_null(s);
+    return s;
+}
+
+static bool denies(const sandbox_policy *p, const char *path)
+{
+    for (size_t i = 0; i < p->deny_read.n; i++)
+        if (strstr(p->deny_read.v[i], path))
+            return true;
+    return false;
+}
+
+/* The sandbox policy is held by each session's governance, not by the
+ * process: two sessions of one process, made for workspaces with different
+ * sandbox settings, keep their own policy — freeing one changes nothing for
+ * the other — and a session whose settings leave the sandbox disabled has
+ * none. */
+static void test_session_policies(void **state)
+{
+    (void)state;
+    char a_dir[400], b_dir[400], c_dir[400], home[400];
+    snprintf(a_dir, sizeof a_dir, "%s/sess-a", base);
+    snprintf(b_dir, sizeof b_dir, "%s/sess-b", base);
+    snprintf(c_dir, sizeof c_dir, "%s/sess-c", base);
+    snprintf(home, sizeof home, "%s/loom-home", base);
+    loom_error err;
+    assert_int_equal(file_mkdirs(c_dir, 0755, &err), 0);
+    assert_int_equal(file_mkdirs(home, 0755, &err), 0);
+    write_sandbox_settings(a_dir, "{\"sandbox\": {\"enabled\": true, \"denyRead\": [\"only-a\"]}}");
+    write_sandbox_settings(b_dir, "{\"sandbox\": {\"enabled\": true, \"denyRead\": [\"only-b\"]}}");
+    char *old_home = getenv("LOOM_HOME") ? strdup(getenv("LOOM_HOME")) : NULL;
+    setenv("LOOM_HOME", home, 1);
+
+    loom_agent *ga, *gb, *gc;
+    loom_session *sa = session_in(a_dir, &ga);
+    loom_session *sb = session_in(b_dir, &gb);
+    loom_session *sc = session_in(c_dir, &gc);
+    const sandbox_policy *pa = sa->gov->sandbox, *pb = sb->gov->sandbox;
+    assert_non_null(pa);
+    assert_non_null(pb);
+    assert_ptr_not_equal(pa, pb);
+    assert_true(pa->enabled && pb->enabled);
+    assert_true(denies(pa, "/sess-a/only-a") && !denies(pa, "only-b"));
+    assert_true(denies(pb, "/sess-b/only-b") && !denies(pb, "only-a"));
+    assert_null(sc->gov->sandbox);
+    assert_null(sc->gov->sandbox_error);
+
+    /* The last session made does not take over the others' policy, and
+     * freeing one leaves the other's intact. */
+    loom_session_free(sa);
+    loom_agent_free(ga);
+    assert_true(sb->gov->sandbox->enabled && denies(sb->gov->sandbox, "only-b"));
+
+    /* Invalid settings are held per session too: commands refused there only. */
+    write_sandbox_settings(c_dir, "{\"sandbox\": {\"enabled\": true, \"denyRead\": [\"\"]}}");
+    loom_agent *gd;
+    loom_session *sd = session_in(c_dir, &gd);
+    assert_null(sd->gov->sandbox);
+    assert_non_null(sd->gov->sandbox_error);
+    assert_non_null(strstr(sd->gov->sandbox_error, "denyRead"));
+    assert_null(sb->gov->sandbox_error);
+
+    loom_session_free(sd);
+    loom_agent_free(gd);
+    loom_session_free(sc);
+    loom_agent_free(gc);
+    loom_session_free(sb);
+    loom_agent_free(gb);
+    if (old_home) {
+        setenv("LOOM_HOME", old_home, 1);
+        free(old_home);
+    } else {
+        unsetenv("LOOM_HOME");
+    }
 }
 
 int main(void)
@@ -1018,7 +1105,7 @@ int main(void)
         cmocka_unit_test(test_proc_child_setup),
         cmocka_unit_test(test_report_paths),
         cmocka_unit_test(test_report_network),
-        cmocka_unit_test(test_default_policy),
+        cmocka_unit_test(test_session_policies),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

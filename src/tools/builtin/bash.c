@@ -128,17 +128,14 @@ static int bash_sandbox_for(const json_t *input, const tool_ctx *ctx, bash_sandb
                             tool_result *out)
 {
     memset(sb, 0, sizeof *sb);
-    loom_error err;
-    loom_error_clear(&err);
-    /* Until tool_ctx carries the session's policy, the process default
-     * (sandbox_set_default, else the settings files of the cwd). */
-    const sandbox_policy *policy = sandbox_default_for(ctx->cwd, &err);
-    if (!policy && err.code != LOOM_OK) {
+    /* The session's policy (tool_ctx.sandbox, from its governance). */
+    if (ctx->sandbox_error) {
         /* The user asked for a sandbox and it cannot be built: fail closed. */
         tool_error(out, "The command was not run: the sandbox settings are invalid: %s",
-                   err.message);
+                   ctx->sandbox_error);
         return -1;
     }
+    const sandbox_policy *policy = ctx->sandbox && ctx->sandbox->enabled ? ctx->sandbox : NULL;
     if (!policy)
         return 0;
     /* The governance pipeline asks a person before a call with

@@ -9,6 +9,7 @@
 #include "base/glob.h"
 #include "base/json.h"
 #include "policy/secrets.h"
+#include "sandbox/sandbox_policy.h"
 #include "tools/builtin/builtin.h"
 #include "tools/builtin/walk.h"
 
@@ -200,7 +201,8 @@ static int glob_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
     glob_state g = {0};
     g.patterns = glob_expand_braces(rest);
-    secrets_fence_init(&g.fence, root);
+    secrets_deny deny;
+    secrets_fence_init(&g.fence, root, sandbox_secrets_deny(ctx->sandbox, &deny));
     walk_opts wo = {.root = root, .cancel = ctx->cancel, .visit = glob_visit, .ud = &g};
     loom_error err;
     loom_error_clear(&err);

@@ -28,6 +28,7 @@
 #include "base/path.h"
 #include "base/proc.h"
 #include "policy/secrets.h"
+#include "sandbox/sandbox_policy.h"
 #include "tools/builtin/builtin.h"
 #include "tools/builtin/grep_engine.h"
 #include "tools/builtin/walk.h"
@@ -441,7 +442,8 @@ static int grep_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     /* The PCRE2 walk skips /proc, /sys and /dev from "/"; rg would not. A
      * root above a credential store (a search of ~) runs on the own engine
      * too, whose walk skips the stores; rg is not told about them. */
-    secrets_fence_init(&q.fence, q.root);
+    secrets_deny deny;
+    secrets_fence_init(&q.fence, q.root, sandbox_secrets_deny(ctx->sandbox, &deny));
     bool own_walk = pseudo || strcmp(q.root, "/") == 0 || q.fence.n > 0;
     if ((!want || strcmp(want, "pcre2") != 0) && !own_walk)
         rg = grep_find_in_path("rg");
