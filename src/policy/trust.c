@@ -214,7 +214,7 @@ static bool limit_tightens(const char *key, const json_t *v, const json_t *base)
 /* ---- the documents ------------------------------------------------------------ */
 
 /* What may stay of the "sandbox" block: only values that confine more. The
- * block is merged over the user's (sandbox.c): scalars replace, the
+ * block is merged over the user's (sandbox_policy.c): scalars replace, the
  * denyRead list adds up. */
 static json_t *filter_sandbox(const json_t *block, const char *file, json_t *notices)
 {

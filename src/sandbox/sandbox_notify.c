@@ -406,7 +406,7 @@ static int decide_connect(const sandbox_policy *p, const struct seccomp_notif *r
     return ok ? 0 : EACCES;
 }
 
-/* Whether an ioctl of the filesystems' families (sandbox.c sends them all
+/* Whether an ioctl of the filesystems' families (seccomp.c sends them all
  * here) only reads: those pass wherever the descriptor points (lsattr,
  * filefrag, fscryptctl status); every other command of the families is a
  * metadata change, judged by location. The kernel reads the command as 32
