@@ -1,5 +1,6 @@
 /* json.c — the jansson helpers every parser of outside input goes through:
- * positioned parse errors and getters that tolerate wrong types. */
+ * positioned parse errors and getters that tolerate wrong types; jansson's
+ * allocator set to base's abort-on-OOM one. */
 #include "base/json.h"
 
 #include <stdbool.h>
@@ -10,6 +11,21 @@
 
 #include "base/utf8.h"
 #include "base/str.h"
+
+/* One out-of-memory policy (base/str.h): jansson allocates through xmalloc
+ * too, so a json_object() or json_dumps() never returns NULL for want of
+ * memory — a NULL would be dropped silently by json_object_set_new and
+ * lose a record. Set before main (the library's first jansson call), for
+ * the whole process: jansson has one allocator. */
+static void *json_xmalloc(size_t n)
+{
+    return xmalloc(n);
+}
+
+__attribute__((constructor)) static void json_use_xmalloc(void)
+{
+    json_set_alloc_funcs(json_xmalloc, free);
+}
 
 json_t *json_parse(const char *data, size_t len, const char *what, loom_error *err)
 {

@@ -26,6 +26,7 @@
  *    (jansson's lexer "ungets" it and then mistakes it for an empty buffer).
  * Errors carry jansson's messages ("... near 'token'") and its line, column
  * (characters) and byte position, which are only computed on failure. */
+#include "base/str.h"
 #include "base/json.h"
 #include "base/str.h"
 
@@ -194,10 +195,7 @@ static bool reserve(parser *p, size_t used, size_t n)
     size_t cap = p->cap ? p->cap * 2 : 256;
     while (cap < need)
         cap *= 2;
-    char *grown = realloc(p->scratch, cap);
-    if (!grown)
-        return false;
-    p->scratch = grown;
+    p->scratch = xrealloc(p->scratch, cap);
     p->cap = cap;
     return true;
 }
@@ -395,9 +393,7 @@ static bool real_by_strtod(const uchar *tok, const uchar *end, double *out)
 {
     size_t n = (size_t)(end - tok);
     char small[64];
-    char *text = n < sizeof small ? small : malloc(n + 1);
-    if (!text)
-        return false;
+    char *text = n < sizeof small ? small : xmalloc(n + 1);
     memcpy(text, tok, n);
     text[n] = '\0';
     const char *point = localeconv()->decimal_point;

@@ -46,7 +46,11 @@ void str_put_base64(loom_str *out, const void *data, size_t len);
  * and \x escapes. */
 int str_hex_digit(int c);
 
-/* Allocation helpers that abort on failure. */
+/* Loom's one out-of-memory policy (loom.h says it to callers): every
+ * allocation in src/ goes through these (jansson's too: base/json.c), and a
+ * failure writes "loom: out of memory (allocating N bytes)" to stderr and
+ * aborts. No caller checks for NULL from them; none calls malloc, calloc,
+ * realloc, strdup or strndup directly. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

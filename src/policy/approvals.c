@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/str.h"
 #include "base/clock.h"
 
 /* Same cadence as clock_sleep_ms: fast enough that Ctrl-C feels immediate. */
@@ -49,9 +50,7 @@ const char *approval_status_name(approval_status s)
 
 approval_registry *approval_registry_new(void)
 {
-    approval_registry *reg = calloc(1, sizeof *reg);
-    if (!reg)
-        return NULL;
+    approval_registry *reg = xcalloc(1, sizeof *reg);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -92,7 +91,7 @@ void approval_registry_free(approval_registry *reg)
 
 static char *dup_or_null(const char *s)
 {
-    return s ? strdup(s) : NULL;
+    return xstrdup(s);
 }
 
 /* Copies src into dst (which must be cleared). Context is deep-copied so
@@ -159,36 +158,22 @@ int approval_create(approval_registry *reg, const approval_request *req,
         return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
                               "approval timeout must be between 1 ms and 365 days (got %lld ms)",
                               (long long)req->timeout_ms);
-    entry *e = calloc(1, sizeof *e);
-    if (!e)
-        return loom_error_set(err, LOOM_ERR_INTERNAL, "out of memory creating an approval");
+    entry *e = xcalloc(1, sizeof *e);
     int64_t timeout = req->timeout_ms ? req->timeout_ms : APPROVAL_DEFAULT_TIMEOUT_MS;
     uuid_v7(e->a.id);
     e->a.status = APPROVAL_PENDING;
     e->a.created_at_ms = clock_wall_ms();
     e->a.expires_at_ms = e->a.created_at_ms + timeout;
     e->expires_mono_ns = clock_mono_ns() + timeout * 1000000;
-    e->a.run_id = strdup(req->run_id ? req->run_id : "");
-    e->a.kind = strdup(req->kind ? req->kind : "tool_use");
-    e->a.question = strdup(req->question ? req->question : "");
+    e->a.run_id = xstrdup(req->run_id ? req->run_id : "");
+    e->a.kind = xstrdup(req->kind ? req->kind : "tool_use");
+    e->a.question = xstrdup(req->question ? req->question : "");
     e->a.context = req->context ? json_deep_copy(req->context) : json_object();
-    if (!e->a.run_id || !e->a.kind || !e->a.question || !e->a.context) {
-        approval_clear(&e->a);
-        free(e);
-        return loom_error_set(err, LOOM_ERR_INTERNAL, "out of memory creating an approval");
-    }
 
     pthread_mutex_lock(&reg->lock);
     if (reg->n == reg->cap) {
         size_t cap = reg->cap ? reg->cap * 2 : 8;
-        entry **items = realloc(reg->items, cap * sizeof *items);
-        if (!items) {
-            pthread_mutex_unlock(&reg->lock);
-            approval_clear(&e->a);
-            free(e);
-            return loom_error_set(err, LOOM_ERR_INTERNAL, "out of memory creating an approval");
-        }
-        reg->items = items;
+        reg->items = xrealloc(reg->items, cap * sizeof *reg->items);
         reg->cap = cap;
     }
     reg->items[reg->n++] = e;
@@ -251,9 +236,7 @@ int approval_wait(approval_registry *reg, const char *id, const loom_cancel *can
 int approval_resolve(approval_registry *reg, const char *id, bool allow, bool always,
                      const char *reason, loom_error *err)
 {
-    char *why = NULL;
-    if (reason && !(why = strdup(reason)))
-        return loom_error_set(err, LOOM_ERR_INTERNAL, "out of memory resolving approval");
+    char *why = xstrdup(reason);
     pthread_mutex_lock(&reg->lock);
     int rc = 0;
     entry *e = find(reg, id, NULL);

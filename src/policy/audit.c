@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/str.h"
 #include "base/utf8.h"
 #include "base/clock.h"
 #include "base/fileio.h"
@@ -178,13 +179,8 @@ audit_log *audit_open(const char *path, loom_error *err)
     int fd = jsonl_open(path, "audit log", err);
     if (fd < 0)
         return NULL;
-    audit_log *log = calloc(1, sizeof *log);
-    if (!log || !(log->path = strdup(path))) {
-        free(log);
-        close(fd);
-        loom_error_set(err, LOOM_ERR_INTERNAL, "audit log %s: out of memory", path);
-        return NULL;
-    }
+    audit_log *log = xcalloc(1, sizeof *log);
+    log->path = xstrdup(path);
     pthread_mutex_init(&log->lock, NULL);
     log->fd = fd;
     return log;

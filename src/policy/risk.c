@@ -828,9 +828,7 @@ risk_verdict risk_classify_bash(const char *command)
         return v;
     bash_cmds *pc = bash_parse(command);
     size_t n = bash_cmds_count(pc);
-    bool *safe = calloc(n ? n : 1, sizeof *safe);
-    if (!safe)
-        abort();
+    bool *safe = xcalloc(n ? n : 1, sizeof *safe);
     for (size_t i = 0; i < n; i++)
         classify_cmd(bash_cmds_at(pc, i), &v, &safe[i]);
 

@@ -229,7 +229,7 @@ static void fence_add(secrets_fence *f, const char *p, const char *dir)
             free(folded);
             return;
         }
-    f->v = realloc(f->v, (f->n + 1) * sizeof *f->v);
+    f->v = xrealloc(f->v, (f->n + 1) * sizeof *f->v);
     f->v[f->n++] = folded;
 }
 
@@ -343,7 +343,7 @@ static char *word_path(const char *w, unsigned flags)
     else if (w[0] == '~' && (w[1] == '/' || !w[1]) && ((flags & BASH_WORD_TILDE) || w == eq + 1))
         rest = w + 1;
     if (!rest)
-        return strdup(w);
+        return xstrdup(w);
     if (!home)
         return NULL;
     loom_str s = LOOM_STR_INIT;
@@ -362,7 +362,7 @@ static bool bash_word_secret(const stores *st, const char *w, unsigned flags, co
         /* `cat ~/.ss*` may expand to a key: a glob whose literal part is a
          * directory holding a store counts as touching it. */
         size_t n = literal_prefix(p);
-        char *dir = strndup(p, n);
+        char *dir = xstrndup(p, n);
         char *lex = lexical(*dir ? dir : ".", cwd);
         char *res = lex ? perm_resolve_path(lex, "/") : NULL;
         hit = check(st, dir, cwd, why, cap) ||
