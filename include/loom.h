@@ -22,7 +22,22 @@
  * Thread safety: a config, agent or session is used by one thread at a
  * time, except that loom_run_cancel, loom_run_next_event and
  * loom_run_state may be called from any thread while the run executes. One
- * run at a time per session.
+ * run at a time per session: loom_run_start on a session whose run has not
+ * ended fails with invalid_state_transition.
+ *
+ * Arguments: a NULL handle or required string is an error, never a crash.
+ * A function taking a loom_status * then fails with invalid_request, the
+ * message naming the function and the argument ("loom_run_start: s is
+ * NULL"); one without returns its empty answer: NULL, 0, false, -1, or
+ * LOOM_RUN_FAILED for a loom_run_state, and does nothing for a *_free or
+ * loom_run_cancel.
+ *
+ * Out of memory: libloom does not return an error for a failed allocation.
+ * Every allocation goes through one allocator, which on failure writes
+ * "loom: out of memory (allocating N bytes)" to stderr and aborts the
+ * process — a half-applied state change, a run that silently lost an event
+ * or a session line, would be worse. jansson is set to the same allocator
+ * when libloom loads, for the whole process (jansson has only one).
  *
  * Memory: objects are freed by their *_free function; strings returned as
  * `const char *` belong to the object and live as long as it; strings
@@ -58,23 +73,43 @@ typedef struct loom_status {
 typedef struct loom_config loom_config;
 
 loom_config *loom_config_new(void);
-/* Sets one option by name. Keys:
+/* Sets one option by name (value NULL: unset it). Keys, with the values
+ * they take (a whole number has its range; a bool is true|false, 1|0 or
+ * yes|no; a number is non-negative):
  *   provider        anthropic | openai | openai-responses | replay
- *   model, base_url, api_key, cassette (replay script)
- *   fallback_model  used after the primary model fails (circuit breaker)
- *   cwd             the working directory tools run in (default: getcwd)
- *   system_prompt   replaces the built-in static system prompt
- *   append_system_prompt  added after it
- *   max_turns       model calls per run (default 500)
- *   max_retries     retries of one failed model call (default 3)
- *   stream          true | false (default true)
- *   permission_mode recorded; enforced by the governance layer
- *   loop_threshold  identical consecutive tool calls before a warning (3)
- *   max_tokens_total  stop the run when total tokens exceed this (0 = off)
- *   max_usd         stop when the run's cost exceeds this (needs prices)
- *   price_input_per_mtok, price_output_per_mtok  USD per million tokens
- *   interactive     true when a person can answer questions
- * Returns 0, or -1 with st set for an unknown key or a bad value. */
+ *   model, base_url, api_key, cassette (replay script)  text
+ *   fallback_model  text: used after the primary model fails (circuit breaker)
+ *   cwd             text: the working directory tools run in (default: getcwd)
+ *   system_prompt   text: replaces the built-in static system prompt
+ *   append_system_prompt  text: added after it
+ *   max_turns       whole 1–1000000: model calls per run (default 500)
+ *   max_retries     whole 0–100: retries of one failed model call (default 3)
+ *   stream          bool (default true)
+ *   permission_mode default | acceptEdits | plan | auto | dontAsk |
+ *                   bypassPermissions | fullAccess | delegate
+ *   loop_threshold  whole 2–1000: identical consecutive tool calls before a
+ *                   warning (3)
+ *   max_tokens_total  whole 0–2^40: stop the run when total tokens exceed
+ *                   this (0 = off)
+ *   max_usd         number: stop when the run's cost exceeds this (needs prices)
+ *   price_input_per_mtok, price_output_per_mtok  number: USD per million tokens
+ *   interactive     bool: a person can answer questions
+ *   allowed_tools, disallowed_tools  text: permission rules ("Bash(git:*)"),
+ *                   comma-separated (--allowedTools / --disallowedTools)
+ *   add_dirs        text: more readable directories, one a line (--add-dir)
+ *   context_window  whole 1000–2^32: the model's window in tokens
+ *   max_output_tokens  whole 1–2^24: the model's output cap
+ *   token_budget    an amount (500k, 1.5m, 200000; a leading + allowed):
+ *                   stop the run past it, when max_tokens_total is 0
+ *   auto_compact    bool (default true)
+ *   compaction      JSON: the compaction thresholds (docs/context.md)
+ *   renew_lambda    number: renew's λ (docs/context.md)
+ *   heartbeat       JSON: the heartbeat block (docs/heartbeat.md)
+ * Returns 0, or -1 with st set: invalid_request for an unknown key,
+ * config_invalid for a bad value, the message naming the key and what it
+ * takes ("max_turns must be a whole number from 1 to 1000000, not
+ * \"many\""); a refused value leaves the option as it was. Values read
+ * from settings files are checked the same way by loom_agent_new. */
 int loom_config_set(loom_config *cfg, const char *key, const char *value, loom_status *st);
 /* Reads settings files ($LOOM_HOME/settings.json or ~/.loom/settings.json,
  * then .loom/settings.json and .loom/settings.local.json under cwd; later

@@ -12,50 +12,6 @@
 #include "context/system_prompt.h"
 #include "sandbox/sandbox.h"
 
-static int parse_long(const json_t *values, const char *key, long min, long max, long *out,
-                      loom_status *st)
-{
-    const char *v = api_value(values, key);
-    if (!v)
-        return 0;
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno || *end || end == v || n < min || n > max)
-        return api_status_set(st, LOOM_ERR_CONFIG, "%s must be a whole number from %ld to %ld, not \"%s\"",
-                              key, min, max, v);
-    *out = n;
-    return 0;
-}
-
-static int parse_double(const json_t *values, const char *key, double *out, loom_status *st)
-{
-    const char *v = api_value(values, key);
-    if (!v)
-        return 0;
-    char *end;
-    double d = strtod(v, &end);
-    if (*end || end == v || d < 0)
-        return api_status_set(st, LOOM_ERR_CONFIG, "%s must be a non-negative number, not \"%s\"",
-                              key, v);
-    *out = d;
-    return 0;
-}
-
-static int parse_bool(const json_t *values, const char *key, bool *out, loom_status *st)
-{
-    const char *v = api_value(values, key);
-    if (!v)
-        return 0;
-    if (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes"))
-        *out = true;
-    else if (!strcmp(v, "false") || !strcmp(v, "0") || !strcmp(v, "no"))
-        *out = false;
-    else
-        return api_status_set(st, LOOM_ERR_CONFIG, "%s must be true or false, not \"%s\"", key, v);
-    return 0;
-}
-
 /* renew reloads C_memory: the dynamic system prompt, made anew. */
 static char *reload_dynamic(void *ctx)
 {
@@ -80,8 +36,8 @@ static const json_t *model_settings(const loom_agent *a, const char *model)
 static int parse_model_limits(loom_agent *a, loom_status *st)
 {
     long window = -1, max_out = -1;
-    if (parse_long(a->values, "context_window", 1000, 1L << 32, &window, st) ||
-        parse_long(a->values, "max_output_tokens", 1, 1L << 24, &max_out, st))
+    if (api_option_long(a->values, "context_window", &window, st) ||
+        api_option_long(a->values, "max_output_tokens", &max_out, st))
         return -1;
     const json_t *m = model_settings(a, api_value(a->values, "model"));
     if (window < 0 && json_is_integer(json_object_get(m, "contextWindow")))
@@ -118,18 +74,15 @@ static int parse_context_options(loom_agent *a, loom_status *st)
     if (rc != 0)
         return api_status_set(st, LOOM_ERR_CONFIG, "compaction: %s", why);
     bool auto_compact = true;
-    if (parse_bool(a->values, "auto_compact", &auto_compact, st) ||
-        parse_double(a->values, "renew_lambda", &a->params.context.renew_lambda, st))
+    if (api_option_bool(a->values, "auto_compact", &auto_compact, st) ||
+        api_option_double(a->values, "renew_lambda", &a->params.context.renew_lambda, st))
         return -1;
     a->params.context.no_auto_compact = !auto_compact;
     const char *budget = api_value(a->values, "token_budget");
     if (budget && a->params.max_tokens_total == 0) {
-        int64_t v = budget_parse_amount(budget[0] == '+' ? budget + 1 : budget);
-        if (v <= 0)
-            return api_status_set(st, LOOM_ERR_CONFIG,
-                                  "token_budget \"%s\" is not an amount like 500k, 1.5m or 200000",
-                                  budget);
-        a->params.max_tokens_total = v;
+        if (api_option_check(api_option_find("token_budget"), budget, st) != 0)
+            return -1;
+        a->params.max_tokens_total = budget_parse_amount(budget[0] == '+' ? budget + 1 : budget);
     }
     return 0;
 }
@@ -206,6 +159,7 @@ const secrets_deny *api_agent_deny(const loom_agent *a, secrets_deny *buf)
 
 loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
 {
+    API_CHECK_ARG(st, cfg, NULL);
     loom_agent *a = xcalloc(1, sizeof *a);
     a->values = json_deep_copy(cfg->values);
     for (int i = 0; i < 3; i++)
@@ -221,22 +175,19 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
          threshold = LOOP_DEFAULT_REPEAT_THRESHOLD, max_tokens = 0;
     bool stream = true;
     double max_usd = 0, price_in = 0, price_out = 0;
-    if (parse_long(v, "max_turns", 1, 1000000, &max_turns, st) ||
-        parse_long(v, "max_retries", 0, 100, &max_retries, st) ||
-        parse_long(v, "loop_threshold", 2, 1000, &threshold, st) ||
-        parse_long(v, "max_tokens_total", 0, 1L << 40, &max_tokens, st) ||
-        parse_bool(v, "stream", &stream, st) || parse_bool(v, "interactive", &a->interactive, st) ||
-        parse_double(v, "max_usd", &max_usd, st) ||
-        parse_double(v, "price_input_per_mtok", &price_in, st) ||
-        parse_double(v, "price_output_per_mtok", &price_out, st))
+    if (api_option_long(v, "max_turns", &max_turns, st) ||
+        api_option_long(v, "max_retries", &max_retries, st) ||
+        api_option_long(v, "loop_threshold", &threshold, st) ||
+        api_option_long(v, "max_tokens_total", &max_tokens, st) ||
+        api_option_bool(v, "stream", &stream, st) || api_option_bool(v, "interactive", &a->interactive, st) ||
+        api_option_double(v, "max_usd", &max_usd, st) ||
+        api_option_double(v, "price_input_per_mtok", &price_in, st) ||
+        api_option_double(v, "price_output_per_mtok", &price_out, st))
         goto fail;
     const char *provider = api_value(v, "provider");
-    if (provider && provider_kind_parse(provider, &a->provider.kind) != 0) {
-        api_status_set(st, LOOM_ERR_CONFIG,
-                       "provider \"%s\" is not one of anthropic, openai, openai-responses, replay",
-                       provider);
+    if (provider && (api_option_check(api_option_find("provider"), provider, st) != 0 ||
+                     provider_kind_parse(provider, &a->provider.kind) != 0))
         goto fail;
-    }
     a->provider.model = xstrdup(api_value(v, "model"));
     a->provider.base_url = xstrdup(api_value(v, "base_url"));
     a->provider.api_key = xstrdup(api_value(v, "api_key"));
@@ -305,12 +256,12 @@ fail:
 
 const char *loom_agent_model(const loom_agent *a)
 {
-    return a->provider.model;
+    return a ? a->provider.model : NULL;
 }
 
 const char *loom_agent_provider(const loom_agent *a)
 {
-    return provider_kind_name(a->provider.kind);
+    return a ? provider_kind_name(a->provider.kind) : NULL;
 }
 
 void loom_agent_free(loom_agent *a)

@@ -26,23 +26,9 @@
 #include "policy/trust.h"
 #include "runtime/loop.h"
 
-/* A new option goes into base/settings.c's schema (top_keys) as well, or
- * settings files naming it get an unknown-key warning. */
-static const char *const known_keys[] = {
-    "provider", "model", "base_url", "api_key", "cassette", "fallback_model", "cwd",
-    "system_prompt", "append_system_prompt", "max_turns", "max_retries", "stream",
-    "permission_mode", "loop_threshold", "max_tokens_total", "max_usd",
-    "price_input_per_mtok", "price_output_per_mtok", "interactive", "allowed_tools",
-    "disallowed_tools", "context_window", "max_output_tokens", "token_budget", "auto_compact",
-    "compaction", "renew_lambda", "heartbeat", "add_dirs", NULL,
-};
-
 static bool known(const char *key)
 {
-    for (size_t i = 0; known_keys[i]; i++)
-        if (strcmp(key, known_keys[i]) == 0)
-            return true;
-    return false;
+    return api_option_find(key) != NULL;
 }
 
 loom_config *loom_config_new(void)
@@ -68,9 +54,15 @@ void loom_config_free(loom_config *cfg)
 
 int loom_config_set(loom_config *cfg, const char *key, const char *value, loom_status *st)
 {
-    if (!key || !known(key))
+    API_CHECK_ARG(st, cfg, -1);
+    const api_option *o = api_option_find(key);
+    if (!o)
         return api_status_set(st, LOOM_ERR_INVALID_REQUEST, "unknown option \"%s\"",
                               key ? key : "(null)");
+    /* A bad value is refused now, naming the key and what it takes, not
+     * later by loom_agent_new (which checks values from settings files). */
+    if (value && api_option_check(o, value, st) != 0)
+        return -1;
     if (!value)
         json_object_del(cfg->values, key);
     else
@@ -150,6 +142,7 @@ static json_t *user_limits(const json_t *explicit_keys, const json_t *user)
 
 int loom_config_load_settings(loom_config *cfg, loom_status *st)
 {
+    API_CHECK_ARG(st, cfg, -1);
     char cwd_buf[4096];
     const char *cwd = api_value(cfg->values, "cwd");
     if (!cwd)

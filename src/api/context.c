@@ -68,6 +68,7 @@ int loom_session_compact(loom_session *s, const char *instructions, char **repor
 {
     if (report)
         *report = NULL;
+    API_CHECK_ARG(st, s, -1);
     loop_io io;
     loop_context lc;
     wire_usage usage = {0};
@@ -99,6 +100,8 @@ int loom_session_compact(loom_session *s, const char *instructions, char **repor
 
 char *loom_session_context_json(loom_session *s)
 {
+    if (!s)
+        return NULL;
     loop_io io;
     loop_context lc;
     begin_context(s, &io, &lc, NULL);
@@ -163,6 +166,7 @@ char *loom_session_context_json(loom_session *s)
 
 int loom_session_remember(loom_session *s, const char *line, loom_status *st)
 {
+    API_CHECK_ARG(st, s, -1);
     while (line && (*line == ' ' || *line == '#'))
         line++;
     if (!line || !*line)
@@ -207,6 +211,8 @@ int loom_session_remember(loom_session *s, const char *line, loom_status *st)
 
 char *loom_session_events_json(loom_session *s)
 {
+    if (!s)
+        return NULL;
     json_t *arr = json_array();
     size_t n = 0;
     surface_event *evs = s->working ? working_events(s->working, &n) : NULL;

@@ -5,6 +5,8 @@
 
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 #include "base/cancel.h"
 #include "base/error.h"
@@ -70,6 +72,7 @@ struct loom_session {
     struct governance *gov;    /* rules, hooks, mode, approvals, audit */
     wire_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */
+    atomic_bool run_active;    /* a run is in progress (loom_run_start .. its end) */
 };
 
 /* The loop_io fields every use of the session shares (transcript,
@@ -77,6 +80,17 @@ struct loom_session {
 void api_session_io(loom_session *s, loop_io *io);
 /* Adds u to the session's usage totals (under its lock). */
 void api_session_add_usage(loom_session *s, const wire_usage *u);
+/* The entry check of a loom_* function (Lua's api_check, but an error, not
+ * an abort: loom.h promises callers an error for a NULL argument): when arg
+ * is NULL, st gets invalid_request naming the function and the argument,
+ * and the function returns ret. */
+#define API_CHECK_ARG(st, arg, ret)                                                            \
+    do {                                                                                       \
+        if (!(arg)) {                                                                          \
+            api_status_set((st), LOOM_ERR_INVALID_REQUEST, "%s: %s is NULL", __func__, #arg);  \
+            return ret;                                                                        \
+        }                                                                                      \
+    } while (0)
 
 /* Fills st from an internal error (st may be NULL). */
 void api_status_from(loom_status *st, const loom_error *err);
@@ -86,6 +100,36 @@ int api_status_set(loom_status *st, loom_error_code code, const char *fmt, ...)
 /* The agent's sandbox denyRead list for the secret checks (buf filled), or
  * NULL when it has no sandbox. */
 const secrets_deny *api_agent_deny(const loom_agent *a, secrets_deny *buf);
+/* The options of loom_config (options.c): one entry per key loom.h lists. */
+typedef enum {
+    API_OPT_TEXT,     /* any string */
+    API_OPT_WHOLE,    /* a whole number from min to max */
+    API_OPT_NUMBER,   /* a non-negative number */
+    API_OPT_BOOL,     /* true|false (also 1|0, yes|no) */
+    API_OPT_PROVIDER, /* anthropic | openai | openai-responses | replay */
+    API_OPT_MODE,     /* a permission mode's name */
+    API_OPT_AMOUNT,   /* a token amount: 500k, 1.5m, 200000 (a leading + allowed) */
+    API_OPT_JSON,     /* a JSON text (compaction: its thresholds are checked too) */
+} api_option_kind;
+
+typedef struct api_option {
+    const char *key;
+    api_option_kind kind;
+    long min, max; /* API_OPT_WHOLE */
+} api_option;
+
+/* The option named key, or NULL for an unknown key. */
+const api_option *api_option_find(const char *key);
+/* The i-th option of the table, NULL past the end (for tests and docs). */
+const api_option *api_option_at(size_t i);
+/* 0 when value suits o; else -1 with st set (config_invalid) naming the key
+ * and what it takes. */
+int api_option_check(const api_option *o, const char *value, loom_status *st);
+/* values[key] parsed into *out (untouched when absent): 0, or -1 with st set
+ * as api_option_check. key must be a table entry of that kind. */
+int api_option_long(const json_t *values, const char *key, long *out, loom_status *st);
+int api_option_double(const json_t *values, const char *key, double *out, loom_status *st);
+int api_option_bool(const json_t *values, const char *key, bool *out, loom_status *st);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
 

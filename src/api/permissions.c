@@ -26,6 +26,7 @@ static void mode_list(char *buf, size_t size)
 
 int loom_session_set_permission_mode(loom_session *s, const char *mode, loom_status *st)
 {
+    API_CHECK_ARG(st, s, -1);
     perm_mode m;
     if (!mode || perm_mode_parse(mode, &m) != 0) {
         char modes[256];
@@ -44,11 +45,14 @@ int loom_session_set_permission_mode(loom_session *s, const char *mode, loom_sta
 
 const char *loom_session_permission_mode(const loom_session *s)
 {
+    if (!s)
+        return NULL;
     return perm_mode_name(s->gov->mode.mode);
 }
 
 int loom_session_leave_plan(loom_session *s, loom_status *st)
 {
+    API_CHECK_ARG(st, s, -1);
     if (s->gov->mode.mode != MODE_PLAN)
         return api_status_set(st, LOOM_ERR_INVALID_STATE_TRANSITION,
                               "not in plan mode (the permission mode is %s)",

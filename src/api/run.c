@@ -6,6 +6,7 @@
  * emission is serialized by a mutex) and, when asked, into a queue that
  * loom_run_next_event drains. */
 #include <sched.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -219,6 +220,8 @@ static json_t *stop_heartbeat(loom_run *r, heartbeat *hb)
 
 int loom_run_signal(loom_run *r, const char *name)
 {
+    if (!r || !name)
+        return -1;
     atomic_fetch_add(&r->hb_users, 1);
     heartbeat *hb = atomic_load(&r->hb);
     int rc = hb && heartbeat_takes_signals(hb) ? heartbeat_signal(hb, name) : -1;
@@ -290,6 +293,8 @@ static void *run_main(void *arg)
     r->result_json = text;
     r->stop_reason = res.stop_reason;
     atomic_store(&r->state, res.state);
+    assert(atomic_load(&s->run_active));
+    atomic_store(&s->run_active, false); /* the session may take its next run */
     r->done = true;
     pthread_cond_broadcast(&r->cond);
     pthread_mutex_unlock(&r->lock);
@@ -300,8 +305,19 @@ static void *run_main(void *arg)
 loom_run *loom_run_start(loom_session *s, const char *goal, const loom_run_options *opts,
                          loom_status *st)
 {
+    API_CHECK_ARG(st, s, NULL);
     if (!goal || !*goal) {
         api_status_set(st, LOOM_ERR_INVALID_REQUEST, "a run needs a goal (the user's message)");
+        return NULL;
+    }
+    /* loom.h: one run at a time per session. Cleared by run_main when the
+     * run is done (before loom_run_next_event or loom_run_wait can say so). */
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&s->run_active, &idle, true)) {
+        api_status_set(st, LOOM_ERR_INVALID_STATE_TRANSITION,
+                       "session %s already has a run in progress: one run at a time per "
+                       "session (wait for it to end, or cancel it)",
+                       loom_session_id(s));
         return NULL;
     }
     loom_run *r = xcalloc(1, sizeof *r);
@@ -316,6 +332,7 @@ loom_run *loom_run_start(loom_session *s, const char *goal, const loom_run_optio
     pthread_cond_init(&r->cond, NULL);
     if (pthread_create(&r->thread, NULL, run_main, r) != 0) {
         api_status_set(st, LOOM_ERR_INTERNAL, "could not start the run's thread");
+        atomic_store(&s->run_active, false);
         pthread_mutex_destroy(&r->lock);
         pthread_cond_destroy(&r->cond);
         free(r->goal);
@@ -328,6 +345,10 @@ loom_run *loom_run_start(loom_session *s, const char *goal, const loom_run_optio
 
 int loom_run_next_event(loom_run *r, loom_event **ev, int timeout_ms)
 {
+    if (ev)
+        *ev = NULL;
+    if (!r || !ev)
+        return -1;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     if (timeout_ms > 0) {
@@ -375,16 +396,22 @@ void loom_event_free(loom_event *ev)
 
 void loom_run_cancel(loom_run *r)
 {
+    if (!r)
+        return;
     atomic_store(&r->cancel, 1);
 }
 
 loom_run_state loom_run_state_now(const loom_run *r)
 {
+    if (!r)
+        return LOOM_RUN_FAILED;
     return (loom_run_state)atomic_load(&((loom_run *)r)->state);
 }
 
 loom_run_state loom_run_wait(loom_run *r)
 {
+    if (!r)
+        return LOOM_RUN_FAILED;
     if (!r->joined) {
         pthread_join(r->thread, NULL);
         r->joined = true;
@@ -394,7 +421,7 @@ loom_run_state loom_run_wait(loom_run *r)
 
 const char *loom_run_result_json(const loom_run *r)
 {
-    return r->result_json;
+    return r ? r->result_json : NULL;
 }
 
 loom_stop_reason loom_run_stop_reason(const loom_run *r)
@@ -405,6 +432,7 @@ loom_stop_reason loom_run_stop_reason(const loom_run *r)
 int loom_run_answer(loom_run *r, const char *approval_id, const char *decision,
                     const char *reason, loom_status *st)
 {
+    API_CHECK_ARG(st, r, -1);
     bool allow = decision && (!strcmp(decision, "allow") || !strcmp(decision, "allow_always"));
     bool always = decision && !strcmp(decision, "allow_always");
     if (!decision || (!allow && strcmp(decision, "deny") != 0))

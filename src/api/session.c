@@ -142,6 +142,7 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
     }
     pthread_mutex_init(&s->lock, NULL);
     context_state_init(&s->context);
+    atomic_init(&s->run_active, false);
     /* A resumed session can still rewind the edits made before. */
     size_t n = transcript_count(t);
     json_t **recs = xcalloc(n ? n : 1, sizeof *recs);
@@ -154,6 +155,7 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
 
 loom_session *loom_session_new(loom_agent *agent, loom_status *st)
 {
+    API_CHECK_ARG(st, agent, NULL);
     loom_error err;
     char *dir = store_project_dir(agent->cwd);
     transcript *t = transcript_create(dir, agent->cwd, provider_kind_name(agent->provider.kind),
@@ -189,6 +191,8 @@ static loom_session *open_path(loom_agent *agent, char *path, int rc, loom_error
 
 loom_session *loom_session_resume(loom_agent *agent, const char *id, loom_status *st)
 {
+    API_CHECK_ARG(st, agent, NULL);
+    API_CHECK_ARG(st, id, NULL);
     loom_error err;
     char *path = NULL;
     int rc = session_find(id, &path, &err);
@@ -197,6 +201,7 @@ loom_session *loom_session_resume(loom_agent *agent, const char *id, loom_status
 
 loom_session *loom_session_continue(loom_agent *agent, loom_status *st)
 {
+    API_CHECK_ARG(st, agent, NULL);
     loom_error err;
     char *path = NULL;
     int rc = session_latest(agent->cwd, &path, &err);
@@ -233,6 +238,7 @@ static void share_backups(const char *from, const char *to)
 
 loom_session *loom_session_fork(loom_session *s, loom_status *st)
 {
+    API_CHECK_ARG(st, s, NULL);
     loom_error err;
     char *dir = store_project_dir(s->agent->cwd);
     transcript *t = transcript_fork(s->t, dir, &err);
@@ -262,24 +268,28 @@ loom_session *loom_session_fork(loom_session *s, loom_status *st)
 
 const char *loom_session_id(const loom_session *s)
 {
-    return transcript_session_id(s->t);
+    return s ? transcript_session_id(s->t) : NULL;
 }
 
 const char *loom_session_path(const loom_session *s)
 {
-    return transcript_path(s->t);
+    return s ? transcript_path(s->t) : NULL;
 }
 
 /* The transcript's, then the settings files' (base/settings.h), then the
  * trust notices. */
 size_t loom_session_warning_count(const loom_session *s)
 {
+    if (!s)
+        return 0;
     return transcript_n_warnings(s->t) + json_array_size(s->agent->warnings) +
            json_array_size(s->agent->notices);
 }
 
 const char *loom_session_warning(const loom_session *s, size_t i)
 {
+    if (!s)
+        return NULL;
     size_t n = transcript_n_warnings(s->t);
     if (i < n)
         return transcript_warning(s->t, i);
@@ -300,6 +310,7 @@ int loom_session_rewind(loom_session *s, int n_turns, char **report, loom_status
 {
     if (report)
         *report = NULL;
+    API_CHECK_ARG(st, s, -1);
     if (n_turns < 1)
         return api_status_set(st, LOOM_ERR_INVALID_REQUEST, "rewind needs at least one turn");
     json_t **chain = NULL;
@@ -368,6 +379,8 @@ void api_session_add_usage(loom_session *s, const wire_usage *u)
 
 char *loom_session_usage_json(loom_session *s)
 {
+    if (!s)
+        return NULL;
     pthread_mutex_lock(&s->lock);
     json_t *u = wire_usage_to_json(&s->usage);
     pthread_mutex_unlock(&s->lock);

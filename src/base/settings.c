@@ -115,8 +115,8 @@ static const settings_key sandbox_keys[] = {
 };
 
 static const settings_key top_keys[] = {
-    /* Loom's options (loom.h), by the names loom_config_set takes: api/config.c's
-     * known_keys but add_dirs (settings say permissions.additionalDirectories). */
+    /* Loom's options (loom.h), by the names loom_config_set takes: api/options.c's
+     * option table but add_dirs (settings say permissions.additionalDirectories). */
     {"provider", T_STR, NULL},
     {"model", T_STR, NULL},
     {"base_url", T_STR, NULL},
