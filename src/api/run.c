@@ -22,6 +22,14 @@
 #include "governance/governance.h"
 #include "base/event.h"
 
+/* Where a run may end (queued and running are on the way; the waiting and
+ * paused states are not an end). */
+static inline bool state_is_final(loom_run_state st) /* inline: only asserts call it */
+{
+    return st == LOOM_RUN_COMPLETED || st == LOOM_RUN_FAILED || st == LOOM_RUN_CANCELLED ||
+           st == LOOM_RUN_BLOCKED_BY_POLICY || st == LOOM_RUN_BLOCKED_BY_CAPABILITY;
+}
+
 typedef struct queued {
     loom_event ev;
     char *type;
@@ -236,6 +244,8 @@ static void *run_main(void *arg)
     loom_run *r = arg;
     loom_session *s = r->session;
     loom_agent *a = s->agent;
+    /* queued → running → a final state, each once. */
+    assert(atomic_load(&r->state) == LOOM_RUN_QUEUED);
     atomic_store(&r->state, LOOM_RUN_RUNNING);
     const char *mode = api_value(a->values, "permission_mode");
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL,
@@ -291,6 +301,7 @@ static void *run_main(void *arg)
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, result);
     pthread_mutex_lock(&r->lock);
     r->result_json = text;
+    assert(state_is_final(res.state));
     r->stop_reason = res.stop_reason;
     atomic_store(&r->state, res.state);
     assert(atomic_load(&s->run_active));

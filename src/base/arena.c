@@ -5,6 +5,7 @@
  * linked behind the head so the head's remaining room is not abandoned. */
 #include "base/arena.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,8 @@ static void *chunk_take(arena_chunk *c, size_t n)
     if (off > c->size || n > c->size - off)
         return NULL;
     c->used = off + n;
+    assert(c->used <= c->size);                          /* never past the chunk */
+    assert((aligned & (uintptr_t)(ARENA_ALIGN - 1)) == 0);
     return (void *)aligned;
 }
 
@@ -89,6 +92,8 @@ void *arena_alloc(arena *a, size_t n)
             p = chunk_take(c, want);
         }
     }
+    /* The chunk sized for the request always has room for it. */
+    assert(p != NULL);
     a->used_total += n;
     memset(p, 0, want);
     return p;

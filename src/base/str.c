@@ -2,6 +2,7 @@
  * everything else in Loom builds on. */
 #include "base/str.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,10 +74,13 @@ void str_reserve(loom_str *s, size_t extra)
         cap = cap > SIZE_MAX / 2 ? need : cap * 2;
     s->ptr = xrealloc(s->ptr, cap);
     s->cap = cap;
+    assert(s->len + extra < s->cap); /* room for the bytes and the NUL */
 }
 
 void str_append(loom_str *s, const void *data, size_t n)
 {
+    assert(data || n == 0);
+    assert(s->len <= s->cap);
     str_reserve(s, n);
     if (n)
         memcpy(s->ptr + s->len, data, n);
@@ -123,6 +127,7 @@ void str_vprintf(loom_str *s, const char *fmt, va_list ap)
     }
     va_end(ap2);
     s->len += (size_t)n;
+    assert(s->len < s->cap && s->ptr[s->len] == '\0');
 }
 
 void str_clear(loom_str *s)

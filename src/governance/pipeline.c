@@ -6,6 +6,7 @@
  * tasks, todos) guard it themselves. */
 #include "governance/pipeline.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -424,6 +425,8 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
     perm_decide(&in, &g->decision);
     if (g->decision.verdict == PERM_ASK)
         ask_person(call, ctx, g);
+    /* A question is always answered (or denied) before the call goes on. */
+    assert(g->decision.verdict == PERM_ALLOW || g->decision.verdict == PERM_DENY);
     if (g->decision.verdict == PERM_ALLOW)
         return true;
     if (g->have_pre && g->pre.blocked && g->pre.block_reason && *g->pre.block_reason)
@@ -731,14 +734,20 @@ void tool_outcome_free(tool_outcome *out)
     out->input_used = NULL;
 }
 
+/* The steps run in their numbered order, each at most once: STEP(n) checks
+ * that no later step has run yet. */
+#define STEP(n) (assert(step < (n)), step = (n))
+
 void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ctx,
                    tool_outcome *out)
 {
+    int step = 0;
     memset(out, 0, sizeof *out);
     tool_result_init(&out->result);
     out->started_us = clock_wall_us();
     tool_result *res = &out->result;
     gov_call g = {.input = call->input, .started_us = out->started_us};
+    STEP(1);
     const tool_def *def = step_find_tool(reg, call, res);                  /* 1 */
     g.def = def;
     bool governed = def && ctx->gov;
@@ -746,17 +755,22 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
         out->failed_step = "find_tool";
         goto done;
     }
+    STEP(2);
     step_mcp_metadata(call);                                               /* 2 */
+    STEP(3);
     if (!step_validate_schema(reg, def, call, res)) {                      /* 3 */
         out->failed_step = "validate_schema";
         goto done;
     }
+    STEP(4);
     if (!step_tool_validate(def, call, ctx, res)) {                        /* 4 */
         out->failed_step = "validate_tool";
         goto done;
     }
     if (governed) {
+        STEP(5);
         step_risk_classifier(call, &g);                                    /* 5 */
+        STEP(6);
         step_pre_hooks(call, ctx, &g);                                     /* 6 */
         if (g.have_pre && g.pre.stop) {
             /* "continue": false outranks every decision: the tool does not
@@ -770,31 +784,43 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
             add_context(out, g.pre.additional_context);
         if (g.pre.updated_input)
             g.input = g.pre.updated_input; /* decide on what will run (step 9 re-checks it) */
+        STEP(7);
         step_resolve(call, ctx, &g);                                       /* 7 */
+        STEP(8);
         if (!step_decide(call, ctx, &g, res)) {                            /* 8 */
             out->failed_step = "decide";
             goto audited;
         }
         g.input = call->input;
+        STEP(9);
         if (!step_apply_updated_input(reg, call, ctx, &g, res)) {          /* 9 */
             out->failed_step = "updated_input";
             goto audited;
         }
     }
+    STEP(10);
+    /* A governed call runs only on an allow (step 8, re-checked by 9). */
+    assert(!governed || g.decision.verdict == PERM_ALLOW);
     step_execute(def, g.input, ctx, res);                                  /* 10 */
 audited:
     if (governed) {
+        STEP(11);
         step_audit(call, ctx, &g);                                         /* 11 */
-        if (!out->failed_step)
+        if (!out->failed_step) {
+            STEP(12);
             step_post_hooks(call, ctx, &g, res, out);                      /* 12, 14 */
+        }
         if (g.input != call->input)
             out->input_used = json_incref((json_t *)g.input);
     }
 done:
     out->model_usage = g.model_usage;
     out->model_calls = g.model_calls;
-    if (governed && !out->failed_step)
+    if (governed && !out->failed_step) {
+        STEP(13);
         step_result(res);                                                  /* 13 */
+    }
+    (void)step; /* only the asserts read it */
     pipeline_cap_output(&res->text, output_cap());
     if (g.have_pre)
         hook_outcome_free(&g.pre);

@@ -1,6 +1,7 @@
 /* gate.c — the ΔH gate (the definition is in gate.h). */
 #include "heartbeat/gate.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,8 @@ void gate_seed(hb_gate *g, const char *fingerprint)
     g->ring_head = (g->ring_head + 1) % GATE_MAX_SEEN;
     g->ring_n++;
     hb_map_put(&g->seen, fingerprint, NULL);
+    /* The ring and the map hold the same fingerprints. */
+    assert(g->ring_n <= GATE_MAX_SEEN && g->seen.count == g->ring_n);
 }
 
 static unsigned recent_passes(const hb_gate *g, const subject_hist *h, int64_t now_ms)
@@ -80,8 +83,10 @@ typedef struct sweep_ctx {
 static void find_stale(void *ctx, const char *key, void *value)
 {
     sweep_ctx *sc = ctx;
-    if (!recent_passes(sc->g, value, sc->now_ms))
+    if (!recent_passes(sc->g, value, sc->now_ms)) {
+        assert(sc->n < sc->g->subjects.count + 1); /* sized by the map's count */
         sc->stale[sc->n++] = key;
+    }
 }
 
 /* Subjects with no pass inside the window carry no information: drop them
@@ -113,6 +118,7 @@ gate_verdict gate_judge(hb_gate *g, const hb_candidate *c, int64_t now_ms)
     v.novelty = ldexp(1.0, -(int)k);
     v.delta_h = clamp01(v.novelty * clamp01(c->weight) * clamp01(c->magnitude));
     v.pass = v.delta_h > g->delta || c->urgency == EVENT_CRITICAL;
+    assert(v.novelty > 0 && v.novelty <= 1 && v.delta_h >= 0 && v.delta_h <= 1);
     if (!v.pass)
         return v;
     gate_seed(g, c->fingerprint);
@@ -125,6 +131,7 @@ gate_verdict gate_judge(hb_gate *g, const hb_candidate *c, int64_t now_ms)
         h->head = (h->head + 1) % GATE_SUBJECT_HISTORY;
         if (h->n < GATE_SUBJECT_HISTORY)
             h->n++;
+        assert(h->head < GATE_SUBJECT_HISTORY && h->n <= GATE_SUBJECT_HISTORY);
     }
     if (++g->passes_since_sweep >= 256) {
         g->passes_since_sweep = 0;

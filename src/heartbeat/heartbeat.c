@@ -11,6 +11,7 @@
  */
 #include "heartbeat/heartbeat.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -225,6 +226,10 @@ static void poll_source(heartbeat *hb, size_t i, const watch_tick *t)
 static void tick(heartbeat *hb)
 {
     pthread_mutex_lock(&hb->mu);
+    /* The queue's count never passes its room, and no request is answered
+     * before it was made. */
+    assert(hb->n_own <= hb->cap_own && (hb->own || hb->n_own == 0));
+    assert(hb->ticks_served <= hb->tick_requests);
     uint64_t serving = hb->tick_requests;
     own_write *own = hb->own;
     size_t n_own = hb->n_own;
@@ -255,6 +260,7 @@ static void tick(heartbeat *hb)
     atomic_fetch_add(&hb->ticks, 1);
 
     pthread_mutex_lock(&hb->mu);
+    assert(serving >= hb->ticks_served && serving <= hb->tick_requests); /* counts only grow */
     hb->ticks_served = serving;
     pthread_cond_broadcast(&hb->cond);
     pthread_mutex_unlock(&hb->mu);
@@ -539,6 +545,7 @@ void heartbeat_note_own_write(heartbeat *hb, const char *path, const void *data,
         hb->cap_own = hb->cap_own ? hb->cap_own * 2 : 8;
         hb->own = xrealloc(hb->own, hb->cap_own * sizeof *hb->own);
     }
+    assert(hb->n_own < hb->cap_own);
     hb->own[hb->n_own++] = o;
     pthread_mutex_unlock(&hb->mu);
 }

@@ -1,6 +1,7 @@
 /* map.c — hb_map: chained string hash map (see map.h). */
 #include "heartbeat/map.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ bool hb_map_has(const hb_map *m, const char *key)
 static void grow(hb_map *m)
 {
     size_t nb = m->nbuckets ? m->nbuckets * 2 : 16;
+    assert((nb & (nb - 1)) == 0); /* a power of two: buckets are picked by mask */
     hb_map_entry **b = xcalloc(nb, sizeof *b);
     for (size_t i = 0; i < m->nbuckets; i++) {
         hb_map_entry *e = m->buckets[i];
@@ -71,6 +73,7 @@ void *hb_map_put(hb_map *m, const char *key, void *value)
     e->next = m->buckets[h & (m->nbuckets - 1)];
     m->buckets[h & (m->nbuckets - 1)] = e;
     m->count++;
+    assert(m->count <= m->nbuckets); /* grown before it would pass one a bucket */
     return NULL;
 }
 
@@ -85,6 +88,7 @@ void *hb_map_del(hb_map *m, const char *key)
             void *v = e->value;
             *pp = e->next;
             free(e);
+            assert(m->count > 0);
             m->count--;
             return v;
         }
@@ -106,6 +110,7 @@ const char **hb_map_keys(const hb_map *m, size_t *n)
     for (size_t i = 0; i < m->nbuckets; i++)
         for (hb_map_entry *e = m->buckets[i]; e; e = e->next)
             keys[k++] = e->key;
+    assert(k == m->count);
     *n = k;
     return keys;
 }

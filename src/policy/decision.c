@@ -15,6 +15,7 @@
  */
 #include "policy/decision.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -537,6 +538,9 @@ void perm_decide(const perm_inputs *in, perm_decision *out)
                 break;
             }
 
+    /* Every row decides, and names itself and its source for the audit. */
+    assert(row->verdict == PERM_ALLOW || row->verdict == PERM_ASK || row->verdict == PERM_DENY);
+    assert(row->id && row->source && row->why);
     out->verdict = row->verdict;
     out->source = row->source;
     out->row = row->id;

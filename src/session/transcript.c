@@ -17,6 +17,7 @@
  */
 #include "session/transcript.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -163,7 +164,11 @@ static ssize_t lookup(const transcript *t, const char *id)
     if (!id)
         return -1;
     json_t *v = json_object_get(t->index, id);
-    return v ? (ssize_t)json_integer_value(v) : -1;
+    ssize_t i = v ? (ssize_t)json_integer_value(v) : -1;
+    /* The index only ever names records that are there, under their id. */
+    assert(i < (ssize_t)t->n);
+    assert(i < 0 || strcmp(record_id(t->recs[i]), id) == 0);
+    return i;
 }
 
 static void set_leaf(transcript *t, const char *id)
@@ -176,11 +181,13 @@ static void set_leaf(transcript *t, const char *id)
 /* Takes a reference to rec (whose id is known to be new). */
 static void push_record(transcript *t, json_t *rec)
 {
+    assert(record_id(rec) && lookup(t, record_id(rec)) < 0);
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
         t->recs = xrealloc(t->recs, t->cap * sizeof *t->recs);
         t->lines = xrealloc(t->lines, t->cap * sizeof *t->lines);
     }
+    assert(t->n < t->cap);
     json_object_set_new_nocheck(t->index, record_id(rec), json_integer((json_int_t)t->n));
     t->lines[t->n] = t->cur_line;
     t->recs[t->n++] = json_incref(rec);
@@ -592,6 +599,8 @@ static void complete_record(transcript *t, json_t *rec, const char *type)
     if (!json_object_get(rec, "sessionId"))
         json_set_str(rec, "sessionId", t->session_id);
     bool summary = strcmp(type, RECORD_SUMMARY) == 0;
+    /* The leaf is always a record of the file: the next one chains to it. */
+    assert(!t->leaf || lookup(t, t->leaf) >= 0);
     if (!json_object_get(rec, "parentId")) {
         bool chain = record_is_conversation(type) && !summary && t->leaf;
         json_object_set_new(rec, "parentId", chain ? json_string(t->leaf) : json_null());
@@ -655,6 +664,10 @@ int transcript_append(transcript *t, json_t *rec, loom_error *err)
     t->need_newline = false;
     t->dirty = true;
     push_record(t, rec);
+    /* What Loom appends links only to records already in the file (a
+     * parsed file may have gaps; a written one never makes them). */
+    assert(!record_parent_id(rec) || lookup(t, record_parent_id(rec)) >= 0);
+    assert(!record_logical_parent_id(rec) || lookup(t, record_logical_parent_id(rec)) >= 0);
     return 0;
 }
 
@@ -741,6 +754,7 @@ int transcript_chain(transcript *t, const char *leaf_id, bool for_context, json_
             break;
         }
         seen[cur] = true;
+        assert(len < t->n); /* one visit per record: the marks bound the walk */
         path[len++] = (size_t)cur;
         json_t *rec = t->recs[cur];
         bool summary = strcmp(record_type(rec), RECORD_SUMMARY) == 0;
