@@ -5,6 +5,7 @@
  * Threading: no state; every function works on the policy it is given. */
 #include "sandbox/sandbox_policy.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -82,6 +83,7 @@ static char *path_canon(const char *abs)
 /* p is root or lies beneath it. */
 bool sandbox_path_under(const char *p, const char *root)
 {
+    assert(root && root[0] == '/');
     size_t n = strlen(root);
     if (n == 1 && root[0] == '/')
         return p[0] == '/';
@@ -94,6 +96,7 @@ void sandbox_paths_add(sandbox_paths *l, const char *path, const char *base)
         return;
     l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
     l->v[l->n++] = path_absolute(path, base);
+    assert(l->v[l->n - 1][0] == '/'); /* a policy holds absolute paths only */
 }
 
 static void paths_free(sandbox_paths *l)

@@ -986,6 +986,46 @@ static void test_report_network(void **state)
     sandbox_policy_free(&allow);
 }
 
+/* The denyRead list reaches the secret checks of every tool through
+ * sandbox_secrets_deny (policy/secrets.h cannot read a policy): a path under
+ * it is secret, a walk's fence skips it, and a disabled sandbox adds nothing. */
+static void test_secrets_deny_bridge(void **state)
+{
+    (void)state;
+    sandbox_policy p;
+    test_policy(&p, "deny");
+    secrets_deny buf;
+    const secrets_deny *deny = sandbox_secrets_deny(&p, &buf);
+    assert_non_null(deny);
+    char why[600];
+    assert_true(secrets_path_is_secret(secret_file, ws, deny, why, sizeof why));
+    assert_non_null(strstr(why, "denyRead"));
+    assert_false(secrets_path_is_secret(secret_file, ws, NULL, why, sizeof why));
+    char key[400];
+    snprintf(key, sizeof key, "%s/key", secret);
+    assert_true(secrets_path_is_secret(key, ws, deny, NULL, 0));
+    assert_false(secrets_path_is_secret(public_dir, ws, deny, NULL, 0));
+
+    secrets_fence f;
+    secrets_fence_init(&f, base, deny);
+    assert_true(secrets_fence_hit(&f, key));
+    assert_false(secrets_fence_hit(&f, public_dir));
+    secrets_fence_free(&f);
+    assert_true(secrets_dir_holds_secret(base, deny));
+
+    /* Bash's word scan is for commands the kernel does not confine. */
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "cat %s", secret_file);
+    json_t *in = json_pack("{s:s}", "command", cmd);
+    assert_int_equal(secrets_call_touches("Bash", in, ws, deny, NULL, 0),
+                     !deny->confines_commands);
+    json_decref(in);
+
+    p.enabled = false;
+    assert_null(sandbox_secrets_deny(&p, &buf));
+    sandbox_policy_free(&p);
+}
+
 /* A project's sandbox block, written to dir/.loom/settings.json. */
 static void write_sandbox_settings(const char *dir, const char *block)
 {
@@ -1105,6 +1145,7 @@ int main(void)
         cmocka_unit_test(test_proc_child_setup),
         cmocka_unit_test(test_report_paths),
         cmocka_unit_test(test_report_network),
+        cmocka_unit_test(test_secrets_deny_bridge),
         cmocka_unit_test(test_session_policies),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
