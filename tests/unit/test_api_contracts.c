@@ -151,6 +151,15 @@ static void test_null_arguments(void **state)
     null_refused(&st, "r");
     loom_run_free(NULL);
     assert_string_equal(loom_run_state_name((loom_run_state)99), "unknown");
+
+    /* the sandbox on its own */
+    const char *why = NULL;
+    assert_int_equal(loom_sandbox_confine_self(NULL, false, NULL, 0, NULL, NULL, &why, &st), -1);
+    assert_string_equal(st.code_name, "invalid_request");
+    assert_int_equal(loom_sandbox_confine_self(work, false, NULL, 0, NULL, NULL, NULL, &st), -1);
+    assert_string_equal(st.code_name, "invalid_request");
+    assert_int_equal(loom_sandbox_confine_self(work, false, NULL, 2, NULL, NULL, &why, &st), -1);
+    assert_string_equal(st.code_name, "invalid_request");
     assert_non_null(loom_version());
 }
 
