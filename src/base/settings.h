@@ -17,7 +17,7 @@
  * along load without warnings. A null value counts as not set.
  *
  * This module only reads and checks. The project and local files are the
- * repository's words: the caller (api/config.c, sandbox/sandbox.c) passes
+ * repository's words: the caller (api/config.c, sandbox/sandbox_policy.c) passes
  * them through policy/trust.h's filter before using them — base knows
  * nothing of trust.
  *

@@ -27,18 +27,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
-#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <seccomp.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -46,10 +42,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
-#include "base/json.h"
 #include "base/proc.h"
-#include "base/path.h"
 #include "base/str.h"
 #include "sandbox/internal.h"
 
