@@ -18,9 +18,11 @@ test: deps layers
 	@$(MAKE) --no-print-directory test-plain
 	@$(MAKE) --no-print-directory test-asan
 
-# The include graph against DESIGN.md §1 (also a ctest entry, lint.layers).
+# The include graph against DESIGN.md §1 and the size limits of §2 (also
+# ctest entries, lint.layers and lint.sizes).
 layers:
 	@python3 .ci/layers.py
+	@python3 .ci/sizes.py
 
 test-plain: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
