@@ -1,7 +1,7 @@
 /* anthropic_encode_reference.h — the Anthropic request encoder as it was
  * before it wrote JSON text directly: a jansson tree of the whole request,
  * dumped by json_dump_compact. Kept only as the reference the direct encoder
- * must match byte for byte (tests/unit/test_anthropic_direct.c and
+ * must match byte for byte (tests/unit/test_provider_anthropic_direct.c and
  * tests/fuzz/fuzz_anthropic_encode.c). The one change: a tool_use block
  * without input packs a fresh {} with "o", not "O", so it is not leaked; the
  * bytes are the same. */

@@ -1,4 +1,4 @@
-/* test_always_rule.c — what "always" grants (src/policy/always_rule.c): a
+/* test_policy_always_rule.c — what "always" grants (src/policy/always_rule.c): a
  * table of calls with the exact offer each must get, and for each offer
  * calls it must NOT cover, checked through the real rule engine. The offer
  * is the narrowest grant: the whole command for wrappers and destructive

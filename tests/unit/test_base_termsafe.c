@@ -1,4 +1,4 @@
-/* test_termsafe.c — the terminal-safe form of outside text
+/* test_base_termsafe.c — the terminal-safe form of outside text
  * (src/base/termsafe.c): every spelling of a terminal control comes out
  * visible and never raw, printable text (UTF-8 included) comes out
  * unchanged, and a text cut into pieces anywhere — inside a UTF-8

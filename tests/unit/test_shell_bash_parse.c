@@ -1,4 +1,4 @@
-/* test_policy_bash.c — bash_parse: which simple commands a command line
+/* test_shell_bash_parse.c — bash_parse: which simple commands a command line
  * runs, with quoting, operators, nesting, substitutions, redirections,
  * wrappers, and the cases it must call uncertain. */
 #include <setjmp.h>

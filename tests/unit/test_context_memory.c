@@ -1,4 +1,4 @@
-/* test_memory.c — which instruction files memory_render picks up and in what
+/* test_context_memory.c — which instruction files memory_render picks up and in what
  * order, @imports (relative, ~/, cycles, missing, fenced, too deep), the
  * memory directory's resident index versus its on-demand files, and caps. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* test_render.c — the REPL's markdown → terminal renderer
+/* test_cli_render.c — the REPL's markdown → terminal renderer
  * (src/surfaces/cli/render.c): plain output carries no escape codes, the
  * styles land where the markdown puts them, and streaming — text cut
  * anywhere, a code block arriving in pieces — renders each piece once and

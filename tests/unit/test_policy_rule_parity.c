@@ -1,4 +1,4 @@
-/* test_rule_parity.c — one table of (rule, call) pairs, and every caller of
+/* test_policy_rule_parity.c — one table of (rule, call) pairs, and every caller of
  * the rule engine must give each row's answer: the settings rule sets
  * (perm_rules_check with the rule in permissions.deny — also the path of
  * --allowedTools / --disallowedTools, which add to the same sets), a hook's

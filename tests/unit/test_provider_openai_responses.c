@@ -1,4 +1,4 @@
-/* test_openai_responses.c — the Responses API codec: request bodies (input
+/* test_provider_openai_responses.c — the Responses API codec: request bodies (input
  * items, reasoning sent back, tools), event streams decoded through the real
  * SSE parser (including arguments cut at every byte), errors, truncation,
  * malformed data and the non-streaming body. */

@@ -1,4 +1,4 @@
-/* test_sse.c — the SSE parser against the WHATWG event-stream rules, one test
+/* test_net_sse.c — the SSE parser against the WHATWG event-stream rules, one test
  * per rule, plus a property test that chunking never changes the result. */
 #include <limits.h>
 #include <setjmp.h>

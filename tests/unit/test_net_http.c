@@ -1,4 +1,4 @@
-/* test_http.c — http_perform against a tiny loopback HTTP/1.1 server that
+/* test_net_http.c — http_perform against a tiny loopback HTTP/1.1 server that
  * runs in a thread of this test and misbehaves on request: streams in
  * pieces, answers 429, drops or resets mid-body, stalls, frames bodies in
  * every way HTTP/1.1 allows and a few it does not.

@@ -1,4 +1,4 @@
-/* test_json_parse.c — json_parse_fast on the inputs where a JSON reader goes
+/* test_base_json_parse.c — json_parse_fast on the inputs where a JSON reader goes
  * wrong: every escape, surrogates, NUL, invalid UTF-8, numbers at the edges,
  * nesting at the depth limit, duplicate keys, trailing data, empty input.
  * Each case is also run through jansson's json_loadb, the oracle: both must

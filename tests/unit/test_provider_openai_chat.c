@@ -1,4 +1,4 @@
-/* test_openai_chat.c — the Chat Completions codec: request bodies as the
+/* test_provider_openai_chat.c — the Chat Completions codec: request bodies as the
  * server must see them, streams decoded through the real SSE parser
  * (including arguments cut at every byte), errors, truncation, malformed
  * data and the non-streaming body. */

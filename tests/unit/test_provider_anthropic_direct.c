@@ -1,4 +1,4 @@
-/* test_anthropic_direct.c — the Anthropic encoder writes the body text
+/* test_provider_anthropic_direct.c — the Anthropic encoder writes the body text
  * straight from the wire_request; it must give the very bytes the old
  * tree-building encoder gave (kept as reference_encode) for every request:
  * each block kind, escapes, unicode and invalid UTF-8, images, thinking with

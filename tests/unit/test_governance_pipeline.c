@@ -1,4 +1,4 @@
-/* test_pipeline.c — the tool call path and batches: unknown tools and bad
+/* test_governance_pipeline.c — the tool call path and batches: unknown tools and bad
  * input become error results, concurrency-safe neighbours run together
  * (and only they), outcomes stay in call order, output is capped to head
  * and tail without splitting a UTF-8 character; every call has a deadline

@@ -1,4 +1,4 @@
-/* test_working.c — C_working: the rendered block (exact text with and
+/* test_context_working.c — C_working: the rendered block (exact text with and
  * without optional parts), event dedupe by fingerprint, ack rules and the
  * forward-only event states, the error window, and M_f snapshots (round trip
  * byte for byte, missing and damaged files). */

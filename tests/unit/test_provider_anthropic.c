@@ -1,4 +1,4 @@
-/* test_anthropic.c — the Anthropic Messages codec: request bodies, streams
+/* test_provider_anthropic.c — the Anthropic Messages codec: request bodies, streams
  * decoded through the real SSE parser (tool arguments cut at every
  * boundary), errors, truncation, malformed data, non-streaming bodies; and
  * the shared error classification of provider.c. */
