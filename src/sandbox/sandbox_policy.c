@@ -31,31 +31,6 @@ const size_t sandbox_n_devices = sizeof sandbox_devices / sizeof *sandbox_device
 
 /* ---- paths ----------------------------------------------------------------- */
 
-/* path made absolute ("~/" → $HOME, relative → base or the cwd) and folded.
- * Caller frees. */
-static char *path_absolute(const char *path, const char *base)
-{
-    loom_str s = LOOM_STR_INIT;
-    const char *home = getenv("HOME");
-    if ((path[0] == '~' && (path[1] == '/' || path[1] == '\0')) && home && home[0] == '/') {
-        str_puts(&s, home);
-        str_putc(&s, '/');
-        str_puts(&s, path + 1);
-    } else if (path[0] == '/') {
-        str_puts(&s, path);
-    } else {
-        char cwd[PATH_MAX];
-        if (!base)
-            base = getcwd(cwd, sizeof cwd) ? cwd : "/";
-        str_puts(&s, base);
-        str_putc(&s, '/');
-        str_puts(&s, path);
-    }
-    char *r = path_fold(s.ptr);
-    str_free(&s);
-    return r;
-}
-
 /* An absolute path with the symlinks of its existing part resolved, the rest
  * kept as written: "/tmp/x/new" → "/private/tmp/x/new". Caller frees. */
 static char *path_canon(const char *abs)
@@ -95,7 +70,7 @@ void sandbox_paths_add(sandbox_paths *l, const char *path, const char *base)
     if (!path || !path[0])
         return;
     l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
-    l->v[l->n++] = path_absolute(path, base);
+    l->v[l->n++] = path_make_absolute(path, base);
     assert(l->v[l->n - 1][0] == '/'); /* a policy holds absolute paths only */
 }
 
@@ -124,7 +99,7 @@ static void add_default_temp(sandbox_policy *p)
 void sandbox_policy_init(sandbox_policy *p, const char *workspace)
 {
     memset(p, 0, sizeof *p);
-    p->workspace = path_absolute(workspace && workspace[0] ? workspace : ".", NULL);
+    p->workspace = path_make_absolute(workspace && workspace[0] ? workspace : ".", NULL);
     add_default_temp(p);
     const char *home = getenv("HOME");
     if (home && home[0] == '/') {
@@ -367,7 +342,7 @@ static bool under_any_canon(const char *canon_path, const sandbox_paths *l)
 
 bool sandbox_path_writable(const sandbox_policy *p, const char *path)
 {
-    char *abs = path_absolute(path, p->workspace);
+    char *abs = path_make_absolute(path, p->workspace);
     char *c = path_canon(abs);
     free(abs);
     bool w = false;
@@ -388,7 +363,7 @@ bool sandbox_path_writable(const sandbox_policy *p, const char *path)
 
 bool sandbox_path_read_denied(const sandbox_policy *p, const char *path)
 {
-    char *abs = path_absolute(path, p->workspace);
+    char *abs = path_make_absolute(path, p->workspace);
     char *c = path_canon(abs);
     free(abs);
     bool denied = false;
