@@ -76,7 +76,6 @@ enum {
     T_BOOL = 4,
     T_OBJ = 8,
     T_ARR = 16,
-    T_ANY = 31, /* known, not judged here: Claude Code's keys Loom does not use */
 };
 
 typedef struct settings_key {
@@ -92,11 +91,11 @@ static const settings_key permissions_keys[] = {
     {"deny", T_ARR, NULL},
     {"defaultMode", T_STR, NULL},
     {"additionalDirectories", T_ARR, NULL},
-    {"disableBypassPermissionsMode", T_ANY, NULL},
     {NULL, 0, NULL},
 };
 
-/* sandbox/sandbox.h's block; the rest are Claude Code's. */
+/* sandbox/sandbox_policy.h's block; "network" and "allowUnixSockets" are
+ * Claude Code's names too (sandbox_policy.c reads both forms). */
 static const settings_key sandbox_keys[] = {
     {"enabled", T_BOOL, NULL},
     {"hooks", T_BOOL, NULL},
@@ -106,11 +105,6 @@ static const settings_key sandbox_keys[] = {
     {"network", T_STR | T_OBJ, NULL}, /* an object is Claude Code's network block */
     {"onUnsupported", T_STR, NULL},
     {"allowUnixSockets", T_ARR, NULL},
-    {"autoAllowBashIfSandboxed", T_ANY, NULL},
-    {"excludedCommands", T_ANY, NULL},
-    {"allowUnsandboxedCommands", T_ANY, NULL},
-    {"enableWeakerNestedSandbox", T_ANY, NULL},
-    {"ignoreViolations", T_ANY, NULL},
     {NULL, 0, NULL},
 };
 
@@ -146,37 +140,92 @@ static const settings_key top_keys[] = {
     {"compaction", T_OBJ | T_STR, NULL}, /* context/ parses its members */
     {"heartbeat", T_OBJ | T_STR, NULL},  /* heartbeat/config.c parses its members */
     /* Structured settings, Loom's and Claude Code's. */
-    {"$schema", T_STR, NULL},
     {"env", T_OBJ, NULL},
     {"permissions", T_OBJ, permissions_keys},
     {"hooks", T_OBJ, NULL}, /* hooks/registry.c names a bad event or group */
     {"sandbox", T_OBJ, sandbox_keys},
     {"models", T_OBJ, NULL},
     {"trustedWorkspaces", T_ARR, NULL},
-    /* Claude Code's settings that Loom does not use (its settings docs). */
-    {"apiKeyHelper", T_ANY, NULL},
-    {"awsAuthRefresh", T_ANY, NULL},
-    {"awsCredentialExport", T_ANY, NULL},
-    {"cleanupPeriodDays", T_ANY, NULL},
-    {"companyAnnouncements", T_ANY, NULL},
-    {"disableAllHooks", T_ANY, NULL},
-    {"enableAllProjectMcpServers", T_ANY, NULL},
-    {"enabledMcpjsonServers", T_ANY, NULL},
-    {"disabledMcpjsonServers", T_ANY, NULL},
-    {"enabledPlugins", T_ANY, NULL},
-    {"extraKnownMarketplaces", T_ANY, NULL},
-    {"forceLoginMethod", T_ANY, NULL},
-    {"forceLoginOrgUUID", T_ANY, NULL},
-    {"includeCoAuthoredBy", T_ANY, NULL},
-    {"otelHeadersHelper", T_ANY, NULL},
-    {"outputStyle", T_ANY, NULL},
-    {"spinnerTipsEnabled", T_ANY, NULL},
-    {"statusLine", T_ANY, NULL},
-    {"alwaysThinkingEnabled", T_ANY, NULL},
-    {"effortLevel", T_ANY, NULL},
-    {"respectGitignore", T_ANY, NULL},
     {NULL, 0, NULL},
 };
+
+/* Claude Code's documented settings that Loom does not use (its settings
+ * reference, v2.1): known, so a user's ~/.claude/settings.json brought
+ * along loads without a warning for each, and never judged, so whatever
+ * shape Claude Code gives them (it changes between releases) is never an
+ * error here. Loom's own keys above are the only ones with a type. */
+static const char *const claude_top_keys[] = {
+    "$schema",
+    "advisorModel", "agent", "agentPushNotifEnabled", "allowAllClaudeAiMcps",
+    "allowedChannelPlugins", "allowedHttpHookUrls", "allowedMcpServers",
+    "allowManagedHooksOnly", "allowManagedMcpServersOnly", "allowManagedPermissionRulesOnly",
+    "alwaysThinkingEnabled", "apiKeyHelper", "askUserQuestionTimeout", "attribution",
+    "autoCompactEnabled", "autoCompactWindow", "autoConnectIde", "autoInstallIdeExtension",
+    "autoMemoryDirectory", "autoMemoryEnabled", "autoMode", "autoScrollEnabled", "autoUpdates",
+    "autoUpdatesChannel", "availableModels", "awaySummaryEnabled", "awsAuthRefresh",
+    "awsCredentialExport", "axScreenReader", "blockedMarketplaces", "browserExternalPageTools",
+    "channelsEnabled", "claudeMd", "claudeMdExcludes", "cleanupPeriodDays",
+    "companyAnnouncements", "defaultShell", "deniedMcpServers", "diffTool", "disableAgentView",
+    "disableAllHooks", "disableArtifact", "disableAutoMode", "disableBrowserExternalNavigation",
+    "disableBundledSkills", "disableClaudeAiConnectors", "disableDeepLinkRegistration",
+    "disabledMcpjsonServers", "disableMobileSimulatorTools", "disableRemoteControl",
+    "disableSideloadFlags", "disableSkillShellExecution", "disableWorkflows",
+    "dynamicWorkflowSize", "editorMode", "effortLevel", "emojiCompletionEnabled",
+    "enableAllProjectMcpServers", "enableArtifact", "enabledMcpjsonServers", "enabledPlugins",
+    "enforceAvailableModels", "externalEditorContext", "extraKnownMarketplaces",
+    "fallbackModel", "fastMode", "fastModePerSessionOptIn", "feedbackSurveyRate",
+    "fileCheckpointingEnabled", "fileSuggestion", "footerLinksRegexes", "forceLoginGatewayUrl",
+    "forceLoginMethod", "forceLoginOrgUUID", "forceRemoteSettingsRefresh", "gcpAuthRefresh",
+    "httpHookAllowedEnvVars", "includeCoAuthoredBy", "includeGitInstructions",
+    "inputNeededNotifEnabled", "language", "minimumVersion", "modelOverrides",
+    "otelHeadersHelper", "outputStyle", "parentSettingsBehavior", "permissionExplainerEnabled",
+    "plansDirectory", "pluginConfigs", "pluginSuggestionMarketplaces", "pluginTrustMessage",
+    "policyHelper", "preferredNotifChannel", "prefersReducedMotion", "processWrapper",
+    "prUrlTemplate", "remote", "remoteControlAtStartup", "requiredMaximumVersion",
+    "requiredMinimumVersion", "respectGitignore", "respondToBashCommands",
+    "showClearContextOnPlanAccept", "showThinkingSummaries", "showTurnDuration",
+    "skillListingBudgetFraction", "skillListingMaxDescChars", "skillOverrides",
+    "skipDangerousModePermissionPrompt", "skippedMarketplaces", "skippedPlugins",
+    "skipWebFetchPreflight", "spinnerTipsEnabled", "spinnerTipsOverride", "spinnerVerbs",
+    "sshConfigs", "statusLine", "strictKnownMarketplaces", "strictPluginOnlyCustomization",
+    "switchModelsOnFlag", "syntaxHighlightingDisabled", "teammateDefaultModel", "teammateMode",
+    "terminalProgressBarEnabled", "theme", "thinkingBudgetTokens", "tui", "ultracode",
+    "useAutoModeDuringPlan", "verbose", "viewMode", "vimInsertModeRemaps", "voice",
+    "voiceEnabled", "wheelScrollAccelerationEnabled", "workflowKeywordTriggerEnabled",
+    "workflowSizeGuideline", "worktree", "wslInheritsWindowsSettings",
+    NULL,
+};
+
+static const char *const claude_permissions_keys[] = {
+    "disableBypassPermissionsMode", "skipDangerousModePermissionPrompt", NULL,
+};
+
+static const char *const claude_sandbox_keys[] = {
+    "allowAppleEvents", "allowNestedUserNamespaces", "allowUnsandboxedCommands",
+    "autoAllowBashIfSandboxed", "bwrapPath", "credentials", "enabledPlatforms",
+    "enableWeakerNestedSandbox", "enableWeakerNetworkIsolation", "excludedCommands",
+    "failIfUnavailable", "filesystem", "ignoreViolations", "ripgrep", "socatPath", NULL,
+};
+
+/* The Claude Code names known beside an object's typed keys. */
+static const char *const *claude_keys(const settings_key *keys)
+{
+    if (keys == top_keys)
+        return claude_top_keys;
+    if (keys == permissions_keys)
+        return claude_permissions_keys;
+    if (keys == sandbox_keys)
+        return claude_sandbox_keys;
+    return NULL;
+}
+
+static bool in_list(const char *const *list, const char *name)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return true;
+    return false;
+}
 
 static unsigned type_of(const json_t *v)
 {
@@ -261,20 +310,34 @@ static size_t distance(const char *a, const char *b)
     return d[la][lb] > 9 ? 9 : d[la][lb];
 }
 
-/* The known key nearest to key, when it is near enough to be a typo: at
- * most 2 edits, or a third of the key's length for long keys. */
+/* Is candidate near enough to key to be its typo? At most 2 edits, or a
+ * quarter of the shorter name's length for long names: a long key is never
+ * "near" a short one it shares little with. *best_d narrows as better
+ * candidates are found. */
+static bool nearer(const char *key, const char *candidate, size_t *best_d)
+{
+    size_t la = strlen(key), lc = strlen(candidate), shorter = la < lc ? la : lc;
+    size_t limit = shorter / 4 > 2 ? shorter / 4 : 2;
+    size_t d = distance(key, candidate);
+    if (d > limit || d >= *best_d)
+        return false;
+    *best_d = d;
+    return true;
+}
+
+/* The known key nearest to key, Loom's or Claude Code's, when it is near
+ * enough to be a typo; NULL when none is. */
 static const char *nearest(const settings_key *keys, const char *key)
 {
-    size_t len = strlen(key), limit = len / 3 > 2 ? len / 3 : 2;
     const char *best = NULL;
-    size_t best_d = limit + 1;
-    for (size_t i = 0; keys[i].name; i++) {
-        size_t d = distance(key, keys[i].name);
-        if (d < best_d) {
-            best_d = d;
+    size_t best_d = 10;
+    for (size_t i = 0; keys[i].name; i++)
+        if (nearer(key, keys[i].name, &best_d))
             best = keys[i].name;
-        }
-    }
+    const char *const *also = claude_keys(keys);
+    for (size_t i = 0; also && also[i]; i++)
+        if (nearer(key, also[i], &best_d))
+            best = also[i];
     return best;
 }
 
@@ -293,6 +356,8 @@ static int check_object(const json_t *obj, const settings_key *keys, const char 
     json_t *v;
     json_object_foreach((json_t *)obj, name, v) {
         const settings_key *k = find_key(keys, name);
+        if (!k && in_list(claude_keys(keys), name)) /* Claude Code's: not judged */
+            continue;
         loom_str msg = LOOM_STR_INIT;
         if (!k) {
             str_printf(&msg, "%s: unknown key \"", file);

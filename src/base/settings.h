@@ -14,7 +14,8 @@
  * known key when one is close; a known key holding the wrong JSON type is an
  * error naming the file, the key and the type it must have. Keys Claude Code
  * documents and Loom does not use are known too, so settings a user brings
- * along load without warnings. A null value counts as not set.
+ * along load without warnings, and their values are never judged: a key
+ * Loom does not read can never stop it. A null value counts as not set.
  *
  * This module only reads and checks. The project and local files are the
  * repository's words: the caller (api/config.c, sandbox/sandbox_policy.c) passes

@@ -297,6 +297,38 @@ static void test_unknown_key_warns_with_nearest(void **state)
     expect_clean("{\"model\": null, \"sandbox\": null, \"permissions\": {\"allow\": null}}");
 }
 
+/* A Claude Code user's settings come along: every key Claude Code documents
+ * and Loom does not read loads without a warning, whatever shape it has (a
+ * key Loom does not read never stops it), and a long unknown key is not
+ * "corrected" to a short known one it barely resembles. */
+static void test_claude_code_keys_load_quietly(void **state)
+{
+    (void)state;
+    expect_clean("{\"$schema\": 1, \"cleanupPeriodDays\": \"20\", \"includeCoAuthoredBy\": \"no\", "
+                 "\"attribution\": {\"commit\": \"\", \"pr\": \"\"}, \"language\": \"en\", "
+                 "\"theme\": \"dark\", \"verbose\": true, \"autoUpdatesChannel\": \"stable\", "
+                 "\"fallbackModel\": [\"sonnet\"], \"availableModels\": [\"haiku\"], "
+                 "\"allowManagedHooksOnly\": true, \"worktree\": {\"baseRef\": \"main\"}, "
+                 "\"permissions\": {\"disableBypassPermissionsMode\": \"disable\", "
+                 "\"skipDangerousModePermissionPrompt\": true}, "
+                 "\"sandbox\": {\"enabled\": true, \"autoAllowBashIfSandboxed\": true, "
+                 "\"excludedCommands\": [\"docker\"], \"filesystem\": {\"denyRead\": [\"~/.ssh\"]}, "
+                 "\"network\": {\"allowUnixSockets\": [\"/var/run/docker.sock\"], "
+                 "\"allowLocalBinding\": true, \"httpProxyPort\": 8080}, "
+                 "\"ignoreViolations\": {\"file_access\": [\"/tmp/*\"]}, \"failIfUnavailable\": 1}}");
+    /* A typo of a Claude Code key is named, with that key as the guess. */
+    expect_warning(SETTINGS_USER, "{\"cleanupPeriodDay\": 3}",
+                   "unknown key \"cleanupPeriodDay\" (did you mean \"cleanupPeriodDays\"?)");
+    /* No far-fetched guesses for long keys. */
+    expect_warning(SETTINGS_USER, "{\"allowManagedPermissionRules\": true}",
+                   "unknown key \"allowManagedPermissionRules\" (did you mean "
+                   "\"allowManagedPermissionRulesOnly\"?)");
+    expect_warning(SETTINGS_PROJECT, "{\"permissions\": {\"skipDangerousModeFoo\": true}}",
+                   "unknown key \"permissions.skipDangerousModeFoo\"");
+    expect_warning(SETTINGS_PROJECT, "{\"zzSomeVeryLongMadeUpSettingName\": true}",
+                   "unknown key \"zzSomeVeryLongMadeUpSettingName\"");
+}
+
 static void test_wrong_type_is_an_error(void **state)
 {
     (void)state;
@@ -381,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_layers_in_order),
         cmocka_unit_test(test_loom_home_fallbacks),
         cmocka_unit_test(test_unknown_key_warns_with_nearest),
+        cmocka_unit_test(test_claude_code_keys_load_quietly),
         cmocka_unit_test(test_wrong_type_is_an_error),
         cmocka_unit_test(test_torn_or_invalid_files_name_the_file),
     };
