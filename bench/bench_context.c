@@ -107,18 +107,18 @@ int main(int argc, char **argv)
     int64_t est = 0, tokens = 0;
     size_t body = 0;
     for (int r = 0; r < runs; r++) {
-        wire_request req;
+        msg_request req;
         int64_t t0 = clock_mono_ns();
         loop_context_request(&lc, &cs, &p, &cfg, NULL, &req, &est, &err);
         tokens = pressure_tokens(&cs.pr, est, NULL);
         int64_t t1 = clock_mono_ns();
-        wire_http_call call;
+        provider_http_call call;
         memset(&call, 0, sizeof call);
         anthropic_codec.encode(&req, &cfg, &call, &err);
         int64_t t2 = clock_mono_ns();
         body = call.body.len;
-        wire_http_call_free(&call);
-        wire_request_free(&req);
+        provider_http_call_free(&call);
+        msg_request_free(&req);
         asm_ns[r] = t1 - t0;
         enc_ns[r] = t2 - t1;
     }

@@ -25,7 +25,7 @@ static char *dump_new(json_t *v)
 /* The session's context between runs: its state brought up to date (the
  * edits read again, the model's window) and the port a run would use, over
  * the session's io, adding what context work spends to *usage. */
-static void begin_context(loom_session *s, loop_io *io, loop_context *lc, wire_usage *usage)
+static void begin_context(loom_session *s, loop_io *io, loop_context *lc, msg_usage *usage)
 {
     api_session_io(s, io);
     context_state_begin(&s->context, s->t, s->agent->provider.context_window);
@@ -71,7 +71,7 @@ int loom_session_compact(loom_session *s, const char *instructions, char **repor
     API_CHECK_ARG(st, s, -1);
     loop_io io;
     loop_context lc;
-    wire_usage usage = {0};
+    msg_usage usage = {0};
     begin_context(s, &io, &lc, &usage);
     char *warning = NULL;
     io.emit = keep_warning;
@@ -107,7 +107,7 @@ char *loom_session_context_json(loom_session *s)
     begin_context(s, &io, &lc, NULL);
     provider_config cfg = s->agent->provider;
     const loop_params *p = &s->agent->params;
-    wire_request req;
+    msg_request req;
     int64_t est = 0;
     loom_error err;
     json_t *o = json_object();
@@ -151,7 +151,7 @@ char *loom_session_context_json(loom_session *s)
                 break;
             }
         json_object_set_new(o, "next_step", next);
-        wire_request_free(&req);
+        msg_request_free(&req);
     } else {
         json_object_set_new(o, "error", json_string(err.message));
     }

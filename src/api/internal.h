@@ -70,7 +70,7 @@ struct loom_session {
     char *mf_dir;              /* M_f: <session>.mf/ beside the session file */
     context_state context;     /* context control: pressure, edits, compaction; runs borrow it */
     struct governance *gov;    /* rules, hooks, mode, approvals, audit */
-    wire_usage usage;          /* totals of the runs made through this handle */
+    msg_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */
     atomic_bool run_active;    /* a run is in progress (loom_run_start .. its end) */
 };
@@ -79,7 +79,7 @@ struct loom_session {
  * governance, C_working, M_f, the context state); the rest zeroed. */
 void api_session_io(loom_session *s, loop_io *io);
 /* Adds u to the session's usage totals (under its lock). */
-void api_session_add_usage(loom_session *s, const wire_usage *u);
+void api_session_add_usage(loom_session *s, const msg_usage *u);
 /* The entry check of a loom_* function (Lua's api_check, but an error, not
  * an abort: loom.h promises callers an error for a NULL argument): when arg
  * is NULL, st gets invalid_request naming the function and the argument,

@@ -293,7 +293,7 @@ static void *run_main(void *arg)
     api_session_add_usage(s, &res.usage);
 
     json_t *result = event_run_ended(res.state, res.final_text, res.stop_reason,
-                                     loom_session_id(s), res.turns, wire_usage_to_json(&res.usage),
+                                     loom_session_id(s), res.turns, msg_usage_to_json(&res.usage),
                                      res.cost_usd, res.err.code, res.err.message, res.interrupt);
     if (hb_stats)
         json_object_set_new(result, "heartbeat", hb_stats);

@@ -370,10 +370,10 @@ void api_session_io(loom_session *s, loop_io *io)
     io->context = &s->context;
 }
 
-void api_session_add_usage(loom_session *s, const wire_usage *u)
+void api_session_add_usage(loom_session *s, const msg_usage *u)
 {
     pthread_mutex_lock(&s->lock);
-    wire_usage_add(&s->usage, u);
+    msg_usage_add(&s->usage, u);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -382,7 +382,7 @@ char *loom_session_usage_json(loom_session *s)
     if (!s)
         return NULL;
     pthread_mutex_lock(&s->lock);
-    json_t *u = wire_usage_to_json(&s->usage);
+    json_t *u = msg_usage_to_json(&s->usage);
     pthread_mutex_unlock(&s->lock);
     char *text = json_dumps(u, JSON_COMPACT);
     json_decref(u);
@@ -409,7 +409,7 @@ void loom_session_free(loom_session *s)
     file_history_free(s->history);
     file_state_free(s->files);
     transcript_free(s->t);
-    wire_usage_free(&s->usage);
+    msg_usage_free(&s->usage);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }

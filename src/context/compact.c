@@ -99,7 +99,7 @@ json_t *compact_user_messages(json_t *const *chain, size_t n)
 }
 
 void compact_build_request(json_t *const *view, size_t n, const json_t *user_messages,
-                           const char *instructions, int64_t budget_tokens, wire_request *req)
+                           const char *instructions, int64_t budget_tokens, msg_request *req)
 {
     req->system = xstrdup(COMPACT_SYSTEM_PROMPT);
     req->temperature = -1;
@@ -177,7 +177,7 @@ void compact_build_request(json_t *const *view, size_t n, const json_t *user_mes
     str_append(&all, conv.ptr, conv.len);
     str_puts(&all, "</conversation>\n\n");
     str_append(&all, tail.ptr, tail.len);
-    wire_message_add_text(wire_request_add_message(req, WIRE_ROLE_USER), str_cstr(&all));
+    msg_message_add_text(msg_request_add_message(req, MSG_ROLE_USER), str_cstr(&all));
     str_free(&all);
     str_free(&conv);
     str_free(&tail);

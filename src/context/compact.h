@@ -38,7 +38,7 @@ json_t *compact_user_messages(json_t *const *chain, size_t n);
  * be NULL. req must be zeroed; the caller sets model, max_tokens and
  * stream. */
 void compact_build_request(json_t *const *view, size_t n, const json_t *user_messages,
-                           const char *instructions, int64_t budget_tokens, wire_request *req);
+                           const char *instructions, int64_t budget_tokens, msg_request *req);
 
 /* The summary in a reply: the <summary> part when there is one, else the
  * reply without its <analysis> part; trimmed. NULL when nothing is left.

@@ -74,7 +74,7 @@ static bool port_fire(const context_env *env, context_hook ev, json_t *extra, ch
     return blocked;
 }
 
-static void port_add_usage(const context_env *env, const wire_usage *u)
+static void port_add_usage(const context_env *env, const msg_usage *u)
 {
     if (env->port.add_usage)
         env->port.add_usage(env->port.ctx, u);
@@ -101,9 +101,9 @@ void context_state_begin(context_state *cs, transcript *t, int64_t window)
 
 void context_state_free(context_state *cs)
 {
-    wire_usage spent;
+    msg_usage spent;
     context_background_stop(cs, &spent);
-    wire_usage_free(&spent);
+    msg_usage_free(&spent);
     ladder_edits_free(&cs->edits);
     free(cs->system_dynamic);
     memset(cs, 0, sizeof *cs);
@@ -138,7 +138,7 @@ static void set_dashboard(const context_env *env, const provider_config *cfg, in
 }
 
 int context_build_request(context_state *cs, const context_env *env, const provider_config *cfg,
-                          const loom_str *tail_text, wire_request *req, int64_t *est,
+                          const loom_str *tail_text, msg_request *req, int64_t *est,
                           loom_error *err)
 {
     memset(req, 0, sizeof *req);
@@ -156,9 +156,9 @@ int context_build_request(context_state *cs, const context_env *env, const provi
     history_from_records(view, n, req, NULL);
     free(view);
     json_decref(keep);
-    if (req->n_messages == 0 || req->messages[req->n_messages - 1].role != WIRE_ROLE_USER)
-        wire_request_add_message(req, WIRE_ROLE_USER);
-    wire_message *last = &req->messages[req->n_messages - 1];
+    if (req->n_messages == 0 || req->messages[req->n_messages - 1].role != MSG_ROLE_USER)
+        msg_request_add_message(req, MSG_ROLE_USER);
+    msg_message *last = &req->messages[req->n_messages - 1];
     /* The breakpoint closes the stable prefix: the history's last block. */
     if (last->n_blocks)
         last->blocks[last->n_blocks - 1].cache_control = true;
@@ -169,7 +169,7 @@ int context_build_request(context_state *cs, const context_env *env, const provi
         body += tokens_estimate_message(&req->messages[i]);
     int64_t tail = 0;
     if (tail_text && tail_text->len) {
-        wire_message_add_text(last, tail_text->ptr)->tail = true;
+        msg_message_add_text(last, tail_text->ptr)->tail = true;
         tail += tokens_estimate_text(tail_text->ptr, tail_text->len) + TOKENS_PER_BLOCK;
     }
     if (env->working) {
@@ -178,7 +178,7 @@ int context_build_request(context_state *cs, const context_env *env, const provi
          * magnitude (a few hundred tokens), close enough for a percentage. */
         set_dashboard(env, cfg, pressure_tokens(&cs->pr, body + tail + 300, NULL));
         char *w = working_render(env->working);
-        wire_message_add_text(last, w)->tail = true;
+        msg_message_add_text(last, w)->tail = true;
         tail += tokens_estimate_cstr(w) + TOKENS_PER_BLOCK;
         free(w);
     }
@@ -251,7 +251,7 @@ static void null_text(void *ctx, const char *d, size_t n)
  * thread. */
 struct compact_job {
     char *trigger;
-    wire_request req;
+    msg_request req;
     provider_config cfg;       /* shallow copy; the model name is the job's */
     provider_port model;
     char *first_id, *last_id;  /* the stretch of the view it summarizes */
@@ -262,7 +262,7 @@ struct compact_job {
     atomic_bool done;
     int rc;
     loom_error err;
-    wire_usage usage;
+    msg_usage usage;
     char *summary;
 };
 
@@ -271,11 +271,11 @@ static void job_free(compact_job *j)
     if (!j)
         return;
     free(j->trigger);
-    wire_request_free(&j->req);
+    msg_request_free(&j->req);
     free(j->cfg.model);
     free(j->first_id);
     free(j->last_id);
-    wire_usage_free(&j->usage);
+    msg_usage_free(&j->usage);
     free(j->summary);
     free(j);
 }
@@ -353,17 +353,17 @@ static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
 /* The model call; fills rc, err, usage and summary. */
 static void job_run(compact_job *j, const loom_cancel *cancel)
 {
-    wire_stream_sink sink = {.on_text = null_text, .on_thinking = null_text};
-    wire_response resp;
+    provider_stream_sink sink = {.on_text = null_text, .on_thinking = null_text};
+    msg_response resp;
     j->rc = provider_port_complete(&j->model, &j->cfg, &j->req, &sink, cancel, &resp, &j->err);
     if (j->rc != 0)
         return;
     j->usage = resp.usage;
     resp.usage.raw = NULL;
-    char *text = wire_message_text(&resp.message);
+    char *text = msg_message_text(&resp.message);
     j->summary = compact_extract_summary(text);
     free(text);
-    wire_response_free(&resp);
+    msg_response_free(&resp);
     if (!j->summary) {
         j->rc = -1;
         loom_error_set(&j->err, LOOM_ERR_MODEL_PROTOCOL, "the compaction reply held no summary");
@@ -476,7 +476,7 @@ static int background_collect(context_state *cs, const context_env *env, bool wa
     return rc;
 }
 
-unsigned context_background_stop(context_state *cs, wire_usage *spent)
+unsigned context_background_stop(context_state *cs, msg_usage *spent)
 {
     memset(spent, 0, sizeof *spent);
     compact_job *j = cs->background;
@@ -486,7 +486,7 @@ unsigned context_background_stop(context_state *cs, wire_usage *spent)
     pthread_join(j->thread, NULL);
     cs->background = NULL;
     unsigned calls = 0;
-    if (wire_usage_total(&j->usage) > 0) {
+    if (msg_usage_total(&j->usage) > 0) {
         *spent = j->usage;
         spent->raw = NULL;
         calls = 1;
@@ -653,7 +653,7 @@ int context_react_too_long(context_state *cs, const context_env *env, provider_c
                            int64_t est, const char *refusal)
 {
     int64_t sent = pressure_tokens(&cs->pr, est, NULL);
-    int64_t learned = wire_refusal_window(refusal);
+    int64_t learned = provider_refusal_window(refusal);
     if (learned <= 0 || learned >= sent)
         learned = sent * 3 / 4; /* told nothing usable: assume a quarter less fits */
     if (cfg->context_window <= 0 || learned < cfg->context_window) {

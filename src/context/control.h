@@ -68,7 +68,7 @@ typedef struct context_port {
     bool (*fire_hook)(void *ctx, context_hook ev, json_t *extra, char **why);
     /* A model call context work made (compaction): its tokens are the
      * run's. Called on the caller's thread. */
-    void (*add_usage)(void *ctx, const wire_usage *u);
+    void (*add_usage)(void *ctx, const msg_usage *u);
     /* The model (a zeroed port: provider_complete). */
     provider_port model;
 } context_port;
@@ -113,7 +113,7 @@ void context_state_begin(context_state *cs, transcript *t, int64_t window);
  * reminders, copied, not consumed. *est is the local token estimate of the
  * whole request. */
 int context_build_request(context_state *cs, const context_env *env, const provider_config *cfg,
-                          const loom_str *tail, wire_request *req, int64_t *est, loom_error *err);
+                          const loom_str *tail, msg_request *req, int64_t *est, loom_error *err);
 
 /* L3: measures ρ for a request estimated at est and applies at most one
  * ladder step (renew when ρ ≥ 1, or when the model asked for it). 1 when
@@ -141,7 +141,7 @@ int context_react_too_long(context_state *cs, const context_env *env, provider_c
  * Its summary is not applied, but what its model call spent is put in
  * *spent (zeroed first): the tokens were paid for. Returns the number of
  * model calls spent covers (0 or 1). */
-unsigned context_background_stop(context_state *cs, wire_usage *spent);
+unsigned context_background_stop(context_state *cs, msg_usage *spent);
 
 /* renew (seed 000, 7 steps); reason: "forced", "requested" or
  * "reactive". 0, or -1 with err set. */

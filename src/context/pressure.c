@@ -1,7 +1,7 @@
 /* pressure.c — token accounting (see pressure.h). */
 #include "context/pressure.h"
 
-void pressure_report(pressure *p, const wire_usage *u, int64_t est)
+void pressure_report(pressure *p, const msg_usage *u, int64_t est)
 {
     int64_t in = u->input_tokens + u->cache_read_tokens + u->cache_creation_tokens;
     if (in <= 0)

@@ -32,7 +32,7 @@ typedef enum {
 } pressure_source;
 
 /* Records the provider's count for the request whose local estimate was est. */
-void pressure_report(pressure *p, const wire_usage *u, int64_t est);
+void pressure_report(pressure *p, const msg_usage *u, int64_t est);
 /* The context changed shape (compaction, renew): differences stop applying. */
 void pressure_reset_shape(pressure *p);
 /* Tokens of a request whose local estimate is est. */

@@ -49,15 +49,15 @@ int64_t tokens_estimate_json(const json_t *v)
     return t;
 }
 
-int64_t tokens_estimate_block(const wire_block *b)
+int64_t tokens_estimate_block(const msg_block *b)
 {
     int64_t t = TOKENS_PER_BLOCK;
     switch (b->kind) {
-    case WIRE_BLOCK_IMAGE:
+    case MSG_BLOCK_IMAGE:
         return t + TOKENS_PER_IMAGE;
-    case WIRE_BLOCK_TOOL_USE:
+    case MSG_BLOCK_TOOL_USE:
         return t + tokens_estimate_cstr(b->name) + tokens_estimate_json(b->input);
-    case WIRE_BLOCK_REDACTED_THINKING:
+    case MSG_BLOCK_REDACTED_THINKING:
         /* Opaque ciphertext is base64 of the reasoning: ~4/3 of its size. */
         return t + tokens_estimate_cstr(b->data) * 3 / 4;
     default:
@@ -65,7 +65,7 @@ int64_t tokens_estimate_block(const wire_block *b)
     }
 }
 
-int64_t tokens_estimate_message(const wire_message *m)
+int64_t tokens_estimate_message(const msg_message *m)
 {
     int64_t t = 4;
     for (size_t i = 0; i < m->n_blocks; i++)
@@ -73,7 +73,7 @@ int64_t tokens_estimate_message(const wire_message *m)
     return t;
 }
 
-int64_t tokens_estimate_tools(const wire_request *r)
+int64_t tokens_estimate_tools(const msg_request *r)
 {
     int64_t t = 0;
     for (size_t i = 0; i < r->n_tools; i++)
@@ -83,7 +83,7 @@ int64_t tokens_estimate_tools(const wire_request *r)
     return t;
 }
 
-int64_t tokens_estimate_request(const wire_request *r)
+int64_t tokens_estimate_request(const msg_request *r)
 {
     int64_t t = tokens_estimate_cstr(r->system) + tokens_estimate_cstr(r->system_dynamic) +
                 tokens_estimate_tools(r);

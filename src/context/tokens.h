@@ -26,11 +26,11 @@ int64_t tokens_estimate_text(const char *s, size_t n);
 int64_t tokens_estimate_cstr(const char *s);
 /* A JSON value as its compact serialization would count. */
 int64_t tokens_estimate_json(const json_t *v);
-int64_t tokens_estimate_block(const wire_block *b);
-int64_t tokens_estimate_message(const wire_message *m);
+int64_t tokens_estimate_block(const msg_block *b);
+int64_t tokens_estimate_message(const msg_message *m);
 /* System prompt, tools and every message. */
-int64_t tokens_estimate_request(const wire_request *r);
+int64_t tokens_estimate_request(const msg_request *r);
 /* The tools' declarations alone (name, description, schema). */
-int64_t tokens_estimate_tools(const wire_request *r);
+int64_t tokens_estimate_tools(const msg_request *r);
 
 #endif

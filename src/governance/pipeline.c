@@ -100,7 +100,7 @@ typedef struct gov_call {
     char secret_why[512];
     bool outside;               /* a read beyond the workspace and its added dirs */
     char host[256];             /* sends_out: the host the data goes to */
-    wire_usage model_usage;     /* the classifier's tokens, owed to the run */
+    msg_usage model_usage;     /* the classifier's tokens, owed to the run */
     unsigned model_calls;
     int64_t started_us;
 } gov_call;

@@ -42,7 +42,7 @@ typedef struct tool_outcome {
     /* Model calls the pipeline itself made for this call (auto mode's
      * permission classifier): the caller adds them to the run's usage, so
      * budgets and cost see every token. raw is always NULL. */
-    wire_usage model_usage;
+    msg_usage model_usage;
     unsigned model_calls;
 } tool_outcome;
 

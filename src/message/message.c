@@ -6,69 +6,69 @@
 
 #include "base/str.h"
 
-wire_block *wire_message_push(wire_message *m, wire_block_kind kind)
+msg_block *msg_message_push(msg_message *m, msg_block_kind kind)
 {
     if (m->n_blocks == m->cap_blocks) {
         m->cap_blocks = m->cap_blocks ? m->cap_blocks * 2 : 4;
         m->blocks = xrealloc(m->blocks, m->cap_blocks * sizeof *m->blocks);
     }
-    wire_block *b = &m->blocks[m->n_blocks++];
+    msg_block *b = &m->blocks[m->n_blocks++];
     memset(b, 0, sizeof *b);
     b->kind = kind;
     return b;
 }
 
-wire_block *wire_message_add_text(wire_message *m, const char *text)
+msg_block *msg_message_add_text(msg_message *m, const char *text)
 {
-    wire_block *b = wire_message_push(m, WIRE_BLOCK_TEXT);
+    msg_block *b = msg_message_push(m, MSG_BLOCK_TEXT);
     b->text = xstrdup(text ? text : "");
     return b;
 }
 
-wire_block *wire_message_add_thinking(wire_message *m, const char *text, const char *signature)
+msg_block *msg_message_add_thinking(msg_message *m, const char *text, const char *signature)
 {
-    wire_block *b = wire_message_push(m, WIRE_BLOCK_THINKING);
+    msg_block *b = msg_message_push(m, MSG_BLOCK_THINKING);
     b->text = xstrdup(text ? text : "");
     b->signature = xstrdup(signature);
     return b;
 }
 
-wire_block *wire_message_add_redacted_thinking(wire_message *m, const char *data)
+msg_block *msg_message_add_redacted_thinking(msg_message *m, const char *data)
 {
-    wire_block *b = wire_message_push(m, WIRE_BLOCK_REDACTED_THINKING);
+    msg_block *b = msg_message_push(m, MSG_BLOCK_REDACTED_THINKING);
     b->data = xstrdup(data ? data : "");
     return b;
 }
 
-wire_block *wire_message_add_tool_use(wire_message *m, const char *id, const char *name,
+msg_block *msg_message_add_tool_use(msg_message *m, const char *id, const char *name,
                                       json_t *input)
 {
-    wire_block *b = wire_message_push(m, WIRE_BLOCK_TOOL_USE);
+    msg_block *b = msg_message_push(m, MSG_BLOCK_TOOL_USE);
     b->id = xstrdup(id ? id : "");
     b->name = xstrdup(name ? name : "");
     b->input = input ? input : json_object();
     return b;
 }
 
-wire_block *wire_message_add_tool_result(wire_message *m, const char *tool_use_id,
+msg_block *msg_message_add_tool_result(msg_message *m, const char *tool_use_id,
                                          const char *text, bool is_error)
 {
-    wire_block *b = wire_message_push(m, WIRE_BLOCK_TOOL_RESULT);
+    msg_block *b = msg_message_push(m, MSG_BLOCK_TOOL_RESULT);
     b->id = xstrdup(tool_use_id ? tool_use_id : "");
     b->text = xstrdup(text ? text : "");
     b->is_error = is_error;
     return b;
 }
 
-wire_block *wire_message_add_image(wire_message *m, const char *media_type, const char *b64)
+msg_block *msg_message_add_image(msg_message *m, const char *media_type, const char *b64)
 {
-    wire_block *b = wire_message_push(m, WIRE_BLOCK_IMAGE);
+    msg_block *b = msg_message_push(m, MSG_BLOCK_IMAGE);
     b->media_type = xstrdup(media_type ? media_type : "application/octet-stream");
     b->data = xstrdup(b64 ? b64 : "");
     return b;
 }
 
-static void block_free(wire_block *b)
+static void block_free(msg_block *b)
 {
     free(b->text);
     free(b->signature);
@@ -79,7 +79,7 @@ static void block_free(wire_block *b)
     json_decref(b->input);
 }
 
-void wire_message_free(wire_message *m)
+void msg_message_free(msg_message *m)
 {
     if (!m)
         return;
@@ -90,13 +90,13 @@ void wire_message_free(wire_message *m)
     m->n_blocks = m->cap_blocks = 0;
 }
 
-void wire_message_copy(wire_message *dst, const wire_message *src)
+void msg_message_copy(msg_message *dst, const msg_message *src)
 {
     memset(dst, 0, sizeof *dst);
     dst->role = src->role;
     for (size_t i = 0; i < src->n_blocks; i++) {
-        const wire_block *s = &src->blocks[i];
-        wire_block *d = wire_message_push(dst, s->kind);
+        const msg_block *s = &src->blocks[i];
+        msg_block *d = msg_message_push(dst, s->kind);
         d->text = xstrdup(s->text);
         d->signature = xstrdup(s->signature);
         d->data = xstrdup(s->data);
@@ -110,32 +110,32 @@ void wire_message_copy(wire_message *dst, const wire_message *src)
     }
 }
 
-wire_message *wire_request_add_message(wire_request *r, wire_role role)
+msg_message *msg_request_add_message(msg_request *r, msg_role role)
 {
     if (r->n_messages == r->cap_messages) {
         r->cap_messages = r->cap_messages ? r->cap_messages * 2 : 8;
         r->messages = xrealloc(r->messages, r->cap_messages * sizeof *r->messages);
     }
-    wire_message *m = &r->messages[r->n_messages++];
+    msg_message *m = &r->messages[r->n_messages++];
     memset(m, 0, sizeof *m);
     m->role = role;
     return m;
 }
 
-void wire_request_add_tool(wire_request *r, const char *name, const char *description,
+void msg_request_add_tool(msg_request *r, const char *name, const char *description,
                            json_t *schema)
 {
     if (r->n_tools == r->cap_tools) {
         r->cap_tools = r->cap_tools ? r->cap_tools * 2 : 8;
         r->tools = xrealloc(r->tools, r->cap_tools * sizeof *r->tools);
     }
-    wire_tool *t = &r->tools[r->n_tools++];
+    msg_tool *t = &r->tools[r->n_tools++];
     t->name = xstrdup(name);
     t->description = xstrdup(description ? description : "");
     t->input_schema = schema ? schema : json_pack("{s:s}", "type", "object");
 }
 
-void wire_request_free(wire_request *r)
+void msg_request_free(msg_request *r)
 {
     if (!r)
         return;
@@ -143,7 +143,7 @@ void wire_request_free(wire_request *r)
     free(r->system);
     free(r->system_dynamic);
     for (size_t i = 0; i < r->n_messages; i++)
-        wire_message_free(&r->messages[i]);
+        msg_message_free(&r->messages[i]);
     free(r->messages);
     for (size_t i = 0; i < r->n_tools; i++) {
         free(r->tools[i].name);
@@ -154,7 +154,7 @@ void wire_request_free(wire_request *r)
     memset(r, 0, sizeof *r);
 }
 
-void wire_usage_free(wire_usage *u)
+void msg_usage_free(msg_usage *u)
 {
     if (!u)
         return;
@@ -162,12 +162,12 @@ void wire_usage_free(wire_usage *u)
     memset(u, 0, sizeof *u);
 }
 
-void wire_response_free(wire_response *r)
+void msg_response_free(msg_response *r)
 {
     if (!r)
         return;
-    wire_message_free(&r->message);
-    wire_usage_free(&r->usage);
+    msg_message_free(&r->message);
+    msg_usage_free(&r->usage);
     free(r->stop_reason_raw);
     free(r->response_id);
     free(r->request_id);
@@ -175,12 +175,12 @@ void wire_response_free(wire_response *r)
     memset(r, 0, sizeof *r);
 }
 
-const char *wire_role_name(wire_role r)
+const char *msg_role_name(msg_role r)
 {
-    return r == WIRE_ROLE_ASSISTANT ? "assistant" : "user";
+    return r == MSG_ROLE_ASSISTANT ? "assistant" : "user";
 }
 
-void wire_usage_add(wire_usage *total, const wire_usage *u)
+void msg_usage_add(msg_usage *total, const msg_usage *u)
 {
     total->input_tokens += u->input_tokens;
     total->output_tokens += u->output_tokens;
@@ -189,12 +189,12 @@ void wire_usage_add(wire_usage *total, const wire_usage *u)
     total->reasoning_tokens += u->reasoning_tokens;
 }
 
-int64_t wire_usage_total(const wire_usage *u)
+int64_t msg_usage_total(const msg_usage *u)
 {
     return u->input_tokens + u->output_tokens + u->cache_read_tokens + u->cache_creation_tokens;
 }
 
-json_t *wire_usage_to_json(const wire_usage *u)
+json_t *msg_usage_to_json(const msg_usage *u)
 {
     return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
                      "inputTokens", (json_int_t)u->input_tokens,
@@ -202,20 +202,20 @@ json_t *wire_usage_to_json(const wire_usage *u)
                      "cacheReadTokens", (json_int_t)u->cache_read_tokens,
                      "cacheCreationTokens", (json_int_t)u->cache_creation_tokens,
                      "reasoningTokens", (json_int_t)u->reasoning_tokens,
-                     "totalTokens", (json_int_t)wire_usage_total(u));
+                     "totalTokens", (json_int_t)msg_usage_total(u));
 }
 
-char *wire_message_text(const wire_message *m)
+char *msg_message_text(const msg_message *m)
 {
     loom_str s = LOOM_STR_INIT;
     str_puts(&s, "");
     for (size_t i = 0; i < m->n_blocks; i++)
-        if (m->blocks[i].kind == WIRE_BLOCK_TEXT && m->blocks[i].text)
+        if (m->blocks[i].kind == MSG_BLOCK_TEXT && m->blocks[i].text)
             str_puts(&s, m->blocks[i].text);
     return str_steal(&s);
 }
 
-char *wire_request_system_text(const wire_request *r)
+char *msg_request_system_text(const msg_request *r)
 {
     bool has_static = r->system && *r->system;
     bool has_dynamic = r->system_dynamic && *r->system_dynamic;

@@ -16,16 +16,16 @@
 #include "loom_protocol.h"
 
 typedef enum {
-    WIRE_BLOCK_TEXT,
-    WIRE_BLOCK_IMAGE,
-    WIRE_BLOCK_TOOL_USE,
-    WIRE_BLOCK_TOOL_RESULT,
-    WIRE_BLOCK_THINKING,           /* visible reasoning (+ signature) */
-    WIRE_BLOCK_REDACTED_THINKING,  /* opaque: only `data` is kept */
-} wire_block_kind;
+    MSG_BLOCK_TEXT,
+    MSG_BLOCK_IMAGE,
+    MSG_BLOCK_TOOL_USE,
+    MSG_BLOCK_TOOL_RESULT,
+    MSG_BLOCK_THINKING,           /* visible reasoning (+ signature) */
+    MSG_BLOCK_REDACTED_THINKING,  /* opaque: only `data` is kept */
+} msg_block_kind;
 
-typedef struct wire_block {
-    wire_block_kind kind;
+typedef struct msg_block {
+    msg_block_kind kind;
     char *text;          /* TEXT, THINKING; TOOL_RESULT's text content */
     char *signature;     /* THINKING: Anthropic signature; OpenAI: reasoning item id */
     char *data;          /* IMAGE: base64 bytes; REDACTED_THINKING / encrypted reasoning */
@@ -38,98 +38,98 @@ typedef struct wire_block {
     bool tail;           /* part of the request's dynamic tail (reminders, working
                             memory): formats whose messages are strings send it as
                             a message of its own, so the prefix before it is stable */
-} wire_block;
+} msg_block;
 
-typedef enum { WIRE_ROLE_USER, WIRE_ROLE_ASSISTANT } wire_role;
+typedef enum { MSG_ROLE_USER, MSG_ROLE_ASSISTANT } msg_role;
 
-typedef struct wire_message {
-    wire_role role;
-    wire_block *blocks;
+typedef struct msg_message {
+    msg_role role;
+    msg_block *blocks;
     size_t n_blocks;
     size_t cap_blocks;
-} wire_message;
+} msg_message;
 
-typedef struct wire_tool {
+typedef struct msg_tool {
     char *name;
     char *description;
     json_t *input_schema;  /* owned */
-} wire_tool;
+} msg_tool;
 
-typedef struct wire_request {
+typedef struct msg_request {
     char *model;
     char *system;            /* static system prompt (may be NULL) */
     char *system_dynamic;    /* the part after the cache boundary (may be NULL) */
     bool system_cache;       /* cache breakpoint after the static system prompt */
-    wire_message *messages;
+    msg_message *messages;
     size_t n_messages;
     size_t cap_messages;
-    wire_tool *tools;
+    msg_tool *tools;
     size_t n_tools;
     size_t cap_tools;
     int max_tokens;
     int thinking_budget;     /* 0 = off */
     double temperature;      /* < 0 = provider default */
     bool stream;
-} wire_request;
+} msg_request;
 
-typedef struct wire_usage {
+typedef struct msg_usage {
     int64_t input_tokens;           /* not counting cache reads/writes */
     int64_t output_tokens;
     int64_t cache_read_tokens;
     int64_t cache_creation_tokens;
     int64_t reasoning_tokens;       /* part of output_tokens where reported */
     json_t *raw;                    /* the provider's own usage object, owned */
-} wire_usage;
+} msg_usage;
 
-typedef struct wire_response {
-    wire_message message;           /* role = assistant */
+typedef struct msg_response {
+    msg_message message;           /* role = assistant */
     loom_stop_reason stop_reason;   /* one of the model's (1–7); loom_protocol.h */
     char *stop_reason_raw;          /* provider's own word, e.g. "tool_calls" */
-    wire_usage usage;
+    msg_usage usage;
     char *response_id;              /* provider's message / response id */
     char *request_id;               /* from the response headers */
     char *model;                    /* as reported by the provider */
-} wire_response;
+} msg_response;
 
 /* Blocks: constructors copy their string arguments; `input` is stolen. */
-wire_block *wire_message_add_text(wire_message *m, const char *text);
-wire_block *wire_message_add_thinking(wire_message *m, const char *text, const char *signature);
-wire_block *wire_message_add_redacted_thinking(wire_message *m, const char *data);
-wire_block *wire_message_add_tool_use(wire_message *m, const char *id, const char *name,
+msg_block *msg_message_add_text(msg_message *m, const char *text);
+msg_block *msg_message_add_thinking(msg_message *m, const char *text, const char *signature);
+msg_block *msg_message_add_redacted_thinking(msg_message *m, const char *data);
+msg_block *msg_message_add_tool_use(msg_message *m, const char *id, const char *name,
                                       json_t *input);
-wire_block *wire_message_add_tool_result(wire_message *m, const char *tool_use_id,
+msg_block *msg_message_add_tool_result(msg_message *m, const char *tool_use_id,
                                          const char *text, bool is_error);
-wire_block *wire_message_add_image(wire_message *m, const char *media_type, const char *b64);
+msg_block *msg_message_add_image(msg_message *m, const char *media_type, const char *b64);
 /* Appends an empty block of the kind and returns it (zeroed). */
-wire_block *wire_message_push(wire_message *m, wire_block_kind kind);
-void wire_message_free(wire_message *m);
+msg_block *msg_message_push(msg_message *m, msg_block_kind kind);
+void msg_message_free(msg_message *m);
 /* Deep copy into dst (dst uninitialised). */
-void wire_message_copy(wire_message *dst, const wire_message *src);
+void msg_message_copy(msg_message *dst, const msg_message *src);
 
-wire_message *wire_request_add_message(wire_request *r, wire_role role);
-void wire_request_add_tool(wire_request *r, const char *name, const char *description,
+msg_message *msg_request_add_message(msg_request *r, msg_role role);
+void msg_request_add_tool(msg_request *r, const char *name, const char *description,
                            json_t *schema /* stolen */);
-void wire_request_free(wire_request *r);
+void msg_request_free(msg_request *r);
 
-void wire_usage_free(wire_usage *u);
+void msg_usage_free(msg_usage *u);
 /* The one usage sum: adds u's counts to *total (raw is left alone: it
  * describes one reply, never a sum). */
-void wire_usage_add(wire_usage *total, const wire_usage *u);
+void msg_usage_add(msg_usage *total, const msg_usage *u);
 /* Tokens a usage counts against a budget: input, output and cache. */
-int64_t wire_usage_total(const wire_usage *u);
-void wire_response_free(wire_response *r);
+int64_t msg_usage_total(const msg_usage *u);
+void msg_response_free(msg_response *r);
 
-const char *wire_role_name(wire_role r);
+const char *msg_role_name(msg_role r);
 
 /* Normalized usage as JSON: {"inputTokens","outputTokens","cacheReadTokens",
  * "cacheCreationTokens","reasoningTokens","totalTokens"}. New reference. */
-json_t *wire_usage_to_json(const wire_usage *u);
+json_t *msg_usage_to_json(const msg_usage *u);
 
 /* The whole system prompt (static, a blank line, dynamic) for providers
  * that take one string; NULL when there is none. Caller frees. */
-char *wire_request_system_text(const wire_request *r);
+char *msg_request_system_text(const msg_request *r);
 
 /* The concatenated text blocks of a message; caller frees. */
-char *wire_message_text(const wire_message *m);
+char *msg_message_text(const msg_message *m);
 
 #endif

@@ -38,9 +38,9 @@ static json_t *find_object(const char *text)
 
 perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
                             const char *cwd, const char *note, const loom_cancel *cancel,
-                            char *reason, size_t cap, wire_usage *usage, unsigned *calls)
+                            char *reason, size_t cap, msg_usage *usage, unsigned *calls)
 {
-    wire_request req = {0};
+    msg_request req = {0};
     req.model = xstrdup(cfg->model);
     req.system = xstrdup(SYSTEM);
     req.max_tokens = 300;
@@ -53,27 +53,27 @@ perm_verdict model_classify(const provider_config *cfg, const char *tool, const 
     if (note && *note)
         str_printf(&user, "Harness note: %s\n", note);
     free(args);
-    wire_message_add_text(wire_request_add_message(&req, WIRE_ROLE_USER), user.ptr);
+    msg_message_add_text(msg_request_add_message(&req, MSG_ROLE_USER), user.ptr);
     str_free(&user);
 
     provider_config one = *cfg;
     one.stream = false;
     one.max_retries = cfg->max_retries < 1 ? cfg->max_retries : 1;
-    wire_response resp;
+    msg_response resp;
     loom_error err;
     perm_verdict v = PERM_ASK;
     if (provider_complete(&one, &req, NULL, cancel, &resp, &err) != 0) {
         snprintf(reason, cap, "the classifier model was unavailable: %.200s", err.message);
-        wire_request_free(&req);
+        msg_request_free(&req);
         return PERM_ASK;
     }
     /* Every token the classifier spends is the run's: counted whatever the
      * answer says. */
     if (usage)
-        wire_usage_add(usage, &resp.usage);
+        msg_usage_add(usage, &resp.usage);
     if (calls)
         (*calls)++;
-    char *text = wire_message_text(&resp.message);
+    char *text = msg_message_text(&resp.message);
     json_t *answer = find_object(text);
     const char *decision = json_get_str(answer, "decision", NULL);
     const char *why = json_get_str(answer, "reason", "");
@@ -88,7 +88,7 @@ perm_verdict model_classify(const provider_config *cfg, const char *tool, const 
     }
     json_decref(answer);
     free(text);
-    wire_response_free(&resp);
-    wire_request_free(&req);
+    msg_response_free(&resp);
+    msg_request_free(&req);
     return v;
 }

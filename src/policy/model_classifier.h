@@ -26,6 +26,6 @@
  * NULL): the caller owes them to the run's usage, budget and cost. */
 perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
                             const char *cwd, const char *note, const loom_cancel *cancel,
-                            char *reason, size_t cap, wire_usage *usage, unsigned *calls);
+                            char *reason, size_t cap, msg_usage *usage, unsigned *calls);
 
 #endif

@@ -3,7 +3,7 @@
  * Encodes normalized requests with cache_control breakpoints, thinking
  * blocks sent back with their signatures, and tool results; decodes the
  * event stream (message_start, content_block_*, message_delta, message_stop,
- * ping, error) into one wire_response. Blocks are tracked by their stream
+ * ping, error) into one msg_response. Blocks are tracked by their stream
  * index so interleaved deltas land in the right block. */
 #include <math.h>
 #include <stdint.h>
@@ -19,7 +19,7 @@
 
 /* --- encoding ---------------------------------------------------------- */
 
-/* The body is written straight from the wire_request as JSON text: building
+/* The body is written straight from the msg_request as JSON text: building
  * a jansson tree of the whole conversation and dumping it cost more than
  * anything else in a turn. The bytes are the ones the tree encoder gave
  * (tests/unit/test_anthropic_direct.c keeps it as the reference): members in
@@ -91,17 +91,17 @@ static void cut(loom_str *o, size_t mark)
 
 /* Writes one content block; 1 when written, 0 when it is left out (nothing
  * written), -1 when a json_t in it cannot be serialized. */
-static int put_block(loom_str *o, const wire_block *b)
+static int put_block(loom_str *o, const msg_block *b)
 {
     field f1, f2;
     switch (b->kind) {
-    case WIRE_BLOCK_TEXT:
+    case MSG_BLOCK_TEXT:
         if (!field_set(&f1, b->text ? b->text : ""))
             return 0;
         PUT(o, "{\"type\":\"text\",\"text\":");
         put_field(o, &f1);
         break;
-    case WIRE_BLOCK_IMAGE:
+    case MSG_BLOCK_IMAGE:
         if (!field_set(&f1, b->media_type ? b->media_type : "image/png") ||
             !field_set(&f2, b->data ? b->data : ""))
             return 0;
@@ -111,7 +111,7 @@ static int put_block(loom_str *o, const wire_block *b)
         put_field(o, &f2);
         str_putc(o, '}');
         break;
-    case WIRE_BLOCK_TOOL_USE:
+    case MSG_BLOCK_TOOL_USE:
         if (!field_set(&f1, b->id ? b->id : "") || !field_set(&f2, b->name ? b->name : ""))
             return 0;
         PUT(o, "{\"type\":\"tool_use\",\"id\":");
@@ -124,7 +124,7 @@ static int put_block(loom_str *o, const wire_block *b)
         else if (json_dump_compact_into(o, b->input, INPUT_DEPTH) != 0)
             return -1;
         break;
-    case WIRE_BLOCK_TOOL_RESULT:
+    case MSG_BLOCK_TOOL_RESULT:
         if (!field_set(&f1, b->id ? b->id : "") || !field_set(&f2, b->text ? b->text : ""))
             return 0;
         PUT(o, "{\"type\":\"tool_result\",\"tool_use_id\":");
@@ -134,7 +134,7 @@ static int put_block(loom_str *o, const wire_block *b)
         if (b->is_error)
             PUT(o, ",\"is_error\":true");
         break;
-    case WIRE_BLOCK_THINKING:
+    case MSG_BLOCK_THINKING:
         /* Without a signature the API rejects a thinking block; drop it. */
         if (!b->signature || !field_set(&f1, b->text ? b->text : "") ||
             !field_set(&f2, b->signature))
@@ -144,7 +144,7 @@ static int put_block(loom_str *o, const wire_block *b)
         PUT(o, ",\"signature\":");
         put_field(o, &f2);
         break;
-    case WIRE_BLOCK_REDACTED_THINKING:
+    case MSG_BLOCK_REDACTED_THINKING:
         if (!field_set(&f1, b->data ? b->data : ""))
             return 0;
         PUT(o, "{\"type\":\"redacted_thinking\",\"data\":");
@@ -160,7 +160,7 @@ static int put_block(loom_str *o, const wire_block *b)
 }
 
 /* The request body; -1 when a json_t in it cannot be serialized. */
-static int put_body(loom_str *o, const wire_request *req, const provider_config *cfg)
+static int put_body(loom_str *o, const msg_request *req, const provider_config *cfg)
 {
     str_putc(o, '{');
     const char *model = req->model ? req->model : cfg->model;
@@ -206,12 +206,12 @@ static int put_body(loom_str *o, const wire_request *req, const provider_config 
     PUT(o, ",\"messages\":[");
     size_t n_msgs = 0;
     for (size_t i = 0; i < req->n_messages; i++) {
-        const wire_message *m = &req->messages[i];
+        const msg_message *m = &req->messages[i];
         size_t mark = o->len;
         if (n_msgs)
             str_putc(o, ',');
         PUT(o, "{\"role\":");
-        const char *role = wire_role_name(m->role);
+        const char *role = msg_role_name(m->role);
         json_put_string(o, role, strlen(role));
         PUT(o, ",\"content\":[");
         size_t n_blocks = 0;
@@ -241,7 +241,7 @@ static int put_body(loom_str *o, const wire_request *req, const provider_config 
         PUT(o, ",\"tools\":[");
         size_t n_tools = 0;
         for (size_t i = 0; i < req->n_tools; i++) {
-            const wire_tool *t = &req->tools[i];
+            const msg_tool *t = &req->tools[i];
             field name, desc;
             if (!t->name || !t->description || !t->input_schema ||
                 !field_set(&name, t->name) || !field_set(&desc, t->description))
@@ -275,8 +275,8 @@ static int put_body(loom_str *o, const wire_request *req, const provider_config 
     return 0;
 }
 
-static int anthropic_encode(const wire_request *req, const provider_config *cfg,
-                            wire_http_call *call, loom_error *err)
+static int anthropic_encode(const msg_request *req, const provider_config *cfg,
+                            provider_http_call *call, loom_error *err)
 {
     const char *base = cfg->base_url ? cfg->base_url : "https://api.anthropic.com";
     size_t blen = strlen(base);
@@ -285,12 +285,12 @@ static int anthropic_encode(const wire_request *req, const provider_config *cfg,
     str_append(&call->url, base, blen);
     str_puts(&call->url, "/v1/messages");
 
-    wire_http_call_header(call, "Content-Type: application/json");
-    wire_http_call_header(call, "anthropic-version: %s", ANTHROPIC_VERSION);
+    provider_http_call_header(call, "Content-Type: application/json");
+    provider_http_call_header(call, "anthropic-version: %s", ANTHROPIC_VERSION);
     if (cfg->api_key && *cfg->api_key)
-        wire_http_call_header(call, "x-api-key: %s", cfg->api_key);
+        provider_http_call_header(call, "x-api-key: %s", cfg->api_key);
     if (req->stream)
-        wire_http_call_header(call, "Accept: text/event-stream");
+        provider_http_call_header(call, "Accept: text/event-stream");
 
     size_t start = call->body.len;
     if (put_body(&call->body, req, cfg) != 0) {
@@ -303,7 +303,7 @@ static int anthropic_encode(const wire_request *req, const provider_config *cfg,
 /* --- decoding ---------------------------------------------------------- */
 
 typedef struct block_state {
-    wire_block_kind kind;
+    msg_block_kind kind;
     bool known;          /* a kind we keep (unknown server blocks are skipped) */
     loom_str text;       /* text / thinking / tool input JSON */
     loom_str signature;
@@ -311,18 +311,18 @@ typedef struct block_state {
     json_t *input;       /* tool_use input given whole in content_block_start */
 } block_state;
 
-struct wire_decoder {
-    wire_response *out;
-    const wire_stream_sink *sink;
+struct provider_decoder {
+    msg_response *out;
+    const provider_stream_sink *sink;
     block_state *blocks;
     size_t n_blocks;
     json_t *raw_usage;
     bool started, stopped;
 };
 
-static wire_decoder *anthropic_decoder_new(wire_response *out, const wire_stream_sink *sink)
+static provider_decoder *anthropic_decoder_new(msg_response *out, const provider_stream_sink *sink)
 {
-    wire_decoder *d = xcalloc(1, sizeof *d);
+    provider_decoder *d = xcalloc(1, sizeof *d);
     d->out = out;
     d->sink = sink;
     return d;
@@ -339,7 +339,7 @@ static void block_clear(block_state *b)
     memset(b, 0, sizeof *b);
 }
 
-static void decoder_reset_blocks(wire_decoder *d)
+static void decoder_reset_blocks(provider_decoder *d)
 {
     for (size_t i = 0; i < d->n_blocks; i++)
         block_clear(&d->blocks[i]);
@@ -348,7 +348,7 @@ static void decoder_reset_blocks(wire_decoder *d)
     d->n_blocks = 0;
 }
 
-static void anthropic_decoder_free(wire_decoder *d)
+static void anthropic_decoder_free(provider_decoder *d)
 {
     if (!d)
         return;
@@ -371,14 +371,14 @@ static json_t *parse_tool_input(const loom_str *s)
     return json_pack("{s:s%}", "_raw_arguments", s->ptr, s->len);
 }
 
-static void usage_merge(wire_decoder *d, const json_t *u)
+static void usage_merge(provider_decoder *d, const json_t *u)
 {
     if (!json_is_object(u))
         return;
     if (!d->raw_usage)
         d->raw_usage = json_object();
     json_object_update(d->raw_usage, (json_t *)u);
-    wire_usage *n = &d->out->usage;
+    msg_usage *n = &d->out->usage;
     n->input_tokens = json_get_int(d->raw_usage, "input_tokens", 0);
     n->output_tokens = json_get_int(d->raw_usage, "output_tokens", 0);
     n->cache_read_tokens = json_get_int(d->raw_usage, "cache_read_input_tokens", 0);
@@ -398,7 +398,7 @@ static loom_stop_reason map_stop(const char *s)
     return LOOM_STOP_OTHER;
 }
 
-static void set_stop(wire_response *out, const char *s)
+static void set_stop(msg_response *out, const char *s)
 {
     if (!s)
         return;
@@ -407,7 +407,7 @@ static void set_stop(wire_response *out, const char *s)
     out->stop_reason = map_stop(s);
 }
 
-static block_state *block_at(wire_decoder *d, json_int_t index, loom_error *err)
+static block_state *block_at(provider_decoder *d, json_int_t index, loom_error *err)
 {
     /* Indexes come from the network: bound them before they size memory. */
     if (index < 0 || index > 4096) {
@@ -423,7 +423,7 @@ static block_state *block_at(wire_decoder *d, json_int_t index, loom_error *err)
     return &d->blocks[index];
 }
 
-static int on_block_start(wire_decoder *d, const json_t *ev, loom_error *err)
+static int on_block_start(provider_decoder *d, const json_t *ev, loom_error *err)
 {
     block_state *b = block_at(d, json_get_int(ev, "index", -1), err);
     if (!b)
@@ -433,20 +433,20 @@ static int on_block_start(wire_decoder *d, const json_t *ev, loom_error *err)
     block_clear(b); /* a repeated start for an index replaces the block */
     b->known = true;
     if (!strcmp(type, "text")) {
-        b->kind = WIRE_BLOCK_TEXT;
+        b->kind = MSG_BLOCK_TEXT;
         const char *t = json_get_str(cb, "text", "");
         str_puts(&b->text, t);
         if (*t && d->sink && d->sink->on_text)
             d->sink->on_text(d->sink->ctx, t, strlen(t));
     } else if (!strcmp(type, "thinking")) {
-        b->kind = WIRE_BLOCK_THINKING;
+        b->kind = MSG_BLOCK_THINKING;
         str_puts(&b->text, json_get_str(cb, "thinking", ""));
         str_puts(&b->signature, json_get_str(cb, "signature", ""));
     } else if (!strcmp(type, "redacted_thinking")) {
-        b->kind = WIRE_BLOCK_REDACTED_THINKING;
+        b->kind = MSG_BLOCK_REDACTED_THINKING;
         b->data = xstrdup(json_get_str(cb, "data", ""));
     } else if (!strcmp(type, "tool_use")) {
-        b->kind = WIRE_BLOCK_TOOL_USE;
+        b->kind = MSG_BLOCK_TOOL_USE;
         b->id = xstrdup(json_get_str(cb, "id", ""));
         b->name = xstrdup(json_get_str(cb, "name", ""));
         json_t *input = json_get_obj(cb, "input");
@@ -460,7 +460,7 @@ static int on_block_start(wire_decoder *d, const json_t *ev, loom_error *err)
     return 0;
 }
 
-static int on_block_delta(wire_decoder *d, const json_t *ev, loom_error *err)
+static int on_block_delta(provider_decoder *d, const json_t *ev, loom_error *err)
 {
     block_state *b = block_at(d, json_get_int(ev, "index", -1), err);
     if (!b)
@@ -485,30 +485,30 @@ static int on_block_delta(wire_decoder *d, const json_t *ev, loom_error *err)
     return 0;
 }
 
-static void build_message(wire_decoder *d)
+static void build_message(provider_decoder *d)
 {
-    wire_message *m = &d->out->message;
-    m->role = WIRE_ROLE_ASSISTANT;
+    msg_message *m = &d->out->message;
+    m->role = MSG_ROLE_ASSISTANT;
     for (size_t i = 0; i < d->n_blocks; i++) {
         block_state *b = &d->blocks[i];
         if (!b->known)
             continue;
         switch (b->kind) {
-        case WIRE_BLOCK_TEXT:
-            wire_message_add_text(m, str_cstr(&b->text));
+        case MSG_BLOCK_TEXT:
+            msg_message_add_text(m, str_cstr(&b->text));
             break;
-        case WIRE_BLOCK_THINKING:
-            wire_message_add_thinking(m, str_cstr(&b->text),
+        case MSG_BLOCK_THINKING:
+            msg_message_add_thinking(m, str_cstr(&b->text),
                                       b->signature.len ? b->signature.ptr : NULL);
             break;
-        case WIRE_BLOCK_REDACTED_THINKING:
-            wire_message_add_redacted_thinking(m, b->data);
+        case MSG_BLOCK_REDACTED_THINKING:
+            msg_message_add_redacted_thinking(m, b->data);
             break;
-        case WIRE_BLOCK_TOOL_USE: {
+        case MSG_BLOCK_TOOL_USE: {
             json_t *input = b->text.len ? parse_tool_input(&b->text)
                             : b->input  ? json_incref(b->input)
                                         : json_object();
-            wire_message_add_tool_use(m, b->id, b->name, input);
+            msg_message_add_tool_use(m, b->id, b->name, input);
             break;
         }
         default:
@@ -518,7 +518,7 @@ static void build_message(wire_decoder *d)
     d->out->usage.raw = d->raw_usage ? json_incref(d->raw_usage) : json_object();
 }
 
-static int anthropic_decoder_event(wire_decoder *d, const sse_event *ev, loom_error *err)
+static int anthropic_decoder_event(provider_decoder *d, const sse_event *ev, loom_error *err)
 {
     loom_error perr;
     json_t *doc = json_parse(ev->data, ev->data_len, "SSE data", &perr);
@@ -553,7 +553,7 @@ static int anthropic_decoder_event(wire_decoder *d, const sse_event *ev, loom_er
         }
     } else if (!strcmp(type, "error")) {
         const json_t *e = json_get_obj(doc, "error");
-        wire_classify_error(0, json_get_str(e, "type", NULL), NULL,
+        provider_classify_error(0, json_get_str(e, "type", NULL), NULL,
                             json_get_str(e, "message", NULL), err);
         rc = -1;
     }
@@ -562,7 +562,7 @@ static int anthropic_decoder_event(wire_decoder *d, const sse_event *ev, loom_er
     return rc;
 }
 
-static int anthropic_decoder_finish(wire_decoder *d, loom_error *err)
+static int anthropic_decoder_finish(provider_decoder *d, loom_error *err)
 {
     if (d->stopped)
         return 0;
@@ -573,7 +573,7 @@ static int anthropic_decoder_finish(wire_decoder *d, loom_error *err)
     return -1;
 }
 
-static int anthropic_parse_body(const char *body, size_t len, wire_response *out,
+static int anthropic_parse_body(const char *body, size_t len, msg_response *out,
                                 loom_error *err)
 {
     loom_error perr;
@@ -583,7 +583,7 @@ static int anthropic_parse_body(const char *body, size_t len, wire_response *out
         return loom_error_set(err, LOOM_ERR_MODEL_PROTOCOL, "malformed Messages response: %s",
                               doc ? "not an object" : perr.message);
     }
-    wire_decoder *d = anthropic_decoder_new(out, NULL);
+    provider_decoder *d = anthropic_decoder_new(out, NULL);
     d->started = true;
     out->response_id = xstrdup(json_get_str(doc, "id", NULL));
     out->model = xstrdup(json_get_str(doc, "model", NULL));
@@ -607,7 +607,7 @@ static int anthropic_parse_body(const char *body, size_t len, wire_response *out
     return rc ? -(int)err->code : 0;
 }
 
-const wire_codec anthropic_codec = {
+const provider_codec_ops anthropic_codec = {
     .name = "anthropic",
     .encode = anthropic_encode,
     .decoder_new = anthropic_decoder_new,

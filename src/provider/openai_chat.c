@@ -32,7 +32,7 @@ static bool is_openai_host(const char *base_url)
     return n > an && strncasecmp(h + n - an, azure, an) == 0;
 }
 
-static json_t *text_part(const wire_block *b)
+static json_t *text_part(const msg_block *b)
 {
     json_t *p = json_object();
     json_object_set_new(p, "type", json_string("text"));
@@ -40,7 +40,7 @@ static json_t *text_part(const wire_block *b)
     return p;
 }
 
-static json_t *image_part(const wire_block *b)
+static json_t *image_part(const msg_block *b)
 {
     char *url = oai_image_url(b);
     json_t *p = json_object();
@@ -54,17 +54,17 @@ static json_t *image_part(const wire_block *b)
 
 /* The text and image parts of m that are (tail) or are not (!tail) in the
  * dynamic tail; NULL when there are none. */
-static json_t *user_content(const wire_message *m, bool tail)
+static json_t *user_content(const msg_message *m, bool tail)
 {
     size_t n_text = 0, n_img = 0;
-    const wire_block *only = NULL;
+    const msg_block *only = NULL;
     for (size_t i = 0; i < m->n_blocks; i++) {
         if (m->blocks[i].tail != tail)
             continue;
-        if (m->blocks[i].kind == WIRE_BLOCK_TEXT) {
+        if (m->blocks[i].kind == MSG_BLOCK_TEXT) {
             n_text++;
             only = &m->blocks[i];
-        } else if (m->blocks[i].kind == WIRE_BLOCK_IMAGE) {
+        } else if (m->blocks[i].kind == MSG_BLOCK_IMAGE) {
             n_img++;
         }
     }
@@ -79,7 +79,7 @@ static json_t *user_content(const wire_message *m, bool tail)
 
 /* Chat wants each tool answer as a role:"tool" message. The format has
  * no error flag: the result text has to say it failed. */
-static json_t *tool_message(const wire_block *b)
+static json_t *tool_message(const msg_block *b)
 {
     json_t *t = json_object();
     json_object_set_new(t, "role", json_string("tool"));
@@ -88,17 +88,17 @@ static json_t *tool_message(const wire_block *b)
     return t;
 }
 
-static void add_assistant(json_t *msgs, const wire_message *m)
+static void add_assistant(json_t *msgs, const msg_message *m)
 {
     loom_str text = LOOM_STR_INIT;
     json_t *calls = json_array();
     for (size_t i = 0; i < m->n_blocks; i++) {
-        const wire_block *b = &m->blocks[i];
-        if (b->kind == WIRE_BLOCK_TEXT && b->text && *b->text) {
+        const msg_block *b = &m->blocks[i];
+        if (b->kind == MSG_BLOCK_TEXT && b->text && *b->text) {
             if (text.len)
                 str_puts(&text, "\n\n");
             str_puts(&text, b->text);
-        } else if (b->kind == WIRE_BLOCK_TOOL_USE) {
+        } else if (b->kind == MSG_BLOCK_TOOL_USE) {
             char *args = oai_arguments(b->input);
             json_t *fn = json_object();
             json_object_set_new(fn, "name", oai_jstr(b->name));
@@ -135,7 +135,7 @@ static void add_assistant(json_t *msgs, const wire_message *m)
     str_free(&text);
 }
 
-static int chat_encode(const wire_request *req, const provider_config *cfg, wire_http_call *call,
+static int chat_encode(const msg_request *req, const provider_config *cfg, provider_http_call *call,
                        loom_error *err)
 {
     const char *model;
@@ -147,7 +147,7 @@ static int chat_encode(const wire_request *req, const provider_config *cfg, wire
     json_object_set_new(body, "model", oai_jstr(model));
 
     json_t *msgs = json_array();
-    char *system = wire_request_system_text(req);
+    char *system = msg_request_system_text(req);
     if (system) {
         json_t *s = json_object();
         json_object_set_new(s, "role", json_string("system"));
@@ -156,8 +156,8 @@ static int chat_encode(const wire_request *req, const provider_config *cfg, wire
         free(system);
     }
     for (size_t i = 0; i < req->n_messages; i++) {
-        const wire_message *m = &req->messages[i];
-        if (m->role == WIRE_ROLE_USER)
+        const msg_message *m = &req->messages[i];
+        if (m->role == MSG_ROLE_USER)
             oai_add_user(msgs, m, tool_message, user_content);
         else
             add_assistant(msgs, m);
@@ -192,7 +192,7 @@ static int chat_encode(const wire_request *req, const provider_config *cfg, wire
     if (req->n_tools) {
         json_t *tools = json_array();
         for (size_t i = 0; i < req->n_tools; i++) {
-            const wire_tool *t = &req->tools[i];
+            const msg_tool *t = &req->tools[i];
             json_t *fn = json_object();
             json_object_set_new(fn, "name", oai_jstr(t->name));
             if (t->description && *t->description)
@@ -221,9 +221,9 @@ typedef struct chat_call {
     bool announced;    /* on_tool_use already called */
 } chat_call;
 
-struct wire_decoder {
-    wire_response *out;
-    wire_stream_sink sink;
+struct provider_decoder {
+    msg_response *out;
+    provider_stream_sink sink;
     loom_str text;
     loom_str thinking;
     chat_call *calls;
@@ -237,7 +237,7 @@ struct wire_decoder {
     bool finished;     /* decoder_finish already ran */
 };
 
-static chat_call *call_new(wire_decoder *d, int64_t index)
+static chat_call *call_new(provider_decoder *d, int64_t index)
 {
     if (d->n_calls == d->cap_calls) {
         d->cap_calls = d->cap_calls ? d->cap_calls * 2 : 4;
@@ -252,7 +252,7 @@ static chat_call *call_new(wire_decoder *d, int64_t index)
 /* The call a tool_calls delta belongs to. OpenAI sends `index` on every
  * chunk and the id only on the first; some servers omit the index, repeat
  * the id, or reuse one index for several calls with fresh ids. */
-static chat_call *call_for(wire_decoder *d, const json_t *tc, const char *id, int64_t position,
+static chat_call *call_for(provider_decoder *d, const json_t *tc, const char *id, int64_t position,
                            bool positional)
 {
     json_t *jidx = json_object_get(tc, "index");
@@ -280,7 +280,7 @@ static chat_call *call_for(wire_decoder *d, const json_t *tc, const char *id, in
     return call_new(d, next);
 }
 
-static void apply_tool_call(wire_decoder *d, const json_t *tc, bool esc, int64_t position,
+static void apply_tool_call(provider_decoder *d, const json_t *tc, bool esc, int64_t position,
                             bool positional)
 {
     if (!json_is_object(tc))
@@ -329,7 +329,7 @@ static void emit(loom_str *acc, const json_t *v, bool esc,
 }
 
 /* One delta (streaming) or one whole message (non-streaming): same fields. */
-static void apply_delta(wire_decoder *d, const json_t *delta, bool esc, bool positional)
+static void apply_delta(provider_decoder *d, const json_t *delta, bool esc, bool positional)
 {
     if (!json_is_object(delta))
         return;
@@ -402,7 +402,7 @@ static int fail_from(const oai_event *e, int kind, loom_error *err)
     return oai_fail_error(obj, "the model server reported an error in the stream", err);
 }
 
-static void take_ids(wire_decoder *d, const oai_event *e)
+static void take_ids(provider_decoder *d, const oai_event *e)
 {
     json_t *id = json_object_get(e->root, "id");
     if (!d->id && json_is_string(id) && json_string_length(id))
@@ -419,16 +419,16 @@ static void take_ids(wire_decoder *d, const oai_event *e)
     }
 }
 
-static wire_decoder *chat_decoder_new(wire_response *out, const wire_stream_sink *sink)
+static provider_decoder *chat_decoder_new(msg_response *out, const provider_stream_sink *sink)
 {
-    wire_decoder *d = xcalloc(1, sizeof *d);
+    provider_decoder *d = xcalloc(1, sizeof *d);
     d->out = out;
     if (sink)
         d->sink = *sink;
     return d;
 }
 
-static int chat_decoder_event(wire_decoder *d, const sse_event *ev, loom_error *err)
+static int chat_decoder_event(provider_decoder *d, const sse_event *ev, loom_error *err)
 {
     if (d->done || d->finished)
         return 0;
@@ -476,14 +476,14 @@ static loom_stop_reason map_finish(const char *f)
 }
 
 /* Moves everything accumulated into d->out. */
-static void build(wire_decoder *d)
+static void build(provider_decoder *d)
 {
-    wire_response *out = d->out;
-    out->message.role = WIRE_ROLE_ASSISTANT;
+    msg_response *out = d->out;
+    out->message.role = MSG_ROLE_ASSISTANT;
     if (d->thinking.len)
-        wire_message_add_thinking(&out->message, str_cstr(&d->thinking), NULL);
+        msg_message_add_thinking(&out->message, str_cstr(&d->thinking), NULL);
     if (d->text.len)
-        wire_message_add_text(&out->message, str_cstr(&d->text));
+        msg_message_add_text(&out->message, str_cstr(&d->text));
 
     /* Stable insertion sort by index: calls are few, and calls sharing an
      * index (fresh ids on a reused index) keep their arrival order. */
@@ -512,7 +512,7 @@ static void build(wire_decoder *d)
             id = synth;
         }
         json_t *input = oai_tool_input(c->args.ptr, c->args.len);
-        wire_message_add_tool_use(&out->message, id, c->name ? c->name : "", input);
+        msg_message_add_tool_use(&out->message, id, c->name ? c->name : "", input);
         kept++;
     }
 
@@ -532,7 +532,7 @@ static void build(wire_decoder *d)
     oai_set(&out->model, d->model);
 }
 
-static int chat_decoder_finish(wire_decoder *d, loom_error *err)
+static int chat_decoder_finish(provider_decoder *d, loom_error *err)
 {
     if (d->finished)
         return 0;
@@ -545,7 +545,7 @@ static int chat_decoder_finish(wire_decoder *d, loom_error *err)
     return 0;
 }
 
-static void chat_decoder_free(wire_decoder *d)
+static void chat_decoder_free(provider_decoder *d)
 {
     if (!d)
         return;
@@ -564,7 +564,7 @@ static void chat_decoder_free(wire_decoder *d)
     free(d);
 }
 
-static int chat_parse_body(const char *body, size_t len, wire_response *out, loom_error *err)
+static int chat_parse_body(const char *body, size_t len, msg_response *out, loom_error *err)
 {
     oai_event e;
     int rc = oai_body_parse(body, len, &e, err);
@@ -582,7 +582,7 @@ static int chat_parse_body(const char *body, size_t len, wire_response *out, loo
         return loom_error_set(err, LOOM_ERR_MODEL_PROTOCOL,
                               "malformed response body: no choices in the completion");
     }
-    wire_decoder *d = chat_decoder_new(out, NULL);
+    provider_decoder *d = chat_decoder_new(out, NULL);
     take_ids(d, &e);
     apply_delta(d, json_get_obj(choice, "message"), e.escaped, true);
     json_t *fr = json_object_get(choice, "finish_reason");
@@ -596,7 +596,7 @@ static int chat_parse_body(const char *body, size_t len, wire_response *out, loo
     return 0;
 }
 
-const wire_codec openai_chat_codec = {
+const provider_codec_ops openai_chat_codec = {
     .name = "openai-chat",
     .encode = chat_encode,
     .decoder_new = chat_decoder_new,

@@ -11,8 +11,8 @@
 #include "base/utf8.h"
 #include "base/json.h"
 
-int oai_call_start(const wire_request *req, const provider_config *cfg, const char *path,
-                   wire_http_call *call, const char **model, loom_error *err)
+int oai_call_start(const msg_request *req, const provider_config *cfg, const char *path,
+                   provider_http_call *call, const char **model, loom_error *err)
 {
     if (!req || !cfg || !call)
         return loom_error_set(err, LOOM_ERR_INTERNAL, "encode: missing request or config");
@@ -31,18 +31,18 @@ int oai_call_start(const wire_request *req, const provider_config *cfg, const ch
     str_append(&call->url, base, blen);
     str_puts(&call->url, path);
 
-    wire_http_call_header(call, "Content-Type: application/json");
+    provider_http_call_header(call, "Content-Type: application/json");
     /* Local servers (Ollama, llama.cpp) run without a key; an empty
      * "Bearer " header makes some gateways answer 401 instead of ignoring. */
     if (cfg->api_key && *cfg->api_key)
-        wire_http_call_header(call, "Authorization: Bearer %s", cfg->api_key);
+        provider_http_call_header(call, "Authorization: Bearer %s", cfg->api_key);
     if (req->stream)
-        wire_http_call_header(call, "Accept: text/event-stream");
+        provider_http_call_header(call, "Accept: text/event-stream");
     *model = m;
     return 0;
 }
 
-int oai_call_finish(json_t *body, wire_http_call *call, loom_error *err)
+int oai_call_finish(json_t *body, provider_http_call *call, loom_error *err)
 {
     char *s = json_dumps(body, JSON_COMPACT);
     json_decref(body);
@@ -68,7 +68,7 @@ json_t *oai_jstr(const char *s)
     return v ? v : json_string("");
 }
 
-char *oai_image_url(const wire_block *b)
+char *oai_image_url(const msg_block *b)
 {
     loom_str s = LOOM_STR_INIT;
     str_printf(&s, "data:%s;base64,%s", b->media_type && *b->media_type ? b->media_type : "image/png",
@@ -76,12 +76,12 @@ char *oai_image_url(const wire_block *b)
     return str_steal(&s);
 }
 
-void oai_add_user(json_t *items, const wire_message *m,
-                  json_t *(*result_item)(const wire_block *b),
-                  json_t *(*content)(const wire_message *m, bool tail))
+void oai_add_user(json_t *items, const msg_message *m,
+                  json_t *(*result_item)(const msg_block *b),
+                  json_t *(*content)(const msg_message *m, bool tail))
 {
     for (size_t i = 0; i < m->n_blocks; i++)
-        if (m->blocks[i].kind == WIRE_BLOCK_TOOL_RESULT)
+        if (m->blocks[i].kind == MSG_BLOCK_TOOL_RESULT)
             json_array_append_new(items, result_item(&m->blocks[i]));
     for (int tail = 0; tail < 2; tail++) {
         json_t *c = content(m, tail);
@@ -94,17 +94,17 @@ void oai_add_user(json_t *items, const wire_message *m,
     }
 }
 
-json_t *oai_parts(const wire_message *m, bool tail, json_t *(*text_part)(const wire_block *b),
-                  json_t *(*image_part)(const wire_block *b))
+json_t *oai_parts(const msg_message *m, bool tail, json_t *(*text_part)(const msg_block *b),
+                  json_t *(*image_part)(const msg_block *b))
 {
     json_t *parts = json_array();
     for (size_t i = 0; i < m->n_blocks; i++) {
-        const wire_block *b = &m->blocks[i];
+        const msg_block *b = &m->blocks[i];
         if (b->tail != tail)
             continue;
-        if (b->kind == WIRE_BLOCK_TEXT)
+        if (b->kind == MSG_BLOCK_TEXT)
             json_array_append_new(parts, text_part(b));
-        else if (b->kind == WIRE_BLOCK_IMAGE)
+        else if (b->kind == MSG_BLOCK_IMAGE)
             json_array_append_new(parts, image_part(b));
     }
     if (json_array_size(parts) == 0) {
@@ -368,7 +368,7 @@ static int64_t nonneg(int64_t v)
     return v < 0 ? 0 : v;
 }
 
-void oai_usage_fill(wire_usage *u, json_t *usage, const char *in_key, const char *out_key,
+void oai_usage_fill(msg_usage *u, json_t *usage, const char *in_key, const char *out_key,
                     const char *in_details, const char *out_details)
 {
     if (!json_is_object(usage))
@@ -409,7 +409,7 @@ int oai_fail_error(const json_t *error, const char *fallback, loom_error *err)
         snprintf(code, sizeof code, "%" JSON_INTEGER_FORMAT, json_integer_value(jc));
         code_s = code;
     }
-    wire_classify_error(0, type, code_s, message && *message ? message : fallback, e);
+    provider_classify_error(0, type, code_s, message && *message ? message : fallback, e);
     if (e->code == LOOM_OK)
         e->code = LOOM_ERR_MODEL_UNAVAILABLE;
     return -(int)e->code;

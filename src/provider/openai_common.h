@@ -23,11 +23,11 @@
  * Authorization only with a non-empty key, Accept: text/event-stream when
  * streaming. Sets *model to the model to ask for (request first, then
  * config; borrowed). Fails with LOOM_ERR_CONFIG when either is missing. */
-int oai_call_start(const wire_request *req, const provider_config *cfg, const char *path,
-                   wire_http_call *call, const char **model, loom_error *err);
+int oai_call_start(const msg_request *req, const provider_config *cfg, const char *path,
+                   provider_http_call *call, const char **model, loom_error *err);
 
 /* Serializes body into call->body and releases it (steals the reference). */
-int oai_call_finish(json_t *body, wire_http_call *call, loom_error *err);
+int oai_call_finish(json_t *body, provider_http_call *call, loom_error *err);
 
 /* A JSON string for s ("" for NULL); invalid UTF-8 becomes U+FFFD rather
  * than failing, so one bad byte in a tool result cannot drop a message. */
@@ -42,16 +42,16 @@ json_t *oai_jstr(const char *s);
  * the item of one tool-result block; content gives the "content" of the
  * blocks that are (tail) or are not (!tail) in the tail, NULL when none.
  * Items are appended to `items` (Chat's messages, Responses' input). */
-void oai_add_user(json_t *items, const wire_message *m,
-                  json_t *(*result_item)(const wire_block *b),
-                  json_t *(*content)(const wire_message *m, bool tail));
+void oai_add_user(json_t *items, const msg_message *m,
+                  json_t *(*result_item)(const msg_block *b),
+                  json_t *(*content)(const msg_message *m, bool tail));
 
 /* The parts of m's text and image blocks that are (tail) or are not
  * (!tail) in the dynamic tail, in order, each made by text_part or
  * image_part (the two APIs name and nest them differently); NULL when
  * there are none. */
-json_t *oai_parts(const wire_message *m, bool tail, json_t *(*text_part)(const wire_block *b),
-                  json_t *(*image_part)(const wire_block *b));
+json_t *oai_parts(const msg_message *m, bool tail, json_t *(*text_part)(const msg_block *b),
+                  json_t *(*image_part)(const msg_block *b));
 
 /* The effort level ("low", "medium", "high") both APIs take instead of a
  * reasoning token budget; the cut-offs are Loom's choice (the budget is
@@ -59,7 +59,7 @@ json_t *oai_parts(const wire_message *m, bool tail, json_t *(*text_part)(const w
 const char *oai_effort(int thinking_budget);
 
 /* "data:MEDIA;base64,DATA" for an image block; caller frees. */
-char *oai_image_url(const wire_block *b);
+char *oai_image_url(const msg_block *b);
 
 /* The `arguments` string for a tool_use block's input: compact JSON, "{}"
  * when there is none; caller frees. */
@@ -100,11 +100,11 @@ json_t *oai_tool_input(const char *args, size_t len);
  * completion_tokens / prompt_tokens_details / completion_tokens_details,
  * Responses input_tokens / output_tokens / input_tokens_details /
  * output_tokens_details. u->raw takes a new reference to usage. */
-void oai_usage_fill(wire_usage *u, json_t *usage, const char *in_key, const char *out_key,
+void oai_usage_fill(msg_usage *u, json_t *usage, const char *in_key, const char *out_key,
                     const char *in_details, const char *out_details);
 
 /* Classifies an error object {type, code, message} (code may be a number)
- * with wire_classify_error as an in-stream failure; returns negative. */
+ * with provider_classify_error as an in-stream failure; returns negative. */
 int oai_fail_error(const json_t *error, const char *fallback, loom_error *err);
 
 /* The stream stopped before its terminal event: retryable. */

@@ -20,7 +20,7 @@
 /* ---- encoding ---------------------------------------------------------- */
 
 /* The API has no error flag: the output text has to say it failed. */
-static json_t *call_output(const wire_block *b)
+static json_t *call_output(const msg_block *b)
 {
     json_t *o = json_object();
     json_object_set_new(o, "type", json_string("function_call_output"));
@@ -29,7 +29,7 @@ static json_t *call_output(const wire_block *b)
     return o;
 }
 
-static json_t *input_text(const wire_block *b)
+static json_t *input_text(const msg_block *b)
 {
     json_t *p = json_object();
     json_object_set_new(p, "type", json_string("input_text"));
@@ -37,7 +37,7 @@ static json_t *input_text(const wire_block *b)
     return p;
 }
 
-static json_t *input_image(const wire_block *b)
+static json_t *input_image(const msg_block *b)
 {
     char *url = oai_image_url(b);
     json_t *p = json_object();
@@ -50,18 +50,18 @@ static json_t *input_image(const wire_block *b)
 
 /* The input_text and input_image parts of m that are (tail) or are not
  * (!tail) in the dynamic tail; NULL when there are none. */
-static json_t *user_parts(const wire_message *m, bool tail)
+static json_t *user_parts(const msg_message *m, bool tail)
 {
     return oai_parts(m, tail, input_text, input_image);
 }
 
 /* Returns true when a reasoning item was sent back. */
-static bool add_assistant_items(json_t *input, const wire_message *m)
+static bool add_assistant_items(json_t *input, const msg_message *m)
 {
     bool reasoning = false;
     for (size_t i = 0; i < m->n_blocks; i++) {
-        const wire_block *b = &m->blocks[i];
-        if (b->kind == WIRE_BLOCK_THINKING) {
+        const msg_block *b = &m->blocks[i];
+        if (b->kind == MSG_BLOCK_THINKING) {
             /* With store:false the server cannot look a reasoning item up by
              * id; it needs the encrypted content, or it rejects the request
              * ("item not found"). Reasoning without both (from another
@@ -82,7 +82,7 @@ static bool add_assistant_items(json_t *input, const wire_message *m)
             json_object_set_new(r, "encrypted_content", oai_jstr(b->data));
             json_array_append_new(input, r);
             reasoning = true;
-        } else if (b->kind == WIRE_BLOCK_TEXT && b->text && *b->text) {
+        } else if (b->kind == MSG_BLOCK_TEXT && b->text && *b->text) {
             json_t *p = json_object();
             json_object_set_new(p, "type", json_string("output_text"));
             json_object_set_new(p, "text", oai_jstr(b->text));
@@ -93,7 +93,7 @@ static bool add_assistant_items(json_t *input, const wire_message *m)
             json_object_set_new(msg, "role", json_string("assistant"));
             json_object_set_new(msg, "content", content);
             json_array_append_new(input, msg);
-        } else if (b->kind == WIRE_BLOCK_TOOL_USE) {
+        } else if (b->kind == MSG_BLOCK_TOOL_USE) {
             char *args = oai_arguments(b->input);
             json_t *c = json_object();
             json_object_set_new(c, "type", json_string("function_call"));
@@ -108,8 +108,8 @@ static bool add_assistant_items(json_t *input, const wire_message *m)
     return reasoning;
 }
 
-static int responses_encode(const wire_request *req, const provider_config *cfg,
-                            wire_http_call *call, loom_error *err)
+static int responses_encode(const msg_request *req, const provider_config *cfg,
+                            provider_http_call *call, loom_error *err)
 {
     const char *model;
     int rc = oai_call_start(req, cfg, "/responses", call, &model, err);
@@ -118,7 +118,7 @@ static int responses_encode(const wire_request *req, const provider_config *cfg,
 
     json_t *body = json_object();
     json_object_set_new(body, "model", oai_jstr(model));
-    char *system = wire_request_system_text(req);
+    char *system = msg_request_system_text(req);
     if (system)
         json_object_set_new(body, "instructions", oai_jstr(system));
     free(system);
@@ -126,8 +126,8 @@ static int responses_encode(const wire_request *req, const provider_config *cfg,
     json_t *input = json_array();
     bool reasoning_sent = false;
     for (size_t i = 0; i < req->n_messages; i++) {
-        const wire_message *m = &req->messages[i];
-        if (m->role == WIRE_ROLE_USER)
+        const msg_message *m = &req->messages[i];
+        if (m->role == MSG_ROLE_USER)
             oai_add_user(input, m, call_output, user_parts);
         else if (add_assistant_items(input, m))
             reasoning_sent = true;
@@ -137,7 +137,7 @@ static int responses_encode(const wire_request *req, const provider_config *cfg,
     if (req->n_tools) {
         json_t *tools = json_array();
         for (size_t i = 0; i < req->n_tools; i++) {
-            const wire_tool *t = &req->tools[i];
+            const msg_tool *t = &req->tools[i];
             json_t *tool = json_object();
             json_object_set_new(tool, "type", json_string("function"));
             json_object_set_new(tool, "name", oai_jstr(t->name));
@@ -198,9 +198,9 @@ typedef struct resp_item {
     bool announced;
 } resp_item;
 
-struct wire_decoder {
-    wire_response *out;
-    wire_stream_sink sink;
+struct provider_decoder {
+    msg_response *out;
+    provider_stream_sink sink;
     resp_item *items;
     size_t n_items, cap_items;
     char *id;
@@ -212,7 +212,7 @@ struct wire_decoder {
     bool finished;
 };
 
-static resp_item *item_new(wire_decoder *d, int64_t index)
+static resp_item *item_new(provider_decoder *d, int64_t index)
 {
     if (d->n_items == d->cap_items) {
         d->cap_items = d->cap_items ? d->cap_items * 2 : 4;
@@ -227,7 +227,7 @@ static resp_item *item_new(wire_decoder *d, int64_t index)
 
 /* The item an event is about: by item id first (OpenAI always sends it),
  * then by output_index (servers that leave ids out); created when new. */
-static resp_item *item_for(wire_decoder *d, const json_t *idv, const json_t *idxv, bool esc)
+static resp_item *item_for(provider_decoder *d, const json_t *idv, const json_t *idxv, bool esc)
 {
     char *id = oai_dup(idv, esc);
     if (id && !*id) {
@@ -281,7 +281,7 @@ static void replace_from(loom_str *acc, const loom_str *full)
     str_append(acc, full->ptr, full->len);
 }
 
-static void announce(wire_decoder *d, resp_item *it)
+static void announce(provider_decoder *d, resp_item *it)
 {
     if (it->announced || !it->type || strcmp(it->type, "function_call") != 0 || !it->name)
         return;
@@ -292,7 +292,7 @@ static void announce(wire_decoder *d, resp_item *it)
 
 /* Takes what a whole item says (output_item.added / .done, or an entry of
  * the final response's output). */
-static void apply_item(wire_decoder *d, resp_item *it, const json_t *item, bool esc)
+static void apply_item(provider_decoder *d, resp_item *it, const json_t *item, bool esc)
 {
     if (!json_is_object(item))
         return;
@@ -341,7 +341,7 @@ static void apply_item(wire_decoder *d, resp_item *it, const json_t *item, bool 
     announce(d, it);
 }
 
-static void append_delta(wire_decoder *d, loom_str *acc, const json_t *v, bool esc,
+static void append_delta(provider_decoder *d, loom_str *acc, const json_t *v, bool esc,
                          void (*fn)(void *, const char *, size_t))
 {
     size_t before = acc->len;
@@ -351,7 +351,7 @@ static void append_delta(wire_decoder *d, loom_str *acc, const json_t *v, bool e
 }
 
 /* Everything a response object says (created, completed, or a body). */
-static void apply_response(wire_decoder *d, const json_t *resp, bool esc)
+static void apply_response(provider_decoder *d, const json_t *resp, bool esc)
 {
     if (!json_is_object(resp))
         return;
@@ -407,16 +407,16 @@ static int fail_response(const json_t *resp, loom_error *err)
     return oai_fail_error(error, fallback, err);
 }
 
-static wire_decoder *responses_decoder_new(wire_response *out, const wire_stream_sink *sink)
+static provider_decoder *responses_decoder_new(msg_response *out, const provider_stream_sink *sink)
 {
-    wire_decoder *d = xcalloc(1, sizeof *d);
+    provider_decoder *d = xcalloc(1, sizeof *d);
     d->out = out;
     if (sink)
         d->sink = *sink;
     return d;
 }
 
-static int handle(wire_decoder *d, const char *type, const oai_event *e, loom_error *err)
+static int handle(provider_decoder *d, const char *type, const oai_event *e, loom_error *err)
 {
     const json_t *root = e->root;
     bool esc = e->escaped;
@@ -485,7 +485,7 @@ static int handle(wire_decoder *d, const char *type, const oai_event *e, loom_er
     return 0;
 }
 
-static int responses_decoder_event(wire_decoder *d, const sse_event *ev, loom_error *err)
+static int responses_decoder_event(provider_decoder *d, const sse_event *ev, loom_error *err)
 {
     if (d->terminal || d->finished)
         return 0;
@@ -505,10 +505,10 @@ static int responses_decoder_event(wire_decoder *d, const sse_event *ev, loom_er
     return rc;
 }
 
-static void build(wire_decoder *d)
+static void build(provider_decoder *d)
 {
-    wire_response *out = d->out;
-    out->message.role = WIRE_ROLE_ASSISTANT;
+    msg_response *out = d->out;
+    out->message.role = MSG_ROLE_ASSISTANT;
 
     /* Output order matters when reasoning goes back: each reasoning item
      * must precede the message or call it led to. Stable insertion sort. */
@@ -537,12 +537,12 @@ static void build(wire_decoder *d)
             const loom_str *t = it->summary.len ? &it->summary : &it->reasoning;
             if (!t->len && !it->id && !it->encrypted)
                 continue;
-            wire_block *b = wire_message_add_thinking(&out->message, str_cstr(t), it->id);
+            msg_block *b = msg_message_add_thinking(&out->message, str_cstr(t), it->id);
             if (b && it->encrypted)
                 b->data = xstrdup(it->encrypted);
         } else if (strcmp(type, "message") == 0) {
             if (it->text.len)
-                wire_message_add_text(&out->message, str_cstr(&it->text));
+                msg_message_add_text(&out->message, str_cstr(&it->text));
             refusal |= it->refusal;
         } else if (strcmp(type, "function_call") == 0) {
             char synth[32];
@@ -552,7 +552,7 @@ static void build(wire_decoder *d)
                 id = synth;
             }
             json_t *input = oai_tool_input(it->args.ptr, it->args.len);
-            wire_message_add_tool_use(&out->message, id, it->name ? it->name : "", input);
+            msg_message_add_tool_use(&out->message, id, it->name ? it->name : "", input);
             calls = true;
         }
     }
@@ -583,7 +583,7 @@ static void build(wire_decoder *d)
     oai_set(&out->model, d->model);
 }
 
-static int responses_decoder_finish(wire_decoder *d, loom_error *err)
+static int responses_decoder_finish(provider_decoder *d, loom_error *err)
 {
     if (d->finished)
         return 0;
@@ -594,7 +594,7 @@ static int responses_decoder_finish(wire_decoder *d, loom_error *err)
     return 0;
 }
 
-static void responses_decoder_free(wire_decoder *d)
+static void responses_decoder_free(provider_decoder *d)
 {
     if (!d)
         return;
@@ -619,7 +619,7 @@ static void responses_decoder_free(wire_decoder *d)
     free(d);
 }
 
-static int responses_parse_body(const char *body, size_t len, wire_response *out, loom_error *err)
+static int responses_parse_body(const char *body, size_t len, msg_response *out, loom_error *err)
 {
     oai_event e;
     int rc = oai_body_parse(body, len, &e, err);
@@ -637,7 +637,7 @@ static int responses_parse_body(const char *body, size_t len, wire_response *out
         rc = loom_error_set(err, LOOM_ERR_MODEL_PROTOCOL,
                             "malformed response body: neither status nor output present");
     } else {
-        wire_decoder *d = responses_decoder_new(out, NULL);
+        provider_decoder *d = responses_decoder_new(out, NULL);
         apply_response(d, root, e.escaped);
         d->terminal = true;
         d->finished = true;
@@ -649,7 +649,7 @@ static int responses_parse_body(const char *body, size_t len, wire_response *out
     return rc;
 }
 
-const wire_codec openai_responses_codec = {
+const provider_codec_ops openai_responses_codec = {
     .name = "openai-responses",
     .encode = responses_encode,
     .decoder_new = responses_decoder_new,

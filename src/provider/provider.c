@@ -27,7 +27,7 @@
 #include "net/http.h"
 #include "provider/replay.h"
 
-void wire_http_call_header(wire_http_call *c, const char *fmt, ...)
+void provider_http_call_header(provider_http_call *c, const char *fmt, ...)
 {
     loom_str line = LOOM_STR_INIT;
     va_list ap;
@@ -39,7 +39,7 @@ void wire_http_call_header(wire_http_call *c, const char *fmt, ...)
     c->headers[c->n_headers] = NULL;
 }
 
-void wire_http_call_free(wire_http_call *c)
+void provider_http_call_free(provider_http_call *c)
 {
     str_free(&c->url);
     str_free(&c->body);
@@ -59,7 +59,7 @@ static bool type_is(const char *type, const char *code, const char *want)
     return (type && strcmp(type, want) == 0) || (code && strcmp(code, want) == 0);
 }
 
-void wire_classify_error(long status, const char *type, const char *code,
+void provider_classify_error(long status, const char *type, const char *code,
                          const char *message, loom_error *err)
 {
     const char *msg = message && *message ? message : "no message from the provider";
@@ -104,7 +104,7 @@ void wire_classify_error(long status, const char *type, const char *code,
     }
 }
 
-int64_t wire_refusal_window(const char *m)
+int64_t provider_refusal_window(const char *m)
 {
     if (!m)
         return 0;
@@ -123,7 +123,7 @@ int64_t wire_refusal_window(const char *m)
     return 0;
 }
 
-void wire_classify_error_body(long status, const char *body, size_t len, loom_error *err)
+void provider_classify_error_body(long status, const char *body, size_t len, loom_error *err)
 {
     /* Anthropic: {"type":"error","error":{"type","message"}};
      * OpenAI: {"error":{"message","type","code"}}. Anything else: the text. */
@@ -131,24 +131,24 @@ void wire_classify_error_body(long status, const char *body, size_t len, loom_er
     json_t *doc = body && len ? json_parse(body, len, "error body", &ignore) : NULL;
     json_t *e = json_get_obj(doc, "error");
     if (e) {
-        wire_classify_error(status, json_get_str(e, "type", NULL), json_get_str(e, "code", NULL),
+        provider_classify_error(status, json_get_str(e, "type", NULL), json_get_str(e, "code", NULL),
                             json_get_str(e, "message", NULL), err);
     } else {
         char text[300];
         size_t n = len < sizeof text - 1 ? len : sizeof text - 1;
         memcpy(text, body ? body : "", n);
         text[n] = '\0';
-        wire_classify_error(status, NULL, NULL, n ? text : "empty response body", err);
+        provider_classify_error(status, NULL, NULL, n ? text : "empty response body", err);
     }
     json_decref(doc);
 }
 
-size_t wire_assistant_turns(const wire_request *req)
+size_t provider_assistant_turns(const msg_request *req)
 {
     size_t runs = 0;
     for (size_t i = 0; i < req->n_messages; i++)
-        if (req->messages[i].role == WIRE_ROLE_ASSISTANT &&
-            (i == 0 || req->messages[i - 1].role != WIRE_ROLE_ASSISTANT))
+        if (req->messages[i].role == MSG_ROLE_ASSISTANT &&
+            (i == 0 || req->messages[i - 1].role != MSG_ROLE_ASSISTANT))
             runs++;
     return runs;
 }
@@ -156,9 +156,9 @@ size_t wire_assistant_turns(const wire_request *req)
 /* --- one attempt ------------------------------------------------------- */
 
 typedef struct attempt_ctx {
-    const wire_codec *codec;
+    const provider_codec_ops *codec;
     sse_parser *sse;
-    wire_decoder *dec;
+    provider_decoder *dec;
     loom_str body;          /* non-streaming body */
     loom_error *err;
 } attempt_ctx;
@@ -184,13 +184,13 @@ static int on_body(void *ctx, const char *data, size_t len)
     return rc;
 }
 
-static int attempt(const provider_config *cfg, const wire_codec *codec, const wire_request *req,
-                   const wire_stream_sink *sink, const loom_cancel *cancel, wire_response *out,
+static int attempt(const provider_config *cfg, const provider_codec_ops *codec, const msg_request *req,
+                   const provider_stream_sink *sink, const loom_cancel *cancel, msg_response *out,
                    loom_error *err)
 {
-    wire_http_call call = {0};
+    provider_http_call call = {0};
     if (codec->encode(req, cfg, &call, err) != 0) {
-        wire_http_call_free(&call);
+        provider_http_call_free(&call);
         return -(int)err->code;
     }
     attempt_ctx a = {.codec = codec, .err = err};
@@ -212,7 +212,7 @@ static int attempt(const provider_config *cfg, const wire_codec *codec, const wi
     http_response hresp = {0};
     int rc = http_perform(&hreq, on_body, &a, &hresp, err);
     if (rc == 0 && (hresp.status < 200 || hresp.status >= 300)) {
-        wire_classify_error_body(hresp.status, hresp.error_body.ptr, hresp.error_body.len, err);
+        provider_classify_error_body(hresp.status, hresp.error_body.ptr, hresp.error_body.len, err);
         err->retry_after_s = hresp.retry_after_s;
         rc = -(int)err->code;
     } else if (rc == 0 && a.sse) {
@@ -231,7 +231,7 @@ static int attempt(const provider_config *cfg, const wire_codec *codec, const wi
         codec->decoder_free(a.dec);
     str_free(&a.body);
     http_response_free(&hresp);
-    wire_http_call_free(&call);
+    provider_http_call_free(&call);
     return rc;
 }
 
@@ -250,15 +250,15 @@ static long backoff_ms(const provider_config *cfg, int attempt_no, const loom_er
     return (long)(base * (0.5 + 0.5 * (r / (double)UINT32_MAX)));
 }
 
-int provider_complete(const provider_config *cfg, const wire_request *req,
-                      const wire_stream_sink *sink, const loom_cancel *cancel,
-                      wire_response *out, loom_error *err)
+int provider_complete(const provider_config *cfg, const msg_request *req,
+                      const provider_stream_sink *sink, const loom_cancel *cancel,
+                      msg_response *out, loom_error *err)
 {
     memset(out, 0, sizeof *out);
     loom_error_clear(err);
     if (cfg->kind == PROVIDER_REPLAY)
         return replay_complete(cfg, req, sink, out, err);
-    const wire_codec *codec = provider_codec(cfg->kind);
+    const provider_codec_ops *codec = provider_codec(cfg->kind);
     if (!codec)
         return loom_error_set(err, LOOM_ERR_CONFIG, "no codec for provider %s",
                               provider_kind_name(cfg->kind));
@@ -277,7 +277,7 @@ int provider_complete(const provider_config *cfg, const wire_request *req,
                       "model call ok");
             return 0;
         }
-        wire_response_free(out);
+        msg_response_free(out);
         if (req->stream && err->code == LOOM_ERR_MODEL_PROTOCOL)
             err->retryable = true;
         log_event(LOG_WARN, "wire",
@@ -306,8 +306,8 @@ int provider_complete(const provider_config *cfg, const wire_request *req,
 }
 
 int provider_port_complete(const provider_port *port, const provider_config *cfg,
-                           const wire_request *req, const wire_stream_sink *sink,
-                           const loom_cancel *cancel, wire_response *out, loom_error *err)
+                           const msg_request *req, const provider_stream_sink *sink,
+                           const loom_cancel *cancel, msg_response *out, loom_error *err)
 {
     if (port && port->complete)
         return port->complete(port->ctx, cfg, req, sink, cancel, out, err);

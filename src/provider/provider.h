@@ -46,7 +46,7 @@ typedef struct provider_config {
 } provider_config;
 
 /* Streamed output as it arrives. Any callback may be NULL. */
-typedef struct wire_stream_sink {
+typedef struct provider_stream_sink {
     void *ctx;
     void (*on_text)(void *ctx, const char *delta, size_t len);
     void (*on_thinking)(void *ctx, const char *delta, size_t len);
@@ -54,56 +54,56 @@ typedef struct wire_stream_sink {
     /* The attempt failed and will be retried after delay_s: whatever was
      * streamed in this attempt is void and will be sent again. */
     void (*on_retry)(void *ctx, int attempt, double delay_s, const loom_error *why);
-} wire_stream_sink;
+} provider_stream_sink;
 
 /* What an encoder produces: the full URL, headers and body. */
-typedef struct wire_http_call {
+typedef struct provider_http_call {
     loom_str url;
     char **headers;          /* NULL-terminated "Name: value" strings, owned */
     size_t n_headers;
     loom_str body;
-} wire_http_call;
+} provider_http_call;
 
-void wire_http_call_header(wire_http_call *c, const char *fmt, ...)
+void provider_http_call_header(provider_http_call *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void wire_http_call_free(wire_http_call *c);
+void provider_http_call_free(provider_http_call *c);
 
-typedef struct wire_decoder wire_decoder;  /* a codec's own stream state */
+typedef struct provider_decoder provider_decoder;  /* a codec's own stream state */
 
-typedef struct wire_codec {
+typedef struct provider_codec_ops {
     const char *name;
-    int (*encode)(const wire_request *req, const provider_config *cfg,
-                  wire_http_call *call, loom_error *err);
+    int (*encode)(const msg_request *req, const provider_config *cfg,
+                  provider_http_call *call, loom_error *err);
     /* Stream decoding: events in, *out filled, deltas to sink. */
-    wire_decoder *(*decoder_new)(wire_response *out, const wire_stream_sink *sink);
-    int (*decoder_event)(wire_decoder *d, const sse_event *ev, loom_error *err);
+    provider_decoder *(*decoder_new)(msg_response *out, const provider_stream_sink *sink);
+    int (*decoder_event)(provider_decoder *d, const sse_event *ev, loom_error *err);
     /* End of the byte stream: fails (retryable) unless the terminal event came. */
-    int (*decoder_finish)(wire_decoder *d, loom_error *err);
-    void (*decoder_free)(wire_decoder *d);
+    int (*decoder_finish)(provider_decoder *d, loom_error *err);
+    void (*decoder_free)(provider_decoder *d);
     /* A complete non-streaming body. */
-    int (*parse_body)(const char *body, size_t len, wire_response *out, loom_error *err);
-} wire_codec;
+    int (*parse_body)(const char *body, size_t len, msg_response *out, loom_error *err);
+} provider_codec_ops;
 
-extern const wire_codec anthropic_codec;
-extern const wire_codec openai_chat_codec;
-extern const wire_codec openai_responses_codec;
+extern const provider_codec_ops anthropic_codec;
+extern const provider_codec_ops openai_chat_codec;
+extern const provider_codec_ops openai_responses_codec;
 
-const wire_codec *provider_codec(provider_kind kind);  /* NULL for replay */
+const provider_codec_ops *provider_codec(provider_kind kind);  /* NULL for replay */
 const char *provider_kind_name(provider_kind kind);
 int provider_kind_parse(const char *name, provider_kind *out);
 
 /* Classifies a provider failure into a loom_error, with the provider's own
  * message. status is the HTTP status (0 for an in-stream error event);
  * type/code are the provider's error type and code strings (may be NULL). */
-void wire_classify_error(long status, const char *type, const char *code,
+void provider_classify_error(long status, const char *type, const char *code,
                          const char *message, loom_error *err);
 /* Same, from an error body in either the Anthropic or the OpenAI shape. */
-void wire_classify_error_body(long status, const char *body, size_t len, loom_error *err);
+void provider_classify_error_body(long status, const char *body, size_t len, loom_error *err);
 /* The window a too-long refusal names ("prompt is too long: 17000 tokens >
  * 16000 maximum", OpenAI's context_length_exceeded "maximum context length
  * is 16000 tokens"), so the loop can learn a limit it was never told; 0
  * when the message names none. */
-int64_t wire_refusal_window(const char *message);
+int64_t provider_refusal_window(const char *message);
 
 /* Fills cfg from the environment: LOOM_PROVIDER, LOOM_MODEL, LOOM_BASE_URL,
  * LOOM_API_KEY, LOOM_CASSETTE, LOOM_MAX_RETRIES, LOOM_RETRY_BASE_MS,
@@ -118,17 +118,17 @@ void provider_config_free(provider_config *cfg);
 /* One model call: encode, send, decode (streaming or not), classify errors,
  * retry what is retryable with backoff + jitter (Retry-After honoured).
  * On success *out holds the whole assistant reply (caller frees with
- * wire_response_free). On failure *out is empty and err says why. */
-int provider_complete(const provider_config *cfg, const wire_request *req,
-                      const wire_stream_sink *sink, const loom_cancel *cancel,
-                      wire_response *out, loom_error *err);
+ * msg_response_free). On failure *out is empty and err says why. */
+int provider_complete(const provider_config *cfg, const msg_request *req,
+                      const provider_stream_sink *sink, const loom_cancel *cancel,
+                      msg_response *out, loom_error *err);
 
 /* A model call behind a port (DESIGN.md §1): the loop and the context
  * module call the model through one, so a test can stand a fake model in
  * without HTTP. A zeroed port is provider_complete itself. */
 typedef int (*provider_complete_fn)(void *ctx, const provider_config *cfg,
-                                    const wire_request *req, const wire_stream_sink *sink,
-                                    const loom_cancel *cancel, wire_response *out,
+                                    const msg_request *req, const provider_stream_sink *sink,
+                                    const loom_cancel *cancel, msg_response *out,
                                     loom_error *err);
 typedef struct provider_port {
     provider_complete_fn complete;  /* NULL: provider_complete */
@@ -137,11 +137,11 @@ typedef struct provider_port {
 
 /* provider_complete through port (NULL or zeroed: the real one). */
 int provider_port_complete(const provider_port *port, const provider_config *cfg,
-                           const wire_request *req, const wire_stream_sink *sink,
-                           const loom_cancel *cancel, wire_response *out, loom_error *err);
+                           const msg_request *req, const provider_stream_sink *sink,
+                           const loom_cancel *cancel, msg_response *out, loom_error *err);
 
 /* Counts maximal runs of assistant messages: the number of model turns a
  * conversation already holds (used by replay to pick its answer). */
-size_t wire_assistant_turns(const wire_request *req);
+size_t provider_assistant_turns(const msg_request *req);
 
 #endif

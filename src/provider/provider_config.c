@@ -82,7 +82,7 @@ const char *provider_kind_name(provider_kind kind)
     return "auto";
 }
 
-const wire_codec *provider_codec(provider_kind kind)
+const provider_codec_ops *provider_codec(provider_kind kind)
 {
     switch (kind) {
     case PROVIDER_ANTHROPIC: return &anthropic_codec;

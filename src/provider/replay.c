@@ -16,7 +16,7 @@
 /* Small pieces, like a live stream, so surfaces exercise their streaming path. */
 #define REPLAY_CHUNK 6
 
-static void stream_text(const wire_stream_sink *sink, const char *text, bool thinking)
+static void stream_text(const provider_stream_sink *sink, const char *text, bool thinking)
 {
     if (!sink)
         return;
@@ -38,8 +38,8 @@ static loom_stop_reason stop_from(const char *s, bool has_tools)
     return LOOM_STOP_OTHER;
 }
 
-int replay_complete(const provider_config *cfg, const wire_request *req,
-                    const wire_stream_sink *sink, wire_response *out, loom_error *err)
+int replay_complete(const provider_config *cfg, const msg_request *req,
+                    const provider_stream_sink *sink, msg_response *out, loom_error *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -58,7 +58,7 @@ int replay_complete(const provider_config *cfg, const wire_request *req,
         json_decref(doc);
         return rc;
     }
-    size_t index = wire_assistant_turns(req);
+    size_t index = provider_assistant_turns(req);
     json_t *turn = json_array_get(turns, index);
     /* A mockllm scenario works as a cassette too: its reply sits under "reply". */
     if (json_is_object(json_get_obj(turn, "reply")))
@@ -71,17 +71,17 @@ int replay_complete(const provider_config *cfg, const wire_request *req,
         return rc;
     }
 
-    wire_message *m = &out->message;
-    m->role = WIRE_ROLE_ASSISTANT;
+    msg_message *m = &out->message;
+    m->role = MSG_ROLE_ASSISTANT;
     const char *thinking = json_get_str(turn, "thinking", NULL);
     if (thinking) {
         stream_text(sink, thinking, true);
-        wire_message_add_thinking(m, thinking, json_get_str(turn, "thinking_signature", NULL));
+        msg_message_add_thinking(m, thinking, json_get_str(turn, "thinking_signature", NULL));
     }
     const char *reply = json_get_str(turn, "text", NULL);
     if (reply) {
         stream_text(sink, reply, false);
-        wire_message_add_text(m, reply);
+        msg_message_add_text(m, reply);
     }
     json_t *calls = json_get_arr(turn, "tool_calls");
     size_t i;
@@ -97,7 +97,7 @@ int replay_complete(const provider_config *cfg, const wire_request *req,
         json_t *input = json_get_obj(call, "input");
         if (sink && sink->on_tool_use)
             sink->on_tool_use(sink->ctx, id, name);
-        wire_message_add_tool_use(m, id, name, input ? json_deep_copy(input) : json_object());
+        msg_message_add_tool_use(m, id, name, input ? json_deep_copy(input) : json_object());
     }
     const char *stop = json_get_str(turn, "stop_reason", NULL);
     out->stop_reason = stop_from(stop, json_array_size(calls) > 0);

@@ -12,7 +12,7 @@
 
 #include "provider/provider.h"
 
-int replay_complete(const provider_config *cfg, const wire_request *req,
-                    const wire_stream_sink *sink, wire_response *out, loom_error *err);
+int replay_complete(const provider_config *cfg, const msg_request *req,
+                    const provider_stream_sink *sink, msg_response *out, loom_error *err);
 
 #endif

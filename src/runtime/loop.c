@@ -187,7 +187,7 @@ static loop_step begin_turn(loop_state *st)
     /* Observe after the heartbeat stopped an Act: the event is in the
      * working memory the next request carries. */
     cancel_clear_act((loom_cancel *)io->cancel);
-    int64_t used = wire_usage_total(&out->usage);
+    int64_t used = msg_usage_total(&out->usage);
     if (st->turn >= st->max_turns) {
         finish(out, LOOM_RUN_FAILED, LOOM_STOP_MAX_TURNS);
         loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
@@ -240,15 +240,15 @@ static loop_step prepare_request(loop_state *st, loop_turn *t)
     if (rc == 0)
         rc = build_request(st, t, &err);
     if (rc == 0) {
-        wire_usage before = st->out->usage;
+        msg_usage before = st->out->usage;
         int changed = context_govern(st->cs, loop_context_env(st), &st->cfg, t->est, &err);
         loop_price_compaction(st, &before);
         if (changed != 0)
-            wire_request_free(&t->req);
+            msg_request_free(&t->req);
         rc = changed < 0 ? -1 : changed ? build_request(st, t, &err) : 0;
     }
     if (rc != 0) {
-        wire_request_free(&t->req);
+        msg_request_free(&t->req);
         st->out->err = err;
         if (err.code == LOOM_ERR_RUN_CANCELLED)
             finish(st->out, LOOM_RUN_CANCELLED, LOOM_STOP_CANCELLED);
@@ -263,14 +263,14 @@ static loop_step prepare_request(loop_state *st, loop_turn *t)
 /* Reactive compaction, once per request: the refusal teaches the window,
  * the context is compacted (or renewed), the request built and sent again.
  * err comes in as the refusal and leaves as the last call's outcome. */
-static int resend_compacted(loop_state *st, loop_turn *t, const wire_stream_sink *sink,
+static int resend_compacted(loop_state *st, loop_turn *t, const provider_stream_sink *sink,
                             loom_error *err)
 {
-    wire_usage before = st->out->usage;
+    msg_usage before = st->out->usage;
     int rc = context_react_too_long(st->cs, loop_context_env(st), &st->cfg, t->est,
                                     err->message) == 1 ? 0 : -1;
     if (rc == 0) {
-        wire_request_free(&t->req);
+        msg_request_free(&t->req);
         loom_error rerr;
         if (build_request(st, t, &rerr) != 0) {
             *err = rerr;
@@ -335,7 +335,7 @@ static loop_step model_failed(loop_state *st, const loom_error *err)
 
 static loop_step call_model(loop_state *st, loop_turn *t)
 {
-    wire_stream_sink sink = {.ctx = st->io, .on_text = on_text, .on_thinking = on_thinking,
+    provider_stream_sink sink = {.ctx = st->io, .on_text = on_text, .on_thinking = on_thinking,
                              .on_retry = on_retry};
     loom_error err;
     loom_error_clear(&err);
@@ -343,7 +343,7 @@ static loop_step call_model(loop_state *st, loop_turn *t)
                                     &t->resp, &err);
     if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG)
         rc = resend_compacted(st, t, &sink, &err);
-    wire_request_free(&t->req);
+    msg_request_free(&t->req);
     return rc == 0 ? STEP_NEXT : model_failed(st, &err);
 }
 
@@ -351,17 +351,17 @@ static loop_step call_model(loop_state *st, loop_turn *t)
  * usage is summed, and the reply is recorded. 0, or -1 with err set. */
 static int record_reply(loop_state *st, loop_turn *t, char **message_id, loom_error *err)
 {
-    wire_response *resp = &t->resp;
+    msg_response *resp = &t->resp;
     pressure_report(&st->cs->pr, &resp->usage, t->est);
     st->model_failures = 0;
     if (!st->cfg.stream) {
         /* A whole reply streams as one delta per block, so every surface
          * sees the same event sequence either way. */
         for (size_t b = 0; b < resp->message.n_blocks; b++) {
-            const wire_block *blk = &resp->message.blocks[b];
-            if (blk->kind == WIRE_BLOCK_THINKING && blk->text && *blk->text)
+            const msg_block *blk = &resp->message.blocks[b];
+            if (blk->kind == MSG_BLOCK_THINKING && blk->text && *blk->text)
                 on_thinking(st->io, blk->text, strlen(blk->text));
-            else if (blk->kind == WIRE_BLOCK_TEXT && blk->text && *blk->text)
+            else if (blk->kind == MSG_BLOCK_TEXT && blk->text && *blk->text)
                 on_text(st->io, blk->text, strlen(blk->text));
         }
     }
@@ -387,8 +387,8 @@ static loop_step observe(loop_state *st, loop_turn *t, int rc, const loom_error 
 {
     loop_result *out = st->out;
     for (size_t b = 0; b < t->resp.message.n_blocks; b++)
-        t->has_tools |= t->resp.message.blocks[b].kind == WIRE_BLOCK_TOOL_USE;
-    char *text = wire_message_text(&t->resp.message);
+        t->has_tools |= t->resp.message.blocks[b].kind == MSG_BLOCK_TOOL_USE;
+    char *text = msg_message_text(&t->resp.message);
     if (*text || !t->has_tools) {
         free(out->final_text);
         out->final_text = text;
@@ -396,7 +396,7 @@ static loop_step observe(loop_state *st, loop_turn *t, int rc, const loom_error 
         free(text);
     }
     t->stop = t->resp.stop_reason;
-    wire_response_free(&t->resp);
+    msg_response_free(&t->resp);
     if (rc != 0) {
         finish_session_error(out, err);
         return STEP_STOP;
@@ -464,7 +464,7 @@ static void run_end(loop_state *st)
     loop_fire_final_stop(st);
     /* A background compaction still writing is stopped; what it spent is
      * the run's. */
-    wire_usage spent;
+    msg_usage spent;
     unsigned calls = context_background_stop(st->cs, &spent);
     loop_count_side_usage(st, "compaction", NULL, NULL, &spent, calls);
 }
@@ -496,6 +496,6 @@ void loop_result_free(loop_result *r)
 {
     json_decref(r->interrupt);
     free(r->final_text);
-    wire_usage_free(&r->usage);
+    msg_usage_free(&r->usage);
     memset(r, 0, sizeof *r);
 }

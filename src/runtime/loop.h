@@ -82,7 +82,7 @@ typedef struct loop_result {
                                        cancelled, model_error, max_tokens, … */
     char *final_text;               /* the last assistant text; caller frees */
     int turns;                      /* model calls made */
-    wire_usage usage;               /* totals (raw unused) */
+    msg_usage usage;               /* totals (raw unused) */
     double cost_usd;                /* < 0 when prices are unknown */
     loom_error err;                 /* set when state is failed */
     json_t *interrupt;              /* the event that ended the run (external signal),

@@ -35,16 +35,16 @@ static bool port_fire(void *ctx, context_hook ev, json_t *extra, char **why)
     return blocked;
 }
 
-static void port_add_usage(void *ctx, const wire_usage *u)
+static void port_add_usage(void *ctx, const msg_usage *u)
 {
     loop_context *lc = ctx;
     if (!lc->usage)
         return;
-    wire_usage_add(lc->usage, u);
-    lc->env.budget_used = wire_usage_total(lc->usage);
+    msg_usage_add(lc->usage, u);
+    lc->env.budget_used = msg_usage_total(lc->usage);
 }
 
-void loop_context_init(loop_context *lc, const loop_params *p, loop_io *io, wire_usage *usage)
+void loop_context_init(loop_context *lc, const loop_params *p, loop_io *io, msg_usage *usage)
 {
     lc->io = io;
     lc->usage = usage;
@@ -58,14 +58,14 @@ void loop_context_init(loop_context *lc, const loop_params *p, loop_io *io, wire
         .system_dynamic = p->system_dynamic,
         .tools_est = tool_registry_tokens(p->tools),
         .budget_total = p->max_tokens_total,
-        .budget_used = usage ? wire_usage_total(usage) : 0,
+        .budget_used = usage ? msg_usage_total(usage) : 0,
         .port = {.ctx = lc, .emit = port_emit, .warn = port_warn, .fire_hook = port_fire,
                  .add_usage = port_add_usage, .model = io->model},
     };
 }
 
 int loop_context_request(loop_context *lc, context_state *cs, const loop_params *p,
-                         const provider_config *cfg, const loom_str *tail, wire_request *req,
+                         const provider_config *cfg, const loom_str *tail, msg_request *req,
                          int64_t *est, loom_error *err)
 {
     if (context_build_request(cs, &lc->env, cfg, tail, req, est, err) != 0)

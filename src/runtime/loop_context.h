@@ -15,19 +15,19 @@
 
 typedef struct loop_context {
     loop_io *io;                /* events, hooks, transcript, C_working, M_f */
-    wire_usage *usage;          /* where context work's tokens are added (NULL: dropped) */
+    msg_usage *usage;          /* where context work's tokens are added (NULL: dropped) */
     context_env env;            /* handed to every context_* call */
 } loop_context;
 
 /* Fills lc for p and io; its env reports through io (emit, governance's
  * hooks, the model port) and adds usage to *usage. lc must not move while
  * env is in use (the port points back at it). */
-void loop_context_init(loop_context *lc, const loop_params *p, loop_io *io, wire_usage *usage);
+void loop_context_init(loop_context *lc, const loop_params *p, loop_io *io, msg_usage *usage);
 
 /* The request for a turn: context_build_request, then the tools'
  * declarations (C_skill) that the context module only counts. */
 int loop_context_request(loop_context *lc, context_state *cs, const loop_params *p,
-                         const provider_config *cfg, const loom_str *tail, wire_request *req,
+                         const provider_config *cfg, const loom_str *tail, msg_request *req,
                          int64_t *est, loom_error *err);
 
 #endif

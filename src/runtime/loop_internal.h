@@ -35,9 +35,9 @@ typedef struct loop_state {
 
 /* What one turn carries from step to step. */
 typedef struct loop_turn {
-    wire_request req;
+    msg_request req;
     int64_t est;               /* the request's local token estimate */
-    wire_response resp;
+    msg_response resp;
     char *hook_stop;           /* a tool's or Stop hook's "continue": false reason; owned */
     const char *stop_event;    /* which hook event stopped it */
     bool has_tools;
@@ -73,21 +73,21 @@ void loop_fire_final_stop(loop_state *st);
 /* --- loop_tools.c: the Act ------------------------------------------------- */
 
 /* Runs the reply's tool calls and records each result in call order. */
-int loop_run_tools(loop_state *st, const wire_message *reply, const char *message_id,
+int loop_run_tools(loop_state *st, const msg_message *reply, const char *message_id,
                    char **hook_stop, const char **stop_event, loom_error *err);
 
 /* --- loop_usage.c: accounting ---------------------------------------------- */
 
 /* A model reply of the turn: its usage added, priced, and model.completed. */
-void loop_count_reply(loop_state *st, const wire_response *resp);
+void loop_count_reply(loop_state *st, const msg_response *resp);
 /* A model call the run made besides its turns (purpose: "permission_classifier",
  * …): added to the usage and cost, so the token budget and the cost cap
  * see it, and reported as a model.usage event naming the purpose. */
 void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr,
-                           const char *tool, const wire_usage *u, unsigned calls);
+                           const char *tool, const msg_usage *u, unsigned calls);
 /* Context work adds its tokens to the usage itself (the port); what it
  * spent since `before` is priced and reported here, so cost_usd and max_usd
  * see it too. */
-void loop_price_compaction(loop_state *st, const wire_usage *before);
+void loop_price_compaction(loop_state *st, const msg_usage *before);
 
 #endif

@@ -70,21 +70,21 @@ static void detect_repeats(loop_state *st, const tool_call *calls, size_t n)
     }
 }
 
-int loop_run_tools(loop_state *st, const wire_message *reply, const char *message_id,
+int loop_run_tools(loop_state *st, const msg_message *reply, const char *message_id,
                    char **hook_stop, const char **stop_event, loom_error *err)
 {
     loop_io *io = st->io;
     size_t n = 0;
     for (size_t i = 0; i < reply->n_blocks; i++)
-        n += reply->blocks[i].kind == WIRE_BLOCK_TOOL_USE;
+        n += reply->blocks[i].kind == MSG_BLOCK_TOOL_USE;
     if (n == 0)
         return 0;
     tool_call *calls = xcalloc(n, sizeof *calls);
     tool_outcome *outs = xcalloc(n, sizeof *outs);
     size_t k = 0;
     for (size_t i = 0; i < reply->n_blocks; i++) {
-        const wire_block *b = &reply->blocks[i];
-        if (b->kind == WIRE_BLOCK_TOOL_USE)
+        const msg_block *b = &reply->blocks[i];
+        if (b->kind == MSG_BLOCK_TOOL_USE)
             calls[k++] = (tool_call){b->id, b->name, b->input};
     }
     detect_repeats(st, calls, n);

@@ -6,7 +6,7 @@
 
 /* USD for one reply. Cache writes cost 1.25× and cache reads 0.1× the input
  * price (Anthropic's published multipliers; OpenAI reports no writes). */
-static double usage_cost(const loop_params *p, const wire_usage *u)
+static double usage_cost(const loop_params *p, const msg_usage *u)
 {
     return ((double)u->input_tokens * p->price_input_per_mtok +
             (double)u->cache_creation_tokens * p->price_input_per_mtok * 1.25 +
@@ -17,52 +17,52 @@ static double usage_cost(const loop_params *p, const wire_usage *u)
 /* The usage total changed: the dashboard's budget line follows it. */
 static void usage_changed(loop_state *st)
 {
-    st->ctx.env.budget_used = wire_usage_total(&st->out->usage);
+    st->ctx.env.budget_used = msg_usage_total(&st->out->usage);
 }
 
-void loop_count_reply(loop_state *st, const wire_response *resp)
+void loop_count_reply(loop_state *st, const msg_response *resp)
 {
     loop_result *out = st->out;
-    wire_usage_add(&out->usage, &resp->usage);
+    msg_usage_add(&out->usage, &resp->usage);
     usage_changed(st);
     double cost = out->cost_usd >= 0 ? usage_cost(&st->p, &resp->usage) : 0;
     if (out->cost_usd >= 0)
         out->cost_usd += cost;
     out->turns = st->turn;
-    json_t *u = wire_usage_to_json(&resp->usage);
+    json_t *u = msg_usage_to_json(&resp->usage);
     loop_emit(st->io, LOOM_EV_MODEL_COMPLETED, LOOM_VIS_USER, resp->request_id,
               event_model_completed(st->turn, resp->stop_reason, resp->request_id, u,
                                     out->cost_usd));
 }
 
 void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr,
-                           const char *tool, const wire_usage *u, unsigned calls)
+                           const char *tool, const msg_usage *u, unsigned calls)
 {
     if (calls == 0)
         return;
     loop_result *out = st->out;
-    wire_usage_add(&out->usage, u);
+    msg_usage_add(&out->usage, u);
     usage_changed(st);
     if (out->cost_usd >= 0)
         out->cost_usd += usage_cost(&st->p, u);
     loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, corr,
-              event_model_usage(purpose, tool, (int)calls, wire_usage_to_json(u), out->cost_usd));
+              event_model_usage(purpose, tool, (int)calls, msg_usage_to_json(u), out->cost_usd));
 }
 
-void loop_price_compaction(loop_state *st, const wire_usage *before)
+void loop_price_compaction(loop_state *st, const msg_usage *before)
 {
     loop_result *out = st->out;
-    wire_usage d = {
+    msg_usage d = {
         .input_tokens = out->usage.input_tokens - before->input_tokens,
         .output_tokens = out->usage.output_tokens - before->output_tokens,
         .cache_read_tokens = out->usage.cache_read_tokens - before->cache_read_tokens,
         .cache_creation_tokens = out->usage.cache_creation_tokens - before->cache_creation_tokens,
         .reasoning_tokens = out->usage.reasoning_tokens - before->reasoning_tokens,
     };
-    if (wire_usage_total(&d) <= 0)
+    if (msg_usage_total(&d) <= 0)
         return;
     if (out->cost_usd >= 0)
         out->cost_usd += usage_cost(&st->p, &d);
     loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, NULL,
-              event_model_usage_compaction(wire_usage_to_json(&d), out->cost_usd));
+              event_model_usage_compaction(msg_usage_to_json(&d), out->cost_usd));
 }

@@ -32,11 +32,11 @@ static side side_of(const json_t *rec)
 
 /* The last message when it has this role, else a new one. Fetched anew for
  * every block: adding a message may move the array. */
-static wire_message *tail(wire_request *req, wire_role role)
+static msg_message *tail(msg_request *req, msg_role role)
 {
     if (req->n_messages && req->messages[req->n_messages - 1].role == role)
         return &req->messages[req->n_messages - 1];
-    return wire_request_add_message(req, role);
+    return msg_request_add_message(req, role);
 }
 
 static bool nonempty(const char *s)
@@ -45,13 +45,13 @@ static bool nonempty(const char *s)
 }
 
 /* Content blocks of a message record; false when none was usable. */
-static bool add_content(wire_request *req, wire_role role, const json_t *rec)
+static bool add_content(msg_request *req, msg_role role, const json_t *rec)
 {
     json_t *content = json_object_get(rec, "content");
     if (json_is_string(content)) {
         if (!nonempty(json_string_value(content)))
             return false;
-        wire_message_add_text(tail(req, role), json_string_value(content));
+        msg_message_add_text(tail(req, role), json_string_value(content));
         return true;
     }
     bool any = false;
@@ -63,14 +63,14 @@ static bool add_content(wire_request *req, wire_role role, const json_t *rec)
             /* Providers refuse empty text blocks. */
             const char *text = json_get_str(b, "text", NULL);
             if (nonempty(text)) {
-                wire_message_add_text(tail(req, role), text);
+                msg_message_add_text(tail(req, role), text);
                 any = true;
             }
-        } else if (strcmp(type, "image") == 0 && role == WIRE_ROLE_USER) {
+        } else if (strcmp(type, "image") == 0 && role == MSG_ROLE_USER) {
             const char *mt = json_get_str(b, "mediaType", NULL);
             const char *data = json_get_str(b, "data", NULL);
             if (nonempty(mt) && nonempty(data)) {
-                wire_message_add_image(tail(req, role), mt, data);
+                msg_message_add_image(tail(req, role), mt, data);
                 any = true;
             }
         }
@@ -78,18 +78,18 @@ static bool add_content(wire_request *req, wire_role role, const json_t *rec)
     return any;
 }
 
-static bool add_reasoning(wire_request *req, const json_t *rec)
+static bool add_reasoning(msg_request *req, const json_t *rec)
 {
     const char *text = json_get_str(rec, "text", NULL);
     const char *sig = json_get_str(rec, "signature", NULL);
     const char *redacted = json_get_str(rec, "redactedData", NULL);
-    wire_block *b;
+    msg_block *b;
     if (text) {
-        b = wire_message_add_thinking(tail(req, WIRE_ROLE_ASSISTANT), text, sig);
+        b = msg_message_add_thinking(tail(req, MSG_ROLE_ASSISTANT), text, sig);
         if (redacted)
             b->data = xstrdup(redacted);
     } else if (redacted) {
-        b = wire_message_add_redacted_thinking(tail(req, WIRE_ROLE_ASSISTANT), redacted);
+        b = msg_message_add_redacted_thinking(tail(req, MSG_ROLE_ASSISTANT), redacted);
         if (sig)
             b->signature = xstrdup(sig);
     } else {
@@ -120,11 +120,11 @@ static const char *call_id(const json_t *rec)
     return json_get_str(rec, "callId", NULL);
 }
 
-static void add_result(wire_request *req, const char *id, const json_t *rec)
+static void add_result(msg_request *req, const char *id, const json_t *rec)
 {
     const char *status = json_get_str(rec, "status", "completed");
     bool is_error = json_get_bool(rec, "isError", strcmp(status, "error") == 0);
-    wire_message_add_tool_result(tail(req, WIRE_ROLE_USER), id,
+    msg_message_add_tool_result(tail(req, MSG_ROLE_USER), id,
                                  json_get_str(rec, "output", ""), is_error);
 }
 
@@ -142,7 +142,7 @@ static void calls_push(calls *c, const char *id)
     c->ids[c->n++] = id;
 }
 
-static void emit_assistant(json_t *const *recs, size_t from, size_t to, wire_request *req,
+static void emit_assistant(json_t *const *recs, size_t from, size_t to, msg_request *req,
                            calls *pending, history_stats *st)
 {
     for (size_t k = from; k < to; k++) {
@@ -157,7 +157,7 @@ static void emit_assistant(json_t *const *recs, size_t from, size_t to, wire_req
             const char *id = call_id(rec);
             const char *name = json_get_str(rec, "name", NULL);
             if (nonempty(id) && nonempty(name)) {
-                wire_message_add_tool_use(tail(req, WIRE_ROLE_ASSISTANT), id, name,
+                msg_message_add_tool_use(tail(req, MSG_ROLE_ASSISTANT), id, name,
                                           call_input(rec));
                 calls_push(pending, id);
                 used = true;
@@ -166,21 +166,21 @@ static void emit_assistant(json_t *const *recs, size_t from, size_t to, wire_req
                 continue;
             }
         } else {
-            used = add_content(req, WIRE_ROLE_ASSISTANT, rec);
+            used = add_content(req, MSG_ROLE_ASSISTANT, rec);
         }
         if (used)
             st->n_used++;
     }
 }
 
-static void synthesize(wire_request *req, const char *id, history_stats *st)
+static void synthesize(msg_request *req, const char *id, history_stats *st)
 {
-    wire_message_add_tool_result(tail(req, WIRE_ROLE_USER), id, HISTORY_INTERRUPTED_RESULT,
+    msg_message_add_tool_result(tail(req, MSG_ROLE_USER), id, HISTORY_INTERRUPTED_RESULT,
                                  true);
     st->n_synthesized++;
 }
 
-static void emit_user(json_t *const *recs, size_t from, size_t to, wire_request *req,
+static void emit_user(json_t *const *recs, size_t from, size_t to, msg_request *req,
                       calls *pending, history_stats *st)
 {
     bool *consumed = xcalloc(to - from, 1);
@@ -222,7 +222,7 @@ static void emit_user(json_t *const *recs, size_t from, size_t to, wire_request 
             const char *id = call_id(rec);
             str_printf(&s, "Result of tool call %s (its call is not in this history):\n%s",
                        id ? id : "(no id)", json_get_str(rec, "output", ""));
-            wire_message_add_text(tail(req, WIRE_ROLE_USER), str_cstr(&s));
+            msg_message_add_text(tail(req, MSG_ROLE_USER), str_cstr(&s));
             str_free(&s);
             st->n_orphans++;
             st->n_used++;
@@ -230,17 +230,17 @@ static void emit_user(json_t *const *recs, size_t from, size_t to, wire_request 
             loom_str s = LOOM_STR_INIT;
             str_puts(&s, HISTORY_SUMMARY_PREFIX);
             str_puts(&s, json_get_str(rec, "summary", ""));
-            wire_message_add_text(tail(req, WIRE_ROLE_USER), str_cstr(&s));
+            msg_message_add_text(tail(req, MSG_ROLE_USER), str_cstr(&s));
             str_free(&s);
             st->n_used++;
-        } else if (add_content(req, WIRE_ROLE_USER, rec)) {
+        } else if (add_content(req, MSG_ROLE_USER, rec)) {
             st->n_used++;
         }
     }
     free(consumed);
 }
 
-int history_from_records(json_t *const *recs, size_t n, wire_request *req,
+int history_from_records(json_t *const *recs, size_t n, msg_request *req,
                          history_stats *stats)
 {
     history_stats local = {0};
@@ -275,7 +275,7 @@ int history_from_records(json_t *const *recs, size_t n, wire_request *req,
     return 0;
 }
 
-int history_from_transcript(transcript *t, wire_request *req, history_stats *stats)
+int history_from_transcript(transcript *t, msg_request *req, history_stats *stats)
 {
     json_t **recs = NULL;
     size_t n = 0;

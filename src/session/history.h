@@ -36,10 +36,10 @@ typedef struct history_stats {
  * to req->messages. Non-conversation records are skipped. A tool-use input
  * that is not a JSON object (a model's broken arguments) is sent as {}.
  * stats may be NULL. Returns 0. */
-int history_from_records(json_t *const *recs, size_t n, wire_request *req,
+int history_from_records(json_t *const *recs, size_t n, msg_request *req,
                          history_stats *stats);
 
 /* history_from_records over transcript_active(t). Returns 0. */
-int history_from_transcript(transcript *t, wire_request *req, history_stats *stats);
+int history_from_transcript(transcript *t, msg_request *req, history_stats *stats);
 
 #endif

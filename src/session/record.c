@@ -237,7 +237,7 @@ bool record_skip_run(const json_t *rec)
 }
 
 /* providerData shared by every record of one reply (seed 001 §3.5). */
-static void attribute(json_t *rec, const wire_response *resp, const char *request_id)
+static void attribute(json_t *rec, const msg_response *resp, const char *request_id)
 {
     json_t *pd = record_provider_data(rec, true);
     json_set_str(pd, "conversationRequestId", request_id ? request_id : resp->request_id);
@@ -245,19 +245,19 @@ static void attribute(json_t *rec, const wire_response *resp, const char *reques
     json_set_str(pd, "model", resp->model);
 }
 
-json_t *record_from_response(const wire_response *resp, const char *request_id)
+json_t *record_from_response(const msg_response *resp, const char *request_id)
 {
     json_t *out = json_array();
     if (!resp)
         return out;
-    const wire_message *m = &resp->message;
+    const msg_message *m = &resp->message;
     json_t *text_msg = NULL; /* the message record a run of text goes into */
     for (size_t i = 0; i < m->n_blocks; i++) {
-        const wire_block *b = &m->blocks[i];
+        const msg_block *b = &m->blocks[i];
         json_t *rec = NULL;
         switch (b->kind) {
-        case WIRE_BLOCK_TEXT:
-        case WIRE_BLOCK_IMAGE: {
+        case MSG_BLOCK_TEXT:
+        case MSG_BLOCK_IMAGE: {
             if (!text_msg) {
                 text_msg = record_new(RECORD_MESSAGE);
                 json_set_str(text_msg, "role", "assistant");
@@ -265,7 +265,7 @@ json_t *record_from_response(const wire_response *resp, const char *request_id)
                 rec = text_msg;
             }
             json_t *block;
-            if (b->kind == WIRE_BLOCK_TEXT) {
+            if (b->kind == MSG_BLOCK_TEXT) {
                 block = json_object();
                 json_set_str(block, "type", "text");
                 set_str_or_empty(block, "text", b->text);
@@ -275,22 +275,22 @@ json_t *record_from_response(const wire_response *resp, const char *request_id)
             json_array_append_new(json_get_arr(text_msg, "content"), block);
             break;
         }
-        case WIRE_BLOCK_THINKING:
+        case MSG_BLOCK_THINKING:
             text_msg = NULL;
             rec = record_reasoning(b->text ? b->text : "", b->signature, b->data);
             break;
-        case WIRE_BLOCK_REDACTED_THINKING:
+        case MSG_BLOCK_REDACTED_THINKING:
             text_msg = NULL;
             rec = record_reasoning(NULL, b->signature, b->data ? b->data : "");
             break;
-        case WIRE_BLOCK_TOOL_USE: {
+        case MSG_BLOCK_TOOL_USE: {
             text_msg = NULL;
             char *args = b->input ? json_dump_compact(b->input) : NULL;
             rec = record_function_call(b->id, b->name, args);
             free(args);
             break;
         }
-        case WIRE_BLOCK_TOOL_RESULT:
+        case MSG_BLOCK_TOOL_RESULT:
             /* Never part of a model reply; nothing sensible to record. */
             break;
         }
@@ -307,7 +307,7 @@ json_t *record_from_response(const wire_response *resp, const char *request_id)
         json_array_append_new(out, rec);
     }
     json_t *pd = record_provider_data(json_array_get(out, json_array_size(out) - 1), true);
-    json_object_set_new(pd, "usage", wire_usage_to_json(&resp->usage));
+    json_object_set_new(pd, "usage", msg_usage_to_json(&resp->usage));
     if (resp->usage.raw)
         json_object_set_new(pd, "rawUsage", json_deep_copy(resp->usage.raw));
     json_set_str(pd, "stopReason", loom_stop_reason_name(resp->stop_reason));

@@ -88,11 +88,11 @@ json_t *record_resend_fork_notice(const char *parent_id, const char *edited_user
  * function_call per tool use. Each carries providerData with
  * conversationRequestId (request_id, else resp->request_id), messageId
  * (resp->response_id) and model; the last one also carries usage
- * (wire_usage_to_json), rawUsage (the provider's own, when present) and
+ * (msg_usage_to_json), rawUsage (the provider's own, when present) and
  * stopReason. A reply without blocks still yields one empty assistant
  * message so its usage is recorded. Returns a new JSON array of new
  * records; the caller appends each and decrefs the array. */
-json_t *record_from_response(const wire_response *resp, const char *request_id);
+json_t *record_from_response(const msg_response *resp, const char *request_id);
 
 /* The record's providerData object, created when create is true and it is
  * absent (or not an object). Borrowed; NULL when absent and !create. */

@@ -148,10 +148,10 @@ const tool_def *tool_registry_at(const tool_registry *reg, size_t i)
     return reg && i < reg->n ? reg->v[i].def : NULL;
 }
 
-void tool_registry_to_request(const tool_registry *reg, wire_request *req)
+void tool_registry_to_request(const tool_registry *reg, msg_request *req)
 {
     for (size_t i = 0; reg && i < reg->n; i++)
-        wire_request_add_tool(req, reg->v[i].def->name, reg->v[i].def->description,
+        msg_request_add_tool(req, reg->v[i].def->name, reg->v[i].def->description,
                               json_incref(reg->v[i].schema)); /* immutable: shared, not copied */
 }
 

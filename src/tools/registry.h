@@ -50,7 +50,7 @@ const tool_def *tool_registry_at(const tool_registry *reg, size_t i);
  * copied (the request holds a new reference to each): they are never
  * modified after registration, and jansson's reference counts are atomic,
  * so requests on other threads may hold them. */
-void tool_registry_to_request(const tool_registry *reg, wire_request *req);
+void tool_registry_to_request(const tool_registry *reg, msg_request *req);
 
 /* C_skill's size in estimated tokens (context/tokens.h), from the
  * declarations' own text: the schemas are written compact, so their text is

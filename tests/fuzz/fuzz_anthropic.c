@@ -8,7 +8,7 @@
 #include "net/sse.h"
 
 typedef struct ctx {
-    wire_decoder *dec;
+    provider_decoder *dec;
     loom_error err;
 } ctx;
 
@@ -22,19 +22,19 @@ static void on_text(void *p, const char *d, size_t n) { (void)p; (void)d; (void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    wire_stream_sink sink = {.on_text = on_text, .on_thinking = on_text};
-    wire_response resp = {0};
+    provider_stream_sink sink = {.on_text = on_text, .on_thinking = on_text};
+    msg_response resp = {0};
     ctx c = {.dec = anthropic_codec.decoder_new(&resp, &sink)};
     sse_parser *p = sse_parser_new(on_event, &c);
     if (sse_parser_feed(p, (const char *)data, size) == 0 && sse_parser_finish(p) == 0)
         anthropic_codec.decoder_finish(c.dec, &c.err);
     sse_parser_free(p);
     anthropic_codec.decoder_free(c.dec);
-    wire_response_free(&resp);
+    msg_response_free(&resp);
 
-    wire_response body = {0};
+    msg_response body = {0};
     loom_error err;
     anthropic_codec.parse_body((const char *)data, size, &body, &err);
-    wire_response_free(&body);
+    msg_response_free(&body);
     return 0;
 }

@@ -1,4 +1,4 @@
-/* fuzz_anthropic_encode.c — differential: a wire_request built from the fuzz
+/* fuzz_anthropic_encode.c — differential: a msg_request built from the fuzz
  * bytes goes through the direct Anthropic encoder and through the old
  * tree-building one (tests/unit/anthropic_encode_reference.h); return codes,
  * URL, headers and body must agree byte for byte, or the target aborts.
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in r = {data, data + size};
     provider_config cfg;
     provider_config_init(&cfg);
-    wire_request req = {0};
+    msg_request req = {0};
     unsigned flags = byte(&r);
     req.stream = flags & 1;
     req.system_cache = flags & 2;
@@ -95,19 +95,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(&req.temperature, r.p, 8); /* any bits at all */
         r.p += 8;
     }
-    wire_message *m = NULL;
-    wire_block *b = NULL;
+    msg_message *m = NULL;
+    msg_block *b = NULL;
     while (r.p < r.e) {
         unsigned op = byte(&r);
         switch (op % 16) {
-        case 0: m = wire_request_add_message(&req, (op >> 4) & 1 ? WIRE_ROLE_ASSISTANT
-                                                                  : WIRE_ROLE_USER);
+        case 0: m = msg_request_add_message(&req, (op >> 4) & 1 ? MSG_ROLE_ASSISTANT
+                                                                  : MSG_ROLE_USER);
             b = NULL;
             break;
         case 1: /* a block of kind op>>4 (mod 6), fields set by later ops */
             if (!m)
-                m = wire_request_add_message(&req, WIRE_ROLE_USER);
-            b = wire_message_push(m, (wire_block_kind)((op >> 4) % 6));
+                m = msg_request_add_message(&req, MSG_ROLE_USER);
+            b = msg_message_push(m, (msg_block_kind)((op >> 4) % 6));
             break;
         case 2: if (b) set(&b->text, string(&r)); break;
         case 3: if (b) set(&b->signature, string(&r)); break;
@@ -130,8 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 10: {
             char *name = string(&r), *desc = string(&r);
             json_t *schema = value(&r);
-            wire_request_add_tool(&req, "x", "", schema);
-            wire_tool *tool = &req.tools[req.n_tools - 1];
+            msg_request_add_tool(&req, "x", "", schema);
+            msg_tool *tool = &req.tools[req.n_tools - 1];
             set(&tool->name, name);
             set(&tool->description, desc);
             if ((op >> 4) & 1) {
@@ -157,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (encoders_agree(&req, &cfg) != 0)
         abort();
-    wire_request_free(&req);
+    msg_request_free(&req);
     provider_config_free(&cfg);
     return 0;
 }

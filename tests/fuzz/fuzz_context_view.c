@@ -40,11 +40,11 @@ static void view_free(view *v)
 
 static void to_request(const view *v)
 {
-    wire_request req;
+    msg_request req;
     memset(&req, 0, sizeof req);
     history_stats st;
     history_from_records(v->recs, v->n, &req, &st);
-    wire_request_free(&req);
+    msg_request_free(&req);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -86,11 +86,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* D: the summarization request, fitted into a small budget. */
     json_t *um = compact_user_messages(chain, n);
-    wire_request req;
+    msg_request req;
     memset(&req, 0, sizeof req);
     compact_build_request(v.recs, v.n, um, size % 2 ? "focus on the tests" : NULL,
                           100 + (int64_t)(size % 5) * 100, &req);
-    wire_request_free(&req);
+    msg_request_free(&req);
     (void)compact_has_new_history(chain, n);
 
     /* renew: the goal is the first thing the user wrote, as in a session. */

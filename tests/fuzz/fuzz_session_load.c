@@ -27,10 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)transcript_check(t, true, &err);
 
     transcript_active(t, &chain, &n);
-    wire_request req = {0};
+    msg_request req = {0};
     history_stats st;
     history_from_records(chain, n, &req, &st);
-    wire_request_free(&req);
+    msg_request_free(&req);
     free(chain);
 
     size_t count = transcript_count(t);
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *id = json_string_value(json_object_get(transcript_record(t, i), "id"));
         if (transcript_chain(t, id, i % 2 == 0, &chain, &n, NULL) == 0) {
             history_from_records(chain, n, &req, NULL);
-            wire_request_free(&req);
+            msg_request_free(&req);
             free(chain);
         }
     }

@@ -22,19 +22,19 @@ static void reference_add_cache(json_t *block, bool on)
         json_object_set_new(block, "cache_control", json_pack("{s:s}", "type", "ephemeral"));
 }
 
-static json_t *reference_encode_block(const wire_block *b)
+static json_t *reference_encode_block(const msg_block *b)
 {
     json_t *o = NULL;
     switch (b->kind) {
-    case WIRE_BLOCK_TEXT:
+    case MSG_BLOCK_TEXT:
         o = json_pack("{s:s,s:s}", "type", "text", "text", b->text ? b->text : "");
         break;
-    case WIRE_BLOCK_IMAGE:
+    case MSG_BLOCK_IMAGE:
         o = json_pack("{s:s,s:{s:s,s:s,s:s}}", "type", "image", "source", "type", "base64",
                       "media_type", b->media_type ? b->media_type : "image/png", "data",
                       b->data ? b->data : "");
         break;
-    case WIRE_BLOCK_TOOL_USE:
+    case MSG_BLOCK_TOOL_USE:
         if (b->input)
             o = json_pack("{s:s,s:s,s:s,s:O}", "type", "tool_use", "id", b->id ? b->id : "",
                           "name", b->name ? b->name : "", "input", b->input);
@@ -42,20 +42,20 @@ static json_t *reference_encode_block(const wire_block *b)
             o = json_pack("{s:s,s:s,s:s,s:o}", "type", "tool_use", "id", b->id ? b->id : "",
                           "name", b->name ? b->name : "", "input", json_object());
         break;
-    case WIRE_BLOCK_TOOL_RESULT:
+    case MSG_BLOCK_TOOL_RESULT:
         o = json_pack("{s:s,s:s,s:s}", "type", "tool_result", "tool_use_id", b->id ? b->id : "",
                       "content", b->text ? b->text : "");
         if (b->is_error)
             json_object_set_new(o, "is_error", json_true());
         break;
-    case WIRE_BLOCK_THINKING:
+    case MSG_BLOCK_THINKING:
         /* Without a signature the API rejects a thinking block; drop it. */
         if (!b->signature)
             return NULL;
         o = json_pack("{s:s,s:s,s:s}", "type", "thinking", "thinking", b->text ? b->text : "",
                       "signature", b->signature);
         break;
-    case WIRE_BLOCK_REDACTED_THINKING:
+    case MSG_BLOCK_REDACTED_THINKING:
         o = json_pack("{s:s,s:s}", "type", "redacted_thinking", "data", b->data ? b->data : "");
         break;
     }
@@ -64,8 +64,8 @@ static json_t *reference_encode_block(const wire_block *b)
     return o;
 }
 
-static int reference_encode(const wire_request *req, const provider_config *cfg,
-                            wire_http_call *call, loom_error *err)
+static int reference_encode(const msg_request *req, const provider_config *cfg,
+                            provider_http_call *call, loom_error *err)
 {
     const char *base = cfg->base_url ? cfg->base_url : "https://api.anthropic.com";
     size_t blen = strlen(base);
@@ -74,12 +74,12 @@ static int reference_encode(const wire_request *req, const provider_config *cfg,
     str_append(&call->url, base, blen);
     str_puts(&call->url, "/v1/messages");
 
-    wire_http_call_header(call, "Content-Type: application/json");
-    wire_http_call_header(call, "anthropic-version: %s", "2023-06-01");
+    provider_http_call_header(call, "Content-Type: application/json");
+    provider_http_call_header(call, "anthropic-version: %s", "2023-06-01");
     if (cfg->api_key && *cfg->api_key)
-        wire_http_call_header(call, "x-api-key: %s", cfg->api_key);
+        provider_http_call_header(call, "x-api-key: %s", cfg->api_key);
     if (req->stream)
-        wire_http_call_header(call, "Accept: text/event-stream");
+        provider_http_call_header(call, "Accept: text/event-stream");
 
     json_t *body = json_object();
     json_set_str(body, "model", req->model ? req->model : cfg->model);
@@ -100,7 +100,7 @@ static int reference_encode(const wire_request *req, const provider_config *cfg,
         json_decref(system);
     json_t *msgs = json_array();
     for (size_t i = 0; i < req->n_messages; i++) {
-        const wire_message *m = &req->messages[i];
+        const msg_message *m = &req->messages[i];
         json_t *content = json_array();
         for (size_t j = 0; j < m->n_blocks; j++) {
             json_t *b = reference_encode_block(&m->blocks[j]);
@@ -111,7 +111,7 @@ static int reference_encode(const wire_request *req, const provider_config *cfg,
             json_decref(content);
             continue;
         }
-        json_array_append_new(msgs, json_pack("{s:s,s:o}", "role", wire_role_name(m->role),
+        json_array_append_new(msgs, json_pack("{s:s,s:o}", "role", msg_role_name(m->role),
                                               "content", content));
     }
     json_object_set_new(body, "messages", msgs);
@@ -141,9 +141,9 @@ static int reference_encode(const wire_request *req, const provider_config *cfg,
 
 /* Both encoders on req: 0 when return codes, URLs, headers and bodies are
  * the same, else -1 after printing where they part. */
-static int encoders_agree(const wire_request *req, const provider_config *cfg)
+static int encoders_agree(const msg_request *req, const provider_config *cfg)
 {
-    wire_http_call a = {0}, b = {0};
+    provider_http_call a = {0}, b = {0};
     loom_error ea, eb;
     int ra = reference_encode(req, cfg, &a, &ea);
     int rb = anthropic_codec.encode(req, cfg, &b, &eb);
@@ -177,8 +177,8 @@ static int encoders_agree(const wire_request *req, const provider_config *cfg)
                 b.body.len > from ? b.body.ptr + from : "");
         bad = 1;
     }
-    wire_http_call_free(&a);
-    wire_http_call_free(&b);
+    provider_http_call_free(&a);
+    provider_http_call_free(&b);
     return bad ? -1 : 0;
 }
 

@@ -33,12 +33,12 @@ static void free_recs(json_t **r, size_t n)
         json_decref(r[i]);
 }
 
-static const char *request_text(const wire_request *req)
+static const char *request_text(const msg_request *req)
 {
     assert_int_equal(req->n_messages, 1);
-    assert_int_equal(req->messages[0].role, WIRE_ROLE_USER);
+    assert_int_equal(req->messages[0].role, MSG_ROLE_USER);
     assert_int_equal(req->messages[0].n_blocks, 1);
-    assert_int_equal(req->messages[0].blocks[0].kind, WIRE_BLOCK_TEXT);
+    assert_int_equal(req->messages[0].blocks[0].kind, MSG_BLOCK_TEXT);
     return req->messages[0].blocks[0].text;
 }
 
@@ -62,7 +62,7 @@ static void test_build_request(void **state)
     assert_int_equal(json_array_size(users), 2);
 
     const int64_t budget = 20000;
-    wire_request req = {0};
+    msg_request req = {0};
     compact_build_request(r, n, users, "focus on the tests", budget, &req);
     assert_int_equal(req.n_tools, 0);
     assert_null(req.tools);
@@ -92,13 +92,13 @@ static void test_build_request(void **state)
     assert_null(strstr(text, "MIDMARK"));
     assert_true(strlen(text) < 20000);
     assert_true(tokens_estimate_request(&req) <= budget);
-    wire_request_free(&req);
+    msg_request_free(&req);
 
     /* Without instructions. */
     memset(&req, 0, sizeof req);
     compact_build_request(r, n, users, NULL, budget, &req);
     assert_null(strstr(request_text(&req), "Additional instructions"));
-    wire_request_free(&req);
+    msg_request_free(&req);
 
     json_decref(users);
     free_recs(r, n);
@@ -123,7 +123,7 @@ static void fit_conversation(const char *unit, int64_t budget)
     }
     r[n++] = record_assistant_text("LATEST WORK");
     json_t *users = compact_user_messages(r, n);
-    wire_request req = {0};
+    msg_request req = {0};
     compact_build_request(r, n, users, NULL, budget, &req);
     const char *text = request_text(&req);
     assert_non_null(strstr(text, "FIRST REQUEST"));
@@ -134,7 +134,7 @@ static void fit_conversation(const char *unit, int64_t budget)
     if (est > budget)
         fail_msg("request of %lld tokens over a budget of %lld", (long long)est,
                  (long long)budget);
-    wire_request_free(&req);
+    msg_request_free(&req);
     json_decref(users);
     free_recs(r, n);
 }

@@ -31,7 +31,7 @@ typedef struct fixture {
     /* what the port saw */
     json_t *log;             /* "emit:TYPE", "warn:KIND", "hook:pre", "hook:post" */
     char *last_warning;
-    wire_usage usage;
+    msg_usage usage;
     const char *block;       /* PreCompact blocks with this reason (NULL: allows) */
     bool model_fails;
     int model_calls;
@@ -71,14 +71,14 @@ static bool p_fire(void *ctx, context_hook ev, json_t *extra, char **why)
     return false;
 }
 
-static void p_usage(void *ctx, const wire_usage *u)
+static void p_usage(void *ctx, const msg_usage *u)
 {
     fixture *f = ctx;
-    wire_usage_add(&f->usage, u);
+    msg_usage_add(&f->usage, u);
 }
 
-static int p_model(void *ctx, const provider_config *cfg, const wire_request *req,
-                   const wire_stream_sink *sink, const loom_cancel *cancel, wire_response *out,
+static int p_model(void *ctx, const provider_config *cfg, const msg_request *req,
+                   const provider_stream_sink *sink, const loom_cancel *cancel, msg_response *out,
                    loom_error *err)
 {
     (void)cfg, (void)req, (void)sink, (void)cancel;
@@ -87,8 +87,8 @@ static int p_model(void *ctx, const provider_config *cfg, const wire_request *re
     memset(out, 0, sizeof *out);
     if (f->model_fails)
         return loom_error_set(err, LOOM_ERR_MODEL_UNAVAILABLE, "the model is down");
-    out->message.role = WIRE_ROLE_ASSISTANT;
-    wire_message_add_text(&out->message,
+    out->message.role = MSG_ROLE_ASSISTANT;
+    msg_message_add_text(&out->message,
                           "<analysis>thinking</analysis><summary>the work so far</summary>");
     out->stop_reason = LOOM_STOP_END_TURN;
     out->usage.input_tokens = 300;
@@ -227,12 +227,12 @@ static void test_failed_model_leaves_the_session(void **state)
 static void test_refusal_teaches_the_window(void **state)
 {
     fixture *f = *state;
-    assert_int_equal(wire_refusal_window("prompt is too long: 207000 tokens > 200000 maximum"),
+    assert_int_equal(provider_refusal_window("prompt is too long: 207000 tokens > 200000 maximum"),
                      200000);
-    assert_int_equal(wire_refusal_window("This model's maximum context length is 16000 tokens."),
+    assert_int_equal(provider_refusal_window("This model's maximum context length is 16000 tokens."),
                      16000);
-    assert_int_equal(wire_refusal_window("request too large"), 0);
-    assert_int_equal(wire_refusal_window(NULL), 0);
+    assert_int_equal(provider_refusal_window("request too large"), 0);
+    assert_int_equal(provider_refusal_window(NULL), 0);
     /* A refusal naming a window below what the request was estimated at:
      * the window is learned, the output cap lowered to a quarter of it. */
     int64_t est = 5000;

@@ -85,29 +85,29 @@ static void view_free(view *v)
  * tool_use of an assistant message answered in the next user message. */
 static void assert_paired(json_t *const *v, size_t n)
 {
-    wire_request req = {0};
+    msg_request req = {0};
     history_stats st;
     history_from_records(v, n, &req, &st);
     assert_int_equal(st.n_synthesized, 0);
     assert_int_equal(st.n_orphans, 0);
     for (size_t i = 0; i < req.n_messages; i++) {
-        wire_message *m = &req.messages[i];
-        if (m->role != WIRE_ROLE_ASSISTANT)
+        msg_message *m = &req.messages[i];
+        if (m->role != MSG_ROLE_ASSISTANT)
             continue;
         for (size_t b = 0; b < m->n_blocks; b++) {
-            if (m->blocks[b].kind != WIRE_BLOCK_TOOL_USE)
+            if (m->blocks[b].kind != MSG_BLOCK_TOOL_USE)
                 continue;
             assert_true(i + 1 < req.n_messages);
-            wire_message *next = &req.messages[i + 1];
-            assert_int_equal(next->role, WIRE_ROLE_USER);
+            msg_message *next = &req.messages[i + 1];
+            assert_int_equal(next->role, MSG_ROLE_USER);
             bool found = false;
             for (size_t k = 0; k < next->n_blocks; k++)
-                found |= next->blocks[k].kind == WIRE_BLOCK_TOOL_RESULT &&
+                found |= next->blocks[k].kind == MSG_BLOCK_TOOL_RESULT &&
                          !strcmp(next->blocks[k].id, m->blocks[b].id);
             assert_true(found);
         }
     }
-    wire_request_free(&req);
+    msg_request_free(&req);
 }
 
 /* --- thresholds and config ------------------------------------------------------ */

@@ -41,18 +41,18 @@ static void test_estimate_text(void **state)
 static void test_estimate_request(void **state)
 {
     (void)state;
-    wire_request req = {0};
+    msg_request req = {0};
     assert_int_equal(tokens_estimate_request(&req), 0);
-    wire_message *m = wire_request_add_message(&req, WIRE_ROLE_USER);
-    wire_message_add_text(m, "abcd"); /* 2 */
+    msg_message *m = msg_request_add_message(&req, MSG_ROLE_USER);
+    msg_message_add_text(m, "abcd"); /* 2 */
     assert_int_equal(tokens_estimate_message(m), 4 + TOKENS_PER_BLOCK + 2);
-    wire_message_add_image(m, "image/png", "AAAA");
+    msg_message_add_image(m, "image/png", "AAAA");
     assert_int_equal(tokens_estimate_request(&req),
                      4 + 2 * TOKENS_PER_BLOCK + 2 + TOKENS_PER_IMAGE);
     req.system = strdup("abc"); /* 1 */
     assert_int_equal(tokens_estimate_request(&req),
                      1 + 4 + 2 * TOKENS_PER_BLOCK + 2 + TOKENS_PER_IMAGE);
-    wire_request_free(&req);
+    msg_request_free(&req);
 }
 
 static void test_pressure_local(void **state)
@@ -65,7 +65,7 @@ static void test_pressure_local(void **state)
     assert_string_equal(pressure_source_name(src), "local-estimate");
     assert_int_equal(pressure_tokens(&p, 7, NULL), 7);
     /* A provider that reports nothing leaves the local estimate. */
-    wire_usage none = {0};
+    msg_usage none = {0};
     pressure_report(&p, &none, 1000);
     assert_int_equal(pressure_tokens(&p, 1500, &src), 1500);
     assert_int_equal(src, PRESSURE_LOCAL);
@@ -80,7 +80,7 @@ static void test_pressure_api(void **state)
     pressure p = {.window = 100000};
     /* The provider counted 12,000 (input + cache reads + writes) for a
      * request Loom estimated at 10,000. */
-    wire_usage u = {.input_tokens = 2000, .cache_read_tokens = 9000,
+    msg_usage u = {.input_tokens = 2000, .cache_read_tokens = 9000,
                     .cache_creation_tokens = 1000, .output_tokens = 500};
     pressure_report(&p, &u, 10000);
     pressure_source src;
@@ -105,7 +105,7 @@ static void test_pressure_api(void **state)
     assert_int_equal(pressure_tokens(&p, 4000, &src), 4800);
 
     /* The next report in the new shape restores the difference rule. */
-    wire_usage u2 = {.input_tokens = 3000};
+    msg_usage u2 = {.input_tokens = 3000};
     pressure_report(&p, &u2, 2500);
     assert_int_equal(pressure_tokens(&p, 2600, &src), 3100);
     assert_int_equal(src, PRESSURE_API);
@@ -116,21 +116,21 @@ static void test_pressure_ratio_clamped(void **state)
     (void)state;
     pressure_source src;
     pressure p = {.window = 100000};
-    wire_usage hi = {.input_tokens = 50000};
+    msg_usage hi = {.input_tokens = 50000};
     pressure_report(&p, &hi, 1000); /* ratio 50 */
     pressure_reset_shape(&p);
     assert_int_equal(pressure_tokens(&p, 2000, &src), 6000); /* × 3 */
     assert_int_equal(src, PRESSURE_SCALED);
 
     pressure q = {.window = 100000};
-    wire_usage lo = {.input_tokens = 100};
+    msg_usage lo = {.input_tokens = 100};
     pressure_report(&q, &lo, 10000); /* ratio 0.01 */
     pressure_reset_shape(&q);
     assert_int_equal(pressure_tokens(&q, 2000, &src), 1000); /* × 0.5 */
 
     /* Within the bounds the ratio stands. */
     pressure r = {.window = 100000};
-    wire_usage mid = {.input_tokens = 700};
+    msg_usage mid = {.input_tokens = 700};
     pressure_report(&r, &mid, 1000);
     pressure_reset_shape(&r);
     assert_int_equal(pressure_tokens(&r, 2000, &src), 1400);

@@ -38,7 +38,7 @@ static void seen_free(seen *s)
 }
 
 typedef struct feed_ctx {
-    wire_decoder *dec;
+    provider_decoder *dec;
     loom_error *err;
 } feed_ctx;
 
@@ -49,10 +49,10 @@ static int on_event(void *c, const sse_event *ev)
 }
 
 /* Decodes an SSE byte stream fed in pieces of `piece` bytes (0 = whole). */
-static int decode(const char *sse, size_t len, size_t piece, wire_response *out, seen *s,
+static int decode(const char *sse, size_t len, size_t piece, msg_response *out, seen *s,
                   loom_error *err)
 {
-    wire_stream_sink sink = {.ctx = s, .on_text = on_text, .on_thinking = on_thinking,
+    provider_stream_sink sink = {.ctx = s, .on_text = on_text, .on_thinking = on_thinking,
                              .on_tool_use = on_tool};
     memset(out, 0, sizeof *out);
     loom_error_clear(err);
@@ -143,7 +143,7 @@ static void test_stream_decodes_everything(void **state)
     (void)state;
     loom_str s = LOOM_STR_INIT;
     full_stream(&s, ARGS, 7);
-    wire_response r;
+    msg_response r;
     seen seen_ = {0};
     loom_error err;
     assert_int_equal(decode(s.ptr, s.len, 0, &r, &seen_, &err), 0);
@@ -151,11 +151,11 @@ static void test_stream_decodes_everything(void **state)
     assert_string_equal(str_cstr(&seen_.thinking), "hmm ");
     assert_string_equal(str_cstr(&seen_.tools), "toolu_A/Bash;toolu_B/Read;");
     assert_int_equal(r.message.n_blocks, 4);
-    assert_int_equal(r.message.blocks[0].kind, WIRE_BLOCK_THINKING);
+    assert_int_equal(r.message.blocks[0].kind, MSG_BLOCK_THINKING);
     assert_string_equal(r.message.blocks[0].signature, "SIG==");
-    assert_int_equal(r.message.blocks[1].kind, WIRE_BLOCK_TEXT);
+    assert_int_equal(r.message.blocks[1].kind, MSG_BLOCK_TEXT);
     assert_string_equal(r.message.blocks[1].text, "Héllo ✓");
-    assert_int_equal(r.message.blocks[2].kind, WIRE_BLOCK_TOOL_USE);
+    assert_int_equal(r.message.blocks[2].kind, MSG_BLOCK_TOOL_USE);
     assert_string_equal(r.message.blocks[3].name, "Read");
     assert_int_equal(r.stop_reason, LOOM_STOP_TOOL_USE);
     assert_string_equal(r.stop_reason_raw, "tool_use");
@@ -167,7 +167,7 @@ static void test_stream_decodes_everything(void **state)
     assert_int_equal(r.usage.cache_creation_tokens, 2);
     assert_int_equal(json_integer_value(json_object_get(r.usage.raw, "output_tokens")), 42);
     assert_int_equal(json_integer_value(json_object_get(r.usage.raw, "cache_creation_input_tokens")), 2);
-    wire_response_free(&r);
+    msg_response_free(&r);
     seen_free(&seen_);
     str_free(&s);
 }
@@ -191,11 +191,11 @@ static void test_arguments_split_everywhere(void **state)
                 continue;
             loom_str s = LOOM_STR_INIT;
             full_stream(&s, ARGS, cut);
-            wire_response r;
+            msg_response r;
             loom_error err;
             assert_int_equal(decode(s.ptr, s.len, piece, &r, NULL, &err), 0);
             assert_true(json_equal(r.message.blocks[2].input, want));
-            wire_response_free(&r);
+            msg_response_free(&r);
             str_free(&s);
             checked++;
         }
@@ -210,13 +210,13 @@ static void test_error_event_is_classified(void **state)
     loom_str s = LOOM_STR_INIT;
     ev(&s, "message_start", START);
     ev(&s, "error", "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}");
-    wire_response r;
+    msg_response r;
     loom_error err;
     assert_int_not_equal(decode(s.ptr, s.len, 0, &r, NULL, &err), 0);
     assert_int_equal(err.code, LOOM_ERR_MODEL_OVERLOADED);
     assert_true(err.retryable);
     assert_non_null(strstr(err.message, "Overloaded"));
-    wire_response_free(&r);
+    msg_response_free(&r);
     str_free(&s);
 }
 
@@ -226,13 +226,13 @@ static void test_truncated_stream_is_retryable(void **state)
     loom_str s = LOOM_STR_INIT;
     full_stream(&s, ARGS, 3);
     s.len -= 60; /* cut before message_stop */
-    wire_response r;
+    msg_response r;
     loom_error err;
     assert_int_not_equal(decode(s.ptr, s.len, 0, &r, NULL, &err), 0);
     assert_int_equal(err.code, LOOM_ERR_MODEL_UNAVAILABLE);
     assert_true(err.retryable);
     assert_int_equal(r.message.n_blocks, 0); /* nothing half-built is handed out */
-    wire_response_free(&r);
+    msg_response_free(&r);
     str_free(&s);
 }
 
@@ -242,14 +242,14 @@ static void test_malformed_data_names_the_line(void **state)
     loom_str s = LOOM_STR_INIT;
     ev(&s, "message_start", START);
     str_puts(&s, "data: {\"type\": broken\n\n");
-    wire_response r;
+    msg_response r;
     loom_error err;
     assert_int_not_equal(decode(s.ptr, s.len, 0, &r, NULL, &err), 0);
     assert_int_equal(err.code, LOOM_ERR_MODEL_PROTOCOL);
     assert_non_null(strstr(err.message, "line 5"));
     assert_non_null(strstr(err.message, "broken"));
     assert_false(err.retryable);
-    wire_response_free(&r);
+    msg_response_free(&r);
     str_free(&s);
 }
 
@@ -258,13 +258,13 @@ static void test_broken_arguments_are_kept_raw(void **state)
     (void)state;
     loom_str s = LOOM_STR_INIT;
     full_stream(&s, "{\"command\": \"ls", 4);
-    wire_response r;
+    msg_response r;
     loom_error err;
     assert_int_equal(decode(s.ptr, s.len, 0, &r, NULL, &err), 0);
     assert_string_equal(json_string_value(json_object_get(r.message.blocks[2].input,
                                                           "_raw_arguments")),
                         "{\"command\": \"ls");
-    wire_response_free(&r);
+    msg_response_free(&r);
     str_free(&s);
 }
 
@@ -275,11 +275,11 @@ static void test_hostile_index_is_refused(void **state)
     ev(&s, "message_start", START);
     ev(&s, "content_block_start", "{\"type\":\"content_block_start\",\"index\":999999999,"
                                   "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
-    wire_response r;
+    msg_response r;
     loom_error err;
     assert_int_not_equal(decode(s.ptr, s.len, 0, &r, NULL, &err), 0);
     assert_int_equal(err.code, LOOM_ERR_MODEL_PROTOCOL);
-    wire_response_free(&r);
+    msg_response_free(&r);
     str_free(&s);
 }
 
@@ -292,7 +292,7 @@ static void test_non_streaming_body(void **state)
         "{\"type\":\"text\",\"text\":\"hi\"},{\"type\":\"tool_use\",\"id\":\"tu\",\"name\":\"Glob\","
         "\"input\":{\"pattern\":\"*.c\"}}],\"stop_reason\":\"tool_use\","
         "\"usage\":{\"input_tokens\":3,\"output_tokens\":4}}";
-    wire_response r = {0};
+    msg_response r = {0};
     loom_error err;
     assert_int_equal(anthropic_codec.parse_body(body, strlen(body), &r, &err), 0);
     assert_int_equal(r.message.n_blocks, 3);
@@ -301,36 +301,36 @@ static void test_non_streaming_body(void **state)
                         "*.c");
     assert_int_equal(r.stop_reason, LOOM_STOP_TOOL_USE);
     assert_int_equal(r.usage.output_tokens, 4);
-    wire_response_free(&r);
+    msg_response_free(&r);
     assert_int_not_equal(anthropic_codec.parse_body("[1,2]", 5, &r, &err), 0);
     assert_int_equal(err.code, LOOM_ERR_MODEL_PROTOCOL);
-    wire_response_free(&r);
+    msg_response_free(&r);
 }
 
 static void test_encode_request(void **state)
 {
     (void)state;
-    wire_request req = {0};
+    msg_request req = {0};
     req.model = strdup("claude-x");
     req.system = strdup("Be brief.");
     req.system_cache = true;
     req.max_tokens = 1000;
     req.temperature = -1;
     req.stream = true;
-    wire_message *u = wire_request_add_message(&req, WIRE_ROLE_USER);
-    wire_message_add_text(u, "hello");
-    wire_message *a = wire_request_add_message(&req, WIRE_ROLE_ASSISTANT);
-    wire_message_add_thinking(a, "unsigned", NULL);
-    wire_message_add_thinking(a, "signed", "SIG");
-    wire_message_add_tool_use(a, "tu1", "Bash", json_pack("{s:s}", "command", "ls"));
-    wire_message *r = wire_request_add_message(&req, WIRE_ROLE_USER);
-    wire_message_add_tool_result(r, "tu1", "boom", true)->cache_control = true;
-    wire_request_add_tool(&req, "Bash", "Run a command", json_pack("{s:s}", "type", "object"));
+    msg_message *u = msg_request_add_message(&req, MSG_ROLE_USER);
+    msg_message_add_text(u, "hello");
+    msg_message *a = msg_request_add_message(&req, MSG_ROLE_ASSISTANT);
+    msg_message_add_thinking(a, "unsigned", NULL);
+    msg_message_add_thinking(a, "signed", "SIG");
+    msg_message_add_tool_use(a, "tu1", "Bash", json_pack("{s:s}", "command", "ls"));
+    msg_message *r = msg_request_add_message(&req, MSG_ROLE_USER);
+    msg_message_add_tool_result(r, "tu1", "boom", true)->cache_control = true;
+    msg_request_add_tool(&req, "Bash", "Run a command", json_pack("{s:s}", "type", "object"));
     provider_config cfg;
     provider_config_init(&cfg);
     cfg.base_url = strdup("http://127.0.0.1:9/");
     cfg.api_key = strdup("k");
-    wire_http_call call = {0};
+    provider_http_call call = {0};
     loom_error err;
     assert_int_equal(anthropic_codec.encode(&req, &cfg, &call, &err), 0);
     assert_string_equal(str_cstr(&call.url), "http://127.0.0.1:9/v1/messages");
@@ -359,9 +359,9 @@ static void test_encode_request(void **state)
     assert_string_equal(json_string_value(json_object_get(json_array_get(
                             json_object_get(body, "tools"), 0), "name")), "Bash");
     json_decref(body);
-    wire_http_call_free(&call);
+    provider_http_call_free(&call);
     provider_config_free(&cfg);
-    wire_request_free(&req);
+    msg_request_free(&req);
 }
 
 static void test_error_classification(void **state)
@@ -392,13 +392,13 @@ static void test_error_classification(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         loom_error err;
-        wire_classify_error_body(cases[i].status, cases[i].body, strlen(cases[i].body), &err);
+        provider_classify_error_body(cases[i].status, cases[i].body, strlen(cases[i].body), &err);
         assert_int_equal(err.code, cases[i].code);
         assert_int_equal(err.retryable, cases[i].retryable);
         assert_int_equal(err.http_status, cases[i].status);
     }
     loom_error err;
-    wire_classify_error_body(404, "{\"error\":{\"message\":\"no such model\"}}", 36, &err);
+    provider_classify_error_body(404, "{\"error\":{\"message\":\"no such model\"}}", 36, &err);
     assert_non_null(strstr(err.message, "no such model"));
 }
 

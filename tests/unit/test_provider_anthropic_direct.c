@@ -1,5 +1,5 @@
 /* test_provider_anthropic_direct.c — the Anthropic encoder writes the body text
- * straight from the wire_request; it must give the very bytes the old
+ * straight from the msg_request; it must give the very bytes the old
  * tree-building encoder gave (kept as reference_encode) for every request:
  * each block kind, escapes, unicode and invalid UTF-8, images, thinking with
  * and without signature, tool results, empty messages, cache breakpoints,
@@ -58,7 +58,7 @@ static json_t *nested_schema(void)
                      "command", "additionalProperties", 0);
 }
 
-static void check(const wire_request *req, const provider_config *cfg)
+static void check(const msg_request *req, const provider_config *cfg)
 {
     assert_int_equal(encoders_agree(req, cfg), 0);
 }
@@ -124,35 +124,35 @@ static void test_every_block_kind(void **state)
     provider_config cfg = config();
     for (size_t t = 0; t < N_TEXTS; t++) {
         for (int cache = 0; cache < 2; cache++) {
-            wire_request req = {0};
+            msg_request req = {0};
             req.temperature = -1;
             const char *s = texts[t];
-            wire_message *u = wire_request_add_message(&req, WIRE_ROLE_USER);
-            wire_message_add_text(u, s)->cache_control = cache;
-            wire_message_add_image(u, s, "iVBORw0KGgo=")->cache_control = cache;
-            wire_message_add_image(u, "image/jpeg", s)->cache_control = cache;
-            wire_message_push(u, WIRE_BLOCK_IMAGE)->cache_control = cache; /* all NULL */
-            wire_message *a = wire_request_add_message(&req, WIRE_ROLE_ASSISTANT);
-            wire_message_add_thinking(a, s, NULL)->cache_control = cache;
-            wire_message_add_thinking(a, s, "SIG")->cache_control = cache;
-            wire_message_add_thinking(a, "think", s)->cache_control = cache;
-            wire_message_add_redacted_thinking(a, s)->cache_control = cache;
-            wire_message_add_text(a, s);
-            wire_message_add_tool_use(a, s, "Bash", json_pack("{s:s}", "command", "ls"))
+            msg_message *u = msg_request_add_message(&req, MSG_ROLE_USER);
+            msg_message_add_text(u, s)->cache_control = cache;
+            msg_message_add_image(u, s, "iVBORw0KGgo=")->cache_control = cache;
+            msg_message_add_image(u, "image/jpeg", s)->cache_control = cache;
+            msg_message_push(u, MSG_BLOCK_IMAGE)->cache_control = cache; /* all NULL */
+            msg_message *a = msg_request_add_message(&req, MSG_ROLE_ASSISTANT);
+            msg_message_add_thinking(a, s, NULL)->cache_control = cache;
+            msg_message_add_thinking(a, s, "SIG")->cache_control = cache;
+            msg_message_add_thinking(a, "think", s)->cache_control = cache;
+            msg_message_add_redacted_thinking(a, s)->cache_control = cache;
+            msg_message_add_text(a, s);
+            msg_message_add_tool_use(a, s, "Bash", json_pack("{s:s}", "command", "ls"))
                 ->cache_control = cache;
-            wire_message_add_tool_use(a, "tu2", s, NULL)->cache_control = cache;
-            wire_message_push(a, WIRE_BLOCK_TOOL_USE); /* no id, name or input */
-            wire_message *r = wire_request_add_message(&req, WIRE_ROLE_USER);
-            wire_message_add_tool_result(r, s, "ok", false)->cache_control = cache;
-            wire_message_add_tool_result(r, "tu2", s, true)->cache_control = cache;
-            wire_message_push(r, WIRE_BLOCK_TOOL_RESULT)->is_error = true;
-            wire_message_push(r, WIRE_BLOCK_TEXT)->cache_control = cache;
-            wire_message_push(r, WIRE_BLOCK_REDACTED_THINKING);
+            msg_message_add_tool_use(a, "tu2", s, NULL)->cache_control = cache;
+            msg_message_push(a, MSG_BLOCK_TOOL_USE); /* no id, name or input */
+            msg_message *r = msg_request_add_message(&req, MSG_ROLE_USER);
+            msg_message_add_tool_result(r, s, "ok", false)->cache_control = cache;
+            msg_message_add_tool_result(r, "tu2", s, true)->cache_control = cache;
+            msg_message_push(r, MSG_BLOCK_TOOL_RESULT)->is_error = true;
+            msg_message_push(r, MSG_BLOCK_TEXT)->cache_control = cache;
+            msg_message_push(r, MSG_BLOCK_REDACTED_THINKING);
             check(&req, &cfg);
             req.stream = true;
             req.model = strdup(s);
             check(&req, &cfg);
-            wire_request_free(&req);
+            msg_request_free(&req);
         }
     }
     provider_config_free(&cfg);
@@ -162,25 +162,25 @@ static void test_empty_and_dropped_messages(void **state)
 {
     (void)state;
     provider_config cfg = config();
-    wire_request req = {0};
+    msg_request req = {0};
     req.temperature = -1;
     check(&req, &cfg); /* no messages at all */
-    wire_request_add_message(&req, WIRE_ROLE_USER); /* no blocks */
+    msg_request_add_message(&req, MSG_ROLE_USER); /* no blocks */
     check(&req, &cfg);
-    wire_message_add_thinking(wire_request_add_message(&req, WIRE_ROLE_ASSISTANT), "x", NULL);
+    msg_message_add_thinking(msg_request_add_message(&req, MSG_ROLE_ASSISTANT), "x", NULL);
     check(&req, &cfg); /* only an unsigned thinking block */
-    wire_message_add_text(wire_request_add_message(&req, WIRE_ROLE_USER), "bad \xff");
+    msg_message_add_text(msg_request_add_message(&req, MSG_ROLE_USER), "bad \xff");
     check(&req, &cfg); /* only invalid UTF-8 */
-    wire_message *m = wire_request_add_message(&req, WIRE_ROLE_ASSISTANT);
-    wire_message_add_thinking(m, "x", NULL);
-    wire_message_add_text(m, "kept");
-    wire_message_add_text(m, "bad \xc0\x80");
-    wire_message_add_text(m, "kept too");
+    msg_message *m = msg_request_add_message(&req, MSG_ROLE_ASSISTANT);
+    msg_message_add_thinking(m, "x", NULL);
+    msg_message_add_text(m, "kept");
+    msg_message_add_text(m, "bad \xc0\x80");
+    msg_message_add_text(m, "kept too");
     check(&req, &cfg);
-    wire_request_add_message(&req, WIRE_ROLE_USER);
-    wire_message_add_text(wire_request_add_message(&req, WIRE_ROLE_USER), "last");
+    msg_request_add_message(&req, MSG_ROLE_USER);
+    msg_message_add_text(msg_request_add_message(&req, MSG_ROLE_USER), "last");
     check(&req, &cfg);
-    wire_request_free(&req);
+    msg_request_free(&req);
     provider_config_free(&cfg);
 }
 
@@ -195,41 +195,41 @@ static void test_envelope(void **state)
     for (size_t s1 = 0; s1 < 5; s1++)
         for (size_t s2 = 0; s2 < 5; s2++)
             for (int cache = 0; cache < 2; cache++) {
-                wire_request req = {0};
+                msg_request req = {0};
                 req.temperature = -1;
                 req.system = s1 ? strdup(systems[s1]) : NULL;
                 req.system_dynamic = s2 ? strdup(systems[s2]) : NULL;
                 req.system_cache = cache;
-                wire_message_add_text(wire_request_add_message(&req, WIRE_ROLE_USER), "hi");
+                msg_message_add_text(msg_request_add_message(&req, MSG_ROLE_USER), "hi");
                 check(&req, &cfg);
-                wire_request_free(&req);
+                msg_request_free(&req);
             }
     for (size_t t = 0; t < sizeof temps / sizeof temps[0]; t++)
         for (size_t b = 0; b < 5; b++)
             for (size_t mx = 0; mx < 4; mx++)
                 for (int stream = 0; stream < 2; stream++) {
-                    wire_request req = {0};
+                    msg_request req = {0};
                     req.temperature = temps[t];
                     req.thinking_budget = budgets[b];
                     req.max_tokens = maxes[mx];
                     req.stream = stream;
                     if (stream)
                         req.model = strdup("claude-x");
-                    wire_message_add_text(wire_request_add_message(&req, WIRE_ROLE_USER), "hi");
+                    msg_message_add_text(msg_request_add_message(&req, MSG_ROLE_USER), "hi");
                     check(&req, &cfg);
-                    wire_request_free(&req);
+                    msg_request_free(&req);
                 }
     /* No model anywhere, a model with bad UTF-8, no base URL or key. */
     provider_config bare;
     provider_config_init(&bare);
     free(bare.model);
     bare.model = NULL;
-    wire_request req = {0};
+    msg_request req = {0};
     req.temperature = -1;
     check(&req, &bare);
     req.model = strdup("m\xff\xfe-\xe2\x82");
     check(&req, &bare);
-    wire_request_free(&req);
+    msg_request_free(&req);
     provider_config_free(&bare);
     provider_config_free(&cfg);
 }
@@ -238,37 +238,37 @@ static void test_tools(void **state)
 {
     (void)state;
     provider_config cfg = config();
-    wire_request req = {0};
+    msg_request req = {0};
     req.temperature = 0.2;
     req.stream = true;
-    wire_message_add_text(wire_request_add_message(&req, WIRE_ROLE_USER), "hi");
-    wire_request_add_tool(&req, "Bash", "Run a command", nested_schema());
+    msg_message_add_text(msg_request_add_message(&req, MSG_ROLE_USER), "hi");
+    msg_request_add_tool(&req, "Bash", "Run a command", nested_schema());
     check(&req, &cfg);
-    wire_request_add_tool(&req, "Read", NULL, NULL);
-    wire_request_add_tool(&req, "Bad\xff", "desc", nested_schema());
-    wire_request_add_tool(&req, "Edit", "desc \xed\xa0\x80", nested_schema());
-    wire_request_add_tool(&req, "Esc\"aped\n", "\\ \t \x01", json_pack("{s:[i,f,s,n,b]}", "enum",
+    msg_request_add_tool(&req, "Read", NULL, NULL);
+    msg_request_add_tool(&req, "Bad\xff", "desc", nested_schema());
+    msg_request_add_tool(&req, "Edit", "desc \xed\xa0\x80", nested_schema());
+    msg_request_add_tool(&req, "Esc\"aped\n", "\\ \t \x01", json_pack("{s:[i,f,s,n,b]}", "enum",
                                                                     -3, 1e100, "x", 0));
     check(&req, &cfg);
     /* Tools the old encoder dropped: NULL name, description or schema. */
-    wire_request_add_tool(&req, "Gone", "d", NULL);
+    msg_request_add_tool(&req, "Gone", "d", NULL);
     json_decref(req.tools[req.n_tools - 1].input_schema);
     req.tools[req.n_tools - 1].input_schema = NULL;
-    wire_request_add_tool(&req, "Gone2", "d", NULL);
+    msg_request_add_tool(&req, "Gone2", "d", NULL);
     free(req.tools[req.n_tools - 1].description);
     req.tools[req.n_tools - 1].description = NULL;
-    wire_request_add_tool(&req, "x", "d", NULL);
+    msg_request_add_tool(&req, "x", "d", NULL);
     free(req.tools[req.n_tools - 1].name);
     req.tools[req.n_tools - 1].name = NULL;
     check(&req, &cfg);
-    wire_request_free(&req);
+    msg_request_free(&req);
 
     /* Every tool dropped still leaves "tools":[]. */
-    wire_request only_bad = {0};
+    msg_request only_bad = {0};
     only_bad.temperature = -1;
-    wire_request_add_tool(&only_bad, "Bad\xff", "desc", NULL);
+    msg_request_add_tool(&only_bad, "Bad\xff", "desc", NULL);
     check(&only_bad, &cfg);
-    wire_request_free(&only_bad);
+    msg_request_free(&only_bad);
     provider_config_free(&cfg);
 }
 
@@ -286,22 +286,22 @@ static void test_depth_limit(void **state)
     provider_config cfg = config();
     /* Around jansson's 2048-level limit, counted from the body's root. */
     for (int levels = 2038; levels <= 2048; levels++) {
-        wire_request req = {0};
+        msg_request req = {0};
         req.temperature = -1;
-        wire_message *m = wire_request_add_message(&req, WIRE_ROLE_ASSISTANT);
-        wire_message_add_tool_use(m, "t", "n", deep(levels));
+        msg_message *m = msg_request_add_message(&req, MSG_ROLE_ASSISTANT);
+        msg_message_add_tool_use(m, "t", "n", deep(levels));
         check(&req, &cfg);
         /* A block dropped for its id is never serialized: no failure. */
         free(m->blocks[0].id);
         m->blocks[0].id = strdup("\xff");
         check(&req, &cfg);
-        wire_request_free(&req);
+        msg_request_free(&req);
 
-        wire_request treq = {0};
+        msg_request treq = {0};
         treq.temperature = -1;
-        wire_request_add_tool(&treq, "T", "d", deep(levels));
+        msg_request_add_tool(&treq, "T", "d", deep(levels));
         check(&treq, &cfg);
-        wire_request_free(&treq);
+        msg_request_free(&treq);
     }
     provider_config_free(&cfg);
 }
@@ -311,7 +311,7 @@ static void test_long_conversation(void **state)
 {
     (void)state;
     provider_config cfg = config();
-    wire_request req = {0};
+    msg_request req = {0};
     req.model = strdup("claude-sonnet");
     req.system = strdup("You are Loom.\n\n# Tools\nUse them \"well\".");
     req.system_dynamic = strdup("cwd: /tmp/x\ndate: today");
@@ -322,30 +322,30 @@ static void test_long_conversation(void **state)
     req.stream = true;
     for (int i = 0; i < 40; i++) {
         char buf[64];
-        wire_message *u = wire_request_add_message(&req, WIRE_ROLE_USER);
+        msg_message *u = msg_request_add_message(&req, MSG_ROLE_USER);
         if (i == 0) {
-            wire_message_add_text(u, "go");
+            msg_message_add_text(u, "go");
         } else {
             snprintf(buf, sizeof buf, "t%d", i - 1);
-            wire_message_add_tool_result(u, buf, "turn output\nline 2", i % 7 == 0);
+            msg_message_add_tool_result(u, buf, "turn output\nline 2", i % 7 == 0);
         }
         if (i % 10 == 9)
             u->blocks[u->n_blocks - 1].cache_control = true;
-        wire_message *a = wire_request_add_message(&req, WIRE_ROLE_ASSISTANT);
-        wire_message_add_thinking(a, "hmm", i % 2 ? "sig==" : NULL);
+        msg_message *a = msg_request_add_message(&req, MSG_ROLE_ASSISTANT);
+        msg_message_add_thinking(a, "hmm", i % 2 ? "sig==" : NULL);
         snprintf(buf, sizeof buf, "step %d", i);
-        wire_message_add_text(a, buf);
+        msg_message_add_text(a, buf);
         snprintf(buf, sizeof buf, "t%d", i);
-        wire_message_add_tool_use(a, buf, "Bash",
+        msg_message_add_tool_use(a, buf, "Bash",
                                   json_pack("{s:s,s:i}", "command", "echo turn", "timeout", i));
     }
     for (int i = 0; i < 12; i++) {
         char name[16];
         snprintf(name, sizeof name, "Tool%d", i);
-        wire_request_add_tool(&req, name, "Does a thing.\nCarefully.", nested_schema());
+        msg_request_add_tool(&req, name, "Does a thing.\nCarefully.", nested_schema());
     }
     check(&req, &cfg);
-    wire_request_free(&req);
+    msg_request_free(&req);
     provider_config_free(&cfg);
 }
 

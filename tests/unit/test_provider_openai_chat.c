@@ -42,7 +42,7 @@ static void rec_free(rec *r)
 }
 
 typedef struct run {
-    wire_decoder *dec;
+    provider_decoder *dec;
     loom_error *err;
 } run;
 
@@ -54,10 +54,10 @@ static int on_event(void *ctx, const sse_event *ev)
 
 /* Feeds sse to a fresh decoder in two pieces cut at `cut` (or byte by byte
  * when bytewise), then finishes. Returns 0 or the failure. */
-static int decode_ex(const char *sse, size_t len, size_t cut, bool bytewise, wire_response *out,
+static int decode_ex(const char *sse, size_t len, size_t cut, bool bytewise, msg_response *out,
                      rec *r, loom_error *err)
 {
-    wire_stream_sink sink = {.ctx = r, .on_text = rec_text, .on_thinking = rec_think,
+    provider_stream_sink sink = {.ctx = r, .on_text = rec_text, .on_thinking = rec_think,
                              .on_tool_use = rec_tool};
     memset(out, 0, sizeof *out);
     loom_error_clear(err);
@@ -87,7 +87,7 @@ static int decode_ex(const char *sse, size_t len, size_t cut, bool bytewise, wir
     return rc;
 }
 
-static int decode(const char *sse, wire_response *out, rec *r, loom_error *err)
+static int decode(const char *sse, msg_response *out, rec *r, loom_error *err)
 {
     return decode_ex(sse, strlen(sse), 0, false, out, r, err);
 }
@@ -105,7 +105,7 @@ static void assert_json_eq(const json_t *got, const char *want_text)
     json_decref(want);
 }
 
-static bool has_header(const wire_http_call *c, const char *h)
+static bool has_header(const provider_http_call *c, const char *h)
 {
     for (size_t i = 0; i < c->n_headers; i++)
         if (strcmp(c->headers[i], h) == 0)
@@ -113,7 +113,7 @@ static bool has_header(const wire_http_call *c, const char *h)
     return false;
 }
 
-static bool has_header_prefix(const wire_http_call *c, const char *prefix)
+static bool has_header_prefix(const provider_http_call *c, const char *prefix)
 {
     for (size_t i = 0; i < c->n_headers; i++)
         if (strncmp(c->headers[i], prefix, strlen(prefix)) == 0)
@@ -123,7 +123,7 @@ static bool has_header_prefix(const wire_http_call *c, const char *prefix)
 
 /* The conversation every encode test uses: system, user text, an assistant
  * turn with text + two tool calls, a user turn with two results + text. */
-static void build_request(wire_request *req)
+static void build_request(msg_request *req)
 {
     memset(req, 0, sizeof *req);
     req->model = xstrdup("gpt-4o");
@@ -131,25 +131,25 @@ static void build_request(wire_request *req)
     req->max_tokens = 1000;
     req->temperature = -1;
     req->stream = true;
-    wire_message *m = wire_request_add_message(req, WIRE_ROLE_USER);
-    wire_message_add_text(m, "List files");
-    m = wire_request_add_message(req, WIRE_ROLE_ASSISTANT);
-    wire_message_add_thinking(m, "I should list.", "sig");
-    wire_message_add_text(m, "Sure.");
-    wire_message_add_tool_use(m, "call_1", "bash", json_pack("{s:s}", "command", "ls"));
-    wire_message_add_tool_use(m, "call_2", "read", json_pack("{s:s}", "path", "a.txt"));
-    m = wire_request_add_message(req, WIRE_ROLE_USER);
-    wire_message_add_tool_result(m, "call_1", "a.txt\nb.txt", false);
-    wire_message_add_text(m, "Thanks, continue");
-    wire_message_add_tool_result(m, "call_2", "hello", true);
-    wire_request_add_tool(req, "bash", "Run a command",
+    msg_message *m = msg_request_add_message(req, MSG_ROLE_USER);
+    msg_message_add_text(m, "List files");
+    m = msg_request_add_message(req, MSG_ROLE_ASSISTANT);
+    msg_message_add_thinking(m, "I should list.", "sig");
+    msg_message_add_text(m, "Sure.");
+    msg_message_add_tool_use(m, "call_1", "bash", json_pack("{s:s}", "command", "ls"));
+    msg_message_add_tool_use(m, "call_2", "read", json_pack("{s:s}", "path", "a.txt"));
+    m = msg_request_add_message(req, MSG_ROLE_USER);
+    msg_message_add_tool_result(m, "call_1", "a.txt\nb.txt", false);
+    msg_message_add_text(m, "Thanks, continue");
+    msg_message_add_tool_result(m, "call_2", "hello", true);
+    msg_request_add_tool(req, "bash", "Run a command",
                           json_pack("{s:s,s:{s:{s:s}},s:[s]}", "type", "object", "properties",
                                     "command", "type", "string", "required", "command"));
-    wire_request_add_tool(req, "read", "Read a file", NULL);
+    msg_request_add_tool(req, "read", "Read a file", NULL);
 }
 
-static json_t *encode_body(const wire_request *req, const provider_config *cfg,
-                           wire_http_call *call)
+static json_t *encode_body(const msg_request *req, const provider_config *cfg,
+                           provider_http_call *call)
 {
     loom_error err;
     loom_error_clear(&err);
@@ -165,11 +165,11 @@ static json_t *encode_body(const wire_request *req, const provider_config *cfg,
 static void test_encode_openai(void **state)
 {
     (void)state;
-    wire_request req;
+    msg_request req;
     build_request(&req);
     provider_config cfg = {.base_url = "https://api.openai.com/v1/", .api_key = "sk-test",
                            .model = "cfg-model"};
-    wire_http_call call;
+    provider_http_call call;
     json_t *body = encode_body(&req, &cfg, &call);
 
     assert_string_equal(str_cstr(&call.url), "https://api.openai.com/v1/chat/completions");
@@ -210,14 +210,14 @@ static void test_encode_openai(void **state)
     assert_true(json_is_string(args));
     assert_string_equal(json_string_value(args), "{\"command\":\"ls\"}");
     json_decref(body);
-    wire_http_call_free(&call);
-    wire_request_free(&req);
+    provider_http_call_free(&call);
+    msg_request_free(&req);
 }
 
 static void test_encode_local_server(void **state)
 {
     (void)state;
-    wire_request req;
+    msg_request req;
     build_request(&req);
     req.stream = false;
     req.temperature = 0.5;
@@ -227,7 +227,7 @@ static void test_encode_local_server(void **state)
     req.system = NULL;
     provider_config cfg = {.base_url = "http://localhost:11434/v1", .api_key = "",
                            .model = "llama3"};
-    wire_http_call call;
+    provider_http_call call;
     json_t *body = encode_body(&req, &cfg, &call);
     assert_string_equal(str_cstr(&call.url), "http://localhost:11434/v1/chat/completions");
     assert_false(has_header_prefix(&call, "Authorization:"));
@@ -243,30 +243,30 @@ static void test_encode_local_server(void **state)
     json_t *first = json_array_get(json_object_get(body, "messages"), 0);
     assert_string_equal(json_get_str(first, "role", ""), "user");
     json_decref(body);
-    wire_http_call_free(&call);
+    provider_http_call_free(&call);
 
     /* A NULL key behaves like an empty one. */
     cfg.api_key = NULL;
     body = encode_body(&req, &cfg, &call);
     assert_false(has_header_prefix(&call, "Authorization:"));
     json_decref(body);
-    wire_http_call_free(&call);
-    wire_request_free(&req);
+    provider_http_call_free(&call);
+    msg_request_free(&req);
 }
 
 static void test_encode_images_and_parts(void **state)
 {
     (void)state;
-    wire_request req = {.model = xstrdup("m"), .temperature = -1};
-    wire_message *m = wire_request_add_message(&req, WIRE_ROLE_USER);
-    wire_message_add_text(m, "What is this?");
-    wire_message_add_image(m, "image/png", "iVBORw0KGgo=");
-    m = wire_request_add_message(&req, WIRE_ROLE_ASSISTANT);
-    wire_message_add_tool_use(m, "c1", "noargs", NULL);
-    m = wire_request_add_message(&req, WIRE_ROLE_ASSISTANT);
-    wire_message_add_thinking(m, "only thoughts", NULL);
+    msg_request req = {.model = xstrdup("m"), .temperature = -1};
+    msg_message *m = msg_request_add_message(&req, MSG_ROLE_USER);
+    msg_message_add_text(m, "What is this?");
+    msg_message_add_image(m, "image/png", "iVBORw0KGgo=");
+    m = msg_request_add_message(&req, MSG_ROLE_ASSISTANT);
+    msg_message_add_tool_use(m, "c1", "noargs", NULL);
+    m = msg_request_add_message(&req, MSG_ROLE_ASSISTANT);
+    msg_message_add_thinking(m, "only thoughts", NULL);
     provider_config cfg = {.base_url = "http://h/v1"};
-    wire_http_call call;
+    provider_http_call call;
     json_t *body = encode_body(&req, &cfg, &call);
     assert_json_eq(json_object_get(body, "messages"),
                    "[{\"role\":\"user\",\"content\":["
@@ -279,20 +279,20 @@ static void test_encode_images_and_parts(void **state)
     assert_null(json_object_get(body, "tools"));
     assert_null(json_object_get(body, "max_tokens"));
     json_decref(body);
-    wire_http_call_free(&call);
-    wire_request_free(&req);
+    provider_http_call_free(&call);
+    msg_request_free(&req);
 }
 
 static void test_encode_requires_model(void **state)
 {
     (void)state;
-    wire_request req = {.temperature = -1};
+    msg_request req = {.temperature = -1};
     provider_config cfg = {.base_url = "http://h/v1"};
-    wire_http_call call = {0};
+    provider_http_call call = {0};
     loom_error err;
     assert_int_not_equal(openai_chat_codec.encode(&req, &cfg, &call, &err), 0);
     assert_int_equal(err.code, LOOM_ERR_CONFIG);
-    wire_http_call_free(&call);
+    provider_http_call_free(&call);
 }
 
 /* ---- streaming --------------------------------------------------------- */
@@ -328,23 +328,23 @@ static const char STREAM[] =
 static void test_stream_full(void **state)
 {
     (void)state;
-    wire_response out;
+    msg_response out;
     rec r = {0};
     loom_error err;
     assert_int_equal(decode(STREAM, &out, &r, &err), 0);
 
-    assert_int_equal(out.message.role, WIRE_ROLE_ASSISTANT);
+    assert_int_equal(out.message.role, MSG_ROLE_ASSISTANT);
     assert_int_equal(out.message.n_blocks, 4);
-    wire_block *b = out.message.blocks;
-    assert_int_equal(b[0].kind, WIRE_BLOCK_THINKING);
+    msg_block *b = out.message.blocks;
+    assert_int_equal(b[0].kind, MSG_BLOCK_THINKING);
     assert_string_equal(b[0].text, "Let me think.");
-    assert_int_equal(b[1].kind, WIRE_BLOCK_TEXT);
+    assert_int_equal(b[1].kind, MSG_BLOCK_TEXT);
     assert_string_equal(b[1].text, "Running two tools.");
-    assert_int_equal(b[2].kind, WIRE_BLOCK_TOOL_USE);
+    assert_int_equal(b[2].kind, MSG_BLOCK_TOOL_USE);
     assert_string_equal(b[2].id, "call_a");
     assert_string_equal(b[2].name, "bash");
     assert_json_eq(b[2].input, "{\"command\":\"ls\"}");
-    assert_int_equal(b[3].kind, WIRE_BLOCK_TOOL_USE);
+    assert_int_equal(b[3].kind, MSG_BLOCK_TOOL_USE);
     assert_string_equal(b[3].id, "call_b");
     assert_string_equal(b[3].name, "read");
     assert_json_eq(b[3].input, "{\"path\":\"a.txt\"}");
@@ -366,13 +366,13 @@ static void test_stream_full(void **state)
     assert_string_equal(str_cstr(&r.thinking), "Let me think.");
     assert_string_equal(str_cstr(&r.tools), "call_a/bash;call_b/read;");
     rec_free(&r);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_stream_bytewise(void **state)
 {
     (void)state;
-    wire_response out;
+    msg_response out;
     rec r = {0};
     loom_error err;
     assert_int_equal(decode_ex(STREAM, strlen(STREAM), 0, true, &out, &r, &err), 0);
@@ -380,7 +380,7 @@ static void test_stream_bytewise(void **state)
     assert_json_eq(out.message.blocks[2].input, "{\"command\":\"ls\"}");
     assert_string_equal(str_cstr(&r.text), "Running two tools.");
     rec_free(&r);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 /* ---- the split test ---------------------------------------------------- */
@@ -436,14 +436,14 @@ static void split_stream(loom_str *s, size_t k, bool heavy)
     str_puts(s, "data: [DONE]\n\n");
 }
 
-static void check_split_result(int rc, wire_response *out, json_t *want, const loom_error *err,
+static void check_split_result(int rc, msg_response *out, json_t *want, const loom_error *err,
                                size_t k)
 {
     if (rc != 0)
         fprintf(stderr, "k=%zu: %s\n", k, err->message);
     assert_int_equal(rc, 0);
     assert_int_equal(out->message.n_blocks, 1);
-    assert_int_equal(out->message.blocks[0].kind, WIRE_BLOCK_TOOL_USE);
+    assert_int_equal(out->message.blocks[0].kind, MSG_BLOCK_TOOL_USE);
     if (!json_equal(out->message.blocks[0].input, want)) {
         char *g = json_dumps(out->message.blocks[0].input, JSON_COMPACT);
         fprintf(stderr, "k=%zu: got %s\n", k, g);
@@ -462,11 +462,11 @@ static void test_split_arguments_every_byte(void **state)
     for (int heavy = 0; heavy < 2; heavy++) {
         for (size_t k = 0; k <= n; k++) {
             split_stream(&s, k, heavy);
-            wire_response out;
+            msg_response out;
             loom_error err;
             int rc = decode_ex(s.ptr, s.len, s.len, false, &out, NULL, &err);
             check_split_result(rc, &out, want, &err, k);
-            wire_response_free(&out);
+            msg_response_free(&out);
         }
     }
 
@@ -474,16 +474,16 @@ static void test_split_arguments_every_byte(void **state)
     size_t k = (size_t)(strchr(ARGS, '\xC3') - ARGS) + 1;
     split_stream(&s, k, false);
     for (size_t cut = 0; cut <= s.len; cut++) {
-        wire_response out;
+        msg_response out;
         loom_error err;
         int rc = decode_ex(s.ptr, s.len, cut, false, &out, NULL, &err);
         check_split_result(rc, &out, want, &err, cut);
-        wire_response_free(&out);
+        msg_response_free(&out);
     }
-    wire_response out;
+    msg_response out;
     loom_error err;
     check_split_result(decode_ex(s.ptr, s.len, 0, true, &out, NULL, &err), &out, want, &err, k);
-    wire_response_free(&out);
+    msg_response_free(&out);
     str_free(&s);
     json_decref(want);
 }
@@ -496,7 +496,7 @@ static void test_text_split_inside_utf8(void **state)
                        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\xA9llo\"}}]}\n\n"
                        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}"
                        "\n\n";
-    wire_response out;
+    msg_response out;
     rec r = {0};
     loom_error err;
     assert_int_equal(decode(sse, &out, &r, &err), 0);
@@ -504,7 +504,7 @@ static void test_text_split_inside_utf8(void **state)
     assert_string_equal(str_cstr(&r.text), "h\xC3\xA9llo");
     assert_int_equal(out.stop_reason, LOOM_STOP_END_TURN);
     rec_free(&r);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 /* ---- failures ---------------------------------------------------------- */
@@ -516,14 +516,14 @@ static void test_in_stream_error(void **state)
         CHUNK("{\"content\":\"Hel\"}", "null")
         "data: {\"error\":{\"message\":\"Rate limit reached for gpt-4o\",\"type\":\"requests\","
         "\"param\":null,\"code\":\"rate_limit_exceeded\"}}\n\n";
-    wire_response out;
+    msg_response out;
     loom_error err;
     int rc = decode(sse, &out, NULL, &err);
     assert_int_not_equal(rc, 0);
     assert_int_equal(err.code, LOOM_ERR_MODEL_RATE_LIMITED);
     assert_true(err.retryable);
     assert_non_null(strstr(err.message, "Rate limit reached for gpt-4o"));
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* vLLM: the error fields at top level, the status as a number. */
     const char vllm[] = "data: {\"object\":\"error\",\"message\":\"This model's maximum context "
@@ -532,7 +532,7 @@ static void test_in_stream_error(void **state)
     rc = decode(vllm, &out, NULL, &err);
     assert_int_not_equal(rc, 0);
     assert_int_equal(err.code, LOOM_ERR_MODEL_PROMPT_TOO_LONG);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     const char server[] = "data: {\"error\":{\"message\":\"The server had an error\","
                           "\"type\":\"server_error\",\"code\":null}}\n\n";
@@ -540,7 +540,7 @@ static void test_in_stream_error(void **state)
     assert_int_equal(err.code, LOOM_ERR_MODEL_UNAVAILABLE);
     assert_true(err.retryable);
     assert_int_equal(rc, -(int)LOOM_ERR_MODEL_UNAVAILABLE);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_truncated_stream(void **state)
@@ -549,7 +549,7 @@ static void test_truncated_stream(void **state)
     const char sse[] = CHUNK("{\"content\":\"Hello\"}", "null")
         CHUNK("{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"x\","
               "\"arguments\":\"{\\\"a\\\"\"}}]}", "null");
-    wire_response out;
+    msg_response out;
     loom_error err;
     int rc = decode(sse, &out, NULL, &err);
     assert_int_equal(rc, -(int)LOOM_ERR_MODEL_UNAVAILABLE);
@@ -557,12 +557,12 @@ static void test_truncated_stream(void **state)
     assert_true(err.retryable);
     assert_string_equal(err.message, "stream ended before the response was complete");
     assert_int_equal(out.message.n_blocks, 0);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* Nothing at all is truncated too. */
     rc = decode("", &out, NULL, &err);
     assert_int_equal(err.code, LOOM_ERR_MODEL_UNAVAILABLE);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_finish_without_done(void **state)
@@ -570,19 +570,19 @@ static void test_finish_without_done(void **state)
     (void)state;
     /* Servers that close after the finish_reason chunk without [DONE]. */
     const char sse[] = CHUNK("{\"content\":\"Hi\"}", "null") CHUNK("{}", "\"length\"");
-    wire_response out;
+    msg_response out;
     loom_error err;
     assert_int_equal(decode(sse, &out, NULL, &err), 0);
     assert_int_equal(out.stop_reason, LOOM_STOP_MAX_TOKENS);
     assert_string_equal(out.stop_reason_raw, "length");
     assert_string_equal(out.message.blocks[0].text, "Hi");
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     const char filt[] = CHUNK("{}", "\"content_filter\"") "data: [DONE]\n\n";
     assert_int_equal(decode(filt, &out, NULL, &err), 0);
     assert_int_equal(out.stop_reason, LOOM_STOP_REFUSAL);
     assert_int_equal(out.message.n_blocks, 0);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* "stop" with tool calls (older Ollama) still means: run the tools. */
     const char ollama[] =
@@ -591,7 +591,7 @@ static void test_finish_without_done(void **state)
     assert_int_equal(decode(ollama, &out, NULL, &err), 0);
     assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
     assert_string_equal(out.stop_reason_raw, "stop");
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_malformed_data(void **state)
@@ -600,7 +600,7 @@ static void test_malformed_data(void **state)
     /* Lines: 1 data, 2 blank, 3 data, 4 blank → the bad event ends at 4. */
     const char sse[] = "data: {\"choices\":[]}\n\n"
                        "data: {not json\n\n";
-    wire_response out;
+    msg_response out;
     loom_error err;
     int rc = decode(sse, &out, NULL, &err);
     assert_int_equal(rc, -(int)LOOM_ERR_MODEL_PROTOCOL);
@@ -609,13 +609,13 @@ static void test_malformed_data(void **state)
     assert_non_null(strstr(err.message, "malformed stream event at line 4: invalid JSON in "
                                         "SSE data at line 1, column 4"));
     assert_non_null(strstr(err.message, "(\"{not json\")"));
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* Valid JSON that is not an object is no chunk either. */
     rc = decode("data: [1,2]\n\n", &out, NULL, &err);
     assert_int_equal(err.code, LOOM_ERR_MODEL_PROTOCOL);
     assert_non_null(strstr(err.message, "line 2"));
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* A long bad payload is quoted only in part. */
     loom_str big = LOOM_STR_INIT;
@@ -628,13 +628,13 @@ static void test_malformed_data(void **state)
     assert_true(strlen(err.message) < 400);
     assert_non_null(strstr(err.message, "...\")"));
     str_free(&big);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* Stray bytes are quoted as \xNN so the message stays valid UTF-8. */
     rc = decode("data: {\xff\xc3\xa9\n\n", &out, NULL, &err);
     assert_int_equal(err.code, LOOM_ERR_MODEL_PROTOCOL);
     assert_non_null(strstr(err.message, "(\"{\\xff\xc3\xa9\")"));
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_wrong_types_tolerated(void **state)
@@ -650,13 +650,13 @@ static void test_wrong_types_tolerated(void **state)
         "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],"
         "\"usage\":{\"prompt_tokens\":\"9\",\"completion_tokens\":2.5,"
         "\"prompt_tokens_details\":[]}}\n\n";
-    wire_response out;
+    msg_response out;
     loom_error err;
     assert_int_equal(decode(sse, &out, NULL, &err), 0);
     assert_int_equal(out.usage.input_tokens, 0);
     assert_int_equal(out.usage.output_tokens, 0);
     assert_null(out.response_id);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_broken_arguments(void **state)
@@ -670,7 +670,7 @@ static void test_broken_arguments(void **state)
         CHUNK("{\"tool_calls\":[{\"index\":2,\"id\":\"c3\",\"function\":{\"name\":\"dbl\","
               "\"arguments\":\"\\\"{\\\\\\\"a\\\\\\\":1}\\\"\"}}]}", "null")
         CHUNK("{}", "\"tool_calls\"") "data: [DONE]\n\n";
-    wire_response out;
+    msg_response out;
     loom_error err;
     assert_int_equal(decode(sse, &out, NULL, &err), 0);
     assert_int_equal(out.message.n_blocks, 3);
@@ -679,7 +679,7 @@ static void test_broken_arguments(void **state)
     /* Double-encoded arguments are unwrapped. */
     assert_json_eq(out.message.blocks[2].input, "{\"a\":1}");
     assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_reasoning_alias_and_index_quirks(void **state)
@@ -700,7 +700,7 @@ static void test_reasoning_alias_and_index_quirks(void **state)
         CHUNK("{\"tool_calls\":[{\"index\":9,\"function\":{\"name\":\"j\","
               "\"arguments\":\"{}\"}}]}", "null")
         CHUNK("{}", "\"tool_calls\"");
-    wire_response out;
+    msg_response out;
     rec r = {0};
     loom_error err;
     assert_int_equal(decode(sse, &out, &r, &err), 0);
@@ -715,7 +715,7 @@ static void test_reasoning_alias_and_index_quirks(void **state)
     assert_string_equal(out.message.blocks[5].id, "call_4");
     assert_string_equal(str_cstr(&r.tools), "x1/f;x2/g;y1/h;y2/i;/j;");
     rec_free(&r);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 /* ---- non-streaming ----------------------------------------------------- */
@@ -733,11 +733,11 @@ static void test_parse_body(void **state)
         "\"logprobs\":null,\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":50,"
         "\"completion_tokens\":10,\"total_tokens\":60,\"prompt_tokens_details\":"
         "{\"cached_tokens\":0},\"completion_tokens_details\":{\"reasoning_tokens\":0}}}";
-    wire_response out = {0};
+    msg_response out = {0};
     loom_error err;
     assert_int_equal(openai_chat_codec.parse_body(body, strlen(body), &out, &err), 0);
     assert_int_equal(out.message.n_blocks, 4);
-    assert_int_equal(out.message.blocks[0].kind, WIRE_BLOCK_THINKING);
+    assert_int_equal(out.message.blocks[0].kind, MSG_BLOCK_THINKING);
     assert_string_equal(out.message.blocks[1].text, "Checking.");
     assert_string_equal(out.message.blocks[2].id, "call_1");
     assert_json_eq(out.message.blocks[2].input, "{\"command\":\"pwd\"}");
@@ -749,7 +749,7 @@ static void test_parse_body(void **state)
     assert_int_equal(out.usage.input_tokens, 50);
     assert_int_equal(out.usage.output_tokens, 10);
     assert_non_null(out.usage.raw);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* Tool calls without ids in a body keep their positions. */
     const char noid[] = "{\"choices\":[{\"index\":0,\"message\":{\"content\":null,\"tool_calls\":["
@@ -761,21 +761,21 @@ static void test_parse_body(void **state)
     assert_string_equal(out.message.blocks[0].name, "a");
     assert_string_equal(out.message.blocks[1].name, "b");
     assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     const char error[] = "{\"error\":{\"message\":\"Incorrect API key provided\","
                          "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}";
     assert_int_not_equal(openai_chat_codec.parse_body(error, strlen(error), &out, &err), 0);
     assert_int_equal(err.code, LOOM_ERR_MODEL_AUTH);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     assert_int_equal(openai_chat_codec.parse_body("{\"x\":1}", 7, &out, &err),
                      -(int)LOOM_ERR_MODEL_PROTOCOL);
-    wire_response_free(&out);
+    msg_response_free(&out);
     assert_int_equal(openai_chat_codec.parse_body("nope", 4, &out, &err),
                      -(int)LOOM_ERR_MODEL_PROTOCOL);
     assert_non_null(strstr(err.message, "malformed response body"));
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 int main(void)

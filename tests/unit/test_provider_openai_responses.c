@@ -42,7 +42,7 @@ static void rec_free(rec *r)
 }
 
 typedef struct run {
-    wire_decoder *dec;
+    provider_decoder *dec;
     loom_error *err;
 } run;
 
@@ -52,10 +52,10 @@ static int on_event(void *ctx, const sse_event *ev)
     return openai_responses_codec.decoder_event(r->dec, ev, r->err) != 0;
 }
 
-static int decode_ex(const char *sse, size_t len, size_t cut, bool bytewise, wire_response *out,
+static int decode_ex(const char *sse, size_t len, size_t cut, bool bytewise, msg_response *out,
                      rec *r, loom_error *err)
 {
-    wire_stream_sink sink = {.ctx = r, .on_text = rec_text, .on_thinking = rec_think,
+    provider_stream_sink sink = {.ctx = r, .on_text = rec_text, .on_thinking = rec_think,
                              .on_tool_use = rec_tool};
     memset(out, 0, sizeof *out);
     loom_error_clear(err);
@@ -85,7 +85,7 @@ static int decode_ex(const char *sse, size_t len, size_t cut, bool bytewise, wir
     return rc;
 }
 
-static int decode(const char *sse, wire_response *out, rec *r, loom_error *err)
+static int decode(const char *sse, msg_response *out, rec *r, loom_error *err)
 {
     return decode_ex(sse, strlen(sse), 0, false, out, r, err);
 }
@@ -103,7 +103,7 @@ static void assert_json_eq(const json_t *got, const char *want_text)
     json_decref(want);
 }
 
-static bool has_header(const wire_http_call *c, const char *h)
+static bool has_header(const provider_http_call *c, const char *h)
 {
     for (size_t i = 0; i < c->n_headers; i++)
         if (strcmp(c->headers[i], h) == 0)
@@ -111,7 +111,7 @@ static bool has_header(const wire_http_call *c, const char *h)
     return false;
 }
 
-static bool has_header_prefix(const wire_http_call *c, const char *prefix)
+static bool has_header_prefix(const provider_http_call *c, const char *prefix)
 {
     for (size_t i = 0; i < c->n_headers; i++)
         if (strncmp(c->headers[i], prefix, strlen(prefix)) == 0)
@@ -119,7 +119,7 @@ static bool has_header_prefix(const wire_http_call *c, const char *prefix)
     return false;
 }
 
-static void build_request(wire_request *req, bool with_encrypted)
+static void build_request(msg_request *req, bool with_encrypted)
 {
     memset(req, 0, sizeof *req);
     req->model = xstrdup("gpt-5");
@@ -127,26 +127,26 @@ static void build_request(wire_request *req, bool with_encrypted)
     req->max_tokens = 2000;
     req->temperature = -1;
     req->stream = true;
-    wire_message *m = wire_request_add_message(req, WIRE_ROLE_USER);
-    wire_message_add_text(m, "List files");
-    m = wire_request_add_message(req, WIRE_ROLE_ASSISTANT);
-    wire_block *t = wire_message_add_thinking(m, "Plan: list.", "rs_1");
+    msg_message *m = msg_request_add_message(req, MSG_ROLE_USER);
+    msg_message_add_text(m, "List files");
+    m = msg_request_add_message(req, MSG_ROLE_ASSISTANT);
+    msg_block *t = msg_message_add_thinking(m, "Plan: list.", "rs_1");
     if (with_encrypted)
         t->data = xstrdup("gAAAA-enc");
-    wire_message_add_text(m, "Sure.");
-    wire_message_add_tool_use(m, "call_1", "bash", json_pack("{s:s}", "command", "ls"));
-    wire_message_add_tool_use(m, "call_2", "read", json_pack("{s:s}", "path", "a.txt"));
-    m = wire_request_add_message(req, WIRE_ROLE_USER);
-    wire_message_add_tool_result(m, "call_1", "a.txt\nb.txt", false);
-    wire_message_add_text(m, "Thanks, continue");
-    wire_message_add_tool_result(m, "call_2", "hello", false);
-    wire_request_add_tool(req, "bash", "Run a command",
+    msg_message_add_text(m, "Sure.");
+    msg_message_add_tool_use(m, "call_1", "bash", json_pack("{s:s}", "command", "ls"));
+    msg_message_add_tool_use(m, "call_2", "read", json_pack("{s:s}", "path", "a.txt"));
+    m = msg_request_add_message(req, MSG_ROLE_USER);
+    msg_message_add_tool_result(m, "call_1", "a.txt\nb.txt", false);
+    msg_message_add_text(m, "Thanks, continue");
+    msg_message_add_tool_result(m, "call_2", "hello", false);
+    msg_request_add_tool(req, "bash", "Run a command",
                           json_pack("{s:s,s:{s:{s:s}}}", "type", "object", "properties",
                                     "command", "type", "string"));
 }
 
-static json_t *encode_body(const wire_request *req, const provider_config *cfg,
-                           wire_http_call *call)
+static json_t *encode_body(const msg_request *req, const provider_config *cfg,
+                           provider_http_call *call)
 {
     loom_error err;
     loom_error_clear(&err);
@@ -162,10 +162,10 @@ static json_t *encode_body(const wire_request *req, const provider_config *cfg,
 static void test_encode(void **state)
 {
     (void)state;
-    wire_request req;
+    msg_request req;
     build_request(&req, true);
     provider_config cfg = {.base_url = "https://api.openai.com/v1/", .api_key = "sk-test"};
-    wire_http_call call;
+    provider_http_call call;
     json_t *body = encode_body(&req, &cfg, &call);
     assert_string_equal(str_cstr(&call.url), "https://api.openai.com/v1/responses");
     assert_true(has_header(&call, "Authorization: Bearer sk-test"));
@@ -194,18 +194,18 @@ static void test_encode(void **state)
         "\"max_output_tokens\":2000,\"stream\":true,\"store\":false,"
         "\"include\":[\"reasoning.encrypted_content\"]}");
     json_decref(body);
-    wire_http_call_free(&call);
-    wire_request_free(&req);
+    provider_http_call_free(&call);
+    msg_request_free(&req);
 }
 
 static void test_encode_reasoning_without_content_dropped(void **state)
 {
     (void)state;
-    wire_request req;
+    msg_request req;
     build_request(&req, false);
     req.stream = false;
     provider_config cfg = {.base_url = "http://localhost:8000/v1", .model = "m"};
-    wire_http_call call;
+    provider_http_call call;
     json_t *body = encode_body(&req, &cfg, &call);
     assert_false(has_header_prefix(&call, "Authorization:"));
     assert_false(has_header_prefix(&call, "Accept:"));
@@ -218,7 +218,7 @@ static void test_encode_reasoning_without_content_dropped(void **state)
     assert_null(json_object_get(body, "include"));
     assert_true(json_is_false(json_object_get(body, "stream")));
     json_decref(body);
-    wire_http_call_free(&call);
+    provider_http_call_free(&call);
 
     /* Asking for reasoning turns on effort, summaries and encrypted content. */
     req.thinking_budget = 8000;
@@ -226,18 +226,18 @@ static void test_encode_reasoning_without_content_dropped(void **state)
     assert_json_eq(json_object_get(body, "reasoning"), "{\"effort\":\"medium\",\"summary\":\"auto\"}");
     assert_json_eq(json_object_get(body, "include"), "[\"reasoning.encrypted_content\"]");
     json_decref(body);
-    wire_http_call_free(&call);
-    wire_request_free(&req);
+    provider_http_call_free(&call);
+    msg_request_free(&req);
 }
 
 static void test_encode_image(void **state)
 {
     (void)state;
-    wire_request req = {.model = xstrdup("m"), .temperature = 0};
-    wire_message *m = wire_request_add_message(&req, WIRE_ROLE_USER);
-    wire_message_add_image(m, "image/jpeg", "/9j/4AAQ");
+    msg_request req = {.model = xstrdup("m"), .temperature = 0};
+    msg_message *m = msg_request_add_message(&req, MSG_ROLE_USER);
+    msg_message_add_image(m, "image/jpeg", "/9j/4AAQ");
     provider_config cfg = {.base_url = "http://h/v1"};
-    wire_http_call call;
+    provider_http_call call;
     json_t *body = encode_body(&req, &cfg, &call);
     assert_json_eq(json_object_get(body, "input"),
                    "[{\"role\":\"user\",\"content\":[{\"type\":\"input_image\","
@@ -246,8 +246,8 @@ static void test_encode_image(void **state)
     assert_null(json_object_get(body, "instructions"));
     assert_null(json_object_get(body, "tools"));
     json_decref(body);
-    wire_http_call_free(&call);
-    wire_request_free(&req);
+    provider_http_call_free(&call);
+    msg_request_free(&req);
 }
 
 /* ---- streaming --------------------------------------------------------- */
@@ -322,22 +322,22 @@ static const char STREAM[] =
        "\"output_tokens\":20,\"output_tokens_details\":{\"reasoning_tokens\":5},"
        "\"total_tokens\":120}}");
 
-static void check_full(const wire_response *out)
+static void check_full(const msg_response *out)
 {
-    assert_int_equal(out->message.role, WIRE_ROLE_ASSISTANT);
+    assert_int_equal(out->message.role, MSG_ROLE_ASSISTANT);
     assert_int_equal(out->message.n_blocks, 4);
-    const wire_block *b = out->message.blocks;
-    assert_int_equal(b[0].kind, WIRE_BLOCK_THINKING);
+    const msg_block *b = out->message.blocks;
+    assert_int_equal(b[0].kind, MSG_BLOCK_THINKING);
     assert_string_equal(b[0].text, "Plan: list files.");
     assert_string_equal(b[0].signature, "rs_1");
     assert_string_equal(b[0].data, "gAAAA-enc");
-    assert_int_equal(b[1].kind, WIRE_BLOCK_TEXT);
+    assert_int_equal(b[1].kind, MSG_BLOCK_TEXT);
     assert_string_equal(b[1].text, "Running two tools.");
-    assert_int_equal(b[2].kind, WIRE_BLOCK_TOOL_USE);
+    assert_int_equal(b[2].kind, MSG_BLOCK_TOOL_USE);
     assert_string_equal(b[2].id, "call_a");
     assert_string_equal(b[2].name, "bash");
     assert_json_eq(b[2].input, "{\"command\":\"ls\"}");
-    assert_int_equal(b[3].kind, WIRE_BLOCK_TOOL_USE);
+    assert_int_equal(b[3].kind, MSG_BLOCK_TOOL_USE);
     assert_string_equal(b[3].id, "call_b");
     assert_string_equal(b[3].name, "read");
     assert_json_eq(b[3].input, "{\"path\":\"a.txt\"}");
@@ -358,7 +358,7 @@ static void check_full(const wire_response *out)
 static void test_stream_full(void **state)
 {
     (void)state;
-    wire_response out;
+    msg_response out;
     rec r = {0};
     loom_error err;
     assert_int_equal(decode(STREAM, &out, &r, &err), 0);
@@ -367,11 +367,11 @@ static void test_stream_full(void **state)
     assert_string_equal(str_cstr(&r.thinking), "Plan: list files.");
     assert_string_equal(str_cstr(&r.tools), "call_a/bash;call_b/read;");
     rec_free(&r);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     assert_int_equal(decode_ex(STREAM, strlen(STREAM), 0, true, &out, NULL, &err), 0);
     check_full(&out);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_done_items_are_authoritative(void **state)
@@ -394,7 +394,7 @@ static void test_done_items_are_authoritative(void **state)
            "\"type\":\"function_call\",\"call_id\":\"call_9\",\"name\":\"bash\","
            "\"arguments\":\"{\\\"command\\\":\\\"pwd\\\"}\"}")
         EV("response.completed", "\"response\":{\"id\":\"resp_9\",\"status\":\"completed\"}");
-    wire_response out;
+    msg_response out;
     rec r = {0};
     loom_error err;
     assert_int_equal(decode(sse, &out, &r, &err), 0);
@@ -406,7 +406,7 @@ static void test_done_items_are_authoritative(void **state)
     assert_int_equal(out.stop_reason, LOOM_STOP_TOOL_USE);
     assert_null(out.usage.raw);
     rec_free(&r);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 /* ---- the split test ---------------------------------------------------- */
@@ -454,14 +454,14 @@ static void split_stream(loom_str *s, size_t k, bool heavy)
                                          "\"status\":\"completed\"}"));
 }
 
-static void check_split_result(int rc, wire_response *out, json_t *want, const loom_error *err,
+static void check_split_result(int rc, msg_response *out, json_t *want, const loom_error *err,
                                size_t k)
 {
     if (rc != 0)
         fprintf(stderr, "k=%zu: %s\n", k, err->message);
     assert_int_equal(rc, 0);
     assert_int_equal(out->message.n_blocks, 1);
-    assert_int_equal(out->message.blocks[0].kind, WIRE_BLOCK_TOOL_USE);
+    assert_int_equal(out->message.blocks[0].kind, MSG_BLOCK_TOOL_USE);
     assert_string_equal(out->message.blocks[0].id, "call_s");
     if (!json_equal(out->message.blocks[0].input, want)) {
         char *g = json_dumps(out->message.blocks[0].input, JSON_COMPACT);
@@ -481,26 +481,26 @@ static void test_split_arguments_every_byte(void **state)
     for (int heavy = 0; heavy < 2; heavy++) {
         for (size_t k = 0; k <= n; k++) {
             split_stream(&s, k, heavy);
-            wire_response out;
+            msg_response out;
             loom_error err;
             int rc = decode_ex(s.ptr, s.len, s.len, false, &out, NULL, &err);
             check_split_result(rc, &out, want, &err, k);
-            wire_response_free(&out);
+            msg_response_free(&out);
         }
     }
     size_t k = (size_t)(strchr(ARGS, '\xC3') - ARGS) + 1;
     split_stream(&s, k, false);
     for (size_t cut = 0; cut <= s.len; cut++) {
-        wire_response out;
+        msg_response out;
         loom_error err;
         int rc = decode_ex(s.ptr, s.len, cut, false, &out, NULL, &err);
         check_split_result(rc, &out, want, &err, cut);
-        wire_response_free(&out);
+        msg_response_free(&out);
     }
-    wire_response out;
+    msg_response out;
     loom_error err;
     check_split_result(decode_ex(s.ptr, s.len, 0, true, &out, NULL, &err), &out, want, &err, k);
-    wire_response_free(&out);
+    msg_response_free(&out);
     str_free(&s);
     json_decref(want);
 }
@@ -514,13 +514,13 @@ static void test_error_event(void **state)
         EV("response.created", "\"response\":{\"id\":\"resp_e\"}")
         EV("error", "\"code\":\"rate_limit_exceeded\",\"message\":\"Slow down\",\"param\":null,"
            "\"sequence_number\":2");
-    wire_response out;
+    msg_response out;
     loom_error err;
     int rc = decode(sse, &out, NULL, &err);
     assert_int_equal(rc, -(int)LOOM_ERR_MODEL_RATE_LIMITED);
     assert_true(err.retryable);
     assert_non_null(strstr(err.message, "Slow down"));
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* The nested shape some servers use. */
     const char nested[] = EV("error", "\"error\":{\"type\":\"invalid_request_error\","
@@ -528,7 +528,7 @@ static void test_error_event(void **state)
                                       "input exceeds the context window\"}");
     rc = decode(nested, &out, NULL, &err);
     assert_int_equal(err.code, LOOM_ERR_MODEL_PROMPT_TOO_LONG);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     const char failed[] =
         EV("response.created", "\"response\":{\"id\":\"resp_f\"}")
@@ -539,13 +539,13 @@ static void test_error_event(void **state)
     assert_int_equal(rc, -(int)LOOM_ERR_MODEL_UNAVAILABLE);
     assert_true(err.retryable);
     assert_non_null(strstr(err.message, "The server had an error"));
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* Failed without an error object still fails, with a message. */
     rc = decode(EV("response.failed", "\"response\":{\"status\":\"failed\"}"), &out, NULL, &err);
     assert_int_not_equal(rc, 0);
     assert_non_null(strstr(err.message, "the response failed"));
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_truncated_stream(void **state)
@@ -555,7 +555,7 @@ static void test_truncated_stream(void **state)
         EV("response.created", "\"response\":{\"id\":\"resp_t\"}")
         EV("response.output_text.delta", "\"item_id\":\"msg_1\",\"output_index\":0,"
            "\"delta\":\"Hel\"");
-    wire_response out;
+    msg_response out;
     rec r = {0};
     loom_error err;
     int rc = decode(sse, &out, &r, &err);
@@ -565,12 +565,12 @@ static void test_truncated_stream(void **state)
     assert_string_equal(str_cstr(&r.text), "Hel");
     assert_int_equal(out.message.n_blocks, 0);
     rec_free(&r);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     /* [DONE] is not this API's terminal event. */
     rc = decode("data: [DONE]\n\n", &out, NULL, &err);
     assert_int_equal(err.code, LOOM_ERR_MODEL_UNAVAILABLE);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_incomplete(void **state)
@@ -582,7 +582,7 @@ static void test_incomplete(void **state)
         EV("response.incomplete", "\"response\":{\"id\":\"resp_i\",\"status\":\"incomplete\","
            "\"incomplete_details\":{\"reason\":\"max_output_tokens\"},\"output\":[],"
            "\"usage\":{\"input_tokens\":10,\"output_tokens\":50}}");
-    wire_response out;
+    msg_response out;
     loom_error err;
     assert_int_equal(decode(sse, &out, NULL, &err), 0);
     assert_int_equal(out.stop_reason, LOOM_STOP_MAX_TOKENS);
@@ -591,14 +591,14 @@ static void test_incomplete(void **state)
     assert_string_equal(out.message.blocks[0].text, "Long answ");
     assert_int_equal(out.usage.input_tokens, 10);
     assert_int_equal(out.usage.output_tokens, 50);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     const char filt[] = EV("response.incomplete", "\"response\":{\"status\":\"incomplete\","
                                                   "\"incomplete_details\":{\"reason\":"
                                                   "\"content_filter\"}}");
     assert_int_equal(decode(filt, &out, NULL, &err), 0);
     assert_int_equal(out.stop_reason, LOOM_STOP_REFUSAL);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     const char plain[] =
         EV("response.output_text.delta", "\"item_id\":\"m\",\"output_index\":0,\"delta\":\"Hi\"")
@@ -606,7 +606,7 @@ static void test_incomplete(void **state)
     assert_int_equal(decode(plain, &out, NULL, &err), 0);
     assert_int_equal(out.stop_reason, LOOM_STOP_END_TURN);
     assert_string_equal(out.message.blocks[0].text, "Hi");
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_malformed_data(void **state)
@@ -615,14 +615,14 @@ static void test_malformed_data(void **state)
     /* Lines: 1 event, 2 data, 3 blank, 4 event, 5 data, 6 blank. */
     const char sse[] = EV("response.created", "\"response\":{\"id\":\"r\"}")
         "event: response.output_text.delta\ndata: {not json\n\n";
-    wire_response out;
+    msg_response out;
     loom_error err;
     int rc = decode(sse, &out, NULL, &err);
     assert_int_equal(rc, -(int)LOOM_ERR_MODEL_PROTOCOL);
     assert_non_null(strstr(err.message, "malformed stream event at line 6: invalid JSON in "
                                         "SSE data at line 1"));
     assert_non_null(strstr(err.message, "(\"{not json\")"));
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_wrong_types_and_unknown_events(void **state)
@@ -638,14 +638,14 @@ static void test_wrong_types_and_unknown_events(void **state)
         EV("response.web_search_call.searching", "\"item_id\":\"ws_1\",\"output_index\":4")
         EV("response.completed", "\"response\":{\"status\":3,\"output\":{\"a\":1},"
            "\"usage\":[],\"id\":false}");
-    wire_response out;
+    msg_response out;
     loom_error err;
     assert_int_equal(decode(sse, &out, NULL, &err), 0);
     assert_int_equal(out.stop_reason, LOOM_STOP_END_TURN);
     assert_int_equal(out.message.n_blocks, 1);
     assert_string_equal(out.message.blocks[0].text, "via event name");
     assert_null(out.response_id);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 static void test_broken_arguments(void **state)
@@ -658,14 +658,14 @@ static void test_broken_arguments(void **state)
         EV("response.output_item.done", "\"output_index\":1,\"item\":{\"id\":\"fc_2\","
            "\"type\":\"function_call\",\"call_id\":\"c2\",\"name\":\"noop\",\"arguments\":\"\"}")
         EV("response.completed", "\"response\":{\"status\":\"completed\"}");
-    wire_response out;
+    msg_response out;
     loom_error err;
     assert_int_equal(decode(sse, &out, NULL, &err), 0);
     assert_int_equal(out.message.n_blocks, 2);
     assert_json_eq(out.message.blocks[0].input,
                    "{\"_raw_arguments\":\"{\\\"command\\\": \\\"ls\"}");
     assert_json_eq(out.message.blocks[1].input, "{}");
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 /* ---- non-streaming ----------------------------------------------------- */
@@ -685,11 +685,11 @@ static void test_parse_body(void **state)
         "\"usage\":{\"input_tokens\":30,\"input_tokens_details\":{\"cached_tokens\":10},"
         "\"output_tokens\":7,\"output_tokens_details\":{\"reasoning_tokens\":3},"
         "\"total_tokens\":37}}";
-    wire_response out = {0};
+    msg_response out = {0};
     loom_error err;
     assert_int_equal(openai_responses_codec.parse_body(body, strlen(body), &out, &err), 0);
     assert_int_equal(out.message.n_blocks, 3);
-    assert_int_equal(out.message.blocks[0].kind, WIRE_BLOCK_THINKING);
+    assert_int_equal(out.message.blocks[0].kind, MSG_BLOCK_THINKING);
     assert_string_equal(out.message.blocks[0].text, "");
     assert_string_equal(out.message.blocks[0].signature, "rs_b");
     assert_string_equal(out.message.blocks[0].data, "E");
@@ -703,25 +703,25 @@ static void test_parse_body(void **state)
     assert_int_equal(out.usage.cache_read_tokens, 10);
     assert_int_equal(out.usage.output_tokens, 7);
     assert_int_equal(out.usage.reasoning_tokens, 3);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     const char failed[] = "{\"id\":\"r\",\"status\":\"failed\",\"error\":{\"code\":"
                           "\"rate_limit_exceeded\",\"message\":\"Too many\"}}";
     assert_int_equal(openai_responses_codec.parse_body(failed, strlen(failed), &out, &err),
                      -(int)LOOM_ERR_MODEL_RATE_LIMITED);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     const char pending[] = "{\"id\":\"r\",\"status\":\"in_progress\",\"output\":[]}";
     assert_int_equal(openai_responses_codec.parse_body(pending, strlen(pending), &out, &err),
                      -(int)LOOM_ERR_MODEL_PROTOCOL);
-    wire_response_free(&out);
+    msg_response_free(&out);
 
     assert_int_equal(openai_responses_codec.parse_body("[]", 2, &out, &err),
                      -(int)LOOM_ERR_MODEL_PROTOCOL);
-    wire_response_free(&out);
+    msg_response_free(&out);
     assert_int_equal(openai_responses_codec.parse_body("{}", 2, &out, &err),
                      -(int)LOOM_ERR_MODEL_PROTOCOL);
-    wire_response_free(&out);
+    msg_response_free(&out);
 }
 
 int main(void)

@@ -42,12 +42,12 @@ typedef struct fake_model {
 } fake_model;
 
 /* Notes the tool results a request sends back. */
-static void note_request(fake_model *m, const wire_request *req)
+static void note_request(fake_model *m, const msg_request *req)
 {
     for (size_t i = 0; i < req->n_messages; i++)
         for (size_t b = 0; b < req->messages[i].n_blocks; b++) {
-            const wire_block *blk = &req->messages[i].blocks[b];
-            if (blk->kind == WIRE_BLOCK_TOOL_RESULT) {
+            const msg_block *blk = &req->messages[i].blocks[b];
+            if (blk->kind == MSG_BLOCK_TOOL_RESULT) {
                 m->saw_tool_result = true;
                 free(m->tool_result_text);
                 m->tool_result_text = strdup(blk->text ? blk->text : "");
@@ -55,9 +55,9 @@ static void note_request(fake_model *m, const wire_request *req)
         }
 }
 
-static int fake_complete(void *ctx, const provider_config *cfg, const wire_request *req,
-                         const wire_stream_sink *sink, const loom_cancel *cancel,
-                         wire_response *out, loom_error *err)
+static int fake_complete(void *ctx, const provider_config *cfg, const msg_request *req,
+                         const provider_stream_sink *sink, const loom_cancel *cancel,
+                         msg_response *out, loom_error *err)
 {
     (void)cancel;
     fake_model *m = ctx;
@@ -68,8 +68,8 @@ static int fake_complete(void *ctx, const provider_config *cfg, const wire_reque
     note_request(m, req);
     if (req->system && strstr(req->system, "You summarize a conversation")) {
         /* A compaction's request (context/compact.h): answer with a summary. */
-        out->message.role = WIRE_ROLE_ASSISTANT;
-        wire_message_add_text(&out->message, "<summary>the work so far</summary>");
+        out->message.role = MSG_ROLE_ASSISTANT;
+        msg_message_add_text(&out->message, "<summary>the work so far</summary>");
         out->stop_reason = LOOM_STOP_END_TURN;
         out->usage.input_tokens = 100;
         out->usage.output_tokens = 20;
@@ -80,18 +80,18 @@ static int fake_complete(void *ctx, const provider_config *cfg, const wire_reque
         m->next++;
     if (s->kind == FAIL)
         return loom_error_set(err, s->code, "%s", s->text);
-    out->message.role = WIRE_ROLE_ASSISTANT;
+    out->message.role = MSG_ROLE_ASSISTANT;
     out->usage.input_tokens = 10;
     out->usage.output_tokens = 5;
     if (s->kind == SAY) {
         if (sink && sink->on_text)
             sink->on_text(sink->ctx, s->text, strlen(s->text));
-        wire_message_add_text(&out->message, s->text);
+        msg_message_add_text(&out->message, s->text);
         out->stop_reason = LOOM_STOP_END_TURN;
     } else {
         char id[32];
         snprintf(id, sizeof id, "call_%d", m->calls);
-        wire_message_add_tool_use(&out->message, id, "Echo", json_pack("{s:s}", "text", s->text));
+        msg_message_add_tool_use(&out->message, id, "Echo", json_pack("{s:s}", "text", s->text));
         out->stop_reason = LOOM_STOP_TOOL_USE;
     }
     return 0;

@@ -16,7 +16,7 @@
 #include "session/transcript.h"
 
 /* Parses a JSONL literal and converts its active chain. */
-static transcript *convert(const char *jsonl, wire_request *req, history_stats *st)
+static transcript *convert(const char *jsonl, msg_request *req, history_stats *st)
 {
     transcript *t = transcript_parse(jsonl, strlen(jsonl), "test");
     memset(req, 0, sizeof *req);
@@ -53,49 +53,49 @@ static void test_merge_and_result_order(void **state)
         REC("\"type\":\"reasoning\",\"id\":\"r2\",\"parentId\":\"u2\",\"redactedData\":\"ENC\"")
         REC("\"type\":\"message\",\"id\":\"a2\",\"parentId\":\"r2\",\"role\":\"assistant\","
             "\"content\":[{\"type\":\"text\",\"text\":\"done\"},{\"type\":\"text\",\"text\":\"\"}]");
-    wire_request req;
+    msg_request req;
     history_stats st;
     transcript *t = convert(jsonl, &req, &st);
     assert_int_equal(transcript_n_warnings(t), 0);
     assert_int_equal(req.n_messages, 4);
 
-    wire_message *m = &req.messages[0];
-    assert_int_equal(m->role, WIRE_ROLE_USER);
+    msg_message *m = &req.messages[0];
+    assert_int_equal(m->role, MSG_ROLE_USER);
     assert_int_equal(m->n_blocks, 2);
-    assert_int_equal(m->blocks[1].kind, WIRE_BLOCK_IMAGE);
+    assert_int_equal(m->blocks[1].kind, MSG_BLOCK_IMAGE);
     assert_string_equal(m->blocks[1].media_type, "image/png");
 
     m = &req.messages[1];
-    assert_int_equal(m->role, WIRE_ROLE_ASSISTANT);
+    assert_int_equal(m->role, MSG_ROLE_ASSISTANT);
     assert_int_equal(m->n_blocks, 4);
-    assert_int_equal(m->blocks[0].kind, WIRE_BLOCK_THINKING);
+    assert_int_equal(m->blocks[0].kind, MSG_BLOCK_THINKING);
     assert_string_equal(m->blocks[0].signature, "sig");
-    assert_int_equal(m->blocks[1].kind, WIRE_BLOCK_TEXT);
-    assert_int_equal(m->blocks[2].kind, WIRE_BLOCK_TOOL_USE);
+    assert_int_equal(m->blocks[1].kind, MSG_BLOCK_TEXT);
+    assert_int_equal(m->blocks[2].kind, MSG_BLOCK_TOOL_USE);
     assert_string_equal(m->blocks[2].id, "k1");
     assert_string_equal(json_get_str(m->blocks[2].input, "path", ""), "a");
     assert_true(json_is_object(m->blocks[3].input));  /* broken arguments → {} */
     assert_int_equal(json_object_size(m->blocks[3].input), 0);
 
     m = &req.messages[2];
-    assert_int_equal(m->role, WIRE_ROLE_USER);
+    assert_int_equal(m->role, MSG_ROLE_USER);
     assert_int_equal(m->n_blocks, 3);
-    assert_int_equal(m->blocks[0].kind, WIRE_BLOCK_TOOL_RESULT);
+    assert_int_equal(m->blocks[0].kind, MSG_BLOCK_TOOL_RESULT);
     assert_string_equal(m->blocks[0].id, "k1");  /* call order, not file order */
     assert_false(m->blocks[0].is_error);
     assert_string_equal(m->blocks[1].id, "k2");
     assert_true(m->blocks[1].is_error);
-    assert_int_equal(m->blocks[2].kind, WIRE_BLOCK_TEXT);
+    assert_int_equal(m->blocks[2].kind, MSG_BLOCK_TEXT);
     assert_string_equal(m->blocks[2].text, "and then?");
 
     m = &req.messages[3];
     assert_int_equal(m->n_blocks, 2);  /* the empty text block is dropped */
-    assert_int_equal(m->blocks[0].kind, WIRE_BLOCK_REDACTED_THINKING);
+    assert_int_equal(m->blocks[0].kind, MSG_BLOCK_REDACTED_THINKING);
     assert_string_equal(m->blocks[0].data, "ENC");
 
     assert_int_equal(st.n_synthesized, 0);
     assert_int_equal(st.n_orphans, 0);
-    wire_request_free(&req);
+    msg_request_free(&req);
     transcript_free(t);
 }
 
@@ -116,11 +116,11 @@ static void test_missing_results_synthesized(void **state)
             "\"content\":[{\"type\":\"text\",\"text\":\"continue\"}]")
         REC("\"type\":\"function_call\",\"id\":\"c3\",\"parentId\":\"u2\",\"callId\":\"k3\","
             "\"name\":\"Bash\",\"arguments\":\"{}\"");
-    wire_request req;
+    msg_request req;
     history_stats st;
     transcript *t = convert(jsonl, &req, &st);
     assert_int_equal(req.n_messages, 5);
-    wire_message *m = &req.messages[2];
+    msg_message *m = &req.messages[2];
     assert_int_equal(m->n_blocks, 3);
     assert_string_equal(m->blocks[0].id, "k1");
     assert_false(m->blocks[0].is_error);
@@ -128,12 +128,12 @@ static void test_missing_results_synthesized(void **state)
     assert_true(m->blocks[1].is_error);
     assert_string_equal(m->blocks[1].text, HISTORY_INTERRUPTED_RESULT);
     m = &req.messages[4];
-    assert_int_equal(m->role, WIRE_ROLE_USER);
+    assert_int_equal(m->role, MSG_ROLE_USER);
     assert_int_equal(m->n_blocks, 1);
     assert_string_equal(m->blocks[0].id, "k3");
     assert_true(m->blocks[0].is_error);
     assert_int_equal(st.n_synthesized, 2);
-    wire_request_free(&req);
+    msg_request_free(&req);
     transcript_free(t);
 }
 
@@ -153,21 +153,21 @@ static void test_summary_and_orphans(void **state)
             "\"content\":\"ignored\"")
         REC("\"type\":\"function_call\",\"id\":\"bad\",\"parentId\":\"weird\","
             "\"name\":\"NoCallId\"");
-    wire_request req;
+    msg_request req;
     history_stats st;
     transcript *t = convert(jsonl, &req, &st);
     assert_int_equal(req.n_messages, 1);
-    wire_message *m = &req.messages[0];
-    assert_int_equal(m->role, WIRE_ROLE_USER);
+    msg_message *m = &req.messages[0];
+    assert_int_equal(m->role, MSG_ROLE_USER);
     assert_int_equal(m->n_blocks, 3);
     assert_string_equal(m->blocks[0].text, HISTORY_SUMMARY_PREFIX "we fixed the bug");
-    assert_int_equal(m->blocks[1].kind, WIRE_BLOCK_TEXT);  /* orphan result as text */
+    assert_int_equal(m->blocks[1].kind, MSG_BLOCK_TEXT);  /* orphan result as text */
     assert_non_null(strstr(m->blocks[1].text, "k9"));
     assert_non_null(strstr(m->blocks[1].text, "late"));
     assert_string_equal(m->blocks[2].text, "next");
     assert_int_equal(st.n_orphans, 1);
     assert_int_equal(st.n_skipped, 1);
-    wire_request_free(&req);
+    msg_request_free(&req);
     transcript_free(t);
 }
 
@@ -181,15 +181,15 @@ static void test_from_live_transcript(void **state)
     recs[1] = record_function_call("k", "Glob", "{\"pattern\":\"*.c\"}");
     recs[2] = record_tool_result("k", "a.c", false);
     recs[3] = record_assistant_text("found a.c");
-    wire_request req = {0};
+    msg_request req = {0};
     history_stats st;
     history_from_records(recs, 4, &req, &st);
     assert_int_equal(req.n_messages, 4);
-    assert_int_equal(req.messages[2].blocks[0].kind, WIRE_BLOCK_TOOL_RESULT);
+    assert_int_equal(req.messages[2].blocks[0].kind, MSG_BLOCK_TOOL_RESULT);
     assert_int_equal(st.n_used, 4);
     for (size_t i = 0; i < 4; i++)
         json_decref(recs[i]);
-    wire_request_free(&req);
+    msg_request_free(&req);
 }
 
 /* A garbled line in the middle (the first reply's tool result) no longer
@@ -212,23 +212,23 @@ static void test_reconnected_gap_keeps_first_prompt(void **state)
         REC("\"type\":\"message\",\"id\":\"u2\",\"parentId\":\"a1\"," TS(5)
             "\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"next\"}]");
 #undef TS
-    wire_request req;
+    msg_request req;
     history_stats st;
     transcript *t = convert(jsonl, &req, &st);
     loom_error err;
     assert_int_equal(transcript_check(t, false, &err), 0);
     /* user | assistant: the call and "done" | user: the made-up result, "next" */
     assert_int_equal(req.n_messages, 3);
-    assert_int_equal(req.messages[0].role, WIRE_ROLE_USER);
+    assert_int_equal(req.messages[0].role, MSG_ROLE_USER);
     assert_string_equal(req.messages[0].blocks[0].text, "first prompt");
-    assert_int_equal(req.messages[1].role, WIRE_ROLE_ASSISTANT);
-    assert_int_equal(req.messages[1].blocks[0].kind, WIRE_BLOCK_TOOL_USE);
+    assert_int_equal(req.messages[1].role, MSG_ROLE_ASSISTANT);
+    assert_int_equal(req.messages[1].blocks[0].kind, MSG_BLOCK_TOOL_USE);
     assert_string_equal(req.messages[1].blocks[1].text, "done");
-    assert_int_equal(req.messages[2].role, WIRE_ROLE_USER);
-    assert_int_equal(req.messages[2].blocks[0].kind, WIRE_BLOCK_TOOL_RESULT);
+    assert_int_equal(req.messages[2].role, MSG_ROLE_USER);
+    assert_int_equal(req.messages[2].blocks[0].kind, MSG_BLOCK_TOOL_RESULT);
     assert_string_equal(req.messages[2].blocks[1].text, "next");
     assert_int_equal(st.n_synthesized, 1);
-    wire_request_free(&req);
+    msg_request_free(&req);
     transcript_free(t);
 }
 

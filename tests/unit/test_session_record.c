@@ -112,14 +112,14 @@ static void test_accessors_tolerate_wrong_types(void **state)
 static void test_from_response_order_and_attribution(void **state)
 {
     (void)state;
-    wire_response resp = {0};
-    resp.message.role = WIRE_ROLE_ASSISTANT;
-    wire_message_add_thinking(&resp.message, "plan", "sig-a");
-    wire_message_add_text(&resp.message, "part 1");
-    wire_message_add_text(&resp.message, "part 2");
-    wire_message_add_tool_use(&resp.message, "c1", "Read", json_pack("{s:s}", "path", "x"));
-    wire_message_add_tool_use(&resp.message, "c2", "Read", NULL);
-    wire_message_add_redacted_thinking(&resp.message, "enc");
+    msg_response resp = {0};
+    resp.message.role = MSG_ROLE_ASSISTANT;
+    msg_message_add_thinking(&resp.message, "plan", "sig-a");
+    msg_message_add_text(&resp.message, "part 1");
+    msg_message_add_text(&resp.message, "part 2");
+    msg_message_add_tool_use(&resp.message, "c1", "Read", json_pack("{s:s}", "path", "x"));
+    msg_message_add_tool_use(&resp.message, "c2", "Read", NULL);
+    msg_message_add_redacted_thinking(&resp.message, "enc");
     resp.stop_reason = LOOM_STOP_TOOL_USE;
     resp.usage.input_tokens = 10;
     resp.usage.output_tokens = 5;
@@ -157,8 +157,8 @@ static void test_from_response_order_and_attribution(void **state)
     json_decref(recs);
 
     /* An explicit request id wins; an empty reply still records usage. */
-    wire_message_free(&resp.message);
-    resp.message.role = WIRE_ROLE_ASSISTANT;
+    msg_message_free(&resp.message);
+    resp.message.role = MSG_ROLE_ASSISTANT;
     recs = record_from_response(&resp, "req-explicit");
     assert_int_equal(json_array_size(recs), 1);
     json_t *only = json_array_get(recs, 0);
@@ -167,7 +167,7 @@ static void test_from_response_order_and_attribution(void **state)
                         "req-explicit");
     assert_non_null(json_get_obj(json_get_obj(only, "providerData"), "usage"));
     json_decref(recs);
-    wire_response_free(&resp);
+    msg_response_free(&resp);
 }
 
 static void test_dump_line_leads_with_common_fields(void **state)

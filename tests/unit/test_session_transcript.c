@@ -354,11 +354,11 @@ static void test_providerdata_round_trip(void **state)
     transcript *t = transcript_create(dir, "/x", "openai", "gpt-x", NULL);
     append(t, record_user_text("q"));
 
-    wire_response resp = {0};
-    resp.message.role = WIRE_ROLE_ASSISTANT;
-    wire_message_add_thinking(&resp.message, "hmm", "sig-1");
-    wire_message_add_text(&resp.message, "answer");
-    wire_message_add_tool_use(&resp.message, "call_9", "Bash", json_pack("{s:s}", "cmd", "ls"));
+    msg_response resp = {0};
+    resp.message.role = MSG_ROLE_ASSISTANT;
+    msg_message_add_thinking(&resp.message, "hmm", "sig-1");
+    msg_message_add_text(&resp.message, "answer");
+    msg_message_add_tool_use(&resp.message, "call_9", "Bash", json_pack("{s:s}", "cmd", "ls"));
     resp.stop_reason = LOOM_STOP_TOOL_USE;
     resp.usage.input_tokens = 31480;
     resp.usage.output_tokens = 238;
@@ -369,7 +369,7 @@ static void test_providerdata_round_trip(void **state)
     resp.response_id = xstrdup("resp_1");
     resp.model = xstrdup("gpt-x-2");
     json_t *recs = record_from_response(&resp, "req_abc");
-    wire_response_free(&resp);
+    msg_response_free(&resp);
     size_t i;
     json_t *r;
     json_array_foreach(recs, i, r) append(t, json_incref(r));
@@ -826,12 +826,12 @@ static void test_gap_reconnected(void **state)
         assert_int_equal(transcript_check(t, false, &err), 0);
         assert_int_equal(transcript_n_warnings(t), before);
         /* The history the model gets starts with the first prompt. */
-        wire_request req = {0};
+        msg_request req = {0};
         history_from_transcript(t, &req, NULL);
         assert_true(req.n_messages >= 3);
-        assert_int_equal(req.messages[0].role, WIRE_ROLE_USER);
+        assert_int_equal(req.messages[0].role, MSG_ROLE_USER);
         assert_string_equal(req.messages[0].blocks[0].text, "text of u1");
-        wire_request_free(&req);
+        msg_request_free(&req);
         transcript_free(t);
     }
 }

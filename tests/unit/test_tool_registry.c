@@ -187,7 +187,7 @@ static void test_to_request(void **state)
     assert_int_equal(tool_registry_add(reg, &extra, NULL), 0);
 
     /* Two requests built from one registry carry identical tool lists. */
-    wire_request a, b;
+    msg_request a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     tool_registry_to_request(reg, &a);
@@ -210,8 +210,8 @@ static void test_to_request(void **state)
         free(ja);
         free(jb);
     }
-    wire_request_free(&a);
-    wire_request_free(&b);
+    msg_request_free(&a);
+    msg_request_free(&b);
     /* The registry's schemas survive the requests. */
     assert_non_null(json_object_get(tool_registry_schema(reg, "TodoWrite"), "properties"));
     assert_int_equal(tool_registry_schema(reg, "TodoWrite")->refcount, 1);
