@@ -10,6 +10,7 @@
 #include "base/str.h"
 #include "shell/bash_parse.h"
 #include "policy/risk.h"
+#include "policy/rule.h"
 #include "policy/rules.h"
 
 #define SAVED_TO ".loom/settings.local.json"
@@ -206,35 +207,18 @@ out:
     bash_cmds_free(pc);
 }
 
-/* The host of an http(s) URL, lowercased, for a domain rule; NULL when the
- * URL is not plain. The proof in prove() has the rule engine's own reading
- * the last word. */
+/* The host of an http(s) URL as the rule engine reads it, for a domain
+ * rule; NULL unless it is a plain DNS name or address (no IPv6 literal:
+ * "domain:[::1]" is not a rule anyone should be offered). The proof in
+ * prove() has the rule engine's own reading the last word. */
 static char *web_host(const char *url)
 {
-    const char *s = strstr(url, "://");
-    if (!s)
-        return NULL;
-    s += 3;
-    size_t alen = strcspn(s, "/?#");
-    const char *at = memchr(s, '@', alen);
-    const char *h = at ? at + 1 : s;
-    size_t hl = alen - (size_t)(h - s);
-    const char *colon = memchr(h, ':', hl);
-    if (colon)
-        hl = (size_t)(colon - h);
-    while (hl && h[hl - 1] == '.')
-        hl--;
-    if (!hl)
-        return NULL;
-    char *host = xstrndup(h, hl);
-    for (char *p = host; *p; p++) {
-        if (*p >= 'A' && *p <= 'Z')
-            *p = (char)(*p - 'A' + 'a');
+    char *host = rule_url_host(url);
+    for (char *p = host; p && *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.')) {
             free(host);
             return NULL;
         }
-    }
     return host;
 }
 

@@ -52,4 +52,9 @@ bool rule_matches(const perm_rule *r, const char *tool, const json_t *input, con
  * over-long path makes the answer unknowable. Caller frees. */
 char *perm_resolve_path(const char *path, const char *cwd);
 
+/* The host of an http(s)-style URL as a domain rule reads it, lowercased
+ * ("[::1]" kept in its brackets); NULL when the URL is not plain enough to
+ * be sure which host a client would contact. Caller frees. */
+char *rule_url_host(const char *url);
+
 #endif

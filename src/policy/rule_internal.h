@@ -97,8 +97,6 @@ bool rule_path_matches(const perm_rule *r, const rule_path_forms *f, const char 
 /* The path argument of a file tool's call; Glob/Grep/LS default to cwd. */
 const char *rule_tool_path(const char *tool, const json_t *input, const char *cwd);
 bool rule_is_path_tool(const char *tool);
-/* The host of an http(s)-style URL, lowercased; NULL when unsure. */
-char *rule_url_host(const char *url);
 /* Does r match a call of a tool that is not a Bash command? pf: the
  * call's path forms (NULL: no path), host: its URL's host (NULL: none). */
 bool rule_call_matches(const perm_rule *r, const char *tool, const json_t *input, const char *cwd,
