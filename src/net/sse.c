@@ -243,12 +243,25 @@ int sse_parser_finish(sse_parser *p)
         p->bom_done = true;
     }
     int rc = 0;
-    if (p->line.len) {
+    /* A final line with no line end was cut: what followed is unknowable. */
+    bool cut = p->line.len > 0;
+    if (cut) {
         rc = process_line(p, p->line.ptr, p->line.len);
         str_clear(&p->line);
     }
     p->after_cr = false;
-    /* WHATWG: an event not closed by a blank line is never dispatched. */
+    /* Deliberately not WHATWG (which discards any event not closed by a
+     * blank line): when the stream ended at a line end, the pending event
+     * is dispatched. finish is called only when the HTTP body ended cleanly,
+     * so such an event is what the server meant to send, merely missing its
+     * blank line — dropping it (the final message_stop, [DONE] or
+     * response.completed) made the decoder call the reply incomplete and
+     * Loom request, and pay for, the whole reply again. An event whose last
+     * line was cut mid-line stays discarded: it is truncated, and the
+     * decoder reports the truncation (retryable) instead of quoting half a
+     * JSON line as malformed data. See docs/http.md, "SSE at end of stream". */
+    if (rc == 0 && !cut)
+        rc = dispatch(p);
     str_clear(&p->data);
     str_clear(&p->type);
     return rc ? stop(p, rc) : 0;

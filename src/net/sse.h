@@ -6,7 +6,9 @@
  * `data` lines are joined with '\n'; `id` sets the last event id (ignored if
  * it contains NUL); `retry` is taken only when all ASCII digits; unknown
  * fields are ignored. An event is dispatched at a blank line when its data
- * buffer is non-empty. At end of stream an unfinished event is discarded.
+ * buffer is non-empty. One deliberate departure: when the stream ends at a
+ * line end, an event not yet closed by a blank line is dispatched (WHATWG
+ * discards it); see sse_parser_finish and docs/http.md.
  */
 #ifndef LOOM_NET_SSE_H
 #define LOOM_NET_SSE_H
@@ -30,8 +32,11 @@ typedef struct sse_parser sse_parser;
 sse_parser *sse_parser_new(sse_event_fn fn, void *ctx);
 /* 0, or the callback's nonzero value (the parser then stays stopped). */
 int sse_parser_feed(sse_parser *p, const char *buf, size_t len);
-/* End of stream: a final line without a terminator is processed as a line;
- * an event not closed by a blank line is discarded (WHATWG). */
+/* Clean end of stream (call it only when the transport delivered the whole
+ * body). A final line without a terminator is processed as a line and the
+ * event it belongs to is discarded (it was cut); otherwise an event not yet
+ * closed by a blank line is dispatched (not WHATWG: the server's last event,
+ * missing only its blank line). */
 int sse_parser_finish(sse_parser *p);
 /* The reconnection time set by `retry:`, or -1 when none was given. */
 long sse_parser_retry_ms(const sse_parser *p);

@@ -8,6 +8,7 @@
 
 #include "base/json.h"
 #include "base/str.h"
+#include "provider/models.h"
 
 static const char SYSTEM[] =
     MODEL_CLASSIFIER_MARKER
@@ -44,7 +45,10 @@ perm_verdict model_classify(const provider_config *cfg, const char *tool, const 
     req.model = xstrdup(cfg->model);
     req.system = xstrdup(SYSTEM);
     req.max_tokens = 300;
-    req.temperature = 0;
+    /* Deterministic where the model allows it; current Claude models and
+     * gpt-5 / o-series refuse or no longer list `temperature` (models.c), and
+     * a refused parameter would fail every classifier call. */
+    req.temperature = model_accepts_temperature(cfg->model) ? 0 : -1;
     req.stream = false;
     char *args = json_dumps(input, JSON_COMPACT | JSON_SORT_KEYS);
     loom_str user = LOOM_STR_INIT;

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "base/json.h"
+#include "provider/models.h"
 #include "provider/openai_common.h"
 #include "provider/provider.h"
 
@@ -171,8 +172,11 @@ static int chat_encode(const msg_request *req, const provider_config *cfg, provi
          * while Ollama, older llama.cpp builds and many gateways only know
          * max_tokens and silently ignore max_completion_tokens — an unbounded
          * reply rather than an error. So the newer name goes to OpenAI and
-         * Azure OpenAI, the widely understood one everywhere else. */
-        const char *key = is_openai_host(cfg->base_url) ? "max_completion_tokens" : "max_tokens";
+         * Azure OpenAI, and elsewhere the one the model's family takes
+         * (models.c: a gpt-5 / o-series model behind a proxy still needs
+         * the newer name). */
+        const char *key = is_openai_host(cfg->base_url) ? "max_completion_tokens"
+                                                        : model_max_tokens_field(cfg->model);
         json_object_set_new(body, key, json_integer(max));
     }
     if (req->temperature >= 0)

@@ -133,7 +133,7 @@ int provider_config_resolve(provider_config *cfg, loom_error *err)
         set_if_unset(&cfg->model, env("LOOM_MODEL"));
         set_if_unset(&cfg->model, env("ANTHROPIC_MODEL"));
         default_url = "https://api.anthropic.com";
-        default_model = "claude-sonnet-4-5";
+        default_model = MODELS_DEFAULT_ANTHROPIC;
         break;
     case PROVIDER_OPENAI_CHAT:
     case PROVIDER_OPENAI_RESPONSES:
@@ -144,7 +144,7 @@ int provider_config_resolve(provider_config *cfg, loom_error *err)
         set_if_unset(&cfg->model, env("LOOM_MODEL"));
         set_if_unset(&cfg->model, env("OPENAI_MODEL"));
         default_url = "https://api.openai.com/v1";
-        default_model = "gpt-4.1";
+        default_model = MODELS_DEFAULT_OPENAI;
         break;
     case PROVIDER_REPLAY:
         set_if_unset(&cfg->cassette, env("LOOM_CASSETTE"));

@@ -339,19 +339,76 @@ static void test_value_may_contain_colons(void **state)
     recorder_free(&r);
 }
 
-static void test_unterminated_event_discarded(void **state)
+/* Issue 12: Loom departs from WHATWG here on purpose — when the stream ends
+ * at a line end the last event is dispatched without its blank line (this
+ * test used to pin the discard; see sse_parser_finish and docs/http.md). A
+ * final line cut before its line end still loses its event. */
+static void test_unterminated_event_dispatched_at_eof(void **state)
 {
     recorder r = {0};
     parse(&r, "data: x\n");
-    assert_int_equal(r.n, 0);
+    assert_int_equal(r.n, 1);
+    assert_event(&r, 0, "message", "x", "", 1);
+    recorder_free(&r);
+
+    recorder crlf = {0};
+    parse(&crlf, "data: x\r");
+    assert_int_equal(crlf.n, 1);
+    assert_event(&crlf, 0, "message", "x", "", 1);
+    recorder_free(&crlf);
+
+    recorder two = {0};
+    parse(&two, "data: a\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\r\n");
+    assert_int_equal(two.n, 2);
+    assert_event(&two, 0, "message", "a", "", 2);
+    assert_event(&two, 1, "message_stop", "{\"type\":\"message_stop\"}", "", 4);
+    recorder_free(&two);
+}
+
+static void test_cut_final_line_loses_its_event(void **state)
+{
+    recorder r = {0};
     parse(&r, "data: x");
     assert_int_equal(r.n, 0);
-    parse(&r, "data: x\r");
-    assert_int_equal(r.n, 0);
-    parse(&r, "data: a\n\ndata: b\n");
+    parse(&r, "data: a\n\ndata: {\"type\":\"message_st");
     assert_int_equal(r.n, 1);
     assert_event(&r, 0, "message", "a", "", 2);
     recorder_free(&r);
+}
+
+/* What is pending at EOF is still only an event when it has data, and it is
+ * dispatched once, however the line end was cut between chunks. */
+static void test_eof_without_data_dispatches_nothing(void **state)
+{
+    recorder r = {0};
+    parse(&r, "event: ping\n");
+    parse(&r, ": comment\n");
+    assert_int_equal(r.n, 0);
+    recorder_free(&r);
+    recorder b = {0};
+    parse_chunks(&b, "data: b\r", "\n", (const char *)NULL);
+    assert_int_equal(b.n, 1);
+    assert_event(&b, 0, "message", "b", "", 1);
+    recorder_free(&b);
+}
+
+/* A callback that fails on the flushed event stops the parser with its value. */
+static int fail_on_event(void *ctx, const sse_event *ev)
+{
+    (void)ev;
+    ++*(int *)ctx;
+    return 9;
+}
+
+static void test_eof_dispatch_reports_callback_error(void **state)
+{
+    int calls = 0;
+    sse_parser *p = sse_parser_new(fail_on_event, &calls);
+    assert_int_equal(sse_parser_feed(p, "data: z\n", 8), 0);
+    assert_int_equal(sse_parser_finish(p), 9);
+    assert_int_equal(sse_parser_finish(p), 9);
+    assert_int_equal(calls, 1);
+    sse_parser_free(p);
 }
 
 static void test_finish_processes_final_line(void **state)
@@ -587,7 +644,10 @@ int main(void)
         cmocka_unit_test(test_field_without_colon),
         cmocka_unit_test(test_empty_data_line),
         cmocka_unit_test(test_value_may_contain_colons),
-        cmocka_unit_test(test_unterminated_event_discarded),
+        cmocka_unit_test(test_unterminated_event_dispatched_at_eof),
+        cmocka_unit_test(test_cut_final_line_loses_its_event),
+        cmocka_unit_test(test_eof_without_data_dispatches_nothing),
+        cmocka_unit_test(test_eof_dispatch_reports_callback_error),
         cmocka_unit_test(test_finish_processes_final_line),
         cmocka_unit_test(test_id_with_nul_ignored),
         cmocka_unit_test(test_data_keeps_nul_bytes),
