@@ -37,19 +37,19 @@ static json_t *find_object(const char *text)
     return v;
 }
 
-perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
-                            const char *cwd, const char *note, const loom_cancel *cancel,
-                            char *reason, size_t cap, msg_usage *usage, unsigned *calls)
+void model_classifier_request(const provider_config *cfg, const char *tool,
+                              const json_t *input, const char *cwd, const char *note,
+                              msg_request *req)
 {
-    msg_request req = {0};
-    req.model = xstrdup(cfg->model);
-    req.system = xstrdup(SYSTEM);
-    req.max_tokens = 300;
+    memset(req, 0, sizeof *req);
+    req->model = xstrdup(cfg->model);
+    req->system = xstrdup(SYSTEM);
+    req->max_tokens = 300;
     /* Deterministic where the model allows it; current Claude models and
      * gpt-5 / o-series refuse or no longer list `temperature` (models.c), and
      * a refused parameter would fail every classifier call. */
-    req.temperature = model_accepts_temperature(cfg->model) ? 0 : -1;
-    req.stream = false;
+    req->temperature = model_accepts_temperature(cfg->model) ? 0 : -1;
+    req->stream = false;
     char *args = json_dumps(input, JSON_COMPACT | JSON_SORT_KEYS);
     loom_str user = LOOM_STR_INIT;
     str_printf(&user, "Working directory: %s\nTool: %s\nInput: %s\n", cwd ? cwd : "?", tool,
@@ -57,8 +57,16 @@ perm_verdict model_classify(const provider_config *cfg, const char *tool, const 
     if (note && *note)
         str_printf(&user, "Harness note: %s\n", note);
     free(args);
-    msg_message_add_text(msg_request_add_message(&req, MSG_ROLE_USER), user.ptr);
+    msg_message_add_text(msg_request_add_message(req, MSG_ROLE_USER), user.ptr);
     str_free(&user);
+}
+
+perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
+                            const char *cwd, const char *note, const loom_cancel *cancel,
+                            char *reason, size_t cap, msg_usage *usage, unsigned *calls)
+{
+    msg_request req;
+    model_classifier_request(cfg, tool, input, cwd, note, &req);
 
     provider_config one = *cfg;
     one.stream = false;

@@ -24,6 +24,13 @@
  * passed on to the model. When the model answered, its token counts are added to
  * *usage (may be NULL; raw is left alone) and *calls incremented (may be
  * NULL): the caller owes them to the run's usage, budget and cost. */
+/* The request model_classify sends (exposed for tests): the system prompt,
+ * the call, a 300-token cap, temperature 0 only for a model that takes it
+ * (provider/models.h). The caller frees it with msg_request_free. */
+void model_classifier_request(const provider_config *cfg, const char *tool,
+                              const json_t *input, const char *cwd, const char *note,
+                              msg_request *req);
+
 perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
                             const char *cwd, const char *note, const loom_cancel *cancel,
                             char *reason, size_t cap, msg_usage *usage, unsigned *calls);

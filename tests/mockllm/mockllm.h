@@ -102,7 +102,14 @@ typedef struct {
     bool text_templated;     /* text is a template */
 } mock_reply;
 
-typedef enum { FAULT_STATUS, FAULT_DROP, FAULT_MALFORMED, FAULT_STALL, FAULT_PING } mock_fault_kind;
+typedef enum {
+    FAULT_STATUS,
+    FAULT_DROP,
+    FAULT_MALFORMED,
+    FAULT_STALL,
+    FAULT_PING,
+    FAULT_UNTERMINATED, /* the last event lacks its blank line; the body ends cleanly */
+} mock_fault_kind;
 
 typedef struct {
     mock_fault_kind kind;

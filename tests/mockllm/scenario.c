@@ -293,22 +293,22 @@ static int parse_fault(vctx *v, const char *where, const json_t *f, mock_fault *
 {
     static const char *const keys[] = {"status", "headers", "body",
                                        "drop_after_bytes", "malformed", "stall_ms",
-                                       "ping_every_ms", "after_events", "times", "comment",
-                                       NULL};
+                                       "ping_every_ms", "unterminated_end", "after_events",
+                                       "times", "comment", NULL};
     if (!json_is_object(f))
         return fail(v, where, "must be an object");
     if (check_keys(v, where, f, keys))
         return -1;
     int kinds = 0;
-    static const char *const kind_keys[] = {"status", "drop_after_bytes",
-                                            "malformed", "stall_ms", "ping_every_ms"};
-    for (size_t i = 0; i < 5; i++)
+    static const char *const kind_keys[] = {"status", "drop_after_bytes", "malformed",
+                                            "stall_ms", "ping_every_ms", "unterminated_end"};
+    for (size_t i = 0; i < sizeof kind_keys / sizeof kind_keys[0]; i++)
         if (json_object_get(f, kind_keys[i]))
             kinds++;
     if (kinds != 1)
         return fail(v, where, "a fault needs exactly one of \"status\", "
                               "\"drop_after_bytes\", \"malformed\", \"stall_ms\", "
-                              "\"ping_every_ms\"");
+                              "\"ping_every_ms\", \"unterminated_end\"");
     out->times = 1;
     if (get_int(v, where, f, "times", 1, &out->times) ||
         get_int(v, where, f, "after_events", 0, &out->after_events))
@@ -361,6 +361,13 @@ static int parse_fault(vctx *v, const char *where, const json_t *f, mock_fault *
             return -1;
         snprintf(out->desc, sizeof out->desc, "malformed after %ld events",
                  out->after_events);
+    } else if (json_object_get(f, "unterminated_end")) {
+        if (has_after)
+            return fail(v, where, "\"after_events\" does not apply to unterminated_end");
+        if (!json_is_true(json_object_get(f, "unterminated_end")))
+            return fail(v, where, "\"unterminated_end\" must be true");
+        out->kind = FAULT_UNTERMINATED;
+        snprintf(out->desc, sizeof out->desc, "unterminated_end");
     } else if (json_object_get(f, "ping_every_ms")) {
         out->kind = FAULT_PING;
         if (get_int(v, where, f, "ping_every_ms", 1, &out->ping_every_ms))

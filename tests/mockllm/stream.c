@@ -2,7 +2,7 @@
  * MHD pulls one event per read, so each SSE event reaches the client as it
  * would from a real provider. Pacing (drip_ms) and the mid-stream faults
  * (drop the connection, inject a malformed line, stall, keep-alive pings
- * for ever) are applied here,
+ * for ever, end without the last blank line) are applied here,
  * identically for every wire format. */
 #include "mockllm.h"
 
@@ -134,6 +134,17 @@ struct MHD_Response *stream_response(mock_events *events, long drip_ms,
     s->ev = *events;
     memset(events, 0, sizeof *events);
     s->drip_ms = drip_ms;
+    /* unterminated_end: the last event keeps its own line end but loses the
+     * blank line after it, and the chunked body then ends cleanly — the
+     * shape of a server that forgets the final separator. A non-streaming
+     * body has no separator to lose and is sent whole. */
+    if (fault && fault->kind == FAULT_UNTERMINATED) {
+        size_t last = s->ev.n ? s->ev.n - 1 : 0;
+        if (s->ev.n && s->ev.len[last] >= 2 && s->ev.ev[last][s->ev.len[last] - 1] == '\n' &&
+            s->ev.ev[last][s->ev.len[last] - 2] == '\n')
+            s->ev.len[last]--;
+        fault = NULL;
+    }
     if (fault && fault->kind != FAULT_STATUS) {
         s->has_fault = true;
         s->fault = *fault;
