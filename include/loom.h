@@ -105,6 +105,11 @@ loom_config *loom_config_new(void);
  *   compaction      JSON: the compaction thresholds (docs/context.md)
  *   renew_lambda    number: renew's λ (docs/context.md)
  *   heartbeat       JSON: the heartbeat block (docs/heartbeat.md)
+ *   thinking        extended thinking (Anthropic): true (a budget of 31999
+ *                   tokens, Claude Code's), false (off, the default), a
+ *                   budget from 1024 to 1000000, or {"budget_tokens": N};
+ *                   a model's settings entry may set it too. The budget is
+ *                   kept under the request's max_tokens
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not

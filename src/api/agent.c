@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "api/internal.h"
+#include "base/json.h"
 #include "base/str.h"
 #include "context/budget.h"
 #include "context/ladder.h"
@@ -49,6 +50,28 @@ static int parse_model_limits(loom_agent *a, loom_status *st)
     if (max_out >= 0)
         a->provider.max_output_tokens = (int)max_out;
     return 0;
+}
+
+/* Extended thinking: the option "thinking" (settings or --thinking), else
+ * the model's settings entry (models.<name>.thinking, the same forms). */
+static int parse_thinking(loom_agent *a, loom_status *st)
+{
+    const char *text = api_value(a->values, "thinking");
+    char *owned = NULL;
+    if (!text) {
+        const json_t *m = json_object_get(model_settings(a, a->provider.model), "thinking");
+        if (json_is_boolean(m))
+            text = json_is_true(m) ? "true" : "false";
+        else if (json_is_integer(m) || json_is_object(m))
+            text = owned = json_dump_compact(m);
+        else if (json_is_string(m))
+            text = json_string_value(m);
+    }
+    int budget = 0;
+    int rc = text ? api_thinking_budget(text, &budget, st) : 0;
+    free(owned);
+    a->provider.thinking_budget = budget;
+    return rc;
 }
 
 /* Compaction thresholds (option "compaction" as JSON, else the model's
@@ -200,6 +223,8 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         api_status_from(st, &err);
         goto fail;
     }
+    if (parse_thinking(a, st) != 0)
+        goto fail;
     a->fallback_model = xstrdup(api_value(v, "fallback_model"));
 
     char buf[4096];

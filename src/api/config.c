@@ -111,7 +111,8 @@ static void apply_settings(json_t *values, json_t *explicit_keys, const json_t *
         else if (json_is_boolean(value))
             text = json_is_true(value) ? "true" : "false";
         else if (json_is_object(value) &&
-                 (strcmp(target, "compaction") == 0 || strcmp(target, "heartbeat") == 0)) {
+                 (strcmp(target, "compaction") == 0 || strcmp(target, "heartbeat") == 0 ||
+                  strcmp(target, "thinking") == 0)) {
             /* Structured settings travel as their JSON text. */
             char *js = json_dump_compact(value);
             json_object_set_new(values, target, json_string(js));

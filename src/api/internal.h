@@ -110,7 +110,19 @@ typedef enum {
     API_OPT_MODE,     /* a permission mode's name */
     API_OPT_AMOUNT,   /* a token amount: 500k, 1.5m, 200000 (a leading + allowed) */
     API_OPT_JSON,     /* a JSON text (compaction: its thresholds are checked too) */
+    API_OPT_THINKING, /* a thinking budget: true|false, a whole number, {"budget_tokens": N} */
 } api_option_kind;
+
+/* Extended thinking's budget bounds. The floor is the API's ("Must be
+ * ≥1024 and less than max_tokens": @anthropic-ai/sdk 1.15.0,
+ * src/resources/messages/messages.ts, ThinkingConfigEnabled.budget_tokens).
+ * The default, for "thinking": true and --thinking without a number, is
+ * Claude Code's ("Claude can use up to 31,999 tokens from your output budget
+ * for internal reasoning": code.claude.com/docs/en/common-workflows, "Use
+ * extended thinking"); the codec lowers it under a smaller max_tokens. */
+#define API_THINKING_MIN 1024
+#define API_THINKING_MAX 1000000
+#define API_THINKING_DEFAULT 31999
 
 typedef struct api_option {
     const char *key;
@@ -130,6 +142,9 @@ int api_option_check(const api_option *o, const char *value, loom_status *st);
 int api_option_long(const json_t *values, const char *key, long *out, loom_status *st);
 int api_option_double(const json_t *values, const char *key, double *out, loom_status *st);
 int api_option_bool(const json_t *values, const char *key, bool *out, loom_status *st);
+/* A "thinking" value as a budget in tokens (0 = off); -1 with st set when
+ * it is none of the forms loom.h lists. */
+int api_thinking_budget(const char *value, int *out, loom_status *st);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
 

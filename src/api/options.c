@@ -6,6 +6,7 @@
  * loom.h's list can be checked against it. Threading: no state. */
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,7 @@ static const api_option OPTIONS[] = {
     {"renew_lambda", API_OPT_NUMBER, 0, 0},
     {"heartbeat", API_OPT_JSON, 0, 0},
     {"add_dirs", API_OPT_TEXT, 0, 0},
+    {"thinking", API_OPT_THINKING, API_THINKING_MIN, API_THINKING_MAX},
 };
 
 const api_option *api_option_find(const char *key)
@@ -93,6 +95,43 @@ static bool parse_bool(const char *v, bool *out)
     return true;
 }
 
+int api_thinking_budget(const char *v, int *out, loom_status *st)
+{
+    bool on;
+    long n;
+    if (parse_bool(v, &on) && strcmp(v, "1") != 0) {
+        /* "1" is no budget anyone means; it is refused below as one. */
+        *out = on ? API_THINKING_DEFAULT : 0;
+        return 0;
+    }
+    if (!strcmp(v, "off") || !strcmp(v, "on")) {
+        *out = !strcmp(v, "on") ? API_THINKING_DEFAULT : 0;
+        return 0;
+    }
+    json_t *doc = NULL;
+    const char *num = v;
+    char buf[32];
+    if (v[0] == '{') {
+        doc = json_loads(v, 0, NULL);
+        json_t *b = json_object_get(doc, "budget_tokens");
+        num = NULL;
+        if (json_is_integer(b) && json_object_size(doc) == 1) {
+            snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(b));
+            num = buf;
+        }
+        json_decref(doc);
+    }
+    if (num && parse_whole(num, 0, API_THINKING_MAX, &n) &&
+        (n == 0 || n >= API_THINKING_MIN)) {
+        *out = (int)n;
+        return 0;
+    }
+    return api_status_set(st, LOOM_ERR_CONFIG,
+                          "thinking must be true, false, a budget of %d to %d tokens or "
+                          "{\"budget_tokens\": N}, not \"%s\"",
+                          API_THINKING_MIN, API_THINKING_MAX, v);
+}
+
 int api_option_check(const api_option *o, const char *v, loom_status *st)
 {
     long n;
@@ -134,6 +173,10 @@ int api_option_check(const api_option *o, const char *v, loom_status *st)
                               "permission mode \"%s\" is not one of default, acceptEdits, plan, "
                               "auto, dontAsk, bypassPermissions, fullAccess, delegate",
                               v);
+    }
+    case API_OPT_THINKING: {
+        int budget;
+        return api_thinking_budget(v, &budget, st);
     }
     case API_OPT_AMOUNT:
         if (budget_parse_amount(v[0] == '+' ? v + 1 : v) > 0)

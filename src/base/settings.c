@@ -139,6 +139,7 @@ static const settings_key top_keys[] = {
     {"auto_compact", T_BOOL | T_STR, NULL},
     {"compaction", T_OBJ | T_STR, NULL}, /* context/ parses its members */
     {"heartbeat", T_OBJ | T_STR, NULL},  /* heartbeat/config.c parses its members */
+    {"thinking", T_NUM | T_BOOL | T_OBJ | T_STR, NULL}, /* api/options.c judges the value */
     /* Structured settings, Loom's and Claude Code's. */
     {"env", T_OBJ, NULL},
     {"permissions", T_OBJ, permissions_keys},

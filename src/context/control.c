@@ -20,6 +20,7 @@
 #include "context/mf_state.h"
 #include "context/working.h"
 #include "context/working_render.h"
+#include "provider/models.h"
 #include "session/history.h"
 #include "session/record.h"
 
@@ -29,6 +30,9 @@
 #define COMPACT_MAX_OUTPUT 4096
 /* The smallest output cap a request is lowered to when the window is tight. */
 #define CONTEXT_MIN_OUTPUT 1024
+/* The answer's room beside a thinking budget when max_tokens has to be
+ * raised over it: Loom's own default reply cap (provider/anthropic.c). */
+#define CONTEXT_THINKING_ANSWER_ROOM 4096
 /* renew keeps this share of the window for the compressed history. */
 #define RENEW_BUDGET_SHARE 0.25
 
@@ -149,6 +153,18 @@ int context_build_request(context_state *cs, const context_env *env, const provi
     req->max_tokens = cfg->max_output_tokens;
     req->temperature = -1;
     req->stream = cfg->stream;
+    req->thinking_budget = cfg->thinking_budget > 0 ? cfg->thinking_budget : 0;
+    if (req->thinking_budget && req->max_tokens <= req->thinking_budget) {
+        /* The API wants budget_tokens < max_tokens: a cap set below the
+         * budget is raised to leave the answer room, up to the model's
+         * published cap (past that the codec lowers the budget instead). */
+        int64_t want = (int64_t)req->thinking_budget + CONTEXT_THINKING_ANSWER_ROOM;
+        int64_t cap = models_lookup(req->model).max_output_tokens;
+        if (want > cap)
+            want = cap;
+        if (want > req->max_tokens)
+            req->max_tokens = (int)want;
+    }
     json_t **view = NULL, *keep = NULL;
     size_t n = 0;
     if (active_view(env->t, &cs->edits, &view, &n, &keep) != 0)

@@ -205,6 +205,14 @@ json_t *msg_usage_to_json(const msg_usage *u)
                      "totalTokens", (json_int_t)msg_usage_total(u));
 }
 
+bool msg_text_blank(const char *text)
+{
+    for (const char *p = text; p && *p; p++)
+        if (!strchr(" \t\n\r\v\f", *p))
+            return false;
+    return true;
+}
+
 char *msg_message_text(const msg_message *m)
 {
     loom_str s = LOOM_STR_INIT;

@@ -129,6 +129,12 @@ json_t *msg_usage_to_json(const msg_usage *u);
  * that take one string; NULL when there is none. Caller frees. */
 char *msg_request_system_text(const msg_request *r);
 
+/* True when text is NULL, empty or only ASCII whitespace (space, tab,
+ * newline, CR, VT, FF): a text block the Anthropic API refuses (400
+ * "text content blocks must contain non-whitespace text"), which encoders
+ * leave out of a request while the session keeps it as it came. */
+bool msg_text_blank(const char *text);
+
 /* The concatenated text blocks of a message; caller frees. */
 char *msg_message_text(const msg_message *m);
 

@@ -96,7 +96,10 @@ static int put_block(loom_str *o, const msg_block *b)
     field f1, f2;
     switch (b->kind) {
     case MSG_BLOCK_TEXT:
-        if (!field_set(&f1, b->text ? b->text : ""))
+        /* The API refuses a text block of only whitespace (400 "text content
+         * blocks must contain non-whitespace text"); a model's blank reply
+         * stays in the session as it came and is left out here. */
+        if (msg_text_blank(b->text) || !field_set(&f1, b->text))
             return 0;
         PUT(o, "{\"type\":\"text\",\"text\":");
         put_field(o, &f1);
@@ -159,6 +162,30 @@ static int put_block(loom_str *o, const msg_block *b)
     return 1;
 }
 
+/* The request's max_tokens and the thinking budget that fits under it (0:
+ * no thinking). The API's rule: budget_tokens ≥ 1024 and < max_tokens
+ * (@anthropic-ai/sdk 1.15.0, src/resources/messages/messages.ts,
+ * ThinkingConfigEnabled). context_build_request already raised max_tokens
+ * as far as the model allows; what still does not fit lowers the budget,
+ * and under the floor there is no thinking at all. */
+#define THINKING_MIN_BUDGET 1024
+static int max_tokens_of(const msg_request *req)
+{
+    return req->max_tokens > 0 ? req->max_tokens : 4096;
+}
+
+static int thinking_budget_of(const msg_request *req)
+{
+    int budget = req->thinking_budget, max = max_tokens_of(req);
+    if (budget <= 0)
+        return 0;
+    if (budget < THINKING_MIN_BUDGET)
+        budget = THINKING_MIN_BUDGET;
+    if (budget >= max)
+        budget = max - 1;
+    return budget >= THINKING_MIN_BUDGET ? budget : 0;
+}
+
 /* The request body; -1 when a json_t in it cannot be serialized. */
 static int put_body(loom_str *o, const msg_request *req, const provider_config *cfg)
 {
@@ -178,7 +205,7 @@ static int put_body(loom_str *o, const msg_request *req, const provider_config *
         }
         str_putc(o, ',');
     }
-    str_printf(o, "\"max_tokens\":%d", req->max_tokens > 0 ? req->max_tokens : 4096);
+    str_printf(o, "\"max_tokens\":%d", max_tokens_of(req));
 
     field sys, dyn;
     bool has_sys = req->system && *req->system && field_set(&sys, req->system);
@@ -215,6 +242,7 @@ static int put_body(loom_str *o, const msg_request *req, const provider_config *
         json_put_string(o, role, strlen(role));
         PUT(o, ",\"content\":[");
         size_t n_blocks = 0;
+        bool last_cc = false; /* the last block written carries a breakpoint */
         for (size_t j = 0; j < m->n_blocks; j++) {
             size_t bmark = o->len;
             if (n_blocks)
@@ -222,10 +250,18 @@ static int put_body(loom_str *o, const msg_request *req, const provider_config *
             int rc = put_block(o, &m->blocks[j]);
             if (rc < 0)
                 return -1;
-            if (rc == 0)
+            if (rc == 0) {
                 cut(o, bmark);
-            else
+                /* A breakpoint on a block left out moves to the block before. */
+                if (m->blocks[j].cache_control && n_blocks && !last_cc) {
+                    cut(o, o->len - 1); /* the last block's closing brace */
+                    PUT(o, ",\"cache_control\":{\"type\":\"ephemeral\"}}");
+                    last_cc = true;
+                }
+            } else {
                 n_blocks++;
+                last_cc = m->blocks[j].cache_control;
+            }
         }
         if (n_blocks == 0) {
             /* The API refuses empty content; an empty turn carries no meaning. */
@@ -259,12 +295,15 @@ static int put_body(loom_str *o, const msg_request *req, const provider_config *
         }
         str_putc(o, ']');
     }
-    if (req->thinking_budget > 0)
-        str_printf(o, ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":%d}",
-                   req->thinking_budget);
+    int budget = thinking_budget_of(req);
+    if (budget > 0)
+        str_printf(o, ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":%d}", budget);
     /* json_real refuses infinities (and NaN fails the test), so they were
-     * never sent. */
-    if (req->temperature >= 0 && !isinf(req->temperature)) {
+     * never sent. With thinking on the API takes no temperature but 1 (400
+     * "temperature may only be set to 1 when thinking is enabled", as
+     * quoted in BuilderIO/agent-native's release @agent-native/core@0.164.25),
+     * so none is sent and the default applies. */
+    if (budget == 0 && req->temperature >= 0 && !isinf(req->temperature)) {
         PUT(o, ",\"temperature\":");
         if (json_put_real(o, req->temperature) != 0)
             return -1;
@@ -291,6 +330,11 @@ static int anthropic_encode(const msg_request *req, const provider_config *cfg,
         provider_http_call_header(call, "x-api-key: %s", cfg->api_key);
     if (req->stream)
         provider_http_call_header(call, "Accept: text/event-stream");
+    /* Thinking between tool calls, as Claude Code asks for it: the beta's
+     * name is in @anthropic-ai/sdk 1.15.0, src/resources/beta/beta.ts
+     * (AnthropicBeta, 'interleaved-thinking-2025-05-14'). */
+    if (thinking_budget_of(req) > 0)
+        provider_http_call_header(call, "anthropic-beta: interleaved-thinking-2025-05-14");
 
     size_t start = call->body.len;
     if (put_body(&call->body, req, cfg) != 0) {
@@ -371,18 +415,34 @@ static json_t *parse_tool_input(const loom_str *s)
     return json_pack("{s:s%}", "_raw_arguments", s->ptr, s->len);
 }
 
+/* A later usage object (message_delta's) updates only the fields it gives
+ * a value: the SDK types let input_tokens and the cache counts be null
+ * there, and the SDK's own accumulator overwrites a count only when the new
+ * one is not null (@anthropic-ai/sdk 1.15.0, src/lib/MessageStream.ts,
+ * case 'message_delta'). Thinking tokens are output_tokens_details
+ * .thinking_tokens, part of output_tokens (src/resources/messages/
+ * messages.ts, interfaces Usage, MessageDeltaUsage, OutputTokensDetails). */
 static void usage_merge(provider_decoder *d, const json_t *u)
 {
     if (!json_is_object(u))
         return;
     if (!d->raw_usage)
         d->raw_usage = json_object();
-    json_object_update(d->raw_usage, (json_t *)u);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)u, key, v) {
+        const json_t *old = json_object_get(d->raw_usage, key);
+        if (old && (json_is_null(v) || (json_is_integer(old) && !json_is_integer(v))))
+            continue;
+        json_object_set(d->raw_usage, key, v);
+    }
     msg_usage *n = &d->out->usage;
     n->input_tokens = json_get_int(d->raw_usage, "input_tokens", 0);
     n->output_tokens = json_get_int(d->raw_usage, "output_tokens", 0);
     n->cache_read_tokens = json_get_int(d->raw_usage, "cache_read_input_tokens", 0);
     n->cache_creation_tokens = json_get_int(d->raw_usage, "cache_creation_input_tokens", 0);
+    n->reasoning_tokens =
+        json_get_int(json_get_obj(d->raw_usage, "output_tokens_details"), "thinking_tokens", 0);
 }
 
 static loom_stop_reason map_stop(const char *s)

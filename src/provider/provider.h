@@ -42,6 +42,9 @@ typedef struct provider_config {
     long request_timeout_ms;
     int64_t context_window;  /* tokens; from the model table unless set */
     int max_output_tokens;   /* from the model table unless set */
+    /* Extended thinking's budget in tokens (Anthropic); 0 = off. Option
+     * "thinking" / --thinking; the codec fits it under max_tokens. */
+    int thinking_budget;
     bool stream;             /* default true */
 } provider_config;
 

@@ -4,7 +4,11 @@
  * must match byte for byte (tests/unit/test_provider_anthropic_direct.c and
  * tests/fuzz/fuzz_anthropic_encode.c). The one change: a tool_use block
  * without input packs a fresh {} with "o", not "O", so it is not leaked; the
- * bytes are the same. */
+ * bytes are the same. Issue 12 changed the wire on purpose, and the
+ * reference with it: a text block of only whitespace is left out (its
+ * breakpoint moves to the block before), and thinking is fitted under
+ * max_tokens, carries the interleaved-thinking beta and sends no
+ * temperature. */
 #ifndef LOOM_TEST_ANTHROPIC_ENCODE_REFERENCE_H
 #define LOOM_TEST_ANTHROPIC_ENCODE_REFERENCE_H
 
@@ -27,6 +31,8 @@ static json_t *reference_encode_block(const msg_block *b)
     json_t *o = NULL;
     switch (b->kind) {
     case MSG_BLOCK_TEXT:
+        if (msg_text_blank(b->text))
+            return NULL;
         o = json_pack("{s:s,s:s}", "type", "text", "text", b->text ? b->text : "");
         break;
     case MSG_BLOCK_IMAGE:
@@ -80,6 +86,16 @@ static int reference_encode(const msg_request *req, const provider_config *cfg,
         provider_http_call_header(call, "x-api-key: %s", cfg->api_key);
     if (req->stream)
         provider_http_call_header(call, "Accept: text/event-stream");
+    int max_tokens = req->max_tokens > 0 ? req->max_tokens : 4096;
+    int budget = req->thinking_budget;
+    if (budget > 0 && budget < 1024)
+        budget = 1024;
+    if (budget >= max_tokens)
+        budget = max_tokens - 1;
+    if (budget < 1024)
+        budget = 0;
+    if (budget)
+        provider_http_call_header(call, "anthropic-beta: interleaved-thinking-2025-05-14");
 
     json_t *body = json_object();
     json_set_str(body, "model", req->model ? req->model : cfg->model);
@@ -104,8 +120,13 @@ static int reference_encode(const msg_request *req, const provider_config *cfg,
         json_t *content = json_array();
         for (size_t j = 0; j < m->n_blocks; j++) {
             json_t *b = reference_encode_block(&m->blocks[j]);
-            if (b)
+            if (b) {
                 json_array_append_new(content, b);
+            } else if (m->blocks[j].cache_control && json_array_size(content)) {
+                json_t *last = json_array_get(content, json_array_size(content) - 1);
+                if (!json_object_get(last, "cache_control"))
+                    reference_add_cache(last, true);
+            }
         }
         if (json_array_size(content) == 0) {
             json_decref(content);
@@ -123,10 +144,10 @@ static int reference_encode(const msg_request *req, const provider_config *cfg,
                                                    "input_schema", req->tools[i].input_schema));
         json_object_set_new(body, "tools", tools);
     }
-    if (req->thinking_budget > 0)
+    if (budget)
         json_object_set_new(body, "thinking", json_pack("{s:s,s:i}", "type", "enabled",
-                                                        "budget_tokens", req->thinking_budget));
-    if (req->temperature >= 0)
+                                                        "budget_tokens", budget));
+    if (!budget && req->temperature >= 0)
         json_object_set_new(body, "temperature", json_real(req->temperature));
     if (req->stream)
         json_object_set_new(body, "stream", json_true());

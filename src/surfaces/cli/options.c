@@ -29,6 +29,7 @@ enum {
     OPT_ALLOWED_TOOLS,
     OPT_DISALLOWED_TOOLS,
     OPT_ADD_DIR,
+    OPT_THINKING,
 };
 
 static const struct option long_options[] = {
@@ -60,6 +61,7 @@ static const struct option long_options[] = {
     {"disallowedTools", required_argument, NULL, OPT_DISALLOWED_TOOLS},
     {"disallowed-tools", required_argument, NULL, OPT_DISALLOWED_TOOLS},
     {"add-dir", required_argument, NULL, OPT_ADD_DIR},
+    {"thinking", optional_argument, NULL, OPT_THINKING},
     {NULL, 0, NULL, 0},
 };
 
@@ -106,6 +108,8 @@ void cli_usage(FILE *out)
           "      --disallowedTools RULES deny rules, same syntax (docs/permissions.md)\n"
           "      --add-dir DIR           another directory tools may read without asking\n"
           "      --no-stream             ask the provider for a whole reply at once\n"
+          "      --thinking [BUDGET]     extended thinking (Anthropic), BUDGET tokens\n"
+          "                              (default 31999, Claude Code's; at least 1024)\n"
           "\n"
           "exit status: 0 done, 1 failed, 2 usage or configuration error, 3 stopped at a\n"
           "  limit (resumable), 130 interrupted\n"
@@ -193,6 +197,14 @@ int cli_parse(int argc, char **argv, cli_options *opt)
             (allow ? opt->allowed_tools : opt->disallowed_tools)[(*n)++] = optarg;
             break;
         }
+        case OPT_THINKING:
+            /* "--thinking 8000" as well as "--thinking=8000": a next word of
+             * digits only is the budget, anything else the prompt. */
+            if (!optarg && optind < argc && argv[optind][0] &&
+                strspn(argv[optind], "0123456789") == strlen(argv[optind]))
+                optarg = argv[optind++];
+            opt->thinking = optarg ? optarg : "true";
+            break;
         case OPT_ADD_DIR:
             if (opt->n_add_dirs == 16) {
                 fprintf(stderr, "loom: at most 16 --add-dir flags\n");

@@ -29,6 +29,7 @@ typedef struct cli_options {
     const char *cwd;
     const char *permission_mode;
     const char *fallback_model;
+    const char *thinking;       /* --thinking: "true" or its BUDGET (option "thinking") */
     const char *append_system_prompt;
     /* --allowedTools / --disallowedTools, each flag a comma-separated list;
      * the flags may repeat (pointers into argv). */

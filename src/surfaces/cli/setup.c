@@ -38,6 +38,7 @@ loom_config *setup_config(const cli_options *opt, bool interactive, const char *
         {"cwd", opt->cwd},
         {"permission_mode", opt->permission_mode},
         {"fallback_model", opt->fallback_model},
+        {"thinking", opt->thinking},
         {"stream", opt->no_stream ? "false" : NULL},
         {"interactive", interactive ? "true" : "false"},
     };
