@@ -49,13 +49,37 @@ static json_t *tool_input(const mock_tool_call *c)
     return c->input ? json_deep_copy(c->input) : json_string(c->arguments);
 }
 
-/* The usage object of message_start and of a non-streaming message. */
-static json_t *usage_json(const mock_usage *u, long output)
+/* Thinking tokens, where a reply thought: Usage.output_tokens_details
+ * (@anthropic-ai/sdk 1.15.0, src/resources/messages/messages.ts,
+ * OutputTokensDetails.thinking_tokens). */
+static void add_thinking_tokens(json_t *usage, const mock_usage *u)
 {
-    return json_pack("{s:I, s:I, s:I, s:I}", "input_tokens", (json_int_t)u->input,
-                     "cache_creation_input_tokens", (json_int_t)u->cache_creation,
-                     "cache_read_input_tokens", (json_int_t)u->cache_read,
-                     "output_tokens", (json_int_t)output);
+    if (u->reasoning > 0)
+        json_object_set_new(usage, "output_tokens_details",
+                            json_pack("{s:I}", "thinking_tokens", (json_int_t)u->reasoning));
+}
+
+/* The usage object of message_start and of a non-streaming message. */
+static json_t *usage_json(const mock_usage *u, long output, bool final)
+{
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I}", "input_tokens", (json_int_t)u->input,
+                          "cache_creation_input_tokens", (json_int_t)u->cache_creation,
+                          "cache_read_input_tokens", (json_int_t)u->cache_read,
+                          "output_tokens", (json_int_t)output);
+    if (final)
+        add_thinking_tokens(o, u);
+    return o;
+}
+
+/* message_delta's usage: the SDK types let every count but output_tokens be
+ * null there (MessageDeltaUsage), and the mock sends them so, which a client
+ * must not read as zero. */
+static json_t *delta_usage_json(const mock_usage *u)
+{
+    json_t *o = json_pack("{s:n, s:n, s:n, s:I}", "input_tokens", "cache_creation_input_tokens",
+                          "cache_read_input_tokens", "output_tokens", (json_int_t)u->output);
+    add_thinking_tokens(o, u);
+    return o;
 }
 
 static const char *model_or_default(const mock_render *r)
@@ -94,7 +118,7 @@ static json_t *anth_message(const mock_render *r)
                             "type", "message", "role", "assistant", "model",
                             model_or_default(r), "content", content, "stop_reason",
                             rep->stop_reason, "stop_sequence", "usage",
-                            usage_json(&r->usage, r->usage.output));
+                            usage_json(&r->usage, r->usage.output, true));
     free(id);
     return msg;
 }
@@ -157,7 +181,7 @@ static void anth_stream(const mock_render *r, mock_events *ev)
               json_pack("{s:{s:s, s:s, s:s, s:s, s:[], s:n, s:n, s:o}}", "message",
                         "id", id, "type", "message", "role", "assistant", "model",
                         model_or_default(r), "content", "stop_reason",
-                        "stop_sequence", "usage", usage_json(&r->usage, early_out)));
+                        "stop_sequence", "usage", usage_json(&r->usage, early_out, false)));
     free(id);
 
     size_t index = 0;
@@ -195,9 +219,8 @@ static void anth_stream(const mock_render *r, mock_events *ev)
         block_stop(ev, index++);
     }
     add_event(ev, "message_delta",
-              json_pack("{s:{s:s, s:n}, s:{s:I}}", "delta", "stop_reason",
-                        rep->stop_reason, "stop_sequence", "usage", "output_tokens",
-                        (json_int_t)r->usage.output));
+              json_pack("{s:{s:s, s:n}, s:o}", "delta", "stop_reason", rep->stop_reason,
+                        "stop_sequence", "usage", delta_usage_json(&r->usage)));
     add_event(ev, "message_stop", json_object());
 }
 
@@ -243,6 +266,49 @@ static json_t *anth_window_error(long est, long max)
     return j;
 }
 
+static bool blank(const char *s)
+{
+    for (; s && *s; s++)
+        if (!strchr(" \t\n\r\v\f", *s))
+            return false;
+    return true;
+}
+
+/* The API's 400s a client can earn with a well-formed body. Messages: "text
+ * content blocks must contain non-whitespace text" (issue 12's finding).
+ * Thinking: budget_tokens ≥ 1024 and < max_tokens (@anthropic-ai/sdk 1.15.0,
+ * src/resources/messages/messages.ts, ThinkingConfigEnabled), and no
+ * temperature but 1 beside it. */
+static char *anth_refuse(const json_t *req)
+{
+    size_t i, j;
+    json_t *m, *block;
+    json_array_foreach(json_object_get(req, "messages"), i, m) {
+        json_array_foreach(json_object_get(m, "content"), j, block) {
+            const char *type = json_string_value(json_object_get(block, "type"));
+            if (type && !strcmp(type, "text") &&
+                blank(json_string_value(json_object_get(block, "text"))))
+                return xprintf("messages: text content blocks must contain non-whitespace "
+                               "text (messages.%zu.content.%zu)", i, j);
+        }
+    }
+    const json_t *th = json_object_get(req, "thinking");
+    const char *th_type = json_string_value(json_object_get(th, "type"));
+    if (th_type && !strcmp(th_type, "enabled")) {
+        json_int_t budget = json_integer_value(json_object_get(th, "budget_tokens"));
+        json_int_t max = json_integer_value(json_object_get(req, "max_tokens"));
+        if (budget < 1024)
+            return xstrdup("thinking.enabled.budget_tokens: Input should be greater than or "
+                           "equal to 1024");
+        if (budget >= max)
+            return xstrdup("`max_tokens` must be greater than `thinking.budget_tokens`");
+        const json_t *t = json_object_get(req, "temperature");
+        if (t && json_number_value(t) != 1.0)
+            return xstrdup("`temperature` may only be set to 1 when thinking is enabled");
+    }
+    return NULL;
+}
+
 const mock_format anthropic_format = {
     .name = "anthropic",
     .request_id_header = "request-id",
@@ -251,4 +317,5 @@ const mock_format anthropic_format = {
     .stream = anth_stream,
     .error = anth_error,
     .window_error = anth_window_error,
+    .refuse = anth_refuse,
 };

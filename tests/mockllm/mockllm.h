@@ -241,6 +241,10 @@ typedef struct {
     /* The provider's refusal of a prompt of est tokens over a window of max
      * tokens (sent with HTTP 400). Owned. */
     json_t *(*window_error)(long est, long max);
+    /* Why the real API would refuse this request with a 400 (a rule the
+     * mock enforces so a client that breaks it fails its tests), or NULL.
+     * Optional; owned. */
+    char *(*refuse)(const json_t *req);
 } mock_format;
 
 extern const mock_format anthropic_format;

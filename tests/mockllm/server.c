@@ -291,6 +291,10 @@ static enum MHD_Result dispatch(mock_scenario *sc, struct MHD_Connection *conn,
         status = 400;
         window_exceeded = true;
         resp = json_response(fmt->window_error(est_tokens, sc->context_window));
+    } else if (fmt->refuse && (error = fmt->refuse(req)) != NULL) {
+        /* Refused before any turn is chosen, like the window. */
+        status = 400;
+        resp = json_response(fmt->error(400, error));
     } else {
         mock_conv conv = {0};
         fmt->summarize(req, &conv);
