@@ -165,7 +165,7 @@ check anthropic "$(post /v1/messages "$first_user_anthropic")" '.[0] as $b |
     c("tool call"; $b.content[]|select(.type=="tool_use")|[.id, .name, .input]; ["toolu_01", "Bash", $input]),
     c("message fields"; [$b.type, $b.role, $b.model, ($b.id|startswith("msg_")), $b.stop_reason, $b.stop_sequence];
       ["message", "assistant", "claude-mock", true, "tool_use", null]),
-    c("usage"; $b.usage; {"input_tokens":12,"cache_creation_input_tokens":2,"cache_read_input_tokens":3,"output_tokens":7})'
+    c("usage"; $b.usage; {"input_tokens":12,"cache_creation_input_tokens":2,"cache_read_input_tokens":3,"output_tokens":7,"output_tokens_details":{"thinking_tokens":2}})'
 
 sse=$(post /v1/messages "$(with_stream "$first_user_anthropic")")
 check "anthropic stream" "$(sse_data <<<"$sse")" '
