@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "base/str.h"
 #include "base/utf8.h"
+#include "provider/models.h"
 #include "provider/provider.h"
 
 #define ANTHROPIC_VERSION "2023-06-01"
@@ -167,23 +168,31 @@ static int put_block(loom_str *o, const msg_block *b)
  * (@anthropic-ai/sdk 1.15.0, src/resources/messages/messages.ts,
  * ThinkingConfigEnabled). context_build_request already raised max_tokens
  * as far as the model allows; what still does not fit lowers the budget,
- * and under the floor there is no thinking at all. */
+ * and under the floor there is no thinking at all. A Claude family the
+ * model table (provider/models.c) knows to have no thinking gets none; a
+ * name it does not know (a gateway's, a new model's) is sent what the user
+ * asked, and the API decides. */
 #define THINKING_MIN_BUDGET 1024
 static int max_tokens_of(const msg_request *req)
 {
     return req->max_tokens > 0 ? req->max_tokens : 4096;
 }
 
-static int thinking_budget_of(const msg_request *req)
+static int thinking_budget_of(const msg_request *req, const provider_config *cfg)
 {
     int budget = req->thinking_budget, max = max_tokens_of(req);
     if (budget <= 0)
         return 0;
-    if (budget < THINKING_MIN_BUDGET)
-        budget = THINKING_MIN_BUDGET;
+    const char *model = req->model ? req->model : cfg->model;
+    model_info info = models_lookup(model);
+    if (info.reasoning != MODEL_REASONING_BUDGET && model && !strncmp(model, "claude", 6))
+        return 0;
+    int floor = info.thinking_min_budget > 0 ? info.thinking_min_budget : THINKING_MIN_BUDGET;
+    if (budget < floor)
+        budget = floor;
     if (budget >= max)
         budget = max - 1;
-    return budget >= THINKING_MIN_BUDGET ? budget : 0;
+    return budget >= floor ? budget : 0;
 }
 
 /* The request body; -1 when a json_t in it cannot be serialized. */
@@ -295,7 +304,7 @@ static int put_body(loom_str *o, const msg_request *req, const provider_config *
         }
         str_putc(o, ']');
     }
-    int budget = thinking_budget_of(req);
+    int budget = thinking_budget_of(req, cfg);
     if (budget > 0)
         str_printf(o, ",\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":%d}", budget);
     /* json_real refuses infinities (and NaN fails the test), so they were
@@ -333,7 +342,7 @@ static int anthropic_encode(const msg_request *req, const provider_config *cfg,
     /* Thinking between tool calls, as Claude Code asks for it: the beta's
      * name is in @anthropic-ai/sdk 1.15.0, src/resources/beta/beta.ts
      * (AnthropicBeta, 'interleaved-thinking-2025-05-14'). */
-    if (thinking_budget_of(req) > 0)
+    if (thinking_budget_of(req, cfg) > 0)
         provider_http_call_header(call, "anthropic-beta: interleaved-thinking-2025-05-14");
 
     size_t start = call->body.len;

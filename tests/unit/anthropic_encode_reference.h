@@ -18,6 +18,7 @@
 
 #include "base/json.h"
 #include "base/str.h"
+#include "provider/models.h"
 #include "provider/provider.h"
 
 static void reference_add_cache(json_t *block, bool on)
@@ -88,6 +89,10 @@ static int reference_encode(const msg_request *req, const provider_config *cfg,
         provider_http_call_header(call, "Accept: text/event-stream");
     int max_tokens = req->max_tokens > 0 ? req->max_tokens : 4096;
     int budget = req->thinking_budget;
+    const char *model = req->model ? req->model : cfg->model;
+    if (model && !strncmp(model, "claude", 6) &&
+        models_lookup(model).reasoning != MODEL_REASONING_BUDGET)
+        budget = 0;
     if (budget > 0 && budget < 1024)
         budget = 1024;
     if (budget >= max_tokens)

@@ -254,6 +254,23 @@ static void test_thinking_config(void **state)
     json_decref(body);
     provider_http_call_free(&call);
 
+    /* A Claude family without thinking (the model table) is sent none; a
+     * name the table does not know is sent what was asked. */
+    req.max_tokens = 8192;
+    req.thinking_budget = 2048;
+    free(req.model);
+    req.model = strdup("claude-3-5-sonnet-20241022");
+    body = encode(&req, &call);
+    assert_null(json_object_get(body, "thinking"));
+    json_decref(body);
+    provider_http_call_free(&call);
+    free(req.model);
+    req.model = strdup("my-gateway-model");
+    body = encode(&req, &call);
+    assert_non_null(json_object_get(body, "thinking"));
+    json_decref(body);
+    provider_http_call_free(&call);
+
     /* Off: no header, no config. */
     req.thinking_budget = 0;
     req.max_tokens = 16000;
