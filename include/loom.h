@@ -99,6 +99,10 @@ loom_config *loom_config_new(void);
  *   add_dirs        text: more readable directories, one a line (--add-dir)
  *   context_window  whole 1000–2^32: the model's window in tokens
  *   max_output_tokens  whole 1–2^24: the model's output cap
+ *   reasoning_effort  low | medium | high: how hard an OpenAI reasoning
+ *                   model (gpt-5*, o-series) thinks; unset: the model's
+ *                   default. Ignored for other models (--reasoning-effort;
+ *                   a settings "models" entry's "reasoningEffort" too)
  *   token_budget    an amount (500k, 1.5m, 200000; a leading + allowed):
  *                   stop the run past it, when max_tokens_total is 0
  *   auto_compact    bool (default true)

@@ -1,6 +1,7 @@
 /* agent.c — loom_agent: a resolved provider, the tool registry and the
  * system prompt, made once and shared by the sessions and runs under it. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,6 +73,22 @@ static int parse_thinking(loom_agent *a, loom_status *st)
     free(owned);
     a->provider.thinking_budget = budget;
     return rc;
+}
+
+/* The reasoning effort: the option first, then the model's settings entry
+ * ("reasoningEffort"), both checked the same way. */
+static int parse_reasoning_effort(loom_agent *a, loom_status *st)
+{
+    const char *v = api_value(a->values, "reasoning_effort");
+    if (!v)
+        v = json_string_value(json_object_get(model_settings(a, api_value(a->values, "model")),
+                                              "reasoningEffort"));
+    if (!v)
+        return 0;
+    if (api_option_check(api_option_find("reasoning_effort"), v, st) != 0)
+        return -1;
+    snprintf(a->provider.reasoning_effort, sizeof a->provider.reasoning_effort, "%s", v);
+    return 0;
 }
 
 /* Compaction thresholds (option "compaction" as JSON, else the model's
@@ -217,7 +234,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     a->provider.cassette = xstrdup(api_value(v, "cassette"));
     a->provider.max_retries = (int)max_retries;
     a->provider.stream = stream;
-    if (parse_model_limits(a, st) != 0)
+    if (parse_model_limits(a, st) != 0 || parse_reasoning_effort(a, st) != 0)
         goto fail;
     if (provider_config_resolve(&a->provider, &err) != 0) {
         api_status_from(st, &err);

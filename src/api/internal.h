@@ -111,6 +111,7 @@ typedef enum {
     API_OPT_AMOUNT,   /* a token amount: 500k, 1.5m, 200000 (a leading + allowed) */
     API_OPT_JSON,     /* a JSON text (compaction: its thresholds are checked too) */
     API_OPT_THINKING, /* a thinking budget: true|false, a whole number, {"budget_tokens": N} */
+    API_OPT_EFFORT,   /* a reasoning effort: low | medium | high */
 } api_option_kind;
 
 /* Extended thinking's budget bounds. The floor is the API's ("Must be

@@ -41,6 +41,7 @@ static const api_option OPTIONS[] = {
     {"disallowed_tools", API_OPT_TEXT, 0, 0},
     {"context_window", API_OPT_WHOLE, 1000, 1L << 32},
     {"max_output_tokens", API_OPT_WHOLE, 1, 1L << 24},
+    {"reasoning_effort", API_OPT_EFFORT, 0, 0},
     {"token_budget", API_OPT_AMOUNT, 0, 0},
     {"auto_compact", API_OPT_BOOL, 0, 0},
     {"compaction", API_OPT_JSON, 0, 0},
@@ -183,6 +184,11 @@ int api_option_check(const api_option *o, const char *v, loom_status *st)
             return 0;
         return api_status_set(st, LOOM_ERR_CONFIG,
                               "%s \"%s\" is not an amount like 500k, 1.5m or 200000", o->key, v);
+    case API_OPT_EFFORT:
+        if (!strcmp(v, "low") || !strcmp(v, "medium") || !strcmp(v, "high"))
+            return 0;
+        return api_status_set(st, LOOM_ERR_CONFIG,
+                              "%s \"%s\" is not one of low, medium, high", o->key, v);
     case API_OPT_JSON: {
         json_error_t je;
         json_t *doc = json_loads(v, 0, &je);

@@ -132,6 +132,7 @@ static const settings_key top_keys[] = {
     {"price_output_per_mtok", T_NUM | T_STR, NULL},
     {"context_window", T_NUM | T_STR, NULL},
     {"max_output_tokens", T_NUM | T_STR, NULL},
+    {"reasoning_effort", T_STR, NULL},
     {"token_budget", T_NUM | T_STR, NULL},
     {"renew_lambda", T_NUM | T_STR, NULL},
     {"stream", T_BOOL | T_STR, NULL},

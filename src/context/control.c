@@ -165,6 +165,8 @@ int context_build_request(context_state *cs, const context_env *env, const provi
         if (want > req->max_tokens)
             req->max_tokens = (int)want;
     }
+    /* One key per session, as Codex does, so its turns share a cache. */
+    req->cache_key = xstrdup(transcript_session_id(env->t));
     json_t **view = NULL, *keep = NULL;
     size_t n = 0;
     if (active_view(env->t, &cs->edits, &view, &n, &keep) != 0)
@@ -356,6 +358,7 @@ static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
     j->cfg.model = xstrdup(cfg->model);
     j->model = env->port.model;
     j->req.model = xstrdup(cfg->model);
+    j->req.cache_key = xstrdup(transcript_session_id(env->t));
     j->req.max_tokens = max_out;
     j->req.stream = cfg->stream;
     loom_error_clear(&j->err);

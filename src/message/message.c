@@ -142,6 +142,7 @@ void msg_request_free(msg_request *r)
     free(r->model);
     free(r->system);
     free(r->system_dynamic);
+    free(r->cache_key);
     for (size_t i = 0; i < r->n_messages; i++)
         msg_message_free(&r->messages[i]);
     free(r->messages);

@@ -68,6 +68,7 @@ typedef struct msg_request {
     size_t cap_tools;
     int max_tokens;
     int thinking_budget;     /* 0 = off */
+    char *cache_key;         /* the session's id: OpenAI's prompt_cache_key (NULL: none) */
     double temperature;      /* < 0 = provider default */
     bool stream;
 } msg_request;

@@ -181,11 +181,17 @@ static int chat_encode(const msg_request *req, const provider_config *cfg, provi
     }
     if (req->temperature >= 0)
         json_object_set_new(body, "temperature", json_real(req->temperature));
-    if (req->thinking_budget > 0) {
-        /* Chat has no token budget for reasoning, only an effort level. */
-        json_object_set_new(body, "reasoning_effort",
-                            json_string(oai_effort(req->thinking_budget)));
+    const char *effort = oai_effort(req, cfg);
+    if (effort) {
+        /* Chat has no token budget for reasoning, only an effort level,
+         * and only reasoning models take it (oai_model_reasons). */
+        json_object_set_new(body, "reasoning_effort", json_string(effort));
     }
+    /* Chat Completions takes prompt_cache_key too (openai-node 6.49.0
+     * resources/chat/completions/completions.d.ts); other servers may
+     * refuse a field they do not know, so only OpenAI's get it. */
+    if (req->cache_key && *req->cache_key && is_openai_host(cfg->base_url))
+        json_object_set_new(body, "prompt_cache_key", oai_jstr(req->cache_key));
     if (req->stream) {
         json_object_set_new(body, "stream", json_true());
         /* Without this the stream carries no token counts at all. */

@@ -114,9 +114,29 @@ json_t *oai_parts(const msg_message *m, bool tail, json_t *(*text_part)(const ms
     return parts;
 }
 
-const char *oai_effort(int thinking_budget)
+bool oai_model_reasons(const char *model)
 {
-    return thinking_budget < 4096 ? "low" : thinking_budget < 16384 ? "medium" : "high";
+    if (!model)
+        return false;
+    const char *slash = strrchr(model, '/');
+    if (slash)
+        model = slash + 1;
+    if (strncmp(model, "gpt-5", 5) == 0 || strncmp(model, "codex-", 6) == 0)
+        return true;
+    /* o1, o1-mini, o3, o3-pro, o4-mini, …: "o" and a digit. */
+    return model[0] == 'o' && model[1] >= '1' && model[1] <= '9';
+}
+
+const char *oai_effort(const msg_request *req, const provider_config *cfg)
+{
+    if (!oai_model_reasons(req->model && *req->model ? req->model : cfg->model))
+        return NULL;
+    if (cfg->reasoning_effort[0])
+        return cfg->reasoning_effort;
+    int b = req->thinking_budget;
+    if (b <= 0)
+        return NULL;
+    return b < 4096 ? "low" : b < 16384 ? "medium" : "high";
 }
 
 char *oai_arguments(const json_t *input)

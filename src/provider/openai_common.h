@@ -53,10 +53,21 @@ void oai_add_user(json_t *items, const msg_message *m,
 json_t *oai_parts(const msg_message *m, bool tail, json_t *(*text_part)(const msg_block *b),
                   json_t *(*image_part)(const msg_block *b));
 
-/* The effort level ("low", "medium", "high") both APIs take instead of a
- * reasoning token budget; the cut-offs are Loom's choice (the budget is
- * rarely tuned finely). */
-const char *oai_effort(int thinking_budget);
+/* Whether the model reasons (takes `reasoning` / `reasoning_effort` and
+ * returns reasoning items): the gpt-5 family (gpt-5, -mini, -nano, -codex,
+ * gpt-5.1, gpt-5.2, …), codex-* (codex-mini-latest) and the o-series (o1,
+ * o3, o4-mini, …), with or without a "provider/" prefix; others (gpt-4o,
+ * gpt-4.1, gpt-oss, local models) get no reasoning fields. Source: Codex's
+ * model families, openai/codex @001cb8e2 codex-rs/core/src/models_manager/
+ * model_family.rs (supports_reasoning_summaries: o3*, o4-mini*, codex-*,
+ * gpt-5*); o1 from OpenAI's reasoning-models guide. */
+bool oai_model_reasons(const char *model);
+
+/* The effort level to send ("low", "medium", "high"), NULL for none: the
+ * configured one (cfg->reasoning_effort), else one derived from a thinking
+ * budget (cut-offs are Loom's choice; a budget is rarely tuned finely);
+ * NULL for a model that does not reason, which would refuse the field. */
+const char *oai_effort(const msg_request *req, const provider_config *cfg);
 
 /* "data:MEDIA;base64,DATA" for an image block; caller frees. */
 char *oai_image_url(const msg_block *b);

@@ -83,15 +83,26 @@ static bool add_assistant_items(json_t *input, const msg_message *m)
             json_array_append_new(input, r);
             reasoning = true;
         } else if (b->kind == MSG_BLOCK_TEXT && b->text && *b->text) {
-            json_t *p = json_object();
-            json_object_set_new(p, "type", json_string("output_text"));
-            json_object_set_new(p, "text", oai_jstr(b->text));
-            json_t *content = json_array();
-            json_array_append_new(content, p);
+            /* The OpenAPI document has two input forms for an assistant
+             * message: ResponseOutputMessage (type "message", content parts
+             * of type output_text), which requires the output item's `id`,
+             * `status` and each part's `annotations`; and EasyInputMessage
+             * ({role, content}, content a string), which requires none.
+             * Loom keeps no message item id (the session stores text, not
+             * OpenAI's items; a resumed or forked session, or one begun with
+             * another provider, has none), and an invented id is refused
+             * (the API looks "msg_…" ids up). So assistant text goes back
+             * in the easy form. Source: openai-node 6.49.0
+             * resources/responses/responses.d.ts (EasyInputMessage,
+             * ResponseOutputMessage: id, content, role, status, type all
+             * required; ResponseOutputText: annotations, text, type).
+             * Codex sends the output_text form without an id (openai/codex
+             * codex-rs/protocol/src/models.rs: ResponseItem::Message's id is
+             * skip_serializing), which the API takes but the types do not;
+             * the easy form is valid by both. */
             json_t *msg = json_object();
-            json_object_set_new(msg, "type", json_string("message"));
             json_object_set_new(msg, "role", json_string("assistant"));
-            json_object_set_new(msg, "content", content);
+            json_object_set_new(msg, "content", oai_jstr(b->text));
             json_array_append_new(input, msg);
         } else if (b->kind == MSG_BLOCK_TOOL_USE) {
             char *args = oai_arguments(b->input);
@@ -162,20 +173,36 @@ static int responses_encode(const msg_request *req, const provider_config *cfg,
         json_object_set_new(body, "max_output_tokens", json_integer(max));
     if (req->temperature >= 0)
         json_object_set_new(body, "temperature", json_real(req->temperature));
-    if (req->thinking_budget > 0) {
-        /* The API takes an effort level, not a token budget. A summary is
-         * asked for so the user sees what the model is doing. */
-        json_object_set_new(body, "reasoning",
-                            json_pack("{s:s,s:s}", "effort", oai_effort(req->thinking_budget),
-                                      "summary", "auto"));
+    bool reasons = oai_model_reasons(model);
+    const char *effort = oai_effort(req, cfg);
+    if (reasons || effort) {
+        /* The API takes an effort level, not a token budget; without one
+         * the model's default applies. A summary is asked for so the user
+         * sees what the model is doing. As Codex does for every model that
+         * reasons (openai/codex @001cb8e2 codex-rs/core/src/client.rs,
+         * stream_responses_api). */
+        json_t *r = json_object();
+        if (effort)
+            json_object_set_new(r, "effort", json_string(effort));
+        json_object_set_new(r, "summary", json_string("auto"));
+        json_object_set_new(body, "reasoning", r);
     }
     json_object_set_new(body, "stream", json_boolean(req->stream));
     json_object_set_new(body, "store", json_false());
     /* Encrypted reasoning is what lets the next turn continue the model's
-     * chain of thought under store:false. It is asked for only when reasoning
-     * is in play: non-reasoning models may refuse the include. */
-    if (reasoning_sent || req->thinking_budget > 0)
+     * chain of thought under store:false: without the include the reply's
+     * reasoning items carry no encrypted_content and cannot be sent back.
+     * Codex asks for it whenever it sends `reasoning` (client.rs, above).
+     * Other models may refuse the include, so they get it only when a
+     * reasoning item is actually going back. */
+    if (reasons || effort || reasoning_sent)
         json_object_set_new(body, "include", json_pack("[s]", "reasoning.encrypted_content"));
+    /* Codex keys the prompt cache by its conversation id (client.rs:
+     * prompt_cache_key: Some(conversation_id)); Loom's session id is the
+     * same thing. Requests with the same key and prefix are routed to the
+     * same cache. */
+    if (req->cache_key && *req->cache_key)
+        json_object_set_new(body, "prompt_cache_key", oai_jstr(req->cache_key));
     return oai_call_finish(body, call, err);
 }
 
@@ -193,6 +220,10 @@ typedef struct resp_item {
     loom_str summary;    /* reasoning: summary parts, joined by blank lines */
     loom_str reasoning;  /* reasoning: raw reasoning text (open models) */
     char *encrypted;
+    /* How much of text / summary / reasoning the sink has been shown:
+     * deltas show as they come, and what a .done item or the final
+     * response adds past that is shown then (never twice). */
+    size_t text_shown, summary_shown, reasoning_shown;
     int64_t summary_index;
     bool refusal;
     bool announced;
@@ -341,13 +372,39 @@ static void apply_item(provider_decoder *d, resp_item *it, const json_t *item, b
     announce(d, it);
 }
 
-static void append_delta(provider_decoder *d, loom_str *acc, const json_t *v, bool esc,
-                         void (*fn)(void *, const char *, size_t))
+/* Shows the sink what of acc it has not seen. When a full value replaced
+ * deltas that disagreed with it, the part already shown cannot be taken
+ * back; only what lies past it is shown. */
+static void show_rest(provider_decoder *d, const loom_str *acc, size_t *shown,
+                      void (*fn)(void *, const char *, size_t))
 {
-    size_t before = acc->len;
+    if (acc->len > *shown && fn)
+        fn(d->sink.ctx, acc->ptr + *shown, acc->len - *shown);
+    if (acc->len > *shown)
+        *shown = acc->len;
+}
+
+static void append_delta(provider_decoder *d, loom_str *acc, size_t *shown, const json_t *v,
+                         bool esc, void (*fn)(void *, const char *, size_t))
+{
     oai_append(acc, v, esc);
-    if (fn && acc->len > before)
-        fn(d->sink.ctx, acc->ptr + before, acc->len - before);
+    show_rest(d, acc, shown, fn);
+}
+
+/* A finished item whose text came whole, with no deltas before it (Codex's
+ * own fixture has that shape: openai/codex codex-rs/core/tests/
+ * cli_responses_fixture.sse), is printed now, so what is shown always
+ * matches what is recorded. */
+static void show_item(provider_decoder *d, resp_item *it)
+{
+    if (!it->type)
+        return;
+    if (strcmp(it->type, "message") == 0) {
+        show_rest(d, &it->text, &it->text_shown, d->sink.on_text);
+    } else if (strcmp(it->type, "reasoning") == 0) {
+        show_rest(d, &it->summary, &it->summary_shown, d->sink.on_thinking);
+        show_rest(d, &it->reasoning, &it->reasoning_shown, d->sink.on_thinking);
+    }
 }
 
 /* Everything a response object says (created, completed, or a body). */
@@ -431,13 +488,16 @@ static int handle(provider_decoder *d, const char *type, const oai_event *e, loo
         resp_item *it = item_for(d, json_object_get(item, "id"),
                                  json_object_get(root, "output_index"), esc);
         apply_item(d, it, item, esc);
+        if (strcmp(type, "response.output_item.done") == 0)
+            show_item(d, it);
     } else if (strcmp(type, "response.output_text.delta") == 0 ||
                strcmp(type, "response.refusal.delta") == 0) {
         resp_item *it = item_for(d, json_object_get(root, "item_id"),
                                  json_object_get(root, "output_index"), esc);
         if (strcmp(type, "response.refusal.delta") == 0)
             it->refusal = true;
-        append_delta(d, &it->text, json_object_get(root, "delta"), esc, d->sink.on_text);
+        append_delta(d, &it->text, &it->text_shown, json_object_get(root, "delta"), esc,
+                     d->sink.on_text);
     } else if (strcmp(type, "response.reasoning_summary_text.delta") == 0) {
         resp_item *it = item_for(d, json_object_get(root, "item_id"),
                                  json_object_get(root, "output_index"), esc);
@@ -447,16 +507,17 @@ static int handle(provider_decoder *d, const char *type, const oai_event *e, loo
              * same way the final item's summary array is joined. */
             if (it->summary.len) {
                 str_puts(&it->summary, "\n\n");
-                if (d->sink.on_thinking)
-                    d->sink.on_thinking(d->sink.ctx, "\n\n", 2);
+                show_rest(d, &it->summary, &it->summary_shown, d->sink.on_thinking);
             }
             it->summary_index = si;
         }
-        append_delta(d, &it->summary, json_object_get(root, "delta"), esc, d->sink.on_thinking);
+        append_delta(d, &it->summary, &it->summary_shown, json_object_get(root, "delta"), esc,
+                     d->sink.on_thinking);
     } else if (strcmp(type, "response.reasoning_text.delta") == 0) {
         resp_item *it = item_for(d, json_object_get(root, "item_id"),
                                  json_object_get(root, "output_index"), esc);
-        append_delta(d, &it->reasoning, json_object_get(root, "delta"), esc, d->sink.on_thinking);
+        append_delta(d, &it->reasoning, &it->reasoning_shown, json_object_get(root, "delta"), esc,
+                     d->sink.on_thinking);
     } else if (strcmp(type, "response.function_call_arguments.delta") == 0) {
         resp_item *it = item_for(d, json_object_get(root, "item_id"),
                                  json_object_get(root, "output_index"), esc);
@@ -475,6 +536,9 @@ static int handle(provider_decoder *d, const char *type, const oai_event *e, loo
         if (!d->status)
             oai_set(&d->status, type + strlen("response."));
         d->terminal = true;
+        /* Servers that put the text only in the final response's output. */
+        for (size_t i = 0; i < d->n_items; i++)
+            show_item(d, &d->items[i]);
     } else if (strcmp(type, "response.failed") == 0) {
         return fail_response(json_get_obj(root, "response"), err);
     } else if (strcmp(type, "error") == 0) {

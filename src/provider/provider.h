@@ -45,6 +45,9 @@ typedef struct provider_config {
     /* Extended thinking's budget in tokens (Anthropic); 0 = off. Option
      * "thinking" / --thinking; the codec fits it under max_tokens. */
     int thinking_budget;
+    /* OpenAI's reasoning effort, "low" | "medium" | "high"; "" = the
+     * model's default. A fixed array so the struct can be copied. */
+    char reasoning_effort[8];
     bool stream;             /* default true */
 } provider_config;
 

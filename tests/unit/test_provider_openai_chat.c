@@ -778,10 +778,52 @@ static void test_parse_body(void **state)
     msg_response_free(&out);
 }
 
+/* reasoning_effort goes to reasoning models only (o-series, gpt-5*: the
+ * field is in openai-node 6.49.0 resources/chat/completions/
+ * completions.d.ts, and older models refuse it); prompt_cache_key only to
+ * OpenAI's own host. */
+static void test_encode_effort_and_cache_key(void **state)
+{
+    (void)state;
+    msg_request req;
+    build_request(&req);
+    req.cache_key = xstrdup("sess-1");
+    provider_config cfg = {.base_url = "https://api.openai.com/v1", .reasoning_effort = "low"};
+    provider_http_call call;
+    json_t *body = encode_body(&req, &cfg, &call);
+    assert_null(json_object_get(body, "reasoning_effort")); /* gpt-4o */
+    assert_string_equal(json_get_str(body, "prompt_cache_key", ""), "sess-1");
+    json_decref(body);
+    provider_http_call_free(&call);
+
+    free(req.model);
+    req.model = xstrdup("o4-mini");
+    body = encode_body(&req, &cfg, &call);
+    assert_string_equal(json_get_str(body, "reasoning_effort", ""), "low");
+    json_decref(body);
+    provider_http_call_free(&call);
+
+    /* A thinking budget without a configured effort maps to a level. */
+    cfg.reasoning_effort[0] = '\0';
+    req.thinking_budget = 20000;
+    body = encode_body(&req, &cfg, &call);
+    assert_string_equal(json_get_str(body, "reasoning_effort", ""), "high");
+    json_decref(body);
+    provider_http_call_free(&call);
+
+    cfg.base_url = "http://localhost:11434/v1";
+    body = encode_body(&req, &cfg, &call);
+    assert_null(json_object_get(body, "prompt_cache_key"));
+    json_decref(body);
+    provider_http_call_free(&call);
+    msg_request_free(&req);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encode_openai),
+        cmocka_unit_test(test_encode_effort_and_cache_key),
         cmocka_unit_test(test_encode_local_server),
         cmocka_unit_test(test_encode_images_and_parts),
         cmocka_unit_test(test_encode_requires_model),

@@ -178,8 +178,7 @@ static void test_encode(void **state)
         "{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"List files\"}]},"
         "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\","
         "\"text\":\"Plan: list.\"}],\"encrypted_content\":\"gAAAA-enc\"},"
-        "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\","
-        "\"text\":\"Sure.\"}]},"
+        "{\"role\":\"assistant\",\"content\":\"Sure.\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"bash\","
         "\"arguments\":\"{\\\"command\\\":\\\"ls\\\"}\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_2\",\"name\":\"read\","
@@ -191,7 +190,8 @@ static void test_encode(void **state)
         "\"tools\":[{\"type\":\"function\",\"name\":\"bash\",\"description\":\"Run a command\","
         "\"parameters\":{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\"}}},"
         "\"strict\":false}],"
-        "\"max_output_tokens\":2000,\"stream\":true,\"store\":false,"
+        "\"max_output_tokens\":2000,\"reasoning\":{\"summary\":\"auto\"},"
+        "\"stream\":true,\"store\":false,"
         "\"include\":[\"reasoning.encrypted_content\"]}");
     json_decref(body);
     provider_http_call_free(&call);
@@ -204,6 +204,9 @@ static void test_encode_reasoning_without_content_dropped(void **state)
     msg_request req;
     build_request(&req, false);
     req.stream = false;
+    /* A local model that does not reason: no reasoning fields at all. */
+    free(req.model);
+    req.model = NULL;
     provider_config cfg = {.base_url = "http://localhost:8000/v1", .model = "m"};
     provider_http_call call;
     json_t *body = encode_body(&req, &cfg, &call);
@@ -222,6 +225,7 @@ static void test_encode_reasoning_without_content_dropped(void **state)
 
     /* Asking for reasoning turns on effort, summaries and encrypted content. */
     req.thinking_budget = 8000;
+    req.model = xstrdup("gpt-5");
     body = encode_body(&req, &cfg, &call);
     assert_json_eq(json_object_get(body, "reasoning"), "{\"effort\":\"medium\",\"summary\":\"auto\"}");
     assert_json_eq(json_object_get(body, "include"), "[\"reasoning.encrypted_content\"]");
@@ -724,6 +728,184 @@ static void test_parse_body(void **state)
     msg_response_free(&out);
 }
 
+/* ---- reasoning across turns, effort, cache key ------------------------- */
+
+/* The configured effort goes to reasoning models only; the session's cache
+ * key to every request. Facts: openai/codex @001cb8e2 codex-rs/core/src/
+ * client.rs (reasoning + include for reasoning families, prompt_cache_key =
+ * conversation id); openai-node 6.49.0 resources/responses/responses.d.ts
+ * (prompt_cache_key, Reasoning.effort). */
+static void test_encode_effort_and_cache_key(void **state)
+{
+    (void)state;
+    msg_request req;
+    build_request(&req, true);
+    req.cache_key = xstrdup("0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
+    provider_config cfg = {.base_url = "https://api.openai.com/v1", .reasoning_effort = "high"};
+    provider_http_call call;
+    json_t *body = encode_body(&req, &cfg, &call);
+    assert_json_eq(json_object_get(body, "reasoning"), "{\"effort\":\"high\",\"summary\":\"auto\"}");
+    assert_json_eq(json_object_get(body, "include"), "[\"reasoning.encrypted_content\"]");
+    assert_string_equal(json_get_str(body, "prompt_cache_key", ""),
+                        "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
+    json_decref(body);
+    provider_http_call_free(&call);
+
+    const char *reasoning_models[] = {"o3", "o4-mini", "o1", "gpt-5-codex", "gpt-5.1",
+                                      "codex-mini-latest", "openai/gpt-5-mini"};
+    for (size_t i = 0; i < sizeof reasoning_models / sizeof *reasoning_models; i++) {
+        free(req.model);
+        req.model = xstrdup(reasoning_models[i]);
+        body = encode_body(&req, &cfg, &call);
+        assert_string_equal(json_get_str(json_get_obj(body, "reasoning"), "effort", ""), "high");
+        json_decref(body);
+        provider_http_call_free(&call);
+    }
+
+    /* A model that does not reason is never sent an effort (it would answer
+     * 400); the reasoning item going back still needs the include. */
+    free(req.model);
+    req.model = xstrdup("gpt-4.1");
+    body = encode_body(&req, &cfg, &call);
+    assert_null(json_object_get(body, "reasoning"));
+    assert_json_eq(json_object_get(body, "include"), "[\"reasoning.encrypted_content\"]");
+    assert_non_null(json_object_get(body, "prompt_cache_key"));
+    json_decref(body);
+    provider_http_call_free(&call);
+    msg_request_free(&req);
+}
+
+/* Codex's own fixture, byte for byte: openai/codex @71163530
+ * codex-rs/core/tests/cli_responses_fixture.sse. Its text is only in the
+ * output_item.done message item (no output_text.delta), the item has no id
+ * and no output_index, and a stray "#" line sits inside an event (a field
+ * SSE ignores). The file ends with no blank line after its last event;
+ * that tail is net/sse.c's question, so one "\n" is added here. */
+static const char CODEX_FIXTURE[] =
+    "event: response.created\n"
+    "data: {\"type\":\"response.created\",\"response\":{\"id\":\"resp1\"}}\n"
+    "\n"
+    "event: response.output_item.done\n"
+    "# core/tests/cli_responses_fixture.sse\n"
+    "data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"message\",\"role\":"
+    "\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"fixture hello\"}]}}\n"
+    "\n"
+    "event: response.completed\n"
+    "data: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp1\",\"output\":[]}}\n"
+    "\n";
+
+static void test_text_only_in_done_item(void **state)
+{
+    (void)state;
+    msg_response out;
+    rec r = {0};
+    loom_error err;
+    assert_int_equal(decode(CODEX_FIXTURE, &out, &r, &err), 0);
+    assert_string_equal(str_cstr(&r.text), "fixture hello");
+    assert_int_equal(out.message.n_blocks, 1);
+    assert_int_equal(out.message.blocks[0].kind, MSG_BLOCK_TEXT);
+    assert_string_equal(out.message.blocks[0].text, "fixture hello");
+    assert_int_equal(out.stop_reason, LOOM_STOP_END_TURN);
+    assert_string_equal(out.response_id, "resp1");
+    rec_free(&r);
+    msg_response_free(&out);
+
+    /* Byte by byte, the same. */
+    memset(&r, 0, sizeof r);
+    assert_int_equal(decode_ex(CODEX_FIXTURE, strlen(CODEX_FIXTURE), 0, true, &out, &r, &err), 0);
+    assert_string_equal(str_cstr(&r.text), "fixture hello");
+    rec_free(&r);
+    msg_response_free(&out);
+
+    /* Deltas, then the done item repeating them: shown once. Deltas that
+     * stopped short of the done item: the rest is shown at the done. */
+    const char sse[] =
+        EV("response.output_item.added", "\"output_index\":0,\"item\":{\"id\":\"msg_1\","
+           "\"type\":\"message\",\"role\":\"assistant\",\"content\":[]}")
+        EV("response.output_text.delta", "\"item_id\":\"msg_1\",\"output_index\":0,"
+           "\"content_index\":0,\"delta\":\"Hel\"")
+        EV("response.output_item.done", "\"output_index\":0,\"item\":{\"id\":\"msg_1\","
+           "\"type\":\"message\",\"role\":\"assistant\",\"status\":\"completed\","
+           "\"content\":[{\"type\":\"output_text\",\"annotations\":[],\"text\":\"Hello.\"}]}")
+        EV("response.output_item.done", "\"output_index\":1,\"item\":{\"id\":\"msg_2\","
+           "\"type\":\"message\",\"role\":\"assistant\",\"status\":\"completed\","
+           "\"content\":[{\"type\":\"output_text\",\"annotations\":[],\"text\":\" Bye.\"}]}")
+        EV("response.completed", "\"response\":{\"id\":\"resp_2\",\"status\":\"completed\","
+           "\"output\":[{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\","
+           "\"status\":\"completed\",\"content\":[{\"type\":\"output_text\",\"annotations\":[],"
+           "\"text\":\"Hello.\"}]}]}");
+    memset(&r, 0, sizeof r);
+    assert_int_equal(decode(sse, &out, &r, &err), 0);
+    assert_string_equal(str_cstr(&r.text), "Hello. Bye.");
+    assert_int_equal(out.message.n_blocks, 2);
+    rec_free(&r);
+    msg_response_free(&out);
+
+    /* A reasoning summary that arrives only in its done item is shown as
+     * thinking, once. */
+    const char think[] =
+        EV("response.output_item.done", "\"output_index\":0,\"item\":{\"id\":\"rs_1\","
+           "\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Plan.\"}],"
+           "\"encrypted_content\":\"gAAAA-x\"}")
+        EV("response.completed", "\"response\":{\"id\":\"resp_3\",\"status\":\"completed\"}");
+    memset(&r, 0, sizeof r);
+    assert_int_equal(decode(think, &out, &r, &err), 0);
+    assert_string_equal(str_cstr(&r.thinking), "Plan.");
+    rec_free(&r);
+    msg_response_free(&out);
+}
+
+/* What a reply's reasoning items become is what the next request sends
+ * back: each reasoning item (id, summary, encrypted_content) before the
+ * message or call it led to, in the reply's order. */
+static void test_reasoning_round_trip(void **state)
+{
+    (void)state;
+    const char sse[] =
+        EV("response.output_item.done", "\"output_index\":0,\"item\":{\"id\":\"rs_a\","
+           "\"type\":\"reasoning\",\"summary\":[],\"encrypted_content\":\"ENC-A\"}")
+        EV("response.output_item.done", "\"output_index\":1,\"item\":{\"id\":\"fc_a\","
+           "\"type\":\"function_call\",\"call_id\":\"call_a\",\"name\":\"bash\","
+           "\"arguments\":\"{}\"}")
+        EV("response.output_item.done", "\"output_index\":2,\"item\":{\"id\":\"rs_b\","
+           "\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"B\"}],"
+           "\"encrypted_content\":\"ENC-B\"}")
+        EV("response.output_item.done", "\"output_index\":3,\"item\":{\"id\":\"msg_b\","
+           "\"type\":\"message\",\"role\":\"assistant\",\"status\":\"completed\","
+           "\"content\":[{\"type\":\"output_text\",\"annotations\":[],\"text\":\"Done.\"}]}")
+        EV("response.completed", "\"response\":{\"id\":\"resp_r\",\"status\":\"completed\"}");
+    msg_response out;
+    loom_error err;
+    assert_int_equal(decode(sse, &out, NULL, &err), 0);
+
+    msg_request req;
+    memset(&req, 0, sizeof req);
+    req.model = xstrdup("gpt-5");
+    req.temperature = -1;
+    msg_message_add_text(msg_request_add_message(&req, MSG_ROLE_USER), "go");
+    msg_message_copy(msg_request_add_message(&req, MSG_ROLE_ASSISTANT), &out.message);
+    msg_message_add_tool_result(msg_request_add_message(&req, MSG_ROLE_USER), "call_a", "ok",
+                                 false);
+    provider_config cfg = {.base_url = "https://api.openai.com/v1"};
+    provider_http_call call;
+    json_t *body = encode_body(&req, &cfg, &call);
+    assert_json_eq(
+        json_object_get(body, "input"),
+        "[{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"go\"}]},"
+        "{\"type\":\"reasoning\",\"id\":\"rs_a\",\"summary\":[],\"encrypted_content\":\"ENC-A\"},"
+        "{\"type\":\"function_call\",\"call_id\":\"call_a\",\"name\":\"bash\",\"arguments\":\"{}\"},"
+        "{\"type\":\"reasoning\",\"id\":\"rs_b\",\"summary\":[{\"type\":\"summary_text\","
+        "\"text\":\"B\"}],\"encrypted_content\":\"ENC-B\"},"
+        "{\"role\":\"assistant\",\"content\":\"Done.\"},"
+        "{\"type\":\"function_call_output\",\"call_id\":\"call_a\",\"output\":\"ok\"}]");
+    assert_json_eq(json_object_get(body, "include"), "[\"reasoning.encrypted_content\"]");
+    assert_true(json_is_false(json_object_get(body, "store")));
+    json_decref(body);
+    provider_http_call_free(&call);
+    msg_request_free(&req);
+    msg_response_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -740,6 +922,9 @@ int main(void)
         cmocka_unit_test(test_wrong_types_and_unknown_events),
         cmocka_unit_test(test_broken_arguments),
         cmocka_unit_test(test_parse_body),
+        cmocka_unit_test(test_encode_effort_and_cache_key),
+        cmocka_unit_test(test_text_only_in_done_item),
+        cmocka_unit_test(test_reasoning_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

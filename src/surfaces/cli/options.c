@@ -20,6 +20,7 @@ enum {
     OPT_MAX_TURNS,
     OPT_TOKEN_BUDGET,
     OPT_CONTEXT_WINDOW,
+    OPT_REASONING_EFFORT,
     OPT_CWD,
     OPT_PERMISSION_MODE,
     OPT_SKIP_PERMISSIONS,
@@ -50,6 +51,7 @@ static const struct option long_options[] = {
     {"max-turns", required_argument, NULL, OPT_MAX_TURNS},
     {"token-budget", required_argument, NULL, OPT_TOKEN_BUDGET},
     {"context-window", required_argument, NULL, OPT_CONTEXT_WINDOW},
+    {"reasoning-effort", required_argument, NULL, OPT_REASONING_EFFORT},
     {"cwd", required_argument, NULL, OPT_CWD},
     {"permission-mode", required_argument, NULL, OPT_PERMISSION_MODE},
     {"dangerously-skip-permissions", no_argument, NULL, OPT_SKIP_PERMISSIONS},
@@ -97,6 +99,7 @@ void cli_usage(FILE *out)
           "      --token-budget N        stop cleanly after N tokens (500k, 1.5m; or \"+500k\"\n"
           "                              in the prompt); a nudge comes at 80% (exit 3)\n"
           "      --context-window N      the model's context window in tokens\n"
+          "      --reasoning-effort L    low, medium, high: OpenAI reasoning models only\n"
           "      --cwd DIR               work in DIR instead of the current directory\n"
           "      --permission-mode MODE  default, acceptEdits, plan, auto, dontAsk,\n"
           "                              bypassPermissions, fullAccess, delegate\n"
@@ -172,6 +175,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
         }
         case OPT_TOKEN_BUDGET: opt->token_budget = optarg; break;
         case OPT_CONTEXT_WINDOW: opt->context_window = optarg; break;
+        case OPT_REASONING_EFFORT: opt->reasoning_effort = optarg; break;
         case OPT_CWD: opt->cwd = optarg; break;
         case OPT_PERMISSION_MODE:
             if (!valid_mode(optarg)) {

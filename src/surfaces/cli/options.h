@@ -26,6 +26,7 @@ typedef struct cli_options {
     int max_turns;           /* 0: configuration decides */
     const char *token_budget;   /* "500k": the run's token budget */
     const char *context_window; /* tokens: the model's window, overriding the table */
+    const char *reasoning_effort; /* low | medium | high (OpenAI reasoning models) */
     const char *cwd;
     const char *permission_mode;
     const char *fallback_model;

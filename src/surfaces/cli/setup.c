@@ -39,6 +39,7 @@ loom_config *setup_config(const cli_options *opt, bool interactive, const char *
         {"permission_mode", opt->permission_mode},
         {"fallback_model", opt->fallback_model},
         {"thinking", opt->thinking},
+        {"reasoning_effort", opt->reasoning_effort},
         {"stream", opt->no_stream ? "false" : NULL},
         {"interactive", interactive ? "true" : "false"},
     };
