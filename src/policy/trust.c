@@ -272,8 +272,7 @@ static json_t *filter_permissions(const json_t *perms, const char *file, const j
 /* Options a document may set whatever their value: they change how the run
  * is carried out, not what it may do or where requests go. */
 static const char *const neutral_keys[] = {
-    "$schema", "stream", "auto_compact", "compaction", "renew_lambda", "heartbeat",
-    "reasoning_effort", NULL,
+    "$schema", "stream", "auto_compact", "compaction", "renew_lambda", "heartbeat", NULL,
 };
 /* Limits: kept when at least as strict as the user's (base). */
 static const char *const limit_keys[] = {

@@ -138,6 +138,7 @@ typedef struct {
     mock_reply reply;
     size_t chunk_size;
     long drip_ms;
+    bool whole_items;         /* Responses: message text only in output_item.done */
     mock_fault *faults;
     size_t n_faults;
     long attempts;            /* guarded by mock_scenario.mu */
@@ -225,6 +226,7 @@ typedef struct {
     const char *model;       /* echoed from the request */
     unsigned long reqno;     /* makes ids unique per request */
     size_t chunk_size;
+    bool whole_items;        /* Responses: no deltas for message text */
     mock_usage usage;
     long created;            /* unix seconds */
 } mock_render;

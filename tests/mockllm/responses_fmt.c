@@ -42,8 +42,15 @@ static void resp_summarize(const json_t *req, mock_conv *out)
         in_run = assistant;
         if (type && ends_with(type, "_call_output"))
             out->tool_results++;
-        if (is_msg && !strcmp(role, "user"))
-            last_user = item;
+        /* Loom's working-memory tail is a user message of its own here, and
+         * conv_content_text drops it: the user's words are the last user
+         * message with any text left. */
+        if (is_msg && !strcmp(role, "user")) {
+            char *t = conv_content_text(json_object_get(item, "content"));
+            if (*t)
+                last_user = item;
+            free(t);
+        }
         if (is_msg && (!strcmp(role, "system") || !strcmp(role, "developer"))) {
             char *t = conv_content_text(json_object_get(item, "content"));
             conv_append(&out->system, t);
@@ -309,8 +316,13 @@ static void resp_stream(const mock_render *r, mock_events *ev)
         const char *type = json_string_value(json_object_get(item, "type"));
         if (!strcmp(type, "reasoning"))
             stream_reasoning(&e, item, idx);
-        else if (!strcmp(type, "message"))
-            stream_message(&e, item, idx);
+        else if (!strcmp(type, "message")) {
+            /* whole_items: the text comes only in output_item.done, as in
+             * Codex's fixture (openai/codex codex-rs/core/tests/
+             * cli_responses_fixture.sse). */
+            if (!r->whole_items)
+                stream_message(&e, item, idx);
+        }
         else
             stream_call(&e, item, idx);
         emit(&e, "response.output_item.done",

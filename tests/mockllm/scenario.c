@@ -389,7 +389,7 @@ static int parse_turn(vctx *v, size_t idx, const json_t *t, mock_turn *out,
                       long *positional, bool sequence)
 {
     static const char *const keys[] = {"match", "reply", "chunk_size", "drip_ms",
-                                       "faults", "repeat", "comment", NULL};
+                                       "faults", "repeat", "whole_items", "comment", NULL};
     char where[64], sub[96];
     snprintf(where, sizeof where, "turns[%zu]", idx);
     out->m_assistant_turns = out->m_tool_results = -1;
@@ -420,7 +420,8 @@ static int parse_turn(vctx *v, size_t idx, const json_t *t, mock_turn *out,
     }
     long chunk = 8;
     if (get_int(v, where, t, "chunk_size", 1, &chunk) ||
-        get_int(v, where, t, "drip_ms", 0, &out->drip_ms))
+        get_int(v, where, t, "drip_ms", 0, &out->drip_ms) ||
+        get_bool(v, where, t, "whole_items", &out->whole_items))
         return -1;
     out->chunk_size = (size_t)chunk;
 

@@ -186,6 +186,7 @@ static struct MHD_Response *reply_response(mock_scenario *sc, const mock_format 
         .model = json_string_value(json_object_get(req, "model")),
         .reqno = reqno,
         .chunk_size = turn->chunk_size,
+        .whole_items = turn->whole_items,
         .usage = resolve_usage(rep, body_len),
         .created = (long)time(NULL),
     };
