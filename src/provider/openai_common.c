@@ -10,6 +10,7 @@
 
 #include "base/utf8.h"
 #include "base/json.h"
+#include "provider/models.h"
 
 int oai_call_start(const msg_request *req, const provider_config *cfg, const char *path,
                    provider_http_call *call, const char **model, loom_error *err)
@@ -116,15 +117,7 @@ json_t *oai_parts(const msg_message *m, bool tail, json_t *(*text_part)(const ms
 
 bool oai_model_reasons(const char *model)
 {
-    if (!model)
-        return false;
-    const char *slash = strrchr(model, '/');
-    if (slash)
-        model = slash + 1;
-    if (strncmp(model, "gpt-5", 5) == 0 || strncmp(model, "codex-", 6) == 0)
-        return true;
-    /* o1, o1-mini, o3, o3-pro, o4-mini, …: "o" and a digit. */
-    return model[0] == 'o' && model[1] >= '1' && model[1] <= '9';
+    return model_reasoning(model) == MODEL_REASONING_EFFORT;
 }
 
 const char *oai_effort(const msg_request *req, const provider_config *cfg)

@@ -54,13 +54,9 @@ json_t *oai_parts(const msg_message *m, bool tail, json_t *(*text_part)(const ms
                   json_t *(*image_part)(const msg_block *b));
 
 /* Whether the model reasons (takes `reasoning` / `reasoning_effort` and
- * returns reasoning items): the gpt-5 family (gpt-5, -mini, -nano, -codex,
- * gpt-5.1, gpt-5.2, …), codex-* (codex-mini-latest) and the o-series (o1,
- * o3, o4-mini, …), with or without a "provider/" prefix; others (gpt-4o,
- * gpt-4.1, gpt-oss, local models) get no reasoning fields. Source: Codex's
- * model families, openai/codex @001cb8e2 codex-rs/core/src/models_manager/
- * model_family.rs (supports_reasoning_summaries: o3*, o4-mini*, codex-*,
- * gpt-5*); o1 from OpenAI's reasoning-models guide. */
+ * returns reasoning items): the model table's MODEL_REASONING_EFFORT
+ * families (models.c: gpt-5*, o1, o3, o4-mini). Others (gpt-4o, gpt-4.1,
+ * local models) get no reasoning fields: they refuse them. */
 bool oai_model_reasons(const char *model);
 
 /* The effort level to send ("low", "medium", "high"), NULL for none: the

@@ -752,7 +752,7 @@ static void test_encode_effort_and_cache_key(void **state)
     provider_http_call_free(&call);
 
     const char *reasoning_models[] = {"o3", "o4-mini", "o1", "gpt-5-codex", "gpt-5.1",
-                                      "codex-mini-latest", "openai/gpt-5-mini"};
+                                      "gpt-5-mini"};
     for (size_t i = 0; i < sizeof reasoning_models / sizeof *reasoning_models; i++) {
         free(req.model);
         req.model = xstrdup(reasoning_models[i]);
@@ -779,8 +779,8 @@ static void test_encode_effort_and_cache_key(void **state)
  * codex-rs/core/tests/cli_responses_fixture.sse. Its text is only in the
  * output_item.done message item (no output_text.delta), the item has no id
  * and no output_index, and a stray "#" line sits inside an event (a field
- * SSE ignores). The file ends with no blank line after its last event;
- * that tail is net/sse.c's question, so one "\n" is added here. */
+ * SSE ignores). The file ends with no blank line after its last event,
+ * which net/sse.c dispatches at a clean end of stream. */
 static const char CODEX_FIXTURE[] =
     "event: response.created\n"
     "data: {\"type\":\"response.created\",\"response\":{\"id\":\"resp1\"}}\n"
@@ -791,8 +791,7 @@ static const char CODEX_FIXTURE[] =
     "\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"fixture hello\"}]}}\n"
     "\n"
     "event: response.completed\n"
-    "data: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp1\",\"output\":[]}}\n"
-    "\n";
+    "data: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp1\",\"output\":[]}}\n";
 
 static void test_text_only_in_done_item(void **state)
 {
