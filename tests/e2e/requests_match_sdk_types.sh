@@ -7,10 +7,11 @@
 # the auto-mode permission classifier (with a gpt-5-class model on OpenAI),
 # and a reactive compaction — and mockllm's log keeps every body. Each body
 # becomes a .ts file `const body: <SDK request type> = <the body>;` and one
-# `tsc --noEmit --strict` run checks them all: an unknown field is an excess
-# property, a wrong type or a missing required field is named by tsc with
-# its path. A failure prints tsc's message and the lines of the body around
-# the field.
+# `tsc --noEmit --strict` run checks them all (tests/validate/check_bodies.sh):
+# an unknown field is an excess property, a wrong type or a missing required
+# field is named by tsc with its path, and parameters a model family refuses
+# are named too. A failure prints tsc's message and the lines of the body
+# around the field.
 #
 # The types: @anthropic-ai/sdk, openai and typescript, pinned in
 # tests/validate/package.json + package-lock.json, installed by
@@ -19,11 +20,10 @@
 source "$(dirname "$0")/_lib.sh"
 
 VALIDATE_DIR="$LOOM_SRC/tests/validate"
-TSC="$VALIDATE_DIR/node_modules/.bin/tsc"
-if [ ! -x "$TSC" ] || [ ! -d "$VALIDATE_DIR/node_modules/@anthropic-ai/sdk" ] ||
-   [ ! -d "$VALIDATE_DIR/node_modules/openai" ]; then
-  not_ok "the SDK types are not installed; run: bash scripts/deps.sh" \
-         "(or: npm ci --prefix tests/validate)"
+# This scenario keeps its own bodies; the suite-wide capture need not.
+unset MOCKLLM_CAPTURE_DIR
+if [ ! -x "$VALIDATE_DIR/node_modules/.bin/tsc" ]; then
+  not_ok "the SDK types are not installed; run: bash scripts/deps.sh (or: npm ci --prefix tests/validate)"
   finish
   exit 1
 fi
@@ -119,69 +119,28 @@ for provider in anthropic openai openai-responses; do
   collect "$provider-compaction"
 done
 
-# What the types cannot say: the parameters a model family refuses. OpenAI's
-# reasoning models (gpt-5 except gpt-5-chat, o1, o3, o4-mini, ...) refuse
-# `temperature` (400 unsupported_value: issue #12's report of the live API)
-# and, on Chat Completions, `max_tokens` ("not compatible with o-series
-# models ... deprecated in favor of max_completion_tokens": openai-node
-# resources/chat/completions/completions.d.ts, `max_tokens`, openai 7.59.0).
-for f in "$BODIES"/*.json; do
-  [ "$(basename "$f")" = tsconfig.json ] && continue
-  api=$(cat "${f%.json}.api")
-  [ "$api" = anthropic ] && continue
-  jq -e '(.model // "") | test("^(gpt-5(?!-chat)|o[1-9])")' "$f" >/dev/null || continue
-  name=$(basename "$f" .json)
-  if jq -e 'has("temperature")' "$f" >/dev/null; then
-    not_ok "$name: $(jq -r .model "$f") refuses \"temperature\" (it sends $(jq -c .temperature "$f"))"
-  fi
-  if [ "$api" = chat ] && jq -e 'has("max_tokens")' "$f" >/dev/null; then
-    not_ok "$name: $(jq -r .model "$f") refuses \"max_tokens\" on Chat Completions (use max_completion_tokens)"
-  fi
-done
+# The checker itself: a planted body with a misspelt field and one with a
+# wrong type fail, each named; a good one passes.
+mkdir -p "$T/planted"
+echo '{"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}' \
+  > "$T/planted/good.json"
+echo '{"model": "claude-sonnet-4-5", "max_tokens": 10, "temprature": 1, "messages": []}' > "$T/planted/typo.json"
+echo '{"model": "gpt-4.1", "messages": [{"role": "tool", "content": "x"}]}' > "$T/planted/wrong.json"
+echo anthropic > "$T/planted/good.api"; echo anthropic > "$T/planted/typo.api"; echo chat > "$T/planted/wrong.api"
+bash "$VALIDATE_DIR/check_bodies.sh" "$T/planted" > "$T/planted.out" 2>&1 && rc=0 || rc=$?
+assert_eq "the checker fails on planted bad bodies" "$rc" "1"
+assert_contains "it names the misspelt field" "$(cat "$T/planted.out")" "typo.ts(2,"
+assert_contains "and the field" "$(cat "$T/planted.out")" "'\"temprature\"' does not exist"
+assert_contains "it names the missing one" "$(cat "$T/planted.out")" "tool_call_id"
+check "it passes the good one" bash -c '! grep -q "good.ts" "$1"' _ "$T/planted.out"
 
-# One .ts file per body, typed with the SDK type for its API and stream flag.
-# The packages are found through a node_modules link beside the files.
-ln -s "$VALIDATE_DIR/node_modules" "$BODIES/node_modules"
-cat > "$BODIES/tsconfig.json" <<'JSON'
-{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022",
-  "module": "esnext", "moduleResolution": "bundler", "skipLibCheck": true, "types": []},
- "include": ["*.ts"]}
-JSON
-for f in "$BODIES"/*.json; do
-  [ "$(basename "$f")" = tsconfig.json ] && continue
-  base=${f%.json}
-  stream=$(jq -r 'if .stream == true then "Streaming" else "NonStreaming" end' "$f")
-  case $(cat "$base.api") in
-    anthropic) imp="import type Anthropic from '@anthropic-ai/sdk';"
-               type="Anthropic.MessageCreateParams$stream" ;;
-    chat) imp="import type OpenAI from 'openai';"
-          type="OpenAI.ChatCompletionCreateParams$stream" ;;
-    responses) imp="import type OpenAI from 'openai';"
-               type="OpenAI.Responses.ResponseCreateParams$stream" ;;
-  esac
-  { echo "$imp"; printf 'export const body: %s = ' "$type"; cat "$f"; echo ';'; } > "$base.ts"
-done
-
-count=$(ls "$BODIES"/*.ts | wc -l)
-if (cd "$BODIES" && "$TSC" -p tsconfig.json --pretty false) > "$T/tsc.txt" 2>&1; then
-  ok "all $count request bodies match the SDK types"
+# The bodies are kept beside the loom binary when a check fails.
+keep="$(dirname "$LOOM_BIN")/request-bodies"
+if bash "$VALIDATE_DIR/check_bodies.sh" "$BODIES"; then
+  ok "every request body matches the SDK types"
 else
-  # tsc: FILE(LINE,COL): error TSnnnn: message. Show each with the body's lines.
-  while IFS= read -r err; do
-    file=${err%%(*}
-    if [[ "$err" =~ ^([^\(]+)\(([0-9]+),([0-9]+)\):\ error ]]; then
-      line=${BASH_REMATCH[2]}
-      not_ok "$err"
-      echo "  --- $file (lines $((line > 3 ? line - 3 : 1))-$((line + 3))):" >&2
-      sed -n "$((line > 3 ? line - 3 : 1)),$((line + 3))p" "$BODIES/$file" | sed 's/^/  | /' >&2
-    elif [ -n "$err" ]; then
-      echo "  $err" >&2
-    fi
-  done < "$T/tsc.txt"
-  [ "$FAILED" -gt 0 ] || not_ok "tsc failed: $(head -c 2000 "$T/tsc.txt")"
-  # Keep the bodies for a look after the run.
-  keep="$(dirname "$LOOM_BIN")/request-bodies"
-  rm -rf "$keep" && cp -r "$BODIES" "$keep" && rm -f "$keep/node_modules" &&
+  not_ok "request bodies that do not match the SDK types (above)"
+  rm -rf "$keep" && cp -r "$BODIES" "$keep" &&
     echo "the bodies and their .ts files are kept in $keep" >&2
 fi
 finish
