@@ -24,29 +24,47 @@ fi
 problems=0
 bad() { problems=$((problems + 1)); echo "not ok - $*" >&2; }
 
-# OpenAI's reasoning models (gpt-5 except gpt-5-chat, o1, o3, o4-mini, ...)
-# refuse `temperature` (400 unsupported_value: issue #12's report of the live
-# API) and, on Chat Completions, `max_tokens` ("not compatible with o-series
+# One python pass writes the .ts files (the SDK type chosen by API and
+# stream flag) and checks what the types cannot say: OpenAI's reasoning
+# models (gpt-5 except gpt-5-chat, o1, o3, o4-mini, ...) refuse
+# `temperature` (400 unsupported_value: issue #12's report of the live API)
+# and, on Chat Completions, `max_tokens` ("not compatible with o-series
 # models ... deprecated in favor of max_completion_tokens": openai-node
 # resources/chat/completions/completions.d.ts, `max_tokens`, openai 7.59.0).
-count=0
-for f in "$dir"/*.json; do
-  [ "$(basename "$f")" = tsconfig.json ] && continue
-  count=$((count + 1))
-  api=$(cat "${f%.json}.api")
-  [ "$api" = anthropic ] && continue
-  jq -e '(.model // "") | test("^(gpt-5(?!-chat)|o[1-9])")' "$f" >/dev/null || continue
-  name=$(basename "$f" .json)
-  if jq -e 'has("temperature")' "$f" >/dev/null; then
-    bad "$name: $(jq -r .model "$f") refuses \"temperature\" (it sends $(jq -c .temperature "$f"))"
-  fi
-  if [ "$api" = chat ] && jq -e 'has("max_tokens")' "$f" >/dev/null; then
-    bad "$name: $(jq -r .model "$f") refuses \"max_tokens\" on Chat Completions (use max_completion_tokens)"
-  fi
-done
+python3 - "$dir" > "$dir/pre.txt" <<'PY' || { cat "$dir/pre.txt" >&2; exit 1; }
+import json, os, re, sys
+d = sys.argv[1]
+types = {"anthropic": ("import type Anthropic from '@anthropic-ai/sdk';", "Anthropic.MessageCreateParams"),
+         "chat": ("import type OpenAI from 'openai';", "OpenAI.ChatCompletionCreateParams"),
+         "responses": ("import type OpenAI from 'openai';", "OpenAI.Responses.ResponseCreateParams")}
+reasoning = re.compile(r"^(gpt-5(?!-chat)|o[1-9])")
+count = 0
+for name in sorted(os.listdir(d)):
+    if not name.endswith(".json") or name == "tsconfig.json":
+        continue
+    base = os.path.join(d, name[:-5])
+    count += 1
+    api = open(base + ".api").read().strip()
+    text = open(base + ".json", encoding="utf-8").read()
+    body = json.loads(text)
+    if api not in types:
+        print("not ok - %s: unknown API %s" % (name[:-5], api)); continue
+    model = body.get("model") if isinstance(body.get("model"), str) else ""
+    if api != "anthropic" and reasoning.match(model):
+        if "temperature" in body:
+            print('not ok - %s: %s refuses "temperature" (it sends %s)' % (name[:-5], model, json.dumps(body["temperature"])))
+        if api == "chat" and "max_tokens" in body:
+            print('not ok - %s: %s refuses "max_tokens" on Chat Completions (use max_completion_tokens)' % (name[:-5], model))
+    imp, typ = types[api]
+    typ += "Streaming" if body.get("stream") is True else "NonStreaming"
+    with open(base + ".ts", "w", encoding="utf-8") as out:
+        out.write("%s\nexport const body: %s = %s;\n" % (imp, typ, text.rstrip()))
+print("count %d" % count)
+PY
+count=$(sed -n 's/^count //p' "$dir/pre.txt")
+while IFS= read -r line; do bad "${line#not ok - }"; done < <(grep '^not ok' "$dir/pre.txt" || true)
 [ "$count" -gt 0 ] || { echo "not ok - no request bodies in $dir" >&2; exit 1; }
 
-# One .ts file per body, typed with the SDK type for its API and stream flag.
 # The packages are found through a node_modules link beside the files.
 ln -sfn "$here/node_modules" "$dir/node_modules"
 cat > "$dir/tsconfig.json" <<'JSON'
@@ -54,22 +72,6 @@ cat > "$dir/tsconfig.json" <<'JSON'
   "module": "esnext", "moduleResolution": "bundler", "skipLibCheck": true, "types": []},
  "include": ["*.ts"]}
 JSON
-for f in "$dir"/*.json; do
-  [ "$(basename "$f")" = tsconfig.json ] && continue
-  base=${f%.json}
-  stream=$(jq -r 'if .stream == true then "Streaming" else "NonStreaming" end' "$f")
-  case $(cat "$base.api") in
-    anthropic) imp="import type Anthropic from '@anthropic-ai/sdk';"
-               type="Anthropic.MessageCreateParams$stream" ;;
-    chat) imp="import type OpenAI from 'openai';"
-          type="OpenAI.ChatCompletionCreateParams$stream" ;;
-    responses) imp="import type OpenAI from 'openai';"
-               type="OpenAI.Responses.ResponseCreateParams$stream" ;;
-    *) bad "$(basename "$base"): unknown API $(cat "$base.api")"; continue ;;
-  esac
-  { echo "$imp"; printf 'export const body: %s = ' "$type"; cat "$f"; echo ';'; } > "$base.ts"
-done
-
 if ! (cd "$dir" && "$TSC" -p tsconfig.json --pretty false) > "$dir/tsc.txt" 2>&1; then
   # tsc: FILE(LINE,COL): error TSnnnn: message, then indented detail lines.
   while IFS= read -r err; do
@@ -77,9 +79,11 @@ if ! (cd "$dir" && "$TSC" -p tsconfig.json --pretty false) > "$dir/tsc.txt" 2>&1
       file=${BASH_REMATCH[1]} line=${BASH_REMATCH[2]}
       from=$((line > 3 ? line - 3 : 1))
       bad "$err"
+      # The body's lines around the field, for the first 20 problems.
+      [ "$problems" -le 20 ] || continue
       echo "  --- $file (lines $from-$((line + 3))):" >&2
       sed -n "$from,$((line + 3))p" "$dir/$file" | sed 's/^/  | /' >&2
-    elif [ -n "$err" ]; then
+    elif [ -n "$err" ] && [ "$problems" -le 20 ]; then
       echo "  $err" >&2
     fi
   done < "$dir/tsc.txt"
