@@ -5,7 +5,7 @@
 # requests against mockllm — plain chat streamed and not, tool calls and
 # their results, an image in a tool result, thinking / reasoning echoed back,
 # the auto-mode permission classifier (with a gpt-5-class model on OpenAI),
-# and a reactive compaction — and mockllm's log keeps every body. Each body
+# extended thinking (--thinking), and a reactive compaction — and mockllm's log keeps every body. Each body
 # becomes a .ts file `const body: <SDK request type> = <the body>;` and one
 # `tsc --noEmit --strict` run checks them all (tests/validate/check_bodies.sh):
 # an unknown field is an excess property, a wrong type or a missing required
@@ -101,6 +101,13 @@ for provider in anthropic openai openai-responses; do
   run_loom -p "look at the files" --permission-mode bypassPermissions
   check "$provider: the tool run finished" grep -q "Done." "$T/out.txt"
   collect "$provider-tools"
+
+  # Extended thinking asked for: the thinking config (Anthropic) and the
+  # signed thinking carried back across the tool calls.
+  start_mock "$T/tools.json"
+  run_loom -p "look at the files" --permission-mode bypassPermissions --thinking 2048
+  check "$provider: the thinking run finished" grep -q "Done." "$T/out.txt"
+  collect "$provider-thinking"
 
   rm -f "$T/proj/one.txt"
   start_mock "$T/auto.json"
