@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Loom builds and tests with, when missing.
-# As root it runs apt-get itself; otherwise it prints the exact line to run.
+# Installs what Loom builds and tests with, when missing: the Debian packages
+# (as root it runs apt-get itself; otherwise it prints the exact line to run),
+# then the npm packages of tests/validate — the official SDKs' TypeScript
+# types that tests/e2e/requests_match_sdk_types.sh checks request bodies
+# against — with `npm ci` from its committed lock file, into
+# tests/validate/node_modules (again only when the lock file changed).
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
   build-essential cmake pkg-config clang
@@ -14,15 +19,29 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# Node.js and npm by command, not by package: a machine may have them from
+# elsewhere (a nodejs package that bundles npm conflicts with Debian's npm).
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 
-line="apt-get install -y --no-install-recommends ${missing[*]}"
-if [ "$(id -u)" -ne 0 ]; then
-  echo "Loom needs these Debian packages. Run as root:" >&2
-  echo "  apt-get update && $line" >&2
-  exit 1
+if [ ${#missing[@]} -gt 0 ]; then
+  line="apt-get install -y --no-install-recommends ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "Loom needs these Debian packages. Run as root:" >&2
+    echo "  apt-get update && $line" >&2
+    exit 1
+  fi
+  echo "deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+validate="$root/tests/validate"
+stamp="$validate/node_modules/.loom-lock-sha256"
+want=$(sha256sum "$validate/package-lock.json" | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "deps: installing the SDK types (npm ci in tests/validate)" >&2
+  (cd "$validate" && npm ci --no-audit --no-fund --loglevel=error) >&2
+  echo "$want" > "$stamp"
+fi

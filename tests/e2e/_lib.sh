@@ -19,6 +19,12 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 export no_proxy='*' NO_PROXY='*'
 unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL LOOM_PROVIDER \
       LOOM_MODEL LOOM_BASE_URL LOOM_API_KEY LOOM_CASSETTE
+# The suite-wide request check (tests/validate/check_suite.sh): every mockllm
+# this scenario starts copies its request log under the capture dir.
+if [ -n "${LOOM_REQUEST_CAPTURE_DIR:-}" ]; then
+  export MOCKLLM_CAPTURE_DIR="$LOOM_REQUEST_CAPTURE_DIR/$(basename "$0" .sh)"
+  rm -rf "$MOCKLLM_CAPTURE_DIR" && mkdir -p "$MOCKLLM_CAPTURE_DIR"
+fi
 export LOOM_RETRY_BASE_MS=${LOOM_RETRY_BASE_MS:-200}
 # Under sanitizers, reports go to files that finish() checks, so a report
 # from a run whose exit status the scenario expects to be non-zero still fails.

@@ -123,6 +123,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "mockllm: cannot open log %s: %s\n", o.log, strerror(errno));
         return 2;
     }
+    if (reqlog_open_capture()) {
+        fprintf(stderr, "mockllm: cannot open a capture file in MOCKLLM_CAPTURE_DIR %s: %s\n",
+                getenv("MOCKLLM_CAPTURE_DIR"), strerror(errno));
+        return 2;
+    }
 
     /* Block the stop signals before MHD starts its threads so they inherit
      * the mask and only sigwait() below ever sees them. */

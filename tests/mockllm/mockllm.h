@@ -271,6 +271,9 @@ struct MHD_Response *stream_response(mock_events *events, long drip_ms,
 /* ---- reqlog.c ------------------------------------------------------------ */
 
 int reqlog_open(const char *path);
+/* With MOCKLLM_CAPTURE_DIR set, opens DIR/mockllm-<pid>.jsonl, which gets
+ * every log line too. 0 when unset or opened, -1 when it cannot be opened. */
+int reqlog_open_capture(void);
 /* Writes entry as one JSONL line with "t" first. Does not take ownership. */
 void reqlog_write(const json_t *entry);
 void reqlog_close(void);
