@@ -31,7 +31,8 @@ while IFS= read -r entry; do
   [[ -n "${CORPUS_ONLY:-}" && ! "$name" =~ $CORPUS_ONLY ]] && continue
   count=$((count + 1))
   [ "$(jq -r '.known_failure // empty' <<<"$entry")" ] && known=$((known + 1))
-  echo "$(jq -r .status <<<"$entry") $CORPUS/$(jq -r .file <<<"$entry")" > "$QUEUE"
+  # One queue line per recorded reply: a conversation or retry sequence has several.
+  jq -r --arg c "$CORPUS" '(.replies // [{status, file}])[] | "\(.status) \($c)/\(.file)"' <<<"$entry" > "$QUEUE"
   : > "$REQLOG"
   export LOOM_HOME="$T/home-$count"
   mkdir -p "$LOOM_HOME"

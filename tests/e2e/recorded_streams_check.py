@@ -87,10 +87,18 @@ else:
                 recorded.append({k: pu.get(k) for k in exp["usage"]})
     check("usage in the session file", recorded[:1], [exp["usage"]])
     # One request per turn: a reply accepted the first time is never re-requested.
-    want_requests = 2 if exp["tool_calls"] else 1
+    want_requests = exp.get("requests", 2 if exp["tool_calls"] else 1)
     check("requests made", len(requests), want_requests)
     retried = [w for w in warnings if w.get("kind") == "model_retry"]
-    check("no retry", [w.get("message") for w in retried], [])
+    if exp.get("retries"):
+        # A recorded retry sequence (429, 429, then the reply): retried as often, named by its code.
+        check("retries", [w.get("code") for w in retried], [exp["retry_code"]] * exp["retries"])
+    else:
+        check("no retry", [w.get("message") for w in retried], [])
+    check("run ends", final_state().get("state"), "completed")
+    if "final_text" in exp:
+        # A recorded conversation: the last recorded reply is what the run ends with.
+        check("final result", final_state().get("result"), exp["final_text"])
     # What goes back on the next turn: the tool calls (and any signature or
     # redacted block that must be echoed) appear in the second request.
     if exp["tool_calls"] and len(requests) > 1:

@@ -7,7 +7,8 @@
 # application/json — so Loom's real HTTP client and decoders see what the
 # API sent when it was recorded, byte for byte, including an unterminated
 # last event. When QUEUE is empty it answers with a short closing reply in
-# the format the request's path names (FOLLOWUP_DIR/<api>.sse), so a
+# the format the request's path names, streamed or not as it asked
+# (FOLLOWUP_DIR/<api>.sse or .json), so a
 # recorded tool call can be followed by the next turn. Every request body is
 # appended to LOG as one JSON line {"path", "body"}: the test reads what Loom
 # sent back on the next turn from there.
@@ -53,7 +54,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             f.write(json.dumps({"path": self.path, "body": body}) + "\n")
         reply = next_reply()
         if reply is None:
-            reply = (200, os.path.join(followup_dir, api_of(self.path) + ".sse"))
+            try:
+                streaming = json.loads(body).get("stream") is True
+            except ValueError:
+                streaming = False
+            ext = ".sse" if streaming else ".json"
+            reply = (200, os.path.join(followup_dir, api_of(self.path) + ext))
         status, path = reply
         with open(path, "rb") as f:
             data = f.read()
