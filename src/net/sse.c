@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "base/str.h"
 
 /* No real stream puts 16 MiB on one line; beyond that we are buffering for
@@ -233,6 +235,21 @@ int sse_parser_feed(sse_parser *p, const char *buf, size_t len)
     return 0;
 }
 
+/* The pending event's data is a complete JSON object or array, or
+ * "[DONE]": nothing of it can be missing. */
+static bool data_is_whole(const sse_parser *p)
+{
+    if (!p->data.len)
+        return false;
+    /* Every data line appended a '\n' (see dispatch). */
+    if (p->data.len == 7 && !memcmp(p->data.ptr, "[DONE]\n", 7))
+        return true;
+    json_t *j = json_loadb(p->data.ptr, p->data.len, 0, NULL);
+    bool whole = j != NULL;
+    json_decref(j);
+    return whole;
+}
+
 int sse_parser_finish(sse_parser *p)
 {
     if (p->stopped)
@@ -243,16 +260,24 @@ int sse_parser_finish(sse_parser *p)
         p->bom_done = true;
     }
     int rc = 0;
-    /* A final line with no line end was cut: what followed is unknowable. */
+    /* A final line with no line end may have been cut: what followed is
+     * unknowable. */
     bool cut = p->line.len > 0;
     if (cut) {
         rc = process_line(p, p->line.ptr, p->line.len);
         str_clear(&p->line);
+        /* ...unless what the event holds is whole: complete JSON (or the
+         * chat API's [DONE]) cannot be half a line. The SDKs' own recorded
+         * fixtures end so (anthropic-sdk-typescript keeps message_stop with
+         * no newline); re-requesting them would pay for the reply twice. */
+        if (rc == 0 && data_is_whole(p))
+            cut = false;
     }
     p->after_cr = false;
     /* Deliberately not WHATWG (which discards any event not closed by a
      * blank line): when the stream ended at a line end, the pending event
-     * is dispatched. finish is called only when the HTTP body ended cleanly,
+     * is dispatched, and so is one whose last line has no line end when its
+     * data is complete JSON. finish is called only when the HTTP body ended cleanly,
      * so such an event is what the server meant to send, merely missing its
      * blank line — dropping it (the final message_stop, [DONE] or
      * response.completed) made the decoder call the reply incomplete and

@@ -376,6 +376,28 @@ static void test_cut_final_line_loses_its_event(void **state)
     recorder_free(&r);
 }
 
+/* A final line with no line end whose event data is complete JSON (or
+ * [DONE]) cannot be half a line: it is dispatched, as the SDKs' recorded
+ * fixtures (anthropic-sdk-python, tests/lib/streaming/fixtures) need. */
+static void test_cut_final_line_of_whole_json_is_dispatched(void **state)
+{
+    recorder r = {0};
+    parse(&r, "event: message_stop\ndata: {\"type\":\"message_stop\"}");
+    assert_int_equal(r.n, 1);
+    assert_event(&r, 0, "message_stop", "{\"type\":\"message_stop\"}", "", 2);
+    recorder_free(&r);
+    recorder d = {0};
+    parse(&d, "data: [DONE]");
+    assert_int_equal(d.n, 1);
+    assert_event(&d, 0, "message", "[DONE]", "", 1);
+    recorder_free(&d);
+    recorder n = {0};
+    parse(&n, "data: [DON");            /* not whole: dropped */
+    parse(&n, "data: {\"a\":1}\ndata: 2"); /* "{"a":1}\n2" is not one JSON value */
+    assert_int_equal(n.n, 0);
+    recorder_free(&n);
+}
+
 /* What is pending at EOF is still only an event when it has data, and it is
  * dispatched once, however the line end was cut between chunks. */
 static void test_eof_without_data_dispatches_nothing(void **state)
@@ -646,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_value_may_contain_colons),
         cmocka_unit_test(test_unterminated_event_dispatched_at_eof),
         cmocka_unit_test(test_cut_final_line_loses_its_event),
+        cmocka_unit_test(test_cut_final_line_of_whole_json_is_dispatched),
         cmocka_unit_test(test_eof_without_data_dispatches_nothing),
         cmocka_unit_test(test_eof_dispatch_reports_callback_error),
         cmocka_unit_test(test_finish_processes_final_line),
