@@ -10,8 +10,11 @@ A folder is the first path segment under src/ (src/surfaces/<name> counts
 as one surface each). Headers in include/ are the public API: loom_protocol.h
 may be included from anywhere, loom.h only from api/ and the surfaces.
 """
-import os, re, sys
+import re, sys
+
 from collections import Counter
+
+from srctree import report, root_and_flags, sources
 
 # Lowest first. Folders on one line form one layer.
 LAYERS = [
@@ -87,7 +90,7 @@ def check_sideways_acyclic():
         visit(n, [])
 
 
-def judge(src_folder, inc, src_root):
+def judge(src_folder, inc):
     """None if allowed, else the reason. inc is the include as written."""
     if "/" not in inc:
         if inc in ("loom.h", "loom_protocol.h"):
@@ -121,43 +124,30 @@ def judge(src_folder, inc, src_root):
 
 
 def scan(root):
-    src_root = os.path.join(root, "src")
-    for dirpath, _, files in os.walk(src_root):
-        for name in sorted(files):
-            if not name.endswith((".c", ".h")):
-                continue
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, src_root)
-            with open(path, encoding="utf-8", errors="replace") as f:
-                for lineno, line in enumerate(f, 1):
-                    m = INCLUDE.match(line)
-                    if m:
-                        yield rel, lineno, m.group(1)
+    for rel, lines in sources(root):
+        for lineno, line in enumerate(lines, 1):
+            m = INCLUDE.match(line)
+            if m:
+                yield rel, lineno, m.group(1)
 
 
 def main(argv):
-    graph = "--graph" in argv
-    args = [a for a in argv if not a.startswith("--")]
-    root = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    root, flags = root_and_flags(argv)
+    graph = "--graph" in flags
     check_sideways_acyclic()
     bad, pairs = [], Counter()
     for rel, lineno, inc in scan(root):
         src_folder = folder_of(rel)
         if "/" in inc and folder_of(inc) != src_folder:
             pairs[(src_folder, folder_of(inc))] += 1
-        why = judge(src_folder, inc, os.path.join(root, "src"))
+        why = judge(src_folder, inc)
         if why:
             bad.append("src/%s:%d: %s" % (rel, lineno, why))
     if graph:
         for (a, b), n in sorted(pairs.items()):
             print("%4d  %s -> %s" % (n, a, b))
         return 0
-    for line in bad:
-        print(line)
-    if bad:
-        print("layers.py: %d include(s) break the layer order of DESIGN.md §1" % len(bad))
-        return 1
-    return 0
+    return report("layers.py", bad, "include(s) break the layer order of DESIGN.md §1")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ Functions are found the way the house style writes them: the body opens
 with "{" alone at column 0 after the signature and closes with "}" at
 column 0.
 """
-import os, re, sys
+import re, sys
+
+from srctree import report, root_and_flags, sources
 
 FILE_MAX = 1000
 FUNC_MAX = 150
@@ -59,28 +61,20 @@ def functions(lines):
 
 
 def main(argv):
-    table = "--table" in argv
-    args = [a for a in argv if not a.startswith("--")]
-    root = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    src = os.path.join(root, "src")
+    root, flags = root_and_flags(argv)
+    table = "--table" in flags
     bad, files, funcs = [], [], []
-    for dirpath, _, names in os.walk(src):
-        for name in sorted(names):
-            if not name.endswith((".c", ".h")):
-                continue
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root)
-            with open(path, encoding="utf-8", errors="replace") as f:
-                lines = f.readlines()
-            files.append((len(lines), rel))
-            if len(lines) > FILE_MAX and not re.search(r"^\s*\*?\s*Size:", opening_comment(lines), re.M):
-                bad.append("%s: %d lines (over %d) and no \"Size:\" reason in its opening comment"
-                           % (rel, len(lines), FILE_MAX))
-            for fname, start, length, above in functions(lines):
-                funcs.append((length, "%s:%d %s" % (rel, start, fname)))
-                if length > FUNC_MAX and "Long:" not in above:
-                    bad.append("%s:%d: %s() is %d lines (over %d) and the comment above it gives "
-                               "no \"Long:\" reason" % (rel, start, fname, length, FUNC_MAX))
+    for rel, lines in sources(root):
+        rel = "src/" + rel
+        files.append((len(lines), rel))
+        if len(lines) > FILE_MAX and not re.search(r"^\s*\*?\s*Size:", opening_comment(lines), re.M):
+            bad.append("%s: %d lines (over %d) and no \"Size:\" reason in its opening comment"
+                       % (rel, len(lines), FILE_MAX))
+        for fname, start, length, above in functions(lines):
+            funcs.append((length, "%s:%d %s" % (rel, start, fname)))
+            if length > FUNC_MAX and "Long:" not in above:
+                bad.append("%s:%d: %s() is %d lines (over %d) and the comment above it gives "
+                           "no \"Long:\" reason" % (rel, start, fname, length, FUNC_MAX))
     if table:
         print("largest files:")
         for n, rel in sorted(files, reverse=True)[:15]:
@@ -89,12 +83,7 @@ def main(argv):
         for n, where in sorted(funcs, reverse=True)[:15]:
             print("%6d  %s" % (n, where))
         return 0
-    for line in bad:
-        print(line)
-    if bad:
-        print("sizes.py: %d file(s)/function(s) over the size limits of DESIGN.md §2" % len(bad))
-        return 1
-    return 0
+    return report("sizes.py", bad, "file(s)/function(s) over the size limits of DESIGN.md §2")
 
 
 if __name__ == "__main__":
