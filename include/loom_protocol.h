@@ -98,9 +98,11 @@ typedef enum loom_event_type {
     LOOM_EV_MODEL_COMPLETED = 17,            /* model.completed */
     LOOM_EV_MODEL_USAGE = 18,                /* model.usage */
     LOOM_EV_HEARTBEAT_EVENT = 19,            /* heartbeat.event */
+    LOOM_EV_TOOL_PROGRESS = 20,              /* tool.progress (an MCP server's notifications/progress) */
+    LOOM_EV_MCP_SERVER_CHANGED = 21,         /* mcp.server_changed (connected, failed, tools changed) */
 } loom_event_type;
 /* One past the highest number in use (not a type). */
-#define LOOM_EVENT_TYPE_END 20
+#define LOOM_EVENT_TYPE_END 22
 
 /* The type's wire name ("tool.started"); NULL for LOOM_EV_NONE or a number
  * that is not a type. */

@@ -132,6 +132,30 @@ json_t *event_tool_started(const char *call_id, const char *tool, const json_t *
     return json_pack("{s:s,s:s,s:O}", "call_id", call_id, "tool", tool, "input", input);
 }
 
+json_t *event_tool_progress(const char *call_id, const char *tool, double progress, double total,
+                            const char *message)
+{
+    json_t *p = json_pack("{s:s,s:s,s:f}", "call_id", call_id ? call_id : "", "tool",
+                          tool ? tool : "", "progress", progress);
+    assert(p);
+    if (total >= 0)
+        json_object_set_new(p, "total", json_real(total));
+    if (message)
+        json_object_set_new(p, "message", json_string(message));
+    return p;
+}
+
+json_t *event_mcp_server_changed(const char *server, const char *state, const char *error,
+                                 int tools, int resources, int prompts)
+{
+    json_t *p = json_pack("{s:s,s:s,s:i,s:i,s:i}", "server", server, "state", state, "tools",
+                          tools, "resources", resources, "prompts", prompts);
+    assert(p);
+    if (error)
+        json_object_set_new(p, "error", json_string(error));
+    return p;
+}
+
 json_t *event_tool_finished(const char *call_id, const char *tool, bool is_error,
                             int64_t started_us, int64_t finished_us, const char *text, size_t n,
                             const char *failed_step, const json_t *raw)

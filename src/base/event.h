@@ -86,6 +86,13 @@ json_t *event_tool_finished(const char *call_id, const char *tool, bool is_error
 
 /* approval.requested: {approval_id, tool, message, input (borrowed),
  * question, always (stolen)}. */
+/* tool.progress: a running tool's progress (total < 0: unknown; message
+ * may be NULL). */
+json_t *event_tool_progress(const char *call_id, const char *tool, double progress, double total,
+                            const char *message);
+/* mcp.server_changed: an MCP server's state (error may be NULL). */
+json_t *event_mcp_server_changed(const char *server, const char *state, const char *error,
+                                 int tools, int resources, int prompts);
 json_t *event_approval_requested(const char *approval_id, const char *tool, const char *message,
                                  const json_t *input, const char *question, json_t *always);
 /* approval.resolved: {approval_id, tool, approved, always (stolen; NULL →

@@ -58,6 +58,8 @@ static const char *const event_names[LOOM_EVENT_TYPE_END] = {
     [LOOM_EV_MODEL_COMPLETED] = "model.completed",
     [LOOM_EV_MODEL_USAGE] = "model.usage",
     [LOOM_EV_HEARTBEAT_EVENT] = "heartbeat.event",
+    [LOOM_EV_TOOL_PROGRESS] = "tool.progress",
+    [LOOM_EV_MCP_SERVER_CHANGED] = "mcp.server_changed",
 };
 
 static const char *const visibility_names[LOOM_VISIBILITY_END] = {

@@ -680,6 +680,8 @@ static void step_execute(const tool_def *def, const json_t *input, tool_ctx *ctx
     tool_ctx local = *ctx;
     if (watched)
         local.cancel = &w.own;
+    local.self = def;
+    local.call_id = call->id;
     int rc = def->run(input, &local, res);
     if (watched) {
         pthread_mutex_lock(&w.mu);

@@ -62,6 +62,12 @@ typedef struct tool_ctx {
      * asked (headless). Returns a malloc'd answer or NULL. */
     char *(*ask_user)(void *ask_ctx, const json_t *questions);
     void *ask_ctx;
+    /* Set by the pipeline for each call (on its own copy of the context):
+     * the tool being run (a tool made at run time, an MCP server's, finds
+     * its own state through self->impl) and the model's id for the call
+     * (the correlation id of the call's events, tool.progress among them). */
+    const struct tool_def *self;
+    const char *call_id;
 } tool_ctx;
 
 typedef struct tool_result {
@@ -93,6 +99,9 @@ typedef struct tool_def {
      * has read): never counts as read-only for permissions; each domain
      * needs an allow rule or a person, and plan mode sends nothing. */
     bool sends_out;
+    /* A tool made at run time (an MCP server's, ToolSearch) keeps its own
+     * state here; run reads it as ctx->self->impl. NULL for built-ins. */
+    void *impl;
 } tool_def;
 
 /* Result helpers. */
