@@ -652,8 +652,8 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
-static void step_execute(const tool_def *def, const json_t *input, tool_ctx *ctx,
-                         tool_result *res)
+static void step_execute(const tool_def *def, const char *call_id, const json_t *input,
+                         tool_ctx *ctx, tool_result *res)
 {
     if (cancel_requested(ctx->cancel)) {
         if (cancel_level(ctx->cancel) >= CANCEL_ACT)
@@ -681,7 +681,7 @@ static void step_execute(const tool_def *def, const json_t *input, tool_ctx *ctx
     if (watched)
         local.cancel = &w.own;
     local.self = def;
-    local.call_id = call->id;
+    local.call_id = call_id;
     int rc = def->run(input, &local, res);
     if (watched) {
         pthread_mutex_lock(&w.mu);
@@ -803,7 +803,7 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
     STEP(10);
     /* A governed call runs only on an allow (step 8, re-checked by 9). */
     assert(!governed || g.decision.verdict == PERM_ALLOW);
-    step_execute(def, g.input, ctx, res);                                  /* 10 */
+    step_execute(def, call->id, g.input, ctx, res);                                  /* 10 */
 audited:
     if (governed) {
         STEP(11);
