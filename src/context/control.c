@@ -148,7 +148,14 @@ int context_build_request(context_state *cs, const context_env *env, const provi
     memset(req, 0, sizeof *req);
     req->model = xstrdup(cfg->model);
     req->system = xstrdup(env->system_static);
-    req->system_dynamic = xstrdup(cs->system_dynamic ? cs->system_dynamic : env->system_dynamic);
+    const char *dyn = cs->system_dynamic ? cs->system_dynamic : env->system_dynamic;
+    if (env->system_extensions && *env->system_extensions) {
+        loom_str s = LOOM_STR_INIT;
+        str_printf(&s, "%s\n\n%s", dyn ? dyn : "", env->system_extensions);
+        req->system_dynamic = str_steal(&s);
+    } else {
+        req->system_dynamic = xstrdup(dyn);
+    }
     req->system_cache = true;
     req->max_tokens = cfg->max_output_tokens;
     req->temperature = -1;

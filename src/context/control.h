@@ -82,6 +82,9 @@ typedef struct context_env {
     const context_config *conf;
     const char *system_static;
     const char *system_dynamic;     /* the configured one; a renew's reload wins */
+    /* What extensions add after it (MCP servers' instructions), in the same
+     * request as their tools; a renew's reload keeps it. NULL: none. */
+    const char *system_extensions;
     int64_t tools_est;              /* C_skill's tokens (tool_registry_tokens) */
     /* For the dashboard and renew's ages: the run's turn and token budget. */
     int turn;

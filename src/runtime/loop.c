@@ -173,6 +173,20 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
 
 /* --- L2: the steps of a turn ---------------------------------------------- */
 
+/* Takes the tool set's changes in (loop_toolset_port): tools and the
+ * instructions that go with them change together, at a turn boundary. */
+static void refresh_toolset(loop_state *st)
+{
+    loop_toolset_port *ts = &st->io->toolset;
+    const tool_registry *tools = NULL;
+    const char *ext = NULL;
+    if (!ts->refresh || !ts->refresh(ts->ctx, &tools, &ext))
+        return;
+    st->p.tools = tools;
+    st->ctx.env.tools_est = tool_registry_tokens(tools);
+    st->ctx.env.system_extensions = ext;
+}
+
 /* Stops for the run's limits (cancel, turns, tokens, cost), nudges as the
  * token budget nears its end, and counts the turn. */
 static loop_step begin_turn(loop_state *st)
@@ -221,6 +235,7 @@ static loop_step begin_turn(loop_state *st)
         return STEP_STOP;
     }
     st->turn++;
+    refresh_toolset(st);
     return STEP_NEXT;
 }
 

@@ -50,6 +50,18 @@ typedef struct loop_params {
     context_config context;         /* context engineering (context/control.h) */
 } loop_params;
 
+/* The run's tool set may change between turns: MCP servers connect or
+ * change their lists, ToolSearch finds deferred tools. The loop asks at the
+ * run's start and at the start of each turn (never while tools run). When
+ * refresh returns true it set *tools and *extensions (the text that goes
+ * after the dynamic system part: the servers' instructions), both borrowed
+ * until the next call or the run's end. A zeroed port: the params' tools
+ * all run long. */
+typedef struct loop_toolset_port {
+    void *ctx;
+    bool (*refresh)(void *ctx, const tool_registry **tools, const char **extensions);
+} loop_toolset_port;
+
 typedef struct loop_io {
     transcript *t;
     tool_ctx *tools;                /* prepared by the caller; message_id set per turn */
@@ -74,6 +86,7 @@ typedef struct loop_io {
     /* Set (before the cancel flag) when the run is ended by an external
      * signal: the event, reported in the result. Owned by the caller. */
     json_t *_Atomic *stop_event;
+    loop_toolset_port toolset;
 } loop_io;
 
 typedef struct loop_result {
