@@ -191,6 +191,24 @@ int loom_session_rewind(loom_session *session, int n_turns, char **report, loom_
 /* Usage totals of the session so far, as JSON (caller frees). */
 char *loom_session_usage_json(loom_session *session);
 
+/* MCP servers (docs/mcp.md). A session starts its servers connecting in the
+ * background when it is made. */
+/* Every configured server: [{name, scope, transport, state ("connecting",
+ * "connected", "failed", "needs-approval", "disabled"), error?, tools,
+ * resources, prompts, protocolVersion?, serverInfo?, instructions, source}]
+ * (caller frees). */
+char *loom_session_mcp_status_json(loom_session *session);
+/* Waits up to timeout_ms for servers still connecting; 1 when none is. */
+int loom_session_mcp_wait(loom_session *session, long timeout_ms);
+/* Connects a server again (/mcp's reconnect), waiting for the outcome. */
+int loom_session_mcp_reconnect(loom_session *session, const char *server, loom_status *st);
+/* Approves a project (.mcp.json) server: it starts, and the approval is
+ * kept in the local settings (enabledMcpjsonServers). */
+int loom_session_mcp_approve(loom_session *session, const char *server, loom_status *st);
+/* The servers' prompts, the slash commands `/mcp__server__prompt`:
+ * [{server, name, command, description, arguments}] (caller frees). */
+char *loom_session_mcp_prompts_json(loom_session *session);
+
 /* Context engineering (docs/context.md). Call these between runs, like
  * every session function. */
 /* Compacts the context now (/compact): a model-written summary replaces the
@@ -251,12 +269,23 @@ typedef void (*loom_event_fn)(void *ctx, const loom_event *ev);
  * questions_json is the tool input. Return a malloc'd answer, or NULL. */
 typedef char *(*loom_ask_fn)(void *ctx, const char *questions_json);
 
+/* Asked, on a thread of Loom's, when an MCP server sends
+ * elicitation/create during the run (no Elicitation hook answered it).
+ * request_json is the request's params ({mode: "form"|"url", message,
+ * requestedSchema | url, …}). Return a malloc'd JSON result,
+ * {"action": "accept", "content": {…}} / {"action": "decline"} /
+ * {"action": "cancel"}; NULL declines. Fields the answer leaves out take
+ * the schema's defaults. */
+typedef char *(*loom_elicit_fn)(void *ctx, const char *server, const char *request_json);
+
 typedef struct loom_run_options {
     loom_event_fn on_event;   /* may be NULL */
     void *event_ctx;
     bool queue_events;        /* also keep events for loom_run_next_event */
     loom_ask_fn ask_user;     /* NULL: no user can be asked (headless) */
     void *ask_ctx;
+    loom_elicit_fn elicit;    /* NULL: elicitations are declined (headless) */
+    void *elicit_ctx;
 } loom_run_options;
 
 typedef struct loom_run loom_run;

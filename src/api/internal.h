@@ -73,6 +73,7 @@ struct loom_session {
     msg_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */
     atomic_bool run_active;    /* a run is in progress (loom_run_start .. its end) */
+    struct api_mcp *mcp;       /* its MCP servers and tool set (api/mcp.c); NULL: none */
 };
 
 /* The loop_io fields every use of the session shares (transcript,
@@ -148,5 +149,19 @@ int api_option_bool(const json_t *values, const char *key, bool *out, loom_statu
 int api_thinking_budget(const char *value, int *out, loom_status *st);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
+
+/* The session's MCP servers (api/mcp.c). open: reads the configuration and
+ * starts the servers connecting (nothing when none is configured); close:
+ * ends them all. run_begin fills io's tool-set port and takes the run's
+ * elicitation handler; run_end drops it. prepare_goal turns
+ * `/mcp__server__prompt args` into the prompt's text and appends what
+ * `@server:uri` mentions name (malloc'd; NULL with err set when the prompt
+ * command cannot be served). status: the servers' states (new reference). */
+void api_mcp_open(loom_session *s);
+void api_mcp_close(loom_session *s);
+void api_mcp_run_begin(loom_session *s, loop_io *io, const loom_run_options *opts);
+void api_mcp_run_end(loom_session *s);
+char *api_mcp_prepare_goal(loom_session *s, const char *goal, loom_error *err);
+json_t *api_mcp_status(loom_session *s);
 
 #endif

@@ -248,10 +248,12 @@ static void *run_main(void *arg)
     assert(atomic_load(&r->state) == LOOM_RUN_QUEUED);
     atomic_store(&r->state, LOOM_RUN_RUNNING);
     const char *mode = api_value(a->values, "permission_mode");
-    emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL,
-         event_run_started(loom_session_id(s), a->provider.model,
-                           provider_kind_name(a->provider.kind), a->cwd,
-                           mode ? mode : "default"));
+    json_t *started = event_run_started(loom_session_id(s), a->provider.model,
+                                        provider_kind_name(a->provider.kind), a->cwd,
+                                        mode ? mode : "default");
+    if (s->mcp)
+        json_object_set_new(started, "mcp_servers", api_mcp_status(s));
+    emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, started);
     tool_ctx tctx = {
         .cwd = a->cwd,
         .session_id = loom_session_id(s),
@@ -286,8 +288,21 @@ static void *run_main(void *arg)
     heartbeat *hb = start_heartbeat(r);
     tctx.heartbeat = hb;
     io.heartbeat = hb;
+    api_mcp_run_begin(s, &io, &r->opts);
     loop_result res;
-    loop_run(&a->params, &io, r->goal, &res);
+    loom_error gerr;
+    char *goal = api_mcp_prepare_goal(s, r->goal, &gerr);
+    if (goal) {
+        loop_run(&a->params, &io, goal, &res);
+        free(goal);
+    } else {
+        /* An MCP prompt command that could not be served: nothing ran. */
+        memset(&res, 0, sizeof res);
+        res.state = LOOM_RUN_FAILED;
+        res.err = gerr;
+        res.cost_usd = -1;
+    }
+    api_mcp_run_end(s);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
@@ -297,6 +312,8 @@ static void *run_main(void *arg)
                                      res.cost_usd, res.err.code, res.err.message, res.interrupt);
     if (hb_stats)
         json_object_set_new(result, "heartbeat", hb_stats);
+    if (s->mcp)
+        json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     char *text = json_dump_compact(result);
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, result);
     pthread_mutex_lock(&r->lock);

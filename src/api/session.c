@@ -150,6 +150,7 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
         recs[i] = transcript_record(t, i);
     file_history_load(s->history, recs, n);
     free(recs);
+    api_mcp_open(s);
     return s;
 }
 
@@ -400,6 +401,8 @@ void loom_session_free(loom_session *s)
                                          json_pack("{s:s}", "reason", "exit"), NULL);
         hook_outcome_free(&o);
     }
+    /* Before the tasks: no server process outlives the session. */
+    api_mcp_close(s);
     task_registry_free(s->tasks);
     context_state_free(&s->context);
     working_free(s->working);

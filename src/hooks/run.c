@@ -242,6 +242,23 @@ static void apply_specific(run_ctx *c, hook_result *r, const json_t *hso, perm_v
                 apply_updated_input(c, r, json_object_get(d, "updatedInput"));
         }
     }
+    if (c->ev == HOOK_ELICITATION && json_object_get(hso, "action")) {
+        const char *act = json_get_str(hso, "action", "");
+        const json_t *content = json_object_get(hso, "content");
+        if (strcmp(act, "accept") && strcmp(act, "decline") && strcmp(act, "cancel"))
+            notice(c, HOOK_NOTICE_WARNING,
+                   "hook %s: Elicitation action must be accept, decline or cancel; ignored",
+                   r->label);
+        else if (content && !json_is_object(content))
+            notice(c, HOOK_NOTICE_WARNING,
+                   "hook %s: Elicitation content must be an object; ignored", r->label);
+        else {
+            json_decref(c->out->elicitation);
+            c->out->elicitation = json_pack("{s:s}", "action", act);
+            if (content && !strcmp(act, "accept"))
+                json_object_set_new(c->out->elicitation, "content", json_deep_copy(content));
+        }
+    }
     const json_t *ui = json_object_get(hso, "updatedInput");
     if (ui)
         apply_updated_input(c, r, ui);
@@ -870,6 +887,7 @@ void hook_outcome_free(hook_outcome *out)
     free(out->permission_reason);
     free(out->block_reason);
     json_decref(out->updated_input);
+    json_decref(out->elicitation);
     free(out->additional_context);
     free(out->stop_reason);
     for (size_t i = 0; i < out->n_notices; i++)

@@ -135,6 +135,10 @@ typedef struct hook_outcome {
     char *stop_reason;           /* its "stopReason" (for the user) */
     bool suppress_output;        /* a hook asked for its output to stay out of the transcript */
     bool cancelled;
+    /* Elicitation: the last hook's answer to the MCP server's form,
+     * {"action": "accept"|"decline"|"cancel", "content"?: {...}} from its
+     * hookSpecificOutput (Claude Code's shape); NULL: no hook answered. */
+    json_t *elicitation;
     hook_notice *notices;        /* for the user, in order */
     size_t n_notices;
     hook_result *results;        /* one per hook run or skipped, in order */

@@ -71,8 +71,6 @@ typedef struct mcp_manager_opts {
      * the rest is in the spilled file (default 25 000; MAX_MCP_OUTPUT_TOKENS
      * in the environment overrides, as in Claude Code). */
     int64_t max_output_tokens;
-    const char *client_name;  /* clientInfo.name ("loom") */
-    const char *client_version;
 } mcp_manager_opts;
 
 /* Takes cfg (stolen: the manager frees it). Starts nothing. */

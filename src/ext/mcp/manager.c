@@ -1,0 +1,982 @@
+/* manager.c — a session's MCP servers (see manager.h).
+ *
+ * One slot per configured server. A slot's connection is a counted holder
+ * (conn) so that a reconnect can replace it while calls on the old one
+ * finish: a caller takes a reference under the manager's lock and drops it
+ * when its request is done; the last reference frees the client, which
+ * closes its transport and ends the server process.
+ *
+ * State changes happen under the manager's lock and are announced by the
+ * condition variable (mcp_manager_wait) and the generation counter (the
+ * loop's next tool-set refresh). Nothing blocking runs under the lock:
+ * connects run on a thread per slot, requests on the caller's thread.
+ * A list_changed only marks the slot; the tools are listed again by the
+ * next mcp_manager_toolset, on the run's thread at a turn boundary (the
+ * client's notification thread must never wait on its own connection).
+ */
+#include "ext/mcp/manager.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "base/str.h"
+#include "context/tokens.h"
+#include "ext/mcp/mcp_tool.h"
+#include "ext/mcp/resources.h"
+#include "ext/mcp/tool_search.h"
+
+/* Instructions past this many bytes are cut (a server's words enter every
+ * request; seed 000 row 5.4 wants them, not without bound). */
+#define MCP_INSTRUCTIONS_CAP 4096
+#define MCP_BACKOFF_MAX_MS 30000L
+
+typedef struct conn {
+    mcp_client *client;
+    int refs;            /* under the manager's lock */
+} conn;
+
+typedef struct slot {
+    mcp_server_config cfg;
+    mcp_state state;
+    char *error;
+    conn *c;             /* NULL until connected */
+    bool thread_live;    /* a connect thread runs (joined at free) */
+    pthread_t thread;
+    bool ever_connected;
+    bool tools_dirty;    /* list_changed: list again at the next tool set */
+    json_t *tools_json;  /* the last tools/list (array), NULL: none yet */
+    int n_resources, n_prompts;
+    int failures;        /* consecutive failed connects: the backoff */
+    int64_t retry_at_ms; /* no reconnect before (monotonic) */
+    struct mcp_manager *m;
+} slot;
+
+typedef struct made_def {
+    tool_def *def;
+    void (*release)(tool_def *);
+} made_def;
+
+struct mcp_manager {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    mcp_config_set *cfg;
+    slot *slots;
+    size_t n;
+    const char **names;
+    mcp_manager_host host;
+    mcp_manager_opts opts;
+    char *log_dir, *spill_dir;
+    atomic_uint_fast64_t generation;
+    bool started;
+    json_t *order;        /* loom tool names, first-seen order (stable positions) */
+    json_t *found;        /* deferred tools found by ToolSearch, in the order found */
+    /* Every mcp_tool and tool_def made: registries built from them borrow
+     * them, so they live as long as the manager. */
+    mcp_tool **made;
+    size_t n_made, cap_made;
+    made_def *defs;
+    size_t n_defs, cap_defs;
+    mcp_tool **current;   /* the tools of the last tool set, all of them */
+    size_t n_current;
+    bool *deferred_now;   /* parallel to current */
+};
+
+const char *mcp_state_name(mcp_state s)
+{
+    switch (s) {
+    case MCP_STATE_NEEDS_APPROVAL: return "needs-approval";
+    case MCP_STATE_DISABLED: return "disabled";
+    case MCP_STATE_CONNECTING: return "connecting";
+    case MCP_STATE_CONNECTED: return "connected";
+    case MCP_STATE_FAILED: return "failed";
+    }
+    return "failed";
+}
+
+static void bump(mcp_manager *m)
+{
+    atomic_fetch_add(&m->generation, 1);
+    if (m->host.changed)
+        m->host.changed(m->host.ctx);
+}
+
+static slot *find_slot(mcp_manager *m, const char *server)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (!strcmp(m->slots[i].cfg.name, server))
+            return &m->slots[i];
+    return NULL;
+}
+
+/* --- connections ------------------------------------------------------------ */
+
+static void conn_put(mcp_manager *m, conn *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&m->mu);
+    bool last = --c->refs == 0;
+    pthread_mutex_unlock(&m->mu);
+    if (last) {
+        mcp_client_free(c->client);
+        free(c);
+    }
+}
+
+/* The client's host: the manager's, with list changes and closes kept here. */
+static json_t *h_elicit(void *ctx, const char *server, const json_t *params)
+{
+    slot *s = ctx;
+    return s->m->host.elicit ? s->m->host.elicit(s->m->host.ctx, server, params) : NULL;
+}
+
+static json_t *h_sample(void *ctx, const char *server, const json_t *params, char **why)
+{
+    slot *s = ctx;
+    if (!s->m->host.sample) {
+        *why = xstrdup("sampling is not enabled in this client");
+        return NULL;
+    }
+    return s->m->host.sample(s->m->host.ctx, server, params, why);
+}
+
+static json_t *h_roots(void *ctx, const char *server)
+{
+    slot *s = ctx;
+    return s->m->host.roots ? s->m->host.roots(s->m->host.ctx, server) : json_array();
+}
+
+static void h_log(void *ctx, const char *server, const char *level, const char *logger,
+                  const char *text)
+{
+    slot *s = ctx;
+    LOG_I("mcp", "server %s [%s%s%s]: %s", server, level, logger ? " " : "", logger ? logger : "",
+          text);
+    if (s->m->host.log)
+        s->m->host.log(s->m->host.ctx, server, level, text);
+}
+
+static void h_list_changed(void *ctx, const char *server, const char *what)
+{
+    slot *s = ctx;
+    mcp_manager *m = s->m;
+    (void)server;
+    pthread_mutex_lock(&m->mu);
+    if (!strcmp(what, "tools"))
+        s->tools_dirty = true;
+    pthread_mutex_unlock(&m->mu);
+    bump(m);
+}
+
+static void h_closed(void *ctx, const char *server, const char *why)
+{
+    slot *s = ctx;
+    mcp_manager *m = s->m;
+    LOG_W("mcp", "server %s closed: %s", server, why);
+    pthread_mutex_lock(&m->mu);
+    if (s->state == MCP_STATE_CONNECTED) {
+        /* Its tools stay declared (the cached prefix, and the model may
+         * still call them): the next use restarts it. */
+        s->state = MCP_STATE_FAILED;
+        free(s->error);
+        s->error = xstrdup(why);
+    }
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    bump(m);
+}
+
+static mcp_transport *open_transport(slot *s, mcp_kind kind, const mcp_transport_events *ev,
+                                     loom_error *err)
+{
+    const mcp_server_config *c = &s->cfg;
+    if (kind == MCP_KIND_STDIO) {
+        char *log_path = NULL;
+        if (s->m->log_dir) {
+            loom_str p = LOOM_STR_INIT;
+            str_printf(&p, "%s/mcp-%s.log", s->m->log_dir, c->name);
+            log_path = str_steal(&p);
+        }
+        mcp_stdio_spec spec = {.command = c->command, .args = (const char *const *)c->args,
+                               .env = c->env, .cwd = c->cwd, .log_path = log_path};
+        mcp_transport *t = mcp_stdio_open(c->name, &spec, ev, err);
+        free(log_path);
+        return t;
+    }
+    mcp_http_spec spec = {.url = c->url, .headers = c->headers, .timeout_ms = c->timeout_ms};
+    return kind == MCP_KIND_HTTP ? mcp_http_open(c->name, &spec, ev, err)
+                                 : mcp_sse_open(c->name, &spec, ev, err);
+}
+
+/* One connect attempt over one transport kind: a connected client, or NULL
+ * with err set. No lock held. */
+static mcp_client *try_connect(slot *s, mcp_kind kind, loom_error *err)
+{
+    mcp_client_host host = {.ctx = s, .log = h_log, .list_changed = h_list_changed,
+                            .elicit = h_elicit, .roots = h_roots, .closed = h_closed,
+                            .sample = s->m->host.sample ? h_sample : NULL};
+    /* The client sets the transport's events when it takes it. */
+    mcp_transport_events ev = {0};
+    mcp_transport *t = open_transport(s, kind, &ev, err);
+    if (!t)
+        return NULL;
+    mcp_client *cl = mcp_client_new(s->cfg.name, t, &host);
+    if (mcp_client_connect(cl, s->cfg.connect_timeout_ms, NULL, err) != 0) {
+        mcp_client_free(cl);
+        return NULL;
+    }
+    return cl;
+}
+
+static int count_list(mcp_client *cl, const char *cap, const char *method, const char *key,
+                      long timeout_ms)
+{
+    if (!json_object_get(mcp_client_capabilities(cl), cap))
+        return 0;
+    loom_error err;
+    json_t *all = mcp_client_list_all(cl, method, key, 0, timeout_ms, &err);
+    int n = all ? (int)json_array_size(all) : 0;
+    json_decref(all);
+    return n;
+}
+
+/* Connects a slot (its state already CONNECTING). Runs on the slot's thread
+ * or, for a restart, on the caller's. */
+static void connect_slot(slot *s)
+{
+    mcp_manager *m = s->m;
+    loom_error err;
+    loom_error_clear(&err);
+    mcp_client *cl = try_connect(s, s->cfg.kind, &err);
+    if (!cl && s->cfg.kind == MCP_KIND_HTTP && err.code != LOOM_ERR_RUN_CANCELLED) {
+        /* The spec's backwards-compatibility rule: a server that refuses
+         * the Streamable HTTP POST may be a 2024-11-05 HTTP+SSE one. */
+        loom_error sse_err;
+        cl = try_connect(s, MCP_KIND_SSE, &sse_err);
+    }
+    json_t *tools = NULL;
+    int n_res = 0, n_prompts = 0;
+    if (cl) {
+        long t = s->cfg.connect_timeout_ms;
+        if (json_object_get(mcp_client_capabilities(cl), "tools")) {
+            tools = mcp_client_list_all(cl, "tools/list", "tools", 0, t, &err);
+            if (!tools) {
+                mcp_client_free(cl);
+                cl = NULL;
+            }
+        } else {
+            tools = json_array();
+        }
+        if (cl) {
+            n_res = count_list(cl, "resources", "resources/list", "resources", t);
+            n_prompts = count_list(cl, "prompts", "prompts/list", "prompts", t);
+        }
+    }
+    pthread_mutex_lock(&m->mu);
+    if (cl) {
+        conn *c = xcalloc(1, sizeof *c);
+        c->client = cl;
+        c->refs = 1;
+        conn *old = s->c;
+        s->c = c;
+        s->state = MCP_STATE_CONNECTED;
+        free(s->error);
+        s->error = NULL;
+        json_decref(s->tools_json);
+        s->tools_json = tools;
+        s->tools_dirty = false;
+        s->n_resources = n_res;
+        s->n_prompts = n_prompts;
+        s->ever_connected = true;
+        s->failures = 0;
+        pthread_cond_broadcast(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+        if (old)
+            conn_put(m, old);
+        LOG_I("mcp", "server %s connected (%s, %zu tools)", s->cfg.name,
+              mcp_client_protocol_version(cl), json_array_size(tools));
+    } else {
+        s->state = MCP_STATE_FAILED;
+        free(s->error);
+        s->error = xstrdup(err.message[0] ? err.message : "could not connect");
+        s->failures++;
+        long delay = 500L << (s->failures > 6 ? 6 : s->failures - 1);
+        if (delay > MCP_BACKOFF_MAX_MS)
+            delay = MCP_BACKOFF_MAX_MS;
+        s->retry_at_ms = clock_mono_ms() + delay;
+        pthread_cond_broadcast(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+        LOG_W("mcp", "server %s failed: %s", s->cfg.name, err.message);
+    }
+    bump(m);
+}
+
+static void *connect_thread(void *arg)
+{
+    connect_slot(arg);
+    return NULL;
+}
+
+/* Under the lock: starts a background connect of s. */
+static void start_slot_locked(slot *s)
+{
+    if (s->thread_live) {
+        pthread_mutex_unlock(&s->m->mu);
+        pthread_join(s->thread, NULL);
+        pthread_mutex_lock(&s->m->mu);
+        s->thread_live = false;
+    }
+    s->state = MCP_STATE_CONNECTING;
+    s->thread_live = pthread_create(&s->thread, NULL, connect_thread, s) == 0;
+    if (!s->thread_live) {
+        s->state = MCP_STATE_FAILED;
+        free(s->error);
+        s->error = xstrdup("no thread could be started to connect it");
+    }
+}
+
+/* --- life ------------------------------------------------------------------- */
+
+static mcp_state initial_state(const mcp_server_config *c)
+{
+    if (c->error)
+        return MCP_STATE_FAILED;
+    if (c->disabled)
+        return MCP_STATE_DISABLED;
+    if (c->needs_approval)
+        return MCP_STATE_NEEDS_APPROVAL;
+    return MCP_STATE_CONNECTING;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+mcp_manager *mcp_manager_new(mcp_config_set *cfg, const mcp_manager_host *host,
+                             const mcp_manager_opts *opts)
+{
+    mcp_manager *m = xcalloc(1, sizeof *m);
+    pthread_mutex_init(&m->mu, NULL);
+    pthread_cond_init(&m->cv, NULL);
+    m->cfg = cfg;
+    if (host)
+        m->host = *host;
+    mcp_manager_opts o = opts ? *opts : (mcp_manager_opts){0};
+    m->log_dir = dup_or_null(o.log_dir);
+    m->spill_dir = dup_or_null(o.spill_dir);
+    m->opts = o;
+    m->opts.max_output_tokens = o.max_output_tokens > 0 ? o.max_output_tokens : 25000;
+    const char *env = getenv("MAX_MCP_OUTPUT_TOKENS");
+    if (env && atol(env) > 0)
+        m->opts.max_output_tokens = atol(env);
+    m->n = cfg ? cfg->n : 0;
+    m->slots = xcalloc(m->n ? m->n : 1, sizeof *m->slots);
+    m->names = xcalloc(m->n + 1, sizeof *m->names);
+    for (size_t i = 0; i < m->n; i++) {
+        slot *s = &m->slots[i];
+        /* The slot's own copy: a sub-agent's clone and this manager never
+         * share a config entry. */
+        mcp_server_config_copy(&s->cfg, &cfg->servers[i]);
+        s->m = m;
+        s->state = initial_state(&s->cfg);
+        s->error = dup_or_null(s->cfg.error);
+        m->names[i] = s->cfg.name;
+    }
+    m->order = json_array();
+    m->found = json_array();
+    return m;
+}
+
+void mcp_manager_start(mcp_manager *m)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->mu);
+    if (!m->started) {
+        m->started = true;
+        for (size_t i = 0; i < m->n; i++)
+            if (m->slots[i].state == MCP_STATE_CONNECTING)
+                start_slot_locked(&m->slots[i]);
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+static void deadline_after(struct timespec *ts, long ms)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static bool any_connecting_locked(mcp_manager *m, const char *server)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if ((!server || !strcmp(m->slots[i].cfg.name, server)) &&
+            m->slots[i].state == MCP_STATE_CONNECTING)
+            return true;
+    return false;
+}
+
+bool mcp_manager_wait(mcp_manager *m, const char *server, long timeout_ms)
+{
+    if (!m)
+        return true;
+    struct timespec until;
+    deadline_after(&until, timeout_ms > 0 ? timeout_ms : 0);
+    pthread_mutex_lock(&m->mu);
+    while (any_connecting_locked(m, server))
+        if (pthread_cond_timedwait(&m->cv, &m->mu, &until) == ETIMEDOUT)
+            break;
+    bool done = !any_connecting_locked(m, server);
+    pthread_mutex_unlock(&m->mu);
+    return done;
+}
+
+int mcp_manager_approve(mcp_manager *m, const char *server, loom_error *err)
+{
+    pthread_mutex_lock(&m->mu);
+    slot *s = find_slot(m, server);
+    if (!s || s->state != MCP_STATE_NEEDS_APPROVAL) {
+        pthread_mutex_unlock(&m->mu);
+        return loom_error_set(err, LOOM_ERR_RESOURCE_NOT_FOUND,
+                              "MCP server \"%s\" %s", server,
+                              s ? "does not need approval" : "is not configured");
+    }
+    s->cfg.needs_approval = false;
+    start_slot_locked(s);
+    pthread_mutex_unlock(&m->mu);
+    bump(m);
+    return 0;
+}
+
+int mcp_manager_reconnect(mcp_manager *m, const char *server, loom_error *err)
+{
+    pthread_mutex_lock(&m->mu);
+    slot *s = find_slot(m, server);
+    if (!s || s->state == MCP_STATE_NEEDS_APPROVAL || s->state == MCP_STATE_DISABLED ||
+        s->cfg.error) {
+        const char *why = !s ? "is not configured"
+                          : s->cfg.error ? s->cfg.error
+                          : s->state == MCP_STATE_DISABLED ? "is disabled"
+                                                           : "needs approval first";
+        pthread_mutex_unlock(&m->mu);
+        return loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "MCP server \"%s\" %s", server, why);
+    }
+    if (s->state != MCP_STATE_CONNECTING)
+        start_slot_locked(s);
+    pthread_mutex_unlock(&m->mu);
+    mcp_manager_wait(m, server, s->cfg.connect_timeout_ms + 1000);
+    pthread_mutex_lock(&m->mu);
+    int rc = s->state == MCP_STATE_CONNECTED
+                 ? 0
+                 : loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED, "MCP server \"%s\": %s",
+                                  server, s->error ? s->error : "still connecting");
+    pthread_mutex_unlock(&m->mu);
+    return rc;
+}
+
+/* --- requests --------------------------------------------------------------- */
+
+/* A reference to s's connection, connecting or restarting it as needed.
+ * NULL with err set. */
+static conn *acquire(mcp_manager *m, slot *s, const loom_cancel *cancel, loom_error *err)
+{
+    pthread_mutex_lock(&m->mu);
+    for (int attempt = 0;; attempt++) {
+        if (s->state == MCP_STATE_CONNECTING) {
+            struct timespec until;
+            deadline_after(&until, s->cfg.connect_timeout_ms + 1000);
+            while (s->state == MCP_STATE_CONNECTING && !cancel_requested(cancel))
+                if (pthread_cond_timedwait(&m->cv, &m->mu, &until) == ETIMEDOUT)
+                    break;
+        }
+        if (s->state == MCP_STATE_CONNECTED && s->c && mcp_client_alive(s->c->client)) {
+            conn *c = s->c;
+            c->refs++;
+            pthread_mutex_unlock(&m->mu);
+            return c;
+        }
+        const char *why = s->error ? s->error : "not connected";
+        if (s->state == MCP_STATE_NEEDS_APPROVAL || s->state == MCP_STATE_DISABLED ||
+            s->cfg.error || attempt > 0 || s->state == MCP_STATE_CONNECTING) {
+            loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED, "MCP server \"%s\" %s: %s",
+                           s->cfg.name,
+                           s->state == MCP_STATE_NEEDS_APPROVAL ? "needs approval"
+                           : s->state == MCP_STATE_DISABLED    ? "is disabled"
+                           : s->state == MCP_STATE_CONNECTING  ? "is still connecting"
+                                                               : "is not available",
+                           why);
+            pthread_mutex_unlock(&m->mu);
+            return NULL;
+        }
+        /* Failed (or its connection died): restart it, after the backoff. */
+        int64_t wait = s->retry_at_ms - clock_mono_ms();
+        if (wait > 0) {
+            pthread_mutex_unlock(&m->mu);
+            clock_sleep_ms(wait, cancel);
+            pthread_mutex_lock(&m->mu);
+            if (cancel_requested(cancel)) {
+                pthread_mutex_unlock(&m->mu);
+                loom_error_set(err, LOOM_ERR_RUN_CANCELLED, "cancelled");
+                return NULL;
+            }
+        }
+        if (s->state != MCP_STATE_CONNECTING) {
+            LOG_I("mcp", "restarting server %s", s->cfg.name);
+            start_slot_locked(s);
+        }
+    }
+}
+
+json_t *mcp_manager_request(mcp_manager *m, const char *server, const char *method,
+                            json_t *params, const mcp_call_opts *opts, loom_error *err)
+{
+    slot *s = find_slot(m, server);
+    if (!s) {
+        json_decref(params);
+        loom_error_set(err, LOOM_ERR_RESOURCE_NOT_FOUND, "no MCP server named \"%s\"", server);
+        return NULL;
+    }
+    conn *c = acquire(m, s, opts ? opts->cancel : NULL, err);
+    if (!c) {
+        json_decref(params);
+        return NULL;
+    }
+    mcp_call_opts o = opts ? *opts : (mcp_call_opts){0};
+    if (o.timeout_ms <= 0)
+        o.timeout_ms = s->cfg.timeout_ms;
+    json_t *r = mcp_client_request(c->client, method, params, &o, err);
+    conn_put(m, c);
+    return r;
+}
+
+const char *const *mcp_manager_servers(mcp_manager *m, size_t *n)
+{
+    *n = m ? m->n : 0;
+    return m ? m->names : NULL;
+}
+
+bool mcp_manager_offers(mcp_manager *m, const char *server, const char *cap)
+{
+    pthread_mutex_lock(&m->mu);
+    slot *s = find_slot(m, server);
+    bool yes = false;
+    if (s && s->c && s->state == MCP_STATE_CONNECTED) {
+        const json_t *caps = mcp_client_capabilities(s->c->client);
+        const char *dot = strchr(cap, '.');
+        if (dot) {
+            char head[64];
+            snprintf(head, sizeof head, "%.*s", (int)(dot - cap), cap);
+            yes = json_is_true(json_object_get(json_object_get(caps, head), dot + 1));
+        } else {
+            yes = json_object_get(caps, cap) != NULL;
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    return yes;
+}
+
+/* --- status ----------------------------------------------------------------- */
+
+json_t *mcp_manager_status(mcp_manager *m)
+{
+    json_t *arr = json_array();
+    if (!m)
+        return arr;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->n; i++) {
+        slot *s = &m->slots[i];
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:s}", "name", s->cfg.name, "scope",
+                              mcp_scope_name(s->cfg.scope), "transport",
+                              mcp_kind_name(s->cfg.kind), "state", mcp_state_name(s->state),
+                              "tools", s->tools_json ? (int)json_array_size(s->tools_json) : 0,
+                              "resources", s->n_resources, "prompts", s->n_prompts, "source",
+                              s->cfg.source ? s->cfg.source : "");
+        if (s->error && s->state == MCP_STATE_FAILED)
+            json_object_set_new(o, "error", json_string(s->error));
+        if (s->c && s->state == MCP_STATE_CONNECTED) {
+            const char *v = mcp_client_protocol_version(s->c->client);
+            if (v)
+                json_object_set_new(o, "protocolVersion", json_string(v));
+            const json_t *info = mcp_client_server_info(s->c->client);
+            if (info)
+                json_object_set_new(o, "serverInfo", json_deep_copy(info));
+            const char *ins = mcp_client_instructions(s->c->client);
+            json_object_set_new(o, "instructions", json_boolean(ins && *ins));
+        }
+        json_array_append_new(arr, o);
+    }
+    pthread_mutex_unlock(&m->mu);
+    return arr;
+}
+
+uint64_t mcp_manager_generation(mcp_manager *m)
+{
+    return m ? atomic_load(&m->generation) : 0;
+}
+
+/* --- the tool set ------------------------------------------------------------- */
+
+static void keep_tool(mcp_manager *m, mcp_tool *t)
+{
+    if (m->n_made == m->cap_made) {
+        m->cap_made = m->cap_made ? m->cap_made * 2 : 32;
+        m->made = xrealloc(m->made, m->cap_made * sizeof *m->made);
+    }
+    m->made[m->n_made++] = t;
+}
+
+static void keep_def(mcp_manager *m, tool_def *d, void (*release)(tool_def *))
+{
+    if (m->n_defs == m->cap_defs) {
+        m->cap_defs = m->cap_defs ? m->cap_defs * 2 : 8;
+        m->defs = xrealloc(m->defs, m->cap_defs * sizeof *m->defs);
+    }
+    m->defs[m->n_defs++] = (made_def){d, release};
+}
+
+static size_t order_index(json_t *order, const char *name)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(order, i, v)
+        if (!strcmp(json_string_value(v), name))
+            return i;
+    json_array_append_new(order, json_string(name));
+    return json_array_size(order) - 1;
+}
+
+static bool name_in(const json_t *arr, const char *name)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v)
+        if (!strcmp(json_string_value(v), name))
+            return true;
+    return false;
+}
+
+typedef struct ranked {
+    mcp_tool *t;
+    size_t pos;
+} ranked;
+
+static int by_pos(const void *a, const void *b)
+{
+    size_t x = ((const ranked *)a)->pos, y = ((const ranked *)b)->pos;
+    return x < y ? -1 : x > y;
+}
+
+/* Lists again the tools of every slot that said they changed. Run thread. */
+static void relist_dirty(mcp_manager *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        slot *s = &m->slots[i];
+        pthread_mutex_lock(&m->mu);
+        conn *c = s->tools_dirty && s->c && s->state == MCP_STATE_CONNECTED ? s->c : NULL;
+        if (c)
+            c->refs++;
+        s->tools_dirty = false;
+        pthread_mutex_unlock(&m->mu);
+        if (!c)
+            continue;
+        loom_error err;
+        json_t *tools = mcp_client_list_all(c->client, "tools/list", "tools", 0,
+                                            s->cfg.connect_timeout_ms, &err);
+        conn_put(m, c);
+        pthread_mutex_lock(&m->mu);
+        if (tools) {
+            json_decref(s->tools_json);
+            s->tools_json = tools;
+        } else {
+            LOG_W("mcp", "server %s: listing its changed tools failed: %s", s->cfg.name,
+                  err.message);
+        }
+        pthread_mutex_unlock(&m->mu);
+    }
+}
+
+static void append_instructions(loom_str *out, const char *server, const char *text)
+{
+    if (!text || !*text)
+        return;
+    size_t n = strlen(text);
+    bool cut = n > MCP_INSTRUCTIONS_CAP;
+    if (cut) {
+        n = MCP_INSTRUCTIONS_CAP;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--;
+    }
+    str_printf(out, "%s## MCP server %s\n%.*s%s\n", out->len ? "\n" : "", server, (int)n, text,
+               cut ? "\n[instructions cut]" : "");
+}
+
+int mcp_manager_toolset(mcp_manager *m, tool_registry *reg, loom_str *instructions,
+                        const mcp_toolset_opts *o, loom_error *err)
+{
+    if (!m)
+        return 0;
+    relist_dirty(m);
+    /* One snapshot of every server: its tools and its instructions. */
+    ranked *all = NULL;
+    size_t n_all = 0, cap = 0;
+    bool *has_tools = xcalloc(m->n ? m->n : 1, sizeof *has_tools);
+    char **ins = xcalloc(m->n ? m->n : 1, sizeof *ins);
+    bool any_resources = false;
+    int64_t mcp_tokens = 0;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->n; i++) {
+        slot *s = &m->slots[i];
+        if (!s->tools_json || !s->ever_connected)
+            continue;
+        if (s->c) {
+            const char *text = mcp_client_instructions(s->c->client);
+            ins[i] = text ? xstrdup(text) : NULL;
+            if (s->n_resources > 0 || json_object_get(mcp_client_capabilities(s->c->client),
+                                                      "resources"))
+                any_resources = true;
+        }
+        if (!ins[i] && s->cfg.instructions)
+            ins[i] = xstrdup(s->cfg.instructions);
+        size_t k;
+        json_t *tj;
+        json_array_foreach(s->tools_json, k, tj) {
+            loom_error terr;
+            mcp_tool *t = mcp_tool_new(m, s->cfg.name, tj, s->cfg.always_load, &terr);
+            if (!t) {
+                LOG_W("mcp", "%s", terr.message);
+                continue;
+            }
+            keep_tool(m, t);
+            if (n_all == cap) {
+                cap = cap ? cap * 2 : 64;
+                all = xrealloc(all, cap * sizeof *all);
+            }
+            all[n_all++] = (ranked){t, order_index(m->order, t->loom_name)};
+            mcp_tokens += t->tokens;
+            (void)i;
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    qsort(all, n_all, sizeof *all, by_pos);
+    bool defer = o && tool_search_should_defer(mcp_tokens, o->builtin_tokens, o->window_tokens,
+                                               o->defer_share);
+    free(m->current);
+    free(m->deferred_now);
+    m->current = xcalloc(n_all ? n_all : 1, sizeof *m->current);
+    m->deferred_now = xcalloc(n_all ? n_all : 1, sizeof *m->deferred_now);
+    m->n_current = n_all;
+    int rc = 0;
+    size_t n_deferred = 0;
+    /* Pass 1: the stable tools, in their first-seen order. */
+    for (size_t i = 0; i < n_all; i++) {
+        mcp_tool *t = all[i].t;
+        m->current[i] = t;
+        m->deferred_now[i] = defer && !t->always_load;
+        if (m->deferred_now[i]) {
+            n_deferred++;
+            continue;
+        }
+        if (tool_registry_find(reg, t->loom_name))
+            continue; /* two servers' names normalized alike: the first wins */
+        if (tool_registry_add(reg, &t->def, err) != 0) {
+            LOG_W("mcp", "%s", err->message);
+            loom_error_clear(err);
+        }
+    }
+    /* Which servers' tools are in view: declared, or listed by name. */
+    for (size_t i = 0; i < n_all; i++)
+        for (size_t k = 0; k < m->n; k++)
+            if (!strcmp(m->slots[k].cfg.name, all[i].t->server))
+                has_tools[k] = true;
+    if (n_deferred) {
+        /* Its description lists every deferred tool, found ones too: finding
+         * one must not change this declaration (the cached prefix). */
+        tool_def *ts = tool_search_new(m);
+        keep_def(m, ts, tool_search_free);
+        if (tool_registry_add(reg, ts, err) != 0)
+            rc = -1;
+    }
+    if (rc == 0 && any_resources) {
+        tool_def *list = mcp_resources_list_tool_new(m);
+        tool_def *read = mcp_resources_read_tool_new(m);
+        keep_def(m, list, mcp_resources_tool_free);
+        keep_def(m, read, mcp_resources_tool_free);
+        if (tool_registry_add(reg, list, err) != 0 || tool_registry_add(reg, read, err) != 0)
+            rc = -1;
+    }
+    /* Pass 2: deferred tools ToolSearch found, after everything stable, in
+     * the order they were found. */
+    size_t fi;
+    json_t *fv;
+    json_array_foreach(m->found, fi, fv) {
+        for (size_t i = 0; i < n_all && rc == 0; i++) {
+            mcp_tool *t = all[i].t;
+            if (!m->deferred_now[i] || strcmp(t->loom_name, json_string_value(fv)) ||
+                tool_registry_find(reg, t->loom_name))
+                continue;
+            if (tool_registry_add(reg, &t->def, err) != 0) {
+                LOG_W("mcp", "%s", err->message);
+                loom_error_clear(err);
+            }
+        }
+    }
+    for (size_t k = 0; k < m->n; k++) {
+        if (has_tools[k] && instructions)
+            append_instructions(instructions, m->slots[k].cfg.name, ins[k]);
+        free(ins[k]);
+    }
+    free(ins);
+    free(has_tools);
+    free(all);
+    return rc;
+}
+
+const mcp_tool **mcp_manager_deferred(mcp_manager *m, size_t *n)
+{
+    *n = 0;
+    if (!m)
+        return NULL;
+    pthread_mutex_lock(&m->mu);
+    const mcp_tool **out = xcalloc(m->n_current ? m->n_current : 1, sizeof *out);
+    for (size_t i = 0; i < m->n_current; i++)
+        if (m->deferred_now[i])
+            out[(*n)++] = m->current[i];
+    pthread_mutex_unlock(&m->mu);
+    return out;
+}
+
+void mcp_manager_load_deferred(mcp_manager *m, const char *const *names, size_t n)
+{
+    bool added = false;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < n; i++) {
+        bool known = false;
+        for (size_t k = 0; k < m->n_current && !known; k++)
+            known = m->deferred_now[k] && !strcmp(m->current[k]->loom_name, names[i]);
+        if (known && !name_in(m->found, names[i])) {
+            json_array_append_new(m->found, json_string(names[i]));
+            added = true;
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (added)
+        bump(m);
+}
+
+const char *mcp_manager_spill_dir(const mcp_manager *m)
+{
+    return m && m->spill_dir ? m->spill_dir : NULL;
+}
+
+int64_t mcp_manager_max_output_tokens(const mcp_manager *m)
+{
+    return m ? m->opts.max_output_tokens : 25000;
+}
+
+/* --- prompts ---------------------------------------------------------------- */
+
+json_t *mcp_manager_prompts(mcp_manager *m)
+{
+    json_t *out = json_array();
+    for (size_t i = 0; m && i < m->n; i++) {
+        slot *s = &m->slots[i];
+        pthread_mutex_lock(&m->mu);
+        conn *c = s->c && s->state == MCP_STATE_CONNECTED && s->n_prompts > 0 ? s->c : NULL;
+        if (c)
+            c->refs++;
+        pthread_mutex_unlock(&m->mu);
+        if (!c)
+            continue;
+        loom_error err;
+        json_t *ps = mcp_client_list_all(c->client, "prompts/list", "prompts", 0,
+                                         s->cfg.connect_timeout_ms, &err);
+        conn_put(m, c);
+        size_t k;
+        json_t *p;
+        json_array_foreach(ps, k, p) {
+            const char *name = json_string_value(json_object_get(p, "name"));
+            if (!name)
+                continue;
+            char *cmd = mcp_tool_loom_name(s->cfg.name, name);
+            json_t *e = json_pack("{s:s,s:s,s:s,s:s}", "server", s->cfg.name, "name", name,
+                                  "command", cmd, "description",
+                                  json_get_str(p, "description", ""));
+            free(cmd);
+            json_t *args = json_object_get(p, "arguments");
+            json_object_set_new(e, "arguments", json_is_array(args) ? json_deep_copy(args)
+                                                                      : json_array());
+            json_array_append_new(out, e);
+        }
+        json_decref(ps);
+    }
+    return out;
+}
+
+/* --- clone and free ------------------------------------------------------------ */
+
+mcp_manager *mcp_manager_clone(mcp_manager *m)
+{
+    mcp_config_set *cfg = xcalloc(1, sizeof *cfg);
+    cfg->n = m->n;
+    cfg->servers = xcalloc(m->n ? m->n : 1, sizeof *cfg->servers);
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->n; i++) {
+        mcp_server_config_copy(&cfg->servers[i], &m->slots[i].cfg);
+        /* What the person approved for the session holds for its agents. */
+        cfg->servers[i].needs_approval = m->slots[i].state == MCP_STATE_NEEDS_APPROVAL;
+    }
+    pthread_mutex_unlock(&m->mu);
+    cfg->warnings = json_array();
+    mcp_manager *c = mcp_manager_new(cfg, &m->host, &m->opts);
+    mcp_manager_start(c);
+    return c;
+}
+
+void mcp_manager_free(mcp_manager *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n; i++) {
+        slot *s = &m->slots[i];
+        if (s->thread_live)
+            pthread_join(s->thread, NULL);
+        if (s->c)
+            conn_put(m, s->c);
+        json_decref(s->tools_json);
+        free(s->error);
+        mcp_server_config_free(&s->cfg);
+    }
+    for (size_t i = 0; i < m->n_made; i++)
+        mcp_tool_free(m->made[i]);
+    for (size_t i = 0; i < m->n_defs; i++)
+        m->defs[i].release(m->defs[i].def);
+    free(m->made);
+    free(m->defs);
+    free(m->current);
+    free(m->deferred_now);
+    json_decref(m->order);
+    json_decref(m->found);
+    free(m->slots);
+    free(m->names);
+    mcp_config_set_free(m->cfg);
+    free(m->cfg);
+    free(m->log_dir);
+    free(m->spill_dir);
+    pthread_cond_destroy(&m->cv);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+}
