@@ -36,6 +36,7 @@
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
 #include "surfaces/cli/slash_context.h"
+#include "surfaces/cli/slash_mcp.h"
 #include "surfaces/cli/trust_prompt.h"
 
 #define PROMPT_MORE "\xe2\x80\xa6 "   /* "… " for a continued line */
@@ -532,6 +533,11 @@ static void show_mode(repl *r)
         term_printf(&r->host.out, TONE_YELLOW, "%s\n", label);
 }
 
+static char *ask_line_cb(void *ctx, const char *prompt)
+{
+    return repl_ask_line(ctx, prompt);
+}
+
 static void submit(repl *r, char *line)
 {
     size_t n = strlen(line);
@@ -547,6 +553,8 @@ static void submit(repl *r, char *line)
         repl_run_shell(r, s + 1);
     else if (slash_is_memory_line(s))
         slash_remember(&r->host, s + 1);
+    else if (slash_is_mcp_prompt(s))
+        run_view_run(r, s); /* the library turns it into the server's prompt */
     else if (s[0] == '/' && s[1] != '/')
         slash_run(&r->host, s);
     else
@@ -593,6 +601,7 @@ int repl_main(const cli_options *opt)
         tty_orig_ok = 1;
     editor_open(&r);
     install_signals();
+    slash_mcp_ask_approvals(&r.host, ask_line_cb, &r);
 
     if (opt->prompt) {
         /* `loom "prompt"`: the first message comes from the command line. */

@@ -22,6 +22,7 @@
 #include "base/json.h"
 #include "base/sig.h"
 #include "base/str.h"
+#include "surfaces/cli/elicit_form.h"
 #include "surfaces/cli/render.h"
 #include "surfaces/cli/term_out.h"
 
@@ -39,6 +40,7 @@ typedef struct ask_slot {
     pthread_mutex_t m;
     pthread_cond_t c;
     char *questions;     /* set while a question waits */
+    char *server;        /* set with questions: an MCP server's elicitation form */
     char *answer;
     bool answered;
 } ask_slot;
@@ -57,11 +59,14 @@ typedef struct run_view {
     ask_slot ask;
 } run_view;
 
-static char *ask_from_run(void *ctx, const char *questions_json)
+static char *wait_answer(ask_slot *a, const char *questions_json, const char *server)
 {
-    ask_slot *a = ctx;
     pthread_mutex_lock(&a->m);
+    /* One question at a time: an elicitation during AskUserQuestion waits. */
+    while (a->questions)
+        pthread_cond_wait(&a->c, &a->m);
     a->questions = xstrdup(questions_json);
+    a->server = server ? xstrdup(server) : NULL;
     a->answered = false;
     while (!a->answered)
         pthread_cond_wait(&a->c, &a->m);
@@ -69,8 +74,23 @@ static char *ask_from_run(void *ctx, const char *questions_json)
     a->answer = NULL;
     free(a->questions);
     a->questions = NULL;
+    free(a->server);
+    a->server = NULL;
+    pthread_cond_broadcast(&a->c);
     pthread_mutex_unlock(&a->m);
     return answer;
+}
+
+static char *ask_from_run(void *ctx, const char *questions_json)
+{
+    return wait_answer(ctx, questions_json, NULL);
+}
+
+/* An MCP server's elicitation/create, answered by the person at the next
+ * quiet moment of the main thread (serve_question). */
+static char *elicit_from_run(void *ctx, const char *server, const char *request_json)
+{
+    return wait_answer(ctx, request_json, server);
 }
 
 static void view_tokens(run_view *v)
@@ -666,6 +686,7 @@ static void serve_question(run_view *v)
 {
     pthread_mutex_lock(&v->ask.m);
     char *questions = v->ask.questions && !v->ask.answered ? xstrdup(v->ask.questions) : NULL;
+    char *server = questions && v->ask.server ? xstrdup(v->ask.server) : NULL;
     pthread_mutex_unlock(&v->ask.m);
     if (!questions)
         return;
@@ -675,9 +696,12 @@ static void serve_question(run_view *v)
     keep_typeahead();
     note_typeahead(v->r, kept);
     repl_tty_quiet(false);
-    char *answer = repl_sigint_seen() ? NULL : ask_person(v, questions);
+    char *answer = repl_sigint_seen() ? NULL
+                   : server           ? elicit_person(v->r, server, questions)
+                                      : ask_person(v, questions);
     repl_tty_quiet(true);
     free(questions);
+    free(server);
     if (!answer && repl_sigint_seen())
         loom_run_cancel(v->run);
     v->last_header = NULL; /* the answer sits between the call and its result */
@@ -704,6 +728,21 @@ static void on_token(run_view *v, const loom_event *ev)
     term_write(&v->r->host.out, str_cstr(&out), out.len);
     v->turn_text = true;
     str_free(&out);
+}
+
+/* An MCP tool's progress: the spinner says how far it got. */
+static void on_progress(run_view *v, const json_t *p)
+{
+    char label[160];
+    const char *msg = json_get_str(p, "message", NULL);
+    double done = json_get_num(p, "progress", 0), total = json_get_num(p, "total", -1);
+    if (total > 0)
+        snprintf(label, sizeof label, "%s %.0f/%.0f%s%.80s", json_get_str(p, "tool", ""), done,
+                 total, msg ? " \xc2\xb7 " : "", msg ? msg : "");
+    else
+        snprintf(label, sizeof label, "%s %.0f%s%.80s", json_get_str(p, "tool", ""), done,
+                 msg ? " \xc2\xb7 " : "", msg ? msg : "");
+    spinner_label(v->r->host.out.spin, label);
 }
 
 static void on_event(run_view *v, const loom_event *ev)
@@ -733,6 +772,8 @@ static void on_event(run_view *v, const loom_event *ev)
         on_heartbeat(v, p);
     } else if (type == LOOM_EV_APPROVAL_REQUESTED) {
         on_approval(v, p);
+    } else if (type == LOOM_EV_TOOL_PROGRESS) {
+        on_progress(v, p);
     }
     json_decref(doc);
 }
@@ -768,7 +809,8 @@ void run_view_run(repl *r, const char *goal)
     v.md = render_stream_new(r->host.out.color, term_columns());
     pthread_mutex_init(&v.ask.m, NULL);
     pthread_cond_init(&v.ask.c, NULL);
-    loom_run_options ro = {.queue_events = true, .ask_user = ask_from_run, .ask_ctx = &v.ask};
+    loom_run_options ro = {.queue_events = true, .ask_user = ask_from_run, .ask_ctx = &v.ask,
+                           .elicit = elicit_from_run, .elicit_ctx = &v.ask};
     loom_status st;
     /* The run's threads inherit this mask: Ctrl-C stays with this thread. */
     static const int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};

@@ -17,6 +17,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "surfaces/cli/slash_context.h"
+#include "surfaces/cli/slash_mcp.h"
 
 #define RESUME_LIST_MAX 15
 /* A session's first prompt is found near its top; a file that is all tool
@@ -435,6 +436,8 @@ static const slash_cmd commands[] = {
      slash_memory},
     {"rewind", "[N]", "undo the last N turns and the file edits they made", cmd_rewind},
     {"fork", NULL, "continue in a copy of this session", cmd_fork},
+    {"mcp", "[reconnect|approve NAME]", "MCP servers: state, tools, errors; reconnect or approve one",
+     slash_mcp},
     {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
     {"quit", NULL, NULL, cmd_exit},
     {NULL, NULL, NULL, NULL},

@@ -1,6 +1,7 @@
 /* slash.h — the REPL's /commands: /help, /clear, /resume, /model, /cost,
  * /status, /permissions, /plan, /compact, /context, /events, /memory,
- * /rewind, /fork, /exit (the context ones in slash_context.c). Each works on the
+ * /rewind, /fork, /mcp, /exit (the context ones in slash_context.c, /mcp in
+ * slash_mcp.c). Each works on the
  * REPL's state (slash_host.h) through loom.h; docs/repl.md describes them for users. */
 #ifndef LOOM_CLI_SLASH_H
 #define LOOM_CLI_SLASH_H
