@@ -163,5 +163,9 @@ void api_mcp_run_begin(loom_session *s, loop_io *io, const loom_run_options *opt
 void api_mcp_run_end(loom_session *s);
 char *api_mcp_prepare_goal(loom_session *s, const char *goal, loom_error *err);
 json_t *api_mcp_status(loom_session *s);
+/* Sampling (api/mcp_sampling.c): whether the user's settings turned it on,
+ * and one request served by the agent's model (NULL with *why set). */
+bool api_mcp_sampling_enabled(const loom_agent *a);
+json_t *api_mcp_sample(loom_session *s, const char *server, const json_t *params, char **why);
 
 #endif

@@ -194,6 +194,12 @@ static json_t *host_roots(void *ctx, const char *server)
     return roots;
 }
 
+static json_t *host_sample(void *ctx, const char *server, const json_t *params, char **why)
+{
+    struct api_mcp *x = ctx;
+    return api_mcp_sample(x->s, server, params, why);
+}
+
 /* --- life ------------------------------------------------------------------------ */
 
 void api_mcp_open(loom_session *s)
@@ -209,7 +215,8 @@ void api_mcp_open(loom_session *s)
     struct api_mcp *x = xcalloc(1, sizeof *x);
     x->s = s;
     pthread_mutex_init(&x->mu, NULL);
-    mcp_manager_host host = {.ctx = x, .elicit = host_elicit, .roots = host_roots};
+    mcp_manager_host host = {.ctx = x, .elicit = host_elicit, .roots = host_roots,
+                             .sample = api_mcp_sampling_enabled(s->agent) ? host_sample : NULL};
     mcp_manager_opts opts = {.log_dir = s->mf_dir, .spill_dir = s->mf_dir};
     x->m = mcp_manager_new(cfg, &host, &opts);
     mcp_manager_start(x->m);
