@@ -168,4 +168,15 @@ json_t *api_mcp_status(loom_session *s);
 bool api_mcp_sampling_enabled(const loom_agent *a);
 json_t *api_mcp_sample(loom_session *s, const char *server, const json_t *params, char **why);
 
+/* MCP configuration inputs (mcp_config.c) from a config's or an agent's
+ * values ("mcp_config", "strict_mcp_config"), settings documents (the
+ * trust-filtered ones: user, project, local), trust, workspace and user
+ * settings file (NULL: loom_home()'s). in->cli_configs is allocated: free
+ * with api_mcp_config_inputs_free. 0, or -1 with st set (a bad value). */
+struct mcp_config_inputs;
+int api_mcp_config_inputs(const json_t *values, json_t *const files[3], bool trusted,
+                          const char *workspace, const char *user_path,
+                          struct mcp_config_inputs *in, loom_status *st);
+void api_mcp_config_inputs_free(struct mcp_config_inputs *in);
+
 #endif
