@@ -9,7 +9,7 @@
  * timeout passes), and the requests a server may send us: `ping`,
  * `roots/list`, `elicitation/create`, `sampling/createMessage` (each
  * answered through mcp_client_host; an absent callback answers
- * method-not-found), plus the notifications it may send (`*/list_changed`,
+ * method-not-found), plus the notifications it may send (`notifications/…/list_changed`,
  * `resources/updated`, `message` logging).
  *
  * In the stateless era every request carries `_meta` with
