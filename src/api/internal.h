@@ -151,13 +151,14 @@ int api_thinking_budget(const char *value, int *out, loom_status *st);
 const char *api_value(const json_t *values, const char *key);
 
 /* The session's MCP servers (api/mcp.c). open: reads the configuration and
- * starts the servers connecting (nothing when none is configured); close:
+ * starts the servers connecting (nothing when none is configured; -1 with
+ * err set when a --mcp-config value cannot be read); close:
  * ends them all. run_begin fills io's tool-set port and takes the run's
  * elicitation handler; run_end drops it. prepare_goal turns
  * `/mcp__server__prompt args` into the prompt's text and appends what
  * `@server:uri` mentions name (malloc'd; NULL with err set when the prompt
  * command cannot be served). status: the servers' states (new reference). */
-void api_mcp_open(loom_session *s);
+int api_mcp_open(loom_session *s, loom_error *err);
 void api_mcp_close(loom_session *s);
 void api_mcp_run_begin(loom_session *s, loop_io *io, const loom_run_options *opts);
 void api_mcp_run_end(loom_session *s);

@@ -52,30 +52,24 @@ struct api_mcp {
 
 /* --- configuration ------------------------------------------------------------ */
 
-static mcp_config_set *load_config(loom_agent *a, json_t **cli_holder)
+/* The configured servers; NULL with err set when a --mcp-config value or
+ * a settings file the user named cannot be read. */
+static mcp_config_set *load_config(loom_agent *a, loom_error *err)
 {
-    bool strict = false;
-    if (api_value(a->values, "strict_mcp_config"))
-        api_option_bool(a->values, "strict_mcp_config", &strict, NULL);
-    mcp_config_inputs in = {.project_dir = a->cwd, .trusted = a->trusted, .strict = strict};
-    for (int i = 0; i < 3; i++)
-        in.settings[i] = a->files[i];
-    const char *cli = api_value(a->values, "mcp_config");
-    loom_error err;
-    *cli_holder = cli ? json_parse(cli, strlen(cli), "mcp_config", &err) : NULL;
-    size_t n = json_array_size(*cli_holder);
-    const char **vals = xcalloc(n + 1, sizeof *vals);
-    for (size_t i = 0; i < n; i++)
-        vals[i] = json_string_value(json_array_get(*cli_holder, i));
-    in.cli_configs = vals;
-    in.n_cli = n;
-    mcp_config_set *set = xcalloc(1, sizeof *set);
-    if (mcp_config_load(&in, set, &err) != 0) {
-        LOG_W("mcp", "%s", err.message);
-        mcp_config_set_free(set);
-        memset(set, 0, sizeof *set);
+    mcp_config_inputs in;
+    loom_status st;
+    if (api_mcp_config_inputs(a->values, a->files, a->trusted, a->cwd, NULL, &in, &st) != 0) {
+        loom_error_set(err, st.code, "%s", st.message);
+        return NULL;
     }
-    free(vals);
+    mcp_config_set *set = xcalloc(1, sizeof *set);
+    int rc = mcp_config_load(&in, set, err);
+    api_mcp_config_inputs_free(&in);
+    if (rc != 0) {
+        mcp_config_set_free(set);
+        free(set);
+        return NULL;
+    }
     return set;
 }
 
@@ -202,15 +196,15 @@ static json_t *host_sample(void *ctx, const char *server, const json_t *params, 
 
 /* --- life ------------------------------------------------------------------------ */
 
-void api_mcp_open(loom_session *s)
+int api_mcp_open(loom_session *s, loom_error *err)
 {
-    json_t *cli = NULL;
-    mcp_config_set *cfg = load_config(s->agent, &cli);
-    json_decref(cli);
+    mcp_config_set *cfg = load_config(s->agent, err);
+    if (!cfg)
+        return -1;
     if (cfg->n == 0) {
         mcp_config_set_free(cfg);
         free(cfg);
-        return; /* no servers: the run's tools are the built-ins, as always */
+        return 0; /* no servers: the run's tools are the built-ins, as always */
     }
     struct api_mcp *x = xcalloc(1, sizeof *x);
     x->s = s;
@@ -222,6 +216,7 @@ void api_mcp_open(loom_session *s)
     mcp_manager_start(x->m);
     x->built_gen = (uint64_t)-1;
     s->mcp = x;
+    return 0;
 }
 
 void api_mcp_close(loom_session *s)

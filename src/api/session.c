@@ -150,7 +150,11 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
         recs[i] = transcript_record(t, i);
     file_history_load(s->history, recs, n);
     free(recs);
-    api_mcp_open(s);
+    if (api_mcp_open(s, &err) != 0) {
+        api_status_from(st, &err);
+        loom_session_free(s);
+        return NULL;
+    }
     return s;
 }
 
