@@ -40,6 +40,10 @@ Options:
   --ignore-eof       keep running after stdin closes (tests SIGTERM)
   --ignore-term      ignore SIGTERM too (tests SIGKILL)
   --discover-hang    never answer server/discover (tests the fallback timeout)
+  --delay-init MS    answer initialize only after MS milliseconds (a slow
+                     server joining after the first model request)
+  --bad-structured   tool `weather`: its outputSchema wants a number at
+                     temperature, its structuredContent has a string there
 
 Threading: the main thread reads stdin; each tools/call runs on a thread
 of its own so a slow call never blocks others; stdout writes are one line
@@ -56,8 +60,9 @@ import time
 # ---- options ---------------------------------------------------------------
 
 FLAGS = ["list-changed", "resources", "prompts", "elicit", "annotations", "stateless",
-         "ignore-eof", "ignore-term", "discover-hang"]
-VALUES = ["tools", "page-size", "crash-on", "instructions", "pid-file", "log", "protocol"]
+         "ignore-eof", "ignore-term", "discover-hang", "bad-structured"]
+VALUES = ["tools", "page-size", "crash-on", "instructions", "pid-file", "log", "protocol",
+          "delay-init"]
 
 
 def parse_options(argv):
@@ -195,6 +200,12 @@ def tool_list():
         tools.append({"name": "delete_thing", "description": "Deletes a thing.",
                       "inputSchema": schema({}),
                       "annotations": {"readOnlyHint": False, "destructiveHint": True}})
+    if OPTS.get("bad-structured"):
+        tools.append({"name": "weather", "description": "Today's weather, structured.",
+                      "inputSchema": schema({}),
+                      "outputSchema": schema({"current": schema(
+                          {"temperature": {"type": "number"}}, ["temperature"])},
+                          ["current"])})
     with STATE_LOCK:
         tools.extend(EXTRA_TOOLS)
     return tools
@@ -267,6 +278,10 @@ def call_tool(rid, params):
         return text(name + " done")
     if name == "extra":
         return text("extra here")
+    if name == "weather" and OPTS.get("bad-structured"):
+        r = text("warm")
+        r["structuredContent"] = {"current": {"temperature": "warm"}}
+        return r
     return {"content": [{"type": "text", "text": "unknown tool %s" % name}], "isError": True}
 
 
@@ -340,6 +355,11 @@ def on_request(rid, method, params):
              "serverInfo": SERVER_INFO}
         if OPTS.get("instructions"):
             r["instructions"] = OPTS["instructions"]
+        if OPTS.get("delay-init"):
+            # Answered later, from a thread: the reader keeps serving (a
+            # ping or a cancel) meanwhile.
+            threading.Timer(int(OPTS["delay-init"]) / 1000.0, result, (rid, r)).start()
+            return None
         return result(rid, r)
     if method == "server/discover":
         if OPTS.get("discover-hang"):
