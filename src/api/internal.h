@@ -164,6 +164,10 @@ void api_mcp_run_begin(loom_session *s, loop_io *io, const loom_run_options *opt
 void api_mcp_run_end(loom_session *s);
 char *api_mcp_prepare_goal(loom_session *s, const char *goal, loom_error *err);
 json_t *api_mcp_status(loom_session *s);
+/* Waits, once per session, for the servers still connecting (up to
+ * LOOM_MCP_STARTUP_WAIT_MS, default 2 s): the run's start event then says
+ * how they are. */
+void api_mcp_startup_wait(loom_session *s);
 /* Sampling (api/mcp_sampling.c): whether the user's settings turned it on,
  * and one request served by the agent's model (NULL with *why set). */
 bool api_mcp_sampling_enabled(const loom_agent *a);

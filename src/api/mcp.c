@@ -280,14 +280,27 @@ static void report_changes(struct api_mcp *x)
     x->last_status = now;
 }
 
+/* The first run of a session waits (once) for the servers still
+ * connecting, so that its start event and its first request see them. */
+static void startup_wait(struct api_mcp *x)
+{
+    if (x->startup_waited)
+        return;
+    const char *w = getenv("LOOM_MCP_STARTUP_WAIT_MS");
+    mcp_manager_wait(x->m, NULL, w && *w ? atol(w) : MCP_STARTUP_WAIT_MS);
+    x->startup_waited = true;
+}
+
+void api_mcp_startup_wait(loom_session *s)
+{
+    if (s->mcp)
+        startup_wait(s->mcp);
+}
+
 static bool refresh(void *ctx, const tool_registry **tools, const char **ext)
 {
     struct api_mcp *x = ctx;
-    if (!x->startup_waited) {
-        const char *w = getenv("LOOM_MCP_STARTUP_WAIT_MS");
-        mcp_manager_wait(x->m, NULL, w && *w ? atol(w) : MCP_STARTUP_WAIT_MS);
-        x->startup_waited = true;
-    }
+    startup_wait(x);
     uint64_t gen = mcp_manager_generation(x->m);
     bool changed = gen != x->built_gen || !x->current;
     if (changed) {

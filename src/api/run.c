@@ -118,7 +118,11 @@ static void emit(void *ctx, loom_event_type type, loom_visibility vis, const cha
 
 static void emit_simple(void *ctx, loom_event_type type, json_t *payload)
 {
-    emit(ctx, type, LOOM_VIS_USER, NULL, payload);
+    /* docs/events.md: a tool.progress event's correlation_id is its call_id. */
+    const char *corr = type == LOOM_EV_TOOL_PROGRESS
+                           ? json_string_value(json_object_get(payload, "call_id"))
+                           : NULL;
+    emit(ctx, type, LOOM_VIS_USER, corr, payload);
 }
 
 static char *ask_user(void *ctx, const json_t *questions)
@@ -251,8 +255,10 @@ static void *run_main(void *arg)
     json_t *started = event_run_started(loom_session_id(s), a->provider.model,
                                         provider_kind_name(a->provider.kind), a->cwd,
                                         mode ? mode : "default");
-    if (s->mcp)
+    if (s->mcp) {
+        api_mcp_startup_wait(s);
         json_object_set_new(started, "mcp_servers", api_mcp_status(s));
+    }
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, started);
     tool_ctx tctx = {
         .cwd = a->cwd,

@@ -46,7 +46,8 @@ mcp_config() {
 # stdio_entry COMMAND [ARGS...] — {"command": …, "args": [...]}.
 stdio_entry() {
   local cmd=$1; shift
-  jq -cn --arg c "$cmd" '{command: $c, args: $ARGS.positional}' --args "$@"
+  # (jq's --args would take an argument like --tools for its own option.)
+  { [ $# -gt 0 ] && printf '%s\n' "$@"; } | jq -R . | jq -cs --arg c "$cmd" '{command: $c, args: .}'
 }
 fake_entry() { stdio_entry python3 "$MCP_FAKE" "$@"; }
 everything_entry() { stdio_entry "$MCP_EVERYTHING" stdio; }
@@ -96,3 +97,25 @@ pids_alive() {
     done < "$f"
   done
 }
+
+# start_bg NAME COMMAND... — a background server (its output in
+# $T/NAME.out), ended at exit. Sets BG_PID.
+MCP_BG_PIDS=()
+start_bg() {
+  local name=$1; shift
+  "$@" > "$T/$name.out" 2>&1 &
+  BG_PID=$!
+  MCP_BG_PIDS+=("$BG_PID")
+}
+mcp_bg_kill() {
+  local p
+  for p in "${MCP_BG_PIDS[@]}"; do
+    kill "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
+}
+if declare -F repl_cleanup >/dev/null; then
+  trap 'mcp_bg_kill; repl_cleanup' EXIT
+else
+  trap 'mcp_bg_kill; cleanup' EXIT
+fi

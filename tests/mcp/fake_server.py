@@ -202,7 +202,7 @@ def tool_list():
                       "annotations": {"readOnlyHint": False, "destructiveHint": True}})
     if OPTS.get("bad-structured"):
         tools.append({"name": "weather", "description": "Today's weather, structured.",
-                      "inputSchema": schema({}),
+                      "inputSchema": schema({}), "annotations": {"readOnlyHint": True},
                       "outputSchema": schema({"current": schema(
                           {"temperature": {"type": "number"}}, ["temperature"])},
                           ["current"])})
