@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The reference server-filesystem with the project as its allowed
+# directory: the model reads a file through mcp__fs__read_text_file and
+# the file's content reaches the next request; a file outside the allowed
+# directory is refused by the server, and the refusal reaches the model as
+# a tool error.
+source "$(dirname "$0")/_lib.sh"
+source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
+need_reference_servers
+
+export LOOM_MCP_STARTUP_WAIT_MS=30000
+mkdir -p "$T/proj/notes"
+printf 'The secret word is marmalade.\nSecond line.\n' > "$T/proj/notes/word.txt"
+echo "outside the allowed directory" > "$T/outside.txt"
+
+jq -n --arg in "$T/proj/notes/word.txt" --arg out "$T/outside.txt" '{turns: [
+  {reply: {tool_calls: [{id: "r1", name: "mcp__fs__read_text_file", input: {path: $in}}]}},
+  {reply: {tool_calls: [{id: "r2", name: "mcp__fs__read_text_file", input: {path: $out}}]}},
+  {reply: {text: "Read it."}}]}' > "$T/scenario.json"
+start_mock "$T/scenario.json"
+use_provider anthropic
+cfg=$(mcp_config fs "$(stdio_entry "$MCP_FILESYSTEM" "$T/proj")")
+json=$("$LOOM_BIN" -p "read the note" --cwd "$T/proj" --mcp-config "$cfg" --output-format json)
+assert_eq "the run completed" "$(jq -r .result <<<"$json")" "Read it."
+declared=$(tool_names 1)
+assert_contains "the server's read_text_file is declared" "$declared" "mcp__fs__read_text_file"
+assert_contains "the server's write_file is declared" "$declared" "mcp__fs__write_file"
+assert_eq "the file's content reaches the next request" "$(tool_result r1)" \
+  "The secret word is marmalade.
+Second line."
+assert_eq "reading inside the allowed directory is no error" "$(tool_is_error r1)" "false"
+assert_eq "reading outside it is a tool error" "$(tool_is_error r2)" "true"
+assert_contains "the server's refusal reaches the model" "$(tool_result r2)" "denied"
+check "the outside file's content did not reach the model" \
+  bash -c "! grep -q 'outside the allowed directory' '$MOCK_LOG'"
+assert_eq "fs is connected" "$(jq -r '.mcp_servers[0].state' <<<"$json")" "connected"
+finish
