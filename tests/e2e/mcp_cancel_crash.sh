@@ -37,7 +37,7 @@ use_provider anthropic
 # The pid of the first crashy process, read while loom runs (the crash
 # replaces the file's content).
 start=$SECONDS
-"$LOOM_BIN" -p "slow and crashy" --cwd "$T/proj" --mcp-config "$cfg" --output-format json \
+"$LOOM_BIN" -p "slow and crashy" --cwd "$T/proj" --permission-mode bypassPermissions --mcp-config "$cfg" --output-format json \
   > "$T/out.json" 2> "$T/stderr" &
 loom_pid=$!
 for _ in $(seq 1 300); do [ -s "$T/crashy.pid" ] && break; sleep 0.05; done
