@@ -119,3 +119,34 @@ if declare -F repl_cleanup >/dev/null; then
 else
   trap 'mcp_bg_kill; cleanup' EXIT
 fi
+
+# raw_part N KEY — the exact bytes of the top-level KEY's value ("tools",
+# "system") in the N-th request's raw body, as the client sent them.
+raw_part() {
+  raw_req "$1" | python3 -c '
+import json, sys
+raw = sys.stdin.read()
+key = sys.argv[1]
+dec = json.JSONDecoder()
+# Walk the top-level object so a "tools" inside a message is never taken.
+i = raw.index("{") + 1
+while True:
+    while raw[i] in " \t\r\n,": i += 1
+    if raw[i] == "}": sys.exit("no top-level " + key)
+    k, i = dec.raw_decode(raw, i)
+    while raw[i] in " \t\r\n:": i += 1
+    _, j = dec.raw_decode(raw, i)
+    if k == key:
+        sys.stdout.write(raw[i:j]); break
+    i = j
+' "$2"
+}
+# tools_prefix_kept N M — request M's tools array begins, byte for byte,
+# with every tool of request N's (N's array without its closing bracket),
+# and goes on with more.
+tools_prefix_kept() {
+  local a b
+  a=$(raw_part "$1" tools) && b=$(raw_part "$2" tools) || return 1
+  a=${a%]}
+  [ "${b:0:${#a}}" == "$a" ] && [ "${b:${#a}:1}" == "," ]
+}
