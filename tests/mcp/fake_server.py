@@ -40,6 +40,8 @@ Options:
   --ignore-eof       keep running after stdin closes (tests SIGTERM)
   --ignore-term      ignore SIGTERM too (tests SIGKILL)
   --discover-hang    never answer server/discover (tests the fallback timeout)
+  --tool-desc-bytes N  with --tools: each generated tool's description padded
+                     to about N bytes (real servers' tools run to hundreds)
   --delay-init MS    answer initialize only after MS milliseconds (a slow
                      server joining after the first model request)
   --bad-structured   tool `weather`: its outputSchema wants a number at
@@ -62,7 +64,7 @@ import time
 FLAGS = ["list-changed", "resources", "prompts", "elicit", "annotations", "stateless",
          "ignore-eof", "ignore-term", "discover-hang", "bad-structured"]
 VALUES = ["tools", "page-size", "crash-on", "instructions", "pid-file", "log", "protocol",
-          "delay-init"]
+          "delay-init", "tool-desc-bytes"]
 
 
 def parse_options(argv):
@@ -163,9 +165,14 @@ def schema(props, required=None):
 def tool_list():
     if OPTS.get("tools"):
         n = int(OPTS["tools"])
-        tools = [{"name": "tool_%03d" % i,
-                  "description": "Generated test tool number %d; echoes its input." % i,
-                  "inputSchema": schema({"text": {"type": "string"}})} for i in range(n)]
+        pad = int(OPTS.get("tool-desc-bytes") or 0)
+        tools = []
+        for i in range(n):
+            desc = "Generated test tool number %d; echoes its input." % i
+            while len(desc) < pad:
+                desc += " It answers with the text it was given, unchanged."
+            tools.append({"name": "tool_%03d" % i, "description": desc,
+                          "inputSchema": schema({"text": {"type": "string"}})})
     else:
         tools = [
             {"name": "echo", "description": "Echoes the text back.",
