@@ -150,3 +150,9 @@ tools_prefix_kept() {
   a=${a%]}
   [ "${b:0:${#a}}" == "$a" ] && [ "${b:${#a}:1}" == "," ]
 }
+
+# check_not DESCRIPTION COMMAND... — passes when the command fails.
+check_not() {
+  local what=$1; shift
+  if "$@"; then not_ok "$what"; else ok "$what"; fi
+}
