@@ -6,8 +6,10 @@
 # connects and its tools are declared. In an untrusted workspace neither the
 # repository's .loom/settings.json nor its .loom/settings.local.json (either
 # may be committed) can approve it; the user's own settings can.
-# disabledMcpjsonServers keeps it off even when enabled.
-source "$(dirname "$0")/_lib.sh"
+# disabledMcpjsonServers keeps it off even when enabled. In the REPL the
+# start-up question asks; "y" starts it, /mcp shows it connected, and the
+# answer is remembered in .loom/settings.local.json for the next session.
+source "$(dirname "$0")/repl_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
 need_fake_server
 
@@ -70,4 +72,23 @@ echo '{"enabledMcpjsonServers": ["proj"], "disabledMcpjsonServers": ["proj"]}' >
 run "disabled"
 assert_eq "disabled: its state is disabled" "$(jq -r .state <<<"$srv")" "disabled"
 check "disabled: no process was started" test ! -e "$T/proj.pid"
+
+# The REPL asks at start-up; the answer is remembered.
+rm -f "$T/proj/.loom/settings.local.json" "$T/proj.pid"
+repl_launch "$T/proj"
+wait_screen "the start-up question" 'names the MCP server "proj"' 15
+check "nothing started before the answer" test ! -e "$T/proj.pid"
+answer -l "y"; keys Enter
+wait_prompt "the prompt after the question" 15
+wait_until "the server to start" 15 test -s "$T/proj.pid"
+type_line "/mcp"
+wait_screen "/mcp's list" "MCP servers" 10
+wait_until "/mcp to show proj connected" 15 bash -c "tmux -L '$TMUX_SOCKET' capture-pane -p -J -t repl | grep -q 'proj *connected'"
+keys C-d
+assert_eq "repl: exit status 0" "$(wait_exit 15)" "0"
+assert_eq "repl: the answer is remembered in the local settings" \
+  "$(jq -c .enabledMcpjsonServers "$T/proj/.loom/settings.local.json" 2>/dev/null)" '["proj"]'
+: > "$MOCK_LOG"
+run "remembered"
+assert_eq "remembered: the next session starts it without asking" "$(jq -r .state <<<"$srv")" "connected"
 finish
