@@ -22,7 +22,7 @@
 #include "base/str.h"
 #include "context/tokens.h"
 #include "ext/mcp/manager.h"
-#include "ext/mcp/spill.h"
+#include "ext/mcp/output.h"
 #include "tools/schema.h"
 
 /* The providers' limit on a tool name (tools/registry.c TOOL_NAME_MAX). */
@@ -34,10 +34,6 @@
 #define MCP_TOOL_DESCRIPTION_MAX 2048
 /* Anthropic takes images up to 5 MB of base64 (as tools/builtin/read.c). */
 #define MCP_IMAGE_MAX_B64 (5 * 1024 * 1024)
-/* Strings in the raw result longer than these are replaced by their size:
- * blobs are useless there, and text is already the result's text. */
-#define MCP_RAW_BLOB_MAX 256
-#define MCP_RAW_TEXT_MAX 16384
 
 /* ---- naming ------------------------------------------------------------- */
 
@@ -100,9 +96,9 @@ static char *make_description(const char *server, const char *remote, const json
         title = json_object_get(json_object_get(tool, "annotations"), "title");
     loom_str s = LOOM_STR_INIT;
     if (json_is_string(d) && json_string_length(d) > 0)
-        mcp_put_text(&s, json_string_value(d), json_string_length(d));
+        mcp_output_text(&s, json_string_value(d), json_string_length(d));
     else if (json_is_string(title) && json_string_length(title) > 0)
-        mcp_put_text(&s, json_string_value(title), json_string_length(title));
+        mcp_output_text(&s, json_string_value(title), json_string_length(title));
     if (s.len == 0)
         str_printf(&s, "The tool \"%s\" of the MCP server \"%s\".", remote, server);
     if (s.len > MCP_TOOL_DESCRIPTION_MAX) {
@@ -283,19 +279,6 @@ static int mcp_tool_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 
 /* ---- the result --------------------------------------------------------- */
 
-/* Decoded size of base64 text (whitespace and padding not counted). */
-static size_t b64_bytes(const char *s, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-            c == '+' || c == '/' || c == '-' || c == '_')
-            k++;
-    }
-    return k * 3 / 4;
-}
-
 static bool b64_clean(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -316,32 +299,13 @@ static bool image_type_ok(const char *mime)
     return false;
 }
 
-/* A server string, shown safely: valid UTF-8, no NULs, at most max bytes. */
-static void put_field(loom_str *out, const json_t *v, const char *fallback, size_t max)
-{
-    if (!json_is_string(v)) {
-        str_puts(out, fallback);
-        return;
-    }
-    size_t n = json_string_length(v);
-    const char *s = json_string_value(v);
-    if (n > max) {
-        while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
-            max--;
-        mcp_put_text(out, s, max);
-        str_puts(out, "…");
-        return;
-    }
-    mcp_put_text(out, s, n);
-}
-
 static void put_binary(loom_str *text, const char *kind, const json_t *item, const char *key)
 {
     const json_t *data = json_object_get(item, key);
-    size_t bytes = json_is_string(data) ? b64_bytes(json_string_value(data), json_string_length(data))
+    size_t bytes = json_is_string(data) ? mcp_output_base64_bytes(json_string_value(data), json_string_length(data))
                                         : 0;
     str_printf(text, "[%s: ", kind);
-    put_field(text, json_object_get(item, "mimeType"), "unknown type", 200);
+    mcp_output_field(text, json_object_get(item, "mimeType"), "unknown type", 200);
     str_printf(text, ", %zu bytes]", bytes);
 }
 
@@ -364,26 +328,6 @@ static void put_image(loom_str *text, const json_t *item, tool_result *out)
     out->image_data = xstrndup(json_string_value(data), n);
 }
 
-static void put_resource(loom_str *text, const json_t *res)
-{
-    if (!json_is_object(res)) {
-        str_puts(text, "[resource: malformed]");
-        return;
-    }
-    const json_t *t = json_object_get(res, "text");
-    if (json_is_string(t)) {
-        mcp_put_text(text, json_string_value(t), json_string_length(t));
-        return;
-    }
-    str_puts(text, "[binary resource ");
-    put_field(text, json_object_get(res, "uri"), "(no uri)", 2000);
-    str_puts(text, ": ");
-    put_field(text, json_object_get(res, "mimeType"), "unknown type", 200);
-    const json_t *b = json_object_get(res, "blob");
-    str_printf(text, ", %zu bytes]",
-               json_is_string(b) ? b64_bytes(json_string_value(b), json_string_length(b)) : 0);
-}
-
 /* One content block appended to text (images also into out). */
 static void put_content(loom_str *text, const json_t *item, tool_result *out)
 {
@@ -393,57 +337,24 @@ static void put_content(loom_str *text, const json_t *item, tool_result *out)
     } else if (!strcmp(type, "text")) {
         const json_t *t = json_object_get(item, "text");
         if (json_is_string(t))
-            mcp_put_text(text, json_string_value(t), json_string_length(t));
+            mcp_output_text(text, json_string_value(t), json_string_length(t));
     } else if (!strcmp(type, "image")) {
         put_image(text, item, out);
     } else if (!strcmp(type, "audio")) {
         put_binary(text, "audio", item, "data");
     } else if (!strcmp(type, "resource_link")) {
         str_puts(text, "[resource: ");
-        put_field(text, json_object_get(item, "name"), "(unnamed)", 500);
+        mcp_output_field(text, json_object_get(item, "name"), "(unnamed)", 500);
         str_putc(text, ' ');
-        put_field(text, json_object_get(item, "uri"), "(no uri)", 2000);
+        mcp_output_field(text, json_object_get(item, "uri"), "(no uri)", 2000);
         str_putc(text, ']');
     } else if (!strcmp(type, "resource")) {
-        put_resource(text, json_object_get(item, "resource"));
+        mcp_output_resource(text, json_object_get(item, "resource"));
     } else {
         str_puts(text, "[unsupported content type ");
-        put_field(text, json_object_get(item, "type"), "", 60);
+        mcp_output_field(text, json_object_get(item, "type"), "", 60);
         str_putc(text, ']');
     }
-}
-
-/* The raw result with every long string (a blob, a huge text) replaced
- * by a note of its size. */
-static json_t *raw_copy(const json_t *v, const char *key, int depth)
-{
-    if (depth > SCHEMA_MAX_DEPTH)
-        return json_string("[nested too deep]");
-    if (json_is_string(v)) {
-        size_t n = json_string_length(v);
-        bool blob = key && (!strcmp(key, "data") || !strcmp(key, "blob"));
-        if ((blob && n > MCP_RAW_BLOB_MAX) || n > MCP_RAW_TEXT_MAX) {
-            char note[80];
-            snprintf(note, sizeof note, "[%zu %s omitted]", n, blob ? "base64 chars" : "chars");
-            return json_string(note);
-        }
-        return json_copy((json_t *)v);
-    }
-    if (json_is_object(v)) {
-        json_t *o = json_object();
-        const char *k;
-        json_t *m;
-        json_object_foreach((json_t *)v, k, m) json_object_set_new(o, k, raw_copy(m, k, depth + 1));
-        return o;
-    }
-    if (json_is_array(v)) {
-        json_t *a = json_array();
-        size_t i;
-        json_t *m;
-        json_array_foreach(v, i, m) json_array_append_new(a, raw_copy(m, NULL, depth + 1));
-        return a;
-    }
-    return json_copy((json_t *)v);
 }
 
 /* structuredContent against outputSchema. False (and out set to the error)
@@ -481,7 +392,7 @@ void mcp_tool_convert_result(const struct mcp_tool *t, const json_t *result,
                    t->server, t->remote_name);
         return;
     }
-    out->raw = raw_copy(result, NULL, 0);
+    out->raw = mcp_output_raw(result);
     bool is_error = json_is_true(json_object_get(result, "isError"));
     const json_t *sc = json_object_get(result, "structuredContent");
     if (!check_structured(t, sc, is_error, out))
@@ -513,13 +424,13 @@ void mcp_tool_convert_result(const struct mcp_tool *t, const json_t *result,
     if (text.len == 0 && sc) {
         char *s = json_dump_compact(sc);
         if (s)
-            mcp_put_text(&text, s, strlen(s));
+            mcp_output_text(&text, s, strlen(s));
         free(s);
     }
     if (text.len == 0 && !out->image_data)
         str_puts(&text, is_error ? "The tool reported an error and gave no details."
                                  : "(no output)");
-    mcp_spill_cut(&text, spill_dir, t->loom_name, max_tokens, out->raw);
+    mcp_output_spill(&text, spill_dir, t->loom_name, max_tokens, out->raw);
     str_free(&out->text);
     out->text = text;
     out->is_error = is_error;

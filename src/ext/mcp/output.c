@@ -1,6 +1,7 @@
-/* spill.c — cutting an oversized MCP result and keeping it whole in a file
- * (see spill.h). Owns nothing past one call; any thread. */
-#include "ext/mcp/spill.h"
+/* output.c — MCP server output made fit for the model: sanitized text,
+ * described binaries, the raw result without blobs, oversized results cut
+ * and kept whole in a file (see output.h). Owns nothing past one call; any thread. */
+#include "ext/mcp/output.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,12 @@
 #include "base/fileio.h"
 #include "base/utf8.h"
 #include "context/tokens.h"
+#include "tools/schema.h"
+
+/* Strings in the raw result longer than these are replaced by their size:
+ * blobs are useless there, and text is already the result's text. */
+#define MCP_RAW_BLOB_MAX 256
+#define MCP_RAW_TEXT_MAX 16384
 
 /* Back from i to the start of the character holding byte i. */
 static size_t char_start(const char *s, size_t i)
@@ -22,7 +29,7 @@ static size_t char_start(const char *s, size_t i)
     return i;
 }
 
-size_t mcp_spill_prefix(const char *s, size_t n, int64_t max_tokens)
+size_t mcp_output_prefix(const char *s, size_t n, int64_t max_tokens)
 {
     if (!s || n == 0 || max_tokens <= 0)
         return 0;
@@ -103,7 +110,7 @@ static char *spill_write(const loom_str *text, const char *spill_dir, const char
     return str_steal(&path);
 }
 
-bool mcp_spill_cut(loom_str *text, const char *spill_dir, const char *stem, int64_t max_tokens,
+bool mcp_output_spill(loom_str *text, const char *spill_dir, const char *stem, int64_t max_tokens,
                    json_t *raw)
 {
     if (!text || max_tokens <= 0 || text->len == 0 ||
@@ -112,7 +119,7 @@ bool mcp_spill_cut(loom_str *text, const char *spill_dir, const char *stem, int6
     size_t chars = count_chars(text->ptr, text->len);
     loom_str why = LOOM_STR_INIT;
     char *path = spill_write(text, spill_dir, stem, &why);
-    str_truncate(text, mcp_spill_prefix(text->ptr, text->len, max_tokens));
+    str_truncate(text, mcp_output_prefix(text->ptr, text->len, max_tokens));
     if (path)
         str_printf(text,
                    "\n\n…output cut at %lld tokens; the whole result (%zu chars) is in %s — "
@@ -133,7 +140,7 @@ bool mcp_spill_cut(loom_str *text, const char *spill_dir, const char *stem, int6
     return true;
 }
 
-void mcp_put_text(loom_str *out, const char *s, size_t n)
+void mcp_output_text(loom_str *out, const char *s, size_t n)
 {
     if (!s || n == 0)
         return;
@@ -148,4 +155,95 @@ void mcp_put_text(loom_str *out, const char *s, size_t n)
     }
     str_append(out, clean + start, len - start);
     free(clean);
+}
+
+/* ---- rendering ---------------------------------------------------------- */
+
+/* Decoded size of base64 text (whitespace and padding not counted). */
+size_t mcp_output_base64_bytes(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            c == '+' || c == '/' || c == '-' || c == '_')
+            k++;
+    }
+    return k * 3 / 4;
+}
+
+void mcp_output_field(loom_str *out, const json_t *v, const char *fallback, size_t max)
+{
+    if (!json_is_string(v)) {
+        str_puts(out, fallback);
+        return;
+    }
+    size_t n = json_string_length(v);
+    const char *s = json_string_value(v);
+    if (n > max) {
+        while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+            max--;
+        mcp_output_text(out, s, max);
+        str_puts(out, "…");
+        return;
+    }
+    mcp_output_text(out, s, n);
+}
+
+void mcp_output_resource(loom_str *text, const json_t *res)
+{
+    if (!json_is_object(res)) {
+        str_puts(text, "[resource: malformed]");
+        return;
+    }
+    const json_t *t = json_object_get(res, "text");
+    if (json_is_string(t)) {
+        mcp_output_text(text, json_string_value(t), json_string_length(t));
+        return;
+    }
+    str_puts(text, "[binary resource ");
+    mcp_output_field(text, json_object_get(res, "uri"), "(no uri)", 2000);
+    str_puts(text, ": ");
+    mcp_output_field(text, json_object_get(res, "mimeType"), "unknown type", 200);
+    const json_t *b = json_object_get(res, "blob");
+    str_printf(text, ", %zu bytes]",
+               json_is_string(b) ? mcp_output_base64_bytes(json_string_value(b), json_string_length(b)) : 0);
+}
+
+/* The raw result with every long string (a blob, a huge text) replaced
+ * by a note of its size. */
+static json_t *raw_copy(const json_t *v, const char *key, int depth)
+{
+    if (depth > SCHEMA_MAX_DEPTH)
+        return json_string("[nested too deep]");
+    if (json_is_string(v)) {
+        size_t n = json_string_length(v);
+        bool blob = key && (!strcmp(key, "data") || !strcmp(key, "blob"));
+        if ((blob && n > MCP_RAW_BLOB_MAX) || n > MCP_RAW_TEXT_MAX) {
+            char note[80];
+            snprintf(note, sizeof note, "[%zu %s omitted]", n, blob ? "base64 chars" : "chars");
+            return json_string(note);
+        }
+        return json_copy((json_t *)v);
+    }
+    if (json_is_object(v)) {
+        json_t *o = json_object();
+        const char *k;
+        json_t *m;
+        json_object_foreach((json_t *)v, k, m) json_object_set_new(o, k, raw_copy(m, k, depth + 1));
+        return o;
+    }
+    if (json_is_array(v)) {
+        json_t *a = json_array();
+        size_t i;
+        json_t *m;
+        json_array_foreach(v, i, m) json_array_append_new(a, raw_copy(m, NULL, depth + 1));
+        return a;
+    }
+    return json_copy((json_t *)v);
+}
+
+json_t *mcp_output_raw(const json_t *result)
+{
+    return raw_copy(result, NULL, 0);
 }
