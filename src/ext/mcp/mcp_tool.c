@@ -43,10 +43,12 @@ static bool name_char_ok(char c)
            c == '_' || c == '-';
 }
 
+/* One '_' per character outside the alphabet (not per byte: "é" is one). */
 static void put_normalized(loom_str *out, const char *s)
 {
     for (; s && *s; s++)
-        str_putc(out, name_char_ok(*s) ? *s : '_');
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            str_putc(out, name_char_ok(*s) ? *s : '_');
 }
 
 char *mcp_tool_loom_name(const char *server, const char *tool)
