@@ -66,6 +66,9 @@ agent_cpu=$(cpu "$t/agent.log"); chat_cpu=$(cpu "$t/chat.log")
   printf '%-34s %10d KiB  (chat: %d KiB)\n' "peak RSS, agent run" "$(rss "$t/agent.log")" "$(rss "$t/chat.log")"
 } | tee -a "$root/bench/results/print.txt"
 
+# --- MCP: connect + list, overhead per call, request size with deferral ----
+bash "$root/bench/mcp.sh" "$build" | tee -a "$root/bench/results/print.txt"
+
 # --- governance: pipeline cost per tool call, decision, sandbox setup -------
 {
   echo

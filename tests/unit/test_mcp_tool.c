@@ -438,6 +438,10 @@ static void test_invalid_utf8(void **state)
     assert_true(valid_utf8(r.text.ptr, r.text.len));
     assert_memory_equal(r.text.ptr, "ok", 2);
     assert_non_null(strstr(r.text.ptr, "\xef\xbf\xbd!")); /* U+FFFD */
+    /* The raw result serializes (the session record holds it). */
+    char *raw = json_dumps(r.raw, JSON_COMPACT);
+    assert_non_null(raw);
+    free(raw);
     tool_result_free(&r);
 
     /* A NUL inside a text is dropped, not a cut. */

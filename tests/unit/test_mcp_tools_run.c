@@ -370,7 +370,8 @@ static void test_list_resources(void **state)
     assert_false(r.is_error); /* one server failing does not hide the others */
     assert_string_equal(
         str_cstr(&r.text),
-        "[{\"server\":\"docs\",\"uri\":\"test://1\",\"name\":\"one\",\"mimeType\":\"text/plain\"},\n"
+        "[{\"server\":\"docs\",\"uri\":\"test://1\",\"name\":\"one\",\"mimeType\":"
+        "\"text/plain\"},\n"
         " {\"server\":\"docs\",\"uri\":\"test://2\",\"name\":\"two\",\"description\":\"The "
         "second.\"},\n"
         " {\"server\":\"docs\",\"uriTemplate\":\"test://t/{id}\",\"name\":\"t\"}]\n"

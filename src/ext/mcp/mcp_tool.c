@@ -304,8 +304,9 @@ static bool image_type_ok(const char *mime)
 static void put_binary(loom_str *text, const char *kind, const json_t *item, const char *key)
 {
     const json_t *data = json_object_get(item, key);
-    size_t bytes = json_is_string(data) ? mcp_output_base64_bytes(json_string_value(data), json_string_length(data))
-                                        : 0;
+    size_t bytes = json_is_string(data)
+                       ? mcp_output_base64_bytes(json_string_value(data), json_string_length(data))
+                       : 0;
     str_printf(text, "[%s: ", kind);
     mcp_output_field(text, json_object_get(item, "mimeType"), "unknown type", 200);
     str_printf(text, ", %zu bytes]", bytes);

@@ -1,6 +1,7 @@
 /* output.c — MCP server output made fit for the model: sanitized text,
  * described binaries, the raw result without blobs, oversized results cut
- * and kept whole in a file (see output.h). Owns nothing past one call; any thread. */
+ * and kept whole in a file (see output.h). Owns nothing past one call;
+ * any thread. */
 #include "ext/mcp/output.h"
 
 #include <errno.h>
@@ -207,7 +208,9 @@ void mcp_output_resource(loom_str *text, const json_t *res)
     mcp_output_field(text, json_object_get(res, "mimeType"), "unknown type", 200);
     const json_t *b = json_object_get(res, "blob");
     str_printf(text, ", %zu bytes]",
-               json_is_string(b) ? mcp_output_base64_bytes(json_string_value(b), json_string_length(b)) : 0);
+               json_is_string(b)
+                   ? mcp_output_base64_bytes(json_string_value(b), json_string_length(b))
+                   : 0);
 }
 
 /* The raw result with every long string (a blob, a huge text) replaced
@@ -224,7 +227,13 @@ static json_t *raw_copy(const json_t *v, const char *key, int depth)
             snprintf(note, sizeof note, "[%zu %s omitted]", n, blob ? "base64 chars" : "chars");
             return json_string(note);
         }
-        return json_copy((json_t *)v);
+        /* Sanitized: a string built without jansson's check would make the
+         * whole record fail to serialize. */
+        loom_str clean = LOOM_STR_INIT;
+        mcp_output_text(&clean, json_string_value(v), n);
+        json_t *c = json_stringn(str_cstr(&clean), clean.len);
+        str_free(&clean);
+        return c;
     }
     if (json_is_object(v)) {
         json_t *o = json_object();

@@ -27,13 +27,14 @@
 
 /* Every page of a list method joined (new reference), or NULL with err. */
 static json_t *list_all(struct mcp_manager *m, const char *server, const char *method,
-                        const char *key, loom_error *err)
+                        const char *key, const loom_cancel *cancel, loom_error *err)
 {
+    mcp_call_opts o = {.cancel = cancel};
     json_t *all = json_array();
     char *cursor = NULL;
     for (int page = 0; page < RES_MAX_PAGES && json_array_size(all) < RES_MAX_ITEMS; page++) {
         json_t *params = cursor ? json_pack("{s:s}", "cursor", cursor) : NULL;
-        json_t *r = mcp_manager_request(m, server, method, params, NULL, err);
+        json_t *r = mcp_manager_request(m, server, method, params, &o, err);
         if (!r) {
             free(cursor);
             json_decref(all);
@@ -122,12 +123,12 @@ static int unknown_server(struct mcp_manager *m, const char *server, tool_result
 /* One server's resources and templates into out; false (error noted in
  * errors) when its resources/list failed. Templates are optional: a
  * server without them answers method-not-found, which is no error. */
-static bool list_server(struct mcp_manager *m, const char *server, loom_str *out, size_t *count,
-                        loom_str *errors)
+static bool list_server(struct mcp_manager *m, const char *server, const loom_cancel *cancel,
+                        loom_str *out, size_t *count, loom_str *errors)
 {
     loom_error err;
     loom_error_clear(&err);
-    json_t *res = list_all(m, server, "resources/list", "resources", &err);
+    json_t *res = list_all(m, server, "resources/list", "resources", cancel, &err);
     if (!res) {
         str_printf(errors, "\nMCP server \"%s\": resources/list failed: %s", server, err.message);
         return false;
@@ -135,7 +136,8 @@ static bool list_server(struct mcp_manager *m, const char *server, loom_str *out
     put_items(out, server, res, "uri", count);
     json_decref(res);
     loom_error_clear(&err);
-    json_t *tpl = list_all(m, server, "resources/templates/list", "resourceTemplates", &err);
+    json_t *tpl = list_all(m, server, "resources/templates/list", "resourceTemplates", cancel,
+                           &err);
     if (tpl)
         put_items(out, server, tpl, "uriTemplate", count);
     json_decref(tpl);
@@ -156,7 +158,7 @@ static int list_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         if (only ? strcmp(servers[i], only) != 0 : !mcp_manager_offers(m, servers[i], "resources"))
             continue;
         asked++;
-        failed += !list_server(m, servers[i], &list, &count, &errors);
+        failed += !list_server(m, servers[i], ctx ? ctx->cancel : NULL, &list, &count, &errors);
     }
     if (count)
         str_puts(&list, "]");
@@ -227,7 +229,7 @@ static int read_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     loom_error err;
     loom_error_clear(&err);
     loom_str text = LOOM_STR_INIT;
-    json_t *raw = read_resource(m, server, uri, ctx->cancel, &text, &err);
+    json_t *raw = read_resource(m, server, uri, ctx ? ctx->cancel : NULL, &text, &err);
     if (!raw) {
         str_free(&text);
         return tool_error(out, "Reading %.2000s from MCP server \"%s\" failed: %s", uri, server,
