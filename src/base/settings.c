@@ -156,6 +156,9 @@ static const settings_key top_keys[] = {
     {"enabledMcpjsonServers", T_ARR, NULL},
     {"disabledMcpjsonServers", T_ARR, NULL},
     {"enableAllProjectMcpServers", T_BOOL, NULL},
+    /* Loom's own: servers' sampling requests served by the agent's model
+     * (api/mcp_sampling.c; read from the user's settings only). */
+    {"mcpSampling", T_BOOL, NULL},
     {NULL, 0, NULL},
 };
 
