@@ -3,7 +3,8 @@
 # directory: the model reads a file through mcp__fs__read_text_file and
 # the file's content reaches the next request; a file outside the allowed
 # directory is refused by the server, and the refusal reaches the model as
-# a tool error.
+# a tool error. Roots: started with another directory, the server takes
+# Loom's roots (the workspace and --add-dir directories) in its place.
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
 need_reference_servers
@@ -34,4 +35,21 @@ assert_contains "the server's refusal reaches the model" "$(tool_result r2)" "de
 check "the outside file's content did not reach the model" \
   bash -c "! grep -q 'outside the allowed directory' '$MOCK_LOG'"
 assert_eq "fs is connected" "$(jq -r '.mcp_servers[0].state' <<<"$json")" "connected"
+
+# Roots replace the directory the server was started with.
+mkdir -p "$T/elsewhere" "$T/extra"
+cat > "$T/roots.json" <<'JSON'
+{"turns": [
+  {"reply": {"tool_calls": [{"id": "d1", "name": "mcp__fs__list_allowed_directories", "input": {}}]}},
+  {"reply": {"text": "Listed."}}
+]}
+JSON
+start_mock "$T/roots.json"
+cfg=$(mcp_config fs "$(stdio_entry "$MCP_FILESYSTEM" "$T/elsewhere")")
+json=$("$LOOM_BIN" -p "where may you go" --cwd "$T/proj" --add-dir "$T/extra" --mcp-config "$cfg" --output-format json)
+assert_eq "roots: the run completed" "$(jq -r .result <<<"$json")" "Listed."
+d1=$(tool_result d1)
+assert_contains "roots: the workspace is an allowed directory" "$d1" "$T/proj"
+assert_contains "roots: the added directory is one" "$d1" "$T/extra"
+check_not "roots: the start-up directory was replaced" grep -q "$T/elsewhere" <<<"$d1"
 finish
