@@ -353,6 +353,24 @@ static void session_gone(mcp_http *h)
     pthread_mutex_unlock(&h->mu);
 }
 
+/* Whether a refusal of a request that carried our session id says the
+ * server no longer knows it: the spec's 404, or the 400 "No valid session
+ * ID provided" that servers built on the TypeScript SDK's examples send
+ * (server-everything among them) for an id they do not have. */
+static bool session_refused(const http_response *resp, bool sent_session)
+{
+    if (!sent_session)
+        return false;
+    if (resp->status == 404)
+        return true;
+    if (resp->status != 400)
+        return false;
+    for (const char *b = str_cstr(&resp->error_body); *b; b++)
+        if (!strncasecmp(b, "session", 7))
+            return true;
+    return false;
+}
+
 /* "HTTP 500 from URL: first line of the body". */
 static void status_text(mcp_http *h, const http_response *resp, char *out, size_t cap)
 {
@@ -423,12 +441,13 @@ static void *post_main(void *arg)
                       "MCP server \"%s\": the reply from %s is over the %u-byte message cap",
                       h->server, h->where, JSONRPC_MAX_MESSAGE);
     } else if (rc == 0 && !ok_status) {
-        if (resp.status == 404 && x.sent_session)
+        bool gone = session_refused(&resp, x.sent_session);
+        if (gone)
             session_gone(h);
         char why[512];
         status_text(h, &resp, why, sizeof why);
         deliver_error(h, job, resp.status, "MCP server \"%s\": %s%s", h->server, why,
-                      resp.status == 404 && x.sent_session ? " (the session expired)" : "");
+                      gone ? " (the session expired)" : "");
     } else if (rx.sse_mode && rx.last_id) {
         /* The stream ended (cleanly or not) before the response. */
         resume(h, job, &rx);
