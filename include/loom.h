@@ -114,6 +114,10 @@ loom_config *loom_config_new(void);
  *                   budget from 1024 to 1000000, or {"budget_tokens": N};
  *                   a model's settings entry may set it too. The budget is
  *                   kept under the request's max_tokens
+ *   mcp_config      JSON: an array of --mcp-config values, each a file path
+ *                   or a JSON text holding {"mcpServers": {…}} (docs/mcp.md)
+ *   strict_mcp_config  bool: only the mcp_config servers count, none from
+ *                   the settings files or .mcp.json (--strict-mcp-config)
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not
@@ -149,6 +153,32 @@ const char *loom_config_user_settings_path(const loom_config *cfg);
  * (written atomically, other keys kept). It counts from the next
  * loom_config_load_settings on a new config. 0, or -1 with st set. */
 int loom_config_trust_workspace(const loom_config *cfg, loom_status *st);
+
+/* ---- MCP servers' configuration (`loom mcp`, docs/mcp.md) ---------------- */
+
+/* Every MCP server the config (after loom_config_load_settings) gives a
+ * session, as JSON text (caller frees): {"servers": [{"name", "scope"
+ * (user|project|local|cli), "transport" (stdio|http|sse), "command",
+ * "args", "env", "cwd", "url", "headers" (${VAR} expanded), "timeout_ms",
+ * "connect_timeout_ms", "alwaysLoad", "instructions", "needs_approval",
+ * "disabled", "error" (absent: none), "source" (the file, or
+ * "--mcp-config")}], "warnings": [text]}, in configuration order; the
+ * options mcp_config and strict_mcp_config count. NULL with st set when a
+ * file is not JSON or an mcp_config value is neither a file nor JSON. */
+char *loom_mcp_list_json(const loom_config *cfg, loom_status *st);
+/* Writes server name (entry_json: one server entry, {"command", "args", …}
+ * or {"type": "http", "url", …}) to scope's file: "user" (the user
+ * settings), "project" (.mcp.json) or "local" (.loom/settings.local.json;
+ * NULL means local), atomically, other keys kept. An existing name is an
+ * error unless replace. 0, or -1 with st set (a bad entry: config_invalid
+ * with the reason). */
+int loom_mcp_add(const loom_config *cfg, const char *scope, const char *name,
+                 const char *entry_json, bool replace, loom_status *st);
+/* Removes name from scope_or_null's file, or (NULL) from the one scope
+ * holding it; held by two: an error naming both. 0, or -1 with st set
+ * (resource_not_found when no file holds it). */
+int loom_mcp_remove(const loom_config *cfg, const char *scope_or_null, const char *name,
+                    loom_status *st);
 
 /* ---- agent ------------------------------------------------------------- */
 

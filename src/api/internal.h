@@ -149,4 +149,15 @@ int api_thinking_budget(const char *value, int *out, loom_status *st);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
 
+/* MCP configuration inputs (mcp_config.c) from a config's or an agent's
+ * values ("mcp_config", "strict_mcp_config"), settings documents (the
+ * trust-filtered ones: user, project, local), trust, workspace and user
+ * settings file (NULL: loom_home()'s). in->cli_configs is allocated: free
+ * with api_mcp_config_inputs_free. 0, or -1 with st set (a bad value). */
+struct mcp_config_inputs;
+int api_mcp_config_inputs(const json_t *values, json_t *const files[3], bool trusted,
+                          const char *workspace, const char *user_path,
+                          struct mcp_config_inputs *in, loom_status *st);
+void api_mcp_config_inputs_free(struct mcp_config_inputs *in);
+
 #endif

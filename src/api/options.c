@@ -49,6 +49,8 @@ static const api_option OPTIONS[] = {
     {"heartbeat", API_OPT_JSON, 0, 0},
     {"add_dirs", API_OPT_TEXT, 0, 0},
     {"thinking", API_OPT_THINKING, API_THINKING_MIN, API_THINKING_MAX},
+    {"mcp_config", API_OPT_JSON, 0, 0},
+    {"strict_mcp_config", API_OPT_BOOL, 0, 0},
 };
 
 const api_option *api_option_find(const char *key)
@@ -203,6 +205,15 @@ int api_option_check(const api_option *o, const char *v, loom_status *st)
             char why[256];
             if (ladder_config_from_json(&c, doc, why, sizeof why) != 0)
                 rc = api_status_set(st, LOOM_ERR_CONFIG, "compaction: %s", why);
+        } else if (!strcmp(o->key, "mcp_config")) {
+            /* --mcp-config values, each a file path or a JSON text. */
+            bool ok = json_is_array(doc);
+            for (size_t i = 0; ok && i < json_array_size(doc); i++)
+                ok = json_is_string(json_array_get(doc, i));
+            if (!ok)
+                rc = api_status_set(st, LOOM_ERR_CONFIG,
+                                    "mcp_config must be a JSON array of strings (file paths or "
+                                    "JSON texts)");
         }
         json_decref(doc);
         return rc;

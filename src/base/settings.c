@@ -140,6 +140,8 @@ static const settings_key top_keys[] = {
     {"auto_compact", T_BOOL | T_STR, NULL},
     {"compaction", T_OBJ | T_STR, NULL}, /* context/ parses its members */
     {"heartbeat", T_OBJ | T_STR, NULL},  /* heartbeat/config.c parses its members */
+    {"mcp_config", T_STR, NULL},         /* a JSON array of --mcp-config values */
+    {"strict_mcp_config", T_BOOL | T_STR, NULL},
     {"thinking", T_NUM | T_BOOL | T_OBJ | T_STR, NULL}, /* api/options.c judges the value */
     /* Structured settings, Loom's and Claude Code's. */
     {"env", T_OBJ, NULL},
@@ -148,6 +150,12 @@ static const settings_key top_keys[] = {
     {"sandbox", T_OBJ, sandbox_keys},
     {"models", T_OBJ, NULL},
     {"trustedWorkspaces", T_ARR, NULL},
+    /* MCP servers (ext/mcp/config.c judges each entry, naming its file)
+     * and the approval of a project's .mcp.json servers: Claude Code's keys. */
+    {"mcpServers", T_OBJ, NULL},
+    {"enabledMcpjsonServers", T_ARR, NULL},
+    {"disabledMcpjsonServers", T_ARR, NULL},
+    {"enableAllProjectMcpServers", T_BOOL, NULL},
     {NULL, 0, NULL},
 };
 
@@ -170,10 +178,10 @@ static const char *const claude_top_keys[] = {
     "companyAnnouncements", "defaultShell", "deniedMcpServers", "diffTool", "disableAgentView",
     "disableAllHooks", "disableArtifact", "disableAutoMode", "disableBrowserExternalNavigation",
     "disableBundledSkills", "disableClaudeAiConnectors", "disableDeepLinkRegistration",
-    "disabledMcpjsonServers", "disableMobileSimulatorTools", "disableRemoteControl",
+    "disableMobileSimulatorTools", "disableRemoteControl",
     "disableSideloadFlags", "disableSkillShellExecution", "disableWorkflows",
     "dynamicWorkflowSize", "editorMode", "effortLevel", "emojiCompletionEnabled",
-    "enableAllProjectMcpServers", "enableArtifact", "enabledMcpjsonServers", "enabledPlugins",
+    "enableArtifact", "enabledPlugins",
     "enforceAvailableModels", "externalEditorContext", "extraKnownMarketplaces",
     "fallbackModel", "fastMode", "fastModePerSessionOptIn", "feedbackSurveyRate",
     "fileCheckpointingEnabled", "fileSuggestion", "footerLinksRegexes", "forceLoginGatewayUrl",
