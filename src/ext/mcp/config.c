@@ -639,7 +639,7 @@ static void close_scope(char *path, json_t *doc)
     json_decref(doc);
 }
 
-int mcp_config_add(const mcp_config_inputs *in, mcp_scope scope, const char *name,
+static int add_impl(const mcp_config_inputs *in, mcp_scope scope, const char *name,
                    const json_t *entry, bool replace, loom_error *err)
 {
     if (scope == MCP_SCOPE_CLI)
@@ -704,7 +704,7 @@ static int scope_holds(const mcp_config_inputs *in, mcp_scope scope, const char 
     return rc;
 }
 
-int mcp_config_remove(const mcp_config_inputs *in, bool scope_given, mcp_scope scope,
+static int remove_impl(const mcp_config_inputs *in, bool scope_given, mcp_scope scope,
                       const char *name, loom_error *err)
 {
     if (!name || !*name)
@@ -755,7 +755,7 @@ int mcp_config_remove(const mcp_config_inputs *in, bool scope_given, mcp_scope s
     return rc;
 }
 
-int mcp_config_approve(const mcp_config_inputs *in, const char *name, loom_error *err)
+static int approve_impl(const mcp_config_inputs *in, const char *name, loom_error *err)
 {
     if (!name || !*name)
         return loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "no MCP server name given");
@@ -781,4 +781,24 @@ int mcp_config_approve(const mcp_config_inputs *in, const char *name, loom_error
     }
     close_scope(path, doc);
     return rc;
+}
+
+int mcp_config_add(const mcp_config_inputs *in, mcp_scope scope, const char *name,
+                   const json_t *entry, bool replace, loom_error *err)
+{
+    /* loom_error_set's -code inside; the header promises -1. */
+    return add_impl(in, scope, name, entry, replace, err) == 0 ? 0 : -1;
+}
+
+int mcp_config_remove(const mcp_config_inputs *in, bool scope_given, mcp_scope scope,
+                      const char *name, loom_error *err)
+{
+    /* loom_error_set's -code inside; the header promises -1. */
+    return remove_impl(in, scope_given, scope, name, err) == 0 ? 0 : -1;
+}
+
+int mcp_config_approve(const mcp_config_inputs *in, const char *name, loom_error *err)
+{
+    /* loom_error_set's -code inside; the header promises -1. */
+    return approve_impl(in, name, err) == 0 ? 0 : -1;
 }
