@@ -31,6 +31,8 @@ enum {
     OPT_DISALLOWED_TOOLS,
     OPT_ADD_DIR,
     OPT_THINKING,
+    OPT_MCP_CONFIG,
+    OPT_STRICT_MCP_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -64,6 +66,8 @@ static const struct option long_options[] = {
     {"disallowed-tools", required_argument, NULL, OPT_DISALLOWED_TOOLS},
     {"add-dir", required_argument, NULL, OPT_ADD_DIR},
     {"thinking", optional_argument, NULL, OPT_THINKING},
+    {"mcp-config", required_argument, NULL, OPT_MCP_CONFIG},
+    {"strict-mcp-config", no_argument, NULL, OPT_STRICT_MCP_CONFIG},
     {NULL, 0, NULL, 0},
 };
 
@@ -82,6 +86,7 @@ void cli_usage(FILE *out)
 {
     fputs("usage: loom [options] [\"first message\"]   the interactive agent (docs/repl.md)\n"
           "       loom -p [options] \"prompt\"      headless (prompt from stdin when omitted)\n"
+          "       loom mcp list|get|add|add-json|remove   MCP servers (loom mcp --help)\n"
           "       loom --version\n"
           "\n"
           "  -p, --print                 answer one prompt and exit (headless)\n"
@@ -113,6 +118,9 @@ void cli_usage(FILE *out)
           "      --no-stream             ask the provider for a whole reply at once\n"
           "      --thinking [BUDGET]     extended thinking (Anthropic), BUDGET tokens\n"
           "                              (default 31999, Claude Code's; at least 1024)\n"
+          "      --mcp-config FILE|JSON  MCP servers from a file or a JSON text\n"
+          "                              ({\"mcpServers\": {...}}); repeatable\n"
+          "      --strict-mcp-config     only the --mcp-config servers\n"
           "\n"
           "exit status: 0 done, 1 failed, 2 usage or configuration error, 3 stopped at a\n"
           "  limit (resumable), 130 interrupted\n"
@@ -216,6 +224,14 @@ int cli_parse(int argc, char **argv, cli_options *opt)
             }
             opt->add_dirs[opt->n_add_dirs++] = optarg;
             break;
+        case OPT_MCP_CONFIG:
+            if (opt->n_mcp_configs == 16) {
+                fprintf(stderr, "loom: at most 16 --mcp-config flags\n");
+                return -1;
+            }
+            opt->mcp_configs[opt->n_mcp_configs++] = optarg;
+            break;
+        case OPT_STRICT_MCP_CONFIG: opt->strict_mcp_config = true; break;
         case ':':
             fprintf(stderr, "loom: %s needs a value\n", argv[optind - 1]);
             return -1;

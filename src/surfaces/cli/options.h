@@ -41,6 +41,11 @@ typedef struct cli_options {
     /* --add-dir DIR: more directories reads may reach without asking. */
     const char *add_dirs[16];
     int n_add_dirs;
+    /* --mcp-config FILE|JSON (repeatable) and --strict-mcp-config: the
+     * options mcp_config and strict_mcp_config (docs/mcp.md). */
+    const char *mcp_configs[16];
+    int n_mcp_configs;
+    bool strict_mcp_config;
 } cli_options;
 
 /* Parses argv. 0 on success; on a usage error prints why to stderr and

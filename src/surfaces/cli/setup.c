@@ -2,7 +2,9 @@
  * headless mode (print_mode.c) and the REPL (repl.c). */
 #include "surfaces/cli/setup.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "base/str.h"
 
@@ -18,6 +20,24 @@ static int set_rules(loom_config *cfg, const char *key, const char *const *flags
     int rc = loom_config_set(cfg, key, joined.ptr, st);
     str_free(&joined);
     return rc;
+}
+
+int setup_mcp_options(loom_config *cfg, const char *const *configs, int n, bool strict,
+                      loom_status *st)
+{
+    if (n > 0) {
+        /* The option is one JSON array of the flags' values. */
+        json_t *list = json_array();
+        for (int i = 0; i < n; i++)
+            json_array_append_new(list, json_string(configs[i]));
+        char *text = json_dumps(list, JSON_COMPACT);
+        json_decref(list);
+        int rc = text ? loom_config_set(cfg, "mcp_config", text, st) : -1;
+        free(text);
+        if (rc != 0)
+            return -1;
+    }
+    return strict ? loom_config_set(cfg, "strict_mcp_config", "true", st) : 0;
 }
 
 loom_config *setup_config(const cli_options *opt, bool interactive, const char *model,
@@ -73,6 +93,9 @@ loom_config *setup_config(const cli_options *opt, bool interactive, const char *
         if (rc != 0)
             goto fail;
     }
+    if (setup_mcp_options(cfg, opt->mcp_configs, opt->n_mcp_configs, opt->strict_mcp_config,
+                          st) != 0)
+        goto fail;
     if (loom_config_load_settings(cfg, st) != 0)
         goto fail;
     return cfg;

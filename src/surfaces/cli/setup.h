@@ -16,6 +16,11 @@
 loom_config *setup_config(const cli_options *opt, bool interactive, const char *model,
                           loom_status *st);
 
+/* --mcp-config values (n of them) and --strict-mcp-config as the config
+ * options mcp_config and strict_mcp_config. 0, or -1 with st set. */
+int setup_mcp_options(loom_config *cfg, const char *const *configs, int n, bool strict,
+                      loom_status *st);
+
 /* Opens the session the flags ask for: --resume ID, --continue (either one
  * optionally --fork-session'ed), or a new one. NULL with st set. */
 loom_session *setup_session(const cli_options *opt, loom_agent *agent, loom_status *st);
