@@ -346,7 +346,8 @@ static void test_expansion_in_entries(void **state)
                " \"h\": {\"url\": \"https://${MCPT_NOPE:-api.example}/mcp\","
                "   \"headers\": {\"Authorization\": \"Bearer ${MCPT_TOKEN}\"}},"
                " \"m\": {\"url\": \"https://x/${MCPT_NOPE}\"},"
-               " \"m2\": {\"command\": \"c\", \"headers\": {}, \"env\": {\"A\": \"${MCPT_NOPE}\"}}}}");
+               " \"m2\": {\"command\": \"c\", \"headers\": {},"
+               "   \"env\": {\"A\": \"${MCPT_NOPE}\"}}}}");
     mcp_config_inputs in = inputs();
     in.trusted = true;
     mcp_config_set s;
