@@ -480,6 +480,16 @@ static void test_approval(void **state)
         approval(NULL, NULL, NULL, trusted, "l", !trusted, false);
         approval("{\"enabledMcpjsonServers\": [\"l\"]}", NULL, NULL, trusted, "l", false, false);
     }
+    /* The project settings file is not a source: a warning says where to go. */
+    json_t *proj = parse("{\"mcpServers\": {\"z\": {\"command\": \"c\"}}}");
+    mcp_config_inputs pi = inputs();
+    pi.settings[1] = proj;
+    mcp_config_set ps;
+    load(&pi, &ps);
+    assert_null(mcp_config_find(&ps, "z"));
+    assert_true(warned(&ps, "is not read there"));
+    mcp_config_set_free(&ps);
+    json_decref(proj);
     /* --mcp-config servers are the user's words. */
     mcp_config_inputs in = inputs();
     const char *cli[] = {"{\"mcpServers\": {\"c\": {\"command\": \"c\"}}}"};

@@ -556,6 +556,11 @@ int mcp_config_load(const mcp_config_inputs *in, mcp_config_set *out, loom_error
         }
     for (size_t i = 0; i < out->n; i++)
         decide_approval(in, &out->servers[i]);
+    /* Not a source (Claude Code reads no servers there either): say so
+     * rather than ignore them in silence. */
+    if (json_object_get(in->settings[SETTINGS_PROJECT], "mcpServers"))
+        warn(out->warnings, ".loom/settings.json: \"mcpServers\" is not read there; a "
+                            "project's servers go in .mcp.json, yours in .loom/settings.local.json");
     return 0;
 }
 
