@@ -60,6 +60,10 @@ void http_response_free(http_response *resp)
     free(resp->request_id);
     free(resp->content_type);
     free(resp->location);
+    for (int i = 0; i < HTTP_CAPTURE_MAX; i++) {
+        free(resp->captured[i]);
+        resp->captured[i] = NULL;
+    }
     str_free(&resp->error_body);
     resp->request_id = NULL;
     resp->content_type = NULL;
@@ -259,6 +263,10 @@ void http_rx_status(http_rx *rx, long status)
     r->request_id = NULL;
     r->content_type = NULL;
     r->location = NULL;
+    for (int i = 0; i < HTTP_CAPTURE_MAX; i++) {
+        free(r->captured[i]);
+        r->captured[i] = NULL;
+    }
     r->retry_after_s = -1;
     rx->retry_after_ms_seen = false;
     r->status = status > 0 && status < 1000 ? status : 0;
@@ -267,6 +275,13 @@ void http_rx_status(http_rx *rx, long status)
 void http_rx_header(http_rx *rx, const char *name, size_t name_len, const char *v, size_t vlen)
 {
     http_response *r = rx->resp;
+    const char *const *want = rx->req->capture_headers;
+    for (int i = 0; want && want[i] && i < HTTP_CAPTURE_MAX; i++) {
+        if (name_is(name, name_len, want[i])) {
+            free(r->captured[i]);
+            r->captured[i] = xstrndup(v, vlen);
+        }
+    }
     if (name_is(name, name_len, "retry-after-ms")) {
         double s = parse_retry_after_ms(v, vlen);
         if (s >= 0) {

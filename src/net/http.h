@@ -38,7 +38,14 @@ typedef struct http_request {
      * (a server that sends keep-alive pings for ever); <= 0 → none. */
     long total_timeout_ms;
     const loom_cancel *cancel;
+    /* Further response headers to keep (NULL-terminated names, matched
+     * without regard to case, at most HTTP_CAPTURE_MAX; may be NULL): their
+     * values land in http_response.captured, in the same order. They are
+     * set before the first on_body call, so a body callback can read them. */
+    const char *const *capture_headers;
 } http_request;
+
+#define HTTP_CAPTURE_MAX 8
 
 typedef struct http_response {
     long status;                      /* 0 when no response arrived */
@@ -46,11 +53,18 @@ typedef struct http_response {
     char *request_id;                 /* request-id / x-request-id header, caller frees */
     char *content_type;               /* caller frees */
     char *location;                   /* Location header of a 3xx, caller frees */
+    /* captured[i]: the value of req->capture_headers[i] (the last one when
+     * repeated), NULL when absent; caller frees (http_response_free). */
+    char *captured[HTTP_CAPTURE_MAX];
     loom_str error_body;              /* non-2xx body, capped */
     size_t body_bytes;                /* bytes delivered to on_body */
 } http_response;
 
-/* Performs the request. Returns 0 when a complete response arrived (any
+/* Methods: GET, HEAD and DELETE without a body (DELETE with one when body is
+ * set), POST (an empty body when none), any other name as given. Content-Type,
+ * status and captured headers are in resp before on_body first runs.
+ *
+ * Performs the request. Returns 0 when a complete response arrived (any
  * status: check resp->status). Otherwise -code with err set:
  * LOOM_ERR_RUN_CANCELLED (aborted), LOOM_ERR_MODEL_TIMEOUT (connect or idle,
  * retryable; past total_timeout_ms, not retryable: the same server would

@@ -855,6 +855,107 @@ static void test_no_body_for_head_204_304(void **state)
     }
 }
 
+/* What the MCP transports read from a response: named headers captured,
+ * readable from inside the body callback, and body-less GET and DELETE. */
+typedef struct capture_sink {
+    sink k;
+    http_response *resp;
+    char *session_seen; /* captured[0] as on_body first saw it */
+    char *type_seen;
+} capture_sink;
+
+static int capture_body(void *ctx, const char *data, size_t len)
+{
+    capture_sink *c = ctx;
+    if (!c->k.calls) {
+        c->session_seen = c->resp->captured[0] ? xstrdup(c->resp->captured[0]) : NULL;
+        c->type_seen = c->resp->content_type ? xstrdup(c->resp->content_type) : NULL;
+    }
+    return on_body(&c->k, data, len);
+}
+
+static void test_capture_headers(void **state)
+{
+    server s;
+    server_start(&s, SC_TRICKLE,
+                 "HTTP/1.1 200 OK\r\n"
+                 "Content-Type: text/event-stream\r\n"
+                 "mcp-session-id: first\r\n"
+                 "MCP-SESSION-ID:   sess-42  \r\n"
+                 "X-Other: o\r\n"
+                 "Content-Length: 15\r\n"
+                 "\r\n"
+                 "data: {\"a\":1}\n\n");
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", s.port);
+    static const char *const want[] = {"Mcp-Session-Id", "X-Absent", "x-other", NULL};
+    http_response resp;
+    loom_error err;
+    capture_sink c = {.resp = &resp};
+    http_request req = {.method = "POST", .url = url, .headers = test_headers, .body = "{}",
+                        .body_len = 2, .connect_timeout_ms = 2000, .capture_headers = want};
+    assert_int_equal(http_perform(&req, capture_body, &c, &resp, &err), 0);
+    server_stop(&s);
+    assert_int_equal(resp.status, 200);
+    assert_string_equal(resp.captured[0], "sess-42"); /* the last one wins, trimmed */
+    assert_null(resp.captured[1]);
+    assert_string_equal(resp.captured[2], "o");
+    assert_null(resp.captured[3]);
+    assert_string_equal(c.session_seen, "sess-42");
+    assert_string_equal(c.type_seen, "text/event-stream");
+    assert_string_equal(str_cstr(&c.k.got), "data: {\"a\":1}\n\n");
+    http_response_free(&resp);
+    assert_null(resp.captured[0]);
+    free(c.session_seen);
+    free(c.type_seen);
+    str_free(&c.k.got);
+
+    /* A capture list on an error response: kept too, body in error_body. */
+    server_start(&s, SC_FIXED,
+                 "HTTP/1.1 404 Not Found\r\nMcp-Session-Id: gone\r\nContent-Length: 4\r\n\r\nnope");
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", s.port);
+    sink k = {0};
+    assert_int_equal(http_perform(&req, on_body, &k, &resp, &err), 0);
+    server_stop(&s);
+    assert_int_equal(resp.status, 404);
+    assert_string_equal(resp.captured[0], "gone");
+    assert_string_equal(str_cstr(&resp.error_body), "nope");
+    assert_int_equal(k.calls, 0);
+    http_response_free(&resp);
+}
+
+static void test_get_and_delete_without_body(void **state)
+{
+    static const char *const methods[] = {"GET", "DELETE"};
+    for (size_t i = 0; i < 2; i++) {
+        server s;
+        server_start(&s, SC_FIXED, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        char url[128];
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/mcp", s.port);
+        static const char *const hdrs[] = {"Mcp-Session-Id: s1", NULL};
+        http_request req = {.method = methods[i], .url = url, .headers = hdrs,
+                            .connect_timeout_ms = 2000};
+        sink k = {0};
+        http_response resp;
+        loom_error err;
+        assert_int_equal(http_perform(&req, on_body, &k, &resp, &err), 0);
+        server_join(&s);
+        const char *r = str_cstr(&s.request);
+        char line[64];
+        snprintf(line, sizeof line, "%s /mcp HTTP/1.1\r\n", methods[i]);
+        assert_true(strncmp(r, line, strlen(line)) == 0);
+        assert_non_null(strcasestr(r, "\r\nMcp-Session-Id: s1\r\n"));
+        assert_null(strcasestr(r, "\r\ncontent-length:"));
+        assert_non_null(strstr(r, "\r\n\r\n"));
+        assert_int_equal(strlen(strstr(r, "\r\n\r\n")), 4); /* nothing after the head */
+        assert_int_equal(resp.status, 200);
+        assert_string_equal(str_cstr(&k.got), "ok");
+        str_free(&s.request);
+        str_free(&k.got);
+        http_response_free(&resp);
+    }
+}
+
 static void test_retry_after_other_date_forms(void **state)
 {
     static const char *const formats[] = {
@@ -1226,6 +1327,8 @@ int main(void)
         cmocka_unit_test(test_localhost_name),
         cmocka_unit_test(test_proxy_env_honoured),
         cmocka_unit_test(test_no_proxy_rules),
+        cmocka_unit_test(test_capture_headers),
+        cmocka_unit_test(test_get_and_delete_without_body),
     };
     const struct CMUnitTest plain_only[] = {
         cmocka_unit_test(test_http_date_forms),
