@@ -73,6 +73,11 @@ long sse_parser_retry_ms(const sse_parser *p)
     return p->retry_ms;
 }
 
+const char *sse_parser_last_id(const sse_parser *p)
+{
+    return str_cstr(&p->last_id);
+}
+
 size_t sse_parser_events(const sse_parser *p)
 {
     return p->events;

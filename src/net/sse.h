@@ -40,6 +40,10 @@ int sse_parser_feed(sse_parser *p, const char *buf, size_t len);
 int sse_parser_finish(sse_parser *p);
 /* The reconnection time set by `retry:`, or -1 when none was given. */
 long sse_parser_retry_ms(const sse_parser *p);
+/* The last event id in force ("" if none), also after an `id:` whose event
+ * carried no data and so was never dispatched: a reconnecting client sends
+ * it as Last-Event-ID. */
+const char *sse_parser_last_id(const sse_parser *p);
 /* Number of complete events dispatched so far. */
 size_t sse_parser_events(const sse_parser *p);
 void sse_parser_free(sse_parser *p);

@@ -155,6 +155,27 @@ static void test_retry_field(void **state)
     assert_int_equal(parse(&r, "retry: 99999999999999999999999999\n"), LONG_MAX);
 }
 
+static int no_events(void *ctx, const sse_event *ev)
+{
+    (void)ev;
+    (*(int *)ctx)++;
+    return 0;
+}
+
+/* A reconnecting client needs the id even when no event was dispatched. */
+static void test_last_id_without_event(void **state)
+{
+    int n = 0;
+    sse_parser *p = sse_parser_new(no_events, &n);
+    assert_string_equal(sse_parser_last_id(p), "");
+    const char in[] = "id: evt-9\nretry: 500\n\n";
+    assert_int_equal(sse_parser_feed(p, in, sizeof in - 1), 0);
+    assert_int_equal(n, 0);
+    assert_string_equal(sse_parser_last_id(p), "evt-9");
+    assert_int_equal(sse_parser_retry_ms(p), 500);
+    sse_parser_free(p);
+}
+
 static void test_retry_non_digits_ignored(void **state)
 {
     recorder r = {0};
@@ -650,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_event_type_reset_by_empty_dispatch),
         cmocka_unit_test(test_id_field),
         cmocka_unit_test(test_retry_field),
+        cmocka_unit_test(test_last_id_without_event),
         cmocka_unit_test(test_retry_non_digits_ignored),
         cmocka_unit_test(test_unknown_field_ignored),
         cmocka_unit_test(test_multiline_data_joined),
