@@ -470,12 +470,14 @@ static void *get_main(void *arg)
         http_response_free(&resp);
         if (closing(h))
             break;
-        if (rc == 0 && status == 405) {
-            LOG_D("mcp", "MCP server \"%s\" offers no GET stream (405)", h->server);
-            break;
-        }
         if (rc == 0 && status == 404 && x.sent_session) {
             session_gone(h);
+            break;
+        }
+        /* 405 is how a server says it offers no such stream; any other 4xx
+         * is a refusal too, which asking again would not change. */
+        if (rc == 0 && status >= 400 && status < 500) {
+            LOG_D("mcp", "MCP server \"%s\" offers no GET stream (HTTP %ld)", h->server, status);
             break;
         }
         if (rc == 0 && (status < 200 || status >= 300))
@@ -532,6 +534,14 @@ static void reap(mcp_http *h, bool all)
     }
 }
 
+static bool has_session(mcp_http *h)
+{
+    pthread_mutex_lock(&h->mu);
+    bool has = h->session_id != NULL;
+    pthread_mutex_unlock(&h->mu);
+    return has;
+}
+
 /* A notification or a response: POSTed here, 202 expected. */
 static int send_now(mcp_http *h, const char *text, size_t len, bool initialized, loom_error *err)
 {
@@ -541,7 +551,9 @@ static int send_now(mcp_http *h, const char *text, size_t len, bool initialized,
     int rc = perform(h, &x, &rx, &resp, err);
     if (rc == 0 && resp.status >= 200 && resp.status < 300) {
         rx_finish(&rx); /* a server may answer with messages even here */
-        if (initialized)
+        /* The standalone stream belongs to a session; a server that keeps
+         * none (stateless) has nothing to say outside a request. */
+        if (initialized && has_session(h))
             start_get_stream(h);
     } else if (rc == 0) {
         if (resp.status == 404 && x.sent_session)
