@@ -12,6 +12,10 @@ picks the behaviour:
   /retry   tools/call answers with an SSE stream holding only a priming
            event (id "e1", retry 300) and closes it; a GET with
            Last-Event-ID "e1" gets the response on a new SSE stream.
+  /push    the standalone GET stream: without Last-Event-ID it sends
+           notifications/tools/list_changed (id "p1", retry 100) and ends;
+           with "p1" it sends notifications/resources/list_changed (id
+           "p2") and ends; with "p2": 405.
   any      GET without Last-Event-ID: 405 (no standalone stream offered).
            DELETE: 200. GET /log: what was received, as a JSON array of
            {method, path, session, last_event_id, rpc, t} (t in seconds).
@@ -90,6 +94,11 @@ class Handler(BaseHTTPRequestHandler):
             msg = {"jsonrpc": "2.0", "id": rid,
                    "result": {"content": [{"type": "text", "text": "resumed"}]}}
             self.sse("id: e2\nevent: message\ndata: " + json.dumps(msg) + "\n\n")
+            return
+        if self.path.startswith("/push") and last in (None, "p1"):
+            what, nid = ("tools", "p1") if last is None else ("resources", "p2")
+            note = {"jsonrpc": "2.0", "method": "notifications/%s/list_changed" % what}
+            self.sse(": ping\nid: %s\nretry: 100\ndata: %s\n\n" % (nid, json.dumps(note)))
             return
         self.send_plain(405, "no standalone stream")
 

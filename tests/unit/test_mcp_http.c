@@ -438,6 +438,61 @@ static void test_sse_retry_then_get_with_last_event_id(void **state)
     inbox_free(&b);
 }
 
+static bool inbox_has(inbox *b, const char *needle)
+{
+    pthread_mutex_lock(&b->mu);
+    bool got = false;
+    for (int i = 0; i < b->n && !got; i++)
+        got = strstr(b->msgs[i], needle) != NULL;
+    pthread_mutex_unlock(&b->mu);
+    return got;
+}
+
+static void test_get_stream_reconnects_with_last_event_id(void **state)
+{
+    child c;
+    fake_start(&c);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/push", c.port);
+    inbox b;
+    inbox_init(&b);
+    mcp_transport *t = open_http(&b, url);
+    assert_int_equal(send_text(t, initialize_msg), 0);
+    json_decref(wait_response(&b, 1, 10000));
+    t->ops->set_protocol_version(t, "2025-11-25");
+    assert_int_equal(send_text(t, initialized_msg), 0);
+    for (int i = 0; i < 200 && !inbox_has(&b, "resources/list_changed"); i++)
+        clock_sleep_ms(25, NULL);
+    assert_true(inbox_has(&b, "notifications/tools/list_changed"));
+    assert_true(inbox_has(&b, "notifications/resources/list_changed"));
+    clock_sleep_ms(300, NULL); /* the third GET: 405, and no fourth */
+    t->ops->close(t);
+
+    json_t *log = fake_log(&c);
+    child_stop(&c);
+    const char *want[] = {NULL, "p1", "p2"};
+    int gets = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(log, i, e) {
+        if (strcmp(json_string_value(json_object_get(e, "method")), "GET") != 0)
+            continue;
+        assert_true(gets < 3);
+        const char *lei = json_string_value(json_object_get(e, "last_event_id"));
+        if (want[gets])
+            assert_string_equal(lei, want[gets]);
+        else
+            assert_null(lei);
+        assert_string_equal(json_string_value(json_object_get(e, "session")), "s1");
+        assert_string_equal(json_string_value(json_object_get(e, "version")), "2025-11-25");
+        assert_string_equal(json_string_value(json_object_get(e, "accept")), "text/event-stream");
+        gets++;
+    }
+    assert_int_equal(gets, 3);
+    json_decref(log);
+    inbox_free(&b);
+}
+
 /* ---- the reference server ---- */
 
 static bool everything_paths(char *node, char *script, size_t cap)
@@ -608,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_post_500_reaches_the_request),
         cmocka_unit_test(test_connection_refused_reaches_the_request),
         cmocka_unit_test(test_sse_retry_then_get_with_last_event_id),
+        cmocka_unit_test(test_get_stream_reconnects_with_last_event_id),
         cmocka_unit_test(test_sse_open_fails_without_server),
         cmocka_unit_test(test_everything_streamable_http),
         cmocka_unit_test(test_everything_legacy_sse),

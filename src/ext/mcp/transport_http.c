@@ -72,10 +72,13 @@ typedef struct mcp_http {
     bool expired;
     bool closing;
     post_job *jobs;
-    bool get_started;
+    bool get_started;   /* get_thread is to be joined */
+    bool get_done;      /* ... and has ended (a 404, 405): may start anew */
     pthread_t get_thread;
 
-    pthread_mutex_t deliver_mu; /* one on_message at a time */
+    /* One on_message at a time. Recursive: on_message may send, and a
+     * send's reply may carry messages. */
+    pthread_mutex_t deliver_mu;
 } mcp_http;
 
 /* One request in flight, on its own thread. */
@@ -497,15 +500,26 @@ static void *get_main(void *arg)
     }
     rx_reset(&rx);
     free(rx.last_id);
+    pthread_mutex_lock(&h->mu);
+    h->get_done = true;
+    pthread_mutex_unlock(&h->mu);
     return NULL;
 }
 
+/* Starts the GET stream, again if an earlier one ended (the session
+ * expired and a new one began). */
 static void start_get_stream(mcp_http *h)
 {
     pthread_mutex_lock(&h->mu);
+    if (h->get_started && h->get_done) {
+        pthread_join(h->get_thread, NULL); /* it has ended: at once */
+        h->get_started = false;
+    }
     if (!h->get_started && !h->closing &&
-        pthread_create(&h->get_thread, NULL, get_main, h) == 0)
+        pthread_create(&h->get_thread, NULL, get_main, h) == 0) {
         h->get_started = true;
+        h->get_done = false;
+    }
     pthread_mutex_unlock(&h->mu);
 }
 
@@ -701,7 +715,11 @@ mcp_transport *mcp_http_open(const char *server, const mcp_http_spec *spec,
     h->timeout_ms = spec->timeout_ms > 0 ? spec->timeout_ms : 0;
     atomic_init(&h->cancel, CANCEL_NONE);
     pthread_mutex_init(&h->mu, NULL);
-    pthread_mutex_init(&h->deliver_mu, NULL);
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&h->deliver_mu, &attr);
+    pthread_mutexattr_destroy(&attr);
     pthread_cond_init(&h->cv, NULL);
     return &h->base;
 }
