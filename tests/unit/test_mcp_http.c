@@ -438,6 +438,46 @@ static void test_sse_retry_then_get_with_last_event_id(void **state)
     inbox_free(&b);
 }
 
+static const char tools_call_msg[] = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                                     "\"params\":{\"name\":\"x\",\"arguments\":{}}}";
+
+/* A server that closes the reply stream again and again while the tool
+ * works: resumed each time, however often; one that leaves nothing to resume
+ * from: the request fails at once. */
+static void test_polling_server_and_stream_without_id(void **state)
+{
+    child c;
+    fake_start(&c);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/poll", c.port);
+    inbox b;
+    inbox_init(&b);
+    mcp_transport *t = open_http(&b, url);
+    assert_int_equal(send_text(t, initialize_msg), 0);
+    json_decref(wait_response(&b, 1, 10000));
+    assert_int_equal(send_text(t, tools_call_msg), 0);
+    json_t *r = wait_response(&b, 7, 10000);
+    assert_non_null(json_object_get(r, "result"));
+    json_decref(r);
+    t->ops->close(t);
+    inbox_free(&b);
+
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/noid", c.port);
+    inbox_init(&b);
+    t = open_http(&b, url);
+    assert_int_equal(send_text(t, initialize_msg), 0);
+    json_decref(wait_response(&b, 1, 10000));
+    int64_t t0 = clock_mono_ms();
+    assert_int_equal(send_text(t, tools_call_msg), 0);
+    r = wait_response(&b, 7, 10000);
+    assert_true(clock_mono_ms() - t0 < 3000);
+    assert_non_null(strstr(error_message(r), "ended before the response"));
+    json_decref(r);
+    t->ops->close(t);
+    inbox_free(&b);
+    child_stop(&c);
+}
+
 static bool inbox_has(inbox *b, const char *needle)
 {
     pthread_mutex_lock(&b->mu);
@@ -664,6 +704,7 @@ int main(void)
         cmocka_unit_test(test_connection_refused_reaches_the_request),
         cmocka_unit_test(test_sse_retry_then_get_with_last_event_id),
         cmocka_unit_test(test_get_stream_reconnects_with_last_event_id),
+        cmocka_unit_test(test_polling_server_and_stream_without_id),
         cmocka_unit_test(test_sse_open_fails_without_server),
         cmocka_unit_test(test_everything_streamable_http),
         cmocka_unit_test(test_everything_legacy_sse),

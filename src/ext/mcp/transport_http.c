@@ -34,8 +34,10 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/str.h"
+#include "ext/mcp/config.h"
 #include "ext/mcp/jsonrpc.h"
 #include "ext/mcp/transport.h"
 #include "ext/mcp/transport_http_util.h"
@@ -44,7 +46,7 @@
 
 /* When the server names no `retry`, a resumption waits this long. */
 #define RESUME_DEFAULT_MS 1000L
-/* Resumption attempts for one request before it fails. */
+/* Failed reconnections in a row before a request's resumption gives up. */
 #define RESUME_ATTEMPTS 5
 /* The standalone GET stream's reconnect backoff. */
 #define GET_BACKOFF_MIN_MS 1000L
@@ -369,10 +371,16 @@ static void status_text(mcp_http *h, const http_response *resp, char *out, size_
 
 /* The stream of job's reply ended before its response: resume with GET and
  * Last-Event-ID after the server's retry delay (the response may come on the
- * resumed stream). */
-static void resume(mcp_http *h, post_job *job, stream_rx *rx)
+ * resumed stream). A server that polls (closes the stream now and then while
+ * the tool works) may do so any number of times, until the request's own cap
+ * (the configured timeout, else MCP_DEFAULT_CALL_TIMEOUT_MS) has passed;
+ * RESUME_ATTEMPTS failed connections in a row, or a refusal, end it sooner. */
+static void resume(mcp_http *h, post_job *job, stream_rx *rx, int64_t started_ms)
 {
-    for (int attempt = 0; attempt < RESUME_ATTEMPTS; attempt++) {
+    long cap = h->timeout_ms > 0 ? h->timeout_ms : MCP_DEFAULT_CALL_TIMEOUT_MS;
+    int failures = 0;
+    char last_why[sizeof ((loom_error *)0)->message] = "";
+    while (failures < RESUME_ATTEMPTS && clock_mono_ms() - started_ms < cap) {
         if (atomic_load(&job->answered))
             return;
         if (!pause_unless_closing(h, rx->retry_ms >= 0 ? rx->retry_ms : RESUME_DEFAULT_MS))
@@ -384,10 +392,11 @@ static void resume(mcp_http *h, post_job *job, stream_rx *rx)
         loom_error err;
         rx_reset(rx);
         int rc = perform(h, &x, rx, &resp, &err);
-        if (rc == 0 && resp.status >= 200 && resp.status < 300)
+        bool ok_status = resp.status >= 200 && resp.status < 300;
+        if (rc == 0 && ok_status)
             rx_finish(rx);
         bool done = atomic_load(&job->answered) || closing(h);
-        if (!done && rc == 0 && (resp.status < 200 || resp.status >= 300)) {
+        if (!done && rc == 0 && !ok_status) {
             if (resp.status == 404 && x.sent_session)
                 session_gone(h);
             char why[512];
@@ -397,20 +406,30 @@ static void resume(mcp_http *h, post_job *job, stream_rx *rx)
                           why);
             done = true;
         }
+        if (rc != 0 && !(rx->started && ok_status)) {
+            failures++;
+            snprintf(last_why, sizeof last_why, "%s", err.message);
+        } else {
+            failures = 0;
+        }
         http_response_free(&resp);
         if (done)
             return;
     }
-    deliver_error(h, job, 0,
-                  "MCP server \"%s\": the reply stream from %s ended %d times before the "
-                  "response arrived",
-                  h->server, h->where, RESUME_ATTEMPTS + 1);
+    if (failures)
+        deliver_error(h, job, 0, "MCP server \"%s\": resuming the reply stream failed: %s",
+                      h->server, last_why);
+    else
+        deliver_error(h, job, 0,
+                      "MCP server \"%s\": no response on the reply stream from %s within %ld ms",
+                      h->server, h->where, cap);
 }
 
 static void *post_main(void *arg)
 {
     post_job *job = arg;
     mcp_http *h = job->h;
+    int64_t started_ms = clock_mono_ms();
     stream_rx rx = {.h = h, .job = job, .capture_session = job->initialize, .retry_ms = -1};
     exchange x = {.method = "POST", .body = job->text, .len = job->len, .total_ms = h->timeout_ms};
     http_response resp;
@@ -434,7 +453,7 @@ static void *post_main(void *arg)
                       resp.status == 404 && x.sent_session ? " (the session expired)" : "");
     } else if (rx.sse_mode && rx.last_id) {
         /* The stream ended (cleanly or not) before the response. */
-        resume(h, job, &rx);
+        resume(h, job, &rx, started_ms);
     } else if (rc != 0) {
         deliver_error(h, job, resp.status, "MCP server \"%s\": %s", h->server, err.message);
     } else if (rx.sse_mode) {
