@@ -35,11 +35,14 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY \
       LOOM_MODEL LOOM_BASE_URL LOOM_API_KEY LOOM_CASSETTE
 export no_proxy='*' NO_PROXY='*'
 
+# want: what the tool's result must show the model (its next request), so the
+# suite's server-side checks are not the only ones.
 case "$scenario" in
-  initialize) tool= input='{}' ;;
-  tools_call) tool=mcp__test__add_numbers input='{"a": 2, "b": 3}' ;;
-  elicitation-sep1034-client-defaults) tool=mcp__test__test_client_elicitation_defaults input='{}' ;;
-  sse-retry) tool=mcp__test__test_reconnection input='{}' ;;
+  initialize) tool= input='{}' want= ;;
+  tools_call) tool=mcp__test__add_numbers input='{"a": 2, "b": 3}' want='The sum of 2 and 3 is 5' ;;
+  elicitation-sep1034-client-defaults)
+    tool=mcp__test__test_client_elicitation_defaults input='{}' want='John Doe' ;;
+  sse-retry) tool=mcp__test__test_reconnection input='{}' want='Reconnection test completed successfully' ;;
   *) echo "conformance_client.sh: no script for scenario $scenario" >&2; exit 2 ;;
 esac
 
@@ -49,7 +52,7 @@ if [ -n "$tool" ]; then
 { "turns": [
     { "match": { "tool_results": 0 },
       "reply": { "tool_calls": [ { "id": "toolu_conf_1", "name": "$tool", "input": $input } ] } },
-    { "reply": { "text": "done" } } ] }
+    { "match": { "tool_results": 1 }, "reply": { "text": "done" } } ] }
 JSON
 else
   echo '{ "turns": [ { "reply": { "text": "done" } } ] }' > "$T/model.json"
@@ -72,4 +75,8 @@ export ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$T/port")" ANTHROPIC_API_KEY=
 config=$(printf '{"mcpServers":{"test":{"type":"http","url":"%s"}}}' "$url")
 exec_status=0
 "$LOOM_BIN" -p go --mcp-config "$config" --permission-mode bypassPermissions || exec_status=$?
+if [ "$exec_status" -eq 0 ] && [ -n "$want" ] && ! grep -qF "$want" "$T/mock.jsonl"; then
+  echo "conformance_client.sh: the model never saw \"$want\" in a tool result" >&2
+  exit 1
+fi
 exit "$exec_status"
