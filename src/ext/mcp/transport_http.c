@@ -20,6 +20,9 @@
  * response through on_message, so the waiting caller learns why at once
  * instead of at its timeout.
  *
+ * on_closed is never called: each POST stands alone, so no single failure
+ * ends the transport for good (a dead server fails each request instead).
+ *
  * Threading: send from any thread; on_message is called from the workers
  * and the GET thread, one call at a time (deliver_mu), in the order each
  * stream carried them. close joins every thread before it frees.
