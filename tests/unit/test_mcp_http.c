@@ -142,11 +142,28 @@ typedef struct child {
     int port;
 } child;
 
+/* Servers still running when a failed assertion left its test early:
+ * stopped at exit, so none outlives the test program. */
+static pid_t live[16];
+
+static void stop_leftovers(void)
+{
+    for (size_t i = 0; i < sizeof live / sizeof *live; i++) {
+        if (live[i] > 0) {
+            kill(-live[i], SIGKILL);
+            waitpid(live[i], NULL, 0);
+        }
+    }
+}
+
 static void child_stop(child *c)
 {
     if (c->pid > 0) {
         kill(-c->pid, SIGTERM);
         waitpid(c->pid, NULL, 0);
+        for (size_t i = 0; i < sizeof live / sizeof *live; i++)
+            if (live[i] == c->pid)
+                live[i] = 0;
         c->pid = 0;
     }
 }
@@ -194,6 +211,12 @@ static void child_start(child *c, char *const argv[], int port, bool want_port)
         _exit(127);
     }
     setpgid(c->pid, c->pid);
+    for (size_t i = 0; i < sizeof live / sizeof *live; i++) {
+        if (!live[i]) {
+            live[i] = c->pid;
+            break;
+        }
+    }
     close(p[1]);
     if (want_port) {
         char buf[32] = {0};
@@ -696,6 +719,7 @@ int main(void)
     for (size_t i = 0; i < sizeof proxies / sizeof *proxies; i++)
         unsetenv(proxies[i]);
     signal(SIGPIPE, SIG_IGN);
+    atexit(stop_leftovers);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resolve_endpoint),
         cmocka_unit_test(test_header_helpers),
