@@ -17,6 +17,8 @@ picks the behaviour:
            seventh, which carries the response.
   /noid    tools/call answers with an SSE stream that ends without the
            response and without an event id to resume from.
+  /huge    tools/call answers with an SSE event that never ends: data
+           lines past the client's 16 MiB message cap.
   /push    the standalone GET stream: without Last-Event-ID it sends
            notifications/tools/list_changed (id "p1", retry 100) and ends;
            with "p1" it sends notifications/resources/list_changed (id
@@ -161,6 +163,19 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 STATE["pending"] = rid
             self.sse("id: q0\nretry: 50\ndata: \n\n")
+            return
+        if path.startswith("/huge") and method == "tools/call":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            line = ("data: " + "x" * (1 << 20) + "\n").encode()
+            try:
+                for _ in range(20):
+                    self.wfile.write(line)
+            except OSError:
+                pass  # the client hung up, as it should
+            self.close_connection = True
             return
         if path.startswith("/noid") and method == "tools/call":
             self.sse(": nothing to see\n\n")

@@ -498,6 +498,20 @@ static void test_polling_server_and_stream_without_id(void **state)
     json_decref(r);
     t->ops->close(t);
     inbox_free(&b);
+
+    /* An event that never ends is cut at the message cap. */
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/huge", c.port);
+    inbox_init(&b);
+    t = open_http(&b, url);
+    assert_int_equal(send_text(t, initialize_msg), 0);
+    json_decref(wait_response(&b, 1, 10000));
+    assert_int_equal(send_text(t, tools_call_msg), 0);
+    r = wait_response(&b, 7, 20000);
+    assert_non_null(r);
+    assert_non_null(strstr(error_message(r), "message cap"));
+    json_decref(r);
+    t->ops->close(t);
+    inbox_free(&b);
     child_stop(&c);
 }
 

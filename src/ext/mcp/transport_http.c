@@ -232,7 +232,13 @@ static int on_body(void *ctx, const char *data, size_t len)
     if (!rx->started)
         rx_start(rx);
     if (rx->sse_mode) {
-        sse_parser_feed(rx->sse, data, len);
+        /* A line over the parser's cap stops it; an event of many lines is
+         * capped here: a server cannot make us hold one without end. */
+        if (sse_parser_feed(rx->sse, data, len) != 0 ||
+            sse_parser_buffered(rx->sse) > JSONRPC_MAX_MESSAGE) {
+            rx->too_big = true;
+            return 1;
+        }
         rx_track(rx);
         /* Its response arrived: nothing more to wait for on this stream. */
         return rx->job && atomic_load(&rx->job->answered) ? 1 : 0;
@@ -399,7 +405,13 @@ static void resume(mcp_http *h, post_job *job, stream_rx *rx, int64_t started_ms
         if (rc == 0 && ok_status)
             rx_finish(rx);
         bool done = atomic_load(&job->answered) || closing(h);
-        if (!done && rc == 0 && !ok_status) {
+        if (!done && rx->too_big) {
+            deliver_error(h, job, 0,
+                          "MCP server \"%s\": an event on the reply stream from %s is over the "
+                          "%u-byte message cap",
+                          h->server, h->where, JSONRPC_MAX_MESSAGE);
+            done = true;
+        } else if (!done && rc == 0 && !ok_status) {
             if (resp.status == 404 && x.sent_session)
                 session_gone(h);
             char why[512];
