@@ -320,6 +320,11 @@ static void test_session_expired_on_404(void **state)
     r = wait_response(&b, 4, 10000);
     assert_non_null(json_object_get(r, "result"));
     json_decref(r);
+    /* An initialize starts a session; it never carries the old one. */
+    assert_int_equal(send_text(t, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"initialize\","
+                                  "\"params\":{}}"),
+                     0);
+    json_decref(wait_response(&b, 5, 10000));
     t->ops->close(t);
 
     json_t *log = fake_log(&c);
@@ -334,7 +339,7 @@ static void test_session_expired_on_404(void **state)
             posts++;
             assert_string_equal(json_string_value(json_object_get(e, "accept")),
                                 "application/json, text/event-stream");
-            if (posts == 1 || posts == 3)
+            if (posts == 1 || posts == 3 || posts == 5)
                 assert_null(sid); /* initialize goes without one */
             else
                 assert_string_equal(sid, posts == 2 ? "s1" : "s2");
@@ -343,10 +348,10 @@ static void test_session_expired_on_404(void **state)
                                     "2025-11-25");
         } else if (strcmp(m, "DELETE") == 0) {
             deletes++;
-            assert_string_equal(sid, "s2");
+            assert_string_equal(sid, "s3");
         }
     }
-    assert_int_equal(posts, 4);
+    assert_int_equal(posts, 5);
     assert_int_equal(deletes, 1);
     json_decref(log);
     inbox_free(&b);

@@ -281,6 +281,7 @@ typedef struct exchange {
     const char *last_event_id;
     long total_ms;
     bool no_cancel;     /* the DELETE of close, after the flag was raised */
+    bool no_session;    /* initialize: it starts a session, it never joins one */
     bool sent_session;  /* out: a session id went with it */
 } exchange;
 
@@ -299,8 +300,8 @@ static int perform(mcp_http *h, exchange *x, stream_rx *rx, http_response *resp,
     pthread_mutex_lock(&h->mu);
     if (h->version)
         str_printf(&lines[nl++], "MCP-Protocol-Version: %s", h->version);
-    x->sent_session = h->session_id != NULL;
-    if (h->session_id)
+    x->sent_session = h->session_id != NULL && !x->no_session;
+    if (x->sent_session)
         str_printf(&lines[nl++], "Mcp-Session-Id: %s", h->session_id);
     pthread_mutex_unlock(&h->mu);
     if (x->last_event_id && mcp_http_token_ok(x->last_event_id))
@@ -446,7 +447,8 @@ static void *post_main(void *arg)
     mcp_http *h = job->h;
     int64_t started_ms = clock_mono_ms();
     stream_rx rx = {.h = h, .job = job, .capture_session = job->initialize, .retry_ms = -1};
-    exchange x = {.method = "POST", .body = job->text, .len = job->len, .total_ms = h->timeout_ms};
+    exchange x = {.method = "POST", .body = job->text, .len = job->len, .total_ms = h->timeout_ms,
+                  .no_session = job->initialize};
     http_response resp;
     loom_error err;
     int rc = perform(h, &x, &rx, &resp, &err);
