@@ -63,11 +63,23 @@ typedef struct mcp_client_host {
 } mcp_client_host;
 
 /* Capabilities we announce follow from which host members are set:
- * roots (listChanged), elicitation (form, url), sampling. */
+ * roots (listChanged), elicitation (form, url), sampling. The client takes
+ * over t's on_message and on_closed (and wraps its on_stderr, which still
+ * reaches the opener's ctx). */
 mcp_client *mcp_client_new(const char *server, mcp_transport *t /* owned */,
                            const mcp_client_host *host);
+/* clientInfo {name, version} sent in the handshake (default "loom" and
+ * Loom's version). Before connect. */
+void mcp_client_set_info(mcp_client *c, const char *name, const char *version);
 /* The handshake. 0, or -code with err set naming the server. After it,
- * the server's info, capabilities and instructions are known. */
+ * the server's info, capabilities and instructions are known.
+ * First `server/discover` (capped at 5 s) with the stateless _meta keys;
+ * a result whose supportedVersions holds 2026-07-28 makes the client
+ * stateless. Any other answer, an error or no answer falls back to
+ * `initialize` (2025-11-25 asked; 2025-11-25, 2025-06-18, 2025-03-26 and
+ * 2024-11-05 accepted; any other version is an error) and
+ * notifications/initialized. A cancel or a closed connection does not fall
+ * back. */
 int mcp_client_connect(mcp_client *c, long timeout_ms, const loom_cancel *cancel,
                        loom_error *err);
 
@@ -85,7 +97,8 @@ typedef struct mcp_call_opts {
     long timeout_ms;           /* 0: none (the cancel flag still applies) */
     const loom_cancel *cancel; /* set: notifications/cancelled is sent, the call fails */
     /* notifications/progress for this call (a progressToken is sent only
-     * when set): progress, total (< 0: unknown), message (may be NULL). */
+     * when set): progress, total (< 0: unknown), message (may be NULL).
+     * Runs on the calling thread, inside mcp_client_request. */
     void (*on_progress)(void *ctx, double progress, double total, const char *message);
     void *progress_ctx;
 } mcp_call_opts;
@@ -93,8 +106,12 @@ typedef struct mcp_call_opts {
 /* Sends a request and waits for its answer. Returns the result (new
  * reference), or NULL with err set: the server's JSON-RPC error (its code
  * in err->detail-free message "MCP server \"x\": tools/call: -32602 …"),
- * LOOM_ERR_RUN_CANCELLED when cancelled, LOOM_ERR_TOOL_TIMEOUT at timeout,
- * LOOM_ERR_TOOL_EXECUTION_FAILED when the transport died. params stolen
+ * LOOM_ERR_RUN_CANCELLED when cancelled, LOOM_ERR_TOOL_EXECUTION_FAILED
+ * with "timed out after N ms" at timeout (Loom has no timeout code for
+ * tools), LOOM_ERR_TOOL_EXECUTION_FAILED when the transport died. On a
+ * cancel or timeout notifications/cancelled {requestId, reason} is sent.
+ * After a failure, when the transport's session_expired says so, the
+ * handshake runs again once and the request is retried once. params stolen
  * (may be NULL). opts may be NULL. */
 json_t *mcp_client_request(mcp_client *c, const char *method, json_t *params,
                            const mcp_call_opts *opts, loom_error *err);
@@ -106,7 +123,10 @@ int mcp_client_notify(mcp_client *c, const char *method, json_t *params, loom_er
 json_t *mcp_client_list_all(mcp_client *c, const char *method, const char *key,
                             size_t max_items, long timeout_ms, loom_error *err);
 
-/* Closes the transport and frees. Pending requests fail first. */
+/* Closes the transport and frees. Pending requests fail first, and free
+ * waits for their callers to leave; a host callback in progress (an
+ * elicitation waiting for a person) is waited for too. host->closed is
+ * not called for this. */
 void mcp_client_free(mcp_client *c);
 
 #endif

@@ -10,6 +10,11 @@
  * stream failed for good) it calls on_closed once, with the reason, and
  * sends fail from then on.
  *
+ * No callback runs before the first send: mcp_client_new installs its own
+ * callbacks (keeping the opener's on_stderr and ctx for it) between open
+ * and its first send. What arrives before then waits (stdio: stderr lines
+ * go to the log file only).
+ *
  * Threading: send may be called from any thread, concurrently; close is
  * called once, by the owner, after which no callback runs.
  */
