@@ -504,6 +504,70 @@ static void test_notifications(void **state)
     mcp_client_free(c);
 }
 
+static int g_updated;
+
+static void on_updated(void *ctx, const char *server, const char *uri)
+{
+    if (strcmp(uri, "test://readme") == 0)
+        g_updated++;
+}
+
+static void test_resources_and_prompts(void **state)
+{
+    /* A host of this test's own, for resources/updated. */
+    static int n;
+    snprintf(g_log, sizeof g_log, "%s/res-%d.log", g_dir, ++n);
+    const char *args[] = {g_server, "--resources", "--prompts", "--annotations", "--log", g_log,
+                          NULL};
+    mcp_stdio_spec spec = {.command = "python3", .args = args};
+    loom_error err;
+    mcp_transport *t = mcp_stdio_open("fake", &spec, NULL, &err);
+    assert_non_null(t);
+    mcp_client_host host = {.resource_updated = on_updated};
+    mcp_client *c = mcp_client_new("fake", t, &host);
+    connect_ok(c);
+    assert_true(json_is_true(json_object_get(
+        json_object_get(mcp_client_capabilities(c), "resources"), "subscribe")));
+    json_t *res = mcp_client_list_all(c, "resources/list", "resources", 0, 5000, &err);
+    assert_int_equal(json_array_size(res), 2);
+    json_decref(res);
+    res = mcp_client_list_all(c, "resources/templates/list", "resourceTemplates", 0, 5000, &err);
+    assert_int_equal(json_array_size(res), 1);
+    json_decref(res);
+    json_t *r = mcp_client_request(c, "resources/read", json_pack("{s:s}", "uri", "test://item/7"),
+                                   NULL, &err);
+    json_t *first = json_array_get(json_object_get(r, "contents"), 0);
+    assert_string_equal(json_string_value(json_object_get(first, "text")), "item 7");
+    json_decref(r);
+    r = mcp_client_request(c, "resources/subscribe", json_pack("{s:s}", "uri", "test://readme"),
+                           NULL, &err);
+    json_decref(r);
+    for (int i = 0; i < 250 && !g_updated; i++)
+        usleep(20000);
+    assert_int_equal(g_updated, 1);
+    r = mcp_client_request(c, "prompts/get",
+                           json_pack("{s:s,s:{s:s}}", "name", "greet", "arguments", "name", "Bo"),
+                           NULL, &err);
+    json_t *msg = json_array_get(json_object_get(r, "messages"), 0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(msg, "content"), "text")),
+        "Say hello to Bo.");
+    json_decref(r);
+    json_t *tools = mcp_client_list_all(c, "tools/list", "tools", 0, 5000, &err);
+    bool ro = false, destructive = false;
+    size_t i;
+    json_t *it;
+    json_array_foreach(tools, i, it)
+    {
+        json_t *a = json_object_get(it, "annotations");
+        ro |= json_is_true(json_object_get(a, "readOnlyHint"));
+        destructive |= json_is_true(json_object_get(a, "destructiveHint"));
+    }
+    assert_true(ro && destructive);
+    json_decref(tools);
+    mcp_client_free(c);
+}
+
 static void test_bad_lines_survived(void **state)
 {
     mcp_client *c = start(NULL, NULL, false);
@@ -731,6 +795,7 @@ int main(void)
         cmocka_unit_test_setup(test_timeout_cancels, reset_seen),
         cmocka_unit_test_setup(test_server_requests, reset_seen),
         cmocka_unit_test_setup(test_notifications, reset_seen),
+        cmocka_unit_test_setup(test_resources_and_prompts, reset_seen),
         cmocka_unit_test_setup(test_bad_lines_survived, reset_seen),
         cmocka_unit_test_setup(test_oversized_message_dropped, reset_seen),
         cmocka_unit_test_setup(test_crash_fails_call_and_closes, reset_seen),
