@@ -24,12 +24,6 @@ if [ ! -x "$node" ] || [ ! -f "$suite" ]; then
   echo "conformance.sh: tests/mcp/node_modules is missing; run scripts/deps.sh" >&2
   exit 1
 fi
-# Until the MCP client is wired into loom (--mcp-config), there is nothing to
-# test through the binary: skipped (ctest SKIP_RETURN_CODE 77), not failed.
-if [ -z "${LOOM_CONFORMANCE_CLIENT:-}" ] && ! "$LOOM_BIN" --help 2>&1 | grep -q -- '--mcp-config'; then
-  echo "conformance.sh: $LOOM_BIN has no --mcp-config yet; skipped" >&2
-  exit 77
-fi
 
 T=$(mktemp -d /tmp/loom-conformance.XXXXXX)
 [ "${LOOM_CONFORMANCE_KEEP:-}" = 1 ] || trap 'rm -rf "$T"' EXIT
