@@ -78,6 +78,11 @@ const char *sse_parser_last_id(const sse_parser *p)
     return str_cstr(&p->last_id);
 }
 
+size_t sse_parser_buffered(const sse_parser *p)
+{
+    return p->line.len + p->data.len + p->type.len;
+}
+
 size_t sse_parser_events(const sse_parser *p)
 {
     return p->events;

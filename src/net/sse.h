@@ -44,6 +44,9 @@ long sse_parser_retry_ms(const sse_parser *p);
  * carried no data and so was never dispatched: a reconnecting client sends
  * it as Last-Event-ID. */
 const char *sse_parser_last_id(const sse_parser *p);
+/* Bytes held for the event (and line) not yet complete: a reader caps it
+ * so a server cannot grow one event without end. */
+size_t sse_parser_buffered(const sse_parser *p);
 /* Number of complete events dispatched so far. */
 size_t sse_parser_events(const sse_parser *p);
 void sse_parser_free(sse_parser *p);

@@ -12,6 +12,17 @@ picks the behaviour:
   /retry   tools/call answers with an SSE stream holding only a priming
            event (id "e1", retry 300) and closes it; a GET with
            Last-Event-ID "e1" gets the response on a new SSE stream.
+  /poll    like /retry, but the server "polls": every resumed GET gets only
+           a new priming event (q1, q2, ...) and is closed, until the
+           seventh, which carries the response.
+  /noid    tools/call answers with an SSE stream that ends without the
+           response and without an event id to resume from.
+  /huge    tools/call answers with an SSE event that never ends: data
+           lines past the client's 16 MiB message cap.
+  /push    the standalone GET stream: without Last-Event-ID it sends
+           notifications/tools/list_changed (id "p1", retry 100) and ends;
+           with "p1" it sends notifications/resources/list_changed (id
+           "p2") and ends; with "p2": 405.
   any      GET without Last-Event-ID: 405 (no standalone stream offered).
            DELETE: 200. GET /log: what was received, as a JSON array of
            {method, path, session, last_event_id, rpc, t} (t in seconds).
@@ -91,6 +102,21 @@ class Handler(BaseHTTPRequestHandler):
                    "result": {"content": [{"type": "text", "text": "resumed"}]}}
             self.sse("id: e2\nevent: message\ndata: " + json.dumps(msg) + "\n\n")
             return
+        if self.path.startswith("/poll") and last and last.startswith("q"):
+            n = int(last[1:])
+            if n < 6:
+                self.sse("id: q%d\nretry: 50\ndata: \n\n" % (n + 1))
+                return
+            with LOCK:
+                rid = STATE["pending"]
+            msg = {"jsonrpc": "2.0", "id": rid, "result": {"content": []}}
+            self.sse("event: message\ndata: " + json.dumps(msg) + "\n\n")
+            return
+        if self.path.startswith("/push") and last in (None, "p1"):
+            what, nid = ("tools", "p1") if last is None else ("resources", "p2")
+            note = {"jsonrpc": "2.0", "method": "notifications/%s/list_changed" % what}
+            self.sse(": ping\nid: %s\nretry: 100\ndata: %s\n\n" % (nid, json.dumps(note)))
+            return
         self.send_plain(405, "no standalone stream")
 
     def do_DELETE(self):
@@ -132,6 +158,27 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(202)
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        if path.startswith("/poll") and method == "tools/call":
+            with LOCK:
+                STATE["pending"] = rid
+            self.sse("id: q0\nretry: 50\ndata: \n\n")
+            return
+        if path.startswith("/huge") and method == "tools/call":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            line = ("data: " + "x" * (1 << 20) + "\n").encode()
+            try:
+                for _ in range(20):
+                    self.wfile.write(line)
+            except OSError:
+                pass  # the client hung up, as it should
+            self.close_connection = True
+            return
+        if path.startswith("/noid") and method == "tools/call":
+            self.sse(": nothing to see\n\n")
             return
         if path.startswith("/retry") and method == "tools/call":
             with LOCK:

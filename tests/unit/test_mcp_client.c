@@ -504,6 +504,70 @@ static void test_notifications(void **state)
     mcp_client_free(c);
 }
 
+static int g_updated;
+
+static void on_updated(void *ctx, const char *server, const char *uri)
+{
+    if (strcmp(uri, "test://readme") == 0)
+        g_updated++;
+}
+
+static void test_resources_and_prompts(void **state)
+{
+    /* A host of this test's own, for resources/updated. */
+    static int n;
+    snprintf(g_log, sizeof g_log, "%s/res-%d.log", g_dir, ++n);
+    const char *args[] = {g_server, "--resources", "--prompts", "--annotations", "--log", g_log,
+                          NULL};
+    mcp_stdio_spec spec = {.command = "python3", .args = args};
+    loom_error err;
+    mcp_transport *t = mcp_stdio_open("fake", &spec, NULL, &err);
+    assert_non_null(t);
+    mcp_client_host host = {.resource_updated = on_updated};
+    mcp_client *c = mcp_client_new("fake", t, &host);
+    connect_ok(c);
+    assert_true(json_is_true(json_object_get(
+        json_object_get(mcp_client_capabilities(c), "resources"), "subscribe")));
+    json_t *res = mcp_client_list_all(c, "resources/list", "resources", 0, 5000, &err);
+    assert_int_equal(json_array_size(res), 2);
+    json_decref(res);
+    res = mcp_client_list_all(c, "resources/templates/list", "resourceTemplates", 0, 5000, &err);
+    assert_int_equal(json_array_size(res), 1);
+    json_decref(res);
+    json_t *r = mcp_client_request(c, "resources/read", json_pack("{s:s}", "uri", "test://item/7"),
+                                   NULL, &err);
+    json_t *first = json_array_get(json_object_get(r, "contents"), 0);
+    assert_string_equal(json_string_value(json_object_get(first, "text")), "item 7");
+    json_decref(r);
+    r = mcp_client_request(c, "resources/subscribe", json_pack("{s:s}", "uri", "test://readme"),
+                           NULL, &err);
+    json_decref(r);
+    for (int i = 0; i < 250 && !g_updated; i++)
+        usleep(20000);
+    assert_int_equal(g_updated, 1);
+    r = mcp_client_request(c, "prompts/get",
+                           json_pack("{s:s,s:{s:s}}", "name", "greet", "arguments", "name", "Bo"),
+                           NULL, &err);
+    json_t *msg = json_array_get(json_object_get(r, "messages"), 0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(msg, "content"), "text")),
+        "Say hello to Bo.");
+    json_decref(r);
+    json_t *tools = mcp_client_list_all(c, "tools/list", "tools", 0, 5000, &err);
+    bool ro = false, destructive = false;
+    size_t i;
+    json_t *it;
+    json_array_foreach(tools, i, it)
+    {
+        json_t *a = json_object_get(it, "annotations");
+        ro |= json_is_true(json_object_get(a, "readOnlyHint"));
+        destructive |= json_is_true(json_object_get(a, "destructiveHint"));
+    }
+    assert_true(ro && destructive);
+    json_decref(tools);
+    mcp_client_free(c);
+}
+
 static void test_bad_lines_survived(void **state)
 {
     mcp_client *c = start(NULL, NULL, false);
@@ -622,6 +686,99 @@ static void test_transport_pid(void **state)
     assert_int_equal(errno, ESRCH);
 }
 
+/* ---- a transport of the test's own: the session-expiry path ------------------- */
+
+/* Answers in send itself (on the caller's thread: allowed, the client waits
+ * on its slot only after send). Its first tools/list after `expire` fails
+ * as a 404 would, and session_expired says so once. */
+typedef struct loop_transport {
+    mcp_transport base;
+    int initializes, initialized, lists;
+    bool expire, expired_flag;
+    char version[32];
+} loop_transport;
+
+static int loop_send(mcp_transport *t, const char *text, size_t len, loom_error *err)
+{
+    loop_transport *l = (loop_transport *)t;
+    json_t *m = json_loadb(text, len, 0, NULL);
+    const char *method = json_string_value(json_object_get(m, "method"));
+    json_t *id = json_object_get(m, "id");
+    json_t *reply = NULL;
+    if (strcmp(method, "server/discover") == 0) {
+        reply = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id, "error", "code",
+                          -32601, "message", "no");
+    } else if (strcmp(method, "initialize") == 0) {
+        l->initializes++;
+        reply = json_pack("{s:s,s:O,s:{s:s,s:{},s:{s:s}}}", "jsonrpc", "2.0", "id", id, "result",
+                          "protocolVersion", "2025-03-26", "capabilities", "serverInfo", "name",
+                          "loop");
+    } else if (strcmp(method, "notifications/initialized") == 0) {
+        l->initialized++;
+    } else if (strcmp(method, "tools/list") == 0) {
+        l->lists++;
+        if (l->expire) {
+            l->expire = false;
+            l->expired_flag = true;
+            json_decref(m);
+            err->http_status = 404;
+            return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED, "HTTP 404");
+        }
+        reply = json_pack("{s:s,s:O,s:{s:[]}}", "jsonrpc", "2.0", "id", id, "result", "tools");
+    }
+    if (reply) {
+        char *out = json_dumps(reply, JSON_COMPACT);
+        l->base.ev.on_message(l->base.ev.ctx, out, strlen(out));
+        free(out);
+        json_decref(reply);
+    }
+    json_decref(m);
+    return 0;
+}
+
+static void loop_close(mcp_transport *t) { free(t); }
+static pid_t loop_pid(const mcp_transport *t) { return 0; }
+static void loop_set_version(mcp_transport *t, const char *v)
+{
+    snprintf(((loop_transport *)t)->version, sizeof ((loop_transport *)t)->version, "%s", v);
+}
+static bool loop_expired(mcp_transport *t)
+{
+    loop_transport *l = (loop_transport *)t;
+    bool e = l->expired_flag;
+    l->expired_flag = false;
+    return e;
+}
+
+static const mcp_transport_ops LOOP_OPS = {.kind = "loop",
+                                           .send = loop_send,
+                                           .close = loop_close,
+                                           .pid = loop_pid,
+                                           .set_protocol_version = loop_set_version,
+                                           .session_expired = loop_expired};
+
+static void test_session_expired_reconnects_once(void **state)
+{
+    loop_transport *l = calloc(1, sizeof *l);
+    l->base.ops = &LOOP_OPS;
+    mcp_client *c = mcp_client_new("loop", &l->base, NULL);
+    connect_ok(c);
+    assert_string_equal(mcp_client_protocol_version(c), "2025-03-26");
+    assert_string_equal(l->version, "2025-03-26");
+    assert_int_equal(l->initializes, 1);
+    assert_int_equal(l->initialized, 1);
+    l->expire = true;
+    loom_error err;
+    json_t *r = mcp_client_request(c, "tools/list", NULL, NULL, &err);
+    assert_non_null(r);
+    json_decref(r);
+    /* Handshake again, then the same request once more. */
+    assert_int_equal(l->initializes, 2);
+    assert_int_equal(l->initialized, 2);
+    assert_int_equal(l->lists, 2);
+    mcp_client_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -638,11 +795,13 @@ int main(void)
         cmocka_unit_test_setup(test_timeout_cancels, reset_seen),
         cmocka_unit_test_setup(test_server_requests, reset_seen),
         cmocka_unit_test_setup(test_notifications, reset_seen),
+        cmocka_unit_test_setup(test_resources_and_prompts, reset_seen),
         cmocka_unit_test_setup(test_bad_lines_survived, reset_seen),
         cmocka_unit_test_setup(test_oversized_message_dropped, reset_seen),
         cmocka_unit_test_setup(test_crash_fails_call_and_closes, reset_seen),
         cmocka_unit_test_setup(test_free_leaves_no_process, reset_seen),
         cmocka_unit_test_setup(test_transport_pid, reset_seen),
+        cmocka_unit_test_setup(test_session_expired_reconnects_once, reset_seen),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -21,6 +21,7 @@
 #include "base/json.h"
 #include "base/str.h"
 #include "ext/mcp/config.h"
+#include "api/internal.h"
 
 static char dir[256];
 static char user_path[300];
@@ -345,7 +346,8 @@ static void test_expansion_in_entries(void **state)
                " \"h\": {\"url\": \"https://${MCPT_NOPE:-api.example}/mcp\","
                "   \"headers\": {\"Authorization\": \"Bearer ${MCPT_TOKEN}\"}},"
                " \"m\": {\"url\": \"https://x/${MCPT_NOPE}\"},"
-               " \"m2\": {\"command\": \"c\", \"headers\": {}, \"env\": {\"A\": \"${MCPT_NOPE}\"}}}}");
+               " \"m2\": {\"command\": \"c\", \"headers\": {},"
+               "   \"env\": {\"A\": \"${MCPT_NOPE}\"}}}}");
     mcp_config_inputs in = inputs();
     in.trusted = true;
     mcp_config_set s;
@@ -478,6 +480,16 @@ static void test_approval(void **state)
         approval(NULL, NULL, NULL, trusted, "l", !trusted, false);
         approval("{\"enabledMcpjsonServers\": [\"l\"]}", NULL, NULL, trusted, "l", false, false);
     }
+    /* The project settings file is not a source: a warning says where to go. */
+    json_t *proj = parse("{\"mcpServers\": {\"z\": {\"command\": \"c\"}}}");
+    mcp_config_inputs pi = inputs();
+    pi.settings[1] = proj;
+    mcp_config_set ps;
+    load(&pi, &ps);
+    assert_null(mcp_config_find(&ps, "z"));
+    assert_true(warned(&ps, "is not read there"));
+    mcp_config_set_free(&ps);
+    json_decref(proj);
     /* --mcp-config servers are the user's words. */
     mcp_config_inputs in = inputs();
     const char *cli[] = {"{\"mcpServers\": {\"c\": {\"command\": \"c\"}}}"};
@@ -640,6 +652,41 @@ static void test_names(void **state)
     assert_string_equal(mcp_kind_name(MCP_KIND_SSE), "sse");
 }
 
+/* The api's inputs from config values: the options mcp_config and
+ * strict_mcp_config, checked as loom_config_set checks them. */
+static void test_api_inputs(void **state)
+{
+    (void)state;
+    json_t *values = parse("{\"mcp_config\": \"[\\\"a.json\\\", \\\"{}\\\"]\","
+                           " \"strict_mcp_config\": \"yes\"}");
+    json_t *files[3] = {NULL, NULL, NULL};
+    mcp_config_inputs in;
+    loom_status st;
+    assert_int_equal(api_mcp_config_inputs(values, files, true, "/w", "/u", &in, &st), 0);
+    assert_int_equal(in.n_cli, 2);
+    assert_string_equal(in.cli_configs[0], "a.json");
+    assert_string_equal(in.cli_configs[1], "{}");
+    assert_true(in.strict && in.trusted);
+    assert_string_equal(in.project_dir, "/w");
+    assert_string_equal(in.user_settings_path, "/u");
+    api_mcp_config_inputs_free(&in);
+    json_decref(values);
+    values = parse("{\"mcp_config\": \"[1]\"}");
+    assert_int_equal(api_mcp_config_inputs(values, files, false, "/w", NULL, &in, &st), -1);
+    assert_non_null(strstr(st.message, "array of strings"));
+    json_decref(values);
+
+    loom_config *cfg = loom_config_new();
+    assert_int_equal(loom_config_set(cfg, "mcp_config", "{\"mcpServers\": {}}", &st), -1);
+    assert_int_equal(loom_config_set(cfg, "mcp_config", "[\"x\"]", &st), 0);
+    assert_int_equal(loom_config_set(cfg, "strict_mcp_config", "maybe", &st), -1);
+    /* Before the settings are loaded there is no workspace to read. */
+    assert_null(loom_mcp_list_json(cfg, &st));
+    assert_int_equal(loom_mcp_add(cfg, "nowhere", "n", "{}", false, &st), -1);
+    assert_non_null(strstr(st.message, "user, project, local"));
+    loom_config_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +702,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_edit_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_approve, setup, teardown),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_api_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,11 +142,28 @@ typedef struct child {
     int port;
 } child;
 
+/* Servers still running when a failed assertion left its test early:
+ * stopped at exit, so none outlives the test program. */
+static pid_t live[16];
+
+static void stop_leftovers(void)
+{
+    for (size_t i = 0; i < sizeof live / sizeof *live; i++) {
+        if (live[i] > 0) {
+            kill(-live[i], SIGKILL);
+            waitpid(live[i], NULL, 0);
+        }
+    }
+}
+
 static void child_stop(child *c)
 {
     if (c->pid > 0) {
         kill(-c->pid, SIGTERM);
         waitpid(c->pid, NULL, 0);
+        for (size_t i = 0; i < sizeof live / sizeof *live; i++)
+            if (live[i] == c->pid)
+                live[i] = 0;
         c->pid = 0;
     }
 }
@@ -194,6 +211,12 @@ static void child_start(child *c, char *const argv[], int port, bool want_port)
         _exit(127);
     }
     setpgid(c->pid, c->pid);
+    for (size_t i = 0; i < sizeof live / sizeof *live; i++) {
+        if (!live[i]) {
+            live[i] = c->pid;
+            break;
+        }
+    }
     close(p[1]);
     if (want_port) {
         char buf[32] = {0};
@@ -297,6 +320,11 @@ static void test_session_expired_on_404(void **state)
     r = wait_response(&b, 4, 10000);
     assert_non_null(json_object_get(r, "result"));
     json_decref(r);
+    /* An initialize starts a session; it never carries the old one. */
+    assert_int_equal(send_text(t, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"initialize\","
+                                  "\"params\":{}}"),
+                     0);
+    json_decref(wait_response(&b, 5, 10000));
     t->ops->close(t);
 
     json_t *log = fake_log(&c);
@@ -311,7 +339,7 @@ static void test_session_expired_on_404(void **state)
             posts++;
             assert_string_equal(json_string_value(json_object_get(e, "accept")),
                                 "application/json, text/event-stream");
-            if (posts == 1 || posts == 3)
+            if (posts == 1 || posts == 3 || posts == 5)
                 assert_null(sid); /* initialize goes without one */
             else
                 assert_string_equal(sid, posts == 2 ? "s1" : "s2");
@@ -320,10 +348,10 @@ static void test_session_expired_on_404(void **state)
                                     "2025-11-25");
         } else if (strcmp(m, "DELETE") == 0) {
             deletes++;
-            assert_string_equal(sid, "s2");
+            assert_string_equal(sid, "s3");
         }
     }
-    assert_int_equal(posts, 4);
+    assert_int_equal(posts, 5);
     assert_int_equal(deletes, 1);
     json_decref(log);
     inbox_free(&b);
@@ -434,6 +462,115 @@ static void test_sse_retry_then_get_with_last_event_id(void **state)
     assert_true(resume_t - call_t >= 0.28); /* waited for retry: 300 */
     assert_true(resume_t - call_t < 3.0);
     assert_int_equal(plain_gets, 1); /* the standalone stream: 405, not retried */
+    json_decref(log);
+    inbox_free(&b);
+}
+
+static const char tools_call_msg[] = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                                     "\"params\":{\"name\":\"x\",\"arguments\":{}}}";
+
+/* A server that closes the reply stream again and again while the tool
+ * works: resumed each time, however often; one that leaves nothing to resume
+ * from: the request fails at once. */
+static void test_polling_server_and_stream_without_id(void **state)
+{
+    child c;
+    fake_start(&c);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/poll", c.port);
+    inbox b;
+    inbox_init(&b);
+    mcp_transport *t = open_http(&b, url);
+    assert_int_equal(send_text(t, initialize_msg), 0);
+    json_decref(wait_response(&b, 1, 10000));
+    assert_int_equal(send_text(t, tools_call_msg), 0);
+    json_t *r = wait_response(&b, 7, 10000);
+    assert_non_null(json_object_get(r, "result"));
+    json_decref(r);
+    t->ops->close(t);
+    inbox_free(&b);
+
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/noid", c.port);
+    inbox_init(&b);
+    t = open_http(&b, url);
+    assert_int_equal(send_text(t, initialize_msg), 0);
+    json_decref(wait_response(&b, 1, 10000));
+    int64_t t0 = clock_mono_ms();
+    assert_int_equal(send_text(t, tools_call_msg), 0);
+    r = wait_response(&b, 7, 10000);
+    assert_true(clock_mono_ms() - t0 < 3000);
+    assert_non_null(strstr(error_message(r), "ended before the response"));
+    json_decref(r);
+    t->ops->close(t);
+    inbox_free(&b);
+
+    /* An event that never ends is cut at the message cap. */
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/huge", c.port);
+    inbox_init(&b);
+    t = open_http(&b, url);
+    assert_int_equal(send_text(t, initialize_msg), 0);
+    json_decref(wait_response(&b, 1, 10000));
+    assert_int_equal(send_text(t, tools_call_msg), 0);
+    r = wait_response(&b, 7, 20000);
+    assert_non_null(r);
+    assert_non_null(strstr(error_message(r), "message cap"));
+    json_decref(r);
+    t->ops->close(t);
+    inbox_free(&b);
+    child_stop(&c);
+}
+
+static bool inbox_has(inbox *b, const char *needle)
+{
+    pthread_mutex_lock(&b->mu);
+    bool got = false;
+    for (int i = 0; i < b->n && !got; i++)
+        got = strstr(b->msgs[i], needle) != NULL;
+    pthread_mutex_unlock(&b->mu);
+    return got;
+}
+
+static void test_get_stream_reconnects_with_last_event_id(void **state)
+{
+    child c;
+    fake_start(&c);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/push", c.port);
+    inbox b;
+    inbox_init(&b);
+    mcp_transport *t = open_http(&b, url);
+    assert_int_equal(send_text(t, initialize_msg), 0);
+    json_decref(wait_response(&b, 1, 10000));
+    t->ops->set_protocol_version(t, "2025-11-25");
+    assert_int_equal(send_text(t, initialized_msg), 0);
+    for (int i = 0; i < 200 && !inbox_has(&b, "resources/list_changed"); i++)
+        clock_sleep_ms(25, NULL);
+    assert_true(inbox_has(&b, "notifications/tools/list_changed"));
+    assert_true(inbox_has(&b, "notifications/resources/list_changed"));
+    clock_sleep_ms(300, NULL); /* the third GET: 405, and no fourth */
+    t->ops->close(t);
+
+    json_t *log = fake_log(&c);
+    child_stop(&c);
+    const char *want[] = {NULL, "p1", "p2"};
+    int gets = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(log, i, e) {
+        if (strcmp(json_string_value(json_object_get(e, "method")), "GET") != 0)
+            continue;
+        assert_true(gets < 3);
+        const char *lei = json_string_value(json_object_get(e, "last_event_id"));
+        if (want[gets])
+            assert_string_equal(lei, want[gets]);
+        else
+            assert_null(lei);
+        assert_string_equal(json_string_value(json_object_get(e, "session")), "s1");
+        assert_string_equal(json_string_value(json_object_get(e, "version")), "2025-11-25");
+        assert_string_equal(json_string_value(json_object_get(e, "accept")), "text/event-stream");
+        gets++;
+    }
+    assert_int_equal(gets, 3);
     json_decref(log);
     inbox_free(&b);
 }
@@ -601,6 +738,7 @@ int main(void)
     for (size_t i = 0; i < sizeof proxies / sizeof *proxies; i++)
         unsetenv(proxies[i]);
     signal(SIGPIPE, SIG_IGN);
+    atexit(stop_leftovers);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resolve_endpoint),
         cmocka_unit_test(test_header_helpers),
@@ -608,6 +746,8 @@ int main(void)
         cmocka_unit_test(test_post_500_reaches_the_request),
         cmocka_unit_test(test_connection_refused_reaches_the_request),
         cmocka_unit_test(test_sse_retry_then_get_with_last_event_id),
+        cmocka_unit_test(test_get_stream_reconnects_with_last_event_id),
+        cmocka_unit_test(test_polling_server_and_stream_without_id),
         cmocka_unit_test(test_sse_open_fails_without_server),
         cmocka_unit_test(test_everything_streamable_http),
         cmocka_unit_test(test_everything_legacy_sse),

@@ -173,6 +173,13 @@ static void test_last_id_without_event(void **state)
     assert_int_equal(n, 0);
     assert_string_equal(sse_parser_last_id(p), "evt-9");
     assert_int_equal(sse_parser_retry_ms(p), 500);
+    assert_int_equal(sse_parser_buffered(p), 0);
+    const char part[] = "data: 12345\ndata: 67";
+    assert_int_equal(sse_parser_feed(p, part, sizeof part - 1), 0);
+    assert_int_equal(sse_parser_buffered(p), 6 + 8); /* "12345\n" held, "data: 67" pending */
+    assert_int_equal(sse_parser_feed(p, "\n\n", 2), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(sse_parser_buffered(p), 0);
     sse_parser_free(p);
 }
 

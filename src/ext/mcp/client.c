@@ -403,27 +403,27 @@ json_t *mcp_client_request(mcp_client *c, const char *method, json_t *params,
         return NULL;
     }
     unsigned gen0 = hs_generation(c);
-    json_t *r = client_request_raw(c, method, &params, opts, false, err);
+    loom_error e;
+    loom_error_clear(&e);
+    json_t *r = client_request_raw(c, method, &params, opts, false, &e);
     /* Streamable HTTP: the server forgot our session (a 404). Handshake
      * again, once, and retry once; so does a call that failed while
      * another thread was doing just that. */
-    if (!r && c->t->ops->session_expired && err && err->code == LOOM_ERR_TOOL_EXECUTION_FAILED) {
+    if (!r && c->t->ops->session_expired && e.code == LOOM_ERR_TOOL_EXECUTION_FAILED) {
         bool expired = c->t->ops->session_expired(c->t);
         pthread_mutex_lock(&c->hs_mu);
         bool retry = hs_generation(c) != gen0;
         if (expired && !retry) {
-            loom_error herr;
-            loom_error_clear(&herr);
             LOG_I("mcp", "MCP server \"%s\": session expired; connecting again", c->server);
             retry = client_handshake(c, c->connect_timeout_ms, opts ? opts->cancel : NULL,
-                                     &herr) == 0;
-            if (!retry && err)
-                *err = herr;
+                                     &e) == 0;
         }
         pthread_mutex_unlock(&c->hs_mu);
         if (retry)
-            r = client_request_raw(c, method, &params, opts, false, err);
+            r = client_request_raw(c, method, &params, opts, false, &e);
     }
+    if (!r && err)
+        *err = e;
     json_decref(params);
     leave(c);
     return r;

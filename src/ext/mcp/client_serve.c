@@ -263,6 +263,19 @@ static void run_job(mcp_client *c, client_job *j)
 
 /* ---- what arrives ---------------------------------------------------------------- */
 
+/* Moves root[key] out of the parsed document: the value then has one owner,
+ * the thread it is handed to, and no reference count is shared between
+ * threads (the document is freed on this one). */
+static json_t *take(json_t *root, const char *key)
+{
+    json_t *v = json_object_get(root, key);
+    if (!v)
+        return NULL;
+    json_incref(v);
+    json_object_del(root, key);
+    return v;
+}
+
 static client_pending *find_pending_locked(mcp_client *c, long long id)
 {
     for (client_pending *p = c->pending; p; p = p->next)
@@ -287,10 +300,9 @@ static void on_response(mcp_client *c, const jsonrpc_msg *m)
     client_pending *p = find_pending_locked(c, id);
     if (p && !p->done) {
         p->done = true;
-        if (m->kind == JSONRPC_RESULT)
-            p->result = json_incref(m->result);
-        else
-            p->error = json_incref(json_object_get(m->root, "error"));
+        const char *key = m->kind == JSONRPC_RESULT ? "result" : "error";
+        p->result = m->kind == JSONRPC_RESULT ? take(m->root, key) : NULL;
+        p->error = m->kind == JSONRPC_ERROR ? take(m->root, key) : NULL;
         pthread_cond_signal(&p->cv);
     }
     pthread_mutex_unlock(&c->mu);
@@ -340,8 +352,8 @@ static void on_call(mcp_client *c, const jsonrpc_msg *m)
     }
     client_job *j = job_new(m->kind == JSONRPC_REQUEST ? JOB_REQUEST : JOB_NOTIFY, m->method,
                             NULL);
-    j->id = json_incref(m->id);
-    j->params = json_incref(m->params);
+    j->id = m->id ? json_deep_copy(m->id) : NULL;
+    j->params = take(m->root, "params");
     const mcp_client_host *h = &c->host;
     /* What may block on a person goes to the pool of its own. */
     bool slow = m->kind == JSONRPC_REQUEST &&

@@ -556,6 +556,11 @@ int mcp_config_load(const mcp_config_inputs *in, mcp_config_set *out, loom_error
         }
     for (size_t i = 0; i < out->n; i++)
         decide_approval(in, &out->servers[i]);
+    /* Not a source (Claude Code reads no servers there either): say so
+     * rather than ignore them in silence. */
+    if (json_object_get(in->settings[SETTINGS_PROJECT], "mcpServers"))
+        warn(out->warnings, ".loom/settings.json: \"mcpServers\" is not read there; a "
+                            "project's servers go in .mcp.json, yours in .loom/settings.local.json");
     return 0;
 }
 
@@ -640,7 +645,7 @@ static void close_scope(char *path, json_t *doc)
 }
 
 static int add_impl(const mcp_config_inputs *in, mcp_scope scope, const char *name,
-                   const json_t *entry, bool replace, loom_error *err)
+                    const json_t *entry, bool replace, loom_error *err)
 {
     if (scope == MCP_SCOPE_CLI)
         return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
@@ -672,8 +677,8 @@ static int add_impl(const mcp_config_inputs *in, mcp_scope scope, const char *na
     json_t *servers = json_object_get(doc, "mcpServers");
     int rc = 0;
     if (servers && !json_is_object(servers))
-        rc = loom_error_set(err, LOOM_ERR_CONFIG, "%s: \"mcpServers\" is not an object; not changed",
-                            path);
+        rc = loom_error_set(err, LOOM_ERR_CONFIG,
+                            "%s: \"mcpServers\" is not an object; not changed", path);
     else if (servers && json_object_get(servers, name) && !replace)
         rc = loom_error_set(err, LOOM_ERR_CONFIG,
                             "MCP server \"%s\" already exists in %s (the %s scope)", name, path,
@@ -705,7 +710,7 @@ static int scope_holds(const mcp_config_inputs *in, mcp_scope scope, const char 
 }
 
 static int remove_impl(const mcp_config_inputs *in, bool scope_given, mcp_scope scope,
-                      const char *name, loom_error *err)
+                       const char *name, loom_error *err)
 {
     if (!name || !*name)
         return loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "no MCP server name given");

@@ -19,7 +19,11 @@
  * "enabledMcpjsonServers" — and never when named in
  * "disabledMcpjsonServers". Those keys count from the user and local
  * settings, and from the project's own settings only when the workspace is
- * trusted (a repository cannot approve itself).
+ * trusted (a repository cannot approve itself). A repository can commit
+ * .loom/settings.local.json too (policy/trust.h): in an untrusted
+ * workspace that file's servers wait for approval like .mcp.json's, and
+ * callers pass the trust-filtered documents (api_mcp_config_inputs), in
+ * which the local file's approval keys are already gone.
  *
  * Pure: reads files and the environment, starts nothing. Not thread-safe
  * per set; distinct sets are independent.

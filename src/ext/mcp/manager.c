@@ -947,16 +947,35 @@ mcp_manager *mcp_manager_clone(mcp_manager *m)
     return c;
 }
 
+static void *close_thread(void *arg)
+{
+    slot *s = arg;
+    conn_put(s->m, s->c);
+    return NULL;
+}
+
 void mcp_manager_free(mcp_manager *m)
 {
     if (!m)
         return;
+    /* Connections close in parallel: a server that ignores EOF on stdin
+     * costs its grace period once, not once per server. */
+    pthread_t *closers = xcalloc(m->n ? m->n : 1, sizeof *closers);
+    bool *closing = xcalloc(m->n ? m->n : 1, sizeof *closing);
     for (size_t i = 0; i < m->n; i++) {
         slot *s = &m->slots[i];
         if (s->thread_live)
             pthread_join(s->thread, NULL);
-        if (s->c)
+        if (s->c && !(closing[i] = pthread_create(&closers[i], NULL, close_thread, s) == 0))
             conn_put(m, s->c);
+    }
+    for (size_t i = 0; i < m->n; i++)
+        if (closing[i])
+            pthread_join(closers[i], NULL);
+    free(closers);
+    free(closing);
+    for (size_t i = 0; i < m->n; i++) {
+        slot *s = &m->slots[i];
         json_decref(s->tools_json);
         free(s->error);
         mcp_server_config_free(&s->cfg);

@@ -48,7 +48,10 @@ typedef struct mcp_transport_ops {
      * err set (the transport is closed, the server refused it: an HTTP
      * 4xx/5xx on the POST is reported here, with the status in err). A
      * POST's reply (JSON or an SSE stream) is delivered via on_message,
-     * possibly after send returned. */
+     * possibly after send returned. Streamable HTTP returns at once for a
+     * request (its POST runs on a thread of the transport), so a failure
+     * of that POST arrives instead as a JSON-RPC error response for the
+     * request's id via on_message, naming the server, status and URL. */
     int (*send)(mcp_transport *t, const char *text, size_t len, loom_error *err);
     /* Ends the connection (stdio: close stdin, SIGTERM the group, SIGKILL
      * after a grace; HTTP: DELETE the session, stop the GET stream), joins

@@ -20,6 +20,9 @@
  * response through on_message, so the waiting caller learns why at once
  * instead of at its timeout.
  *
+ * on_closed is never called: each POST stands alone, so no single failure
+ * ends the transport for good (a dead server fails each request instead).
+ *
  * Threading: send from any thread; on_message is called from the workers
  * and the GET thread, one call at a time (deliver_mu), in the order each
  * stream carried them. close joins every thread before it frees.
@@ -34,8 +37,10 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/str.h"
+#include "ext/mcp/config.h"
 #include "ext/mcp/jsonrpc.h"
 #include "ext/mcp/transport.h"
 #include "ext/mcp/transport_http_util.h"
@@ -44,7 +49,7 @@
 
 /* When the server names no `retry`, a resumption waits this long. */
 #define RESUME_DEFAULT_MS 1000L
-/* Resumption attempts for one request before it fails. */
+/* Failed reconnections in a row before a request's resumption gives up. */
 #define RESUME_ATTEMPTS 5
 /* The standalone GET stream's reconnect backoff. */
 #define GET_BACKOFF_MIN_MS 1000L
@@ -72,10 +77,13 @@ typedef struct mcp_http {
     bool expired;
     bool closing;
     post_job *jobs;
-    bool get_started;
+    bool get_started;   /* get_thread is to be joined */
+    bool get_done;      /* ... and has ended (a 404, 405): may start anew */
     pthread_t get_thread;
 
-    pthread_mutex_t deliver_mu; /* one on_message at a time */
+    /* One on_message at a time. Recursive: on_message may send, and a
+     * send's reply may carry messages. */
+    pthread_mutex_t deliver_mu;
 } mcp_http;
 
 /* One request in flight, on its own thread. */
@@ -224,7 +232,13 @@ static int on_body(void *ctx, const char *data, size_t len)
     if (!rx->started)
         rx_start(rx);
     if (rx->sse_mode) {
-        sse_parser_feed(rx->sse, data, len);
+        /* A line over the parser's cap stops it; an event of many lines is
+         * capped here: a server cannot make us hold one without end. */
+        if (sse_parser_feed(rx->sse, data, len) != 0 ||
+            sse_parser_buffered(rx->sse) > JSONRPC_MAX_MESSAGE) {
+            rx->too_big = true;
+            return 1;
+        }
         rx_track(rx);
         /* Its response arrived: nothing more to wait for on this stream. */
         return rx->job && atomic_load(&rx->job->answered) ? 1 : 0;
@@ -267,6 +281,7 @@ typedef struct exchange {
     const char *last_event_id;
     long total_ms;
     bool no_cancel;     /* the DELETE of close, after the flag was raised */
+    bool no_session;    /* initialize: it starts a session, it never joins one */
     bool sent_session;  /* out: a session id went with it */
 } exchange;
 
@@ -285,8 +300,8 @@ static int perform(mcp_http *h, exchange *x, stream_rx *rx, http_response *resp,
     pthread_mutex_lock(&h->mu);
     if (h->version)
         str_printf(&lines[nl++], "MCP-Protocol-Version: %s", h->version);
-    x->sent_session = h->session_id != NULL;
-    if (h->session_id)
+    x->sent_session = h->session_id != NULL && !x->no_session;
+    if (x->sent_session)
         str_printf(&lines[nl++], "Mcp-Session-Id: %s", h->session_id);
     pthread_mutex_unlock(&h->mu);
     if (x->last_event_id && mcp_http_token_ok(x->last_event_id))
@@ -384,10 +399,16 @@ static void status_text(mcp_http *h, const http_response *resp, char *out, size_
 
 /* The stream of job's reply ended before its response: resume with GET and
  * Last-Event-ID after the server's retry delay (the response may come on the
- * resumed stream). */
-static void resume(mcp_http *h, post_job *job, stream_rx *rx)
+ * resumed stream). A server that polls (closes the stream now and then while
+ * the tool works) may do so any number of times, until the request's own cap
+ * (the configured timeout, else MCP_DEFAULT_CALL_TIMEOUT_MS) has passed;
+ * RESUME_ATTEMPTS failed connections in a row, or a refusal, end it sooner. */
+static void resume(mcp_http *h, post_job *job, stream_rx *rx, int64_t started_ms)
 {
-    for (int attempt = 0; attempt < RESUME_ATTEMPTS; attempt++) {
+    long cap = h->timeout_ms > 0 ? h->timeout_ms : MCP_DEFAULT_CALL_TIMEOUT_MS;
+    int failures = 0;
+    char last_why[sizeof ((loom_error *)0)->message] = "";
+    while (failures < RESUME_ATTEMPTS && clock_mono_ms() - started_ms < cap) {
         if (atomic_load(&job->answered))
             return;
         if (!pause_unless_closing(h, rx->retry_ms >= 0 ? rx->retry_ms : RESUME_DEFAULT_MS))
@@ -399,10 +420,17 @@ static void resume(mcp_http *h, post_job *job, stream_rx *rx)
         loom_error err;
         rx_reset(rx);
         int rc = perform(h, &x, rx, &resp, &err);
-        if (rc == 0 && resp.status >= 200 && resp.status < 300)
+        bool ok_status = resp.status >= 200 && resp.status < 300;
+        if (rc == 0 && ok_status)
             rx_finish(rx);
         bool done = atomic_load(&job->answered) || closing(h);
-        if (!done && rc == 0 && (resp.status < 200 || resp.status >= 300)) {
+        if (!done && rx->too_big) {
+            deliver_error(h, job, 0,
+                          "MCP server \"%s\": an event on the reply stream from %s is over the "
+                          "%u-byte message cap",
+                          h->server, h->where, JSONRPC_MAX_MESSAGE);
+            done = true;
+        } else if (!done && rc == 0 && !ok_status) {
             if (resp.status == 404 && x.sent_session)
                 session_gone(h);
             char why[512];
@@ -412,22 +440,33 @@ static void resume(mcp_http *h, post_job *job, stream_rx *rx)
                           why);
             done = true;
         }
+        if (rc != 0 && !(rx->started && ok_status)) {
+            failures++;
+            snprintf(last_why, sizeof last_why, "%s", err.message);
+        } else {
+            failures = 0;
+        }
         http_response_free(&resp);
         if (done)
             return;
     }
-    deliver_error(h, job, 0,
-                  "MCP server \"%s\": the reply stream from %s ended %d times before the "
-                  "response arrived",
-                  h->server, h->where, RESUME_ATTEMPTS + 1);
+    if (failures)
+        deliver_error(h, job, 0, "MCP server \"%s\": resuming the reply stream failed: %s",
+                      h->server, last_why);
+    else
+        deliver_error(h, job, 0,
+                      "MCP server \"%s\": no response on the reply stream from %s within %ld ms",
+                      h->server, h->where, cap);
 }
 
 static void *post_main(void *arg)
 {
     post_job *job = arg;
     mcp_http *h = job->h;
+    int64_t started_ms = clock_mono_ms();
     stream_rx rx = {.h = h, .job = job, .capture_session = job->initialize, .retry_ms = -1};
-    exchange x = {.method = "POST", .body = job->text, .len = job->len, .total_ms = h->timeout_ms};
+    exchange x = {.method = "POST", .body = job->text, .len = job->len, .total_ms = h->timeout_ms,
+                  .no_session = job->initialize};
     http_response resp;
     loom_error err;
     int rc = perform(h, &x, &rx, &resp, &err);
@@ -450,7 +489,7 @@ static void *post_main(void *arg)
                       gone ? " (the session expired)" : "");
     } else if (rx.sse_mode && rx.last_id) {
         /* The stream ended (cleanly or not) before the response. */
-        resume(h, job, &rx);
+        resume(h, job, &rx, started_ms);
     } else if (rc != 0) {
         deliver_error(h, job, resp.status, "MCP server \"%s\": %s", h->server, err.message);
     } else if (rx.sse_mode) {
@@ -516,15 +555,26 @@ static void *get_main(void *arg)
     }
     rx_reset(&rx);
     free(rx.last_id);
+    pthread_mutex_lock(&h->mu);
+    h->get_done = true;
+    pthread_mutex_unlock(&h->mu);
     return NULL;
 }
 
+/* Starts the GET stream, again if an earlier one ended (the session
+ * expired and a new one began). */
 static void start_get_stream(mcp_http *h)
 {
     pthread_mutex_lock(&h->mu);
+    if (h->get_started && h->get_done) {
+        pthread_join(h->get_thread, NULL); /* it has ended: at once */
+        h->get_started = false;
+    }
     if (!h->get_started && !h->closing &&
-        pthread_create(&h->get_thread, NULL, get_main, h) == 0)
+        pthread_create(&h->get_thread, NULL, get_main, h) == 0) {
         h->get_started = true;
+        h->get_done = false;
+    }
     pthread_mutex_unlock(&h->mu);
 }
 
@@ -720,7 +770,11 @@ mcp_transport *mcp_http_open(const char *server, const mcp_http_spec *spec,
     h->timeout_ms = spec->timeout_ms > 0 ? spec->timeout_ms : 0;
     atomic_init(&h->cancel, CANCEL_NONE);
     pthread_mutex_init(&h->mu, NULL);
-    pthread_mutex_init(&h->deliver_mu, NULL);
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&h->deliver_mu, &attr);
+    pthread_mutexattr_destroy(&attr);
     pthread_cond_init(&h->cv, NULL);
     return &h->base;
 }

@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "base/str.h"
 #include "ext/mcp/config.h"
+#include "ext/mcp/jsonrpc.h"
 #include "ext/mcp/transport.h"
 #include "ext/mcp/transport_http_util.h"
 #include "net/http.h"
@@ -45,7 +46,7 @@ typedef struct mcp_sse {
     pthread_mutex_t mu; /* everything below */
     pthread_cond_t cv;  /* the endpoint arrived, or the stream ended */
     char *endpoint;     /* resolved; NULL until the event came */
-    char *refused;      /* why the endpoint was refused */
+    char *refused;      /* why the reader itself ended the stream (a bad endpoint, an oversized event) */
     bool ended;
     char *why;          /* how the stream ended */
     bool closing;
@@ -85,7 +86,18 @@ static int on_event(void *ctx, const sse_event *ev)
 static int on_body(void *ctx, const char *data, size_t len)
 {
     mcp_sse *s = ctx;
-    return sse_parser_feed(s->sse, data, len) ? 1 : 0;
+    if (sse_parser_feed(s->sse, data, len) != 0)
+        return 1;
+    /* One event may not grow without end (a line over the parser's own cap
+     * stops it above). */
+    if (sse_parser_buffered(s->sse) > JSONRPC_MAX_MESSAGE) {
+        pthread_mutex_lock(&s->mu);
+        if (!s->refused)
+            s->refused = xstrdup("an event on the stream is over the message size cap");
+        pthread_mutex_unlock(&s->mu);
+        return 1;
+    }
+    return 0;
 }
 
 static void *reader_main(void *arg)

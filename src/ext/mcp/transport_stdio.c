@@ -38,8 +38,10 @@
 
 extern char **environ;
 
-/* How long close waits after closing stdin, and after SIGTERM. */
-#define STDIO_EXIT_GRACE_MS 2000
+/* How long close waits after closing stdin, and after SIGTERM. Short:
+ * common servers (the reference ones among them) ignore EOF on stdin, and
+ * every `loom -p` would wait this long at its exit. */
+#define STDIO_EXIT_GRACE_MS 300
 #define STDIO_TERM_GRACE_MS 1000
 /* The reader threads wake this often to notice the child's end or close. */
 #define STDIO_TICK_MS 50

@@ -340,7 +340,8 @@ static int cmd_get(const mcp_args *a)
     }
     char buf[1200];
     printf("%s:\n", a->pos[0]);
-    printf("  Scope: %s (%s)\n", json_get_str(found, "scope", ""), json_get_str(found, "source", ""));
+    printf("  Scope: %s (%s)\n", json_get_str(found, "scope", ""),
+           json_get_str(found, "source", ""));
     printf("  Transport: %s\n", json_get_str(found, "transport", ""));
     char *t = target_of(found);
     printf("  %s: %s\n", json_get_str(found, "url", NULL) ? "URL" : "Command", t);
@@ -352,7 +353,8 @@ static int cmd_get(const mcp_args *a)
     printf("  Timeout: %lld ms per request, %lld ms to connect\n",
            (long long)json_get_int(found, "timeout_ms", 0),
            (long long)json_get_int(found, "connect_timeout_ms", 0));
-    printf("  Always load: %s\n", json_is_true(json_object_get(found, "alwaysLoad")) ? "yes" : "no");
+    printf("  Always load: %s\n",
+           json_is_true(json_object_get(found, "alwaysLoad")) ? "yes" : "no");
     if (json_get_str(found, "instructions", NULL))
         printf("  Instructions: %s\n", json_get_str(found, "instructions", ""));
     const char *status = status_of(found, buf, sizeof buf);

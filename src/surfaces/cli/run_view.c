@@ -22,6 +22,7 @@
 #include "base/json.h"
 #include "base/sig.h"
 #include "base/str.h"
+#include "base/termsafe.h"
 #include "surfaces/cli/elicit_form.h"
 #include "surfaces/cli/render.h"
 #include "surfaces/cli/term_out.h"
@@ -774,6 +775,15 @@ static void on_event(run_view *v, const loom_event *ev)
         on_approval(v, p);
     } else if (type == LOOM_EV_TOOL_PROGRESS) {
         on_progress(v, p);
+    } else if (type == LOOM_EV_MCP_SERVER_CHANGED &&
+               !strcmp(json_get_str(p, "state", ""), "failed")) {
+        flush_text(v);
+        char *name = termsafe_dup(json_get_str(p, "server", "?"));
+        char *why = termsafe_dup(json_get_str(p, "error", "no reason given"));
+        term_printf(&v->r->host.out, TONE_YELLOW,
+                    "\xe2\x9a\xa0 MCP server %s failed: %s (/mcp reconnect %s)\n", name, why, name);
+        free(name);
+        free(why);
     }
     json_decref(doc);
 }
