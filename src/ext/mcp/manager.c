@@ -771,7 +771,7 @@ int mcp_manager_toolset(mcp_manager *m, tool_registry *reg, loom_str *instructio
         }
     }
     pthread_mutex_unlock(&m->mu);
-    if (n_all > 1) /* all is NULL when no server has tools yet: qsort wants an array */
+    if (n_all > 1) /* all is NULL when no server has tools yet */
         qsort(all, n_all, sizeof *all, by_pos);
     bool defer = o && tool_search_should_defer(mcp_tokens, o->builtin_tokens, o->window_tokens,
                                                o->defer_share);
