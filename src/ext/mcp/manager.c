@@ -78,6 +78,8 @@ struct mcp_manager {
     bool started;
     json_t *order;        /* loom tool names, first-seen order (stable positions) */
     json_t *found;        /* deferred tools found by ToolSearch, in the order found */
+    json_t *subscribed;   /* "server\nuri" strings subscribed to */
+    json_t *updated;      /* {server, uri} changed since take_updates */
     /* Every mcp_tool and tool_def made: registries built from them borrow
      * them, so they live as long as the manager. */
     mcp_tool **made;
@@ -176,6 +178,23 @@ static void h_list_changed(void *ctx, const char *server, const char *what)
     bump(m);
 }
 
+static void h_resource_updated(void *ctx, const char *server, const char *uri)
+{
+    slot *s = ctx;
+    mcp_manager *m = s->m;
+    pthread_mutex_lock(&m->mu);
+    size_t i;
+    json_t *u;
+    bool seen = false;
+    json_array_foreach(m->updated, i, u)
+        seen |= !strcmp(json_string_value(json_object_get(u, "server")), server) &&
+                !strcmp(json_string_value(json_object_get(u, "uri")), uri);
+    /* Bounded: a server that floods updates fills one short list. */
+    if (!seen && json_array_size(m->updated) < 64)
+        json_array_append_new(m->updated, json_pack("{s:s,s:s}", "server", server, "uri", uri));
+    pthread_mutex_unlock(&m->mu);
+}
+
 static void h_closed(void *ctx, const char *server, const char *why)
 {
     slot *s = ctx;
@@ -221,6 +240,7 @@ static mcp_transport *open_transport(slot *s, mcp_kind kind, const mcp_transport
 static mcp_client *try_connect(slot *s, mcp_kind kind, loom_error *err)
 {
     mcp_client_host host = {.ctx = s, .log = h_log, .list_changed = h_list_changed,
+                            .resource_updated = h_resource_updated,
                             .elicit = h_elicit, .roots = h_roots, .closed = h_closed,
                             .sample = s->m->host.sample ? h_sample : NULL};
     /* The client sets the transport's events when it takes it. */
@@ -393,6 +413,8 @@ mcp_manager *mcp_manager_new(mcp_config_set *cfg, const mcp_manager_host *host,
     }
     m->order = json_array();
     m->found = json_array();
+    m->subscribed = json_array();
+    m->updated = json_array();
     return m;
 }
 
@@ -877,6 +899,53 @@ void mcp_manager_load_deferred(mcp_manager *m, const char *const *names, size_t 
         bump(m);
 }
 
+void mcp_manager_subscribe(mcp_manager *m, const char *server, const char *uri)
+{
+    if (!m || !mcp_manager_offers(m, server, "resources.subscribe"))
+        return;
+    loom_str key = LOOM_STR_INIT;
+    str_printf(&key, "%s\n%s", server, uri);
+    pthread_mutex_lock(&m->mu);
+    bool have = name_in(m->subscribed, str_cstr(&key));
+    if (!have)
+        json_array_append_new(m->subscribed, json_string(str_cstr(&key)));
+    pthread_mutex_unlock(&m->mu);
+    str_free(&key);
+    if (have)
+        return;
+    loom_error err;
+    mcp_call_opts o = {.timeout_ms = 10000};
+    json_t *r = mcp_manager_request(m, server, "resources/subscribe",
+                                    json_pack("{s:s}", "uri", uri), &o, &err);
+    if (!r)
+        LOG_W("mcp", "server %s: resources/subscribe %s: %s", server, uri, err.message);
+    json_decref(r);
+}
+
+char *mcp_manager_take_updates(mcp_manager *m)
+{
+    if (!m)
+        return NULL;
+    pthread_mutex_lock(&m->mu);
+    json_t *u = m->updated;
+    m->updated = json_array();
+    pthread_mutex_unlock(&m->mu);
+    char *out = NULL;
+    if (json_array_size(u)) {
+        loom_str s = LOOM_STR_INIT;
+        size_t i;
+        json_t *e;
+        json_array_foreach(u, i, e)
+            str_printf(&s, "%sThe resource %s of MCP server %s changed since it was read "
+                           "(resources/updated); read it again with ReadMcpResource if it matters.",
+                       i ? "\n" : "", json_string_value(json_object_get(e, "uri")),
+                       json_string_value(json_object_get(e, "server")));
+        out = str_steal(&s);
+    }
+    json_decref(u);
+    return out;
+}
+
 const char *mcp_manager_spill_dir(const mcp_manager *m)
 {
     return m && m->spill_dir ? m->spill_dir : NULL;
@@ -989,6 +1058,8 @@ void mcp_manager_free(mcp_manager *m)
     free(m->deferred_now);
     json_decref(m->order);
     json_decref(m->found);
+    json_decref(m->subscribed);
+    json_decref(m->updated);
     free(m->slots);
     free(m->names);
     mcp_config_set_free(m->cfg);
