@@ -75,6 +75,9 @@ struct mcp_manager {
     mcp_manager_opts opts;
     char *log_dir, *spill_dir;
     atomic_uint_fast64_t generation;
+    /* Set by free: connects and list requests in progress give up, so the
+     * session's end never waits out a server's connect timeout. */
+    loom_cancel closing;
     bool started;
     json_t *order;        /* loom tool names, first-seen order (stable positions) */
     json_t *found;        /* deferred tools found by ToolSearch, in the order found */
@@ -249,7 +252,7 @@ static mcp_client *try_connect(slot *s, mcp_kind kind, loom_error *err)
     if (!t)
         return NULL;
     mcp_client *cl = mcp_client_new(s->cfg.name, t, &host);
-    if (mcp_client_connect(cl, s->cfg.connect_timeout_ms, NULL, err) != 0) {
+    if (mcp_client_connect(cl, s->cfg.connect_timeout_ms, &s->m->closing, err) != 0) {
         mcp_client_free(cl);
         return NULL;
     }
@@ -276,7 +279,8 @@ static void connect_slot(slot *s)
     loom_error err;
     loom_error_clear(&err);
     mcp_client *cl = try_connect(s, s->cfg.kind, &err);
-    if (!cl && s->cfg.kind == MCP_KIND_HTTP && err.code != LOOM_ERR_RUN_CANCELLED) {
+    if (!cl && s->cfg.kind == MCP_KIND_HTTP && err.code != LOOM_ERR_RUN_CANCELLED &&
+        !cancel_requested(&m->closing)) {
         /* The spec's backwards-compatibility rule: a server that refuses
          * the Streamable HTTP POST may be a 2024-11-05 HTTP+SSE one. */
         loom_error sse_err;
@@ -1026,6 +1030,7 @@ void mcp_manager_free(mcp_manager *m)
 {
     if (!m)
         return;
+    atomic_store(&m->closing, CANCEL_RUN);
     /* Connections close in parallel: a server that ignores EOF on stdin
      * costs its grace period once, not once per server. */
     pthread_t *closers = xcalloc(m->n ? m->n : 1, sizeof *closers);
