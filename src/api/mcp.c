@@ -331,6 +331,12 @@ static bool refresh(void *ctx, const tool_registry **tools, const char **ext)
     return true;
 }
 
+static char *take_notes(void *ctx)
+{
+    struct api_mcp *x = ctx;
+    return mcp_manager_take_updates(x->m);
+}
+
 void api_mcp_run_begin(loom_session *s, loop_io *io, const loom_run_options *opts)
 {
     struct api_mcp *x = s->mcp;
@@ -343,7 +349,7 @@ void api_mcp_run_begin(loom_session *s, loop_io *io, const loom_run_options *opt
     x->emit = io->emit;
     x->emit_ctx = io->emit_ctx;
     x->fresh_run = true;
-    io->toolset = (loop_toolset_port){.ctx = x, .refresh = refresh};
+    io->toolset = (loop_toolset_port){.ctx = x, .refresh = refresh, .take_notes = take_notes};
 }
 
 void api_mcp_run_end(loom_session *s)

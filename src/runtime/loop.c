@@ -180,6 +180,11 @@ static void refresh_toolset(loop_state *st)
     loop_toolset_port *ts = &st->io->toolset;
     const tool_registry *tools = NULL;
     const char *ext = NULL;
+    char *note = ts->take_notes ? ts->take_notes(ts->ctx) : NULL;
+    if (note) {
+        loop_queue_reminder(st, note);
+        free(note);
+    }
     if (!ts->refresh || !ts->refresh(ts->ctx, &tools, &ext))
         return;
     st->p.tools = tools;

@@ -60,6 +60,10 @@ typedef struct loop_params {
 typedef struct loop_toolset_port {
     void *ctx;
     bool (*refresh)(void *ctx, const tool_registry **tools, const char **extensions);
+    /* At the same boundary: what the extensions want the model told (a
+     * subscribed resource changed), queued as a reminder at the tail of
+     * the next request; malloc'd, NULL when nothing. May be NULL. */
+    char *(*take_notes)(void *ctx);
 } loop_toolset_port;
 
 typedef struct loop_io {

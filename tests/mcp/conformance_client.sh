@@ -43,7 +43,9 @@ case "$scenario" in
   elicitation-sep1034-client-defaults)
     tool=mcp__test__test_client_elicitation_defaults input='{}' want='John Doe' ;;
   sse-retry) tool=mcp__test__test_reconnection input='{}' want='Reconnection test completed successfully' ;;
-  *) echo "conformance_client.sh: no script for scenario $scenario" >&2; exit 2 ;;
+  # Every other scenario (the auth/* ones): connect and list, as a session
+  # does, with no tool call.
+  *) tool= input='{}' want= ;;
 esac
 
 # The model: the scenario's tool first (when there is one), then a final answer.

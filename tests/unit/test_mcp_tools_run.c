@@ -42,6 +42,7 @@ static struct {
     size_t nloaded;
     const char *servers[3];
     size_t nservers;
+    int subscribes;
 } fake;
 
 json_t *mcp_manager_request(mcp_manager *m, const char *server, const char *method,
@@ -98,6 +99,15 @@ int64_t mcp_manager_max_output_tokens(const mcp_manager *m)
 {
     (void)m;
     return 25000;
+}
+
+/* Reads subscribe where the server offers it; the stand-in counts them. */
+void mcp_manager_subscribe(mcp_manager *m, const char *server, const char *uri)
+{
+    (void)m;
+    (void)server;
+    (void)uri;
+    fake.subscribes++;
 }
 
 static int reset(void **state)
@@ -411,6 +421,7 @@ static void test_read_resource(void **state)
     assert_false(r.is_error);
     assert_string_equal(str_cstr(&r.text), "contents of test://1");
     assert_string_equal(fake.method, "resources/read");
+    assert_true(fake.subscribes >= 1); /* a resource read is watched */
     tool_result_free(&r);
     json_decref(in);
     in = J("{\"server\":\"docs\",\"uri\":\"test://missing\"}");

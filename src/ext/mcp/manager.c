@@ -75,9 +75,14 @@ struct mcp_manager {
     mcp_manager_opts opts;
     char *log_dir, *spill_dir;
     atomic_uint_fast64_t generation;
+    /* Set by free: connects and list requests in progress give up, so the
+     * session's end never waits out a server's connect timeout. */
+    loom_cancel closing;
     bool started;
     json_t *order;        /* loom tool names, first-seen order (stable positions) */
     json_t *found;        /* deferred tools found by ToolSearch, in the order found */
+    json_t *subscribed;   /* "server\nuri" strings subscribed to */
+    json_t *updated;      /* {server, uri} changed since take_updates */
     /* Every mcp_tool and tool_def made: registries built from them borrow
      * them, so they live as long as the manager. */
     mcp_tool **made;
@@ -176,6 +181,23 @@ static void h_list_changed(void *ctx, const char *server, const char *what)
     bump(m);
 }
 
+static void h_resource_updated(void *ctx, const char *server, const char *uri)
+{
+    slot *s = ctx;
+    mcp_manager *m = s->m;
+    pthread_mutex_lock(&m->mu);
+    size_t i;
+    json_t *u;
+    bool seen = false;
+    json_array_foreach(m->updated, i, u)
+        seen |= !strcmp(json_string_value(json_object_get(u, "server")), server) &&
+                !strcmp(json_string_value(json_object_get(u, "uri")), uri);
+    /* Bounded: a server that floods updates fills one short list. */
+    if (!seen && json_array_size(m->updated) < 64)
+        json_array_append_new(m->updated, json_pack("{s:s,s:s}", "server", server, "uri", uri));
+    pthread_mutex_unlock(&m->mu);
+}
+
 static void h_closed(void *ctx, const char *server, const char *why)
 {
     slot *s = ctx;
@@ -221,6 +243,7 @@ static mcp_transport *open_transport(slot *s, mcp_kind kind, const mcp_transport
 static mcp_client *try_connect(slot *s, mcp_kind kind, loom_error *err)
 {
     mcp_client_host host = {.ctx = s, .log = h_log, .list_changed = h_list_changed,
+                            .resource_updated = h_resource_updated,
                             .elicit = h_elicit, .roots = h_roots, .closed = h_closed,
                             .sample = s->m->host.sample ? h_sample : NULL};
     /* The client sets the transport's events when it takes it. */
@@ -229,7 +252,7 @@ static mcp_client *try_connect(slot *s, mcp_kind kind, loom_error *err)
     if (!t)
         return NULL;
     mcp_client *cl = mcp_client_new(s->cfg.name, t, &host);
-    if (mcp_client_connect(cl, s->cfg.connect_timeout_ms, NULL, err) != 0) {
+    if (mcp_client_connect(cl, s->cfg.connect_timeout_ms, &s->m->closing, err) != 0) {
         mcp_client_free(cl);
         return NULL;
     }
@@ -256,7 +279,8 @@ static void connect_slot(slot *s)
     loom_error err;
     loom_error_clear(&err);
     mcp_client *cl = try_connect(s, s->cfg.kind, &err);
-    if (!cl && s->cfg.kind == MCP_KIND_HTTP && err.code != LOOM_ERR_RUN_CANCELLED) {
+    if (!cl && s->cfg.kind == MCP_KIND_HTTP && err.code != LOOM_ERR_RUN_CANCELLED &&
+        !cancel_requested(&m->closing)) {
         /* The spec's backwards-compatibility rule: a server that refuses
          * the Streamable HTTP POST may be a 2024-11-05 HTTP+SSE one. */
         loom_error sse_err;
@@ -393,6 +417,8 @@ mcp_manager *mcp_manager_new(mcp_config_set *cfg, const mcp_manager_host *host,
     }
     m->order = json_array();
     m->found = json_array();
+    m->subscribed = json_array();
+    m->updated = json_array();
     return m;
 }
 
@@ -878,6 +904,53 @@ void mcp_manager_load_deferred(mcp_manager *m, const char *const *names, size_t 
         bump(m);
 }
 
+void mcp_manager_subscribe(mcp_manager *m, const char *server, const char *uri)
+{
+    if (!m || !mcp_manager_offers(m, server, "resources.subscribe"))
+        return;
+    loom_str key = LOOM_STR_INIT;
+    str_printf(&key, "%s\n%s", server, uri);
+    pthread_mutex_lock(&m->mu);
+    bool have = name_in(m->subscribed, str_cstr(&key));
+    if (!have)
+        json_array_append_new(m->subscribed, json_string(str_cstr(&key)));
+    pthread_mutex_unlock(&m->mu);
+    str_free(&key);
+    if (have)
+        return;
+    loom_error err;
+    mcp_call_opts o = {.timeout_ms = 10000};
+    json_t *r = mcp_manager_request(m, server, "resources/subscribe",
+                                    json_pack("{s:s}", "uri", uri), &o, &err);
+    if (!r)
+        LOG_W("mcp", "server %s: resources/subscribe %s: %s", server, uri, err.message);
+    json_decref(r);
+}
+
+char *mcp_manager_take_updates(mcp_manager *m)
+{
+    if (!m)
+        return NULL;
+    pthread_mutex_lock(&m->mu);
+    json_t *u = m->updated;
+    m->updated = json_array();
+    pthread_mutex_unlock(&m->mu);
+    char *out = NULL;
+    if (json_array_size(u)) {
+        loom_str s = LOOM_STR_INIT;
+        size_t i;
+        json_t *e;
+        json_array_foreach(u, i, e)
+            str_printf(&s, "%sThe resource %s of MCP server %s changed since it was read "
+                           "(resources/updated); read it again with ReadMcpResource if it matters.",
+                       i ? "\n" : "", json_string_value(json_object_get(e, "uri")),
+                       json_string_value(json_object_get(e, "server")));
+        out = str_steal(&s);
+    }
+    json_decref(u);
+    return out;
+}
+
 const char *mcp_manager_spill_dir(const mcp_manager *m)
 {
     return m && m->spill_dir ? m->spill_dir : NULL;
@@ -958,6 +1031,7 @@ void mcp_manager_free(mcp_manager *m)
 {
     if (!m)
         return;
+    atomic_store(&m->closing, CANCEL_RUN);
     /* Connections close in parallel: a server that ignores EOF on stdin
      * costs its grace period once, not once per server. */
     pthread_t *closers = xcalloc(m->n ? m->n : 1, sizeof *closers);
@@ -990,6 +1064,8 @@ void mcp_manager_free(mcp_manager *m)
     free(m->deferred_now);
     json_decref(m->order);
     json_decref(m->found);
+    json_decref(m->subscribed);
+    json_decref(m->updated);
     free(m->slots);
     free(m->names);
     mcp_config_set_free(m->cfg);

@@ -132,6 +132,13 @@ const mcp_tool **mcp_manager_deferred(mcp_manager *m, size_t *n);
  * refresh on, after the stable ones, in the order found. Unknown names are
  * ignored. */
 void mcp_manager_load_deferred(mcp_manager *m, const char *const *names, size_t n);
+/* Resource subscriptions (where the server offers resources.subscribe):
+ * subscribe sends resources/subscribe for uri once (later calls for the
+ * same uri do nothing); take_updates returns what changed since the last
+ * call, as a note for the model ("The resource … changed"), malloc'd, or
+ * NULL when nothing did. */
+void mcp_manager_subscribe(mcp_manager *m, const char *server, const char *uri);
+char *mcp_manager_take_updates(mcp_manager *m);
 /* Where oversized results go, and the cap (tokens). */
 const char *mcp_manager_spill_dir(const mcp_manager *m);
 int64_t mcp_manager_max_output_tokens(const mcp_manager *m);

@@ -206,6 +206,9 @@ static json_t *read_resource(struct mcp_manager *m, const char *server, const ch
                                     &o, err);
     if (!r)
         return NULL;
+    /* A resource read once is watched, where the server offers it: its
+     * changes reach the model at the next turn boundary. */
+    mcp_manager_subscribe(m, server, uri);
     mcp_resource_contents_text(r, text);
     loom_str stem = LOOM_STR_INIT;
     str_printf(&stem, "resource-%s", server);
