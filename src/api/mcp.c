@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/event.h"
+#include "base/fileio.h"
 #include "base/json.h"
 #include "base/log.h"
 #include "base/str.h"
@@ -211,6 +212,11 @@ int api_mcp_open(loom_session *s, loom_error *err)
     pthread_mutex_init(&x->mu, NULL);
     mcp_manager_host host = {.ctx = x, .elicit = host_elicit, .roots = host_roots,
                              .sample = api_mcp_sampling_enabled(s->agent) ? host_sample : NULL};
+    /* The servers' stderr logs go in the session's directory, which renew
+     * would otherwise create only later: without it they were dropped. */
+    loom_error ignore;
+    if (s->mf_dir && file_mkdirs(s->mf_dir, 0700, &ignore) != 0)
+        LOG_W("mcp", "the servers' logs are dropped: %s", ignore.message);
     mcp_manager_opts opts = {.log_dir = s->mf_dir, .spill_dir = s->mf_dir};
     x->m = mcp_manager_new(cfg, &host, &opts);
     mcp_manager_start(x->m);

@@ -35,18 +35,24 @@ assert_contains "the server's refusal reaches the model" "$(tool_result r2)" "de
 check "the outside file's content did not reach the model" \
   bash -c "! grep -q 'outside the allowed directory' '$MOCK_LOG'"
 assert_eq "fs is connected" "$(jq -r '.mcp_servers[0].state' <<<"$json")" "connected"
+log=$(find "$LOOM_HOME/projects" -name mcp-fs.log | head -n 1)
+check "the server's stderr is kept in the session's mcp-fs.log" test -n "$log"
+assert_contains "the log has what the server said" "$(cat "$log" 2>/dev/null)" "Secure MCP Filesystem Server running on stdio"
 
 # Roots replace the directory the server was started with.
 mkdir -p "$T/elsewhere" "$T/extra"
-cat > "$T/roots.json" <<'JSON'
-{"turns": [
-  {"reply": {"tool_calls": [{"id": "d1", "name": "mcp__fs__list_allowed_directories", "input": {}}]}},
-  {"reply": {"text": "Listed."}}
-]}
-JSON
+# The server asks for the roots once initialized, on its own time: the
+# model's first call (Bash) waits until the server's stderr, kept in the
+# session's mcp-fs.log, says it took them.
+wait_cmd="for i in \$(seq 1 300); do grep -rqs 'Updated allowed directories from MCP roots' '$LOOM_HOME/projects' && break; sleep 0.1; done; echo roots taken"
+jq -n --arg cmd "$wait_cmd" '{turns: [
+  {reply: {tool_calls: [{id: "w1", name: "Bash", input: {command: $cmd}}]}},
+  {reply: {tool_calls: [{id: "d1", name: "mcp__fs__list_allowed_directories", input: {}}]}},
+  {reply: {text: "Listed."}}]}' > "$T/roots.json"
 start_mock "$T/roots.json"
 cfg=$(mcp_config fs "$(stdio_entry "$MCP_FILESYSTEM" "$T/elsewhere")")
-json=$("$LOOM_BIN" -p "where may you go" --cwd "$T/proj" --add-dir "$T/extra" --mcp-config "$cfg" --output-format json)
+json=$("$LOOM_BIN" -p "where may you go" --cwd "$T/proj" --add-dir "$T/extra" --mcp-config "$cfg" \
+        --permission-mode bypassPermissions --output-format json 2> /dev/null)
 assert_eq "roots: the run completed" "$(jq -r .result <<<"$json")" "Listed."
 d1=$(tool_result d1)
 assert_contains "roots: the workspace is an allowed directory" "$d1" "$T/proj"

@@ -44,7 +44,8 @@ typedef struct mcp_client_host {
     void (*log)(void *ctx, const char *server, const char *level, const char *logger,
                 const char *text);
     /* notifications/{tools,resources,prompts}/list_changed: what is "tools",
-     * "resources" or "prompts". */
+     * "resources" or "prompts". Called on the transport's reader thread, in
+     * order with the responses: it must not block (mark, do not list). */
     void (*list_changed)(void *ctx, const char *server, const char *what);
     /* notifications/resources/updated. */
     void (*resource_updated)(void *ctx, const char *server, const char *uri);

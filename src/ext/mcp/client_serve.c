@@ -217,21 +217,32 @@ static void run_log(mcp_client *c, const json_t *params)
     free(text);
 }
 
+static bool is_list_changed(const char *m)
+{
+    return strcmp(m, "notifications/tools/list_changed") == 0 ||
+           strcmp(m, "notifications/resources/list_changed") == 0 ||
+           strcmp(m, "notifications/prompts/list_changed") == 0;
+}
+
+static void list_changed(mcp_client *c, const char *m)
+{
+    const mcp_client_host *h = &c->host;
+    if (!h->list_changed)
+        return;
+    const char *what = m + strlen("notifications/");
+    char kind[16];
+    snprintf(kind, sizeof kind, "%.*s", (int)(strchr(what, '/') - what), what);
+    h->list_changed(h->ctx, c->server, kind);
+}
+
 static void run_notification(mcp_client *c, client_job *j)
 {
     const mcp_client_host *h = &c->host;
     const char *m = j->method;
     if (strcmp(m, "notifications/message") == 0) {
         run_log(c, j->params);
-    } else if (strcmp(m, "notifications/tools/list_changed") == 0 ||
-               strcmp(m, "notifications/resources/list_changed") == 0 ||
-               strcmp(m, "notifications/prompts/list_changed") == 0) {
-        if (h->list_changed) {
-            const char *what = m + strlen("notifications/");
-            char kind[16];
-            snprintf(kind, sizeof kind, "%.*s", (int)(strchr(what, '/') - what), what);
-            h->list_changed(h->ctx, c->server, kind);
-        }
+    } else if (is_list_changed(m)) {
+        list_changed(c, m);
     } else if (strcmp(m, "notifications/resources/updated") == 0) {
         const char *uri = json_string_value(json_object_get(j->params, "uri"));
         if (uri && h->resource_updated)
@@ -349,6 +360,14 @@ static void on_call(mcp_client *c, const jsonrpc_msg *m)
         }
         if (strcmp(m->method, "notifications/cancelled") == 0)
             return;
+        /* In wire order with the responses, on this thread: a server that
+         * says its tools changed and then answers the call that changed
+         * them has the change seen before the caller goes on (the next
+         * tool set lists them again). The host only marks it. */
+        if (is_list_changed(m->method)) {
+            list_changed(c, m->method);
+            return;
+        }
     }
     client_job *j = job_new(m->kind == JSONRPC_REQUEST ? JOB_REQUEST : JOB_NOTIFY, m->method,
                             NULL);
