@@ -12,7 +12,8 @@
  * connects run on a thread per slot, requests on the caller's thread.
  * A list_changed only marks the slot; the tools are listed again by the
  * next mcp_manager_toolset, on the run's thread at a turn boundary (the
- * client's notification thread must never wait on its own connection).
+ * client's notification thread must never wait on its own connection);
+ * the tool set itself is built in manager_toolset.c.
  */
 #include "ext/mcp/manager.h"
 
@@ -28,71 +29,10 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "base/str.h"
-#include "context/tokens.h"
+#include "ext/mcp/manager_internal.h"
 #include "ext/mcp/mcp_tool.h"
-#include "ext/mcp/resources.h"
-#include "ext/mcp/tool_search.h"
 
-/* Instructions past this many bytes are cut (a server's words enter every
- * request; seed 000 row 5.4 wants them, not without bound). */
-#define MCP_INSTRUCTIONS_CAP 4096
 #define MCP_BACKOFF_MAX_MS 30000L
-
-typedef struct conn {
-    mcp_client *client;
-    int refs;            /* under the manager's lock */
-} conn;
-
-typedef struct slot {
-    mcp_server_config cfg;
-    mcp_state state;
-    char *error;
-    conn *c;             /* NULL until connected */
-    bool thread_live;    /* a connect thread runs (joined at free) */
-    pthread_t thread;
-    bool ever_connected;
-    bool tools_dirty;    /* list_changed: list again at the next tool set */
-    json_t *tools_json;  /* the last tools/list (array), NULL: none yet */
-    int n_resources, n_prompts;
-    int failures;        /* consecutive failed connects: the backoff */
-    int64_t retry_at_ms; /* no reconnect before (monotonic) */
-    struct mcp_manager *m;
-} slot;
-
-typedef struct made_def {
-    tool_def *def;
-    void (*release)(tool_def *);
-} made_def;
-
-struct mcp_manager {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    mcp_config_set *cfg;
-    slot *slots;
-    size_t n;
-    const char **names;
-    mcp_manager_host host;
-    mcp_manager_opts opts;
-    char *log_dir, *spill_dir;
-    atomic_uint_fast64_t generation;
-    /* Set by free: connects and list requests in progress give up, so the
-     * session's end never waits out a server's connect timeout. */
-    loom_cancel closing;
-    bool started;
-    json_t *order;        /* loom tool names, first-seen order (stable positions) */
-    json_t *found;        /* deferred tools found by ToolSearch, in the order found */
-    json_t *subscribed;   /* "server\nuri" strings subscribed to */
-    json_t *updated;      /* {server, uri} changed since take_updates */
-    /* Every mcp_tool and tool_def made: registries built from them borrow
-     * them, so they live as long as the manager. */
-    mcp_tool **made;
-    size_t n_made, cap_made;
-    made_def *defs;
-    size_t n_defs, cap_defs;
-    mcp_tool **current;   /* the tools of the last tool set, all of them */
-    size_t n_current;
-    bool *deferred_now;   /* parallel to current */
-};
 
 const char *mcp_state_name(mcp_state s)
 {
@@ -106,7 +46,7 @@ const char *mcp_state_name(mcp_state s)
     return "failed";
 }
 
-static void bump(mcp_manager *m)
+void manager_bump(mcp_manager *m)
 {
     atomic_fetch_add(&m->generation, 1);
     if (m->host.changed)
@@ -121,9 +61,19 @@ static slot *find_slot(mcp_manager *m, const char *server)
     return NULL;
 }
 
+bool manager_name_in(const json_t *arr, const char *name)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v)
+        if (!strcmp(json_string_value(v), name))
+            return true;
+    return false;
+}
+
 /* --- connections ------------------------------------------------------------ */
 
-static void conn_put(mcp_manager *m, conn *c)
+void manager_conn_put(mcp_manager *m, conn *c)
 {
     if (!c)
         return;
@@ -178,7 +128,7 @@ static void h_list_changed(void *ctx, const char *server, const char *what)
     if (!strcmp(what, "tools"))
         s->tools_dirty = true;
     pthread_mutex_unlock(&m->mu);
-    bump(m);
+    manager_bump(m);
 }
 
 static void h_resource_updated(void *ctx, const char *server, const char *uri)
@@ -213,7 +163,7 @@ static void h_closed(void *ctx, const char *server, const char *why)
     }
     pthread_cond_broadcast(&m->cv);
     pthread_mutex_unlock(&m->mu);
-    bump(m);
+    manager_bump(m);
 }
 
 static mcp_transport *open_transport(slot *s, mcp_kind kind, const mcp_transport_events *ev,
@@ -324,7 +274,7 @@ static void connect_slot(slot *s)
         pthread_cond_broadcast(&m->cv);
         pthread_mutex_unlock(&m->mu);
         if (old)
-            conn_put(m, old);
+            manager_conn_put(m, old);
         LOG_I("mcp", "server %s connected (%s, %zu tools)", s->cfg.name,
               mcp_client_protocol_version(cl), json_array_size(tools));
     } else {
@@ -340,7 +290,7 @@ static void connect_slot(slot *s)
         pthread_mutex_unlock(&m->mu);
         LOG_W("mcp", "server %s failed: %s", s->cfg.name, err.message);
     }
-    bump(m);
+    manager_bump(m);
 }
 
 static void *connect_thread(void *arg)
@@ -484,7 +434,7 @@ int mcp_manager_approve(mcp_manager *m, const char *server, loom_error *err)
     s->cfg.needs_approval = false;
     start_slot_locked(s);
     pthread_mutex_unlock(&m->mu);
-    bump(m);
+    manager_bump(m);
     return 0;
 }
 
@@ -585,7 +535,7 @@ json_t *mcp_manager_request(mcp_manager *m, const char *server, const char *meth
     if (o.timeout_ms <= 0)
         o.timeout_ms = s->cfg.timeout_ms;
     json_t *r = mcp_client_request(c->client, method, params, &o, err);
-    conn_put(m, c);
+    manager_conn_put(m, c);
     return r;
 }
 
@@ -654,255 +604,6 @@ uint64_t mcp_manager_generation(mcp_manager *m)
     return m ? atomic_load(&m->generation) : 0;
 }
 
-/* --- the tool set ------------------------------------------------------------- */
-
-static void keep_tool(mcp_manager *m, mcp_tool *t)
-{
-    if (m->n_made == m->cap_made) {
-        m->cap_made = m->cap_made ? m->cap_made * 2 : 32;
-        m->made = xrealloc(m->made, m->cap_made * sizeof *m->made);
-    }
-    m->made[m->n_made++] = t;
-}
-
-static void keep_def(mcp_manager *m, tool_def *d, void (*release)(tool_def *))
-{
-    if (m->n_defs == m->cap_defs) {
-        m->cap_defs = m->cap_defs ? m->cap_defs * 2 : 8;
-        m->defs = xrealloc(m->defs, m->cap_defs * sizeof *m->defs);
-    }
-    m->defs[m->n_defs++] = (made_def){d, release};
-}
-
-static size_t order_index(json_t *order, const char *name)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(order, i, v)
-        if (!strcmp(json_string_value(v), name))
-            return i;
-    json_array_append_new(order, json_string(name));
-    return json_array_size(order) - 1;
-}
-
-static bool name_in(const json_t *arr, const char *name)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v)
-        if (!strcmp(json_string_value(v), name))
-            return true;
-    return false;
-}
-
-typedef struct ranked {
-    mcp_tool *t;
-    size_t pos;
-} ranked;
-
-static int by_pos(const void *a, const void *b)
-{
-    size_t x = ((const ranked *)a)->pos, y = ((const ranked *)b)->pos;
-    return x < y ? -1 : x > y;
-}
-
-/* Lists again the tools of every slot that said they changed. Run thread. */
-static void relist_dirty(mcp_manager *m)
-{
-    for (size_t i = 0; i < m->n; i++) {
-        slot *s = &m->slots[i];
-        pthread_mutex_lock(&m->mu);
-        conn *c = s->tools_dirty && s->c && s->state == MCP_STATE_CONNECTED ? s->c : NULL;
-        if (c)
-            c->refs++;
-        s->tools_dirty = false;
-        pthread_mutex_unlock(&m->mu);
-        if (!c)
-            continue;
-        loom_error err;
-        json_t *tools = mcp_client_list_all(c->client, "tools/list", "tools", 0,
-                                            s->cfg.connect_timeout_ms, &err);
-        conn_put(m, c);
-        pthread_mutex_lock(&m->mu);
-        if (tools) {
-            json_decref(s->tools_json);
-            s->tools_json = tools;
-        } else {
-            LOG_W("mcp", "server %s: listing its changed tools failed: %s", s->cfg.name,
-                  err.message);
-        }
-        pthread_mutex_unlock(&m->mu);
-    }
-}
-
-static void append_instructions(loom_str *out, const char *server, const char *text)
-{
-    if (!text || !*text)
-        return;
-    size_t n = strlen(text);
-    bool cut = n > MCP_INSTRUCTIONS_CAP;
-    if (cut) {
-        n = MCP_INSTRUCTIONS_CAP;
-        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
-            n--;
-    }
-    str_printf(out, "%s## MCP server %s\n%.*s%s\n", out->len ? "\n" : "", server, (int)n, text,
-               cut ? "\n[instructions cut]" : "");
-}
-
-int mcp_manager_toolset(mcp_manager *m, tool_registry *reg, loom_str *instructions,
-                        const mcp_toolset_opts *o, loom_error *err)
-{
-    if (!m)
-        return 0;
-    relist_dirty(m);
-    /* One snapshot of every server: its tools and its instructions. */
-    ranked *all = NULL;
-    size_t n_all = 0, cap = 0;
-    bool *has_tools = xcalloc(m->n ? m->n : 1, sizeof *has_tools);
-    char **ins = xcalloc(m->n ? m->n : 1, sizeof *ins);
-    bool any_resources = false;
-    int64_t mcp_tokens = 0;
-    pthread_mutex_lock(&m->mu);
-    for (size_t i = 0; i < m->n; i++) {
-        slot *s = &m->slots[i];
-        if (!s->tools_json || !s->ever_connected)
-            continue;
-        if (s->c) {
-            const char *text = mcp_client_instructions(s->c->client);
-            ins[i] = text ? xstrdup(text) : NULL;
-            if (s->n_resources > 0 || json_object_get(mcp_client_capabilities(s->c->client),
-                                                      "resources"))
-                any_resources = true;
-        }
-        if (!ins[i] && s->cfg.instructions)
-            ins[i] = xstrdup(s->cfg.instructions);
-        size_t k;
-        json_t *tj;
-        json_array_foreach(s->tools_json, k, tj) {
-            loom_error terr;
-            mcp_tool *t = mcp_tool_new(m, s->cfg.name, tj, s->cfg.always_load, &terr);
-            if (!t) {
-                LOG_W("mcp", "%s", terr.message);
-                continue;
-            }
-            keep_tool(m, t);
-            if (n_all == cap) {
-                cap = cap ? cap * 2 : 64;
-                all = xrealloc(all, cap * sizeof *all);
-            }
-            all[n_all++] = (ranked){t, order_index(m->order, t->loom_name)};
-            mcp_tokens += t->tokens;
-            (void)i;
-        }
-    }
-    pthread_mutex_unlock(&m->mu);
-    if (n_all > 1) /* all is NULL when no server has tools yet */
-        qsort(all, n_all, sizeof *all, by_pos);
-    bool defer = o && tool_search_should_defer(mcp_tokens, o->builtin_tokens, o->window_tokens,
-                                               o->defer_share);
-    free(m->current);
-    free(m->deferred_now);
-    m->current = xcalloc(n_all ? n_all : 1, sizeof *m->current);
-    m->deferred_now = xcalloc(n_all ? n_all : 1, sizeof *m->deferred_now);
-    m->n_current = n_all;
-    int rc = 0;
-    size_t n_deferred = 0;
-    /* Pass 1: the stable tools, in their first-seen order. */
-    for (size_t i = 0; i < n_all; i++) {
-        mcp_tool *t = all[i].t;
-        m->current[i] = t;
-        m->deferred_now[i] = defer && !t->always_load;
-        if (m->deferred_now[i]) {
-            n_deferred++;
-            continue;
-        }
-        if (tool_registry_find(reg, t->loom_name))
-            continue; /* two servers' names normalized alike: the first wins */
-        if (tool_registry_add(reg, &t->def, err) != 0) {
-            LOG_W("mcp", "%s", err->message);
-            loom_error_clear(err);
-        }
-    }
-    /* Which servers' tools are in view: declared, or listed by name. */
-    for (size_t i = 0; i < n_all; i++)
-        for (size_t k = 0; k < m->n; k++)
-            if (!strcmp(m->slots[k].cfg.name, all[i].t->server))
-                has_tools[k] = true;
-    if (n_deferred) {
-        /* Its description lists every deferred tool, found ones too: finding
-         * one must not change this declaration (the cached prefix). */
-        tool_def *ts = tool_search_new(m);
-        keep_def(m, ts, tool_search_free);
-        if (tool_registry_add(reg, ts, err) != 0)
-            rc = -1;
-    }
-    if (rc == 0 && any_resources) {
-        tool_def *list = mcp_resources_list_tool_new(m);
-        tool_def *read = mcp_resources_read_tool_new(m);
-        keep_def(m, list, mcp_resources_tool_free);
-        keep_def(m, read, mcp_resources_tool_free);
-        if (tool_registry_add(reg, list, err) != 0 || tool_registry_add(reg, read, err) != 0)
-            rc = -1;
-    }
-    /* Pass 2: deferred tools ToolSearch found, after everything stable, in
-     * the order they were found. */
-    size_t fi;
-    json_t *fv;
-    json_array_foreach(m->found, fi, fv) {
-        for (size_t i = 0; i < n_all && rc == 0; i++) {
-            mcp_tool *t = all[i].t;
-            if (!m->deferred_now[i] || strcmp(t->loom_name, json_string_value(fv)) ||
-                tool_registry_find(reg, t->loom_name))
-                continue;
-            if (tool_registry_add(reg, &t->def, err) != 0) {
-                LOG_W("mcp", "%s", err->message);
-                loom_error_clear(err);
-            }
-        }
-    }
-    for (size_t k = 0; k < m->n; k++) {
-        if (has_tools[k] && instructions)
-            append_instructions(instructions, m->slots[k].cfg.name, ins[k]);
-        free(ins[k]);
-    }
-    free(ins);
-    free(has_tools);
-    free(all);
-    return rc;
-}
-
-const mcp_tool **mcp_manager_deferred(mcp_manager *m, size_t *n)
-{
-    *n = 0;
-    if (!m)
-        return NULL;
-    pthread_mutex_lock(&m->mu);
-    const mcp_tool **out = xcalloc(m->n_current ? m->n_current : 1, sizeof *out);
-    for (size_t i = 0; i < m->n_current; i++)
-        if (m->deferred_now[i])
-            out[(*n)++] = m->current[i];
-    pthread_mutex_unlock(&m->mu);
-    return out;
-}
-
-void mcp_manager_load_deferred(mcp_manager *m, const char *const *names, size_t n)
-{
-    bool added = false;
-    pthread_mutex_lock(&m->mu);
-    for (size_t i = 0; i < n; i++) {
-        bool known = false;
-        for (size_t k = 0; k < m->n_current && !known; k++)
-            known = m->deferred_now[k] && !strcmp(m->current[k]->loom_name, names[i]);
-        if (known && !name_in(m->found, names[i])) {
-            json_array_append_new(m->found, json_string(names[i]));
-            added = true;
-        }
-    }
-    pthread_mutex_unlock(&m->mu);
-    if (added)
-        bump(m);
-}
 
 void mcp_manager_subscribe(mcp_manager *m, const char *server, const char *uri)
 {
@@ -911,7 +612,7 @@ void mcp_manager_subscribe(mcp_manager *m, const char *server, const char *uri)
     loom_str key = LOOM_STR_INIT;
     str_printf(&key, "%s\n%s", server, uri);
     pthread_mutex_lock(&m->mu);
-    bool have = name_in(m->subscribed, str_cstr(&key));
+    bool have = manager_name_in(m->subscribed, str_cstr(&key));
     if (!have)
         json_array_append_new(m->subscribed, json_string(str_cstr(&key)));
     pthread_mutex_unlock(&m->mu);
@@ -978,7 +679,7 @@ json_t *mcp_manager_prompts(mcp_manager *m)
         loom_error err;
         json_t *ps = mcp_client_list_all(c->client, "prompts/list", "prompts", 0,
                                          s->cfg.connect_timeout_ms, &err);
-        conn_put(m, c);
+        manager_conn_put(m, c);
         size_t k;
         json_t *p;
         json_array_foreach(ps, k, p) {
@@ -1023,7 +724,7 @@ mcp_manager *mcp_manager_clone(mcp_manager *m)
 static void *close_thread(void *arg)
 {
     slot *s = arg;
-    conn_put(s->m, s->c);
+    manager_conn_put(s->m, s->c);
     return NULL;
 }
 
@@ -1041,7 +742,7 @@ void mcp_manager_free(mcp_manager *m)
         if (s->thread_live)
             pthread_join(s->thread, NULL);
         if (s->c && !(closing[i] = pthread_create(&closers[i], NULL, close_thread, s) == 0))
-            conn_put(m, s->c);
+            manager_conn_put(m, s->c);
     }
     for (size_t i = 0; i < m->n; i++)
         if (closing[i])
