@@ -368,6 +368,14 @@ static void on_call(mcp_client *c, const jsonrpc_msg *m)
             list_changed(c, m->method);
             return;
         }
+        /* Likewise a resource's change: the read that subscribed to it
+         * returns after the note is kept. */
+        if (strcmp(m->method, "notifications/resources/updated") == 0) {
+            const char *uri = json_string_value(json_object_get(m->params, "uri"));
+            if (uri && c->host.resource_updated)
+                c->host.resource_updated(c->host.ctx, c->server, uri);
+            return;
+        }
     }
     client_job *j = job_new(m->kind == JSONRPC_REQUEST ? JOB_REQUEST : JOB_NOTIFY, m->method,
                             NULL);
