@@ -217,6 +217,10 @@ int api_mcp_open(loom_session *s, loom_error *err)
     loom_error ignore;
     if (s->mf_dir && file_mkdirs(s->mf_dir, 0700, &ignore) != 0)
         LOG_W("mcp", "the servers' logs are dropped: %s", ignore.message);
+    /* Results cut at the cap are spilled there whole, for the model to
+     * Read: the session's own directory reads like the workspace. */
+    if (s->mf_dir && s->gov)
+        governance_add_read_dir(s->gov, s->mf_dir);
     mcp_manager_opts opts = {.log_dir = s->mf_dir, .spill_dir = s->mf_dir};
     x->m = mcp_manager_new(cfg, &host, &opts);
     mcp_manager_start(x->m);

@@ -54,7 +54,7 @@ static int add_rules(governance *g, const json_t *doc, rule_source src, const ch
 
 /* One more directory that reads may reach without asking ("~/" is $HOME,
  * a relative path is taken against cwd). */
-static void add_dir(governance *g, const char *dir)
+void governance_add_read_dir(governance *g, const char *dir)
 {
     if (!dir || !*dir)
         return;
@@ -91,7 +91,7 @@ static int add_dirs(governance *g, const json_t *doc, const char *file, loom_err
             return loom_error_set(err, LOOM_ERR_CONFIG,
                                   "%s: permissions.additionalDirectories[%zu] must be a string",
                                   file, i);
-        add_dir(g, json_string_value(d));
+        governance_add_read_dir(g, json_string_value(d));
     }
     return 0;
 }
@@ -142,7 +142,7 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
         }
     }
     for (size_t i = 0; s->add_dirs && s->add_dirs[i]; i++)
-        add_dir(g, s->add_dirs[i]);
+        governance_add_read_dir(g, s->add_dirs[i]);
     for (size_t i = 0; s->cli_allow && s->cli_allow[i]; i++)
         if (perm_rules_add(g->rules, PERM_ALLOW, s->cli_allow[i], RULE_SRC_CLI, err) != 0) {
             loom_error_prefix(err, "--allowedTools");

@@ -90,5 +90,11 @@ json_t *governance_payload(const governance *g, hook_event ev);
  * outcome (hook_outcome_free). */
 hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
                              const loom_cancel *cancel);
+/* Adds a directory that counts as the workspace for reading (resolved
+ * against cwd; "~/" is the home directory; one that does not resolve is
+ * ignored): --add-dir, additionalDirectories, and the session's own
+ * directory, where oversized tool results are spilled for the model to
+ * Read. */
+void governance_add_read_dir(governance *g, const char *dir);
 
 #endif

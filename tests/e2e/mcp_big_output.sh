@@ -3,8 +3,8 @@
 # reaches the model cut, with a note naming a file that holds the whole
 # result; the model can Read that file and it has every byte. A result under
 # the cap is passed whole. (The file is in the session's directory under
-# LOOM_HOME, outside the workspace: in default mode a headless Read of it
-# is denied unless that directory is added, hence --add-dir here.)
+# LOOM_HOME, outside the workspace; that directory reads like the
+# workspace, so a headless Read of it in default mode runs without asking.)
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
 need_fake_server
@@ -24,7 +24,7 @@ JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
 json=$(MAX_MCP_OUTPUT_TOKENS=2000 "$LOOM_BIN" -p "big results" --cwd "$T/proj" --mcp-config "$cfg" \
-        --add-dir "$LOOM_HOME/projects" --output-format json)
+        --output-format json)
 assert_eq "the run completed" "$(jq -r .result <<<"$json")" "Read the rest."
 g1=$(tool_result g1)
 assert_eq "a result under the cap is passed whole" "${#g1}" "3000"

@@ -97,8 +97,8 @@ uint64_t mcp_manager_generation(mcp_manager *m);
 
 typedef struct mcp_toolset_opts {
     int64_t window_tokens;    /* the model's context window (0: never defer) */
-    double defer_share;       /* defer past this share of the window (default 0.10;
-                                 settings "mcpToolSearch": {"deferShare"}; 0: never) */
+    double defer_share;       /* defer past this share of the window (api/mcp.c: 0.10,
+                                 or ENABLE_TOOL_SEARCH's auto:N / true / false; 0: never) */
     int64_t builtin_tokens;   /* what the built-in tools already take */
 } mcp_toolset_opts;
 
