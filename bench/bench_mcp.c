@@ -4,6 +4,10 @@
  * line: no JSON-RPC bookkeeping, no threads) in the same run. The
  * difference of the medians is the harness's overhead per call.
  *
+ * Over HTTP the baseline is one plain POST of the same request through
+ * Loom's own HTTP client (net/http.h), reply read whole: what the
+ * transport's threads, SSE reading and id matching add on top.
+ *
  * usage: bench_mcp stdio CALLS COMMAND [ARGS…]   (the server's `echo` tool)
  *        bench_mcp http CALLS URL
  * Prints medians in ms (connect) and µs (calls); both sides first make
@@ -16,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "net/http.h"
 #include "ext/mcp/client.h"
 #include "ext/mcp/transport.h"
 
@@ -106,6 +111,62 @@ static double raw_stdio_call_us(char **argv, int calls)
     return m;
 }
 
+static int discard(void *ctx, const char *data, size_t len)
+{
+    (void)ctx;
+    (void)data;
+    (void)len;
+    return 0;
+}
+
+static int post(const char *url, const char *sid, const char *body, char **sid_out)
+{
+    char sid_h[256];
+    snprintf(sid_h, sizeof sid_h, "Mcp-Session-Id: %s", sid ? sid : "");
+    const char *headers[] = {"Content-Type: application/json",
+                             "Accept: application/json, text/event-stream",
+                             "MCP-Protocol-Version: 2025-11-25", sid ? sid_h : NULL, NULL};
+    const char *want[] = {"Mcp-Session-Id", NULL};
+    http_request req = {.method = "POST", .url = url, .headers = headers, .body = body,
+                        .body_len = strlen(body), .capture_headers = want};
+    http_response resp = {0};
+    loom_error err;
+    int rc = http_perform(&req, discard, NULL, &resp, &err);
+    if (sid_out)
+        *sid_out = resp.captured[0] ? strdup(resp.captured[0]) : NULL;
+    long status = resp.status;
+    http_response_free(&resp);
+    return rc == 0 && status / 100 == 2 ? 0 : -1;
+}
+
+/* The raw baseline over HTTP: initialize, then the same calls as plain POSTs. */
+static double raw_http_call_us(const char *url, int calls)
+{
+    char *sid = NULL;
+    if (post(url, NULL,
+             "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+             "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{"
+             "\"name\":\"raw\",\"version\":\"1\"}}}",
+             &sid) != 0)
+        return -1;
+    post(url, sid, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", NULL);
+    double *v = calloc((size_t)calls, sizeof *v);
+    char body[256];
+    for (int i = -WARMUP; i < calls; i++) {
+        snprintf(body, sizeof body,
+                 "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{"
+                 "\"name\":\"echo\",\"arguments\":{\"message\":\"ping\"}}}", i + WARMUP + 1);
+        int64_t t0 = clock_mono_ns();
+        post(url, sid, body, NULL);
+        if (i >= 0)
+            v[i] = (double)(clock_mono_ns() - t0) / 1000.0;
+    }
+    double m = median(v, calls);
+    free(v);
+    free(sid);
+    return m;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -157,11 +218,11 @@ int main(int argc, char **argv)
            median(connect_ms, CONNECTS), CONNECTS);
     printf("mcp %s: tools/call echo       median %.1f us (%d calls, Loom's client)\n", kind,
            loom_us, calls);
-    if (!strcmp(kind, "stdio")) {
-        double raw = raw_stdio_call_us(target, calls);
-        printf("mcp stdio: tools/call echo       median %.1f us (raw pipes, the baseline)\n", raw);
-        printf("mcp stdio: harness overhead per call %.1f us (ratio %.2f)\n", loom_us - raw,
-               raw > 0 ? loom_us / raw : 0);
-    }
+    bool stdio = !strcmp(kind, "stdio");
+    double raw = stdio ? raw_stdio_call_us(target, calls) : raw_http_call_us(target[0], calls);
+    printf("mcp %s: tools/call echo       median %.1f us (%s, the baseline)\n", kind, raw,
+           stdio ? "raw pipes" : "plain POSTs");
+    printf("mcp %s: harness overhead per call %.1f us (ratio %.2f)\n", kind, loom_us - raw,
+           raw > 0 ? loom_us / raw : 0);
     return 0;
 }
