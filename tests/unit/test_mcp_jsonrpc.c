@@ -213,6 +213,24 @@ static void test_builders_round_trip(void **state)
     json_decref(params);
 }
 
+/* breaker: a server that cuts a string inside a character (invalid UTF-8)
+ * still gets its answer through, the bad bytes as U+FFFD; dropping it
+ * would leave the caller waiting for its timeout (10 minutes). */
+static void test_invalid_utf8_is_replaced(void **state)
+{
+    (void)state;
+    jsonrpc_batch b;
+    parse_ok("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"text\":\"bad \xff\xfe bytes \xc3\"}}", &b);
+    assert_int_equal(b.n, 1);
+    assert_int_equal(b.msgs[0].kind, JSONRPC_RESULT);
+    assert_int_equal(json_integer_value(b.msgs[0].id), 7);
+    const char *t = json_string_value(json_object_get(b.msgs[0].result, "text"));
+    assert_string_equal(t, "bad \xef\xbf\xbd\xef\xbf\xbd bytes \xef\xbf\xbd");
+    jsonrpc_batch_free(&b);
+    /* Text that is not JSON stays refused, valid UTF-8 or not. */
+    parse_bad("not json \xff", "not JSON");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_bad_messages),
         cmocka_unit_test(test_size_cap),
         cmocka_unit_test(test_builders_round_trip),
+        cmocka_unit_test(test_invalid_utf8_is_replaced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

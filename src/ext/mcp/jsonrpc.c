@@ -18,6 +18,24 @@
 
 #include "base/json.h"
 #include "base/str.h"
+#include "base/utf8.h"
+
+/* Whether the n bytes are valid UTF-8 (NUL bytes are left to the parser). */
+static bool utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = utf8_seq_len(p + i, n - i);
+        if (k == 0)
+            return false;
+        i += k;
+    }
+    return true;
+}
 
 /* Which message an error is about: "" for a lone message, "message 3 of 7
  * of the batch: " for a batch member. */
@@ -186,6 +204,16 @@ int jsonrpc_parse(const char *who, const char *text, size_t len, jsonrpc_batch *
         return BAD(&w, "an empty message");
     json_error_t jerr;
     json_t *doc = json_parse_fast(text, len, 0, &jerr);
+    if (!doc && !utf8_valid(text, len)) {
+        /* Invalid UTF-8 (a server that cut a string inside a character):
+         * the bytes become U+FFFD, as a Node client's decoder does, rather
+         * than the whole answer being lost and its caller waiting for the
+         * timeout. */
+        size_t clean_len = 0;
+        char *clean = utf8_sanitize(text, len, &clean_len);
+        doc = json_parse_fast(clean, clean_len, 0, &jerr);
+        free(clean);
+    }
     if (!doc)
         return BAD(&w, "a message that is not JSON (%s, line %d column %d)", jerr.text,
                    jerr.line, jerr.column);
