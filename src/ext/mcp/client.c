@@ -137,6 +137,13 @@ void mcp_client_free(mcp_client *c)
     free(c);
 }
 
+void mcp_client_abort(mcp_client *c, const char *why)
+{
+    pthread_mutex_lock(&c->mu);
+    client_fail_all_locked(c, why ? why : "aborted by Loom");
+    pthread_mutex_unlock(&c->mu);
+}
+
 /* ---- accessors -------------------------------------------------------------- */
 
 const char *mcp_client_server_name(const mcp_client *c) { return c->server; }

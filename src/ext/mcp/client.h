@@ -129,5 +129,10 @@ json_t *mcp_client_list_all(mcp_client *c, const char *method, const char *key,
  * elicitation waiting for a person) is waited for too. host->closed is
  * not called for this. */
 void mcp_client_free(mcp_client *c);
+/* Fails every request in flight, and every later one, with why (the
+ * connection counts as closed; the transport stays until free). For an
+ * owner that must stop a handshake or a listing stuck on a server that
+ * never answers, from another thread. */
+void mcp_client_abort(mcp_client *c, const char *why);
 
 #endif

@@ -188,6 +188,23 @@ static mcp_transport *open_transport(slot *s, mcp_kind kind, const mcp_transport
                                  : mcp_sse_open(c->name, &spec, ev, err);
 }
 
+/* The client a connect is using, so mcp_manager_free can abort it. */
+static void connecting_set(slot *s, mcp_client *cl)
+{
+    pthread_mutex_lock(&s->m->mu);
+    s->connecting = cl;
+    if (cl && cancel_requested(&s->m->closing))
+        mcp_client_abort(cl, "Loom is closing the connection");
+    pthread_mutex_unlock(&s->m->mu);
+}
+
+/* Frees a client a connect made and did not keep. */
+static void connecting_drop(slot *s, mcp_client *cl)
+{
+    connecting_set(s, NULL);
+    mcp_client_free(cl);
+}
+
 /* One connect attempt over one transport kind: a connected client, or NULL
  * with err set. No lock held. */
 static mcp_client *try_connect(slot *s, mcp_kind kind, loom_error *err)
@@ -202,8 +219,9 @@ static mcp_client *try_connect(slot *s, mcp_kind kind, loom_error *err)
     if (!t)
         return NULL;
     mcp_client *cl = mcp_client_new(s->cfg.name, t, &host);
+    connecting_set(s, cl);
     if (mcp_client_connect(cl, s->cfg.connect_timeout_ms, &s->m->closing, err) != 0) {
-        mcp_client_free(cl);
+        connecting_drop(s, cl);
         return NULL;
     }
     return cl;
@@ -243,7 +261,7 @@ static void connect_slot(slot *s)
         if (json_object_get(mcp_client_capabilities(cl), "tools")) {
             tools = mcp_client_list_all(cl, "tools/list", "tools", 0, t, &err);
             if (!tools) {
-                mcp_client_free(cl);
+                connecting_drop(s, cl);
                 cl = NULL;
             }
         } else {
@@ -255,6 +273,7 @@ static void connect_slot(slot *s)
         }
     }
     pthread_mutex_lock(&m->mu);
+    s->connecting = NULL;
     if (cl) {
         conn *c = xcalloc(1, sizeof *c);
         c->client = cl;
@@ -737,6 +756,14 @@ void mcp_manager_free(mcp_manager *m)
      * costs its grace period once, not once per server. */
     pthread_t *closers = xcalloc(m->n ? m->n : 1, sizeof *closers);
     bool *closing = xcalloc(m->n ? m->n : 1, sizeof *closing);
+    /* A connect still under way (a server that never answers initialize or
+     * tools/list) fails now instead of after its connect timeout. */
+    pthread_mutex_lock(&m->mu);
+    atomic_store(&m->closing, CANCEL_RUN);
+    for (size_t i = 0; i < m->n; i++)
+        if (m->slots[i].connecting)
+            mcp_client_abort(m->slots[i].connecting, "Loom is closing the connection");
+    pthread_mutex_unlock(&m->mu);
     for (size_t i = 0; i < m->n; i++) {
         slot *s = &m->slots[i];
         if (s->thread_live)

@@ -31,6 +31,9 @@ typedef struct slot {
     int n_resources, n_prompts;
     int failures;        /* consecutive failed connects: the backoff */
     int64_t retry_at_ms; /* no reconnect before (monotonic) */
+    mcp_client *connecting; /* the client a connect thread is handshaking or
+                               listing with: free aborts it (a server that
+                               never answers must not hold Loom's exit) */
     struct mcp_manager *m;
 } slot;
 
