@@ -25,6 +25,8 @@ Modes (repeatable) for the handshake:
                    close the system prompt
   flood N          after initialized, N notifications/message lines and N
                    tools/list_changed at once
+  ping-flood N     after initialized, stops reading its input and sends N
+                   ping requests (the answers back up in the pipe)
   sample-on-init   sends sampling/createMessage, elicitation/create and
                    roots/list right after initialized; logs the answers
 
@@ -48,7 +50,7 @@ while i < len(ARGS):
     a = ARGS[i]
     if a == "--mode" and i + 1 < len(ARGS):
         MODES.append(ARGS[i + 1])
-        if ARGS[i + 1] == "flood" and i + 2 < len(ARGS):
+        if ARGS[i + 1] in ("flood", "ping-flood") and i + 2 < len(ARGS):
             FLOOD = int(ARGS[i + 2])
             i += 1
         i += 2
@@ -221,6 +223,7 @@ def call(rid, name, params):
 
 
 CANCELLED = set()
+STOP_READING = threading.Event()
 
 
 def run_call(rid, params):
@@ -237,8 +240,20 @@ def after_initialized():
             lines.append(json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
                                      "params": {"level": "info", "data": "flood %d" % k}}))
             lines.append('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
+            if len(lines) >= 2000:  # in pieces: this process stays small
+                raw(("\n".join(lines) + "\n").encode())
+                lines = []
         raw(("\n".join(lines) + "\n").encode())
         log("flood sent")
+    if "ping-flood" in MODES:
+        # Requests the client must answer, while this server stops reading
+        # its input: the answers back up.
+        STOP_READING.set()
+        n = FLOOD or 100000
+        for k in range(0, n, 1000):
+            raw("".join('{"jsonrpc":"2.0","id":"p%d","method":"ping"}\n' % (k + j)
+                        for j in range(1000)).encode())
+        log("ping flood sent")
     if "sample-on-init" in MODES:
         for method, params in [
             ("sampling/createMessage", {"messages": [{"role": "user", "content": {
@@ -301,6 +316,8 @@ def main():
         raw(b"Server starting up... (a log line on stdout)\n42\n"
             b'{"jsonrpc":"1.0","id":1,"result":{}}\n\x00\x01binary\n[]\n')
     for line in sys.stdin:
+        while STOP_READING.is_set():
+            time.sleep(1)
         line = line.strip()
         if not line:
             continue

@@ -113,7 +113,10 @@ void mcp_client_free(mcp_client *c)
         pthread_cond_wait(&c->idle_cv, &c->mu);
     pthread_mutex_unlock(&c->mu);
     /* The workers may still be answering the server: they finish before
-     * the transport goes. */
+     * the transport goes, and a send of theirs to a server that no longer
+     * reads fails now rather than after the transport's stall timeout. */
+    if (c->t && c->t->ops->abort_sends)
+        c->t->ops->abort_sends(c->t);
     client_serve_stop(c);
     if (c->t)
         c->t->ops->close(c->t);

@@ -46,6 +46,9 @@ typedef struct client_job {
 } client_job;
 
 #define CLIENT_POOL_MAX 4
+/* The most jobs a queue holds: past it a server's messages are dropped
+ * (a server flooding notifications must not grow Loom without bound). */
+#define CLIENT_QUEUE_MAX 10000
 
 /* A queue and the threads that drain it (started as work arrives, up to
  * max). Guarded by the client's mu. */
@@ -53,6 +56,7 @@ typedef struct client_pool {
     struct mcp_client *c;
     client_job *head, *tail;
     size_t queued, idle, nthreads, max;
+    size_t dropped;      /* jobs refused since the queue was last full */
     pthread_cond_t cv;
     pthread_t threads[CLIENT_POOL_MAX];
 } client_pool;

@@ -64,13 +64,38 @@ static void *pool_main(void *arg)
     return NULL;
 }
 
-/* Queues j (mu held), starting a thread when every one is busy. */
+static client_job *job_new(client_job_kind kind, const char *method, const char *text);
+
+static void pool_append_locked(client_pool *pl, client_job *j);
+
+/* Queues j (mu held), starting a thread when every one is busy. A full
+ * queue drops j (but never the connection's end), saying so once. */
 static void pool_push_locked(client_pool *pl, client_job *j)
 {
     if (pl->c->stopping) {
         job_free(j);
         return;
     }
+    if (j->kind != JOB_CLOSED && pl->queued >= CLIENT_QUEUE_MAX) {
+        job_free(j);
+        if (pl->dropped++ == 0) {
+            char msg[300];
+            snprintf(msg, sizeof msg,
+                     "MCP server \"%.100s\": sends messages faster than Loom handles them "
+                     "(%d waiting); dropping what comes until they are handled",
+                     pl->c->server, CLIENT_QUEUE_MAX);
+            LOG_W("mcp", "%s", msg);
+            pool_append_locked(pl, job_new(JOB_WARN, NULL, msg));
+        }
+        return;
+    }
+    if (pl->dropped && pl->queued < CLIENT_QUEUE_MAX / 2)
+        pl->dropped = 0;
+    pool_append_locked(pl, j);
+}
+
+static void pool_append_locked(client_pool *pl, client_job *j)
+{
     if (pl->tail)
         pl->tail->next = j;
     else

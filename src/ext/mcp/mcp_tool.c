@@ -247,7 +247,12 @@ static const char *failure_kind(const loom_error *e)
     if (e->code == LOOM_ERR_MODEL_TIMEOUT || strstr(e->message, "timed out") ||
         strstr(e->message, "timeout"))
         return "timed out";
-    if (e->code == LOOM_ERR_TOOL_EXECUTION_FAILED)
+    /* Only a lost connection is one: a JSON-RPC error the server answered
+     * with (same code) is the server's word, and the model must not be
+     * told to retry a call the server refused. */
+    if (e->code == LOOM_ERR_TOOL_EXECUTION_FAILED &&
+        (strstr(e->message, "the connection") || strstr(e->message, "is not available") ||
+         strstr(e->message, "writing to the server")))
         return "failed: the server stopped or the connection was lost (it is restarted on the "
                "next call)";
     return "failed";

@@ -65,6 +65,11 @@ typedef struct mcp_transport_ops {
     /* Streamable HTTP: a 404 for our session id means the server forgot it
      * (restart): true once, then cleared; the client re-initializes. */
     bool (*session_expired)(mcp_transport *t);
+    /* Makes every send in progress or to come fail at once, and stops the
+     * callbacks; close must still follow. Called before the owner joins
+     * threads that may be inside send (a stdio server that stopped reading
+     * would hold such a send for its stall timeout). NULL: not needed. */
+    void (*abort_sends)(mcp_transport *t);
 } mcp_transport_ops;
 
 struct mcp_transport {

@@ -172,11 +172,180 @@ static void say_stderr(stdio_transport *t, const char *line)
         t->base.ev.on_stderr(t->base.ev.ctx, line);
 }
 
+/* How much of an oversized line is kept to find the id of the answer it
+ * held: its start (Python servers write the id first) and its end (Node
+ * servers write it last). */
+#define STDIO_DROP_HEAD 4096
+#define STDIO_DROP_TAIL 256
+
 typedef struct line_buf {
     loom_str buf;
     size_t scanned;  /* bytes of buf known to hold no '\n' */
     bool dropping;   /* inside an oversized line: skip to its end */
+    char head[STDIO_DROP_HEAD];
+    size_t head_len;
+    char tail[STDIO_DROP_TAIL];
+    size_t tail_len;
+    size_t dropped;  /* bytes of the oversized line so far */
 } line_buf;
+
+/* What the start of a dropped line says about it: its top-level keys. */
+typedef struct line_head {
+    bool response, request, has_id;
+    long long id;
+} line_head;
+
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* An integer id at s (n bytes), complete (followed by something else). */
+static bool read_int_id(const char *s, size_t n, long long *out)
+{
+    size_t i = s[0] == '-' ? 1 : 0, start = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && i - start < 18)
+        i++;
+    if (i == start || i >= n || (s[i] >= '0' && s[i] <= '9'))
+        return false;
+    *out = strtoll(s, NULL, 10);
+    return true;
+}
+
+/* The top-level keys of the JSON object the n bytes begin. */
+static void scan_head(const char *s, size_t n, line_head *h)
+{
+    size_t i = 0;
+    while (i < n && is_ws(s[i]))
+        i++;
+    if (i >= n || s[i] != '{')
+        return;
+    i++;
+    int depth = 1;
+    bool want_key = true;
+    while (i < n && depth > 0) {
+        char c = s[i];
+        if (c != '"') {
+            if (c == '{' || c == '[')
+                depth++;
+            else if (c == '}' || c == ']')
+                depth--;
+            else if (c == ',' && depth == 1)
+                want_key = true;
+            i++;
+            continue;
+        }
+        size_t start = ++i;
+        while (i < n && s[i] != '"')
+            i += s[i] == '\\' ? 2 : 1;
+        if (i >= n)
+            return;
+        size_t len = i++ - start;
+        if (depth != 1 || !want_key)
+            continue;
+        want_key = false;
+        while (i < n && is_ws(s[i]))
+            i++;
+        if (i >= n || s[i] != ':')
+            return;
+        i++;
+        while (i < n && is_ws(s[i]))
+            i++;
+        const char *key = s + start;
+        if ((len == 6 && !memcmp(key, "result", 6)) || (len == 5 && !memcmp(key, "error", 5)))
+            h->response = true;
+        else if (len == 6 && !memcmp(key, "method", 6))
+            h->request = true;
+        else if (len == 2 && !memcmp(key, "id", 2) && i < n)
+            h->has_id = read_int_id(s + i, n - i, &h->id);
+    }
+}
+
+/* An integer id at the very end of a line: `"id": 5}` (the last '}' closes
+ * the outermost object, so that id is the message's). */
+static bool scan_tail(const char *s, size_t n, long long *out)
+{
+    while (n > 0 && is_ws(s[n - 1]))
+        n--;
+    if (n == 0 || s[n - 1] != '}')
+        return false;
+    n--;
+    while (n > 0 && is_ws(s[n - 1]))
+        n--;
+    size_t end = n;
+    while (n > 0 && s[n - 1] >= '0' && s[n - 1] <= '9')
+        n--;
+    if (n == end || end - n > 18)
+        return false;
+    size_t num = n;
+    if (n > 0 && s[n - 1] == '-')
+        num = --n;
+    while (n > 0 && is_ws(s[n - 1]))
+        n--;
+    if (n == 0 || s[--n] != ':')
+        return false;
+    while (n > 0 && is_ws(s[n - 1]))
+        n--;
+    if (n < 5 || memcmp(s + n - 4, "\"id\"", 4) != 0 || s[n - 5] == '\\')
+        return false;
+    *out = strtoll(s + num, NULL, 10);
+    return true;
+}
+
+/* Keeps the last bytes of what was dropped. */
+static void keep_tail(line_buf *lb, const char *s, size_t n)
+{
+    if (n >= STDIO_DROP_TAIL) {
+        memcpy(lb->tail, s + n - STDIO_DROP_TAIL, STDIO_DROP_TAIL);
+        lb->tail_len = STDIO_DROP_TAIL;
+        return;
+    }
+    size_t keep = lb->tail_len + n > STDIO_DROP_TAIL ? STDIO_DROP_TAIL - n : lb->tail_len;
+    memmove(lb->tail, lb->tail + lb->tail_len - keep, keep);
+    memcpy(lb->tail + keep, s, n);
+    lb->tail_len = keep + n;
+}
+
+static void deliver_one(stdio_transport *t, char *line, size_t len);
+
+/* An oversized line ended. When it was the answer to a request (its id
+ * found at its start or its end), that request fails now, saying why,
+ * instead of waiting for its timeout. */
+static void dropped_line_end(stdio_transport *t, line_buf *lb)
+{
+    line_head h = {0};
+    scan_head(lb->head, lb->head_len, &h);
+    long long id = h.id;
+    bool found = h.has_id || scan_tail(lb->tail, lb->tail_len, &id);
+    if (found && h.response && !h.request) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "the server's answer was %zu bytes on one line, over Loom's %u-byte cap",
+                 lb->dropped, JSONRPC_MAX_MESSAGE);
+        json_t *jid = json_integer((json_int_t)id);
+        char *text = jsonrpc_error(jid, JSONRPC_INTERNAL_ERROR, msg, NULL);
+        json_decref(jid);
+        if (text)
+            deliver_one(t, text, strlen(text));
+        free(text);
+    }
+    lb->head_len = lb->tail_len = lb->dropped = 0;
+}
+
+/* One line to on_message (a trailing CR cut; blank lines skipped). line
+ * must have a byte to spare at line[len]. */
+static void deliver_one(stdio_transport *t, char *line, size_t len)
+{
+    if (len && line[len - 1] == '\r')
+        len--;
+    size_t k = 0;
+    while (k < len && (line[k] == ' ' || line[k] == '\t'))
+        k++;
+    if (k < len && wait_attached(t) && t->base.ev.on_message) {
+        line[len] = '\0';
+        t->base.ev.on_message(t->base.ev.ctx, line, len);
+    }
+}
 
 /* Hands every complete line in lb to on_message (blank lines skipped, a
  * trailing CR cut); an oversized line is dropped and said so. */
@@ -195,20 +364,13 @@ static void deliver_lines(stdio_transport *t, line_buf *lb)
         lb->scanned = end + 1;
         if (lb->dropping) {
             lb->dropping = false;
+            keep_tail(lb, lb->buf.ptr, end);
+            lb->dropped += end;
+            dropped_line_end(t, lb);
             start = end + 1;
             continue;
         }
-        size_t len = end - start;
-        char *line = lb->buf.ptr + start;
-        if (len && line[len - 1] == '\r')
-            len--;
-        size_t k = 0;
-        while (k < len && (line[k] == ' ' || line[k] == '\t'))
-            k++;
-        if (k < len && wait_attached(t) && t->base.ev.on_message) {
-            line[len] = '\0';
-            t->base.ev.on_message(t->base.ev.ctx, line, len);
-        }
+        deliver_one(t, lb->buf.ptr + start, end - start);
         start = end + 1;
     }
     if (start) {
@@ -223,8 +385,13 @@ static void deliver_lines(stdio_transport *t, line_buf *lb)
         LOG_W("mcp", "MCP server \"%s\": %s", t->server, msg);
         say_stderr(t, msg);
         lb->dropping = true;
+        lb->head_len = lb->buf.len < STDIO_DROP_HEAD ? lb->buf.len : STDIO_DROP_HEAD;
+        memcpy(lb->head, lb->buf.ptr, lb->head_len);
+        lb->tail_len = lb->dropped = 0;
     }
     if (lb->dropping) {
+        keep_tail(lb, lb->buf.ptr, lb->buf.len);
+        lb->dropped += lb->buf.len;
         str_clear(&lb->buf);
         lb->scanned = 0;
     }
@@ -473,6 +640,11 @@ static void stdio_close(mcp_transport *base)
     free(t);
 }
 
+static void stdio_abort_sends(mcp_transport *base)
+{
+    atomic_store(&((stdio_transport *)base)->closing, true);
+}
+
 static pid_t stdio_pid(const mcp_transport *base)
 {
     return ((const stdio_transport *)base)->pid;
@@ -485,6 +657,7 @@ static const mcp_transport_ops STDIO_OPS = {
     .pid = stdio_pid,
     .set_protocol_version = NULL,
     .session_expired = NULL,
+    .abort_sends = stdio_abort_sends,
 };
 
 /* ---- start ------------------------------------------------------------------ */

@@ -15,6 +15,7 @@
 
 #include "base/json.h"
 #include "base/str.h"
+#include "base/termsafe.h"
 #include "loom.h"
 #include "surfaces/cli/setup.h"
 
@@ -215,6 +216,39 @@ static void put_word(loom_str *out, const char *w)
 }
 
 /* stdio: the command line; http/sse: the URL. Caller frees. */
+/* v with every string and key made terminal-safe (base/termsafe.h): a
+ * repository's .mcp.json names its servers, commands and URLs, and `loom
+ * mcp list` in that folder must not send its escape sequences (a retitled
+ * window, a line rewritten to hide "needs approval") to the terminal. */
+static json_t *terminal_safe(const json_t *v)
+{
+    if (json_is_string(v)) {
+        char *t = termsafe_dup(json_string_value(v));
+        json_t *r = json_string(t ? t : "");
+        free(t);
+        return r ? r : json_string("?");
+    }
+    if (json_is_array(v)) {
+        json_t *a = json_array();
+        size_t i;
+        json_t *m;
+        json_array_foreach(v, i, m) json_array_append_new(a, terminal_safe(m));
+        return a;
+    }
+    if (json_is_object(v)) {
+        json_t *o = json_object();
+        const char *k;
+        json_t *m;
+        json_object_foreach((json_t *)v, k, m) {
+            char *sk = termsafe_dup(k);
+            json_object_set_new(o, sk ? sk : "?", terminal_safe(m));
+            free(sk);
+        }
+        return o;
+    }
+    return json_copy((json_t *)v);
+}
+
 static char *target_of(const json_t *s)
 {
     loom_str out = LOOM_STR_INIT;
@@ -272,6 +306,10 @@ static int cmd_list(const mcp_args *a)
         json_decref(doc);
         return 0;
     }
+    json_t *safe = terminal_safe(servers);
+    json_decref(doc);
+    doc = safe;
+    servers = safe;
     int wn = 4, wt = 6;
     size_t i;
     json_t *s;
@@ -338,8 +376,12 @@ static int cmd_get(const mcp_args *a)
         json_decref(doc);
         return 0;
     }
+    json_t *safe = terminal_safe(found);
+    json_decref(doc);
+    doc = safe;
+    found = safe;
     char buf[1200];
-    printf("%s:\n", a->pos[0]);
+    printf("%s:\n", json_get_str(found, "name", "?"));
     printf("  Scope: %s (%s)\n", json_get_str(found, "scope", ""),
            json_get_str(found, "source", ""));
     printf("  Transport: %s\n", json_get_str(found, "transport", ""));
