@@ -418,6 +418,14 @@ static void add_servers(mcp_config_set *s, const json_t *doc, mcp_scope scope, c
     json_object_foreach((json_t *)servers, name, entry) {
         entry_ctx e = {name, source, true, s->warnings, LOOM_STR_INIT};
         mcp_server_config c;
+        /* A name is shown in prompts, tables and the system prompt and
+         * names a log file: one with control characters or a '/' is a
+         * repository's trick, never a server's name. */
+        bool bad_name = !*name || strchr(name, '/');
+        for (const char *p = name; *p && !bad_name; p++)
+            bad_name = (unsigned char)*p < 0x20 || *p == 0x7f;
+        if (bad_name)
+            entry_fail(&e, "the name must not be empty or hold control characters or '/'");
         entry_read(&e, entry, scope, &c);
         str_free(&e.why);
         set_put(s, &c);
