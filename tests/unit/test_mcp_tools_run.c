@@ -217,13 +217,14 @@ static void test_tool_call(void **state)
 }
 
 static loom_error_code fail_code;
+static const char *fail_text = "went wrong";
 static json_t *answer_failure(const char *server, const char *method, const json_t *params,
                               const mcp_call_opts *opts, loom_error *err)
 {
     (void)method;
     (void)params;
     (void)opts;
-    loom_error_set(err, fail_code, "MCP server \"%s\": tools/call: went wrong", server);
+    loom_error_set(err, fail_code, "MCP server \"%s\": tools/call: %s", server, fail_text);
     return NULL;
 }
 
@@ -235,15 +236,21 @@ static void test_tool_call_failures(void **state)
     tool_ctx ctx = {.self = &t->def};
     static const struct {
         loom_error_code code;
-        const char *says;
+        const char *text, *says, *not_says;
     } cases[] = {
-        {LOOM_ERR_RUN_CANCELLED, "was cancelled"},
-        {LOOM_ERR_MODEL_TIMEOUT, "timed out"},
-        {LOOM_ERR_TOOL_EXECUTION_FAILED, "the server stopped"},
-        {LOOM_ERR_INVALID_REQUEST, "failed"},
+        {LOOM_ERR_RUN_CANCELLED, "went wrong", "was cancelled", NULL},
+        {LOOM_ERR_MODEL_TIMEOUT, "went wrong", "timed out", NULL},
+        {LOOM_ERR_TOOL_EXECUTION_FAILED, "the connection closed: the process exited",
+         "the server stopped", NULL},
+        /* breaker: the server's own JSON-RPC error (same code) is no lost
+         * connection: the model must not be told it will be restarted. */
+        {LOOM_ERR_TOOL_EXECUTION_FAILED, "-32602 unknown argument", "failed",
+         "the server stopped"},
+        {LOOM_ERR_INVALID_REQUEST, "went wrong", "failed", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         fail_code = cases[i].code;
+        fail_text = cases[i].text;
         tool_result r;
         tool_result_init(&r);
         assert_int_equal(t->def.run(NULL, &ctx, &r), 0);
@@ -252,6 +259,8 @@ static void test_tool_call_failures(void **state)
         assert_non_null(strstr(str_cstr(&r.text), "\"get-sum\""));
         if (!strstr(str_cstr(&r.text), cases[i].says))
             fail_msg("\"%s\" lacks \"%s\"", str_cstr(&r.text), cases[i].says);
+        if (cases[i].not_says && strstr(str_cstr(&r.text), cases[i].not_says))
+            fail_msg("\"%s\" says \"%s\"", str_cstr(&r.text), cases[i].not_says);
         tool_result_free(&r);
     }
     /* No input: an empty arguments object is sent. */
