@@ -132,6 +132,20 @@ static void test_description(void **state)
     char *d3 = tool_search_description(NULL, 0);
     assert_non_null(strstr(d3, "(none)"));
     free(d3);
+    /* breaker: a server with 5 000 tools does not put 5 000 names in every
+     * request; the first few hundred, and how many more there are. */
+    static char bufs[5000][32];
+    static const char *many[5000];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(bufs[i], sizeof bufs[i], "mcp__big__tool_%04d", i);
+        many[i] = bufs[i];
+    }
+    char *d4 = tool_search_description(many, 5000);
+    assert_true(strlen(d4) < 12000);
+    assert_non_null(strstr(d4, "mcp__big__tool_0000, "));
+    assert_null(strstr(d4, "mcp__big__tool_4999"));
+    assert_non_null(strstr(d4, "and 4700 more"));
+    free(d4);
 }
 
 static void test_should_defer(void **state)

@@ -226,16 +226,24 @@ static const char ts_intro[] =
     "descriptions, or pick them with select:NAME[,NAME...]. Each hit comes back with its "
     "description and input schema, and can be called from then on.";
 
+/* The most deferred tools listed by name: a server with thousands of tools
+ * would otherwise put them all in every request (5 000 names are ~27 000
+ * tokens), the cost deferring is there to avoid. The rest are found by
+ * keyword or /regex/ all the same. */
+#define TS_LIST_MAX 300
+
 char *tool_search_description(const char *const *names, size_t n)
 {
     loom_str s = LOOM_STR_INIT;
     str_puts(&s, ts_intro);
     str_puts(&s, "\n\nDeferred tools (call ToolSearch to load their schemas): ");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < TS_LIST_MAX; i++) {
         if (i)
             str_puts(&s, ", ");
         str_puts(&s, names[i] ? names[i] : "");
     }
+    if (n > TS_LIST_MAX)
+        str_printf(&s, ", and %zu more (search by keyword or /regex/)", n - TS_LIST_MAX);
     if (n == 0)
         str_puts(&s, "(none)");
     return str_steal(&s);
