@@ -8,6 +8,7 @@
 # small and still exits promptly. Huge instructions trying to close the
 # system prompt: cut at 4 KiB. One that asks for sampling, elicitation
 # and roots right after the handshake: refused, declined, the workspace.
+# One that writes 40 MB to stderr: its log file stops at 16 MiB.
 source "$(dirname "$0")/_lib.sh"
 
 H="$LOOM_SRC/tests/mcp/hostile_server.py"
@@ -93,6 +94,14 @@ check "ping flood: loom exits promptly (${took} ms)" test "$took" -lt 15000
 peak_run "$T/bash.json" --mode flood 300000
 assert_eq "notification flood: connected" "$(state)" "connected"
 check "notification flood: Loom stays small (${peak_kb} kB)" test "$peak_kb" -lt 40000
+
+run "$T/bash.json" --mode stderr-flood
+assert_eq "stderr flood: the run completed" "$(jq -r .subtype <<<"$json")" "success"
+slog=$(find "$LOOM_HOME/projects" -path "*$(jq -r .session_id <<<"$json").mf/mcp-h.log")
+check "stderr flood: the flood was sent" grep -q "stderr flood sent" "$HLOG"
+check "stderr flood: the server's log is capped ($(wc -c < "$slog") bytes)" \
+  test "$(wc -c < "$slog")" -lt 17000000
+check "stderr flood: the log says where it was cut" grep -q "the log is cut here" "$slog"
 
 run "$T/bash.json" --mode sample-on-init
 for _ in $(seq 1 50); do grep -q "on-init roots/list" "$HLOG" && break; sleep 0.1; done

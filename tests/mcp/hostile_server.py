@@ -27,6 +27,7 @@ Modes (repeatable) for the handshake:
                    tools/list_changed at once
   ping-flood N     after initialized, stops reading its input and sends N
                    ping requests (the answers back up in the pipe)
+  stderr-flood     after initialized, 40 MB on stderr
   sample-on-init   sends sampling/createMessage, elicitation/create and
                    roots/list right after initialized; logs the answers
 
@@ -245,6 +246,12 @@ def after_initialized():
                 lines = []
         raw(("\n".join(lines) + "\n").encode())
         log("flood sent")
+    if "stderr-flood" in MODES:
+        chunk = ("e" * 1023 + "\n") * 1024
+        for _ in range(40):
+            sys.stderr.write(chunk)
+        sys.stderr.flush()
+        log("stderr flood sent")
     if "ping-flood" in MODES:
         # Requests the client must answer, while this server stops reading
         # its input: the answers back up.

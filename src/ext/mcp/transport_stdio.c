@@ -51,6 +51,9 @@ extern char **environ;
 /* A send that can write nothing for this long fails: the server is not
  * reading its input. */
 #define STDIO_SEND_STALL_MS 30000
+/* The most a server's log file takes: a server that floods its stderr
+ * must not fill the disk (the rest is still read, and dropped). */
+#define STDIO_LOG_MAX (16u * 1024u * 1024u)
 /* A stderr line longer than this reaches on_stderr in pieces. */
 #define STDIO_STDERR_LINE_MAX 8192
 
@@ -59,6 +62,7 @@ typedef struct stdio_transport {
     char *server;
     pid_t pid;
     int in_fd, out_fd, err_fd, log_fd;
+    atomic_size_t log_bytes; /* written to log_fd so far */
     pthread_mutex_t send_mu; /* one writer at a time; guards in_fd */
     pthread_mutex_t mu;      /* reaped, status, dead, why */
     bool reaped;
@@ -160,12 +164,30 @@ static bool wait_attached(stdio_transport *t)
     return !atomic_load(&t->closing);
 }
 
+/* Appends to the server's log, up to STDIO_LOG_MAX (then one note). */
+static void log_write(stdio_transport *t, const char *buf, size_t n)
+{
+    if (t->log_fd < 0 || n == 0)
+        return;
+    size_t before = atomic_fetch_add(&t->log_bytes, n);
+    if (before >= STDIO_LOG_MAX)
+        return;
+    if (before + n >= STDIO_LOG_MAX) {
+        static const char note[] = "\n[loom: the log is cut here: the server wrote more than "
+                                   "16 MiB to its stderr]\n";
+        (void)!write(t->log_fd, buf, STDIO_LOG_MAX - before);
+        (void)!write(t->log_fd, note, sizeof note - 1);
+        return;
+    }
+    (void)!write(t->log_fd, buf, n);
+}
+
 static void say_stderr(stdio_transport *t, const char *line)
 {
     if (t->log_fd >= 0) {
         loom_str s = {0};
         str_printf(&s, "%s\n", line);
-        (void)!write(t->log_fd, s.ptr, s.len);
+        log_write(t, s.ptr, s.len);
         str_free(&s);
     }
     if (atomic_load(&t->attached) && !atomic_load(&t->closing) && t->base.ev.on_stderr)
@@ -472,8 +494,7 @@ static void *err_main(void *arg)
             continue;
         if (r == 0)
             break;
-        if (t->log_fd >= 0)
-            (void)!write(t->log_fd, buf.ptr + before, buf.len - before);
+        log_write(t, buf.ptr + before, buf.len - before);
         size_t start = 0;
         for (;;) {
             char *nl = memchr(buf.ptr + start, '\n', buf.len - start);
