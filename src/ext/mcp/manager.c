@@ -26,7 +26,6 @@
 #include <time.h>
 
 #include "base/clock.h"
-#include "base/fileio.h"
 #include "base/json.h"
 #include "base/log.h"
 #include "base/str.h"
@@ -174,11 +173,6 @@ static mcp_transport *open_transport(slot *s, mcp_kind kind, const mcp_transport
     if (kind == MCP_KIND_STDIO) {
         char *log_path = NULL;
         if (s->m->log_dir) {
-            /* The session's .mf directory may not exist yet: without it
-             * the server's stderr would go nowhere. */
-            loom_error derr;
-            if (file_mkdirs(s->m->log_dir, 0700, &derr) != 0)
-                LOG_W("mcp", "%s", derr.message);
             loom_str p = LOOM_STR_INIT;
             str_printf(&p, "%s/mcp-%s.log", s->m->log_dir, c->name);
             log_path = str_steal(&p);
