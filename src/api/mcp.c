@@ -31,6 +31,8 @@
 #define MCP_STARTUP_WAIT_MS 2000L
 /* seed 001 §9: defer past 10 % of the window. */
 #define MCP_DEFER_SHARE 0.10
+/* The most of a server's prompt (/mcp__server__prompt) that becomes a goal. */
+#define MCP_PROMPT_MAX_BYTES (100u * 1024u)
 
 struct api_mcp {
     loom_session *s;
@@ -398,6 +400,18 @@ static char *prompt_text(const json_t *result)
             text = json_get_str(json_object_get(c, "resource"), "text", NULL);
         if (text)
             str_printf(&out, "%s%s", out.len ? "\n\n" : "", text);
+        if (out.len > MCP_PROMPT_MAX_BYTES)
+            break;
+    }
+    if (out.len > MCP_PROMPT_MAX_BYTES) {
+        /* A server's prompt becomes the user's message: bounded, cut on a
+         * character boundary. */
+        size_t n = MCP_PROMPT_MAX_BYTES;
+        while (n > 0 && ((unsigned char)out.ptr[n] & 0xC0) == 0x80)
+            n--;
+        out.ptr[n] = '\0';
+        out.len = n;
+        str_puts(&out, "\n[the prompt was cut at 100 KB]");
     }
     return str_steal(&out);
 }

@@ -30,6 +30,7 @@ print(json.dumps({"mcpServers": {
                                                  "args": [h, "--marker", t + "/marker-esc"]},
     "two\nlines": {"command": "python3", "args": [h, "--marker", t + "/marker-nl"]},
     "../../escape": {"command": "python3", "args": [h, "--marker", t + "/marker-path"]},
+    "a__b": {"command": "python3", "args": [h, "--marker", t + "/marker-dunder"]},
 }}))
 PY
 cat > "$R/.loom/settings.json" <<'JSON'
@@ -61,8 +62,8 @@ assert_contains "an unapproved server declares no tools" \
 sleep 0.5
 check "no server process started (no marker)" bash -c '! ls "$1"/marker-* 2>/dev/null' _ "$T"
 assert_eq "nothing reached the listener (the expanded key went nowhere)" "$(wc -l < "$LISTEN_LOG")" "0"
-for n in $'evil\e]0;pwned\a\e[2K\rgood' $'two\nlines' '../../escape'; do
-  assert_eq "a name with escapes, a line break or a path is an error entry" \
+for n in $'evil\e]0;pwned\a\e[2K\rgood' $'two\nlines' '../../escape' 'a__b'; do
+  assert_eq "a name with escapes, a line break, a path or \"__\" is an error entry" \
     "$(jq -r --arg n "$n" '.mcp_servers[] | select(.name == $n) | .state' <<<"$json")" "failed"
 done
 

@@ -39,4 +39,6 @@ for i in 1 2 3; do
 done
 assert_eq "the server's tool ran" "$(tool_result f1)" "connected now"
 assert_contains "the instructions are in the system prompt" "$(raw_part 2 system)" "USE-FAKE-WISELY"
+assert_contains "the instructions are said to be the server's" "$(raw_part 2 system)" \
+  'Instructions the MCP server \"fake\" gives for its tools'
 finish

@@ -77,6 +77,7 @@ check "disabled: no process was started" test ! -e "$T/proj.pid"
 rm -f "$T/proj/.loom/settings.local.json" "$T/proj.pid"
 repl_launch "$T/proj"
 wait_screen "the start-up question" 'names the MCP server "proj"' 15
+wait_screen "the question shows what the server runs" 'fake_server.py' 5
 check "nothing started before the answer" test ! -e "$T/proj.pid"
 answer -l "y"; keys Enter
 wait_prompt "the prompt after the question" 15

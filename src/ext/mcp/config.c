@@ -420,12 +420,15 @@ static void add_servers(mcp_config_set *s, const json_t *doc, mcp_scope scope, c
         mcp_server_config c;
         /* A name is shown in prompts, tables and the system prompt and
          * names a log file: one with control characters or a '/' is a
-         * repository's trick, never a server's name. */
-        bool bad_name = !*name || strchr(name, '/');
+         * repository's trick, never a server's name. "__" would make
+         * tool names ambiguous: mcp__a__b__c could be server a's tool b__c
+         * or server a__b's tool c, and a rule mcp__a would match both. */
+        bool bad_name = !*name || strchr(name, '/') || strstr(name, "__");
         for (const char *p = name; *p && !bad_name; p++)
             bad_name = (unsigned char)*p < 0x20 || *p == 0x7f;
         if (bad_name)
-            entry_fail(&e, "the name must not be empty or hold control characters or '/'");
+            entry_fail(&e, "the name must not be empty or hold control characters, '/' or "
+                           "\"__\" (tool names are mcp__<server>__<tool>)");
         entry_read(&e, entry, scope, &c);
         str_free(&e.why);
         set_put(s, &c);

@@ -602,6 +602,17 @@ json_t *mcp_manager_status(mcp_manager *m)
                               s->cfg.source ? s->cfg.source : "");
         if (s->error && s->state == MCP_STATE_FAILED)
             json_object_set_new(o, "error", json_string(s->error));
+        /* What it runs or reaches, for the person who approves it. */
+        loom_str target = LOOM_STR_INIT;
+        if (s->cfg.kind == MCP_KIND_STDIO) {
+            str_puts(&target, s->cfg.command ? s->cfg.command : "");
+            for (char **a = s->cfg.args; a && *a; a++)
+                str_printf(&target, " %s", *a);
+        } else {
+            str_puts(&target, s->cfg.url ? s->cfg.url : "");
+        }
+        json_object_set_new(o, "target", json_stringn(str_cstr(&target), target.len));
+        str_free(&target);
         if (s->c && s->state == MCP_STATE_CONNECTED) {
             const char *v = mcp_client_protocol_version(s->c->client);
             if (v)

@@ -103,7 +103,12 @@ static void append_instructions(loom_str *out, const char *server, const char *t
         while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
             n--;
     }
-    str_printf(out, "%s## MCP server %s\n%.*s%s\n", out->len ? "\n" : "", server, (int)n, text,
+    /* Said to be the server's: the words come from outside, not from the
+     * user or from Loom. */
+    str_printf(out,
+               "%s## MCP server %s\nInstructions the MCP server \"%s\" gives for its tools "
+               "(mcp__%s__*):\n%.*s%s\n",
+               out->len ? "\n" : "", server, server, server, (int)n, text,
                cut ? "\n[instructions cut]" : "");
 }
 

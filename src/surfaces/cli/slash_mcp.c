@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/termsafe.h"
 
 static json_t *status(slash_host *h)
 {
@@ -32,7 +33,8 @@ static void show(slash_host *h)
         term_tone tone = !strcmp(state, "connected") ? TONE_GREEN
                          : !strcmp(state, "failed")  ? TONE_RED
                                                      : TONE_YELLOW;
-        term_printf(&h->out, TONE_PLAIN, "  %-18s ", json_get_str(s, "name", "?"));
+        char *name = termsafe_dup(json_get_str(s, "name", "?"));
+        term_printf(&h->out, TONE_PLAIN, "  %-18s ", name);
         term_printf(&h->out, tone, "%-15s", state);
         term_printf(&h->out, TONE_DIM, " %s \xc2\xb7 %s", json_get_str(s, "transport", ""),
                     json_get_str(s, "scope", ""));
@@ -42,12 +44,14 @@ static void show(slash_host *h)
                         (long long)json_get_int(s, "resources", 0),
                         (long long)json_get_int(s, "prompts", 0));
         term_printf(&h->out, TONE_PLAIN, "\n");
-        const char *err = json_get_str(s, "error", NULL);
-        if (err)
+        char *err = termsafe_dup(json_get_str(s, "error", ""));
+        if (*err)
             term_printf(&h->out, TONE_RED, "    %s\n", err);
+        free(err);
         if (!strcmp(state, "needs-approval"))
             term_printf(&h->out, TONE_DIM, "    /mcp approve %s starts it and remembers the answer\n",
-                        json_get_str(s, "name", ""));
+                        name);
+        free(name);
     }
     term_printf(&h->out, TONE_DIM, "/mcp reconnect NAME connects a server again\n");
     json_decref(st);
@@ -89,20 +93,26 @@ void slash_mcp_ask_approvals(slash_host *h, char *(*ask)(void *ctx, const char *
     json_array_foreach(st, i, s) {
         if (strcmp(json_get_str(s, "state", ""), "needs-approval") != 0)
             continue;
-        const char *name = json_get_str(s, "name", "?");
+        char *name = termsafe_dup(json_get_str(s, "name", "?"));
+        char *source = termsafe_dup(json_get_str(s, "source", ".mcp.json"));
+        char *target = termsafe_dup(json_get_str(s, "target", ""));
         term_printf(&h->out, TONE_YELLOW,
                     "This project's %s names the MCP server \"%s\" (%s). Start it? It runs with "
                     "your rights.\n",
-                    json_get_str(s, "source", ".mcp.json"), name, json_get_str(s, "transport", ""));
+                    source, name, json_get_str(s, "transport", ""));
+        term_printf(&h->out, TONE_DIM, "  %s\n", target);
+        free(source);
+        free(target);
         char *line = ask(ctx, "  [y/N] ");
         bool yes = line && (line[0] == 'y' || line[0] == 'Y');
         free(line);
         loom_status ls;
-        if (yes && loom_session_mcp_approve(h->session, name, &ls) != 0)
+        if (yes && loom_session_mcp_approve(h->session, json_get_str(s, "name", ""), &ls) != 0)
             term_printf(&h->out, TONE_RED, "%s\n", ls.message);
         else if (!yes)
             term_printf(&h->out, TONE_DIM, "  not started (/mcp approve %s starts it later)\n",
                         name);
+        free(name);
     }
     json_decref(st);
 }
