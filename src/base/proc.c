@@ -222,21 +222,35 @@ static _Noreturn void child_exec(const proc_spec *spec, int in_rd, int out_wr, i
  * descriptors, the working directory. Returns the pid, or -1 when it could
  * not (the caller then forks, which also reports exec failures the usual
  * way). Not used when a child_setup must run in the child (the sandbox). */
+int proc_spawnattr_init(posix_spawnattr_t *attr)
+{
+    if (posix_spawnattr_init(attr) != 0)
+        return -1;
+    sigset_t all, none;
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    sigemptyset(&none);
+    int rc = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+                                                POSIX_SPAWN_SETSIGMASK);
+    rc |= posix_spawnattr_setpgroup(attr, 0);
+    rc |= posix_spawnattr_setsigdefault(attr, &all);
+    rc |= posix_spawnattr_setsigmask(attr, &none);
+    if (rc != 0)
+        posix_spawnattr_destroy(attr);
+    return rc;
+}
+
 static pid_t spawn_fast(const proc_spec *spec, int in_rd, int out_wr, int err_wr)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     if (posix_spawn_file_actions_init(&fa) != 0)
         return -1;
-    if (posix_spawnattr_init(&at) != 0) {
+    if (proc_spawnattr_init(&at) != 0) {
         posix_spawn_file_actions_destroy(&fa);
         return -1;
     }
-    sigset_t all, none;
-    sigfillset(&all);
-    sigdelset(&all, SIGKILL);
-    sigdelset(&all, SIGSTOP);
-    sigemptyset(&none);
     int rc = 0;
     rc |= in_rd >= 0 ? posix_spawn_file_actions_adddup2(&fa, in_rd, 0)
                      : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -245,11 +259,6 @@ static pid_t spawn_fast(const proc_spec *spec, int in_rd, int out_wr, int err_wr
     rc |= posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     if (spec->cwd)
         rc |= posix_spawn_file_actions_addchdir_np(&fa, spec->cwd);
-    rc |= posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                            POSIX_SPAWN_SETSIGMASK);
-    rc |= posix_spawnattr_setpgroup(&at, 0);
-    rc |= posix_spawnattr_setsigdefault(&at, &all);
-    rc |= posix_spawnattr_setsigmask(&at, &none);
     pid_t pid = -1;
     if (rc == 0) {
         char *const *envp = spec->envp ? (char *const *)spec->envp : environ;
@@ -261,11 +270,10 @@ static pid_t spawn_fast(const proc_spec *spec, int in_rd, int out_wr, int err_wr
     return pid;
 }
 
-/* write() that cannot kill us with SIGPIPE when the child closed its stdin.
- * SIGPIPE from a pipe write goes to the writing thread, so blocking it in
- * this thread and eating the pending signal keeps the process-wide
- * disposition (which is not ours to change) untouched. */
-static ssize_t write_nosigpipe(int fd, const void *buf, size_t n)
+/* SIGPIPE from a pipe write goes to the writing thread: blocking it there
+ * and eating the pending one leaves the process-wide disposition (not ours
+ * to change) untouched. */
+ssize_t proc_write_nosigpipe(int fd, const void *buf, size_t n)
 {
     sigset_t pipe_set, old, pending;
     sigemptyset(&pipe_set);
@@ -518,7 +526,7 @@ static void run_feed_input(run_state *r, short revents)
         close_fd(&r->in_fd); /* the child closed its stdin; stop feeding */
         return;
     }
-    ssize_t w = write_nosigpipe(r->in_fd, spec->input + r->in_off, spec->input_len - r->in_off);
+    ssize_t w = proc_write_nosigpipe(r->in_fd, spec->input + r->in_off, spec->input_len - r->in_off);
     if (w > 0)
         r->in_off += (size_t)w;
     else if (w < 0 && errno != EINTR && errno != EAGAIN)

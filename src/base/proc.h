@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <spawn.h>
 #include <sys/types.h>
 
 #include "base/cancel.h"
@@ -89,6 +90,16 @@ int proc_recv_fd(int sock, bool wait);
  * across the fork/spawn and register the new child (its pid is also its
  * group) as running; pid <= 0 registers nothing. proc_spawn_lock also makes
  * Loom a subreaper the first time. */
+/* A spawned child's attributes as every command of Loom's needs them: its
+ * own process group (an end reaches every descendant), the default signal
+ * dispositions and an empty mask whatever Loom ignores or blocks. 0, or
+ * nonzero when a posix_spawnattr call failed (attr is then destroyed). */
+int proc_spawnattr_init(posix_spawnattr_t *attr);
+/* write() that cannot kill Loom with SIGPIPE when the reader (a child's
+ * stdin) is gone: the signal is blocked in the writing thread and a pending
+ * one eaten, so the process-wide disposition is left alone. */
+ssize_t proc_write_nosigpipe(int fd, const void *buf, size_t n);
+
 void proc_spawn_lock(void);
 void proc_spawn_unlock(pid_t pid);
 /* The command started as pid (its group leader, already reaped) has ended:

@@ -536,21 +536,9 @@ int task_registry_start(task_registry *reg, const char *command, const char *cwd
     if (cwd)
         posix_spawn_file_actions_addchdir_np(&fa, cwd);
 
-    /* Own group (so a stop reaches every descendant), and the default
-     * signal dispositions and an empty mask every program expects, whatever
-     * Loom ignores or blocks itself. */
+    /* Own group, default signal dispositions, an empty mask (base/proc.h). */
     posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                        POSIX_SPAWN_SETSIGMASK);
-    posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t all, none;
-    sigfillset(&all);
-    sigdelset(&all, SIGKILL);
-    sigdelset(&all, SIGSTOP);
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setsigmask(&attr, &none);
+    bool attr_ok = proc_spawnattr_init(&attr) == 0;
 
     char **env = shell_env_new();
     char *argv[] = {"bash", "-c", (char *)command, NULL};
@@ -558,11 +546,12 @@ int task_registry_start(task_registry *reg, const char *command, const char *cwd
     /* Registered as a running command (base/proc.h), so what it leaves
      * behind is told from other commands' and ended with it. */
     proc_spawn_lock();
-    int rc = posix_spawnp(&pid, "bash", &fa, &attr, argv, env);
+    int rc = attr_ok ? posix_spawnp(&pid, "bash", &fa, &attr, argv, env) : ENOMEM;
     proc_spawn_unlock(rc == 0 ? pid : 0);
     shell_env_free(env);
     posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+    if (attr_ok)
+        posix_spawnattr_destroy(&attr);
     close(p[1]);
     if (rc != 0) {
         close(p[0]);

@@ -524,30 +524,6 @@ static void *err_main(void *arg)
 
 /* ---- send ------------------------------------------------------------------ */
 
-/* write() that cannot kill Loom with SIGPIPE when the server closed its
- * stdin (base/proc.c does the same): SIGPIPE from a pipe write goes to the
- * writing thread, so it is blocked here and a pending one eaten. */
-static ssize_t write_nosigpipe(int fd, const void *buf, size_t n)
-{
-    sigset_t pipe_set, old, pending;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    sigemptyset(&pending);
-    sigpending(&pending);
-    bool was_pending = sigismember(&pending, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    ssize_t w = write(fd, buf, n);
-    int e = errno;
-    if (w < 0 && e == EPIPE && !was_pending) {
-        struct timespec zero = {0, 0};
-        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR) {
-        }
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    errno = e;
-    return w;
-}
-
 /* Writes all of buf to the non-blocking in_fd; send_mu held. */
 static int write_all(stdio_transport *t, const char *buf, size_t n, loom_error *err)
 {
@@ -556,7 +532,7 @@ static int write_all(stdio_transport *t, const char *buf, size_t n, loom_error *
         if (atomic_load(&t->closing) || t->in_fd < 0)
             return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
                                   "MCP server \"%s\": the connection is closing", t->server);
-        ssize_t w = write_nosigpipe(t->in_fd, buf, n);
+        ssize_t w = proc_write_nosigpipe(t->in_fd, buf, n);
         if (w > 0) {
             buf += w;
             n -= (size_t)w;
@@ -792,20 +768,9 @@ static int spawn_child(stdio_transport *t, const mcp_stdio_spec *spec, const cha
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     if (spec->cwd)
         posix_spawn_file_actions_addchdir_np(&fa, spec->cwd);
-    /* Its own group, so an end reaches every descendant; default signal
-     * dispositions and an empty mask, whatever Loom ignores or blocks. */
+    /* Its own group, default signal dispositions, an empty mask (base/proc.h). */
     posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                        POSIX_SPAWN_SETSIGMASK);
-    posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t all, none;
-    sigfillset(&all);
-    sigdelset(&all, SIGKILL);
-    sigdelset(&all, SIGSTOP);
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setsigmask(&attr, &none);
+    bool attr_ok = proc_spawnattr_init(&attr) == 0;
 
     size_t nargs = 0;
     while (spec->args && spec->args[nargs])
@@ -819,11 +784,12 @@ static int spawn_child(stdio_transport *t, const mcp_stdio_spec *spec, const cha
     /* Registered as a running command (base/proc.h): the sweeps that end
      * what other commands leave behind skip it and its group. */
     proc_spawn_lock();
-    int rc = posix_spawn(&pid, prog, &fa, &attr, argv, env);
+    int rc = attr_ok ? posix_spawn(&pid, prog, &fa, &attr, argv, env) : ENOMEM;
     proc_spawn_unlock(rc == 0 ? pid : 0);
     free(argv);
     posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+    if (attr_ok)
+        posix_spawnattr_destroy(&attr);
     if (rc != 0) {
         if (spec->cwd && access(spec->cwd, X_OK) != 0)
             return loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
