@@ -313,6 +313,8 @@ json_t *trust_filter(const json_t *doc, const char *file, const json_t *base, js
             json_object_set(out, key, v);
         } else if (!strcmp(key, "disallowed_tools") && json_is_string(v)) {
             json_object_set(out, key, v);
+        } else if (!strcmp(key, "disabledMcpjsonServers") && json_is_array(v)) {
+            json_object_set(out, key, v); /* it only keeps servers from starting */
         } else if (in(limit_keys, key) && limit_tightens(key, v, base)) {
             json_object_set(out, key, v);
         } else if (!strcmp(key, "env") && json_is_object(v) && json_object_size(v)) {

@@ -51,8 +51,17 @@ run "local, untrusted"
 assert_eq "local, untrusted: still needs-approval" "$(jq -r .state <<<"$srv")" "needs-approval"
 check "local, untrusted: no process was started" test ! -e "$T/proj.pid"
 
-# The user's own settings approve it.
+# Keeping it off only tightens: an untrusted folder's own file may say so,
+# and that wins over the user's approval.
 echo '{"enabledMcpjsonServers": ["proj"]}' > "$LOOM_HOME/settings.json"
+echo '{"disabledMcpjsonServers": ["proj"]}' > "$T/proj/.loom/settings.json"
+: > "$MOCK_LOG"
+run "disabled, untrusted"
+assert_eq "disabled, untrusted: its state is disabled" "$(jq -r .state <<<"$srv")" "disabled"
+check "disabled, untrusted: no process was started" test ! -e "$T/proj.pid"
+rm "$T/proj/.loom/settings.json"
+
+# The user's own settings approve it.
 : > "$MOCK_LOG"
 run "user-approved"
 assert_eq "user-approved: connected" "$(jq -r .state <<<"$srv")" "connected"

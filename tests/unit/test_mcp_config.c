@@ -467,11 +467,13 @@ static void test_approval(void **state)
         /* The project's own settings only in a trusted workspace. */
         approval(NULL, en_p, NULL, trusted, "p", !trusted, false);
         approval(NULL, all, NULL, trusted, "q", !trusted, false);
-        /* Disabled beats enabled, from any layer that counts. */
+        /* Disabled beats enabled, from any layer: keeping a server off
+         * only tightens, so the project's own file counts untrusted too. */
         approval(dis_p, NULL, all, trusted, "p", false, true);
         approval("{\"enabledMcpjsonServers\": [\"p\"], \"disabledMcpjsonServers\": [\"p\"]}", NULL,
                  NULL, trusted, "p", false, true);
-        approval(NULL, dis_p, NULL, trusted, "p", !trusted, trusted);
+        approval(NULL, dis_p, NULL, trusted, "p", false, true);
+        approval(en_p, dis_p, NULL, trusted, "p", false, true);
         /* The user's own servers never wait. */
         approval(NULL, NULL, NULL, trusted, "u", false, false);
         approval(dis_p, NULL, NULL, trusted, "u", false, false);

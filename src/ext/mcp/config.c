@@ -525,11 +525,14 @@ static void decide_approval(const mcp_config_inputs *in, mcp_server_config *c)
     bool all = false, enabled = false, disabled = false;
     for (int i = 0; i < SETTINGS_LAYERS; i++) {
         const json_t *d = in->settings[i];
-        if (!d || !approval_counts(in, i))
+        if (!d)
+            continue;
+        /* Keeping a server off only tightens: any file may say so. */
+        disabled = disabled || list_has(json_object_get(d, "disabledMcpjsonServers"), c->name);
+        if (!approval_counts(in, i))
             continue;
         all = all || json_is_true(json_object_get(d, "enableAllProjectMcpServers"));
         enabled = enabled || list_has(json_object_get(d, "enabledMcpjsonServers"), c->name);
-        disabled = disabled || list_has(json_object_get(d, "disabledMcpjsonServers"), c->name);
     }
     if (disabled)
         c->disabled = true;
