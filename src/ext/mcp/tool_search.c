@@ -52,6 +52,18 @@ static size_t clamp_max(size_t max)
 }
 
 /* select:A,B — exact names, in the order asked, each once. */
+/* Ranks the hits and writes the indexes of the best max to out; frees
+ * hits. Returns how many were written. */
+static int take_best(ts_hit *hits, size_t nh, size_t max, size_t *out)
+{
+    qsort(hits, nh, sizeof *hits, hit_cmp);
+    size_t k = nh < max ? nh : max;
+    for (size_t i = 0; i < k; i++)
+        out[i] = hits[i].index;
+    free(hits);
+    return (int)k;
+}
+
 static int rank_select(const tool_search_entry *v, size_t n, const char *list, size_t *out)
 {
     int k = 0;
@@ -114,12 +126,7 @@ static int rank_regex(const tool_search_entry *v, size_t n, const char *pat, siz
     pcre2_match_context_free(mc);
     pcre2_match_data_free(md);
     pcre2_code_free(re);
-    qsort(hits, nh, sizeof *hits, hit_cmp);
-    size_t k = nh < max ? nh : max;
-    for (size_t i = 0; i < k; i++)
-        out[i] = hits[i].index;
-    free(hits);
-    return (int)k;
+    return take_best(hits, nh, max, out);
 }
 
 typedef struct ts_terms {
@@ -201,12 +208,7 @@ int tool_search_rank(const tool_search_entry *v, size_t n, const char *query, si
             hits[nh++] = (ts_hit){i, s};
     }
     terms_free(&t);
-    qsort(hits, nh, sizeof *hits, hit_cmp);
-    size_t k = nh < max ? nh : max;
-    for (size_t i = 0; i < k; i++)
-        out[i] = hits[i].index;
-    free(hits);
-    return (int)k;
+    return take_best(hits, nh, max, out);
 }
 
 /* ---- the tool ----------------------------------------------------------- */
