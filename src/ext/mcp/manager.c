@@ -790,6 +790,8 @@ void mcp_manager_free(mcp_manager *m)
     for (size_t i = 0; i < m->n; i++) {
         slot *s = &m->slots[i];
         json_decref(s->tools_json);
+        json_decref(s->tools_from);
+        free(s->tools);
         free(s->error);
         mcp_server_config_free(&s->cfg);
     }

@@ -28,6 +28,12 @@ typedef struct slot {
     bool ever_connected;
     bool tools_dirty;    /* list_changed: list again at the next tool set */
     json_t *tools_json;  /* the last tools/list (array), NULL: none yet */
+    /* The Loom tools made from tools_from (a reference held, so a new list
+     * is never mistaken for it): a tool set rebuilt while the list is the
+     * same reuses them. Earlier ones stay in the manager's `made`. */
+    json_t *tools_from;
+    mcp_tool **tools;
+    size_t n_tools;
     int n_resources, n_prompts;
     int failures;        /* consecutive failed connects: the backoff */
     int64_t retry_at_ms; /* no reconnect before (monotonic) */

@@ -63,6 +63,28 @@ static int by_pos(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Under mu: the Loom tools of s's current list, made once per list. */
+static void make_slot_tools(mcp_manager *m, slot *s)
+{
+    free(s->tools);
+    s->tools = xcalloc(json_array_size(s->tools_json) + 1, sizeof *s->tools);
+    s->n_tools = 0;
+    size_t k;
+    json_t *tj;
+    json_array_foreach(s->tools_json, k, tj) {
+        loom_error terr;
+        mcp_tool *t = mcp_tool_new(m, s->cfg.name, tj, s->cfg.always_load, &terr);
+        if (!t) {
+            LOG_W("mcp", "%s", terr.message);
+            continue;
+        }
+        keep_tool(m, t);
+        s->tools[s->n_tools++] = t;
+    }
+    json_decref(s->tools_from);
+    s->tools_from = json_incref(s->tools_json);
+}
+
 /* Lists again the tools of every slot that said they changed. Run thread. */
 static void relist_dirty(mcp_manager *m)
 {
@@ -139,23 +161,16 @@ int mcp_manager_toolset(mcp_manager *m, tool_registry *reg, loom_str *instructio
         }
         if (!ins[i] && s->cfg.instructions)
             ins[i] = xstrdup(s->cfg.instructions);
-        size_t k;
-        json_t *tj;
-        json_array_foreach(s->tools_json, k, tj) {
-            loom_error terr;
-            mcp_tool *t = mcp_tool_new(m, s->cfg.name, tj, s->cfg.always_load, &terr);
-            if (!t) {
-                LOG_W("mcp", "%s", terr.message);
-                continue;
-            }
-            keep_tool(m, t);
+        if (s->tools_from != s->tools_json)
+            make_slot_tools(m, s);
+        for (size_t k = 0; k < s->n_tools; k++) {
+            mcp_tool *t = s->tools[k];
             if (n_all == cap) {
                 cap = cap ? cap * 2 : 64;
                 all = xrealloc(all, cap * sizeof *all);
             }
             all[n_all++] = (ranked){t, order_index(m->order, t->loom_name)};
             mcp_tokens += t->tokens;
-            (void)i;
         }
     }
     pthread_mutex_unlock(&m->mu);
