@@ -85,8 +85,8 @@ typedef enum loom_event_type {
     LOOM_EV_APPROVAL_REQUESTED = 6,          /* approval.requested */
     LOOM_EV_APPROVAL_RESOLVED = 7,           /* approval.resolved */
     LOOM_EV_ARTIFACT_CREATED = 8,            /* artifact.created (reserved, seed 000) */
-    LOOM_EV_AGENT_SPAWNED = 9,               /* agent.spawned (reserved, seed 000) */
-    LOOM_EV_AGENT_COMPLETED = 10,            /* agent.completed (reserved, seed 000) */
+    LOOM_EV_AGENT_SPAWNED = 9,               /* agent.spawned: a sub-agent started */
+    LOOM_EV_AGENT_COMPLETED = 10,            /* agent.completed: it ended (usage, result) */
     LOOM_EV_WARNING_EMITTED = 11,            /* warning.emitted */
     /* A model call starts over (retry, fallback model, a re-sent request):
      * the token.delta text of the call so far is void. */
@@ -100,9 +100,10 @@ typedef enum loom_event_type {
     LOOM_EV_HEARTBEAT_EVENT = 19,            /* heartbeat.event */
     LOOM_EV_TOOL_PROGRESS = 20,              /* tool.progress (an MCP server's notifications/progress) */
     LOOM_EV_MCP_SERVER_CHANGED = 21,         /* mcp.server_changed (connected, failed, tools changed) */
+    LOOM_EV_AGENT_PROGRESS = 22,             /* agent.progress: a running sub-agent's tool, tokens */
 } loom_event_type;
 /* One past the highest number in use (not a type). */
-#define LOOM_EVENT_TYPE_END 22
+#define LOOM_EVENT_TYPE_END 23
 
 /* The type's wire name ("tool.started"); NULL for LOOM_EV_NONE or a number
  * that is not a type. */
@@ -172,8 +173,9 @@ typedef enum loom_stop_reason {
     LOOM_STOP_SESSION_ERROR = 14,  /* session_error: the session could not be read or written */
     LOOM_STOP_HOOK_STOPPED = 15,   /* hook_stopped: a hook answered continue: false */
     LOOM_STOP_PROMPT_BLOCKED = 16, /* prompt_blocked: a UserPromptSubmit hook blocked it */
+    LOOM_STOP_BUDGET_SHARE = 17,   /* budget_share: a sub-agent spent its share of the tree's budget */
 } loom_stop_reason;
-#define LOOM_STOP_REASON_END 17
+#define LOOM_STOP_REASON_END 18
 
 /* The reason's name ("max_turns"); "none" for a number that is not one. */
 const char *loom_stop_reason_name(loom_stop_reason reason);

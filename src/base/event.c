@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/clock.h"
 #include "base/str.h"
@@ -153,6 +154,66 @@ json_t *event_mcp_server_changed(const char *server, const char *state, const ch
     assert(p);
     if (error)
         json_object_set_new(p, "error", json_string(error));
+    return p;
+}
+
+static void set_str_if(json_t *o, const char *key, const char *v)
+{
+    if (v)
+        json_object_set_new(o, key, json_string(v));
+}
+
+json_t *event_agent_spawned(const char *agent_id, const char *name, const char *agent_type,
+                            const char *model, int depth, const char *parent_call_id,
+                            bool background, const char *description,
+                            const char *worktree_path, const char *worktree_branch)
+{
+    json_t *p = json_pack("{s:s,s:s,s:s,s:i,s:b}", "agent_id", agent_id, "agent_type",
+                          agent_type, "model", model ? model : "", "depth", depth, "background",
+                          background);
+    assert(p);
+    set_str_if(p, "name", name);
+    set_str_if(p, "parent_call_id", parent_call_id);
+    set_str_if(p, "description", description);
+    if (worktree_path)
+        json_object_set_new(p, "worktree", json_pack("{s:s,s:s}", "path", worktree_path, "branch",
+                                                     worktree_branch ? worktree_branch : ""));
+    return p;
+}
+
+json_t *event_agent_completed(const char *agent_id, const char *name, const char *agent_type,
+                              loom_run_state state, loom_stop_reason stop, int turns,
+                              int tool_uses, int64_t duration_ms, json_t *usage, double cost_usd,
+                              const char *result, json_t *worktree)
+{
+    json_t *p = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:I,s:o}", "agent_id", agent_id,
+                          "agent_type", agent_type, "state", loom_run_state_name(state),
+                          "stop_reason", loom_stop_reason_name(stop), "turns", turns, "tool_uses",
+                          tool_uses, "duration_ms", (json_int_t)duration_ms, "usage",
+                          usage ? usage : json_object());
+    assert(p);
+    set_str_if(p, "name", name);
+    if (cost_usd >= 0)
+        json_object_set_new(p, "cost_usd", json_real(cost_usd));
+    if (result) {
+        size_t n = strlen(result), keep = n < EVENT_TOOL_PREVIEW ? n : EVENT_TOOL_PREVIEW;
+        while (keep < n && keep > 0 && ((unsigned char)result[keep] & 0xC0) == 0x80)
+            keep--;
+        json_object_set_new(p, "result", json_stringn(result, keep));
+    }
+    if (worktree)
+        json_object_set_new(p, "worktree", worktree);
+    return p;
+}
+
+json_t *event_agent_progress(const char *agent_id, const char *name, const char *tool,
+                             int64_t tokens, int64_t elapsed_ms)
+{
+    json_t *p = json_pack("{s:s,s:I,s:I}", "agent_id", agent_id, "tokens", (json_int_t)tokens,
+                          "elapsed_ms", (json_int_t)elapsed_ms);
+    assert(p);
+    set_str_if(p, "name", name);
+    set_str_if(p, "tool", tool);
     return p;
 }
 

@@ -95,6 +95,24 @@ json_t *event_mcp_server_changed(const char *server, const char *state, const ch
                                  int tools, int resources, int prompts);
 json_t *event_approval_requested(const char *approval_id, const char *tool, const char *message,
                                  const json_t *input, const char *question, json_t *always);
+/* agent.spawned: {agent_id, name?, agent_type, model, depth, parent_call_id?,
+ * background, description?, worktree?: {path, branch}} (NULL strings and
+ * worktree_path NULL leave their keys out). */
+json_t *event_agent_spawned(const char *agent_id, const char *name, const char *agent_type,
+                            const char *model, int depth, const char *parent_call_id,
+                            bool background, const char *description,
+                            const char *worktree_path, const char *worktree_branch);
+/* agent.completed: {agent_id, name?, agent_type, state, stop_reason, turns,
+ * tool_uses, duration_ms, usage (stolen), cost_usd (when >= 0), result
+ * (≤ 2000 chars), worktree? (stolen: {path, branch, changed, kept})}. */
+json_t *event_agent_completed(const char *agent_id, const char *name, const char *agent_type,
+                              loom_run_state state, loom_stop_reason stop, int turns,
+                              int tool_uses, int64_t duration_ms, json_t *usage, double cost_usd,
+                              const char *result, json_t *worktree);
+/* agent.progress: {agent_id, name?, tool? (the tool it runs now), tokens,
+ * elapsed_ms} — at most every 250 ms per agent (the caller's rule). */
+json_t *event_agent_progress(const char *agent_id, const char *name, const char *tool,
+                             int64_t tokens, int64_t elapsed_ms);
 /* approval.resolved: {approval_id, tool, approved, always (stolen; NULL →
  * null)}. */
 json_t *event_approval_resolved(const char *approval_id, const char *tool, bool approved,

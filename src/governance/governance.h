@@ -68,7 +68,42 @@ typedef struct governance {
     size_t n_additional_dirs;
     char **warnings;                /* for the surface, oldest first */
     size_t n_warnings;
+    /* A sub-agent's governance (governance_child): the parent's rules,
+     * hooks, approvals, audit and classifier are borrowed, not owned, and
+     * outlive it. NULL for a session's own. */
+    const struct governance *parent;
+    /* What the sub-agent's role and file allow on top of the rules: a tool
+     * must match tool_allow when it is set, and must not match tool_deny
+     * (rule strings as in settings: "Bash(git:*)", "mcp__github__*"). */
+    perm_rules *tool_allow, *tool_deny;
+    bool role_read_only;            /* Explore, Plan: only read-only and local-state tools run */
+    hook_registry *scoped_hooks;    /* the agent file's own hooks, fired after the session's */
+    /* Hook payloads fired inside a sub-agent carry these (Claude Code's
+     * agent_id, agent_type); NULL for the main agent. */
+    char *agent_id, *agent_type, *agent_name;
 } governance;
+
+/* What a sub-agent's governance differs in (agents/runner.c). */
+typedef struct governance_child_opts {
+    perm_mode mode;                 /* already capped at the parent's by the caller */
+    const char *cwd;                /* NULL: the parent's (a worktree agent: its worktree) */
+    const char *session_id;         /* the sub-agent's own (its sidechain) */
+    const char *transcript_path;
+    const char *agent_id, *agent_type, *agent_name;
+    const char *const *tools;       /* allow list, NULL-terminated; NULL: every tool */
+    const char *const *disallowed;  /* deny list; NULL: none */
+    bool role_read_only;
+    const json_t *hooks;            /* the agent file's "hooks" block (settings shape); NULL: none */
+    /* The sandbox policy the child runs under (a worktree agent's, with its
+     * worktree as the writable root; copied); NULL: the parent's copy. */
+    const struct sandbox_policy *sandbox;
+} governance_child_opts;
+
+/* A sub-agent's governance: rules, hooks, approvals, audit and classifier
+ * borrowed from parent (which must outlive it), the rest its own. NULL
+ * with err set on a bad entry in tools, disallowed or hooks, naming it. */
+governance *governance_child(governance *parent, const governance_child_opts *o,
+                             loom_error *err);
 
 /* Builds the session's governance. The workspace is trusted as s->trust
  * says, or (GOVERNANCE_TRUST_DECIDE) when the user settings list it under

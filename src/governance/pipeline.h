@@ -68,6 +68,15 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
 void tool_batch_run(const tool_registry *reg, const tool_call *calls, size_t n, tool_ctx *ctx,
                     const pipeline_observer *obs, tool_outcome *outcomes);
 
+/* An input a hook rewrote outside a call (SubagentStart's updatedInput
+ * for the Agent call that spawns it) checked as the pipeline checks a
+ * PreToolUse rewrite: the tool's schema and validation, then the rules and
+ * mode of ctx->gov for that input (an ask is settled as the call's would
+ * be, through approvals). 0 when it may run; else -1 with why saying which
+ * step refused and what. */
+int pipeline_recheck_input(const tool_registry *reg, const char *tool, const json_t *input,
+                           tool_ctx *ctx, loom_str *why);
+
 /* Cuts text longer than cap to head and tail with a note of what was cut,
  * never inside a UTF-8 sequence. */
 void pipeline_cap_output(loom_str *text, size_t cap);

@@ -66,6 +66,35 @@ typedef struct loop_toolset_port {
     char *(*take_notes)(void *ctx);
 } loop_toolset_port;
 
+/* The spawn tree the run belongs to (agents/tree.h): a sub-agent's run, or
+ * a main run that may spawn them. Budgets are a pool the whole tree draws
+ * from, and what the tree's other members did reaches the run at its turn
+ * boundaries. A zeroed port: a run on its own, as before sub-agents. Every
+ * hook may be NULL; all are called on the run's thread. */
+typedef struct loop_tree_port {
+    void *ctx;
+    /* Every model call the run made (its turns, compaction, the permission
+     * classifier): the tokens and the cost (0 when prices are unknown),
+     * counted after the run's own totals. */
+    void (*charge)(void *ctx, const msg_usage *u, double usd);
+    /* At each turn's start, after the cancel check and before the run's own
+     * caps: true when the tree ends the run (its share of the pool, or the
+     * pool, is spent), with *stop (LOOM_STOP_BUDGET_SHARE, _TOKEN_BUDGET,
+     * _USD_BUDGET) and a message for the result written into msg. */
+    bool (*exhausted)(void *ctx, loom_stop_reason *stop, char *msg, size_t size);
+    /* At the same boundary as the tool set's take_notes: what the tree wants
+     * the model told (a background agent finished, a SendMessage arrived),
+     * queued as a reminder; malloc'd, NULL when nothing. */
+    char *(*take_notes)(void *ctx);
+    /* The run is about to end with final_text as its answer (a reply with
+     * no tool calls, after the Stop hooks let it). A malloc'd reminder
+     * sends it back to work instead (a StructuredOutput call is still owed,
+     * background agents are still running in a headless run: the call may
+     * block until one of them finishes); NULL lets it end. The port bounds
+     * how often it says so. */
+    char *(*before_final)(void *ctx, const char *final_text);
+} loop_tree_port;
+
 typedef struct loop_io {
     transcript *t;
     tool_ctx *tools;                /* prepared by the caller; message_id set per turn */
@@ -91,6 +120,7 @@ typedef struct loop_io {
      * signal: the event, reported in the result. Owned by the caller. */
     json_t *_Atomic *stop_event;
     loop_toolset_port toolset;
+    loop_tree_port tree;
 } loop_io;
 
 typedef struct loop_result {

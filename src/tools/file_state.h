@@ -50,6 +50,9 @@ typedef struct file_state file_state;
 /* A new empty cache; free with file_state_free. Never NULL. */
 file_state *file_state_new(void);
 void file_state_free(file_state *fs);   /* NULL is fine */
+/* A copy of what fs knows (seed 000 row 3.11: a sub-agent starts with the
+ * parent's read cache, and its reads and writes do not reach the parent's). */
+file_state *file_state_clone(const file_state *fs);
 
 /* Content hashes are FNV-1a 64 (base/hash.h), in pieces from this seed. */
 #define FILE_STATE_HASH_SEED HASH_FNV1A64_SEED

@@ -93,6 +93,33 @@ int task_registry_wait(task_registry *reg, const char *id, long timeout_ms,
  * id. */
 int task_registry_stop(task_registry *reg, const char *id, long grace_ms);
 
+/* Tasks the registry does not run itself (a background sub-agent,
+ * agents/background.c): it lists them among its own, under ids it makes
+ * from id_prefix ("agent" → "agent_1", "agent_2", … in their own count), and
+ * forwards get, read, tail, wait, stop and list to the ops, so TaskOutput
+ * and TaskStop work on them unchanged. The ops are called without the
+ * registry's lock held and may block (wait, stop); each gets the ctx given
+ * here. task_registry_free calls stop (grace 0) then release on every
+ * external task; release frees ctx. */
+typedef struct task_external_ops {
+    /* Fills everything but info->id (the registry sets it); never fails. */
+    void (*info)(void *ctx, task_info *info);
+    /* Output not read yet, appended to out; the read mark moves to its end. */
+    void (*read)(void *ctx, loom_str *out, uint64_t *missed);
+    /* The last max bytes of the output. */
+    void (*tail)(void *ctx, size_t max, loom_str *out);
+    /* As task_registry_wait: 0 ended, 1 timeout, 2 cancelled. */
+    int (*wait)(void *ctx, long timeout_ms, const loom_cancel *cancel);
+    /* As task_registry_stop: 0 stopped, 1 was not running. */
+    int (*stop)(void *ctx, long grace_ms);
+    void (*release)(void *ctx);
+} task_external_ops;
+
+/* Adds an external task; *id_out (caller frees) is its id. 0, or -1 when
+ * the registry is being freed (ops->release is then called at once). */
+int task_registry_add_external(task_registry *reg, const char *id_prefix,
+                               const task_external_ops *ops, void *ctx, char **id_out);
+
 /* Every task, in start order (for /status). *out is a malloc'd array to be
  * freed with task_info_free_array; returns the count. */
 size_t task_registry_list(task_registry *reg, task_info **out);

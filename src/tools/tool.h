@@ -68,6 +68,10 @@ typedef struct tool_ctx {
      * (the correlation id of the call's events, tool.progress among them). */
     const struct tool_def *self;
     const char *call_id;
+    /* The run's node in the sub-agent tree (agents/tree.h): the Agent,
+     * SendMessage and StructuredOutput tools find the tree through it.
+     * NULL: the run cannot spawn (Agent refuses). */
+    struct spawn_node *spawn;
 } tool_ctx;
 
 typedef struct tool_result {
@@ -102,6 +106,11 @@ typedef struct tool_def {
     /* A tool made at run time (an MCP server's, ToolSearch) keeps its own
      * state here; run reads it as ctx->self->impl. NULL for built-ins. */
     void *impl;
+    /* Other names the tool answers to (seed 000 step 1, "name/alias":
+     * Claude Code's Task for Agent), NULL-terminated; NULL: none. The model
+     * is shown only name; rules and hooks match the name it was called by
+     * and the tool's name alike. */
+    const char *const *aliases;
 } tool_def;
 
 /* Result helpers. */
