@@ -15,6 +15,7 @@
 
 #include "runtime/loop_internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,12 @@ static void refresh_toolset(loop_state *st)
         loop_queue_reminder(st, note);
         free(note);
     }
+    const loop_tree_port *tree = &st->io->tree;
+    note = tree->take_notes ? tree->take_notes(tree->ctx) : NULL;
+    if (note) {
+        loop_queue_reminder(st, note);
+        free(note);
+    }
     if (!ts->refresh || !ts->refresh(ts->ctx, &tools, &ext))
         return;
     st->p.tools = tools;
@@ -206,6 +213,18 @@ static loop_step begin_turn(loop_state *st)
     /* Observe after the heartbeat stopped an Act: the event is in the
      * working memory the next request carries. */
     cancel_clear_act((loom_cancel *)io->cancel);
+    if (io->tree.exhausted) {
+        /* The spawn tree's pool, or this run's share of it (agents/tree.h). */
+        loom_stop_reason why = LOOM_STOP_NONE;
+        char msg[300] = "";
+        if (io->tree.exhausted(io->tree.ctx, &why, msg, sizeof msg)) {
+            assert(why != LOOM_STOP_NONE);
+            finish(out, LOOM_RUN_FAILED, why);
+            loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE, "%s",
+                           *msg ? msg : "stopped at the spawn tree's budget");
+            return STEP_STOP;
+        }
+    }
     int64_t used = msg_usage_total(&out->usage);
     if (st->turn >= st->max_turns) {
         finish(out, LOOM_RUN_FAILED, LOOM_STOP_MAX_TURNS);
@@ -441,6 +460,17 @@ static loop_step decide(loop_state *st, loop_turn *t)
     if (loop_stop_hook_continues(st, &t->hook_stop))
         return STEP_AGAIN;
     loop_result *out = st->out;
+    const loop_tree_port *tree = &st->io->tree;
+    if (!t->hook_stop && tree->before_final) {
+        /* The tree may owe more first (a StructuredOutput call, background
+         * agents a headless run waits for): its reminder, and another turn. */
+        char *more = tree->before_final(tree->ctx, out->final_text ? out->final_text : "");
+        if (more) {
+            loop_queue_reminder(st, more);
+            free(more);
+            return STEP_AGAIN;
+        }
+    }
     finish(out, LOOM_RUN_COMPLETED, t->hook_stop ? LOOM_STOP_HOOK_STOPPED : t->stop);
     if (t->hook_stop)
         /* The answer stands; the reason is the user's to read. */

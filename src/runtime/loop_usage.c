@@ -20,6 +20,14 @@ static void usage_changed(loop_state *st)
     st->ctx.env.budget_used = msg_usage_total(&st->out->usage);
 }
 
+/* The spawn tree's pool draws on every call counted here (loop_tree_port). */
+static void charge_tree(loop_state *st, const msg_usage *u, double usd)
+{
+    const loop_tree_port *tree = &st->io->tree;
+    if (tree->charge)
+        tree->charge(tree->ctx, u, usd);
+}
+
 void loop_count_reply(loop_state *st, const msg_response *resp)
 {
     loop_result *out = st->out;
@@ -28,6 +36,7 @@ void loop_count_reply(loop_state *st, const msg_response *resp)
     double cost = out->cost_usd >= 0 ? usage_cost(&st->p, &resp->usage) : 0;
     if (out->cost_usd >= 0)
         out->cost_usd += cost;
+    charge_tree(st, &resp->usage, cost);
     out->turns = st->turn;
     json_t *u = msg_usage_to_json(&resp->usage);
     loop_emit(st->io, LOOM_EV_MODEL_COMPLETED, LOOM_VIS_USER, resp->request_id,
@@ -43,8 +52,10 @@ void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr
     loop_result *out = st->out;
     msg_usage_add(&out->usage, u);
     usage_changed(st);
+    double cost = out->cost_usd >= 0 ? usage_cost(&st->p, u) : 0;
     if (out->cost_usd >= 0)
-        out->cost_usd += usage_cost(&st->p, u);
+        out->cost_usd += cost;
+    charge_tree(st, u, cost);
     loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, corr,
               event_model_usage(purpose, tool, (int)calls, msg_usage_to_json(u), out->cost_usd));
 }
@@ -61,8 +72,10 @@ void loop_price_compaction(loop_state *st, const msg_usage *before)
     };
     if (msg_usage_total(&d) <= 0)
         return;
+    double cost = out->cost_usd >= 0 ? usage_cost(&st->p, &d) : 0;
     if (out->cost_usd >= 0)
-        out->cost_usd += usage_cost(&st->p, &d);
+        out->cost_usd += cost;
+    charge_tree(st, &d, cost);
     loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, NULL,
               event_model_usage_compaction(msg_usage_to_json(&d), out->cost_usd));
 }

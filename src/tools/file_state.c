@@ -77,6 +77,30 @@ void file_state_free(file_state *fs)
     free(fs);
 }
 
+file_state *file_state_clone(const file_state *src)
+{
+    file_state *fs = xcalloc(1, sizeof *fs);
+    pthread_mutex_init(&fs->lock, NULL);
+    pthread_mutex_lock((pthread_mutex_t *)&src->lock); /* the source may be in use elsewhere */
+    fs->n_buckets = src->n_buckets;
+    fs->buckets = xcalloc(fs->n_buckets, sizeof *fs->buckets);
+    fs->n = src->n;
+    for (size_t i = 0; i < src->n_buckets; i++) {
+        /* Same bucket count, so each chain copies into its own bucket. */
+        fs_entry **tail = &fs->buckets[i];
+        for (const fs_entry *e = src->buckets[i]; e; e = e->next) {
+            fs_entry *c = xmalloc(sizeof *c);
+            *c = *e;
+            c->path = xstrdup(e->path);
+            c->next = NULL;
+            *tail = c;
+            tail = &c->next;
+        }
+    }
+    pthread_mutex_unlock((pthread_mutex_t *)&src->lock);
+    return fs;
+}
+
 /* Caller holds the lock. */
 static fs_entry *find_locked(file_state *fs, const char *key)
 {

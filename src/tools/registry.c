@@ -67,6 +67,12 @@ static const reg_entry *find(const tool_registry *reg, const char *name)
     for (size_t i = 0; i < reg->n; i++)
         if (strcmp(reg->v[i].def->name, name) == 0)
             return &reg->v[i];
+    /* Names first, then aliases: a tool's own name always wins over
+     * another's alias. */
+    for (size_t i = 0; i < reg->n; i++)
+        for (const char *const *a = reg->v[i].def->aliases; a && *a; a++)
+            if (strcmp(*a, name) == 0)
+                return &reg->v[i];
     return NULL;
 }
 
@@ -81,6 +87,11 @@ int tool_registry_add(tool_registry *reg, const tool_def *def, loom_error *err)
     if (find(reg, def->name))
         return loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "tool %s is already registered",
                               def->name);
+    for (const char *const *a = def->aliases; a && *a; a++)
+        if (!name_ok(*a) || find(reg, *a))
+            return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
+                                  "tool %s: alias \"%.80s\" is not a free tool name", def->name,
+                                  *a);
     if (!def->description || !*def->description)
         return loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "tool %s has no description",
                               def->name);

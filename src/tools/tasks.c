@@ -11,6 +11,7 @@
  * blocking read and the stop paths wait on. */
 #include "tools/tasks.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -62,11 +63,24 @@ typedef struct task {
     uint64_t read_mark;    /* absolute offset up to which output was read */
 } task;
 
+/* A task run elsewhere (task_external_ops): only listed and forwarded to. */
+typedef struct ext_task {
+    struct ext_task *next;
+    char *id;
+    const task_external_ops *ops;
+    void *ctx;
+} ext_task;
+
 struct task_registry {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     task *first, *last;
     unsigned next_id;
+    /* External tasks, in the order added; entries live until the registry's
+     * end, so a pointer found under mu stays valid after it is released. */
+    ext_task *ext_first, *ext_last;
+    unsigned next_ext_id;
+    bool closing;          /* task_registry_free has begun */
 };
 
 /* ---- environment and names ------------------------------------------------ */
@@ -282,6 +296,69 @@ static task *find_locked(task_registry *reg, const char *id)
     return NULL;
 }
 
+static ext_task *find_ext(task_registry *reg, const char *id)
+{
+    pthread_mutex_lock(&reg->mu);
+    ext_task *e = reg->ext_first;
+    while (e && !(id && strcmp(e->id, id) == 0))
+        e = e->next;
+    pthread_mutex_unlock(&reg->mu);
+    return e;
+}
+
+static void ext_info(const ext_task *e, task_info *info)
+{
+    memset(info, 0, sizeof *info);
+    e->ops->info(e->ctx, info);
+    free(info->id);
+    info->id = xstrdup(e->id);
+}
+
+int task_registry_add_external(task_registry *reg, const char *id_prefix,
+                               const task_external_ops *ops, void *ctx, char **id_out)
+{
+    assert(ops && ops->info && ops->read && ops->tail && ops->wait && ops->stop && ops->release);
+    *id_out = NULL;
+    pthread_mutex_lock(&reg->mu);
+    if (reg->closing) {
+        pthread_mutex_unlock(&reg->mu);
+        ops->release(ctx);
+        return -1;
+    }
+    ext_task *e = xcalloc(1, sizeof *e);
+    char id[96];
+    snprintf(id, sizeof id, "%.64s_%u", id_prefix, ++reg->next_ext_id);
+    e->id = xstrdup(id);
+    e->ops = ops;
+    e->ctx = ctx;
+    if (reg->ext_last)
+        reg->ext_last->next = e;
+    else
+        reg->ext_first = e;
+    reg->ext_last = e;
+    *id_out = xstrdup(id);
+    pthread_mutex_unlock(&reg->mu);
+    return 0;
+}
+
+/* Stops and releases every external task (the registry's end). */
+static void free_externals(task_registry *reg)
+{
+    pthread_mutex_lock(&reg->mu);
+    reg->closing = true;
+    ext_task *e = reg->ext_first;
+    reg->ext_first = reg->ext_last = NULL;
+    pthread_mutex_unlock(&reg->mu);
+    while (e) {
+        ext_task *next = e->next;
+        e->ops->stop(e->ctx, 0);
+        e->ops->release(e->ctx);
+        free(e->id);
+        free(e);
+        e = next;
+    }
+}
+
 static void info_fill(const task *t, task_info *info)
 {
     info->id = xstrdup(t->id);
@@ -467,6 +544,8 @@ void task_registry_free(task_registry *reg)
 {
     if (!reg)
         return;
+    /* External tasks first: a background agent may own shells of its own. */
+    free_externals(reg);
     /* SIGTERM to every running group at once, then one shared grace period:
      * ten stubborn tasks cost one grace period, not ten. */
     pthread_mutex_lock(&reg->mu);
@@ -611,7 +690,12 @@ int task_registry_get(task_registry *reg, const char *id, task_info *info)
     if (t)
         info_fill(t, info);
     pthread_mutex_unlock(&reg->mu);
-    return t ? 0 : -1;
+    if (t)
+        return 0;
+    ext_task *e = find_ext(reg, id);
+    if (e)
+        ext_info(e, info);
+    return e ? 0 : -1;
 }
 
 int task_registry_read(task_registry *reg, const char *id, loom_str *out, uint64_t *missed,
@@ -634,7 +718,18 @@ int task_registry_read(task_registry *reg, const char *id, loom_str *out, uint64
             info_fill(t, info);
     }
     pthread_mutex_unlock(&reg->mu);
-    return t ? 0 : -1;
+    if (t)
+        return 0;
+    ext_task *e = find_ext(reg, id);
+    if (!e)
+        return -1;
+    uint64_t lost = 0;
+    e->ops->read(e->ctx, out, &lost);
+    if (missed)
+        *missed = lost;
+    if (info)
+        ext_info(e, info);
+    return 0;
 }
 
 int task_registry_tail(task_registry *reg, const char *id, size_t max, loom_str *out)
@@ -646,7 +741,12 @@ int task_registry_tail(task_registry *reg, const char *id, size_t max, loom_str 
         ring_copy_from(t, from, out);
     }
     pthread_mutex_unlock(&reg->mu);
-    return t ? 0 : -1;
+    if (t)
+        return 0;
+    ext_task *e = find_ext(reg, id);
+    if (e)
+        e->ops->tail(e->ctx, max, out);
+    return e ? 0 : -1;
 }
 
 int task_registry_wait(task_registry *reg, const char *id, long timeout_ms,
@@ -675,7 +775,10 @@ int task_registry_wait(task_registry *reg, const char *id, long timeout_ms,
         pthread_cond_timedwait(&reg->cv, &reg->mu, &ts);
     }
     pthread_mutex_unlock(&reg->mu);
-    return rc;
+    if (t)
+        return rc;
+    ext_task *e = find_ext(reg, id);
+    return e ? e->ops->wait(e->ctx, timeout_ms, cancel) : -1;
 }
 
 int task_registry_stop(task_registry *reg, const char *id, long grace_ms)
@@ -686,7 +789,8 @@ int task_registry_stop(task_registry *reg, const char *id, long grace_ms)
     task *t = find_locked(reg, id);
     if (!t) {
         pthread_mutex_unlock(&reg->mu);
-        return -1;
+        ext_task *e = find_ext(reg, id);
+        return e ? e->ops->stop(e->ctx, grace_ms) : -1;
     }
     if (t->status != TASK_RUNNING || t->leader_reaped) {
         /* Already over (or in its last drain): let the reader finish so the
@@ -710,16 +814,22 @@ int task_registry_stop(task_registry *reg, const char *id, long grace_ms)
 size_t task_registry_list(task_registry *reg, task_info **out)
 {
     pthread_mutex_lock(&reg->mu);
-    size_t n = 0;
+    size_t n = 0, n_ext = 0;
     for (task *t = reg->first; t; t = t->next)
         n++;
-    task_info *arr = xcalloc(n ? n : 1, sizeof *arr);
+    for (ext_task *e = reg->ext_first; e; e = e->next)
+        n_ext++;
+    task_info *arr = xcalloc(n + n_ext ? n + n_ext : 1, sizeof *arr);
     size_t i = 0;
     for (task *t = reg->first; t; t = t->next)
         info_fill(t, &arr[i++]);
+    ext_task *ext = reg->ext_first;
     pthread_mutex_unlock(&reg->mu);
+    /* The ops run unlocked; the first n_ext entries cannot go away. */
+    for (size_t k = 0; k < n_ext; k++, ext = ext->next)
+        ext_info(ext, &arr[i++]);
     *out = arr;
-    return n;
+    return n + n_ext;
 }
 
 char *task_registry_ids(task_registry *reg)
@@ -730,6 +840,11 @@ char *task_registry_ids(task_registry *reg)
         if (s.len)
             str_puts(&s, ", ");
         str_puts(&s, t->id);
+    }
+    for (ext_task *e = reg->ext_first; e; e = e->next) {
+        if (s.len)
+            str_puts(&s, ", ");
+        str_puts(&s, e->id);
     }
     pthread_mutex_unlock(&reg->mu);
     if (!s.len)

@@ -120,7 +120,8 @@ typedef struct task_external_ops {
 int task_registry_add_external(task_registry *reg, const char *id_prefix,
                                const task_external_ops *ops, void *ctx, char **id_out);
 
-/* Every task, in start order (for /status). *out is a malloc'd array to be
+/* Every task (for /status): the shells in start order, then the external
+ * tasks in theirs. *out is a malloc'd array to be
  * freed with task_info_free_array; returns the count. */
 size_t task_registry_list(task_registry *reg, task_info **out);
 void task_info_free_array(task_info *arr, size_t n);

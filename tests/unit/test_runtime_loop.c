@@ -38,12 +38,20 @@ typedef struct fake_model {
     int calls;
     char *models[8];         /* the model each call asked for */
     bool saw_tool_result;    /* a request carried a tool_result block */
+    int saw_tree_note;       /* requests that carried "TREE-NOTE" in a text block */
     char *tool_result_text;
 } fake_model;
 
 /* Notes the tool results a request sends back. */
 static void note_request(fake_model *m, const msg_request *req)
 {
+    bool note = false;
+    for (size_t i = 0; i < req->n_messages; i++)
+        for (size_t b = 0; b < req->messages[i].n_blocks; b++) {
+            const msg_block *blk = &req->messages[i].blocks[b];
+            note |= blk->kind == MSG_BLOCK_TEXT && blk->text && strstr(blk->text, "TREE-NOTE");
+        }
+    m->saw_tree_note += note;
     for (size_t i = 0; i < req->n_messages; i++)
         for (size_t b = 0; b < req->messages[i].n_blocks; b++) {
             const msg_block *blk = &req->messages[i].blocks[b];
@@ -208,6 +216,105 @@ static void run(fixture *f, const step *script, size_t n, loop_result *out)
     loop_run(&f->p, &f->io, "do the thing", out);
 }
 
+
+/* --- the spawn tree's port (loop_tree_port) ---------------------------------- */
+
+typedef struct fake_tree {
+    int64_t charged;         /* tokens charged */
+    int charges;
+    int64_t cap;             /* exhausted once charged reaches it (0: never) */
+    int notes;               /* take_notes calls that returned a note */
+    int finals;              /* before_final calls */
+    int send_back;           /* before_final answers this many times */
+} fake_tree;
+
+static void tree_charge(void *ctx, const msg_usage *u, double usd)
+{
+    (void)usd;
+    fake_tree *t = ctx;
+    t->charged += msg_usage_total(u);
+    t->charges++;
+}
+
+static bool tree_exhausted(void *ctx, loom_stop_reason *stop, char *msg, size_t size)
+{
+    fake_tree *t = ctx;
+    if (!t->cap || t->charged < t->cap)
+        return false;
+    *stop = LOOM_STOP_BUDGET_SHARE;
+    snprintf(msg, size, "share of %lld tokens spent", (long long)t->cap);
+    return true;
+}
+
+static char *tree_take_notes(void *ctx)
+{
+    fake_tree *t = ctx;
+    if (t->notes++ > 0)
+        return NULL;
+    return strdup("TREE-NOTE: agent_1 finished");
+}
+
+static char *tree_before_final(void *ctx, const char *final_text)
+{
+    fake_tree *t = ctx;
+    assert_non_null(final_text);
+    t->finals++;
+    return t->send_back-- > 0 ? strdup("call StructuredOutput first") : NULL;
+}
+
+static void set_tree(fixture *f, fake_tree *t)
+{
+    f->io.tree = (loop_tree_port){t, tree_charge, tree_exhausted, tree_take_notes,
+                                  tree_before_final};
+}
+
+static void test_tree_is_charged_every_reply(void **state)
+{
+    fixture *f = *state;
+    fake_tree t = {0};
+    set_tree(f, &t);
+    static const step script[] = {{CALL, "a", 0}, {SAY, "done", 0}};
+    loop_result out;
+    run(f, script, 2, &out);
+    assert_int_equal(out.state, LOOM_RUN_COMPLETED);
+    assert_int_equal(t.charges, 2);
+    assert_int_equal(t.charged, msg_usage_total(&out.usage));
+    /* The note taken at the first turn's boundary rode on that request
+     * only (a reminder, not history). */
+    assert_int_equal(f->model.saw_tree_note, 1);
+    loop_result_free(&out);
+}
+
+static void test_tree_exhausted_stops_with_its_reason(void **state)
+{
+    fixture *f = *state;
+    fake_tree t = {.cap = 30};
+    set_tree(f, &t);
+    static const step script[] = {{CALL, "again", 0}};
+    loop_result out;
+    run(f, script, 1, &out);
+    assert_int_equal(out.state, LOOM_RUN_FAILED);
+    assert_string_equal(loom_stop_reason_name(out.stop_reason), "budget_share");
+    assert_non_null(strstr(out.err.message, "share of 30 tokens"));
+    assert_int_equal(f->model.calls, 2); /* 15 tokens a reply: stopped before the third */
+    loop_result_free(&out);
+}
+
+static void test_before_final_sends_the_run_back(void **state)
+{
+    fixture *f = *state;
+    fake_tree t = {.send_back = 1};
+    set_tree(f, &t);
+    static const step script[] = {{SAY, "first answer", 0}, {SAY, "second answer", 0}};
+    loop_result out;
+    run(f, script, 2, &out);
+    assert_int_equal(out.state, LOOM_RUN_COMPLETED);
+    assert_int_equal(f->model.calls, 2);
+    assert_int_equal(t.finals, 2);
+    assert_string_equal(out.final_text, "second answer");
+    loop_result_free(&out);
+}
+
 /* --- the tests -------------------------------------------------------------- */
 
 static void test_final_answer_ends_the_run(void **state)
@@ -355,6 +462,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cancel_flag_stops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_before_the_first_turn, setup, teardown),
         cmocka_unit_test_setup_teardown(test_provider_error_is_model_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tree_is_charged_every_reply, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tree_exhausted_stops_with_its_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_before_final_sends_the_run_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transient_error_switches_to_the_fallback, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_too_long_is_compacted_and_sent_again, setup,

@@ -212,6 +212,29 @@ static void bump_mtime(const char *name, int secs)
 
 /* ---- Read ------------------------------------------------------------------- */
 
+/* seed 000 row 3.11: a sub-agent starts knowing what its parent read; what
+ * it reads afterwards stays its own. */
+static void test_file_state_clone(void **state)
+{
+    (void)state;
+    put_s("a.txt", "one\n");
+    put_s("b.txt", "two\n");
+    read_ok("a.txt");
+    file_state *child = file_state_clone(F->ctx.files);
+    file_state *parent = F->ctx.files;
+    char *a = path_of("a.txt"), *b = path_of("b.txt");
+    assert_int_equal(file_state_check(child, a, NULL), 0);
+    assert_int_equal(file_state_check(child, b, NULL), 1);
+    F->ctx.files = child;
+    read_ok("b.txt");
+    F->ctx.files = parent;
+    assert_int_equal(file_state_check(child, b, NULL), 0);
+    assert_int_equal(file_state_check(parent, b, NULL), 1);
+    file_state_free(child);
+    free(a);
+    free(b);
+}
+
 static void test_read_numbering(void **state)
 {
     put_s("a.txt", "alpha\nbeta\ngamma\n");
@@ -960,6 +983,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_read_numbering, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_state_clone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_offset_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_long_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_empty_dir_binary_missing, setup, teardown),

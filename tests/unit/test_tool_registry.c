@@ -175,6 +175,38 @@ static void test_refusals(void **state)
     tool_registry_free(NULL);
 }
 
+/* seed 000 step 1: a call by an alias finds the tool; an alias may not
+ * take a name that is already a tool's, and a tool's own name wins. */
+static void test_aliases(void **state)
+{
+    (void)state;
+    tool_registry *reg = tool_registry_new();
+    static const char *const agent_aliases[] = {"Task", NULL};
+    const tool_def agent = {.name = "Agent",
+                            .description = "d",
+                            .input_schema = "{\"type\":\"object\"}",
+                            .run = noop_run,
+                            .aliases = agent_aliases};
+    assert_int_equal(tool_registry_add(reg, &agent, NULL), 0);
+    assert_ptr_equal(tool_registry_find(reg, "Task"), tool_registry_find(reg, "Agent"));
+    assert_non_null(tool_registry_schema(reg, "Task"));
+    assert_null(tool_registry_find(reg, "task"));
+
+    tool_def task = agent;
+    task.name = "Task";
+    task.aliases = NULL;
+    expect_refused(reg, &task, "tool Task is already registered");
+    static const char *const clash[] = {"Agent", NULL};
+    tool_def other = agent;
+    other.name = "Other";
+    other.aliases = clash;
+    expect_refused(reg, &other, "alias \"Agent\" is not a free tool name");
+    static const char *const bad[] = {"has space", NULL};
+    other.aliases = bad;
+    expect_refused(reg, &other, "is not a free tool name");
+    tool_registry_free(reg);
+}
+
 static void test_to_request(void **state)
 {
     (void)state;
@@ -252,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_builtins_in_order),
         cmocka_unit_test(test_builtin_flags),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_aliases),
         cmocka_unit_test(test_to_request),
         cmocka_unit_test(test_builtin_schemas_accept_examples),
     };

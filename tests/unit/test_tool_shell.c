@@ -441,6 +441,112 @@ static void test_background_task_output(void **state)
     task_registry_free(reg);
 }
 
+
+/* --- external tasks (tasks.h's port: background agents) --------------------- */
+
+typedef struct fake_ext {
+    bool running;
+    bool released;
+    int stops;
+    bool unread;             /* "agent says hi" not read yet */
+} fake_ext;
+
+static void ext_info(void *ctx, task_info *info)
+{
+    fake_ext *e = ctx;
+    info->command = strdup("Agent: look around");
+    info->description = strdup("look around");
+    info->status = e->running ? TASK_RUNNING : e->stops ? TASK_KILLED : TASK_COMPLETED;
+    info->exit_code = e->running || e->stops ? -1 : 0;
+    info->output_total = 13;
+}
+
+static void ext_read(void *ctx, loom_str *out, uint64_t *missed)
+{
+    fake_ext *e = ctx;
+    *missed = 0;
+    if (e->unread)
+        str_puts(out, "agent says hi");
+    e->unread = false;
+}
+
+static void ext_tail(void *ctx, size_t max, loom_str *out)
+{
+    (void)ctx, (void)max;
+    str_puts(out, "agent says hi");
+}
+
+static int ext_wait(void *ctx, long timeout_ms, const loom_cancel *cancel)
+{
+    (void)timeout_ms, (void)cancel;
+    fake_ext *e = ctx;
+    e->running = false; /* it finishes while waited for */
+    return 0;
+}
+
+static int ext_stop(void *ctx, long grace_ms)
+{
+    (void)grace_ms;
+    fake_ext *e = ctx;
+    e->stops++;
+    bool was = e->running;
+    e->running = false;
+    return was ? 0 : 1;
+}
+
+static void ext_release(void *ctx)
+{
+    ((fake_ext *)ctx)->released = true;
+}
+
+static const task_external_ops fake_ext_ops = {ext_info, ext_read, ext_tail, ext_wait, ext_stop,
+                                                ext_release};
+
+static void test_external_tasks_answer_task_output_and_stop(void **state)
+{
+    (void)state;
+    task_registry *reg = task_registry_new();
+    tool_ctx ctx = make_ctx(reg);
+    fake_ext a = {.running = true, .unread = true}, b = {.running = true};
+    char *ida, *idb;
+    assert_int_equal(task_registry_add_external(reg, "agent", &fake_ext_ops, &a, &ida), 0);
+    assert_int_equal(task_registry_add_external(reg, "agent", &fake_ext_ops, &b, &idb), 0);
+    assert_string_equal(ida, "agent_1");
+    assert_string_equal(idb, "agent_2");
+
+    tool_result r = task_output(&ctx, "agent_1", false, 0);
+    assert_false(r.is_error);
+    assert_contains(r.text.ptr, "agent_1: running");
+    assert_contains(r.text.ptr, "agent says hi");
+    tool_result_free(&r);
+    r = task_output(&ctx, "agent_1", true, 5000);
+    assert_contains(r.text.ptr, "completed (exit 0)");
+    assert_null(strstr(r.text.ptr, "agent says hi")); /* read once */
+    tool_result_free(&r);
+
+    r = run(&tool_task_stop, json_pack("{s:s}", "task_id", "agent_2"), &ctx);
+    assert_false(r.is_error);
+    assert_int_equal(b.stops, 1);
+    tool_result_free(&r);
+
+    task_info *list;
+    size_t n = task_registry_list(reg, &list);
+    assert_int_equal(n, 2);
+    assert_string_equal(list[1].id, "agent_2");
+    assert_int_equal(list[1].status, TASK_KILLED);
+    task_info_free_array(list, n);
+    char *ids = task_registry_ids(reg);
+    assert_string_equal(ids, "agent_1, agent_2");
+    free(ids);
+
+    /* The registry's end stops and releases each. */
+    task_registry_free(reg);
+    assert_true(a.released && b.released);
+    assert_int_equal(a.stops, 1);
+    free(ida);
+    free(idb);
+}
+
 static void test_background_failure_and_wait_timeout(void **state)
 {
     task_registry *reg = task_registry_new();
@@ -691,6 +797,7 @@ int main(void)
         cmocka_unit_test(test_cancel_interrupts),
         cmocka_unit_test(test_output_cap_keeps_head_and_tail),
         cmocka_unit_test(test_background_task_output),
+        cmocka_unit_test(test_external_tasks_answer_task_output_and_stop),
         cmocka_unit_test(test_background_failure_and_wait_timeout),
         cmocka_unit_test(test_background_output_window),
         cmocka_unit_test(test_task_stop_kills_group),
