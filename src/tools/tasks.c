@@ -79,7 +79,6 @@ struct task_registry {
     /* External tasks, in the order added; entries live until the registry's
      * end, so a pointer found under mu stays valid after it is released. */
     ext_task *ext_first, *ext_last;
-    unsigned next_ext_id;
     bool closing;          /* task_registry_free has begun */
 };
 
@@ -314,20 +313,21 @@ static void ext_info(const ext_task *e, task_info *info)
     info->id = xstrdup(e->id);
 }
 
-int task_registry_add_external(task_registry *reg, const char *id_prefix,
-                               const task_external_ops *ops, void *ctx, char **id_out)
+int task_registry_add_external(task_registry *reg, const char *id,
+                               const task_external_ops *ops, void *ctx)
 {
     assert(ops && ops->info && ops->read && ops->tail && ops->wait && ops->stop && ops->release);
-    *id_out = NULL;
+    assert(id && *id);
     pthread_mutex_lock(&reg->mu);
-    if (reg->closing) {
+    bool taken = reg->closing || find_locked(reg, id);
+    for (ext_task *e = reg->ext_first; e && !taken; e = e->next)
+        taken = strcmp(e->id, id) == 0;
+    if (taken) {
         pthread_mutex_unlock(&reg->mu);
         ops->release(ctx);
         return -1;
     }
     ext_task *e = xcalloc(1, sizeof *e);
-    char id[96];
-    snprintf(id, sizeof id, "%.64s_%u", id_prefix, ++reg->next_ext_id);
     e->id = xstrdup(id);
     e->ops = ops;
     e->ctx = ctx;
@@ -336,7 +336,6 @@ int task_registry_add_external(task_registry *reg, const char *id_prefix,
     else
         reg->ext_first = e;
     reg->ext_last = e;
-    *id_out = xstrdup(id);
     pthread_mutex_unlock(&reg->mu);
     return 0;
 }

@@ -94,13 +94,12 @@ int task_registry_wait(task_registry *reg, const char *id, long timeout_ms,
 int task_registry_stop(task_registry *reg, const char *id, long grace_ms);
 
 /* Tasks the registry does not run itself (a background sub-agent,
- * agents/background.c): it lists them among its own, under ids it makes
- * from id_prefix ("agent" → "agent_1", "agent_2", … in their own count), and
- * forwards get, read, tail, wait, stop and list to the ops, so TaskOutput
- * and TaskStop work on them unchanged. The ops are called without the
- * registry's lock held and may block (wait, stop); each gets the ctx given
- * here. task_registry_free calls stop (grace 0) then release on every
- * external task; release frees ctx. */
+ * agents/background.c): it lists them among its own, under the ids their
+ * owner gives them ("agent_3"), and forwards get, read, tail, wait, stop
+ * and list to the ops, so TaskOutput and TaskStop work on them unchanged.
+ * The ops are called without the registry's lock held and may block (wait,
+ * stop); each gets the ctx given here. task_registry_free calls stop
+ * (grace 0) then release on every external task; release frees ctx. */
 typedef struct task_external_ops {
     /* Fills everything but info->id (the registry sets it); never fails. */
     void (*info)(void *ctx, task_info *info);
@@ -115,10 +114,10 @@ typedef struct task_external_ops {
     void (*release)(void *ctx);
 } task_external_ops;
 
-/* Adds an external task; *id_out (caller frees) is its id. 0, or -1 when
- * the registry is being freed (ops->release is then called at once). */
-int task_registry_add_external(task_registry *reg, const char *id_prefix,
-                               const task_external_ops *ops, void *ctx, char **id_out);
+/* Adds an external task under id. 0; -1 when the id is taken or the
+ * registry is being freed (ops->release is then called at once). */
+int task_registry_add_external(task_registry *reg, const char *id,
+                               const task_external_ops *ops, void *ctx);
 
 /* Every task (for /status): the shells in start order, then the external
  * tasks in theirs. *out is a malloc'd array to be

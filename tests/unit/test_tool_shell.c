@@ -508,11 +508,11 @@ static void test_external_tasks_answer_task_output_and_stop(void **state)
     task_registry *reg = task_registry_new();
     tool_ctx ctx = make_ctx(reg);
     fake_ext a = {.running = true, .unread = true}, b = {.running = true};
-    char *ida, *idb;
-    assert_int_equal(task_registry_add_external(reg, "agent", &fake_ext_ops, &a, &ida), 0);
-    assert_int_equal(task_registry_add_external(reg, "agent", &fake_ext_ops, &b, &idb), 0);
-    assert_string_equal(ida, "agent_1");
-    assert_string_equal(idb, "agent_2");
+    assert_int_equal(task_registry_add_external(reg, "agent_1", &fake_ext_ops, &a), 0);
+    assert_int_equal(task_registry_add_external(reg, "agent_2", &fake_ext_ops, &b), 0);
+    fake_ext dup = {0};
+    assert_int_equal(task_registry_add_external(reg, "agent_2", &fake_ext_ops, &dup), -1);
+    assert_true(dup.released); /* refused: released at once */
 
     tool_result r = task_output(&ctx, "agent_1", false, 0);
     assert_false(r.is_error);
@@ -543,8 +543,6 @@ static void test_external_tasks_answer_task_output_and_stop(void **state)
     task_registry_free(reg);
     assert_true(a.released && b.released);
     assert_int_equal(a.stops, 1);
-    free(ida);
-    free(idb);
 }
 
 static void test_background_failure_and_wait_timeout(void **state)
