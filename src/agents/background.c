@@ -287,7 +287,9 @@ static int op_stop(void *ctx, long grace_ms)
     if (!was)
         return 1;
     spawn_node_cancel_subtree(bg->node, CANCEL_RUN);
-    op_wait(bg, grace_ms > 0 ? grace_ms : AGENT_BG_STOP_WAIT_MS, NULL);
+    /* A shell's grace is for SIGTERM; an agent needs its current step to
+     * see the flag, so it gets at least its own wait. */
+    op_wait(bg, grace_ms > AGENT_BG_STOP_WAIT_MS ? grace_ms : AGENT_BG_STOP_WAIT_MS, NULL);
     return 0;
 }
 
@@ -328,9 +330,37 @@ static void bg_register(agent_bg *bg, task_registry *tasks)
         LOG_W("agents", "agent %s: could not be listed as a task", bg->node->id);
 }
 
+/* Joins the threads of background agents that have ended: an exited
+ * thread keeps its stack until joined, and a long session starts many. */
+static void reap_ended(agents_session *s)
+{
+    for (;;) {
+        agent_bg *done = NULL;
+        pthread_t th;
+        pthread_mutex_lock(&s->mu);
+        for (spawn_node *n = s->nodes; n && !done; n = n->next_in_session) {
+            agent_bg *bg = n->bg;
+            if (!bg)
+                continue;
+            pthread_mutex_lock(&bg->mu);
+            if (bg->has_thread && !bg->running) {
+                done = bg;
+                th = bg->thread;
+                bg->has_thread = false;
+            }
+            pthread_mutex_unlock(&bg->mu);
+        }
+        pthread_mutex_unlock(&s->mu);
+        if (!done)
+            return;
+        pthread_join(th, NULL); /* it is past its last use of bg, or about to be */
+    }
+}
+
 int agent_bg_start(spawn_node *child, const char *prompt, tool_ctx *parent_ctx, tool_result *out)
 {
     assert(child && prompt && out);
+    reap_ended(child->session);
     child->background = true;
     agent_bg *bg = node_bg(child);
     int rc = bg_launch(bg, prompt);

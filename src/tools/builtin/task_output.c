@@ -21,7 +21,8 @@ static const char TASK_OUTPUT_SCHEMA[] =
     "\"required\":[\"task_id\"],\"additionalProperties\":false}";
 
 static const char TASK_OUTPUT_DESCRIPTION[] =
-    "Reads the output of a background task started with Bash run_in_background: everything "
+    "Reads the output of a background task (a shell started with Bash run_in_background, or "
+    "a background agent, agent_N): everything "
     "it wrote since the previous TaskOutput call for it, and its status (running, completed, "
     "failed, killed). With block=true (the default) waits until the task ends or timeout "
     "milliseconds pass; use block=false to peek at a task that is still running.";

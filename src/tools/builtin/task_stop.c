@@ -17,8 +17,9 @@ static const char TASK_STOP_SCHEMA[] =
     "\"additionalProperties\":false}";
 
 static const char TASK_STOP_DESCRIPTION[] =
-    "Stops a background task started with Bash run_in_background: the task and every process "
-    "it started get SIGTERM, then SIGKILL after 2 seconds. Returns the last of its output.";
+    "Stops a background task: a shell started with Bash run_in_background (it and every "
+    "process it started get SIGTERM, then SIGKILL after 2 seconds), or a background agent "
+    "(agent_N: it and the agents it started are cancelled). Returns the last of its output.";
 
 static int task_stop_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
