@@ -610,6 +610,33 @@ static void the_verdict_schema_is_one_schema_c_applies(void **state)
     json_decref(no_steps);
 }
 
+
+/* docs/agents.md's roles table names every role, in catalog order. */
+static void the_docs_roles_table_matches_the_rows(void **state)
+{
+    const char *data = getenv("LOOM_TEST_DATA");
+    if (!data)
+        skip();
+    char path[600];
+    snprintf(path, sizeof path, "%s/../docs/agents.md", data);
+    char *doc = NULL;
+    size_t len = 0;
+    loom_error err = {0};
+    assert_int_equal(file_read_all(path, &doc, &len, &err), 0);
+    size_t n = 0;
+    const agent_def *r = agent_roles_builtin(&n);
+    const char *at = doc;
+    for (size_t i = 0; i < n; i++) {
+        char row[96];
+        snprintf(row, sizeof row, "\n| `%s` |", r[i].name);
+        const char *hit = strstr(at, row);
+        if (!hit)
+            fail_msg("docs/agents.md: no roles-table row for %s after the previous one", r[i].name);
+        at = hit + 1;
+    }
+    free(doc);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -637,6 +664,7 @@ int main(void)
         T(the_plan_prompt_asks_for_steps_files_and_risks),
         T(the_verification_prompt_forbids_the_four_anti_patterns),
         T(the_verdict_schema_is_one_schema_c_applies),
+        T(the_docs_roles_table_matches_the_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
