@@ -23,7 +23,7 @@
 typedef enum {
     AGENT_ROLE_CUSTOM = 0,      /* an agent file */
     AGENT_ROLE_GENERAL,         /* general-purpose */
-    AGENT_ROLE_EXPLORE,         /* Explore: read-only, fast model by default */
+    AGENT_ROLE_EXPLORE,         /* Explore: read-only search and reading */
     AGENT_ROLE_PLAN,            /* Plan: no side effects, returns a plan */
     AGENT_ROLE_VERIFICATION,    /* verification: adversarial, structured verdict */
     AGENT_ROLE_FORK,            /* fork: the parent's whole context, same prefix */
@@ -87,8 +87,9 @@ void agent_def_free(agent_def *d);
 
 /* The built-in role rows (roles.c), in catalog order; n set to the count. */
 const agent_def *agent_roles_builtin(size_t *n);
-/* The marker each built-in role's prompt opens with ("You are Loom's Explore
- * agent"), so tests and logs can tell requests apart. */
+/* The role's name ("Explore"; "custom" for an agent file). Each built-in
+ * prompt opens with the marker "You are Loom's <name> agent", so tests and
+ * logs can tell requests apart (the fork has no prompt of its own). */
 const char *agent_role_name(agent_role r);
 
 #endif
