@@ -26,6 +26,8 @@
 #include "base/str.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_policy.h"
+#include "tools/builtin/builtin.h"
+#include "tools/tool.h"
 
 static char repo[256];
 
@@ -499,6 +501,62 @@ static void test_escape_confined(void **state)
     agent_worktree_free(&wt);
 }
 
+/* The Bash tool itself, given the worktree policy as its tool_ctx.sandbox
+ * (what the runner hands a worktree agent): the same escapes fail, the
+ * result says the sandbox blocked them, and a write inside works. */
+static int bash_tool(const sandbox_policy *pol, const char *cwd, const char *cmd, char **text)
+{
+    tool_ctx ctx = {.cwd = cwd, .sandbox = pol};
+    json_t *in = json_pack("{s:s}", "command", cmd);
+    tool_result r;
+    tool_result_init(&r);
+    assert_int_equal(tool_bash.run(in, &ctx, &r), 0);
+    json_decref(in);
+    int failed = r.is_error;
+    if (text)
+        *text = xstrdup(str_cstr(&r.text));
+    tool_result_free(&r);
+    return failed;
+}
+
+static void test_escape_through_bash_tool(void **state)
+{
+    (void)state;
+    if (sandbox_supported() < 1)
+        skip();
+    agent_worktree wt;
+    loom_error err;
+    assert_int_equal(agent_worktree_create(repo, "bash1", "b", &wt, &err), 0);
+    sandbox_policy pol;
+    agent_worktree_policy(&wt, NULL, &pol);
+    char *head = git1(repo, "rev-parse HEAD");
+    loom_str c = LOOM_STR_INIT;
+    str_printf(&c, "git -C '%s' -c user.name=a -c user.email=a@b commit -q --allow-empty -m evil",
+               repo);
+    char *text = NULL;
+    assert_true(bash_tool(&pol, wt.path, c.ptr, &text));
+    free(text);
+    str_clear(&c);
+    str_printf(&c, "touch '%s/escaped'", repo);
+    assert_true(bash_tool(&pol, wt.path, c.ptr, &text));
+    assert_non_null(strstr(text, "sandbox"));
+    free(text);
+    assert_false(bash_tool(&pol, wt.path, "echo ok > inside.txt", NULL));
+    str_free(&c);
+    char *esc = in_repo("escaped"), *ins = path_join(wt.path, "inside.txt");
+    assert_false(file_exists(esc));
+    assert_true(file_exists(ins));
+    char *after = git1(repo, "rev-parse HEAD");
+    assert_string_equal(after, head);
+    free(after);
+    free(head);
+    free(esc);
+    free(ins);
+    sandbox_policy_free(&pol);
+    assert_int_equal(agent_worktree_remove(wt.repo_root, wt.path, wt.branch, &err), 0);
+    agent_worktree_free(&wt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +569,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hooks_never_run, setup_repo, teardown_repo),
         cmocka_unit_test_setup_teardown(test_tampered_link_refused, setup_repo, teardown_repo),
         cmocka_unit_test_setup_teardown(test_escape_confined, setup_repo, teardown_repo),
+        cmocka_unit_test_setup_teardown(test_escape_through_bash_tool, setup_repo, teardown_repo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
