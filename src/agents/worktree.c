@@ -160,8 +160,9 @@ int agent_git_out(const char *dir, const char *const *args, const sandbox_policy
         return rc;
     if (r.exit_code != 0) {
         trim_end(r.err);
-        rc = loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED, "git %s in %s failed (exit %d): %s",
-                            args[0], dir, r.exit_code, r.err && *r.err ? r.err : "no message");
+        rc = loom_error_set(err, LOOM_ERR_TOOL_EXECUTION_FAILED,
+                            "git %s in %s failed (exit %d): %s", args[0], dir, r.exit_code,
+                            r.err && *r.err ? r.err : "no message");
         proc_result_free(&r);
         return rc;
     }
@@ -579,14 +580,29 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
 }
 
+/* links_ok for a bare path (the remove of a merge, which has no
+ * agent_worktree at hand). */
+static bool path_links_ok(const char *repo_root, const char *path)
+{
+    const char *a_common[] = {"rev-parse", "--path-format=absolute", "--git-common-dir", NULL};
+    agent_worktree wt = {.path = xstrdup(path), .git_common = git_line(repo_root, a_common, NULL)};
+    bool ok = wt.git_common && admin_dir_of(&wt, NULL) == 0 && links_ok(&wt, NULL) == 0;
+    agent_worktree_free(&wt);
+    return ok;
+}
+
 int agent_worktree_remove(const char *repo_root, const char *path, const char *branch,
                           loom_error *err)
 {
     int rc = 0;
     struct stat st;
     if (path && lstat(path, &st) == 0) {
+        /* git finds the folder to delete through the worktree's links: only
+         * when they are the ones it made is it asked to. */
         const char *rm[] = {"worktree", "remove", "--force", "--force", path, NULL};
-        if (agent_git_out(repo_root, rm, NULL, NULL, NULL) < 0 && lstat(path, &st) == 0) {
+        bool by_git = path_links_ok(repo_root, path) &&
+                      agent_git_out(repo_root, rm, NULL, NULL, NULL) == 0;
+        if (!by_git && lstat(path, &st) == 0) {
             /* git refuses some (one holding a submodule): delete the folder
              * without following its links, then let git forget it. */
             if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)

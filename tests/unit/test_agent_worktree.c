@@ -361,8 +361,8 @@ static void test_hooks_never_run(void **state)
     char *m = path_fold(marker);
     unlink(m);
     assert_int_equal(sh("cd '%s' && for h in pre-commit commit-msg post-commit post-checkout "
-                        "reference-transaction; do printf '#!/bin/sh\\ntouch %s\\n' > .git/hooks/$h; "
-                        "chmod +x .git/hooks/$h; done", repo, m), 0);
+                        "reference-transaction; do printf '#!/bin/sh\\ntouch %s\\n' > "
+                        ".git/hooks/$h; chmod +x .git/hooks/$h; done", repo, m), 0);
     /* The hooks work when git runs them itself. */
     assert_int_equal(sh("cd '%s' && git commit -q --allow-empty -m probe", repo), 0);
     assert_true(file_exists(m));
