@@ -41,6 +41,7 @@
 #include "base/path.h"
 #include "base/proc.h"
 #include "base/str.h"
+#include "base/uuid.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_policy.h"
 
@@ -186,9 +187,9 @@ static char *git_line(const char *dir, const char *const *args, loom_error *err)
 
 /* ---- names ------------------------------------------------------------------ */
 
-static bool id_ok(const char *id)
+static bool id_ok(const char *id, size_t max)
 {
-    if (!id || !*id || strlen(id) > 64)
+    if (!id || !*id || strlen(id) > max)
         return false;
     for (const char *p = id; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
@@ -196,9 +197,10 @@ static bool id_ok(const char *id)
     return true;
 }
 
-/* loom/<slug>-<id8>. The id's last 8 letters or digits: a UUIDv7 starts
- * with its timestamp, so its head is shared by agents spawned together. */
-static char *branch_name(const char *name, const char *id)
+/* loom/<slug>-<tag>: tag is 8 random hex digits drawn at creation, also
+ * the folder's suffix. Agent ids are per session ("agent_1" in every one),
+ * so the id alone would collide with a kept worktree of an earlier run. */
+static char *branch_name(const char *name, const char *tag)
 {
     loom_str b = LOOM_STR_INIT;
     str_puts(&b, "loom/");
@@ -217,15 +219,17 @@ static char *branch_name(const char *name, const char *id)
         str_truncate(&b, b.len - 1);
     if (b.len == start)
         str_puts(&b, "agent");
-    char tail[9];
-    size_t t = 0;
-    for (size_t i = strlen(id); i > 0 && t < 8; i--)
-        if (isalnum((unsigned char)id[i - 1]))
-            tail[t++] = (char)tolower((unsigned char)id[i - 1]);
-    str_putc(&b, '-');
-    while (t > 0)
-        str_putc(&b, tail[--t]);
+    str_printf(&b, "-%s", tag);
     return str_steal(&b);
+}
+
+/* 8 random hex digits (a UUIDv7's random tail). */
+static void random_tag(char tag[9])
+{
+    char u[UUID_STR_LEN];
+    uuid_v7(u);
+    memcpy(tag, u + strlen(u) - 8, 8);
+    tag[8] = '\0';
 }
 
 /* ---- the exclude file ------------------------------------------------------- */
@@ -437,7 +441,7 @@ int agent_worktree_create(const char *cwd, const char *agent_id, const char *nam
                           agent_worktree *out, loom_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!id_ok(agent_id))
+    if (!id_ok(agent_id, 64))
         return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
                               "worktree: agent id \"%s\" is not [A-Za-z0-9_-]{1,64}",
                               agent_id ? agent_id : "");
@@ -446,8 +450,13 @@ int agent_worktree_create(const char *cwd, const char *agent_id, const char *nam
         goto fail;
     if ((rc = ensure_excluded(out->git_common, err)) < 0)
         goto fail;
+    char tag[9];
+    random_tag(tag);
+    loom_str folder = LOOM_STR_INIT;
+    str_printf(&folder, "%s-%s", agent_id, tag);
     char *parent = path_join(out->repo_root, WT_DIR);
-    out->path = path_join(parent, agent_id);
+    out->path = path_join(parent, folder.ptr);
+    str_free(&folder);
     rc = file_mkdirs(parent, 0755, err);
     free(parent);
     if (rc < 0)
@@ -458,7 +467,7 @@ int agent_worktree_create(const char *cwd, const char *agent_id, const char *nam
                             "worktree %s already exists", out->path);
         goto fail_kept;
     }
-    out->branch = branch_name(name, agent_id);
+    out->branch = branch_name(name, tag);
     const char *add[] = {"worktree", "add", "-q", "-b", out->branch, out->path,
                          out->base_commit, NULL};
     if ((rc = agent_git_out(out->repo_root, add, NULL, NULL, err)) < 0)
@@ -746,7 +755,7 @@ int agent_worktree_sweep(const char *cwd)
     DIR *d = opendir(dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.' || !id_ok(e->d_name))
+        if (e->d_name[0] == '.' || !id_ok(e->d_name, 80))
             continue;
         char *p = path_join(dir, e->d_name);
         if (sweep_one(top, common, p))

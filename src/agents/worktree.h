@@ -1,7 +1,9 @@
 /* worktree.h — a sub-agent's own git worktree (isolation: "worktree").
  *
- * The worktree is `.loom/worktrees/<agent id>/` of the repository holding
- * cwd, on a new branch `loom/<name>-<id8>` from HEAD; a `.loom-owner` file
+ * The worktree is `.loom/worktrees/<agent id>-<tag>/` of the repository
+ * holding cwd, on a new branch `loom/<name>-<tag>` from HEAD (tag: 8 random
+ * hex digits; agent ids repeat from one session to the next, and a changed
+ * worktree outlives its session); a `.loom-owner` file
  * in it holds the owning process's pid (and its start time, so a reused
  * pid does not pass for the owner), so a sweep after a crash can tell
  * abandoned worktrees from live ones. `.loom/worktrees/` and `/.loom-owner`
@@ -30,7 +32,7 @@ struct proc_result;
 
 typedef struct agent_worktree {
     char *path;        /* absolute */
-    char *branch;      /* loom/<name>-<id8> */
+    char *branch;      /* loom/<name>-<tag> */
     char *repo_root;   /* the main working tree it came from */
     char *base_commit; /* HEAD when it was made */
     char *git_common;  /* the repository's common git dir (absolute) */

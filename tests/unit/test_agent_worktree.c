@@ -112,10 +112,15 @@ static void test_create_and_exclude(void **state)
     loom_error err;
     assert_int_equal(agent_worktree_create(repo, "a1b2c3d4e5f60718", "Code Reviewer!", &wt, &err),
                      0);
-    char *want = in_repo(".loom/worktrees/a1b2c3d4e5f60718");
-    assert_string_equal(wt.path, want);
+    /* <id>-<tag> and loom/<slug>-<tag>, the same 8 hex digits. */
+    char *want = in_repo(".loom/worktrees/a1b2c3d4e5f60718-");
+    assert_int_equal(strncmp(wt.path, want, strlen(want)), 0);
+    const char *tag = wt.path + strlen(want);
+    assert_int_equal(strlen(tag), 8);
+    assert_int_equal(strspn(tag, "0123456789abcdef"), 8);
     free(want);
-    assert_string_equal(wt.branch, "loom/code-reviewer-e5f60718");
+    assert_int_equal(strncmp(wt.branch, "loom/code-reviewer-", 19), 0);
+    assert_string_equal(wt.branch + 19, tag);
     assert_true(file_exists(wt.path));
     char *owner = path_join(wt.path, ".loom-owner");
     assert_true(file_exists(owner));
@@ -142,15 +147,21 @@ static void test_create_and_exclude(void **state)
     /* A second one adds no second copy of the lines. */
     agent_worktree wt2;
     assert_int_equal(agent_worktree_create(repo, "second", NULL, &wt2, &err), 0);
-    assert_string_equal(wt2.branch, "loom/agent-second");
+    assert_int_equal(strncmp(wt2.branch, "loom/agent-", 11), 0);
     assert_int_equal(file_read_all(exclude, &text, &len, &err), 0);
     assert_null(strstr(strstr(text, ".loom/worktrees/") + 1, ".loom/worktrees/"));
     free(text);
     free(exclude);
-    /* The same id twice is refused; a bad id too. */
+    /* The same id again (agent_1 of the next session) gets a worktree and
+     * branch of its own; a bad id is refused. */
     agent_worktree dup;
-    assert_true(agent_worktree_create(repo, "second", NULL, &dup, &err) < 0);
-    assert_non_null(strstr(err.message, "already exists"));
+    assert_int_equal(agent_worktree_create(repo, "second", NULL, &dup, &err), 0);
+    assert_string_not_equal(dup.path, wt2.path);
+    assert_string_not_equal(dup.branch, wt2.branch);
+    bool dup_changed;
+    assert_int_equal(agent_worktree_finish(&dup, "second", &dup_changed, &err), 0);
+    assert_false(file_exists(dup.path ? dup.path : "/nonexistent"));
+    agent_worktree_free(&dup);
     assert_true(agent_worktree_create(repo, "../x", NULL, &dup, &err) < 0);
     assert_non_null(strstr(err.message, "agent id"));
     bool changed = true;
