@@ -112,6 +112,9 @@ static int group_setup(void **state)
     put("secret/data.txt", "FOO secret\n");
     put("secret/inner/more.c", "FOO secret\n");
     put(".hidden/h.c", "hidden FOO\n");
+    /* A sub-agent's worktree (agents/worktree.h): never walked, so no
+     * expected list below names it. */
+    put(".loom/worktrees/agent_1-0a1b2c3d/copy.c", "FOO in a worktree copy\n");
     put(".git/x.c", "FOO inside .git\n");
     put("#hash.txt", "FOO in an escaped-hash name\n");
     put("ctx.txt", "l1\nmatch two\nl3\nl4\nl5\nl6\nl7\nmatch eight\nl9\nl10\n");
@@ -266,7 +269,8 @@ static void test_glob_path_match(void **state)
 
 static void test_glob_gitignore_and_order(void **state)
 {
-    /* Newest first; ignored: build/, src/gen_x.c (nested), all of secret/, .git;
+    /* Newest first; ignored: build/, src/gen_x.c (nested), all of secret/, .git,
+     * .loom/worktrees/;
      * kept: hidden files, build.c (build/ is directory-only). */
     check_glob("**/*.c", NULL,
                "@/bin.c\n@/.hidden/h.c\n@/src/deep/ab.c\n@/src/deep/b2.c\n@/src/deep/a1.c\n"

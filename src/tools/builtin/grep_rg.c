@@ -186,6 +186,9 @@ int grep_run_rg(const char *rg, const grep_query *q, gresults *res, loom_str *er
     /* Last, so no user glob can re-include it: the last match wins. */
     argv[n++] = "--glob";
     argv[n++] = "!.git";
+    /* As walk.c: sub-agents' worktrees are copies of the tree. */
+    argv[n++] = "--glob";
+    argv[n++] = "!**/.loom/worktrees";
     if (q->type) {
         argv[n++] = "--type";
         argv[n++] = q->type;

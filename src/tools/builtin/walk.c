@@ -353,9 +353,15 @@ static void walk_dir(walker *w, unsigned level)
     char **names = NULL;
     size_t n = 0, cap = 0;
     struct dirent *de;
+    /* .loom/worktrees/ holds sub-agents' checkouts (agents/worktree.h):
+     * copies of the tree, which a search must not report twice. */
+    const char *base = strrchr(w->abs.ptr, '/');
+    bool in_loom = base && strcmp(base, "/.loom") == 0;
     while ((de = readdir(d)) != NULL) {
         const char *nm = de->d_name;
         if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 || strcmp(nm, ".git") == 0)
+            continue;
+        if (in_loom && strcmp(nm, "worktrees") == 0)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 32;
