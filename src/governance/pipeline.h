@@ -71,9 +71,12 @@ void tool_batch_run(const tool_registry *reg, const tool_call *calls, size_t n, 
 /* An input a hook rewrote outside a call (SubagentStart's updatedInput
  * for the Agent call that spawns it) checked as the pipeline checks a
  * PreToolUse rewrite: the tool's schema and validation, then the rules and
- * mode of ctx->gov for that input (an ask is settled as the call's would
- * be, through approvals). 0 when it may run; else -1 with why saying which
- * step refused and what. */
+ * mode of ctx->gov for that input, and a sub-agent's own limits (an ask is
+ * settled as the call's would be, through approvals; headless, it is
+ * refused). The decision is audited. 0 when it may run; else -1 with why
+ * (when not NULL) saying which step refused and what, "decide: Permission
+ * to use Agent was denied: …". Tokens auto mode's classifier spends here
+ * are not reported. */
 int pipeline_recheck_input(const tool_registry *reg, const char *tool, const json_t *input,
                            tool_ctx *ctx, loom_str *why);
 
