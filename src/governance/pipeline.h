@@ -3,7 +3,8 @@
  * tool_call_run() is the fixed sequence of seed 000's 14 steps (DESIGN.md
  * §3.4), each a named function: find the tool → MCP metadata → schema →
  * the tool's own validation → risk classifier → PreToolUse hooks → resolve
- * hooks against settings → final decision (mode, rules, approval) → apply
+ * hooks against settings → final decision (a sub-agent's role and tool
+ * lists, which only deny, then mode, rules, approval) → apply
  * hook-updated input and check it again → execute → audit → PostToolUse
  * hooks → structured result → PostToolUseFailure hooks. Every failure is a
  * structured is_error result the model sees; nothing here aborts a run.
