@@ -255,8 +255,14 @@ int governance_allow_always(governance *g, const char *rule, loom_error *err)
     json_array_append_new(allow, json_string(rule));
     char *out = json_dumps(doc, JSON_INDENT(2));
     json_decref(doc);
+    /* The settings file's own directory: a sub-agent in a worktree has
+     * another cwd, and the rule belongs to the session's project. */
     loom_str dir = LOOM_STR_INIT;
-    str_printf(&dir, "%s/.loom", g->cwd);
+    const char *slash = strrchr(g->local_settings_path, '/');
+    if (slash && slash > g->local_settings_path)
+        str_append(&dir, g->local_settings_path, (size_t)(slash - g->local_settings_path));
+    else
+        str_printf(&dir, "%s/.loom", g->cwd);
     int rc = file_mkdirs(dir.ptr, 0755, err);
     str_free(&dir);
     if (rc == 0)

@@ -386,6 +386,34 @@ static void test_owned_parts(void **state)
     governance_free(parent);
 }
 
+/* "Allow always" in a child (say in a worktree) lands in the session's
+ * rules and its project's local settings, not in the child's cwd. */
+static void test_allow_always_in_child(void **state)
+{
+    (void)state;
+    char wt[300];
+    snprintf(wt, sizeof wt, "%s/worktree", dir);
+    assert_int_equal(mkdir(wt, 0755), 0);
+    governance *parent = parent_gov("default", true, NULL);
+    governance_child_opts o = {.mode = MODE_DEFAULT, .cwd = wt, .agent_type = "worker"};
+    governance *child = child_gov(parent, &o);
+    loom_error err;
+    assert_int_equal(governance_allow_always(child, "Bash(echo:*)", &err), 0);
+    json_t *in = json_pack("{s:s}", "command", "echo hi");
+    assert_int_equal(perm_rules_check(parent->rules, "Bash", in, dir).verdict, PERM_ALLOW);
+    json_decref(in);
+    char path[400];
+    snprintf(path, sizeof path, "%s/.loom/settings.local.json", dir);
+    char *text = slurp(path);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "Bash(echo:*)"));
+    free(text);
+    snprintf(path, sizeof path, "%s/.loom", wt);
+    assert_int_not_equal(access(path, F_OK), 0);
+    governance_free(child);
+    governance_free(parent);
+}
+
 /* A bad entry fails the whole child and names it. */
 static void test_bad_entries_named(void **state)
 {
@@ -544,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_disallowed_denies),
         cmocka_unit_test(test_payload_and_scoped_hooks),
         cmocka_unit_test(test_owned_parts),
+        cmocka_unit_test(test_allow_always_in_child),
         cmocka_unit_test(test_bad_entries_named),
         cmocka_unit_test(test_recheck_input),
         cmocka_unit_test(test_child_ask_goes_through_parent_approvals),
