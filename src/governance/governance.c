@@ -1,5 +1,11 @@
 /* governance.c — loading the session's permission rules, hooks, mode,
- * approvals and audit log from the settings files. */
+ * approvals and audit log from the settings files, and firing hooks with
+ * the common payload (a sub-agent's governance is made in child.c; this
+ * file frees both kinds and fires for both).
+ *
+ * Threading: built and freed on one thread; governance_fire and
+ * governance_hook_count may run on tool-pool threads at once (the hook
+ * registries lock themselves). */
 #include "governance/governance.h"
 
 #include <stdio.h>
@@ -190,17 +196,28 @@ void governance_free(governance *g)
 {
     if (!g)
         return;
-    perm_rules_free(g->rules);
-    hook_registry_free(g->hooks);
-    approval_registry_free(g->approvals);
-    sandbox_prep_free(g->hook_sandbox);
+    if (!g->parent) {
+        /* A sub-agent's rules, hooks, approvals, audit and hooks' sandbox
+         * are its parent's (governance_child). */
+        perm_rules_free(g->rules);
+        hook_registry_free(g->hooks);
+        approval_registry_free(g->approvals);
+        sandbox_prep_free(g->hook_sandbox);
+        if (g->audit)
+            audit_close(g->audit);
+    }
+    perm_rules_free(g->tool_allow);
+    perm_rules_free(g->tool_deny);
+    free(g->tool_allow_text);
+    hook_registry_free(g->scoped_hooks);
+    free(g->agent_id);
+    free(g->agent_type);
+    free(g->agent_name);
     if (g->sandbox) {
         sandbox_policy_free(g->sandbox);
         free(g->sandbox);
     }
     free(g->sandbox_error);
-    if (g->audit)
-        audit_close(g->audit);
     for (size_t i = 0; i < g->n_warnings; i++)
         free(g->warnings[i]);
     free(g->warnings);
@@ -238,8 +255,14 @@ int governance_allow_always(governance *g, const char *rule, loom_error *err)
     json_array_append_new(allow, json_string(rule));
     char *out = json_dumps(doc, JSON_INDENT(2));
     json_decref(doc);
+    /* The settings file's own directory: a sub-agent in a worktree has
+     * another cwd, and the rule belongs to the session's project. */
     loom_str dir = LOOM_STR_INIT;
-    str_printf(&dir, "%s/.loom", g->cwd);
+    const char *slash = strrchr(g->local_settings_path, '/');
+    if (slash && slash > g->local_settings_path)
+        str_append(&dir, g->local_settings_path, (size_t)(slash - g->local_settings_path));
+    else
+        str_printf(&dir, "%s/.loom", g->cwd);
     int rc = file_mkdirs(dir.ptr, 0755, err);
     str_free(&dir);
     if (rc == 0)
@@ -250,14 +273,47 @@ int governance_allow_always(governance *g, const char *rule, loom_error *err)
 
 json_t *governance_payload(const governance *g, hook_event ev)
 {
-    return json_pack("{s:s,s:s?,s:s,s:s,s:s}", "session_id", g->session_id, "transcript_path",
-                     g->transcript_path, "cwd", g->cwd, "hook_event_name", hook_event_name(ev),
-                     "permission_mode", perm_mode_name(g->mode.mode));
+    json_t *p = json_pack("{s:s,s:s?,s:s,s:s,s:s}", "session_id", g->session_id,
+                          "transcript_path", g->transcript_path, "cwd", g->cwd,
+                          "hook_event_name", hook_event_name(ev), "permission_mode",
+                          perm_mode_name(g->mode.mode));
+    /* Claude Code's fields: a hook can tell a sub-agent's call from the
+     * main agent's. */
+    if (g->agent_id)
+        json_object_set_new(p, "agent_id", json_string(g->agent_id));
+    if (g->agent_type)
+        json_object_set_new(p, "agent_type", json_string(g->agent_type));
+    return p;
+}
+
+/* The events that belong to the session, not to a sub-agent inside it
+ * (governance.h): a sub-agent's start and end have their own. */
+static bool session_level(hook_event ev)
+{
+    return ev == HOOK_SESSION_START || ev == HOOK_SESSION_END || ev == HOOK_USER_PROMPT_SUBMIT ||
+           ev == HOOK_STOP || ev == HOOK_STOP_FAILURE || ev == HOOK_FINAL_STOP;
+}
+
+size_t governance_hook_count(governance *g, hook_event ev)
+{
+    if (!g)
+        return 0;
+    if (g->parent && session_level(ev))
+        return 0;
+    return hook_registry_count(g->hooks, ev) +
+           (g->scoped_hooks ? hook_registry_count(g->scoped_hooks, ev) : 0);
 }
 
 hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
                              const loom_cancel *cancel)
 {
+    if (g->parent && session_level(ev)) {
+        json_decref(extra);
+        hook_outcome none;
+        memset(&none, 0, sizeof none);
+        none.event = ev;
+        return none;
+    }
     json_t *payload = governance_payload(g, ev);
     if (extra) {
         json_object_update(payload, extra);
@@ -273,6 +329,13 @@ hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
         opts.supervise = sandbox_supervise;
     }
     hook_outcome o = hooks_run(g->hooks, ev, payload, &opts);
+    /* The agent file's own hooks run after the session's, as if listed
+     * after them (docs/hooks.md "Hooks in sub-agents"). */
+    if (g->scoped_hooks && hook_registry_count(g->scoped_hooks, ev) > 0 && !o.cancelled &&
+        !cancel_requested(cancel)) {
+        hook_outcome mine = hooks_run(g->scoped_hooks, ev, payload, &opts);
+        hook_outcome_merge(&o, &mine);
+    }
     json_decref(payload);
     return o;
 }

@@ -76,6 +76,7 @@ typedef struct governance {
      * must match tool_allow when it is set, and must not match tool_deny
      * (rule strings as in settings: "Bash(git:*)", "mcp__github__*"). */
     perm_rules *tool_allow, *tool_deny;
+    char *tool_allow_text;          /* the tools list as given ("Read, Bash(git:*)"), for errors */
     bool role_read_only;            /* Explore, Plan: only read-only and local-state tools run */
     hook_registry *scoped_hooks;    /* the agent file's own hooks, fired after the session's */
     /* Hook payloads fired inside a sub-agent carry these (Claude Code's
@@ -99,11 +100,41 @@ typedef struct governance_child_opts {
     const struct sandbox_policy *sandbox;
 } governance_child_opts;
 
-/* A sub-agent's governance: rules, hooks, approvals, audit and classifier
- * borrowed from parent (which must outlive it), the rest its own. NULL
- * with err set on a bad entry in tools, disallowed or hooks, naming it. */
+/* A sub-agent's governance: rules, hooks, approvals, audit, classifier and
+ * the hooks' sandbox borrowed from parent (which must outlive it); mode,
+ * sandbox copy, cwd, ids, allow/deny lists and the agent file's hooks its
+ * own; the additional read directories copied. interactive and trusted are
+ * the parent's. NULL with err set on a bad entry in tools, disallowed or
+ * hooks, naming it ("agent Explore: tools[1]: …").
+ *
+ * Inside a sub-agent the session-level events (SessionStart, SessionEnd,
+ * UserPromptSubmit, Stop, StopFailure, FinalStop) fire nothing: a
+ * sub-agent's start and end are SubagentStart and SubagentStop, which
+ * agents/ fires, as in Claude Code. For the same reason an agent file's
+ * Stop hooks are loaded as SubagentStop hooks. */
 governance *governance_child(governance *parent, const governance_child_opts *o,
                              loom_error *err);
+
+/* The hooks that fire for ev under g: the session's and, in a sub-agent,
+ * its own (0 for the session-level events there). What callers test
+ * before building a payload, instead of hook_registry_count(g->hooks, …),
+ * which misses a sub-agent's own. */
+size_t governance_hook_count(governance *g, hook_event ev);
+
+/* perm_decision.source when a sub-agent's own limits refused a call. */
+#define GOVERNANCE_SRC_AGENT "agent"
+
+/* A sub-agent's own limits on one call, on top of the rules and the mode:
+ * the role (read-only roles run only read-only and local-state tools), the
+ * agent's tools list and its disallowedTools. They only ever deny. tool is
+ * the name the call used and name the tool's own (they differ for an
+ * alias; a list entry may name either). NULL when the call goes on to the
+ * decision (always for a session's own governance); else the step that
+ * refused, "role" or "agent_tools", with a reason the model can act on in
+ * why. */
+const char *governance_agent_gate(const governance *g, const char *tool, const char *name,
+                                  bool read_only, bool local_state_only, const json_t *input,
+                                  const char *cwd, char *why, size_t cap);
 
 /* Builds the session's governance. The workspace is trusted as s->trust
  * says, or (GOVERNANCE_TRUST_DECIDE) when the user settings list it under
@@ -118,11 +149,13 @@ void governance_free(governance *g);
  * .loom/settings.local.json (created if absent) and to the live rules. */
 int governance_allow_always(governance *g, const char *rule, loom_error *err);
 
-/* The hook payload common part for an event (new reference). */
+/* The hook payload common part for an event (new reference); inside a
+ * sub-agent it carries agent_id and agent_type too (Claude Code's names). */
 json_t *governance_payload(const governance *g, hook_event ev);
 /* Fires ev with the common payload plus extra (stolen; may be NULL),
- * confined by the sandbox when sandbox.hooks is set. The caller frees the
- * outcome (hook_outcome_free). */
+ * confined by the sandbox when sandbox.hooks is set; in a sub-agent the
+ * agent file's hooks then fire too, and the two answers are merged
+ * (hook_outcome_merge). The caller frees the outcome (hook_outcome_free). */
 hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
                              const loom_cancel *cancel);
 /* Adds a directory that counts as the workspace for reading (resolved

@@ -153,7 +153,7 @@ static void step_risk_classifier(const tool_call *call, gov_call *g)
 static void step_pre_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g)
 {
     governance *gov = ctx->gov;
-    if (hook_registry_count(gov->hooks, HOOK_PRE_TOOL_USE) == 0)
+    if (governance_hook_count(gov, HOOK_PRE_TOOL_USE) == 0)
         return;
     g->pre = governance_fire(gov, HOOK_PRE_TOOL_USE,
                              json_pack("{s:s,s:O,s:s}", "tool_name", call->name, "tool_input",
@@ -373,6 +373,26 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
     always_offer_clear(&offer);
 }
 
+/* Step 8, first: a sub-agent's own limits (its role, tools and
+ * disallowedTools; governance_agent_gate). They only deny, so no mode,
+ * rule, hook or person can undo one. The failed step, or NULL. */
+static const char *step_agent_gate(const tool_call *call, tool_ctx *ctx, gov_call *g,
+                                   tool_result *res)
+{
+    char why[PERM_REASON_MAX - 64];
+    const char *step = governance_agent_gate(ctx->gov, call->name, g->def->name,
+                                             g->def->read_only, g->def->local_state_only,
+                                             g->input, ctx->cwd, why, sizeof why);
+    if (!step)
+        return NULL;
+    g->decision.verdict = PERM_DENY;
+    g->decision.source = GOVERNANCE_SRC_AGENT;
+    g->decision.row = !strcmp(step, "role") ? "agent.role" : "agent.tools";
+    snprintf(g->decision.reason, sizeof g->decision.reason, "%s", why);
+    tool_error(res, "Permission to use %s was denied: %s", call->name, why);
+    return step;
+}
+
 /* Step 8: the decision table (policy/decision.h), then a person if needed. */
 static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_result *res)
 {
@@ -433,7 +453,7 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
         tool_error(res, "%s", g->pre.block_reason);
     else
         tool_error(res, "Permission to use %s was denied: %s", call->name, g->decision.reason);
-    if (hook_registry_count(gov->hooks, HOOK_PERMISSION_DENIED) > 0) {
+    if (governance_hook_count(gov, HOOK_PERMISSION_DENIED) > 0) {
         hook_outcome o = governance_fire(gov, HOOK_PERMISSION_DENIED,
                                          json_pack("{s:s,s:O,s:s}", "tool_name", call->name,
                                                    "tool_input", g->input, "reason",
@@ -542,7 +562,7 @@ static void step_post_hooks(const tool_call *call, tool_ctx *ctx, gov_call *g,
 {
     governance *gov = ctx->gov;
     hook_event ev = res->is_error ? HOOK_POST_TOOL_USE_FAILURE : HOOK_POST_TOOL_USE;
-    if (hook_registry_count(gov->hooks, ev) == 0)
+    if (governance_hook_count(gov, ev) == 0)
         return;
     json_t *response = json_pack("{s:s,s:b}", "output", str_cstr(&res->text), "is_error",
                                  res->is_error);
@@ -789,6 +809,11 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
         STEP(7);
         step_resolve(call, ctx, &g);                                       /* 7 */
         STEP(8);
+        const char *gated = step_agent_gate(call, ctx, &g, res);           /* 8 */
+        if (gated) {
+            out->failed_step = gated;
+            goto audited;
+        }
         if (!step_decide(call, ctx, &g, res)) {                            /* 8 */
             out->failed_step = "decide";
             goto audited;
@@ -832,6 +857,37 @@ done:
                         res->is_error, "failed_step", out->failed_step, "ms",
                         (json_int_t)((out->finished_us - out->started_us) / 1000)),
               "tool call");
+}
+
+/* Steps 1, 3, 4 and 5, 7, 8 and 11 for an input no model call carries
+ * (pipeline.h): no PreToolUse hook fires, since the rewrite came from one. */
+int pipeline_recheck_input(const tool_registry *reg, const char *tool, const json_t *input,
+                           tool_ctx *ctx, loom_str *why)
+{
+    tool_call call = {.id = ctx->call_id, .name = tool, .input = input};
+    tool_result res;
+    tool_result_init(&res);
+    const char *failed = NULL;
+    const tool_def *def = tool ? step_find_tool(reg, &call, &res) : NULL;
+    gov_call g = {.def = def, .input = input, .started_us = clock_wall_us()};
+    if (!def)
+        failed = "find_tool";
+    else if (!step_validate_schema(reg, def, &call, &res))
+        failed = "validate_schema";
+    else if (!step_tool_validate(def, &call, ctx, &res))
+        failed = "validate_tool";
+    else if (ctx->gov) {
+        step_risk_classifier(&call, &g);
+        step_resolve(&call, ctx, &g);
+        failed = step_agent_gate(&call, ctx, &g, &res);
+        if (!failed && !step_decide(&call, ctx, &g, &res))
+            failed = "decide";
+        step_audit(&call, ctx, &g);
+    }
+    if (failed && why)
+        str_printf(why, "%s: %s", failed, res.text.len ? res.text.ptr : "refused");
+    tool_result_free(&res);
+    return failed ? -1 : 0;
 }
 
 /* --- batches ------------------------------------------------------------- */

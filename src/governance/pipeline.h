@@ -3,7 +3,8 @@
  * tool_call_run() is the fixed sequence of seed 000's 14 steps (DESIGN.md
  * §3.4), each a named function: find the tool → MCP metadata → schema →
  * the tool's own validation → risk classifier → PreToolUse hooks → resolve
- * hooks against settings → final decision (mode, rules, approval) → apply
+ * hooks against settings → final decision (a sub-agent's role and tool
+ * lists, which only deny, then mode, rules, approval) → apply
  * hook-updated input and check it again → execute → audit → PostToolUse
  * hooks → structured result → PostToolUseFailure hooks. Every failure is a
  * structured is_error result the model sees; nothing here aborts a run.
@@ -71,9 +72,12 @@ void tool_batch_run(const tool_registry *reg, const tool_call *calls, size_t n, 
 /* An input a hook rewrote outside a call (SubagentStart's updatedInput
  * for the Agent call that spawns it) checked as the pipeline checks a
  * PreToolUse rewrite: the tool's schema and validation, then the rules and
- * mode of ctx->gov for that input (an ask is settled as the call's would
- * be, through approvals). 0 when it may run; else -1 with why saying which
- * step refused and what. */
+ * mode of ctx->gov for that input, and a sub-agent's own limits (an ask is
+ * settled as the call's would be, through approvals; headless, it is
+ * refused). The decision is audited. 0 when it may run; else -1 with why
+ * (when not NULL) saying which step refused and what, "decide: Permission
+ * to use Agent was denied: …". Tokens auto mode's classifier spends here
+ * are not reported. */
 int pipeline_recheck_input(const tool_registry *reg, const char *tool, const json_t *input,
                            tool_ctx *ctx, loom_str *why);
 

@@ -11,7 +11,8 @@ typedef struct {
 
 /* seed 001 §6.1: the 28 events; matcher fields from the same table (tool
  * events match tool_name, SessionStart source, SessionEnd reason, PreCompact
- * trigger, Notification notification_type). */
+ * trigger, Notification notification_type; SubagentStart and SubagentStop
+ * agent_type, as Claude Code matches them on the agent's type). */
 static const event_row rows[HOOK_EVENT__COUNT] = {
     [HOOK_PRE_TOOL_USE] = {"PreToolUse", "tool_name"},
     [HOOK_POST_TOOL_USE] = {"PostToolUse", "tool_name"},
@@ -19,8 +20,8 @@ static const event_row rows[HOOK_EVENT__COUNT] = {
     [HOOK_USER_PROMPT_SUBMIT] = {"UserPromptSubmit", NULL},
     [HOOK_STOP] = {"Stop", NULL},
     [HOOK_STOP_FAILURE] = {"StopFailure", NULL},
-    [HOOK_SUBAGENT_START] = {"SubagentStart", NULL},
-    [HOOK_SUBAGENT_STOP] = {"SubagentStop", NULL},
+    [HOOK_SUBAGENT_START] = {"SubagentStart", "agent_type"},
+    [HOOK_SUBAGENT_STOP] = {"SubagentStop", "agent_type"},
     [HOOK_PRE_COMPACT] = {"PreCompact", "trigger"},
     [HOOK_POST_COMPACT] = {"PostCompact", NULL},
     [HOOK_SESSION_START] = {"SessionStart", "source"},

@@ -46,7 +46,8 @@ const char *hook_event_name(hook_event ev);
  * and sets *out, or -1 when the name is not an event Loom knows. */
 int hook_event_parse(const char *name, hook_event *out);
 /* The top-level payload field the event's matcher is tested against
- * ("tool_name", "source", "reason", "trigger", "notification_type"), or NULL
+ * ("tool_name", "source", "reason", "trigger", "notification_type",
+ * "agent_type"), or NULL
  * when the event has no matcher: then every hook group matches. */
 const char *hook_event_match_field(hook_event ev);
 

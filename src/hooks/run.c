@@ -166,10 +166,12 @@ static void apply_updated_input(run_ctx *c, hook_result *r, const json_t *in)
                r->label, hook_event_name(c->ev));
         return;
     }
-    if (!is_permission_event(c->ev)) {
+    /* SubagentStart's rewrites the Agent call's input (the prompt, the
+     * type…); the caller checks it again (pipeline_recheck_input). */
+    if (!is_permission_event(c->ev) && c->ev != HOOK_SUBAGENT_START) {
         notice(c, HOOK_NOTICE_WARNING,
-               "hook %s: \"updatedInput\" only applies to PreToolUse and PermissionRequest; "
-               "ignored for %s",
+               "hook %s: \"updatedInput\" only applies to PreToolUse, PermissionRequest and "
+               "SubagentStart; ignored for %s",
                r->label, hook_event_name(c->ev));
         return;
     }

@@ -129,7 +129,8 @@ typedef struct hook_outcome {
      * means per event, and who reads block_reason, is in docs/hooks.md. */
     bool blocked;
     char *block_reason;
-    json_t *updated_input;       /* PreToolUse / PermissionRequest: the last hook's wins */
+    json_t *updated_input;       /* PreToolUse / PermissionRequest / SubagentStart: the
+                                  * last hook's wins */
     char *additional_context;    /* every hook's, in order, one per line; for the model */
     bool stop;                   /* some hook answered "continue": false: end the run */
     char *stop_reason;           /* its "stopReason" (for the user) */
@@ -153,6 +154,14 @@ typedef struct hook_outcome {
 hook_outcome hooks_run(hook_registry *reg, hook_event ev, const json_t *payload,
                        const hook_run_opts *opts);
 void hook_outcome_free(hook_outcome *out);
+
+/* Folds from (a later firing of the same event: a sub-agent's own hooks
+ * after the session's) into into, as if its hooks had run after into's in
+ * one hooks_run: the stronger verdict wins, reasons and context are joined
+ * one per line, blocked and stop hold if either says so, from's
+ * updated_input and elicitation win, notices and results are appended.
+ * from is left empty (its parts are moved, not copied). */
+void hook_outcome_merge(hook_outcome *into, hook_outcome *from);
 
 const char *hook_status_name(hook_status st);   /* "ok", "blocked", … */
 
