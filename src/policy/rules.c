@@ -7,6 +7,7 @@
 #include "policy/rules.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,10 @@
 #include "policy/rule_internal.h"
 
 struct perm_rules {
+    /* "Allow always" adds a rule while other calls check theirs (parallel
+     * tool calls, sub-agents sharing the session's rules): readers share,
+     * an addition waits for them. */
+    pthread_rwlock_t lock;
     perm_rule **v;
     size_t n, cap;
 };
@@ -45,7 +50,9 @@ void rule_set_match(rule_match *m, perm_verdict v, const perm_rule *r)
 
 perm_rules *perm_rules_new(void)
 {
-    return xcalloc(1, sizeof(perm_rules));
+    perm_rules *r = xcalloc(1, sizeof(perm_rules));
+    pthread_rwlock_init(&r->lock, NULL);
+    return r;
 }
 
 void perm_rules_free(perm_rules *r)
@@ -55,12 +62,18 @@ void perm_rules_free(perm_rules *r)
     for (size_t k = 0; k < r->n; k++)
         rule_free(r->v[k]);
     free(r->v);
+    pthread_rwlock_destroy(&r->lock);
     free(r);
 }
 
 size_t perm_rules_count(const perm_rules *r)
 {
-    return r ? r->n : 0;
+    if (!r)
+        return 0;
+    pthread_rwlock_rdlock((pthread_rwlock_t *)&r->lock);
+    size_t n = r->n;
+    pthread_rwlock_unlock((pthread_rwlock_t *)&r->lock);
+    return n;
 }
 
 int perm_rules_add(perm_rules *rs, perm_verdict verdict, const char *rule_text, rule_source source,
@@ -76,12 +89,14 @@ int perm_rules_add(perm_rules *rs, perm_verdict verdict, const char *rule_text, 
         return -LOOM_ERR_CONFIG;
     r->verdict = verdict;
     r->source = source;
+    pthread_rwlock_wrlock(&rs->lock);
     r->order = rs->n;
     if (rs->n == rs->cap) {
         rs->cap = rs->cap ? rs->cap * 2 : 16;
         rs->v = xrealloc(rs->v, rs->cap * sizeof *rs->v);
     }
     rs->v[rs->n++] = r;
+    pthread_rwlock_unlock(&rs->lock);
     return 0;
 }
 
@@ -129,14 +144,16 @@ void perm_rules_check_detail(const perm_rules *rs, const char *tool_name, const 
     char cwdbuf[PATH_MAX];
     if (!cwd || !*cwd)
         cwd = getcwd(cwdbuf, sizeof cwdbuf) ? cwdbuf : "/";
-    if (!strcmp(tool_name, "Bash")) {
-        const char *cmd = json_string_value(json_object_get(input, "command"));
-        if (cmd) {
-            rule_bash_check((const perm_rule *const *)rs->v, rs->n, cmd, cwd, NULL, out);
-            return;
-        }
-    }
-    check_plain(rs, tool_name, input, cwd, out);
+    pthread_rwlock_t *lock = (pthread_rwlock_t *)&rs->lock; /* the rules stay as they are */
+    pthread_rwlock_rdlock(lock);
+    const char *cmd = !strcmp(tool_name, "Bash")
+                          ? json_string_value(json_object_get(input, "command"))
+                          : NULL;
+    if (cmd)
+        rule_bash_check((const perm_rule *const *)rs->v, rs->n, cmd, cwd, NULL, out);
+    else
+        check_plain(rs, tool_name, input, cwd, out);
+    pthread_rwlock_unlock(lock);
 }
 
 rule_match perm_rules_check(const perm_rules *rs, const char *tool_name, const json_t *input,

@@ -27,7 +27,7 @@ hook_outcome loop_fire(loop_io *io, hook_event ev, json_t *extra)
 
 bool loop_has_hooks(loop_io *io, hook_event ev)
 {
-    return io->gov && hook_registry_count(io->gov->hooks, ev) > 0;
+    return io->gov && governance_hook_count(io->gov, ev) > 0;
 }
 
 /* InstructionsLoaded: one event per memory file the system prompt holds. */
