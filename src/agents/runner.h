@@ -49,26 +49,45 @@ typedef struct agent_request {
     const json_t *input;             /* the whole Agent input (SubagentStart sees it) */
 } agent_request;
 
-/* Every field released by agent_release (runner.c), in the reverse order
- * of their making. */
+/* What a child holds (node->res). The first group is released by
+ * agent_release (in the reverse order of its making) and built again by a
+ * resume; the rest lives until agents_session_free. runner.c's alone. */
 typedef struct agent_resources {
+    bool live;                       /* the first group is held */
     file_state *files;
     task_registry *tasks;
     todo_list *todos;
     working *working;
-    struct mcp_manager *mcp;
-    struct governance *gov;
-    transcript *t;
-    struct agent_worktree *wt;
-    tool_registry *tools;            /* the child's own (toolset.c); NULL for a fork (params.tools is the parent's) */
-    char *prompt;                    /* the resolved prompt (after SubagentStart) */
-    char *system_static;             /* the child's system prompt (owned) */
+    struct mcp_manager *mcp;         /* a clone of origin_mcp; NULL: none */
+    struct governance *gov;          /* governance_child of origin_gov; NULL: none */
+    transcript *t;                   /* the sidechain */
+    tool_registry *tools;            /* the child's own (toolset.c); NULL for a fork */
+    const tool_registry *live_tools; /* what its run declares (tools, or the parent's for a fork) */
+    loom_str instructions;           /* its MCP servers' instructions */
+    bool toolset_given;
     tool_ctx tctx;
     loop_io io;
     loop_params params;
-    /* The parent's emit for forwarding (its tool context's emit, captured at
-     * prepare; a background child keeps it valid while the session lives:
-     * the run's emit sink is the session's). */
+
+    /* Kept across releases. */
+    provider_config provider;        /* the parent's, model swapped (shallow: never freed deeply) */
+    char *prompt;                    /* the first prompt (after SubagentStart) */
+    char *system_static;             /* the child's system prompt; NULL: the parent's */
+    char *cwd, *parent_session;
+    struct agent_worktree *wt;       /* isolation: worktree; NULL: none */
+    struct sandbox_policy *wt_policy;
+    tool_def *structured;            /* StructuredOutput; NULL: no schema */
+    bool counted, reserved;          /* the running count raised, the share reserved */
+    /* Borrowed from the parent (valid while the session lives, the rule
+     * background.c keeps for what outlives a run). */
+    file_state *origin_files;
+    struct governance *origin_gov;
+    struct mcp_manager *origin_mcp;
+    const tool_registry *origin_tools;
+    provider_port origin_model;
+    void (*parent_io_emit)(void *ctx, loom_event_type type, loom_visibility vis,
+                           const char *corr, json_t *payload);
+    void *parent_io_ctx;
     void (*parent_emit)(void *ctx, loom_event_type type, json_t *payload);
     void *parent_emit_ctx;
 } agent_resources;
