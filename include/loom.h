@@ -118,6 +118,8 @@ loom_config *loom_config_new(void);
  *                   or a JSON text holding {"mcpServers": {…}} (docs/mcp.md)
  *   strict_mcp_config  bool: only the mcp_config servers count, none from
  *                   the settings files or .mcp.json (--strict-mcp-config)
+ *   agents          bool: sub-agents (the Agent tool, alias Task); settings
+ *                   "agents": {"enabled", "maxDepth", "maxRunning", …}
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not

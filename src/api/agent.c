@@ -147,6 +147,87 @@ static int parse_heartbeat(loom_agent *a, loom_status *st)
     return 0;
 }
 
+static void agents_block(const json_t *b, agents_config *c)
+{
+    if (json_is_boolean(b)) {
+        c->enabled = json_is_true(b);
+        return;
+    }
+    if (!json_is_object(b))
+        return;
+    const json_t *v;
+    if (json_is_boolean(v = json_object_get(b, "enabled")))
+        c->enabled = json_is_true(v);
+    if (json_is_integer(v = json_object_get(b, "maxDepth")) && json_integer_value(v) >= 0)
+        c->max_depth = (int)json_integer_value(v);
+    if (json_is_integer(v = json_object_get(b, "maxRunning")) && json_integer_value(v) > 0)
+        c->max_running = (int)json_integer_value(v);
+    if (json_is_integer(v = json_object_get(b, "maxTurns")) && json_integer_value(v) > 0)
+        c->max_turns = (int)json_integer_value(v);
+    if (json_is_boolean(v = json_object_get(b, "inheritMode")))
+        c->inherit_mode = json_is_true(v);
+    if (json_is_string(v = json_object_get(b, "merge")))
+        c->merge_auto = !strcmp(json_string_value(v), "auto");
+    const json_t *bus = json_object_get(b, "bus");
+    if (json_is_number(v = json_object_get(bus, "delta_min")))
+        c->bus_delta_min = json_number_value(v);
+}
+
+int api_agents_config(const json_t *values, json_t *const files[3], agents_config *out,
+                      loom_status *st)
+{
+    agents_config_defaults(out);
+    /* user, project, local: the later file wins. */
+    for (int i = 0; i < 3; i++) {
+        if (!files[i])
+            continue;
+        agents_block(json_object_get(files[i], "agents"), out);
+        const json_t *d = json_object_get(json_object_get(files[i], "runtime"), "max_depth");
+        if (json_is_integer(d) && json_integer_value(d) >= 0)
+            out->max_depth = (int)json_integer_value(d);
+    }
+    const char *env = getenv("LOOM_AGENTS");
+    if (env && *env)
+        out->enabled = strcmp(env, "0") && strcmp(env, "off") && strcmp(env, "false");
+    bool on = out->enabled;
+    if (api_option_bool(values, "agents", &on, st) != 0)
+        return -1;
+    out->enabled = on;
+    return 0;
+}
+
+/* Sub-agents: the settings, and when on the catalog and the Agent and
+ * SendMessage tools after the built-ins (the order of docs/tools.md stays
+ * a prefix of every request). */
+static int setup_agents(loom_agent *a, loom_status *st)
+{
+    if (api_agents_config(a->values, a->files, &a->agents, st) != 0)
+        return -1;
+    if (!a->agents.enabled)
+        return 0;
+    loom_error err;
+    loom_error_clear(&err);
+    agent_catalog_opts co = {.cwd = a->cwd, .trusted = a->trusted};
+    a->agents_catalog = agent_catalog_load(&co, &err);
+    if (!a->agents_catalog) {
+        api_status_from(st, &err);
+        return -1;
+    }
+    if (agent_catalog_warning_count(a->agents_catalog)) {
+        json_t *own = json_copy(a->warnings); /* shared with the config */
+        json_decref(a->warnings);
+        a->warnings = own;
+    }
+    for (size_t i = 0; i < agent_catalog_warning_count(a->agents_catalog); i++)
+        json_array_append_new(a->warnings,
+                              json_string(agent_catalog_warning(a->agents_catalog, i)));
+    if (agents_add_tools(a->tools, a->agents_catalog, &err) != 0) {
+        api_status_from(st, &err);
+        return -1;
+    }
+    return 0;
+}
+
 /* The filtered files' "sandbox" blocks merged the way sandbox_policy.c
  * merges them from disk (a later scalar wins, path lists add up) — from the
  * documents config.c filtered, so an untrusted project cannot loosen the
@@ -261,6 +342,8 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         api_status_from(st, &err);
         goto fail;
     }
+    if (setup_agents(a, st) != 0)
+        goto fail;
     loom_str sys = LOOM_STR_INIT;
     const char *custom = api_value(v, "system_prompt");
     str_puts(&sys, custom ? custom : system_prompt_static());
@@ -328,5 +411,6 @@ void loom_agent_free(loom_agent *a)
     free(a->sandbox_error);
     json_decref(a->notices);
     json_decref(a->warnings);
+    agent_catalog_free(a->agents_catalog);
     free(a);
 }

@@ -15,6 +15,7 @@
 #include "context/control.h"
 #include "policy/secrets.h"
 #include "heartbeat/config.h"
+#include "agents/agents.h"
 #include "runtime/loop.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
@@ -52,6 +53,10 @@ struct loom_agent {
      * settings are invalid. */
     struct sandbox_policy *sandbox;
     char *sandbox_error;
+    /* Sub-agents (agents/): the catalog of roles and agent files, and the
+     * "agents" settings (enabled false: no Agent tool, no spawn tree). */
+    agent_catalog *agents_catalog;
+    agents_config agents;
 };
 
 typedef struct file_state file_state;
@@ -74,6 +79,7 @@ struct loom_session {
     pthread_mutex_t lock;      /* guards usage */
     atomic_bool run_active;    /* a run is in progress (loom_run_start .. its end) */
     struct api_mcp *mcp;       /* its MCP servers and tool set (api/mcp.c); NULL: none */
+    struct agents_session *agents; /* its sub-agents (agents/agents.h); NULL: agents off */
 };
 
 /* The loop_io fields every use of the session shares (transcript,
@@ -147,6 +153,12 @@ int api_option_bool(const json_t *values, const char *key, bool *out, loom_statu
 /* A "thinking" value as a budget in tokens (0 = off); -1 with st set when
  * it is none of the forms loom.h lists. */
 int api_thinking_budget(const char *value, int *out, loom_status *st);
+/* The "agents" settings: defaults, then the settings files' "agents"
+ * block (a bool, or {enabled, maxDepth, maxRunning, maxTurns, inheritMode,
+ * merge}) and "runtime.max_depth", local winning, then the "agents"
+ * option and LOOM_AGENTS. 0, or -1 with st set on a bad value. */
+int api_agents_config(const json_t *values, json_t *const files[3], agents_config *out,
+                      loom_status *st);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
 
@@ -164,6 +176,8 @@ void api_mcp_run_begin(loom_session *s, loop_io *io, const loom_run_options *opt
 void api_mcp_run_end(loom_session *s);
 char *api_mcp_prepare_goal(loom_session *s, const char *goal, loom_error *err);
 json_t *api_mcp_status(loom_session *s);
+/* The session's MCP manager (sub-agents clone it), or NULL. */
+struct mcp_manager *api_mcp_manager(loom_session *s);
 /* Waits, once per session, for the servers still connecting (up to
  * LOOM_MCP_STARTUP_WAIT_MS, default 2 s): the run's start event then says
  * how they are. */

@@ -321,6 +321,10 @@ static bool refresh(void *ctx, const tool_registry **tools, const char **ext)
         loom_error err;
         loom_error_clear(&err);
         tool_registry_add_builtins(reg, &err);
+        /* Agent and SendMessage between the built-ins and the servers'
+         * tools, as in the agent's own registry. */
+        if (a->agents.enabled && agents_add_tools(reg, a->agents_catalog, &err) != 0)
+            LOG_W("agents", "tool set: %s", err.message);
         str_clear(&x->ext);
         mcp_toolset_opts o = {.window_tokens = a->provider.context_window,
                               .defer_share = defer_share(),
@@ -375,6 +379,11 @@ void api_mcp_run_end(loom_session *s)
     pthread_mutex_unlock(&x->mu);
     x->emit = NULL;
     x->emit_ctx = NULL;
+}
+
+mcp_manager *api_mcp_manager(loom_session *s)
+{
+    return s && s->mcp ? s->mcp->m : NULL;
 }
 
 json_t *api_mcp_status(loom_session *s)

@@ -51,6 +51,7 @@ static const api_option OPTIONS[] = {
     {"thinking", API_OPT_THINKING, API_THINKING_MIN, API_THINKING_MAX},
     {"mcp_config", API_OPT_JSON, 0, 0},
     {"strict_mcp_config", API_OPT_BOOL, 0, 0},
+    {"agents", API_OPT_BOOL, 0, 0},
 };
 
 const api_option *api_option_find(const char *key)

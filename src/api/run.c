@@ -160,6 +160,8 @@ static void on_heartbeat_event(void *ctx, const surface_event *ev, interrupt_act
         if (!atomic_compare_exchange_strong(&r->stop_event, &expected, copy))
             json_decref(copy);
         atomic_store(&r->cancel, CANCEL_RUN);
+        if (r->session->agents)
+            agents_cancel_run(r->session->agents, r->run_id);
     }
     emit(r, LOOM_EV_HEARTBEAT_EVENT, LOOM_VIS_USER, ev->id, payload);
     if (ends_run)
@@ -295,6 +297,11 @@ static void *run_main(void *arg)
     tctx.heartbeat = hb;
     io.heartbeat = hb;
     api_mcp_run_begin(s, &io, &r->opts);
+    if (s->agents) {
+        agents_run_env env = {.params = &a->params, .io = &io, .tctx = &tctx,
+                              .mcp = api_mcp_manager(s), .run_id = r->run_id};
+        tctx.spawn = agents_run_attach(s->agents, &env);
+    }
     loop_result res;
     loom_error gerr;
     char *goal = api_mcp_prepare_goal(s, r->goal, &gerr);
@@ -308,6 +315,9 @@ static void *run_main(void *arg)
         res.err = gerr;
         res.cost_usd = -1;
     }
+    json_t *by_agent = NULL;
+    if (tctx.spawn)
+        agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
@@ -318,6 +328,8 @@ static void *run_main(void *arg)
                                      res.cost_usd, res.err.code, res.err.message, res.interrupt);
     if (hb_stats)
         json_object_set_new(result, "heartbeat", hb_stats);
+    if (by_agent)
+        json_object_set_new(result, "usage_by_agent", by_agent);
     if (s->mcp)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     char *text = json_dump_compact(result);
@@ -433,6 +445,9 @@ void loom_run_cancel(loom_run *r)
     if (!r)
         return;
     atomic_store(&r->cancel, 1);
+    /* Sub-agents poll their own flags (a child's command, its model call). */
+    if (r->session->agents)
+        agents_cancel_run(r->session->agents, r->run_id);
 }
 
 loom_run_state loom_run_state_now(const loom_run *r)

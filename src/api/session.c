@@ -150,6 +150,15 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
         recs[i] = transcript_record(t, i);
     file_history_load(s->history, recs, n);
     free(recs);
+    if (agent->agents.enabled) {
+        agents_session_opts ao = {.config = &agent->agents,
+                                  .catalog = agent->agents_catalog,
+                                  .session_id = transcript_session_id(t),
+                                  .session_path = transcript_path(t),
+                                  .mf_dir = s->mf_dir,
+                                  .cwd = agent->cwd};
+        s->agents = agents_session_new(&ao);
+    }
     if (api_mcp_open(s, &err) != 0) {
         api_status_from(st, &err);
         loom_session_free(s);
@@ -405,6 +414,10 @@ void loom_session_free(loom_session *s)
                                          json_pack("{s:s}", "reason", "exit"), NULL);
         hook_outcome_free(&o);
     }
+    /* Sub-agents first: their MCP clones call back into the session's
+     * manager host, their shells and threads end before what they borrow. */
+    agents_session_free(s->agents);
+    s->agents = NULL;
     /* Before the tasks: no server process outlives the session. */
     api_mcp_close(s);
     task_registry_free(s->tasks);

@@ -143,6 +143,8 @@ static const settings_key top_keys[] = {
     {"mcp_config", T_STR, NULL},         /* a JSON array of --mcp-config values */
     {"strict_mcp_config", T_BOOL | T_STR, NULL},
     {"thinking", T_NUM | T_BOOL | T_OBJ | T_STR, NULL}, /* api/options.c judges the value */
+    {"agents", T_BOOL | T_OBJ | T_STR, NULL},  /* api/agent.c parses its members */
+    {"runtime", T_OBJ, NULL},                  /* runtime.max_depth (sub-agents) */
     /* Structured settings, Loom's and Claude Code's. */
     {"env", T_OBJ, NULL},
     {"permissions", T_OBJ, permissions_keys},
