@@ -189,15 +189,23 @@ static transcript *open_sidechain(spawn_node *n, const char *cwd, const provider
         json_set_str(meta, "parentToolCallId", n->parent_call_id);
         json_object_set_new(meta, "agentId", json_string(n->id));
         json_set_str(meta, "agentType", n->type);
-        char *line = record_dump_line(meta);
+        agent_resources *r = n->res;
+        int rc;
+        if (n->def && n->def->role == AGENT_ROLE_FORK && r->origin_t) {
+            json_object_set_new(meta, "forkedFrom", json_string(parent_session));
+            rc = agent_fork_sidechain(n, r->origin_t, meta, str_cstr(&path), err);
+        } else {
+            char *line = record_dump_line(meta);
+            loom_str text = LOOM_STR_INIT;
+            str_puts(&text, line);
+            str_putc(&text, '\n');
+            free(line);
+            rc = file_write_atomic(str_cstr(&path), text.ptr, text.len, 0600, err);
+            str_free(&text);
+        }
         json_decref(meta);
-        loom_str text = LOOM_STR_INIT;
-        str_puts(&text, line);
-        str_putc(&text, '\n');
-        free(line);
-        if (file_write_atomic(str_cstr(&path), text.ptr, text.len, 0600, err) == 0)
+        if (rc == 0)
             t = transcript_open(str_cstr(&path), err);
-        str_free(&text);
     }
     if (t)
         n->transcript_path = str_steal(&path);
@@ -480,11 +488,13 @@ static int prepare_resources(spawn_node *n, spawn_node *parent, tool_ctx *pctx,
     if (parent->res) {
         r->origin_mcp = parent->res->mcp ? parent->res->mcp : parent->res->origin_mcp;
         r->origin_model = parent->res->io.model;
+        r->origin_t = parent->res->t;
         r->parent_io_emit = forward_io_emit;
         r->parent_io_ctx = parent;
     } else if (s->env_set) {
         r->origin_mcp = s->env.mcp;
         r->origin_model = s->env.io->model;
+        r->origin_t = s->env.io->t;
         r->parent_io_emit = s->env.io->emit;
         r->parent_io_ctx = s->env.io->emit_ctx;
     }

@@ -84,6 +84,7 @@ typedef struct agent_resources {
     struct governance *origin_gov;
     struct mcp_manager *origin_mcp;
     const tool_registry *origin_tools;
+    transcript *origin_t;            /* the parent's conversation (a fork copies it) */
     provider_port origin_model;
     void (*parent_io_emit)(void *ctx, loom_event_type type, loom_visibility vis,
                            const char *corr, json_t *payload);

@@ -12,6 +12,11 @@ const tool_registry *agent_parent_tools(spawn_node *parent);
 /* Frees node->res for good (agents_session_free). */
 void agent_resources_free(spawn_node *n);
 
+/* fork.c: writes the fork's sidechain at path: meta, then the parent's
+ * active chain with its open calls answered. 0, or -1 with err. */
+int agent_fork_sidechain(spawn_node *n, transcript *parent, const json_t *meta, const char *path,
+                         loom_error *err);
+
 /* isolation.c: the worktree of an isolation "worktree" child. start makes
  * it (nothing when not asked for) and sets the node's path and branch and
  * res->wt_policy; finish runs agent_worktree_finish at release; json is the
