@@ -11,11 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/bus.h"
 #include "agents/merge.h"
 #include "agents/runner_internal.h"
 #include "agents/tree.h"
 #include "base/clock.h"
 #include "base/str.h"
+
+/* agents/bus.c lands on its own schedule (task E): until it is linked in,
+ * the session has no bus and children no Publish tool. */
+#pragma weak mf_bus_new
+#pragma weak mf_bus_free
 
 void agents_config_defaults(agents_config *c)
 {
@@ -46,6 +52,12 @@ agents_session *agents_session_new(const agents_session_opts *o)
         s->mf_dir = xstrdup(o->mf_dir);
         s->cwd = xstrdup(o->cwd);
     }
+    if (s->mf_dir && mf_bus_new) {
+        loom_str dir = LOOM_STR_INIT;
+        str_printf(&dir, "%s/bus", s->mf_dir);
+        s->bus = mf_bus_new(str_cstr(&dir), s->config.bus_delta_min, 0);
+        str_free(&dir);
+    }
     return s;
 }
 
@@ -65,6 +77,8 @@ void agents_session_free(agents_session *s)
     for (spawn_node *n = list; n; n = n->next_in_session)
         agent_resources_free(n);
     spawn_session_free_nodes(s);
+    if (s->bus && mf_bus_free)
+        mf_bus_free(s->bus);
     free(s->session_id);
     free(s->session_path);
     free(s->mf_dir);

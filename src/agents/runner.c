@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/bus.h"
 #include "agents/runner_internal.h"
 #include "agents/structured.h"
 #include "agents/toolset.h"
@@ -31,6 +32,9 @@
 #include "session/record.h"
 #include "tools/file_state.h"
 #include "tools/tasks.h"
+
+#pragma weak tool_publish
+#pragma weak mf_bus_publish
 
 /* How long a child waits for its MCP servers before its first request. */
 #define RUNNER_MCP_WAIT_MS 2000L
@@ -292,6 +296,7 @@ static int resources_init(spawn_node *n, loom_error *err)
             .mcp = r->mcp,
             .window_tokens = r->params.provider ? r->params.provider->context_window : 0,
             .extra = r->structured,
+            .publish = s->bus && &tool_publish ? &tool_publish : NULL,
         };
         str_clear(&r->instructions);
         r->tools = agent_toolset_build(&to, &r->instructions, err);
@@ -505,31 +510,29 @@ static int prepare_resources(spawn_node *n, spawn_node *parent, tool_ctx *pctx,
     return resources_init(n, err);
 }
 
-static int refuse(tool_result *out, const char *fmt, const char *a, long b)
-{
-    tool_error(out, fmt, a, b);
-    return AGENT_PREP_REFUSED;
-}
-
 int agent_prepare(spawn_node *parent, tool_ctx *pctx, const agent_request *req0,
                   spawn_node **child, tool_result *out, loom_error *err)
 {
     *child = NULL;
     agents_session *s = parent->session;
     const agents_config *cfg = &s->config;
-    if (!parent_params(parent))
-        return refuse(out, "Agent: %s cannot spawn here (no run is attached)%ld", "this run", 0);
+    if (!parent_params(parent)) {
+        tool_error(out, "Agent: this run cannot spawn sub-agents (no run is attached)");
+        return AGENT_PREP_REFUSED;
+    }
     if (parent->depth >= cfg->max_depth)
         return AGENT_PREP_HANDOFF;
     agent_request req = *req0;
     const char *type = req.subagent_type && *req.subagent_type ? req.subagent_type
                                                                : "general-purpose";
     const agent_def *def = s->catalog ? agent_catalog_find(s->catalog, type) : NULL;
-    if (!def && strcmp(type, "general-purpose") != 0)
-        return refuse(out,
-                      "Agent: no agent type \"%s\"%ld: use one the Agent tool's description "
-                      "lists (general-purpose, Explore, Plan, …)",
-                      type, 0);
+    if (!def && strcmp(type, "general-purpose") != 0) {
+        tool_error(out,
+                   "Agent: no agent type \"%s\": use one the Agent tool's description lists "
+                   "(general-purpose, Explore, Plan, …)",
+                   type);
+        return AGENT_PREP_REFUSED;
+    }
     spawn_node *n = spawn_node_new_child(parent, def ? def->name : type, req.name,
                                          req.description, err);
     if (!n) {
@@ -627,6 +630,31 @@ static bool stop_is_partial(loom_stop_reason s)
            s == LOOM_STOP_USD_BUDGET || s == LOOM_STOP_MAX_TOKENS;
 }
 
+/* The end of an execute, on the bus as agents/<id> (seed 000 row 4.7), so
+ * the parent's heartbeat sees it like any other finding. */
+static void publish_completion(spawn_node *n, const agent_outcome *o)
+{
+    mf_bus *b = n->session->bus;
+    if (!b || !mf_bus_publish)
+        return;
+    char topic[64], summary[300];
+    snprintf(topic, sizeof topic, "agents/%s", n->id);
+    const char *text = o->final_text ? o->final_text : "";
+    int len = (int)strcspn(text, "\n");
+    snprintf(summary, sizeof summary, "%s %s: %.*s", n->id,
+             o->state == LOOM_RUN_COMPLETED ? "finished" : "stopped", len > 200 ? 200 : len,
+             text);
+    json_t *payload = json_pack("{s:s,s:s,s:s,s:s}", "agent_id", n->id, "agent_type",
+                                n->type ? n->type : "", "stop_reason",
+                                loom_stop_reason_name(o->stop_reason), "result", text);
+    mf_bus_event ev = {.topic = topic, .source = n->id, .summary = summary, .delta_h = 1.0,
+                       .urgency = "low", .payload = payload};
+    loom_error err;
+    loom_error_clear(&err);
+    mf_bus_publish(b, &ev, NULL, &err);
+    json_decref(payload);
+}
+
 int agent_execute(spawn_node *n, const char *prompt, agent_outcome *out)
 {
     memset(out, 0, sizeof *out);
@@ -708,6 +736,7 @@ int agent_execute(spawn_node *n, const char *prompt, agent_outcome *out)
                                                 out->duration_ms, msg_usage_to_json(&own), usd,
                                                 out->final_text, agent_worktree_json(n)));
     }
+    publish_completion(n, out);
     spawn_node_set_state(n, st);
     return 0;
 }

@@ -73,6 +73,17 @@ bool agent_toolset_allows(const agent_toolset_opts *o, const tool_def *def)
     return true;
 }
 
+/* Publish passes the role filter (it writes only the bus, the way a
+ * sub-agent reports); a custom agent file's tools list must name it. */
+static bool agent_toolset_allows_extra(const agent_toolset_opts *o, const tool_def *d)
+{
+    if (!o->def || o->def->role != AGENT_ROLE_CUSTOM)
+        return true;
+    agent_toolset_opts no_role = *o;
+    no_role.read_only = false;
+    return agent_toolset_allows(&no_role, d);
+}
+
 static bool is_mcp_tool(const tool_def *d)
 {
     /* The parent's MCP tools belong to its connections; the child gets
@@ -111,6 +122,9 @@ tool_registry *agent_toolset_build(const agent_toolset_opts *o, loom_str *instru
         if (rc != 0)
             goto fail;
     }
+    if (o->publish && agent_toolset_allows_extra(o, o->publish) &&
+        tool_registry_add(reg, o->publish, err) != 0)
+        goto fail;
     if (o->extra && tool_registry_add(reg, o->extra, err) != 0)
         goto fail;
     return reg;

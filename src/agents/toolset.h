@@ -28,6 +28,7 @@ typedef struct agent_toolset_opts {
     struct mcp_manager *mcp;         /* the child's own MCP connections; NULL: none */
     int64_t window_tokens;           /* for the MCP tools' deferral */
     const tool_def *extra;           /* StructuredOutput; NULL: none */
+    const tool_def *publish;         /* Publish (the session has a bus); NULL: none */
 } agent_toolset_opts;
 
 /* The child's registry (new): the parent's non-MCP tools that pass the

@@ -545,6 +545,11 @@ json_t *spawn_usage_by_agent(spawn_node *root)
     return rows;
 }
 
+struct mf_bus *spawn_node_bus(spawn_node *n)
+{
+    return n ? n->session->bus : NULL;
+}
+
 void spawn_session_free_nodes(agents_session *s)
 {
     spawn_node *n = s->nodes;

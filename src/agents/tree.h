@@ -136,6 +136,9 @@ struct agents_session {
      * background child started by it keeps copies of what it needs. */
     agents_run_env env;
     bool env_set;
+    /* The M_f bus (<mf_dir>/bus, agents/bus.h) children publish on; NULL:
+     * none (no mf_dir, or bus.c not linked in). */
+    struct mf_bus *bus;
 };
 
 /* A root node for a run: its pool gets caps from p (max_tokens_total,
@@ -209,6 +212,9 @@ json_t *spawn_node_json(spawn_node *n);
 /* The usage_by_agent rows of every descendant of root (not root itself),
  * in creation order (new reference). */
 json_t *spawn_usage_by_agent(spawn_node *root);
+
+/* The bus of n's session (agents/bus.h's Publish tool finds it here). */
+struct mf_bus *spawn_node_bus(spawn_node *n);
 
 /* The session's nodes: called by agents_session_free once no thread of
  * the session runs any more. */
