@@ -39,6 +39,7 @@ agents_session *agents_session_new(const agents_session_opts *o)
 {
     agents_session *s = xcalloc(1, sizeof *s);
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->merge_mu, NULL);
     if (o && o->config)
         s->config = *o->config;
     else
@@ -84,6 +85,7 @@ void agents_session_free(agents_session *s)
     free(s->mf_dir);
     free(s->cwd);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->merge_mu);
     free(s);
 }
 
@@ -202,6 +204,7 @@ json_t *agents_merge(agents_session *s, loom_error *err)
         }
     pthread_mutex_unlock(&s->mu);
     json_t *report = NULL;
+    pthread_mutex_lock(&s->merge_mu);
     if (!k)
         loom_error_set(err, LOOM_ERR_RESOURCE_NOT_FOUND,
                        "/agents merge: no finished worktree agent has changes to merge");
@@ -217,6 +220,7 @@ json_t *agents_merge(agents_session *s, loom_error *err)
                     nodes[j]->worktree_merged = true;
         }
     }
+    pthread_mutex_unlock(&s->merge_mu);
     free(items);
     free(nodes);
     return report;

@@ -30,6 +30,9 @@ int agent_start_worktree(spawn_node *n, const agent_request *req, loom_error *er
     r->wt_policy = agent_worktree_policy(wt, r->tctx.sandbox);
     n->worktree_path = xstrdup(wt->path);
     n->worktree_branch = xstrdup(wt->branch);
+    pthread_mutex_lock(&n->session->mu);
+    n->session->live_worktrees++;
+    pthread_mutex_unlock(&n->session->mu);
     return 0;
 }
 
@@ -53,6 +56,18 @@ void agent_finish_worktree(spawn_node *n)
         sandbox_policy_free(r->wt_policy);
         free(r->wt_policy);
         r->wt_policy = NULL;
+    }
+    agents_session *s = n->session;
+    pthread_mutex_lock(&s->mu);
+    bool last = --s->live_worktrees == 0;
+    pthread_mutex_unlock(&s->mu);
+    /* merge "auto": the last worktree agent to finish merges them all. */
+    if (last && s->config.merge_auto) {
+        loom_error_clear(&err);
+        json_t *report = agents_merge(s, &err);
+        if (!report && err.code != LOOM_ERR_RESOURCE_NOT_FOUND)
+            LOG_W("agents", "merge auto: %s", err.message);
+        json_decref(report);
     }
 }
 

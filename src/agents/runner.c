@@ -77,6 +77,9 @@ static void forward_io_emit(void *ctx, loom_event_type type, loom_visibility vis
         const char *tool = json_string_value(json_object_get(payload, "tool"));
         atomic_fetch_add(&n->tool_uses, 1);
         spawn_node_set_tool(n, tool);
+        if (tool && !strcmp(tool, "Bash"))
+            spawn_node_note_command(
+                n, json_string_value(json_object_get(json_object_get(payload, "input"), "command")));
         progress(n, tool);
     } else if ((type == LOOM_EV_TOOL_FINISHED || type == LOOM_EV_TOOL_FAILED) &&
                !json_object_get(payload, "agent_id")) {

@@ -20,6 +20,20 @@ typedef struct structured_impl {
     bool wrapped;     /* the output schema is under "value" */
 } structured_impl;
 
+/* A verification verdict's steps must be commands the agent ran (seed 000
+ * row 4.5a, anti-pattern 1): the first that is not, or NULL. */
+static const char *structured_unrun_step(spawn_node *n, const json_t *value)
+{
+    const json_t *steps = json_object_get(value, "steps"), *step;
+    size_t i;
+    json_array_foreach(steps, i, step) {
+        const char *cmd = json_string_value(json_object_get(step, "command"));
+        if (cmd && !spawn_node_ran_command(n, cmd))
+            return cmd;
+    }
+    return NULL;
+}
+
 static int run_structured(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     spawn_node *n = ctx->spawn;
@@ -42,6 +56,17 @@ static int run_structured(const json_t *input, tool_ctx *ctx, tool_result *out)
     }
     str_free(&why);
     const json_t *value = im->wrapped ? json_object_get(input, "value") : input;
+    const char *unrun = n->def && n->def->role == AGENT_ROLE_VERIFICATION
+                            ? structured_unrun_step(n, value)
+                            : NULL;
+    if (unrun) {
+        tool_error(out,
+                   "StructuredOutput: a step names the command \"%s\", which you did not run "
+                   "here. Run it with Bash first and report what it printed, or leave the step "
+                   "out: a verdict stands only on commands you ran.",
+                   unrun);
+        return 0;
+    }
     n->structured = json_deep_copy(value);
     str_puts(&out->text, "Structured output accepted. End your turn now.");
     return 0;

@@ -54,8 +54,8 @@ static bool denies_whole(const char *const *rules, const char *name)
 
 bool agent_toolset_allows(const agent_toolset_opts *o, const tool_def *def)
 {
-    if (!strcmp(def->name, "StructuredOutput"))
-        return false; /* the child's own comes from extra */
+    if (!strcmp(def->name, "StructuredOutput") || !strcmp(def->name, "Publish"))
+        return false; /* the child's own come from extra and publish */
     if (o->read_only) {
         if (!strcmp(def->name, "Agent") || !strcmp(def->name, "SendMessage"))
             return false;
@@ -75,13 +75,13 @@ bool agent_toolset_allows(const agent_toolset_opts *o, const tool_def *def)
 
 /* Publish passes the role filter (it writes only the bus, the way a
  * sub-agent reports); a custom agent file's tools list must name it. */
-static bool agent_toolset_allows_extra(const agent_toolset_opts *o, const tool_def *d)
+static bool agent_toolset_allows_extra(const agent_toolset_opts *o)
 {
     if (!o->def || o->def->role != AGENT_ROLE_CUSTOM)
         return true;
-    agent_toolset_opts no_role = *o;
-    no_role.read_only = false;
-    return agent_toolset_allows(&no_role, d);
+    if (o->def->tools && !agent_toolset_rule_names((const char *const *)o->def->tools, "Publish"))
+        return false;
+    return !denies_whole((const char *const *)o->def->disallowed, "Publish");
 }
 
 static bool is_mcp_tool(const tool_def *d)
@@ -122,7 +122,7 @@ tool_registry *agent_toolset_build(const agent_toolset_opts *o, loom_str *instru
         if (rc != 0)
             goto fail;
     }
-    if (o->publish && agent_toolset_allows_extra(o, o->publish) &&
+    if (o->publish && agent_toolset_allows_extra(o) &&
         tool_registry_add(reg, o->publish, err) != 0)
         goto fail;
     if (o->extra && tool_registry_add(reg, o->extra, err) != 0)

@@ -314,6 +314,44 @@ char *spawn_node_tool(spawn_node *n)
     return copy;
 }
 
+/* ---- commands run -------------------------------------------------------- */
+
+/* cmd without the blanks around it, as a new string. */
+static char *trimmed(const char *cmd)
+{
+    while (*cmd == ' ' || *cmd == '\t' || *cmd == '\n')
+        cmd++;
+    size_t len = strlen(cmd);
+    while (len && (cmd[len - 1] == ' ' || cmd[len - 1] == '\t' || cmd[len - 1] == '\n'))
+        len--;
+    return xstrndup(cmd, len);
+}
+
+void spawn_node_note_command(spawn_node *n, const char *cmd)
+{
+    if (!n || !cmd)
+        return;
+    char *t = trimmed(cmd);
+    pthread_mutex_lock(&n->session->mu);
+    n->commands = xrealloc(n->commands, (n->n_commands + 1) * sizeof *n->commands);
+    n->commands[n->n_commands++] = t;
+    pthread_mutex_unlock(&n->session->mu);
+}
+
+bool spawn_node_ran_command(spawn_node *n, const char *cmd)
+{
+    if (!n || !cmd)
+        return false;
+    char *t = trimmed(cmd);
+    bool found = false;
+    pthread_mutex_lock(&n->session->mu);
+    for (size_t i = 0; i < n->n_commands && !found; i++)
+        found = !strcmp(n->commands[i], t);
+    pthread_mutex_unlock(&n->session->mu);
+    free(t);
+    return found;
+}
+
 /* ---- the pool: shares and the running cap ------------------------------- */
 
 /* Tokens of live reservations not spent yet; the caller holds the mutex. */
@@ -571,6 +609,9 @@ void spawn_session_free_nodes(agents_session *s)
         json_decref(n->last_raw);
         json_decref(n->output_schema);
         json_decref(n->structured);
+        for (size_t i = 0; i < n->n_commands; i++)
+            free(n->commands[i]);
+        free(n->commands);
         for (size_t i = 0; i < n->inbox_n; i++)
             free(n->inbox[i]);
         free(n->inbox);

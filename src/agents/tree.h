@@ -110,6 +110,10 @@ struct spawn_node {
     json_t *structured;
     int structured_attempts, structured_reminders;
     int stop_hook_blocks;            /* SubagentStop "block" answers taken (≤ 3) */
+    /* The Bash commands it ran (a verification step must name one of
+     * them: seed 000 row 4.5a, anti-pattern 1). Under the session's mutex. */
+    char **commands;
+    size_t n_commands;
 
     /* The inbox: notes for the node's model, delivered at its next turn
      * boundary (loop_tree_port.take_notes). Under the session's mutex;
@@ -139,6 +143,10 @@ struct agents_session {
     /* The M_f bus (<mf_dir>/bus, agents/bus.h) children publish on; NULL:
      * none (no mf_dir, or bus.c not linked in). */
     struct mf_bus *bus;
+    /* Worktree agents not finished yet (merge "auto": the last one to
+     * finish merges); and one merge at a time. Under mu / merge_mu. */
+    int live_worktrees;
+    pthread_mutex_t merge_mu;
 };
 
 /* A root node for a run: its pool gets caps from p (max_tokens_total,
@@ -186,6 +194,10 @@ int64_t spawn_usage_tokens(const spawn_usage *u);
 void spawn_node_set_tool(spawn_node *n, const char *tool);
 /* malloc'd copy of it, or NULL. */
 char *spawn_node_tool(spawn_node *n);
+
+/* Notes a Bash command n ran; whether it ran cmd (exact, ends trimmed). */
+void spawn_node_note_command(spawn_node *n, const char *cmd);
+bool spawn_node_ran_command(spawn_node *n, const char *cmd);
 
 /* Reserves the child's share in its pool: 0, or -1 with why (malloc'd)
  * when the share exceeds the pool's unreserved rest. A share of 0 needs

@@ -190,9 +190,14 @@ static heartbeat *start_heartbeat(loom_run *r)
     str_printf(&journal_path, "%s/journal.jsonl", s->mf_dir);
     heartbeat *hb = NULL;
     if (file_mkdirs(s->mf_dir, 0700, &err) == 0) {
+        /* mf_events sources without a dir watch the session's M_f bus,
+         * where sub-agents publish (agents/bus.h). */
+        loom_str bus = LOOM_STR_INIT;
+        str_printf(&bus, "%s/bus", s->mf_dir);
         heartbeat_env env = {.w = s->working, .journal_path = journal_path.ptr, .cwd = a->cwd,
-                             .on_event = on_heartbeat_event, .ctx = r};
+                             .on_event = on_heartbeat_event, .ctx = r, .mf_dir = bus.ptr};
         hb = heartbeat_start(&a->heartbeat, &env, &err);
+        str_free(&bus);
     }
     if (!hb)
         emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,

@@ -209,6 +209,14 @@ static void test_handoff_result(void **state)
     agents_session_free(s);
 }
 
+static int noop_run(const json_t *input, tool_ctx *ctx, tool_result *out)
+{
+    (void)input;
+    (void)ctx;
+    (void)out;
+    return 0;
+}
+
 static void test_toolset_filters(void **state)
 {
     (void)state;
@@ -252,6 +260,19 @@ static void test_toolset_filters(void **state)
     t = agent_toolset_build(&o, NULL, &err);
     assert_non_null(tool_registry_find(t, "Bash"));
     tool_registry_free(t);
+    /* A grandchild's parent already holds Publish: declared once. */
+    static const tool_def fake_publish = {.name = "Publish", .description = "p",
+                                          .input_schema = "{\"type\":\"object\"}",
+                                          .run = noop_run, .local_state_only = true};
+    tool_registry *with_pub = tool_registry_new();
+    assert_int_equal(tool_registry_add_builtins(with_pub, &err), 0);
+    assert_int_equal(tool_registry_add(with_pub, &fake_publish, &err), 0);
+    o = (agent_toolset_opts){.parent = with_pub, .read_only = true, .publish = &fake_publish};
+    t = agent_toolset_build(&o, NULL, &err);
+    assert_non_null(t);
+    assert_non_null(tool_registry_find(t, "Publish"));
+    tool_registry_free(t);
+    tool_registry_free(with_pub);
     const char *mcp[] = {"mcp__github__*", NULL};
     assert_true(agent_toolset_rule_names(mcp, "mcp__github__list"));
     assert_false(agent_toolset_rule_names(mcp, "mcp__gitlab__list"));
@@ -312,6 +333,32 @@ static void test_structured_output(void **state)
     json_decref(arr);
     tool_registry_free(reg);
     structured_tool_free(d);
+
+    /* A verification verdict stands only on commands the agent ran. */
+    agent_def ver = {.name = "verification", .role = AGENT_ROLE_VERIFICATION};
+    spawn_node *v = spawn_node_new_child(root, "verification", NULL, NULL, &err);
+    v->def = &ver;
+    v->output_schema = json_loads("{\"type\":\"object\"}", 0, NULL);
+    tool_def *vd = structured_tool_new(v->output_schema, &err);
+    tool_ctx vctx = {.spawn = v, .self = vd};
+    spawn_node_note_command(v, "  bash test.sh\n");
+    json_t *claim = json_loads("{\"verdict\":\"PASS\",\"steps\":[{\"command\":\"bash test.sh\"},"
+                               "{\"command\":\"make test\"}]}",
+                               0, NULL);
+    tool_result_init(&out);
+    assert_int_equal(vd->run(claim, &vctx, &out), 0);
+    assert_true(out.is_error);
+    assert_non_null(strstr(str_cstr(&out.text), "make test"));
+    assert_null(v->structured);
+    tool_result_free(&out);
+    json_array_remove(json_object_get(claim, "steps"), 1);
+    tool_result_init(&out);
+    assert_int_equal(vd->run(claim, &vctx, &out), 0);
+    assert_false(out.is_error);
+    assert_non_null(v->structured);
+    tool_result_free(&out);
+    json_decref(claim);
+    structured_tool_free(vd);
     agents_session_free(s);
 }
 
