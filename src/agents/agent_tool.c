@@ -149,6 +149,10 @@ static const tool_def *agent_def_for(const agent_catalog *cat)
         .read_only = false,
         .concurrency_safe = true,
         .run = run_agent,
+        /* Never asks (Claude Code's Agent neither): spawning changes
+         * nothing by itself, and every tool the child calls goes through
+         * the child's own governance. A settings deny still denies it. */
+        .local_state_only = true,
         .aliases = AGENT_ALIASES,
     };
     c->next = cache;
