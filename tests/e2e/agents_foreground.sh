@@ -5,6 +5,8 @@
 # Explore child is declared no tool with side effects; each child has its
 # sidechain transcript under the session's .mf/subagents/.
 source "$(dirname "$0")/_lib.sh"
+source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
+need_fake_server
 
 mkdir -p "$T/proj" "$LOOM_HOME"
 echo "alpha" > "$T/proj/a.txt"
@@ -71,4 +73,29 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   done
   check "$provider: general-purpose declares Write and Bash ($gp_tools)" bash -c "grep -qw Write <<<'$gp_tools' && grep -qw Bash <<<'$gp_tools'"
 done
+
+# The child's MCP tools come from connections of its own (a clone of the
+# session's servers): the fake server's echo answers inside the child, and
+# the server the child started is gone when the run ends.
+cat > "$T/mcp.json" <<JSON
+{"turns": [
+  {"match": {"assistant_turns": 0, "last_user_contains": "MCP-GOAL"},
+   "reply": {"tool_calls": [{"id": "am1", "name": "Agent", "input": {"description": "echo", "prompt": "CHILD-MCP echo"}}]}},
+  {"match": {"assistant_turns": 0, "last_user_contains": "CHILD-MCP"},
+   "reply": {"tool_calls": [{"id": "e1", "name": "mcp__fake__echo", "input": {"text": "FROM-THE-CHILD"}}]}},
+  {"match": {"assistant_turns": 1, "tool_results": 1, "system_contains": "agent"},
+   "reply": {"text": "\$last:(FROM-THE-[A-Z]+)"}}
+]}
+JSON
+start_mock "$T/mcp.json"
+use_provider anthropic
+"$LOOM_BIN" -p "MCP-GOAL" --permission-mode bypassPermissions --cwd "$T/proj" \
+  --mcp-config "$(mcp_config fake "$(fake_entry --log "$T/fakelog")")" --output-format stream-json >"$T/events" 2>"$T/err" || true
+file=$(session_file "$(tail -n 1 "$T/events" | jq -r .payload.session_id)")
+assert_eq "mcp: the child's echo came back through its answer" \
+  "$(jq -r 'select(.type=="function_call_result" and .callId=="am1") | .output' "$file")" "FROM-THE-CHILD"
+child_tools=$(jq -r 'select((.body|tostring)|contains("CHILD-MCP")) | [.body.tools[] | .name] | join(",")' "$MOCK_LOG" | head -n 1)
+assert_contains "mcp: the child declares the server's tools" "$child_tools" "mcp__fake__echo"
+no_fake_left() { ! pgrep -f -- "$T/fakelog" >/dev/null; }
+check "mcp: no fake server outlives the run" no_fake_left
 finish
