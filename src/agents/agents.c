@@ -40,6 +40,8 @@ agents_session *agents_session_new(const agents_session_opts *o)
     agents_session *s = xcalloc(1, sizeof *s);
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->merge_mu, NULL);
+    pthread_mutex_init(&s->env_mu, NULL);
+    pthread_cond_init(&s->env_cv, NULL);
     if (o && o->config)
         s->config = *o->config;
     else
@@ -86,6 +88,8 @@ void agents_session_free(agents_session *s)
     free(s->cwd);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->merge_mu);
+    pthread_mutex_destroy(&s->env_mu);
+    pthread_cond_destroy(&s->env_cv);
     free(s);
 }
 
@@ -95,10 +99,10 @@ spawn_node *agents_run_attach(agents_session *s, const agents_run_env *env)
         return NULL;
     spawn_node *root = spawn_node_new_root(s, env->run_id, env->params,
                                            env->io ? env->io->cancel : NULL);
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(&s->env_mu);
     s->env = *env;
     s->env_set = true;
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&s->env_mu);
     if (env->io)
         env->io->tree = spawn_node_tree_port(root);
     return root;
@@ -127,10 +131,12 @@ void agents_run_detach(agents_session *s, spawn_node *root, loop_result *res, js
         *by_agent = spawn_usage_by_agent(root);
     root->ended_ms = clock_wall_ms();
     spawn_node_set_state(root, SPAWN_IDLE);
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(&s->env_mu);
     s->env_set = false;
+    while (s->env_users > 0)
+        pthread_cond_wait(&s->env_cv, &s->env_mu);
     memset(&s->env, 0, sizeof s->env);
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&s->env_mu);
 }
 
 void agents_cancel_run(agents_session *s, const char *run_id)

@@ -107,6 +107,75 @@ void agent_forward_emit(void *ctx, loom_event_type type, json_t *payload)
     r->parent_emit(r->parent_emit_ctx, type, payload);
 }
 
+/* ---- the root run's sinks, through the session ---------------------------- */
+
+/* A child of a root reaches the run's event sinks and its person through
+ * the session, never directly: a background child outlives the run that
+ * started it, and after detach its events are dropped (until a next run
+ * attaches: the session owns the agent). */
+static bool env_enter(agents_session *s, agents_run_env *copy)
+{
+    pthread_mutex_lock(&s->env_mu);
+    bool ok = s->env_set;
+    if (ok) {
+        *copy = s->env;
+        s->env_users++;
+    }
+    pthread_mutex_unlock(&s->env_mu);
+    return ok;
+}
+
+static void env_leave(agents_session *s)
+{
+    pthread_mutex_lock(&s->env_mu);
+    if (--s->env_users == 0)
+        pthread_cond_broadcast(&s->env_cv);
+    pthread_mutex_unlock(&s->env_mu);
+}
+
+static void session_io_emit(void *ctx, loom_event_type type, loom_visibility vis,
+                            const char *corr, json_t *payload)
+{
+    agents_session *s = ctx;
+    agents_run_env e;
+    if (!env_enter(s, &e)) {
+        json_decref(payload);
+        return;
+    }
+    if (e.io && e.io->emit)
+        e.io->emit(e.io->emit_ctx, type, vis, corr, payload);
+    else
+        json_decref(payload);
+    env_leave(s);
+}
+
+static void session_emit(void *ctx, loom_event_type type, json_t *payload)
+{
+    agents_session *s = ctx;
+    agents_run_env e;
+    if (!env_enter(s, &e)) {
+        json_decref(payload);
+        return;
+    }
+    if (e.tctx && e.tctx->emit)
+        e.tctx->emit(e.tctx->emit_ctx, type, payload);
+    else
+        json_decref(payload);
+    env_leave(s);
+}
+
+static char *session_ask(void *ctx, const json_t *questions)
+{
+    agents_session *s = ctx;
+    agents_run_env e;
+    if (!env_enter(s, &e))
+        return NULL;
+    char *answer = e.tctx && e.tctx->ask_user ? e.tctx->ask_user(e.tctx->ask_ctx, questions)
+                                              : NULL;
+    env_leave(s);
+    return answer;
+}
+
 /* ---- resolving what runs ----------------------------------------------------- */
 
 static int mode_rank(perm_mode m)
@@ -503,11 +572,18 @@ static int prepare_resources(spawn_node *n, spawn_node *parent, tool_ctx *pctx,
         r->origin_mcp = s->env.mcp;
         r->origin_model = s->env.io->model;
         r->origin_t = s->env.io->t;
-        r->parent_io_emit = s->env.io->emit;
-        r->parent_io_ctx = s->env.io->emit_ctx;
+        r->parent_io_emit = session_io_emit;
+        r->parent_io_ctx = s;
     }
-    r->parent_emit = pctx->emit;
-    r->parent_emit_ctx = pctx->emit_ctx;
+    if (parent->parent) {
+        r->parent_emit = pctx->emit;
+        r->parent_emit_ctx = pctx->emit_ctx;
+    } else {
+        r->parent_emit = session_emit;
+        r->parent_emit_ctx = s;
+        r->tctx.ask_user = pctx->ask_user ? session_ask : NULL;
+        r->tctx.ask_ctx = s;
+    }
     if (agent_start_worktree(n, req, err) != 0)
         return -1;
     return resources_init(n, err);

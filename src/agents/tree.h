@@ -140,6 +140,12 @@ struct agents_session {
      * background child started by it keeps copies of what it needs. */
     agents_run_env env;
     bool env_set;
+    /* env is read under env_mu; env_users counts the calls into the run's
+     * sinks in flight (runner.c's trampolines), which detach waits out, so
+     * a background child never calls into a run that has ended. */
+    pthread_mutex_t env_mu;
+    pthread_cond_t env_cv;
+    int env_users;
     /* The M_f bus (<mf_dir>/bus, agents/bus.h) children publish on; NULL:
      * none (no mf_dir, or bus.c not linked in). */
     struct mf_bus *bus;
