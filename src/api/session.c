@@ -415,7 +415,14 @@ void loom_session_free(loom_session *s)
         hook_outcome_free(&o);
     }
     /* Sub-agents first: their MCP clones call back into the session's
-     * manager host, their shells and threads end before what they borrow. */
+     * manager host, their shells and threads end before what they borrow.
+     * Background agents are external tasks of the session's registry:
+     * freeing it stops each and waits for it (agents/background.c keeps
+     * their state until agents_session_free), so it goes before. */
+    if (s->agents) {
+        task_registry_free(s->tasks);
+        s->tasks = NULL;
+    }
     agents_session_free(s->agents);
     s->agents = NULL;
     /* Before the tasks: no server process outlives the session. */
