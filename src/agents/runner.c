@@ -54,9 +54,9 @@ static void tag_payload(spawn_node *n, json_t *payload)
 static void progress(spawn_node *n, const char *tool)
 {
     int64_t now = clock_wall_ms();
-    if (now - n->last_progress_ms < 250)
+    int64_t last = atomic_load(&n->last_progress_ms);
+    if (now - last < 250 || !atomic_compare_exchange_strong(&n->last_progress_ms, &last, now))
         return;
-    n->last_progress_ms = now;
     agent_resources *r = n->res;
     if (!r || !r->parent_io_emit)
         return;

@@ -41,6 +41,7 @@ static spawn_node *node_alloc(agents_session *s)
     atomic_init(&n->turns, 0);
     atomic_init(&n->tool_uses, 0);
     atomic_init(&n->current_tool, NULL);
+    atomic_init(&n->last_progress_ms, 0);
     usage_init(&n->own);
     usage_init(&n->tree);
     pthread_cond_init(&n->inbox_cv, NULL);

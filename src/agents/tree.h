@@ -92,7 +92,7 @@ struct spawn_node {
     atomic_int tool_uses;            /* tool calls it made */
     char *_Atomic current_tool;      /* the tool it runs now (malloc'd; swapped atomically) */
     int64_t started_ms, ended_ms;    /* wall clock; ended 0 while running */
-    int64_t last_progress_ms;        /* agent.progress throttle (250 ms) */
+    _Atomic int64_t last_progress_ms; /* agent.progress throttle (250 ms; its tool threads race) */
 
     char *transcript_path;           /* its sidechain: <mf_dir>/subagents/<id>.jsonl */
     char *worktree_path, *worktree_branch;  /* isolation: worktree; NULL: none */
