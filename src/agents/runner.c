@@ -589,6 +589,22 @@ static int prepare_resources(spawn_node *n, spawn_node *parent, tool_ctx *pctx,
     return resources_init(n, err);
 }
 
+/* A spawn refused after its node was made: the slot and share given back,
+ * the name free for another try, the node left FAILED. */
+static int prep_refused(spawn_node *n, bool counted, bool reserved)
+{
+    if (reserved)
+        spawn_pool_unreserve(n);
+    if (counted)
+        spawn_pool_end_run(n);
+    pthread_mutex_lock(&n->session->mu);
+    free(n->name);
+    n->name = NULL;
+    pthread_mutex_unlock(&n->session->mu);
+    spawn_node_set_state(n, SPAWN_FAILED);
+    return AGENT_PREP_REFUSED;
+}
+
 int agent_prepare(spawn_node *parent, tool_ctx *pctx, const agent_request *req0,
                   spawn_node **child, tool_result *out, loom_error *err)
 {
@@ -620,11 +636,24 @@ int agent_prepare(spawn_node *parent, tool_ctx *pctx, const agent_request *req0,
     }
     n->def = def;
     n->parent_call_id = xstrdup(pctx->call_id);
-    json_t *updated = NULL;
-    if (fire_start(n, pctx, &req, &updated, out) != 0) {
-        spawn_node_set_state(n, SPAWN_FAILED);
-        return AGENT_PREP_REFUSED;
+    /* The limits first: SubagentStart fires only for an agent that starts. */
+    if (spawn_pool_begin_run(n, cfg->max_running) != 0) {
+        tool_error(out,
+                   "Agent: %d sub-agents already run, the most at once (agents.maxRunning): "
+                   "wait for one to end, or do this step yourself",
+                   cfg->max_running);
+        return prep_refused(n, false, false);
     }
+    char *why = NULL;
+    int64_t micro = (int64_t)(req.share_usd * 1e6 + 0.5);
+    if (spawn_pool_reserve(n, req.share_tokens, micro, &why) != 0) {
+        tool_error(out, "%s", why);
+        free(why);
+        return prep_refused(n, true, false);
+    }
+    json_t *updated = NULL;
+    if (fire_start(n, pctx, &req, &updated, out) != 0)
+        return prep_refused(n, true, true);
     if (updated) {
         /* The rewritten input decides: prompt, type and model again. */
         req.prompt = str_or(updated, "prompt", req.prompt);
@@ -639,36 +668,13 @@ int agent_prepare(spawn_node *parent, tool_ctx *pctx, const agent_request *req0,
     const json_t *schema = req.output_schema ? req.output_schema : def ? def->output_schema : NULL;
     n->output_schema = schema ? json_deep_copy(schema) : NULL;
     n->background = req.background || (def && def->background);
-    int rc = AGENT_PREP_OK;
-    char *why = NULL;
-    if (spawn_pool_begin_run(n, cfg->max_running) != 0) {
-        tool_error(out,
-                   "Agent: %d sub-agents already run, the most at once (agents.maxRunning): "
-                   "wait for one to end, or do this step yourself",
-                   cfg->max_running);
-        rc = AGENT_PREP_REFUSED;
-    } else {
-        n->res = NULL;
-        int64_t micro = (int64_t)(req.share_usd * 1e6 + 0.5);
-        if (spawn_pool_reserve(n, req.share_tokens, micro, &why) != 0) {
-            tool_error(out, "%s", why);
-            spawn_pool_end_run(n);
-            rc = AGENT_PREP_REFUSED;
-        }
-    }
-    free(why);
-    if (rc != AGENT_PREP_OK) {
-        spawn_node_set_state(n, SPAWN_FAILED);
-        json_decref(updated);
-        return rc;
-    }
     int prc = prepare_resources(n, parent, pctx, &req, req.prompt, err);
     n->res->counted = true;
     n->res->reserved = true;
     json_decref(updated);
     if (prc != 0) {
         agent_release(n);
-        spawn_node_set_state(n, SPAWN_FAILED);
+        prep_refused(n, false, false);
         return -1;
     }
     agent_resources *r = n->res;

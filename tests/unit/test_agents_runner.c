@@ -191,7 +191,8 @@ static void test_depth_and_running_cap(void **state)
     loom_error err;
     assert_int_equal(agent_prepare(f->root, &f->tctx, &req, &a, &out, &err), AGENT_PREP_OK);
     /* One may run: a second is refused while the first holds its slot. */
-    assert_int_equal(agent_prepare(f->root, &f->tctx, &req, &b, &out, &err), AGENT_PREP_REFUSED);
+    agent_request twin = {.prompt = "second", .name = "twin"};
+    assert_int_equal(agent_prepare(f->root, &f->tctx, &twin, &b, &out, &err), AGENT_PREP_REFUSED);
     assert_null(b);
     assert_true(out.is_error);
     assert_non_null(strstr(str_cstr(&out.text), "maxRunning"));
@@ -207,6 +208,12 @@ static void test_depth_and_running_cap(void **state)
     tool_result_init(&out);
     assert_int_equal(agent_prepare(f->root, &f->tctx, &bad, &b, &out, &err), AGENT_PREP_REFUSED);
     assert_non_null(strstr(str_cstr(&out.text), "no-such-agent"));
+    tool_result_free(&out);
+    /* A refused spawn left its name free. */
+    tool_result_init(&out);
+    assert_int_equal(agent_prepare(f->root, &f->tctx, &twin, &b, &out, &err), AGENT_PREP_OK);
+    assert_ptr_equal(spawn_session_find(f->s, "twin"), b);
+    agent_release(b);
     tool_result_free(&out);
     loop_result res = {0};
     agents_run_detach(f->s, f->root, &res, NULL);
