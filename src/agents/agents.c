@@ -18,11 +18,6 @@
 #include "base/clock.h"
 #include "base/str.h"
 
-/* agents/bus.c lands on its own schedule (task E): until it is linked in,
- * the session has no bus and children no Publish tool. */
-#pragma weak mf_bus_new
-#pragma weak mf_bus_free
-
 void agents_config_defaults(agents_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -55,7 +50,7 @@ agents_session *agents_session_new(const agents_session_opts *o)
         s->mf_dir = xstrdup(o->mf_dir);
         s->cwd = xstrdup(o->cwd);
     }
-    if (s->mf_dir && mf_bus_new) {
+    if (s->mf_dir) {
         loom_str dir = LOOM_STR_INIT;
         str_printf(&dir, "%s/bus", s->mf_dir);
         s->bus = mf_bus_new(str_cstr(&dir), s->config.bus_delta_min, 0);
@@ -80,7 +75,7 @@ void agents_session_free(agents_session *s)
     for (spawn_node *n = list; n; n = n->next_in_session)
         agent_resources_free(n);
     spawn_session_free_nodes(s);
-    if (s->bus && mf_bus_free)
+    if (s->bus)
         mf_bus_free(s->bus);
     free(s->session_id);
     free(s->session_path);

@@ -27,7 +27,8 @@ int agent_start_worktree(spawn_node *n, const agent_request *req, loom_error *er
         return -1;
     }
     r->wt = wt;
-    r->wt_policy = agent_worktree_policy(wt, r->tctx.sandbox);
+    r->wt_policy = xcalloc(1, sizeof *r->wt_policy);
+    agent_worktree_policy(wt, r->tctx.sandbox, r->wt_policy);
     n->worktree_path = xstrdup(wt->path);
     n->worktree_branch = xstrdup(wt->branch);
     pthread_mutex_lock(&n->session->mu);

@@ -33,8 +33,6 @@
 #include "tools/file_state.h"
 #include "tools/tasks.h"
 
-#pragma weak tool_publish
-#pragma weak mf_bus_publish
 
 /* How long a child waits for its MCP servers before its first request. */
 #define RUNNER_MCP_WAIT_MS 2000L
@@ -368,7 +366,7 @@ static int resources_init(spawn_node *n, loom_error *err)
             .mcp = r->mcp,
             .window_tokens = r->params.provider ? r->params.provider->context_window : 0,
             .extra = r->structured,
-            .publish = s->bus && &tool_publish ? &tool_publish : NULL,
+            .publish = s->bus ? &tool_publish : NULL,
         };
         str_clear(&r->instructions);
         r->tools = agent_toolset_build(&to, &r->instructions, err);
@@ -720,7 +718,7 @@ static bool stop_is_partial(loom_stop_reason s)
 static void publish_completion(spawn_node *n, const agent_outcome *o)
 {
     mf_bus *b = n->session->bus;
-    if (!b || !mf_bus_publish)
+    if (!b)
         return;
     char topic[64], summary[300];
     snprintf(topic, sizeof topic, "agents/%s", n->id);
