@@ -6,7 +6,9 @@
 # pipeline's "find" step), and the file stays absent — even in
 # bypassPermissions, so it is the role, not the mode, that stops them.
 source "$(dirname "$0")/_lib.sh"
-jtrue() { jq -e "$@" > /dev/null; }
+# jtrue JQ_ARGS... — the filter's last output is true (no input is a failure:
+# jq 1.6 -e exits 0 on empty input).
+jtrue() { local out; out=$(jq -e "$@" 2>/dev/null) && [ "$(tail -n 1 <<<"$out")" = true ]; }
 
 mkdir -p "$T/proj" "$LOOM_HOME"
 echo "seed" > "$T/proj/present.txt"

@@ -8,7 +8,9 @@
 # differing byte and shows both sides. Anthropic's cache_control markers
 # move by design and are removed first (as in context_cache.sh).
 source "$(dirname "$0")/_lib.sh"
-jtrue() { jq -e "$@" > /dev/null; }
+# jtrue JQ_ARGS... — the filter's last output is true (no input is a failure:
+# jq 1.6 -e exits 0 on empty input).
+jtrue() { local out; out=$(jq -e "$@" 2>/dev/null) && [ "$(tail -n 1 <<<"$out")" = true ]; }
 
 mkdir -p "$T/proj" "$LOOM_HOME"
 echo '{"agents": {"enabled": true}}' > "$LOOM_HOME/settings.json"

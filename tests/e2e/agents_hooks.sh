@@ -6,7 +6,9 @@
 # Code's fields), the main agent's own hooks do not; SubagentStart has the
 # prompt, SubagentStop the transcript path and last assistant message.
 source "$(dirname "$0")/_lib.sh"
-jtrue() { jq -e "$@" > /dev/null; }
+# jtrue JQ_ARGS... — the filter's last output is true (no input is a failure:
+# jq 1.6 -e exits 0 on empty input).
+jtrue() { local out; out=$(jq -e "$@" 2>/dev/null) && [ "$(tail -n 1 <<<"$out")" = true ]; }
 
 mkdir -p "$T/proj" "$LOOM_HOME"
 # Every hook appends its payload to one log; SubagentStart also rewrites.

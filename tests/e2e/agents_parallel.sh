@@ -6,7 +6,9 @@
 # finish before the next starts). The wall figures are printed for the
 # closing note, never asserted (DESIGN §7: no timed assertions).
 source "$(dirname "$0")/_lib.sh"
-jtrue() { jq -e "$@" > /dev/null; }
+# jtrue JQ_ARGS... — the filter's last output is true (no input is a failure:
+# jq 1.6 -e exits 0 on empty input).
+jtrue() { local out; out=$(jq -e "$@" 2>/dev/null) && [ "$(tail -n 1 <<<"$out")" = true ]; }
 
 mkdir -p "$T/proj" "$LOOM_HOME"
 echo '{"agents": {"enabled": true}}' > "$LOOM_HOME/settings.json"

@@ -7,7 +7,9 @@
 # structured hand-off {status: handoff, reason: depth_limit, depth, d_max,
 # goal, report}, not an error. runtime.max_depth 1 stops one level down.
 source "$(dirname "$0")/_lib.sh"
-jtrue() { jq -e "$@" > /dev/null; }
+# jtrue JQ_ARGS... — the filter's last output is true (no input is a failure:
+# jq 1.6 -e exits 0 on empty input).
+jtrue() { local out; out=$(jq -e "$@" 2>/dev/null) && [ "$(tail -n 1 <<<"$out")" = true ]; }
 
 mkdir -p "$T/proj" "$LOOM_HOME"
 cat > "$T/scenario.json" <<'JSON'

@@ -9,7 +9,9 @@
 # receives the schema-valid JSON. Anti-pattern 1 (row 4.5a): a PASS whose
 # step names a command the verifier never ran is rejected.
 source "$(dirname "$0")/_lib.sh"
-jtrue() { jq -e "$@" > /dev/null; }
+# jtrue JQ_ARGS... — the filter's last output is true (no input is a failure:
+# jq 1.6 -e exits 0 on empty input).
+jtrue() { local out; out=$(jq -e "$@" 2>/dev/null) && [ "$(tail -n 1 <<<"$out")" = true ]; }
 
 mkdir -p "$T/proj" "$LOOM_HOME"
 echo '{"agents": {"enabled": true}}' > "$LOOM_HOME/settings.json"

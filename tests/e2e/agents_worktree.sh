@@ -9,7 +9,9 @@
 # agents.merge "auto", two worktree agents editing different files are
 # merged into the parent's tree when the last one ends.
 source "$(dirname "$0")/_lib.sh"
-jtrue() { jq -e "$@" > /dev/null; }
+# jtrue JQ_ARGS... — the filter's last output is true (no input is a failure:
+# jq 1.6 -e exits 0 on empty input).
+jtrue() { local out; out=$(jq -e "$@" 2>/dev/null) && [ "$(tail -n 1 <<<"$out")" = true ]; }
 
 mkdir -p "$T/proj" "$LOOM_HOME"
 new_repo() {
