@@ -72,6 +72,11 @@ assert_eq "the child's Bash fired PreToolUse and PostToolUse" \
   "$(jq -r .hook_event_name <<<"$inside" | sort | paste -sd,)" "PostToolUse,PreToolUse"
 check "every hook inside the child carries agent_id and agent_type" \
   jtrue -s --arg id "$agent_id" 'length > 0 and all(.agent_id==$id and .agent_type=="general-purpose")' <<<"$inside"
+# Everything the child's own governance fired (its session id is the agent's).
+own=$(jq -c --arg id "$agent_id" 'select(.session_id == $id)' "$T/hooks.jsonl")
+check "hooks fired inside the child: $(jq -r .hook_event_name <<<"$own" | sort -u | paste -sd,)" test -n "$own"
+check "... every one with agent_id and agent_type" \
+  jtrue -s --arg id "$agent_id" 'length >= 2 and all(.agent_id==$id and .agent_type=="general-purpose")' <<<"$own"
 check "the main agent's own hooks carry no agent_id (its Agent call, its prompt)" \
   jtrue -s 'map(select(.tool_name=="Agent" or .hook_event_name=="UserPromptSubmit")) | length > 0 and all(.agent_id == null)' "$T/hooks.jsonl"
 finish
