@@ -10,6 +10,8 @@
 # in Anthropic and OpenAI shape, no_tools matching, and raw_body in the log.
 # A third server checks reply templates ("$match:REGEX", "$last:REGEX") in
 # tool inputs and text, misses in the log, and bad regexes at start-up.
+# A fourth checks body_contains (a substring of the raw body) and that three
+# parallel, overlapping streams each get the turn their own body selects.
 set -euo pipefail
 
 MOCKLLM_BIN=${MOCKLLM_BIN:-/work/main/build/mockllm}
@@ -485,6 +487,59 @@ check "template log" "$(cat "$work/tpl.jsonl")" '
     c("template_misses lists each missing regex once"; .[3].template_misses;
       ["zz([0-9]+)", "ev_[0-9a-f-]+", "nomatch[0-9]"])'
 
+# ---- body_contains, and parallel connections -------------------------------
+
+# body_contains is a substring of the raw body (JSON text: escapes, spacing and
+# all), the one key that tells apart two requests whose system, last user text
+# and counts are the same — a fork's first request and its parent's.
+cat >"$work/body.json" <<'EOF'
+{ "turns": [
+    { "match": { "body_contains": "\"directive\":\"child-A\"" }, "drip_ms": 150,
+      "reply": { "text": "reply A" } },
+    { "match": { "body_contains": "child-B", "system_contains": "sys" }, "drip_ms": 150,
+      "reply": { "text": "reply B" } },
+    { "match": { "body_contains": "child-C" }, "drip_ms": 150, "reply": { "text": "reply C" } },
+    { "match": { "body_contains": "\\u00e9t\\u00e9" }, "reply": { "text": "escaped" } },
+    { "reply": { "text": "positional" } }
+  ] }
+EOF
+start_server "$work/body.json" "$work/body.jsonl" body
+body_req() { # DIRECTIVE [STREAM] — same system, last user text and counts
+    printf '{"model":"m",%s"system":"sys","metadata":{"directive":"%s"},"messages":[{"role":"user","content":"go"}]}' \
+        "${2:+\"stream\":true,}" "$1"
+}
+# Three connections at once, each dripping its reply (~1.5 s): turn selection
+# is stateless per request, so each gets its own turn whatever the overlap.
+par_pids=()
+for who in A B C; do
+    { curl -sS --max-time 10 -H 'content-type: application/json' "$base/v1/messages" \
+          -d "$(body_req "child-$who" stream)" >"$work/par.$who"
+      date +%s.%N >"$work/end.$who"; } &
+    par_pids+=($!)
+done
+wait "${par_pids[@]}"
+for who in A B C; do
+    expect_eq "body_contains: parallel stream $who got its own turn" \
+        "$(sse_data <"$work/par.$who" | jq -sj '[.[] | .delta.text // empty] | join("")')" "reply $who"
+done
+# By order, not by a time limit: every reply was started (the log's t) before
+# the first stream ended, so no connection waited for another.
+first_end=$(sort -n "$work"/end.[ABC] | head -1)
+expect_eq "body_contains: the three streams overlapped" \
+    "$(jq -s --argjson first "$first_end" '[.[0:3][].t] | max < $first' "$work/body.jsonl")" true
+expect_eq "body_contains: a quoted JSON fragment matches" \
+    "$(post /v1/messages "$(body_req child-A)" | jq -j '.content[0].text')" "reply A"
+expect_eq "body_contains: a \\u escape is matched as sent" \
+    "$(post /v1/messages '{"model":"m","messages":[{"role":"user","content":"\u00e9t\u00e9"}]}' | jq -j '.content[0].text')" "escaped"
+expect_eq "body_contains: the decoded text does not match the escaped form" \
+    "$(post /v1/messages '{"model":"m","messages":[{"role":"user","content":"été"}]}' | jq -j '.content[0].text')" "positional"
+expect_eq "body_contains: every given key must hold (system differs)" \
+    "$(post /v1/messages '{"model":"m","system":"other","metadata":{"d":"child-B"},"messages":[{"role":"user","content":"go"}]}' | jq -j '.content[0].text')" "positional"
+expect_eq "body_contains: no substring, positional turn" \
+    "$(post /v1/chat/completions "$(body_req child-D)" | jq -j '.choices[0].message.content')" "positional"
+check "body_contains log" "$(cat "$work/body.jsonl")" '
+    c("turns"; [.[].turn] | sort; [0, 0, 1, 2, 3, 4, 4, 4])'
+
 # ---- scenario validation ---------------------------------------------------
 
 bad_scenario() { # NAME JSON EXPECTED-MESSAGE
@@ -507,6 +562,11 @@ bad_scenario "repeat 0" '{"sequence":true,"turns":[{"repeat":0}]}' \
     'turns[0]: "repeat" must be an integer >= 1'
 bad_scenario "a non-boolean no_tools" '{"turns":[{"match":{"no_tools":"yes"}}]}' \
     'turns[0].match: "no_tools" must be true or false'
+
+bad_scenario "a non-string body_contains" '{"turns":[{"match":{"body_contains":1}}]}' \
+    'turns[0].match: "body_contains" must be a string'
+bad_scenario "an empty body_contains" '{"turns":[{"match":{"body_contains":""}}]}' \
+    'turns[0].match: "body_contains" must not be empty'
 
 bad_scenario "an empty template regex" '{"turns":[{"reply":{"text":"$last:"}}]}' \
     'turns[0].reply.text: bad regex "": empty (write $last:REGEX)'

@@ -60,6 +60,8 @@ typedef struct {
     long tools;           /* entries of the request's top-level "tools" array */
     char *last_user;      /* owned; text of the last user message ("" if none) */
     char *system;         /* owned; system prompt text ("" if none) */
+    const char *body;     /* borrowed: the raw request body, for body_contains */
+    size_t body_len;
 } mock_conv;
 
 void conv_free(mock_conv *c);
@@ -132,6 +134,7 @@ typedef struct {
     long m_tool_results;      /* -1 when not given */
     const char *m_last_user;  /* NULL when not given */
     const char *m_system;     /* NULL when not given */
+    const char *m_body;       /* NULL when not given: substring of the raw body */
     int m_no_tools;           /* -1 not given; 1: no/empty tools; 0: some tools */
     long positional;          /* index among match-less turns, -1 if matched */
     long repeat;              /* sequence mode: successful answers before moving on */

@@ -100,15 +100,18 @@ static int parse_match(vctx *v, const char *where, const json_t *m, mock_turn *t
 {
     static const char *const keys[] = {"assistant_turns", "tool_results",
                                        "last_user_contains", "system_contains",
-                                       "no_tools", NULL};
+                                       "no_tools", "body_contains", NULL};
     if (!json_is_object(m))
         return fail(v, where, "must be an object");
     if (check_keys(v, where, m, keys) ||
         get_int(v, where, m, "assistant_turns", 0, &t->m_assistant_turns) ||
         get_int(v, where, m, "tool_results", 0, &t->m_tool_results) ||
         get_str(v, where, m, "last_user_contains", &t->m_last_user) ||
-        get_str(v, where, m, "system_contains", &t->m_system))
+        get_str(v, where, m, "system_contains", &t->m_system) ||
+        get_str(v, where, m, "body_contains", &t->m_body))
         return -1;
+    if (t->m_body && !*t->m_body)
+        return fail(v, where, "\"body_contains\" must not be empty");
     if (json_object_get(m, "no_tools")) {
         bool no_tools = false;
         if (get_bool(v, where, m, "no_tools", &no_tools))
@@ -521,6 +524,11 @@ static bool turn_matches(const mock_turn *t, const mock_conv *c)
     if (t->m_system && !strstr(c->system ? c->system : "", t->m_system))
         return false;
     if (t->m_no_tools >= 0 && t->m_no_tools != (c->tools == 0))
+        return false;
+    /* The raw JSON text as sent, escapes and all: a fork's system prompt is
+     * its parent's byte for byte, so only the body tells them apart. */
+    if (t->m_body && (!c->body || !memmem(c->body, c->body_len, t->m_body,
+                                          strlen(t->m_body))))
         return false;
     return true;
 }

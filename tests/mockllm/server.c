@@ -300,6 +300,8 @@ static enum MHD_Result dispatch(mock_scenario *sc, struct MHD_Connection *conn,
         mock_conv conv = {0};
         fmt->summarize(req, &conv);
         conv.tools = (long)json_array_size(json_object_get(req, "tools"));
+        conv.body = st->body.p;
+        conv.body_len = st->body.len;
         turn = scenario_pick(sc, &conv, &attempt, &fault, &seq);
         if (turn < 0) {
             status = 500;
