@@ -81,11 +81,37 @@ void agents_session_free(agents_session *s)
     free(s->session_path);
     free(s->mf_dir);
     free(s->cwd);
+    free(s->live_ext);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->merge_mu);
     pthread_mutex_destroy(&s->env_mu);
     pthread_cond_destroy(&s->env_cv);
     free(s);
+}
+
+/* The run's tool-set port, seen through: every change is kept for the
+ * run's forks (tree.h, live_tools). Run thread only, like the port. */
+static bool root_refresh(void *ctx, const tool_registry **tools, const char **ext)
+{
+    agents_session *s = ctx;
+    const tool_registry *t = NULL;
+    const char *e = NULL;
+    if (!s->inner_toolset.refresh(s->inner_toolset.ctx, &t, &e))
+        return false;
+    pthread_mutex_lock(&s->env_mu);
+    s->live_tools = t;
+    free(s->live_ext);
+    s->live_ext = e ? xstrdup(e) : NULL;
+    pthread_mutex_unlock(&s->env_mu);
+    *tools = t;
+    *ext = e;
+    return true;
+}
+
+static char *root_take_notes(void *ctx)
+{
+    agents_session *s = ctx;
+    return s->inner_toolset.take_notes ? s->inner_toolset.take_notes(s->inner_toolset.ctx) : NULL;
 }
 
 spawn_node *agents_run_attach(agents_session *s, const agents_run_env *env)
@@ -97,9 +123,17 @@ spawn_node *agents_run_attach(agents_session *s, const agents_run_env *env)
     pthread_mutex_lock(&s->env_mu);
     s->env = *env;
     s->env_set = true;
+    s->live_tools = NULL;
+    free(s->live_ext);
+    s->live_ext = NULL;
+    s->inner_toolset = env->io ? env->io->toolset : (loop_toolset_port){0};
     pthread_mutex_unlock(&s->env_mu);
-    if (env->io)
+    if (env->io) {
         env->io->tree = spawn_node_tree_port(root);
+        if (env->io->toolset.refresh)
+            env->io->toolset = (loop_toolset_port){.ctx = s, .refresh = root_refresh,
+                                                   .take_notes = root_take_notes};
+    }
     return root;
 }
 
@@ -131,6 +165,10 @@ void agents_run_detach(agents_session *s, spawn_node *root, loop_result *res, js
     while (s->env_users > 0)
         pthread_cond_wait(&s->env_cv, &s->env_mu);
     memset(&s->env, 0, sizeof s->env);
+    s->live_tools = NULL;
+    free(s->live_ext);
+    s->live_ext = NULL;
+    s->inner_toolset = (loop_toolset_port){0};
     pthread_mutex_unlock(&s->env_mu);
 }
 

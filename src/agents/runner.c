@@ -234,7 +234,34 @@ const tool_registry *agent_parent_tools(spawn_node *parent)
     const loop_params *p = parent_params(parent);
     if (parent->res && parent->res->live_tools)
         return parent->res->live_tools;
+    if (!parent->res) {
+        /* A main run: the tool set its loop has now (MCP tools in it). */
+        agents_session *s = parent->session;
+        pthread_mutex_lock(&s->env_mu);
+        const tool_registry *live = s->env_set ? s->live_tools : NULL;
+        pthread_mutex_unlock(&s->env_mu);
+        if (live)
+            return live;
+    }
     return p ? p->tools : NULL;
+}
+
+/* The instructions the parent's requests carry after the dynamic system
+ * part (its MCP servers'), copied into *out: a fork's system prompt is the
+ * parent's byte for byte. */
+static void parent_instructions(spawn_node *parent, loom_str *out)
+{
+    str_clear(out);
+    if (parent->res) {
+        str_append(out, parent->res->instructions.ptr ? parent->res->instructions.ptr : "",
+                   parent->res->instructions.len);
+        return;
+    }
+    agents_session *s = parent->session;
+    pthread_mutex_lock(&s->env_mu);
+    if (s->env_set && s->live_ext)
+        str_puts(out, s->live_ext);
+    pthread_mutex_unlock(&s->env_mu);
 }
 
 static const char *str_or(const json_t *o, const char *key, const char *dflt)
@@ -353,6 +380,7 @@ static int resources_init(spawn_node *n, loom_error *err)
     }
     if (fork) {
         r->params.tools = r->origin_tools;
+        parent_instructions(n->parent, &r->instructions);
     } else {
         if (n->output_schema && !r->structured) {
             r->structured = structured_tool_new(n->output_schema, err);

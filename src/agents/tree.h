@@ -146,6 +146,15 @@ struct agents_session {
     pthread_mutex_t env_mu;
     pthread_cond_t env_cv;
     int env_users;
+    /* The main run's tool set as its loop has it now (the MCP servers'
+     * tools in it) and the instructions that go with it: agents_run_attach
+     * wraps the run's tool-set port to see each change, so a fork declares
+     * exactly what its parent's last request did. Under env_mu; the
+     * registry is borrowed (the session keeps every one it made until its
+     * end), live_ext is a copy. */
+    loop_toolset_port inner_toolset;
+    const tool_registry *live_tools;
+    char *live_ext;
     /* The M_f bus (<mf_dir>/bus, agents/bus.h) children publish on; NULL:
      * none (no mf_dir, or bus.c not linked in). */
     struct mf_bus *bus;
