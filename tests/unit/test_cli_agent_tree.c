@@ -50,7 +50,7 @@ static void lines_by_depth_tool_tokens_time(void **state)
     spawn(t, "{\"agent_id\":\"a2\",\"agent_type\":\"Explore\",\"description\":\"find uses\","
              "\"depth\":2}", 2000);
     json_t *p = js("{\"agent_id\":\"a1\",\"tool\":\"Bash\",\"tokens\":12300,\"elapsed_ms\":8200}");
-    agent_tree_progress(t, p);
+    agent_tree_progress(t, p, 4800); /* 8.2 s in at 4.8 s: started at -3.4 s */
     json_decref(p);
     agent_tree_tool(t, "a2", "Grep");
     assert_int_equal(agent_tree_count(t), 2);
@@ -58,6 +58,10 @@ static void lines_by_depth_tool_tokens_time(void **state)
     char *s = render(t, 5000, 200);
     assert_string_equal(s, "  \xe2\x8e\xbf reviewer (code-reviewer) \xc2\xb7 Bash \xc2\xb7 12.3k tokens \xc2\xb7 8s\n"
                            "    \xe2\x8e\xbf find uses (Explore) \xc2\xb7 Grep \xc2\xb7 0 tokens \xc2\xb7 3s");
+    free(s);
+    /* Between progress events the clock goes on. */
+    s = render(t, 7000, 200);
+    assert_non_null(strstr(s, "12.3k tokens \xc2\xb7 10s\n"));
     free(s);
     /* The tool ends: the line loses it. */
     agent_tree_tool(t, "a2", NULL);

@@ -22,8 +22,7 @@ typedef struct tree_node {
     char *tool;        /* current tool, or NULL */
     int depth;         /* 1: a child of the main run */
     long long tokens;
-    int64_t started_ms;
-    int64_t elapsed_ms; /* from agent.progress; -1: count from started_ms */
+    int64_t started_ms; /* on the view's clock; agent.progress corrects it */
 } tree_node;
 
 struct agent_tree {
@@ -95,7 +94,6 @@ void agent_tree_spawned(agent_tree *t, const json_t *p, int64_t now_ms)
         memset(n, 0, sizeof *n);
         n->id = xstrdup(id);
         n->started_ms = now_ms;
-        n->elapsed_ms = -1;
     }
     free(n->name);
     free(n->type);
@@ -105,7 +103,7 @@ void agent_tree_spawned(agent_tree *t, const json_t *p, int64_t now_ms)
     n->depth = depth < 1 ? 1 : depth > 16 ? 16 : (int)depth;
 }
 
-void agent_tree_progress(agent_tree *t, const json_t *p)
+void agent_tree_progress(agent_tree *t, const json_t *p, int64_t now_ms)
 {
     tree_node *n = t ? find(t, json_get_str(p, "agent_id", NULL)) : NULL;
     if (!n)
@@ -114,8 +112,10 @@ void agent_tree_progress(agent_tree *t, const json_t *p)
     free(n->tool);
     n->tool = tool ? xstrdup(tool) : NULL;
     n->tokens = json_get_int(p, "tokens", n->tokens);
+    /* Progress comes at most every 250 ms and only when the agent moves:
+     * its elapsed time sets the clock, which then ticks on its own. */
     if (json_is_integer(json_object_get(p, "elapsed_ms")))
-        n->elapsed_ms = json_get_int(p, "elapsed_ms", 0);
+        n->started_ms = now_ms - json_get_int(p, "elapsed_ms", 0);
 }
 
 void agent_tree_tool(agent_tree *t, const char *agent_id, const char *tool)
@@ -208,7 +208,7 @@ void agent_tree_render(const agent_tree *t, int64_t now_ms, int cols, loom_str *
         char count[32];
         spinner_format_count(n->tokens, count, sizeof count);
         str_printf(&line, " \xc2\xb7 %s tokens \xc2\xb7 ", count);
-        put_seconds(&line, n->elapsed_ms >= 0 ? n->elapsed_ms : now_ms - n->started_ms, false);
+        put_seconds(&line, now_ms - n->started_ms, false);
         if (i)
             str_putc(out, '\n');
         term_put_clipped(out, line.ptr, line.len, cols);

@@ -27,8 +27,9 @@ void agent_tree_free(agent_tree *t);
 /* agent.spawned's payload: a new line (now_ms: the clock its elapsed time
  * counts from). A second spawned for a known id only refreshes it. */
 void agent_tree_spawned(agent_tree *t, const json_t *payload, int64_t now_ms);
-/* agent.progress's payload: the agent's current tool and tokens. */
-void agent_tree_progress(agent_tree *t, const json_t *payload);
+/* agent.progress's payload: the agent's current tool, tokens and elapsed
+ * time (which resets its clock: now_ms minus elapsed_ms). */
+void agent_tree_progress(agent_tree *t, const json_t *payload, int64_t now_ms);
 /* A forwarded tool.started (tool set) or tool.finished (tool NULL) of the
  * agent agent_id. */
 void agent_tree_tool(agent_tree *t, const char *agent_id, const char *tool);

@@ -819,7 +819,7 @@ static void on_event(run_view *v, const loom_event *ev)
         agent_tree_spawned(v->agents, p, clock_mono_ms());
         agents_refresh(v);
     } else if (type == LOOM_EV_AGENT_PROGRESS) {
-        agent_tree_progress(v->agents, p);
+        agent_tree_progress(v->agents, p, clock_mono_ms());
         agents_refresh(v);
     } else if (type == LOOM_EV_AGENT_COMPLETED) {
         on_agent_completed(v, p);
