@@ -85,6 +85,10 @@ static void agent_row(slash_host *h, const json_t *a)
 {
     const char *state = json_get_str(a, "state", "?");
     bool running = !strcmp(state, "running");
+    /* An agent whose run ended well waits, resumable by SendMessage: to the
+     * person it has completed. */
+    if (!strcmp(state, "idle"))
+        state = "completed";
     int64_t depth = json_get_int(a, "depth", 1);
     char tokens[32], when[32];
     spinner_format_count(json_get_int(a, "tokens", 0), tokens, sizeof tokens);
@@ -92,9 +96,9 @@ static void agent_row(slash_host *h, const json_t *a)
     loom_str line = LOOM_STR_INIT;
     for (int64_t d = 1; d < depth && d < 8; d++)
         str_puts(&line, "  ");
-    str_printf(&line, "%s %s", json_get_str(a, "agent_id", "?"), json_get_str(a, "name", ""));
-    const char *type = json_get_str(a, "agent_type", "");
-    if (*type && strcmp(type, json_get_str(a, "name", "")) != 0)
+    const char *name = json_get_str(a, "name", ""), *type = json_get_str(a, "agent_type", "");
+    str_printf(&line, "%s %s", json_get_str(a, "agent_id", "?"), *name ? name : type);
+    if (*name && *type && strcmp(type, name) != 0)
         str_printf(&line, " (%s)", type);
     str_printf(&line, " \xc2\xb7 %s%s", state, json_get_bool(a, "background", false) ? " (background)" : "");
     const char *tool = json_get_str(a, "tool", "");
@@ -291,6 +295,8 @@ void slash_agents_cost(slash_host *h)
         if (json_is_number(json_object_get(a, "cost_usd")))
             str_printf(&line, " \xc2\xb7 $%.4f", json_get_num(a, "cost_usd", 0));
         const char *state = json_get_str(a, "state", "");
+        if (!strcmp(state, "idle"))
+            state = "completed";
         if (*state)
             str_printf(&line, " \xc2\xb7 %s", state);
         term_printf(&h->out, TONE_PLAIN, "  ");
