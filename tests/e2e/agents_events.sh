@@ -50,7 +50,7 @@ assert_eq "completed names the same agent" "$(jq -r .agent_id <<<"$co")" "$id"
 assert_eq "completed: state" "$(jq -r .state <<<"$co")" "completed"
 assert_eq "completed: the child's input tokens" "$(jq -r .usage.inputTokens <<<"$co")" "120"
 assert_eq "completed: the child's output tokens" "$(jq -r .usage.outputTokens <<<"$co")" "30"
-check "completed: a duration" jq -e '.duration_ms >= 0' <<<"$co"
+assert_eq "completed: a duration" "$(jq -r '.duration_ms >= 0' <<<"$co")" "true"
 assert_contains "completed: the result" "$(jq -r .result <<<"$co")" "CHILD-REPORT"
 
 # The child's own events come through tagged with its id.
@@ -69,8 +69,8 @@ if [ -n "$fin_line" ] && [ -n "$completed" ]; then
 fi
 last=$(tail -n 1 "$ev")
 assert_eq "the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
-check "the run's usage is the tree's: 50+80 own + 120 the child's" \
-  jq -e '.payload.usage.inputTokens == 250' <<<"$last"
+assert_eq "the run's usage is the tree's: 50+80 own + 120 the child's" \
+  "$(jq -r .payload.usage.inputTokens <<<"$last")" "250"
 
 # Text mode: only the reply on stdout; --verbose says how the agent ended.
 out=$("$LOOM_BIN" -p "survey it" --agents on --verbose 2> "$T/verbose.txt")

@@ -71,7 +71,10 @@ agent_id=$(grep -oE 'agent_[0-9]+' <<<"$row" | head -n 1)
 check "its row starts with its id" test -n "$agent_id"
 
 type_line "/agents show $agent_id"
-wait_screen "its result" "REVIEW-RESULT: nothing wrong with it." 10
+# Its transcript line, then the result whole under "Result" (indented by
+# four, unlike the Agent call's own result line).
+wait_screen "its transcript" "  transcript $LOOM_HOME/projects/" 10
+wait_screen "its result" "    REVIEW-RESULT: nothing wrong with it." 10
 wait_prompt
 
 type_line "/cost"
