@@ -120,8 +120,8 @@ int loom_session_agent_stop(loom_session *s, const char *agent_id, loom_status *
     int rc = agents_stop(as, agent_id);
     if (rc < 0)
         return api_status_set(st, LOOM_ERR_RESOURCE_NOT_FOUND,
-                              "loom_session_agent_stop: no sub-agent %s in this session "
-                              "(/agents lists them)", agent_id);
+                              "no sub-agent %s in this session (/agents lists them)",
+                              agent_id);
     api_status_ok(st);
     return rc;
 }
