@@ -269,8 +269,11 @@ char *loom_session_events_json(loom_session *session);
 /* Sub-agents (docs/agents.md). Call these between runs or while a run
  * works (they take the session's agent lock, not the run's). */
 /* Every sub-agent of the session, running or ended, oldest first:
- * [{agent_id, name, agent_type, state, depth, background, tool?, tokens,
- * cost_usd?, elapsed_ms, transcript?, worktree?, result?}] (caller frees).
+ * [{agent_id, name?, agent_type, model, depth, state ("new", "running",
+ * "idle" — its run ended and SendMessage can resume it —, "failed",
+ * "cancelled"), background, usage, cost_usd?, tokens, tool? (the one it
+ * runs now), elapsed_ms, turns, tool_uses, transcript?, worktree?: {path,
+ * branch, changed, merged}, result? (its last answer)}] (caller frees).
  * NULL with st set when agents are off for the session's agent. */
 char *loom_session_agents_json(loom_session *session, loom_status *st);
 /* Stops a sub-agent and every agent it spawned (/agents stop). 0; 1 when it

@@ -5,14 +5,14 @@
 # carries the child's usage and state; the child's own events reach the
 # stream with agent_id in their payload; the Agent call's tool.finished
 # comes after the completion. Text mode keeps the child's text off stdout
-# (only the reply is printed) and --verbose says on stderr how the agent
-# ended.
+# (only the reply is printed), its warnings say whose they are, and
+# --verbose says on stderr how the agent ended.
 source "$(dirname "$0")/_lib.sh"
 
 MARK="You are Loom's general-purpose agent"
 cat > "$T/scenario.json" <<JSON
 {"turns": [
-  {"match": {"system_contains": "$MARK"},
+  {"match": {"system_contains": "$MARK"}, "faults": [{"status": 429, "times": 1}],
    "reply": {"text": "CHILD-REPORT: two files found.",
              "usage": {"input_tokens": 120, "output_tokens": 30}}},
   {"reply": {"text": "Delegating.", "tool_calls": [{"id": "ag1", "name": "Agent",
@@ -72,8 +72,17 @@ assert_eq "the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
 assert_eq "the run's usage is the tree's: 50+80 own + 120 the child's" \
   "$(jq -r .payload.usage.inputTokens <<<"$last")" "250"
 
-# Text mode: only the reply on stdout; --verbose says how the agent ended.
+assert_eq "the child's retry warning comes tagged with its id" \
+  "$(jq -r --arg id "$id" 'select(.type=="warning.emitted" and .payload.agent_id==$id) | .payload.kind' "$ev")" \
+  "model_retry"
+
+# Text mode: only the reply on stdout; the child's warning names it;
+# --verbose says how the agent ended. (A fresh mock: its 429 again.)
+start_mock "$T/scenario.json"
+use_provider anthropic
 out=$("$LOOM_BIN" -p "survey it" --agents on --verbose 2> "$T/verbose.txt")
+assert_contains "text: the child's warning says whose it is" "$(cat "$T/verbose.txt")" \
+  "loom: warning: [agent agent_1] "
 assert_contains "text: the reply is printed" "$out" "Parent done."
 check "text: the child's text is not on stdout" test "${out/CHILD-REPORT/}" = "$out"
 assert_contains "verbose: the agent's summary line on stderr" "$(cat "$T/verbose.txt")" \

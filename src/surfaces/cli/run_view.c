@@ -792,6 +792,17 @@ static void on_agent_completed(run_view *v, const json_t *p)
 static void on_agent_event(run_view *v, const char *agent_id, loom_event_type type,
                            const json_t *p)
 {
+    if (type == LOOM_EV_WARNING_EMITTED) {
+        /* Its warnings still matter to the person: said with whose they are. */
+        flush_text(v);
+        const char *who = json_get_str(p, "agent_name", NULL);
+        if (!who || !*who)
+            who = agent_tree_name(v->agents, agent_id);
+        term_printf(&v->r->host.out, TONE_YELLOW, "\xe2\x9a\xa0 [agent %.80s] %s\n",
+                    who && *who ? who : agent_id, json_get_str(p, "message", ""));
+        v->last_header = NULL;
+        return;
+    }
     if (type == LOOM_EV_TOOL_STARTED)
         agent_tree_tool(v->agents, agent_id, json_get_str(p, "tool", NULL));
     else if (type == LOOM_EV_TOOL_FINISHED || type == LOOM_EV_TOOL_FAILED)
