@@ -13,6 +13,10 @@
 #include "api/internal.h"
 #include "base/json.h"
 
+/* What a person reads when they ask for agents that are off. */
+#define AGENTS_OFF \
+    "sub-agents are off: start loom with --agents on, or set \"agents\": {\"enabled\": true} in settings"
+
 /* Dumps v and drops the reference. */
 static char *dump_take(json_t *v)
 {
@@ -72,9 +76,7 @@ char *loom_agent_agents_catalog_json(loom_agent *a, loom_status *st)
     API_CHECK_ARG(st, a, NULL);
     const agent_catalog *cat = a->agents_catalog;
     if (!cat) {
-        api_status_set(st, LOOM_ERR_INVALID_STATE_TRANSITION,
-                       "loom_agent_agents_catalog_json: sub-agents are off (--agents on, or "
-                       "settings agents.enabled)");
+        api_status_set(st, LOOM_ERR_INVALID_STATE_TRANSITION, AGENTS_OFF);
         return NULL;
     }
     json_t *list = json_array();
@@ -91,18 +93,17 @@ char *loom_agent_agents_catalog_json(loom_agent *a, loom_status *st)
 }
 
 /* The session's agents_session, or NULL with st set. */
-static agents_session *session_agents(loom_session *s, const char *where, loom_status *st)
+static agents_session *session_agents(loom_session *s, loom_status *st)
 {
     if (!s->agents)
-        api_status_set(st, LOOM_ERR_INVALID_STATE_TRANSITION,
-                       "%s: sub-agents are off (--agents on, or settings agents.enabled)", where);
+        api_status_set(st, LOOM_ERR_INVALID_STATE_TRANSITION, AGENTS_OFF);
     return s->agents;
 }
 
 char *loom_session_agents_json(loom_session *s, loom_status *st)
 {
     API_CHECK_ARG(st, s, NULL);
-    agents_session *as = session_agents(s, __func__, st);
+    agents_session *as = session_agents(s, st);
     if (!as)
         return NULL;
     json_t *list = agents_list_json(as);
@@ -114,7 +115,7 @@ int loom_session_agent_stop(loom_session *s, const char *agent_id, loom_status *
 {
     API_CHECK_ARG(st, s, -1);
     API_CHECK_ARG(st, agent_id, -1);
-    agents_session *as = session_agents(s, __func__, st);
+    agents_session *as = session_agents(s, st);
     if (!as)
         return -1;
     int rc = agents_stop(as, agent_id);
@@ -129,7 +130,7 @@ int loom_session_agent_stop(loom_session *s, const char *agent_id, loom_status *
 char *loom_session_agents_merge(loom_session *s, loom_status *st)
 {
     API_CHECK_ARG(st, s, NULL);
-    agents_session *as = session_agents(s, __func__, st);
+    agents_session *as = session_agents(s, st);
     if (!as)
         return NULL;
     loom_error err = {0};

@@ -5,7 +5,8 @@
 # spinner while its (slow, dripping) model call runs — "⎿ … (reviewer) ·
 # … tokens · Ns" — and, once it ends, a one-line completion in its place;
 # /agents then lists it as completed, /agents show gives its result, and
-# /cost breaks the run down by agent.
+# /cost breaks the run down by agent. With --agents off, /agents says how
+# to turn them on.
 source "$(dirname "$0")/repl_lib.sh"
 
 mkdir -p "$T/proj/.loom/agents"
@@ -88,4 +89,13 @@ wait_screen "the usage line" "usage: /agents lists them"
 wait_prompt
 keys C-d
 assert_eq "loom exits 0" "$(wait_exit)" "0"
+
+# With agents off, /agents says how to turn them on.
+repl_start "$T/proj" --agents off
+wait_prompt
+type_line "/agents"
+wait_screen "agents are off" "sub-agents are off: start loom with --agents on" 10
+wait_prompt
+keys C-d
+assert_eq "loom exits 0 (agents off)" "$(wait_exit)" "0"
 finish
