@@ -90,4 +90,12 @@ assert_contains "verbose: the agent's summary line on stderr" "$(cat "$T/verbose
 assert_contains "verbose: it says the agent completed and its tokens" \
   "$(grep -F 'loom: agent' "$T/verbose.txt")" "completed · 0 tool uses · 150 tokens"
 
+# The flag takes on or off, nothing else.
+set +e
+"$LOOM_BIN" -p "x" --agents maybe > /dev/null 2> "$T/flag.txt"
+status=$?
+set -e
+assert_eq "--agents maybe: a usage error" "$status" "2"
+assert_contains "--agents maybe: says what it takes" "$(cat "$T/flag.txt")" "--agents takes on or off, not \"maybe\""
+
 finish
