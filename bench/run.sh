@@ -69,6 +69,9 @@ agent_cpu=$(cpu "$t/agent.log"); chat_cpu=$(cpu "$t/chat.log")
 # --- MCP: connect + list, overhead per call, request size with deferral ----
 bash "$root/bench/mcp.sh" "$build" | tee -a "$root/bench/results/print.txt"
 
+# --- sub-agents: spawn cost, memory per idle agent, one Agent call in a run ---
+bash "$root/bench/agents.sh" "$build" | tee -a "$root/bench/results/print.txt"
+
 # --- governance: pipeline cost per tool call, decision, sandbox setup -------
 {
   echo

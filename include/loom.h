@@ -192,6 +192,12 @@ typedef struct loom_agent loom_agent;
 loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st);
 const char *loom_agent_model(const loom_agent *agent);
 const char *loom_agent_provider(const loom_agent *agent);
+/* The agents the Agent tool can spawn, built-in roles first, then the agent
+ * files (docs/agents.md): [{name, source ("built-in" or the file),
+ * description, model?, tools?, background, isolation?}], then the files'
+ * warnings as {"warnings": [text]}: the document is {"agents": […],
+ * "warnings": […]} (caller frees). NULL with st set when agents are off. */
+char *loom_agent_agents_catalog_json(loom_agent *agent, loom_status *st);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */
@@ -262,6 +268,25 @@ char *loom_session_context_json(loom_session *session);
  * frees): [{"event_id", "source", "summary", "urgency", "state",
  * "disposition"?, "note"?, "detected_ms"}], oldest first. */
 char *loom_session_events_json(loom_session *session);
+/* Sub-agents (docs/agents.md). Call these between runs or while a run
+ * works (they take the session's agent lock, not the run's). */
+/* Every sub-agent of the session, running or ended, oldest first:
+ * [{agent_id, name?, agent_type, model, depth, state ("new", "running",
+ * "idle" — its run ended and SendMessage can resume it —, "failed",
+ * "cancelled"), background, usage, cost_usd?, tokens, tool? (the one it
+ * runs now), elapsed_ms, turns, tool_uses, transcript?, worktree?: {path,
+ * branch, changed, merged}, result? (its last answer)}] (caller frees).
+ * NULL with st set when agents are off for the session's agent. */
+char *loom_session_agents_json(loom_session *session, loom_status *st);
+/* Stops a sub-agent and every agent it spawned (/agents stop). 0; 1 when it
+ * had already ended; -1 with st set (resource_not_found for an unknown id). */
+int loom_session_agent_stop(loom_session *session, const char *agent_id, loom_status *st);
+/* Merges back the finished worktree agents' branches whose changes are not
+ * merged yet (/agents merge): {merged: [{agent_id, branch, files, stat}],
+ * conflicts: [{agent_id, branch, files}], skipped: […]} (caller frees).
+ * NULL with st set when there is nothing to merge or cwd is not a git
+ * repository; a conflict touches nothing. */
+char *loom_session_agents_merge(loom_session *session, loom_status *st);
 /* The REPL's `#`: appends "- line" to AGENTS.md in the working directory
  * (created when missing) and reloads the memory for the next request. */
 int loom_session_remember(loom_session *session, const char *line, loom_status *st);

@@ -33,6 +33,7 @@ enum {
     OPT_THINKING,
     OPT_MCP_CONFIG,
     OPT_STRICT_MCP_CONFIG,
+    OPT_AGENTS,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +69,7 @@ static const struct option long_options[] = {
     {"thinking", optional_argument, NULL, OPT_THINKING},
     {"mcp-config", required_argument, NULL, OPT_MCP_CONFIG},
     {"strict-mcp-config", no_argument, NULL, OPT_STRICT_MCP_CONFIG},
+    {"agents", required_argument, NULL, OPT_AGENTS},
     {NULL, 0, NULL, 0},
 };
 
@@ -121,6 +123,7 @@ void cli_usage(FILE *out)
           "      --mcp-config FILE|JSON  MCP servers from a file or a JSON text\n"
           "                              ({\"mcpServers\": {...}}); repeatable\n"
           "      --strict-mcp-config     only the --mcp-config servers\n"
+          "      --agents on|off         the Agent tool: sub-agents (docs/agents.md)\n"
           "\n"
           "exit status: 0 done, 1 failed, 2 usage or configuration error, 3 stopped at a\n"
           "  limit (resumable), 130 interrupted\n"
@@ -232,6 +235,17 @@ int cli_parse(int argc, char **argv, cli_options *opt)
             opt->mcp_configs[opt->n_mcp_configs++] = optarg;
             break;
         case OPT_STRICT_MCP_CONFIG: opt->strict_mcp_config = true; break;
+        case OPT_AGENTS:
+            /* on|off as the flag reads; the option itself is a bool. */
+            if (!strcmp(optarg, "on") || !strcmp(optarg, "true"))
+                opt->agents = "true";
+            else if (!strcmp(optarg, "off") || !strcmp(optarg, "false"))
+                opt->agents = "false";
+            else {
+                fprintf(stderr, "loom: --agents takes on or off, not \"%s\"\n", optarg);
+                return -1;
+            }
+            break;
         case ':':
             fprintf(stderr, "loom: %s needs a value\n", argv[optind - 1]);
             return -1;

@@ -46,6 +46,7 @@ typedef struct cli_options {
     const char *mcp_configs[16];
     int n_mcp_configs;
     bool strict_mcp_config;
+    const char *agents;         /* --agents on|off: option agents, "true"/"false"; NULL: unset */
 } cli_options;
 
 /* Parses argv. 0 on success; on a usage error prints why to stderr and

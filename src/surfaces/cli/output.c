@@ -23,6 +23,7 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/termsafe.h"
+#include "surfaces/cli/agent_tree.h"
 
 void output_begin(cli_output *o)
 {
@@ -109,6 +110,41 @@ static void heartbeat_line(const json_t *payload)
     fputs(")\n", stderr);
 }
 
+/* agent.completed, verbose: "loom: agent ✓ reviewer (code-reviewer)
+ * completed · 3 tool uses · 12.3k tokens · 8.1s". */
+static void agent_line(const json_t *payload)
+{
+    loom_str line = LOOM_STR_INIT;
+    agent_tree_completed(NULL, payload, &line);
+    fputs("loom: agent ", stderr);
+    put_clean(str_cstr(&line));
+    fputc('\n', stderr);
+    str_free(&line);
+}
+
+/* An event a sub-agent's run forwarded (agent_id in its payload): its
+ * text and model calls are not the reply; verbose shows its tool calls. */
+static void agent_event(cli_output *o, loom_event_type type, const json_t *payload)
+{
+    if (type == LOOM_EV_WARNING_EMITTED) {
+        text_newline(o);
+        fputs("loom: warning: [agent ", stderr);
+        put_clean(json_get_str(payload, "agent_name", json_get_str(payload, "agent_id", "?")));
+        fputs("] ", stderr);
+        put_clean(json_get_str(payload, "message", ""));
+        fputc('\n', stderr);
+        return;
+    }
+    if (!o->verbose || (type != LOOM_EV_TOOL_FINISHED && type != LOOM_EV_TOOL_FAILED))
+        return;
+    fputs("loom: [agent ", stderr);
+    put_clean(json_get_str(payload, "agent_name", json_get_str(payload, "agent_id", "?")));
+    fputs("] ", stderr);
+    put_clean(json_get_str(payload, "tool", "?"));
+    fprintf(stderr, " %s (%lld ms)\n", type == LOOM_EV_TOOL_FAILED ? "failed" : "done",
+            (long long)json_get_int(payload, "duration_ms", 0));
+}
+
 static void text_event(cli_output *o, loom_event_type type, const json_t *payload)
 {
     if (type == LOOM_EV_MODEL_COMPLETED) {
@@ -153,6 +189,9 @@ static void text_event(cli_output *o, loom_event_type type, const json_t *payloa
         fputs("): ", stderr);
         put_clean(json_get_str(payload, "output", ""));
         fputc('\n', stderr);
+    } else if (o->verbose && type == LOOM_EV_AGENT_COMPLETED) {
+        text_newline(o);
+        agent_line(payload);
     } else if (o->verbose && (type == LOOM_EV_TOOL_FINISHED || type == LOOM_EV_TOOL_FAILED)) {
         fputs("loom: ", stderr);
         put_clean(json_get_str(payload, "tool", "?"));
@@ -176,8 +215,10 @@ void output_event(cli_output *o, const loom_event *ev)
         ev->kind != LOOM_EV_HEARTBEAT_EVENT)
         return;
     if (ev->text) {
-        /* The hot path: no JSON to parse for a token. */
-        if (o->format == OUTPUT_TEXT && !strcmp(ev->channel, "text") && *ev->text) {
+        /* The hot path: no JSON to parse for a token. A sub-agent's text
+         * is its own, not the reply (its result reaches the parent). */
+        if (o->format == OUTPUT_TEXT && !strcmp(ev->channel, "text") && *ev->text &&
+            !agent_tree_token_from_agent(ev)) {
             size_t n = strlen(ev->text);
             if (o->live)
                 text_put(o, ev->text, n);
@@ -189,7 +230,10 @@ void output_event(cli_output *o, const loom_event *ev)
     }
     loom_error ignore;
     json_t *doc = json_parse(ev->json, strlen(ev->json), "event", &ignore);
-    text_event(o, ev->kind, json_get_obj(doc, "payload"));
+    if (agent_tree_event_agent(ev, doc))
+        agent_event(o, ev->kind, json_get_obj(doc, "payload"));
+    else
+        text_event(o, ev->kind, json_get_obj(doc, "payload"));
     json_decref(doc);
 }
 

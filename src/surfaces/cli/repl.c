@@ -226,6 +226,8 @@ static void repl_switch_session(repl *r, loom_session *s, bool keep_usage)
     } else {
         memset(&r->host.carried, 0, sizeof r->host.carried);
         r->host.cost_usd = r->host.cost_usd < 0 ? -1 : 0;
+        free(r->host.last_by_agent);
+        r->host.last_by_agent = NULL;
     }
     loom_session_free(r->host.session);
     r->host.session = s;
@@ -629,6 +631,7 @@ int repl_main(const cli_options *opt)
     loom_agent_free(r.host.agent);
     free(r.model);
     free(r.host.cwd);
+    free(r.host.last_by_agent);
     pthread_mutex_destroy(&r.host.out.lock);
     return 0;
 }

@@ -19,10 +19,12 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/json.h"
 #include "base/sig.h"
 #include "base/str.h"
 #include "base/termsafe.h"
+#include "surfaces/cli/agent_tree.h"
 #include "surfaces/cli/elicit_form.h"
 #include "surfaces/cli/render.h"
 #include "surfaces/cli/term_out.h"
@@ -58,6 +60,7 @@ typedef struct run_view {
     const char *last_header; /* id of the call whose header was printed last */
     int tools_running;
     ask_slot ask;
+    agent_tree *agents;      /* the running sub-agents, drawn under the spinner */
 } run_view;
 
 static char *wait_answer(ask_slot *a, const char *questions_json, const char *server)
@@ -540,6 +543,16 @@ static void on_approval(run_view *v, const json_t *p)
     loom_str out = LOOM_STR_INIT;
     loom_str head = LOOM_STR_INIT;
     str_printf(&head, "? Allow this %.100s call?", tool);
+    /* A sub-agent's call (its approvals sit in the main run's list): say
+     * whose, so the person knows which agent wants it. */
+    const char *agent_id = json_get_str(p, "agent_id", NULL);
+    const char *agent = json_get_str(p, "agent_name", NULL);
+    if (!agent || !*agent)
+        agent = agent_tree_name(v->agents, agent_id);
+    if ((!agent || !*agent) && agent_id && *agent_id)
+        agent = agent_id;
+    if (agent && *agent)
+        str_printf(&head, " [agent %.80s]", agent);
     loom_str line = LOOM_STR_INIT;
     term_put_clipped(&line, head.ptr, head.len, term_columns() - 2);
     str_putc(&out, '\n');
@@ -746,17 +759,82 @@ static void on_progress(run_view *v, const json_t *p)
     spinner_label(v->r->host.out.spin, label);
 }
 
+/* The tree's lines under the spinner, redrawn as agents move and as their
+ * clocks tick. */
+static void agents_refresh(run_view *v)
+{
+    loom_str lines = LOOM_STR_INIT;
+    agent_tree_render(v->agents, clock_mono_ms(), term_columns() - 1, &lines);
+    spinner_below(v->r->host.out.spin, lines.len ? str_cstr(&lines) : NULL);
+    str_free(&lines);
+}
+
+/* agent.completed: the agent leaves the tree and says how it ended. */
+static void on_agent_completed(run_view *v, const json_t *p)
+{
+    flush_text(v);
+    loom_str line = LOOM_STR_INIT;
+    str_puts(&line, "  \xe2\x8e\xbf  "); /* "  ⎿  " */
+    agent_tree_completed(v->agents, p, &line);
+    bool ok = !strcmp(json_get_str(p, "state", "completed"), "completed");
+    loom_str out = LOOM_STR_INIT;
+    term_put_tone(&v->r->host.out, &out, ok ? TONE_DIM : TONE_YELLOW, line.ptr, line.len);
+    str_putc(&out, '\n');
+    term_write(&v->r->host.out, str_cstr(&out), out.len);
+    str_free(&out);
+    str_free(&line);
+    agents_refresh(v);
+    v->last_header = NULL; /* the line sits between the Agent call and its result */
+}
+
+/* An event a sub-agent's run forwarded: its tool calls move its tree line;
+ * the rest (its text, its model calls) stays in its own transcript. */
+static void on_agent_event(run_view *v, const char *agent_id, loom_event_type type,
+                           const json_t *p)
+{
+    if (type == LOOM_EV_WARNING_EMITTED) {
+        /* Its warnings still matter to the person: said with whose they are. */
+        flush_text(v);
+        const char *who = json_get_str(p, "agent_name", NULL);
+        if (!who || !*who)
+            who = agent_tree_name(v->agents, agent_id);
+        term_printf(&v->r->host.out, TONE_YELLOW, "\xe2\x9a\xa0 [agent %.80s] %s\n",
+                    who && *who ? who : agent_id, json_get_str(p, "message", ""));
+        v->last_header = NULL;
+        return;
+    }
+    if (type == LOOM_EV_TOOL_STARTED)
+        agent_tree_tool(v->agents, agent_id, json_get_str(p, "tool", NULL));
+    else if (type == LOOM_EV_TOOL_FINISHED || type == LOOM_EV_TOOL_FAILED)
+        agent_tree_tool(v->agents, agent_id, NULL);
+    else
+        return;
+    agents_refresh(v);
+}
+
 static void on_event(run_view *v, const loom_event *ev)
 {
     if (ev->text) {
-        on_token(v, ev); /* tokens carry their text: no JSON to parse */
+        if (!agent_tree_token_from_agent(ev))
+            on_token(v, ev); /* tokens carry their text: no JSON to parse */
         return;
     }
     loom_error ignore;
     json_t *doc = json_parse(ev->json, strlen(ev->json), "event", &ignore);
     const json_t *p = json_get_obj(doc, "payload");
     loom_event_type type = ev->kind;
-    if (type == LOOM_EV_MODEL_COMPLETED) {
+    const char *from_agent = agent_tree_event_agent(ev, doc);
+    if (from_agent && type != LOOM_EV_APPROVAL_REQUESTED) {
+        on_agent_event(v, from_agent, type, p);
+    } else if (type == LOOM_EV_AGENT_SPAWNED) {
+        agent_tree_spawned(v->agents, p, clock_mono_ms());
+        agents_refresh(v);
+    } else if (type == LOOM_EV_AGENT_PROGRESS) {
+        agent_tree_progress(v->agents, p, clock_mono_ms());
+        agents_refresh(v);
+    } else if (type == LOOM_EV_AGENT_COMPLETED) {
+        on_agent_completed(v, p);
+    } else if (type == LOOM_EV_MODEL_COMPLETED) {
         flush_text(v);
         v->tokens_done += json_get_int(json_get_obj(p, "usage"), "outputTokens", 0);
         v->bytes_now = 0;
@@ -800,6 +878,12 @@ static void show_outcome(run_view *v, const char *result_json)
             r->host.cost_usd = 0;
         r->host.cost_usd += json_get_num(res, "cost_usd", 0);
     }
+    /* /cost breaks the last run down by agent when sub-agents ran. */
+    free(r->host.last_by_agent);
+    r->host.last_by_agent = NULL;
+    const json_t *by_agent = json_object_get(res, "usage_by_agent");
+    if (json_array_size(by_agent) > 0)
+        r->host.last_by_agent = json_dump_compact(by_agent);
     const json_t *err = json_get_obj(res, "error");
     if (!strcmp(state, "cancelled")) {
         term_printf(&r->host.out, TONE_YELLOW,
@@ -819,6 +903,7 @@ void run_view_run(repl *r, const char *goal)
     v.md = render_stream_new(r->host.out.color, term_columns());
     pthread_mutex_init(&v.ask.m, NULL);
     pthread_cond_init(&v.ask.c, NULL);
+    v.agents = agent_tree_new();
     loom_run_options ro = {.queue_events = true, .ask_user = ask_from_run, .ask_ctx = &v.ask,
                            .elicit = elicit_from_run, .elicit_ctx = &v.ask};
     loom_status st;
@@ -847,9 +932,12 @@ void run_view_run(repl *r, const char *goal)
         } else {
             /* Only once the queue is drained: the call's header comes first. */
             serve_question(&v);
+            if (agent_tree_count(v.agents))
+                agents_refresh(&v); /* the agents' clocks */
         }
     }
     flush_text(&v);
+    spinner_below(r->host.out.spin, NULL);
     spinner_end(r->host.out.spin);
     loom_run_wait(run);
     show_outcome(&v, loom_run_result_json(run));
@@ -862,6 +950,7 @@ done:
         free(v.calls[i].header);
     }
     free(v.calls);
+    agent_tree_free(v.agents);
     render_stream_free(v.md);
     pthread_mutex_destroy(&v.ask.m);
     pthread_cond_destroy(&v.ask.c);

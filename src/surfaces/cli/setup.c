@@ -62,6 +62,7 @@ loom_config *setup_config(const cli_options *opt, bool interactive, const char *
         {"reasoning_effort", opt->reasoning_effort},
         {"stream", opt->no_stream ? "false" : NULL},
         {"interactive", interactive ? "true" : "false"},
+        {"agents", opt->agents},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         if (pairs[i].value && loom_config_set(cfg, pairs[i].key, pairs[i].value, st) != 0)

@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "surfaces/cli/slash_agents.h"
 #include "surfaces/cli/slash_context.h"
 #include "surfaces/cli/slash_mcp.h"
 
@@ -257,6 +258,7 @@ static void cmd_cost(slash_host *r, const char *args)
         term_printf(&r->out, TONE_DIM, "Cost     unknown (no prices: set price_input_per_mtok and "
                     "price_output_per_mtok)\n");
     term_printf(&r->out, TONE_DIM, "Since this REPL opened the session.\n");
+    slash_agents_cost(r);
 }
 
 static void cmd_status(slash_host *r, const char *args)
@@ -438,6 +440,8 @@ static const slash_cmd commands[] = {
     {"fork", NULL, "continue in a copy of this session", cmd_fork},
     {"mcp", "[reconnect|approve NAME]", "MCP servers: state, tools, errors; reconnect or approve one",
      slash_mcp},
+    {"agents", "[show|stop ID|merge]", "sub-agents: what can be spawned, what ran; show, stop, "
+     "merge back", slash_agents},
     {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
     {"quit", NULL, NULL, cmd_exit},
     {NULL, NULL, NULL, NULL},

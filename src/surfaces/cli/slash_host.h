@@ -52,6 +52,9 @@ struct slash_host {
      * (/model reopens the session; /fork copies it): loom counts per handle. */
     slash_usage carried;
     double cost_usd;          /* summed from run results; < 0: no prices known */
+    /* The last run's usage_by_agent (JSON text) when sub-agents ran in it,
+     * else NULL: /cost's breakdown. */
+    char *last_by_agent;
     const slash_host_ops *ops;
 };
 

@@ -30,6 +30,8 @@ struct spinner {
     long long tokens;
     int64_t started_ms;
     unsigned frame;
+    char *below;            /* lines drawn under the frame ('\n'-joined, safe), or NULL */
+    int below_drawn;        /* how many of them are on screen now */
 };
 
 static const char *const frames[] = {"\xe2\xa0\x8b", "\xe2\xa0\x99", "\xe2\xa0\xb9",
@@ -54,6 +56,8 @@ static int columns(FILE *out)
         return ws.ws_col;
     return 80;
 }
+
+static void erase_below_locked(spinner *sp);
 
 /* One frame, cut to the terminal's width: a wrapped line could not be
  * erased with a carriage return. Lock held. */
@@ -83,19 +87,38 @@ static void draw_locked(spinner *sp)
         cut++;
     }
     const char *frame = frames[sp->frame++ % (sizeof frames / sizeof frames[0])];
+    /* A frame already on screen with lines under it: back to its line. */
+    erase_below_locked(sp);
     if (sp->color)
         fprintf(sp->out, "\r\x1b[2K\x1b[35m%s\x1b[0m \x1b[2m%.*s\x1b[0m", frame, (int)cut, line.ptr);
     else
         fprintf(sp->out, "\r\x1b[2K%s %.*s", frame, (int)cut, line.ptr);
+    /* The lines under it (the sub-agent tree), each already cut to fit:
+     * the cursor ends on the last one, erase climbs back. */
+    for (const char *s = sp->below; s && *s;) {
+        size_t len = strcspn(s, "\n");
+        fprintf(sp->out, sp->color ? "\n\x1b[2K\x1b[2m%.*s\x1b[0m" : "\n\x1b[2K%.*s", (int)len, s);
+        sp->below_drawn++;
+        s += len + (s[len] == '\n');
+    }
     fflush(sp->out);
     str_free(&line);
     sp->drawn = true;
+}
+
+/* Erases the lines under the frame and puts the cursor back on the
+ * frame's line. Lock held. */
+static void erase_below_locked(spinner *sp)
+{
+    for (; sp->below_drawn > 0; sp->below_drawn--)
+        fputs("\r\x1b[2K\x1b[1A", sp->out);
 }
 
 void spinner_erase_locked(spinner *sp)
 {
     if (!sp || !sp->drawn)
         return;
+    erase_below_locked(sp);
     fputs("\r\x1b[2K", sp->out);
     fflush(sp->out);
     sp->drawn = false;
@@ -161,6 +184,7 @@ void spinner_free(spinner *sp)
     pthread_join(sp->thread, NULL);
     pthread_cond_destroy(&sp->wake);
     free(sp->label);
+    free(sp->below);
     free(sp);
 }
 
@@ -185,6 +209,22 @@ void spinner_label(spinner *sp, const char *label)
     pthread_mutex_lock(sp->lock);
     free(sp->label);
     sp->label = termsafe_dup(label); /* it may name a tool the model chose */
+    pthread_mutex_unlock(sp->lock);
+}
+
+void spinner_below(spinner *sp, const char *lines)
+{
+    if (!sp)
+        return;
+    pthread_mutex_lock(sp->lock);
+    bool same = (!lines || !*lines) ? !sp->below : sp->below && !strcmp(sp->below, lines);
+    if (!same) {
+        free(sp->below);
+        sp->below = lines && *lines ? xstrdup(lines) : NULL;
+        /* Drawn now: a line that vanished must not linger for a tick. */
+        if (sp->drawn)
+            draw_locked(sp);
+    }
     pthread_mutex_unlock(sp->lock);
 }
 

@@ -23,6 +23,10 @@ void spinner_free(spinner *sp);
 void spinner_begin(spinner *sp, const char *label);
 /* A new label; the clock and the count go on. */
 void spinner_label(spinner *sp, const char *label);
+/* Lines shown under the spinner's own (the sub-agent tree): '\n'-joined,
+ * each already terminal-safe and cut to the width; NULL or "" for none.
+ * Copied; erased and drawn with the frame. */
+void spinner_below(spinner *sp, const char *lines);
 /* The output tokens so far. */
 void spinner_tokens(spinner *sp, long long tokens);
 /* Stops showing (erases the line). Takes the lock: do not hold it. */
