@@ -21,7 +21,7 @@
 void agents_config_defaults(agents_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->enabled = false;
+    c->enabled = true;
     c->max_depth = 3;
     c->max_running = 8;
     c->max_turns = 200;

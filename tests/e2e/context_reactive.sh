@@ -59,10 +59,10 @@ assert_eq "413 twice: two refusals" "$(jq -s '[.[] | select(.status == 413)] | l
 assert_eq "413 twice: still one compaction request" "$(summaries)" "1"
 assert_contains "413 twice: the error says why" "$(cat "$T/err2")" "refused the prompt as too long again after the context was compacted"
 
-# 3. A server with a 6,000-token limit Loom was never told (it assumes the
+# 3. A server with a 7,000-token limit Loom was never told (it assumes the
 #    model table's window): the refusal names the limit, Loom learns it,
 #    compacts, and the rest of the run stays under it.
-jq -n --arg s "$SUMMARY" '{sequence: true, context_window: 6000, turns: [
+jq -n --arg s "$SUMMARY" '{sequence: true, context_window: 7000, turns: [
   {match: {no_tools: true}, reply: {text: $s}},
   {repeat: 8, reply: {tool_calls: [{name: "Bash", input: {command: "head -c 3000 big.txt"}}]}},
   {reply: {text: "Done within the window."}}]}' > "$T/learn.json"
@@ -72,7 +72,7 @@ start_mock "$T/learn.json"
 assert_eq "unknown limit: the run completes" "$(tail -n 1 "$T/events3" | jq -r .payload.state)" "completed"
 assert_eq "unknown limit: refused once" "$(jq -s '[.[] | select(.window_exceeded)] | length' "$MOCK_LOG")" "1"
 assert_eq "unknown limit: the window was learned from the refusal" \
-  "$(jq -r 'select(.type=="warning.emitted" and .payload.kind=="prompt_too_long") | .payload.context_window' "$T/events3")" "6000"
+  "$(jq -r 'select(.type=="warning.emitted" and .payload.kind=="prompt_too_long") | .payload.context_window' "$T/events3")" "7000"
 
 # 4. Token budget: "+N" in the prompt; a nudge near the end, a clean stop.
 jq -n '{sequence: true, turns: [
