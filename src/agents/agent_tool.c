@@ -102,7 +102,8 @@ static char *describe(const agent_catalog *cat)
     str_puts(&d,
              "Launch a sub-agent to handle a task on its own: it works with its own context "
              "and tools and returns one final message (its answer). Give it a complete, "
-             "self-contained prompt. Several Agent calls in one reply run in parallel. Set "
+             "self-contained prompt. Do not spawn one for what a few tool calls of your own "
+             "do (one file, one search). Several Agent calls in one reply run in parallel. Set "
              "run_in_background to go on while it works (you are told when it ends; TaskOutput "
              "reads it). Agent types:\n- general-purpose: any multi-step task (all tools)\n");
     size_t n = cat ? agent_catalog_count(cat) : 0;
