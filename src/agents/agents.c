@@ -9,13 +9,16 @@
 #include "agents/agents.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "agents/bus.h"
 #include "agents/merge.h"
 #include "agents/runner_internal.h"
 #include "agents/tree.h"
+#include "agents/worktree.h"
 #include "base/clock.h"
+#include "base/path.h"
 #include "base/str.h"
 
 void agents_config_defaults(agents_config *c)
@@ -55,6 +58,15 @@ agents_session *agents_session_new(const agents_session_opts *o)
         str_printf(&dir, "%s/bus", s->mf_dir);
         s->bus = mf_bus_new(str_cstr(&dir), s->config.bus_delta_min, 0);
         str_free(&dir);
+    }
+    /* A crashed run's clean worktrees go (agents/worktree.h); git runs only
+     * when the folder exists, so a session elsewhere pays one stat. */
+    if (s->cwd && s->config.enabled) {
+        char *wt = path_join(s->cwd, ".loom/worktrees");
+        struct stat st;
+        if (stat(wt, &st) == 0 && S_ISDIR(st.st_mode))
+            agent_worktree_sweep(s->cwd);
+        free(wt);
     }
     return s;
 }

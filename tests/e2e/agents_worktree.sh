@@ -48,6 +48,7 @@ cat > "$T/scenario.json" <<JSON
    "reply": {"tool_calls": [
      {"id": "wa", "name": "Agent", "input": {"description": "edit a", "prompt": "EDIT-A", "name": "ed-a", "isolation": "worktree"}},
      {"id": "wb", "name": "Agent", "input": {"description": "edit b", "prompt": "EDIT-B", "name": "ed-b", "isolation": "worktree"}}]}},
+  {"match": {"assistant_turns": 0, "last_user_contains": "SWEEP"}, "reply": {"text": "SWEPT"}},
   {"match": {"assistant_turns": 1}, "reply": {"text": "PARENT-DONE"}}
 ]}
 JSON
@@ -101,4 +102,23 @@ assert_eq "auto: agent A's line is in the parent's a.txt" "$(sed -n 2p "$T/proj/
 assert_eq "auto: agent B's line is in the parent's b.txt" "$(sed -n 3p "$T/proj/b.txt")" "B3 by agent"
 assert_eq "auto: two merge commits" "$(git -C "$T/proj" log --merges --format=%s | wc -l | tr -d ' ')" "2"
 assert_eq "auto: the parent's status is clean" "$(git -C "$T/proj" status --porcelain)" ""
+
+# ---- a crashed run's worktrees: swept at the next session's start -------------------
+# Two worktrees whose owner (pid 999999, started long ago) is gone: the clean
+# one is removed with its branch, the one holding unsaved work is kept.
+new_repo
+echo '{"agents": {"enabled": true}}' > "$LOOM_HOME/settings.json"
+base=$(git -C "$T/proj" rev-parse HEAD)
+for tag in clean dirty; do
+  git -C "$T/proj" worktree add -q -b "loom/old-$tag" "$T/proj/.loom/worktrees/agent_9-$tag" HEAD
+  printf '{"pid":999999,"started":1,"branch":"loom/old-%s","base":"%s"}' "$tag" "$base" \
+    > "$T/proj/.loom/worktrees/agent_9-$tag/.loom-owner"
+done
+printf '/.loom-owner\n' >> "$(git -C "$T/proj" rev-parse --path-format=absolute --git-common-dir)/info/exclude"
+echo unsaved > "$T/proj/.loom/worktrees/agent_9-dirty/work.txt"
+run "SWEEP"
+assert_eq "sweep: the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
+check "sweep: the dead owner's clean worktree is gone" test ! -e "$T/proj/.loom/worktrees/agent_9-clean"
+check "sweep: ... and its branch" bash -c "[ -z \"\$(git -C '$T/proj' branch --list loom/old-clean)\" ]"
+check "sweep: the one with unsaved work is kept" test -f "$T/proj/.loom/worktrees/agent_9-dirty/work.txt"
 finish
