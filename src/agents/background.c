@@ -175,7 +175,7 @@ static void *bg_main(void *arg)
 /* Starts bg's thread for prompt; the previous thread (a resume) is joined
  * first. Claiming `running` before anything else makes two resumes of one
  * agent at once start one run: the other gets EBUSY. 0, or an errno. */
-static int bg_launch(agent_bg *bg, const char *prompt)
+static int bg_launch(agent_bg *bg, const char *prompt, bool counted)
 {
     pthread_mutex_lock(&bg->mu);
     if (bg->running) {
@@ -194,7 +194,12 @@ static int bg_launch(agent_bg *bg, const char *prompt)
     bg->prompt = xstrdup(prompt);
     bg->started_ms = clock_wall_ms();
     bg->ended_ms = 0;
+    /* The caller's slot passes to the run (its release gives it back). */
+    if (counted && bg->node->res)
+        bg->node->res->counted = true;
     int rc = pthread_create(&bg->thread, NULL, bg_main, bg);
+    if (rc != 0 && counted && bg->node->res)
+        bg->node->res->counted = false;
     if (rc == 0)
         bg->has_thread = true;
     else
@@ -363,7 +368,7 @@ int agent_bg_start(spawn_node *child, const char *prompt, tool_ctx *parent_ctx, 
     reap_ended(child->session);
     child->background = true;
     agent_bg *bg = node_bg(child);
-    int rc = bg_launch(bg, prompt);
+    int rc = bg_launch(bg, prompt, false);
     if (rc != 0)
         return tool_error(out, "could not start the background agent %s: %s", child->id,
                           strerror(rc)) - 1;
@@ -514,9 +519,33 @@ static int send_message_run(const json_t *input, tool_ctx *ctx, tool_result *out
         str_free(&note);
         return tool_error(out, "Agent %s was stopped; start a new agent instead", target->id);
     }
+    if (!target->res) {
+        str_free(&note);
+        return tool_error(out, "Agent %s never started (it was refused); start a new agent",
+                          target->id);
+    }
+    if (target->res->want_worktree) {
+        str_free(&note);
+        return tool_error(out,
+                          "Agent %s cannot be resumed: it ran in a worktree of its own, which "
+                          "ended with its run%s%s; start a new agent instead",
+                          target->id, target->worktree_branch ? " (its work is on branch " : "",
+                          target->worktree_branch ? target->worktree_branch : "");
+    }
     /* Finished: resume it on its own thread with the message as its next
-     * user text; its sidechain carries everything it did before. */
-    int rc = bg_launch(bg, note.ptr);
+     * user text; its sidechain carries everything it did before. The
+     * resumed run takes a slot under agents.maxRunning like a new one. */
+    int cap = target->session->config.max_running;
+    if (spawn_pool_begin_run(target, cap) != 0) {
+        str_free(&note);
+        return tool_error(out,
+                          "SendMessage to %s: %d sub-agents already run, the most at once "
+                          "(agents.maxRunning): wait for one to end, then send it again",
+                          target->id, cap);
+    }
+    int rc = bg_launch(bg, note.ptr, true);
+    if (rc != 0)
+        spawn_pool_end_run(target);
     if (rc == EBUSY) {
         /* Another message resumed it a moment ago: this one joins it. */
         spawn_node_post_note(target, note.ptr);

@@ -20,6 +20,7 @@ int agent_start_worktree(spawn_node *n, const agent_request *req, loom_error *er
     bool want = req->isolation_worktree || (n->def && n->def->isolation_worktree);
     if (!want || r->wt)
         return 0;
+    r->want_worktree = true;
     agent_worktree *wt = xcalloc(1, sizeof *wt);
     if (agent_worktree_create(r->cwd, n->id, spawn_node_label(n), wt, err) != 0) {
         free(wt);

@@ -9,6 +9,7 @@
  */
 #include "agents/runner.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@
 
 /* How long a child waits for its MCP servers before its first request. */
 #define RUNNER_MCP_WAIT_MS 2000L
+/* The largest share, in tokens or micro-dollars ($1e9): more than any
+ * budget, small enough that the pool's sums never overflow. */
+#define AGENT_SHARE_MAX ((int64_t)1000000000000000)
 /* SubagentStop "block" answers taken per execute. */
 #define RUNNER_MAX_STOP_BLOCKS 3
 
@@ -176,31 +180,39 @@ static char *session_ask(void *ctx, const json_t *questions)
 
 /* ---- resolving what runs ----------------------------------------------------- */
 
-static int mode_rank(perm_mode m)
+/* Whether mode a allows nothing that mode b would not (docs/permissions.md
+ * §4). The modes are not a line: acceptEdits allows edits auto sends to
+ * its classifier, auto allows what its classifier passes that acceptEdits
+ * would ask about, and dontAsk denies every ask default would put to a
+ * person. So: plan ≤ dontAsk ≤ default = delegate ≤ {acceptEdits, auto}
+ * ≤ bypassPermissions ≤ fullAccess, with acceptEdits and auto apart. */
+static bool mode_within(perm_mode a, perm_mode b)
 {
-    switch (m) {
-    case MODE_PLAN: return 0;
-    case MODE_DEFAULT: return 1;
-    case MODE_ACCEPT_EDITS: return 2;
-    case MODE_AUTO: return 3;
-    case MODE_DONT_ASK: return 3;
-    case MODE_DELEGATE: return 3;
-    case MODE_BYPASS: return 4;
-    case MODE_FULL_ACCESS: return 5;
+    if (a == b || a == MODE_PLAN)
+        return true;
+    switch (b) {
+    case MODE_PLAN: return false;
+    case MODE_DONT_ASK: return false; /* only plan and dontAsk itself */
+    case MODE_DEFAULT:
+    case MODE_DELEGATE: return a == MODE_DONT_ASK || a == MODE_DEFAULT || a == MODE_DELEGATE;
+    case MODE_ACCEPT_EDITS:
+    case MODE_AUTO: return mode_within(a, MODE_DEFAULT);
+    case MODE_BYPASS: return a != MODE_FULL_ACCESS;
+    case MODE_FULL_ACCESS: return true;
     }
-    return 1;
+    return false;
 }
 
-/* The child's mode: never more permissive than the parent's; a parent in
- * plan gives plan. */
-static perm_mode child_mode(const governance *pg, const agent_def *def, bool inherit)
+/* The child's mode: never more permissive than the parent's (an agent
+ * file's mode that is not within the parent's gives the parent's); a
+ * parent in plan gives plan. */
+perm_mode agent_child_mode(perm_mode parent, const agent_def *def, bool inherit)
 {
-    perm_mode parent = pg ? pg->mode.mode : MODE_DEFAULT;
     if (parent == MODE_PLAN)
         return MODE_PLAN;
-    if (def && def->mode_set && mode_rank(def->mode) <= mode_rank(parent))
+    if (def && def->mode_set && mode_within(def->mode, parent))
         return def->mode;
-    return inherit ? parent : MODE_DEFAULT;
+    return inherit || !mode_within(MODE_DEFAULT, parent) ? parent : MODE_DEFAULT;
 }
 
 static bool is_alias(const char *m)
@@ -354,7 +366,7 @@ static int resources_init(spawn_node *n, loom_error *err)
     const char *cwd = r->tctx.cwd ? r->tctx.cwd : s->cwd;
     if (r->origin_gov) {
         governance_child_opts go = {
-            .mode = child_mode(r->origin_gov, def, s->config.inherit_mode),
+            .mode = agent_child_mode(r->origin_gov->mode.mode, def, s->config.inherit_mode),
             .cwd = n->worktree_path,
             .session_id = n->id,
             .transcript_path = n->transcript_path,
@@ -670,8 +682,20 @@ int agent_prepare(spawn_node *parent, tool_ctx *pctx, const agent_request *req0,
                    cfg->max_running);
         return prep_refused(n, false, false);
     }
+    /* A share is the model's number: NaN or below zero is refused (the
+     * schema says minimum 0, an embedder's request may not); one past any
+     * budget is cut to AGENT_SHARE_MAX before the cast, which would be
+     * undefined, and before the pool adds it up. */
+    if (isnan(req.share_usd) || req.share_usd < 0 || req.share_tokens < 0) {
+        tool_error(out, "Agent: \"share\" must be {\"tokens\": a whole number >= 0, "
+                        "\"usd\": a number >= 0}");
+        return prep_refused(n, true, false);
+    }
+    if (req.share_tokens > AGENT_SHARE_MAX)
+        req.share_tokens = AGENT_SHARE_MAX;
+    double micro_d = req.share_usd * 1e6 + 0.5;
+    int64_t micro = micro_d >= (double)AGENT_SHARE_MAX ? AGENT_SHARE_MAX : (int64_t)micro_d;
     char *why = NULL;
-    int64_t micro = (int64_t)(req.share_usd * 1e6 + 0.5);
     if (spawn_pool_reserve(n, req.share_tokens, micro, &why) != 0) {
         tool_error(out, "%s", why);
         free(why);
@@ -775,6 +799,22 @@ int agent_execute(spawn_node *n, const char *prompt, agent_outcome *out)
     if (!r) {
         out->state = LOOM_RUN_FAILED;
         out->error = xstrdup("the agent holds no resources (it was never prepared)");
+        return -1;
+    }
+    if (!r->live && r->want_worktree) {
+        /* Its worktree and the policy confining it to it ended with its
+         * last run (or were never made): a resume would run it in the
+         * parent's tree under the parent's sandbox. */
+        out->state = LOOM_RUN_FAILED;
+        loom_str e = LOOM_STR_INIT;
+        if (n->worktree_branch)
+            str_printf(&e, "agent %s ran in a worktree of its own, which ended with its run "
+                           "(its work, if any, is on branch %s): start a new agent instead",
+                       n->id, n->worktree_branch);
+        else
+            str_printf(&e, "agent %s was to run in a worktree of its own, which could not be "
+                           "made: start a new agent instead", n->id);
+        out->error = str_steal(&e);
         return -1;
     }
     if (!r->live) {

@@ -78,6 +78,7 @@ typedef struct agent_resources {
     struct sandbox_policy *wt_policy;
     tool_def *structured;            /* StructuredOutput; NULL: no schema */
     bool counted, reserved;          /* the running count raised, the share reserved */
+    bool want_worktree;              /* isolation "worktree" asked for: it never runs outside one */
     /* Borrowed from the parent (valid while the session lives, the rule
      * background.c keeps for what outlives a run). */
     file_state *origin_files;

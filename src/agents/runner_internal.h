@@ -12,6 +12,11 @@ const tool_registry *agent_parent_tools(spawn_node *parent);
 /* Frees node->res for good (agents_session_free). */
 void agent_resources_free(spawn_node *n);
 
+/* The mode a child of a parent in `parent` runs in: the def's
+ * permissionMode when it allows nothing the parent's would not, else the
+ * parent's (or default when !inherit and default is within the parent's). */
+perm_mode agent_child_mode(perm_mode parent, const agent_def *def, bool inherit);
+
 /* fork.c: writes the fork's sidechain at path: meta, then the parent's
  * active chain with its open calls answered. 0, or -1 with err. */
 int agent_fork_sidechain(spawn_node *n, transcript *parent, const json_t *meta, const char *path,

@@ -91,10 +91,53 @@ static spawn_node *find_locked(agents_session *s, const char *key)
     return NULL;
 }
 
+/* A name the model gives an agent: SendMessage addresses it, events and
+ * notes to the parent's model carry it. So one line of at most
+ * SPAWN_NAME_MAX bytes, no '/' (it reads as a path in logs and topics),
+ * and not an id's shape (agent_<n>): ids are found first, so such a name
+ * would stop addressing its agent once the id is given out. */
+#define SPAWN_NAME_MAX 64
+static int name_check(const char *name, loom_error *err)
+{
+    size_t len = strlen(name);
+    const char *why = NULL;
+    if (len > SPAWN_NAME_MAX)
+        why = "is longer than 64 bytes";
+    for (const char *p = name; !why && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            why = "holds a control character (a newline, a tab, …)";
+        else if (*p == '/' || *p == '\\')
+            why = "holds a '/' or '\\'";
+    if (!why && (!strcmp(name, ".") || !strcmp(name, "..")))
+        why = "is a path step";
+    if (!why && !strncmp(name, "agent_", 6) && name[6] &&
+        strspn(name + 6, "0123456789") == len - 6)
+        why = "has the shape of an agent id (agent_<n>)";
+    if (!why)
+        return 0;
+    /* The name is the model's: quoted cut and with its bytes escaped. */
+    loom_str q = LOOM_STR_INIT;
+    for (size_t i = 0; i < len && i < 40; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
+            str_printf(&q, "\\x%02x", c);
+        else
+            str_putc(&q, (char)c);
+    }
+    loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
+                   "Agent: \"name\" \"%s%s\" %s: give one line of at most %d bytes of letters, "
+                   "digits, spaces and punctuation other than '/'",
+                   str_cstr(&q), len > 40 ? "…" : "", why, SPAWN_NAME_MAX);
+    str_free(&q);
+    return -1;
+}
+
 spawn_node *spawn_node_new_child(spawn_node *parent, const char *type, const char *name,
                                  const char *description, loom_error *err)
 {
     agents_session *s = parent->session;
+    if (name && *name && name_check(name, err) != 0)
+        return NULL;
     pthread_mutex_lock(&s->mu);
     if (name && *name && find_locked(s, name)) {
         pthread_mutex_unlock(&s->mu);
