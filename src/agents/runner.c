@@ -30,6 +30,7 @@
 #include "governance/governance.h"
 #include "governance/pipeline.h"
 #include "hooks/run.h"
+#include "policy/approvals.h"
 #include "session/record.h"
 #include "tools/file_state.h"
 #include "tools/tasks.h"
@@ -97,10 +98,34 @@ static void forward_io_emit(void *ctx, loom_event_type type, loom_visibility vis
     r->parent_io_emit(r->parent_io_ctx, type, vis, corr, payload);
 }
 
+/* An approval a background agent asks for after the run that started it
+ * ended: its approval.requested would be dropped (no run's sink to show it
+ * to a person), and the agent would wait out the approval's whole timeout
+ * for nobody. It is denied now, with the reason, never allowed. */
+static void deny_unseen_approval(spawn_node *n, const json_t *payload)
+{
+    agents_session *s = n->session;
+    pthread_mutex_lock(&s->env_mu);
+    bool attached = s->env_set;
+    pthread_mutex_unlock(&s->env_mu);
+    const char *id = json_string_value(json_object_get(payload, "approval_id"));
+    governance *g = n->res ? n->res->gov : NULL;
+    if (attached || !id || !g || !g->approvals)
+        return;
+    loom_error err;
+    loom_error_clear(&err);
+    approval_resolve(g->approvals, id, false, false,
+                     "no one can answer it: the run that started this background agent has "
+                     "ended; ask again from a run, or report what you need in your answer",
+                     &err);
+}
+
 void agent_forward_emit(void *ctx, loom_event_type type, json_t *payload)
 {
     spawn_node *n = ctx;
     agent_resources *r = n->res;
+    if (type == LOOM_EV_APPROVAL_REQUESTED && !json_object_get(payload, "agent_id"))
+        deny_unseen_approval(n, payload);
     if (!r || !r->parent_emit) {
         json_decref(payload);
         return;

@@ -3,7 +3,9 @@
  * a parent in dontAsk or auto, names from the model with '/', newlines,
  * 10 KB or an id's shape, shares past any budget (an undefined cast) or
  * NaN, a SendMessage resume past agents.maxRunning, and a resume of an
- * isolation "worktree" agent outside its worktree. A fake model, no HTTP,
+ * isolation "worktree" agent outside its worktree, and an approval asked
+ * by a background agent after its run ended (nobody sees it: it waited out
+ * the whole approval timeout). A fake model, no HTTP,
  * no governance (tool_ctx.gov NULL). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +24,10 @@
 #include "agents/runner.h"
 #include "agents/runner_internal.h"
 #include "agents/tree.h"
+#include "base/event.h"
 #include "base/str.h"
+#include "governance/governance.h"
+#include "policy/approvals.h"
 #include "runtime/loop.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
@@ -329,6 +334,57 @@ static void test_worktree_agent_never_runs_outside(void **state)
     destroy(f);
 }
 
+/* ---- an approval nobody can see ----------------------------------------------------- */
+
+static void test_unseen_approval_denied(void **state)
+{
+    (void)state;
+    fixture *f = make(8);
+    agent_request req = {.prompt = "p"};
+    spawn_node *c = NULL;
+    assert_int_equal(spawn(f, &req, &c, NULL), AGENT_PREP_OK);
+    /* A governance of its own holding only the session's approvals. */
+    approval_registry *reg = approval_registry_new();
+    governance g;
+    memset(&g, 0, sizeof g);
+    g.approvals = reg;
+    c->res->gov = &g;
+    loom_error err;
+    char id[UUID_STR_LEN];
+    approval_request ar = {.run_id = "run-1", .question = "Allow Bash?", .timeout_ms = 20000};
+    /* While the run is attached the question goes to it and stays open. */
+    assert_int_equal(approval_create(reg, &ar, id, &err), 0);
+    json_t *in = json_object();
+    agent_forward_emit(c, LOOM_EV_APPROVAL_REQUESTED,
+                       event_approval_requested(id, "Bash", "m", in, "Allow Bash?", json_null()));
+    approval a;
+    memset(&a, 0, sizeof a);
+    assert_int_equal(approval_get(reg, id, &a, &err), 0);
+    assert_int_equal(a.status, APPROVAL_PENDING);
+    approval_clear(&a);
+    approval_resolve(reg, id, false, false, "test", &err);
+    /* After the run ended: denied at once, with why, never allowed. */
+    loop_result res = {0};
+    agents_run_detach(f->s, f->root, &res, NULL);
+    assert_int_equal(approval_create(reg, &ar, id, &err), 0);
+    agent_forward_emit(c, LOOM_EV_APPROVAL_REQUESTED,
+                       event_approval_requested(id, "Bash", "m", in, "Allow Bash?", json_null()));
+    memset(&a, 0, sizeof a);
+    assert_int_equal(approval_wait(reg, id, NULL, &a, &err), 0);
+    assert_int_equal(a.status, APPROVAL_REJECTED);
+    assert_non_null(a.reason);
+    assert_non_null(strstr(a.reason, "ended"));
+    approval_clear(&a);
+    json_decref(in);
+    c->res->gov = NULL;
+    agent_release(c);
+    approval_registry_free(reg);
+    /* attach again for destroy's detach */
+    agents_run_env env = {.params = &f->p, .io = &f->io, .tctx = &f->tctx, .run_id = "run-2"};
+    f->root = agents_run_attach(f->s, &env);
+    destroy(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_share_extremes),
         cmocka_unit_test(test_resume_respects_max_running),
         cmocka_unit_test(test_worktree_agent_never_runs_outside),
+        cmocka_unit_test(test_unseen_approval_denied),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
