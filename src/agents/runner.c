@@ -733,6 +733,13 @@ int agent_prepare(spawn_node *parent, tool_ctx *pctx, const agent_request *req0,
         /* The rewritten input decides: prompt, type and model again. */
         req.prompt = str_or(updated, "prompt", req.prompt);
         req.model = str_or(updated, "model", req.model);
+        /* A hook may put the agent in a worktree, never take it out of
+         * one the model asked for; a schema it gives replaces the call's. */
+        const char *iso = str_or(updated, "isolation", NULL);
+        if (iso && !strcmp(iso, "worktree"))
+            req.isolation_worktree = true;
+        if (json_is_object(json_object_get(updated, "output_schema")))
+            req.output_schema = json_object_get(updated, "output_schema");
         const char *t2 = str_or(updated, "subagent_type", NULL);
         if (t2 && s->catalog && agent_catalog_find(s->catalog, t2)) {
             n->def = def = agent_catalog_find(s->catalog, t2);
