@@ -214,6 +214,13 @@ static json_t *inline_payload(const mf_bus *b, const json_t *payload, const char
     size_t bytes = dumped_size(payload);
     if (bytes <= b->inline_max)
         return json_deep_copy(payload);
+    if (bytes > MF_BUS_PAYLOAD_MAX) {
+        loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
+                       "payload of %zu bytes is over the bus's %zu: write it to a file and "
+                       "publish the path",
+                       bytes, MF_BUS_PAYLOAD_MAX);
+        return NULL;
+    }
     char *blobs = path_join(b->dir, ".blobs");
     loom_str name = LOOM_STR_INIT;
     str_printf(&name, "%s.json", id);

@@ -29,6 +29,9 @@
 #define MF_BUS_INLINE_MAX 4096
 /* A summary is one line of at most this many bytes (cut at a character). */
 #define MF_BUS_SUMMARY_MAX 500
+/* The largest payload kept at all (its JSON text): an event is a finding,
+ * not a file; what is bigger belongs in a file the event names. */
+#define MF_BUS_PAYLOAD_MAX ((size_t)8 << 20)
 
 typedef struct mf_bus mf_bus;
 

@@ -128,6 +128,18 @@ static void test_refused(void **state)
     ev.summary = "";
     assert_true(mf_bus_publish(b, &ev, NULL, &err) < 0);
     assert_null(mf_bus_new("relative/dir", 0.1, 0));
+    /* A payload past MF_BUS_PAYLOAD_MAX is refused, not written. */
+    size_t big = MF_BUS_PAYLOAD_MAX + 1;
+    char *text = malloc(big + 1);
+    memset(text, 'x', big);
+    text[big] = '\0';
+    json_t *huge = json_string(text);
+    free(text);
+    ev.summary = "s";
+    ev.payload = huge;
+    assert_true(mf_bus_publish(b, &ev, NULL, &err) < 0);
+    assert_non_null(strstr(err.message, "write it to a file"));
+    json_decref(huge);
     mf_bus_free(b);
 }
 
