@@ -58,17 +58,6 @@ typedef struct agent_bg {
     spawn_state end_state;
 } agent_bg;
 
-static void deadline_after(struct timespec *ts, long ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 static agent_bg *bg_new(spawn_node *n)
 {
     agent_bg *bg = xcalloc(1, sizeof *bg);
@@ -276,7 +265,7 @@ static int op_wait(void *ctx, long timeout_ms, const loom_cancel *cancel)
             break;
         }
         struct timespec ts;
-        deadline_after(&ts, left < AGENT_BG_WAIT_SLICE_MS ? (long)left : AGENT_BG_WAIT_SLICE_MS);
+        clock_deadline(&ts, CLOCK_MONOTONIC, left < AGENT_BG_WAIT_SLICE_MS ? (long)left : AGENT_BG_WAIT_SLICE_MS);
         pthread_cond_timedwait(&bg->cv, &bg->mu, &ts);
     }
     pthread_mutex_unlock(&bg->mu);

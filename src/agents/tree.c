@@ -268,15 +268,7 @@ char *spawn_node_take_notes(spawn_node *n)
 bool spawn_node_wait_notes(spawn_node *n, long timeout_ms)
 {
     struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    if (timeout_ms > 0) {
-        deadline.tv_sec += timeout_ms / 1000;
-        deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
-    }
+    clock_deadline(&deadline, CLOCK_REALTIME, timeout_ms > 0 ? timeout_ms : 0);
     pthread_mutex_lock(&n->session->mu);
     while (!n->inbox_n && !spawn_node_cancelled(n) && timeout_ms != 0) {
         if (timeout_ms < 0)

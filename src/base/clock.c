@@ -33,6 +33,17 @@ int64_t clock_mono_ms(void)
     return clock_mono_ns() / 1000000;
 }
 
+void clock_deadline(struct timespec *ts, clockid_t clock, long ms)
+{
+    clock_gettime(clock, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
 void clock_iso8601(int64_t wall_ms, char out[32])
 {
     /* Floor division so times before 1970 still get a 0..999 ms part. */

@@ -644,12 +644,7 @@ static void *watch_main(void *arg)
     pthread_mutex_lock(&w->mu);
     while (!w->done) {
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += PIPELINE_WATCH_SLICE_MS * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        clock_deadline(&ts, CLOCK_MONOTONIC, PIPELINE_WATCH_SLICE_MS);
         int rc = pthread_cond_timedwait(&w->cv, &w->mu, &ts);
         if (w->done)
             break;

@@ -392,17 +392,6 @@ void task_info_free_array(task_info *arr, size_t n)
     free(arr);
 }
 
-static void deadline_after(struct timespec *ts, long ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 /* Waits (lock held) until t ends or ms pass; true when it has ended. */
 static bool wait_end_locked(task_registry *reg, task *t, long ms)
 {
@@ -412,7 +401,7 @@ static bool wait_end_locked(task_registry *reg, task *t, long ms)
         if (left <= 0)
             return false;
         struct timespec ts;
-        deadline_after(&ts, left);
+        clock_deadline(&ts, CLOCK_MONOTONIC, left);
         pthread_cond_timedwait(&reg->cv, &reg->mu, &ts);
     }
     return true;
@@ -770,7 +759,7 @@ int task_registry_wait(task_registry *reg, const char *id, long timeout_ms,
             break;
         }
         struct timespec ts;
-        deadline_after(&ts, left < TASK_WAIT_SLICE_MS ? (long)left : TASK_WAIT_SLICE_MS);
+        clock_deadline(&ts, CLOCK_MONOTONIC, left < TASK_WAIT_SLICE_MS ? (long)left : TASK_WAIT_SLICE_MS);
         pthread_cond_timedwait(&reg->cv, &reg->mu, &ts);
     }
     pthread_mutex_unlock(&reg->mu);

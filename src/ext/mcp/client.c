@@ -252,13 +252,7 @@ static void run_progress_locked(mcp_client *c, client_pending *p, const mcp_call
 static void cond_wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, long ms)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    clock_deadline(&ts, CLOCK_MONOTONIC, ms);
     pthread_cond_timedwait(cv, mu, &ts);
 }
 

@@ -405,17 +405,6 @@ void mcp_manager_start(mcp_manager *m)
     pthread_mutex_unlock(&m->mu);
 }
 
-static void deadline_after(struct timespec *ts, long ms)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 static bool any_connecting_locked(mcp_manager *m, const char *server)
 {
     for (size_t i = 0; i < m->n; i++)
@@ -430,7 +419,7 @@ bool mcp_manager_wait(mcp_manager *m, const char *server, long timeout_ms)
     if (!m)
         return true;
     struct timespec until;
-    deadline_after(&until, timeout_ms > 0 ? timeout_ms : 0);
+    clock_deadline(&until, CLOCK_REALTIME, timeout_ms > 0 ? timeout_ms : 0);
     pthread_mutex_lock(&m->mu);
     while (any_connecting_locked(m, server))
         if (pthread_cond_timedwait(&m->cv, &m->mu, &until) == ETIMEDOUT)
@@ -493,7 +482,7 @@ static conn *acquire(mcp_manager *m, slot *s, const loom_cancel *cancel, loom_er
     for (int attempt = 0;; attempt++) {
         if (s->state == MCP_STATE_CONNECTING) {
             struct timespec until;
-            deadline_after(&until, s->cfg.connect_timeout_ms + 1000);
+            clock_deadline(&until, CLOCK_REALTIME, s->cfg.connect_timeout_ms + 1000);
             while (s->state == MCP_STATE_CONNECTING && !cancel_requested(cancel))
                 if (pthread_cond_timedwait(&m->cv, &m->mu, &until) == ETIMEDOUT)
                     break;
