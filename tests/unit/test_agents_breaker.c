@@ -32,88 +32,7 @@
 #include "session/transcript.h"
 #include "tools/registry.h"
 
-static int fake_complete(void *ctx, const provider_config *cfg, const msg_request *req,
-                         const provider_stream_sink *sink, const loom_cancel *cancel,
-                         msg_response *out, loom_error *err)
-{
-    (void)cfg, (void)req, (void)sink, (void)cancel, (void)err;
-    (*(int *)ctx)++;
-    memset(out, 0, sizeof *out);
-    out->message.role = MSG_ROLE_ASSISTANT;
-    msg_message_add_text(&out->message, "done");
-    out->stop_reason = LOOM_STOP_END_TURN;
-    out->usage.input_tokens = 10;
-    out->usage.output_tokens = 5;
-    return 0;
-}
-
-typedef struct fixture {
-    char dir[64];
-    agents_session *s;
-    transcript *t;
-    tool_registry *reg;
-    provider_config cfg;
-    loop_params p;
-    loop_io io;
-    tool_ctx tctx;
-    loom_cancel cancel;
-    int calls;
-    spawn_node *root;
-} fixture;
-
-static void on_emit(void *ctx, loom_event_type type, loom_visibility vis, const char *corr,
-                    json_t *payload)
-{
-    (void)ctx, (void)type, (void)vis, (void)corr;
-    json_decref(payload);
-}
-
-static fixture *make(int max_running)
-{
-    fixture *f = calloc(1, sizeof *f);
-    strcpy(f->dir, "/tmp/loom-breaker-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    loom_error err;
-    f->t = transcript_create(f->dir, f->dir, "anthropic", "fake-model", &err);
-    assert_non_null(f->t);
-    f->reg = tool_registry_new();
-    assert_int_equal(tool_registry_add_builtins(f->reg, &err), 0);
-    assert_int_equal(agents_add_tools(f->reg, NULL, &err), 0);
-    f->cfg = (provider_config){.kind = PROVIDER_ANTHROPIC, .model = "fake-model",
-                               .context_window = 100000, .max_output_tokens = 4096};
-    f->p = (loop_params){.provider = &f->cfg, .tools = f->reg, .system_static = "SYS",
-                         .system_dynamic = "", .max_turns = 10, .repeat_threshold = 100};
-    atomic_init(&f->cancel, 0);
-    f->tctx = (tool_ctx){.cwd = f->dir, .session_id = transcript_session_id(f->t),
-                         .cancel = &f->cancel, .call_id = "call_1"};
-    f->io = (loop_io){.t = f->t, .tools = &f->tctx, .cancel = &f->cancel, .emit = on_emit,
-                      .emit_ctx = f, .model = {fake_complete, &f->calls}};
-    agents_config c;
-    agents_config_defaults(&c);
-    c.enabled = true;
-    c.max_running = max_running;
-    char mf[128];
-    snprintf(mf, sizeof mf, "%s/s.mf", f->dir);
-    agents_session_opts o = {.config = &c, .session_id = "s1", .mf_dir = mf, .cwd = f->dir};
-    f->s = agents_session_new(&o);
-    agents_run_env env = {.params = &f->p, .io = &f->io, .tctx = &f->tctx, .run_id = "run-1"};
-    f->root = agents_run_attach(f->s, &env);
-    f->tctx.spawn = f->root;
-    return f;
-}
-
-static void destroy(fixture *f)
-{
-    loop_result res = {0};
-    agents_run_detach(f->s, f->root, &res, NULL);
-    agents_session_free(f->s);
-    transcript_free(f->t);
-    tool_registry_free(f->reg);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
-    assert_int_equal(system(cmd), 0);
-    free(f);
-}
+#include "agents_fixture.h"
 
 /* prepare; on OK the child is run to its end and released. */
 static int spawn(fixture *f, const agent_request *req, spawn_node **child, loom_str *text)
@@ -199,7 +118,7 @@ static void refused_name(fixture *f, const char *name, const char *why)
 static void test_hostile_names(void **state)
 {
     (void)state;
-    fixture *f = make(8);
+    fixture *f = make(3, 8);
     refused_name(f, "a/b", "'/'");
     refused_name(f, "../../etc", "'/'");
     refused_name(f, "..", "path step");
@@ -227,7 +146,7 @@ static void test_hostile_names(void **state)
     agent_request ok2 = {.prompt = "p", .name = "agent_7b"};
     assert_int_equal(spawn(f, &ok2, &d, NULL), AGENT_PREP_OK);
     run_and_release(d);
-    destroy(f);
+    destroy(f, true);
 }
 
 /* ---- shares ----------------------------------------------------------------------- */
@@ -235,7 +154,7 @@ static void test_hostile_names(void **state)
 static void test_share_extremes(void **state)
 {
     (void)state;
-    fixture *f = make(8);
+    fixture *f = make(3, 8);
     spawn_node *c = NULL;
     loom_str text = LOOM_STR_INIT;
     agent_request nan_req = {.prompt = "p", .share_usd = NAN};
@@ -261,7 +180,7 @@ static void test_share_extremes(void **state)
     run_and_release(c);
     run_and_release(d);
     str_free(&text);
-    destroy(f);
+    destroy(f, true);
 }
 
 /* ---- SendMessage ----------------------------------------------------------------------- */
@@ -283,7 +202,7 @@ static int send(fixture *f, const char *to, loom_str *text)
 static void test_resume_respects_max_running(void **state)
 {
     (void)state;
-    fixture *f = make(1);
+    fixture *f = make(3, 1);
     agent_request ra = {.prompt = "p", .name = "first"};
     spawn_node *a = NULL, *b = NULL;
     assert_int_equal(spawn(f, &ra, &a, NULL), AGENT_PREP_OK);
@@ -302,7 +221,7 @@ static void test_resume_respects_max_running(void **state)
     agent_bg_join_all(f->s);
     assert_int_equal(atomic_load(&f->root->pool->running), 0);
     str_free(&text);
-    destroy(f);
+    destroy(f, true);
 }
 
 /* ---- isolation "worktree" is never dropped on a resume ----------------------------- */
@@ -310,7 +229,7 @@ static void test_resume_respects_max_running(void **state)
 static void test_worktree_agent_never_runs_outside(void **state)
 {
     (void)state;
-    fixture *f = make(8); /* f->dir is not a git repository */
+    fixture *f = make(3, 8); /* f->dir is not a git repository */
     agent_request req = {.prompt = "p", .name = "iso", .isolation_worktree = true};
     spawn_node *c = NULL;
     loom_str text = LOOM_STR_INIT;
@@ -318,7 +237,7 @@ static void test_worktree_agent_never_runs_outside(void **state)
     assert_non_null(strstr(str_cstr(&text), "worktree"));
     spawn_node *n = spawn_session_find(f->s, "agent_1");
     assert_non_null(n);
-    int calls = f->calls;
+    int calls = f->model.calls;
     /* Resumed by a message: refused, and the model is never called. */
     assert_int_equal(send(f, "agent_1", &text), -1);
     assert_non_null(strstr(str_cstr(&text), "worktree"));
@@ -328,10 +247,10 @@ static void test_worktree_agent_never_runs_outside(void **state)
     assert_non_null(strstr(o.error, "worktree"));
     agent_outcome_free(&o);
     agent_bg_join_all(f->s);
-    assert_int_equal(f->calls, calls);
+    assert_int_equal(f->model.calls, calls);
     assert_int_equal(atomic_load(&f->root->pool->running), 0);
     str_free(&text);
-    destroy(f);
+    destroy(f, true);
 }
 
 /* ---- an approval nobody can see ----------------------------------------------------- */
@@ -339,7 +258,7 @@ static void test_worktree_agent_never_runs_outside(void **state)
 static void test_unseen_approval_denied(void **state)
 {
     (void)state;
-    fixture *f = make(8);
+    fixture *f = make(3, 8);
     agent_request req = {.prompt = "p"};
     spawn_node *c = NULL;
     assert_int_equal(spawn(f, &req, &c, NULL), AGENT_PREP_OK);
@@ -382,7 +301,7 @@ static void test_unseen_approval_denied(void **state)
     /* attach again for destroy's detach */
     agents_run_env env = {.params = &f->p, .io = &f->io, .tctx = &f->tctx, .run_id = "run-2"};
     f->root = agents_run_attach(f->s, &env);
-    destroy(f);
+    destroy(f, true);
 }
 
 int main(void)
