@@ -653,10 +653,21 @@ static void test_everything_legacy_sse(void **state)
 
     /* The server goes away: the stream ends, the owner learns once. */
     child_stop(&c);
-    for (int i = 0; i < 100 && !b.closed; i++)
-        clock_sleep_ms(50, NULL);
-    assert_int_equal(b.closed, 1);
-    assert_non_null(strstr(b.why, "\"everything\""));
+    /* Read under the inbox's lock: on_closed counts, then sets why. */
+    int closed = 0;
+    char *why = NULL;
+    for (int i = 0; i < 100 && !closed; i++) {
+        pthread_mutex_lock(&b.mu);
+        closed = b.closed;
+        why = b.why ? xstrdup(b.why) : NULL;
+        pthread_mutex_unlock(&b.mu);
+        if (!closed)
+            clock_sleep_ms(50, NULL);
+    }
+    assert_int_equal(closed, 1);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "\"everything\""));
+    free(why);
     assert_true(send_text(t, initialized_msg) < 0);
     t->ops->close(t);
     inbox_free(&b);
