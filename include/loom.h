@@ -182,6 +182,36 @@ int loom_mcp_add(const loom_config *cfg, const char *scope, const char *name,
 int loom_mcp_remove(const loom_config *cfg, const char *scope_or_null, const char *name,
                     loom_status *st);
 
+/* Every configuration file Loom looked at for the config's workspace (after
+ * loom_config_load_settings), as JSON text (caller frees): {"files":
+ * [{"path", "kind" (settings|mcp|memory), "level" (user|project|local),
+ * "origin" (loom|claude), "state" (loaded|skipped|absent-is-never-listed),
+ * "why"? (skipped: untrusted workspace, compat off, parse error…)}]} — what
+ * `/status` and `loom doctor` list (docs/compat.md). NULL when cfg is NULL. */
+char *loom_config_sources_json(const loom_config *cfg);
+
+/* ---- plugins (docs/plugins.md) ------------------------------------------ */
+
+/* Plugins live under $LOOM_HOME/plugins; which are enabled is
+ * "enabledPlugins" of the user settings. Every call works on the config's
+ * user settings file and Loom home; none needs an agent. */
+/* {"plugins": [{"name", "version"?, "description"?, "marketplace"?, "root",
+ * "enabled", "commands", "agents", "skills", "hooks", "mcp_servers",
+ * "output_styles" (counts), "error"?}], "marketplaces": [{"name",
+ * "source"}], "warnings": [text]} (caller frees); NULL with st set. */
+char *loom_plugin_list_json(const loom_config *cfg, loom_status *st);
+/* Adds a marketplace: a local folder or a git repository (path or URL)
+ * holding .loom-plugin/marketplace.json or .claude-plugin/marketplace.json.
+ * *name_out (caller frees; may be NULL) gets its name. */
+int loom_plugin_marketplace_add(const loom_config *cfg, const char *source, char **name_out,
+                                loom_status *st);
+/* Installs "plugin@marketplace", "plugin" (the one marketplace holding it)
+ * or a plugin folder's path, and enables it. */
+int loom_plugin_install(const loom_config *cfg, const char *spec, loom_status *st);
+int loom_plugin_set_enabled(const loom_config *cfg, const char *name, bool enabled,
+                            loom_status *st);
+int loom_plugin_remove(const loom_config *cfg, const char *name, loom_status *st);
+
 /* ---- agent ------------------------------------------------------------- */
 
 typedef struct loom_agent loom_agent;
@@ -198,6 +228,16 @@ const char *loom_agent_provider(const loom_agent *agent);
  * warnings as {"warnings": [text]}: the document is {"agents": […],
  * "warnings": […]} (caller frees). NULL with st set when agents are off. */
 char *loom_agent_agents_catalog_json(loom_agent *agent, loom_status *st);
+/* The agent's extensions (docs/skills.md, docs/commands.md): {"skills":
+ * [{name, description, source, scope (user|project|plugin), plugin?,
+ * user_invocable, model_invocable, argument_hint?, allowed_tools?,
+ * files}], "commands": [{name, description, source, scope, plugin?,
+ * argument_hint?, model_invocable}], "output_styles": [{name, description,
+ * source, active}], "plugins": [{name, enabled, root}], "warnings": [text]
+ * (a malformed file: its path and the problem), "notices": [text] (folders
+ * skipped in an untrusted workspace)} (caller frees). For /help, Tab
+ * completion, /skills and `loom doctor`. */
+char *loom_agent_extensions_json(loom_agent *agent);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */

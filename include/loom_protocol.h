@@ -101,9 +101,11 @@ typedef enum loom_event_type {
     LOOM_EV_TOOL_PROGRESS = 20,              /* tool.progress (an MCP server's notifications/progress) */
     LOOM_EV_MCP_SERVER_CHANGED = 21,         /* mcp.server_changed (connected, failed, tools changed) */
     LOOM_EV_AGENT_PROGRESS = 22,             /* agent.progress: a running sub-agent's tool, tokens */
+    LOOM_EV_SKILL_OFFERED = 23,              /* skill.offered: the skills the model was shown, their size */
+    LOOM_EV_SKILL_ACTIVATED = 24,            /* skill.activated: a skill's body entered the context */
 } loom_event_type;
 /* One past the highest number in use (not a type). */
-#define LOOM_EVENT_TYPE_END 23
+#define LOOM_EVENT_TYPE_END 25
 
 /* The type's wire name ("tool.started"); NULL for LOOM_EV_NONE or a number
  * that is not a type. */

@@ -208,6 +208,8 @@ void governance_free(governance *g)
     }
     perm_rules_free(g->tool_allow);
     perm_rules_free(g->tool_deny);
+    perm_rules_free(g->run_grants);
+    json_decref(g->run_grant_by);
     free(g->tool_allow_text);
     hook_registry_free(g->scoped_hooks);
     free(g->agent_id);
@@ -229,6 +231,58 @@ void governance_free(governance *g)
         free(g->additional_dirs[i]);
     free(g->additional_dirs);
     free(g);
+}
+
+void governance_grant_run(governance *g, const char *const *rules, const char *by)
+{
+    if (!g || !rules)
+        return;
+    if (!g->run_grants) {
+        g->run_grants = perm_rules_new();
+        g->run_grant_by = json_object();
+    }
+    for (size_t i = 0; rules[i]; i++) {
+        loom_error err;
+        if (perm_rules_add(g->run_grants, PERM_ALLOW, rules[i], RULE_SRC_CLI, &err) != 0) {
+            warn(g, "%s: allowed-tools: %s", by ? by : "grant", err.message);
+            continue;
+        }
+        json_object_set_new(g->run_grant_by, rules[i], json_string(by ? by : "grant"));
+    }
+}
+
+void governance_grants_clear(governance *g)
+{
+    if (!g)
+        return;
+    perm_rules_free(g->run_grants);
+    json_decref(g->run_grant_by);
+    g->run_grants = NULL;
+    g->run_grant_by = NULL;
+}
+
+bool governance_grant_allows(const governance *g, const char *tool, const json_t *input,
+                             const char *cwd, rule_match *m)
+{
+    if (!g || !g->run_grants)
+        return false;
+    rule_match r = perm_rules_check(g->run_grants, tool, input, cwd);
+    if (r.verdict != PERM_ALLOW)
+        return false;
+    /* The first granted rule named in the match says who granted it. */
+    const char *by = NULL, *key;
+    json_t *v;
+    json_object_foreach(g->run_grant_by, key, v) {
+        if (strstr(r.rule, key)) {
+            by = json_string_value(v);
+            break;
+        }
+    }
+    char text[sizeof r.rule];
+    snprintf(text, sizeof text, "%.180s (%.60s)", r.rule, by ? by : "grant");
+    snprintf(r.rule, sizeof r.rule, "%s", text);
+    *m = r;
+    return true;
 }
 
 int governance_allow_always(governance *g, const char *rule, loom_error *err)

@@ -82,6 +82,12 @@ typedef struct governance {
     /* Hook payloads fired inside a sub-agent carry these (Claude Code's
      * agent_id, agent_type); NULL for the main agent. */
     char *agent_id, *agent_type, *agent_name;
+    /* What an active skill or a custom command pre-approved for the rest
+     * of the run (allowed-tools): allow rules only, consulted when no
+     * settings rule decided, so deny and ask rules still win. NULL: none.
+     * Changed only on the run's thread (the Skill tool runs alone). */
+    perm_rules *run_grants;
+    json_t *run_grant_by;           /* rule text → who granted it */
 } governance;
 
 /* What a sub-agent's governance differs in (agents/runner.c). */
@@ -148,6 +154,19 @@ void governance_free(governance *g);
 /* "Allow always": appends rule to permissions.allow of
  * .loom/settings.local.json (created if absent) and to the live rules. */
 int governance_allow_always(governance *g, const char *rule, loom_error *err);
+
+/* Pre-approves rules (allow-rule strings, NULL-terminated) for the rest of
+ * the run: by names who granted them ("skill pdf-tools", "command
+ * /review"), shown as the deciding rule ("Bash(git add:*) (skill
+ * pdf-tools)"). A malformed rule is skipped with a warning on g. In a
+ * sub-agent the grant is its own. */
+void governance_grant_run(governance *g, const char *const *rules, const char *by);
+/* Run end: the grants lapse. */
+void governance_grants_clear(governance *g);
+/* Step 7's fallback when no settings rule decided: whether a run grant
+ * allows the call; *m is then the grant, its text naming who granted it. */
+bool governance_grant_allows(const governance *g, const char *tool, const json_t *input,
+                             const char *cwd, rule_match *m);
 
 /* The hook payload common part for an event (new reference); inside a
  * sub-agent it carries agent_id and agent_type too (Claude Code's names). */

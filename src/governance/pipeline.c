@@ -275,6 +275,10 @@ static void resolve_reach(const tool_call *call, tool_ctx *ctx, gov_call *g)
 static void step_resolve(const tool_call *call, tool_ctx *ctx, gov_call *g)
 {
     g->rule = perm_rules_check(ctx->gov->rules, call->name, g->input, ctx->cwd);
+    /* An active skill's or command's allowed-tools: only where no rule
+     * decided, so a deny or ask rule still wins over the grant. */
+    if (g->rule.verdict == PERM_NONE)
+        governance_grant_allows(ctx->gov, call->name, g->input, ctx->cwd, &g->rule);
     /* AskUserQuestion is not on this list: asking the question is its own
      * prompt, and headless it answers "no user available" by itself. */
     g->needs_user = false;
@@ -487,6 +491,8 @@ static bool step_apply_updated_input(const tool_registry *reg, const tool_call *
     g->input = g->pre.updated_input;
     g->risk = risk_classify_call(call->name, g->input);
     rule_match again = perm_rules_check(ctx->gov->rules, call->name, g->input, ctx->cwd);
+    if (again.verdict == PERM_NONE)
+        governance_grant_allows(ctx->gov, call->name, g->input, ctx->cwd, &again);
     if (again.verdict == PERM_DENY || g->risk.level == RISK_FORBIDDEN) {
         g->rule = again;
         g->decision.verdict = PERM_DENY;
