@@ -293,10 +293,12 @@ static int include_files(expander *x, const char *text, size_t len, const span *
 int command_expand(const command_def *c, const char *args, const tool_registry *reg,
                    tool_ctx *ctx, loom_str *out, loom_error *err)
 {
-    if (!c || !reg || !ctx || !out)
-        return loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
-                              "command_expand: a command, a registry, a context and an output "
-                              "are required");
+    if (!c || !reg || !ctx || !out) {
+        loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
+                       "command_expand: a command, a registry, a context and an output are "
+                       "required");
+        return -1;
+    }
     if (c->allowed_tools && ctx->gov) {
         char by[256];
         snprintf(by, sizeof by, "command /%.200s", c->name);
@@ -318,9 +320,11 @@ int command_expand(const command_def *c, const char *args, const tool_registry *
     }
     str_free(&shelled);
     free(spans);
-    if (rc != 0)
-        return loom_error_set(err, LOOM_ERR_RUN_CANCELLED,
-                              "/%s: cancelled while its !`cmd` lines or @files ran; nothing was sent",
-                              c->name);
+    if (rc != 0) {
+        loom_error_set(err, LOOM_ERR_RUN_CANCELLED,
+                       "/%s: cancelled while its !`cmd` lines or @files ran; nothing was sent",
+                       c->name);
+        return -1;
+    }
     return 0;
 }
