@@ -575,6 +575,26 @@ static void a_repositorys_symlinks_stay_inside_its_folder(void **state)
     assert_true(catalog_warns(c, "leakdir: a symlink leading out", NULL));
     assert_non_null(command_catalog_find(c, "mine"));
     command_catalog_free(c);
+
+    /* The project's commands folder itself linking out of the project. */
+    char cmds[600];
+    snprintf(cmds, sizeof cmds, "%s/.claude/commands", ws);
+    write_file(ws, ".claude/placeholder", "x");
+    snprintf(target, sizeof target, "%s/outside", dir);
+    assert_int_equal(symlink(target, cmds), 0);
+    c = command_catalog_load(&o, &err);
+    assert_null(command_catalog_find(c, "secret"));
+    assert_true(catalog_warns(c, "/ws/.claude/commands: leads out of the workspace", "skipped"));
+    assert_non_null(command_catalog_find(c, "real"));
+    command_catalog_free(c);
+    /* A link to a folder inside the project is fine. */
+    assert_int_equal(unlink(cmds), 0);
+    write_file(ws, "shared/cmds/inproj.md", "in the project\n");
+    snprintf(target, sizeof target, "%s/shared/cmds", ws);
+    assert_int_equal(symlink(target, cmds), 0);
+    c = command_catalog_load(&o, &err);
+    assert_non_null(command_catalog_find(c, "inproj"));
+    command_catalog_free(c);
 }
 
 static void deep_trees_stop_with_a_warning(void **state)

@@ -217,8 +217,10 @@ static void walk_dir(walk *w, const char *dir, const char *rel, int depth)
         char *sub = xmalloc(strlen(rel) + strlen(names[i]) + 2);
         sprintf(sub, "%s%s", rel, names[i]);
         struct stat st;
-        bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-        bool ok = link ? stat(path, &st) == 0 : true;
+        bool ok = lstat(path, &st) == 0;
+        bool link = ok && S_ISLNK(st.st_mode);
+        if (link)
+            ok = stat(path, &st) == 0; /* a dangling link or a loop is no command */
         if (link && project && ok) {
             char *real = realpath(path, NULL);
             if (!real || !inside(real, w->real_root)) {
@@ -257,6 +259,24 @@ static void load_dir(command_catalog *c, const ext_dir *d)
             cat_warnf(c, "%s: not a readable folder; skipped", d->path);
         free(real);
         return;
+    }
+    if (d->scope == EXT_SCOPE_PROJECT) {
+        /* <project>/.loom/commands itself may be a link; it must stay in
+         * the project (a repository's .claude/commands -> ~/.ssh is not a
+         * commands folder). */
+        char *up = path_join(d->path, "../..");
+        char *folded = path_fold(up); /* lexically: realpath would go up from the link's target */
+        char *proj = realpath(folded, NULL);
+        free(folded);
+        free(up);
+        bool in = proj && inside(real, proj);
+        free(proj);
+        if (!in) {
+            cat_warnf(c, "%s: leads out of the workspace (to %s); skipped: a workspace's commands "
+                      "stay inside it", d->path, real);
+            free(real);
+            return;
+        }
     }
     if (!seen_dir(c, real)) {
         walk w = {.c = c, .dir = d, .real_root = real};
