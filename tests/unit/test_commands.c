@@ -696,7 +696,7 @@ static void expand_runs_commands_and_includes_files(void **state)
     tool_ctx ctx = {.cwd = ws, .emit = count_event, .emit_ctx = &ev};
     command_def *d = def_of("review",
                             "Review $1 ($ARGUMENTS).\n"
-                            "Status: !`git status --short` and !`fail`\n"
+                            "Status: !`git status --short` and !`fail` [!`pwd`]\n"
                             "Not a command: x!`no` or !`` or !`unclosed\n"
                             "Read @$1, then @src/a.c. again and @fence.md\n"
                             "Mail me at a@b.c or @nobody or email@src/a.c\n");
@@ -705,7 +705,7 @@ static void expand_runs_commands_and_includes_files(void **state)
     assert_int_equal(command_expand(d, "src/a.c", reg, &ctx, &out, &err), 0);
     const char *s = str_cstr(&out);
     assert_non_null(strstr(s, "Review src/a.c (src/a.c).\n"));
-    assert_non_null(strstr(s, "Status: ran[git status --short] and Exit code 1\nfail: not found\n"));
+    assert_non_null(strstr(s, "Status: ran[git status --short] and Exit code 1\nfail: not found [ran[pwd]]\n"));
     assert_non_null(strstr(s, "Not a command: x!`no` or !`` or !`unclosed\n"));
     assert_non_null(strstr(s, "Read @src/a.c, then @src/a.c. again and @fence.md\n"
                               "\nContents of src/a.c:\n```\nint main(void) { return 0; }\n```\n"));
@@ -715,8 +715,8 @@ static void expand_runs_commands_and_includes_files(void **state)
     assert_non_null(strstr(s, "\nContents of fence.md:\n````\nhas ``` inside\n````\n"));
     assert_non_null(strstr(s, "Mail me at a@b.c or @nobody or email@src/a.c\n"));
     assert_null(strstr(s, "Contents of nobody"));
-    assert_int_equal(ev.started, 4);
-    assert_int_equal(ev.finished, 3);
+    assert_int_equal(ev.started, 5);
+    assert_int_equal(ev.finished, 4);
     assert_int_equal(ev.failed, 1);
     str_free(&out);
     command_def_free(d);

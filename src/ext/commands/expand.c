@@ -6,7 +6,7 @@
  *      and the model's later calls count them; deny and ask rules still
  *      win over a grant;
  *   2. $ARGUMENTS, $1 … $9 (substitute.c);
- *   3. every !`cmd` (at the start of a line or after a blank) runs as a
+ *   3. every !`cmd` (not glued to a word: "x!`y`" is text) runs as a
  *      Bash call through the governed pipeline — rules, hooks, sandbox,
  *      approvals — and its output (cut to COMMAND_OUTPUT_CAP) replaces it;
  *      a denied or failed call leaves the result's text, so the person and
@@ -78,11 +78,16 @@ typedef struct span {
     size_t from, to;
 } span;
 
+/* !` opens a command unless it ends a word ("Hello!`x`", "a`!`b"):
+ * at the start, after a blank or after punctuation such as ( or [. */
 static bool opens_shell(const char *text, const char *p)
 {
     if (p[0] != '!' || p[1] != '`')
         return false;
-    return p == text || isspace((unsigned char)p[-1]);
+    if (p == text)
+        return true;
+    unsigned char b = (unsigned char)p[-1];
+    return !isalnum(b) && b != '_' && b != '`' && b != '!' && b < 0x80;
 }
 
 /* Replaces each !`cmd` of text with what running cmd gave; *spans gets the
