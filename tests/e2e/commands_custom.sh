@@ -113,5 +113,4 @@ run "/evil" "$U"
 check_not_contains "untrusted: the command's body is not sent" "$(user_text)" "EVIL-BODY"
 check "untrusted: its !\`cmd\` never ran" test ! -e "$T/pwned"
 assert_contains "untrusted: a notice names the folder" "$(cat "$T/err" "$T/events")" "$U/.loom/commands"
-[ -n "${KEEP_DEBUG:-}" ] && cp -r "$T" /tmp/cmd-e2e-debug
 finish
