@@ -8,7 +8,8 @@
 # output, and no tag was made; an @file include brings the file's text; a
 # namespaced .claude/commands/frontend/x.md is /frontend:x; a malformed
 # command file is a warning naming it while the others work; an untrusted
-# workspace's .loom/commands are not loaded, with a notice naming them.
+# workspace's .loom/commands are not loaded, with a notice naming them; a
+# PreToolUse hook sees (and may block) a command's !`cmd` like any call.
 source "$(dirname "$0")/_lib.sh"
 
 P="$T/proj"
@@ -18,7 +19,19 @@ printf 'int answer = 42;\n' > "$P/src/a.c"
 git -C "$P" add src/a.c
 git -C "$P" -c user.name=t -c user.email=t@example.com commit -qm init
 printf 'int answer = 43; /* CHANGED-LINE */\n' > "$P/src/a.c"
-echo "{\"trustedWorkspaces\": [\"$P\"]}" > "$LOOM_HOME/settings.json"
+# A PreToolUse hook on Bash logs each command and blocks one: the !`cmd`
+# lines go through the same pipeline as the model's calls.
+cat > "$T/pre.sh" <<SH
+#!/usr/bin/env bash
+cmd=\$(jq -r .tool_input.command)
+echo "\$cmd" >> "$T/hook.log"
+case "\$cmd" in *BLOCK-ME*) echo "blocked by the test hook" >&2; exit 2 ;; esac
+exit 0
+SH
+chmod +x "$T/pre.sh"
+jq -n --arg p "$P" --arg hook "$T/pre.sh" '{trustedWorkspaces: [$p],
+  hooks: {PreToolUse: [{matcher: "Bash", hooks: [{type: "command", command: $hook, timeout: 5}]}]}}' \
+  > "$LOOM_HOME/settings.json"
 
 cat > "$P/.loom/commands/review.md" <<'MD'
 ---
@@ -38,6 +51,9 @@ TAGOK-CMD [!`git tag granted-tag`]
 MD
 cat > "$P/.loom/commands/tagno.md" <<'MD'
 TAGNO-CMD [!`git tag ungranted-tag`]
+MD
+cat > "$P/.loom/commands/hooked.md" <<'MD'
+HOOKED-CMD [!`git status --short`] [!`echo BLOCK-ME`]
 MD
 cat > "$P/.loom/commands/explain.md" <<'MD'
 EXPLAIN-CMD Explain @src/a.c, then write to someone@example.com about @missing.c.
@@ -91,6 +107,13 @@ assert_contains "not granted: the command's line is in the request" "$u" "TAGNO-
 assert_contains "not granted: the denial replaces the output" "$u" "TAGNO-CMD [Permission"
 assert_contains "not granted: it says denied" "$u" "denied"
 assert_eq "not granted: no tag was made" "$(git -C "$P" tag -l ungranted-tag)" ""
+
+run "/hooked"
+u=$(user_text)
+assert_contains "hooked: the hook saw the command's !\`cmd\`" "$(cat "$T/hook.log")" "git status --short"
+assert_contains "hooked: the unblocked one ran" "$u" "HOOKED-CMD [ M src/a.c"
+assert_contains "hooked: the hook's block is what the request holds" "$u" "blocked by the test hook"
+check_not_contains "hooked: the blocked command's output is not there" "$u" "[BLOCK-ME]"
 
 run "/explain"
 u=$(user_text)
