@@ -1,14 +1,9 @@
-/* sources.c — the folders each kind of extension is read from (sources.h):
- * user, then plugin, then project folders, lowest precedence first, with
- * the untrusted project folders named in notices instead of listed.
+/* sources.c — the folders each kind of extension is read from (sources.h).
  *
- * A folder reached twice (the workspace is the home directory, a symbolic
- * link) is listed once, at its first, lower place: a user folder does not
- * become a project one by being the cwd. Owns the ext_dirs it fills.
- * Pure: reads the file system (stat, realpath), no state; any thread. */
+ * The order is one table of rows walked in sequence, so the precedence of
+ * every kind reads in one place. No state; thread-safe. */
 #include "ext/sources.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,22 +11,7 @@
 #include "base/path.h"
 #include "base/settings.h"
 #include "base/str.h"
-
-/* A repository nested deeper than this is treated as having no root. */
-#define SOURCES_MAX_DEPTH 64
-
-const char *ext_scope_name(ext_scope s)
-{
-    switch (s) {
-    case EXT_SCOPE_USER:
-        return "user";
-    case EXT_SCOPE_PLUGIN:
-        return "plugin";
-    case EXT_SCOPE_PROJECT:
-        return "project";
-    }
-    return "unknown";
-}
+#include "policy/trust.h"
 
 static bool is_dir(const char *p)
 {
@@ -39,144 +19,103 @@ static bool is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Already listed (by real path)? */
-static bool listed(const ext_dirs *d, const char *real)
+static void add(ext_dirs *d, const char *path, ext_scope scope, const char *plugin)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        char *r = realpath(d->v[i].path, NULL);
-        bool same = r && strcmp(r, real) == 0;
-        free(r);
-        if (same)
-            return true;
-    }
-    return false;
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->v[i].path, path))
+            return; /* one folder reached two ways (cwd is the home) counts once */
+    d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+    d->v[d->n++] = (ext_dir){.path = xstrdup(path), .scope = scope,
+                             .plugin = plugin ? xstrdup(plugin) : NULL};
 }
 
-/* Adds base/rel/kind when it is a folder not listed yet. A project folder of
- * an untrusted workspace becomes a notice instead. */
-static void add(ext_dirs *d, const char *base, const char *rel, const char *kind, ext_scope scope,
-                const char *plugin, bool trusted, json_t *notices)
+/* dir/sub/kind when it is a folder: added, or (an untrusted project's)
+ * named in a notice. */
+static void consider(ext_dirs *d, const char *dir, const char *sub, const char *kind,
+                     ext_scope scope, const ext_source_opts *o, json_t *notices)
 {
-    if (!base || !*base)
-        return;
     loom_str p = LOOM_STR_INIT;
-    str_puts(&p, base);
-    if (rel)
-        str_printf(&p, "/%s", rel);
-    str_printf(&p, "/%s", kind);
-    char *abs = path_fold(str_cstr(&p));
-    str_free(&p);
-    if (!abs || !is_dir(abs)) {
-        free(abs);
-        return;
-    }
-    char *real = realpath(abs, NULL);
-    if (!real || listed(d, real)) {
-        free(real);
-        free(abs);
-        return;
-    }
-    free(real);
-    if (scope == EXT_SCOPE_PROJECT && !trusted) {
-        if (notices) {
+    str_printf(&p, "%s%s%s/%s", dir, sub[0] ? "/" : "", sub, kind);
+    if (is_dir(p.ptr)) {
+        if (scope != EXT_SCOPE_PROJECT || o->trusted) {
+            add(d, p.ptr, scope, NULL);
+        } else if (notices) {
             loom_str n = LOOM_STR_INIT;
-            str_printf(&n,
-                       "skipped %s: the workspace is not trusted (trust it to use its %s; "
-                       "LOOM_TRUST_WORKSPACE=1 or trustedWorkspaces in the user settings)",
-                       abs, kind);
-            json_array_append_new(notices, json_string(str_cstr(&n)));
+            str_printf(&n, "skipped %s: %s", p.ptr, TRUST_HINT);
+            json_array_append_new(notices, json_string(n.ptr));
             str_free(&n);
         }
-        free(abs);
-        return;
     }
-    d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
-    d->v[d->n].path = abs;
-    d->v[d->n].scope = scope;
-    d->v[d->n].plugin = xstrdup(plugin);
-    d->n++;
-}
-
-/* The folders from the repository root (the nearest ancestor holding .git)
- * down to cwd, root first; just cwd outside a repository. */
-static size_t project_chain(const char *cwd, char **chain, size_t cap)
-{
-    char *cur = xstrdup(cwd);
-    size_t n = 0, root = SIZE_MAX;
-    while (n < cap) {
-        chain[n++] = xstrdup(cur);
-        char *git = path_join(cur, ".git");
-        struct stat st;
-        bool found = stat(git, &st) == 0;
-        free(git);
-        if (found) {
-            root = n - 1;
-            break;
-        }
-        char *slash = strrchr(cur, '/');
-        if (!slash || slash == cur)
-            break;
-        *slash = '\0';
-    }
-    free(cur);
-    size_t keep = root == SIZE_MAX ? 1 : root + 1;
-    for (size_t i = keep; i < n; i++)
-        free(chain[i]);
-    /* chain[0] is cwd: reverse so the root comes first. */
-    for (size_t i = 0; i < keep / 2; i++) {
-        char *t = chain[i];
-        chain[i] = chain[keep - 1 - i];
-        chain[keep - 1 - i] = t;
-    }
-    return keep;
+    str_free(&p);
 }
 
 void ext_dirs_for(const char *kind, const ext_source_opts *o, ext_dirs *out, json_t *notices)
 {
-    out->v = NULL;
-    out->n = 0;
-    if (!kind || !o)
-        return;
-    bool skills = strcmp(kind, "skills") == 0;
+    memset(out, 0, sizeof *out);
+    bool skills = !strcmp(kind, "skills");
     const char *uh = o->user_home ? o->user_home : getenv("HOME");
     char *home = o->home ? xstrdup(o->home) : loom_home();
 
-    if (o->claude_compat)
-        add(out, uh, ".claude", kind, EXT_SCOPE_USER, NULL, true, notices);
-    if (skills)
-        add(out, uh, ".agents", kind, EXT_SCOPE_USER, NULL, true, notices);
-    add(out, home, NULL, kind, EXT_SCOPE_USER, NULL, true, notices);
-
-    for (size_t i = 0; i < o->n_plugins; i++)
-        if (o->plugins[i].root && o->plugins[i].name)
-            add(out, o->plugins[i].root, NULL, kind, EXT_SCOPE_PLUGIN, o->plugins[i].name, true,
-                notices);
-
-    if (o->cwd && o->cwd[0] == '/') {
+    if (uh && *uh == '/') {
         if (o->claude_compat)
-            add(out, o->cwd, ".claude", kind, EXT_SCOPE_PROJECT, NULL, o->trusted, notices);
-        if (skills) {
-            char *chain[SOURCES_MAX_DEPTH];
-            size_t n = project_chain(o->cwd, chain, SOURCES_MAX_DEPTH);
-            for (size_t i = 0; i < n; i++) {
-                add(out, chain[i], ".agents", kind, EXT_SCOPE_PROJECT, NULL, o->trusted, notices);
-                free(chain[i]);
+            consider(out, uh, ".claude", kind, EXT_SCOPE_USER, o, notices);
+        if (skills)
+            consider(out, uh, ".agents", kind, EXT_SCOPE_USER, o, notices);
+    }
+    consider(out, home, "", kind, EXT_SCOPE_USER, o, notices);
+
+    for (size_t i = 0; i < o->n_plugins; i++) {
+        loom_str p = LOOM_STR_INIT;
+        str_printf(&p, "%s/%s", o->plugins[i].root, kind);
+        if (is_dir(p.ptr))
+            add(out, p.ptr, EXT_SCOPE_PLUGIN, o->plugins[i].name);
+        str_free(&p);
+    }
+
+    if (o->cwd) {
+        /* .claude and .agents from the repository root down to cwd, the
+         * nearer folder later (it wins); .loom only at cwd. */
+        char *root = path_repo_root(o->cwd);
+        const char *top = root ? root : o->cwd;
+        size_t tl = strlen(top);
+        char *walk = xstrdup(o->cwd);
+        for (size_t at = tl;; at++) {
+            char c = walk[at];
+            if (c == '/' || c == '\0') {
+                walk[at] = '\0';
+                const char *dir = at == 0 ? "/" : walk;
+                if (o->claude_compat)
+                    consider(out, dir, ".claude", kind, EXT_SCOPE_PROJECT, o, notices);
+                if (skills)
+                    consider(out, dir, ".agents", kind, EXT_SCOPE_PROJECT, o, notices);
+                walk[at] = c;
             }
+            if (c == '\0')
+                break;
         }
-        add(out, o->cwd, ".loom", kind, EXT_SCOPE_PROJECT, NULL, o->trusted, notices);
+        free(walk);
+        free(root);
+        consider(out, o->cwd, ".loom", kind, EXT_SCOPE_PROJECT, o, notices);
     }
     free(home);
 }
 
 void ext_dirs_free(ext_dirs *d)
 {
-    if (!d)
-        return;
     for (size_t i = 0; i < d->n; i++) {
         free(d->v[i].path);
         free(d->v[i].plugin);
     }
     free(d->v);
-    d->v = NULL;
-    d->n = 0;
+    memset(d, 0, sizeof *d);
+}
+
+const char *ext_scope_name(ext_scope s)
+{
+    switch (s) {
+    case EXT_SCOPE_USER: return "user";
+    case EXT_SCOPE_PLUGIN: return "plugin";
+    case EXT_SCOPE_PROJECT: return "project";
+    }
+    return "?";
 }
