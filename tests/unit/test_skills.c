@@ -565,6 +565,7 @@ static void tool_enum_and_paths(void **state)
     skill_session_catalog_text(ss, &empty, NULL, &n);
     assert_int_equal(empty.len, 0);
     assert_int_equal(n, 0);
+    str_free(&empty);
     skill_session_free(ss);
 }
 

@@ -265,7 +265,8 @@ void skill_session_catalog_text(skill_session *ss, loom_str *out, int64_t *token
         return;
     refresh(ss);
     if (out)
-        str_append(out, ss->text.ptr ? ss->text.ptr : "", ss->text.len);
+        if (ss->text.len)
+            str_append(out, ss->text.ptr, ss->text.len);
     if (tokens)
         *tokens = ss->tokens;
     if (offered)
