@@ -49,12 +49,13 @@ run() { # run PROMPT — headless, default mode, stream-json events in $T/events
 any_req_has() { grep -q -- "$1" <(jq -c .raw_body "$MOCK_LOG"); }
 
 # ---- 1 + 2: a task matching one -------------------------------------------------
-jq -n '{turns: [
+jq -n --arg script "$LOOM_HOME/skills/deploy-check/scripts/check.sh" '{turns: [
   {match: {assistant_turns: 0, last_user_contains: "TASK-DEPLOY"},
    reply: {tool_calls: [{id: "sk1", name: "Skill", input: {name: "deploy-check", args: "staging"}}]}},
   {match: {tool_results: 1, body_contains: "BODY-MARKER-DEPLOY"},
-   reply: {tool_calls: [{id: "b1", name: "Bash", input: {command: "echo SKILL-ALLOWED ran"}}]}},
-  {match: {tool_results: 2}, reply: {text: "DEPLOY-DONE"}}]}' > "$T/match.json"
+   reply: {tool_calls: [{id: "b1", name: "Bash", input: {command: "echo SKILL-ALLOWED ran"}},
+                        {id: "r1", name: "Read", input: {file_path: $script}}]}},
+  {match: {tool_results: 3}, reply: {text: "DEPLOY-DONE"}}]}' > "$T/match.json"
 start_mock "$T/match.json"
 use_provider anthropic
 run "TASK-DEPLOY: please check the deploy"
@@ -80,6 +81,7 @@ assert_contains "the body names its base directory" "$(raw_req 2)" \
 assert_contains "the bundled script is listed" "$(raw_req 2)" "scripts/check.sh"
 check_not "no other body came with it" grep -q "BODY-MARKER-0" <<<"$(raw_req 2)"
 assert_eq "the allowed Bash ran without a prompt" "$(tool_result b1)" "SKILL-ALLOWED ran"
+assert_contains "the bundled script is readable once the skill is active" "$(tool_result r1)" "echo ok"
 activated=$(jq -c 'select(.type=="skill.activated") | .payload' "$T/events")
 assert_eq "skill.activated: one" "$(jq -s length <<<"$activated")" "1"
 check "skill.activated names the skill, the tool and its rule" \

@@ -550,6 +550,10 @@ int skill_session_activate(skill_session *ss, const char *name, const char *args
         add_run_activation(ss, d->name, via, d, NULL, has_files, true);
         return 0;
     }
+    /* The bundled files are the model's to read like the workspace's (the
+     * rules still decide: a deny rule or a secret path holds). */
+    if (ctx && ctx->gov)
+        governance_add_read_dir(ctx->gov, d->dir);
     if (d->allowed_tools && ctx && ctx->gov) {
         loom_str by = LOOM_STR_INIT;
         str_printf(&by, "skill %s", d->name);
