@@ -623,6 +623,11 @@ static void activation_once(void **state)
                         "Bash(git status:*)");
     assert_true(json_integer_value(json_object_get(a.event, "tokens")) > 0);
     skill_activation_free(&a);
+    bool readable = false;
+    for (size_t i = 0; i < g->n_additional_dirs; i++)
+        readable |= strstr(g->additional_dirs[i], "skills/git-helper") != NULL;
+    if (!readable)
+        fail_msg("an active skill's folder is readable like the workspace (its bundled files)");
     if (!governance_grant_allows(g, "Bash", st, ws, &(rule_match){0}))
         fail_msg("the skill's allowed-tools are granted for the run once it is active");
 
