@@ -31,10 +31,10 @@ cat > "$LOOM_HOME/skills/deploy-check/SKILL.md" <<'EOF'
 ---
 name: deploy-check
 description: Checks that a deploy is ready. Use when asked to check a deploy.
-allowed-tools: Bash(echo SKILL-ALLOWED:*)
+allowed-tools: Bash(touch deploy-ready:*)
 argument-hint: "[environment]"
 ---
-BODY-MARKER-DEPLOY for [$ARGUMENTS]: run `echo SKILL-ALLOWED` and report.
+BODY-MARKER-DEPLOY for [$ARGUMENTS]: run `touch deploy-ready` and report.
 EOF
 echo 'echo ok' > "$LOOM_HOME/skills/deploy-check/scripts/check.sh"
 # A broken one beside them: a warning, the rest still load.
@@ -46,6 +46,7 @@ last_payload() { tail -n 1 "$T/events" | jq -c .payload; }
 run() { # run PROMPT — headless, default mode, stream-json events in $T/events
   "$LOOM_BIN" -p "$1" --cwd "$T/proj" --output-format stream-json >"$T/events" 2>"$T/err" || true
 }
+jqe() { jq -e "$@" >/dev/null; }
 any_req_has() { grep -q -- "$1" <(jq -c .raw_body "$MOCK_LOG"); }
 
 # ---- 1 + 2: a task matching one -------------------------------------------------
@@ -53,7 +54,7 @@ jq -n --arg script "$LOOM_HOME/skills/deploy-check/scripts/check.sh" '{turns: [
   {match: {assistant_turns: 0, last_user_contains: "TASK-DEPLOY"},
    reply: {tool_calls: [{id: "sk1", name: "Skill", input: {name: "deploy-check", args: "staging"}}]}},
   {match: {tool_results: 1, body_contains: "BODY-MARKER-DEPLOY"},
-   reply: {tool_calls: [{id: "b1", name: "Bash", input: {command: "echo SKILL-ALLOWED ran"}},
+   reply: {tool_calls: [{id: "b1", name: "Bash", input: {command: "touch deploy-ready"}},
                         {id: "r1", name: "Read", input: {file_path: $script}}]}},
   {match: {tool_results: 3}, reply: {text: "DEPLOY-DONE"}}]}' > "$T/match.json"
 start_mock "$T/match.json"
@@ -74,29 +75,30 @@ check "the first request declares the Skill tool" grep -qw Skill <<<"$(tool_name
 offered=$(jq -c 'select(.type=="skill.offered") | .payload' "$T/events" | head -n 1)
 assert_eq "skill.offered lists the 30 skills" "$(jq -r '.skills | length' <<<"$offered")" "30"
 check "skill.offered reports the catalog's size in tokens ($(jq -r .tokens <<<"$offered"))" \
-  jq -e '.tokens > 100 and .truncated == false' <<<"$offered"
+  jqe '.tokens > 100 and .truncated == false' <<<"$offered"
 assert_contains "the second request holds the body" "$(raw_req 2)" "BODY-MARKER-DEPLOY for [staging]"
 assert_contains "the body names its base directory" "$(raw_req 2)" \
   "Base directory for this skill: $LOOM_HOME/skills/deploy-check"
 assert_contains "the bundled script is listed" "$(raw_req 2)" "scripts/check.sh"
 check_not "no other body came with it" grep -q "BODY-MARKER-0" <<<"$(raw_req 2)"
-assert_eq "the allowed Bash ran without a prompt" "$(tool_result b1)" "SKILL-ALLOWED ran"
+check "the allowed Bash ran without a prompt ($(tool_result b1))" test -e "$T/proj/deploy-ready"
 assert_contains "the bundled script is readable once the skill is active" "$(tool_result r1)" "echo ok"
 activated=$(jq -c 'select(.type=="skill.activated") | .payload' "$T/events")
 assert_eq "skill.activated: one" "$(jq -s length <<<"$activated")" "1"
 check "skill.activated names the skill, the tool and its rule" \
-  jq -e '.name=="deploy-check" and .via=="tool" and .scope=="user" and .allowed_tools==["Bash(echo SKILL-ALLOWED:*)"] and .tokens > 0' <<<"$activated"
+  jqe '.name=="deploy-check" and .via=="tool" and .scope=="user" and .allowed_tools==["Bash(touch deploy-ready:*)"] and .tokens > 0' <<<"$activated"
 report=$(last_payload | jq -c .skills)
 check "the report: 30 offered, 1 activated, 1 used ($report)" \
-  jq -e '.offered_count==30 and .activated_count==1 and .used_count==1 and .activated[0].name=="deploy-check" and .activated[0].used' <<<"$report"
+  jqe '.offered_count==30 and .activated_count==1 and .used_count==1 and .activated[0].name=="deploy-check" and .activated[0].used' <<<"$report"
 
 # The same command without the skill is not allowed in headless -p.
+rm -f "$T/proj/deploy-ready"
 jq -n '{turns: [
-  {match: {assistant_turns: 0}, reply: {tool_calls: [{id: "b2", name: "Bash", input: {command: "echo SKILL-ALLOWED ran"}}]}},
+  {match: {assistant_turns: 0}, reply: {tool_calls: [{id: "b2", name: "Bash", input: {command: "touch deploy-ready"}}]}},
   {match: {tool_results: 1}, reply: {text: "NO-SKILL-DONE"}}]}' > "$T/noskill.json"
 start_mock "$T/noskill.json"
 run "TASK-BASH-ONLY"
-check_not "without the skill the Bash command does not run" test "$(tool_result b2)" = "SKILL-ALLOWED ran"
+check_not "without the skill the same command is not run in -p ($(tool_result b2 | head -c 120))" test -e "$T/proj/deploy-ready"
 
 # ---- 3: a task matching none ----------------------------------------------------------
 jq -n '{turns: [{reply: {text: "NOTHING-NEEDED"}}]}' > "$T/none.json"
@@ -105,7 +107,7 @@ run "TASK-NONE: what is two plus two"
 assert_eq "none: the answer" "$(last_payload | jq -r .result)" "NOTHING-NEEDED"
 check_not "none: no body in any request" any_req_has "BODY-MARKER"
 check "none: the report says 30 offered, 0 activated" \
-  jq -e '.offered_count==30 and .activated_count==0 and .used_count==0' <<<"$(last_payload | jq -c .skills)"
+  jqe '.offered_count==30 and .activated_count==0 and .used_count==0' <<<"$(last_payload | jq -c .skills)"
 assert_eq "none: no skill.activated" "$(jq -s '[.[] | select(.type=="skill.activated")] | length' "$T/events")" "0"
 
 # ---- 4: the skill survives a compaction ---------------------------------------------
@@ -135,5 +137,5 @@ assert_eq "slash: the run completed" "$(last_payload | jq -r .result)" "SLASH-DO
 assert_contains "slash: the request holds the body with the arguments" "$(raw_req 1)" \
   "BODY-MARKER-DEPLOY for [production eu-west]"
 check "slash: skill.activated via user" \
-  jq -se '[.[] | select(.type=="skill.activated")] | length == 1 and .[0].payload.via == "user" and .[0].payload.name == "deploy-check"' "$T/events"
+  jqe -s '[.[] | select(.type=="skill.activated")] | length == 1 and .[0].payload.via == "user" and .[0].payload.name == "deploy-check"' "$T/events"
 finish
