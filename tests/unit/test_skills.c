@@ -663,15 +663,20 @@ static void activation_once(void **state)
                         "git-helper");
     json_decref(r);
 
-    /* A new run starts a new report; the skill stays active in the session. */
+    /* A new run starts a new report; the skill stays active in the session,
+     * and asking for it again grants its tools for the new run. */
+    governance_grants_clear(g);
     skill_session_run_begin(ss);
     r = skill_session_run_report(ss);
     assert_int_equal(json_integer_value(json_object_get(r, "activated_count")), 0);
     assert_int_equal(json_integer_value(json_object_get(r, "offered_count")), 0);
     json_decref(r);
+    assert_false(governance_grant_allows(g, "Bash", st, ws, &(rule_match){0}));
     assert_int_equal(skill_session_activate(ss, "git-helper", NULL, "user", NULL, &ctx, &a, &err), 0);
     assert_true(a.already_active);
     skill_activation_free(&a);
+    if (!governance_grant_allows(g, "Bash", st, ws, &(rule_match){0}))
+        fail_msg("an already active skill asked for in a new run grants its tools again");
 
     json_decref(st);
     json_decref(other);

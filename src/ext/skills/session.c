@@ -481,6 +481,17 @@ static int run_forked(skill_session *ss, const skill_def *d, const char *call_id
     return rc;
 }
 
+/* The skill's allowed-tools for the rest of the run. */
+static void grant(const skill_def *d, tool_ctx *ctx)
+{
+    if (!d->allowed_tools || !ctx || !ctx->gov)
+        return;
+    loom_str by = LOOM_STR_INIT;
+    str_printf(&by, "skill %s", d->name);
+    governance_grant_run(ctx->gov, (const char *const *)d->allowed_tools, str_cstr(&by));
+    str_free(&by);
+}
+
 static int activate_command(skill_session *ss, const command_def *c, const char *args,
                             const char *via, tool_ctx *ctx, skill_activation *out, loom_error *err)
 {
@@ -528,6 +539,9 @@ int skill_session_activate(skill_session *ss, const char *name, const char *args
                     d->name);
     out->skill = d;
     if (!d->context_fork && find_active(ss, d->name)) {
+        /* Grants lapse at run end while the skill stays active in the
+         * session: asking for it again in a later run grants them anew. */
+        grant(d, ctx);
         out->already_active = true;
         str_printf(&out->text, "The skill %s is already active: its instructions are in the "
                                "context above. Follow them; there is no need to load it again.",
@@ -554,12 +568,7 @@ int skill_session_activate(skill_session *ss, const char *name, const char *args
      * rules still decide: a deny rule or a secret path holds). */
     if (ctx && ctx->gov)
         governance_add_read_dir(ctx->gov, d->dir);
-    if (d->allowed_tools && ctx && ctx->gov) {
-        loom_str by = LOOM_STR_INIT;
-        str_printf(&by, "skill %s", d->name);
-        governance_grant_run(ctx->gov, (const char *const *)d->allowed_tools, str_cstr(&by));
-        str_free(&by);
-    }
+    grant(d, ctx);
     ss->active = xrealloc(ss->active, (ss->nactive + 1) * sizeof *ss->active);
     ss->active[ss->nactive++] = (active_skill){
         .name = xstrdup(d->name), .call_id = xstrdup(call_id), .text = xstrdup(str_cstr(&out->text))};
