@@ -11,6 +11,9 @@
 #  4. The skill survives a compaction: after a forced (reactive) one, the
 #     body is in the request again.
 #  5. `/skill-name args` as the -p prompt injects the body, args substituted.
+#  6. A skill with paths is offered only after a matching file was read.
+#  7. context: fork runs the skill as a sub-agent's task; the parent sees
+#     only the answer.
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
 
@@ -138,4 +141,40 @@ assert_contains "slash: the request holds the body with the arguments" "$(raw_re
   "BODY-MARKER-DEPLOY for [production eu-west]"
 check "slash: skill.activated via user" \
   jqe -s '[.[] | select(.type=="skill.activated")] | length == 1 and .[0].payload.via == "user" and .[0].payload.name == "deploy-check"' "$T/events"
+
+# ---- 6: a paths skill is offered once a matching file was touched -------------
+mkdir -p "$LOOM_HOME/skills/pdf-helper"
+printf -- '---\nname: pdf-helper\ndescription: Works with PDF files.\npaths: "**/*.pdf"\n---\nBODY-MARKER-PDF\n' \
+  > "$LOOM_HOME/skills/pdf-helper/SKILL.md"
+echo "not really a pdf" > "$T/proj/doc.pdf"
+jq -n '{turns: [
+  {match: {assistant_turns: 0}, reply: {tool_calls: [{id: "r6", name: "Read", input: {file_path: "doc.pdf"}}]}},
+  {match: {tool_results: 1}, reply: {tool_calls: [{id: "sk6", name: "Skill", input: {name: "pdf-helper"}}]}},
+  {match: {tool_results: 2}, reply: {text: "PDF-DONE"}}]}' > "$T/paths.json"
+start_mock "$T/paths.json"
+run "TASK-PDF: look at doc.pdf"
+assert_eq "paths: the run completed" "$(last_payload | jq -r .result)" "PDF-DONE"
+check_not "paths: not offered before a .pdf was touched" grep -q "pdf-helper" <<<"$(raw_req 1)"
+assert_contains "paths: offered at the next request" "$(raw_req 2)" "- pdf-helper: Works with PDF files."
+assert_contains "paths: then activated" "$(raw_req 3)" "BODY-MARKER-PDF"
+rm -rf "$LOOM_HOME/skills/pdf-helper"
+
+# ---- 7: context: fork runs the skill in a sub-agent ----------------------------
+echo '{"agents": {"enabled": true}}' > "$LOOM_HOME/settings.json"
+mkdir -p "$LOOM_HOME/skills/forked-review"
+printf -- '---\nname: forked-review\ndescription: Reviews apart.\ncontext: fork\nagent: Explore\n---\nBODY-MARKER-FORK review [$ARGUMENTS]\n' \
+  > "$LOOM_HOME/skills/forked-review/SKILL.md"
+jq -n '{turns: [
+  {match: {assistant_turns: 0, last_user_contains: "BODY-MARKER-FORK"}, reply: {text: "CHILD-RESULT"}},
+  {match: {assistant_turns: 0}, reply: {tool_calls: [{id: "sk7", name: "Skill", input: {name: "forked-review"}}]}},
+  {match: {tool_results: 1}, reply: {text: "FORK-DONE"}}]}' > "$T/fork.json"
+start_mock "$T/fork.json"
+run "TASK-FORK: review this"
+assert_eq "fork: the run completed" "$(last_payload | jq -r .result)" "FORK-DONE"
+assert_contains "fork: the Skill result is the sub-agent's answer" "$(tool_result sk7)" "CHILD-RESULT"
+assert_eq "fork: one sub-agent" "$(jq -s '[.[] | select(.type=="agent.spawned")] | length' "$T/events")" "1"
+check_not "fork: the body never entered the parent's context" grep -q "BODY-MARKER-FORK" <<<"$(raw_req "$(nreq)")"
+check "fork: skill.activated says fork" \
+  jqe -s '[.[] | select(.type=="skill.activated")] | .[0].payload.fork == true' "$T/events"
+rm -f "$LOOM_HOME/settings.json"
 finish
