@@ -877,45 +877,63 @@ static void fork_through_agent(void **state)
 }
 
 
-/* ---- stand-ins for ext/commands until that module is on this branch ----------
- * Weak: the real definitions, once linked, win. */
-__attribute__((weak)) char *command_substitute(const char *body, const char *args)
+/* Model-invocable commands are offered and activated through the same
+ * catalog and tool; a skill of the same name is the one offered. */
+static void commands_through_the_catalog(void **state)
 {
-    loom_str s = LOOM_STR_INIT;
-    for (const char *p = body; *p; p++) {
-        if (strncmp(p, "$ARGUMENTS", 10) == 0) {
-            str_puts(&s, args ? args : "");
-            p += 9;
-        } else {
-            str_putc(&s, *p);
-        }
-    }
-    return str_steal(&s);
-}
-__attribute__((weak)) size_t command_catalog_count(const command_catalog *c)
-{
-    (void)c;
-    return 0;
-}
-__attribute__((weak)) const command_def *command_catalog_at(const command_catalog *c, size_t i)
-{
-    (void)c;
-    (void)i;
-    return NULL;
-}
-__attribute__((weak)) const command_def *command_catalog_find(const command_catalog *c,
-                                                              const char *name)
-{
-    (void)c;
-    (void)name;
-    return NULL;
-}
-__attribute__((weak)) int command_expand(const command_def *c, const char *args,
-                                         const tool_registry *reg, tool_ctx *ctx, loom_str *out,
-                                         loom_error *err)
-{
-    (void)c, (void)args, (void)reg, (void)ctx, (void)out;
-    return loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "no commands");
+    (void)state;
+    write_file(home, "commands/review.md",
+               "---\ndescription: Reviews code for bugs\n---\nREVIEW-BODY of $ARGUMENTS\n");
+    write_file(home, "commands/secret.md",
+               "---\ndescription: Not for the model\ndisable-model-invocation: true\n---\nSECRET-BODY\n");
+    write_file(home, "commands/dup.md", "---\ndescription: the command dup\n---\nCOMMAND-DUP\n");
+    write_skill(home, "skills", "dup", "the skill dup", NULL);
+    ext_source_opts o = opts(true);
+    loom_error err = {0};
+    command_catalog *cc = command_catalog_load(&o, &err);
+    assert_non_null(command_catalog_find(cc, "review"));
+    skill_catalog *c = skill_catalog_load(&o, &err);
+    skill_session_opts so = {.skills = c, .commands = cc, .window_tokens = 200000};
+    skill_session *ss = skill_session_new(&so);
+    loom_str out = LOOM_STR_INIT;
+    skill_session_catalog_text(ss, &out, NULL, NULL);
+    const char *t = str_cstr(&out);
+    if (!strstr(t, "- review: Reviews code for bugs"))
+        fail_msg("a command with a description is offered like a skill: %s", t);
+    if (strstr(t, "secret"))
+        fail_msg("a disable-model-invocation command is not offered");
+    if (!strstr(t, "- dup: the skill dup") || strstr(t, "the command dup"))
+        fail_msg("a skill and a command of one name: the skill is offered");
+    const tool_def *tool = skill_session_tool(ss);
+    assert_true(in_enum(tool, "review"));
+    assert_false(in_enum(tool, "secret"));
+    tool_registry *reg = tool_registry_new();
+    skill_session_set_registry(ss, reg);
+    tool_ctx ctx = {.cwd = ws};
+    skill_activation a;
+    skill_session_run_begin(ss);
+    if (skill_session_activate(ss, "review", "src/a.c", "tool", "c1", &ctx, &a, &err) != 0)
+        fail_msg("the model activates a command: %s", err.message);
+    assert_non_null(strstr(str_cstr(&a.text), "REVIEW-BODY of src/a.c"));
+    assert_null(a.skill);
+    assert_non_null(a.command);
+    assert_string_equal(json_string_value(json_object_get(a.event, "source")), "command");
+    skill_activation_free(&a);
+    assert_int_equal(skill_session_activate(ss, "secret", NULL, "tool", "c2", &ctx, &a, &err), -1);
+    assert_int_equal(skill_session_activate(ss, "secret", NULL, "user", NULL, &ctx, &a, &err), 0);
+    assert_non_null(strstr(str_cstr(&a.text), "SECRET-BODY"));
+    skill_activation_free(&a);
+    assert_int_equal(skill_session_activate(ss, "dup", NULL, "tool", "c3", &ctx, &a, &err), 0);
+    assert_non_null(a.skill);
+    skill_activation_free(&a);
+    json_t *r = skill_session_run_report(ss);
+    assert_int_equal(json_integer_value(json_object_get(r, "activated_count")), 3);
+    json_decref(r);
+    str_free(&out);
+    skill_session_free(ss);
+    skill_catalog_free(c);
+    command_catalog_free(cc);
+    tool_registry_free(reg);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -937,6 +955,7 @@ int main(void)
         T(who_may_invoke),
         T(body_cap_and_no_placeholder),
         T(fork_through_agent),
+        T(commands_through_the_catalog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
