@@ -201,7 +201,16 @@ static void parse_refusals(void **state)
     (void)state;
     assert_refused("just a body\n", "no frontmatter");
     assert_refused("---\nname: [unclosed\n---\nb\n", "line");
-    assert_refused("---\ndescription: d\n---\nb\n", "key 'name': missing");
+    /* A missing name is the folder's (Claude Code's rule): pdf-tools. */
+    {
+        warnings w = {LOOM_STR_INIT, 0};
+        loom_error err = {0};
+        skill_entry *e = parse("---\ndescription: d\n---\nb\n", &w, &err);
+        if (!e || strcmp(e->def.name, "pdf-tools") != 0)
+            fail_msg("a SKILL.md without a name is named after its folder: %s", err.message);
+        skill_entry_free(e);
+        str_free(&w.all);
+    }
     assert_refused("---\nname: PDF-tools\ndescription: d\n---\nb\n", "key 'name'");
     assert_refused("---\nname: -pdf-tools\ndescription: d\n---\nb\n", "key 'name'");
     assert_refused("---\nname: pdf-tools-\ndescription: d\n---\nb\n", "key 'name'");

@@ -420,6 +420,13 @@ skill_entry *skill_entry_parse(const char *path, const char *folder, const char 
     d->dir = dir_of(path);
 
     const json_t *name = json_object_get(fm, "name");
+    json_t *from_folder = NULL;
+    if ((!name || json_is_null(name)) && folder && skill_name_valid(folder)) {
+        /* Claude Code names a skill without "name" after its folder; the
+         * Agent Skills rule (name equals the folder's) holds either way. */
+        name = from_folder = json_string(folder);
+        json_object_set_new(fm, "name", from_folder);
+    }
     if (!name || json_is_null(name))
         return refuse(e, fm, err, path, "key 'name': missing (a skill names itself, as its folder)");
     if (!json_is_string(name) || !skill_name_valid(json_string_value(name)))
