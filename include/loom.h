@@ -120,6 +120,10 @@ loom_config *loom_config_new(void);
  *                   the settings files or .mcp.json (--strict-mcp-config)
  *   agents          bool: sub-agents (the Agent tool, alias Task); settings
  *                   "agents": {"enabled", "maxDepth", "maxRunning", …}
+ *   compat_claude   bool: Claude Code's files count (default true; also
+ *                   LOOM_COMPAT_CLAUDE, and the user settings' "compat":
+ *                   {"claude": false}). Off, a .claude settings file still
+ *                   gives its deny and ask rules (docs/compat.md)
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not
@@ -128,7 +132,9 @@ loom_config *loom_config_new(void);
 int loom_config_set(loom_config *cfg, const char *key, const char *value, loom_status *st);
 /* Reads settings files ($LOOM_HOME/settings.json or ~/.loom/settings.json,
  * then .loom/settings.json and .loom/settings.local.json under cwd; later
- * files win) for the keys above ("model", "env" {NAME: value} applied with
+ * files win; each with Claude Code's file of its level below it —
+ * ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json —
+ * whose rule and hook lists add to Loom's: docs/compat.md) for the keys above ("model", "env" {NAME: value} applied with
  * setenv when unset, …). Values already set with loom_config_set win over
  * files. Missing files are fine; a malformed file is an error naming the
  * file, line and column, and a known key of the wrong type one naming the
@@ -185,9 +191,13 @@ int loom_mcp_remove(const loom_config *cfg, const char *scope_or_null, const cha
 /* Every configuration file Loom looked at for the config's workspace (after
  * loom_config_load_settings), as JSON text (caller frees): {"files":
  * [{"path", "kind" (settings|mcp|memory), "level" (user|project|local),
- * "origin" (loom|claude), "state" (loaded|skipped|absent-is-never-listed),
- * "why"? (skipped: untrusted workspace, compat off, parse error…)}]} — what
- * `/status` and `loom doctor` list (docs/compat.md). NULL when cfg is NULL. */
+ * "origin" (loom|claude), "state" (loaded | partial: only some of it counts
+ * | skipped), "why"? (partial and skipped: untrusted workspace, compat off,
+ * not JSON, a secret path…)}], "compat_claude": bool, "trusted": bool} —
+ * files that do not exist are not listed. Memory files are those the
+ * workspace's instructions would load (without the sandbox's denyRead
+ * list, which an agent adds: loom_agent_sources_json). What `loom doctor`
+ * lists (docs/compat.md). NULL when cfg is NULL or not loaded. */
 char *loom_config_sources_json(const loom_config *cfg);
 
 /* ---- plugins (docs/plugins.md) ------------------------------------------ */
@@ -238,6 +248,10 @@ char *loom_agent_agents_catalog_json(loom_agent *agent, loom_status *st);
  * skipped in an untrusted workspace)} (caller frees). For /help, Tab
  * completion, /skills and `loom doctor`. */
 char *loom_agent_extensions_json(loom_agent *agent);
+/* The agent's configuration files as loom_config_sources_json lists them,
+ * with the memory files the agent actually loaded (and skipped) into its
+ * system prompt (caller frees). For `/status`. NULL when agent is NULL. */
+char *loom_agent_sources_json(loom_agent *agent);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */
