@@ -38,6 +38,7 @@ static int setup(void **state)
     setenv("LOOM_HOME", p, 1);
     snprintf(p, sizeof p, "%s/userhome", tmpdir);
     setenv("HOME", p, 1);
+    unsetenv("CLAUDE_CONFIG_DIR"); /* ~/.claude is HOME's */
     return 0;
 }
 
