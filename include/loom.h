@@ -193,7 +193,9 @@ int loom_mcp_remove(const loom_config *cfg, const char *scope_or_null, const cha
  * [{"path", "kind" (settings|mcp|memory), "level" (user|project|local),
  * "origin" (loom|claude), "state" (loaded | partial: only some of it counts
  * | skipped), "why"? (partial and skipped: untrusted workspace, compat off,
- * not JSON, a secret path…)}], "compat_claude": bool, "trusted": bool} —
+ * not JSON, a secret path…)}], "compat_claude": bool, "trusted": bool,
+ * "warnings": [text] (the settings schema's), "notices": [text] (what an
+ * untrusted workspace's files said that was dropped)} —
  * files that do not exist are not listed. Memory files are those the
  * workspace's instructions would load (without the sandbox's denyRead
  * list, which an agent adds: loom_agent_sources_json). What `loom doctor`
@@ -250,7 +252,9 @@ char *loom_agent_agents_catalog_json(loom_agent *agent, loom_status *st);
 char *loom_agent_extensions_json(loom_agent *agent);
 /* The agent's configuration files as loom_config_sources_json lists them,
  * with the memory files the agent actually loaded (and skipped) into its
- * system prompt (caller frees). For `/status`. NULL when agent is NULL. */
+ * system prompt, and "sandbox": {"enabled", "error"?} — whether its
+ * commands run sandboxed (caller frees). For `/status` and `loom doctor`.
+ * NULL when agent is NULL. */
 char *loom_agent_sources_json(loom_agent *agent);
 void loom_agent_free(loom_agent *agent);
 
@@ -459,6 +463,10 @@ void loom_run_free(loom_run *run);
  * cannot be applied, or it is unsupported and the settings refuse to run
  * without it (both "run_blocked_by_capability"; *why_unsupported is set in
  * the last case). The why_unsupported string is static. */
+/* Whether this kernel can sandbox commands: the Landlock ABI it offers
+ * (≥ 1), or 0 with *why (not NULL; a static string) saying what is
+ * missing. For `loom doctor`. */
+int loom_sandbox_probe(const char **why);
 typedef void (*loom_notice_fn)(void *ctx, const char *text);
 int loom_sandbox_confine_self(const char *cwd, bool allow_network, const char *const *writable,
                               size_t n_writable, loom_notice_fn notice, void *notice_ctx,

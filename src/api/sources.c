@@ -15,6 +15,7 @@
 #include "base/settings.h"
 #include "base/str.h"
 #include "context/memory.h"
+#include "sandbox/sandbox_policy.h"
 
 static json_t *entry(const char *path, const char *kind, const char *level, const char *origin,
                      const char *state, const char *why)
@@ -101,15 +102,23 @@ static void add_memory(json_t *files, const memory_report *rep)
     free(home);
 }
 
-static char *document(const json_t *settings, const json_t *values, const char *workspace,
-                      bool trusted, const memory_report *rep)
+/* The document both functions return; warnings and notices: the
+ * settings schema's warnings and the trust notices (arrays, may be NULL). */
+static json_t *document(const json_t *settings, const json_t *values, const char *workspace,
+                        bool trusted, const memory_report *rep, const json_t *warnings,
+                        const json_t *notices)
 {
     json_t *files = settings ? json_deep_copy(settings) : json_array();
     add_mcp(files, values, workspace);
     add_memory(files, rep);
-    json_t *o = json_pack("{s:o,s:b,s:b}", "files", files, "compat_claude",
-                          api_compat_claude(values, NULL),
-                          "trusted", trusted);
+    return json_pack("{s:o,s:b,s:b,s:o,s:o}", "files", files, "compat_claude",
+                     api_compat_claude(values, NULL), "trusted", trusted, "warnings",
+                     warnings ? json_deep_copy(warnings) : json_array(), "notices",
+                     notices ? json_deep_copy(notices) : json_array());
+}
+
+static char *dump_new(json_t *o)
+{
     char *text = json_dump_compact(o);
     json_decref(o);
     return text;
@@ -124,14 +133,22 @@ char *loom_config_sources_json(const loom_config *cfg)
                                 api_compat_claude(cfg->values, (json_t *const *)cfg->files), NULL,
                                 &rep);
     free(block);
-    char *text = document(cfg->sources, cfg->values, cfg->workspace, cfg->trusted, &rep);
+    json_t *o = document(cfg->sources, cfg->values, cfg->workspace, cfg->trusted, &rep,
+                         cfg->warnings, cfg->notices);
     memory_report_free(&rep);
-    return text;
+    return dump_new(o);
 }
 
 char *loom_agent_sources_json(loom_agent *agent)
 {
     if (!agent)
         return NULL;
-    return document(agent->sources, agent->values, agent->cwd, agent->trusted, &agent->memory);
+    json_t *o = document(agent->sources, agent->values, agent->cwd, agent->trusted,
+                         &agent->memory, agent->warnings, agent->notices);
+    /* The sandbox the agent's commands get (resolve_sandbox in agent.c). */
+    json_t *sb = json_pack("{s:b}", "enabled", agent->sandbox && agent->sandbox->enabled);
+    if (agent->sandbox_error)
+        json_object_set_new(sb, "error", json_string(agent->sandbox_error));
+    json_object_set_new(o, "sandbox", sb);
+    return dump_new(o);
 }
