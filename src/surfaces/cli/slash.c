@@ -440,7 +440,8 @@ static const slash_cmd commands[] = {
      slash_compact},
     {"context", NULL, "what the context holds: tokens by partition, the next step", slash_context},
     {"events", NULL, "the heartbeat's events: state, urgency, source, summary, id", slash_events},
-    {"memory", "[edit]", "the memory files loaded (AGENTS.md); edit: open ./AGENTS.md in $EDITOR",
+    {"memory", "[edit [N]]", "the memory files loaded (CLAUDE.md, AGENTS.md); edit: open one in "
+     "$EDITOR",
      slash_memory},
     {"rewind", "[N]", "undo the last N turns and the file edits they made", cmd_rewind},
     {"fork", NULL, "continue in a copy of this session", cmd_fork},
