@@ -678,6 +678,10 @@ static void merge_into(json_t *acc, const json_t *over, const char *parent)
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)over, key, v) {
+        /* null is "not set" (the schema's rule): it never erases the
+         * other file's value — nor its deny rules. */
+        if (json_is_null(v))
+            continue;
         json_t *have = json_object_get(acc, key);
         if (have && json_is_array(have) && json_is_array(v) && concatenates(parent, key)) {
             json_t *both = json_deep_copy(have);

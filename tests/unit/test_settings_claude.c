@@ -173,6 +173,13 @@ static void test_merge(void **state)
     assert_true(json_equal(m, claude));
     json_decref(m);
     assert_null(settings_merge(NULL, NULL));
+    /* null is "not set": Loom's null never erases Claude Code's rules. */
+    json_t *nulls = json_loads("{\"permissions\": null, \"model\": null}", 0, NULL);
+    m = settings_merge(claude, nulls);
+    expect_list(m, "permissions", "deny", "D1");
+    assert_string_equal(json_string_value(json_object_get(m, "model")), "c");
+    json_decref(m);
+    json_decref(nulls);
     json_decref(claude);
     json_decref(loom);
 }
