@@ -6,7 +6,7 @@
 # AGENTS.md is loaded once. With LOOM_COMPAT_CLAUDE=0 only the AGENTS.md
 # files load. In the REPL, a `# note` that creates ./AGENTS.md leaves
 # CLAUDE.md in the request (it used to hide it), /memory lists both, and
-# /memory edit offers each file by number.
+# /memory edit offers each file by number; /status lists the files.
 source "$(dirname "$0")/repl_lib.sh"
 
 R="$T/repo"
@@ -107,6 +107,14 @@ wait_prompt
 sys=$(system_of_last)
 assert_contains "after /memory edit 1 the request has the edited CLAUDE.md" "$sys" "EDITED-CLAUDE-MARK"
 assert_contains "... and still the AGENTS.md note" "$sys" "remember-this-note"
+type_line "/status"
+wait_screen "/status" "Configuration files"
+s=$(screen)
+check "/status lists CLAUDE.md as loaded" grep -qE "^  loaded +memory +project +claude +$P/CLAUDE.md" <<<"$s"
+check "/status lists AGENTS.md as loaded" grep -qE "^  loaded +memory +project +loom +$P/AGENTS.md" <<<"$s"
+check "/status lists the user settings" grep -qE "^  loaded +settings +user +loom +$LOOM_HOME/settings.json" <<<"$s"
+assert_contains "/status says the workspace is trusted" "$s" "the workspace is trusted"
+wait_prompt
 type_line "/exit"
 assert_eq "/exit leaves with status 0" "$(wait_exit)" "0"
 finish
