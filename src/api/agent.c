@@ -208,16 +208,13 @@ static int setup_agents(loom_agent *a, loom_status *st)
         return 0;
     loom_error err;
     loom_error_clear(&err);
-    agent_catalog_opts co = {.cwd = a->cwd, .trusted = a->trusted};
+    agent_catalog_opts co = {.cwd = a->cwd, .trusted = a->trusted,
+                             .claude_off = !a->compat_claude, .plugins = a->plugin_roots,
+                             .n_plugins = a->n_plugin_roots};
     a->agents_catalog = agent_catalog_load(&co, &err);
     if (!a->agents_catalog) {
         api_status_from(st, &err);
         return -1;
-    }
-    if (agent_catalog_warning_count(a->agents_catalog)) {
-        json_t *own = json_copy(a->warnings); /* shared with the config */
-        json_decref(a->warnings);
-        a->warnings = own;
     }
     for (size_t i = 0; i < agent_catalog_warning_count(a->agents_catalog); i++)
         json_array_append_new(a->warnings,
@@ -344,7 +341,8 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         api_status_from(st, &err);
         goto fail;
     }
-    if (setup_agents(a, st) != 0)
+    /* Plugins before the agent catalog: their agents/ folders join it. */
+    if (api_ext_load(a, st) != 0 || setup_agents(a, st) != 0)
         goto fail;
     loom_str sys = LOOM_STR_INIT;
     const char *custom = api_value(v, "system_prompt");
@@ -416,5 +414,7 @@ void loom_agent_free(loom_agent *a)
     json_decref(a->warnings);
     json_decref(a->sources);
     agent_catalog_free(a->agents_catalog);
+    api_ext_free_agent(a);
+    free(a->output_style);
     free(a);
 }
