@@ -80,7 +80,10 @@ loom_config *loom_config_new(void);
  *   model, base_url, api_key, cassette (replay script)  text
  *   fallback_model  text: used after the primary model fails (circuit breaker)
  *   cwd             text: the working directory tools run in (default: getcwd)
- *   compat_claude   bool: Claude Code's files count too (default true; docs/compat.md)
+ *   compat_claude   bool: Claude Code's files count (default true; also
+ *                   LOOM_COMPAT_CLAUDE, and the user settings' "compat":
+ *                   {"claude": false}). Off, a .claude settings file still
+ *                   gives its deny and ask rules (docs/compat.md)
  *   system_prompt   text: replaces the built-in static system prompt
  *   append_system_prompt  text: added after it
  *   max_turns       whole 1–1000000: model calls per run (default 500)
@@ -121,10 +124,6 @@ loom_config *loom_config_new(void);
  *                   the settings files or .mcp.json (--strict-mcp-config)
  *   agents          bool: sub-agents (the Agent tool, alias Task); settings
  *                   "agents": {"enabled", "maxDepth", "maxRunning", …}
- *   compat_claude   bool: Claude Code's files count (default true; also
- *                   LOOM_COMPAT_CLAUDE, and the user settings' "compat":
- *                   {"claude": false}). Off, a .claude settings file still
- *                   gives its deny and ask rules (docs/compat.md)
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not

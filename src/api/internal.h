@@ -210,10 +210,6 @@ void api_mcp_startup_wait(loom_session *s);
 bool api_mcp_sampling_enabled(const loom_agent *a);
 json_t *api_mcp_sample(loom_session *s, const char *server, const json_t *params, char **why);
 
-/* Whether Claude Code's files count (docs/compat.md): "compat": {"claude":
- * false} in the user settings or the option compat_claude turns them off
- * (their deny and ask rules apply all the same). Default true. */
-bool api_compat_claude(const json_t *values, json_t *const files[3]);
 
 /* Extensions (api/extensions.c). load: plugins, then the skill, command
  * and style catalogs for the agent (warnings join a->warnings); -1 with st

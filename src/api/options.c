@@ -53,7 +53,6 @@ static const api_option OPTIONS[] = {
     {"mcp_config", API_OPT_JSON, 0, 0},
     {"strict_mcp_config", API_OPT_BOOL, 0, 0},
     {"agents", API_OPT_BOOL, 0, 0},
-    {"compat_claude", API_OPT_BOOL, 0, 0},
 };
 
 const api_option *api_option_find(const char *key)
