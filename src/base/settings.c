@@ -535,15 +535,22 @@ static void add_source(json_t *sources, const char *path, int layer, bool claude
     if (!full)
         json_object_set_new(o, "why", json_string("compat.claude is off: only its "
                                                   "permissions.deny and permissions.ask rules "
-                                                  "apply"));
+                                                  "(and sandbox.denyRead) apply"));
     json_array_append_new(sources, o);
 }
 
 /* What a Claude Code file still says with compat off: its deny and ask
- * rules, as written (the schema check that follows judges their type). */
+ * rules, and the sandbox's denyRead list (a deny too), as written (the
+ * schema check that follows judges their type). */
 static json_t *deny_ask_only(const json_t *doc)
 {
     json_t *out = json_object();
+    const json_t *sandbox = json_object_get(doc, "sandbox");
+    const json_t *deny_read = json_object_get(sandbox, "denyRead");
+    if (deny_read)
+        json_object_set_new(out, "sandbox", json_pack("{sO}", "denyRead", deny_read));
+    else if (sandbox && !json_is_object(sandbox))
+        json_object_set(out, "sandbox", (json_t *)sandbox); /* a type error, reported */
     const json_t *perms = json_object_get(doc, "permissions");
     if (perms && !json_is_object(perms)) {
         json_object_set(out, "permissions", (json_t *)perms); /* a type error, reported */

@@ -14,7 +14,8 @@
  * both set, while the lists of rules and hooks concatenate, so a rule of
  * either file counts. With "compat": {"claude": false} (settings_compat_claude)
  * a Claude Code file gives only its permissions.deny and permissions.ask
- * rules: those always apply (fail closed), the rest is skipped.
+ * rules (and sandbox.denyRead): those always apply (fail closed), the rest
+ * is skipped.
  *
  * Every document is checked against the schema as it is read: a key Loom
  * does not know is a warning naming the file and the key, with the nearest
@@ -86,7 +87,8 @@ typedef struct settings_files {
     char *path[SETTINGS_LAYERS]; /* each layer's file (absolute when cwd is) */
     json_t *doc[SETTINGS_LAYERS]; /* its document, NULL when the file is absent */
     /* The layer's Claude Code file and its document (NULL: absent). When
-     * compat is off the document holds only permissions.deny/ask. Neither
+     * compat is off the document holds only permissions.deny/ask and
+     * sandbox.denyRead. Neither
      * is merged into doc: the caller filters each by trust under its own
      * name first, then calls settings_merge. */
     char *claude_path[SETTINGS_LAYERS];

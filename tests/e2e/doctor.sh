@@ -68,7 +68,7 @@ out=$(cd "$P" && LOOM_COMPAT_CLAUDE=0 "$LOOM_BIN" doctor)
 assert_contains "compat off: it says so" "$out" "Claude Code files off (their deny and ask rules still apply)"
 check "compat off: .claude/settings.json is partial" line partial settings project claude "$P/.claude/settings.json"
 assert_contains "... because only its deny and ask rules apply" "$out" \
-  "compat.claude is off: only its permissions.deny and permissions.ask rules apply"
+  "compat.claude is off: only its permissions.deny and permissions.ask rules (and sandbox.denyRead) apply"
 check "compat off: CLAUDE.md is skipped" line skipped memory project claude "$P/CLAUDE.md"
 assert_contains "... because only AGENTS.md files load" "$out" "compat.claude is off: only AGENTS.md files load"
 

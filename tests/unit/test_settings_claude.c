@@ -25,6 +25,7 @@
 #include "base/settings.h"
 #include "base/str.h"
 #include "loom.h"
+#include "sandbox/sandbox_policy.h"
 
 static char tmpdir[256], home[300], userhome[300], proj[300];
 
@@ -304,7 +305,8 @@ static void test_compat_off_keeps_deny_and_ask(void **state)
         "{\"permissions\": {\"allow\": [\"Bash(ls)\"], \"deny\": [\"Read(./secret.txt)\"], "
         "\"ask\": [\"Bash(git push:*)\"], \"defaultMode\": \"bypassPermissions\"}, \"hooks\": "
         "{\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", "
-        "\"command\": \"true\"}]}]}, \"env\": {\"EVIL\": \"1\"}, \"unknownThing\": 1}");
+        "\"command\": \"true\"}]}]}, \"env\": {\"EVIL\": \"1\"}, \"unknownThing\": 1, "
+        "\"sandbox\": {\"enabled\": false, \"denyRead\": [\"~/private\"]}}");
     for (int how = 0; how < 3; how++) {
         const char *option = NULL;
         if (how == 0)
@@ -323,6 +325,9 @@ static void test_compat_off_keeps_deny_and_ask(void **state)
         expect_list(p, "permissions", "allow", "");
         assert_null(json_object_get(json_object_get(p, "permissions"), "defaultMode"));
         assert_null(json_object_get(p, "hooks"));
+        /* The sandbox's denyRead is a deny too: kept; the rest of the block is not. */
+        expect_list(p, "sandbox", "denyRead", "~/private");
+        assert_null(json_object_get(json_object_get(p, "sandbox"), "enabled"));
         assert_null(json_object_get(p, "env"));
         assert_null(json_object_get(sf.claude_doc[SETTINGS_USER], "model"));
         expect_list(sf.claude_doc[SETTINGS_USER], "permissions", "deny", "Bash(rm:*)");
@@ -376,6 +381,31 @@ static void test_project_cannot_turn_compat_off(void **state)
         assert_contains(json_string_value(json_array_get(sf.warnings, i)),
                         "\"compat\" is read from Loom's user settings only");
     settings_files_free(&sf);
+    clear_all();
+}
+
+/* The sandbox block of a .claude file counts below Loom's: its denyRead
+ * paths add to Loom's (`loom sandbox` and the agent read the same). */
+static void test_sandbox_blocks_merge(void **state)
+{
+    (void)state;
+    clear_all();
+    put("proj/.claude/settings.json", "{\"sandbox\": {\"denyRead\": [\"/claude-secret\"], "
+                                      "\"enabled\": true}}");
+    put("proj/.loom/settings.json", "{\"sandbox\": {\"denyRead\": [\"/loom-secret\"]}}");
+    for (int trusted = 0; trusted < 2; trusted++) {
+        if (trusted)
+            setenv("LOOM_TRUST_WORKSPACE", "1", 1);
+        loom_error err;
+        json_t *block = sandbox_settings_load(proj, NULL, &err);
+        assert_non_null(block);
+        json_t *wrap = json_pack("{sO}", "s", block);
+        expect_list(wrap, "s", "denyRead", "/claude-secret,/loom-secret");
+        assert_true(json_is_true(json_object_get(block, "enabled")));
+        json_decref(wrap);
+        json_decref(block);
+    }
+    unsetenv("LOOM_TRUST_WORKSPACE");
     clear_all();
 }
 
@@ -484,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_malformed_claude_file_is_an_error),
         cmocka_unit_test(test_compat_off_keeps_deny_and_ask),
         cmocka_unit_test(test_project_cannot_turn_compat_off),
+        cmocka_unit_test(test_sandbox_blocks_merge),
         cmocka_unit_test(test_config_merges_filters_and_lists),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
