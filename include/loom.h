@@ -80,7 +80,10 @@ loom_config *loom_config_new(void);
  *   model, base_url, api_key, cassette (replay script)  text
  *   fallback_model  text: used after the primary model fails (circuit breaker)
  *   cwd             text: the working directory tools run in (default: getcwd)
- *   compat_claude   bool: Claude Code's files count too (default true; docs/compat.md)
+ *   compat_claude   bool: Claude Code's files count (default true; also
+ *                   LOOM_COMPAT_CLAUDE, and the user settings' "compat":
+ *                   {"claude": false}). Off, a .claude settings file still
+ *                   gives its deny and ask rules (docs/compat.md)
  *   system_prompt   text: replaces the built-in static system prompt
  *   append_system_prompt  text: added after it
  *   max_turns       whole 1–1000000: model calls per run (default 500)
@@ -129,7 +132,9 @@ loom_config *loom_config_new(void);
 int loom_config_set(loom_config *cfg, const char *key, const char *value, loom_status *st);
 /* Reads settings files ($LOOM_HOME/settings.json or ~/.loom/settings.json,
  * then .loom/settings.json and .loom/settings.local.json under cwd; later
- * files win) for the keys above ("model", "env" {NAME: value} applied with
+ * files win; each with Claude Code's file of its level below it —
+ * ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json —
+ * whose rule and hook lists add to Loom's: docs/compat.md) for the keys above ("model", "env" {NAME: value} applied with
  * setenv when unset, …). Values already set with loom_config_set win over
  * files. Missing files are fine; a malformed file is an error naming the
  * file, line and column, and a known key of the wrong type one naming the
@@ -186,9 +191,15 @@ int loom_mcp_remove(const loom_config *cfg, const char *scope_or_null, const cha
 /* Every configuration file Loom looked at for the config's workspace (after
  * loom_config_load_settings), as JSON text (caller frees): {"files":
  * [{"path", "kind" (settings|mcp|memory), "level" (user|project|local),
- * "origin" (loom|claude), "state" (loaded|skipped|absent-is-never-listed),
- * "why"? (skipped: untrusted workspace, compat off, parse error…)}]} — what
- * `/status` and `loom doctor` list (docs/compat.md). NULL when cfg is NULL. */
+ * "origin" (loom|claude), "state" (loaded | partial: only some of it counts
+ * | skipped), "why"? (partial and skipped: untrusted workspace, compat off,
+ * not JSON, a secret path…)}], "compat_claude": bool, "trusted": bool,
+ * "warnings": [text] (the settings schema's), "notices": [text] (what an
+ * untrusted workspace's files said that was dropped)} —
+ * files that do not exist are not listed. Memory files are those the
+ * workspace's instructions would load (without the sandbox's denyRead
+ * list, which an agent adds: loom_agent_sources_json). What `loom doctor`
+ * lists (docs/compat.md). NULL when cfg is NULL or not loaded. */
 char *loom_config_sources_json(const loom_config *cfg);
 
 /* ---- plugins (docs/plugins.md) ------------------------------------------ */
@@ -239,6 +250,12 @@ char *loom_agent_agents_catalog_json(loom_agent *agent, loom_status *st);
  * skipped in an untrusted workspace)} (caller frees). For /help, Tab
  * completion, /skills and `loom doctor`. */
 char *loom_agent_extensions_json(loom_agent *agent);
+/* The agent's configuration files as loom_config_sources_json lists them,
+ * with the memory files the agent actually loaded (and skipped) into its
+ * system prompt, and "sandbox": {"enabled", "error"?} — whether its
+ * commands run sandboxed (caller frees). For `/status` and `loom doctor`.
+ * NULL when agent is NULL. */
+char *loom_agent_sources_json(loom_agent *agent);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */
@@ -448,6 +465,10 @@ void loom_run_free(loom_run *run);
  * cannot be applied, or it is unsupported and the settings refuse to run
  * without it (both "run_blocked_by_capability"; *why_unsupported is set in
  * the last case). The why_unsupported string is static. */
+/* Whether this kernel can sandbox commands: the Landlock ABI it offers
+ * (≥ 1), or 0 with *why (not NULL; a static string) saying what is
+ * missing. For `loom doctor`. */
+int loom_sandbox_probe(const char **why);
 typedef void (*loom_notice_fn)(void *ctx, const char *text);
 int loom_sandbox_confine_self(const char *cwd, bool allow_network, const char *const *writable,
                               size_t n_writable, loom_notice_fn notice, void *notice_ctx,

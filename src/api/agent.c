@@ -19,7 +19,8 @@ static char *reload_dynamic(void *ctx)
 {
     loom_agent *a = ctx;
     secrets_deny deny;
-    return system_prompt_dynamic(a->cwd, a->trusted, api_agent_deny(a, &deny));
+    return system_prompt_dynamic(a->cwd, a->trusted, api_compat_claude(a->values, a->files),
+                                 api_agent_deny(a, &deny));
 }
 
 /* A model's entry under "models" in the settings files, local first. */
@@ -284,6 +285,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         a->files[i] = cfg->files[i] ? json_incref(cfg->files[i]) : NULL;
     a->notices = cfg->notices ? json_incref(cfg->notices) : json_array();
     a->warnings = cfg->warnings ? json_incref(cfg->warnings) : json_array();
+    a->sources = cfg->sources ? json_incref(cfg->sources) : json_array();
     a->trusted = cfg->trusted;
     provider_config_init(&a->provider);
     const json_t *v = a->values;
@@ -351,7 +353,8 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     a->system_static = str_steal(&sys);
     secrets_deny deny;
     a->system_dynamic =
-        system_prompt_dynamic_report(a->cwd, a->trusted, api_agent_deny(a, &deny), &a->memory);
+        system_prompt_dynamic_report(a->cwd, a->trusted, api_compat_claude(a->values, a->files),
+                                     api_agent_deny(a, &deny), &a->memory);
 
     a->params = (loop_params){
         .provider = &a->provider,
@@ -409,6 +412,7 @@ void loom_agent_free(loom_agent *a)
     free(a->sandbox_error);
     json_decref(a->notices);
     json_decref(a->warnings);
+    json_decref(a->sources);
     agent_catalog_free(a->agents_catalog);
     api_ext_free_agent(a);
     free(a->output_style);

@@ -28,6 +28,7 @@ struct loom_config {
                        * project and local filtered by trust_filter when untrusted */
     json_t *notices;  /* trust notices: what untrusted files said that was dropped */
     json_t *warnings; /* the settings schema's warnings (base/settings.h), or NULL */
+    json_t *sources;  /* the settings files found (base/settings.h's list, trust marked) */
     bool trusted;     /* the workspace's own settings count in full */
     char *workspace;  /* the cwd the files were read for, symlinks resolved */
     char *user_path;  /* the user settings file */
@@ -48,6 +49,7 @@ struct loom_agent {
     bool interactive;
     json_t *notices;          /* the config's trust notices (array of strings) */
     json_t *warnings;         /* the config's settings warnings (array of strings) */
+    json_t *sources;          /* the config's settings files found (api/sources.c) */
     bool trusted;             /* the config's workspace trust (config.c decided it) */
     /* The command sandbox (resolve_sandbox in agent.c), copied into each
      * session's governance; NULL with sandbox_error set when the sandbox
@@ -173,6 +175,13 @@ int api_thinking_budget(const char *value, int *out, loom_status *st);
  * option and LOOM_AGENTS. 0, or -1 with st set on a bad value. */
 int api_agents_config(const json_t *values, json_t *const files[3], agents_config *out,
                       loom_status *st);
+/* Whether Claude Code's files count in full (.claude settings, CLAUDE.md,
+ * .claude/skills, commands, agents): the "compat_claude" value
+ * (loom_config_load_settings records its decision there), else
+ * LOOM_COMPAT_CLAUDE, else the user settings' "compat": {"claude"}, else
+ * true (base/settings.h settings_compat_claude). Off, a .claude file's
+ * deny and ask rules still apply. */
+bool api_compat_claude(const json_t *values, json_t *const files[3]);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
 
@@ -201,10 +210,6 @@ void api_mcp_startup_wait(loom_session *s);
 bool api_mcp_sampling_enabled(const loom_agent *a);
 json_t *api_mcp_sample(loom_session *s, const char *server, const json_t *params, char **why);
 
-/* Whether Claude Code's files count (docs/compat.md): "compat": {"claude":
- * false} in the user settings or the option compat_claude turns them off
- * (their deny and ask rules apply all the same). Default true. */
-bool api_compat_claude(const json_t *values, json_t *const files[3]);
 
 /* Extensions (api/extensions.c). load: plugins, then the skill, command
  * and style catalogs for the agent (warnings join a->warnings); -1 with st

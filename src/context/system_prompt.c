@@ -107,8 +107,8 @@ static void append_git(loom_str *s, const char *cwd)
     free(git);
 }
 
-char *system_prompt_dynamic_report(const char *cwd, bool trusted, const secrets_deny *deny,
-                                   memory_report *rep)
+char *system_prompt_dynamic_report(const char *cwd, bool trusted, bool claude,
+                                   const secrets_deny *deny, memory_report *rep)
 {
     loom_str s = LOOM_STR_INIT;
     struct utsname u;
@@ -122,13 +122,13 @@ char *system_prompt_dynamic_report(const char *cwd, bool trusted, const secrets_
                cwd, have_uname ? u.sysname : "unknown", have_uname ? u.release : "",
                shell ? shell : "/bin/sh", date);
     append_git(&s, cwd);
-    char *memory = memory_render(cwd, trusted, deny, rep);
+    char *memory = memory_render(cwd, trusted, claude, deny, rep);
     str_puts(&s, memory);
     free(memory);
     return str_steal(&s);
 }
 
-char *system_prompt_dynamic(const char *cwd, bool trusted, const secrets_deny *deny)
+char *system_prompt_dynamic(const char *cwd, bool trusted, bool claude, const secrets_deny *deny)
 {
-    return system_prompt_dynamic_report(cwd, trusted, deny, NULL);
+    return system_prompt_dynamic_report(cwd, trusted, claude, deny, NULL);
 }

@@ -13,12 +13,13 @@
 const char *system_prompt_static(void);
 /* The dynamic part for a working directory; caller frees. The environment
  * (cwd, OS, shell, date, git branch from .git/HEAD), then the instructions
- * and memory block of memory_render (context/memory.h; deny as there). */
-char *system_prompt_dynamic(const char *cwd, bool trusted, const secrets_deny *deny);
+ * and memory block of memory_render (context/memory.h; claude and deny as
+ * there). */
+char *system_prompt_dynamic(const char *cwd, bool trusted, bool claude, const secrets_deny *deny);
 /* The same, also filling rep (may be NULL) with the instruction and memory
  * files loaded, for the InstructionsLoaded hook; release it with
  * memory_report_free. */
-char *system_prompt_dynamic_report(const char *cwd, bool trusted, const secrets_deny *deny,
-                                   memory_report *rep);
+char *system_prompt_dynamic_report(const char *cwd, bool trusted, bool claude,
+                                   const secrets_deny *deny, memory_report *rep);
 
 #endif

@@ -131,8 +131,12 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
         const char *name;
     } files[] = {
         {s->user, RULE_SRC_USER, HOOK_SRC_USER, "user settings"},
-        {s->project, RULE_SRC_PROJECT, HOOK_SRC_PROJECT, "project settings (.loom/settings.json)"},
-        {s->local, RULE_SRC_LOCAL, HOOK_SRC_LOCAL, "local settings (.loom/settings.local.json)"},
+        /* Each layer's document is Loom's file merged over Claude Code's
+         * (api/config.c, which named a bad .claude rule itself). */
+        {s->project, RULE_SRC_PROJECT, HOOK_SRC_PROJECT,
+         "project settings (.loom/settings.json, .claude/settings.json)"},
+        {s->local, RULE_SRC_LOCAL, HOOK_SRC_LOCAL,
+         "local settings (.loom/settings.local.json, .claude/settings.local.json)"},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         if (!files[i].doc)

@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "surfaces/cli/doctor.h"
 #include "surfaces/cli/slash_agents.h"
 #include "surfaces/cli/slash_context.h"
 #include "surfaces/cli/slash_mcp.h"
@@ -272,6 +273,10 @@ static void cmd_status(slash_host *r, const char *args)
     /* The session's, not the flag's: /permissions and /plan change it. */
     term_printf(&r->out, TONE_PLAIN, "Mode      %s\n", loom_session_permission_mode(r->session));
     term_printf(&r->out, TONE_PLAIN, "Version   loom %s\n", loom_version());
+    /* Every configuration file found, and what counted of it (docs/compat.md). */
+    char *sources = loom_agent_sources_json(r->agent);
+    doctor_print_sources(&r->out, sources);
+    free(sources);
 }
 
 static void cmd_rewind(slash_host *r, const char *args)
@@ -427,14 +432,16 @@ static const slash_cmd commands[] = {
     {"resume", "[ID]", "list this directory's sessions, or open one", cmd_resume},
     {"model", "[NAME]", "show the model, or switch to NAME", cmd_model},
     {"cost", NULL, "tokens used (and cost, when prices are set)", cmd_cost},
-    {"status", NULL, "session id and file, model, provider, directory, mode", cmd_status},
+    {"status", NULL, "session id and file, model, provider, directory, mode, the configuration "
+     "files loaded and skipped", cmd_status},
     {"permissions", "[MODE]", "show the permission modes, or switch to MODE", cmd_permissions},
     {"plan", "[off]", "enter plan mode (read-only tools); off: back to the mode before", cmd_plan},
     {"compact", "[FOCUS]", "summarize the conversation now; FOCUS says what the summary keeps",
      slash_compact},
     {"context", NULL, "what the context holds: tokens by partition, the next step", slash_context},
     {"events", NULL, "the heartbeat's events: state, urgency, source, summary, id", slash_events},
-    {"memory", "[edit]", "the memory files loaded (AGENTS.md); edit: open ./AGENTS.md in $EDITOR",
+    {"memory", "[edit [N]]", "the memory files loaded (CLAUDE.md, AGENTS.md); edit: open one in "
+     "$EDITOR",
      slash_memory},
     {"rewind", "[N]", "undo the last N turns and the file edits they made", cmd_rewind},
     {"fork", NULL, "continue in a copy of this session", cmd_fork},
