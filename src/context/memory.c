@@ -19,6 +19,7 @@
 
 #include "base/fileio.h"
 #include "base/settings.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "policy/secrets.h"
 
@@ -364,31 +365,6 @@ static void add_file(render_ctx *c, loom_str *out, const char *title, const char
     free(text);
 }
 
-/* The nearest ancestor of dir (itself included) holding a .git entry, which
- * may be a directory or, in worktrees and submodules, a file. */
-static char *repo_root(const char *dir)
-{
-    char *path = xstrdup(dir);
-    for (;;) {
-        loom_str g = LOOM_STR_INIT;
-        str_printf(&g, "%s/.git", strcmp(path, "/") == 0 ? "" : path);
-        struct stat st;
-        bool found = stat(g.ptr, &st) == 0;
-        str_free(&g);
-        if (found)
-            return path;
-        char *slash = strrchr(path, '/');
-        if (!slash || strcmp(path, "/") == 0) {
-            free(path);
-            return NULL;
-        }
-        if (slash == path)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-    }
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -482,7 +458,7 @@ char *memory_render(const char *cwd, bool trusted, bool claude, const secrets_de
     c.deny = deny;
     char *home = loom_home();
     char *dir = resolve(cwd);
-    char *root = repo_root(dir);
+    char *root = path_repo_root(dir);
     loom_str instr = LOOM_STR_INIT;
     loom_str path = LOOM_STR_INIT;
 
