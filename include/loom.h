@@ -120,6 +120,9 @@ loom_config *loom_config_new(void);
  *                   the settings files or .mcp.json (--strict-mcp-config)
  *   agents          bool: sub-agents (the Agent tool, alias Task); settings
  *                   "agents": {"enabled", "maxDepth", "maxRunning", …}
+ *   output_style    text: the output style's name (default "default"; settings
+ *                   "outputStyle" too): docs/output-styles.md. An unknown name
+ *                   is a session warning, and the default is used
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not

@@ -96,6 +96,8 @@ static void apply_settings(json_t *values, json_t *explicit_keys, const json_t *
             target = "permission_mode";
             value = json_object_get(v, "defaultMode");
         }
+        if (strcmp(key, "outputStyle") == 0) /* Claude Code's name, docs/output-styles.md */
+            target = "output_style";
         /* add_dirs is --add-dir's; settings say permissions.additionalDirectories. */
         if (!known(target) || json_object_get(explicit_keys, target) ||
             !strcmp(target, "add_dirs"))

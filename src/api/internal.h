@@ -57,6 +57,9 @@ struct loom_agent {
      * "agents" settings (enabled false: no Agent tool, no spawn tree). */
     agent_catalog *agents_catalog;
     agents_config agents;
+    /* Output styles (ext/styles/): the built-ins and the style files; the
+     * static system prompt holds the active one's section. */
+    struct style_set *styles;
 };
 
 typedef struct file_state file_state;

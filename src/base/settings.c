@@ -144,6 +144,8 @@ static const settings_key top_keys[] = {
     {"strict_mcp_config", T_BOOL | T_STR, NULL},
     {"thinking", T_NUM | T_BOOL | T_OBJ | T_STR, NULL}, /* api/options.c judges the value */
     {"agents", T_BOOL | T_OBJ | T_STR, NULL},  /* api/agent.c parses its members */
+    {"output_style", T_STR, NULL},
+    {"outputStyle", T_STR, NULL},  /* Claude Code's name of output_style */
     {"runtime", T_OBJ, NULL},                  /* runtime.max_depth (sub-agents) */
     /* Structured settings, Loom's and Claude Code's. */
     {"env", T_OBJ, NULL},
@@ -193,7 +195,7 @@ static const char *const claude_top_keys[] = {
     "forceLoginMethod", "forceLoginOrgUUID", "forceRemoteSettingsRefresh", "gcpAuthRefresh",
     "httpHookAllowedEnvVars", "includeCoAuthoredBy", "includeGitInstructions",
     "inputNeededNotifEnabled", "language", "minimumVersion", "modelOverrides",
-    "otelHeadersHelper", "outputStyle", "parentSettingsBehavior", "permissionExplainerEnabled",
+    "otelHeadersHelper", "parentSettingsBehavior", "permissionExplainerEnabled",
     "plansDirectory", "pluginConfigs", "pluginSuggestionMarketplaces", "pluginTrustMessage",
     "policyHelper", "preferredNotifChannel", "prefersReducedMotion", "processWrapper",
     "prUrlTemplate", "remote", "remoteControlAtStartup", "requiredMaximumVersion",
