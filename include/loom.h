@@ -241,6 +241,15 @@ char *loom_agent_agents_catalog_json(loom_agent *agent, loom_status *st);
  * skipped in an untrusted workspace)} (caller frees). For /help, Tab
  * completion, /skills and `loom doctor`. */
 char *loom_agent_extensions_json(loom_agent *agent);
+/* Sets one key of the workspace's local settings, .loom/settings.local.json
+ * under the agent's working directory: value_json is the value as JSON
+ * text ("\"explanatory\"", "true"), NULL removes the key. The schema
+ * checks the value first (a wrong type is refused, naming the key); the
+ * file is written atomically with its other keys kept, and a file that is
+ * not a settings object is left as it is. It counts for agents made
+ * afterwards (/output-style reopens the agent). 0, or -1 with st set. */
+int loom_agent_set_local_setting(loom_agent *agent, const char *key, const char *value_json,
+                                 loom_status *st);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */

@@ -23,52 +23,6 @@ static char *reload_dynamic(void *ctx)
     return system_prompt_dynamic(a->cwd, a->trusted, api_agent_deny(a, &deny));
 }
 
-/* A warning for the agent's sessions (the config's list is shared: copied
- * before the first one is added). */
-static void agent_warn(loom_agent *a, const char *text)
-{
-    if (a->warnings && a->warnings->refcount > 1) {
-        json_t *own = json_copy(a->warnings);
-        json_decref(a->warnings);
-        a->warnings = own;
-    }
-    json_array_append_new(a->warnings, json_string(text));
-}
-
-/* The output styles, when the extensions were not loaded with them yet
- * (api/extensions.c loads them with the other catalogs): the built-ins and
- * the style files of the workspace's sources. */
-static void load_styles(loom_agent *a)
-{
-    if (a->styles)
-        return;
-    ext_source_opts o = {.cwd = a->cwd, .trusted = a->trusted, .claude_compat = true};
-    loom_error err;
-    loom_error_clear(&err);
-    a->styles = style_set_load(&o, &err);
-    for (size_t i = 0; i < style_set_warning_count(a->styles); i++)
-        agent_warn(a, style_set_warning(a->styles, i));
-}
-
-/* The static part in the active output style (docs/output-styles.md): the
- * option output_style (settings "outputStyle"), found by name in the
- * agent's styles. An unknown name is a warning naming it, and the default
- * is used. */
-static char *styled_static(loom_agent *a)
-{
-    const char *name = api_value(a->values, "output_style");
-    const output_style *style = name && *name ? style_set_find(a->styles, name) : NULL;
-    if (name && *name && !style) {
-        loom_str w = LOOM_STR_INIT;
-        str_printf(&w, "output style \"%s\" not found; using the default (/output-style lists "
-                   "the styles)", name);
-        agent_warn(a, str_cstr(&w));
-        str_free(&w);
-    }
-    return system_prompt_static_styled(style ? style->body : NULL,
-                                       style ? style->keep_coding_instructions : true);
-}
-
 /* A model's entry under "models" in the settings files, local first. */
 static const json_t *model_settings(const loom_agent *a, const char *model)
 {
@@ -391,13 +345,12 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     }
     if (setup_agents(a, st) != 0)
         goto fail;
-    load_styles(a);
     loom_str sys = LOOM_STR_INIT;
     const char *custom = api_value(v, "system_prompt");
     if (custom) {
         str_puts(&sys, custom);
     } else {
-        char *styled = styled_static(a);
+        char *styled = api_styles_static(a); /* the active output style's (api/styles.c) */
         str_puts(&sys, styled);
         free(styled);
     }

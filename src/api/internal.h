@@ -57,9 +57,11 @@ struct loom_agent {
      * "agents" settings (enabled false: no Agent tool, no spawn tree). */
     agent_catalog *agents_catalog;
     agents_config agents;
-    /* Output styles (ext/styles/): the built-ins and the style files; the
-     * static system prompt holds the active one's section. */
+    /* Output styles (ext/styles/): the built-ins and the style files, and
+     * the active one (NULL: the default), whose section the static system
+     * prompt holds (api/styles.c). */
     struct style_set *styles;
+    const struct output_style *style;
 };
 
 typedef struct file_state file_state;
@@ -110,6 +112,18 @@ int api_status_set(loom_status *st, loom_error_code code, const char *fmt, ...)
 /* The agent's sandbox denyRead list for the secret checks (buf filled), or
  * NULL when it has no sandbox. */
 const secrets_deny *api_agent_deny(const loom_agent *a, secrets_deny *buf);
+/* Output styles (styles.c). The static system prompt in the active style:
+ * the option output_style (settings "outputStyle") found in a->styles
+ * (loaded here when the extensions were not loaded with them); an unknown
+ * name is a session warning naming it, and the default is used. Sets
+ * a->style. Caller frees. */
+char *api_styles_static(loom_agent *a);
+/* [{name, description, source, active}] of the agent's styles (new ref):
+ * loom_agent_extensions_json's "output_styles". */
+json_t *api_styles_json(const loom_agent *a);
+/* Appends text to the agent's warnings (the sessions' warnings). */
+void api_agent_warn(loom_agent *a, const char *text);
+
 /* The options of loom_config (options.c): one entry per key loom.h lists. */
 typedef enum {
     API_OPT_TEXT,     /* any string */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -448,6 +449,41 @@ int settings_read(const char *path, json_t **doc, loom_error *err)
     }
     *doc = d;
     return 0;
+}
+
+int settings_write_key(const char *path, const char *key, const json_t *value, loom_error *err)
+{
+    json_t *doc = NULL;
+    if (settings_read(path, &doc, err) != 0) {
+        loom_error_prefix(err, "not changed");
+        return -(int)err->code;
+    }
+    if (!doc)
+        doc = json_object();
+    if (value)
+        json_object_set(doc, key, (json_t *)value);
+    else
+        json_object_del(doc, key);
+    char *text = json_dumps(doc, JSON_INDENT(2));
+    json_decref(doc);
+    loom_str body = LOOM_STR_INIT;
+    str_printf(&body, "%s\n", text);
+    free(text);
+    /* An existing file keeps its mode; a new one is private, as settings
+     * may hold keys. */
+    struct stat st;
+    int mode = stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : 0600;
+    int rc = 0;
+    const char *slash = strrchr(path, '/');
+    if (slash && slash != path) {
+        char *parent = xstrndup(path, (size_t)(slash - path));
+        rc = file_mkdirs(parent, 0755, err);
+        free(parent);
+    }
+    if (rc == 0)
+        rc = file_replace(path, body.ptr, body.len, mode, NULL, err);
+    str_free(&body);
+    return rc;
 }
 
 int settings_load(const char *cwd, settings_files *out, loom_error *err)

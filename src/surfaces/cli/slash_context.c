@@ -121,6 +121,27 @@ void slash_context(slash_host *r, const char *args)
             term_printf(&r->out, TONE_PLAIN, "  %-10s %10s %6.1f%%\n", parts[i], num,
                         sum > 0 ? 100.0 * (double)n / (double)sum : 0.0);
         }
+        /* The extensions' parts of the dynamic system prompt (skill catalog,
+         * MCP instructions, active skills…), each with its budget and how
+         * many items it holds when it has them. */
+        const json_t *ext = json_get_arr(doc, "extensions");
+        if (json_array_size(ext))
+            term_printf(&r->out, TONE_DIM, "  extensions (in system)\n");
+        size_t k;
+        json_t *e;
+        json_array_foreach(ext, k, e) {
+            char num[32], budget[32];
+            slash_thousands(json_get_int(e, "tokens", 0), num, sizeof num);
+            term_printf(&r->out, TONE_PLAIN, "    %-18s %10s", json_get_str(e, "name", "?"), num);
+            if (json_get_int(e, "budget", 0) > 0) {
+                slash_thousands(json_get_int(e, "budget", 0), budget, sizeof budget);
+                term_printf(&r->out, TONE_DIM, " of %s", budget);
+            }
+            if (json_object_get(e, "count"))
+                term_printf(&r->out, TONE_DIM, " \xc2\xb7 %lld item%s", json_get_int(e, "count", 0),
+                            json_get_int(e, "count", 0) == 1 ? "" : "s");
+            term_printf(&r->out, TONE_PLAIN, "\n");
+        }
 
         const json_t *next = json_get_obj(doc, "next_step");
         if (next) {
