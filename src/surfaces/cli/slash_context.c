@@ -138,7 +138,7 @@ void slash_context(slash_host *r, const char *args)
                 term_printf(&r->out, TONE_DIM, " of %s", budget);
             }
             if (json_object_get(e, "count"))
-                term_printf(&r->out, TONE_DIM, " \xc2\xb7 %lld item%s", json_get_int(e, "count", 0),
+                term_printf(&r->out, TONE_DIM, " \xc2\xb7 %lld item%s", (long long)json_get_int(e, "count", 0),
                             json_get_int(e, "count", 0) == 1 ? "" : "s");
             term_printf(&r->out, TONE_PLAIN, "\n");
         }
