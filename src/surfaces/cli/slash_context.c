@@ -137,9 +137,9 @@ void slash_context(slash_host *r, const char *args)
                 slash_thousands(json_get_int(e, "budget", 0), budget, sizeof budget);
                 term_printf(&r->out, TONE_DIM, " of %s", budget);
             }
+            long long count = (long long)json_get_int(e, "count", 0);
             if (json_object_get(e, "count"))
-                term_printf(&r->out, TONE_DIM, " \xc2\xb7 %lld item%s", (long long)json_get_int(e, "count", 0),
-                            json_get_int(e, "count", 0) == 1 ? "" : "s");
+                term_printf(&r->out, TONE_DIM, " \xc2\xb7 %lld item%s", count, count == 1 ? "" : "s");
             term_printf(&r->out, TONE_PLAIN, "\n");
         }
 
