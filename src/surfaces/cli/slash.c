@@ -462,7 +462,7 @@ static void cmd_help(slash_host *r, const char *args)
             continue; /* an alias */
         char usage[64];
         snprintf(usage, sizeof usage, "/%s%s%s", c->name, c->args ? " " : "", c->args ? c->args : "");
-        term_printf(&r->out, TONE_PLAIN, "  %-20s", usage);
+        term_printf(&r->out, TONE_PLAIN, "  %-19s ", usage); /* a space after a long one too */
         term_printf(&r->out, TONE_DIM, "%s\n", c->help);
     }
     slash_ext_help(r);

@@ -53,7 +53,7 @@ static void help_row(slash_host *r, const json_t *e)
     str_printf(&usage, "/%s%s%s", name, hint && *hint ? " " : "", hint ? hint : "");
     loom_str cut = LOOM_STR_INIT;
     term_put_clipped(&cut, str_cstr(&usage), usage.len, 40);
-    term_printf(&r->out, TONE_PLAIN, "  %-20s", str_cstr(&cut));
+    term_printf(&r->out, TONE_PLAIN, "  %-19s ", str_cstr(&cut));
     int room = term_columns() - 24 - (int)strlen(scope) - 3;
     if (cut.len > 20)
         room -= (int)cut.len - 20;
