@@ -18,8 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/internal.h"
 #include "base/fileio.h"
 #include "base/str.h"
+#include "loom.h"
 #include "context/system_prompt.h"
 #include "ext/styles/styles.h"
 
@@ -361,6 +363,114 @@ static void test_prompt_sections(void **state)
     free(dropped);
 }
 
+/* ---- the agent: the active style, the warning, the local setting --------------------- */
+
+static loom_agent *agent_with(const char *style, loom_status *st)
+{
+    char cassette[400];
+    snprintf(cassette, sizeof cassette, "%s/cassette.json", dir);
+    write_file(dir, "cassette.json", "{\"turns\":[{\"text\":\"Hi.\"}]}");
+    loom_config *cfg = loom_config_new();
+    assert_int_equal(loom_config_set(cfg, "provider", "replay", st), 0);
+    assert_int_equal(loom_config_set(cfg, "cassette", cassette, st), 0);
+    assert_int_equal(loom_config_set(cfg, "cwd", ws, st), 0);
+    if (style)
+        assert_int_equal(loom_config_set(cfg, "output_style", style, st), 0);
+    loom_agent *a = loom_agent_new(cfg, st);
+    loom_config_free(cfg);
+    if (!a)
+        fail_msg("the agent was not made: %s", st->message);
+    return a;
+}
+
+static bool agent_warned(loom_agent *a, const char *needle)
+{
+    for (size_t i = 0; i < json_array_size(a->warnings); i++)
+        if (strstr(json_string_value(json_array_get(a->warnings, i)), needle))
+            return true;
+    return false;
+}
+
+static void test_agent_active_style(void **state)
+{
+    (void)state;
+    setenv("LOOM_HOME", home, 1);
+    loom_status st;
+    loom_agent *a = agent_with(NULL, &st);
+    assert_string_equal(a->system_static, system_prompt_static());
+    loom_agent_free(a);
+
+    a = agent_with("LEARNING", &st);
+    if (!strstr(a->system_static, "TODO(human)"))
+        fail_msg("the learning style's section is not in the static prompt:\n%s", a->system_static);
+    assert_null(strstr(a->system_static, "then you answer briefly"));
+    char *ext = loom_agent_extensions_json(a);
+    assert_non_null(strstr(ext, "\"name\":\"learning\""));
+    json_t *doc = json_loads(ext, 0, NULL);
+    json_t *styles = json_object_get(doc, "output_styles");
+    assert_int_equal(json_array_size(styles), 3);
+    assert_true(json_is_true(json_object_get(json_array_get(styles, 2), "active")));
+    assert_true(json_is_false(json_object_get(json_array_get(styles, 0), "active")));
+    json_decref(doc);
+    free(ext);
+    loom_agent_free(a);
+
+    a = agent_with("no-such-style", &st);
+    assert_string_equal(a->system_static, system_prompt_static());
+    if (!agent_warned(a, "output style \"no-such-style\" not found"))
+        fail_msg("an unknown style name gave no warning naming it");
+    loom_agent_free(a);
+}
+
+static void test_set_local_setting(void **state)
+{
+    (void)state;
+    setenv("LOOM_HOME", home, 1);
+    loom_status st;
+    loom_agent *a = agent_with(NULL, &st);
+    char path[700];
+    snprintf(path, sizeof path, "%s/.loom/settings.local.json", ws);
+    /* A missing file (and folder) is made, private. */
+    assert_int_equal(loom_agent_set_local_setting(a, "outputStyle", "\"explanatory\"", &st), 0);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    /* Other keys are kept; the key is replaced. */
+    write_file(ws, ".loom/settings.local.json", "{\"permissions\": {\"allow\": [\"Read\"]}}\n");
+    chmod(path, 0640);
+    assert_int_equal(loom_agent_set_local_setting(a, "outputStyle", "\"learning\"", &st), 0);
+    char *text = NULL;
+    loom_error err;
+    assert_int_equal(file_read_all(path, &text, NULL, &err), 0);
+    assert_non_null(strstr(text, "\"learning\""));
+    assert_non_null(strstr(text, "\"Read\""));
+    free(text);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0640); /* an existing file keeps its mode */
+    /* A value of the wrong type, or not JSON, is refused and nothing changes. */
+    assert_int_equal(loom_agent_set_local_setting(a, "outputStyle", "5", &st), -1);
+    if (!strstr(st.message, "outputStyle"))
+        fail_msg("the refusal does not name the key: %s", st.message);
+    assert_int_equal(loom_agent_set_local_setting(a, "outputStyle", "{nope", &st), -1);
+    assert_int_equal(file_read_all(path, &text, NULL, &err), 0);
+    assert_non_null(strstr(text, "\"learning\""));
+    free(text);
+    /* NULL removes the key. */
+    assert_int_equal(loom_agent_set_local_setting(a, "outputStyle", NULL, &st), 0);
+    assert_int_equal(file_read_all(path, &text, NULL, &err), 0);
+    assert_null(strstr(text, "outputStyle"));
+    free(text);
+    /* A file that is not a settings object is left as it is. */
+    write_file(ws, ".loom/settings.local.json", "not json");
+    assert_int_equal(loom_agent_set_local_setting(a, "outputStyle", "\"learning\"", &st), -1);
+    assert_non_null(strstr(st.message, "not changed"));
+    assert_int_equal(file_read_all(path, &text, NULL, &err), 0);
+    assert_string_equal(text, "not json");
+    free(text);
+    assert_int_equal(loom_agent_set_local_setting(NULL, "k", "1", &st), -1);
+    loom_agent_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +483,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_malformed_files_warn, setup, teardown),
         cmocka_unit_test(test_parse_direct),
         cmocka_unit_test(test_prompt_sections),
+        cmocka_unit_test_setup_teardown(test_agent_active_style, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_set_local_setting, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
