@@ -453,6 +453,9 @@ int settings_read(const char *path, json_t **doc, loom_error *err)
 
 int settings_write_key(const char *path, const char *key, const json_t *value, loom_error *err)
 {
+    loom_error local;
+    if (!err)
+        err = &local;
     json_t *doc = NULL;
     if (settings_read(path, &doc, err) != 0) {
         loom_error_prefix(err, "not changed");

@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n = strlen(st.name);
         if (n == 0 || n > OUTPUT_STYLE_NAME_MAX || strchr(st.name, ':') || !st.body ||
             !st.body[0] || strlen(st.body) > OUTPUT_STYLE_BODY_MAX || !st.description ||
+            strlen(st.description) > OUTPUT_STYLE_DESCRIPTION_MAX ||
             strcmp(st.source, "fuzz.md") != 0)
             abort();
         for (const unsigned char *p = (const unsigned char *)st.name; *p; p++)

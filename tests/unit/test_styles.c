@@ -278,6 +278,13 @@ static void test_malformed_files_warn(void **state)
     PUT("colon.md", "---\nname: \"other:thing\"\n---\nbody\n");
     PUT("badkeep.md", "---\nkeep-coding-instructions: maybe\ndescription: [1]\n---\nStill loads.\n");
     PUT("good.md", "Fine.\n");
+    loom_str longdesc = LOOM_STR_INIT;
+    str_puts(&longdesc, "---\ndescription: \"");
+    for (int i = 0; i < OUTPUT_STYLE_DESCRIPTION_MAX; i++)
+        str_puts(&longdesc, "\xc3\xa9"); /* é: two bytes each */
+    str_puts(&longdesc, "\"\n---\nLong-winded.\n");
+    PUT("longdesc.md", str_cstr(&longdesc));
+    str_free(&longdesc);
     loom_str big = LOOM_STR_INIT;
     for (int i = 0; i < OUTPUT_STYLE_BODY_MAX / 10 + 10; i++)
         str_puts(&big, "0123456789");
@@ -302,6 +309,7 @@ static void test_malformed_files_warn(void **state)
     expect_warning(w, "badkeep.md: key 'description'");
     expect_warning(w, "big.md: the body is larger than");
     expect_warning(w, "fifo.md: not a regular file");
+    expect_warning(w, "longdesc.md: key 'description': longer than");
     /* The rest still load; a bad key's value is dropped, not the file. */
     assert_non_null(style_set_find(s, "good"));
     const output_style *k = style_set_find(s, "badkeep");
@@ -311,7 +319,10 @@ static void test_malformed_files_warn(void **state)
     assert_null(style_set_find(s, "empty"));
     assert_null(style_set_find(s, "other:thing"));
     assert_null(style_set_find(s, "big"));
-    assert_int_equal(style_set_count(s), 5);
+    const output_style *ld = style_set_find(s, "longdesc");
+    assert_non_null(ld);
+    assert_int_equal(strlen(ld->description), OUTPUT_STYLE_DESCRIPTION_MAX);
+    assert_int_equal(style_set_count(s), 6);
     free(w);
     style_set_free(s);
 }

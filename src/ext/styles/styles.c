@@ -237,6 +237,20 @@ int output_style_parse(const char *path, const char *text, output_style *out,
         str_free(&m);
     }
     out->description = xstrdup(json_is_string(desc) ? json_string_value(desc) : "");
+    if (strlen(out->description) > OUTPUT_STYLE_DESCRIPTION_MAX) {
+        /* Cut at a character boundary, never inside a UTF-8 sequence. */
+        size_t n = OUTPUT_STYLE_DESCRIPTION_MAX;
+        while (n > 0 && ((unsigned char)out->description[n] & 0xC0) == 0x80)
+            n--;
+        out->description[n] = '\0';
+        if (warn_fn) {
+            loom_str m = LOOM_STR_INIT;
+            str_printf(&m, "%s: key 'description': longer than %d bytes; cut", path,
+                       OUTPUT_STYLE_DESCRIPTION_MAX);
+            warn_fn(warn_ctx, str_cstr(&m));
+            str_free(&m);
+        }
+    }
     const json_t *keep = json_object_get(fm, "keep-coding-instructions");
     if (keep && !json_is_null(keep) && read_bool(keep, &out->keep_coding_instructions) != 0) {
         out->keep_coding_instructions = false;
