@@ -19,7 +19,7 @@
 #include "base/error.h"
 #include "ext/sources.h"
 
-#define OUTPUT_STYLE_NAME_MAX 64          /* characters of a name */
+#define OUTPUT_STYLE_NAME_MAX 64          /* bytes of a name */
 #define OUTPUT_STYLE_BODY_MAX (64 * 1024)  /* bytes of a body: it is in every request */
 #define OUTPUT_STYLE_DESCRIPTION_MAX 1024  /* bytes of a description; longer is cut */
 #define OUTPUT_STYLE_FILES_MAX 200         /* style files read from one folder */
