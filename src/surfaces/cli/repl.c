@@ -463,7 +463,9 @@ static void editor_open(repl *r)
     el_set(r->el, EL_EDITOR, "emacs");
     el_set(r->el, EL_PROMPT, prompt_fn);
     el_set(r->el, EL_HIST, history, r->hist);
-    el_set(r->el, EL_ADDFN, "loom-complete", "complete a /command or an @path", complete_key);
+    /* The wide call: libedit's narrow EL_ADDFN copies both strings and never
+     * frees them (its own comment says so); these are static. */
+    el_wset(r->el, EL_ADDFN, L"loom-complete", L"complete a /command or an @path", complete_key);
     el_set(r->el, EL_BIND, "^I", "loom-complete", NULL);
     el_source(r->el, NULL); /* the user's ~/.editrc, if any (it may rebind Tab) */
 }
