@@ -248,7 +248,7 @@ static void test_plugin_names(void **state)
 {
     (void)state;
     write_file(plug, "output-styles/review.md", "Review like a hawk.\n");
-    ext_plugin_root roots[] = {{"hawk", plug}};
+    ext_plugin_root roots[] = {{.name = "hawk", .root = plug}};
     ext_source_opts o = opts(true);
     o.plugins = roots;
     o.n_plugins = 1;
@@ -256,6 +256,15 @@ static void test_plugin_names(void **state)
     style_set *s = style_set_load(&o, &err);
     assert_non_null(style_set_find(s, "hawk:review"));
     assert_null(style_set_find(s, "review"));
+    style_set_free(s);
+
+    /* A manifest naming another folder for its styles: that one is read. */
+    write_file(plug, "looks/calm.md", "Stay calm.\n");
+    char looks[400];
+    snprintf(looks, sizeof looks, "%s/looks", plug);
+    roots[0].styles = looks;
+    s = style_set_load(&o, &err);
+    assert_non_null(style_set_find(s, "hawk:calm"));
     style_set_free(s);
 }
 
