@@ -124,6 +124,9 @@ loom_config *loom_config_new(void);
  *                   the settings files or .mcp.json (--strict-mcp-config)
  *   agents          bool: sub-agents (the Agent tool, alias Task); settings
  *                   "agents": {"enabled", "maxDepth", "maxRunning", …}
+ *   output_style    text: the output style's name (default "default"; settings
+ *                   "outputStyle" too): docs/output-styles.md. An unknown name
+ *                   is a session warning, and the default is used
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not
@@ -256,6 +259,15 @@ char *loom_agent_extensions_json(loom_agent *agent);
  * commands run sandboxed (caller frees). For `/status` and `loom doctor`.
  * NULL when agent is NULL. */
 char *loom_agent_sources_json(loom_agent *agent);
+/* Sets one key of the workspace's local settings, .loom/settings.local.json
+ * under the agent's working directory: value_json is the value as JSON
+ * text ("\"explanatory\"", "true"), NULL removes the key. The schema
+ * checks the value first (a wrong type is refused, naming the key); the
+ * file is written atomically with its other keys kept, and a file that is
+ * not a settings object is left as it is. It counts for agents made
+ * afterwards (/output-style reopens the agent). 0, or -1 with st set. */
+int loom_agent_set_local_setting(loom_agent *agent, const char *key, const char *value_json,
+                                 loom_status *st);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */

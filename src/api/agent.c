@@ -12,6 +12,7 @@
 #include "context/budget.h"
 #include "context/ladder.h"
 #include "context/system_prompt.h"
+#include "ext/styles/styles.h"
 #include "sandbox/sandbox.h"
 
 /* renew reloads C_memory: the dynamic system prompt, made anew. */
@@ -346,7 +347,13 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         goto fail;
     loom_str sys = LOOM_STR_INIT;
     const char *custom = api_value(v, "system_prompt");
-    str_puts(&sys, custom ? custom : system_prompt_static());
+    if (custom) {
+        str_puts(&sys, custom);
+    } else {
+        char *styled = api_styles_static(a); /* the active output style's (api/styles.c) */
+        str_puts(&sys, styled);
+        free(styled);
+    }
     const char *extra = api_value(v, "append_system_prompt");
     if (extra)
         str_printf(&sys, "\n%s\n", extra);

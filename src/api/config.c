@@ -105,6 +105,8 @@ static void apply_settings(json_t *values, json_t *explicit_keys, const json_t *
             target = "permission_mode";
             value = json_object_get(v, "defaultMode");
         }
+        if (strcmp(key, "outputStyle") == 0) /* Claude Code's name, docs/output-styles.md */
+            target = "output_style";
         /* add_dirs is --add-dir's; settings say permissions.additionalDirectories.
          * compat_claude is the caller's; settings say "compat": {"claude"},
          * and only the user's (base/settings.h). */
@@ -325,6 +327,43 @@ int loom_config_trust_workspace(const loom_config *cfg, loom_status *st)
                               "the settings have not been loaded yet");
     loom_error err;
     if (trust_remember(cfg->user_path, cfg->workspace, &err) != 0) {
+        api_status_from(st, &err);
+        return -1;
+    }
+    api_status_ok(st);
+    return 0;
+}
+
+int loom_agent_set_local_setting(loom_agent *agent, const char *key, const char *value_json,
+                                 loom_status *st)
+{
+    API_CHECK_ARG(st, agent, -1);
+    API_CHECK_ARG(st, key, -1);
+    loom_error err;
+    loom_error_clear(&err);
+    json_t *value = NULL;
+    if (value_json) {
+        value = json_loads(value_json, JSON_DECODE_ANY, NULL);
+        if (!value)
+            return api_status_set(st, LOOM_ERR_INVALID_REQUEST,
+                                  "the value of \"%s\" is not JSON: %s", key, value_json);
+        /* The schema judges the key now, so what is written loads again. */
+        json_t *probe = json_pack("{sO}", key, value);
+        json_t *warnings = json_array();
+        int rc = settings_check(probe, ".loom/settings.local.json", warnings, &err);
+        json_decref(probe);
+        json_decref(warnings);
+        if (rc != 0) {
+            json_decref(value);
+            api_status_from(st, &err);
+            return -1;
+        }
+    }
+    char *path = settings_layer_path(SETTINGS_LOCAL, agent->cwd);
+    int rc = settings_write_key(path, key, value, &err);
+    free(path);
+    json_decref(value);
+    if (rc != 0) {
         api_status_from(st, &err);
         return -1;
     }

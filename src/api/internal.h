@@ -123,6 +123,15 @@ int api_status_set(loom_status *st, loom_error_code code, const char *fmt, ...)
 /* The agent's sandbox denyRead list for the secret checks (buf filled), or
  * NULL when it has no sandbox. */
 const secrets_deny *api_agent_deny(const loom_agent *a, secrets_deny *buf);
+/* Output styles (styles.c). The static system prompt in the active style:
+ * the option output_style (settings "outputStyle") found in a->styles
+ * (api_ext_load loaded them); an unknown name is a session warning naming
+ * it, and the default is used. Sets a->output_style (the style's own
+ * spelling; NULL: default). Caller frees. */
+char *api_styles_static(loom_agent *a);
+/* Appends text to the agent's warnings (the sessions' warnings). */
+void api_agent_warn(loom_agent *a, const char *text);
+
 /* The options of loom_config (options.c): one entry per key loom.h lists. */
 typedef enum {
     API_OPT_TEXT,     /* any string */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -219,6 +220,8 @@ static const settings_key top_keys[] = {
     {"strict_mcp_config", T_BOOL | T_STR, NULL},
     {"thinking", T_NUM | T_BOOL | T_OBJ | T_STR, NULL}, /* api/options.c judges the value */
     {"agents", T_BOOL | T_OBJ | T_STR, NULL},  /* api/agent.c parses its members */
+    {"output_style", T_STR, NULL},
+    {"outputStyle", T_STR, NULL},  /* Claude Code's name of output_style */
     {"runtime", T_OBJ, NULL},                  /* runtime.max_depth (sub-agents) */
     /* Structured settings, Loom's and Claude Code's. */
     {"env", T_OBJ, NULL},
@@ -270,7 +273,7 @@ static const char *const claude_top_keys[] = {
     "forceLoginMethod", "forceLoginOrgUUID", "forceRemoteSettingsRefresh", "gcpAuthRefresh",
     "httpHookAllowedEnvVars", "includeCoAuthoredBy", "includeGitInstructions",
     "inputNeededNotifEnabled", "language", "minimumVersion", "modelOverrides",
-    "otelHeadersHelper", "outputStyle", "parentSettingsBehavior", "permissionExplainerEnabled",
+    "otelHeadersHelper", "parentSettingsBehavior", "permissionExplainerEnabled",
     "plansDirectory", "pluginConfigs", "pluginSuggestionMarketplaces", "pluginTrustMessage",
     "policyHelper", "preferredNotifChannel", "prefersReducedMotion", "processWrapper",
     "prUrlTemplate", "remote", "remoteControlAtStartup", "requiredMaximumVersion",
@@ -523,6 +526,44 @@ int settings_read(const char *path, json_t **doc, loom_error *err)
     }
     *doc = d;
     return 0;
+}
+
+int settings_write_key(const char *path, const char *key, const json_t *value, loom_error *err)
+{
+    loom_error local;
+    if (!err)
+        err = &local;
+    json_t *doc = NULL;
+    if (settings_read(path, &doc, err) != 0) {
+        loom_error_prefix(err, "not changed");
+        return -(int)err->code;
+    }
+    if (!doc)
+        doc = json_object();
+    if (value)
+        json_object_set(doc, key, (json_t *)value);
+    else
+        json_object_del(doc, key);
+    char *text = json_dumps(doc, JSON_INDENT(2));
+    json_decref(doc);
+    loom_str body = LOOM_STR_INIT;
+    str_printf(&body, "%s\n", text);
+    free(text);
+    /* An existing file keeps its mode; a new one is private, as settings
+     * may hold keys. */
+    struct stat st;
+    int mode = stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : 0600;
+    int rc = 0;
+    const char *slash = strrchr(path, '/');
+    if (slash && slash != path) {
+        char *parent = xstrndup(path, (size_t)(slash - path));
+        rc = file_mkdirs(parent, 0755, err);
+        free(parent);
+    }
+    if (rc == 0)
+        rc = file_replace(path, body.ptr, body.len, mode, NULL, err);
+    str_free(&body);
+    return rc;
 }
 
 static const char *const level_names[SETTINGS_LAYERS] = {"user", "project", "local"};

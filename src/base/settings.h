@@ -25,7 +25,8 @@
  * along load without warnings, and their values are never judged: a key
  * Loom does not read can never stop it. A null value counts as not set.
  *
- * This module only reads and checks. The project and local files are the
+ * This module reads and checks, and sets one key of a file for the
+ * commands that change a setting (settings_write_key). The project and local files are the
  * repository's words: the caller (api/config.c, sandbox/sandbox_policy.c) passes
  * them through policy/trust.h's filter before using them — base knows
  * nothing of trust.
@@ -131,6 +132,13 @@ json_t *settings_merge(const json_t *claude, const json_t *loom);
  * No schema check: for code that rewrites a file (trust_remember, "always
  * allow") and must keep whatever else it holds. */
 int settings_read(const char *path, json_t **doc, loom_error *err);
+
+/* Sets key to value (NULL: removes the key) in the settings file at path:
+ * read with settings_read, the other keys kept, written back atomically
+ * (an existing file keeps its mode, a new one is 0600; its folder is made
+ * when missing). A file that cannot be read as settings is left as it is:
+ * negative with err ("…; not changed"). 0 or negative with err. */
+int settings_write_key(const char *path, const char *key, const json_t *value, loom_error *err);
 
 /* Checks doc against the schema: unknown keys append a warning (a string) to
  * warnings; the first key of the wrong type is an error. file names the

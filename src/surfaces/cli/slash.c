@@ -19,7 +19,9 @@
 #include "surfaces/cli/doctor.h"
 #include "surfaces/cli/slash_agents.h"
 #include "surfaces/cli/slash_context.h"
+#include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
+#include "surfaces/cli/slash_style.h"
 
 #define RESUME_LIST_MAX 15
 /* A session's first prompt is found near its top; a file that is all tool
@@ -449,6 +451,10 @@ static const slash_cmd commands[] = {
      slash_mcp},
     {"agents", "[show|stop ID|merge]", "sub-agents: what can be spawned, what ran; show, stop, "
      "merge back", slash_agents},
+    {"skills", NULL, "the skills: offered to the model or not, and why; their source; warnings",
+     slash_skills},
+    {"output-style", "[NAME]", "list the output styles, or switch to NAME (kept in "
+     ".loom/settings.local.json)", slash_output_style},
     {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
     {"quit", NULL, NULL, cmd_exit},
     {NULL, NULL, NULL, NULL},
@@ -463,9 +469,10 @@ static void cmd_help(slash_host *r, const char *args)
             continue; /* an alias */
         char usage[64];
         snprintf(usage, sizeof usage, "/%s%s%s", c->name, c->args ? " " : "", c->args ? c->args : "");
-        term_printf(&r->out, TONE_PLAIN, "  %-20s", usage);
+        term_printf(&r->out, TONE_PLAIN, "  %-19s ", usage); /* a space after a long one too */
         term_printf(&r->out, TONE_DIM, "%s\n", c->help);
     }
+    slash_ext_help(r);
     term_printf(&r->out, TONE_BOLD, "Input\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "!command");
     term_printf(&r->out, TONE_DIM, "run a shell command here (not sent to the model)\n");
@@ -475,10 +482,32 @@ static void cmd_help(slash_host *r, const char *args)
     term_printf(&r->out, TONE_DIM, "a trailing backslash continues on the next line\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "//text");
     term_printf(&r->out, TONE_DIM, "send \"/text\" to the model\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "Tab");
+    term_printf(&r->out, TONE_DIM, "complete a /command, or an @path (from this directory)\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-C");
     term_printf(&r->out, TONE_DIM, "clear the line; in a run, interrupt it (twice: quit)\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-D");
     term_printf(&r->out, TONE_DIM, "quit (on an empty line)\n");
+}
+
+static const slash_cmd *find_builtin(const char *line)
+{
+    const char *name = line + 1;
+    size_t len = strcspn(name, " \t\n");
+    for (const slash_cmd *c = commands; c->name; c++)
+        if (strlen(c->name) == len && !strncmp(c->name, name, len))
+            return c;
+    return NULL;
+}
+
+bool slash_is_builtin(const char *line)
+{
+    return line[0] == '/' && find_builtin(line) != NULL;
+}
+
+const char *slash_builtin_name(size_t i)
+{
+    return i < sizeof commands / sizeof commands[0] ? commands[i].name : NULL;
 }
 
 void slash_run(slash_host *r, const char *line)

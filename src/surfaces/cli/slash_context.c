@@ -5,6 +5,7 @@
  * the answers. */
 #include "surfaces/cli/slash_context.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,19 +108,41 @@ void slash_context(slash_host *r, const char *args)
         term_printf(&r->out, TONE_DIM, " (%s)\n", source_about(source));
 
         /* Shares of the partitions' sum: they are estimated locally even
-         * when the total comes from the provider. */
-        static const char *const parts[] = {"system", "memory", "tools", "history", "working"};
+         * when the total comes from the provider. Under "extensions", its
+         * parts (skill catalog, MCP instructions, active skills…), each with
+         * its budget and how many items it holds when it has them. */
+        static const char *const parts[] = {"system", "memory", "extensions", "tools", "history",
+                                            "working"};
         const json_t *p = json_get_obj(doc, "partitions");
+        const json_t *ext = json_get_arr(doc, "extensions");
         long long sum = 0;
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
             sum += json_get_int(p, parts[i], 0);
         term_printf(&r->out, TONE_DIM, "  %-10s %10s %7s\n", "partition", "tokens", "share");
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+            bool is_ext = !strcmp(parts[i], "extensions");
+            if (!json_object_get(p, parts[i]) && !(is_ext && json_array_size(ext)))
+                continue; /* a library without the partition */
             long long n = json_get_int(p, parts[i], 0);
             char num[32];
             slash_thousands(n, num, sizeof num);
             term_printf(&r->out, TONE_PLAIN, "  %-10s %10s %6.1f%%\n", parts[i], num,
                         sum > 0 ? 100.0 * (double)n / (double)sum : 0.0);
+            size_t k;
+            json_t *e;
+            json_array_foreach(is_ext ? ext : NULL, k, e) {
+                char tok[32], budget[32];
+                slash_thousands(json_get_int(e, "tokens", 0), tok, sizeof tok);
+                term_printf(&r->out, TONE_PLAIN, "    %-18s %10s", json_get_str(e, "name", "?"), tok);
+                if (json_get_int(e, "budget", 0) > 0) {
+                    slash_thousands(json_get_int(e, "budget", 0), budget, sizeof budget);
+                    term_printf(&r->out, TONE_DIM, " of %s", budget);
+                }
+                long long count = (long long)json_get_int(e, "count", 0);
+                if (json_object_get(e, "count"))
+                    term_printf(&r->out, TONE_DIM, " \xc2\xb7 %lld item%s", count, count == 1 ? "" : "s");
+                term_printf(&r->out, TONE_PLAIN, "\n");
+            }
         }
 
         const json_t *next = json_get_obj(doc, "next_step");
