@@ -342,6 +342,9 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         api_status_from(st, &err);
         goto fail;
     }
+    /* Plugins first: their agents, skills and commands join the catalogs
+     * below, their hooks and MCP servers each session. */
+    api_plugins_load(a);
     if (setup_agents(a, st) != 0)
         goto fail;
     loom_str sys = LOOM_STR_INIT;
@@ -412,5 +415,6 @@ void loom_agent_free(loom_agent *a)
     json_decref(a->notices);
     json_decref(a->warnings);
     agent_catalog_free(a->agents_catalog);
+    plugin_set_free(&a->plugins);
     free(a);
 }

@@ -16,6 +16,7 @@
 #include "policy/secrets.h"
 #include "heartbeat/config.h"
 #include "agents/agents.h"
+#include "ext/plugins/plugins.h"
 #include "runtime/loop.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
@@ -57,6 +58,10 @@ struct loom_agent {
      * "agents" settings (enabled false: no Agent tool, no spawn tree). */
     agent_catalog *agents_catalog;
     agents_config agents;
+    /* The installed plugins and which are enabled (api_plugins_load); their
+     * hooks go into each session's governance, their MCP servers into its
+     * configuration. */
+    plugin_set plugins;
 };
 
 typedef struct file_state file_state;
@@ -197,5 +202,20 @@ int api_mcp_config_inputs(const json_t *values, json_t *const files[3], bool tru
                           const char *workspace, const char *user_path,
                           struct mcp_config_inputs *in, loom_status *st);
 void api_mcp_config_inputs_free(struct mcp_config_inputs *in);
+
+/* Plugins (api/plugins.c). Loads the installed plugins into a->plugins
+ * (from its user and project settings and trust), their warnings added to
+ * a->warnings; a bad installed list is a warning too, never an agent that
+ * cannot be made. */
+void api_plugins_load(loom_agent *a);
+/* The same from settings documents (a config's): 0, or -1 with err when
+ * the installed list cannot be read. Free with plugin_set_free. */
+int api_plugins_read(const json_t *user, const json_t *project, bool trusted, plugin_set *out,
+                     loom_error *err);
+/* The enabled plugins' hooks as governance_settings.plugin_hooks wants
+ * them, and their MCP servers as mcp_config_inputs.plugin_servers wants
+ * them (new references; NULL when there are none). */
+json_t *api_plugin_hooks(const plugin_set *s);
+json_t *api_plugin_servers(const plugin_set *s);
 
 #endif

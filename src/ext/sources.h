@@ -40,6 +40,9 @@ typedef struct ext_dirs {
 typedef struct ext_plugin_root {
     const char *name;
     const char *root;
+    /* The manifest's folder for each kind ("commands": "./cmds"), absolute;
+     * NULL: <root>/<kind>. */
+    const char *commands, *agents, *skills, *styles;
 } ext_plugin_root;
 
 typedef struct ext_source_opts {

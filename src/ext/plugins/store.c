@@ -245,8 +245,10 @@ ext_plugin_root *plugins_roots(const plugin_set *s, size_t *n)
     ext_plugin_root *rows = xcalloc((s ? s->n : 0) + 1, sizeof *rows);
     for (size_t i = 0; s && i < s->n; i++)
         if (s->v[i].enabled && !s->v[i].error) {
-            rows[*n].name = s->v[i].name;
-            rows[*n].root = s->v[i].root;
+            const plugin *p = &s->v[i];
+            rows[*n] = (ext_plugin_root){.name = p->name, .root = p->root,
+                                         .commands = p->commands_dir, .agents = p->agents_dir,
+                                         .skills = p->skills_dir, .styles = p->styles_dir};
             (*n)++;
         }
     return rows;
