@@ -528,6 +528,18 @@ int plugin_remove(const char *home, const char *settings_path, const char *name,
         char *pdir = plugins_dir(home);
         if (root && file_exists(root))
             rc = plugin_remove_tree(pdir, root, err);
+        if (rc == 0 && root) {
+            /* The marketplace's folder goes too once it holds no plugin. */
+            char *group = xstrdup(root);
+            char *slash = strrchr(group, '/');
+            size_t pl = strlen(pdir);
+            if (slash && slash != group) {
+                *slash = '\0';
+                if (!strncmp(group, pdir, pl) && group[pl] == '/')
+                    rmdir(group); /* fails, harmlessly, when not empty */
+            }
+            free(group);
+        }
         free(pdir);
         if (rc == 0) {
             json_object_del(plugins, id);

@@ -441,7 +441,7 @@ static const slash_cmd commands[] = {
     {"fork", NULL, "continue in a copy of this session", cmd_fork},
     {"mcp", "[reconnect|approve NAME]", "MCP servers: state, tools, errors; reconnect or approve one",
      slash_mcp},
-    {"plugin", "[install|enable|…]", "plugins and marketplaces: list, install, enable, disable, remove", slash_plugin},
+    {"plugin", "[install|list|...]", "plugins and marketplaces: list, install, enable, disable, remove", slash_plugin},
     {"agents", "[show|stop ID|merge]", "sub-agents: what can be spawned, what ran; show, stop, "
      "merge back", slash_agents},
     {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
