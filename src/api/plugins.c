@@ -43,6 +43,25 @@ void api_plugins_load(loom_agent *a)
         return;
     }
     json_array_extend(a->warnings, a->plugins.warnings);
+    /* Said once per plugin when the agent is made; the MCP configuration
+     * repeats it per server for `loom mcp list` and /mcp. */
+    for (size_t i = 0; !a->trusted && i < a->plugins.n; i++) {
+        const plugin *p = &a->plugins.v[i];
+        if (!p->enabled || p->error || json_object_size(p->mcp_servers) == 0)
+            continue;
+        loom_str w = LOOM_STR_INIT;
+        str_printf(&w, "plugin %s: its MCP servers wait for approval: the workspace is not "
+                       "trusted (",
+                   p->name);
+        const char *k;
+        json_t *v;
+        size_t n = 0;
+        json_object_foreach(p->mcp_servers, k, v)
+            str_printf(&w, "%splugin:%s:%s", n++ ? ", " : "", p->name, k);
+        str_puts(&w, "; trust the workspace, or /mcp approve NAME)");
+        json_array_append_new(a->warnings, json_string(w.ptr));
+        str_free(&w);
+    }
 }
 
 json_t *api_plugin_hooks(const plugin_set *s)
