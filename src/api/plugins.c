@@ -28,21 +28,8 @@ int api_plugins_read(const json_t *user, const json_t *project, bool trusted, pl
     return plugins_load(&o, out, err);
 }
 
-void api_plugins_load(loom_agent *a)
+void api_plugins_warn_untrusted(loom_agent *a)
 {
-    plugin_set_free(&a->plugins);
-    loom_error err;
-    json_t *own = json_copy(a->warnings); /* shared with the config */
-    json_decref(a->warnings);
-    a->warnings = own;
-    if (api_plugins_read(a->files[0], a->files[1], a->trusted, &a->plugins, &err) != 0) {
-        loom_str w = LOOM_STR_INIT;
-        str_printf(&w, "plugins: %s; no plugin is loaded", err.message);
-        json_array_append_new(a->warnings, json_string(w.ptr));
-        str_free(&w);
-        return;
-    }
-    json_array_extend(a->warnings, a->plugins.warnings);
     /* Said once per plugin when the agent is made; the MCP configuration
      * repeats it per server for `loom mcp list` and /mcp. */
     for (size_t i = 0; !a->trusted && i < a->plugins.n; i++) {
