@@ -604,7 +604,7 @@ static bool seen_dir(agent_catalog *c, const char *dir)
 /* Every <dir>/<name>.md, in name order (the later of two files naming the same
  * agent wins, the same rule as between sources). A missing folder is no
  * source, not a fault. */
-static void load_dir(agent_catalog *c, const char *dir)
+static void load_dir(agent_catalog *c, const char *dir, const char *prefix)
 {
     DIR *dh = opendir(dir);
     if (!dh) {
@@ -638,6 +638,12 @@ static void load_dir(agent_catalog *c, const char *dir)
         } else {
             loom_error perr = {0};
             agent_def *d = agent_def_parse(path, text, cat_warn, c, &perr);
+            if (d && prefix) {
+                loom_str full = LOOM_STR_INIT;
+                str_printf(&full, "%s:%s", prefix, d->name);
+                free(d->name);
+                d->name = str_steal(&full);
+            }
             if (d)
                 cat_add(c, d);
             else
@@ -660,7 +666,7 @@ static void load_workspace_dir(agent_catalog *c, const char *cwd, const char *re
     char *dir = path_join(cwd, rel);
     struct stat st;
     if (trusted)
-        load_dir(c, dir);
+        load_dir(c, dir, NULL);
     else if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
         cat_warnf(c, "%s: skipped: the workspace is not trusted, so its agent files are not loaded", dir);
     free(dir);
@@ -687,12 +693,12 @@ agent_catalog *agent_catalog_load(const agent_catalog_opts *o, loom_error *err)
     char *home = o->home ? xstrdup(o->home) : loom_home();
     if (home) {
         char *dir = path_join(home, "agents");
-        load_dir(c, dir);
+        load_dir(c, dir, NULL);
         free(dir);
         free(home);
     }
-    for (const char *const *p = o->plugin_dirs; p && *p; p++)
-        load_dir(c, *p);
+    for (size_t i = 0; o->plugin_dirs && o->plugin_dirs[i]; i++)
+        load_dir(c, o->plugin_dirs[i], o->plugin_names ? o->plugin_names[i] : NULL);
     load_workspace_dir(c, o->cwd, ".loom/agents", o->trusted);
 
     /* The customs after the roles, by name (the owned flags move with them:

@@ -60,6 +60,10 @@ typedef struct agent_catalog_opts {
     const char *home;           /* the Loom home (~/.loom); NULL: loom_home() */
     bool trusted;               /* the workspace's own files count */
     const char *const *plugin_dirs; /* plugins' agents/ folders, NULL-terminated; NULL: none */
+    /* The plugin each of plugin_dirs belongs to (same order; NULL: none):
+     * its agents are named "<plugin>:<name>", so a plugin never shadows
+     * the user's or the project's agent of the same name. */
+    const char *const *plugin_names;
 } agent_catalog_opts;
 
 /* Loads the catalog. Never fails for a bad file: warnings collect them.

@@ -373,6 +373,22 @@ static void later_sources_win_claude_then_home_then_plugins_then_loom(void **sta
     agent_catalog_free(c);
 }
 
+static void a_named_plugins_agents_are_namespaced_and_shadow_nothing(void **state)
+{
+    put_agent(home, "agents/h.md", "helper", "mine");
+    put_agent(plugin, "h.md", "helper", "the plugin's");
+    const char *plugins[] = {plugin, NULL};
+    const char *names[] = {"tools", NULL};
+    agent_catalog_opts o = {.cwd = ws, .home = home, .trusted = true, .plugin_dirs = plugins,
+                            .plugin_names = names};
+    loom_error err = {0};
+    agent_catalog *c = agent_catalog_load(&o, &err);
+    assert_non_null(c);
+    assert_string_equal(prompt_of(c, "helper"), "mine");
+    assert_string_equal(prompt_of(c, "tools:helper"), "the plugin's");
+    agent_catalog_free(c);
+}
+
 static void an_untrusted_workspace_is_skipped_with_a_notice_naming_its_folders(void **state)
 {
     put_agent(ws, ".claude/agents/a.md", "ws-claude", "x");
@@ -652,6 +668,7 @@ int main(void)
         T(a_file_that_cannot_be_an_agent_says_why),
         T(an_empty_body_is_a_warning),
         T(later_sources_win_claude_then_home_then_plugins_then_loom),
+        T(a_named_plugins_agents_are_namespaced_and_shadow_nothing),
         T(an_untrusted_workspace_is_skipped_with_a_notice_naming_its_folders),
         T(an_untrusted_workspace_without_agent_folders_says_nothing),
         T(bad_files_warn_and_the_rest_of_the_catalog_loads),
