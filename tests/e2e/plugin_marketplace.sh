@@ -95,6 +95,9 @@ else
 fi
 check "nothing of the refused plugin is left" test ! -e "$LOOM_HOME/plugins/market/leaky"
 
+# Sub-agents on, so the Agent tool lists the plugin's agent.
+jq '. + {agents: {enabled: true}}' "$LOOM_HOME/settings.json" > "$T/s.json" && mv "$T/s.json" "$LOOM_HOME/settings.json"
+
 cat > "$T/scenario.json" <<'JSON'
 {"turns": [
   {"match": {"assistant_turns": 0},
@@ -114,6 +117,10 @@ assert_eq "trusted: the run completed" "$(tail -n 1 "$T/trusted.jsonl" | jq -r .
 assert_contains "trusted: the plugin's MCP tool is declared" "$(tool_names 1)" "mcp__plugin_x_ev__echo"
 assert_eq "trusted: the plugin's MCP tool answered" "$(tool_result e1)" "Echo: via the plugin"
 assert_eq "trusted: the plugin's PreToolUse hook fired once (for Bash)" "$(cat "$T/marker" 2>/dev/null)" "fired"
+agent_desc=$(req 1 | jq -r '.tools[] | select(.name == "Agent") | .description')
+assert_contains "trusted: the plugin's agent is in the Agent tool's catalog, namespaced" \
+  "$agent_desc" "x:helper"
+assert_contains "trusted: with its description" "$agent_desc" "PLUGIN-AGENT-DESCRIPTION"
 mcp=$("$LOOM_BIN" mcp list --json 2>/dev/null)
 assert_eq "loom mcp list shows the server in the plugin scope" \
   "$(jq -r '.[] | select(.name == "plugin:x:ev") | .scope' <<<"$mcp")" "plugin"
@@ -148,6 +155,11 @@ else
   ok "disabled: the plugin's MCP tools are gone"
 fi
 check "disabled: the hook did not run" test ! -e "$T/marker"
+if [[ "$(req 1 | jq -r '.tools[] | select(.name == "Agent") | .description')" == *x:helper* ]]; then
+  not_ok "disabled: the plugin's agent must be gone"
+else
+  ok "disabled: the plugin's agent is gone"
+fi
 check "disabled: the MCP call is an unknown tool now" \
   jq -se 'map(select(.type == "tool.failed" and .correlation_id == "e1" and .payload.failed_step == "find_tool")) | length == 1' "$T/disabled.jsonl"
 
