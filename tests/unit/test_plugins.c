@@ -221,7 +221,9 @@ static void test_manifest_errors_name_the_file(void **state)
         free(root);
     }
     /* A link out of the plugin is refused even when the path looks inside. */
-    assert_int_equal(symlink("/etc", at("bad/etc")) , 0);
+    char *link = at("bad/etc");
+    assert_int_equal(symlink("/etc", link), 0);
+    free(link);
     write_file("bad/.claude-plugin/plugin.json", "{\"name\": \"x\", \"commands\": \"./etc\"}");
     plugin p;
     loom_error err;
