@@ -146,6 +146,10 @@ static void test_manifest_claude_layout(void **state)
     assert_string_equal(json_string_value(json_object_get(
                             json_object_get(p.mcp_servers, "notes"), "command")),
                         want);
+    /* … and its process is told the root, as Claude Code tells it. */
+    assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
+                            p.mcp_servers, "notes"), "env"), "CLAUDE_PLUGIN_ROOT")),
+                        root);
     assert_null(p.warnings);
     plugin_clear(&p);
     free(root);

@@ -316,7 +316,23 @@ static int merge_servers(reading *r, json_t *acc, const json_t *doc, const char 
                    -1;
         if (json_object_get(acc, name))
             warn(r, "%s: MCP server \"%s\" is defined twice; the later one counts", where, name);
-        json_object_set_new(acc, name, expand_roots(entry, r->p->root));
+        json_t *e = expand_roots(entry, r->p->root);
+        /* A stdio server's process gets the root as Claude Code gives it,
+         * for scripts that read it from the environment. */
+        json_t *env = json_object_get(e, "env");
+        if (json_object_get(e, "command") && (!env || json_is_object(env))) {
+            if (!env) {
+                env = json_object();
+                json_object_set_new(e, "env", env);
+            }
+            for (size_t i = 0; i < 2; i++) {
+                char var[32];
+                snprintf(var, sizeof var, "%.*s", (int)strlen(ROOT_VARS[i]) - 3, ROOT_VARS[i] + 2);
+                if (!json_object_get(env, var))
+                    json_object_set_new(env, var, json_string(r->p->root));
+            }
+        }
+        json_object_set_new(acc, name, e);
     }
     return 0;
 }
