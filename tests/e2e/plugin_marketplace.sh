@@ -3,18 +3,35 @@
 # a git repository, cloned from a file:// URL) with a plugin bringing a
 # command, an agent, a skill, a PreToolUse hook (it writes a marker file),
 # an MCP server (the reference server-everything) and an output style.
-# `loom plugin marketplace add`, `loom plugin install x@market`, `loom
+# `loom plugin marketplace add`, `loom plugin install x@market`; `loom
 # plugin list` shows it enabled with each part counted. In a trusted
-# workspace the hook fires and the plugin's MCP tool is declared and
-# callable; in an untrusted one the hook and the server are skipped with
-# notices naming the plugin. `loom plugin disable x` removes every part.
-# Installing refuses a plugin with a link leaving its folder.
+# workspace /x:cmd expands, the skill x:tidy-notes is offered (the system
+# prompt, the Skill tool), the agent x:helper is in the Agent tool's
+# catalog, the style x:terse applies, the hook fires and the plugin's MCP
+# tool is declared and callable. In an untrusted one the hook and the
+# server are skipped with notices naming the plugin, while the command and
+# the skill (the user's: they installed it) stay. `loom plugin disable x`
+# removes every part. Installing refuses a plugin with a link leaving its
+# folder.
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
 need_reference_servers
+lacks() { [[ "$1" != *"$2"* ]]; }
 
 export LOOM_MCP_STARTUP_WAIT_MS=30000
 unset LOOM_TRUST_WORKSPACE
+# The first request's system prompt, its last user message, the Skill tool's names.
+system_of() { req 1 | jq -r '.system | if type == "string" then . else map(.text) | join("\n") end'; }
+user_of() { req 1 | jq -r '.messages[-1].content | if type == "string" then . else map(.text // "") | join("\n") end'; }
+skill_names() { req 1 | jq -r '[.tools[] | select(.name == "Skill") | .input_schema.properties.name.enum[]?] | join(",")'; }
+echo '{"turns": [{"reply": {"text": "ok"}}]}' > "$T/one.json"
+# one_run NAME GOAL [ENV=VALUE...] — a -p run against a one-reply model.
+one_run() {
+  local name=$1 goal=$2; shift 2
+  start_mock "$T/one.json"
+  env "$@" "$LOOM_BIN" -p "$goal" --cwd "$T/proj" --output-format stream-json \
+    > "$T/$name.jsonl" 2> "$T/$name.err" || true
+}
 mkdir -p "$T/proj"
 M="$T/market"
 P="$M/plugins/x"
@@ -121,6 +138,16 @@ agent_desc=$(req 1 | jq -r '.tools[] | select(.name == "Agent") | .description')
 assert_contains "trusted: the plugin's agent is in the Agent tool's catalog, namespaced" \
   "$agent_desc" "x:helper"
 assert_contains "trusted: with its description" "$agent_desc" "PLUGIN-AGENT-DESCRIPTION"
+
+# The command expands, the skill is offered, the style applies.
+jq '. + {outputStyle: "x:terse"}' "$LOOM_HOME/settings.json" > "$T/s.json" && mv "$T/s.json" "$LOOM_HOME/settings.json"
+one_run cmd "/x:cmd hello" LOOM_TRUST_WORKSPACE=1
+assert_contains "trusted: /x:cmd expands to the plugin's command" "$(user_of)" "PLUGIN-CMD-BODY with hello"
+sys=$(system_of)
+assert_contains "trusted: the plugin's skill is offered, namespaced" "$sys" "x:tidy-notes"
+assert_contains "trusted: with its description" "$sys" "PLUGIN-SKILL-DESCRIPTION"
+assert_contains "trusted: the Skill tool names it" "$(skill_names)" "x:tidy-notes"
+assert_contains "trusted: the plugin's output style x:terse is the style" "$sys" "Answer in one line."
 mcp=$("$LOOM_BIN" mcp list --json 2>/dev/null)
 assert_eq "loom mcp list shows the server in the plugin scope" \
   "$(jq -r '.[] | select(.name == "plugin:x:ev") | .scope' <<<"$mcp")" "plugin"
@@ -142,6 +169,11 @@ else
   ok "untrusted: the plugin's MCP tools are not declared"
 fi
 
+one_run cmd-untrusted "/x:cmd again"
+assert_contains "untrusted: the plugin's command still expands (it is the user's)" "$(user_of)" \
+  "PLUGIN-CMD-BODY with again"
+assert_contains "untrusted: the plugin's skill is still offered" "$(system_of)" "x:tidy-notes"
+
 # Disabled: every part is gone at the next start.
 assert_contains "disable says so" "$("$LOOM_BIN" plugin disable x)" "Disabled x"
 assert_eq "plugin list: x is disabled" \
@@ -162,6 +194,16 @@ else
 fi
 check "disabled: the MCP call is an unknown tool now" \
   jq -se 'map(select(.type == "tool.failed" and .correlation_id == "e1" and .payload.failed_step == "find_tool")) | length == 1' "$T/disabled.jsonl"
+
+one_run cmd-disabled "/x:cmd gone" LOOM_TRUST_WORKSPACE=1
+if [[ "$(user_of)" == *PLUGIN-CMD-BODY* ]]; then
+  not_ok "disabled: /x:cmd must no longer expand"
+else
+  ok "disabled: /x:cmd no longer expands"
+fi
+sys=$(system_of)
+check "disabled: the skill is no longer offered" lacks "$sys" "x:tidy-notes"
+check "disabled: the style is gone with it" lacks "$sys" "Answer in one line."
 
 # The same marketplace as a git repository.
 "$LOOM_BIN" plugin remove x > /dev/null
