@@ -45,6 +45,6 @@ void slash_plugin(slash_host *h, const char *args)
     if (h->ops->reopen && h->ops->reopen(h, NULL, &st) == 0)
         term_printf(&h->out, TONE_DIM, "Applied: this session now has the plugins as they are.\n");
     else
-        term_printf(&h->out, TONE_YELLOW, "Restart loom or /clear to apply%s%s\n",
+        term_printf(&h->out, TONE_YELLOW, "Restart loom to apply it%s%s\n",
                     h->ops->reopen ? ": " : "", h->ops->reopen ? st.message : "");
 }
