@@ -92,8 +92,9 @@ typedef struct mcp_config_inputs {
      * folder}. Each becomes "plugin:<plugin>:<server>" (its tools
      * mcp__plugin_<plugin>_<server>__<tool>), after the user's servers.
      * They start only in a trusted workspace; in an untrusted one they wait
-     * for approval (enabledMcpjsonServers of the user or local settings, or
-     * the REPL's question) with a warning saying why. --strict-mcp-config
+     * for approval (their name in enabledMcpjsonServers of the user settings
+     * — a local file's keys are trust-filtered away there —, or the REPL's
+     * question) with a warning saying why. --strict-mcp-config
      * leaves them out. */
     const json_t *plugin_servers;
 } mcp_config_inputs;
