@@ -428,6 +428,12 @@ int plugin_install(const char *home, const char *settings_path, const char *spec
                             "marketplace %s lists the plugin \"%s\", but its manifest names it "
                             "\"%s\"",
                             r.market, r.name, p.name);
+    /* Both name folders under the plugins folder (a hand-edited
+     * known_marketplaces.json must not lead elsewhere). */
+    if (rc == 0 && (!plugin_name_valid(name) || (r.market && !plugin_name_valid(r.market))))
+        rc = loom_error_set(err, LOOM_ERR_CONFIG, "\"%s\"%s%s: not a valid plugin or "
+                            "marketplace name", name, r.market ? " of " : "",
+                            r.market ? r.market : "");
     char *dest = NULL;
     if (rc == 0)
         rc = install_copy(pdir, &r, name, &dest, err);
