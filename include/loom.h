@@ -207,24 +207,41 @@ char *loom_config_sources_json(const loom_config *cfg);
 
 /* ---- plugins (docs/plugins.md) ------------------------------------------ */
 
-/* Plugins live under $LOOM_HOME/plugins; which are enabled is
- * "enabledPlugins" of the user settings. Every call works on the config's
- * user settings file and Loom home; none needs an agent. */
-/* {"plugins": [{"name", "version"?, "description"?, "marketplace"?, "root",
- * "enabled", "commands", "agents", "skills", "hooks", "mcp_servers",
- * "output_styles" (counts), "error"?}], "marketplaces": [{"name",
- * "source"}], "warnings": [text]} (caller frees); NULL with st set. */
+/* Plugins live under $LOOM_HOME/plugins (installed.json, the copies,
+ * known_marketplaces.json); which are enabled is "enabledPlugins" of the
+ * user settings ({"name@marketplace": true}; the project's settings may
+ * switch one off, and on only in a trusted workspace). Every call works on
+ * the config's user settings file and Loom home, after
+ * loom_config_load_settings; none needs an agent, and a change counts from
+ * the next agent made (the next start). All return 0, or -1 with st set
+ * (resource_not_found for an unknown plugin or marketplace, config_invalid
+ * for a bad manifest — naming the file and the problem). */
+/* {"plugins": [{"name", "id" ("name@marketplace"), "version"?,
+ * "description"?, "marketplace"?, "root", "enabled", "commands", "agents",
+ * "skills", "hooks", "mcp_servers", "output_styles" (counts), "error"?}],
+ * "marketplaces": [{"name", "source", "kind" (directory|git), "root",
+ * "plugins": [{"name", "description"?}] or "error"}], "warnings": [text]}
+ * (caller frees); NULL with st set. */
 char *loom_plugin_list_json(const loom_config *cfg, loom_status *st);
-/* Adds a marketplace: a local folder or a git repository (path or URL)
+/* Adds a marketplace: a local folder (relative: to the workspace; recorded
+ * where it is) or a git repository (https://, file://, git@…, a path
+ * ending in .git, or GitHub's owner/repo; cloned with git clone --depth 1)
  * holding .loom-plugin/marketplace.json or .claude-plugin/marketplace.json.
- * *name_out (caller frees; may be NULL) gets its name. */
+ * Adding the same source again refreshes it. *name_out (caller frees; may
+ * be NULL) gets its name. */
 int loom_plugin_marketplace_add(const loom_config *cfg, const char *source, char **name_out,
                                 loom_status *st);
+/* Forgets a marketplace (and its clone); plugins installed from it stay. */
+int loom_plugin_marketplace_remove(const loom_config *cfg, const char *name, loom_status *st);
 /* Installs "plugin@marketplace", "plugin" (the one marketplace holding it)
- * or a plugin folder's path, and enables it. */
+ * or a plugin folder's path (holding a '/'; relative: to the workspace):
+ * the folder is checked (plugin_read), copied — a link leaving it refused —
+ * recorded, and enabled. Installing again replaces the copy. */
 int loom_plugin_install(const loom_config *cfg, const char *spec, loom_status *st);
+/* name: "name@marketplace", or a name only one installed plugin has. */
 int loom_plugin_set_enabled(const loom_config *cfg, const char *name, bool enabled,
                             loom_status *st);
+/* Deletes the copy, its record and its enabledPlugins key. */
 int loom_plugin_remove(const loom_config *cfg, const char *name, loom_status *st);
 
 /* ---- agent ------------------------------------------------------------- */

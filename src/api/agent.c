@@ -345,6 +345,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     /* Plugins before the agent catalog: their agents/ folders join it. */
     if (api_ext_load(a, st) != 0 || setup_agents(a, st) != 0)
         goto fail;
+    api_plugins_warn_untrusted(a);
     loom_str sys = LOOM_STR_INIT;
     const char *custom = api_value(v, "system_prompt");
     if (custom) {

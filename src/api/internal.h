@@ -257,4 +257,18 @@ int api_mcp_config_inputs(const json_t *values, json_t *const files[3], bool tru
                           struct mcp_config_inputs *in, loom_status *st);
 void api_mcp_config_inputs_free(struct mcp_config_inputs *in);
 
+/* Plugins (api/plugins.c). After api_ext_load: in an untrusted workspace,
+ * one warning per enabled plugin whose MCP servers will wait for approval
+ * (its hooks are warned about by governance, per session). */
+void api_plugins_warn_untrusted(loom_agent *a);
+/* The same from settings documents (a config's): 0, or -1 with err when
+ * the installed list cannot be read. Free with plugin_set_free. */
+int api_plugins_read(const json_t *user, const json_t *project, bool trusted, plugin_set *out,
+                     loom_error *err);
+/* The enabled plugins' hooks as governance_settings.plugin_hooks wants
+ * them, and their MCP servers as mcp_config_inputs.plugin_servers wants
+ * them (new references; NULL when there are none). */
+json_t *api_plugin_hooks(const plugin_set *s);
+json_t *api_plugin_servers(const plugin_set *s);
+
 #endif

@@ -10,6 +10,7 @@
 #include "surfaces/cli/doctor.h"
 #include "surfaces/cli/mcp_cmd.h"
 #include "surfaces/cli/options.h"
+#include "surfaces/cli/plugin_cmd.h"
 #include "surfaces/cli/print_mode.h"
 #include "surfaces/cli/repl.h"
 #include "surfaces/cli/sandbox_cmd.h"
@@ -23,6 +24,8 @@ int main(int argc, char **argv)
         return mcp_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "doctor") == 0)
         return doctor_cmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "plugin") == 0)
+        return plugin_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "signal") == 0)
         return signal_cmd_main(argc - 1, argv + 1);
     cli_options opt;

@@ -22,6 +22,7 @@
 #include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
 #include "surfaces/cli/slash_style.h"
+#include "surfaces/cli/slash_plugin.h"
 
 #define RESUME_LIST_MAX 15
 /* A session's first prompt is found near its top; a file that is all tool
@@ -449,6 +450,7 @@ static const slash_cmd commands[] = {
     {"fork", NULL, "continue in a copy of this session", cmd_fork},
     {"mcp", "[reconnect|approve NAME]", "MCP servers: state, tools, errors; reconnect or approve one",
      slash_mcp},
+    {"plugin", "[install|list|...]", "plugins and marketplaces: list, install, enable, disable, remove", slash_plugin},
     {"agents", "[show|stop ID|merge]", "sub-agents: what can be spawned, what ran; show, stop, "
      "merge back", slash_agents},
     {"skills", NULL, "the skills: offered to the model or not, and why; their source; warnings",
