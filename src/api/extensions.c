@@ -15,7 +15,8 @@
  *
  * Threads: load/free on the caller's; the port, goal preparation and the
  * report on the run's thread; api_ext_observe_call from any thread that
- * emits tool.started (a batch's pool), serialized by the session lock. */
+ * emits tool.started (a batch's pool, a fork): the skill session has its
+ * own lock (ext/skills/session.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,9 @@
 struct api_ext {
     loom_session *s;
     skill_session *skills;
-    pthread_mutex_t mu;             /* observe_call against the run thread */
+    pthread_mutex_t mu;             /* text, current, parts: the run thread against
+                                       context_parts; taken before the skill
+                                       session's own lock, never after */
     loop_toolset_port inner;        /* MCP's port, or zeroed (then the agent's tools) */
     const tool_registry *base;      /* what inner last gave (or the agent's tools) */
     tool_registry *current;         /* base + Skill */
@@ -266,9 +269,7 @@ void api_ext_run_begin(loom_session *s, loop_io *io, tool_ctx *tctx)
     x->offered = false;
     if (!x->inner.refresh)
         x->base = s->agent->tools;
-    pthread_mutex_lock(&x->mu);
     skill_session_run_begin(x->skills);
-    pthread_mutex_unlock(&x->mu);
     io->toolset = (loop_toolset_port){.ctx = x, .refresh = ext_refresh,
                                       .take_notes = ext_take_notes};
 }
@@ -279,9 +280,7 @@ json_t *api_ext_run_end(loom_session *s)
     if (!x)
         return NULL;
     governance_grants_clear(s->gov);
-    pthread_mutex_lock(&x->mu);
     json_t *report = skill_session_run_report(x->skills);
-    pthread_mutex_unlock(&x->mu);
     x->tctx = NULL;
     x->inner = (loop_toolset_port){0};
     return report;
@@ -292,10 +291,8 @@ void api_ext_observe_call(loom_session *s, const json_t *started)
     struct api_ext *x = s->ext;
     if (!x)
         return;
-    pthread_mutex_lock(&x->mu);
     skill_session_observe_call(x->skills, json_string_value(json_object_get(started, "tool")),
                                json_object_get(started, "input"), s->agent->cwd);
-    pthread_mutex_unlock(&x->mu);
 }
 
 /* The run's tool set now (the port's, built on demand). */

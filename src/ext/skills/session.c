@@ -9,9 +9,11 @@
  * Owns its offer, its tool defs (every generation: a registry may still
  * point at an older one until the tool set is rebuilt, so they are freed
  * with the session), its activations. The catalogs are borrowed.
- * Threading: the run's thread, or between runs (skills.h). */
+ * Threading: every public function takes the session's lock (a fork runs
+ * the parent's Skill tool on its own thread); see struct skill_session. */
 #include "ext/skills/skills_internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,12 @@ typedef struct run_activation {
 } run_activation;
 
 struct skill_session {
+    /* Every public function holds it: a fork (agents/) runs the parent's
+     * Skill tool on its own thread while the parent's run composes its
+     * extensions part. Released around the long calls an activation
+     * makes (a command's !`cmd`, a fork's sub-agent), whose events come
+     * back here through tool.started. */
+    pthread_mutex_t mu;
     skill_session_opts o;
     const tool_registry *reg;
     bool *triggered;            /* per catalog skill: a file matching its paths was touched */
@@ -91,6 +99,7 @@ static bool strv_has(char *const *v, size_t n, const char *s)
 skill_session *skill_session_new(const skill_session_opts *o)
 {
     skill_session *ss = xcalloc(1, sizeof *ss);
+    pthread_mutex_init(&ss->mu, NULL);
     if (o)
         ss->o = *o;
     size_t n = skill_catalog_count(ss->o.skills);
@@ -128,10 +137,11 @@ void skill_session_free(skill_session *ss)
     free(ss->active);
     strv_clear(&ss->run_offered, &ss->nrun_offered);
     acts_clear(ss);
+    pthread_mutex_destroy(&ss->mu);
     free(ss);
 }
 
-void skill_session_set_registry(skill_session *ss, const tool_registry *reg)
+static void set_registry_locked(skill_session *ss, const tool_registry *reg)
 {
     if (ss)
         ss->reg = reg;
@@ -246,7 +256,7 @@ static void refresh(skill_session *ss)
     str_free(&key);
 }
 
-const tool_def *skill_session_tool(skill_session *ss)
+static const tool_def *tool_locked(skill_session *ss)
 {
     if (!ss)
         return NULL;
@@ -255,7 +265,7 @@ const tool_def *skill_session_tool(skill_session *ss)
     return ss->cur_key && ss->ndefs ? ss->defs[ss->ndefs - 1] : NULL;
 }
 
-void skill_session_catalog_text(skill_session *ss, loom_str *out, int64_t *tokens, size_t *offered)
+static void catalog_text_locked(skill_session *ss, loom_str *out, int64_t *tokens, size_t *offered)
 {
     if (tokens)
         *tokens = 0;
@@ -276,7 +286,7 @@ void skill_session_catalog_text(skill_session *ss, loom_str *out, int64_t *token
             strv_add(&ss->run_offered, &ss->nrun_offered, ss->listed[i]);
 }
 
-json_t *skill_session_offer_json(skill_session *ss)
+static json_t *offer_json_locked(skill_session *ss)
 {
     json_t *names = json_array();
     if (ss && !ss->built)
@@ -299,7 +309,7 @@ static const active_skill *find_active(const skill_session *ss, const char *name
     return NULL;
 }
 
-void skill_session_active_text(skill_session *ss, bool (*present)(void *ctx, const char *call_id),
+static void active_text_locked(skill_session *ss, bool (*present)(void *ctx, const char *call_id),
                                void *ctx, loom_str *out)
 {
     if (!ss || !out)
@@ -465,7 +475,10 @@ static int run_forked(skill_session *ss, const skill_def *d, const char *call_id
     str_free(&desc);
     tool_call call = {.id = call_id ? call_id : "skill-fork", .name = "Agent", .input = input};
     tool_outcome oc;
-    tool_call_run(ss->reg, &call, ctx, &oc);
+    const tool_registry *reg = ss->reg;
+    pthread_mutex_unlock(&ss->mu); /* the sub-agent's calls come back through observe */
+    tool_call_run(reg, &call, ctx, &oc);
+    pthread_mutex_lock(&ss->mu);
     json_decref(input);
     int rc = 0;
     if (oc.result.is_error) {
@@ -500,7 +513,11 @@ static int activate_command(skill_session *ss, const command_def *c, const char 
         return fail(err, "the command /%s is not one the model may run (it has no description, "
                          "or disable-model-invocation is set)",
                     c->name);
-    if (command_expand(c, args ? args : "", ss->reg, ctx, &out->text, err) != 0)
+    const tool_registry *reg = ss->reg;
+    pthread_mutex_unlock(&ss->mu); /* its !`cmd` calls come back through observe */
+    int rc = command_expand(c, args ? args : "", reg, ctx, &out->text, err);
+    pthread_mutex_lock(&ss->mu);
+    if (rc != 0)
         return -1;
     out->command = c;
     out->event = event_payload(c->name, via, "command", c->scope, c->plugin, c->allowed_tools,
@@ -509,7 +526,7 @@ static int activate_command(skill_session *ss, const command_def *c, const char 
     return 0;
 }
 
-int skill_session_activate(skill_session *ss, const char *name, const char *args, const char *via,
+static int activate_locked(skill_session *ss, const char *name, const char *args, const char *via,
                            const char *call_id, tool_ctx *ctx, skill_activation *out,
                            loom_error *err)
 {
@@ -580,7 +597,7 @@ int skill_session_activate(skill_session *ss, const char *name, const char *args
 
 /* ---- the run report --------------------------------------------------------------- */
 
-void skill_session_run_begin(skill_session *ss)
+static void run_begin_locked(skill_session *ss)
 {
     if (!ss)
         return;
@@ -640,7 +657,7 @@ static void trigger_paths(skill_session *ss, const char *abs, const char *cwd)
     }
 }
 
-void skill_session_observe_call(skill_session *ss, const char *tool, const json_t *input,
+static void observe_call_locked(skill_session *ss, const char *tool, const json_t *input,
                                 const char *cwd)
 {
     if (!ss || !tool || strcmp(tool, "Skill") == 0)
@@ -664,7 +681,7 @@ void skill_session_observe_call(skill_session *ss, const char *tool, const json_
     free(abs);
 }
 
-json_t *skill_session_run_report(skill_session *ss)
+static json_t *run_report_locked(skill_session *ss)
 {
     json_t *offered = json_array(), *acts = json_array();
     size_t used = 0;
@@ -678,4 +695,95 @@ json_t *skill_session_run_report(skill_session *ss)
     return json_pack("{s:o, s:o, s:I, s:I, s:I}", "offered", offered, "activated", acts,
                      "offered_count", (json_int_t)(ss ? ss->nrun_offered : 0), "activated_count",
                      (json_int_t)(ss ? ss->nacts : 0), "used_count", (json_int_t)used);
+}
+
+/* ---- the public face: each under the session's lock ---------------------------- */
+
+void skill_session_set_registry(skill_session *ss, const tool_registry *reg)
+{
+    if (!ss)
+        return;
+    pthread_mutex_lock(&ss->mu);
+    set_registry_locked(ss, reg);
+    pthread_mutex_unlock(&ss->mu);
+}
+
+const tool_def *skill_session_tool(skill_session *ss)
+{
+    if (ss)
+        pthread_mutex_lock(&ss->mu);
+    const tool_def * r = tool_locked(ss);
+    if (ss)
+        pthread_mutex_unlock(&ss->mu);
+    return r;
+}
+
+void skill_session_catalog_text(skill_session *ss, loom_str *out, int64_t *tokens, size_t *offered)
+{
+    if (!ss)
+        return;
+    pthread_mutex_lock(&ss->mu);
+    catalog_text_locked(ss, out, tokens, offered);
+    pthread_mutex_unlock(&ss->mu);
+}
+
+json_t *skill_session_offer_json(skill_session *ss)
+{
+    if (ss)
+        pthread_mutex_lock(&ss->mu);
+    json_t * r = offer_json_locked(ss);
+    if (ss)
+        pthread_mutex_unlock(&ss->mu);
+    return r;
+}
+
+void skill_session_active_text(skill_session *ss, bool (*present)(void *ctx, const char *call_id),
+                               void *ctx, loom_str *out)
+{
+    if (!ss)
+        return;
+    pthread_mutex_lock(&ss->mu);
+    active_text_locked(ss, present, ctx, out);
+    pthread_mutex_unlock(&ss->mu);
+}
+
+int skill_session_activate(skill_session *ss, const char *name, const char *args, const char *via,
+                           const char *call_id, tool_ctx *ctx, skill_activation *out,
+                           loom_error *err)
+{
+    if (ss)
+        pthread_mutex_lock(&ss->mu);
+    int r = activate_locked(ss, name, args, via, call_id, ctx, out, err);
+    if (ss)
+        pthread_mutex_unlock(&ss->mu);
+    return r;
+}
+
+void skill_session_run_begin(skill_session *ss)
+{
+    if (!ss)
+        return;
+    pthread_mutex_lock(&ss->mu);
+    run_begin_locked(ss);
+    pthread_mutex_unlock(&ss->mu);
+}
+
+void skill_session_observe_call(skill_session *ss, const char *tool, const json_t *input,
+                                const char *cwd)
+{
+    if (!ss)
+        return;
+    pthread_mutex_lock(&ss->mu);
+    observe_call_locked(ss, tool, input, cwd);
+    pthread_mutex_unlock(&ss->mu);
+}
+
+json_t *skill_session_run_report(skill_session *ss)
+{
+    if (ss)
+        pthread_mutex_lock(&ss->mu);
+    json_t *r = run_report_locked(ss);
+    if (ss)
+        pthread_mutex_unlock(&ss->mu);
+    return r;
 }

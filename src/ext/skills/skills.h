@@ -14,9 +14,9 @@
  * module includes commands.h (one way).
  *
  * Threading: a catalog is built once and read-only afterwards (any thread).
- * A skill_session belongs to one loom_session; its functions are called on
- * the run's thread (the Skill tool runs alone: not concurrency-safe) or
- * between runs. */
+ * A skill_session belongs to one loom_session; its functions may be called
+ * from any thread (a fork runs its parent's Skill tool on its own): each
+ * takes the session's lock. */
 #ifndef LOOM_EXT_SKILLS_SKILLS_H
 #define LOOM_EXT_SKILLS_SKILLS_H
 
