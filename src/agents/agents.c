@@ -48,6 +48,7 @@ agents_session *agents_session_new(const agents_session_opts *o)
         s->config.max_depth = 0;
     if (o) {
         s->catalog = o->catalog;
+        s->skills = o->skills;
         s->session_id = xstrdup(o->session_id);
         s->session_path = xstrdup(o->session_path);
         s->mf_dir = xstrdup(o->mf_dir);

@@ -42,6 +42,10 @@ typedef struct agents_session agents_session;
 typedef struct agents_session_opts {
     const agents_config *config;     /* copied */
     const agent_catalog *catalog;    /* borrowed: the agent's, outlives the session */
+    /* The skills an agent file's "skills" list names are looked up here
+     * and their bodies start the sub-agent's system prompt (borrowed; NULL:
+     * none). */
+    const struct skill_catalog *skills;
     const char *session_id;
     const char *session_path;        /* the session file: sidechains go beside it */
     const char *mf_dir;              /* <session>.mf/: subagents/ and bus/ under it */

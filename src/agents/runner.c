@@ -18,6 +18,7 @@
 #include "agents/runner_internal.h"
 #include "agents/structured.h"
 #include "agents/toolset.h"
+#include "ext/skills/skills.h"
 #include "agents/worktree.h"
 #include "base/clock.h"
 #include "base/event.h"
@@ -582,12 +583,27 @@ static int fire_start(spawn_node *n, tool_ctx *pctx, const agent_request *req, j
 }
 
 /* The system prompt of a child: its def's prompt (a role's text or a file's
- * body); the parent's for a fork. */
-static char *child_system(const agent_def *def, const loop_params *pp)
+ * body); the parent's for a fork. Then the skills the agent file lists
+ * (Claude Code's "skills" field), each as an activation would put it: the
+ * sub-agent starts with them instead of finding them. A name no skill has
+ * is said in the prompt's place, not silently dropped. */
+static char *child_system(const agents_session *s, const agent_def *def, const loop_params *pp)
 {
+    loom_str out = LOOM_STR_INIT;
     if (!def || def->role == AGENT_ROLE_FORK || !def->prompt || !*def->prompt)
-        return xstrdup(pp->system_static);
-    return xstrdup(def->prompt);
+        str_puts(&out, pp->system_static ? pp->system_static : "");
+    else
+        str_puts(&out, def->prompt);
+    for (size_t i = 0; def && def->skills && def->skills[i]; i++) {
+        const skill_def *k = s->skills ? skill_catalog_find(s->skills, def->skills[i]) : NULL;
+        str_puts(&out, i == 0 ? "\n\n# Skills loaded for this agent\n\n" : "\n\n");
+        if (k)
+            skill_render(k, NULL, &out);
+        else
+            str_printf(&out, "(The skill %s this agent lists is not installed.)",
+                       def->skills[i]);
+    }
+    return str_steal(&out);
 }
 
 static int prepare_resources(spawn_node *n, spawn_node *parent, tool_ctx *pctx,
@@ -610,7 +626,7 @@ static int prepare_resources(spawn_node *n, spawn_node *parent, tool_ctx *pctx,
     r->provider.model = n->model;
     r->params.provider = &r->provider;
     if (!fork) {
-        r->system_static = child_system(n->def, pp);
+        r->system_static = child_system(s, n->def, pp);
         r->params.system_static = r->system_static;
         r->params.max_turns = n->def && n->def->max_turns > 0 ? n->def->max_turns
                                                               : s->config.max_turns;

@@ -133,6 +133,7 @@ struct agents_session {
     pthread_mutex_t mu;              /* the tree's shape, names, inboxes, last_* */
     agents_config config;
     const agent_catalog *catalog;    /* borrowed */
+    const struct skill_catalog *skills; /* borrowed; NULL: none */
     char *session_id, *session_path, *mf_dir, *cwd;
     spawn_node *nodes, *nodes_tail;
     int next_agent, next_root;

@@ -156,6 +156,7 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
     if (agent->agents.enabled) {
         agents_session_opts ao = {.config = &agent->agents,
                                   .catalog = agent->agents_catalog,
+                                  .skills = agent->skills,
                                   .session_id = transcript_session_id(t),
                                   .session_path = transcript_path(t),
                                   .mf_dir = s->mf_dir,

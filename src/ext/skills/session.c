@@ -375,14 +375,6 @@ static void put_attr(loom_str *out, const char *s)
     }
 }
 
-static bool has_placeholder(const char *body)
-{
-    for (const char *p = strchr(body, '$'); p; p = strchr(p + 1, '$'))
-        if (strncmp(p + 1, "ARGUMENTS", 9) == 0 || (p[1] >= '1' && p[1] <= '9'))
-            return true;
-    return false;
-}
-
 /* The text a skill puts into the context (skills.h, docs/skills.md). */
 static void skill_text(const skill_def *d, const char *args, loom_str *out, bool *has_files)
 {
@@ -407,9 +399,7 @@ static void skill_text(const skill_def *d, const char *args, loom_str *out, bool
     } else {
         str_append(out, body, len);
     }
-    free(body);
-    if (args && *args && !has_placeholder(e->body))
-        str_printf(out, "\n\nARGUMENTS: %s", args);
+    free(body); /* command_substitute appended the arguments when the body names none */
     str_printf(out, "\n\nBase directory for this skill: %s\n", d->dir);
     char **files = skill_files(d);
     size_t nf = 0;
@@ -695,6 +685,13 @@ static json_t *run_report_locked(skill_session *ss)
     return json_pack("{s:o, s:o, s:I, s:I, s:I}", "offered", offered, "activated", acts,
                      "offered_count", (json_int_t)(ss ? ss->nrun_offered : 0), "activated_count",
                      (json_int_t)(ss ? ss->nacts : 0), "used_count", (json_int_t)used);
+}
+
+void skill_render(const skill_def *d, const char *args, loom_str *out)
+{
+    bool has_files = false;
+    if (d && out)
+        skill_text(d, args, out, &has_files);
 }
 
 /* ---- the public face: each under the session's lock ---------------------------- */

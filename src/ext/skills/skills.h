@@ -80,6 +80,11 @@ const char *skill_catalog_warning(const skill_catalog *c, size_t i);
  * or free each). */
 char **skill_files(const skill_def *d);
 
+/* The text an activation of d puts into the context (its body with args
+ * substituted, its folder, its files), appended to out: for an agent file's
+ * "skills" list, whose bodies a sub-agent starts with. */
+void skill_render(const skill_def *d, const char *args, loom_str *out);
+
 typedef struct skill_session skill_session;
 
 typedef struct skill_session_opts {
