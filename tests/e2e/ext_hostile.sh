@@ -356,4 +356,21 @@ sid=$(jq -r .session_id "$T/out" 2>/dev/null)
 start_mock "$T/g.json"
 run_loom "grants run 2" "SECOND" --resume "$sid"
 check "grants: in the next run the same touch is not pre-approved" test ! -e "$R/g-second"
+
+# --- 10. terminal escapes in names and in the problems named ------------------------
+new_repo escapes
+trust "$R"
+E=$'\e]0;pwned-title\a\e[2J'
+mkdir -p "$R/.claude/skills/bad$E" "$R/.claude/skills/good-esc" "$R/.claude/commands"
+printf -- '---\nname: bad\ndescription: [x\n---\n' > "$R/.claude/skills/bad$E/SKILL.md"
+printf -- '---\nname: good-esc\ndescription: ESC-SKILL %s in the description\n---\nbody\n' "$E" \
+  > "$R/.claude/skills/good-esc/SKILL.md"
+printf -- '---\ndescription: [%s\n---\nbody\n' "$E" > "$R/.claude/commands/esc$E.md"
+start_mock "$T/d.json"
+run_loom "escapes" "go"
+check "escapes: a warning names the skill folder (shown, not sent)" grep -qF "pwned-title" "$T/err"
+check "escapes: no ESC, BEL or C1 byte on stderr" \
+  bash -c "! LC_ALL=C grep -qP '[\\x07\\x1b\\x9b]|\\xc2[\\x80-\\x9f]' '$T/err'"
+check "escapes: no ESC, BEL or C1 byte on stdout" \
+  bash -c "! LC_ALL=C grep -qP '[\\x07\\x1b\\x9b]|\\xc2[\\x80-\\x9f]' '$T/out'"
 finish
