@@ -80,6 +80,7 @@ loom_config *loom_config_new(void);
  *   model, base_url, api_key, cassette (replay script)  text
  *   fallback_model  text: used after the primary model fails (circuit breaker)
  *   cwd             text: the working directory tools run in (default: getcwd)
+ *   compat_claude   bool: Claude Code's files count too (default true; docs/compat.md)
  *   system_prompt   text: replaces the built-in static system prompt
  *   append_system_prompt  text: added after it
  *   max_turns       whole 1–1000000: model calls per run (default 500)
@@ -300,9 +301,11 @@ int loom_session_compact(loom_session *session, const char *instructions, char *
                          loom_status *st);
 /* What the next request would hold, as JSON (caller frees): {"window",
  * "tokens", "rho", "source" (api-usage | api-scaled | local-estimate),
- * "partitions": {"system", "memory", "tools", "history", "working"} in
- * tokens, "next_step": {"name", "threshold", "at_tokens"} or null,
- * "memory_files": [{"path", "kind"}]}. */
+ * "partitions": {"system", "memory", "extensions", "tools", "history",
+ * "working"} in tokens, "next_step": {"name", "threshold", "at_tokens"} or
+ * null, "memory_files": [{"path", "kind"}], "extensions": [{"name"
+ * (skills | mcp_instructions | active_skills), "tokens", "budget"?}]}
+ * (docs/extensions.md: the extensions part of the system prompt). */
 char *loom_session_context_json(loom_session *session);
 /* The event surface of the session's working memory, as JSON (caller
  * frees): [{"event_id", "source", "summary", "urgency", "state",

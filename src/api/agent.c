@@ -207,16 +207,18 @@ static int setup_agents(loom_agent *a, loom_status *st)
         return 0;
     loom_error err;
     loom_error_clear(&err);
-    agent_catalog_opts co = {.cwd = a->cwd, .trusted = a->trusted};
+    const char **dirs = xcalloc(a->plugins.n + 1, sizeof *dirs);
+    size_t nd = 0;
+    for (size_t i = 0; i < a->plugins.n; i++)
+        if (a->plugins.v[i].enabled && !a->plugins.v[i].error && a->plugins.v[i].agents_dir)
+            dirs[nd++] = a->plugins.v[i].agents_dir;
+    agent_catalog_opts co = {.cwd = a->cwd, .trusted = a->trusted,
+                             .plugin_dirs = nd ? dirs : NULL};
     a->agents_catalog = agent_catalog_load(&co, &err);
+    free(dirs);
     if (!a->agents_catalog) {
         api_status_from(st, &err);
         return -1;
-    }
-    if (agent_catalog_warning_count(a->agents_catalog)) {
-        json_t *own = json_copy(a->warnings); /* shared with the config */
-        json_decref(a->warnings);
-        a->warnings = own;
     }
     for (size_t i = 0; i < agent_catalog_warning_count(a->agents_catalog); i++)
         json_array_append_new(a->warnings,
@@ -342,7 +344,8 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         api_status_from(st, &err);
         goto fail;
     }
-    if (setup_agents(a, st) != 0)
+    /* Plugins before the agent catalog: their agents/ folders join it. */
+    if (api_ext_load(a, st) != 0 || setup_agents(a, st) != 0)
         goto fail;
     loom_str sys = LOOM_STR_INIT;
     const char *custom = api_value(v, "system_prompt");
@@ -412,5 +415,7 @@ void loom_agent_free(loom_agent *a)
     json_decref(a->notices);
     json_decref(a->warnings);
     agent_catalog_free(a->agents_catalog);
+    api_ext_free_agent(a);
+    free(a->output_style);
     free(a);
 }

@@ -236,3 +236,12 @@ int loom_config_trust_workspace(const loom_config *cfg, loom_status *st)
     api_status_ok(st);
     return 0;
 }
+
+bool api_compat_claude(const json_t *values, json_t *const files[3])
+{
+    const char *v = api_value(values, "compat_claude");
+    if (v)
+        return strcmp(v, "false") != 0 && strcmp(v, "0") != 0;
+    const json_t *c = json_object_get(json_object_get(files[0], "compat"), "claude");
+    return !json_is_false(c);
+}

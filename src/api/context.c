@@ -111,16 +111,23 @@ char *loom_session_context_json(loom_session *s)
     int64_t est = 0;
     loom_error err;
     json_t *o = json_object();
+    json_t *ext_parts = api_ext_context_parts(s);
+    lc.env.system_extensions = api_ext_text(s);
+    int64_t ext_tok = 0;
+    for (size_t i = 0; i < json_array_size(ext_parts); i++)
+        ext_tok += json_integer_value(json_object_get(json_array_get(ext_parts, i), "tokens"));
     if (context_build_request(&s->context, &lc.env, &cfg, NULL, &req, &est, &err) == 0) {
         int64_t sys = tokens_estimate_cstr(req.system);
-        int64_t mem = tokens_estimate_cstr(req.system_dynamic);
+        int64_t mem = tokens_estimate_cstr(req.system_dynamic) - ext_tok;
+        if (mem < 0)
+            mem = 0;
         int64_t working_tok = 0;
         if (s->working) {
             char *w = working_render(s->working);
             working_tok = tokens_estimate_cstr(w) + TOKENS_PER_BLOCK;
             free(w);
         }
-        int64_t history = est - sys - mem - lc.env.tools_est - working_tok;
+        int64_t history = est - sys - mem - ext_tok - lc.env.tools_est - working_tok;
         pressure_source src;
         int64_t tokens = pressure_tokens(&s->context.pr, est, &src);
         double rho = pressure_rho(&s->context.pr, tokens);
@@ -129,8 +136,9 @@ char *loom_session_context_json(loom_session *s)
         json_object_set_new(o, "rho", json_real(rho));
         json_object_set_new(o, "source", json_string(pressure_source_name(src)));
         json_object_set_new(o, "partitions",
-                            json_pack("{s:I,s:I,s:I,s:I,s:I}", "system", (json_int_t)sys,
-                                      "memory", (json_int_t)mem, "tools",
+                            json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "system", (json_int_t)sys,
+                                      "memory", (json_int_t)mem, "extensions",
+                                      (json_int_t)ext_tok, "tools",
                                       (json_int_t)lc.env.tools_est, "history",
                                       (json_int_t)(history > 0 ? history : 0), "working",
                                       (json_int_t)working_tok));
@@ -161,6 +169,7 @@ char *loom_session_context_json(loom_session *s)
                                                "kind",
                                                memory_kind_name(s->agent->memory.files[i].kind)));
     json_object_set_new(o, "memory_files", files);
+    json_object_set_new(o, "extensions", ext_parts);
     return dump_new(o);
 }
 

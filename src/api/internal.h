@@ -16,6 +16,7 @@
 #include "policy/secrets.h"
 #include "heartbeat/config.h"
 #include "agents/agents.h"
+#include "ext/plugins/plugins.h"
 #include "runtime/loop.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
@@ -57,6 +58,18 @@ struct loom_agent {
      * "agents" settings (enabled false: no Agent tool, no spawn tree). */
     agent_catalog *agents_catalog;
     agents_config agents;
+    /* Extensions (api/extensions.c): the installed plugins, the roots of the
+     * enabled ones, the skill, command and output-style catalogs, and the
+     * folders skipped in an untrusted workspace (strings). */
+    plugin_set plugins;
+    ext_plugin_root *plugin_roots;
+    size_t n_plugin_roots;
+    struct skill_catalog *skills;
+    struct command_catalog *commands;
+    struct style_set *styles;
+    char *output_style;       /* the active output style's name; NULL: default */
+    json_t *ext_notices;
+    bool compat_claude;       /* Claude Code's files count (api_compat_claude) */
 };
 
 typedef struct file_state file_state;
@@ -80,6 +93,7 @@ struct loom_session {
     atomic_bool run_active;    /* a run is in progress (loom_run_start .. its end) */
     struct api_mcp *mcp;       /* its MCP servers and tool set (api/mcp.c); NULL: none */
     struct agents_session *agents; /* its sub-agents (agents/agents.h); NULL: agents off */
+    struct api_ext *ext;       /* skills in use, the tool-set port (api/extensions.c) */
 };
 
 /* The loop_io fields every use of the session shares (transcript,
@@ -186,6 +200,37 @@ void api_mcp_startup_wait(loom_session *s);
  * and one request served by the agent's model (NULL with *why set). */
 bool api_mcp_sampling_enabled(const loom_agent *a);
 json_t *api_mcp_sample(loom_session *s, const char *server, const json_t *params, char **why);
+
+/* Whether Claude Code's files count (docs/compat.md): "compat": {"claude":
+ * false} in the user settings or the option compat_claude turns them off
+ * (their deny and ask rules apply all the same). Default true. */
+bool api_compat_claude(const json_t *values, json_t *const files[3]);
+
+/* Extensions (api/extensions.c). load: plugins, then the skill, command
+ * and style catalogs for the agent (warnings join a->warnings); -1 with st
+ * only when out of memory. open/close: the session's skill state.
+ * run_begin wraps io's tool-set port (after MCP's, before the agents') so
+ * every run sees the Skill tool and the one extensions part of the system
+ * prompt; run_end clears the run's grants and returns the skills report
+ * (new reference). prepare_goal: "/name args" naming a command or a
+ * user-invocable skill becomes its prompt (else api_mcp_prepare_goal's
+ * answer); NULL with err when it cannot be served. *model: the command's
+ * or skill's model for this run (a full id; an alias such as "sonnet" is
+ * not resolved and is reported as a warning), else NULL. observe_call: a
+ * tool.started payload, for the report. context_parts: [{name, tokens,
+ * budget?}] for loom_session_context_json. */
+int api_ext_load(loom_agent *a, loom_status *st);
+void api_ext_free_agent(loom_agent *a);
+void api_ext_open(loom_session *s);
+void api_ext_close(loom_session *s);
+void api_ext_run_begin(loom_session *s, loop_io *io, tool_ctx *tctx);
+json_t *api_ext_run_end(loom_session *s);
+char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, const char **model,
+                           loom_error *err);
+void api_ext_observe_call(loom_session *s, const json_t *started);
+json_t *api_ext_context_parts(loom_session *s);
+/* The extensions part as last composed (NULL: empty); between runs only. */
+const char *api_ext_text(loom_session *s);
 
 /* MCP configuration inputs (mcp_config.c) from a config's or an agent's
  * values ("mcp_config", "strict_mcp_config"), settings documents (the

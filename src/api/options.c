@@ -25,6 +25,7 @@ static const api_option OPTIONS[] = {
     {"cassette", API_OPT_TEXT, 0, 0},
     {"fallback_model", API_OPT_TEXT, 0, 0},
     {"cwd", API_OPT_TEXT, 0, 0},
+    {"compat_claude", API_OPT_BOOL, 0, 0},
     {"system_prompt", API_OPT_TEXT, 0, 0},
     {"append_system_prompt", API_OPT_TEXT, 0, 0},
     {"max_turns", API_OPT_WHOLE, 1, 1000000},

@@ -113,6 +113,8 @@ static void emit(void *ctx, loom_event_type type, loom_visibility vis, const cha
                  json_t *payload)
 {
     loom_run *r = ctx;
+    if (type == LOOM_EV_TOOL_STARTED)
+        api_ext_observe_call(r->session, payload);
     deliver(r, type, event_make(r->run_id, type, vis, corr, payload));
 }
 
@@ -302,6 +304,7 @@ static void *run_main(void *arg)
     tctx.heartbeat = hb;
     io.heartbeat = hb;
     api_mcp_run_begin(s, &io, &r->opts);
+    api_ext_run_begin(s, &io, &tctx);
     if (s->agents) {
         agents_run_env env = {.params = &a->params, .io = &io, .tctx = &tctx,
                               .mcp = api_mcp_manager(s), .run_id = r->run_id};
@@ -309,9 +312,18 @@ static void *run_main(void *arg)
     }
     loop_result res;
     loom_error gerr;
-    char *goal = api_mcp_prepare_goal(s, r->goal, &gerr);
+    const char *model = NULL;
+    char *goal = api_ext_prepare_goal(s, r->goal, &tctx, &model, &gerr);
     if (goal) {
-        loop_run(&a->params, &io, goal, &res);
+        /* A command's or skill's model: this run only, the rest as the
+         * agent's (a shallow copy: the run only reads it). */
+        loop_params params = a->params;
+        provider_config pc = *a->params.provider;
+        if (model) {
+            pc.model = (char *)model;
+            params.provider = &pc;
+        }
+        loop_run(&params, &io, goal, &res);
         free(goal);
     } else {
         /* An MCP prompt command that could not be served: nothing ran. */
@@ -324,6 +336,7 @@ static void *run_main(void *arg)
     if (tctx.spawn)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
+    json_t *skills = api_ext_run_end(s);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
@@ -337,6 +350,8 @@ static void *run_main(void *arg)
         json_object_set_new(result, "usage_by_agent", by_agent);
     if (s->mcp)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
+    if (skills)
+        json_object_set_new(result, "skills", skills);
     char *text = json_dump_compact(result);
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, result);
     pthread_mutex_lock(&r->lock);

@@ -159,6 +159,7 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
                                   .cwd = agent->cwd};
         s->agents = agents_session_new(&ao);
     }
+    api_ext_open(s);
     if (api_mcp_open(s, &err) != 0) {
         api_status_from(st, &err);
         loom_session_free(s);
@@ -427,6 +428,7 @@ void loom_session_free(loom_session *s)
     s->agents = NULL;
     /* Before the tasks: no server process outlives the session. */
     api_mcp_close(s);
+    api_ext_close(s);
     task_registry_free(s->tasks);
     context_state_free(&s->context);
     working_free(s->working);

@@ -3,6 +3,8 @@
 #include "base/path.h"
 
 #include <limits.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,4 +69,27 @@ char *path_make_absolute(const char *path, const char *base)
     char *out = path_fold(joined);
     free(joined);
     return out;
+}
+
+char *path_repo_root(const char *dir)
+{
+    char *path = xstrdup(dir);
+    for (;;) {
+        loom_str g = LOOM_STR_INIT;
+        str_printf(&g, "%s/.git", strcmp(path, "/") == 0 ? "" : path);
+        struct stat st;
+        bool found = stat(g.ptr, &st) == 0;
+        str_free(&g);
+        if (found)
+            return path;
+        char *slash = strrchr(path, '/');
+        if (!slash || strcmp(path, "/") == 0) {
+            free(path);
+            return NULL;
+        }
+        if (slash == path)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
 }

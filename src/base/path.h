@@ -2,7 +2,7 @@
  * the one way Loom turns a path argument into the absolute path it will
  * touch (file tools and permission rules must agree on it). Nothing here
  * touches the filesystem except path_make_absolute's getcwd when no base is
- * given. Thread-safe. */
+ * given, and path_repo_root. Thread-safe. */
 #ifndef LOOM_BASE_PATH_H
 #define LOOM_BASE_PATH_H
 
@@ -20,5 +20,10 @@ char *path_join(const char *dir, const char *name);
  * absolute path), a relative path from base (NULL: the process's working
  * directory). Caller frees. */
 char *path_make_absolute(const char *path, const char *base);
+
+/* The nearest ancestor of dir (absolute; itself included) holding a .git
+ * entry — a directory or, in worktrees and submodules, a file — or NULL
+ * when there is none. Reads the filesystem (stat). Caller frees. */
+char *path_repo_root(const char *dir);
 
 #endif

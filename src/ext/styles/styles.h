@@ -3,7 +3,7 @@
  *
  * Built-ins: default (Loom's own wording), explanatory (adds short
  * "Insight" notes on the choices made), learning (asks the person to write
- * small pieces themselves, marked TODO(human)). Files: output-styles/*.md
+ * small pieces themselves, marked TODO(human)). Files: output-styles/NAME.md
  * of ext_dirs_for("output-styles", …) with frontmatter name, description,
  * keep-coding-instructions (default false: the coding rules are dropped
  * with the default style section); the body replaces the style section.
