@@ -603,8 +603,9 @@ static bool seen_dir(agent_catalog *c, const char *dir)
 
 /* Every <dir>/<name>.md, in name order (the later of two files naming the same
  * agent wins, the same rule as between sources). A missing folder is no
- * source, not a fault. */
-static void load_dir(agent_catalog *c, const char *dir)
+ * source, not a fault. plugin: the plugin the folder belongs to, whose
+ * name prefixes its agents' ("tools:reviewer"); NULL for none. */
+static void load_dir(agent_catalog *c, const char *dir, const char *plugin)
 {
     DIR *dh = opendir(dir);
     if (!dh) {
@@ -638,6 +639,12 @@ static void load_dir(agent_catalog *c, const char *dir)
         } else {
             loom_error perr = {0};
             agent_def *d = agent_def_parse(path, text, cat_warn, c, &perr);
+            if (d && plugin) {
+                loom_str full = LOOM_STR_INIT;
+                str_printf(&full, "%s:%s", plugin, d->name);
+                free(d->name);
+                d->name = str_steal(&full);
+            }
             if (d)
                 cat_add(c, d);
             else
@@ -649,21 +656,6 @@ static void load_dir(agent_catalog *c, const char *dir)
         free(names[i]);
     }
     free(names);
-}
-
-/* A workspace folder: read when trusted, else named in a notice (only when
- * it exists, so an untrusted folder with no agents says nothing). */
-static void load_workspace_dir(agent_catalog *c, const char *cwd, const char *rel, bool trusted)
-{
-    if (!cwd)
-        return;
-    char *dir = path_join(cwd, rel);
-    struct stat st;
-    if (trusted)
-        load_dir(c, dir);
-    else if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-        cat_warnf(c, "%s: skipped: the workspace is not trusted, so its agent files are not loaded", dir);
-    free(dir);
 }
 
 static int custom_cmp(const void *a, const void *b)
@@ -683,17 +675,18 @@ agent_catalog *agent_catalog_load(const agent_catalog_opts *o, loom_error *err)
         cat_push(c, &roles[i], false);
     c->nroles = nroles;
 
-    load_workspace_dir(c, o->cwd, ".claude/agents", o->trusted);
-    char *home = o->home ? xstrdup(o->home) : loom_home();
-    if (home) {
-        char *dir = path_join(home, "agents");
-        load_dir(c, dir);
-        free(dir);
-        free(home);
-    }
-    for (const char *const *p = o->plugin_dirs; p && *p; p++)
-        load_dir(c, *p);
-    load_workspace_dir(c, o->cwd, ".loom/agents", o->trusted);
+    ext_source_opts so = {.cwd = o->cwd, .home = o->home, .user_home = o->user_home,
+                          .trusted = o->trusted, .claude_compat = !o->claude_off,
+                          .plugins = o->plugins, .n_plugins = o->n_plugins};
+    ext_dirs dirs;
+    json_t *notices = json_array();
+    ext_dirs_for("agents", &so, &dirs, notices);
+    for (size_t i = 0; i < json_array_size(notices); i++)
+        cat_warnf(c, "%s", json_string_value(json_array_get(notices, i)));
+    json_decref(notices);
+    for (size_t i = 0; i < dirs.n; i++)
+        load_dir(c, dirs.v[i].path, dirs.v[i].plugin);
+    ext_dirs_free(&dirs);
 
     /* The customs after the roles, by name (the owned flags move with them:
      * every def past the roles' slots is a custom one). */

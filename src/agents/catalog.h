@@ -2,10 +2,13 @@
  * files of the user, the project and plugins (Claude Code's format).
  *
  * An agent file is Markdown with YAML frontmatter; the body is the agent's
- * prompt. Sources, later ones winning by name: the built-in roles,
- * .claude/agents/ (compatibility), ~/.loom/agents/, plugins' agents/,
- * .loom/agents/. An untrusted workspace's own files are skipped with a
- * notice (a hostile repository does not get to define what Explore does).
+ * prompt. Sources, later ones winning by name: the built-in roles, then
+ * the folders ext/sources.h lists for "agents" — ~/.claude/agents,
+ * ~/.loom/agents, plugins' agents/ (named "plugin:name", so a plugin never
+ * replaces another's agent), .claude/agents from the repository root down
+ * to cwd, .loom/agents. An untrusted workspace's own files are skipped
+ * with a notice (a hostile repository does not get to define what Explore
+ * does).
  * A bad file, or a bad key in one, is a warning naming file and key; the
  * rest of the catalog loads. Built once per agent, read-only afterwards:
  * any thread may read it.
@@ -18,6 +21,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "ext/sources.h"
 #include "policy/perm_types.h"
 
 typedef enum {
@@ -58,8 +62,11 @@ typedef struct agent_catalog agent_catalog;
 typedef struct agent_catalog_opts {
     const char *cwd;            /* the workspace (.loom/agents, .claude/agents) */
     const char *home;           /* the Loom home (~/.loom); NULL: loom_home() */
+    const char *user_home;      /* for ~/.claude/agents; NULL: $HOME */
     bool trusted;               /* the workspace's own files count */
-    const char *const *plugin_dirs; /* plugins' agents/ folders, NULL-terminated; NULL: none */
+    bool claude_off;            /* compat off: no .claude/agents folder counts */
+    const ext_plugin_root *plugins; /* the enabled plugins (their agents/ folders) */
+    size_t n_plugins;
 } agent_catalog_opts;
 
 /* Loads the catalog. Never fails for a bad file: warnings collect them.

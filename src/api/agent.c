@@ -207,15 +207,10 @@ static int setup_agents(loom_agent *a, loom_status *st)
         return 0;
     loom_error err;
     loom_error_clear(&err);
-    const char **dirs = xcalloc(a->plugins.n + 1, sizeof *dirs);
-    size_t nd = 0;
-    for (size_t i = 0; i < a->plugins.n; i++)
-        if (a->plugins.v[i].enabled && !a->plugins.v[i].error && a->plugins.v[i].agents_dir)
-            dirs[nd++] = a->plugins.v[i].agents_dir;
     agent_catalog_opts co = {.cwd = a->cwd, .trusted = a->trusted,
-                             .plugin_dirs = nd ? dirs : NULL};
+                             .claude_off = !a->compat_claude, .plugins = a->plugin_roots,
+                             .n_plugins = a->n_plugin_roots};
     a->agents_catalog = agent_catalog_load(&co, &err);
-    free(dirs);
     if (!a->agents_catalog) {
         api_status_from(st, &err);
         return -1;

@@ -65,10 +65,19 @@ void ext_dirs_for(const char *kind, const ext_source_opts *o, ext_dirs *out, jso
     consider(out, home, "", kind, EXT_SCOPE_USER, o, notices);
 
     for (size_t i = 0; i < o->n_plugins; i++) {
+        const ext_plugin_root *r = &o->plugins[i];
+        const char *own = !strcmp(kind, "skills")          ? r->skills
+                          : !strcmp(kind, "commands")      ? r->commands
+                          : !strcmp(kind, "agents")        ? r->agents
+                          : !strcmp(kind, "output-styles") ? r->styles
+                                                           : NULL;
         loom_str p = LOOM_STR_INIT;
-        str_printf(&p, "%s/%s", o->plugins[i].root, kind);
+        if (own)
+            str_puts(&p, own);
+        else
+            str_printf(&p, "%s/%s", r->root, kind);
         if (is_dir(p.ptr))
-            add(out, p.ptr, EXT_SCOPE_PLUGIN, o->plugins[i].name);
+            add(out, p.ptr, EXT_SCOPE_PLUGIN, r->name);
         str_free(&p);
     }
 

@@ -36,10 +36,13 @@ typedef struct ext_dirs {
     size_t n;
 } ext_dirs;
 
-/* An enabled plugin's root folder (ext/plugins/plugins.h fills these). */
+/* An enabled plugin's folders (ext/plugins/plugins.h fills these): its
+ * root, and each kind's folder when its manifest names another one (NULL:
+ * <root>/<kind>). */
 typedef struct ext_plugin_root {
     const char *name;
     const char *root;
+    const char *skills, *commands, *agents, *styles;
 } ext_plugin_root;
 
 typedef struct ext_source_opts {

@@ -26,7 +26,7 @@
 #include "tools/schema.h"
 
 static char dir[256];      /* the test's root: ws/ the workspace, home/ the Loom home */
-static char ws[300], home[300], plugin[300];
+static char ws[300], home[300], plugin[300], plugin_root[300];
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -42,6 +42,7 @@ static int setup(void **state)
     snprintf(ws, sizeof ws, "%s/ws", dir);
     snprintf(home, sizeof home, "%s/home", dir);
     snprintf(plugin, sizeof plugin, "%s/plugin/agents", dir);
+    snprintf(plugin_root, sizeof plugin_root, "%s/plugin", dir);
     return 0;
 }
 
@@ -344,7 +345,7 @@ static void dump_warnings(const agent_catalog *c)
         fprintf(stderr, "warning: %s\n", agent_catalog_warning(c, i));
 }
 
-static void later_sources_win_claude_then_home_then_plugins_then_loom(void **state)
+static void later_sources_win_user_then_plugins_then_the_project(void **state)
 {
     put_agent(ws, ".claude/agents/a.md", "shared", "from claude");
     put_agent(home, "agents/a.md", "shared", "from home");
@@ -356,20 +357,38 @@ static void later_sources_win_claude_then_home_then_plugins_then_loom(void **sta
     put_agent(plugin, "p.md", "home-plugin", "from plugin");
     put_agent(plugin, "q.md", "plugin-loom", "from plugin");
     put_agent(ws, ".loom/agents/q.md", "plugin-loom", "from loom");
-    const char *plugins[] = {plugin, NULL};
-    agent_catalog_opts o = {.cwd = ws, .home = home, .trusted = true, .plugin_dirs = plugins};
+    ext_plugin_root plugins[] = {{.name = "tools", .root = plugin_root}};
+    agent_catalog_opts o = {.cwd = ws, .home = home, .user_home = home, .trusted = true,
+                            .plugins = plugins, .n_plugins = 1};
     loom_error err = {0};
     agent_catalog *c = agent_catalog_load(&o, &err);
     assert_non_null(c);
     assert_string_equal(prompt_of(c, "shared"), "from loom");
-    assert_string_equal(prompt_of(c, "claude-home"), "from home");
+    /* The project's .claude/agents is the project's: it beats the user's. */
+    assert_string_equal(prompt_of(c, "claude-home"), "from claude");
     assert_string_equal(prompt_of(c, "claude-only"), "from claude");
-    assert_string_equal(prompt_of(c, "home-plugin"), "from plugin");
+    /* A plugin's agents are its own names: they replace nobody's. */
+    assert_string_equal(prompt_of(c, "home-plugin"), "from home");
+    assert_string_equal(prompt_of(c, "tools:home-plugin"), "from plugin");
     assert_string_equal(prompt_of(c, "plugin-loom"), "from loom");
+    assert_string_equal(prompt_of(c, "tools:plugin-loom"), "from plugin");
     if (agent_catalog_warning_count(c) != 0) {
         dump_warnings(c);
         fail_msg("warnings where none were expected");
     }
+    agent_catalog_free(c);
+}
+
+static void compat_off_leaves_out_every_claude_folder(void **state)
+{
+    put_agent(ws, ".claude/agents/c.md", "claude-only", "from claude");
+    put_agent(ws, ".loom/agents/l.md", "loom-only", "from loom");
+    agent_catalog_opts o = {.cwd = ws, .home = home, .user_home = home, .trusted = true,
+                            .claude_off = true};
+    loom_error err = {0};
+    agent_catalog *c = agent_catalog_load(&o, &err);
+    assert_null(agent_catalog_find(c, "claude-only"));
+    assert_string_equal(prompt_of(c, "loom-only"), "from loom");
     agent_catalog_free(c);
 }
 
@@ -378,16 +397,16 @@ static void an_untrusted_workspace_is_skipped_with_a_notice_naming_its_folders(v
     put_agent(ws, ".claude/agents/a.md", "ws-claude", "x");
     put_agent(ws, ".loom/agents/a.md", "ws-loom", "x");
     put_agent(home, "agents/h.md", "mine", "mine");
-    agent_catalog_opts o = {.cwd = ws, .home = home, .trusted = false};
+    agent_catalog_opts o = {.cwd = ws, .home = home, .user_home = home, .trusted = false};
     loom_error err = {0};
     agent_catalog *c = agent_catalog_load(&o, &err);
     assert_null(agent_catalog_find(c, "ws-claude"));
     assert_null(agent_catalog_find(c, "ws-loom"));
     assert_string_equal(prompt_of(c, "mine"), "mine");
     char want[400];
-    snprintf(want, sizeof want, "%s/.claude/agents: skipped: the workspace is not trusted", ws);
+    snprintf(want, sizeof want, "skipped %s/.claude/agents: the workspace is not trusted", ws);
     assert_true(any_warning(c, want));
-    snprintf(want, sizeof want, "%s/.loom/agents: skipped: the workspace is not trusted", ws);
+    snprintf(want, sizeof want, "skipped %s/.loom/agents: the workspace is not trusted", ws);
     assert_true(any_warning(c, want));
     assert_int_equal(agent_catalog_warning_count(c), 2);
     agent_catalog_free(c);
@@ -395,7 +414,7 @@ static void an_untrusted_workspace_is_skipped_with_a_notice_naming_its_folders(v
 
 static void an_untrusted_workspace_without_agent_folders_says_nothing(void **state)
 {
-    agent_catalog_opts o = {.cwd = ws, .home = home, .trusted = false};
+    agent_catalog_opts o = {.cwd = ws, .home = home, .user_home = home, .trusted = false};
     loom_error err = {0};
     agent_catalog *c = agent_catalog_load(&o, &err);
     assert_int_equal(agent_catalog_warning_count(c), 0);
@@ -415,7 +434,7 @@ static void bad_files_warn_and_the_rest_of_the_catalog_loads(void **state)
     char fifo[400];
     snprintf(fifo, sizeof fifo, "%s/.loom/agents/pipe.md", ws);
     assert_int_equal(mkfifo(fifo, 0600), 0);
-    agent_catalog_opts o = {.cwd = ws, .home = home, .trusted = true};
+    agent_catalog_opts o = {.cwd = ws, .home = home, .user_home = home, .trusted = true};
     loom_error err = {0};
     agent_catalog *c = agent_catalog_load(&o, &err);
     assert_string_equal(prompt_of(c, "moody"), "still loads");
@@ -440,7 +459,7 @@ static void bad_files_warn_and_the_rest_of_the_catalog_loads(void **state)
 static void overriding_a_role_is_allowed_but_never_silent_and_keeps_its_place(void **state)
 {
     put_agent(ws, ".loom/agents/explore.md", "Explore", "my own explorer");
-    agent_catalog_opts o = {.cwd = ws, .home = home, .trusted = true};
+    agent_catalog_opts o = {.cwd = ws, .home = home, .user_home = home, .trusted = true};
     loom_error err = {0};
     agent_catalog *c = agent_catalog_load(&o, &err);
     const agent_def *d = agent_catalog_find(c, "Explore");
@@ -458,7 +477,7 @@ static void roles_come_first_in_fixed_order_then_customs_by_name(void **state)
     put_agent(ws, ".loom/agents/1.md", "zeta", "z");
     put_agent(home, "agents/2.md", "alpha", "a");
     put_agent(ws, ".claude/agents/3.md", "mid", "m");
-    agent_catalog_opts o = {.cwd = ws, .home = home, .trusted = true};
+    agent_catalog_opts o = {.cwd = ws, .home = home, .user_home = home, .trusted = true};
     loom_error err = {0};
     agent_catalog *c = agent_catalog_load(&o, &err);
     const char *want[] = {"general-purpose", "Explore", "Plan", "verification", "fork", "alpha", "mid", "zeta"};
@@ -472,7 +491,7 @@ static void roles_come_first_in_fixed_order_then_customs_by_name(void **state)
 static void find_is_exact_first_then_ignores_case(void **state)
 {
     put_agent(ws, ".loom/agents/e.md", "explore", "lowercase one");
-    agent_catalog_opts o = {.cwd = ws, .home = home, .trusted = true};
+    agent_catalog_opts o = {.cwd = ws, .home = home, .user_home = home, .trusted = true};
     loom_error err = {0};
     agent_catalog *c = agent_catalog_load(&o, &err);
     assert_int_equal(agent_catalog_find(c, "Explore")->role, AGENT_ROLE_EXPLORE);
@@ -489,7 +508,7 @@ static void a_workspace_that_is_the_home_is_read_once(void **state)
     char loomhome[400];
     snprintf(loomhome, sizeof loomhome, "%s/.loom", ws);
     put_agent(loomhome, "agents/a.md", "once", "x");
-    agent_catalog_opts o = {.cwd = ws, .home = loomhome, .trusted = true};
+    agent_catalog_opts o = {.cwd = ws, .home = loomhome, .user_home = home, .trusted = true};
     loom_error err = {0};
     agent_catalog *c = agent_catalog_load(&o, &err);
     assert_int_equal(agent_catalog_count(c), 6);
@@ -651,7 +670,8 @@ int main(void)
         T(a_bad_tools_value_fails_closed),
         T(a_file_that_cannot_be_an_agent_says_why),
         T(an_empty_body_is_a_warning),
-        T(later_sources_win_claude_then_home_then_plugins_then_loom),
+        T(later_sources_win_user_then_plugins_then_the_project),
+        T(compat_off_leaves_out_every_claude_folder),
         T(an_untrusted_workspace_is_skipped_with_a_notice_naming_its_folders),
         T(an_untrusted_workspace_without_agent_folders_says_nothing),
         T(bad_files_warn_and_the_rest_of_the_catalog_loads),
