@@ -241,6 +241,11 @@ check "deny: the command's !\`curl\` did not run (the deny rule beats its allowe
 start_mock "$T/d.json"
 run_loom "deny /include" "/include"
 check "deny: the command's @.env did not include the file" bash -c "! grep -qF DENY-SECRET-42 '$MOCK_LOG'"
+printf -- 'Key: @~/.ssh/id_rsa\nAgain: @%s/.ssh/id_rsa\nLinked: @key-link\n' "$HOME" > "$R/.claude/commands/include-key.md"
+ln -s "$HOME/.ssh/id_rsa" "$R/key-link"
+start_mock "$T/d.json"
+run_loom "deny /include-key" "/include-key"
+no_secret_anywhere "deny /include-key (@~/.ssh/id_rsa, @\$HOME/.ssh/id_rsa, @a link to it)"
 jq -n --arg env "$R/.env" --arg evil "$EVIL" '{turns: [
   {match: {assistant_turns: 0}, reply: {tool_calls: [{id: "d1", name: "Skill", input: {name: "env-reader"}}]}},
   {match: {assistant_turns: 1}, reply: {tool_calls: [{id: "d2", name: "Read", input: {file_path: $env}}]}},
