@@ -378,4 +378,29 @@ check "escapes: no ESC, BEL or C1 byte on stderr" \
   bash -c "! LC_ALL=C grep -qP '[\\x07\\x1b\\x9b]|\\xc2[\\x80-\\x9f]' '$T/err'"
 check "escapes: no ESC, BEL or C1 byte on stdout" \
   bash -c "! LC_ALL=C grep -qP '[\\x07\\x1b\\x9b]|\\xc2[\\x80-\\x9f]' '$T/out'"
+
+# --- 11. compat off ------------------------------------------------------------------
+# The user turns Claude Code compatibility off: the .claude skills,
+# commands, agents, hooks and CLAUDE.md are not used — and the .claude deny
+# rule still holds (deny and ask rules from every source always apply).
+R="$T/compat-off"
+cp -a "$LOOM_SRC/tests/e2e/fixtures/claude-project" "$R"
+git -C "$R" init -q -b main
+jq -n --arg r "$R" '{trustedWorkspaces: [$r], agents: {enabled: true}, compat: {claude: false}}' > "$LOOM_HOME/settings.json"
+jq -n --arg env "$R/.env" '{turns: [
+  {match: {assistant_turns: 0}, reply: {tool_calls: [{id: "c1", name: "Read", input: {file_path: $env}}]}},
+  {match: {assistant_turns: 1}, reply: {tool_calls: [{id: "c2", name: "Bash", input: {command: "echo compat-off"}}]}},
+  {match: {assistant_turns: 2}, reply: {tool_calls: [{id: "c3", name: "Agent", input: {description: "r", prompt: "x", subagent_type: "code-reviewer"}}]}},
+  {match: {assistant_turns: 3}, reply: {text: "C-DONE"}}]}' > "$T/c.json"
+start_mock "$T/c.json"
+run_loom "compat off" "go" --permission-mode bypassPermissions
+assert_eq "compat off: the Read of .env is still denied" "$(tool_is_error c1)" "true"
+check "compat off: no secret of .env reached a request" bash -c "! grep -qF FIXTURE-SECRET '$MOCK_LOG'"
+check "compat off: the .claude hook did not run" test ! -e "$R/.claude/bash-commands.log"
+check "compat off: CLAUDE.md is not loaded" bash -c "! grep -qF ACME-WIDGETS-CLAUDE-MD '$MOCK_LOG'"
+check "compat off: the .claude skill is not offered" bash -c "! grep -qF 'Drafts release notes' '$MOCK_LOG'"
+assert_eq "compat off: the .claude agent is not spawnable" "$(tool_is_error c3)" "true"
+start_mock "$T/d.json"
+run_loom "compat off /fix-issue" "/fix-issue 7"
+check "compat off: the .claude command is not expanded" bash -c "! grep -qF 'Fix issue #7' '$MOCK_LOG'"
 finish
