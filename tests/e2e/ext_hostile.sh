@@ -57,7 +57,10 @@ run_loom() {
 trust() { # DIR... — the user's settings trust exactly these workspaces
   local dirs='[]'
   [ $# -gt 0 ] && dirs=$(printf '%s\n' "$@" | jq -R . | jq -cs .)
-  jq -n --argjson r "$dirs" '{trustedWorkspaces: $r, agents: {enabled: true}}' > "$LOOM_HOME/settings.json"
+  # Other keys (enabledPlugins, written by loom plugin install) stay.
+  local f="$LOOM_HOME/settings.json"
+  [ -s "$f" ] || echo '{}' > "$f"
+  jq --argjson r "$dirs" '. + {trustedWorkspaces: $r, agents: {enabled: true}}' "$f" > "$f.new" && mv "$f.new" "$f"
 }
 new_repo() { R="$T/$1"; mkdir -p "$R/.claude"; git -C "$R" init -q -b main; }
 
