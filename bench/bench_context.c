@@ -89,7 +89,7 @@ int main(int argc, char **argv)
     cfg.context_window = 200000;
     cfg.max_output_tokens = 8192;
     cfg.stream = true;
-    char *dynamic = system_prompt_dynamic(dir, true, NULL);
+    char *dynamic = system_prompt_dynamic(dir, true, true, NULL);
     loop_params p = {.provider = &cfg, .tools = reg, .system_static = system_prompt_static(),
                      .system_dynamic = dynamic};
     ladder_config_default(&p.context.ladder);

@@ -80,7 +80,10 @@ loom_config *loom_config_new(void);
  *   model, base_url, api_key, cassette (replay script)  text
  *   fallback_model  text: used after the primary model fails (circuit breaker)
  *   cwd             text: the working directory tools run in (default: getcwd)
- *   compat_claude   bool: Claude Code's files count too (default true; docs/compat.md)
+ *   compat_claude   bool: Claude Code's files count (default true; also
+ *                   LOOM_COMPAT_CLAUDE, and the user settings' "compat":
+ *                   {"claude": false}). Off, a .claude settings file still
+ *                   gives its deny and ask rules (docs/compat.md)
  *   system_prompt   text: replaces the built-in static system prompt
  *   append_system_prompt  text: added after it
  *   max_turns       whole 1–1000000: model calls per run (default 500)
@@ -121,6 +124,9 @@ loom_config *loom_config_new(void);
  *                   the settings files or .mcp.json (--strict-mcp-config)
  *   agents          bool: sub-agents (the Agent tool, alias Task); settings
  *                   "agents": {"enabled", "maxDepth", "maxRunning", …}
+ *   output_style    text: the output style's name (default "default"; settings
+ *                   "outputStyle" too): docs/output-styles.md. An unknown name
+ *                   is a session warning, and the default is used
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not
@@ -129,7 +135,9 @@ loom_config *loom_config_new(void);
 int loom_config_set(loom_config *cfg, const char *key, const char *value, loom_status *st);
 /* Reads settings files ($LOOM_HOME/settings.json or ~/.loom/settings.json,
  * then .loom/settings.json and .loom/settings.local.json under cwd; later
- * files win) for the keys above ("model", "env" {NAME: value} applied with
+ * files win; each with Claude Code's file of its level below it —
+ * ~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json —
+ * whose rule and hook lists add to Loom's: docs/compat.md) for the keys above ("model", "env" {NAME: value} applied with
  * setenv when unset, …). Values already set with loom_config_set win over
  * files. Missing files are fine; a malformed file is an error naming the
  * file, line and column, and a known key of the wrong type one naming the
@@ -186,31 +194,54 @@ int loom_mcp_remove(const loom_config *cfg, const char *scope_or_null, const cha
 /* Every configuration file Loom looked at for the config's workspace (after
  * loom_config_load_settings), as JSON text (caller frees): {"files":
  * [{"path", "kind" (settings|mcp|memory), "level" (user|project|local),
- * "origin" (loom|claude), "state" (loaded|skipped|absent-is-never-listed),
- * "why"? (skipped: untrusted workspace, compat off, parse error…)}]} — what
- * `/status` and `loom doctor` list (docs/compat.md). NULL when cfg is NULL. */
+ * "origin" (loom|claude), "state" (loaded | partial: only some of it counts
+ * | skipped), "why"? (partial and skipped: untrusted workspace, compat off,
+ * not JSON, a secret path…)}], "compat_claude": bool, "trusted": bool,
+ * "warnings": [text] (the settings schema's), "notices": [text] (what an
+ * untrusted workspace's files said that was dropped)} —
+ * files that do not exist are not listed. Memory files are those the
+ * workspace's instructions would load (without the sandbox's denyRead
+ * list, which an agent adds: loom_agent_sources_json). What `loom doctor`
+ * lists (docs/compat.md). NULL when cfg is NULL or not loaded. */
 char *loom_config_sources_json(const loom_config *cfg);
 
 /* ---- plugins (docs/plugins.md) ------------------------------------------ */
 
-/* Plugins live under $LOOM_HOME/plugins; which are enabled is
- * "enabledPlugins" of the user settings. Every call works on the config's
- * user settings file and Loom home; none needs an agent. */
-/* {"plugins": [{"name", "version"?, "description"?, "marketplace"?, "root",
- * "enabled", "commands", "agents", "skills", "hooks", "mcp_servers",
- * "output_styles" (counts), "error"?}], "marketplaces": [{"name",
- * "source"}], "warnings": [text]} (caller frees); NULL with st set. */
+/* Plugins live under $LOOM_HOME/plugins (installed.json, the copies,
+ * known_marketplaces.json); which are enabled is "enabledPlugins" of the
+ * user settings ({"name@marketplace": true}; the project's settings may
+ * switch one off, and on only in a trusted workspace). Every call works on
+ * the config's user settings file and Loom home, after
+ * loom_config_load_settings; none needs an agent, and a change counts from
+ * the next agent made (the next start). All return 0, or -1 with st set
+ * (resource_not_found for an unknown plugin or marketplace, config_invalid
+ * for a bad manifest — naming the file and the problem). */
+/* {"plugins": [{"name", "id" ("name@marketplace"), "version"?,
+ * "description"?, "marketplace"?, "root", "enabled", "commands", "agents",
+ * "skills", "hooks", "mcp_servers", "output_styles" (counts), "error"?}],
+ * "marketplaces": [{"name", "source", "kind" (directory|git), "root",
+ * "plugins": [{"name", "description"?}] or "error"}], "warnings": [text]}
+ * (caller frees); NULL with st set. */
 char *loom_plugin_list_json(const loom_config *cfg, loom_status *st);
-/* Adds a marketplace: a local folder or a git repository (path or URL)
+/* Adds a marketplace: a local folder (relative: to the workspace; recorded
+ * where it is) or a git repository (https://, file://, git@…, a path
+ * ending in .git, or GitHub's owner/repo; cloned with git clone --depth 1)
  * holding .loom-plugin/marketplace.json or .claude-plugin/marketplace.json.
- * *name_out (caller frees; may be NULL) gets its name. */
+ * Adding the same source again refreshes it. *name_out (caller frees; may
+ * be NULL) gets its name. */
 int loom_plugin_marketplace_add(const loom_config *cfg, const char *source, char **name_out,
                                 loom_status *st);
+/* Forgets a marketplace (and its clone); plugins installed from it stay. */
+int loom_plugin_marketplace_remove(const loom_config *cfg, const char *name, loom_status *st);
 /* Installs "plugin@marketplace", "plugin" (the one marketplace holding it)
- * or a plugin folder's path, and enables it. */
+ * or a plugin folder's path (holding a '/'; relative: to the workspace):
+ * the folder is checked (plugin_read), copied — a link leaving it refused —
+ * recorded, and enabled. Installing again replaces the copy. */
 int loom_plugin_install(const loom_config *cfg, const char *spec, loom_status *st);
+/* name: "name@marketplace", or a name only one installed plugin has. */
 int loom_plugin_set_enabled(const loom_config *cfg, const char *name, bool enabled,
                             loom_status *st);
+/* Deletes the copy, its record and its enabledPlugins key. */
 int loom_plugin_remove(const loom_config *cfg, const char *name, loom_status *st);
 
 /* ---- agent ------------------------------------------------------------- */
@@ -239,6 +270,21 @@ char *loom_agent_agents_catalog_json(loom_agent *agent, loom_status *st);
  * skipped in an untrusted workspace)} (caller frees). For /help, Tab
  * completion, /skills and `loom doctor`. */
 char *loom_agent_extensions_json(loom_agent *agent);
+/* The agent's configuration files as loom_config_sources_json lists them,
+ * with the memory files the agent actually loaded (and skipped) into its
+ * system prompt, and "sandbox": {"enabled", "error"?} — whether its
+ * commands run sandboxed (caller frees). For `/status` and `loom doctor`.
+ * NULL when agent is NULL. */
+char *loom_agent_sources_json(loom_agent *agent);
+/* Sets one key of the workspace's local settings, .loom/settings.local.json
+ * under the agent's working directory: value_json is the value as JSON
+ * text ("\"explanatory\"", "true"), NULL removes the key. The schema
+ * checks the value first (a wrong type is refused, naming the key); the
+ * file is written atomically with its other keys kept, and a file that is
+ * not a settings object is left as it is. It counts for agents made
+ * afterwards (/output-style reopens the agent). 0, or -1 with st set. */
+int loom_agent_set_local_setting(loom_agent *agent, const char *key, const char *value_json,
+                                 loom_status *st);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */
@@ -448,6 +494,10 @@ void loom_run_free(loom_run *run);
  * cannot be applied, or it is unsupported and the settings refuse to run
  * without it (both "run_blocked_by_capability"; *why_unsupported is set in
  * the last case). The why_unsupported string is static. */
+/* Whether this kernel can sandbox commands: the Landlock ABI it offers
+ * (≥ 1), or 0 with *why (not NULL; a static string) saying what is
+ * missing. For `loom doctor`. */
+int loom_sandbox_probe(const char **why);
 typedef void (*loom_notice_fn)(void *ctx, const char *text);
 int loom_sandbox_confine_self(const char *cwd, bool allow_network, const char *const *writable,
                               size_t n_writable, loom_notice_fn notice, void *notice_ctx,

@@ -12,6 +12,7 @@
 #include "context/budget.h"
 #include "context/ladder.h"
 #include "context/system_prompt.h"
+#include "ext/styles/styles.h"
 #include "sandbox/sandbox.h"
 
 /* renew reloads C_memory: the dynamic system prompt, made anew. */
@@ -19,7 +20,8 @@ static char *reload_dynamic(void *ctx)
 {
     loom_agent *a = ctx;
     secrets_deny deny;
-    return system_prompt_dynamic(a->cwd, a->trusted, api_agent_deny(a, &deny));
+    return system_prompt_dynamic(a->cwd, a->trusted, api_compat_claude(a->values, a->files),
+                                 api_agent_deny(a, &deny));
 }
 
 /* A model's entry under "models" in the settings files, local first. */
@@ -284,6 +286,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         a->files[i] = cfg->files[i] ? json_incref(cfg->files[i]) : NULL;
     a->notices = cfg->notices ? json_incref(cfg->notices) : json_array();
     a->warnings = cfg->warnings ? json_incref(cfg->warnings) : json_array();
+    a->sources = cfg->sources ? json_incref(cfg->sources) : json_array();
     a->trusted = cfg->trusted;
     provider_config_init(&a->provider);
     const json_t *v = a->values;
@@ -342,16 +345,24 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     /* Plugins before the agent catalog: their agents/ folders join it. */
     if (api_ext_load(a, st) != 0 || setup_agents(a, st) != 0)
         goto fail;
+    api_plugins_warn_untrusted(a);
     loom_str sys = LOOM_STR_INIT;
     const char *custom = api_value(v, "system_prompt");
-    str_puts(&sys, custom ? custom : system_prompt_static());
+    if (custom) {
+        str_puts(&sys, custom);
+    } else {
+        char *styled = api_styles_static(a); /* the active output style's (api/styles.c) */
+        str_puts(&sys, styled);
+        free(styled);
+    }
     const char *extra = api_value(v, "append_system_prompt");
     if (extra)
         str_printf(&sys, "\n%s\n", extra);
     a->system_static = str_steal(&sys);
     secrets_deny deny;
     a->system_dynamic =
-        system_prompt_dynamic_report(a->cwd, a->trusted, api_agent_deny(a, &deny), &a->memory);
+        system_prompt_dynamic_report(a->cwd, a->trusted, api_compat_claude(a->values, a->files),
+                                     api_agent_deny(a, &deny), &a->memory);
 
     a->params = (loop_params){
         .provider = &a->provider,
@@ -409,6 +420,7 @@ void loom_agent_free(loom_agent *a)
     free(a->sandbox_error);
     json_decref(a->notices);
     json_decref(a->warnings);
+    json_decref(a->sources);
     agent_catalog_free(a->agents_catalog);
     api_ext_free_agent(a);
     free(a->output_style);

@@ -13,7 +13,14 @@
  * trusts the workspace they pass through trust_filter here, once, before
  * anything reads them: the options below, the rules and hooks (governance),
  * the sandbox block (agent.c) and the model table all see the filtered
- * documents (policy/trust.h). */
+ * documents (policy/trust.h).
+ *
+ * Each layer also has Claude Code's file (base/settings.h): it is filtered
+ * under its own name, its rules are checked here so a bad one is an error
+ * naming it, and it is merged below Loom's file of the same level
+ * (settings_merge), so the rest of Loom sees three documents as before.
+ * What was read, and what counted of it, is kept for
+ * loom_config_sources_json (api/sources.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +30,7 @@
 #include "base/json.h"
 #include "base/settings.h"
 #include "base/str.h"
+#include "policy/rules.h"
 #include "policy/trust.h"
 #include "runtime/loop.h"
 
@@ -47,6 +55,7 @@ void loom_config_free(loom_config *cfg)
         json_decref(cfg->files[i]);
     json_decref(cfg->notices);
     json_decref(cfg->warnings);
+    json_decref(cfg->sources);
     free(cfg->workspace);
     free(cfg->user_path);
     free(cfg);
@@ -96,9 +105,13 @@ static void apply_settings(json_t *values, json_t *explicit_keys, const json_t *
             target = "permission_mode";
             value = json_object_get(v, "defaultMode");
         }
-        /* add_dirs is --add-dir's; settings say permissions.additionalDirectories. */
+        if (strcmp(key, "outputStyle") == 0) /* Claude Code's name, docs/output-styles.md */
+            target = "output_style";
+        /* add_dirs is --add-dir's; settings say permissions.additionalDirectories.
+         * compat_claude is the caller's; settings say "compat": {"claude"},
+         * and only the user's (base/settings.h). */
         if (!known(target) || json_object_get(explicit_keys, target) ||
-            !strcmp(target, "add_dirs"))
+            !strcmp(target, "add_dirs") || !strcmp(target, "compat_claude"))
             continue;
         char buf[64];
         const char *text = buf;
@@ -141,6 +154,54 @@ static json_t *user_limits(const json_t *explicit_keys, const json_t *user)
     return base;
 }
 
+/* A Claude Code file's permission rules, each parsed as governance will:
+ * a rule Loom cannot read is an error naming that file, not the Loom file
+ * it is merged with (and never a deny rule silently lost). */
+static int check_rules(const json_t *doc, const char *file, loom_error *err)
+{
+    static const struct {
+        const char *key;
+        perm_verdict v;
+    } lists[] = {{"allow", PERM_ALLOW}, {"ask", PERM_ASK}, {"deny", PERM_DENY}};
+    const json_t *perms = json_object_get(doc, "permissions");
+    perm_rules *scratch = perm_rules_new();
+    int rc = 0;
+    for (size_t k = 0; k < 3 && rc == 0; k++) {
+        size_t i;
+        json_t *r;
+        json_array_foreach(json_object_get(perms, lists[k].key), i, r) {
+            if (!json_is_string(r))
+                rc = loom_error_set(err, LOOM_ERR_CONFIG, "%s: permissions.%s[%zu] must be a string",
+                                    file, lists[k].key, i);
+            else if (perm_rules_add(scratch, lists[k].v, json_string_value(r), RULE_SRC_PROJECT,
+                                    err) != 0) {
+                loom_error_prefix(err, "%s: permissions.%s[%zu]", file, lists[k].key, i);
+                rc = -1;
+            }
+            if (rc != 0)
+                break;
+        }
+    }
+    perm_rules_free(scratch);
+    return rc;
+}
+
+/* The sources entry for path gets state "partial" and why (unless it
+ * already says less counted). */
+static void mark_partial(json_t *sources, const char *path, const char *why)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(sources, i, o) {
+        if (strcmp(json_string_value(json_object_get(o, "path")), path) != 0)
+            continue;
+        if (json_object_get(o, "why"))
+            return;
+        json_object_set_new(o, "state", json_string("partial"));
+        json_object_set_new(o, "why", json_string(why));
+    }
+}
+
 int loom_config_load_settings(loom_config *cfg, loom_status *st)
 {
     API_CHECK_ARG(st, cfg, -1);
@@ -150,10 +211,16 @@ int loom_config_load_settings(loom_config *cfg, loom_status *st)
         cwd = getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : ".";
     settings_files sf;
     loom_error err;
-    if (settings_load(cwd, &sf, &err) != 0) {
+    if (settings_load_opts(cwd, api_value(cfg->values, "compat_claude"), &sf, &err) != 0) {
         api_status_from(st, &err);
         return -1;
     }
+    for (int i = 0; i < SETTINGS_LAYERS; i++)
+        if (sf.claude_doc[i] && check_rules(sf.claude_doc[i], sf.claude_path[i], &err) != 0) {
+            settings_files_free(&sf);
+            api_status_from(st, &err);
+            return -1;
+        }
     json_t **docs = sf.doc;
 
     free(cfg->workspace);
@@ -161,22 +228,47 @@ int loom_config_load_settings(loom_config *cfg, loom_status *st)
     char *real = realpath(cwd, NULL);
     cfg->workspace = real ? real : xstrdup(cwd);
     cfg->user_path = xstrdup(sf.path[SETTINGS_USER]);
-    cfg->trusted = trust_workspace_trusted(docs[SETTINGS_USER], cfg->workspace);
+    /* Trust is the user's word: their two user files, merged. */
+    json_t *user = settings_merge(sf.claude_doc[SETTINGS_USER], docs[SETTINGS_USER]);
+    cfg->trusted = trust_workspace_trusted(user, cfg->workspace);
+    json_decref(user);
+    /* The answer, for api_compat_claude: an "env" block exporting
+     * LOOM_COMPAT_CLAUDE below must not change it after the fact. */
+    if (!api_value(cfg->values, "compat_claude"))
+        json_object_set_new(cfg->values, "compat_claude", json_string(sf.compat ? "true" : "false"));
     json_decref(cfg->warnings);
     cfg->warnings = json_incref(sf.warnings);
+    json_decref(cfg->sources);
+    cfg->sources = json_incref(sf.sources);
     json_decref(cfg->notices);
     cfg->notices = json_array();
     json_t *explicit_keys = json_deep_copy(cfg->values);
-    if (!cfg->trusted && (docs[SETTINGS_PROJECT] || docs[SETTINGS_LOCAL])) {
+    if (!cfg->trusted) {
         json_t *base = user_limits(explicit_keys, docs[SETTINGS_USER]);
         for (int i = SETTINGS_PROJECT; i < SETTINGS_LAYERS; i++) {
-            if (!docs[i])
-                continue;
-            json_t *kept = trust_filter(docs[i], settings_layer_name(i), base, cfg->notices);
-            json_decref(docs[i]);
-            docs[i] = kept;
+            json_t **pair[2] = {&sf.claude_doc[i], &docs[i]};
+            const char *names[2] = {settings_claude_name(i), settings_layer_name(i)};
+            const char *paths[2] = {sf.claude_path[i], sf.path[i]};
+            for (int k = 0; k < 2; k++) {
+                if (!*pair[k])
+                    continue;
+                json_t *kept = trust_filter(*pair[k], names[k], base, cfg->notices);
+                json_decref(*pair[k]);
+                *pair[k] = kept;
+                mark_partial(cfg->sources, paths[k],
+                             "the workspace is not trusted: only what tightens the user's "
+                             "limits counts (deny and ask rules, a stricter mode, …); its hooks "
+                             "do not run");
+            }
         }
         json_decref(base);
+    }
+
+    /* One document per layer: Claude Code's file below Loom's. */
+    for (int i = 0; i < SETTINGS_LAYERS; i++) {
+        json_t *merged = settings_merge(sf.claude_doc[i], docs[i]);
+        json_decref(docs[i]);
+        docs[i] = merged;
     }
 
     /* Later files win: apply local first, so earlier ones only fill gaps. */
@@ -196,6 +288,11 @@ int loom_config_load_settings(loom_config *cfg, loom_status *st)
     settings_files_free(&sf);
     api_status_ok(st);
     return 0;
+}
+
+bool api_compat_claude(const json_t *values, json_t *const files[3])
+{
+    return settings_compat_claude(api_value(values, "compat_claude"), files ? files[0] : NULL);
 }
 
 bool loom_config_workspace_trusted(const loom_config *cfg)
@@ -237,11 +334,39 @@ int loom_config_trust_workspace(const loom_config *cfg, loom_status *st)
     return 0;
 }
 
-bool api_compat_claude(const json_t *values, json_t *const files[3])
+int loom_agent_set_local_setting(loom_agent *agent, const char *key, const char *value_json,
+                                 loom_status *st)
 {
-    const char *v = api_value(values, "compat_claude");
-    if (v)
-        return strcmp(v, "false") != 0 && strcmp(v, "0") != 0;
-    const json_t *c = json_object_get(json_object_get(files[0], "compat"), "claude");
-    return !json_is_false(c);
+    API_CHECK_ARG(st, agent, -1);
+    API_CHECK_ARG(st, key, -1);
+    loom_error err;
+    loom_error_clear(&err);
+    json_t *value = NULL;
+    if (value_json) {
+        value = json_loads(value_json, JSON_DECODE_ANY, NULL);
+        if (!value)
+            return api_status_set(st, LOOM_ERR_INVALID_REQUEST,
+                                  "the value of \"%s\" is not JSON: %s", key, value_json);
+        /* The schema judges the key now, so what is written loads again. */
+        json_t *probe = json_pack("{sO}", key, value);
+        json_t *warnings = json_array();
+        int rc = settings_check(probe, ".loom/settings.local.json", warnings, &err);
+        json_decref(probe);
+        json_decref(warnings);
+        if (rc != 0) {
+            json_decref(value);
+            api_status_from(st, &err);
+            return -1;
+        }
+    }
+    char *path = settings_layer_path(SETTINGS_LOCAL, agent->cwd);
+    int rc = settings_write_key(path, key, value, &err);
+    free(path);
+    json_decref(value);
+    if (rc != 0) {
+        api_status_from(st, &err);
+        return -1;
+    }
+    api_status_ok(st);
+    return 0;
 }

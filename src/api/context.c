@@ -212,7 +212,8 @@ int loom_session_remember(loom_session *s, const char *line, loom_status *st)
     free(a->system_dynamic);
     secrets_deny deny;
     a->system_dynamic =
-        system_prompt_dynamic_report(a->cwd, a->trusted, api_agent_deny(a, &deny), &a->memory);
+        system_prompt_dynamic_report(a->cwd, a->trusted, api_compat_claude(a->values, a->files),
+                                     api_agent_deny(a, &deny), &a->memory);
     a->params.system_dynamic = a->system_dynamic;
     api_status_ok(st);
     return 0;

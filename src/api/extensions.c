@@ -337,8 +337,12 @@ char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, co
     if (!x || !goal || !command_split(goal, &name, &args))
         return api_mcp_prepare_goal(s, goal, err);
     loom_agent *a = s->agent;
-    const command_def *c = command_catalog_find(a->commands, name);
-    const skill_def *k = c ? NULL : skill_catalog_find(a->skills, name);
+    /* A skill and a command of the same name: the skill wins, as in the
+     * catalog the model sees (Claude Code's rule). */
+    const skill_def *k = skill_catalog_find(a->skills, name);
+    if (k && !k->user_invocable)
+        k = NULL;
+    const command_def *c = k ? NULL : command_catalog_find(a->commands, name);
     char *out = NULL;
     if (c) {
         loom_str text = LOOM_STR_INIT;
@@ -347,7 +351,7 @@ char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, co
             *model = run_model(c->model, c->path, tctx);
         }
         str_free(&text);
-    } else if (k && k->user_invocable) {
+    } else if (k) {
         tools_now(x);
         skill_activation act;
         if (skill_session_activate(x->skills, name, args, "user", NULL, tctx, &act, err) == 0) {

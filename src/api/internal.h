@@ -28,6 +28,7 @@ struct loom_config {
                        * project and local filtered by trust_filter when untrusted */
     json_t *notices;  /* trust notices: what untrusted files said that was dropped */
     json_t *warnings; /* the settings schema's warnings (base/settings.h), or NULL */
+    json_t *sources;  /* the settings files found (base/settings.h's list, trust marked) */
     bool trusted;     /* the workspace's own settings count in full */
     char *workspace;  /* the cwd the files were read for, symlinks resolved */
     char *user_path;  /* the user settings file */
@@ -48,6 +49,7 @@ struct loom_agent {
     bool interactive;
     json_t *notices;          /* the config's trust notices (array of strings) */
     json_t *warnings;         /* the config's settings warnings (array of strings) */
+    json_t *sources;          /* the config's settings files found (api/sources.c) */
     bool trusted;             /* the config's workspace trust (config.c decided it) */
     /* The command sandbox (resolve_sandbox in agent.c), copied into each
      * session's governance; NULL with sandbox_error set when the sandbox
@@ -121,6 +123,15 @@ int api_status_set(loom_status *st, loom_error_code code, const char *fmt, ...)
 /* The agent's sandbox denyRead list for the secret checks (buf filled), or
  * NULL when it has no sandbox. */
 const secrets_deny *api_agent_deny(const loom_agent *a, secrets_deny *buf);
+/* Output styles (styles.c). The static system prompt in the active style:
+ * the option output_style (settings "outputStyle") found in a->styles
+ * (api_ext_load loaded them); an unknown name is a session warning naming
+ * it, and the default is used. Sets a->output_style (the style's own
+ * spelling; NULL: default). Caller frees. */
+char *api_styles_static(loom_agent *a);
+/* Appends text to the agent's warnings (the sessions' warnings). */
+void api_agent_warn(loom_agent *a, const char *text);
+
 /* The options of loom_config (options.c): one entry per key loom.h lists. */
 typedef enum {
     API_OPT_TEXT,     /* any string */
@@ -173,6 +184,13 @@ int api_thinking_budget(const char *value, int *out, loom_status *st);
  * option and LOOM_AGENTS. 0, or -1 with st set on a bad value. */
 int api_agents_config(const json_t *values, json_t *const files[3], agents_config *out,
                       loom_status *st);
+/* Whether Claude Code's files count in full (.claude settings, CLAUDE.md,
+ * .claude/skills, commands, agents): the "compat_claude" value
+ * (loom_config_load_settings records its decision there), else
+ * LOOM_COMPAT_CLAUDE, else the user settings' "compat": {"claude"}, else
+ * true (base/settings.h settings_compat_claude). Off, a .claude file's
+ * deny and ask rules still apply. */
+bool api_compat_claude(const json_t *values, json_t *const files[3]);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
 
@@ -201,10 +219,6 @@ void api_mcp_startup_wait(loom_session *s);
 bool api_mcp_sampling_enabled(const loom_agent *a);
 json_t *api_mcp_sample(loom_session *s, const char *server, const json_t *params, char **why);
 
-/* Whether Claude Code's files count (docs/compat.md): "compat": {"claude":
- * false} in the user settings or the option compat_claude turns them off
- * (their deny and ask rules apply all the same). Default true. */
-bool api_compat_claude(const json_t *values, json_t *const files[3]);
 
 /* Extensions (api/extensions.c). load: plugins, then the skill, command
  * and style catalogs for the agent (warnings join a->warnings); -1 with st
@@ -242,5 +256,19 @@ int api_mcp_config_inputs(const json_t *values, json_t *const files[3], bool tru
                           const char *workspace, const char *user_path,
                           struct mcp_config_inputs *in, loom_status *st);
 void api_mcp_config_inputs_free(struct mcp_config_inputs *in);
+
+/* Plugins (api/plugins.c). After api_ext_load: in an untrusted workspace,
+ * one warning per enabled plugin whose MCP servers will wait for approval
+ * (its hooks are warned about by governance, per session). */
+void api_plugins_warn_untrusted(loom_agent *a);
+/* The same from settings documents (a config's): 0, or -1 with err when
+ * the installed list cannot be read. Free with plugin_set_free. */
+int api_plugins_read(const json_t *user, const json_t *project, bool trusted, plugin_set *out,
+                     loom_error *err);
+/* The enabled plugins' hooks as governance_settings.plugin_hooks wants
+ * them, and their MCP servers as mcp_config_inputs.plugin_servers wants
+ * them (new references; NULL when there are none). */
+json_t *api_plugin_hooks(const plugin_set *s);
+json_t *api_plugin_servers(const plugin_set *s);
 
 #endif

@@ -65,9 +65,12 @@ static mcp_config_set *load_config(loom_agent *a, loom_error *err)
         loom_error_set(err, st.code, "%s", st.message);
         return NULL;
     }
+    json_t *plugin_servers = api_plugin_servers(&a->plugins);
+    in.plugin_servers = plugin_servers;
     mcp_config_set *set = xcalloc(1, sizeof *set);
     int rc = mcp_config_load(&in, set, err);
     api_mcp_config_inputs_free(&in);
+    json_decref(plugin_servers);
     if (rc != 0) {
         mcp_config_set_free(set);
         free(set);

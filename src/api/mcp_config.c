@@ -103,10 +103,19 @@ char *loom_mcp_list_json(const loom_config *cfg, loom_status *st)
     mcp_config_inputs in;
     if (config_inputs(cfg, &in, st) != 0)
         return NULL;
-    mcp_config_set set;
+    /* The enabled plugins' servers too: what a session here would start. */
+    plugin_set plugins;
     loom_error err;
+    json_t *plugin_servers = NULL;
+    if (api_plugins_read(cfg->files[0], cfg->files[1], cfg->trusted, &plugins, &err) == 0) {
+        plugin_servers = api_plugin_servers(&plugins);
+        plugin_set_free(&plugins);
+    }
+    in.plugin_servers = plugin_servers;
+    mcp_config_set set;
     int rc = mcp_config_load(&in, &set, &err);
     api_mcp_config_inputs_free(&in);
+    json_decref(plugin_servers);
     if (rc != 0) {
         api_status_from(st, &err);
         return NULL;

@@ -53,6 +53,7 @@ static const api_option OPTIONS[] = {
     {"mcp_config", API_OPT_JSON, 0, 0},
     {"strict_mcp_config", API_OPT_BOOL, 0, 0},
     {"agents", API_OPT_BOOL, 0, 0},
+    {"output_style", API_OPT_TEXT, 0, 0},
 };
 
 const api_option *api_option_find(const char *key)

@@ -1,11 +1,19 @@
 /* sandbox.c — loom_sandbox_confine_self: the sandbox policy of a folder's
  * settings applied to the calling process, for `loom sandbox` (a person
- * trying the policy the agent's commands get). Builds the same policy the
+ * trying the policy the agent's commands get), and loom_sandbox_probe. Builds the same policy the
  * agent's Bash tool would, from the same settings and trust filter. Called
  * once, before exec, on the caller's only thread. */
 #include "api/internal.h"
 
 #include "sandbox/sandbox.h"
+
+int loom_sandbox_probe(const char **why)
+{
+    int abi = sandbox_supported();
+    if (why)
+        *why = abi < 1 ? sandbox_unsupported_reason() : NULL;
+    return abi < 1 ? 0 : abi;
+}
 
 /* Frees the policy and the extra paths on every return path. */
 static int finish(sandbox_policy *p, int rc)

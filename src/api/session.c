@@ -96,10 +96,13 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
         .sandbox = agent->sandbox,
         .sandbox_error = agent->sandbox_error,
     };
+    json_t *plugin_hooks = api_plugin_hooks(&agent->plugins);
+    gs.plugin_hooks = plugin_hooks;
     governance *g = governance_new(agent->cwd, transcript_session_id(t), transcript_path(t), &gs,
                                    err);
     if (g)
         g->classifier = &agent->provider; /* auto mode asks the agent's own model */
+    json_decref(plugin_hooks);
     free_rules(allow);
     free_rules(deny);
     free_rules(dirs);

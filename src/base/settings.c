@@ -1,5 +1,6 @@
 /* settings.c — the settings files (settings.h): loom_home, the three
- * layers, reading one file, and the schema check.
+ * layers and their Claude Code files, reading one file, the schema check,
+ * and the merge of a layer's two documents.
  *
  * The schema is data: one table per object whose keys Loom knows, each row a
  * key and the JSON types it may hold. Loom's option names take text as well
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -24,11 +27,9 @@
 
 /* ---- where ------------------------------------------------------------------ */
 
-char *loom_home(void)
+/* The user's home directory: $HOME, else the password database's. */
+static char *user_home(void)
 {
-    const char *lh = getenv("LOOM_HOME");
-    if (lh && *lh)
-        return xstrdup(lh);
     const char *home = getenv("HOME");
     /* HOME unset (cron, systemd units, `env -i`): the user's home still is
      * where their settings and sessions live. getpwuid_r: no shared buffer. */
@@ -37,9 +38,19 @@ char *loom_home(void)
     if ((!home || !*home) && getpwuid_r(getuid(), &pw, buf, sizeof buf, &found) == 0 && found &&
         found->pw_dir && *found->pw_dir)
         home = found->pw_dir;
+    /* "" for "/", so "/.loom" when even the password database has no home. */
+    return xstrdup(home && *home && strcmp(home, "/") ? home : "");
+}
+
+char *loom_home(void)
+{
+    const char *lh = getenv("LOOM_HOME");
+    if (lh && *lh)
+        return xstrdup(lh);
+    char *home = user_home();
     loom_str s = LOOM_STR_INIT;
-    /* "/" + ".loom" when even the password database has no home. */
-    str_printf(&s, "%s/.loom", home && *home && strcmp(home, "/") ? home : "");
+    str_printf(&s, "%s/.loom", home);
+    free(home);
     return str_steal(&s);
 }
 
@@ -59,6 +70,65 @@ char *settings_layer_path(settings_layer layer, const char *cwd)
     loom_str s = LOOM_STR_INIT;
     str_printf(&s, "%s/.loom/settings%s.json", cwd, layer == SETTINGS_LOCAL ? ".local" : "");
     return str_steal(&s);
+}
+
+char *settings_claude_home(void)
+{
+    const char *dir = getenv("CLAUDE_CONFIG_DIR");
+    if (dir && *dir)
+        return xstrdup(dir);
+    char *home = user_home();
+    loom_str s = LOOM_STR_INIT;
+    str_printf(&s, "%s/.claude", home);
+    free(home);
+    return str_steal(&s);
+}
+
+char *settings_claude_path(settings_layer layer, const char *cwd)
+{
+    loom_str s = LOOM_STR_INIT;
+    if (layer == SETTINGS_USER) {
+        char *dir = settings_claude_home();
+        str_printf(&s, "%s/settings.json", dir);
+        free(dir);
+    } else {
+        str_printf(&s, "%s/.claude/settings%s.json", cwd, layer == SETTINGS_LOCAL ? ".local" : "");
+    }
+    return str_steal(&s);
+}
+
+const char *settings_claude_name(settings_layer layer)
+{
+    static const char *const names[SETTINGS_LAYERS] = {
+        "~/.claude/settings.json", ".claude/settings.json", ".claude/settings.local.json"};
+    return layer < SETTINGS_LAYERS ? names[layer] : "Claude Code settings";
+}
+
+/* true|false, 1|0, yes|no, on|off; -1 for anything else (not set). */
+static int parse_switch(const char *v)
+{
+    static const char *const on[] = {"true", "1", "yes", "on", NULL};
+    static const char *const off[] = {"false", "0", "no", "off", NULL};
+    for (size_t i = 0; v && on[i]; i++) {
+        if (strcasecmp(v, on[i]) == 0)
+            return 1;
+        if (strcasecmp(v, off[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+bool settings_compat_claude(const char *option, const json_t *user)
+{
+    int v = parse_switch(option);
+    if (v < 0)
+        v = parse_switch(getenv("LOOM_COMPAT_CLAUDE"));
+    if (v < 0) {
+        const json_t *c = json_object_get(json_object_get(user, "compat"), "claude");
+        if (json_is_boolean(c))
+            v = json_is_true(c);
+    }
+    return v != 0;
 }
 
 const char *settings_layer_name(settings_layer layer)
@@ -108,6 +178,12 @@ static const settings_key sandbox_keys[] = {
     {NULL, 0, NULL},
 };
 
+/* "compat": {"claude": false} turns Claude Code's files off (settings.h). */
+static const settings_key compat_keys[] = {
+    {"claude", T_BOOL, NULL},
+    {NULL, 0, NULL},
+};
+
 static const settings_key top_keys[] = {
     /* Loom's options (loom.h), by the names loom_config_set takes: api/options.c's
      * option table but add_dirs (settings say permissions.additionalDirectories). */
@@ -144,6 +220,8 @@ static const settings_key top_keys[] = {
     {"strict_mcp_config", T_BOOL | T_STR, NULL},
     {"thinking", T_NUM | T_BOOL | T_OBJ | T_STR, NULL}, /* api/options.c judges the value */
     {"agents", T_BOOL | T_OBJ | T_STR, NULL},  /* api/agent.c parses its members */
+    {"output_style", T_STR, NULL},
+    {"outputStyle", T_STR, NULL},  /* Claude Code's name of output_style */
     {"runtime", T_OBJ, NULL},                  /* runtime.max_depth (sub-agents) */
     /* Structured settings, Loom's and Claude Code's. */
     {"env", T_OBJ, NULL},
@@ -161,6 +239,8 @@ static const settings_key top_keys[] = {
     /* Loom's own: servers' sampling requests served by the agent's model
      * (api/mcp_sampling.c; read from the user's settings only). */
     {"mcpSampling", T_BOOL, NULL},
+    /* Which other tools' files Loom reads (user settings only). */
+    {"compat", T_OBJ, compat_keys},
     {NULL, 0, NULL},
 };
 
@@ -193,7 +273,7 @@ static const char *const claude_top_keys[] = {
     "forceLoginMethod", "forceLoginOrgUUID", "forceRemoteSettingsRefresh", "gcpAuthRefresh",
     "httpHookAllowedEnvVars", "includeCoAuthoredBy", "includeGitInstructions",
     "inputNeededNotifEnabled", "language", "minimumVersion", "modelOverrides",
-    "otelHeadersHelper", "outputStyle", "parentSettingsBehavior", "permissionExplainerEnabled",
+    "otelHeadersHelper", "parentSettingsBehavior", "permissionExplainerEnabled",
     "plansDirectory", "pluginConfigs", "pluginSuggestionMarketplaces", "pluginTrustMessage",
     "policyHelper", "preferredNotifChannel", "prefersReducedMotion", "processWrapper",
     "prUrlTemplate", "remote", "remoteControlAtStartup", "requiredMaximumVersion",
@@ -448,32 +528,163 @@ int settings_read(const char *path, json_t **doc, loom_error *err)
     return 0;
 }
 
-int settings_load(const char *cwd, settings_files *out, loom_error *err)
+int settings_write_key(const char *path, const char *key, const json_t *value, loom_error *err)
+{
+    loom_error local;
+    if (!err)
+        err = &local;
+    json_t *doc = NULL;
+    if (settings_read(path, &doc, err) != 0) {
+        loom_error_prefix(err, "not changed");
+        return -(int)err->code;
+    }
+    if (!doc)
+        doc = json_object();
+    if (value)
+        json_object_set(doc, key, (json_t *)value);
+    else
+        json_object_del(doc, key);
+    char *text = json_dumps(doc, JSON_INDENT(2));
+    json_decref(doc);
+    loom_str body = LOOM_STR_INIT;
+    str_printf(&body, "%s\n", text);
+    free(text);
+    /* An existing file keeps its mode; a new one is private, as settings
+     * may hold keys. */
+    struct stat st;
+    int mode = stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : 0600;
+    int rc = 0;
+    const char *slash = strrchr(path, '/');
+    if (slash && slash != path) {
+        char *parent = xstrndup(path, (size_t)(slash - path));
+        rc = file_mkdirs(parent, 0755, err);
+        free(parent);
+    }
+    if (rc == 0)
+        rc = file_replace(path, body.ptr, body.len, mode, NULL, err);
+    str_free(&body);
+    return rc;
+}
+
+static const char *const level_names[SETTINGS_LAYERS] = {"user", "project", "local"};
+
+static void add_source(json_t *sources, const char *path, int layer, bool claude, bool full)
+{
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s}", "path", path, "kind", "settings", "level",
+                          level_names[layer], "origin", claude ? "claude" : "loom", "state",
+                          full ? "loaded" : "partial");
+    if (!full)
+        json_object_set_new(o, "why", json_string("compat.claude is off: only its "
+                                                  "permissions.deny and permissions.ask rules "
+                                                  "(and sandbox.denyRead) apply"));
+    json_array_append_new(sources, o);
+}
+
+/* What a Claude Code file still says with compat off: its deny and ask
+ * rules, and the sandbox's denyRead list (a deny too), as written (the
+ * schema check that follows judges their type). */
+static json_t *deny_ask_only(const json_t *doc)
+{
+    json_t *out = json_object();
+    const json_t *sandbox = json_object_get(doc, "sandbox");
+    const json_t *deny_read = json_object_get(sandbox, "denyRead");
+    if (deny_read)
+        json_object_set_new(out, "sandbox", json_pack("{sO}", "denyRead", deny_read));
+    else if (sandbox && !json_is_object(sandbox))
+        json_object_set(out, "sandbox", (json_t *)sandbox); /* a type error, reported */
+    const json_t *perms = json_object_get(doc, "permissions");
+    if (perms && !json_is_object(perms)) {
+        json_object_set(out, "permissions", (json_t *)perms); /* a type error, reported */
+        return out;
+    }
+    json_t *keep = json_object();
+    static const char *const keys[] = {"deny", "ask"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *v = json_object_get(perms, keys[i]);
+        if (v)
+            json_object_set(keep, keys[i], v);
+    }
+    if (json_object_size(keep))
+        json_object_set(out, "permissions", keep);
+    json_decref(keep);
+    return out;
+}
+
+/* A "compat" block where only the user's Loom settings are asked: dropped,
+ * with a warning that says so. */
+static void drop_compat(json_t *doc, const char *file, json_t *warnings)
+{
+    if (!json_object_get(doc, "compat"))
+        return;
+    json_object_del(doc, "compat");
+    loom_str m = LOOM_STR_INIT;
+    str_printf(&m, "%s: \"compat\" is read from Loom's user settings only (%s); ignored here",
+               file, "$LOOM_HOME/settings.json");
+    json_array_append_new(warnings, json_string(m.ptr));
+    str_free(&m);
+}
+
+int settings_load_opts(const char *cwd, const char *compat_option, settings_files *out,
+                       loom_error *err)
 {
     memset(out, 0, sizeof *out);
     char cwd_buf[4096];
     if (!cwd)
         cwd = getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : ".";
-    for (int i = 0; i < SETTINGS_LAYERS; i++)
+    for (int i = 0; i < SETTINGS_LAYERS; i++) {
         out->path[i] = settings_layer_path((settings_layer)i, cwd);
+        out->claude_path[i] = settings_claude_path((settings_layer)i, cwd);
+    }
 
-    json_t *warned[SETTINGS_LAYERS] = {NULL, NULL, NULL};
+    /* Per layer, Claude Code's warnings before Loom's (the order of the merge). */
+    json_t *warned[SETTINGS_LAYERS][2] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
     int rc = 0;
     for (int i = SETTINGS_LAYERS - 1; i >= 0 && rc == 0; i--) {
-        warned[i] = json_array();
+        warned[i][1] = json_array();
         rc = settings_read(out->path[i], &out->doc[i], err);
         if (rc == 0 && out->doc[i])
-            rc = settings_check(out->doc[i], out->path[i], warned[i], err);
+            rc = settings_check(out->doc[i], out->path[i], warned[i][1], err);
+        if (rc == 0 && i != SETTINGS_USER)
+            drop_compat(out->doc[i], out->path[i], warned[i][1]);
+    }
+    /* Only now: whether compat is on is the user's Loom file's to say. */
+    out->compat = rc == 0 && settings_compat_claude(compat_option, out->doc[SETTINGS_USER]);
+    for (int i = SETTINGS_LAYERS - 1; i >= 0 && rc == 0; i--) {
+        warned[i][0] = json_array();
+        json_t *doc = NULL;
+        rc = settings_read(out->claude_path[i], &doc, err);
+        if (rc == 0 && doc && !out->compat) {
+            json_t *kept = deny_ask_only(doc);
+            json_decref(doc);
+            doc = kept;
+        }
+        if (rc == 0 && doc) {
+            rc = settings_check(doc, out->claude_path[i], warned[i][0], err);
+            drop_compat(doc, out->claude_path[i], warned[i][0]);
+        }
+        out->claude_doc[i] = doc;
     }
     out->warnings = json_array();
+    out->sources = json_array();
     for (int i = 0; i < SETTINGS_LAYERS; i++) {
-        if (warned[i])
-            json_array_extend(out->warnings, warned[i]);
-        json_decref(warned[i]);
+        for (int k = 0; k < 2; k++) {
+            if (warned[i][k])
+                json_array_extend(out->warnings, warned[i][k]);
+            json_decref(warned[i][k]);
+        }
+        if (out->claude_doc[i])
+            add_source(out->sources, out->claude_path[i], i, true, out->compat);
+        if (out->doc[i])
+            add_source(out->sources, out->path[i], i, false, true);
     }
     if (rc != 0)
         settings_files_free(out);
     return rc;
+}
+
+int settings_load(const char *cwd, settings_files *out, loom_error *err)
+{
+    return settings_load_opts(cwd, NULL, out, err);
 }
 
 void settings_files_free(settings_files *f)
@@ -483,7 +694,67 @@ void settings_files_free(settings_files *f)
     for (int i = 0; i < SETTINGS_LAYERS; i++) {
         free(f->path[i]);
         json_decref(f->doc[i]);
+        free(f->claude_path[i]);
+        json_decref(f->claude_doc[i]);
     }
     json_decref(f->warnings);
+    json_decref(f->sources);
     memset(f, 0, sizeof *f);
+}
+
+/* ---- merging a layer's two files ------------------------------------------------- */
+
+/* Does the list at this place concatenate? parent: the key holding the
+ * object the list is in (NULL at the top). */
+static bool concatenates(const char *parent, const char *key)
+{
+    if (!parent)
+        return !strcmp(key, "enabledMcpjsonServers") || !strcmp(key, "disabledMcpjsonServers");
+    if (!strcmp(parent, "hooks"))
+        return true; /* every event's groups */
+    if (!strcmp(parent, "permissions"))
+        return !strcmp(key, "allow") || !strcmp(key, "ask") || !strcmp(key, "deny") ||
+               !strcmp(key, "additionalDirectories");
+    if (!strcmp(parent, "sandbox"))
+        return !strcmp(key, "writablePaths") || !strcmp(key, "denyRead") ||
+               !strcmp(key, "allowUnixSockets");
+    return false;
+}
+
+static void merge_into(json_t *acc, const json_t *over, const char *parent)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)over, key, v) {
+        /* null is "not set" (the schema's rule): it never erases the
+         * other file's value — nor its deny rules. */
+        if (json_is_null(v))
+            continue;
+        json_t *have = json_object_get(acc, key);
+        if (have && json_is_array(have) && json_is_array(v) && concatenates(parent, key)) {
+            json_t *both = json_deep_copy(have);
+            json_t *add = json_deep_copy(v);
+            json_array_extend(both, add);
+            json_decref(add);
+            json_object_set_new(acc, key, both);
+        } else if (!parent && have && json_is_object(have) && json_is_object(v)) {
+            /* One level only: an entry of mcpServers or models is replaced
+             * whole, never mixed from two files. */
+            json_t *sub = json_deep_copy(have);
+            merge_into(sub, v, key);
+            json_object_set_new(acc, key, sub);
+        } else {
+            json_object_set_new(acc, key, json_deep_copy(v));
+        }
+    }
+}
+
+json_t *settings_merge(const json_t *claude, const json_t *loom)
+{
+    if (!claude && !loom)
+        return NULL;
+    json_t *acc = claude ? json_deep_copy(claude) : json_object();
+    if (loom)
+        merge_into(acc, loom, NULL);
+    return acc;
 }

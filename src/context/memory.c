@@ -19,6 +19,7 @@
 
 #include "base/fileio.h"
 #include "base/settings.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "policy/secrets.h"
 
@@ -37,6 +38,7 @@ typedef struct render_ctx {
      * outside the repository: an @import is a read nobody is asked about. */
     bool confined;        /* expanding a project file of an untrusted folder */
     bool trusted;         /* the folder's settings are trusted */
+    bool claude;          /* Claude Code's CLAUDE.md files count (compat) */
     const char *root;     /* the repository (or cwd), resolved */
 } render_ctx;
 
@@ -105,12 +107,17 @@ void memory_report_free(memory_report *rep)
 {
     if (!rep)
         return;
-    for (size_t i = 0; i < rep->count; i++)
+    for (size_t i = 0; i < rep->count; i++) {
         free(rep->files[i].path);
+        free(rep->files[i].why);
+    }
+    for (size_t i = 0; i < rep->nskipped; i++) {
+        free(rep->skipped[i].path);
+        free(rep->skipped[i].why);
+    }
     free(rep->files);
-    rep->files = NULL;
-    rep->count = 0;
-    rep->truncated = false;
+    free(rep->skipped);
+    memset(rep, 0, sizeof *rep);
 }
 
 /* The longest prefix of at most cap bytes that does not end inside a UTF-8
@@ -147,7 +154,18 @@ static void note_loaded(render_ctx *c, const char *rp, memory_kind kind)
     c->rep.files = xrealloc(c->rep.files, (c->rep.count + 1) * sizeof *c->rep.files);
     c->rep.files[c->rep.count].path = xstrdup(rp);
     c->rep.files[c->rep.count].kind = kind;
+    c->rep.files[c->rep.count].why = NULL;
     c->rep.count++;
+}
+
+/* An instructions file found and left out, for the report. */
+static void note_skipped(render_ctx *c, const char *path, memory_kind kind, const char *why)
+{
+    c->rep.skipped = xrealloc(c->rep.skipped, (c->rep.nskipped + 1) * sizeof *c->rep.skipped);
+    c->rep.skipped[c->rep.nskipped].path = xstrdup(path);
+    c->rep.skipped[c->rep.nskipped].kind = kind;
+    c->rep.skipped[c->rep.nskipped].why = xstrdup(why);
+    c->rep.nskipped++;
 }
 
 /* Reads a file capped at cap bytes; *cut tells whether it was longer. */
@@ -298,34 +316,42 @@ static void expand(render_ctx *c, loom_str *out, const char *path, const char *t
     c->depth--;
 }
 
-/* One top-level instructions file under its heading; false when absent. */
-static bool add_file(render_ctx *c, loom_str *out, const char *title, const char *path,
+/* One top-level instructions file under its heading (nothing when absent). */
+static void add_file(render_ctx *c, loom_str *out, const char *title, const char *path,
                      memory_kind kind)
 {
-    char why[512];
+    char why[PATH_MAX + 160];
     struct stat st;
-    if (stat(path, &st) == 0 && is_secret(c, path, why, sizeof why)) {
-        /* Present, so the AGENTS.md/CLAUDE.md fallback stops here too. */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return; /* a directory named AGENTS.md is not instructions */
+    const char *base = strrchr(path, '/');
+    if (!c->claude && strcmp(base ? base + 1 : path, "CLAUDE.md") == 0) {
+        note_skipped(c, path, kind, "compat.claude is off: only AGENTS.md files load");
+        return;
+    }
+    if (is_secret(c, path, why, sizeof why)) {
         str_printf(out, "\n# %s (%s)\n[not loaded: %s; secret files never enter the prompt]\n",
                    title, path, why);
-        return true;
+        note_skipped(c, path, kind, why);
+        return;
     }
     size_t len = 0;
     bool cut = false;
     char *text = read_capped(path, MEMORY_FILE_CAP, &len, &cut);
-    if (!text)
-        return false;
+    if (!text) {
+        note_skipped(c, path, kind, "it cannot be read");
+        return;
+    }
     char *rp = resolve(path);
     c->confined = kind == MEMORY_PROJECT && !c->trusted;
     if (escapes_repo(c, rp, why, sizeof why)) {
         /* An AGENTS.md that is a symlink to a file elsewhere. */
         str_printf(out, "\n# %s (%s)\n[not loaded: %s]\n", title, path, why);
-        c->confined = false;
-        free(rp);
-        free(text);
-        return true;
-    }
-    if (!was_loaded(c, rp)) {
+        note_skipped(c, path, kind, why);
+    } else if (was_loaded(c, rp)) {
+        snprintf(why, sizeof why, "the same file as %s, loaded once", rp);
+        note_skipped(c, path, kind, why);
+    } else {
         note_loaded(c, rp, kind);
         str_printf(out, "\n# %s (%s)\n", title, path);
         expand(c, out, rp, text, len);
@@ -337,32 +363,6 @@ static bool add_file(render_ctx *c, loom_str *out, const char *title, const char
     c->confined = false;
     free(rp);
     free(text);
-    return true;
-}
-
-/* The nearest ancestor of dir (itself included) holding a .git entry, which
- * may be a directory or, in worktrees and submodules, a file. */
-static char *repo_root(const char *dir)
-{
-    char *path = xstrdup(dir);
-    for (;;) {
-        loom_str g = LOOM_STR_INIT;
-        str_printf(&g, "%s/.git", strcmp(path, "/") == 0 ? "" : path);
-        struct stat st;
-        bool found = stat(g.ptr, &st) == 0;
-        str_free(&g);
-        if (found)
-            return path;
-        char *slash = strrchr(path, '/');
-        if (!slash || strcmp(path, "/") == 0) {
-            free(path);
-            return NULL;
-        }
-        if (slash == path)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
-    }
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -449,17 +449,26 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
     free(rp);
 }
 
-char *memory_render(const char *cwd, bool trusted, const secrets_deny *deny, memory_report *rep)
+char *memory_render(const char *cwd, bool trusted, bool claude, const secrets_deny *deny,
+                    memory_report *rep)
 {
     render_ctx c = {0};
     c.trusted = trusted;
+    c.claude = claude;
     c.deny = deny;
     char *home = loom_home();
     char *dir = resolve(cwd);
-    char *root = repo_root(dir);
+    char *root = path_repo_root(dir);
     loom_str instr = LOOM_STR_INIT;
     loom_str path = LOOM_STR_INIT;
 
+    /* Each level: Claude Code's file, then Loom's (the later, the more
+     * specific: the same order as the settings files). */
+    char *claude_home = settings_claude_home();
+    str_printf(&path, "%s/CLAUDE.md", claude_home);
+    free(claude_home);
+    add_file(&c, &instr, "User instructions", path.ptr, MEMORY_USER);
+    str_clear(&path);
     str_printf(&path, "%s/AGENTS.md", home);
     add_file(&c, &instr, "User instructions", path.ptr, MEMORY_USER);
 
@@ -484,11 +493,10 @@ char *memory_render(const char *cwd, bool trusted, const secrets_deny *deny, mem
     free(cur);
     for (size_t i = nchain; i-- > 0;) {
         const char *d = strcmp(chain[i], "/") == 0 ? "" : chain[i];
-        str_clear(&path);
-        str_printf(&path, "%s/AGENTS.md", d);
-        if (!add_file(&c, &instr, "Project instructions", path.ptr, MEMORY_PROJECT)) {
+        static const char *const names[] = {"CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md"};
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
             str_clear(&path);
-            str_printf(&path, "%s/CLAUDE.md", d);
+            str_printf(&path, "%s/%s", d, names[k]);
             add_file(&c, &instr, "Project instructions", path.ptr, MEMORY_PROJECT);
         }
         free(chain[i]);

@@ -1,6 +1,7 @@
 /* system_prompt.c — Loom's system prompt: a static, cacheable part with the
- * working rules of seed 000 §6, and a dynamic part: the environment, then the
- * instructions and memory that memory.c renders. */
+ * working rules of seed 000 §6 and a replaceable style section (how Loom
+ * talks to the person), and a dynamic part: the environment, then the
+ * instructions and memory that memory.c renders. No state; any thread. */
 #include "context/system_prompt.h"
 
 #include <stdbool.h>
@@ -15,33 +16,68 @@
 #include "base/str.h"
 #include "context/memory.h"
 
-static const char STATIC_PART[] =
-    "You are Loom, an agent that works in the user's project from the terminal. You use "
-    "the tools you are given to read, change and run things until the task is done, then "
-    "you answer briefly.\n"
-    "\n"
-    "# Working rules\n"
-    "- Read a file before you edit it; edit with the smallest change that does the job.\n"
-    "- When something fails, find out why before trying again; do not repeat a failing "
-    "action unchanged.\n"
-    "- Report honestly: say what you did, what you verified and what you did not. Never "
+/* The static part is built from pieces so an output style can replace the
+ * way Loom talks while the rest stays put (docs/output-styles.md). The
+ * default is the pieces joined as they always were: its bytes, and so the
+ * providers' cached prefix, do not change. */
+#define IDENTITY                                                                                \
+    "You are Loom, an agent that works in the user's project from the terminal. You use "     \
+    "the tools you are given to read, change and run things until the task is done"
+/* The default style section: how Loom talks, in the identity's last words. */
+#define DEFAULT_STYLE ", then you answer briefly"
+/* The rules any style keeps: they are about honesty and the user's data,
+ * not about code or brevity. */
+#define RULE_HONEST                                                                             \
+    "- Report honestly: say what you did, what you verified and what you did not. Never "     \
     "claim a test passed unless you ran it.\n"
-    "- Do what was asked and nothing more: no unrequested features, files or refactors.\n"
-    "- Keep the user's data safe: no destructive command (deleting, force-pushing, "
+#define RULE_SAFE                                                                               \
+    "- Keep the user's data safe: no destructive command (deleting, force-pushing, "          \
     "overwriting) without a clear need.\n"
-    "\n"
-    "# Tools\n"
-    "- Read, Glob and Grep to find and read code; Edit for changes to existing files, "
-    "Write for new files.\n"
-    "- Bash runs shell commands in the working directory; use run_in_background for long "
-    "servers and read them with TaskOutput.\n"
-    "- TodoWrite keeps a plan for multi-step work; keep exactly one item in progress.\n"
-    "- Independent read-only calls can be made together in one turn; they run in parallel.\n"
-    "- A tool error is information: read it and adapt.\n";
+/* The coding rules, which a style without keep-coding-instructions drops. */
+#define RULES_CODING_HEAD                                                                       \
+    "- Read a file before you edit it; edit with the smallest change that does the job.\n"   \
+    "- When something fails, find out why before trying again; do not repeat a failing "     \
+    "action unchanged.\n"
+#define RULE_SCOPE "- Do what was asked and nothing more: no unrequested features, files or refactors.\n"
+#define TOOLS_PART                                                                              \
+    "# Tools\n"                                                                                \
+    "- Read, Glob and Grep to find and read code; Edit for changes to existing files, "       \
+    "Write for new files.\n"                                                                   \
+    "- Bash runs shell commands in the working directory; use run_in_background for long "    \
+    "servers and read them with TaskOutput.\n"                                                 \
+    "- TodoWrite keeps a plan for multi-step work; keep exactly one item in progress.\n"      \
+    "- Independent read-only calls can be made together in one turn; they run in parallel.\n" \
+    "- A tool error is information: read it and adapt.\n"
+
+static const char STATIC_PART[] = IDENTITY DEFAULT_STYLE ".\n"
+                                  "\n"
+                                  "# Working rules\n" RULES_CODING_HEAD RULE_HONEST RULE_SCOPE
+                                      RULE_SAFE "\n" TOOLS_PART;
 
 const char *system_prompt_static(void)
 {
     return STATIC_PART;
+}
+
+char *system_prompt_static_styled(const char *style_body, bool keep_coding)
+{
+    if (!style_body)
+        return xstrdup(STATIC_PART);
+    /* Every style other than the default drops the brevity of the default
+     * section; the coding rules go too unless the style keeps them (Claude
+     * Code's rule: code.claude.com/docs/en/output-styles, "How output
+     * styles work"). The style's own text comes last. */
+    loom_str s = LOOM_STR_INIT;
+    str_puts(&s, IDENTITY ".\n\n# Working rules\n");
+    if (keep_coding)
+        str_puts(&s, RULES_CODING_HEAD RULE_HONEST RULE_SCOPE RULE_SAFE);
+    else
+        str_puts(&s, RULE_HONEST RULE_SAFE);
+    str_puts(&s, "\n" TOOLS_PART "\n" SYSTEM_PROMPT_STYLE_HEADING "\n");
+    str_puts(&s, style_body);
+    if (!*style_body || style_body[strlen(style_body) - 1] != '\n')
+        str_putc(&s, '\n');
+    return str_steal(&s);
 }
 
 /* The git summary comes from the repository's files, not from running git:
@@ -107,8 +143,8 @@ static void append_git(loom_str *s, const char *cwd)
     free(git);
 }
 
-char *system_prompt_dynamic_report(const char *cwd, bool trusted, const secrets_deny *deny,
-                                   memory_report *rep)
+char *system_prompt_dynamic_report(const char *cwd, bool trusted, bool claude,
+                                   const secrets_deny *deny, memory_report *rep)
 {
     loom_str s = LOOM_STR_INIT;
     struct utsname u;
@@ -122,13 +158,13 @@ char *system_prompt_dynamic_report(const char *cwd, bool trusted, const secrets_
                cwd, have_uname ? u.sysname : "unknown", have_uname ? u.release : "",
                shell ? shell : "/bin/sh", date);
     append_git(&s, cwd);
-    char *memory = memory_render(cwd, trusted, deny, rep);
+    char *memory = memory_render(cwd, trusted, claude, deny, rep);
     str_puts(&s, memory);
     free(memory);
     return str_steal(&s);
 }
 
-char *system_prompt_dynamic(const char *cwd, bool trusted, const secrets_deny *deny)
+char *system_prompt_dynamic(const char *cwd, bool trusted, bool claude, const secrets_deny *deny)
 {
-    return system_prompt_dynamic_report(cwd, trusted, deny, NULL);
+    return system_prompt_dynamic_report(cwd, trusted, claude, deny, NULL);
 }

@@ -56,12 +56,15 @@ void ext_dirs_for(const char *kind, const ext_source_opts *o, ext_dirs *out, jso
     const char *uh = o->user_home ? o->user_home : getenv("HOME");
     char *home = o->home ? xstrdup(o->home) : loom_home();
 
-    if (uh && *uh == '/') {
-        if (o->claude_compat)
-            consider(out, uh, ".claude", kind, EXT_SCOPE_USER, o, notices);
-        if (skills)
-            consider(out, uh, ".agents", kind, EXT_SCOPE_USER, o, notices);
+    if (o->claude_compat) {
+        /* Claude Code's own folder: $CLAUDE_CONFIG_DIR when the caller
+         * gave no home of its own (tests do), as the settings read it. */
+        char *ch = o->user_home ? path_join(o->user_home, ".claude") : settings_claude_home();
+        consider(out, ch, "", kind, EXT_SCOPE_USER, o, notices);
+        free(ch);
     }
+    if (uh && *uh == '/' && skills)
+        consider(out, uh, ".agents", kind, EXT_SCOPE_USER, o, notices);
     consider(out, home, "", kind, EXT_SCOPE_USER, o, notices);
 
     for (size_t i = 0; i < o->n_plugins; i++) {

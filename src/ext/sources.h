@@ -3,7 +3,8 @@
  * workspace, in precedence order, and which of them are skipped and why.
  *
  * One list for every kind so the rules cannot drift apart:
- *   user      ~/.claude/<kind> (compat), ~/.agents/<kind> (skills only),
+ *   user      ~/.claude/<kind> (compat; $CLAUDE_CONFIG_DIR/<kind> when set),
+ *             ~/.agents/<kind> (skills only),
  *             $LOOM_HOME/<kind>
  *   plugin    <plugin root>/<kind> of each enabled plugin (names are
  *             namespaced "plugin:name" by the caller, so they never shadow)
@@ -48,7 +49,8 @@ typedef struct ext_plugin_root {
 typedef struct ext_source_opts {
     const char *cwd;            /* the workspace, absolute */
     const char *home;           /* the Loom home; NULL: loom_home() */
-    const char *user_home;      /* $HOME for ~/.claude and ~/.agents; NULL: $HOME */
+    const char *user_home;      /* for ~/.claude and ~/.agents; NULL: $HOME (and
+                                   settings_claude_home() for .claude) */
     bool trusted;               /* the workspace's own folders count */
     bool claude_compat;         /* read the .claude folders too (default true) */
     const ext_plugin_root *plugins;

@@ -102,6 +102,26 @@ static int add_dirs(governance *g, const json_t *doc, const char *file, loom_err
     return 0;
 }
 
+/* Each plugin's hooks, as trusted as the project's own. A plugin whose
+ * hooks do not load is a warning, never a session that cannot start. */
+static void load_plugin_hooks(governance *g, const json_t *list)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(list, i, item) {
+        const char *name = json_get_str(item, "plugin", "?");
+        const json_t *hooks = json_get_obj(item, "hooks");
+        if (!hooks || json_object_size(hooks) == 0)
+            continue;
+        loom_error herr;
+        if (hook_registry_load(g->hooks, hooks, HOOK_SRC_PLUGIN, g->trusted, &herr) != 0)
+            warn(g, "plugin %s: its hooks were not loaded: %s", name, herr.message);
+        else if (!g->trusted)
+            warn(g, "plugin %s: its hooks will not run: the workspace is not trusted (%s)",
+                 name, "trust it to run them: see \"Trust\" in docs/hooks.md");
+    }
+}
+
 governance *governance_new(const char *cwd, const char *session_id, const char *transcript_path,
                            const governance_settings *s, loom_error *err)
 {
@@ -131,8 +151,12 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
         const char *name;
     } files[] = {
         {s->user, RULE_SRC_USER, HOOK_SRC_USER, "user settings"},
-        {s->project, RULE_SRC_PROJECT, HOOK_SRC_PROJECT, "project settings (.loom/settings.json)"},
-        {s->local, RULE_SRC_LOCAL, HOOK_SRC_LOCAL, "local settings (.loom/settings.local.json)"},
+        /* Each layer's document is Loom's file merged over Claude Code's
+         * (api/config.c, which named a bad .claude rule itself). */
+        {s->project, RULE_SRC_PROJECT, HOOK_SRC_PROJECT,
+         "project settings (.loom/settings.json, .claude/settings.json)"},
+        {s->local, RULE_SRC_LOCAL, HOOK_SRC_LOCAL,
+         "local settings (.loom/settings.local.json, .claude/settings.local.json)"},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         if (!files[i].doc)
@@ -147,6 +171,7 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
             goto fail;
         }
     }
+    load_plugin_hooks(g, s->plugin_hooks);
     for (size_t i = 0; s->add_dirs && s->add_dirs[i]; i++)
         governance_add_read_dir(g, s->add_dirs[i]);
     for (size_t i = 0; s->cli_allow && s->cli_allow[i]; i++)

@@ -37,6 +37,13 @@ typedef struct governance_settings {
      * never run unsandboxed. */
     const struct sandbox_policy *sandbox;
     const char *sandbox_error;
+    /* The enabled plugins' hooks (borrowed; may be NULL): an array of
+     * {"plugin": name, "hooks": {Event: [groups]}}, ${CLAUDE_PLUGIN_ROOT}
+     * already expanded (ext/plugins). They need the same trust as the
+     * project's hooks: untrusted, they are loaded but skipped, with a
+     * warning naming the plugin; a malformed one is a warning too, and
+     * that plugin's hooks are left out. */
+    const json_t *plugin_hooks;
 } governance_settings;
 
 typedef struct governance {

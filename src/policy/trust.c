@@ -270,9 +270,12 @@ static json_t *filter_permissions(const json_t *perms, const char *file, const j
 }
 
 /* Options a document may set whatever their value: they change how the run
- * is carried out, not what it may do or where requests go. */
+ * is carried out, not what it may do or where requests go. An output style
+ * only names one: an untrusted folder's own style files are never loaded
+ * (ext/sources.h), so it can pick a built-in or one of the user's. */
 static const char *const neutral_keys[] = {
-    "$schema", "stream", "auto_compact", "compaction", "renew_lambda", "heartbeat", NULL,
+    "$schema", "stream", "auto_compact", "compaction", "renew_lambda", "heartbeat",
+    "output_style", "outputStyle", NULL,
 };
 /* Limits: kept when at least as strict as the user's (base). */
 static const char *const limit_keys[] = {

@@ -282,8 +282,13 @@ static loop_step prepare_request(loop_state *st, loop_turn *t)
         msg_usage before = st->out->usage;
         int changed = context_govern(st->cs, loop_context_env(st), &st->cfg, t->est, &err);
         loop_price_compaction(st, &before);
-        if (changed != 0)
+        if (changed != 0) {
             msg_request_free(&t->req);
+            /* What a compaction took away may come back in the extensions
+             * part (an activated skill's text): ask for it anew. */
+            if (changed > 0)
+                refresh_toolset(st);
+        }
         rc = changed < 0 ? -1 : changed ? build_request(st, t, &err) : 0;
     }
     if (rc != 0) {
@@ -310,6 +315,7 @@ static int resend_compacted(loop_state *st, loop_turn *t, const provider_stream_
                                     err->message) == 1 ? 0 : -1;
     if (rc == 0) {
         msg_request_free(&t->req);
+        refresh_toolset(st); /* as in prepare_request: the extensions part after a compaction */
         loom_error rerr;
         if (build_request(st, t, &rerr) != 0) {
             *err = rerr;

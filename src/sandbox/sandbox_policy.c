@@ -289,12 +289,18 @@ json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err)
      * runs by hand (`loom sandbox -- CMD`) may do. Trust is decided on the
      * real path, as config.c decides it. */
     char *real = realpath(cwd, NULL);
-    bool trusted = trust_workspace_trusted(sf.doc[SETTINGS_USER], real ? real : cwd);
+    json_t *user = settings_merge(sf.claude_doc[SETTINGS_USER], sf.doc[SETTINGS_USER]);
+    bool trusted = trust_workspace_trusted(user, real ? real : cwd);
+    json_decref(user);
     free(real);
     json_t *acc = json_object();
-    for (int i = 0; i < SETTINGS_LAYERS; i++) {
+    /* Each layer's Claude Code file below Loom's (base/settings.h); with
+     * compat off settings_load left it no sandbox block. */
+    for (int n = 0; n < 2 * SETTINGS_LAYERS; n++) {
+        int i = n / 2;
+        bool claude = n % 2 == 0;
         /* The schema let through an object or null (not set). */
-        json_t *block = json_object_get(sf.doc[i], "sandbox");
+        json_t *block = json_object_get(claude ? sf.claude_doc[i] : sf.doc[i], "sandbox");
         if (!json_is_object(block))
             continue;
         json_t *kept = NULL;
@@ -302,7 +308,8 @@ json_t *sandbox_settings_load(const char *cwd, json_t *notices, loom_error *err)
             json_t *only = json_pack("{sO}", "sandbox", block);
             json_t *base = json_object();
             json_t *sink = notices ? notices : json_array();
-            kept = trust_filter(only, settings_layer_name(i), base, sink);
+            kept = trust_filter(only, claude ? settings_claude_name(i) : settings_layer_name(i),
+                                base, sink);
             if (!notices)
                 json_decref(sink);
             json_decref(base);

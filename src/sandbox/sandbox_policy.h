@@ -64,7 +64,8 @@ int sandbox_policy_from_settings(const json_t *sandbox_settings, const char *wor
 
 /* Reads the "sandbox" blocks of the settings files (base/settings.h's
  * layers: the user's, then CWD/.loom/settings.json, then
- * CWD/.loom/settings.local.json) and merges them: a later file's scalar wins,
+ * CWD/.loom/settings.local.json, each with Claude Code's file of its level
+ * just below it — base/settings.h) and merges them: a later file's scalar wins,
  * path lists are concatenated. While the user does not trust CWD
  * (trust_workspace_trusted) the two project files' blocks pass through
  * trust_filter first, so they can only tighten. notices (NULL: not wanted)

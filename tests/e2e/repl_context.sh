@@ -88,7 +88,7 @@ check "the conversation went on in the same session file" grep -q "the third que
 type_line "/help"
 wait_screen "/help" "/rewind [N]"
 s=$(screen)
-for c in "/compact [FOCUS]" /context "/memory [edit]" "# text"; do
+for c in "/compact [FOCUS]" /context "/memory [edit [N]]" "# text"; do
   assert_contains "/help lists $c" "$s" "$c"
 done
 

@@ -25,6 +25,10 @@ static int setup(void **state)
     snprintf(work, sizeof work, "%s/work", home);
     mkdir(work, 0700);
     setenv("LOOM_HOME", home, 1);
+    /* Claude Code's folder too: the user's own ~/.claude must not count here. */
+    char claude[600];
+    snprintf(claude, sizeof claude, "%s/claude", home);
+    setenv("CLAUDE_CONFIG_DIR", claude, 1);
     unsetenv("ANTHROPIC_API_KEY");
     unsetenv("OPENAI_API_KEY");
     snprintf(cassette, sizeof cassette, "%s/cassette.json", home);

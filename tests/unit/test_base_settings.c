@@ -46,6 +46,9 @@ static int setup(void **state)
     saved_loom_home = getenv("LOOM_HOME") ? strdup(getenv("LOOM_HOME")) : NULL;
     saved_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
     setenv("LOOM_HOME", home, 1);
+    /* Claude Code's folder: none here (test_settings_claude.c has its own). */
+    snprintf(p, sizeof p, "%s/claude", tmpdir);
+    setenv("CLAUDE_CONFIG_DIR", p, 1);
     return 0;
 }
 

@@ -38,6 +38,7 @@ static int setup(void **state)
     setenv("LOOM_HOME", p, 1);
     snprintf(p, sizeof p, "%s/userhome", tmpdir);
     setenv("HOME", p, 1);
+    unsetenv("CLAUDE_CONFIG_DIR"); /* ~/.claude is HOME's */
     return 0;
 }
 
@@ -91,12 +92,14 @@ static const char *pos(const char *hay, const char *needle)
 static char *render_in(const char *rel, memory_report *rep)
 {
     char *cwd = at(rel);
-    char *out = memory_render(cwd, true, NULL, rep);
+    char *out = memory_render(cwd, true, true, NULL, rep);
     free(cwd);
     return out;
 }
 
-static void test_order_and_fallback(void **state)
+/* Every level's files load, Claude Code's before Loom's: a directory with
+ * both gives both (an AGENTS.md no longer hides its CLAUDE.md). */
+static void test_order_both_files(void **state)
 {
     put("home/AGENTS.md", "USER-RULE\n");
     put("AGENTS.md", "OUTSIDE-THE-REPO\n");  /* above the root: not ours */
@@ -104,7 +107,7 @@ static void test_order_and_fallback(void **state)
     put("repo/AGENTS.md", "ROOT-RULE\n");
     put("repo/mid/CLAUDE.md", "MID-CLAUDE\n");
     put("repo/mid/sub/AGENTS.md", "SUB-RULE\n");
-    put("repo/mid/sub/CLAUDE.md", "SUB-CLAUDE-SHADOWED\n");
+    put("repo/mid/sub/CLAUDE.md", "SUB-CLAUDE\n");
     mkdir_at("repo/mid/sub/leaf");
 
     memory_report rep;
@@ -112,18 +115,20 @@ static void test_order_and_fallback(void **state)
     const char *user = pos(out, "USER-RULE");
     const char *root = pos(out, "ROOT-RULE");
     const char *mid = pos(out, "MID-CLAUDE");
+    const char *sub_claude = pos(out, "SUB-CLAUDE");
     const char *sub = pos(out, "SUB-RULE");
-    assert_true(user < root && root < mid && mid < sub);
+    assert_true(user < root && root < mid && mid < sub_claude && sub_claude < sub);
     assert_null(strstr(out, "OUTSIDE-THE-REPO"));
-    assert_null(strstr(out, "SUB-CLAUDE-SHADOWED"));
     char *heading = at("repo/mid/CLAUDE.md");
     assert_true(strstr(out, heading) && strstr(out, heading) < mid);
     free(heading);
 
-    assert_int_equal(rep.count, 4);
+    assert_int_equal(rep.count, 5);
     assert_int_equal(rep.files[0].kind, MEMORY_USER);
     assert_int_equal(rep.files[1].kind, MEMORY_PROJECT);
-    assert_non_null(strstr(rep.files[3].path, "repo/mid/sub/AGENTS.md"));
+    assert_non_null(strstr(rep.files[3].path, "repo/mid/sub/CLAUDE.md"));
+    assert_non_null(strstr(rep.files[4].path, "repo/mid/sub/AGENTS.md"));
+    assert_int_equal(rep.nskipped, 0);
     assert_false(rep.truncated);
     assert_string_equal(memory_kind_name(rep.files[0].kind), "user");
     memory_report_free(&rep);
@@ -285,7 +290,7 @@ static void test_untrusted_confined(void **state)
     put("repo/AGENTS.md", agents.ptr);
     str_free(&agents);
     char *cwd = at("repo");
-    char *out = memory_render(cwd, false, NULL, NULL);
+    char *out = memory_render(cwd, false, true, NULL, NULL);
     pos(out, "USER-RULE");
     pos(out, "PROJECT-RULE");
     pos(out, "INSIDE-DOC");
@@ -296,7 +301,7 @@ static void test_untrusted_confined(void **state)
     assert_int_equal(count(out, "is outside the repository, and this folder is not trusted"), 3);
     free(out);
     /* Trusted, the same files import. */
-    out = memory_render(cwd, true, NULL, NULL);
+    out = memory_render(cwd, true, true, NULL, NULL);
     pos(out, "OUTSIDE-X");
     free(out);
     free(cwd);
@@ -356,7 +361,7 @@ static void test_memory_dirs(void **state)
     unsetenv("LOOM_HOME");
     char *saved_home = xstrdup(getenv("HOME"));
     setenv("HOME", empty, 1);
-    out = memory_render(empty, true, NULL, &rep);
+    out = memory_render(empty, true, true, NULL, &rep);
     assert_string_equal(out, "");
     assert_int_equal(rep.count, 0);
     memory_report_free(&rep);
@@ -417,10 +422,75 @@ static void test_caps(void **state)
     free(out);
 }
 
+/* ~/.claude/CLAUDE.md before $LOOM_HOME/AGENTS.md, a directory's
+ * .claude/CLAUDE.md between its CLAUDE.md and AGENTS.md, and a CLAUDE.md
+ * that is a symlink to AGENTS.md loaded once (reported as skipped). */
+static void test_claude_files_everywhere(void **state)
+{
+    put("userhome/.claude/CLAUDE.md", "CLAUDE-USER\n");
+    put("home/AGENTS.md", "LOOM-USER\n");
+    mkdir_at("proj/.git");
+    put("proj/CLAUDE.md", "PROJ-CLAUDE\n");
+    put("proj/.claude/CLAUDE.md", "PROJ-DOT-CLAUDE\n");
+    put("proj/AGENTS.md", "PROJ-AGENTS\n");
+    put("proj/sub/AGENTS.md", "SUB-AGENTS\n");
+    char *target = at("proj/sub/AGENTS.md"), *link = at("proj/sub/CLAUDE.md");
+    assert_int_equal(symlink(target, link), 0);
+
+    memory_report rep;
+    char *out = render_in("proj/sub", &rep);
+    const char *order[] = {"CLAUDE-USER", "LOOM-USER", "PROJ-CLAUDE", "PROJ-DOT-CLAUDE",
+                           "PROJ-AGENTS", "SUB-AGENTS"};
+    for (size_t i = 1; i < sizeof order / sizeof *order; i++)
+        if (!(pos(out, order[i - 1]) < pos(out, order[i])))
+            fail_msg("%s should come before %s in the block:\n%s", order[i - 1], order[i], out);
+    assert_int_equal(count(out, "SUB-AGENTS"), 1);
+    assert_int_equal(rep.count, 6);
+    assert_int_equal(rep.files[0].kind, MEMORY_USER);
+    assert_int_equal(rep.files[1].kind, MEMORY_USER);
+    assert_int_equal(rep.nskipped, 1);
+    /* CLAUDE.md comes first, so it is the name the file loads under. */
+    assert_string_equal(rep.skipped[0].path, target);
+    assert_non_null(strstr(rep.skipped[0].why, "the same file as"));
+    memory_report_free(&rep);
+    free(out);
+    free(target);
+    free(link);
+}
+
+/* compat off: no CLAUDE.md of any level loads; each one found is
+ * reported skipped, and the AGENTS.md files still load. */
+static void test_compat_off_only_agents(void **state)
+{
+    put("userhome/.claude/CLAUDE.md", "CLAUDE-USER\n");
+    put("home/AGENTS.md", "LOOM-USER\n");
+    mkdir_at("p/.git");
+    put("p/CLAUDE.md", "PROJ-CLAUDE\n");
+    put("p/.claude/CLAUDE.md", "PROJ-DOT-CLAUDE\n");
+    put("p/AGENTS.md", "PROJ-AGENTS\n");
+    char *cwd = at("p");
+    memory_report rep;
+    char *out = memory_render(cwd, true, false, NULL, &rep);
+    pos(out, "LOOM-USER");
+    pos(out, "PROJ-AGENTS");
+    assert_null(strstr(out, "CLAUDE-USER"));
+    assert_null(strstr(out, "PROJ-CLAUDE"));
+    assert_null(strstr(out, "PROJ-DOT-CLAUDE"));
+    assert_int_equal(rep.count, 2);
+    assert_int_equal(rep.nskipped, 3);
+    for (size_t i = 0; i < rep.nskipped; i++)
+        assert_non_null(strstr(rep.skipped[i].why, "compat.claude is off"));
+    memory_report_free(&rep);
+    free(out);
+    free(cwd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_order_and_fallback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_order_both_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_claude_files_everywhere, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compat_off_only_agents, setup, teardown),
         cmocka_unit_test_setup_teardown(test_imports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_depth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_secret_paths_refused, setup, teardown),

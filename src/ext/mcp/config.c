@@ -26,8 +26,8 @@
 
 const char *mcp_scope_name(mcp_scope s)
 {
-    static const char *const names[] = {"user", "project", "local", "cli"};
-    return (unsigned)s < 4 ? names[s] : "?";
+    static const char *const names[] = {"user", "project", "local", "cli", "plugin"};
+    return (unsigned)s < 5 ? names[s] : "?";
 }
 
 const char *mcp_kind_name(mcp_kind k)
@@ -403,8 +403,10 @@ static void warn(json_t *warnings, const char *fmt, ...)
     str_free(&w);
 }
 
-/* Every entry of doc's "mcpServers" into s. */
-static void add_servers(mcp_config_set *s, const json_t *doc, mcp_scope scope, const char *source)
+/* Every entry of doc's "mcpServers" into s, each name after prefix (a
+ * plugin's "plugin:<name>:"; NULL: none). */
+static void add_servers(mcp_config_set *s, const json_t *doc, mcp_scope scope, const char *source,
+                        const char *prefix)
 {
     const json_t *servers = json_object_get(doc, "mcpServers");
     if (!servers || json_is_null(servers))
@@ -413,9 +415,12 @@ static void add_servers(mcp_config_set *s, const json_t *doc, mcp_scope scope, c
         warn(s->warnings, "%s: \"mcpServers\" must be an object; ignored", source);
         return;
     }
-    const char *name;
+    const char *key;
     json_t *entry;
-    json_object_foreach((json_t *)servers, name, entry) {
+    json_object_foreach((json_t *)servers, key, entry) {
+        loom_str full = LOOM_STR_INIT;
+        str_printf(&full, "%s%s", prefix ? prefix : "", key);
+        const char *name = full.ptr;
         entry_ctx e = {name, source, true, s->warnings, LOOM_STR_INIT};
         mcp_server_config c;
         /* A name is shown in prompts, tables and the system prompt and
@@ -431,7 +436,30 @@ static void add_servers(mcp_config_set *s, const json_t *doc, mcp_scope scope, c
                            "\"__\" (tool names are mcp__<server>__<tool>)");
         entry_read(&e, entry, scope, &c);
         str_free(&e.why);
+        str_free(&full);
         set_put(s, &c);
+    }
+}
+
+/* The enabled plugins' servers (mcp_config_inputs.plugin_servers). */
+static void add_plugin_servers(mcp_config_set *s, const json_t *list)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(list, i, item) {
+        const char *plugin = json_string_value(json_object_get(item, "plugin"));
+        const json_t *servers = json_object_get(item, "servers");
+        if (!plugin || !json_is_object(servers))
+            continue;
+        loom_str prefix = LOOM_STR_INIT, source = LOOM_STR_INIT;
+        str_printf(&prefix, "plugin:%s:", plugin);
+        const char *where = json_string_value(json_object_get(item, "source"));
+        str_printf(&source, "plugin %s (%s)", plugin, where ? where : "?");
+        json_t *doc = json_pack("{s:O}", "mcpServers", servers);
+        add_servers(s, doc, MCP_SCOPE_PLUGIN, source.ptr, prefix.ptr);
+        json_decref(doc);
+        str_free(&prefix);
+        str_free(&source);
     }
 }
 
@@ -492,7 +520,7 @@ static int add_cli(mcp_config_set *s, const char *value, loom_error *err)
     }
     if (!json_object_get(doc, "mcpServers"))
         warn(s->warnings, "%s: no \"mcpServers\" object; no servers taken from it", source);
-    add_servers(s, doc, MCP_SCOPE_CLI, source);
+    add_servers(s, doc, MCP_SCOPE_CLI, source, NULL);
     json_decref(doc);
     return 0;
 }
@@ -513,6 +541,24 @@ static bool list_has(const json_t *list, const char *name)
 static bool approval_counts(const mcp_config_inputs *in, int layer)
 {
     return layer != SETTINGS_PROJECT || in->trusted;
+}
+
+/* A plugin's server runs only in a trusted workspace (a plugin's code
+ * needs the trust the project's own would); elsewhere it waits for the
+ * person, who may approve it by name in their own settings. */
+static void decide_plugin_approval(const mcp_config_inputs *in, mcp_server_config *c,
+                                   json_t *warnings)
+{
+    if (in->trusted || c->error || c->disabled)
+        return;
+    for (int i = 0; i < SETTINGS_LAYERS; i++)
+        if (i != SETTINGS_PROJECT &&
+            list_has(json_object_get(in->settings[i], "enabledMcpjsonServers"), c->name))
+            return;
+    c->needs_approval = true;
+    warn(warnings, "%s: MCP server \"%s\" waits for approval: the workspace is not trusted "
+                   "(trust it, or approve the server with /mcp approve %s)",
+         c->source, c->name, c->name);
 }
 
 static void decide_approval(const mcp_config_inputs *in, mcp_server_config *c)
@@ -554,7 +600,9 @@ int mcp_config_load(const mcp_config_inputs *in, mcp_config_set *out, loom_error
             json_t *doc = NULL;
             int rc = path ? read_doc(path, &doc, err) : 0;
             if (rc == 0 && doc)
-                add_servers(out, doc, order[i], path);
+                add_servers(out, doc, order[i], path, NULL);
+            if (order[i] == MCP_SCOPE_USER)
+                add_plugin_servers(out, in->plugin_servers);
             json_decref(doc);
             free(path);
             if (rc != 0) {
@@ -568,8 +616,12 @@ int mcp_config_load(const mcp_config_inputs *in, mcp_config_set *out, loom_error
             mcp_config_set_free(out);
             return -1;
         }
-    for (size_t i = 0; i < out->n; i++)
-        decide_approval(in, &out->servers[i]);
+    for (size_t i = 0; i < out->n; i++) {
+        if (out->servers[i].scope == MCP_SCOPE_PLUGIN)
+            decide_plugin_approval(in, &out->servers[i], out->warnings);
+        else
+            decide_approval(in, &out->servers[i]);
+    }
     /* Not a source (Claude Code reads no servers there either): say so
      * rather than ignore them in silence. */
     if (json_object_get(in->settings[SETTINGS_PROJECT], "mcpServers"))

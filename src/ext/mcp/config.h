@@ -5,6 +5,8 @@
  *   user     ~/.loom/settings.json "mcpServers"
  *   project  <project>/.mcp.json "mcpServers" (Claude Code's file)
  *   local    <project>/.loom/settings.local.json "mcpServers"
+ *   plugin   each enabled plugin's servers, named "plugin:<plugin>:<server>"
+ *            (mcp_config_inputs.plugin_servers)
  *   cli      --mcp-config FILE|JSON (repeatable); with --strict-mcp-config
  *            these are the only servers.
  * An entry: {"type": "stdio"|"http"|"sse" (default stdio when "command"
@@ -37,7 +39,10 @@
 
 #include "base/error.h"
 
-typedef enum { MCP_SCOPE_USER, MCP_SCOPE_PROJECT, MCP_SCOPE_LOCAL, MCP_SCOPE_CLI } mcp_scope;
+typedef enum {
+    MCP_SCOPE_USER, MCP_SCOPE_PROJECT, MCP_SCOPE_LOCAL, MCP_SCOPE_CLI,
+    MCP_SCOPE_PLUGIN,   /* an enabled plugin's server: "plugin:<plugin>:<server>" */
+} mcp_scope;
 typedef enum { MCP_KIND_STDIO, MCP_KIND_HTTP, MCP_KIND_SSE } mcp_kind;
 
 /* The default per-request timeout when an entry gives none (Claude Code's
@@ -82,6 +87,16 @@ typedef struct mcp_config_inputs {
     const char *const *cli_configs;   /* --mcp-config values (file paths or JSON texts) */
     size_t n_cli;
     bool strict;                      /* --strict-mcp-config */
+    /* The enabled plugins' servers (borrowed; may be NULL): an array of
+     * {"plugin": name, "servers": {name: entry}, "source": the plugin's
+     * folder}. Each becomes "plugin:<plugin>:<server>" (its tools
+     * mcp__plugin_<plugin>_<server>__<tool>), after the user's servers.
+     * They start only in a trusted workspace; in an untrusted one they wait
+     * for approval (their name in enabledMcpjsonServers of the user settings
+     * — a local file's keys are trust-filtered away there —, or the REPL's
+     * question) with a warning saying why. --strict-mcp-config
+     * leaves them out. */
+    const json_t *plugin_servers;
 } mcp_config_inputs;
 
 /* Loads every source. 0 with out filled (a bad entry is kept with error
@@ -99,7 +114,7 @@ void mcp_server_config_free(mcp_server_config *c);
  * NULL with *missing set to the first unset variable's name (malloc'd). */
 char *mcp_expand_env(const char *s, char **missing);
 
-const char *mcp_scope_name(mcp_scope s);   /* "user", "project", "local", "cli" */
+const char *mcp_scope_name(mcp_scope s);   /* "user", "project", "local", "cli", "plugin" */
 const char *mcp_kind_name(mcp_kind k);     /* "stdio", "http", "sse" */
 
 /* Editing the files (`loom mcp add|add-json|remove`). scope is user (the

@@ -41,6 +41,8 @@ typedef struct plugin {
                                and ${LOOM_PLUGIN_ROOT} expanded; NULL: none */
     json_t *mcp_servers;    /* an "mcpServers" object, roots expanded; NULL: none */
     char *error;            /* why the plugin could not be read (then nothing of it counts) */
+    json_t *warnings;       /* strings: what of a readable plugin was ignored, and why
+                               (a second folder for one kind, an unknown path); NULL: none */
 } plugin;
 
 typedef struct plugin_set {

@@ -132,7 +132,11 @@ typedef struct skill_activation {
 void skill_activation_free(skill_activation *a);
 
 /* Activates name with args (may be NULL). via: "tool" (the model's Skill
- * call; call_id its id) or "user" (`/name args`; call_id NULL). Grants
+ * call; call_id its id) or "user" (`/name args`; call_id: the id of the
+ * record that carries the text, so skill_session_active_text can tell when
+ * a compaction took it away — NULL: taken as always present, never
+ * repeated). The Skill tool itself emits skill.activated through
+ * ctx->emit; for "user" the caller emits out->event. Grants
  * the skill's allowed-tools for the rest of the run
  * (governance_grant_run on ctx->gov). A context: fork skill runs in a
  * sub-agent through the Agent tool and text is its result. 0, or -1 with

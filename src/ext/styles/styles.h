@@ -19,11 +19,17 @@
 #include "base/error.h"
 #include "ext/sources.h"
 
+#define OUTPUT_STYLE_NAME_MAX 64          /* bytes of a name */
+#define OUTPUT_STYLE_BODY_MAX (64 * 1024)  /* bytes of a body: it is in every request */
+#define OUTPUT_STYLE_DESCRIPTION_MAX 1024  /* bytes of a description; longer is cut */
+#define OUTPUT_STYLE_FILES_MAX 200         /* style files read from one folder */
+
 typedef struct output_style {
-    char *name;
-    char *description;
-    char *body;                     /* the style section's text */
-    bool keep_coding_instructions;
+    char *name;                     /* a plugin's: "plugin:name" */
+    char *description;              /* "" when the file gives none */
+    char *body;                     /* the style section's text; NULL for the built-in
+                                       default: Loom's own wording (system_prompt_static) */
+    bool keep_coding_instructions;  /* the built-ins: true */
     char *source;                   /* "built-in" or the file */
 } output_style;
 
@@ -36,7 +42,19 @@ void style_set_free(style_set *s);
 size_t style_set_count(const style_set *s);
 const output_style *style_set_at(const style_set *s, size_t i);
 const output_style *style_set_find(const style_set *s, const char *name); /* case-insensitive */
+/* Warnings of malformed files, then notices of skipped folders. */
 size_t style_set_warning_count(const style_set *s);
 const char *style_set_warning(const style_set *s, size_t i);
+
+/* One style file's text (NUL-terminated) parsed into *out (release with
+ * output_style_clear); path names it in messages and gives the default
+ * name (its stem). 0, or -1 with err naming the file and the problem (bad
+ * frontmatter, a bad name, an empty body or one over OUTPUT_STYLE_BODY_MAX)
+ * and *out empty. A key with a bad value is dropped with a warning through
+ * warn (may be NULL). For style_set_load and the fuzz target. */
+int output_style_parse(const char *path, const char *text, output_style *out,
+                       void (*warn)(void *ctx, const char *msg), void *warn_ctx,
+                       loom_error *err);
+void output_style_clear(output_style *st);
 
 #endif

@@ -7,8 +7,10 @@
 
 #include "base/log.h"
 #include "loom.h"
+#include "surfaces/cli/doctor.h"
 #include "surfaces/cli/mcp_cmd.h"
 #include "surfaces/cli/options.h"
+#include "surfaces/cli/plugin_cmd.h"
 #include "surfaces/cli/print_mode.h"
 #include "surfaces/cli/repl.h"
 #include "surfaces/cli/sandbox_cmd.h"
@@ -20,6 +22,10 @@ int main(int argc, char **argv)
         return sandbox_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "mcp") == 0)
         return mcp_cmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "doctor") == 0)
+        return doctor_cmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "plugin") == 0)
+        return plugin_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "signal") == 0)
         return signal_cmd_main(argc - 1, argv + 1);
     cli_options opt;

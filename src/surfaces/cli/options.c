@@ -89,6 +89,8 @@ void cli_usage(FILE *out)
     fputs("usage: loom [options] [\"first message\"]   the interactive agent (docs/repl.md)\n"
           "       loom -p [options] \"prompt\"      headless (prompt from stdin when omitted)\n"
           "       loom mcp list|get|add|add-json|remove   MCP servers (loom mcp --help)\n"
+          "       loom doctor [--json] [options]   the configuration files, trust, sandbox\n"
+          "       loom plugin list|install|enable|disable|remove|marketplace   plugins\n"
           "       loom --version\n"
           "\n"
           "  -p, --print                 answer one prompt and exit (headless)\n"

@@ -1,7 +1,9 @@
 /* repl.c — the interactive terminal's line loop: reads a line with
  * libedit and hands it on — a `!` shell command, a /command (slash.c, through
- * the slash_host the REPL provides), a `# note`, or a message run and drawn
- * by run_view.c. It also owns the signals and the terminal's modes.
+ * the slash_host the REPL provides), a custom command or skill ("/name
+ * args", expanded by the library), a `# note`, or a message run and drawn
+ * by run_view.c. Tab completes through complete.c. It also owns the
+ * signals and the terminal's modes.
  *
  * Threads: the main thread owns the terminal's input and draws every event;
  * the spinner thread redraws its line; the run's threads only produce
@@ -32,10 +34,12 @@
 #include "base/settings.h"
 #include "base/sig.h"
 #include "base/str.h"
+#include "surfaces/cli/complete.h"
 #include "surfaces/cli/run_view.h"
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
 #include "surfaces/cli/slash_context.h"
+#include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
 #include "surfaces/cli/trust_prompt.h"
 
@@ -387,6 +391,65 @@ static void history_save_private(repl *r)
     chmod(r->history_path, 0600);
 }
 
+/* Tab (complete.h): the word before the cursor is completed as far as
+ * its candidates agree; when they differ they are listed under the line. */
+static unsigned char complete_key(EditLine *el, int ch)
+{
+    (void)ch;
+    repl *r = NULL;
+    el_get(el, EL_CLIENTDATA, &r);
+    const LineInfo *li = el_line(el);
+    if (!r || !li)
+        return CC_ERROR;
+    char *line = xstrndup(li->buffer, (size_t)(li->lastchar - li->buffer));
+    size_t cursor = (size_t)(li->cursor - li->buffer);
+    char **ext = NULL;
+    const char **names = NULL;
+    size_t n = 0;
+    if (line[strspn(line, " \t")] == '/') { /* the names are only needed after "/" */
+        ext = slash_ext_names(&r->host);
+        for (const char *b; (b = slash_builtin_name(n)) != NULL; n++)
+            ;
+        size_t ne = 0;
+        while (ext[ne])
+            ne++;
+        names = xcalloc(n + ne + 1, sizeof *names);
+        for (size_t i = 0; i < n; i++)
+            names[i] = slash_builtin_name(i);
+        for (size_t i = 0; i < ne; i++)
+            names[n + i] = ext[i];
+    }
+    complete_result res;
+    complete_line(line, cursor, names, r->host.cwd, &res);
+    free(line);
+    free(names);
+    for (size_t i = 0; ext && ext[i]; i++)
+        free(ext[i]);
+    free(ext);
+    unsigned char rc = CC_REFRESH;
+    if (*res.insert)
+        el_insertstr(el, res.insert);
+    if (res.n > 1 || res.more) {
+        loom_str list = LOOM_STR_INIT;
+        str_putc(&list, '\n');
+        for (size_t i = 0; i < res.n; i++) {
+            term_put_clipped(&list, res.cands[i], strlen(res.cands[i]), term_columns() - 2);
+            str_puts(&list, i + 1 < res.n ? "  " : "");
+        }
+        if (res.more)
+            str_puts(&list, "  \xe2\x80\xa6");
+        str_putc(&list, '\n');
+        fputs(str_cstr(&list), stdout);
+        fflush(stdout);
+        str_free(&list);
+        rc = CC_REDISPLAY;
+    } else if (res.n == 0) {
+        rc = CC_REFRESH_BEEP;
+    }
+    complete_result_free(&res);
+    return rc;
+}
+
 static void editor_open(repl *r)
 {
     HistEvent ev;
@@ -400,7 +463,11 @@ static void editor_open(repl *r)
     el_set(r->el, EL_EDITOR, "emacs");
     el_set(r->el, EL_PROMPT, prompt_fn);
     el_set(r->el, EL_HIST, history, r->hist);
-    el_source(r->el, NULL); /* the user's ~/.editrc, if any */
+    /* The wide call: libedit's narrow EL_ADDFN copies both strings and never
+     * frees them (its own comment says so); these are static. */
+    el_wset(r->el, EL_ADDFN, L"loom-complete", L"complete a /command or an @path", complete_key);
+    el_set(r->el, EL_BIND, "^I", "loom-complete", NULL);
+    el_source(r->el, NULL); /* the user's ~/.editrc, if any (it may rebind Tab) */
 }
 
 static void editor_close(repl *r)
@@ -557,6 +624,8 @@ static void submit(repl *r, char *line)
         slash_remember(&r->host, s + 1);
     else if (slash_is_mcp_prompt(s))
         run_view_run(r, s); /* the library turns it into the server's prompt */
+    else if (s[0] == '/' && !slash_is_builtin(s) && slash_ext_is_invocable(&r->host, s))
+        run_view_run(r, s); /* a custom command or skill: the library expands it */
     else if (s[0] == '/' && s[1] != '/')
         slash_run(&r->host, s);
     else

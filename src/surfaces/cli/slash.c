@@ -16,9 +16,13 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "surfaces/cli/doctor.h"
 #include "surfaces/cli/slash_agents.h"
 #include "surfaces/cli/slash_context.h"
+#include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
+#include "surfaces/cli/slash_style.h"
+#include "surfaces/cli/slash_plugin.h"
 
 #define RESUME_LIST_MAX 15
 /* A session's first prompt is found near its top; a file that is all tool
@@ -272,6 +276,10 @@ static void cmd_status(slash_host *r, const char *args)
     /* The session's, not the flag's: /permissions and /plan change it. */
     term_printf(&r->out, TONE_PLAIN, "Mode      %s\n", loom_session_permission_mode(r->session));
     term_printf(&r->out, TONE_PLAIN, "Version   loom %s\n", loom_version());
+    /* Every configuration file found, and what counted of it (docs/compat.md). */
+    char *sources = loom_agent_sources_json(r->agent);
+    doctor_print_sources(&r->out, sources);
+    free(sources);
 }
 
 static void cmd_rewind(slash_host *r, const char *args)
@@ -427,21 +435,28 @@ static const slash_cmd commands[] = {
     {"resume", "[ID]", "list this directory's sessions, or open one", cmd_resume},
     {"model", "[NAME]", "show the model, or switch to NAME", cmd_model},
     {"cost", NULL, "tokens used (and cost, when prices are set)", cmd_cost},
-    {"status", NULL, "session id and file, model, provider, directory, mode", cmd_status},
+    {"status", NULL, "session id and file, model, provider, directory, mode, the configuration "
+     "files loaded and skipped", cmd_status},
     {"permissions", "[MODE]", "show the permission modes, or switch to MODE", cmd_permissions},
     {"plan", "[off]", "enter plan mode (read-only tools); off: back to the mode before", cmd_plan},
     {"compact", "[FOCUS]", "summarize the conversation now; FOCUS says what the summary keeps",
      slash_compact},
     {"context", NULL, "what the context holds: tokens by partition, the next step", slash_context},
     {"events", NULL, "the heartbeat's events: state, urgency, source, summary, id", slash_events},
-    {"memory", "[edit]", "the memory files loaded (AGENTS.md); edit: open ./AGENTS.md in $EDITOR",
+    {"memory", "[edit [N]]", "the memory files loaded (CLAUDE.md, AGENTS.md); edit: open one in "
+     "$EDITOR",
      slash_memory},
     {"rewind", "[N]", "undo the last N turns and the file edits they made", cmd_rewind},
     {"fork", NULL, "continue in a copy of this session", cmd_fork},
     {"mcp", "[reconnect|approve NAME]", "MCP servers: state, tools, errors; reconnect or approve one",
      slash_mcp},
+    {"plugin", "[install|list|...]", "plugins and marketplaces: list, install, enable, disable, remove", slash_plugin},
     {"agents", "[show|stop ID|merge]", "sub-agents: what can be spawned, what ran; show, stop, "
      "merge back", slash_agents},
+    {"skills", NULL, "the skills: offered to the model or not, and why; their source; warnings",
+     slash_skills},
+    {"output-style", "[NAME]", "list the output styles, or switch to NAME (kept in "
+     ".loom/settings.local.json)", slash_output_style},
     {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
     {"quit", NULL, NULL, cmd_exit},
     {NULL, NULL, NULL, NULL},
@@ -456,9 +471,10 @@ static void cmd_help(slash_host *r, const char *args)
             continue; /* an alias */
         char usage[64];
         snprintf(usage, sizeof usage, "/%s%s%s", c->name, c->args ? " " : "", c->args ? c->args : "");
-        term_printf(&r->out, TONE_PLAIN, "  %-20s", usage);
+        term_printf(&r->out, TONE_PLAIN, "  %-19s ", usage); /* a space after a long one too */
         term_printf(&r->out, TONE_DIM, "%s\n", c->help);
     }
+    slash_ext_help(r);
     term_printf(&r->out, TONE_BOLD, "Input\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "!command");
     term_printf(&r->out, TONE_DIM, "run a shell command here (not sent to the model)\n");
@@ -468,10 +484,32 @@ static void cmd_help(slash_host *r, const char *args)
     term_printf(&r->out, TONE_DIM, "a trailing backslash continues on the next line\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "//text");
     term_printf(&r->out, TONE_DIM, "send \"/text\" to the model\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "Tab");
+    term_printf(&r->out, TONE_DIM, "complete a /command, or an @path (from this directory)\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-C");
     term_printf(&r->out, TONE_DIM, "clear the line; in a run, interrupt it (twice: quit)\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-D");
     term_printf(&r->out, TONE_DIM, "quit (on an empty line)\n");
+}
+
+static const slash_cmd *find_builtin(const char *line)
+{
+    const char *name = line + 1;
+    size_t len = strcspn(name, " \t\n");
+    for (const slash_cmd *c = commands; c->name; c++)
+        if (strlen(c->name) == len && !strncmp(c->name, name, len))
+            return c;
+    return NULL;
+}
+
+bool slash_is_builtin(const char *line)
+{
+    return line[0] == '/' && find_builtin(line) != NULL;
+}
+
+const char *slash_builtin_name(size_t i)
+{
+    return i < sizeof commands / sizeof commands[0] ? commands[i].name : NULL;
 }
 
 void slash_run(slash_host *r, const char *line)

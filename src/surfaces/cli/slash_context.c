@@ -5,6 +5,7 @@
  * the answers. */
 #include "surfaces/cli/slash_context.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,19 +108,41 @@ void slash_context(slash_host *r, const char *args)
         term_printf(&r->out, TONE_DIM, " (%s)\n", source_about(source));
 
         /* Shares of the partitions' sum: they are estimated locally even
-         * when the total comes from the provider. */
-        static const char *const parts[] = {"system", "memory", "tools", "history", "working"};
+         * when the total comes from the provider. Under "extensions", its
+         * parts (skill catalog, MCP instructions, active skills…), each with
+         * its budget and how many items it holds when it has them. */
+        static const char *const parts[] = {"system", "memory", "extensions", "tools", "history",
+                                            "working"};
         const json_t *p = json_get_obj(doc, "partitions");
+        const json_t *ext = json_get_arr(doc, "extensions");
         long long sum = 0;
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
             sum += json_get_int(p, parts[i], 0);
         term_printf(&r->out, TONE_DIM, "  %-10s %10s %7s\n", "partition", "tokens", "share");
         for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+            bool is_ext = !strcmp(parts[i], "extensions");
+            if (!json_object_get(p, parts[i]) && !(is_ext && json_array_size(ext)))
+                continue; /* a library without the partition */
             long long n = json_get_int(p, parts[i], 0);
             char num[32];
             slash_thousands(n, num, sizeof num);
             term_printf(&r->out, TONE_PLAIN, "  %-10s %10s %6.1f%%\n", parts[i], num,
                         sum > 0 ? 100.0 * (double)n / (double)sum : 0.0);
+            size_t k;
+            json_t *e;
+            json_array_foreach(is_ext ? ext : NULL, k, e) {
+                char tok[32], budget[32];
+                slash_thousands(json_get_int(e, "tokens", 0), tok, sizeof tok);
+                term_printf(&r->out, TONE_PLAIN, "    %-18s %10s", json_get_str(e, "name", "?"), tok);
+                if (json_get_int(e, "budget", 0) > 0) {
+                    slash_thousands(json_get_int(e, "budget", 0), budget, sizeof budget);
+                    term_printf(&r->out, TONE_DIM, " of %s", budget);
+                }
+                long long count = (long long)json_get_int(e, "count", 0);
+                if (json_object_get(e, "count"))
+                    term_printf(&r->out, TONE_DIM, " \xc2\xb7 %lld item%s", count, count == 1 ? "" : "s");
+                term_printf(&r->out, TONE_PLAIN, "\n");
+            }
         }
 
         const json_t *next = json_get_obj(doc, "next_step");
@@ -214,47 +237,152 @@ static bool mtime_of(const char *path, struct timespec *t)
     return true;
 }
 
-/* $EDITOR on ./AGENTS.md, then the agent is made again so the next
- * message's request holds what was written (memory is read when the agent
- * is created). */
-static void memory_edit(slash_host *r)
+/* What /memory edit offers, numbered from 1: every instructions or memory
+ * file the agent loaded, then ./AGENTS.md to create when it is not among
+ * them. [{"path", "name" (as shown), "kind"}]. */
+static json_t *memory_choices(slash_host *r)
 {
-    const char *editor = getenv("EDITOR");
-    if (!editor || !*editor) {
-        term_printf(&r->out, TONE_YELLOW, "$EDITOR is not set: set it (export EDITOR=vim) to use "
-                    "/memory edit, or edit ./AGENTS.md yourself\n");
-        return;
+    json_t *doc = parse_owned(loom_session_context_json(r->session), "context");
+    json_t *out = json_array();
+    loom_str local = LOOM_STR_INIT;
+    str_printf(&local, "%s/AGENTS.md", r->cwd);
+    char *local_real = realpath(local.ptr, NULL);
+    bool have_local = false;
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_get_arr(doc, "memory_files"), i, f) {
+        const char *path = json_get_str(f, "path", NULL);
+        if (!path)
+            continue;
+        bool is_local = !strcmp(path, local.ptr) || (local_real && !strcmp(path, local_real));
+        have_local |= is_local;
+        json_array_append_new(out, json_pack("{s:s,s:s,s:s}", "path", path, "name",
+                                             is_local ? "./AGENTS.md" : path, "kind",
+                                             json_get_str(f, "kind", "")));
     }
-    loom_str path = LOOM_STR_INIT;
-    str_printf(&path, "%s/AGENTS.md", r->cwd);
-    struct timespec before = {0}, after = {0};
-    bool had = mtime_of(path.ptr, &before);
+    if (!have_local)
+        json_array_append_new(out, json_pack("{s:s,s:s,s:s}", "path", local.ptr, "name",
+                                             "./AGENTS.md", "kind", "new"));
+    free(local_real);
+    str_free(&local);
+    json_decref(doc);
+    return out;
+}
+
+/* The path in single quotes for bash: ' becomes '\''. */
+static void put_quoted(loom_str *s, const char *path)
+{
+    str_putc(s, '\'');
+    for (const char *p = path; *p; p++) {
+        if (*p == '\'')
+            str_puts(s, "'\\''");
+        else
+            str_putc(s, *p);
+    }
+    str_putc(s, '\'');
+}
+
+/* $EDITOR on one file, then the agent is made again so the next message's
+ * request holds what was written (memory is read when the agent is
+ * created). */
+static void memory_edit_file(slash_host *r, const char *path, const char *name)
+{
+    loom_str cmd = LOOM_STR_INIT;
     /* The shell splits $EDITOR into words, as git and others do. */
-    r->ops->run_shell(r, "$EDITOR ./AGENTS.md");
-    bool has = mtime_of(path.ptr, &after);
-    str_free(&path);
+    str_puts(&cmd, "$EDITOR ");
+    if (!strcmp(name, "./AGENTS.md"))
+        str_puts(&cmd, "./AGENTS.md");
+    else
+        put_quoted(&cmd, path);
+    struct timespec before = {0}, after = {0};
+    bool had = mtime_of(path, &before);
+    r->ops->run_shell(r, cmd.ptr);
+    str_free(&cmd);
+    bool has = mtime_of(path, &after);
     if (has == had && (!has || (before.tv_sec == after.tv_sec && before.tv_nsec == after.tv_nsec))) {
-        term_printf(&r->out, TONE_DIM, "./AGENTS.md unchanged\n");
+        term_printf(&r->out, TONE_DIM, "%s unchanged\n", name);
         return;
     }
     loom_status st;
     if (r->ops->reopen(r, NULL, &st) != 0) {
         term_printf(&r->out, TONE_RED, "%s\n", st.message);
-        term_printf(&r->out, TONE_YELLOW, "./AGENTS.md was saved; it applies from the next session\n");
+        term_printf(&r->out, TONE_YELLOW, "%s was saved; it applies from the next session\n", name);
         return;
     }
-    term_printf(&r->out, TONE_GREEN, "./AGENTS.md reloaded: it applies from the next message\n");
+    term_printf(&r->out, TONE_GREEN, "%s reloaded: it applies from the next message\n", name);
+}
+
+/* /memory edit [N]: the one file there is, file N of the list, or the
+ * numbered list to choose from. */
+static void memory_edit(slash_host *r, const char *which)
+{
+    const char *editor = getenv("EDITOR");
+    if (!editor || !*editor) {
+        term_printf(&r->out, TONE_YELLOW, "$EDITOR is not set: set it (export EDITOR=vim) to use "
+                    "/memory edit, or edit the files yourself\n");
+        return;
+    }
+    json_t *choices = memory_choices(r);
+    size_t n = json_array_size(choices);
+    long pick = n == 1 ? 1 : 0;
+    if (*which) {
+        char *end;
+        pick = strtol(which, &end, 10);
+        if (*end || pick < 1 || (size_t)pick > n) {
+            term_printf(&r->out, TONE_YELLOW, "/memory edit N: N is a number from 1 to %zu\n", n);
+            pick = -1;
+        }
+    }
+    if (pick == 0) {
+        term_printf(&r->out, TONE_PLAIN, "Memory files to edit\n");
+        size_t i;
+        json_t *c;
+        json_array_foreach(choices, i, c) {
+            term_printf(&r->out, TONE_PLAIN, "  %zu  %s", i + 1, json_get_str(c, "name", "?"));
+            const char *kind = json_get_str(c, "kind", "");
+            term_printf(&r->out, TONE_DIM, "  %s\n", !strcmp(kind, "new") ? "(create)" : kind);
+        }
+        term_printf(&r->out, TONE_DIM, "/memory edit N opens file N in %s\n", editor);
+    } else if (pick > 0) {
+        const json_t *c = json_array_get(choices, (size_t)pick - 1);
+        memory_edit_file(r, json_get_str(c, "path", ""), json_get_str(c, "name", ""));
+    }
+    json_decref(choices);
+}
+
+/* The instructions files found and not loaded, with why (from the agent's
+ * list of configuration files). */
+static void show_skipped_memory(slash_host *r)
+{
+    json_t *doc = parse_owned(loom_agent_sources_json(r->agent), "sources");
+    size_t i;
+    json_t *f;
+    bool title = false;
+    json_array_foreach(json_get_arr(doc, "files"), i, f) {
+        if (strcmp(json_get_str(f, "kind", ""), "memory") ||
+            strcmp(json_get_str(f, "state", ""), "skipped"))
+            continue;
+        if (!title)
+            term_printf(&r->out, TONE_PLAIN, "Found and not loaded\n");
+        title = true;
+        term_printf(&r->out, TONE_PLAIN, "  %s", json_get_str(f, "path", "?"));
+        term_printf(&r->out, TONE_DIM, "  %s\n", json_get_str(f, "why", ""));
+    }
+    json_decref(doc);
 }
 
 void slash_memory(slash_host *r, const char *args)
 {
-    if (!strcmp(args, "edit")) {
-        memory_edit(r);
+    if (!strncmp(args, "edit", 4) && (args[4] == '\0' || args[4] == ' ')) {
+        const char *which = args + 4;
+        while (*which == ' ')
+            which++;
+        memory_edit(r, which);
         return;
     }
     if (*args) {
-        term_printf(&r->out, TONE_YELLOW, "usage: /memory lists the memory files, /memory edit opens "
-                    "./AGENTS.md in $EDITOR\n");
+        term_printf(&r->out, TONE_YELLOW, "usage: /memory lists the memory files, /memory edit [N] "
+                    "opens one in $EDITOR\n");
         return;
     }
     json_t *doc = parse_owned(loom_session_context_json(r->session), "context");
@@ -262,11 +390,18 @@ void slash_memory(slash_host *r, const char *args)
     term_printf(&r->out, TONE_DIM, " (sent with every request)\n");
     show_memory_files(r, json_get_arr(doc, "memory_files"), "  ");
     json_decref(doc);
+    show_skipped_memory(r);
     term_printf(&r->out, TONE_DIM, "# text        adds \"- text\" to ./AGENTS.md, from the next message "
                 "on\n");
     const char *editor = getenv("EDITOR");
-    if (editor && *editor)
+    json_t *choices = memory_choices(r);
+    size_t n = json_array_size(choices);
+    json_decref(choices);
+    if (editor && *editor && n == 1)
         term_printf(&r->out, TONE_DIM, "/memory edit  opens ./AGENTS.md in %s\n", editor);
+    else if (editor && *editor)
+        term_printf(&r->out, TONE_DIM, "/memory edit  lists the %zu files to open in %s "
+                    "(/memory edit N opens file N)\n", n, editor);
     else
         term_printf(&r->out, TONE_DIM, "/memory edit  opens ./AGENTS.md in $EDITOR (not set); files "
                     "edited elsewhere apply from the next session\n");

@@ -96,10 +96,16 @@ void slash_mcp_ask_approvals(slash_host *h, char *(*ask)(void *ctx, const char *
         char *name = termsafe_dup(json_get_str(s, "name", "?"));
         char *source = termsafe_dup(json_get_str(s, "source", ".mcp.json"));
         char *target = termsafe_dup(json_get_str(s, "target", ""));
-        term_printf(&h->out, TONE_YELLOW,
-                    "This project's %s names the MCP server \"%s\" (%s). Start it? It runs with "
-                    "your rights.\n",
-                    source, name, json_get_str(s, "transport", ""));
+        if (!strcmp(json_get_str(s, "scope", ""), "plugin"))
+            term_printf(&h->out, TONE_YELLOW,
+                        "The %s brings the MCP server \"%s\" (%s), and this workspace is not "
+                        "trusted. Start it? It runs with your rights.\n",
+                        source, name, json_get_str(s, "transport", ""));
+        else
+            term_printf(&h->out, TONE_YELLOW,
+                        "This project's %s names the MCP server \"%s\" (%s). Start it? It runs "
+                        "with your rights.\n",
+                        source, name, json_get_str(s, "transport", ""));
         term_printf(&h->out, TONE_DIM, "  %s\n", target);
         free(source);
         free(target);

@@ -1,0 +1,34 @@
+/* complete.h — what Tab completes in the REPL's line (docs/repl.md), as a
+ * pure function of the line, the cursor, the command names and the working
+ * directory, so it is tested without a terminal (repl.c binds it to Tab):
+ *   - "/pre" as the line's first word: the command names starting with
+ *     "pre" (built-ins, custom commands, skills, MCP prompts);
+ *   - a word "@pre": the paths under cwd starting with "pre", a folder's
+ *     with "/" after it; never into .git, hidden names only when "pre"'s
+ *     last part starts with ".";
+ *   - anything else: nothing.
+ * One candidate is completed whole (a space after a name or a file, none
+ * after a folder); several extend the word by what they share and are
+ * listed. No state; any thread. */
+#ifndef LOOM_CLI_COMPLETE_H
+#define LOOM_CLI_COMPLETE_H
+
+#include <stddef.h>
+
+/* Most candidates collected (a huge folder is cut; "more" says so). */
+#define COMPLETE_MAX 200
+
+typedef struct complete_result {
+    char *insert;    /* to insert at the cursor ("" when nothing) */
+    char **cands;    /* the candidates as they would be completed, sorted; NULL-terminated */
+    size_t n;
+    int more;        /* 1 when candidates were left out past COMPLETE_MAX */
+} complete_result;
+
+/* names: the command names without "/", NULL-terminated (duplicates are
+ * fine). cwd: where "@" paths start. Free out with complete_result_free. */
+void complete_line(const char *line, size_t cursor, const char *const *names, const char *cwd,
+                   complete_result *out);
+void complete_result_free(complete_result *r);
+
+#endif
