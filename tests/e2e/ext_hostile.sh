@@ -406,4 +406,29 @@ assert_eq "compat off: the .claude agent is not spawnable" "$(tool_is_error c3)"
 start_mock "$T/d.json"
 run_loom "compat off /fix-issue" "/fix-issue 7"
 check "compat off: the .claude command is not expanded" bash -c "! grep -qF 'Fix issue #7' '$MOCK_LOG'"
+
+# --- 12. an untrusted repository's git config ------------------------------------------
+# A folder that arrives with its .git (a zip, a shared drive) can set
+# core.fsmonitor, a command git runs on `git status`. The user's own
+# command with !`git status` (Claude Code users keep /commit-style commands
+# in ~/.claude/commands), or the model's `git status`, opened in such a
+# folder untrusted, must not run what the repository's config says.
+new_repo gitconfig
+echo '{}' > "$LOOM_HOME/settings.json"   # compat back on (section 11 turned it off), nothing trusted
+echo x > "$R/a.txt"
+git -C "$R" config core.fsmonitor "touch $T/fsmonitor-ran; false"
+mkdir -p "$HOME/.claude/commands"
+printf -- '---\ndescription: status\nallowed-tools: Bash(git status:*)\n---\nStatus: !`git status --short`\n' \
+  > "$HOME/.claude/commands/st.md"
+start_mock "$T/d.json"
+run_loom "gitconfig /st" "/st"
+check "gitconfig: the user's command expanded (the control)" grep -qF "Status: " "$MOCK_LOG"
+check "gitconfig: the user's !\`git status\` did not run the repository's core.fsmonitor" test ! -e "$T/fsmonitor-ran"
+rm -f "$T/fsmonitor-ran" "$HOME/.claude/commands/st.md"
+jq -n '{turns: [
+  {match: {assistant_turns: 0}, reply: {tool_calls: [{id: "f1", name: "Bash", input: {command: "git status --short"}}]}},
+  {match: {assistant_turns: 1}, reply: {text: "F-DONE"}}]}' > "$T/f.json"
+start_mock "$T/f.json"
+run_loom "gitconfig model" "go"
+check "gitconfig: the model's git status did not run the repository's core.fsmonitor" test ! -e "$T/fsmonitor-ran"
 finish
