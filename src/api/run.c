@@ -323,6 +323,8 @@ static void *run_main(void *arg)
             pc.model = (char *)model;
             params.provider = &pc;
         }
+        if (strcmp(goal, r->goal) != 0)
+            io.typed_goal = r->goal;
         loop_run(&params, &io, goal, &res);
         free(goal);
     } else {

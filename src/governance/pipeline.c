@@ -18,6 +18,7 @@
 #include "base/event.h"
 #include "base/log.h"
 #include "policy/always_rule.h"
+#include "policy/git_config.h"
 #include "governance/governance.h"
 #include "policy/model_classifier.h"
 #include "policy/risk.h"
@@ -289,6 +290,16 @@ static void step_resolve(const tool_call *call, tool_ctx *ctx, gov_call *g)
                json_is_true(json_object_get(g->input, "dangerouslyDisableSandbox"))) {
         g->needs_user = true;
         snprintf(g->needs_user_why, sizeof g->needs_user_why, "it runs outside the sandbox");
+    } else if (!strcmp(call->name, "Bash") && ctx->gov && !ctx->gov->trusted) {
+        /* An untrusted folder's .git/config can make read-only git run code. */
+        const char *cmd = json_string_value(json_object_get(g->input, "command"));
+        char key[128];
+        if (cmd && git_command_runs_git(cmd) && git_config_runs_code(ctx->cwd, key, sizeof key)) {
+            g->needs_user = true;
+            snprintf(g->needs_user_why, sizeof g->needs_user_why,
+                     "the workspace is not trusted and its git configuration runs a program "
+                     "(%s), so git is not read-only here", key);
+        }
     }
     resolve_reach(call, ctx, g);
 }

@@ -160,7 +160,7 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
     context_state_begin(st->cs, io->t, st->cfg.context_window);
     loop_context_init(&st->ctx, &st->p, io, &out->usage);
     if (io->working)
-        working_set_goal(io->working, goal);
+        working_set_goal(io->working, io->typed_goal ? io->typed_goal : goal);
     /* The goal enters the session before anything can fail. */
     if (transcript_append_new(io->t, record_user_text(goal), &out->err) != 0 ||
         transcript_sync(io->t, &out->err) != 0) {

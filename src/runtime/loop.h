@@ -121,6 +121,10 @@ typedef struct loop_io {
     json_t *_Atomic *stop_event;
     loop_toolset_port toolset;
     loop_tree_port tree;
+    /* What the person typed when the goal was made from it (a custom
+     * command's or a skill's expansion): C_working's goal line, which every
+     * request repeats, is this short form. NULL: the goal itself. */
+    const char *typed_goal;
 } loop_io;
 
 typedef struct loop_result {

@@ -10,7 +10,8 @@
  * non-empty line is one.
  *
  * Expansion, in order: $ARGUMENTS (all arguments as typed), $1 … $9 (split
- * like a shell: quotes group), then each line holding !`cmd` — the command
+ * like a shell: quotes group; inside a !`cmd` each value is one quoted
+ * shell word, and only the file's own !`cmd`s run), then each !`cmd` — the command
  * runs through the governed pipeline as a Bash call (rules, hooks, sandbox,
  * approvals; the command's allowed-tools count for it) and its output
  * replaces the !`cmd`; a denied command leaves the denial's text — then

@@ -47,6 +47,13 @@ char *command_name_for(const char *rel, const char *plugin, loom_str *why);
  * quotes; nothing is expanded). NULL-terminated, never NULL; *n (may be
  * NULL) gets the count. Free with command_words_free. */
 char **command_words(const char *args, size_t *n);
+/* command_substitute without the trailing "ARGUMENTS: …": shell quotes each
+ * value as one word (for a !`cmd`); *used is set when a placeholder was
+ * found (left alone otherwise). Caller frees. */
+char *command_substitute_part(const char *body, const char *args, bool shell, bool *used);
+/* The "ARGUMENTS: …" paragraph of a body that named no placeholder
+ * (nothing when args is blank). */
+void command_append_arguments(loom_str *out, const char *args);
 void command_words_free(char **v);
 
 /* The catalog of the given folders (lowest precedence first): each one's

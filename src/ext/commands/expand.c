@@ -90,10 +90,27 @@ static bool opens_shell(const char *text, const char *p)
     return !isalnum(b) && b != '_' && b != '`' && b != '!' && b < 0x80;
 }
 
-/* Replaces each !`cmd` of text with what running cmd gave; *spans gets the
- * outputs' ranges in out, in order. -1 when the run was cancelled. */
-static int run_shell_lines(expander *x, const char *text, loom_str *out, span **spans, size_t *nspans)
+/* The text between two !`cmd`s, with the arguments put in. */
+static void flush_literal(loom_str *lit, const char *args, bool *used, loom_str *out)
 {
+    if (!lit->len)
+        return;
+    char *t = command_substitute_part(lit->ptr, args, false, used);
+    str_puts(out, t);
+    free(t);
+    str_clear(lit);
+}
+
+/* The body with its arguments put in and each !`cmd` replaced with what
+ * running it gave; *spans gets the outputs' ranges in out, in order. The
+ * !`cmd`s are found in the body as written — an argument that spells one
+ * is text — and an argument inside one is a single quoted word; outputs
+ * are never substituted again. -1 when the run was cancelled. */
+static int run_shell_lines(expander *x, const char *text, const char *args, loom_str *out,
+                           span **spans, size_t *nspans)
+{
+    bool used = false;
+    loom_str lit = LOOM_STR_INIT;
     for (const char *p = text; *p;) {
         const char *end = NULL;
         if (opens_shell(text, p)) {
@@ -104,12 +121,17 @@ static int run_shell_lines(expander *x, const char *text, loom_str *out, span **
                 end = NULL;
         }
         if (!end) {
-            str_putc(out, *p++);
+            str_putc(&lit, *p++);
             continue;
         }
-        if (cancelled(x))
+        flush_literal(&lit, args, &used, out);
+        if (cancelled(x)) {
+            str_free(&lit);
             return -1;
-        char *cmd = xstrndup(p + 2, (size_t)(end - p - 2));
+        }
+        char *raw = xstrndup(p + 2, (size_t)(end - p - 2));
+        char *cmd = command_substitute_part(raw, args, true, &used);
+        free(raw);
         json_t *input = json_pack("{s:s}", "command", cmd);
         tool_outcome o;
         run_call(x, "Bash", input, &o);
@@ -128,6 +150,10 @@ static int run_shell_lines(expander *x, const char *text, loom_str *out, span **
         free(cmd);
         p = end + 1;
     }
+    flush_literal(&lit, args, &used, out);
+    str_free(&lit);
+    if (!used)
+        command_append_arguments(out, args);
     return 0;
 }
 
@@ -310,12 +336,10 @@ int command_expand(const command_def *c, const char *args, const tool_registry *
         governance_grant_run(ctx->gov, (const char *const *)c->allowed_tools, by);
     }
     expander x = {.c = c, .reg = reg, .ctx = ctx};
-    char *text = command_substitute(c->body, args);
     loom_str shelled = LOOM_STR_INIT;
     span *spans = NULL;
     size_t ns = 0;
-    int rc = run_shell_lines(&x, text, &shelled, &spans, &ns);
-    free(text);
+    int rc = run_shell_lines(&x, c->body ? c->body : "", args ? args : "", &shelled, &spans, &ns);
     if (rc == 0) {
         loom_str done = LOOM_STR_INIT;
         rc = include_files(&x, str_cstr(&shelled), shelled.len, spans, ns, &done);

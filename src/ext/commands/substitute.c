@@ -9,6 +9,8 @@
  *   $1 … $9         the n-th word, quotes removed; "" when there are fewer
  *                   ($10 is $1 followed by "0": one digit only)
  *   $ARGUMENTS[n]   the word at 0-based n (Claude Code's skill spelling)
+ * Inside a !`cmd` (command_substitute_part with shell) each value is one
+ * single-quoted shell word, so what the person typed stays an argument.
  * A body that uses none of them and is given arguments gets them appended
  * as a last paragraph "ARGUMENTS: …", so what the person typed is never
  * dropped without a trace (Claude Code does the same).
@@ -105,7 +107,25 @@ void command_words_free(char **v)
     free(v);
 }
 
-char *command_substitute(const char *body, const char *args)
+/* value as one shell word: single-quoted, a ' inside as '\'' (so an
+ * argument can never become an operator, a redirection or a !`cmd`). */
+static void put_value(loom_str *out, const char *v, size_t n, bool shell)
+{
+    if (!shell) {
+        str_append(out, v, n);
+        return;
+    }
+    str_putc(out, '\'');
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == '\'')
+            str_puts(out, "'\\''");
+        else
+            str_putc(out, v[i]);
+    }
+    str_putc(out, '\'');
+}
+
+char *command_substitute_part(const char *body, const char *args, bool shell, bool *used_out)
 {
     if (!body)
         body = "";
@@ -133,8 +153,8 @@ char *command_substitute(const char *body, const char *args)
         }
         if (p[1] >= '1' && p[1] <= '9') {
             size_t i = (size_t)(p[1] - '1');
-            if (i < nwords)
-                str_puts(&out, words[i]);
+            put_value(&out, i < nwords ? words[i] : "", i < nwords ? strlen(words[i]) : 0,
+                      shell);
             used = true;
             p += 2;
         } else if (strncmp(p + 1, kw, kwlen) == 0) {
@@ -145,14 +165,14 @@ char *command_substitute(const char *body, const char *args)
                 while (isdigit((unsigned char)*d) && digits < 6)
                     idx = idx * 10 + (size_t)(*d++ - '0'), digits++;
                 if (digits && *d == ']') {
-                    if (idx < nwords)
-                        str_puts(&out, words[idx]);
+                    put_value(&out, idx < nwords ? words[idx] : "",
+                              idx < nwords ? strlen(words[idx]) : 0, shell);
                     used = true;
                     p = d + 1;
                     continue;
                 }
             }
-            str_append(&out, a0, (size_t)(a1 - a0));
+            put_value(&out, a0, (size_t)(a1 - a0), shell);
             used = true;
             p = q;
         } else {
@@ -160,14 +180,37 @@ char *command_substitute(const char *body, const char *args)
             p++;
         }
     }
-    if (!used && a1 > a0) {
-        while (out.len && isspace((unsigned char)out.ptr[out.len - 1]))
-            str_truncate(&out, out.len - 1);
-        if (out.len)
-            str_puts(&out, "\n\n");
-        str_puts(&out, "ARGUMENTS: ");
-        str_append(&out, a0, (size_t)(a1 - a0));
-    }
+    if (used_out)
+        *used_out = *used_out || used;
     command_words_free(words);
+    return str_steal(&out);
+}
+
+void command_append_arguments(loom_str *out, const char *args)
+{
+    const char *a0 = args ? args : "", *a1 = a0 + strlen(a0);
+    while (a0 < a1 && isspace((unsigned char)*a0))
+        a0++;
+    while (a1 > a0 && isspace((unsigned char)a1[-1]))
+        a1--;
+    if (a1 == a0)
+        return;
+    while (out->len && isspace((unsigned char)out->ptr[out->len - 1]))
+        str_truncate(out, out->len - 1);
+    if (out->len)
+        str_puts(out, "\n\n");
+    str_puts(out, "ARGUMENTS: ");
+    str_append(out, a0, (size_t)(a1 - a0));
+}
+
+char *command_substitute(const char *body, const char *args)
+{
+    bool used = false;
+    loom_str out = LOOM_STR_INIT;
+    char *text = command_substitute_part(body, args, false, &used);
+    str_puts(&out, text);
+    free(text);
+    if (!used)
+        command_append_arguments(&out, args);
     return str_steal(&out);
 }
