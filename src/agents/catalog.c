@@ -676,7 +676,8 @@ agent_catalog *agent_catalog_load(const agent_catalog_opts *o, loom_error *err)
     c->nroles = nroles;
 
     ext_source_opts so = {.cwd = o->cwd, .home = o->home, .user_home = o->user_home,
-                          .trusted = o->trusted, .claude_compat = !o->claude_off,
+                          .trusted = o->trusted, .user_settings = o->user_settings,
+                          .claude_compat = !o->claude_off,
                           .plugins = o->plugins, .n_plugins = o->n_plugins};
     ext_dirs dirs;
     json_t *notices = json_array();

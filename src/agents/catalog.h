@@ -64,6 +64,7 @@ typedef struct agent_catalog_opts {
     const char *home;           /* the Loom home (~/.loom); NULL: loom_home() */
     const char *user_home;      /* for ~/.claude/agents; NULL: $HOME */
     bool trusted;               /* the workspace's own files count */
+    const json_t *user_settings;/* for the trust of folders above cwd (ext/sources.h) */
     bool claude_off;            /* compat off: no .claude/agents folder counts */
     const ext_plugin_root *plugins; /* the enabled plugins (their agents/ folders) */
     size_t n_plugins;

@@ -209,7 +209,7 @@ static int setup_agents(loom_agent *a, loom_status *st)
         return 0;
     loom_error err;
     loom_error_clear(&err);
-    agent_catalog_opts co = {.cwd = a->cwd, .trusted = a->trusted,
+    agent_catalog_opts co = {.cwd = a->cwd, .trusted = a->trusted, .user_settings = a->files[0],
                              .claude_off = !a->compat_claude, .plugins = a->plugin_roots,
                              .n_plugins = a->n_plugin_roots};
     a->agents_catalog = agent_catalog_load(&co, &err);

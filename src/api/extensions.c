@@ -85,7 +85,7 @@ int api_ext_load(loom_agent *a, loom_status *st)
     size_t np = 0;
     a->plugin_roots = plugins_roots(&a->plugins, &np);
     a->n_plugin_roots = np;
-    ext_source_opts o = {.cwd = a->cwd, .trusted = a->trusted,
+    ext_source_opts o = {.cwd = a->cwd, .trusted = a->trusted, .user_settings = a->files[0],
                          .claude_compat = a->compat_claude,
                          .plugins = a->plugin_roots, .n_plugins = np};
     a->skills = skill_catalog_load(&o, &err);

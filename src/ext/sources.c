@@ -96,10 +96,14 @@ void ext_dirs_for(const char *kind, const ext_source_opts *o, ext_dirs *out, jso
             if (c == '/' || c == '\0') {
                 walk[at] = '\0';
                 const char *dir = at == 0 ? "/" : walk;
+                /* Above cwd, the folder itself must be trusted. */
+                ext_source_opts here = *o;
+                if (c != '\0' && o->trusted && o->user_settings)
+                    here.trusted = trust_workspace_trusted(o->user_settings, dir);
                 if (o->claude_compat)
-                    consider(out, dir, ".claude", kind, EXT_SCOPE_PROJECT, o, notices);
+                    consider(out, dir, ".claude", kind, EXT_SCOPE_PROJECT, &here, notices);
                 if (skills)
-                    consider(out, dir, ".agents", kind, EXT_SCOPE_PROJECT, o, notices);
+                    consider(out, dir, ".agents", kind, EXT_SCOPE_PROJECT, &here, notices);
                 walk[at] = c;
             }
             if (c == '\0')

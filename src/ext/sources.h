@@ -12,7 +12,8 @@
  *             only, each directory from the repository root down to cwd),
  *             <cwd>/.loom/<kind>
  * Later folders win by name. A project folder counts only when the
- * workspace is trusted; an untrusted one that exists is skipped with a
+ * workspace is trusted (and one above cwd only when that folder is trusted
+ * too); an untrusted one that exists is skipped with a
  * notice naming it (a hostile repository does not get to define what a
  * skill or a command does). compat false drops the .claude folders.
  *
@@ -52,6 +53,11 @@ typedef struct ext_source_opts {
     const char *user_home;      /* for ~/.claude and ~/.agents; NULL: $HOME (and
                                    settings_claude_home() for .claude) */
     bool trusted;               /* the workspace's own folders count */
+    /* The user settings (borrowed; may be NULL): a folder above cwd counts
+     * only when it is itself trusted there (trust_workspace_trusted), so
+     * trusting a project does not trust what a shared parent holds. NULL:
+     * the walk trusts as trusted says. */
+    const json_t *user_settings;
     bool claude_compat;         /* read the .claude folders too (default true) */
     const ext_plugin_root *plugins;
     size_t n_plugins;

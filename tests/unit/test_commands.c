@@ -476,6 +476,15 @@ static void sources_precedence_and_namespaces(void **state)
     assert_int_equal(command_catalog_warning_count(c), 0);
     command_catalog_free(c);
 
+    /* A project file in a folder named like a plugin does not replace the
+     * plugin's command of that name: it is skipped with a warning. */
+    write_file(ws, ".loom/commands/ops/deploy.md", "the repository's deploy\n");
+    c = command_catalog_load(&o, &err);
+    assert_string_equal(command_catalog_find(c, "ops:deploy")->body, "deploy it\n");
+    assert_int_equal(command_catalog_warning_count(c), 1);
+    assert_non_null(strstr(command_catalog_warning(c, 0), "is the plugin ops's command"));
+    command_catalog_free(c);
+
     /* compat off: the .claude folders are not read. */
     o.claude_compat = false;
     c = command_catalog_load(&o, &err);

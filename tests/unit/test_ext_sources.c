@@ -136,6 +136,27 @@ static void test_an_untrusted_workspace_keeps_only_the_users_folders_and_says_so
     json_decref(notices);
 }
 
+static void test_a_folder_above_cwd_counts_only_when_it_is_trusted_itself(void **state)
+{
+    (void)state;
+    ext_source_opts o = opts(true, true, NULL, 0);
+    json_t *user = json_pack("{s:[s]}", "trustedWorkspaces", o.cwd);
+    o.user_settings = user;
+    ext_dirs d;
+    json_t *notices = json_array();
+    ext_dirs_for("skills", &o, &d, notices);
+    for (size_t i = 0; i < d.n; i++)
+        if (d.v[i].scope == EXT_SCOPE_PROJECT && !strstr(d.v[i].path, "/repo/sub/"))
+            fail_msg("the repository root's %s counted though only repo/sub is trusted",
+                     d.v[i].path);
+    assert_int_equal(d.n, 5); /* the user's three, sub's .claude and .loom */
+    assert_int_equal(json_array_size(notices), 2);
+    assert_non_null(strstr(json_string_value(json_array_get(notices, 0)), "repo/.claude/skills"));
+    ext_dirs_free(&d);
+    json_decref(notices);
+    json_decref(user);
+}
+
 static void test_compat_off_drops_every_claude_folder(void **state)
 {
     (void)state;
@@ -154,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_skills_come_user_then_plugin_then_project_nearest_last),
         cmocka_unit_test(test_only_skills_read_the_agents_folders),
         cmocka_unit_test(test_an_untrusted_workspace_keeps_only_the_users_folders_and_says_so),
+        cmocka_unit_test(test_a_folder_above_cwd_counts_only_when_it_is_trusted_itself),
         cmocka_unit_test(test_compat_off_drops_every_claude_folder),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

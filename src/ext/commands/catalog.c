@@ -60,10 +60,19 @@ static void cat_warnf(command_catalog *c, const char *fmt, ...)
 }
 
 /* A later folder wins by name; the replaced def goes. */
+/* A later folder wins by name — except over a plugin's command: a
+ * plugin's names are its own ("tools:hello"), and a folder tools/hello.md
+ * elsewhere does not get to replace what the plugin says (sources.h). */
 static void cat_add(command_catalog *c, command_def *d)
 {
     for (size_t i = 0; i < c->n; i++)
         if (strcmp(c->defs[i]->name, d->name) == 0) {
+            if (c->defs[i]->plugin && !d->plugin) {
+                cat_warnf(c, "%s: /%s is the plugin %s's command; this file is skipped",
+                          d->path, d->name, c->defs[i]->plugin);
+                command_def_free(d);
+                return;
+            }
             command_def_free(c->defs[i]);
             c->defs[i] = d;
             return;
