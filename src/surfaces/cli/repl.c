@@ -35,12 +35,15 @@
 #include "base/sig.h"
 #include "base/str.h"
 #include "surfaces/cli/complete.h"
+#include "surfaces/cli/footer.h"
+#include "surfaces/cli/keys.h"
 #include "surfaces/cli/run_view.h"
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
 #include "surfaces/cli/slash_context.h"
 #include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
+#include "surfaces/cli/statusline.h"
 #include "surfaces/cli/trust_prompt.h"
 
 #define PROMPT_MORE "\xe2\x80\xa6 "   /* "… " for a continued line */
@@ -136,7 +139,11 @@ void repl_tty_quiet(bool quiet)
             return;
         tty_saved_ok = 1;
         struct termios t = tty_saved;
-        t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+        /* Non-canonical too, so Esc can be read while a run works
+         * (repl_esc_pressed); Ctrl-C stays a signal. */
+        t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON);
+        t.c_cc[VMIN] = 0;
+        t.c_cc[VTIME] = 0;
         tcsetattr(STDIN_FILENO, TCSANOW, &t);
     } else if (tty_saved_ok) {
         tcsetattr(STDIN_FILENO, TCSANOW, &tty_saved);
@@ -147,6 +154,51 @@ void repl_tty_quiet(bool quiet)
 loom_str *repl_typeahead(void)
 {
     return &typeahead;
+}
+
+static bool stdin_readable(int timeout_ms)
+{
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+    return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+bool repl_esc_pressed(void)
+{
+    if (!tty_saved_ok)
+        return false; /* not a terminal, or not quiet: nothing to read */
+    unsigned char buf[256];
+    size_t n = 0;
+    bool esc = false;
+    while (n < sizeof buf && stdin_readable(0)) {
+        ssize_t got = read(STDIN_FILENO, buf + n, sizeof buf - n);
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+        size_t at = 0;
+        while (at < n) {
+            size_t len = 0;
+            key_kind k = keys_next(buf + at, n - at, false, &len);
+            if (k == KEY_INCOMPLETE) {
+                /* A lone ESC, or a sequence's start: its next byte comes
+                 * within a moment if it is a sequence. */
+                if (n < sizeof buf && stdin_readable(KEYS_ESC_WAIT_MS)) {
+                    got = read(STDIN_FILENO, buf + n, sizeof buf - n);
+                    if (got > 0) {
+                        n += (size_t)got;
+                        continue;
+                    }
+                }
+                k = keys_next(buf + at, n - at, true, &len);
+            }
+            if (k == KEY_ESC)
+                esc = true;
+            else if (k == KEY_TEXT && (buf[at] >= 0x20 || strchr("\t\r\n\b", buf[at])))
+                str_putc(&typeahead, (char)buf[at]); /* Ctrl-D and the like are no text */
+            at += len;
+        }
+        n = 0;
+    }
+    return esc;
 }
 
 void repl_run_attach(loom_run *run)
@@ -239,6 +291,8 @@ static void repl_switch_session(repl *r, loom_session *s, bool keep_usage)
         term_printf(&r->host.out, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", loom_session_warning(s, i));
 }
 
+static void footer_setup(repl *r);
+
 static int repl_reopen(repl *r, const char *model, loom_status *st)
 {
     loom_agent *agent = NULL;
@@ -254,6 +308,7 @@ static int repl_reopen(repl *r, const char *model, loom_status *st)
     repl_switch_session(r, s, true);
     loom_agent_free(r->host.agent);
     r->host.agent = agent;
+    footer_setup(r);
     if (model) {
         free(r->model);
         r->model = xstrdup(model);
@@ -280,6 +335,125 @@ static const char *prompt_fn(EditLine *el)
     repl *r = NULL;
     el_get(el, EL_CLIENTDATA, &r);
     return r && r->prompt ? r->prompt : REPL_PROMPT;
+}
+
+/* ---- the footer (footer.h) ---------------------------------------------------- */
+
+/* What the footer shows beyond the mode, gathered once after each
+ * submission (a run's end, a command): the context estimate, the running
+ * background agents, the statusLine command's line. */
+static void footer_refresh(repl *r)
+{
+    r->footer_stale = false;
+    r->ctx_tokens = -1;
+    r->ctx_window = 0;
+    char *ctx = loom_session_context_json(r->host.session);
+    loom_error ignore;
+    json_t *doc = ctx ? json_parse(ctx, strlen(ctx), "context", &ignore) : NULL;
+    if (doc) {
+        r->ctx_tokens = json_get_int(doc, "tokens", -1);
+        r->ctx_window = json_get_int(doc, "window", 0);
+    }
+    json_decref(doc);
+    free(ctx);
+    r->agents_running = 0;
+    loom_status st;
+    char *agents = loom_session_agents_json(r->host.session, &st);
+    doc = agents ? json_parse(agents, strlen(agents), "agents", &ignore) : NULL;
+    for (size_t i = 0; i < json_array_size(doc); i++) {
+        const json_t *a = json_array_get(doc, i);
+        if (json_is_true(json_object_get(a, "background")) &&
+            !strcmp(json_get_str(a, "state", ""), "running"))
+            r->agents_running++;
+    }
+    json_decref(doc);
+    free(agents);
+    free(r->status_text);
+    r->status_text = NULL;
+    if (r->status_cmd) {
+        char *style = NULL;
+        char *ext = loom_agent_extensions_json(r->host.agent);
+        doc = ext ? json_parse(ext, strlen(ext), "extensions", &ignore) : NULL;
+        const json_t *styles = json_object_get(doc, "output_styles");
+        for (size_t i = 0; i < json_array_size(styles); i++)
+            if (json_is_true(json_object_get(json_array_get(styles, i), "active")))
+                style = xstrdup(json_get_str(json_array_get(styles, i), "name", "default"));
+        json_decref(doc);
+        free(ext);
+        statusline_info in = {
+            .session_id = loom_session_id(r->host.session),
+            .transcript_path = loom_session_path(r->host.session),
+            .cwd = r->host.cwd, .project_dir = r->host.cwd,
+            .model = loom_agent_model(r->host.agent), .version = loom_version(),
+            .output_style = style, .cost_usd = r->host.cost_usd,
+            .context_tokens = r->ctx_tokens, .context_window = r->ctx_window,
+        };
+        char *input = statusline_input_json(&in);
+        r->status_text = statusline_run(r->status_cmd, r->host.cwd, input, term_columns() - 1,
+                                        r->footer_color, r->status_padding);
+        if (r->status_text && !*r->status_text) {
+            free(r->status_text);
+            r->status_text = NULL;
+        }
+        free(input);
+        free(style);
+    }
+}
+
+/* The footer's line for the mode now in force (caller frees). */
+static char *footer_line(repl *r)
+{
+    footer_info in = {
+        .mode = loom_session_permission_mode(r->host.session),
+        .model = loom_agent_model(r->host.agent),
+        .ctx_tokens = r->ctx_tokens, .ctx_window = r->ctx_window,
+        .agents_running = r->agents_running, .custom = r->status_text,
+    };
+    return footer_text(&in, r->footer_color, term_columns());
+}
+
+static void footer_before_prompt(repl *r)
+{
+    if (!r->footer_on)
+        return;
+    if (r->footer_stale)
+        footer_refresh(r);
+    char *line = footer_line(r);
+    footer_show(line);
+    free(line);
+}
+
+/* The agent was made again (/model, /output-style): its statusLine too. */
+static void footer_setup(repl *r)
+{
+    free(r->status_cmd);
+    char *setting = loom_agent_status_line_json(r->host.agent);
+    r->status_cmd = statusline_command(setting, &r->status_padding);
+    free(setting);
+    r->footer_stale = true;
+}
+
+/* Shift-Tab: the next permission mode (keys.h), the footer redrawn at once. */
+static unsigned char mode_key(EditLine *el, int ch)
+{
+    (void)ch;
+    repl *r = NULL;
+    el_get(el, EL_CLIENTDATA, &r);
+    if (!r)
+        return CC_ERROR;
+    loom_session *s = r->host.session;
+    const char *next = keys_next_mode(loom_session_permission_mode(s));
+    if (!strcmp(loom_session_permission_mode(s), "plan"))
+        loom_session_leave_plan(s, NULL); /* plan's own way out, then the cycle's mode */
+    loom_status st;
+    if (loom_session_set_permission_mode(s, next, &st) != 0)
+        return CC_REFRESH_BEEP;
+    if (r->footer_on) {
+        char *line = footer_line(r);
+        footer_redraw(line);
+        free(line);
+    }
+    return CC_REFRESH;
 }
 
 static bool input_waiting(void)
@@ -311,23 +485,40 @@ static char *read_input(repl *r)
         }
         sigint_seen = 0;
         int count = 0;
+        footer_before_prompt(r);
         const char *line = el_gets(r->el, &count);
+        const LineInfo *li = line ? NULL : el_line(r->el);
+        bool empty = !buf.len && (!li || li->lastchar == li->buffer);
+        if (line && r->footer_on)
+            footer_clear(); /* the Enter moved onto the footer's line */
         if (!line) {
             if (sigint_seen && !terminate_seen) {
-                /* Ctrl-C: drop what was typed, fresh prompt. */
                 fputs("\n", stdout);
+                if (r->footer_on)
+                    footer_clear();
+                /* Ctrl-C: drop what was typed, fresh prompt; on an empty
+                 * prompt twice within a second, leave (keys.h). */
                 fflush(stdout);
+                if (keys_ctrl_c(&r->ctrl_c_armed, repl_mono_ms(), empty)) {
+                    str_free(&buf);
+                    return NULL;
+                }
+                if (r->ctrl_c_armed)
+                    term_printf(&r->host.out, TONE_DIM, "press Ctrl-C again to quit\n");
                 str_clear(&buf);
                 more = false;
                 continue;
             }
             if (count < 0 && errno == EINTR && !terminate_seen)
-                continue; /* a resize or other signal */
+                continue; /* a resize or other signal: footer_show redraws both */
+            if (r->footer_on)
+                footer_redraw(""); /* Ctrl-D: the footer goes, the prompt stays */
             if (buf.len)
                 return str_steal(&buf); /* end of input after a continued line */
             str_free(&buf);
             return NULL;
         }
+        r->ctrl_c_armed = 0;
         size_t n = strlen(line);
         while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             n--;
@@ -391,6 +582,32 @@ static void history_save_private(repl *r)
     chmod(r->history_path, 0600);
 }
 
+/* The names of one field of the array at `key` of a JSON document (or of
+ * the document when key is NULL), NULL-terminated; caller frees each. */
+static char **json_names(char *json, const char *key, const char *field)
+{
+    loom_error ignore;
+    json_t *doc = json ? json_parse(json, strlen(json), "names", &ignore) : NULL;
+    free(json);
+    const json_t *arr = key ? json_object_get(doc, key) : doc;
+    size_t n = json_array_size(arr), k = 0;
+    char **out = xcalloc(n + 1, sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        const char *s = json_get_str(json_array_get(arr, i), field, NULL);
+        if (s)
+            out[k++] = xstrdup(s);
+    }
+    json_decref(doc);
+    return out;
+}
+
+static void names_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
 /* Tab (complete.h): the word before the cursor is completed as far as
  * its candidates agree; when they differ they are listed under the line. */
 static unsigned char complete_key(EditLine *el, int ch)
@@ -419,8 +636,26 @@ static unsigned char complete_key(EditLine *el, int ch)
         for (size_t i = 0; i < ne; i++)
             names[n + i] = ext[i];
     }
+    /* A command's argument: the lists it is completed from, gathered only
+     * for a "/cmd " line. */
+    complete_args args = {0};
+    char **models = NULL, **styles = NULL, **servers = NULL, **agents = NULL;
+    if (names && strpbrk(line + strspn(line, " \t"), " \t")) {
+        models = xcalloc(2, sizeof *models);
+        models[0] = xstrdup(loom_agent_model(r->host.agent));
+        styles = json_names(loom_agent_extensions_json(r->host.agent), "output_styles", "name");
+        servers = json_names(loom_session_mcp_status_json(r->host.session), NULL, "name");
+        loom_status st;
+        agents = json_names(loom_session_agents_json(r->host.session, &st), NULL, "agent_id");
+        args = (complete_args){(const char *const *)models, (const char *const *)styles,
+                               (const char *const *)servers, (const char *const *)agents};
+    }
     complete_result res;
-    complete_line(line, cursor, names, r->host.cwd, &res);
+    complete_line_args(line, cursor, names, &args, r->host.cwd, &res);
+    names_free(models);
+    names_free(styles);
+    names_free(servers);
+    names_free(agents);
     free(line);
     free(names);
     for (size_t i = 0; ext && ext[i]; i++)
@@ -431,7 +666,7 @@ static unsigned char complete_key(EditLine *el, int ch)
         el_insertstr(el, res.insert);
     if (res.n > 1 || res.more) {
         loom_str list = LOOM_STR_INIT;
-        str_putc(&list, '\n');
+        str_puts(&list, "\n\r\x1b[J"); /* over the footer */
         for (size_t i = 0; i < res.n; i++) {
             term_put_clipped(&list, res.cands[i], strlen(res.cands[i]), term_columns() - 2);
             str_puts(&list, i + 1 < res.n ? "  " : "");
@@ -442,6 +677,11 @@ static unsigned char complete_key(EditLine *el, int ch)
         fputs(str_cstr(&list), stdout);
         fflush(stdout);
         str_free(&list);
+        if (r->footer_on) { /* under the prompt drawn again below the list */
+            char *footer = footer_line(r);
+            footer_show(footer);
+            free(footer);
+        }
         rc = CC_REDISPLAY;
     } else if (res.n == 0) {
         rc = CC_REFRESH_BEEP;
@@ -467,6 +707,9 @@ static void editor_open(repl *r)
      * frees them (its own comment says so); these are static. */
     el_wset(r->el, EL_ADDFN, L"loom-complete", L"complete a /command or an @path", complete_key);
     el_set(r->el, EL_BIND, "^I", "loom-complete", NULL);
+    el_wset(r->el, EL_ADDFN, L"loom-mode", L"the next permission mode", mode_key);
+    el_set(r->el, EL_BIND, "\033[Z", "loom-mode", NULL); /* Shift-Tab */
+    el_set(r->el, EL_BIND, "^R", "em-inc-search-prev", NULL);
     el_source(r->el, NULL); /* the user's ~/.editrc, if any (it may rebind Tab) */
 }
 
@@ -618,6 +861,7 @@ static void submit(repl *r, char *line)
     HistEvent ev;
     history(r->hist, &ev, H_ENTER, s);
     history_save_private(r);
+    r->footer_stale = true; /* a run or a command may change what it shows */
     if (s[0] == '!')
         repl_run_shell(r, s + 1);
     else if (slash_is_memory_line(s))
@@ -670,6 +914,9 @@ int repl_main(const cli_options *opt)
         term_printf(&r.host.out, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", mode_note);
     if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &tty_orig) == 0)
         tty_orig_ok = 1;
+    r.footer_on = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && tty_orig_ok;
+    r.footer_color = r.host.out.color;
+    footer_setup(&r);
     editor_open(&r);
     install_signals();
     slash_mcp_ask_approvals(&r.host, ask_line_cb, &r);
@@ -699,6 +946,8 @@ int repl_main(const cli_options *opt)
     loom_session_free(r.host.session);
     loom_agent_free(r.host.agent);
     free(r.model);
+    free(r.status_cmd);
+    free(r.status_text);
     free(r.host.cwd);
     free(r.host.last_by_agent);
     pthread_mutex_destroy(&r.host.out.lock);

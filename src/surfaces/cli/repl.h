@@ -29,6 +29,17 @@ typedef struct repl {
     History *hist;
     char *history_path;
     const char *prompt;       /* what libedit shows now */
+    /* The footer under the prompt (footer.h): on for a terminal; what it
+     * shows is gathered after each submission (footer_stale) and kept. */
+    bool footer_on;
+    bool footer_stale;
+    bool footer_color;
+    long long ctx_tokens, ctx_window;
+    int agents_running;
+    char *status_cmd;         /* the statusLine command, or NULL */
+    int status_padding;
+    char *status_text;        /* its last line, or NULL (the built-in footer) */
+    long long ctrl_c_armed;   /* the first Ctrl-C of a quitting pair (keys.h), 0 none */
 } repl;
 
 /* Runs the REPL until /exit, Ctrl-D or a second Ctrl-C in a run; returns
@@ -53,6 +64,11 @@ void repl_tty_quiet(bool quiet);
 /* Keys typed ahead while a question was up, handed to the line editor at
  * the next prompt. */
 loom_str *repl_typeahead(void);
+/* While a run works (the terminal is quiet and non-canonical): moves the
+ * keys typed since the last call to typeahead, and returns true when one
+ * was Esc alone (not the start of an arrow key's sequence), which
+ * interrupts the run as Ctrl-C does. Escape sequences are dropped. */
+bool repl_esc_pressed(void);
 /* Only blanks (an Enter pressed after an answer key) from `from` on. */
 bool repl_typeahead_blank(size_t from);
 long long repl_mono_ms(void);

@@ -926,6 +926,8 @@ void run_view_run(repl *r, const char *goal)
         int rc = loom_run_next_event(run, &ev, 100);
         if (rc < 0)
             break;
+        if (repl_esc_pressed()) /* Esc interrupts as Ctrl-C does (keys.h) */
+            loom_run_cancel(run);
         if (rc == 1) {
             on_event(&v, ev);
             loom_event_free(ev);
