@@ -1,14 +1,17 @@
-/* footer.c — the footer under the prompt: its text and its drawing
- * (footer.h). Main thread only for the drawing; footer_text is pure. */
+/* footer.c — the footer under the prompt: its text, what it shows and its
+ * drawing (footer.h). footer_text is pure; the rest runs on the REPL's
+ * main thread, between runs. */
 #include "surfaces/cli/footer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "base/str.h"
 #include "base/termsafe.h"
 #include "surfaces/cli/spinner.h"
+#include "surfaces/cli/statusline.h"
 #include "surfaces/cli/term_out.h"
 
 #define SEP " \xc2\xb7 " /* " · " */
@@ -135,8 +138,11 @@ char *footer_text(const footer_info *in, bool color, int cols)
             w += need;
         }
         if (rest.len) {
-            if (in->custom)
+            if (in->custom) {
                 str_append(&out, rest.ptr, rest.len);
+                if (color) /* a cut may have left the command's colour on */
+                    str_puts(&out, "\x1b[0m");
+            }
             else
                 term_put_tone(&t, &out, TONE_DIM, rest.ptr, rest.len);
         }
@@ -170,4 +176,91 @@ void footer_clear(void)
 {
     fputs("\r\x1b[J", stdout);
     fflush(stdout);
+}
+
+void footer_setup(footer *f, loom_agent *agent)
+{
+    free(f->status_cmd);
+    char *setting = loom_agent_status_line_json(agent);
+    f->status_cmd = statusline_command(setting, &f->status_padding);
+    free(setting);
+    f->stale = true;
+}
+
+static json_t *parse(char *text, const char *what)
+{
+    loom_error ignore;
+    json_t *doc = text ? json_parse(text, strlen(text), what, &ignore) : NULL;
+    free(text);
+    return doc;
+}
+
+/* The active output style's name (caller frees), for the statusLine. */
+static char *active_style(loom_agent *agent)
+{
+    json_t *doc = parse(loom_agent_extensions_json(agent), "extensions");
+    const json_t *styles = json_object_get(doc, "output_styles");
+    char *style = NULL;
+    for (size_t i = 0; !style && i < json_array_size(styles); i++)
+        if (json_is_true(json_object_get(json_array_get(styles, i), "active")))
+            style = xstrdup(json_get_str(json_array_get(styles, i), "name", "default"));
+    json_decref(doc);
+    return style;
+}
+
+void footer_refresh(footer *f, loom_agent *agent, loom_session *session, const char *cwd,
+                    double cost_usd)
+{
+    f->stale = false;
+    json_t *doc = parse(loom_session_context_json(session), "context");
+    f->ctx_tokens = doc ? json_get_int(doc, "tokens", -1) : -1;
+    f->ctx_window = doc ? json_get_int(doc, "window", 0) : 0;
+    json_decref(doc);
+    loom_status st;
+    doc = parse(loom_session_agents_json(session, &st), "agents");
+    f->agents_running = 0;
+    for (size_t i = 0; i < json_array_size(doc); i++) {
+        const json_t *a = json_array_get(doc, i);
+        if (json_is_true(json_object_get(a, "background")) &&
+            !strcmp(json_get_str(a, "state", ""), "running"))
+            f->agents_running++;
+    }
+    json_decref(doc);
+    free(f->status_text);
+    f->status_text = NULL;
+    if (!f->status_cmd)
+        return;
+    char *style = active_style(agent);
+    statusline_info in = {
+        .session_id = loom_session_id(session), .transcript_path = loom_session_path(session),
+        .cwd = cwd, .project_dir = cwd, .model = loom_agent_model(agent),
+        .version = loom_version(), .output_style = style, .cost_usd = cost_usd,
+        .context_tokens = f->ctx_tokens, .context_window = f->ctx_window,
+    };
+    char *input = statusline_input_json(&in);
+    f->status_text = statusline_run(f->status_cmd, cwd, input, term_columns() - 1, f->color,
+                                    f->status_padding);
+    if (f->status_text && !*f->status_text) {
+        free(f->status_text);
+        f->status_text = NULL; /* nothing printed: the built-in footer */
+    }
+    free(input);
+    free(style);
+}
+
+char *footer_line(const footer *f, loom_agent *agent, loom_session *session)
+{
+    footer_info in = {
+        .mode = loom_session_permission_mode(session), .model = loom_agent_model(agent),
+        .ctx_tokens = f->ctx_tokens, .ctx_window = f->ctx_window,
+        .agents_running = f->agents_running, .custom = f->status_text,
+    };
+    return footer_text(&in, f->color, term_columns());
+}
+
+void footer_free(footer *f)
+{
+    free(f->status_cmd);
+    free(f->status_text);
+    f->status_cmd = f->status_text = NULL;
 }

@@ -43,7 +43,6 @@
 #include "surfaces/cli/slash_context.h"
 #include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
-#include "surfaces/cli/statusline.h"
 #include "surfaces/cli/trust_prompt.h"
 
 #define PROMPT_MORE "\xe2\x80\xa6 "   /* "… " for a continued line */
@@ -291,8 +290,6 @@ static void repl_switch_session(repl *r, loom_session *s, bool keep_usage)
         term_printf(&r->host.out, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", loom_session_warning(s, i));
 }
 
-static void footer_setup(repl *r);
-
 static int repl_reopen(repl *r, const char *model, loom_status *st)
 {
     loom_agent *agent = NULL;
@@ -308,7 +305,7 @@ static int repl_reopen(repl *r, const char *model, loom_status *st)
     repl_switch_session(r, s, true);
     loom_agent_free(r->host.agent);
     r->host.agent = agent;
-    footer_setup(r);
+    footer_setup(&r->footer, agent);
     if (model) {
         free(r->model);
         r->model = xstrdup(model);
@@ -339,98 +336,15 @@ static const char *prompt_fn(EditLine *el)
 
 /* ---- the footer (footer.h) ---------------------------------------------------- */
 
-/* What the footer shows beyond the mode, gathered once after each
- * submission (a run's end, a command): the context estimate, the running
- * background agents, the statusLine command's line. */
-static void footer_refresh(repl *r)
-{
-    r->footer_stale = false;
-    r->ctx_tokens = -1;
-    r->ctx_window = 0;
-    char *ctx = loom_session_context_json(r->host.session);
-    loom_error ignore;
-    json_t *doc = ctx ? json_parse(ctx, strlen(ctx), "context", &ignore) : NULL;
-    if (doc) {
-        r->ctx_tokens = json_get_int(doc, "tokens", -1);
-        r->ctx_window = json_get_int(doc, "window", 0);
-    }
-    json_decref(doc);
-    free(ctx);
-    r->agents_running = 0;
-    loom_status st;
-    char *agents = loom_session_agents_json(r->host.session, &st);
-    doc = agents ? json_parse(agents, strlen(agents), "agents", &ignore) : NULL;
-    for (size_t i = 0; i < json_array_size(doc); i++) {
-        const json_t *a = json_array_get(doc, i);
-        if (json_is_true(json_object_get(a, "background")) &&
-            !strcmp(json_get_str(a, "state", ""), "running"))
-            r->agents_running++;
-    }
-    json_decref(doc);
-    free(agents);
-    free(r->status_text);
-    r->status_text = NULL;
-    if (r->status_cmd) {
-        char *style = NULL;
-        char *ext = loom_agent_extensions_json(r->host.agent);
-        doc = ext ? json_parse(ext, strlen(ext), "extensions", &ignore) : NULL;
-        const json_t *styles = json_object_get(doc, "output_styles");
-        for (size_t i = 0; i < json_array_size(styles); i++)
-            if (json_is_true(json_object_get(json_array_get(styles, i), "active")))
-                style = xstrdup(json_get_str(json_array_get(styles, i), "name", "default"));
-        json_decref(doc);
-        free(ext);
-        statusline_info in = {
-            .session_id = loom_session_id(r->host.session),
-            .transcript_path = loom_session_path(r->host.session),
-            .cwd = r->host.cwd, .project_dir = r->host.cwd,
-            .model = loom_agent_model(r->host.agent), .version = loom_version(),
-            .output_style = style, .cost_usd = r->host.cost_usd,
-            .context_tokens = r->ctx_tokens, .context_window = r->ctx_window,
-        };
-        char *input = statusline_input_json(&in);
-        r->status_text = statusline_run(r->status_cmd, r->host.cwd, input, term_columns() - 1,
-                                        r->footer_color, r->status_padding);
-        if (r->status_text && !*r->status_text) {
-            free(r->status_text);
-            r->status_text = NULL;
-        }
-        free(input);
-        free(style);
-    }
-}
-
-/* The footer's line for the mode now in force (caller frees). */
-static char *footer_line(repl *r)
-{
-    footer_info in = {
-        .mode = loom_session_permission_mode(r->host.session),
-        .model = loom_agent_model(r->host.agent),
-        .ctx_tokens = r->ctx_tokens, .ctx_window = r->ctx_window,
-        .agents_running = r->agents_running, .custom = r->status_text,
-    };
-    return footer_text(&in, r->footer_color, term_columns());
-}
-
 static void footer_before_prompt(repl *r)
 {
-    if (!r->footer_on)
+    if (!r->footer.on)
         return;
-    if (r->footer_stale)
-        footer_refresh(r);
-    char *line = footer_line(r);
+    if (r->footer.stale)
+        footer_refresh(&r->footer, r->host.agent, r->host.session, r->host.cwd, r->host.cost_usd);
+    char *line = footer_line(&r->footer, r->host.agent, r->host.session);
     footer_show(line);
     free(line);
-}
-
-/* The agent was made again (/model, /output-style): its statusLine too. */
-static void footer_setup(repl *r)
-{
-    free(r->status_cmd);
-    char *setting = loom_agent_status_line_json(r->host.agent);
-    r->status_cmd = statusline_command(setting, &r->status_padding);
-    free(setting);
-    r->footer_stale = true;
 }
 
 /* Shift-Tab: the next permission mode (keys.h), the footer redrawn at once. */
@@ -448,8 +362,8 @@ static unsigned char mode_key(EditLine *el, int ch)
     loom_status st;
     if (loom_session_set_permission_mode(s, next, &st) != 0)
         return CC_REFRESH_BEEP;
-    if (r->footer_on) {
-        char *line = footer_line(r);
+    if (r->footer.on) {
+        char *line = footer_line(&r->footer, r->host.agent, r->host.session);
         footer_redraw(line);
         free(line);
     }
@@ -489,12 +403,12 @@ static char *read_input(repl *r)
         const char *line = el_gets(r->el, &count);
         const LineInfo *li = line ? NULL : el_line(r->el);
         bool empty = !buf.len && (!li || li->lastchar == li->buffer);
-        if (line && r->footer_on)
+        if (line && r->footer.on)
             footer_clear(); /* the Enter moved onto the footer's line */
         if (!line) {
             if (sigint_seen && !terminate_seen) {
                 fputs("\n", stdout);
-                if (r->footer_on)
+                if (r->footer.on)
                     footer_clear();
                 /* Ctrl-C: drop what was typed, fresh prompt; on an empty
                  * prompt twice within a second, leave (keys.h). */
@@ -511,7 +425,7 @@ static char *read_input(repl *r)
             }
             if (count < 0 && errno == EINTR && !terminate_seen)
                 continue; /* a resize or other signal: footer_show redraws both */
-            if (r->footer_on)
+            if (r->footer.on)
                 footer_redraw(""); /* Ctrl-D: the footer goes, the prompt stays */
             if (buf.len)
                 return str_steal(&buf); /* end of input after a continued line */
@@ -677,10 +591,10 @@ static unsigned char complete_key(EditLine *el, int ch)
         fputs(str_cstr(&list), stdout);
         fflush(stdout);
         str_free(&list);
-        if (r->footer_on) { /* under the prompt drawn again below the list */
-            char *footer = footer_line(r);
-            footer_show(footer);
-            free(footer);
+        if (r->footer.on) { /* under the prompt drawn again below the list */
+            char *under = footer_line(&r->footer, r->host.agent, r->host.session);
+            footer_show(under);
+            free(under);
         }
         rc = CC_REDISPLAY;
     } else if (res.n == 0) {
@@ -861,7 +775,7 @@ static void submit(repl *r, char *line)
     HistEvent ev;
     history(r->hist, &ev, H_ENTER, s);
     history_save_private(r);
-    r->footer_stale = true; /* a run or a command may change what it shows */
+    r->footer.stale = true; /* a run or a command may change what it shows */
     if (s[0] == '!')
         repl_run_shell(r, s + 1);
     else if (slash_is_memory_line(s))
@@ -914,9 +828,9 @@ int repl_main(const cli_options *opt)
         term_printf(&r.host.out, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", mode_note);
     if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &tty_orig) == 0)
         tty_orig_ok = 1;
-    r.footer_on = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && tty_orig_ok;
-    r.footer_color = r.host.out.color;
-    footer_setup(&r);
+    r.footer.on = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && tty_orig_ok;
+    r.footer.color = r.host.out.color;
+    footer_setup(&r.footer, r.host.agent);
     editor_open(&r);
     install_signals();
     slash_mcp_ask_approvals(&r.host, ask_line_cb, &r);
@@ -946,8 +860,7 @@ int repl_main(const cli_options *opt)
     loom_session_free(r.host.session);
     loom_agent_free(r.host.agent);
     free(r.model);
-    free(r.status_cmd);
-    free(r.status_text);
+    footer_free(&r.footer);
     free(r.host.cwd);
     free(r.host.last_by_agent);
     pthread_mutex_destroy(&r.host.out.lock);

@@ -16,6 +16,7 @@
 
 #include "base/str.h"
 #include "loom.h"
+#include "surfaces/cli/footer.h"
 #include "surfaces/cli/options.h"
 #include "surfaces/cli/slash_host.h"
 
@@ -29,16 +30,7 @@ typedef struct repl {
     History *hist;
     char *history_path;
     const char *prompt;       /* what libedit shows now */
-    /* The footer under the prompt (footer.h): on for a terminal; what it
-     * shows is gathered after each submission (footer_stale) and kept. */
-    bool footer_on;
-    bool footer_stale;
-    bool footer_color;
-    long long ctx_tokens, ctx_window;
-    int agents_running;
-    char *status_cmd;         /* the statusLine command, or NULL */
-    int status_padding;
-    char *status_text;        /* its last line, or NULL (the built-in footer) */
+    footer footer;            /* the line under the prompt */
     long long ctrl_c_armed;   /* the first Ctrl-C of a quitting pair (keys.h), 0 none */
 } repl;
 
