@@ -210,12 +210,12 @@ int api_option_check(const api_option *o, const char *v, loom_status *st)
             if (ladder_config_from_json(&c, doc, why, sizeof why) != 0)
                 rc = api_status_set(st, LOOM_ERR_CONFIG, "compaction: %s", why);
         } else if (!strcmp(o->key, "status_line")) {
-            /* Claude Code's statusLine: {"type": "command", "command", "padding"?}. */
-            const json_t *cmd = json_object_get(doc, "command");
-            if (!json_is_object(doc) || !json_is_string(cmd) || !*json_string_value(cmd))
+            /* Claude Code's statusLine: {"type": "command", "command", "padding"?};
+             * one without a usable command leaves the built-in footer. */
+            if (!json_is_object(doc))
                 rc = api_status_set(st, LOOM_ERR_CONFIG,
-                                    "status_line must be {\"type\": \"command\", \"command\": "
-                                    "\"…\"}");
+                                    "status_line must be an object like {\"type\": \"command\", "
+                                    "\"command\": \"…\"}");
         } else if (!strcmp(o->key, "mcp_config")) {
             /* --mcp-config values, each a file path or a JSON text. */
             bool ok = json_is_array(doc);

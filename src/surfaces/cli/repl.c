@@ -64,6 +64,10 @@ static struct termios tty_orig;        /* as the REPL found the terminal */
 /* Keys typed ahead while a question was up, for the next message (see
  * run_view.c's approval key). Main thread only. */
 static loom_str typeahead;
+/* Keys typed while a run works, read by repl_esc_pressed and not yet in
+ * typeahead: a question takes them as the person's typing ahead
+ * (repl_take_run_keys), so it can say it kept them. Main thread only. */
+static loom_str run_keys;
 
 bool repl_typeahead_blank(size_t from)
 {
@@ -161,6 +165,13 @@ static bool stdin_readable(int timeout_ms)
     return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
 }
 
+void repl_take_run_keys(void)
+{
+    if (run_keys.len)
+        str_append(&typeahead, run_keys.ptr, run_keys.len);
+    str_clear(&run_keys);
+}
+
 bool repl_esc_pressed(void)
 {
     if (!tty_saved_ok)
@@ -192,7 +203,7 @@ bool repl_esc_pressed(void)
             if (k == KEY_ESC)
                 esc = true;
             else if (k == KEY_TEXT && (buf[at] >= 0x20 || strchr("\t\r\n\b", buf[at])))
-                str_putc(&typeahead, (char)buf[at]); /* Ctrl-D and the like are no text */
+                str_putc(&run_keys, (char)buf[at]); /* Ctrl-D and the like are no text */
             at += len;
         }
         n = 0;
@@ -390,6 +401,7 @@ static char *read_input(repl *r)
         }
         r->prompt = more ? PROMPT_MORE : REPL_PROMPT;
         el_resize(r->el); /* the window may have changed during a run */
+        repl_take_run_keys();
         if (typeahead.len) {
             /* Typed while a question was up: the person's next message.
              * (Only Enters — pressed after an answer key — are no message.) */
@@ -856,6 +868,7 @@ int repl_main(const cli_options *opt)
     fflush(stdout);
     editor_close(&r);
     str_free(&typeahead);
+    str_free(&run_keys);
     spinner_free(r.host.out.spin);
     loom_session_free(r.host.session);
     loom_agent_free(r.host.agent);

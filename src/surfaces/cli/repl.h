@@ -56,11 +56,15 @@ void repl_tty_quiet(bool quiet);
 /* Keys typed ahead while a question was up, handed to the line editor at
  * the next prompt. */
 loom_str *repl_typeahead(void);
-/* While a run works (the terminal is quiet and non-canonical): moves the
- * keys typed since the last call to typeahead, and returns true when one
+/* While a run works (the terminal is quiet and non-canonical): reads the
+ * keys typed since the last call, and returns true when one
  * was Esc alone (not the start of an arrow key's sequence), which
- * interrupts the run as Ctrl-C does. Escape sequences are dropped. */
+ * interrupts the run as Ctrl-C does. Escape sequences are dropped; the
+ * keys wait for repl_take_run_keys. */
 bool repl_esc_pressed(void);
+/* Moves the keys repl_esc_pressed read to the end of typeahead (before a
+ * question drains the terminal, and at the next prompt). */
+void repl_take_run_keys(void);
 /* Only blanks (an Enter pressed after an answer key) from `from` on. */
 bool repl_typeahead_blank(size_t from);
 long long repl_mono_ms(void);

@@ -427,6 +427,7 @@ static bool tty_keys_begin(struct termios *before)
  * readable once the terminal is non-canonical) to typeahead. */
 static void drain_typeahead(void)
 {
+    repl_take_run_keys(); /* what repl_esc_pressed read first: it came first */
     char buf[512];
     for (;;) {
         struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
