@@ -3,7 +3,7 @@
 # shows under the prompt instead of the built-in footer, after the mode
 # when the mode is not default; the command gets Claude Code's JSON on
 # stdin (each field checked); a failing command leaves the built-in
-# footer; an untrusted project's statusLine (.loom or .claude settings)
+# footer (without colours under NO_COLOR); an untrusted project's statusLine (.loom or .claude settings)
 # never runs.
 source "$(dirname "$0")/repl_lib.sh"
 
@@ -56,9 +56,11 @@ assert_eq "exit status 0" "$(wait_exit)" "0"
 
 # ---- 2. a failing command: the built-in footer ---------------------------------------
 echo '{"statusLine": {"type": "command", "command": "echo broken; exit 1"}}' > "$LOOM_HOME/settings.json"
-repl_start "$T/proj" --model status-model
+NO_COLOR=1 repl_start "$T/proj" --model status-model
 wait_prompt
 wait_until "the built-in footer" 10 footer_has "status-model"
+check "with NO_COLOR the footer has no colour" bash -c '! grep -q $'"'"'\x1b\['"'"' <<<"$1"' _ \
+  "$(tm capture-pane -p -e -t repl | grep -F 'status-model' | tail -n 1)"
 check "the failing command's output is not shown" bash -c '! grep -qF "broken" <<<"$1"' _ "$(screen_all)"
 keys C-d
 wait_exit >/dev/null
