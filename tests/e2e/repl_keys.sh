@@ -3,7 +3,8 @@
 # (the run ends interrupted at once, the prompt comes back); Ctrl-C on an
 # empty prompt once gives a hint and stays, twice within a second quits;
 # Shift-Tab cycles default → acceptEdits → plan → default and the footer
-# shows each mode at once; Ctrl-R finds an earlier line; Tab completes
+# shows each mode at once; a line longer than the terminal takes the
+# footer away instead of wrapping over it; Ctrl-R finds an earlier line; Tab completes
 # `/st` to `/status` and `/permissions a` lists acceptEdits and auto,
 # `/permissions ac` completes `acceptEdits`.
 source "$(dirname "$0")/repl_lib.sh"
@@ -12,7 +13,8 @@ mkdir -p "$T/proj"
 cat > "$T/scenario.json" <<'JSON'
 {"turns": [
   {"reply": {"text": "Waiting.", "tool_calls": [{"id": "s1", "name": "Bash", "input": {"command": "sleep 30"}}]}},
-  {"reply": {"text": "Remembered the color blue."}}
+  {"reply": {"text": "Remembered the color blue."}},
+  {"reply": {"text": "Read the long one."}}
 ]}
 JSON
 start_mock "$T/scenario.json"
@@ -69,6 +71,16 @@ wait_screen "the answer to the line found" "Remembered the color blue." 15
 wait_prompt
 user_text() { jq -r 'select(.body.messages != null) | .body.messages[-1].content | if type=="string" then . else map(select(.type=="text") | .text | select(startswith("<working-memory>") | not)) | last end' "$MOCK_LOG" | tail -n 1; }
 assert_eq "Ctrl-R found the earlier line and Enter sent it" "$(user_text)" "wait please"
+
+# A line longer than the terminal: the footer gives way rather than leave
+# its tail in the wrapped line; UTF-8 typed reaches the model intact.
+long="é✓ $(printf 'word%.0s ' $(seq 1 30))end"
+tm send-keys -t repl -l "$long"
+keys Enter
+wait_screen "the answer to the long line" "Read the long one." 15
+wait_prompt
+assert_eq "the long line reached the model as typed" "$(user_text)" "$long"
+check "the wrapped line carries no footer remains" bash -c '! grep -F -- "$1" <<<"$2" | grep -qF "ctx "' _ "word end" "$(screen_all)"
 
 # Ctrl-C on a line clears it and is no first press of the pair.
 tm send-keys -t repl -l "half typed"

@@ -28,6 +28,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "base/fileio.h"
 #include "base/json.h"
@@ -356,6 +357,7 @@ static void footer_before_prompt(repl *r)
     char *line = footer_line(&r->footer, r->host.agent, r->host.session);
     footer_show(line);
     free(line);
+    r->footer_drawn = true;
 }
 
 /* Shift-Tab: the next permission mode (keys.h), the footer redrawn at once. */
@@ -373,12 +375,49 @@ static unsigned char mode_key(EditLine *el, int ch)
     loom_status st;
     if (loom_session_set_permission_mode(s, next, &st) != 0)
         return CC_REFRESH_BEEP;
-    if (r->footer.on) {
+    if (r->footer.on && r->footer_drawn) {
         char *line = footer_line(&r->footer, r->host.agent, r->host.session);
         footer_redraw(line);
         free(line);
     }
     return CC_REFRESH;
+}
+
+/* The line editor's reads (EL_GETCFN): libedit's own, one character from
+ * stdin, except that a line about to reach the last column first takes the
+ * footer away — libedit wraps onto the row below as if it were empty. */
+static int read_char(EditLine *el, wchar_t *wc)
+{
+    repl *r = NULL;
+    el_get(el, EL_CLIENTDATA, &r);
+    const LineInfo *li = el_line(el);
+    if (r && r->footer_drawn && li) {
+        int w = 2; /* the prompt */
+        for (const char *p = li->buffer; p < li->lastchar; p++)
+            w += ((unsigned char)*p & 0xc0) != 0x80;
+        if (w >= term_columns() - 2) {
+            footer_redraw("");
+            r->footer_drawn = false;
+        }
+    }
+    char buf[8];
+    size_t n = 0;
+    mbstate_t mb;
+    memset(&mb, 0, sizeof mb);
+    for (;;) {
+        ssize_t got = read(STDIN_FILENO, buf + n, 1);
+        if (got == 0)
+            return 0;
+        if (got < 0)
+            return -1; /* EINTR: the Ctrl-C or resize the caller looks at */
+        n++;
+        size_t rc = mbrtowc(wc, buf + n - 1, 1, &mb); /* the state holds the bytes before */
+        if (rc == (size_t)-2 && n < sizeof buf)
+            continue;
+        if (rc == (size_t)-1 || rc == (size_t)-2)
+            *wc = (wchar_t)(unsigned char)buf[0]; /* not UTF-8: the byte as it is */
+        return 1;
+    }
 }
 
 static bool input_waiting(void)
@@ -417,6 +456,7 @@ static char *read_input(repl *r)
         bool empty = !buf.len && (!li || li->lastchar == li->buffer);
         if (line && r->footer.on)
             footer_clear(); /* the Enter moved onto the footer's line */
+        r->footer_drawn = false;
         if (!line) {
             if (sigint_seen && !terminate_seen) {
                 fputs("\n", stdout);
@@ -603,7 +643,7 @@ static unsigned char complete_key(EditLine *el, int ch)
         fputs(str_cstr(&list), stdout);
         fflush(stdout);
         str_free(&list);
-        if (r->footer.on) { /* under the prompt drawn again below the list */
+        if (r->footer.on && r->footer_drawn) { /* under the prompt drawn again below the list */
             char *under = footer_line(&r->footer, r->host.agent, r->host.session);
             footer_show(under);
             free(under);
@@ -629,6 +669,7 @@ static void editor_open(repl *r)
     el_set(r->el, EL_EDITOR, "emacs");
     el_set(r->el, EL_PROMPT, prompt_fn);
     el_set(r->el, EL_HIST, history, r->hist);
+    el_wset(r->el, EL_GETCFN, read_char); /* wide: the narrow call would take bytes */
     /* The wide call: libedit's narrow EL_ADDFN copies both strings and never
      * frees them (its own comment says so); these are static. */
     el_wset(r->el, EL_ADDFN, L"loom-complete", L"complete a /command or an @path", complete_key);

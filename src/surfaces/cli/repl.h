@@ -31,6 +31,7 @@ typedef struct repl {
     char *history_path;
     const char *prompt;       /* what libedit shows now */
     footer footer;            /* the line under the prompt */
+    bool footer_drawn;        /* it is on screen under the prompt now */
     long long ctrl_c_armed;   /* the first Ctrl-C of a quitting pair (keys.h), 0 none */
 } repl;
 
