@@ -2,8 +2,10 @@
  * libedit and hands it on — a `!` shell command, a /command (slash.c, through
  * the slash_host the REPL provides), a custom command or skill ("/name
  * args", expanded by the library), a `# note`, or a message run and drawn
- * by run_view.c. Tab completes through complete.c. It also owns the
- * signals and the terminal's modes.
+ * by run_view.c. Tab completes through complete.c (a command's argument
+ * too), Shift-Tab cycles the permission mode, Ctrl-R searches the history,
+ * and Esc read during a run interrupts it (keys.h); the footer under the
+ * prompt is footer.c's. It also owns the signals and the terminal's modes.
  *
  * Threads: the main thread owns the terminal's input and draws every event;
  * the spinner thread redraws its line; the run's threads only produce
