@@ -127,6 +127,8 @@ loom_config *loom_config_new(void);
  *   output_style    text: the output style's name (default "default"; settings
  *                   "outputStyle" too): docs/output-styles.md. An unknown name
  *                   is a session warning, and the default is used
+ *   status_line     JSON: {"type": "command", "command": "…", "padding"?}, the
+ *                   REPL footer's command (settings "statusLine", docs/repl.md)
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not
@@ -254,6 +256,12 @@ typedef struct loom_agent loom_agent;
 loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st);
 const char *loom_agent_model(const loom_agent *agent);
 const char *loom_agent_provider(const loom_agent *agent);
+/* The status_line option (settings "statusLine", Claude Code's: {"type":
+ * "command", "command", "padding"?}) as JSON text, or NULL when unset
+ * (caller frees). An untrusted workspace's own settings never set it: it
+ * is a command (docs/permissions.md). The REPL runs it for its footer
+ * (docs/repl.md). */
+char *loom_agent_status_line_json(const loom_agent *agent);
 /* The agents the Agent tool can spawn, built-in roles first, then the agent
  * files (docs/agents.md): [{name, source ("built-in" or the file),
  * description, model?, tools?, background, isolation?}], then the files'

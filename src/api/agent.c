@@ -393,6 +393,12 @@ const char *loom_agent_model(const loom_agent *a)
     return a ? a->provider.model : NULL;
 }
 
+char *loom_agent_status_line_json(const loom_agent *a)
+{
+    const char *v = a ? api_value(a->values, "status_line") : NULL;
+    return v && *v ? xstrdup(v) : NULL;
+}
+
 const char *loom_agent_provider(const loom_agent *a)
 {
     return a ? provider_kind_name(a->provider.kind) : NULL;

@@ -107,6 +107,8 @@ static void apply_settings(json_t *values, json_t *explicit_keys, const json_t *
         }
         if (strcmp(key, "outputStyle") == 0) /* Claude Code's name, docs/output-styles.md */
             target = "output_style";
+        if (strcmp(key, "statusLine") == 0) /* Claude Code's, docs/repl.md */
+            target = "status_line";
         /* add_dirs is --add-dir's; settings say permissions.additionalDirectories.
          * compat_claude is the caller's; settings say "compat": {"claude"},
          * and only the user's (base/settings.h). */
@@ -125,6 +127,7 @@ static void apply_settings(json_t *values, json_t *explicit_keys, const json_t *
             text = json_is_true(value) ? "true" : "false";
         else if (json_is_object(value) &&
                  (strcmp(target, "compaction") == 0 || strcmp(target, "heartbeat") == 0 ||
+                  strcmp(target, "status_line") == 0 ||
                   strcmp(target, "thinking") == 0)) {
             /* Structured settings travel as their JSON text. */
             char *js = json_dump_compact(value);

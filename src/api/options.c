@@ -54,6 +54,7 @@ static const api_option OPTIONS[] = {
     {"strict_mcp_config", API_OPT_BOOL, 0, 0},
     {"agents", API_OPT_BOOL, 0, 0},
     {"output_style", API_OPT_TEXT, 0, 0},
+    {"status_line", API_OPT_JSON, 0, 0},
 };
 
 const api_option *api_option_find(const char *key)
@@ -208,6 +209,13 @@ int api_option_check(const api_option *o, const char *v, loom_status *st)
             char why[256];
             if (ladder_config_from_json(&c, doc, why, sizeof why) != 0)
                 rc = api_status_set(st, LOOM_ERR_CONFIG, "compaction: %s", why);
+        } else if (!strcmp(o->key, "status_line")) {
+            /* Claude Code's statusLine: {"type": "command", "command", "padding"?};
+             * one without a usable command leaves the built-in footer. */
+            if (!json_is_object(doc))
+                rc = api_status_set(st, LOOM_ERR_CONFIG,
+                                    "status_line must be an object like {\"type\": \"command\", "
+                                    "\"command\": \"…\"}");
         } else if (!strcmp(o->key, "mcp_config")) {
             /* --mcp-config values, each a file path or a JSON text. */
             bool ok = json_is_array(doc);

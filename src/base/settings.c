@@ -222,6 +222,8 @@ static const settings_key top_keys[] = {
     {"agents", T_BOOL | T_OBJ | T_STR, NULL},  /* api/agent.c parses its members */
     {"output_style", T_STR, NULL},
     {"outputStyle", T_STR, NULL},  /* Claude Code's name of output_style */
+    {"statusLine", T_OBJ, NULL},   /* Claude Code's: the REPL's footer command */
+    {"status_line", T_OBJ | T_STR, NULL},
     {"runtime", T_OBJ, NULL},                  /* runtime.max_depth (sub-agents) */
     /* Structured settings, Loom's and Claude Code's. */
     {"env", T_OBJ, NULL},
@@ -282,7 +284,7 @@ static const char *const claude_top_keys[] = {
     "skillListingBudgetFraction", "skillListingMaxDescChars", "skillOverrides",
     "skipDangerousModePermissionPrompt", "skippedMarketplaces", "skippedPlugins",
     "skipWebFetchPreflight", "spinnerTipsEnabled", "spinnerTipsOverride", "spinnerVerbs",
-    "sshConfigs", "statusLine", "strictKnownMarketplaces", "strictPluginOnlyCustomization",
+    "sshConfigs", "strictKnownMarketplaces", "strictPluginOnlyCustomization",
     "switchModelsOnFlag", "syntaxHighlightingDisabled", "teammateDefaultModel", "teammateMode",
     "terminalProgressBarEnabled", "theme", "thinkingBudgetTokens", "tui", "ultracode",
     "useAutoModeDuringPlan", "verbose", "viewMode", "vimInsertModeRemaps", "voice",

@@ -48,8 +48,19 @@ repl_start() {
   wait_screen "the header" "loom 0.1.0" 10
 }
 
-# screen — the whole pane, scrollback included, wrapped lines joined.
-screen() { tm capture-pane -p -J -S -2000 -t repl 2>/dev/null || true; }
+# screen_all — the whole pane, scrollback included, wrapped lines joined.
+screen_all() { tm capture-pane -p -J -S -2000 -t repl 2>/dev/null || true; }
+# screen — screen_all without the footer under the prompt (docs/repl.md:
+# "  ◦ default · model · …", its badge first), so the prompt stays the last
+# line the scenarios look at.
+screen() {
+  screen_all | awk '{ l[NR] = $0 } END {
+    n = NR; while (n > 0 && l[n] ~ /^[[:space:]]*$/) n--
+    if (n > 0 && l[n] ~ /^  (◦|⏵⏵|⏸|⚠) [A-Za-z]/) n--
+    for (i = 1; i <= n; i++) print l[i] }'
+}
+# footer — the footer line under the prompt ("" when none).
+footer() { screen_all | grep -v '^[[:space:]]*$' | tail -n 1 | grep -E '^  (◦|⏵⏵|⏸|⚠) ' || true; }
 
 # type TEXT — types literally, then Enter.
 type_line() {

@@ -66,10 +66,12 @@ static int teardown(void **state)
 
 /* Completes line with the cursor at its end; insert and the candidates
  * joined by spaces are checked. */
+static const complete_args *args_now; /* test_arguments' lists; NULL elsewhere */
+
 static void expect(const char *line, const char *insert, const char *cands)
 {
     complete_result r;
-    complete_line(line, strlen(line), names, dir, &r);
+    complete_line_args(line, strlen(line), names, args_now, dir, &r);
     char joined[1024] = "";
     for (size_t i = 0; i < r.n; i++) {
         strcat(joined, i ? " " : "");
@@ -99,6 +101,39 @@ static void test_command_names(void **state)
     /* After "/name " nothing special. */
     expect("/review ", "", "");
     expect("/review fo", "", "");
+}
+
+/* A command's argument: the modes, the names the REPL gathers, the
+ * subcommands and then their names; nothing past the argument. */
+static void test_arguments(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"claude-sonnet-4-5", "claude-opus-4-1", NULL};
+    static const char *const styles[] = {"default", "Explanatory", "Learning", NULL};
+    static const char *const servers[] = {"docs", "db", NULL};
+    static const char *const agents[] = {"ag_1234", NULL};
+    complete_args a = {models, styles, servers, agents};
+    args_now = &a;
+    expect("/permissions a", "", "acceptEdits auto");
+    expect("/permissions ac", "ceptEdits ", "acceptEdits");
+    expect("/permissions ", "", "acceptEdits auto bypassPermissions default delegate dontAsk fullAccess plan");
+    expect("/model claude-s", "onnet-4-5 ", "claude-sonnet-4-5");
+    expect("/output-style Ex", "planatory ", "Explanatory");
+    expect("/agents s", "", "show stop");
+    expect("/agents m", "erge ", "merge");
+    expect("/agents stop ag", "_1234 ", "ag_1234");
+    expect("/mcp re", "connect ", "reconnect");
+    expect("/mcp approve d", "", "db docs");
+    expect("/mcp reconnect do", "cs ", "docs");
+    /* Past the argument, and for commands without a list: nothing. */
+    expect("/permissions plan x", "", "");
+    expect("/mcp reconnect docs d", "", "");
+    expect("/review a", "", "");
+    expect("say /permissions a", "", "");
+    args_now = NULL;
+    /* Without the REPL's lists, the fixed ones still complete. */
+    expect("/permissions pl", "an ", "plan");
+    expect("/model c", "", "");
 }
 
 static void test_paths(void **state)
@@ -145,6 +180,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_command_names),
         cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_cursor_inside_line),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

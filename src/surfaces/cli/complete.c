@@ -74,8 +74,50 @@ static void paths(complete_result *r, const char *word, const char *cwd)
     free(dirpart);
 }
 
+static const char *const modes[] = {"default", "acceptEdits", "plan", "auto", "dontAsk",
+                                    "bypassPermissions", "fullAccess", "delegate", NULL};
+static const char *const agents_subs[] = {"show", "stop", "merge", NULL};
+static const char *const mcp_subs[] = {"reconnect", "approve", NULL};
+
+/* The list the word after "/cmd [sub] " is completed from, or NULL. The
+ * words before the cursor's are line[lead..start). */
+static const char *const *arg_list(const char *line, size_t lead, size_t start,
+                                   const complete_args *args)
+{
+    char *head = xstrndup(line + lead, start - lead);
+    char *words[3] = {NULL, NULL, NULL};
+    size_t nw = 0;
+    for (char *save = NULL, *w = strtok_r(head, " \t", &save); w && nw < 3;
+         w = strtok_r(NULL, " \t", &save))
+        words[nw++] = w;
+    const char *const *list = NULL;
+    const char *cmd = nw ? words[0] : "";
+    if (nw == 1 && !strcmp(cmd, "/permissions"))
+        list = modes;
+    else if (nw == 1 && !strcmp(cmd, "/model"))
+        list = args ? args->models : NULL;
+    else if (nw == 1 && !strcmp(cmd, "/output-style"))
+        list = args ? args->styles : NULL;
+    else if (nw == 1 && !strcmp(cmd, "/agents"))
+        list = agents_subs;
+    else if (nw == 2 && !strcmp(cmd, "/agents") && (!strcmp(words[1], "show") || !strcmp(words[1], "stop")))
+        list = args ? args->agents : NULL;
+    else if (nw == 1 && !strcmp(cmd, "/mcp"))
+        list = mcp_subs;
+    else if (nw == 2 && !strcmp(cmd, "/mcp") && (!strcmp(words[1], "reconnect") || !strcmp(words[1], "approve")))
+        list = args ? args->servers : NULL;
+    free(head);
+    return list;
+}
+
 void complete_line(const char *line, size_t cursor, const char *const *names, const char *cwd,
                    complete_result *out)
+{
+    complete_line_args(line, cursor, names, NULL, cwd, out);
+}
+
+void complete_line_args(const char *line, size_t cursor, const char *const *names,
+                        const complete_args *args, const char *cwd, complete_result *out)
 {
     memset(out, 0, sizeof *out);
     out->cands = xcalloc(1, sizeof *out->cands);
@@ -98,6 +140,12 @@ void complete_line(const char *line, size_t cursor, const char *const *names, co
     } else if (word[0] == '@') {
         paths(out, word + 1, cwd);
         skip = 1;
+    } else if (line[lead] == '/' && start > lead) {
+        const char *const *list = arg_list(line, lead, start, args);
+        for (const char *const *n = list; n && *n; n++)
+            if (!strncmp(*n, word, strlen(word)))
+                add(out, *n);
+        is_name = true; /* a name: a space after it */
     }
     if (out->n)
         qsort(out->cands, out->n, sizeof *out->cands, cmp);

@@ -6,6 +6,10 @@
  *   - a word "@pre": the paths under cwd starting with "pre", a folder's
  *     with "/" after it; never into .git, hidden names only when "pre"'s
  *     last part starts with ".";
+ *   - the argument of a command that takes a name from a known list
+ *     (complete_line_args): /permissions MODE, /model NAME, /output-style
+ *     NAME, /agents show|stop|merge and their agent ids, /mcp
+ *     reconnect|approve and the server names;
  *   - anything else: nothing.
  * One candidate is completed whole (a space after a name or a file, none
  * after a folder); several extend the word by what they share and are
@@ -30,5 +34,18 @@ typedef struct complete_result {
 void complete_line(const char *line, size_t cursor, const char *const *names, const char *cwd,
                    complete_result *out);
 void complete_result_free(complete_result *r);
+
+/* The names a command's argument is completed from; each list
+ * NULL-terminated, NULL for none. */
+typedef struct complete_args {
+    const char *const *models;   /* /model: the model names and aliases */
+    const char *const *styles;   /* /output-style */
+    const char *const *servers;  /* /mcp reconnect|approve SERVER */
+    const char *const *agents;   /* /agents show|stop ID */
+} complete_args;
+
+/* complete_line, with the arguments of the commands above completed too. */
+void complete_line_args(const char *line, size_t cursor, const char *const *names,
+                        const complete_args *args, const char *cwd, complete_result *out);
 
 #endif

@@ -2,8 +2,10 @@
  * libedit and hands it on — a `!` shell command, a /command (slash.c, through
  * the slash_host the REPL provides), a custom command or skill ("/name
  * args", expanded by the library), a `# note`, or a message run and drawn
- * by run_view.c. Tab completes through complete.c. It also owns the
- * signals and the terminal's modes.
+ * by run_view.c. Tab completes through complete.c (a command's argument
+ * too), Shift-Tab cycles the permission mode, Ctrl-R searches the history,
+ * and Esc read during a run interrupts it (keys.h); the footer under the
+ * prompt is footer.c's. It also owns the signals and the terminal's modes.
  *
  * Threads: the main thread owns the terminal's input and draws every event;
  * the spinner thread redraws its line; the run's threads only produce
@@ -28,6 +30,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "base/fileio.h"
 #include "base/json.h"
@@ -35,6 +38,8 @@
 #include "base/sig.h"
 #include "base/str.h"
 #include "surfaces/cli/complete.h"
+#include "surfaces/cli/footer.h"
+#include "surfaces/cli/keys.h"
 #include "surfaces/cli/run_view.h"
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
@@ -62,6 +67,10 @@ static struct termios tty_orig;        /* as the REPL found the terminal */
 /* Keys typed ahead while a question was up, for the next message (see
  * run_view.c's approval key). Main thread only. */
 static loom_str typeahead;
+/* Keys typed while a run works, read by repl_esc_pressed and not yet in
+ * typeahead: a question takes them as the person's typing ahead
+ * (repl_take_run_keys), so it can say it kept them. Main thread only. */
+static loom_str run_keys;
 
 bool repl_typeahead_blank(size_t from)
 {
@@ -136,7 +145,11 @@ void repl_tty_quiet(bool quiet)
             return;
         tty_saved_ok = 1;
         struct termios t = tty_saved;
-        t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+        /* Non-canonical too, so Esc can be read while a run works
+         * (repl_esc_pressed); Ctrl-C stays a signal. */
+        t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON);
+        t.c_cc[VMIN] = 0;
+        t.c_cc[VTIME] = 0;
         tcsetattr(STDIN_FILENO, TCSANOW, &t);
     } else if (tty_saved_ok) {
         tcsetattr(STDIN_FILENO, TCSANOW, &tty_saved);
@@ -147,6 +160,58 @@ void repl_tty_quiet(bool quiet)
 loom_str *repl_typeahead(void)
 {
     return &typeahead;
+}
+
+static bool stdin_readable(int timeout_ms)
+{
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+    return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+void repl_take_run_keys(void)
+{
+    if (run_keys.len)
+        str_append(&typeahead, run_keys.ptr, run_keys.len);
+    str_clear(&run_keys);
+}
+
+bool repl_esc_pressed(void)
+{
+    if (!tty_saved_ok)
+        return false; /* not a terminal, or not quiet: nothing to read */
+    unsigned char buf[256];
+    size_t n = 0;
+    bool esc = false;
+    while (n < sizeof buf && stdin_readable(0)) {
+        ssize_t got = read(STDIN_FILENO, buf + n, sizeof buf - n);
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+        size_t at = 0;
+        while (at < n) {
+            size_t len = 0;
+            key_kind k = keys_next(buf + at, n - at, false, &len);
+            if (k == KEY_INCOMPLETE) {
+                /* A lone ESC, or a sequence's start: its next byte comes
+                 * within a moment if it is a sequence. */
+                if (n < sizeof buf && stdin_readable(KEYS_ESC_WAIT_MS)) {
+                    got = read(STDIN_FILENO, buf + n, sizeof buf - n);
+                    if (got > 0) {
+                        n += (size_t)got;
+                        continue;
+                    }
+                }
+                k = keys_next(buf + at, n - at, true, &len);
+            }
+            if (k == KEY_ESC)
+                esc = true;
+            else if (k == KEY_TEXT && (buf[at] >= 0x20 || strchr("\t\r\n\b", buf[at])))
+                str_putc(&run_keys, (char)buf[at]); /* Ctrl-D and the like are no text */
+            at += len;
+        }
+        n = 0;
+    }
+    return esc;
 }
 
 void repl_run_attach(loom_run *run)
@@ -254,6 +319,7 @@ static int repl_reopen(repl *r, const char *model, loom_status *st)
     repl_switch_session(r, s, true);
     loom_agent_free(r->host.agent);
     r->host.agent = agent;
+    footer_setup(&r->footer, agent);
     if (model) {
         free(r->model);
         r->model = xstrdup(model);
@@ -282,6 +348,80 @@ static const char *prompt_fn(EditLine *el)
     return r && r->prompt ? r->prompt : REPL_PROMPT;
 }
 
+/* ---- the footer (footer.h) ---------------------------------------------------- */
+
+static void footer_before_prompt(repl *r)
+{
+    if (!r->footer.on)
+        return;
+    if (r->footer.stale)
+        footer_refresh(&r->footer, r->host.agent, r->host.session, r->host.cwd, r->host.cost_usd);
+    char *line = footer_line(&r->footer, r->host.agent, r->host.session);
+    footer_show(line);
+    free(line);
+    r->footer_drawn = true;
+}
+
+/* Shift-Tab: the next permission mode (keys.h), the footer redrawn at once. */
+static unsigned char mode_key(EditLine *el, int ch)
+{
+    (void)ch;
+    repl *r = NULL;
+    el_get(el, EL_CLIENTDATA, &r);
+    if (!r)
+        return CC_ERROR;
+    loom_session *s = r->host.session;
+    const char *next = keys_next_mode(loom_session_permission_mode(s));
+    if (!strcmp(loom_session_permission_mode(s), "plan"))
+        loom_session_leave_plan(s, NULL); /* plan's own way out, then the cycle's mode */
+    loom_status st;
+    if (loom_session_set_permission_mode(s, next, &st) != 0)
+        return CC_REFRESH_BEEP;
+    if (r->footer.on && r->footer_drawn) {
+        char *line = footer_line(&r->footer, r->host.agent, r->host.session);
+        footer_redraw(line);
+        free(line);
+    }
+    return CC_REFRESH;
+}
+
+/* The line editor's reads (EL_GETCFN): libedit's own, one character from
+ * stdin, except that a line about to reach the last column first takes the
+ * footer away — libedit wraps onto the row below as if it were empty. */
+static int read_char(EditLine *el, wchar_t *wc)
+{
+    repl *r = NULL;
+    el_get(el, EL_CLIENTDATA, &r);
+    const LineInfo *li = el_line(el);
+    if (r && r->footer_drawn && li) {
+        int w = 2; /* the prompt */
+        for (const char *p = li->buffer; p < li->lastchar; p++)
+            w += ((unsigned char)*p & 0xc0) != 0x80;
+        if (w >= term_columns() - 2) {
+            footer_redraw("");
+            r->footer_drawn = false;
+        }
+    }
+    char buf[8];
+    size_t n = 0;
+    mbstate_t mb;
+    memset(&mb, 0, sizeof mb);
+    for (;;) {
+        ssize_t got = read(STDIN_FILENO, buf + n, 1);
+        if (got == 0)
+            return 0;
+        if (got < 0)
+            return -1; /* EINTR: the Ctrl-C or resize the caller looks at */
+        n++;
+        size_t rc = mbrtowc(wc, buf + n - 1, 1, &mb); /* the state holds the bytes before */
+        if (rc == (size_t)-2 && n < sizeof buf)
+            continue;
+        if (rc == (size_t)-1 || rc == (size_t)-2)
+            *wc = (wchar_t)(unsigned char)buf[0]; /* not UTF-8: the byte as it is */
+        return 1;
+    }
+}
+
 static bool input_waiting(void)
 {
     struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
@@ -302,6 +442,7 @@ static char *read_input(repl *r)
         }
         r->prompt = more ? PROMPT_MORE : REPL_PROMPT;
         el_resize(r->el); /* the window may have changed during a run */
+        repl_take_run_keys();
         if (typeahead.len) {
             /* Typed while a question was up: the person's next message.
              * (Only Enters — pressed after an answer key — are no message.) */
@@ -311,23 +452,41 @@ static char *read_input(repl *r)
         }
         sigint_seen = 0;
         int count = 0;
+        footer_before_prompt(r);
         const char *line = el_gets(r->el, &count);
+        const LineInfo *li = line ? NULL : el_line(r->el);
+        bool empty = !buf.len && (!li || li->lastchar == li->buffer);
+        if (line && r->footer.on)
+            footer_clear(); /* the Enter moved onto the footer's line */
+        r->footer_drawn = false;
         if (!line) {
             if (sigint_seen && !terminate_seen) {
-                /* Ctrl-C: drop what was typed, fresh prompt. */
                 fputs("\n", stdout);
+                if (r->footer.on)
+                    footer_clear();
+                /* Ctrl-C: drop what was typed, fresh prompt; on an empty
+                 * prompt twice within a second, leave (keys.h). */
                 fflush(stdout);
+                if (keys_ctrl_c(&r->ctrl_c_armed, repl_mono_ms(), empty)) {
+                    str_free(&buf);
+                    return NULL;
+                }
+                if (r->ctrl_c_armed)
+                    term_printf(&r->host.out, TONE_DIM, "press Ctrl-C again to quit\n");
                 str_clear(&buf);
                 more = false;
                 continue;
             }
             if (count < 0 && errno == EINTR && !terminate_seen)
-                continue; /* a resize or other signal */
+                continue; /* a resize or other signal: footer_show redraws both */
+            if (r->footer.on)
+                footer_redraw(""); /* Ctrl-D: the footer goes, the prompt stays */
             if (buf.len)
                 return str_steal(&buf); /* end of input after a continued line */
             str_free(&buf);
             return NULL;
         }
+        r->ctrl_c_armed = 0;
         size_t n = strlen(line);
         while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             n--;
@@ -391,6 +550,32 @@ static void history_save_private(repl *r)
     chmod(r->history_path, 0600);
 }
 
+/* The names of one field of the array at `key` of a JSON document (or of
+ * the document when key is NULL), NULL-terminated; caller frees each. */
+static char **json_names(char *json, const char *key, const char *field)
+{
+    loom_error ignore;
+    json_t *doc = json ? json_parse(json, strlen(json), "names", &ignore) : NULL;
+    free(json);
+    const json_t *arr = key ? json_object_get(doc, key) : doc;
+    size_t n = json_array_size(arr), k = 0;
+    char **out = xcalloc(n + 1, sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        const char *s = json_get_str(json_array_get(arr, i), field, NULL);
+        if (s)
+            out[k++] = xstrdup(s);
+    }
+    json_decref(doc);
+    return out;
+}
+
+static void names_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
 /* Tab (complete.h): the word before the cursor is completed as far as
  * its candidates agree; when they differ they are listed under the line. */
 static unsigned char complete_key(EditLine *el, int ch)
@@ -419,8 +604,26 @@ static unsigned char complete_key(EditLine *el, int ch)
         for (size_t i = 0; i < ne; i++)
             names[n + i] = ext[i];
     }
+    /* A command's argument: the lists it is completed from, gathered only
+     * for a "/cmd " line. */
+    complete_args args = {0};
+    char **models = NULL, **styles = NULL, **servers = NULL, **agents = NULL;
+    if (names && strpbrk(line + strspn(line, " \t"), " \t")) {
+        models = xcalloc(2, sizeof *models);
+        models[0] = xstrdup(loom_agent_model(r->host.agent));
+        styles = json_names(loom_agent_extensions_json(r->host.agent), "output_styles", "name");
+        servers = json_names(loom_session_mcp_status_json(r->host.session), NULL, "name");
+        loom_status st;
+        agents = json_names(loom_session_agents_json(r->host.session, &st), NULL, "agent_id");
+        args = (complete_args){(const char *const *)models, (const char *const *)styles,
+                               (const char *const *)servers, (const char *const *)agents};
+    }
     complete_result res;
-    complete_line(line, cursor, names, r->host.cwd, &res);
+    complete_line_args(line, cursor, names, &args, r->host.cwd, &res);
+    names_free(models);
+    names_free(styles);
+    names_free(servers);
+    names_free(agents);
     free(line);
     free(names);
     for (size_t i = 0; ext && ext[i]; i++)
@@ -431,7 +634,7 @@ static unsigned char complete_key(EditLine *el, int ch)
         el_insertstr(el, res.insert);
     if (res.n > 1 || res.more) {
         loom_str list = LOOM_STR_INIT;
-        str_putc(&list, '\n');
+        str_puts(&list, "\n\r\x1b[J"); /* over the footer */
         for (size_t i = 0; i < res.n; i++) {
             term_put_clipped(&list, res.cands[i], strlen(res.cands[i]), term_columns() - 2);
             str_puts(&list, i + 1 < res.n ? "  " : "");
@@ -442,6 +645,11 @@ static unsigned char complete_key(EditLine *el, int ch)
         fputs(str_cstr(&list), stdout);
         fflush(stdout);
         str_free(&list);
+        if (r->footer.on && r->footer_drawn) { /* under the prompt drawn again below the list */
+            char *under = footer_line(&r->footer, r->host.agent, r->host.session);
+            footer_show(under);
+            free(under);
+        }
         rc = CC_REDISPLAY;
     } else if (res.n == 0) {
         rc = CC_REFRESH_BEEP;
@@ -463,10 +671,14 @@ static void editor_open(repl *r)
     el_set(r->el, EL_EDITOR, "emacs");
     el_set(r->el, EL_PROMPT, prompt_fn);
     el_set(r->el, EL_HIST, history, r->hist);
+    el_wset(r->el, EL_GETCFN, read_char); /* wide: the narrow call would take bytes */
     /* The wide call: libedit's narrow EL_ADDFN copies both strings and never
      * frees them (its own comment says so); these are static. */
     el_wset(r->el, EL_ADDFN, L"loom-complete", L"complete a /command or an @path", complete_key);
     el_set(r->el, EL_BIND, "^I", "loom-complete", NULL);
+    el_wset(r->el, EL_ADDFN, L"loom-mode", L"the next permission mode", mode_key);
+    el_set(r->el, EL_BIND, "\033[Z", "loom-mode", NULL); /* Shift-Tab */
+    el_set(r->el, EL_BIND, "^R", "em-inc-search-prev", NULL);
     el_source(r->el, NULL); /* the user's ~/.editrc, if any (it may rebind Tab) */
 }
 
@@ -618,6 +830,7 @@ static void submit(repl *r, char *line)
     HistEvent ev;
     history(r->hist, &ev, H_ENTER, s);
     history_save_private(r);
+    r->footer.stale = true; /* a run or a command may change what it shows */
     if (s[0] == '!')
         repl_run_shell(r, s + 1);
     else if (slash_is_memory_line(s))
@@ -670,6 +883,9 @@ int repl_main(const cli_options *opt)
         term_printf(&r.host.out, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", mode_note);
     if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &tty_orig) == 0)
         tty_orig_ok = 1;
+    r.footer.on = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && tty_orig_ok;
+    r.footer.color = r.host.out.color;
+    footer_setup(&r.footer, r.host.agent);
     editor_open(&r);
     install_signals();
     slash_mcp_ask_approvals(&r.host, ask_line_cb, &r);
@@ -695,10 +911,12 @@ int repl_main(const cli_options *opt)
     fflush(stdout);
     editor_close(&r);
     str_free(&typeahead);
+    str_free(&run_keys);
     spinner_free(r.host.out.spin);
     loom_session_free(r.host.session);
     loom_agent_free(r.host.agent);
     free(r.model);
+    footer_free(&r.footer);
     free(r.host.cwd);
     free(r.host.last_by_agent);
     pthread_mutex_destroy(&r.host.out.lock);

@@ -16,6 +16,7 @@
 
 #include "base/str.h"
 #include "loom.h"
+#include "surfaces/cli/footer.h"
 #include "surfaces/cli/options.h"
 #include "surfaces/cli/slash_host.h"
 
@@ -29,6 +30,9 @@ typedef struct repl {
     History *hist;
     char *history_path;
     const char *prompt;       /* what libedit shows now */
+    footer footer;            /* the line under the prompt */
+    bool footer_drawn;        /* it is on screen under the prompt now */
+    long long ctrl_c_armed;   /* the first Ctrl-C of a quitting pair (keys.h), 0 none */
 } repl;
 
 /* Runs the REPL until /exit, Ctrl-D or a second Ctrl-C in a run; returns
@@ -53,6 +57,15 @@ void repl_tty_quiet(bool quiet);
 /* Keys typed ahead while a question was up, handed to the line editor at
  * the next prompt. */
 loom_str *repl_typeahead(void);
+/* While a run works (the terminal is quiet and non-canonical): reads the
+ * keys typed since the last call, and returns true when one
+ * was Esc alone (not the start of an arrow key's sequence), which
+ * interrupts the run as Ctrl-C does. Escape sequences are dropped; the
+ * keys wait for repl_take_run_keys. */
+bool repl_esc_pressed(void);
+/* Moves the keys repl_esc_pressed read to the end of typeahead (before a
+ * question drains the terminal, and at the next prompt). */
+void repl_take_run_keys(void);
 /* Only blanks (an Enter pressed after an answer key) from `from` on. */
 bool repl_typeahead_blank(size_t from);
 long long repl_mono_ms(void);

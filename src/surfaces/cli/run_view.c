@@ -427,6 +427,7 @@ static bool tty_keys_begin(struct termios *before)
  * readable once the terminal is non-canonical) to typeahead. */
 static void drain_typeahead(void)
 {
+    repl_take_run_keys(); /* what repl_esc_pressed read first: it came first */
     char buf[512];
     for (;;) {
         struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
@@ -926,6 +927,8 @@ void run_view_run(repl *r, const char *goal)
         int rc = loom_run_next_event(run, &ev, 100);
         if (rc < 0)
             break;
+        if (repl_esc_pressed()) /* Esc interrupts as Ctrl-C does (keys.h) */
+            loom_run_cancel(run);
         if (rc == 1) {
             on_event(&v, ev);
             loom_event_free(ev);

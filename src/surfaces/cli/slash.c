@@ -485,9 +485,15 @@ static void cmd_help(slash_host *r, const char *args)
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "//text");
     term_printf(&r->out, TONE_DIM, "send \"/text\" to the model\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Tab");
-    term_printf(&r->out, TONE_DIM, "complete a /command, or an @path (from this directory)\n");
+    term_printf(&r->out, TONE_DIM, "complete a /command, its argument, or an @path (from this directory)\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "Shift-Tab");
+    term_printf(&r->out, TONE_DIM, "next permission mode: default, acceptEdits, plan\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-R");
+    term_printf(&r->out, TONE_DIM, "search the history\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "Esc");
+    term_printf(&r->out, TONE_DIM, "in a run, interrupt it\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-C");
-    term_printf(&r->out, TONE_DIM, "clear the line; in a run, interrupt it (twice: quit)\n");
+    term_printf(&r->out, TONE_DIM, "clear the line (twice on an empty one: quit); in a run, interrupt it (twice: quit)\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-D");
     term_printf(&r->out, TONE_DIM, "quit (on an empty line)\n");
 }
