@@ -35,6 +35,7 @@
 #include "base/sig.h"
 #include "base/str.h"
 #include "surfaces/cli/complete.h"
+#include "surfaces/cli/fold.h"
 #include "surfaces/cli/run_view.h"
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
@@ -467,6 +468,8 @@ static void editor_open(repl *r)
      * frees them (its own comment says so); these are static. */
     el_wset(r->el, EL_ADDFN, L"loom-complete", L"complete a /command or an @path", complete_key);
     el_set(r->el, EL_BIND, "^I", "loom-complete", NULL);
+    el_wset(r->el, EL_ADDFN, L"loom-expand", L"print the last folded result whole", fold_key);
+    el_set(r->el, EL_BIND, "^O", "loom-expand", NULL);
     el_source(r->el, NULL); /* the user's ~/.editrc, if any (it may rebind Tab) */
 }
 

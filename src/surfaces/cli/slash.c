@@ -17,6 +17,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "surfaces/cli/doctor.h"
+#include "surfaces/cli/fold.h"
 #include "surfaces/cli/slash_agents.h"
 #include "surfaces/cli/slash_context.h"
 #include "surfaces/cli/slash_ext.h"
@@ -457,6 +458,8 @@ static const slash_cmd commands[] = {
      slash_skills},
     {"output-style", "[NAME]", "list the output styles, or switch to NAME (kept in "
      ".loom/settings.local.json)", slash_output_style},
+    {"expand", "[N]", "print the Nth-last folded result whole (1, the newest, is also Ctrl-O)",
+     fold_expand_cmd},
     {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
     {"quit", NULL, NULL, cmd_exit},
     {NULL, NULL, NULL, NULL},
