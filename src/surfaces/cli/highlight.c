@@ -147,11 +147,13 @@ void highlight_line(const hl_lang *L, hl_state *st, const char *s, size_t n,
             j += strlen(L->block_close);
             st->in_comment = false;
         }
-        emit(ctx, HL_COMMENT, s, j);
+        if (j)
+            emit(ctx, HL_COMMENT, s, j);
         i = plain = j;
     } else if (st->in_string) {
         size_t j = string_end(st, s, n, 0);
-        emit(ctx, HL_STRING, s, j);
+        if (j)
+            emit(ctx, HL_STRING, s, j);
         i = plain = j;
     }
     while (i < n) {
