@@ -489,6 +489,8 @@ static void cmd_help(slash_host *r, const char *args)
     term_printf(&r->out, TONE_DIM, "send \"/text\" to the model\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Tab");
     term_printf(&r->out, TONE_DIM, "complete a /command, or an @path (from this directory)\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-O");
+    term_printf(&r->out, TONE_DIM, "print the last folded result whole (again: the one before)\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-C");
     term_printf(&r->out, TONE_DIM, "clear the line; in a run, interrupt it (twice: quit)\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-D");
