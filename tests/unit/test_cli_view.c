@@ -215,8 +215,10 @@ static void an_edit_shows_its_diff_with_the_files_line_numbers(void **state)
     write_file(path, "l1\nl2\nl3\nl4\nl5\nold line\nl7\n");
     json_t *in = json_pack("{s:s,s:s,s:s}", "file_path", path, "old_string", "old line",
                            "new_string", "new line");
-    json_t *patch = diff_view_patch_for("Edit", in, NULL);
+    bool in_file = false;
+    json_t *patch = diff_view_patch_for("Edit", in, NULL, &in_file);
     assert_non_null(patch);
+    assert_true(in_file);
     term_out t = {.color = false};
     loom_str out = LOOM_STR_INIT;
     diff_view_render(&t, &out, patch, "  ", 80, 0, NULL);
@@ -237,7 +239,7 @@ static void an_edit_shows_its_diff_with_the_files_line_numbers(void **state)
     /* A Write of a new file: every line added. */
     snprintf(path, sizeof path, "%s/new.txt", dir);
     in = json_pack("{s:s,s:s}", "file_path", path, "content", "x\ny\n");
-    patch = diff_view_patch_for("Write", in, NULL);
+    patch = diff_view_patch_for("Write", in, NULL, NULL);
     t.color = false;
     str_clear(&out);
     size_t hidden = 0;
@@ -250,6 +252,24 @@ static void an_edit_shows_its_diff_with_the_files_line_numbers(void **state)
     snprintf(path, sizeof path, "%s/a.c", dir);
     unlink(path);
     rmdir(dir);
+}
+
+static void an_edit_whose_text_is_not_in_the_file_is_said_to_be(void **state)
+{
+    (void)state;
+    json_t *in = json_pack("{s:s,s:s,s:s}", "file_path", "/nonexistent/x.c", "old_string",
+                           "a\nb", "new_string", "a\nc");
+    bool in_file = true;
+    json_t *patch = diff_view_patch_for("Edit", in, NULL, &in_file);
+    assert_non_null(patch);
+    assert_false(in_file);
+    term_out t = {.color = false};
+    loom_str out = LOOM_STR_INIT;
+    diff_view_render(&t, &out, patch, "", 80, 0, NULL);
+    assert_string_equal(str_cstr(&out), "1   a\n2 - b\n2 + c\n");
+    str_free(&out);
+    json_decref(patch);
+    json_decref(in);
 }
 
 static void a_diff_shows_the_files_text_safely(void **state)
@@ -316,6 +336,7 @@ int main(void)
         cmocka_unit_test(folds_are_kept_newest_first_and_the_oldest_go),
         cmocka_unit_test(the_fold_line_says_how_to_expand),
         cmocka_unit_test(an_edit_shows_its_diff_with_the_files_line_numbers),
+        cmocka_unit_test(an_edit_whose_text_is_not_in_the_file_is_said_to_be),
         cmocka_unit_test(a_diff_shows_the_files_text_safely),
         cmocka_unit_test(the_todo_list_strikes_done_items_and_bolds_the_current_one),
         cmocka_unit_test(the_live_tail_is_the_last_lines_with_a_progress_bars_last_state),

@@ -77,8 +77,11 @@ static json_t *patch_of(const char *a, size_t an, const char *b, size_t bn)
     return p;
 }
 
-json_t *diff_view_patch_for(const char *tool, const json_t *input, const char *cwd)
+json_t *diff_view_patch_for(const char *tool, const json_t *input, const char *cwd,
+                            bool *in_file)
 {
+    if (in_file)
+        *in_file = true;
     const char *file = json_get_str(input, "file_path", NULL);
     if (!tool || !file || !*file)
         return NULL;
@@ -126,8 +129,11 @@ json_t *diff_view_patch_for(const char *tool, const json_t *input, const char *c
             patch = patch_of(before, len, after.ptr, after.len);
         else if (!before && json_array_size(edits) == 1 && !olds.len)
             patch = patch_of(NULL, 0, news.ptr, news.len); /* a new file */
-        else if (olds.len || news.len)
+        else if (olds.len || news.len) {
             patch = patch_of(olds.ptr, olds.len, news.ptr, news.len);
+            if (in_file)
+                *in_file = false;
+        }
         str_free(&after);
         str_free(&olds);
         str_free(&news);

@@ -21,8 +21,12 @@
 
 /* The patch an Edit, MultiEdit or Write call would make (new reference),
  * or NULL when the tool makes none or it cannot be worked out. cwd
- * resolves a relative path. */
-json_t *diff_view_patch_for(const char *tool, const json_t *input, const char *cwd);
+ * resolves a relative path. *in_file (may be NULL) is false when the edit
+ * could not be placed in the file as it is now (the text to replace is not
+ * there, the file cannot be read): the patch is then old_string against
+ * new_string alone, numbered from 1. */
+json_t *diff_view_patch_for(const char *tool, const json_t *input, const char *cwd,
+                            bool *in_file);
 /* Appends the patch's lines to out, each after indent: at most max_lines
  * (0: all); *hidden (may be NULL) gets how many were left out. cols: the
  * terminal's width. */

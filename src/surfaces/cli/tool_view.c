@@ -435,7 +435,14 @@ void tool_view_approval_subject(tool_view *tv, loom_str *out, const char *tool,
         }
         free(arg);
         /* An edit: the change itself, as it would be made now. */
-        json_t *patch = diff_view_patch_for(tool, input, tv->cwd);
+        bool in_file = true;
+        json_t *patch = diff_view_patch_for(tool, input, tv->cwd, &in_file);
+        if (patch && !in_file) {
+            static const char note[] = "    (the text to replace is not in the file as it is "
+                                       "now: the lines are numbered from the change's start)";
+            term_put_tone(tv->out, out, TONE_DIM, note, sizeof note - 1);
+            str_putc(out, '\n');
+        }
         if (patch) {
             size_t hidden = 0;
             diff_view_render(tv->out, out, patch, "    ", term_columns(),
