@@ -57,7 +57,8 @@ int file_commit(tool_ctx *ctx, const char *path, bool exists, const void *data, 
 void tool_raw_patch(json_t *raw, const char *before, size_t before_len, const char *after,
                     size_t after_len)
 {
-    if (!raw)
+    /* A file this big is not diffed: the diff would cost more than the write. */
+    if (!raw || before_len > TOOL_PATCH_MAX_FILE || after_len > TOOL_PATCH_MAX_FILE)
         return;
     diff_result d;
     diff_texts(before, before ? before_len : 0, after, after_len, 3, &d);

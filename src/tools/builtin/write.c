@@ -128,7 +128,9 @@ static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     char *before = NULL;
     size_t before_len = 0;
     loom_error ignore;
-    if (p.exists && file_read_all(p.path, &before, &before_len, &ignore) != 0)
+    struct stat was;
+    if (p.exists && stat(p.path, &was) == 0 && (size_t)was.st_size <= TOOL_PATCH_MAX_FILE &&
+        file_read_all(p.path, &before, &before_len, &ignore) != 0)
         before = NULL;
     if (file_commit(ctx, p.path, p.exists, data, len, p.mode, out) == 0) {
         if (p.exists)
@@ -137,7 +139,8 @@ static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
             str_printf(&out->text, "File created successfully at: %s", p.path);
         out->raw = json_pack("{s:s, s:s, s:I}", "type", p.exists ? "update" : "create",
                              "filePath", p.path, "bytes", (json_int_t)len);
-        tool_raw_patch(out->raw, before, before_len, data, len);
+        if (!p.exists || before) /* an unread old file is not an empty one */
+            tool_raw_patch(out->raw, before, before_len, data, len);
     }
     free(before);
     plan_free(&p);
