@@ -146,6 +146,19 @@ json_t *event_tool_progress(const char *call_id, const char *tool, double progre
     return p;
 }
 
+json_t *event_tool_output(const char *call_id, const char *tool, size_t bytes_so_far,
+                          const char *text, size_t n)
+{
+    size_t clean_len;
+    char *clean = utf8_sanitize(text ? text : "", text ? n : 0, &clean_len);
+    json_t *p = json_pack("{s:s,s:s,s:I,s:s%}", "call_id", call_id ? call_id : "", "tool",
+                          tool ? tool : "", "progress", (json_int_t)bytes_so_far, "output",
+                          clean, clean_len);
+    free(clean);
+    assert(p);
+    return p;
+}
+
 json_t *event_mcp_server_changed(const char *server, const char *state, const char *error,
                                  int tools, int resources, int prompts)
 {

@@ -90,6 +90,11 @@ json_t *event_tool_finished(const char *call_id, const char *tool, bool is_error
  * may be NULL). */
 json_t *event_tool_progress(const char *call_id, const char *tool, double progress, double total,
                             const char *message);
+/* tool.progress for a running command's live output: {call_id, tool,
+ * progress: bytes of output so far, output: the new text} (not UTF-8 bytes
+ * become U+FFFD). */
+json_t *event_tool_output(const char *call_id, const char *tool, size_t bytes_so_far,
+                          const char *text, size_t n);
 /* mcp.server_changed: an MCP server's state (error may be NULL). */
 json_t *event_mcp_server_changed(const char *server, const char *state, const char *error,
                                  int tools, int resources, int prompts);

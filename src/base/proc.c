@@ -301,7 +301,7 @@ typedef struct {
 } capture;
 
 /* Reads what is available; closes the fd at EOF or on a hard error. */
-static void capture_read(capture *c, size_t cap)
+static void capture_read(capture *c, size_t cap, const proc_spec *spec, int stream)
 {
     char chunk[65536];
     ssize_t n = read(c->fd, chunk, sizeof chunk);
@@ -316,6 +316,8 @@ static void capture_read(capture *c, size_t cap)
         return;
     }
     size_t got = (size_t)n;
+    if (spec->on_output)
+        spec->on_output(spec->output_ctx, stream, chunk, got);
     size_t room = c->buf.len < cap ? cap - c->buf.len : 0;
     size_t keep = got < room ? got : room;
     str_append(&c->buf, chunk, keep);
@@ -594,9 +596,9 @@ static void run_pump(run_state *r)
             close_fd(&r->sup_fd); /* nobody left to supervise */
     }
     if (i_out >= 0 && pfd[i_out].revents)
-        capture_read(&r->out, r->cap);
+        capture_read(&r->out, r->cap, r->spec, 1);
     if (i_err >= 0 && pfd[i_err].revents)
-        capture_read(&r->errc, r->cap);
+        capture_read(&r->errc, r->cap, r->spec, 2);
     if (i_rep >= 0 && pfd[i_rep].revents)
         run_read_report(r);
     if (i_in >= 0 && pfd[i_in].revents)
@@ -688,6 +690,8 @@ int proc_run(const proc_spec *spec, proc_result *res, loom_error *err)
         if (run_finished(&r, now))
             break;
         run_pump(&r);
+        if (spec->on_output)
+            spec->on_output(spec->output_ctx, 0, NULL, 0);
     }
     run_collect(&r);
     return 0;

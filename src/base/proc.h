@@ -52,6 +52,12 @@ typedef struct proc_spec {
      * supervise, proc_child_pass_fd fails. */
     void (*supervise)(void *ctx, int fd);
     void *supervise_ctx;
+    /* Live output, on proc_run's thread: each piece as it is read (stream 1
+     * stdout, 2 stderr; beyond the capture cap too), and (stream 0, n 0)
+     * once a tick of the wait loop, so a caller that batches what it got
+     * can pass it on while the child is quiet. NULL = none. */
+    void (*on_output)(void *ctx, int stream, const char *data, size_t n);
+    void *output_ctx;
 } proc_spec;
 
 typedef struct proc_result {

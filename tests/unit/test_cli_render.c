@@ -161,9 +161,11 @@ static void test_code_block_split_renders_once(void **state)
     assert_string_equal(str_cstr(&out), "Here:\n");
     assert_true(render_stream_pending(rs));
     render_stream_feed(rs, "``\nafter", 8, &out);
-    assert_string_equal(str_cstr(&out), "Here:\n    print(1)\n\n    x = 2\n");
+    /* The block's language shows above it. */
+    assert_string_equal(str_cstr(&out), "Here:\n  \xe2\x94\x8c py\n    print(1)\n\n    x = 2\n");
     render_stream_finish(rs, &out);
-    assert_string_equal(str_cstr(&out), "Here:\n    print(1)\n\n    x = 2\nafter\n");
+    assert_string_equal(str_cstr(&out),
+                        "Here:\n  \xe2\x94\x8c py\n    print(1)\n\n    x = 2\nafter\n");
     assert_int_equal(count(str_cstr(&out), "print(1)"), 1);
     assert_false(render_stream_pending(rs));
     str_free(&out);

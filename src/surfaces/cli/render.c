@@ -6,7 +6,9 @@
  * active attribute) on each change: SGR "off" codes overlap (22 ends both
  * bold and dim), so toggling single attributes would lose nested ones. No
  * style is left on across a newline, so the spinner and the prompt never
- * inherit one. */
+ * inherit one. A fenced code block shows its language above it and, for
+ * the languages highlight.h knows, is highlighted instead of dimmed; each
+ * rendered piece but a table is word-wrapped to the width (wrap.h). */
 #include "surfaces/cli/render.h"
 
 #include <md4c.h>
@@ -15,6 +17,8 @@
 #include <string.h>
 
 #include "base/termsafe.h"
+#include "surfaces/cli/highlight.h"
+#include "surfaces/cli/wrap.h"
 
 #define MAX_DEPTH 32
 #define MD_FLAGS (MD_FLAG_NOINDENTEDCODEBLOCKS | MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | \
@@ -79,6 +83,9 @@ typedef struct rctx {
     loom_str link_url, link_text;
     table tbl;
     bool in_table;
+    const hl_lang *lang;    /* the code block's language, when highlighted */
+    hl_state hl;
+    hl_class hl_cls;        /* the class of the code being put */
 } rctx;
 
 static void raw(rctx *c, const char *s)
@@ -96,7 +103,7 @@ static void apply_style(rctx *c)
 #define ADD(code) n += (size_t)snprintf(codes + n, sizeof codes - n, "%s" code, n ? ";" : "")
     if (c->strong || c->heading)
         ADD("1");
-    if (c->dim || c->code_block)
+    if (c->dim || (c->code_block && !c->lang))
         ADD("2");
     if (c->em)
         ADD("3");
@@ -108,6 +115,9 @@ static void apply_style(rctx *c)
         ADD("36");
     else if (c->link)
         ADD("34");
+    if (c->hl_cls != HL_PLAIN)
+        n += (size_t)snprintf(codes + n, sizeof codes - n, "%s%s", n ? ";" : "",
+                              highlight_sgr(c->hl_cls));
 #undef ADD
     if (!n && !c->styled)
         return;
@@ -394,10 +404,24 @@ static int on_enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
         c->heading++;
         c->h1 += ((MD_BLOCK_H_DETAIL *)detail)->level == 1;
         break;
-    case MD_BLOCK_CODE:
+    case MD_BLOCK_CODE: {
         end_line(c);
+        const MD_BLOCK_CODE_DETAIL *d = detail;
+        c->lang = d ? highlight_lang(d->lang.text, d->lang.size) : NULL;
+        memset(&c->hl, 0, sizeof c->hl);
+        if (d && d->lang.size) {
+            /* The language, above the block: "┌ python". */
+            begin_line(c);
+            c->dim++;
+            apply_style(c);
+            put(c, "  \xe2\x94\x8c ", 6);
+            put(c, d->lang.text, d->lang.size);
+            c->dim--;
+            newline(c);
+        }
         c->code_block++;
         break;
+    }
     case MD_BLOCK_HTML:
     case MD_BLOCK_P:
         end_line(c);
@@ -470,6 +494,7 @@ static int on_leave_block(MD_BLOCKTYPE type, void *detail, void *ud)
     case MD_BLOCK_CODE:
         end_line(c);
         c->code_block--;
+        c->lang = NULL;
         break;
     case MD_BLOCK_P:
     case MD_BLOCK_HTML:
@@ -570,6 +595,28 @@ static int on_leave_span(MD_SPANTYPE type, void *detail, void *ud)
     return 0;
 }
 
+static void put_highlighted(void *ud, hl_class cls, const char *s, size_t n)
+{
+    rctx *c = ud;
+    if (c->line_start && !c->in_cell)
+        begin_line(c);
+    c->hl_cls = cls;
+    apply_style(c);
+    put(c, s, n);
+    c->hl_cls = HL_PLAIN;
+    apply_style(c);
+}
+
+/* One line of a code block: highlighted when its language is known. */
+static void put_code(rctx *c, const char *s, size_t n)
+{
+    if (!c->lang || !c->color || !n) {
+        put(c, s, n);
+        return;
+    }
+    highlight_line(c->lang, &c->hl, s, n, put_highlighted, c);
+}
+
 static int on_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud)
 {
     rctx *c = ud;
@@ -590,11 +637,11 @@ static int on_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
             size_t start = 0;
             for (size_t i = 0; i < size; i++)
                 if (text[i] == '\n') {
-                    put(c, text + start, i - start);
+                    put_code(c, text + start, i - start);
                     newline(c);
                     start = i + 1;
                 }
-            put(c, text + start, size - start);
+            put_code(c, text + start, size - start);
             break;
         }
         put(c, text, size);
@@ -753,7 +800,15 @@ static void render_lines(render_stream *rs, size_t len, int strip, loom_str *out
         }
         i = end;
     }
-    render_piece(str_cstr(&text), text.len, strip, rs->color, rs->width, out);
+    if (rs->in_table) {
+        render_piece(str_cstr(&text), text.len, strip, rs->color, rs->width, out);
+    } else {
+        /* A table is laid out to its columns; everything else is wrapped. */
+        loom_str piece = LOOM_STR_INIT;
+        render_piece(str_cstr(&text), text.len, strip, rs->color, rs->width, &piece);
+        wrap_text(piece.ptr ? piece.ptr : "", piece.len, rs->width, out);
+        str_free(&piece);
+    }
     str_free(&text);
     rs->wrote = true;
     rs->last_blank = false;

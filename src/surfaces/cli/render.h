@@ -5,10 +5,13 @@
  * same whatever comes next — a whole line, a whole fenced code block, a whole
  * table — then renders that piece on its own. Layout follows the source:
  * each source line is one output line (a blank source line, one blank
- * line), so the text looks the same whether it streamed or not.
+ * line), wrapped at word boundaries when wider than the width (wrap.h;
+ * tables are not wrapped), so the text looks the same whether it streamed
+ * or not.
  *
  * With color: headings and **strong** bold, *emphasis* italic, `code` cyan,
- * code blocks indented and dim, quotes behind a dim bar, links underlined
+ * code blocks indented under a dim "┌ lang" label, highlighted for the
+ * languages highlight.h knows and dim otherwise, quotes behind a dim bar, links underlined
  * and followed by their dim "(url)". Without color (stdout is not a
  * terminal, or NO_COLOR is set): the same layout — bullets, indentation,
  * "text (url)" — and not one escape code.

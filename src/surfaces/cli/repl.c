@@ -40,6 +40,7 @@
 #include "surfaces/cli/complete.h"
 #include "surfaces/cli/footer.h"
 #include "surfaces/cli/keys.h"
+#include "surfaces/cli/fold.h"
 #include "surfaces/cli/run_view.h"
 #include "surfaces/cli/setup.h"
 #include "surfaces/cli/slash.h"
@@ -679,6 +680,8 @@ static void editor_open(repl *r)
     el_wset(r->el, EL_ADDFN, L"loom-mode", L"the next permission mode", mode_key);
     el_set(r->el, EL_BIND, "\033[Z", "loom-mode", NULL); /* Shift-Tab */
     el_set(r->el, EL_BIND, "^R", "em-inc-search-prev", NULL);
+    el_wset(r->el, EL_ADDFN, L"loom-expand", L"print the last folded result whole", fold_key);
+    el_set(r->el, EL_BIND, "^O", "loom-expand", NULL);
     el_source(r->el, NULL); /* the user's ~/.editrc, if any (it may rebind Tab) */
 }
 

@@ -1,7 +1,8 @@
 /* run_view.c — one run of the REPL, drawn as its events arrive (see
- * run_view.h): the model's text through the Markdown renderer, a header
- * and a few result lines per tool call, warnings, heartbeat events, the
- * approval question answered by one key, and AskUserQuestion.
+ * run_view.h): the model's text through the Markdown renderer, its
+ * thinking (thinking.c), each tool call and its result (tool_view.c),
+ * warnings, heartbeat events, the approval question answered by one key,
+ * and AskUserQuestion.
  *
  * Threads: the main thread drains the run's queue and draws every event, so
  * rendering never happens on the run's thread; the run's threads only
@@ -28,14 +29,8 @@
 #include "surfaces/cli/elicit_form.h"
 #include "surfaces/cli/render.h"
 #include "surfaces/cli/term_out.h"
-
-/* Lines of a tool's result shown under its call. */
-#define RESULT_LINES 3
-
-typedef struct started_call {
-    char *id;
-    char *header;    /* "Bash(npm test)" */
-} started_call;
+#include "surfaces/cli/thinking.h"
+#include "surfaces/cli/tool_view.h"
 
 /* AskUserQuestion: the run's thread hands the questions to the main thread
  * and waits for its answer. */
@@ -55,10 +50,8 @@ typedef struct run_view {
     long long tokens_done;   /* output tokens of finished model calls */
     long long bytes_now;     /* text + reasoning bytes of the call under way */
     bool turn_text;          /* this model call printed text */
-    started_call *calls;
-    size_t n_calls;
-    const char *last_header; /* id of the call whose header was printed last */
-    int tools_running;
+    tool_view tv;            /* the tool calls and their results */
+    thinking_view think;     /* the model's thinking, until it is complete */
     ask_slot ask;
     agent_tree *agents;      /* the running sub-agents, drawn under the spinner */
 } run_view;
@@ -103,190 +96,25 @@ static void view_tokens(run_view *v)
     spinner_tokens(v->r->host.out.spin, v->tokens_done + v->bytes_now / 4);
 }
 
+/* The thinking so far, once the model moves on from it. */
+static void flush_thinking(run_view *v)
+{
+    if (!v->think.text.len)
+        return;
+    loom_str out = LOOM_STR_INIT;
+    thinking_flush(&v->think, &v->r->host.out, v->r->opt.verbose, term_columns(), &out);
+    term_write(&v->r->host.out, str_cstr(&out), out.len);
+    str_free(&out);
+    v->tv.last_header = NULL;
+}
+
 static void flush_text(run_view *v)
 {
+    flush_thinking(v);
     loom_str out = LOOM_STR_INIT;
     render_stream_finish(v->md, &out);
     term_write(&v->r->host.out, str_cstr(&out), out.len);
     str_free(&out);
-}
-
-static const char *field(const json_t *input, const char *key)
-{
-    const char *s = json_get_str(input, key, NULL);
-    return s && *s ? s : NULL;
-}
-
-/* The most telling input of a call, as the user would recognise it. */
-static char *call_argument(const repl *r, const char *tool, const json_t *input)
-{
-    const char *s = NULL;
-    if (!strcmp(tool, "Bash"))
-        s = field(input, "command");
-    else if (!strcmp(tool, "Read") || !strcmp(tool, "Write") || !strcmp(tool, "Edit") ||
-             !strcmp(tool, "MultiEdit") || !strcmp(tool, "NotebookEdit"))
-        s = field(input, "file_path") ? field(input, "file_path") : field(input, "notebook_path");
-    else if (!strcmp(tool, "Glob") || !strcmp(tool, "Grep"))
-        s = field(input, "pattern");
-    else if (!strcmp(tool, "WebFetch"))
-        s = field(input, "url");
-    else if (!strcmp(tool, "WebSearch"))
-        s = field(input, "query");
-    else if (!strcmp(tool, "TaskOutput") || !strcmp(tool, "TaskStop"))
-        s = field(input, "task_id");
-    else if (!strcmp(tool, "Task") || !strcmp(tool, "Agent"))
-        s = field(input, "description");
-    if (!strcmp(tool, "TodoWrite")) {
-        loom_str t = LOOM_STR_INIT;
-        size_t n = json_array_size(json_get_arr(input, "todos"));
-        str_printf(&t, "%zu item%s", n, n == 1 ? "" : "s");
-        return str_steal(&t);
-    }
-    if (!strcmp(tool, "AskUserQuestion")) {
-        const json_t *q = json_array_get(json_get_arr(input, "questions"), 0);
-        s = field(q, "question");
-    }
-    if (!s && json_is_object(input)) {
-        const char *k;
-        json_t *val;
-        json_object_foreach((json_t *)input, k, val) {
-            if (json_is_string(val) && *json_string_value(val)) {
-                s = json_string_value(val);
-                break;
-            }
-        }
-    }
-    if (!s)
-        return xstrdup("");
-    /* Paths inside the working directory read better relative. */
-    size_t n = strlen(r->host.cwd);
-    if (!strncmp(s, r->host.cwd, n) && s[n] == '/' && s[n + 1])
-        s += n + 1;
-    return xstrdup(s);
-}
-
-static void print_header(run_view *v, const char *header, bool failed)
-{
-    repl *r = v->r;
-    loom_str out = LOOM_STR_INIT;
-    str_putc(&out, '\n'); /* a blank line before each block */
-    term_put_tone(&r->host.out, &out, failed ? TONE_RED : TONE_PLAIN, "\xe2\x97\x8f ", 4); /* ● */
-    loom_str bold = LOOM_STR_INIT;
-    term_put_clipped(&bold, header, strlen(header), term_columns() - 2);
-    term_put_tone(&r->host.out, &out, TONE_BOLD, str_cstr(&bold), bold.len);
-    str_putc(&out, '\n');
-    term_write(&r->host.out, str_cstr(&out), out.len);
-    str_free(&out);
-    str_free(&bold);
-}
-
-static void on_tool_started(run_view *v, const json_t *p)
-{
-    const char *tool = json_get_str(p, "tool", "?");
-    const char *id = json_get_str(p, "call_id", "");
-    char *arg = call_argument(v->r, tool, json_get_obj(p, "input"));
-    loom_str h = LOOM_STR_INIT;
-    /* One line: a multi-line command shows its first line. */
-    size_t first = strcspn(arg, "\n");
-    str_printf(&h, "%s(%.*s%s)", tool, (int)first, arg, arg[first] ? " \xe2\x80\xa6" : "");
-    free(arg);
-    v->calls = xrealloc(v->calls, (v->n_calls + 1) * sizeof *v->calls);
-    v->calls[v->n_calls].id = xstrdup(id);
-    v->calls[v->n_calls].header = str_steal(&h);
-    print_header(v, v->calls[v->n_calls].header, false);
-    v->last_header = v->calls[v->n_calls].id;
-    v->n_calls++;
-    v->tools_running++;
-    char label[96];
-    snprintf(label, sizeof label, "Running %s\xe2\x80\xa6", tool);
-    spinner_label(v->r->host.out.spin, label);
-}
-
-static void on_tool_done(run_view *v, const json_t *p)
-{
-    repl *r = v->r;
-    const char *id = json_get_str(p, "call_id", "");
-    const char *tool = json_get_str(p, "tool", "?");
-    bool error = json_get_bool(p, "is_error", false);
-    const char *output = json_get_str(p, "output", "");
-    long long total = json_get_int(p, "output_chars", 0);
-    size_t len = strlen(output);
-    bool cut = total > (long long)len;
-    /* Results of parallel calls can come after another call's header. */
-    if (!v->last_header || strcmp(v->last_header, id) != 0)
-        for (size_t i = 0; i < v->n_calls; i++)
-            if (!strcmp(v->calls[i].id, id)) {
-                print_header(v, v->calls[i].header, error);
-                break;
-            }
-    v->last_header = NULL;
-    while (len && (output[len - 1] == '\n' || output[len - 1] == '\r'))
-        len--;
-    size_t lines = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += output[i] == '\n';
-    lines += len > 0;
-
-    int cols = term_columns() - 5;
-    loom_str out = LOOM_STR_INIT;
-    term_tone tone = error ? TONE_RED : TONE_PLAIN;
-    const char *lead = "  \xe2\x8e\xbf  "; /* "  ⎿  " */
-    if (!len) {
-        str_puts(&out, lead);
-        term_put_tone(&r->host.out, &out, error ? TONE_RED : TONE_DIM, error ? "(failed, no message)" : "(no output)",
-                 error ? 20 : 11);
-        str_putc(&out, '\n');
-    } else if ((!strcmp(tool, "Edit") || !strcmp(tool, "Write")) && !error) {
-        /* "The file … has been updated." — the snippet after it is for the model. */
-        const char *nl = memchr(output, '\n', len);
-        size_t n = nl ? (size_t)(nl - output) : len;
-        const char *here = strstr(output, " Here is the result");
-        if (here && (size_t)(here - output) < n)
-            n = (size_t)(here - output);
-        loom_str line = LOOM_STR_INIT;
-        term_put_clipped(&line, output, n, cols);
-        str_puts(&out, lead);
-        term_put_tone(&r->host.out, &out, TONE_DIM, str_cstr(&line), line.len);
-        str_putc(&out, '\n');
-        str_free(&line);
-    } else if (!strcmp(tool, "Read") && !error) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "Read %zu%s line%s", lines, cut ? "+" : "", lines == 1 && !cut ? "" : "s");
-        str_puts(&out, lead);
-        term_put_tone(&r->host.out, &out, TONE_DIM, msg, strlen(msg));
-        str_putc(&out, '\n');
-    } else {
-        const char *s = output;
-        const char *end = output + len;
-        for (size_t i = 0; i < RESULT_LINES && s < end; i++) {
-            const char *nl = memchr(s, '\n', (size_t)(end - s));
-            size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-            loom_str line = LOOM_STR_INIT;
-            term_put_clipped(&line, s, n, cols);
-            str_puts(&out, i == 0 ? lead : "     ");
-            term_put_tone(&r->host.out, &out, tone, str_cstr(&line), line.len);
-            str_putc(&out, '\n');
-            str_free(&line);
-            s = nl ? nl + 1 : end;
-        }
-        if (lines > RESULT_LINES || cut) {
-            char more[96];
-            if (cut)
-                snprintf(more, sizeof more, "\xe2\x80\xa6 +%zu lines (%lld characters in all)",
-                         lines > RESULT_LINES ? lines - RESULT_LINES : 0, total);
-            else
-                snprintf(more, sizeof more, "\xe2\x80\xa6 +%zu lines", lines - RESULT_LINES);
-            str_puts(&out, "     ");
-            term_put_tone(&r->host.out, &out, TONE_DIM, more, strlen(more));
-            str_putc(&out, '\n');
-        }
-    }
-    term_write(&r->host.out, str_cstr(&out), out.len);
-    str_free(&out);
-    if (--v->tools_running <= 0) {
-        v->tools_running = 0;
-        spinner_label(r->host.out.spin, "Thinking\xe2\x80\xa6");
-    }
 }
 
 static void on_warning(run_view *v, const json_t *p)
@@ -295,6 +123,7 @@ static void on_warning(run_view *v, const json_t *p)
     if (!strcmp(kind, "model_retry")) {
         /* The reply starts over: what is held back belongs to the failed try. */
         render_stream_discard(v->md);
+        str_clear(&v->think.text);
         v->bytes_now = 0;
         view_tokens(v);
         /* One line each: the final error, if it comes to that, is shown whole. */
@@ -346,54 +175,7 @@ static void on_heartbeat(run_view *v, const json_t *p)
     str_free(&line);
     /* The line sits between a running call and its result: repeat the
      * call's line above the result. */
-    v->last_header = NULL;
-}
-
-/* Lines of a command shown in an approval before "… +N lines": enough to
- * judge a script, not so many that the question scrolls away. */
-#define APPROVAL_LINES 12
-
-/* What the person approves, shown whole: Bash's command line by line (a
- * one-line header could hide a second line), otherwise the call's argument
- * as the tool line shows it. */
-static void approval_subject(run_view *v, loom_str *out, const char *tool, const json_t *input)
-{
-    repl *r = v->r;
-    int cols = term_columns() - 4;
-    const char *cmd = !strcmp(tool, "Bash") ? field(input, "command") : NULL;
-    if (!cmd) {
-        char *arg = call_argument(r, tool, input);
-        if (*arg) {
-            loom_str line = LOOM_STR_INIT;
-            term_put_clipped(&line, arg, strlen(arg), cols);
-            str_puts(out, "    ");
-            term_put_tone(&r->host.out, out, TONE_BOLD, str_cstr(&line), line.len);
-            str_putc(out, '\n');
-            str_free(&line);
-        }
-        free(arg);
-        return;
-    }
-    const char *s = cmd;
-    size_t shown = 0, total = 1;
-    for (const char *p = cmd; *p; p++)
-        total += *p == '\n' && p[1];
-    while (*s && shown < APPROVAL_LINES) {
-        size_t n = strcspn(s, "\n");
-        loom_str line = LOOM_STR_INIT;
-        term_put_clipped(&line, s, n, cols);
-        str_puts(out, "    ");
-        term_put_tone(&r->host.out, out, TONE_BOLD, str_cstr(&line), line.len);
-        str_putc(out, '\n');
-        str_free(&line);
-        shown++;
-        s += n + (s[n] == '\n');
-    }
-    if (total > shown) {
-        char more[48];
-        snprintf(more, sizeof more, "    \xe2\x80\xa6 +%zu lines\n", total - shown);
-        term_put_tone(&r->host.out, out, TONE_DIM, more, strlen(more));
-    }
+    v->tv.last_header = NULL;
 }
 
 /* ---- the approval key ---------------------------------------------------------
@@ -560,7 +342,7 @@ static void on_approval(run_view *v, const json_t *p)
     term_put_tone(&r->host.out, &out, TONE_YELLOW, line.ptr, line.len);
     str_putc(&out, '\n');
     str_free(&head);
-    approval_subject(v, &out, tool, input);
+    tool_view_approval_subject(&v->tv, &out, tool, input);
     if (*why) {
         str_clear(&line);
         term_put_clipped(&line, why, strlen(why), term_columns() - 2);
@@ -604,7 +386,7 @@ static void on_approval(run_view *v, const json_t *p)
     term_write(&r->host.out, ask, strlen(ask));
     /* The answer sits between the call and its result: repeat the call's
      * line above the result. */
-    v->last_header = NULL;
+    v->tv.last_header = NULL;
 
     size_t before_keys = repl_typeahead()->len;
     int key = keys ? approval_key(grant != NULL) : -1;
@@ -719,7 +501,7 @@ static void serve_question(run_view *v)
     free(server);
     if (!answer && repl_sigint_seen())
         loom_run_cancel(v->run);
-    v->last_header = NULL; /* the answer sits between the call and its result */
+    v->tv.last_header = NULL; /* the answer sits between the call and its result */
     pthread_mutex_lock(&v->ask.m);
     v->ask.answer = answer;
     v->ask.answered = true;
@@ -734,8 +516,13 @@ static void on_token(run_view *v, const loom_event *ev)
     size_t n = strlen(ev->text);
     v->bytes_now += (long long)n;
     view_tokens(v);
+    if (n && ev->channel && !strcmp(ev->channel, "reasoning")) {
+        thinking_feed(&v->think, ev->text, n); /* shown once complete */
+        return;
+    }
     if (!n || !ev->channel || strcmp(ev->channel, "text") != 0)
-        return; /* reasoning shows as the spinner's "Thinking…" only */
+        return;
+    flush_thinking(v);
     if (!v->turn_text)
         term_write(&v->r->host.out, "\n", 1); /* a blank line before each block */
     loom_str out = LOOM_STR_INIT;
@@ -745,27 +532,13 @@ static void on_token(run_view *v, const loom_event *ev)
     str_free(&out);
 }
 
-/* An MCP tool's progress: the spinner says how far it got. */
-static void on_progress(run_view *v, const json_t *p)
-{
-    char label[160];
-    const char *msg = json_get_str(p, "message", NULL);
-    double done = json_get_num(p, "progress", 0), total = json_get_num(p, "total", -1);
-    if (total > 0)
-        snprintf(label, sizeof label, "%s %.0f/%.0f%s%.80s", json_get_str(p, "tool", ""), done,
-                 total, msg ? " \xc2\xb7 " : "", msg ? msg : "");
-    else
-        snprintf(label, sizeof label, "%s %.0f%s%.80s", json_get_str(p, "tool", ""), done,
-                 msg ? " \xc2\xb7 " : "", msg ? msg : "");
-    spinner_label(v->r->host.out.spin, label);
-}
-
 /* The tree's lines under the spinner, redrawn as agents move and as their
  * clocks tick. */
 static void agents_refresh(run_view *v)
 {
     loom_str lines = LOOM_STR_INIT;
     agent_tree_render(v->agents, clock_mono_ms(), term_columns() - 1, &lines);
+    tool_view_live_lines(&v->tv, term_columns() - 1, &lines); /* a command's last lines */
     spinner_below(v->r->host.out.spin, lines.len ? str_cstr(&lines) : NULL);
     str_free(&lines);
 }
@@ -785,7 +558,7 @@ static void on_agent_completed(run_view *v, const json_t *p)
     str_free(&out);
     str_free(&line);
     agents_refresh(v);
-    v->last_header = NULL; /* the line sits between the Agent call and its result */
+    v->tv.last_header = NULL; /* the line sits between the Agent call and its result */
 }
 
 /* An event a sub-agent's run forwarded: its tool calls move its tree line;
@@ -801,7 +574,7 @@ static void on_agent_event(run_view *v, const char *agent_id, loom_event_type ty
             who = agent_tree_name(v->agents, agent_id);
         term_printf(&v->r->host.out, TONE_YELLOW, "\xe2\x9a\xa0 [agent %.80s] %s\n",
                     who && *who ? who : agent_id, json_get_str(p, "message", ""));
-        v->last_header = NULL;
+        v->tv.last_header = NULL;
         return;
     }
     if (type == LOOM_EV_TOOL_STARTED)
@@ -843,9 +616,12 @@ static void on_event(run_view *v, const loom_event *ev)
         view_tokens(v);
     } else if (type == LOOM_EV_TOOL_STARTED) {
         flush_text(v);
-        on_tool_started(v, p);
+        tool_view_started(&v->tv, p);
     } else if (type == LOOM_EV_TOOL_FINISHED || type == LOOM_EV_TOOL_FAILED) {
-        on_tool_done(v, p);
+        bool live = v->tv.live_id != NULL;
+        tool_view_done(&v->tv, p);
+        if (live && !v->tv.live_id)
+            agents_refresh(v); /* the command's live lines go */
     } else if (type == LOOM_EV_WARNING_EMITTED) {
         on_warning(v, p);
     } else if (type == LOOM_EV_HEARTBEAT_EVENT) {
@@ -853,7 +629,8 @@ static void on_event(run_view *v, const loom_event *ev)
     } else if (type == LOOM_EV_APPROVAL_REQUESTED) {
         on_approval(v, p);
     } else if (type == LOOM_EV_TOOL_PROGRESS) {
-        on_progress(v, p);
+        if (tool_view_progress(&v->tv, p))
+            agents_refresh(v);
     } else if (type == LOOM_EV_MCP_SERVER_CHANGED &&
                !strcmp(json_get_str(p, "state", ""), "failed")) {
         flush_text(v);
@@ -902,6 +679,7 @@ void run_view_run(repl *r, const char *goal)
 {
     run_view v = {.r = r};
     v.md = render_stream_new(r->host.out.color, term_columns());
+    tool_view_init(&v.tv, &r->host.out, r->host.cwd);
     pthread_mutex_init(&v.ask.m, NULL);
     pthread_cond_init(&v.ask.c, NULL);
     v.agents = agent_tree_new();
@@ -948,11 +726,8 @@ void run_view_run(repl *r, const char *goal)
     repl_tty_quiet(false);
     loom_run_free(run);
 done:
-    for (size_t i = 0; i < v.n_calls; i++) {
-        free(v.calls[i].id);
-        free(v.calls[i].header);
-    }
-    free(v.calls);
+    tool_view_free(&v.tv);
+    thinking_free(&v.think);
     agent_tree_free(v.agents);
     render_stream_free(v.md);
     pthread_mutex_destroy(&v.ask.m);

@@ -17,6 +17,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "surfaces/cli/doctor.h"
+#include "surfaces/cli/fold.h"
 #include "surfaces/cli/slash_agents.h"
 #include "surfaces/cli/slash_context.h"
 #include "surfaces/cli/slash_ext.h"
@@ -457,6 +458,8 @@ static const slash_cmd commands[] = {
      slash_skills},
     {"output-style", "[NAME]", "list the output styles, or switch to NAME (kept in "
      ".loom/settings.local.json)", slash_output_style},
+    {"expand", "[N]", "print the Nth-last folded result whole (1, the newest, is also Ctrl-O)",
+     fold_expand_cmd},
     {"exit", NULL, "quit (also /quit, Ctrl-D)", cmd_exit},
     {"quit", NULL, NULL, cmd_exit},
     {NULL, NULL, NULL, NULL},
@@ -492,6 +495,8 @@ static void cmd_help(slash_host *r, const char *args)
     term_printf(&r->out, TONE_DIM, "search the history\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Esc");
     term_printf(&r->out, TONE_DIM, "in a run, interrupt it\n");
+    term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-O");
+    term_printf(&r->out, TONE_DIM, "print the last folded result whole (again: the one before)\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-C");
     term_printf(&r->out, TONE_DIM, "clear the line (twice on an empty one: quit); in a run, interrupt it (twice: quit)\n");
     term_printf(&r->out, TONE_PLAIN, "  %-20s", "Ctrl-D");

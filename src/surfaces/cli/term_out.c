@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -19,7 +20,9 @@ int term_columns(void)
     struct winsize ws;
     if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
         return ws.ws_col;
-    return 80;
+    const char *env = getenv("COLUMNS"); /* not a terminal: what the caller says */
+    int cols = env ? atoi(env) : 0;
+    return cols >= 20 && cols <= 1000 ? cols : 80;
 }
 
 void term_write(term_out *t, const char *s, size_t n)

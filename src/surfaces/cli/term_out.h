@@ -42,7 +42,7 @@ void term_write_control(term_out *t, const char *seq);
  * form (^[, ^M, <U+202E>), so text from outside (a tool's output, a file
  * name) cannot restyle the terminal or hide part of itself. */
 void term_put_clipped(loom_str *out, const char *s, size_t n, int cols);
-/* Terminal columns of stdout (80 when unknown). */
+/* Terminal columns of stdout; not a terminal: COLUMNS, else 80. */
 int term_columns(void);
 
 #endif

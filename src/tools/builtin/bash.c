@@ -11,11 +11,18 @@
  * Under a sandbox policy (sandbox/sandbox.h) the command runs confined: the
  * rules are built here, put on the child between fork and exec, and what the
  * sandbox blocked is read back from the output into sandboxDenied,
- * sandboxBlockedPaths, networkBlocked and a note for the model. */
+ * sandboxBlockedPaths, networkBlocked and a note for the model.
+ *
+ * While a foreground command runs, its output goes out as it comes as
+ * tool.progress events {call_id, tool, progress: bytes so far, output: the
+ * new text} (docs/events.md), at most LIVE_PER_S a second plus one at the
+ * end, up to LIVE_CAP bytes a call: the REPL shows the last lines live. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
+#include "base/event.h"
 #include "base/proc.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_report.h"
@@ -30,6 +37,10 @@
  * of what was captured (said so in the output). */
 #define BASH_CAPTURE_CAP ((size_t)8 << 20)
 #define BASH_GRACE_MS 2000
+/* Live output: an event at most every 1000/LIVE_PER_S ms; past LIVE_CAP
+ * bytes a call the rest is only in the result. */
+#define LIVE_PER_S 10
+#define LIVE_CAP ((size_t)1 << 20)
 
 static const char BASH_SCHEMA[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -197,6 +208,50 @@ static int run_background(const char *command, const char *description, tool_ctx
     return 0;
 }
 
+/* What has been read and not yet sent, for one call. */
+typedef struct live_out {
+    tool_ctx *ctx;
+    loom_str held;
+    size_t taken;     /* bytes taken into held so far (sent or not) */
+    int64_t last_ms;  /* when the last event went out */
+} live_out;
+
+/* Sends held up to its last whole UTF-8 character. */
+static void live_send(live_out *lo)
+{
+    size_t n = lo->held.len;
+    size_t back = 0; /* an unfinished character at the end waits */
+    while (back < 3 && back < n && ((unsigned char)lo->held.ptr[n - 1 - back] & 0xC0) == 0x80)
+        back++;
+    if (back < n) {
+        unsigned char lead = (unsigned char)lo->held.ptr[n - 1 - back];
+        size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+        if (need > back + 1)
+            n -= back + 1;
+    }
+    if (!n)
+        return;
+    lo->ctx->emit(lo->ctx->emit_ctx, LOOM_EV_TOOL_PROGRESS,
+                  event_tool_output(lo->ctx->call_id, "Bash", lo->taken - (lo->held.len - n),
+                                    lo->held.ptr, n));
+    str_consume(&lo->held, n);
+}
+
+static void live_output(void *p, int stream, const char *data, size_t n)
+{
+    live_out *lo = p;
+    if (stream && n && lo->taken < LIVE_CAP) {
+        size_t keep = n < LIVE_CAP - lo->taken ? n : LIVE_CAP - lo->taken;
+        str_append(&lo->held, data, keep);
+        lo->taken += keep;
+    }
+    int64_t now = clock_mono_ms();
+    if (!lo->held.len || now - lo->last_ms < 1000 / LIVE_PER_S)
+        return;
+    lo->last_ms = now;
+    live_send(lo);
+}
+
 static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     loom_str why = LOOM_STR_INIT;
@@ -250,10 +305,18 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         spec.supervise = sandbox_supervise;
         spec.supervise_ctx = prep;
     }
+    live_out live = {.ctx = ctx};
+    if (ctx->emit) {
+        spec.on_output = live_output;
+        spec.output_ctx = &live;
+    }
     proc_result r;
     loom_error err;
     loom_error_clear(&err);
     int rc = proc_run(&spec, &r, &err);
+    if (live.held.len)
+        live_send(&live); /* the end: what was held back */
+    str_free(&live.held);
     sandbox_prep_free(prep);
     shell_env_free(env);
     if (rc < 0) {

@@ -58,11 +58,14 @@ typedef struct edit_plan {
     size_t n_replaced;
     size_t change_at;    /* byte offset of the first replacement in content */
     size_t change_len;   /* its length */
+    char *before;        /* the file before the edit (NULL for a new file) */
+    size_t before_len;
 } edit_plan;
 
 static void plan_free(edit_plan *p)
 {
     free(p->path);
+    free(p->before);
     str_free(&p->content);
     memset(p, 0, sizeof *p);
 }
@@ -227,6 +230,11 @@ static int edit_plan_make(const json_t *input, const tool_ctx *ctx, edit_plan *p
 out:
     str_free(&o2);
     str_free(&n2);
+    if (rc == 0) {
+        p->before = data; /* the result's structuredPatch is diffed against it */
+        p->before_len = len;
+        data = NULL;
+    }
     free(data);
     if (rc == 0)
         p->path = path;
@@ -310,6 +318,7 @@ static int edit_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         }
         out->raw = json_pack("{s:s, s:s, s:I}", "type", p.exists ? "update" : "create",
                              "filePath", p.path, "replacements", (json_int_t)p.n_replaced);
+        tool_raw_patch(out->raw, p.before, p.before_len, str_cstr(&p.content), p.content.len);
     }
     plan_free(&p);
     return 0;

@@ -1,9 +1,11 @@
-/* file_commit.c — backup, then atomic write, for the file-writing tools. */
+/* file_commit.c — backup, then atomic write, for the file-writing tools;
+ * and the structuredPatch their results carry. Any thread (per call). */
 #include "tools/builtin/file_commit.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/diff.h"
 #include "base/fileio.h"
 #include "heartbeat/heartbeat.h"
 #include "session/file_history.h"
@@ -50,4 +52,18 @@ int file_commit(tool_ctx *ctx, const char *path, bool exists, const void *data, 
         return -1;
     }
     return 0;
+}
+
+void tool_raw_patch(json_t *raw, const char *before, size_t before_len, const char *after,
+                    size_t after_len)
+{
+    /* A file this big is not diffed: the diff would cost more than the write. */
+    if (!raw || before_len > TOOL_PATCH_MAX_FILE || after_len > TOOL_PATCH_MAX_FILE)
+        return;
+    diff_result d;
+    diff_texts(before, before ? before_len : 0, after, after_len, 3, &d);
+    json_t *patch = diff_structured_patch(&d, TOOL_PATCH_MAX_LINES);
+    if (patch)
+        json_object_set_new(raw, "structuredPatch", patch);
+    diff_result_free(&d);
 }

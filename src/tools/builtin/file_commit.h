@@ -8,11 +8,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/json.h"
 #include "tools/tool.h"
 
 /* 0, or -1 with an error result already set in out. mode < 0: a new file
  * (created with the umask). */
 int file_commit(tool_ctx *ctx, const char *path, bool exists, const void *data, size_t len,
                 int mode, tool_result *out);
+
+/* Adds Claude Code's structuredPatch (base/diff.h, 3 lines of context) of
+ * before -> after to raw, the result's metadata: the REPL draws the diff
+ * from it. Left out when the patch would pass TOOL_PATCH_MAX_LINES lines
+ * (a whole file rewritten), so the session does not carry the file twice,
+ * and for a file of more than TOOL_PATCH_MAX_FILE bytes.
+ * before NULL: a new file. */
+#define TOOL_PATCH_MAX_LINES 2000
+#define TOOL_PATCH_MAX_FILE ((size_t)4 << 20) /* bytes: bigger files get no patch */
+void tool_raw_patch(json_t *raw, const char *before, size_t before_len, const char *after,
+                    size_t after_len);
 
 #endif

@@ -124,6 +124,14 @@ static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     /* The length, not strlen: the content is written exactly as given. */
     const char *data = json_string_value(content);
     size_t len = json_string_length(content);
+    /* What the file held, for the result's structuredPatch. */
+    char *before = NULL;
+    size_t before_len = 0;
+    loom_error ignore;
+    struct stat was;
+    if (p.exists && stat(p.path, &was) == 0 && (size_t)was.st_size <= TOOL_PATCH_MAX_FILE &&
+        file_read_all(p.path, &before, &before_len, &ignore) != 0)
+        before = NULL;
     if (file_commit(ctx, p.path, p.exists, data, len, p.mode, out) == 0) {
         if (p.exists)
             str_printf(&out->text, "The file %s has been updated.", p.path);
@@ -131,7 +139,10 @@ static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
             str_printf(&out->text, "File created successfully at: %s", p.path);
         out->raw = json_pack("{s:s, s:s, s:I}", "type", p.exists ? "update" : "create",
                              "filePath", p.path, "bytes", (json_int_t)len);
+        if (!p.exists || before) /* an unread old file is not an empty one */
+            tool_raw_patch(out->raw, before, before_len, data, len);
     }
+    free(before);
     plan_free(&p);
     return 0;
 }
