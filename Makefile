@@ -61,5 +61,14 @@ uninstall:
 	@sed 's|^|$(DESTDIR)|' $(BUILD)/install_manifest.txt | tr '\n' '\0' | xargs -0 -r rm -fv --
 	@rm -f $(BUILD)/install_manifest.txt
 
+bench: deps all
+	@bash bench/run.sh $(BUILD)
+
+fuzz: deps
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOOM_FUZZ=ON \
+	  -DLOOM_SANITIZE=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
