@@ -8,8 +8,10 @@
 # `cmake -S /tmp/base -B /tmp/base/build && cmake --build /tmp/base/build
 # --target loom`), its loom runs in turn with this one against the same mock
 # and settings, and the ratio this/baseline is printed: 1.10 is 10% slower.
-# Only public tools: bash, and what BUILD holds (loom, mockllm,
-# bench_startup). Results also go to bench/results/startup.txt.
+# BENCH_LOOM=PATH measures that loom instead of BUILD's (another branch's
+# build, which may have no bench_startup). Only public tools: bash, and
+# what BUILD holds (loom, mockllm, bench_startup). Results also go to
+# bench/results/startup.txt.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-build}" && pwd)
@@ -19,9 +21,11 @@ if [ -n "${2:-}" ]; then
   [ -x "$baseline" ] || { echo "bench/startup.sh: no loom in $2" >&2; exit 2; }
 fi
 runs=${BENCH_RUNS:-20}
-for f in loom mockllm bench_startup; do
+for f in mockllm bench_startup; do
   [ -x "$build/$f" ] || { echo "bench/startup.sh: $build/$f is missing (make all)" >&2; exit 2; }
 done
+loom=${BENCH_LOOM:-$build/loom}
+[ -x "$loom" ] || { echo "bench/startup.sh: no loom at $loom" >&2; exit 2; }
 t=$(mktemp -d /tmp/loom-startup.XXXXXX)
 mock=
 trap '[ -n "$mock" ] && kill $mock 2>/dev/null; rm -rf "$t"' EXIT
@@ -45,6 +49,6 @@ export ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$t/port")" ANTHROPIC_API_KEY=
 mkdir -p "$root/bench/results"
 cd "$t/proj"
 {
-  echo "loom: $build/loom${baseline:+   baseline: $baseline}"
-  "$build/bench_startup" "$t/mock.jsonl" "$runs" "$build/loom" ${baseline:+"$baseline"}
+  echo "loom: $loom${baseline:+   baseline: $baseline}"
+  "$build/bench_startup" "$t/mock.jsonl" "$runs" "$loom" ${baseline:+"$baseline"}
 } | tee "$root/bench/results/startup.txt"
