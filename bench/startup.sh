@@ -24,7 +24,7 @@ runs=${BENCH_RUNS:-20}
 for f in mockllm bench_startup; do
   [ -x "$build/$f" ] || { echo "bench/startup.sh: $build/$f is missing (make all)" >&2; exit 2; }
 done
-loom=${BENCH_LOOM:-$build/loom}
+loom=$(realpath -- "${BENCH_LOOM:-$build/loom}")
 [ -x "$loom" ] || { echo "bench/startup.sh: no loom at $loom" >&2; exit 2; }
 t=$(mktemp -d /tmp/loom-startup.XXXXXX)
 mock=
