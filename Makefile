@@ -4,8 +4,12 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+# make install: where (PREFIX), and under which staging root (DESTDIR, for
+# packagers and tests: files land in $(DESTDIR)$(PREFIX)/…).
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all deps layers test test-plain test-asan demo bench fuzz clean
+.PHONY: all deps layers test test-plain test-asan demo bench fuzz install uninstall clean
 
 all:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -34,8 +38,28 @@ test-asan:
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-demo: deps all
+# The demo needs only the loom program; its build is shown one line a stage
+# (scripts/quiet_build.sh: errors in full when there are any).
+demo: deps
+	@bash scripts/quiet_build.sh $(BUILD) $(JOBS) loom
 	@bash scripts/demo.sh $(BUILD)/loom
+
+# bin/loom, lib/libloom.so (with its SONAME link), include/loom.h and
+# loom_protocol.h, lib/pkgconfig/loom.pc and share/man/man1/loom.1 under
+# $(DESTDIR)$(PREFIX). Builds only what it installs, and leaves an existing
+# build folder's type alone (docs/cli.md, *Installing*).
+install:
+	@bash scripts/quiet_build.sh $(BUILD) $(JOBS) loom libloom
+	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# Removes what the last `make install` from $(BUILD) installed: the files
+# CMake's install_manifest.txt lists, under the same DESTDIR (give it again;
+# the manifest holds the paths without it).
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || \
+	  { echo "make uninstall: nothing installed from $(BUILD) ($(BUILD)/install_manifest.txt is missing)" >&2; exit 1; }
+	@sed 's|^|$(DESTDIR)|' $(BUILD)/install_manifest.txt | tr '\n' '\0' | xargs -0 -r rm -fv --
+	@rm -f $(BUILD)/install_manifest.txt
 
 bench: deps all
 	@bash bench/run.sh $(BUILD)

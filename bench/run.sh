@@ -115,3 +115,8 @@ for turns in 10 100; do
     "\($n)-turn run: loom CPU \(.cpu_user_ms + .cpu_sys_ms | floor) ms (\((.cpu_user_ms + .cpu_sys_ms) / ($n | tonumber) * 100 | floor / 100) ms/turn), peak RSS \(.max_rss_kb) KiB"' \
     "$t/long$turns.log"
 done | tee -a "$root/bench/results/print.txt"
+
+# --- the interactive loom: start to first prompt, line to first request -----
+# (bench/startup.sh; give it a second build folder to compare two commits)
+echo | tee -a "$root/bench/results/print.txt"
+bash "$root/bench/startup.sh" "$build" | tee -a "$root/bench/results/print.txt"

@@ -11,11 +11,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
+# man-db (and the groff-base it brings): tests/e2e/make_install.sh renders
+# the installed man page with man -l and man loom.
 packages=(
   build-essential cmake pkg-config clang
   libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libcmocka-dev
   libyaml-dev libpcre2-dev libsqlite3-dev libseccomp-dev libedit-dev libmd4c-dev
-  ripgrep jq curl tmux python3
+  ripgrep jq curl tmux python3 man-db
 )
 
 missing=()
