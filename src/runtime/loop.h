@@ -121,6 +121,9 @@ typedef struct loop_io {
     json_t *_Atomic *stop_event;
     loop_toolset_port toolset;
     loop_tree_port tree;
+    /* Images the goal attaches ([{mediaType, data (base64)}], borrowed;
+     * NULL: none): they join the user record's content after its text. */
+    const json_t *goal_images;
 } loop_io;
 
 typedef struct loop_result {
