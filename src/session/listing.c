@@ -25,6 +25,14 @@ char *session_title_from_prompt(const char *prompt)
     if (!prompt)
         return NULL;
     const char *p = prompt;
+    /* A REPL `!cmd`'s output the prompt carries is not what it is about. */
+    for (;;) {
+        p += strspn(p, " \t\r\n");
+        const char *end = strncmp(p, "<bash-input>", 12) ? NULL : strstr(p, "</bash-stderr>");
+        if (!end)
+            break;
+        p = end + strlen("</bash-stderr>");
+    }
     /* The first line with something visible on it. */
     for (;;) {
         while (*p == ' ' || *p == '\t' || *p == '\r')
