@@ -80,9 +80,10 @@ static void put_row(term_out *out, const json_t *o, size_t i, bool selected, boo
     const char *id = json_get_str(o, "id", "");
     const char *first = json_get_str(o, "first_prompt", "");
     loom_str second = LOOM_STR_INIT;
-    room = cols - 6 - 10;
+    /* The whole id: ids made close in time share their first digits. */
+    room = cols - 6 - (int)strlen(id) - 2;
     term_put_clipped(&second, first, strlen(first), room < 10 ? 10 : room);
-    term_printf(out, TONE_DIM, "      %.8s  %s\n", id, str_cstr(&second));
+    term_printf(out, TONE_DIM, "      %.40s  %s\n", id, str_cstr(&second));
     str_free(&second);
 }
 
