@@ -463,12 +463,20 @@ char *loom_sessions_json(loom_agent *agent, const char *keep_id)
 void api_session_title(loom_session *s, const char *goal)
 {
     size_t n = transcript_count(s->t);
+    const json_t *first = NULL;
     for (size_t i = 0; i < n; i++) {
-        const char *type = record_type(transcript_record(s->t, i));
+        const json_t *rec = transcript_record(s->t, i);
+        const char *type = record_type(rec);
         if (type && (!strcmp(type, RECORD_TITLE) || !strcmp(type, RECORD_CUSTOM_TITLE)))
             return; /* titled already: the first prompt named it */
+        if (!first && is_user_turn(rec))
+            first = rec;
     }
-    char *title = session_title_from_prompt(goal);
+    /* A session written before titles existed is named by its own first
+     * prompt, not by the one that continues it. */
+    char *text = first ? record_message_text(first) : NULL;
+    char *title = session_title_from_prompt(text && *text ? text : goal);
+    free(text);
     if (!title)
         return;
     loom_error ignore;

@@ -49,6 +49,7 @@ assert_eq "nothing was asked of the model" "$(wc -l < "$MOCK_LOG")" "3"
 repl_launch "$T/proj" --resume
 wait_screen "the picker" "Resume a session of this directory"
 wait_screen "the picker's first row" "1. gamma third task"
+wait_screen "the picker's last line" "Esc cancels"
 s=$(screen)
 assert_contains "the picker shows the age" "$s" "just now"
 assert_contains "and the first prompt under the title" "$s" "$beta  beta second task"
@@ -57,10 +58,10 @@ keys Enter
 wait_screen "the header" "loom 0.1.0"
 assert_eq "the chosen session is open" "$(header_session_id)" "$beta"
 wait_screen "the resume line" "Resumed session $beta"
+wait_prompt "the prompt after the recent turns"
 s=$(screen)
 assert_contains "the recent turns show the prompt" "$s" "› beta second task"
 assert_contains "and the answer" "$s" "Reply B about beta."
-wait_prompt
 type_line "go on with beta"
 wait_screen "the answer" "Beta continued."
 wait_prompt
@@ -85,8 +86,8 @@ assert_contains "then the message" "$last" "what did it print?"
 # /resume N: beta (current, just used) is 1, gamma 2, alpha 3.
 type_line "/resume 3"
 wait_screen "/resume 3" "Resumed session $alpha"
-assert_contains "its recent turns" "$(screen)" "Reply A about alpha."
 wait_prompt
+assert_contains "its recent turns" "$(screen)" "Reply A about alpha."
 
 # An ambiguous prefix lists the candidates with their titles.
 common=$alpha
@@ -95,10 +96,10 @@ for id in "$beta" "$gamma"; do
 done
 type_line "/resume $common"
 wait_screen "the ambiguous prefix" "is ambiguous; it matches:"
+wait_prompt
 s=$(screen)
 assert_contains "the candidates are listed with titles (alpha)" "$s" "$alpha  alpha first task"
 assert_contains "the candidates are listed with titles (gamma)" "$s" "$gamma  gamma third task"
-wait_prompt
 
 # /export, then a refusal to overwrite, then "!".
 type_line "/export"
@@ -119,7 +120,9 @@ assert_eq "the file was left alone" "$(cat "$md")" "mine"
 type_line "/export !"
 wait_until "the file replaced" 10 grep -q "Reply A about alpha." "$md"
 type_line "/export notes/out.md"
-wait_screen "a missing folder is an error" "/export: "
+export_failed() { screen | grep -q "^/export: .*notes/out.md"; }
+wait_until "a missing folder: an error naming the file" 10 export_failed
+check "nothing was written there" test ! -e "$T/proj/notes/out.md"
 wait_prompt
 
 # Leaving says how to come back (the pane stays to be read).

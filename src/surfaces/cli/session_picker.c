@@ -70,20 +70,30 @@ static void put_row(term_out *out, const json_t *o, size_t i, bool selected, boo
     snprintf(tail, sizeof tail, "  %s \xc2\xb7 %lld message%s%s", when, n, n == 1 ? "" : "s",
              current ? " (current)" : "");
     const char *title = json_get_str(o, "title", "(no prompt yet)");
+    /* Nothing may wrap: a redraw counts the lines it wrote. On a narrow
+     * terminal the age and count give way to the title, the id to the
+     * prompt. */
     int room = cols - 6 - (int)strlen(tail);
+    bool with_tail = room >= 10;
+    if (!with_tail)
+        room = cols - 7;
     loom_str line = LOOM_STR_INIT;
-    term_put_clipped(&line, title, strlen(title), room < 10 ? 10 : room);
+    term_put_clipped(&line, title, strlen(title), room < 1 ? 1 : room);
     term_printf(out, selected ? TONE_BOLD : TONE_PLAIN, "%s%2zu. %s", selected ? "\xe2\x9d\xaf " : "  ",
                 i + 1, str_cstr(&line));
-    term_printf(out, TONE_DIM, "%s\n", tail);
+    term_printf(out, TONE_DIM, "%s\n", with_tail ? tail : "");
     str_free(&line);
     const char *id = json_get_str(o, "id", "");
     const char *first = json_get_str(o, "first_prompt", "");
     loom_str second = LOOM_STR_INIT;
     /* The whole id: ids made close in time share their first digits. */
     room = cols - 6 - (int)strlen(id) - 2;
-    term_put_clipped(&second, first, strlen(first), room < 10 ? 10 : room);
-    term_printf(out, TONE_DIM, "      %.40s  %s\n", id, str_cstr(&second));
+    bool with_id = room >= 10;
+    if (!with_id)
+        room = cols - 7;
+    term_put_clipped(&second, first, strlen(first), room < 1 ? 1 : room);
+    term_printf(out, TONE_DIM, "      %.40s%s%s\n", with_id ? id : "", with_id ? "  " : "",
+                str_cstr(&second));
     str_free(&second);
 }
 
@@ -234,9 +244,13 @@ char *picker_choose(term_out *out, const char *sessions_json, const char *curren
     size_t limit = n < PICKER_ROWS ? n : PICKER_ROWS;
     while (!done) {
         int rows = print_rows(out, arr, current_id, sel);
-        term_printf(out, TONE_DIM, "\xe2\x86\x91/\xe2\x86\x93 or a number, Enter resumes, Esc "
-                                   "cancels%s%s\n",
-                    *typed ? " \xc2\xb7 #" : "", typed);
+        char help[96];
+        snprintf(help, sizeof help, "\xe2\x86\x91/\xe2\x86\x93 or a number, Enter resumes, Esc "
+                 "cancels%s%s", *typed ? " \xc2\xb7 #" : "", typed);
+        loom_str hl = LOOM_STR_INIT;
+        term_put_clipped(&hl, help, strlen(help), term_columns() - 1);
+        term_printf(out, TONE_DIM, "%s\n", str_cstr(&hl));
+        str_free(&hl);
         int lines = rows * 2 + (n > limit ? 1 : 0) + 1;
         int k = read_key();
         size_t tl = strlen(typed);
