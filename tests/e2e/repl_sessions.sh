@@ -131,7 +131,10 @@ keys C-d
 assert_eq "exit status 0" "$(wait_exit)" "0"
 assert_contains "the resume command is printed on exit" "$(screen)" "Resume this session with: loom --resume $alpha"
 
-# Esc cancels the picker.
+# Esc cancels the picker. A tmux server of its own: the last one, killed
+# with its dead pane, may still be going away.
+tm kill-server >/dev/null 2>&1 || true
+TMUX_SOCKET="loom-$$-picker"
 repl_launch "$T/proj" --resume
 tm set-option -t repl remain-on-exit on >/dev/null
 wait_screen "the picker again" "1. "
