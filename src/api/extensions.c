@@ -366,8 +366,29 @@ char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, co
     *images = NULL;
     char *name = NULL;
     const char *args = NULL;
-    if (x && goal && goal[0] != '/' && may_attach(goal))
-        return prepare_plain(x, goal, tctx, images, err);
+    if (x && goal && goal[0] != '/' && may_attach(goal)) {
+        char *files = prepare_plain(x, goal, tctx, images, err);
+        if (!files || !strchr(goal, '@'))
+            return files;
+        /* @server:uri mentions too: MCP reads them from the prompt as typed
+         * (never from a file's text) and appends the resources after it. */
+        char *mcp = api_mcp_prepare_goal(s, goal, err);
+        if (!mcp) {
+            free(files);
+            json_decref(*images);
+            *images = NULL;
+            return NULL;
+        }
+        size_t gl = strlen(goal);
+        if (strncmp(mcp, goal, gl) == 0 && mcp[gl]) {
+            loom_str both = LOOM_STR_INIT;
+            str_printf(&both, "%s%s", files, mcp + gl);
+            free(files);
+            files = str_steal(&both);
+        }
+        free(mcp);
+        return files;
+    }
     if (!x || !goal || !command_split(goal, &name, &args))
         return api_mcp_prepare_goal(s, goal, err);
     loom_agent *a = s->agent;
