@@ -84,6 +84,9 @@ assert_contains "and its output" "$last" "<bash-stdout>BANG-OUT-7</bash-stdout><
 assert_contains "then the message" "$last" "what did it print?"
 
 # /resume N: beta (current, just used) is 1, gamma 2, alpha 3.
+type_line "/resume 1"
+wait_screen "/resume 1" "Resumed session $beta · beta second task"
+wait_prompt
 type_line "/resume 3"
 wait_screen "/resume 3" "Resumed session $alpha"
 wait_prompt
