@@ -4,12 +4,12 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/clock.h"
-#include "base/fileio.h"
 #include "base/json.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -220,11 +220,20 @@ json_t *session_describe_text(const char *id, const char *path, const char *text
 
 json_t *session_describe(const char *path)
 {
-    char *data = NULL;
-    size_t len = 0;
-    loom_error ignore;
-    if (file_read_all(path, &data, &len, &ignore) != 0)
+    /* A session that is mostly tool output can be large: what a list
+     * shows is in its first LISTING_READ_MAX bytes. */
+    FILE *f = fopen(path, "rb");
+    if (!f)
         return NULL;
+    struct stat fst;
+    size_t cap = fstat(fileno(f), &fst) == 0 && fst.st_size >= 0 &&
+                         (unsigned long long)fst.st_size < LISTING_READ_MAX
+                     ? (size_t)fst.st_size
+                     : LISTING_READ_MAX;
+    char *data = xmalloc(cap + 1);
+    size_t len = fread(data, 1, cap, f);
+    fclose(f);
+    data[len] = '\0';
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t blen = strlen(base);

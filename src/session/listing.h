@@ -5,7 +5,8 @@
  * "Titles").
  *
  * Session files are outside input: a bad line is skipped, a huge file is
- * read only up to LISTING_SCAN_LINES lines, nothing here fails on content.
+ * read only up to LISTING_SCAN_LINES lines and LISTING_READ_MAX bytes (its
+ * message count is then of that part), nothing here fails on content.
  * No state; any thread. Returned values are the caller's. */
 #ifndef LOOM_SESSION_LISTING_H
 #define LOOM_SESSION_LISTING_H
@@ -15,8 +16,9 @@
 
 /* Titles are cut to this many characters (UTF-8 code points). */
 #define SESSION_TITLE_MAX 60
-/* Lines of one file read to describe it. */
+/* Lines, and bytes, of one file read to describe it. */
 #define LISTING_SCAN_LINES 20000
+#define LISTING_READ_MAX (16 * 1024 * 1024)
 
 /* The title a prompt gives a session: its first non-blank line, blanks
  * collapsed, control characters dropped, cut at a word boundary to at most
