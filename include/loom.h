@@ -323,6 +323,23 @@ const char *loom_session_warning(const loom_session *session, size_t i);
 int loom_session_rewind(loom_session *session, int n_turns, char **report, loom_status *st);
 /* Usage totals of the session so far, as JSON (caller frees). */
 char *loom_session_usage_json(loom_session *session);
+/* The sessions of the agent's working directory, newest first, as a JSON
+ * array (caller frees): [{"id", "title", "created", "modified" (ISO 8601),
+ * "first_prompt", "messages" (user prompts and assistant replies with
+ * text), "path"}]; a field with no value is absent. Sessions with no prompt
+ * yet are left out, except keep_id's (may be NULL: the current one). The
+ * title is the session's title record (the first prompt's first line, cut
+ * to 60 characters, docs/session-format.md), else its first prompt's. */
+char *loom_sessions_json(loom_agent *agent, const char *keep_id);
+/* The conversation along the session's active chain, across compactions,
+ * as a JSON array (caller frees), oldest first: {"kind": "user", "text",
+ * "images"?: N} for a prompt the person typed, {"kind": "assistant",
+ * "text"}, {"kind": "tool_call", "name", "input" (the arguments' JSON
+ * text)}, {"kind": "tool_result", "text", "is_error"}, {"kind": "summary",
+ * "text"} for a compaction's summary. Tool results' images and notes that
+ * never drive a run are left out. For /export and the recent turns shown
+ * on resume. */
+char *loom_session_conversation_json(loom_session *session);
 
 /* MCP servers (docs/mcp.md). A session starts its servers connecting in the
  * background when it is made. */

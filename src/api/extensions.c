@@ -324,13 +324,68 @@ static const char *run_model(const char *want, const char *who, tool_ctx *tctx)
     return NULL;
 }
 
-char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, const char **model,
+/* Whether a plain prompt may name an attachment: an '@' or an image
+ * file's extension somewhere in it (the cheap test before any work). */
+static bool may_attach(const char *goal)
+{
+    if (strchr(goal, '@'))
+        return true;
+    static const char *const exts[] = {".png", ".jpg", ".jpeg", ".gif", ".webp",
+                                       ".PNG", ".JPG", ".JPEG", ".GIF", ".WEBP"};
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (strstr(goal, exts[i]))
+            return true;
+    return false;
+}
+
+/* A plain prompt with its @files and images (commands.h's
+ * command_expand_mentions). */
+static char *prepare_plain(struct api_ext *x, const char *goal, tool_ctx *tctx, json_t **images,
                            loom_error *err)
+{
+    json_t *imgs = json_array();
+    loom_str text = LOOM_STR_INIT;
+    char *out = NULL;
+    if (command_expand_mentions(goal, tools_now(x), tctx, &text, imgs, err) == 0)
+        out = str_steal(&text);
+    str_free(&text);
+    if (out && json_array_size(imgs))
+        *images = json_incref(imgs);
+    json_decref(imgs);
+    return out;
+}
+
+char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, const char **model,
+                           json_t **images, loom_error *err)
 {
     struct api_ext *x = s->ext;
     *model = NULL;
+    *images = NULL;
     char *name = NULL;
     const char *args = NULL;
+    if (x && goal && goal[0] != '/' && may_attach(goal)) {
+        char *files = prepare_plain(x, goal, tctx, images, err);
+        if (!files || !strchr(goal, '@'))
+            return files;
+        /* @server:uri mentions too: MCP reads them from the prompt as typed
+         * (never from a file's text) and appends the resources after it. */
+        char *mcp = api_mcp_prepare_goal(s, goal, err);
+        if (!mcp) {
+            free(files);
+            json_decref(*images);
+            *images = NULL;
+            return NULL;
+        }
+        size_t gl = strlen(goal);
+        if (strncmp(mcp, goal, gl) == 0 && mcp[gl]) {
+            loom_str both = LOOM_STR_INIT;
+            str_printf(&both, "%s%s", files, mcp + gl);
+            free(files);
+            files = str_steal(&both);
+        }
+        free(mcp);
+        return files;
+    }
     if (!x || !goal || !command_split(goal, &name, &args))
         return api_mcp_prepare_goal(s, goal, err);
     loom_agent *a = s->agent;

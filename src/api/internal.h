@@ -103,6 +103,9 @@ struct loom_session {
 void api_session_io(loom_session *s, loop_io *io);
 /* Adds u to the session's usage totals (under its lock). */
 void api_session_add_usage(loom_session *s, const msg_usage *u);
+/* Writes the session's title record from goal's first line unless the
+ * session has a title already (docs/session-format.md, "Titles"). */
+void api_session_title(loom_session *s, const char *goal);
 /* The entry check of a loom_* function (Lua's api_check, but an error, not
  * an abort: loom.h promises callers an error for a NULL argument): when arg
  * is NULL, st gets invalid_request naming the function and the argument,
@@ -228,7 +231,11 @@ json_t *api_mcp_sample(loom_session *s, const char *server, const json_t *params
  * prompt; run_end clears the run's grants and returns the skills report
  * (new reference). prepare_goal: "/name args" naming a command or a
  * user-invocable skill becomes its prompt (else api_mcp_prepare_goal's
- * answer); NULL with err when it cannot be served. *model: the command's
+ * answer); a plain goal gets its @file mentions attached and the images it
+ * names by path read (both as Read calls through the pipeline, so deny
+ * rules hold: ext/commands' command_expand_mentions), the images put in
+ * *images (a new array of {mediaType, data}, or NULL); NULL with err when
+ * it cannot be served. *model: the command's
  * or skill's model for this run (a full id; an alias such as "sonnet" is
  * not resolved and is reported as a warning), else NULL. observe_call: a
  * tool.started payload, for the report. context_parts: [{name, tokens,
@@ -240,7 +247,7 @@ void api_ext_close(loom_session *s);
 void api_ext_run_begin(loom_session *s, loop_io *io, tool_ctx *tctx);
 json_t *api_ext_run_end(loom_session *s);
 char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, const char **model,
-                           loom_error *err);
+                           json_t **images, loom_error *err);
 void api_ext_observe_call(loom_session *s, const json_t *started);
 json_t *api_ext_context_parts(loom_session *s);
 /* The extensions part as last composed (NULL: empty); between runs only. */

@@ -313,7 +313,11 @@ static void *run_main(void *arg)
     loop_result res;
     loom_error gerr;
     const char *model = NULL;
-    char *goal = api_ext_prepare_goal(s, r->goal, &tctx, &model, &gerr);
+    /* The first prompt names the session (docs/session-format.md). */
+    api_session_title(s, r->goal);
+    json_t *images = NULL;
+    char *goal = api_ext_prepare_goal(s, r->goal, &tctx, &model, &images, &gerr);
+    io.goal_images = images;
     if (goal) {
         /* A command's or skill's model: this run only, the rest as the
          * agent's (a shallow copy: the run only reads it). */
@@ -327,6 +331,7 @@ static void *run_main(void *arg)
             io.typed_goal = r->goal;
         loop_run(&params, &io, goal, &res);
         free(goal);
+        json_decref(images);
     } else {
         /* An MCP prompt command that could not be served: nothing ran. */
         memset(&res, 0, sizeof res);

@@ -8,8 +8,10 @@
 
 #include "api/internal.h"
 #include "base/fileio.h"
+#include "base/json.h"
 #include "context/mf_state.h"
 #include "context/working.h"
+#include "session/listing.h"
 #include "session/record.h"
 #include "session/store.h"
 #include "governance/governance.h"
@@ -445,4 +447,101 @@ void loom_session_free(loom_session *s)
     msg_usage_free(&s->usage);
     pthread_mutex_destroy(&s->lock);
     free(s);
+}
+
+/* ---- listing and titles (docs/session-format.md, "Titles") ---------------- */
+
+char *loom_sessions_json(loom_agent *agent, const char *keep_id)
+{
+    if (!agent)
+        return NULL;
+    json_t *arr = session_list(agent->cwd, keep_id);
+    char *text = json_dump_compact(arr);
+    json_decref(arr);
+    return text;
+}
+
+void api_session_title(loom_session *s, const char *goal)
+{
+    size_t n = transcript_count(s->t);
+    const json_t *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *rec = transcript_record(s->t, i);
+        const char *type = record_type(rec);
+        if (type && (!strcmp(type, RECORD_TITLE) || !strcmp(type, RECORD_CUSTOM_TITLE)))
+            return; /* titled already: the first prompt named it */
+        if (!first && is_user_turn(rec))
+            first = rec;
+    }
+    /* A session written before titles existed is named by its own first
+     * prompt, not by the one that continues it. */
+    char *text = first ? record_message_text(first) : NULL;
+    char *title = session_title_from_prompt(text && *text ? text : goal);
+    free(text);
+    if (!title)
+        return;
+    loom_error ignore;
+    transcript_append_new(s->t, record_title(title, "first-prompt"), &ignore);
+    free(title);
+}
+
+static void add_entry(json_t *arr, const char *kind, const char *text)
+{
+    json_t *o = json_pack("{s:s}", "kind", kind);
+    if (text)
+        json_set_str(o, "text", text);
+    json_array_append_new(arr, o);
+}
+
+static size_t count_images(const json_t *rec)
+{
+    size_t k, n = 0;
+    json_t *b;
+    json_array_foreach(json_get_arr(rec, "content"), k, b)
+        n += !strcmp(json_get_str(b, "type", ""), "image");
+    return n;
+}
+
+char *loom_session_conversation_json(loom_session *s)
+{
+    if (!s)
+        return NULL;
+    json_t **chain = NULL;
+    size_t n = 0;
+    loom_error ignore;
+    json_t *arr = json_array();
+    if (transcript_chain(s->t, NULL, false, &chain, &n, &ignore) != 0)
+        n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *rec = chain[i];
+        const char *type = record_type(rec);
+        if (!type || record_skip_run(rec))
+            continue;
+        if (!strcmp(type, RECORD_MESSAGE)) {
+            char *text = record_message_text(rec);
+            bool user = record_is_user_message(rec);
+            size_t images = user ? count_images(rec) : 0;
+            if ((text && *text) || images) {
+                add_entry(arr, user ? "user" : "assistant", text ? text : "");
+                if (images)
+                    json_object_set_new(json_array_get(arr, json_array_size(arr) - 1), "images",
+                                        json_integer((json_int_t)images));
+            }
+            free(text);
+        } else if (!strcmp(type, RECORD_FUNCTION_CALL)) {
+            json_array_append_new(arr, json_pack("{s:s,s:s,s:s}", "kind", "tool_call", "name",
+                                                 json_get_str(rec, "name", "?"), "input",
+                                                 json_get_str(rec, "arguments", "{}")));
+        } else if (!strcmp(type, RECORD_FUNCTION_CALL_RESULT)) {
+            json_array_append_new(arr, json_pack("{s:s,s:s,s:b}", "kind", "tool_result", "text",
+                                                 json_get_str(rec, "output", ""), "is_error",
+                                                 json_get_bool(rec, "isError", false)));
+        } else if (!strcmp(type, RECORD_SUMMARY)) {
+            add_entry(arr, "summary", json_get_str(rec, "summary", ""));
+        }
+    }
+    free(chain);
+    char *text = json_dump_compact(arr);
+    json_decref(arr);
+    return text;
 }

@@ -162,7 +162,13 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
     if (io->working)
         working_set_goal(io->working, io->typed_goal ? io->typed_goal : goal);
     /* The goal enters the session before anything can fail. */
-    if (transcript_append_new(io->t, record_user_text(goal), &out->err) != 0 ||
+    json_t *user = record_user_text(goal);
+    size_t k;
+    json_t *img;
+    json_array_foreach(io->goal_images, k, img) /* images the prompt named (docs/repl.md) */
+        record_add_image(user, json_get_str(img, "mediaType", "image/png"),
+                         json_get_str(img, "data", ""));
+    if (transcript_append_new(io->t, user, &out->err) != 0 ||
         transcript_sync(io->t, &out->err) != 0) {
         finish(out, LOOM_RUN_FAILED, LOOM_STOP_SESSION_ERROR);
         return -1;

@@ -98,6 +98,9 @@ typedef struct loop_tree_port {
 typedef struct loop_io {
     transcript *t;
     tool_ctx *tools;                /* prepared by the caller; message_id set per turn */
+    /* Images the goal attaches ([{mediaType, data (base64)}], borrowed;
+     * NULL: none): they join the user record's content after its text. */
+    const json_t *goal_images;
     const loom_cancel *cancel;
     void (*emit)(void *ctx, loom_event_type type, loom_visibility vis, const char *correlation_id,
                  json_t *payload /* stolen */);

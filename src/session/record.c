@@ -191,6 +191,15 @@ json_t *record_summary(const char *summary, const char *logical_parent_id)
     return rec;
 }
 
+json_t *record_title(const char *title, const char *source)
+{
+    json_t *rec = record_new(RECORD_TITLE);
+    json_object_set_new(rec, "parentId", json_null());
+    json_set_str(rec, "title", title);
+    json_set_str(rec, "source", source);
+    return rec;
+}
+
 json_t *record_session_meta(const char *cwd, const char *provider, const char *model)
 {
     json_t *rec = record_new(RECORD_SESSION_META);

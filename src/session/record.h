@@ -27,6 +27,7 @@
 #define RECORD_RESEND_FORK_NOTICE "resend-fork-notice"
 #define RECORD_AI_TITLE "ai-title"
 #define RECORD_CUSTOM_TITLE "custom-title"
+#define RECORD_TITLE "title"   /* {title, source}: the session's title (listing.h) */
 #define RECORD_TURN_METRICS "turn-metrics"
 #define RECORD_TOPIC "topic"
 #define RECORD_GOAL_RESULT "goal-result"
@@ -75,6 +76,8 @@ json_t *record_tool_result(const char *call_id, const char *output, bool is_erro
  * "logicalParentId" names the last record it replaces (may be NULL, then
  * the transcript fills in its leaf). */
 json_t *record_summary(const char *summary, const char *logical_parent_id);
+/* A title record: {title, source} ("first-prompt"), no parent. */
+json_t *record_title(const char *title, const char *source);
 /* session-meta: cwd, version, provider, model, createdAt. forkedFrom and
  * forkedAt are added by the fork. NULL strings are omitted. */
 json_t *record_session_meta(const char *cwd, const char *provider, const char *model);

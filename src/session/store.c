@@ -10,14 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/json.h"
 #include "base/path.h"
 #include "base/settings.h"
 #include "base/str.h"
+#include "session/listing.h"
 
 /* The slug is one path component, so it must stay under NAME_MAX (255). */
 #define SLUG_MAX 200
 #define SLUG_HASH_HEX 16
-#define MAX_CANDIDATES_LISTED 10
+#define MAX_CANDIDATES_LISTED 8 /* with titles, they fit a loom_error message */
 
 static const char jsonl_ext[] = ".jsonl";
 
@@ -157,15 +159,21 @@ int session_find(const char *id_or_prefix, char **path, loom_error *err)
                             id_or_prefix, str_cstr(&projects));
     } else {
         qsort(m.paths, m.n, sizeof *m.paths, cmp_str);
+        /* One candidate a line with its title, so a person can tell them
+         * apart (the title is the file's text, made one safe line by
+         * session_title_from_prompt). */
         loom_str list = LOOM_STR_INIT;
         for (size_t i = 0; i < m.n && i < MAX_CANDIDATES_LISTED; i++) {
             const char *base = strrchr(m.paths[i], '/') + 1;
-            str_printf(&list, "%s%.*s", i ? ", " : "", (int)(strlen(base) - 6), base);
+            json_t *o = session_describe(m.paths[i]);
+            const char *title = json_get_str(o, "title", "(no prompt yet)");
+            str_printf(&list, "\n  %.*s  %s", (int)(strlen(base) - 6), base, title);
+            json_decref(o);
         }
         if (m.n > MAX_CANDIDATES_LISTED)
-            str_printf(&list, ", ... (%zu in all)", m.n);
+            str_printf(&list, "\n  ... (%zu in all)", m.n);
         rc = loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
-                            "session prefix '%s' is ambiguous: %s", id_or_prefix,
+                            "session prefix '%s' is ambiguous; it matches:%s", id_or_prefix,
                             str_cstr(&list));
         str_free(&list);
     }

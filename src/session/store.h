@@ -26,8 +26,8 @@ char *store_project_dir(const char *cwd);
  * session whose id starts with it, across every project. A path to an
  * existing .jsonl file is accepted as is. On success *path is set (caller
  * frees) and 0 returned; otherwise -code: resource_not_found, or
- * invalid_request when the prefix is ambiguous (the message lists up to ten
- * candidates) or empty. */
+ * invalid_request when the prefix is ambiguous (the message lists up to
+ * eight candidates, one a line with its title) or empty. */
 int session_find(const char *id_or_prefix, char **path, loom_error *err);
 
 /* The most recently modified session file of cwd's project (--continue).

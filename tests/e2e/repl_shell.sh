@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `!cmd` runs a shell command in the session's directory and shows its
-# output; nothing reaches the model, and a failing command shows its status.
+# output; no model request is made for it, and a failing command shows its
+# status (its output going with the next message is repl_sessions.sh).
 source "$(dirname "$0")/repl_lib.sh"
 
 mkdir -p "$T/proj"

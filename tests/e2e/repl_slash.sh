@@ -2,7 +2,7 @@
 # Slash commands: /status shows the session and model, /help lists the
 # commands, an unknown one gets a hint, /model switches and the
 # conversation continues, /fork moves to a copy, /clear starts afresh,
-# /resume lists and reopens, /exit leaves. None of them calls the model.
+# /resume opens the picker (Esc closes it) and reopens by id, /exit leaves. None of them calls the model.
 source "$(dirname "$0")/repl_lib.sh"
 
 mkdir -p "$T/proj"
@@ -64,10 +64,12 @@ check "the fork is a new session file" test -n "$(session_file "$fork_id")"
 check "the fork differs from the original" test "$fork_id" != "$id"
 
 type_line "/resume"
-wait_screen "/resume lists sessions" "/resume ID (or a unique prefix of it) opens one"
+wait_screen "/resume opens the picker" "Esc cancels"
 s=$(screen)
 assert_contains "/resume lists the original with its first prompt" "$s" "$id"
 assert_contains "/resume shows first prompts" "$s" "remember this"
+keys Escape
+wait_screen "Esc closes the picker" "Cancelled"
 type_line "/resume $id"
 wait_screen "/resume ID" "Resumed session $id"
 

@@ -122,6 +122,8 @@ assert_contains "REPL: the hook's message shows visibly" "$s" "⚠ HOOK ^[]0;HOO
 type_line "/resume"
 wait_screen "the session list" "Recent sessions in" 10
 assert_contains "/resume shows a session's first prompt visibly" "$(screen)" "first ^[]0;RESUMETITLE^G <U+202E>prompt"
+keys Escape
+wait_screen "the picker closed" "Cancelled" 10
 keys C-d
 wait_exit >/dev/null
 raw=$(LC_ALL=C cat "$T/pty.raw")

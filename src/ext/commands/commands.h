@@ -79,4 +79,17 @@ char *command_substitute(const char *body, const char *args);
 int command_expand(const command_def *c, const char *args, const tool_registry *reg,
                    tool_ctx *ctx, loom_str *out, loom_error *err);
 
+/* A plain prompt's attachments (docs/repl.md, "@file mentions and
+ * images"): step 4 above on text — each @word naming a file is read
+ * through the pipeline as a Read call and its text follows its line;
+ * @dir/ (a folder) is listed one level deep by a Glob call; an image read
+ * by an @word goes into images — and then every other word that is the
+ * path of an existing .png/.jpg/.jpeg/.gif/.webp file is read the same
+ * way and attached to images ({mediaType, data} objects appended). A
+ * denied read leaves its denial in the text, never the content. 0 with
+ * the prompt appended to out, or -1 with err when cancelled (nothing to
+ * send). */
+int command_expand_mentions(const char *text, const tool_registry *reg, tool_ctx *ctx,
+                            loom_str *out, json_t *images, loom_error *err);
+
 #endif

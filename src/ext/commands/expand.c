@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "base/event.h"
@@ -42,10 +43,13 @@
 #define COMMAND_MAX_INCLUDES 20
 
 typedef struct expander {
-    const command_def *c;
+    const command_def *c;      /* NULL for a plain prompt's mentions */
     const tool_registry *reg;
     tool_ctx *ctx;
     unsigned calls;            /* for the calls' ids */
+    /* A plain prompt (command_expand_mentions): @dir/ lists the folder,
+     * and images read are put here ({mediaType, data}) instead of text. */
+    json_t *images;
 } expander;
 
 /* One call through the pipeline, reported as tool.started / finished like
@@ -161,7 +165,7 @@ static int run_shell_lines(expander *x, const char *text, const char *args, loom
 
 typedef struct include {
     char *word;    /* as written, without '@' */
-    char *abs;     /* the file */
+    char *abs;     /* the file (or, for a prompt's mention, a folder) */
 } include;
 
 typedef struct includes {
@@ -179,6 +183,12 @@ static bool is_regular_file(const char *abs)
     return stat(abs, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static bool is_dir(const char *abs)
+{
+    struct stat st;
+    return stat(abs, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The file a word @x names, trailing punctuation ("see @a.c.") dropped
  * until one exists; NULL when none does. *len gets the word's kept length. */
 static char *word_file(const expander *x, const char *w, size_t n, size_t *len)
@@ -187,7 +197,7 @@ static char *word_file(const expander *x, const char *w, size_t n, size_t *len)
         char *rel = xstrndup(w, n);
         char *abs = path_make_absolute(rel, x->ctx->cwd);
         free(rel);
-        if (abs && is_regular_file(abs)) {
+        if (abs && (is_regular_file(abs) || (x->images && is_dir(abs)))) {
             *len = n;
             return abs;
         }
@@ -227,18 +237,29 @@ static int flush_includes(expander *x, includes *inc, loom_str *out)
         include *f = &inc->v[i];
         if (cancelled(x))
             return -1;
-        json_t *input = json_pack("{s:s}", "file_path", f->abs);
+        bool folder = is_dir(f->abs);
+        /* A folder is listed (Glob, one level), a file read; both are
+         * calls the rules judge like the model's. */
+        json_t *input = folder ? json_pack("{s:s,s:s}", "pattern", "*", "path", f->abs)
+                               : json_pack("{s:s}", "file_path", f->abs);
         tool_outcome o;
-        run_call(x, "Read", input, &o);
+        run_call(x, folder ? "Glob" : "Read", input, &o);
         if (out->len && out->ptr[out->len - 1] != '\n')
             str_putc(out, '\n');
         if (o.result.is_error) {
             str_printf(out, "(@%s was not included: %s)\n", f->word, str_cstr(&o.result.text));
+        } else if (o.result.image_data && x->images) {
+            json_array_append_new(x->images,
+                                  json_pack("{s:s,s:s}", "mediaType",
+                                            o.result.image_media_type ? o.result.image_media_type
+                                                                      : "image/png",
+                                            "data", o.result.image_data));
+            str_printf(out, "(@%s is attached as an image)\n", f->word);
         } else {
             loom_str text = LOOM_STR_INIT;
             str_append(&text, str_cstr(&o.result.text), o.result.text.len);
             pipeline_cap_output(&text, COMMAND_FILE_CAP);
-            str_printf(out, "\nContents of %s:\n", f->word);
+            str_printf(out, folder ? "\nFiles in %s:\n" : "\nContents of %s:\n", f->word);
             put_fence(out, str_cstr(&text));
             str_putc(out, '\n');
             str_append(out, str_cstr(&text), text.len);
@@ -306,8 +327,8 @@ static int include_files(expander *x, const char *text, size_t len, const span *
     if (rc == 0 && inc.n)
         rc = flush_includes(x, &inc, out);
     if (rc == 0 && skipped)
-        str_printf(out, "\n(%zu more @files were not included: at most %d per command)\n", skipped,
-                   COMMAND_MAX_INCLUDES);
+        str_printf(out, "\n(%zu more @files were not included: at most %d per %s)\n", skipped,
+                   COMMAND_MAX_INCLUDES, x->c ? "command" : "prompt");
     for (size_t i = 0; i < inc.n; i++) {
         free(inc.v[i].word);
         free(inc.v[i].abs);
@@ -353,6 +374,116 @@ int command_expand(const command_def *c, const char *args, const tool_registry *
         loom_error_set(err, LOOM_ERR_RUN_CANCELLED,
                        "/%s: cancelled while its !`cmd` lines or @files ran; nothing was sent",
                        c->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- a plain prompt: @mentions and images by path --------------------------------- */
+
+static bool image_name(const char *w, size_t n)
+{
+    static const char *const exts[] = {".png", ".jpg", ".jpeg", ".gif", ".webp"};
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t e = strlen(exts[i]);
+        if (n > e && strncasecmp(w + n - e, exts[i], e) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every word of text (not an @word) that is the path of an existing image
+ * file, quotes and trailing punctuation dropped, is read through the
+ * pipeline as a Read call: the image goes to x->images, a refusal is noted
+ * in out. -1: cancelled. */
+static int attach_images(expander *x, const char *text, loom_str *out)
+{
+    size_t attached = 0;
+    char **seen = NULL;
+    size_t nseen = 0;
+    int rc = 0;
+    for (const char *p = text; *p && rc == 0;) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (*p && !isspace((unsigned char)*p))
+            p++;
+        size_t n = (size_t)(p - w);
+        while (n && strchr("'\"`(<[", *w)) {
+            w++;
+            n--;
+        }
+        while (n && strchr(".,;:!?)>]}'\"`", w[n - 1]) && !image_name(w, n))
+            n--;
+        if (!n || *w == '@' || !image_name(w, n))
+            continue;
+        char *rel = xstrndup(w, n);
+        char *abs = path_make_absolute(rel, x->ctx->cwd);
+        bool dup = false;
+        for (size_t i = 0; abs && i < nseen; i++)
+            dup = dup || !strcmp(seen[i], abs);
+        if (!abs || dup || !is_regular_file(abs) || attached >= COMMAND_MAX_INCLUDES) {
+            free(abs);
+            free(rel);
+            continue;
+        }
+        if (cancelled(x)) {
+            rc = -1;
+        } else {
+            json_t *input = json_pack("{s:s}", "file_path", abs);
+            tool_outcome o;
+            run_call(x, "Read", input, &o);
+            if (!o.result.is_error && o.result.image_data) {
+                json_array_append_new(
+                    x->images, json_pack("{s:s,s:s}", "mediaType",
+                                         o.result.image_media_type ? o.result.image_media_type
+                                                                   : "image/png",
+                                         "data", o.result.image_data));
+                attached++;
+            } else {
+                str_printf(out, "%s(%s was not attached: %s)", out->len ? "\n" : "", rel,
+                           o.result.is_error ? str_cstr(&o.result.text)
+                                             : "it is not an image Read can show");
+            }
+            tool_outcome_free(&o);
+            json_decref(input);
+        }
+        seen = xrealloc(seen, (nseen + 1) * sizeof *seen);
+        seen[nseen++] = abs;
+        free(rel);
+    }
+    for (size_t i = 0; i < nseen; i++)
+        free(seen[i]);
+    free(seen);
+    return rc;
+}
+
+int command_expand_mentions(const char *text, const tool_registry *reg, tool_ctx *ctx,
+                            loom_str *out, json_t *images, loom_error *err)
+{
+    if (!text || !reg || !ctx || !out || !images) {
+        loom_error_set(err, LOOM_ERR_INVALID_REQUEST,
+                       "command_expand_mentions: a text, a registry, a context, an output and "
+                       "an image array are required");
+        return -1;
+    }
+    expander x = {.c = NULL, .reg = reg, .ctx = ctx, .images = images};
+    loom_str done = LOOM_STR_INIT;
+    int rc = include_files(&x, text, strlen(text), NULL, 0, &done);
+    loom_str notes = LOOM_STR_INIT;
+    if (rc == 0)
+        rc = attach_images(&x, text, &notes);
+    if (rc == 0) {
+        str_append(out, str_cstr(&done), done.len);
+        if (notes.len)
+            str_printf(out, "\n\n%s", str_cstr(&notes));
+    }
+    str_free(&done);
+    str_free(&notes);
+    if (rc != 0) {
+        loom_error_set(err, LOOM_ERR_RUN_CANCELLED,
+                       "cancelled while the prompt's @files and images were read; nothing was "
+                       "sent");
         return -1;
     }
     return 0;

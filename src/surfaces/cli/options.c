@@ -40,7 +40,7 @@ static const struct option long_options[] = {
     {"print", no_argument, NULL, 'p'},
     {"version", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
-    {"resume", required_argument, NULL, 'r'},
+    {"resume", optional_argument, NULL, 'r'},
     {"continue", no_argument, NULL, 'c'},
     {"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
     {"provider", required_argument, NULL, OPT_PROVIDER},
@@ -95,7 +95,8 @@ void cli_usage(FILE *out)
           "\n"
           "  -p, --print                 answer one prompt and exit (headless)\n"
           "      --output-format FORMAT  text (default), json, or stream-json\n"
-          "  -r, --resume ID             continue session ID (or a unique prefix)\n"
+          "  -r, --resume [ID]           continue session ID (or a unique prefix); no ID:\n"
+          "                              choose from this directory's sessions\n"
           "  -c, --continue              continue the latest session in this directory\n"
           "      --fork-session          with --resume/--continue: continue in a copy\n"
           "      --provider NAME         anthropic, openai, openai-responses, replay\n"
@@ -142,12 +143,21 @@ int cli_parse(int argc, char **argv, cli_options *opt)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":pvhr:c", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":pvhr::c", long_options, NULL)) != -1) {
         switch (c) {
         case 'p': opt->print = true; break;
         case 'v': opt->version = true; break;
         case 'h': opt->help = true; break;
-        case 'r': opt->resume = optarg; break;
+        case 'r':
+            /* "--resume ID" as well as "--resume=ID": a next word that could
+             * be an id (no blank, no leading '-') is one; without it the
+             * picker opens (session_picker.h). */
+            if (!optarg && optind < argc && argv[optind][0] && argv[optind][0] != '-' &&
+                !strpbrk(argv[optind], " \t\n"))
+                optarg = argv[optind++];
+            opt->resume = optarg;
+            opt->resume_pick = !optarg;
+            break;
         case 'c': opt->continue_latest = true; break;
         case OPT_OUTPUT_FORMAT:
             if (!strcmp(optarg, "text")) opt->format = OUTPUT_TEXT;
@@ -262,11 +272,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
         fprintf(stderr, "loom: one prompt only; quote it (\"%s …\")\n", opt->prompt);
         return -1;
     }
-    if (opt->resume && opt->continue_latest) {
+    if ((opt->resume || opt->resume_pick) && opt->continue_latest) {
         fprintf(stderr, "loom: --resume and --continue cannot be used together\n");
         return -1;
     }
-    if (opt->fork_session && !opt->resume && !opt->continue_latest) {
+    if (opt->fork_session && !opt->resume && !opt->resume_pick && !opt->continue_latest) {
         fprintf(stderr, "loom: --fork-session needs --resume ID or --continue\n");
         return -1;
     }

@@ -18,6 +18,7 @@ typedef struct cli_options {
     const char *cassette;
     const char *system_prompt;
     const char *resume;      /* session id or unique prefix */
+    bool resume_pick;        /* --resume without an id: the picker chooses */
     bool continue_latest;
     bool fork_session;
     bool no_stream;

@@ -1,5 +1,6 @@
 /* repl.c — the interactive terminal's line loop: reads a line with
- * libedit and hands it on — a `!` shell command, a /command (slash.c, through
+ * libedit and hands it on — a `!` shell command (bang.c; what it printed
+ * goes with the next message), a /command (slash.c, through
  * the slash_host the REPL provides), a custom command or skill ("/name
  * args", expanded by the library), a `# note`, or a message run and drawn
  * by run_view.c. Tab completes through complete.c (a command's argument
@@ -37,6 +38,7 @@
 #include "base/settings.h"
 #include "base/sig.h"
 #include "base/str.h"
+#include "surfaces/cli/bang.h"
 #include "surfaces/cli/complete.h"
 #include "surfaces/cli/footer.h"
 #include "surfaces/cli/keys.h"
@@ -72,6 +74,9 @@ static loom_str typeahead;
  * typeahead: a question takes them as the person's typing ahead
  * (repl_take_run_keys), so it can say it kept them. Main thread only. */
 static loom_str run_keys;
+/* What `!cmd`s printed since the last message (bang.h): the next message
+ * carries it. Main thread only. */
+static loom_str bang_pending;
 
 bool repl_typeahead_blank(size_t from)
 {
@@ -696,8 +701,9 @@ static void editor_close(repl *r)
 
 /* ---- !cmd ------------------------------------------------------------------ */
 
-/* Runs a shell command on the terminal, in the session's directory; its
- * output is the user's, never sent to the model. Ctrl-C reaches the
+/* Runs a shell command on the terminal, in the session's directory (the
+ * host's run_shell: /memory edit); its output is the user's, never sent
+ * to the model (`!cmd` is bang.c's). Ctrl-C reaches the
  * command (same process group), while loom itself only notes it. */
 static void repl_run_shell(repl *r, const char *cmd)
 {
@@ -834,8 +840,11 @@ static void submit(repl *r, char *line)
     history(r->hist, &ev, H_ENTER, s);
     history_save_private(r);
     r->footer.stale = true; /* a run or a command may change what it shows */
-    if (s[0] == '!')
-        repl_run_shell(r, s + 1);
+    if (s[0] == '!') {
+        char *block = bang_run(&r->host.out, r->host.cwd, s + 1);
+        str_printf(&bang_pending, "%s\n\n", block);
+        free(block);
+    }
     else if (slash_is_memory_line(s))
         slash_remember(&r->host, s + 1);
     else if (slash_is_mcp_prompt(s))
@@ -844,8 +853,28 @@ static void submit(repl *r, char *line)
         run_view_run(r, s); /* a custom command or skill: the library expands it */
     else if (s[0] == '/' && s[1] != '/')
         slash_run(&r->host, s);
-    else
+    else if (bang_pending.len) {
+        /* The `!cmd` blocks go first, then what was typed (Claude Code's
+         * order); they are sent once. */
+        str_puts(&bang_pending, s[0] == '/' ? s + 1 : s);
+        char *goal = str_steal(&bang_pending);
+        run_view_run(r, goal);
+        free(goal);
+    } else {
         run_view_run(r, s[0] == '/' ? s + 1 : s); /* "//x" sends "/x" */
+    }
+}
+
+/* On the way out, how to come back, when there is a conversation to come
+ * back to (Claude Code prints the same line). */
+static void print_resume_hint(repl *r)
+{
+    char *conv = loom_session_conversation_json(r->host.session);
+    bool any = conv && strcmp(conv, "[]") != 0;
+    free(conv);
+    if (any)
+        term_printf(&r->host.out, TONE_DIM, "Resume this session with: loom --resume %s\n",
+                    loom_session_id(r->host.session));
 }
 
 int repl_main(const cli_options *opt)
@@ -879,6 +908,8 @@ int repl_main(const cli_options *opt)
     r.host.cwd = absolute_cwd(opt->cwd);
     r.host.out.spin = spinner_new(stderr, &r.host.out.lock, r.host.out.color);
     repl_header(&r);
+    if (opt->resume || opt->resume_pick || opt->continue_latest)
+        slash_show_resumed(&r.host);
     for (size_t i = 0; i < loom_session_warning_count(r.host.session); i++)
         term_printf(&r.host.out, TONE_YELLOW, "\xe2\x9a\xa0 %s\n", loom_session_warning(r.host.session, i));
     const char *mode_note = trust_prompt_mode_notice(loom_session_permission_mode(r.host.session));
@@ -911,10 +942,12 @@ int repl_main(const cli_options *opt)
 
     if (!terminate_seen)
         fputs("\n", stdout);
+    print_resume_hint(&r);
     fflush(stdout);
     editor_close(&r);
     str_free(&typeahead);
     str_free(&run_keys);
+    str_free(&bang_pending);
     spinner_free(r.host.out.spin);
     loom_session_free(r.host.session);
     loom_agent_free(r.host.agent);

@@ -5,8 +5,11 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "base/str.h"
+#include "surfaces/cli/session_picker.h"
 
 /* Repeated rule flags become one comma-separated option. */
 static int set_rules(loom_config *cfg, const char *key, const char *const *flags, int n,
@@ -105,12 +108,53 @@ fail:
     return NULL;
 }
 
+static void fail(loom_status *st, const char *message)
+{
+    st->code = LOOM_ERR_INVALID_REQUEST;
+    st->code_name = "invalid_request";
+    snprintf(st->message, sizeof st->message, "%s", message);
+}
+
+/* --resume without an id: the picker on a terminal; elsewhere (-p, a pipe)
+ * the list and an error asking for an id. The chosen id, or NULL with st
+ * set. */
+static char *pick_session(const cli_options *opt, loom_agent *agent, loom_status *st)
+{
+    char *list = loom_sessions_json(agent, NULL);
+    const char *no_color = getenv("NO_COLOR");
+    term_out out = {.color = isatty(STDOUT_FILENO) && !(no_color && *no_color)};
+    pthread_mutex_init(&out.lock, NULL);
+    char *id = NULL;
+    bool cancelled = false;
+    bool tty = !opt->print && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    if (tty) {
+        term_printf(&out, TONE_BOLD, "Resume a session of this directory\n");
+        id = picker_choose(&out, list, NULL, &cancelled);
+    } else {
+        /* stdout may be a script's: the list goes to stderr. */
+        picker_print_plain(stderr, list);
+    }
+    if (!id)
+        fail(st, cancelled ? "no session was chosen"
+                 : !strcmp(list ? list : "[]", "[]")
+                     ? "there is no session to resume in this directory"
+                     : "--resume needs a session id here (no terminal to choose on): loom "
+                       "--resume ID, an id or a unique prefix from the list above");
+    free(list);
+    pthread_mutex_destroy(&out.lock);
+    return id;
+}
+
 loom_session *setup_session(const cli_options *opt, loom_agent *agent, loom_status *st)
 {
-    if (!opt->resume && !opt->continue_latest)
+    if (!opt->resume && !opt->resume_pick && !opt->continue_latest)
         return loom_session_new(agent, st);
-    loom_session *s = opt->resume ? loom_session_resume(agent, opt->resume, st)
-                                  : loom_session_continue(agent, st);
+    char *picked = opt->resume_pick ? pick_session(opt, agent, st) : NULL;
+    if (opt->resume_pick && !picked)
+        return NULL;
+    const char *id = picked ? picked : opt->resume;
+    loom_session *s = id ? loom_session_resume(agent, id, st) : loom_session_continue(agent, st);
+    free(picked);
     if (s && opt->fork_session) {
         loom_session *fork = loom_session_fork(s, st);
         loom_session_free(s);

@@ -18,17 +18,15 @@
 #include "base/str.h"
 #include "surfaces/cli/doctor.h"
 #include "surfaces/cli/fold.h"
+#include "surfaces/cli/session_picker.h"
 #include "surfaces/cli/slash_agents.h"
 #include "surfaces/cli/slash_context.h"
+#include "surfaces/cli/slash_export.h"
 #include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
 #include "surfaces/cli/slash_style.h"
 #include "surfaces/cli/slash_plugin.h"
 
-#define RESUME_LIST_MAX 15
-/* A session's first prompt is found near its top; a file that is all tool
- * output is not worth reading whole to list it. */
-#define RESUME_SCAN_LINES 2000
 
 typedef struct slash_cmd {
     const char *name;
@@ -71,149 +69,57 @@ static void cmd_clear(slash_host *r, const char *args)
     term_printf(&r->out, TONE_DIM, "New session %s\n", loom_session_id(s));
 }
 
-typedef struct listed {
-    char *id;
-    time_t mtime;
-    char *first;
-} listed;
-
-static int by_mtime_desc(const void *a, const void *b)
-{
-    const listed *x = a, *y = b;
-    return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : strcmp(y->id, x->id);
-}
-
-/* The first prompt a person typed in a session file, or NULL. */
-static char *first_prompt(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *line = NULL, *found = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    for (int i = 0; i < RESUME_SCAN_LINES && !found && (n = getline(&line, &cap, f)) > 0; i++) {
-        loom_error ignore;
-        json_t *rec = json_parse(line, (size_t)n, "record", &ignore);
-        if (!strcmp(json_get_str(rec, "type", ""), "message") &&
-            !strcmp(json_get_str(rec, "role", ""), "user") &&
-            !json_get_bool(json_get_obj(rec, "providerData"), "skipRun", false)) {
-            size_t k;
-            json_t *b;
-            json_array_foreach(json_get_arr(rec, "content"), k, b) {
-                const char *t = json_get_str(b, "text", NULL);
-                if (t && *t) {
-                    found = xstrdup(t);
-                    break;
-                }
-            }
-        }
-        json_decref(rec);
-    }
-    free(line);
-    fclose(f);
-    return found;
-}
-
-static void age(time_t t, char *buf, size_t size)
-{
-    long long d = (long long)(time(NULL) - t);
-    if (d < 60)
-        snprintf(buf, size, "just now");
-    else if (d < 3600)
-        snprintf(buf, size, "%lldm ago", d / 60);
-    else if (d < 86400)
-        snprintf(buf, size, "%lldh ago", d / 3600);
-    else
-        snprintf(buf, size, "%lldd ago", d / 86400);
-}
-
-/* Sessions of this working directory, newest first, each with its first
- * prompt: the files beside the current one. */
-static void list_sessions(slash_host *r)
-{
-    char *copy = xstrdup(loom_session_path(r->session));
-    const char *dir = dirname(copy);
-    DIR *d = opendir(dir);
-    if (!d) {
-        term_printf(&r->out, TONE_RED, "cannot list %s\n", dir);
-        free(copy);
-        return;
-    }
-    listed *items = NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl") != 0)
-            continue;
-        char *path = path_join(dir, e->d_name);
-        struct stat sb;
-        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-            items = xrealloc(items, (n + 1) * sizeof *items);
-            items[n].id = xstrndup(e->d_name, len - 6);
-            items[n].mtime = sb.st_mtime;
-            items[n].first = first_prompt(path);
-            n++;
-        }
-        free(path);
-    }
-    closedir(d);
-    qsort(items, n, sizeof *items, by_mtime_desc);
-    const char *current = loom_session_id(r->session);
-    size_t shown = 0;
-    term_printf(&r->out, TONE_BOLD, "Recent sessions in %s\n", r->cwd);
-    for (size_t i = 0; i < n; i++) {
-        bool is_current = !strcmp(items[i].id, current);
-        if (shown < RESUME_LIST_MAX && (items[i].first || is_current)) {
-            char when[32];
-            age(items[i].mtime, when, sizeof when);
-            const char *first = items[i].first ? items[i].first : "(no messages yet)";
-            size_t cut = strcspn(first, "\n");
-            int room = term_columns() - 36 - 2 - 10 - 4;
-            if (room < 10)
-                room = 10;
-            term_printf(&r->out, TONE_PLAIN, "  %s  ", items[i].id);
-            term_printf(&r->out, TONE_DIM, "%-9s ", when);
-            /* A session's first prompt is text from the file: cut by
-             * characters and shown terminal-safe (term_put_clipped). */
-            loom_str title = LOOM_STR_INIT;
-            term_put_clipped(&title, first, strlen(first), room);
-            term_printf(&r->out, TONE_PLAIN, "%s%s%s\n", str_cstr(&title),
-                        first[cut] && !strstr(str_cstr(&title), "\xe2\x80\xa6") ? "\xe2\x80\xa6" : "",
-                        is_current ? " (current)" : "");
-            str_free(&title);
-            shown++;
-        }
-        free(items[i].id);
-        free(items[i].first);
-    }
-    free(items);
-    free(copy);
-    if (!shown)
-        term_printf(&r->out, TONE_DIM, "  (none)\n");
-    else
-        term_printf(&r->out, TONE_DIM, "/resume ID (or a unique prefix of it) opens one\n");
-}
-
+/* /resume: no argument opens the picker; N (a number) is the N-th session
+ * of the list; anything else is an id or a unique prefix of one. */
 static void cmd_resume(slash_host *r, const char *args)
 {
+    const char *current = loom_session_id(r->session);
+    char *list = NULL, *id = NULL;
+    if (!*args || strspn(args, "0123456789") == strlen(args))
+        list = loom_sessions_json(r->agent, current);
     if (!*args) {
-        list_sessions(r);
-        return;
+        term_printf(&r->out, TONE_BOLD, "Recent sessions in %s\n", r->cwd);
+        bool cancelled = false;
+        id = picker_choose(&r->out, list, current, &cancelled);
+        if (!id) {
+            term_printf(&r->out, TONE_DIM, cancelled ? "Cancelled\n"
+                                                     : "/resume N or /resume ID opens one\n");
+            free(list);
+            return;
+        }
+    } else {
+        id = picker_nth(list, args);
     }
+    free(list);
     loom_status st;
-    loom_session *s = loom_session_resume(r->agent, args, &st);
+    loom_session *s = loom_session_resume(r->agent, id ? id : args, &st);
+    free(id);
     if (!s) {
         term_printf(&r->out, TONE_RED, "%s\n", st.message);
         return;
     }
     r->ops->switch_session(r, s, false);
-    char *first = first_prompt(loom_session_path(s));
-    term_printf(&r->out, TONE_DIM, "Resumed session %s%s%.*s%s\n", loom_session_id(s),
-                first ? " \xc2\xb7 " : "", first ? (int)strcspn(first, "\n") : 0,
-                first ? first : "", "");
-    free(first);
+    slash_show_resumed(r);
+}
+
+void slash_show_resumed(slash_host *r)
+{
+    char *list = loom_sessions_json(r->agent, loom_session_id(r->session));
+    loom_error ignore;
+    json_t *arr = json_parse(list ? list : "[]", list ? strlen(list) : 2, "sessions", &ignore);
+    const char *title = NULL;
+    size_t k;
+    json_t *o;
+    json_array_foreach(arr, k, o)
+        if (!strcmp(json_get_str(o, "id", ""), loom_session_id(r->session)))
+            title = json_get_str(o, "title", NULL);
+    term_printf(&r->out, TONE_DIM, "Resumed session %s%s%s\n", loom_session_id(r->session),
+                title ? " \xc2\xb7 " : "", title ? title : "");
+    json_decref(arr);
+    free(list);
+    char *conv = loom_session_conversation_json(r->session);
+    picker_show_recent(&r->out, conv);
+    free(conv);
 }
 
 /* A new agent for the model; the conversation goes on in the same file
@@ -433,7 +339,8 @@ static void cmd_exit(slash_host *r, const char *args)
 static const slash_cmd commands[] = {
     {"help", NULL, "list the commands", cmd_help},
     {"clear", NULL, "start a new session (the old one stays on disk)", cmd_clear},
-    {"resume", "[ID]", "list this directory's sessions, or open one", cmd_resume},
+    {"resume", "[N|ID]", "choose one of this directory's sessions, or open one", cmd_resume},
+    {"export", "[FILE] [!]", "write the conversation as markdown (! overwrites)", slash_export},
     {"model", "[NAME]", "show the model, or switch to NAME", cmd_model},
     {"cost", NULL, "tokens used (and cost, when prices are set)", cmd_cost},
     {"status", NULL, "session id and file, model, provider, directory, mode, the configuration "
