@@ -9,6 +9,7 @@
 
 enum {
     OPT_OUTPUT_FORMAT = 1000,
+    OPT_INPUT_FORMAT,
     OPT_PROVIDER,
     OPT_MODEL,
     OPT_BASE_URL,
@@ -43,6 +44,7 @@ static const struct option long_options[] = {
     {"resume", required_argument, NULL, 'r'},
     {"continue", no_argument, NULL, 'c'},
     {"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
+    {"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
     {"provider", required_argument, NULL, OPT_PROVIDER},
     {"model", required_argument, NULL, OPT_MODEL},
     {"base-url", required_argument, NULL, OPT_BASE_URL},
@@ -94,7 +96,10 @@ void cli_usage(FILE *out)
           "       loom --version\n"
           "\n"
           "  -p, --print                 answer one prompt and exit (headless)\n"
-          "      --output-format FORMAT  text (default), json, or stream-json\n"
+          "      --output-format FORMAT  text (default), json or stream-json (Claude Code's),\n"
+          "                              or events (Loom's event stream)\n"
+          "      --input-format FORMAT   text (default), or stream-json: user messages as\n"
+          "                              JSON lines on stdin, each a run (with -p)\n"
           "  -r, --resume ID             continue session ID (or a unique prefix)\n"
           "  -c, --continue              continue the latest session in this directory\n"
           "      --fork-session          with --resume/--continue: continue in a copy\n"
@@ -153,9 +158,19 @@ int cli_parse(int argc, char **argv, cli_options *opt)
             if (!strcmp(optarg, "text")) opt->format = OUTPUT_TEXT;
             else if (!strcmp(optarg, "json")) opt->format = OUTPUT_JSON;
             else if (!strcmp(optarg, "stream-json")) opt->format = OUTPUT_STREAM_JSON;
+            else if (!strcmp(optarg, "events")) opt->format = OUTPUT_EVENTS;
             else {
-                fprintf(stderr, "loom: --output-format must be text, json or stream-json, "
-                                "not \"%s\"\n", optarg);
+                fprintf(stderr, "loom: --output-format must be text, json, stream-json or "
+                                "events, not \"%s\"\n", optarg);
+                return -1;
+            }
+            break;
+        case OPT_INPUT_FORMAT:
+            if (!strcmp(optarg, "text")) opt->input = INPUT_TEXT;
+            else if (!strcmp(optarg, "stream-json")) opt->input = INPUT_STREAM_JSON;
+            else {
+                fprintf(stderr, "loom: --input-format must be text or stream-json, not \"%s\"\n",
+                        optarg);
                 return -1;
             }
             break;
@@ -264,6 +279,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
     }
     if (opt->resume && opt->continue_latest) {
         fprintf(stderr, "loom: --resume and --continue cannot be used together\n");
+        return -1;
+    }
+    if (opt->input == INPUT_STREAM_JSON && (!opt->print || opt->prompt)) {
+        fprintf(stderr, "loom: --input-format stream-json needs -p and takes no prompt "
+                        "argument: the messages come on stdin\n");
         return -1;
     }
     if (opt->fork_session && !opt->resume && !opt->continue_latest) {
