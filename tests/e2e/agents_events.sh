@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sub-agent events in the headless stream (docs/events.md rows 9, 10, 22):
-# loom -p --output-format stream-json with one Agent call. agent.spawned
+# loom -p --output-format events with one Agent call. agent.spawned
 # comes before agent.completed, both name the same agent; the completion
 # carries the child's usage and state; the child's own events reach the
 # stream with agent_id in their payload; the Agent call's tool.finished
@@ -25,7 +25,7 @@ JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
 
-"$LOOM_BIN" -p "survey it" --agents on --output-format stream-json > "$T/events.jsonl" 2> "$T/err.txt" || true
+"$LOOM_BIN" -p "survey it" --agents on --output-format events > "$T/events.jsonl" 2> "$T/err.txt" || true
 check "the stream is JSON lines" valid_jsonl "$T/events.jsonl"
 ev="$T/events.jsonl"
 types=$(jq -r .type "$ev" | paste -sd, -)

@@ -238,12 +238,20 @@ static void denial_line(cli_output *o, const json_t *payload, const char *reason
                                   : NULL;
     char *label = output_call_label(json_get_str(payload, "tool", "?"),
                                     call ? json_object_get(call, "input") : NULL);
+    /* The reason speaks to the model too ("… Do not retry the same call");
+     * the person reads what denied it: its first sentence, without the
+     * "denied by" the line already says. */
+    if (!strncmp(reason, "denied by ", 10))
+        reason += 10;
+    const char *end = strstr(reason, ". ");
+    char *first = end ? strndup(reason, (size_t)(end - reason)) : strdup(reason);
     text_newline(o);
     fputs("loom: denied ", stderr);
     put_clean(label);
     fputs(": ", stderr);
-    put_clean(reason);
+    put_clean(first ? first : reason);
     fputc('\n', stderr);
+    free(first);
     free(label);
 }
 
