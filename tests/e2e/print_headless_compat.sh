@@ -81,6 +81,22 @@ assert_eq "denial: json lists it in permission_denials" \
   '[{"tool_name":"Bash","tool_use_id":"d1","tool_input":{"command":"rm -rf build"}}]'
 assert_eq "denial: no prices, so total_cost_usd is null" "$(jq -c .total_cost_usd "$T/deny.json.out")" "null"
 
+# A PreToolUse hook's deny is named by its own reason.
+cat > "$T/deny_hook.sh" <<'SH'
+#!/usr/bin/env bash
+echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no deletions on Fridays"}}'
+SH
+chmod +x "$T/deny_hook.sh"
+cat > "$LOOM_HOME/settings.json" <<JSON
+{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "$T/deny_hook.sh"}]}]}}
+JSON
+start_mock "$T/deny.json"
+"$LOOM_BIN" -p "clean" > /dev/null 2> "$T/hook.err"
+assert_contains "denial: a hook's deny names the hook's reason" \
+  "$(grep '^loom: denied' "$T/hook.err")" "loom: denied Bash(rm -rf build): "
+assert_contains "denial: with the hook's words" "$(grep '^loom: denied' "$T/hook.err")" \
+  "no deletions on Fridays"
+
 # --- no -1 sentinel anywhere in the event stream (prices unknown) ---
 rm -f "$LOOM_HOME/settings.json"
 cat > "$T/tools.json" <<'JSON'

@@ -20,7 +20,7 @@ static int refuse(char **prompt, char *why, size_t why_len, const char *reason)
 static bool blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!strchr(" \t\r\n", s[i]))
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
             return false;
     return true;
 }

@@ -140,6 +140,33 @@ void cli_usage(FILE *out)
           out);
 }
 
+/* --output-format (text, json, stream-json, events) or --input-format
+ * (text, stream-json). 0, or -1 having said why. */
+static int parse_format(bool input, const char *v, cli_options *opt)
+{
+    if (input) {
+        if (!strcmp(v, "text") || !strcmp(v, "stream-json")) {
+            opt->input = !strcmp(v, "text") ? INPUT_TEXT : INPUT_STREAM_JSON;
+            return 0;
+        }
+        fprintf(stderr, "loom: --input-format must be text or stream-json, not \"%s\"\n", v);
+        return -1;
+    }
+    static const char *const names[] = {"text", "json", "stream-json", "events"};
+    _Static_assert(OUTPUT_TEXT == 0 && OUTPUT_JSON == 1 && OUTPUT_STREAM_JSON == 2 &&
+                       OUTPUT_EVENTS == 3,
+                   "names[] follows output_format");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        if (!strcmp(v, names[i])) {
+            opt->format = (output_format)i; /* names[] is in the enum's order */
+            return 0;
+        }
+    }
+    fprintf(stderr, "loom: --output-format must be text, json, stream-json or events, not \"%s\"\n",
+            v);
+    return -1;
+}
+
 int cli_parse(int argc, char **argv, cli_options *opt)
 {
     memset(opt, 0, sizeof *opt);
@@ -155,24 +182,9 @@ int cli_parse(int argc, char **argv, cli_options *opt)
         case 'r': opt->resume = optarg; break;
         case 'c': opt->continue_latest = true; break;
         case OPT_OUTPUT_FORMAT:
-            if (!strcmp(optarg, "text")) opt->format = OUTPUT_TEXT;
-            else if (!strcmp(optarg, "json")) opt->format = OUTPUT_JSON;
-            else if (!strcmp(optarg, "stream-json")) opt->format = OUTPUT_STREAM_JSON;
-            else if (!strcmp(optarg, "events")) opt->format = OUTPUT_EVENTS;
-            else {
-                fprintf(stderr, "loom: --output-format must be text, json, stream-json or "
-                                "events, not \"%s\"\n", optarg);
-                return -1;
-            }
-            break;
         case OPT_INPUT_FORMAT:
-            if (!strcmp(optarg, "text")) opt->input = INPUT_TEXT;
-            else if (!strcmp(optarg, "stream-json")) opt->input = INPUT_STREAM_JSON;
-            else {
-                fprintf(stderr, "loom: --input-format must be text or stream-json, not \"%s\"\n",
-                        optarg);
+            if (parse_format(c == OPT_INPUT_FORMAT, optarg, opt) != 0)
                 return -1;
-            }
             break;
         case OPT_PROVIDER: opt->provider = optarg; break;
         case OPT_MODEL: opt->model = optarg; break;

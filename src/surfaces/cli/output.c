@@ -259,7 +259,8 @@ static void denial_line(cli_output *o, const json_t *payload, const char *reason
  * events: its session, its tool calls and denials, its time in model calls. */
 static void track(cli_output *o, loom_event_type type, const json_t *payload)
 {
-    if (type == LOOM_EV_RUN_STATE_CHANGED && !strcmp(json_get_str(payload, "state", ""), "running")) {
+    if (type == LOOM_EV_RUN_STATE_CHANGED &&
+        !strcmp(json_get_str(payload, "state", ""), "running")) {
         set_str(&o->session_id, json_get_str(payload, "session_id", NULL));
         set_str(&o->cwd, json_get_str(payload, "cwd", NULL));
         set_str(&o->permission_mode, json_get_str(payload, "permission_mode", NULL));

@@ -72,8 +72,8 @@ void output_free(cli_output *o);
 
 /* output_result.c: what json and stream-json share. */
 /* Notes a tool call's start, and a denied call among the finished ones
- * (a tool.failed whose output says "Permission to use … was denied").
- * Returns the denial's reason (in payload) when the call was denied. */
+ * (a tool.failed whose failed_step is a permission step). Returns the
+ * denial's reason (in payload) when the call was denied, else NULL. */
 void output_note_call(cli_output *o, const json_t *payload);
 const char *output_note_denial(cli_output *o, const json_t *payload);
 /* Loom's usage {inputTokens, …} as Claude Code's snake_case usage (new). */

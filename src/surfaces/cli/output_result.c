@@ -34,14 +34,24 @@ void output_note_call(cli_output *o, const json_t *payload)
                                   "input", input ? input : json_null()));
 }
 
+/* The governance steps that end in a denial (governance/pipeline.c): the
+ * decision (a rule, the mode, a hook's block, a person's no), its re-check
+ * of a hook's rewritten input, and a sub-agent's own limits. */
+static bool denied_step(const char *step)
+{
+    static const char *const steps[] = {"decide", "updated_input", "role", "agent_tools"};
+    for (size_t i = 0; step && i < sizeof steps / sizeof *steps; i++)
+        if (!strcmp(step, steps[i]))
+            return true;
+    return false;
+}
+
 const char *output_note_denial(cli_output *o, const json_t *payload)
 {
+    if (!denied_step(json_get_str(payload, "failed_step", NULL)))
+        return NULL;
     const char *out = json_get_str(payload, "output", "");
     const char *tool = json_get_str(payload, "tool", "?");
-    size_t np = strlen(DENIED_PREFIX), nt = strlen(tool);
-    if (strncmp(out, DENIED_PREFIX, np) != 0 || strncmp(out + np, tool, nt) != 0 ||
-        strncmp(out + np + nt, DENIED_MIDDLE, strlen(DENIED_MIDDLE)) != 0)
-        return NULL;
     const char *id = json_get_str(payload, "call_id", "");
     const json_t *call = o->calls ? json_object_get(o->calls, id) : NULL;
     json_t *input = call ? json_object_get(call, "input") : NULL;
@@ -50,7 +60,12 @@ const char *output_note_denial(cli_output *o, const json_t *payload)
     json_array_append_new(o->denials,
                           json_pack("{s:s,s:s,s:O}", "tool_name", tool, "tool_use_id", id,
                                     "tool_input", input ? input : json_object()));
-    return out + np + nt + strlen(DENIED_MIDDLE);
+    /* "Permission to use Bash was denied: <why>", or a hook's own reason. */
+    size_t np = strlen(DENIED_PREFIX), nt = strlen(tool);
+    if (!strncmp(out, DENIED_PREFIX, np) && !strncmp(out + np, tool, nt) &&
+        !strncmp(out + np + nt, DENIED_MIDDLE, strlen(DENIED_MIDDLE)))
+        return out + np + nt + strlen(DENIED_MIDDLE);
+    return *out ? out : "denied";
 }
 
 json_t *output_usage_snake(const json_t *usage)

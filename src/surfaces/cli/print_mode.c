@@ -86,7 +86,8 @@ static char *read_stdin_text(bool have_prompt, bool *too_big)
     if (isatty(STDIN_FILENO))
         return NULL;
     struct stat sb;
-    if (have_prompt && fstat(STDIN_FILENO, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode))) {
+    if (have_prompt && fstat(STDIN_FILENO, &sb) == 0 &&
+        (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode))) {
         struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
         int rc;
         do
