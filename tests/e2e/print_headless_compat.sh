@@ -40,7 +40,14 @@ assert_eq "input stream-json: two requests" "$(wc -l < "$MOCK_LOG")" "2"
 check "input stream-json: the second request carries the first exchange" \
   jq -se '.[1].body.messages | tostring | contains("first question") and contains("First answer.") and contains("second question")' "$MOCK_LOG"
 assert_contains "input stream-json: a bad line is named and skipped" "$(cat "$T/two.err")" \
-  "loom: warning: stdin line 2: not a JSON object; skipped"
+  "loom: warning: stdin line 2: not JSON ("
+start_mock "$T/two.json"
+{ head -c $((11 * 1024 * 1024)) /dev/zero | tr '\0' x; echo
+  echo '{"type":"user","message":{"role":"user","content":"after the long line"}}'; } \
+  | "$LOOM_BIN" -p --input-format stream-json --output-format json > "$T/long.out" 2> "$T/long.err"
+assert_contains "input stream-json: a line over the cap is named and skipped" "$(cat "$T/long.err")" \
+  "loom: warning: stdin line 1: the line is longer than 10 MB; skipped"
+assert_eq "input stream-json: the next line still runs" "$(jq -r .result "$T/long.out")" "First answer."
 printf '%s\n' '{"type":"control_request"}' | "$LOOM_BIN" -p --input-format stream-json \
   > /dev/null 2> "$T/none.err" && rc=0 || rc=$?
 assert_eq "input stream-json: no user message is a usage error" "$rc" "2"

@@ -36,6 +36,11 @@ int input_stream_line(const char *line, size_t n, char **prompt, char *why, size
         return refuse(prompt, why, why_len, "the line is longer than 10 MB");
     loom_error err;
     json_t *doc = json_parse(line, n, "stdin", &err);
+    if (!doc) {
+        *prompt = NULL;
+        snprintf(why, why_len, "not JSON (%s)", err.message);
+        return -1;
+    }
     if (!json_is_object(doc)) {
         json_decref(doc);
         return refuse(prompt, why, why_len, "not a JSON object");

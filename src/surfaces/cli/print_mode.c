@@ -204,25 +204,50 @@ static int one_run(loom_session *session, const char *prompt, cli_output *out)
     return status;
 }
 
+/* One line of stdin into *line (without its newline), held to the cap:
+ * the rest of a longer line is read and dropped, and *too_long set. False
+ * at EOF with nothing read. */
+static bool read_line(loom_str *line, bool *too_long)
+{
+    str_clear(line);
+    *too_long = false;
+    int c;
+    bool any = false;
+    while ((c = getc(stdin)) != EOF) {
+        any = true;
+        if (c == '\n')
+            break;
+        if (line->len < INPUT_STREAM_LINE_MAX) {
+            char ch = (char)c;
+            str_append(line, &ch, 1);
+        } else {
+            *too_long = true;
+        }
+    }
+    return any;
+}
+
 /* --input-format stream-json: every user line a run on the session, in
  * order, until EOF (or a run that was interrupted). The exit status is
  * the last run's; a line that is no message is skipped with a warning. */
 static int stream_runs(loom_session *session, cli_output *out)
 {
     int status = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    loom_str line = LOOM_STR_INIT;
+    bool too_long;
     long lineno = 0;
     bool any = false;
-    while ((n = getline(&line, &cap, stdin)) >= 0) {
+    while (read_line(&line, &too_long)) {
         lineno++;
-        char *prompt, why[200];
-        int rc = input_stream_line(line, (size_t)n, &prompt, why, sizeof why);
-        if (rc < 0 || (rc > 0 && *why)) {
+        char *prompt = NULL, why[200];
+        int rc = too_long ? -1 : input_stream_line(line.ptr ? line.ptr : "", line.len, &prompt,
+                                                    why, sizeof why);
+        if (too_long)
+            snprintf(why, sizeof why, "the line is longer than %u MB",
+                     INPUT_STREAM_LINE_MAX / (1024u * 1024u));
+        if (rc < 0 || (rc > 0 && *why))
             fprintf(stderr, "loom: warning: stdin line %ld: %s%s\n", lineno, why,
                     rc < 0 ? "; skipped" : "");
-        }
         if (rc <= 0)
             continue;
         any = true;
@@ -231,7 +256,7 @@ static int stream_runs(loom_session *session, cli_output *out)
         if (status == 130)
             break;
     }
-    free(line);
+    str_free(&line);
     if (!any) {
         fprintf(stderr, "loom: --input-format stream-json: stdin held no user message\n");
         return 2;
