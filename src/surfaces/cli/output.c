@@ -34,6 +34,7 @@ void output_begin(cli_output *o)
     o->api_ms = 0;
     o->at_line_start = true;
     o->live = o->format == OUTPUT_TEXT && isatty(STDOUT_FILENO);
+    str_free(&o->held); /* a zeroed cli_output holds nothing to free */
     o->held = (loom_str)LOOM_STR_INIT;
     o->turn_has_text = false;
     json_decref(o->calls);
