@@ -348,6 +348,12 @@ char *loom_session_conversation_json(loom_session *session);
  * resources, prompts, protocolVersion?, serverInfo?, instructions, source}]
  * (caller frees). */
 char *loom_session_mcp_status_json(loom_session *session);
+/* The names of the tools the session's next request offers the model:
+ * the built-ins (with Agent and SendMessage when sub-agents are on), then
+ * the MCP servers' "mcp__server__tool" after the start-up wait a first
+ * request makes (docs/mcp.md) — ["Bash", "Read", …] (caller frees). For
+ * stream-json's system init line. */
+char *loom_session_tools_json(loom_session *session);
 /* Waits up to timeout_ms for servers still connecting; 1 when none is. */
 int loom_session_mcp_wait(loom_session *session, long timeout_ms);
 /* Connects a server again (/mcp's reconnect), waiting for the outcome. */

@@ -519,6 +519,48 @@ int loom_session_mcp_wait(loom_session *s, long timeout_ms)
     return mcp_manager_wait(s->mcp->m, NULL, timeout_ms) ? 1 : 0;
 }
 
+static void add_names(json_t *names, const tool_registry *reg)
+{
+    for (size_t i = 0; reg && i < tool_registry_count(reg); i++) {
+        const char *name = tool_registry_at(reg, i)->name;
+        size_t j;
+        json_t *v;
+        bool seen = false;
+        json_array_foreach(names, j, v) seen = seen || !strcmp(json_string_value(v), name);
+        if (!seen)
+            json_array_append_new(names, json_string(name));
+    }
+}
+
+char *loom_session_tools_json(loom_session *s)
+{
+    if (!s)
+        return NULL;
+    json_t *names = json_array();
+    add_names(names, s->agent->tools);
+    if (s->mcp) {
+        /* The servers' tools as the first request will have them: after
+         * the start-up wait that request makes anyway. */
+        struct api_mcp *x = s->mcp;
+        startup_wait(x);
+        tool_registry *reg = tool_registry_new();
+        loom_str ext = LOOM_STR_INIT;
+        loom_error err;
+        loom_error_clear(&err);
+        mcp_toolset_opts o = {.window_tokens = s->agent->provider.context_window,
+                              .defer_share = defer_share(),
+                              .builtin_tokens = tool_registry_tokens(s->agent->tools)};
+        if (mcp_manager_toolset(x->m, reg, &ext, &o, &err) != 0)
+            LOG_W("mcp", "tool names: %s", err.message);
+        add_names(names, reg);
+        str_free(&ext);
+        tool_registry_free(reg);
+    }
+    char *text = json_dump_compact(names);
+    json_decref(names);
+    return text;
+}
+
 int loom_session_mcp_reconnect(loom_session *s, const char *server, loom_status *st)
 {
     API_CHECK_ARG(st, s, -1);

@@ -107,25 +107,35 @@ json_t *event_hook_output(const char *event, const char *hook, const char *outpu
     return json_pack("{s:s,s:s,s:s}", "event", event, "hook", hook ? hook : "", "output", output);
 }
 
+/* cost_usd is a payload's only when prices are known: an unknown cost
+ * (< 0 inside the loop) is absent, never a -1 a consumer would add up. */
+static json_t *with_cost(json_t *payload, double cost_usd)
+{
+    if (payload && cost_usd >= 0)
+        json_object_set_new(payload, "cost_usd", json_real(cost_usd));
+    return payload;
+}
+
 json_t *event_model_completed(int turn, loom_stop_reason stop, const char *request_id,
                               json_t *usage, double cost_usd)
 {
-    return json_pack("{s:i,s:s,s:s?,s:o,s:f}", "turn", turn, "stop_reason",
-                     loom_stop_reason_name(stop), "request_id", request_id, "usage", usage,
-                     "cost_usd", cost_usd);
+    return with_cost(json_pack("{s:i,s:s,s:s?,s:o}", "turn", turn, "stop_reason",
+                               loom_stop_reason_name(stop), "request_id", request_id, "usage",
+                               usage),
+                     cost_usd);
 }
 
 json_t *event_model_usage(const char *purpose, const char *tool, int calls, json_t *usage,
                           double cost_usd)
 {
-    return json_pack("{s:s,s:s?,s:i,s:o,s:f}", "purpose", purpose, "tool", tool, "calls", calls,
-                     "usage", usage, "cost_usd", cost_usd);
+    return with_cost(json_pack("{s:s,s:s?,s:i,s:o}", "purpose", purpose, "tool", tool, "calls",
+                               calls, "usage", usage),
+                     cost_usd);
 }
 
 json_t *event_model_usage_compaction(json_t *usage, double cost_usd)
 {
-    return json_pack("{s:s,s:o,s:f}", "purpose", "compaction", "usage", usage, "cost_usd",
-                     cost_usd);
+    return with_cost(json_pack("{s:s,s:o}", "purpose", "compaction", "usage", usage), cost_usd);
 }
 
 json_t *event_tool_started(const char *call_id, const char *tool, const json_t *input)

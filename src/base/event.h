@@ -62,14 +62,14 @@ json_t *event_warning_compaction_failed(const char *trigger, const char *message
 json_t *event_hook_output(const char *event, const char *hook, const char *output);
 
 /* model.completed: {turn, stop_reason, request_id (null when NULL), usage
- * (stolen), cost_usd}. */
+ * (stolen), cost_usd (absent when < 0: prices unknown)}. */
 json_t *event_model_completed(int turn, loom_stop_reason stop, const char *request_id,
                               json_t *usage, double cost_usd);
 /* model.usage of a call besides the turns: {purpose, tool (null when NULL),
- * calls, usage (stolen), cost_usd}. */
+ * calls, usage (stolen), cost_usd (absent when < 0)}. */
 json_t *event_model_usage(const char *purpose, const char *tool, int calls, json_t *usage,
                           double cost_usd);
-/* model.usage of a compaction: {purpose: "compaction", usage (stolen), cost_usd}. */
+/* model.usage of a compaction: {purpose: "compaction", usage (stolen), cost_usd?}. */
 json_t *event_model_usage_compaction(json_t *usage, double cost_usd);
 
 /* tool.started: {call_id, tool, input} (input borrowed). */

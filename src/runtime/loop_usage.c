@@ -20,7 +20,9 @@ static void usage_changed(loop_state *st)
     st->ctx.env.budget_used = msg_usage_total(&st->out->usage);
 }
 
-/* The spawn tree's pool draws on every call counted here (loop_tree_port). */
+/* The spawn tree's pool draws on every call counted here (loop_tree_port);
+ * usd < 0 when prices are unknown, so the tree's cost stays unknown too
+ * (a sub-agent's cost_usd absent, not 0). */
 static void charge_tree(loop_state *st, const msg_usage *u, double usd)
 {
     const loop_tree_port *tree = &st->io->tree;
@@ -36,7 +38,7 @@ void loop_count_reply(loop_state *st, const msg_response *resp)
     double cost = out->cost_usd >= 0 ? usage_cost(&st->p, &resp->usage) : 0;
     if (out->cost_usd >= 0)
         out->cost_usd += cost;
-    charge_tree(st, &resp->usage, cost);
+    charge_tree(st, &resp->usage, out->cost_usd >= 0 ? cost : -1);
     out->turns = st->turn;
     json_t *u = msg_usage_to_json(&resp->usage);
     loop_emit(st->io, LOOM_EV_MODEL_COMPLETED, LOOM_VIS_USER, resp->request_id,
@@ -55,7 +57,7 @@ void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr
     double cost = out->cost_usd >= 0 ? usage_cost(&st->p, u) : 0;
     if (out->cost_usd >= 0)
         out->cost_usd += cost;
-    charge_tree(st, u, cost);
+    charge_tree(st, u, out->cost_usd >= 0 ? cost : -1);
     loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, corr,
               event_model_usage(purpose, tool, (int)calls, msg_usage_to_json(u), out->cost_usd));
 }
@@ -75,7 +77,7 @@ void loop_price_compaction(loop_state *st, const msg_usage *before)
     double cost = out->cost_usd >= 0 ? usage_cost(&st->p, &d) : 0;
     if (out->cost_usd >= 0)
         out->cost_usd += cost;
-    charge_tree(st, &d, cost);
+    charge_tree(st, &d, out->cost_usd >= 0 ? cost : -1);
     loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, NULL,
               event_model_usage_compaction(msg_usage_to_json(&d), out->cost_usd));
 }

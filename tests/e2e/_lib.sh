@@ -9,6 +9,10 @@ MOCKLLM_BIN=${MOCKLLM_BIN:-$(dirname "$LOOM_BIN")/mockllm}
 LOOM_SRC=${LOOM_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SCENARIOS="$LOOM_SRC/tests/scenarios"
 
+# `loom -p` reads piped stdin into the prompt (docs/cli.md): a scenario's
+# runs get stdin only where it pipes some, whatever ctest's stdin is.
+exec < /dev/null
+
 T=$(mktemp -d /tmp/loom-e2e.XXXXXX)
 export LOOM_HOME="$T/home"
 export HOME="$T/userhome"

@@ -12,7 +12,7 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   set +e
   "$LOOM_BIN" -p "The test in this project fails. Fix it." --cwd "$T/proj" \
     --permission-mode acceptEdits --allowedTools "Bash(bash test.sh)" \
-    --output-format stream-json >"$T/events" 2>"$T/err"
+    --output-format events >"$T/events" 2>"$T/err"
   status=$?
   set -e
   assert_eq "$provider: exit status 0" "$status" "0"

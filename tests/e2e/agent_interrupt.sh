@@ -13,7 +13,7 @@ JSON
 for provider in ${PROVIDERS:-anthropic openai}; do
   start_mock "$T/scenario.json"
   use_provider "$provider"
-  "$LOOM_BIN" -p "long job" --permission-mode bypassPermissions --cwd "$T/proj" --output-format stream-json >"$T/events" 2>"$T/err" &
+  "$LOOM_BIN" -p "long job" --permission-mode bypassPermissions --cwd "$T/proj" --output-format events >"$T/events" 2>"$T/err" &
   pid=$!
   for _ in $(seq 1 200); do grep -q '"tool.started"' "$T/events" 2>/dev/null && break; sleep 0.05; done
   t0=$(date +%s.%N)

@@ -22,7 +22,7 @@ JSON
 for provider in ${PROVIDERS:-anthropic openai}; do
   start_mock "$T/scenario.json"
   use_provider "$provider"
-  "$LOOM_BIN" -p "read" --permission-mode bypassPermissions --cwd "$T/proj" --output-format stream-json >"$T/events"
+  "$LOOM_BIN" -p "read" --permission-mode bypassPermissions --cwd "$T/proj" --output-format events >"$T/events"
   # Run one after another, no two intervals would intersect; run together,
   # some do. (Which ones depends on the scheduler, so only "some" is asserted.)
   overlaps=$(jq -s '[.[] | select(.type=="tool.finished" or .type=="tool.failed") | .payload] as $c

@@ -10,7 +10,7 @@ jq -n '{turns: ([range(0; 3) | {reply: {tool_calls: [{id: "same\(.)", name: "Bas
                 + [{reply: {text: "I will stop repeating myself."}}])}' > "$T/loop.json"
 start_mock "$T/loop.json"
 use_provider anthropic
-"$LOOM_BIN" -p "loop" --permission-mode bypassPermissions --cwd "$T/proj" --output-format stream-json > "$T/events"
+"$LOOM_BIN" -p "loop" --permission-mode bypassPermissions --cwd "$T/proj" --output-format events > "$T/events"
 assert_eq "loop: one warning event" "$(jq -r 'select(.type=="warning.emitted") | .payload.kind' "$T/events")" "tool_loop"
 assert_contains "loop: the 4th request carries the reminder" \
   "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[-1].content[-2].text')" "same input 3 times in a row"

@@ -43,7 +43,7 @@ def bg(id; name; prompt): {id: id, name: "Agent", input: {description: name, nam
 start_mock "$T/scenario.json"
 use_provider anthropic
 "$LOOM_BIN" -p "BG-GOAL" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --output-format stream-json > "$T/events" 2> "$T/err" || true
+  --output-format events > "$T/events" 2> "$T/err" || true
 last=$(tail -n 1 "$T/events")
 assert_eq "the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
 assert_eq "the parent answered" "$(jq -r .payload.result <<<"$last")" "PARENT-DONE"

@@ -27,7 +27,7 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   start_mock "$T/scenario.json"
   use_provider "$provider"
   "$LOOM_BIN" -p "PARENT-GOAL" --permission-mode bypassPermissions --cwd "$T/proj" \
-    --token-budget 3300 --output-format stream-json >"$T/events" 2>"$T/err" || true
+    --token-budget 3300 --output-format events >"$T/events" 2>"$T/err" || true
   last=$(tail -n 1 "$T/events")
   assert_eq "$provider: the parent stops at the pool" "$(jq -r .payload.stop_reason <<<"$last")" "token_budget"
   assert_eq "$provider: result usage is every reply's" "$(jq -r .payload.usage.totalTokens <<<"$last")" "3300"

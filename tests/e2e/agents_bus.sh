@@ -36,7 +36,7 @@ jq -n --arg g "$G" --arg big "$big" '{turns: [
 start_mock "$T/scenario.json"
 use_provider anthropic
 "$LOOM_BIN" -p "BUS-GOAL" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --output-format stream-json > "$T/events" 2> "$T/err" || true
+  --output-format events > "$T/events" 2> "$T/err" || true
 last=$(tail -n 1 "$T/events")
 assert_eq "the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
 sid=$(jq -r .payload.session_id <<<"$last")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sub-agent events in the headless stream (docs/events.md rows 9, 10, 22):
-# loom -p --output-format stream-json with one Agent call. agent.spawned
+# loom -p --output-format events with one Agent call. agent.spawned
 # comes before agent.completed, both name the same agent; the completion
 # carries the child's usage and state; the child's own events reach the
 # stream with agent_id in their payload; the Agent call's tool.finished
@@ -25,9 +25,14 @@ JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
 
-"$LOOM_BIN" -p "survey it" --agents on --output-format stream-json > "$T/events.jsonl" 2> "$T/err.txt" || true
+"$LOOM_BIN" -p "survey it" --agents on --output-format events > "$T/events.jsonl" 2> "$T/err.txt" || true
 check "the stream is JSON lines" valid_jsonl "$T/events.jsonl"
 ev="$T/events.jsonl"
+# No prices are set: no cost anywhere, and no -1 standing in for one.
+assert_eq "no -1 in any event, a sub-agent's included" \
+  "$(jq -s '[.[] | .. | numbers | select(. == -1)] | length' "$ev")" "0"
+assert_eq "no cost_usd in any event without prices" \
+  "$(jq -s '[.[] | .. | objects | select(has("cost_usd"))] | length' "$ev")" "0"
 types=$(jq -r .type "$ev" | paste -sd, -)
 line_of() { jq -r .type "$ev" | grep -nxF -- "$1" | head -n 1 | cut -d: -f1; }
 spawned=$(line_of agent.spawned)

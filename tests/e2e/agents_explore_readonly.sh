@@ -33,7 +33,7 @@ JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
 "$LOOM_BIN" -p "go" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --output-format stream-json > "$T/events" 2> "$T/err" || true
+  --output-format events > "$T/events" 2> "$T/err" || true
 last=$(tail -n 1 "$T/events")
 assert_eq "the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
 assert_eq "the parent answered" "$(jq -r .payload.result <<<"$last")" "PARENT-DONE"

@@ -37,7 +37,7 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   start_mock "$T/scenario.json"
   use_provider "$provider"
   "$LOOM_BIN" -p "PARENT-GOAL" --permission-mode bypassPermissions --cwd "$T/proj" \
-    --output-format stream-json >"$T/events" 2>"$T/err"
+    --output-format events >"$T/events" 2>"$T/err"
   last=$(tail -n 1 "$T/events")
   assert_eq "$provider: the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
   assert_eq "$provider: the parent's answer" "$(jq -r .payload.result <<<"$last")" "PARENT-DONE"
@@ -90,7 +90,7 @@ JSON
 start_mock "$T/mcp.json"
 use_provider anthropic
 "$LOOM_BIN" -p "MCP-GOAL" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --mcp-config "$(mcp_config fake "$(fake_entry --log "$T/fakelog")")" --output-format stream-json >"$T/events" 2>"$T/err" || true
+  --mcp-config "$(mcp_config fake "$(fake_entry --log "$T/fakelog")")" --output-format events >"$T/events" 2>"$T/err" || true
 file=$(session_file "$(tail -n 1 "$T/events" | jq -r .payload.session_id)")
 assert_eq "mcp: the child's echo came back through its answer" \
   "$(jq -r 'select(.type=="function_call_result" and .callId=="am1") | .output' "$file")" "FROM-THE-CHILD"

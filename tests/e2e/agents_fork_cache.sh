@@ -43,7 +43,7 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   start_mock "$T/scenario.json"
   use_provider "$provider"
   "$LOOM_BIN" -p "FORK-GOAL" --permission-mode bypassPermissions --cwd "$T/proj" \
-    --mcp-config "$(mcp_config fake "$(fake_entry)")" --output-format stream-json > "$T/events" 2> "$T/err" || true
+    --mcp-config "$(mcp_config fake "$(fake_entry)")" --output-format events > "$T/events" 2> "$T/err" || true
   last=$(tail -n 1 "$T/events")
   assert_eq "$provider: the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
   assert_eq "$provider: the parent answered after the fork" "$(jq -r .payload.result <<<"$last")" "PARENT-DONE"

@@ -40,7 +40,7 @@ jq -n --arg big "$big" --arg pwn "\$(touch $T/pwned)\`touch $T/pwned\`" '
 start_mock "$T/scenario.json"
 use_provider anthropic
 "$LOOM_BIN" -p "go" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --output-format stream-json > "$T/events" 2> "$T/err"
+  --output-format events > "$T/events" 2> "$T/err"
 rc=$?
 assert_eq "loom exited 0" "$rc" "0"
 last=$(tail -n 1 "$T/events")

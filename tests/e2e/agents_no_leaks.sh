@@ -52,7 +52,7 @@ start_mock "$T/scenario.json"
 use_provider anthropic
 cfg=$(mcp_config fake "$(fake_entry --instructions "$TAG" --log "$T/mcp.log")")
 "$LOOM_BIN" -p "LEAK-GOAL" --permission-mode bypassPermissions --cwd "$T/proj" --mcp-config "$cfg" \
-  --output-format stream-json > "$T/events" 2> "$T/err" || true
+  --output-format events > "$T/events" 2> "$T/err" || true
 last=$(tail -n 1 "$T/events")
 assert_eq "the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
 assert_eq "the run's answer" "$(jq -r .payload.result <<<"$last")" "LEAKS-DONE"

@@ -30,7 +30,7 @@ start_mock "$T/scenario.json"
 use_provider anthropic
 t0=$(date +%s%N)
 "$LOOM_BIN" -p "go" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --output-format stream-json > "$T/events" 2> "$T/err" || true
+  --output-format events > "$T/events" 2> "$T/err" || true
 t1=$(date +%s%N)
 last=$(tail -n 1 "$T/events")
 assert_eq "the run completed" "$(jq -r .payload.state <<<"$last")" "completed"

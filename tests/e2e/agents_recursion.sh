@@ -27,7 +27,7 @@ run_tree() { # SETTINGS_JSON
   start_mock "$T/scenario.json"
   use_provider anthropic
   "$LOOM_BIN" -p "RECURSE-GOAL top" --permission-mode bypassPermissions --cwd "$T/proj" \
-    --output-format stream-json > "$T/events" 2> "$T/err" || true
+    --output-format events > "$T/events" 2> "$T/err" || true
 }
 # first_requests — the requests that open an agent's conversation.
 first_requests() { jq -c 'select((.body.messages | length) == 1)' "$MOCK_LOG"; }

@@ -28,7 +28,7 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   start_mock "$T/scenario.json"
   use_provider "$provider"
   "$LOOM_BIN" -p "PARENT-GOAL" --permission-mode bypassPermissions --cwd "$T/proj" \
-    --output-format stream-json >"$T/events" 2>"$T/err" || true
+    --output-format events >"$T/events" 2>"$T/err" || true
   last=$(tail -n 1 "$T/events")
   assert_eq "$provider: the run completed" "$(jq -r .payload.result <<<"$last")" "PARENT-DONE"
   file=$(session_file "$(jq -r .payload.session_id <<<"$last")")

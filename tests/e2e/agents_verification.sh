@@ -55,7 +55,7 @@ run_claim() { # LABEL PROMPT
   start_mock "$T/scenario.json"
   use_provider anthropic
   "$LOOM_BIN" -p "$2" --permission-mode bypassPermissions --cwd "$T/proj" \
-    --output-format stream-json > "$T/events.$1" 2> "$T/err.$1" || true
+    --output-format events > "$T/events.$1" 2> "$T/err.$1" || true
   cp "$MOCK_LOG" "$T/log.$1"
   assert_eq "$1: the run completed" "$(tail -n 1 "$T/events.$1" | jq -r .payload.state)" "completed"
 }

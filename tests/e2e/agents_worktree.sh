@@ -56,7 +56,7 @@ run() { # PROMPT
   start_mock "$T/scenario.json"
   use_provider anthropic
   "$LOOM_BIN" -p "$1" --permission-mode bypassPermissions --cwd "$T/proj" \
-    --output-format stream-json > "$T/events" 2> "$T/err" || true
+    --output-format events > "$T/events" 2> "$T/err" || true
   last=$(tail -n 1 "$T/events")
   file=$(session_file "$(jq -r .payload.session_id <<<"$last")")
 }

@@ -49,7 +49,7 @@ cat > "$T/think.json" <<'JSON'
 JSON
 start_mock "$T/think.json"
 "$LOOM_BIN" -p "list" --thinking 2048 --permission-mode bypassPermissions \
-  --output-format stream-json > "$T/events.jsonl" && rc=0 || rc=$?
+  --output-format events > "$T/events.jsonl" && rc=0 || rc=$?
 assert_eq "thinking: the run completes" "$rc" "0"
 assert_eq "thinking: both requests accepted" "$(jq -r .status "$MOCK_LOG" | paste -sd,)" "200,200"
 r1='select(.request_id == "req_mock_1")'

@@ -2,7 +2,7 @@
 # Class 19 of issue #10: every model call Loom makes is counted. Auto mode's
 # permission classifier asks the model about each call the rules cannot
 # settle; its tokens are part of the run's reported usage (json and
-# stream-json), its cost part of cost_usd, and the token budget and the cost
+# events), its cost part of cost_usd, and the token budget and the cost
 # cap count them — each classifier call reported as a model.usage event
 # naming its purpose and the tool it judged.
 source "$(dirname "$0")/_lib.sh"
@@ -31,12 +31,12 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   calls=$(jq -r 'select(.body | tostring | contains("security monitor")) | .t' "$MOCK_LOG" | wc -l)
   assert_eq "$provider: two classifier calls (none for the Read)" "$calls" "2"
   check "$provider: the classifier's allows ran the commands" test -e "$T/proj/two.txt"
-  assert_eq "$provider: input tokens count the classifier" "$(jq -r .usage.inputTokens <<<"$json")" "10400"
-  assert_eq "$provider: output tokens count the classifier" "$(jq -r .usage.outputTokens <<<"$json")" "440"
+  assert_eq "$provider: input tokens count the classifier" "$(jq -r .usage.input_tokens <<<"$json")" "10400"
+  assert_eq "$provider: output tokens count the classifier" "$(jq -r .usage.output_tokens <<<"$json")" "440"
   assert_eq "$provider: and so does the cost" "$(jq -r '.cost_usd * 1e6 | round' <<<"$json")" "14800"
 
   start_mock "$T/scenario.json"
-  "$LOOM_BIN" -p "count" --permission-mode auto --cwd "$T/proj" --output-format stream-json > "$T/events.jsonl"
+  "$LOOM_BIN" -p "count" --permission-mode auto --cwd "$T/proj" --output-format events > "$T/events.jsonl"
   assert_eq "$provider: one model.usage event per classifier call" \
     "$(jq -r 'select(.type=="model.usage") | .payload.purpose' "$T/events.jsonl" | paste -sd,)" \
     "permission_classifier,permission_classifier"
@@ -80,7 +80,7 @@ echo '{"price_input_per_mtok": 1, "price_output_per_mtok": 10}' > "$LOOM_HOME/se
 start_mock "$T/compact.json"
 use_provider anthropic
 "$LOOM_BIN" -p "say hi" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --output-format stream-json > "$T/compact.jsonl"
+  --output-format events > "$T/compact.jsonl"
 final=$(jq -c 'select(.type=="run.state_changed" and .payload.state=="completed") | .payload' "$T/compact.jsonl")
 assert_eq "compaction: the run completed" "$(jq -r .result <<<"$final")" "Done after compaction."
 assert_eq "compaction: its tokens are in the usage" "$(jq -r .usage.inputTokens <<<"$final")" "7200"
@@ -103,7 +103,7 @@ echo '{"price_input_per_mtok": 1, "price_output_per_mtok": 10, "max_output_token
 start_mock "$T/background.json"
 use_provider anthropic
 "$LOOM_BIN" -p "say hi" --permission-mode bypassPermissions --cwd "$T/proj" --context-window 10000 \
-  --output-format stream-json > "$T/background.jsonl"
+  --output-format events > "$T/background.jsonl"
 final=$(jq -c 'select(.type=="run.state_changed" and .payload.state=="completed") | .payload' "$T/background.jsonl")
 check "background: the compaction ran in the background" \
   grep -q '"context.compaction_started"' "$T/background.jsonl"

@@ -79,7 +79,7 @@ start_mock "$T/trusted.json"
 use_provider anthropic
 set +e
 "$LOOM_BIN" -p "TRUSTED-TASK: look around the project" --cwd "$R" \
-  --output-format stream-json > "$T/events" 2> "$T/err"
+  --output-format events > "$T/events" 2> "$T/err"
 rc=$?
 set -e
 last=$(tail -n 1 "$T/events")

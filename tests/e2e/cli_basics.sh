@@ -8,7 +8,7 @@ set +e
 "$LOOM_BIN" --output-format yaml -p hi 2>"$T/err"; status=$?
 set -e
 assert_eq "bad --output-format exits 2" "$status" "2"
-assert_contains "bad --output-format says why" "$(cat "$T/err")" "text, json or stream-json"
+assert_contains "bad --output-format says why" "$(cat "$T/err")" "text, json, stream-json or events"
 
 set +e
 "$LOOM_BIN" -p "hi" 2>"$T/err"; status=$?
@@ -30,7 +30,7 @@ assert_eq "replay provider answers offline" \
 assert_eq "prompt from stdin" \
   "$(echo "What is Loom?" | "$LOOM_BIN" -p --provider replay --cassette "$cassette")" "$want"
 "$LOOM_BIN" -p "What is Loom?" --provider replay --cassette "$cassette" \
-  --permission-mode acceptEdits --output-format stream-json > "$T/events"
+  --permission-mode acceptEdits --output-format events > "$T/events"
 first=$(head -n 1 "$T/events")
 assert_eq "--permission-mode is recorded on the run" "$(jq -r .payload.permission_mode <<<"$first")" "acceptEdits"
 set +e

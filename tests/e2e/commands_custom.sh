@@ -83,7 +83,7 @@ user_text() {
 
 # run GOAL [DIR] — loom -p headless in default mode; stream on $T/events, stderr on $T/err.
 run() {
-  "$LOOM_BIN" -p "$1" --cwd "${2:-$P}" --output-format stream-json >"$T/events" 2>"$T/err" || true
+  "$LOOM_BIN" -p "$1" --cwd "${2:-$P}" --output-format events >"$T/events" 2>"$T/err" || true
 }
 
 run '/review src/a.c "the loop"'

@@ -68,7 +68,7 @@ jq -n --arg s "$SUMMARY" '{sequence: true, context_window: 7000, turns: [
   {reply: {text: "Done within the window."}}]}' > "$T/learn.json"
 start_mock "$T/learn.json"
 "$LOOM_BIN" -p "read big.txt in pieces" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --output-format stream-json > "$T/events3" 2>"$T/err3"
+  --output-format events > "$T/events3" 2>"$T/err3"
 assert_eq "unknown limit: the run completes" "$(tail -n 1 "$T/events3" | jq -r .payload.state)" "completed"
 assert_eq "unknown limit: refused once" "$(jq -s '[.[] | select(.window_exceeded)] | length' "$MOCK_LOG")" "1"
 assert_eq "unknown limit: the window was learned from the refusal" \

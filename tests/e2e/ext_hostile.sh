@@ -333,7 +333,7 @@ cat > "$T/t.json" <<'JSON'
 JSON
 start_mock "$T/t.json"
 set +e
-timeout 60 "$LOOM_BIN" -p "go" --cwd "$R" --output-format stream-json > "$T/events" 2> "$T/err"
+timeout 60 "$LOOM_BIN" -p "go" --cwd "$R" --output-format events > "$T/events" 2> "$T/err"
 set -e
 last=$(tail -n 1 "$MOCK_LOG" | jq -c .body)
 assert_eq "twice: the body is in the last request once" "$(grep -o ONCE-BODY-MARKER <<<"$last" | wc -l | tr -d ' ')" "1"

@@ -17,7 +17,7 @@ journal_of() { cat "$LOOM_HOME"/projects/*/"$1".mf/journal.jsonl; }
 run_bg() { # out-file args… — loom -p in the background; sets LOOM_PID
   local out=$1; shift
   "$LOOM_BIN" -p "$@" --permission-mode bypassPermissions --cwd "$T/proj" \
-    --output-format stream-json > "$out" 2>"$out.err" &
+    --output-format events > "$out" 2>"$out.err" &
   LOOM_PID=$!
 }
 wait_for() { # what seconds command…

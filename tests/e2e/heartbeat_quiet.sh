@@ -23,7 +23,7 @@ jq -n '{turns: ([range(0; 59) | if . % 2 == 0
 start_mock "$T/quiet.json"
 use_provider anthropic
 "$LOOM_BIN" -p "generate files" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --output-format stream-json > "$T/quiet.out"
+  --output-format events > "$T/quiet.out"
 res=$(tail -n 1 "$T/quiet.out")
 assert_eq "quiet: completed in 60 turns" "$(jq -r '"\(.payload.state) \(.payload.num_turns)"' <<<"$res")" "completed 60"
 assert_eq "quiet: 30 files written by the agent" "$(ls "$T/proj/src" | grep -c '^gen_')" "30"
@@ -45,7 +45,7 @@ jq -n '{sequence: true, turns: [
   {reply: {text: "Done."}}]}' > "$T/renew.json"
 start_mock "$T/renew.json"
 "$LOOM_BIN" -p "work with a pending event" --permission-mode bypassPermissions --cwd "$T/proj" \
-  --output-format stream-json > "$T/renew.out" 2>"$T/renew.err" &
+  --output-format events > "$T/renew.out" 2>"$T/renew.err" &
 pid=$!
 for _ in $(seq 1 200); do ls "$LOOM_HOME"/projects/*/*.mf/run.pid >/dev/null 2>&1 && break; sleep 0.05; done
 mf=$(dirname "$(ls "$LOOM_HOME"/projects/*/*.mf/run.pid | head -n 1)")
@@ -78,7 +78,7 @@ jq -n '{sequence: true, turns: [
   {reply: {text: "Done after a forced renew."}}]}' > "$T/forced.json"
 start_mock "$T/forced.json"
 "$LOOM_BIN" -p "read the huge file" --context-window 9000 --permission-mode bypassPermissions \
-  --cwd "$T/proj" --output-format stream-json > "$T/forced.out" 2>"$T/forced.err" &
+  --cwd "$T/proj" --output-format events > "$T/forced.out" 2>"$T/forced.err" &
 pid=$!
 for _ in $(seq 1 200); do grep -q '"token.delta"' "$T/forced.out" 2>/dev/null && break; sleep 0.05; done
 kill -USR1 "$pid" || not_ok "forced: the run ended before the signal"

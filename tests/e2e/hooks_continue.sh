@@ -181,15 +181,15 @@ settings Stop "" stop
 run_loom
 check "stop control: block without continue:false asks the model again" test "$(requests)" -ge 2
 
-# --- stream-json carries the stop reason too. ---
+# --- events carries the stop reason too. ---
 start_mock "$T/tool.json"
 write_hook pre '{"continue": false, "stopReason": "STREAM-STOP"}'
 settings PreToolUse Bash pre
 set +e
-timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format stream-json > "$T/stream" 2>"$T/err"
+timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format events > "$T/stream" 2>"$T/err"
 set -e
-assert_contains "stream-json: the stop reason is in the stream" "$(cat "$T/stream")" "STREAM-STOP"
-check "stream-json: every line is JSON" valid_jsonl "$T/stream"
+assert_contains "events: the stop reason is in the stream" "$(cat "$T/stream")" "STREAM-STOP"
+check "events: every line is JSON" valid_jsonl "$T/stream"
 
 # --- suppressOutput: the hook's stdout stays out of the verbose output and
 # the event stream; the rest of its answer still applies. Each spelling is
@@ -213,7 +213,7 @@ suppress_case() {
     set +e
     timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --verbose > "$T/out" 2>"$T/err"
     local rc=$?
-    timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format stream-json > "$T/stream" 2>/dev/null
+    timeout 60 "$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format events > "$T/stream" 2>/dev/null
     set -e
     assert_eq "suppress $name/$variant: the run completed" "$rc" "0"
     if [ "$variant" = suppressed ]; then

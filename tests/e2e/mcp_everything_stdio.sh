@@ -27,9 +27,9 @@ JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
 "$LOOM_BIN" -p "use the servers" --cwd "$T/proj" --mcp-config "$cfg" \
-  --output-format stream-json > "$T/events.jsonl" 2> "$T/stderr" || true
+  --output-format events > "$T/events.jsonl" 2> "$T/stderr" || true
 ev="$T/events.jsonl"
-check "stream-json output is JSON lines" valid_jsonl "$ev"
+check "events output is JSON lines" valid_jsonl "$ev"
 assert_eq "the run completed" "$(tail -n 1 "$ev" | jq -r .payload.state)" "completed"
 assert_eq "five model requests" "$(nreq)" "5"
 

@@ -20,7 +20,7 @@ cat > "$T/scenario.json" <<'JSON'
 JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
-json=$("$LOOM_BIN" -p "grow the tool list" --cwd "$T/proj" --output-format stream-json \
+json=$("$LOOM_BIN" -p "grow the tool list" --cwd "$T/proj" --output-format events \
         --mcp-config "$(mcp_config fake "$(fake_entry --list-changed)")")
 assert_eq "the run completed" "$(tail -n 1 <<<"$json" | jq -r .payload.result)" "Used the new tool."
 first=$(tool_names 1)

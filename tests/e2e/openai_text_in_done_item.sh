@@ -8,7 +8,7 @@ source "$(dirname "$0")/_lib.sh"
 
 start_mock "$SCENARIOS/responses_whole_items.json"
 use_provider openai-responses
-events=$("$LOOM_BIN" -p "Say it whole" --output-format stream-json)
+events=$("$LOOM_BIN" -p "Say it whole" --output-format events)
 text=$(jq -rj 'select(.type=="token.delta" and .payload.channel=="text") | .payload.text' <<<"$events")
 assert_eq "whole item: token.delta carries the text once" "$text" "fixture hello, whole: ünïcødé ✓"
 

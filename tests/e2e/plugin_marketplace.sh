@@ -29,7 +29,7 @@ echo '{"turns": [{"reply": {"text": "ok"}}]}' > "$T/one.json"
 one_run() {
   local name=$1 goal=$2; shift 2
   start_mock "$T/one.json"
-  env "$@" "$LOOM_BIN" -p "$goal" --cwd "$T/proj" --output-format stream-json \
+  env "$@" "$LOOM_BIN" -p "$goal" --cwd "$T/proj" --output-format events \
     > "$T/$name.jsonl" 2> "$T/$name.err" || true
 }
 mkdir -p "$T/proj"
@@ -129,7 +129,7 @@ JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
 LOOM_TRUST_WORKSPACE=1 "$LOOM_BIN" -p "use the plugin" --cwd "$T/proj" \
-  --permission-mode bypassPermissions --output-format stream-json > "$T/trusted.jsonl" 2> "$T/trusted.err" || true
+  --permission-mode bypassPermissions --output-format events > "$T/trusted.jsonl" 2> "$T/trusted.err" || true
 assert_eq "trusted: the run completed" "$(tail -n 1 "$T/trusted.jsonl" | jq -r .payload.state)" "completed"
 assert_contains "trusted: the plugin's MCP tool is declared" "$(tool_names 1)" "mcp__plugin_x_ev__echo"
 assert_eq "trusted: the plugin's MCP tool answered" "$(tool_result e1)" "Echo: via the plugin"
@@ -156,7 +156,7 @@ assert_eq "loom mcp list shows the server in the plugin scope" \
 rm -f "$T/marker"
 start_mock "$T/scenario.json"
 "$LOOM_BIN" -p "use the plugin" --cwd "$T/proj" --permission-mode bypassPermissions \
-  --output-format stream-json > "$T/untrusted.jsonl" 2> "$T/untrusted.err" || true
+  --output-format events > "$T/untrusted.jsonl" 2> "$T/untrusted.err" || true
 warnings=$(jq -r 'select(.type == "warning.emitted") | .payload.message' "$T/untrusted.jsonl"; cat "$T/untrusted.err")
 assert_contains "untrusted: a notice says the plugin's hooks will not run" "$warnings" \
   "plugin x: its hooks will not run: the workspace is not trusted"
@@ -180,7 +180,7 @@ assert_eq "plugin list: x is disabled" \
   "$("$LOOM_BIN" plugin list --json | jq -r '.plugins[0].enabled')" "false"
 start_mock "$T/scenario.json"
 LOOM_TRUST_WORKSPACE=1 "$LOOM_BIN" -p "use the plugin" --cwd "$T/proj" \
-  --permission-mode bypassPermissions --output-format stream-json > "$T/disabled.jsonl" 2> "$T/disabled.err" || true
+  --permission-mode bypassPermissions --output-format events > "$T/disabled.jsonl" 2> "$T/disabled.err" || true
 if [[ "$(tool_names 1)" == *mcp__plugin_x_ev__* ]]; then
   not_ok "disabled: the plugin's MCP tools must be gone"
 else

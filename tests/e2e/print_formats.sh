@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # loom -p against mockllm in each wire format: the scripted text is printed
-# exactly (streaming and not), json/stream-json carry it, and the session
+# exactly (streaming and not), json/events carry it, and the session
 # records usage both normalized and raw.
 source "$(dirname "$0")/_lib.sh"
 
@@ -46,10 +46,10 @@ for provider in ${PROVIDERS:-anthropic openai openai-responses}; do
   assert_eq "$provider: the reply hangs off the user record" \
     "$(jq -r 'select(.type=="reasoning" or .role=="assistant") | .parentId' "$file" | head -n 1)" "$user_id"
 
-  events=$("$LOOM_BIN" -p "Say hello" --output-format stream-json)
+  events=$("$LOOM_BIN" -p "Say hello" --output-format events)
   text=$(jq -rj 'select(.type=="token.delta" and .payload.channel=="text") | .payload.text' <<<"$events")
-  assert_eq "$provider: stream-json deltas concatenate" "$text" "$expected"
-  assert_eq "$provider: stream-json ends completed" \
+  assert_eq "$provider: events deltas concatenate" "$text" "$expected"
+  assert_eq "$provider: events ends completed" \
     "$(tail -n 1 <<<"$events" | jq -r '.type + ":" + .payload.state')" "run.state_changed:completed"
   assert_eq "$provider: every event has the schema" \
     "$(jq -c 'select((has("event_id") and has("run_id") and has("type") and has("ts") and has("visibility") and has("payload")) | not)' <<<"$events" | wc -l)" "0"

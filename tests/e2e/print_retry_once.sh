@@ -2,7 +2,7 @@
 # Text mode prints the answer exactly once (issue #10, class 15): whatever
 # cut, corrupted or failed model calls came before the one that succeeded,
 # `loom -p` stdout is byte for byte the final answer and a newline, exit 0.
-# stream-json shows every restart as a stream.restarted event, and the
+# events shows every restart as a stream.restarted event, and the
 # deltas after the last one are the answer.
 source "$(dirname "$0")/_lib.sh"
 export LOOM_RETRY_BASE_MS=20
@@ -41,9 +41,9 @@ run_once() {
 stream_json() {
   local what=$1 file=$2 reason=$3; shift 3
   start_mock "$file"
-  "$LOOM_BIN" -p "weather?" --output-format stream-json "$@" >"$T/sj" 2>"$T/err" || true
+  "$LOOM_BIN" -p "weather?" --output-format events "$@" >"$T/sj" 2>"$T/err" || true
   local n; n=$(jq -s --arg r "$reason" '[.[] | select(.type=="stream.restarted" and .payload.reason==$r)] | length' "$T/sj")
-  check "$what: stream-json has stream.restarted reason $reason ($n)" test "$n" -ge 1
+  check "$what: events has stream.restarted reason $reason ($n)" test "$n" -ge 1
   local after
   after=$(jq -rsj '(map(.type=="stream.restarted") | rindex(true)) as $i
                    | .[($i // -1) + 1:][] | select(.type=="token.delta" and .payload.channel=="text")
@@ -90,7 +90,7 @@ for provider in ${PROVIDERS:-anthropic openai openai-responses}; do
   # 8. No streaming: the whole body is cut, then sent whole.
   run_once "$provider --no-stream, body cut" "$(scenario ns '[{"drop_after_bytes": 200}]')" 2 --no-stream
 
-  # stream-json: the restarts are visible and the consumer can recover the answer.
+  # events: the restarts are visible and the consumer can recover the answer.
   stream_json "$provider drop" "$(scenario sjd '[{"drop_after_bytes": 600}]')" retry
   stream_json "$provider two cuts" "$(scenario sj2 '[{"drop_after_bytes": 500}, {"drop_after_bytes": 650}]')" retry
   stream_json "$provider fallback" "$(scenario sjf '[{"drop_after_bytes": 600, "times": 4}]')" fallback_model \

@@ -44,7 +44,7 @@ while IFS= read -r entry; do
   esac
   stream_flag=()
   [ "$(jq -r .stream <<<"$entry")" = false ] && stream_flag=(--no-stream)
-  "$LOOM_BIN" -p "replay $name" --output-format stream-json "${stream_flag[@]}" \
+  "$LOOM_BIN" -p "replay $name" --output-format events "${stream_flag[@]}" < /dev/null \
     > "$T/events.jsonl" 2> "$T/stderr" || true
   while IFS= read -r line; do
     case "$line" in

@@ -1,6 +1,6 @@
 # recorded_streams_check.py — checks one replay of a corpus entry
 # (tests/corpus/MANIFEST.json) for provider_recorded_streams.sh: what Loom
-# printed (stream-json token.delta), the tool calls it ran (tool.started),
+# printed (the events format's token.delta), the tool calls it ran (tool.started),
 # the stop reason and usage of the recorded turn (model.completed, and the
 # session file's providerData.usage), how many requests it made, and what it
 # sent back on the next turn (the request log of sse_replay.py).

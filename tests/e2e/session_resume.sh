@@ -35,9 +35,9 @@ json=$("$LOOM_BIN" -p "quick one" --output-format json)
 id=$(jq -r .session_id <<<"$json")
 file=$(session_file "$id")
 before=$(wc -l < "$file")
-# stream-json: text mode holds a reply off a terminal until the call succeeds
+# events: text mode holds a reply off a terminal until the call succeeds
 # (docs/cli.md), and this needs to see the stream under way.
-"$LOOM_BIN" -p "slow one" --resume "$id" --output-format stream-json >"$T/partial" 2>&1 &
+"$LOOM_BIN" -p "slow one" --resume "$id" --output-format events >"$T/partial" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do grep -q '"token.delta"' "$T/partial" && break; sleep 0.05; done
 sleep 0.3

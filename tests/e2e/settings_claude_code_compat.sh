@@ -23,11 +23,11 @@ JSON
 start_mock "$T/s.json"
 use_provider anthropic
 
-# run NAME — loom -p in the project, stream-json; sets status, out, err.
+# run NAME — loom -p in the project, events; sets status, out, err.
 run() {
   start_mock "$T/s.json"
   set +e
-  out=$("$LOOM_BIN" -p "hello" --cwd "$T/proj" --output-format stream-json --verbose 2> "$T/$1.err")
+  out=$("$LOOM_BIN" -p "hello" --cwd "$T/proj" --output-format events --verbose 2> "$T/$1.err")
   status=$?
   set -e
   err=$(cat "$T/$1.err")

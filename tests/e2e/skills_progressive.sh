@@ -46,8 +46,8 @@ printf -- '---\nname: Broken_One\ndescription: x\n---\nBODY-MARKER-BROKEN\n' \
   > "$LOOM_HOME/skills/broken-one/SKILL.md"
 
 last_payload() { tail -n 1 "$T/events" | jq -c .payload; }
-run() { # run PROMPT — headless, default mode, stream-json events in $T/events
-  "$LOOM_BIN" -p "$1" --cwd "$T/proj" --output-format stream-json >"$T/events" 2>"$T/err" || true
+run() { # run PROMPT — headless, default mode, events events in $T/events
+  "$LOOM_BIN" -p "$1" --cwd "$T/proj" --output-format events >"$T/events" 2>"$T/err" || true
 }
 jqe() { jq -e "$@" >/dev/null; }
 any_req_has() { grep -q -- "$1" <(jq -c .raw_body "$MOCK_LOG"); }

@@ -18,7 +18,7 @@ for provider in ${PROVIDERS:-anthropic openai openai-responses}; do
   assert_eq "$provider: one request, no retry" "$(wc -l < "$MOCK_LOG")" "1"
   assert_eq "$provider: the mock sent the unterminated end" \
     "$(jq -r '.fault // ""' "$MOCK_LOG")" "unterminated_end"
-  assert_eq "$provider: the usage is the one reply's" "$(jq -r .usage.outputTokens <<<"$json")" "4"
+  assert_eq "$provider: the usage is the one reply's" "$(jq -r .usage.output_tokens <<<"$json")" "4"
   file=$(session_file "$(jq -r .session_id <<<"$json")")
   assert_eq "$provider: one assistant record" \
     "$(jq -r 'select(.type=="message" and .role=="assistant") | .content[0].text' "$file")" \

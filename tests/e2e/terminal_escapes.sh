@@ -73,11 +73,11 @@ start_mock "$T/fault.json"
 check "-p error: stderr holds no raw control" raw_clean "$T/err2"
 assert_contains "-p error: the server's message shows visibly" "$(cat "$T/err2")" \
   "bad ^[]0;ERRTITLE^G ^[[2J <U+009B>2J <U+202E>RORRE"
-"$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format stream-json > "$T/out3" 2>/dev/null || true
+"$LOOM_BIN" -p "go" --cwd "$T/proj" --output-format events > "$T/out3" 2>/dev/null || true
 # A session whose first prompt carries an OSC title: /resume lists it below.
 "$LOOM_BIN" -p "$(printf 'first \033]0;RESUMETITLE\007 \342\200\256prompt')" --cwd "$T/proj" \
   > /dev/null 2>&1 || true
-check "stream-json stays JSON (its own escaping), no raw control" raw_clean "$T/out3"
+check "events stays JSON (its own escaping), no raw control" raw_clean "$T/out3"
 
 # ---- the REPL: the raw bytes written to the pty -----------------------------------
 # A Bash call whose output carries raw controls (allowed by Bash(printf:*)),

@@ -16,7 +16,7 @@ for provider in ${PROVIDERS:-anthropic openai}; do
   start_mock "$T/scenario.json"
   use_provider "$provider"
   out=$("$LOOM_BIN" -p "show the bytes" --cwd "$T/proj" --permission-mode bypassPermissions \
-        --output-format stream-json)
+        --output-format events)
   ev=$(jq -c 'select(.type=="tool.finished" or .type=="tool.failed") | select(.payload.call_id=="b1")' <<<"$out")
   check "$provider: the tool event was emitted" test -n "$ev"
   output=$(jq -r '.payload.output' <<<"$ev")

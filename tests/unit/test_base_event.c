@@ -69,6 +69,13 @@ static void test_model_and_approval_payloads(void **state)
     assert_json(event_model_usage("permission_classifier", NULL, 1, json_object(), 0),
                 "{\"purpose\":\"permission_classifier\",\"tool\":null,\"calls\":1,\"usage\":{},"
                 "\"cost_usd\":0.0}");
+    assert_json(event_model_completed(1, LOOM_STOP_END_TURN, "r1", json_object(), -1),
+                "{\"turn\":1,\"stop_reason\":\"end_turn\",\"request_id\":\"r1\",\"usage\":{}}");
+    assert_json(event_model_usage("permission_classifier", "Bash", 1, json_object(), -1),
+                "{\"purpose\":\"permission_classifier\",\"tool\":\"Bash\",\"calls\":1,"
+                "\"usage\":{}}");
+    assert_json(event_model_usage_compaction(json_object(), -1),
+                "{\"purpose\":\"compaction\",\"usage\":{}}");
     assert_json(event_approval_resolved("a1", "Bash", false, NULL),
                 "{\"approval_id\":\"a1\",\"tool\":\"Bash\",\"approved\":false,\"always\":null}");
     assert_json(event_hook_output("Stop", NULL, "out"),

@@ -9,6 +9,7 @@
 
 enum {
     OPT_OUTPUT_FORMAT = 1000,
+    OPT_INPUT_FORMAT,
     OPT_PROVIDER,
     OPT_MODEL,
     OPT_BASE_URL,
@@ -43,6 +44,7 @@ static const struct option long_options[] = {
     {"resume", optional_argument, NULL, 'r'},
     {"continue", no_argument, NULL, 'c'},
     {"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
+    {"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
     {"provider", required_argument, NULL, OPT_PROVIDER},
     {"model", required_argument, NULL, OPT_MODEL},
     {"base-url", required_argument, NULL, OPT_BASE_URL},
@@ -94,7 +96,10 @@ void cli_usage(FILE *out)
           "       loom --version\n"
           "\n"
           "  -p, --print                 answer one prompt and exit (headless)\n"
-          "      --output-format FORMAT  text (default), json, or stream-json\n"
+          "      --output-format FORMAT  text (default), json or stream-json (Claude Code's),\n"
+          "                              or events (Loom's event stream)\n"
+          "      --input-format FORMAT   text (default), or stream-json: user messages as\n"
+          "                              JSON lines on stdin, each a run (with -p)\n"
           "  -r, --resume [ID]           continue session ID (or a unique prefix); no ID:\n"
           "                              choose from this directory's sessions\n"
           "  -c, --continue              continue the latest session in this directory\n"
@@ -136,6 +141,33 @@ void cli_usage(FILE *out)
           out);
 }
 
+/* --output-format (text, json, stream-json, events) or --input-format
+ * (text, stream-json). 0, or -1 having said why. */
+static int parse_format(bool input, const char *v, cli_options *opt)
+{
+    if (input) {
+        if (!strcmp(v, "text") || !strcmp(v, "stream-json")) {
+            opt->input = !strcmp(v, "text") ? INPUT_TEXT : INPUT_STREAM_JSON;
+            return 0;
+        }
+        fprintf(stderr, "loom: --input-format must be text or stream-json, not \"%s\"\n", v);
+        return -1;
+    }
+    static const char *const names[] = {"text", "json", "stream-json", "events"};
+    _Static_assert(OUTPUT_TEXT == 0 && OUTPUT_JSON == 1 && OUTPUT_STREAM_JSON == 2 &&
+                       OUTPUT_EVENTS == 3,
+                   "names[] follows output_format");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        if (!strcmp(v, names[i])) {
+            opt->format = (output_format)i; /* names[] is in the enum's order */
+            return 0;
+        }
+    }
+    fprintf(stderr, "loom: --output-format must be text, json, stream-json or events, not \"%s\"\n",
+            v);
+    return -1;
+}
+
 int cli_parse(int argc, char **argv, cli_options *opt)
 {
     memset(opt, 0, sizeof *opt);
@@ -160,14 +192,9 @@ int cli_parse(int argc, char **argv, cli_options *opt)
             break;
         case 'c': opt->continue_latest = true; break;
         case OPT_OUTPUT_FORMAT:
-            if (!strcmp(optarg, "text")) opt->format = OUTPUT_TEXT;
-            else if (!strcmp(optarg, "json")) opt->format = OUTPUT_JSON;
-            else if (!strcmp(optarg, "stream-json")) opt->format = OUTPUT_STREAM_JSON;
-            else {
-                fprintf(stderr, "loom: --output-format must be text, json or stream-json, "
-                                "not \"%s\"\n", optarg);
+        case OPT_INPUT_FORMAT:
+            if (parse_format(c == OPT_INPUT_FORMAT, optarg, opt) != 0)
                 return -1;
-            }
             break;
         case OPT_PROVIDER: opt->provider = optarg; break;
         case OPT_MODEL: opt->model = optarg; break;
@@ -274,6 +301,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
     }
     if ((opt->resume || opt->resume_pick) && opt->continue_latest) {
         fprintf(stderr, "loom: --resume and --continue cannot be used together\n");
+        return -1;
+    }
+    if (opt->input == INPUT_STREAM_JSON && (!opt->print || opt->prompt)) {
+        fprintf(stderr, "loom: --input-format stream-json needs -p and takes no prompt "
+                        "argument: the messages come on stdin\n");
         return -1;
     }
     if (opt->fork_session && !opt->resume && !opt->resume_pick && !opt->continue_latest) {

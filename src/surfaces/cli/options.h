@@ -5,13 +5,18 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-typedef enum { OUTPUT_TEXT, OUTPUT_JSON, OUTPUT_STREAM_JSON } output_format;
+/* text, json (Claude Code's result object), stream-json (Claude Code's
+ * message lines), events (Loom's own event stream, docs/events.md). */
+typedef enum { OUTPUT_TEXT, OUTPUT_JSON, OUTPUT_STREAM_JSON, OUTPUT_EVENTS } output_format;
+/* --input-format: text (the prompt) or stream-json (user messages on stdin). */
+typedef enum { INPUT_TEXT, INPUT_STREAM_JSON } input_format;
 
 typedef struct cli_options {
     bool print;              /* -p: headless, one prompt */
     bool version, help;
     const char *prompt;      /* positional; NULL → read stdin */
     output_format format;
+    input_format input;
     const char *provider;
     const char *model;
     const char *base_url;

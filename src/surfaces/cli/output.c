@@ -1,4 +1,5 @@
-/* output.c — rendering a headless run in the three output formats.
+/* output.c — rendering a headless run: text mode, and the dispatch of an
+ * event to the other formats (output_stream_json.c, output_result.c).
  *
  * Text mode's contract (docs/cli.md): stdout holds every model reply's text
  * exactly once, whatever retries or fallbacks happened. Reply text reaches
@@ -22,15 +23,46 @@
 
 #include "base/clock.h"
 #include "base/json.h"
+#include "base/str.h"
 #include "base/termsafe.h"
 #include "surfaces/cli/agent_tree.h"
 
 void output_begin(cli_output *o)
 {
     o->started_ms = clock_mono_ms();
+    o->api_since = o->started_ms;
+    o->api_ms = 0;
     o->at_line_start = true;
     o->live = o->format == OUTPUT_TEXT && isatty(STDOUT_FILENO);
+    str_free(&o->held); /* a zeroed cli_output holds nothing to free */
     o->held = (loom_str)LOOM_STR_INIT;
+    o->turn_has_text = false;
+    json_decref(o->calls);
+    json_decref(o->denials);
+    o->calls = o->denials = NULL;
+}
+
+void output_free(cli_output *o)
+{
+    str_free(&o->held);
+    json_decref(o->calls);
+    json_decref(o->denials);
+    json_decref(o->tools);
+    json_decref(o->mcp_servers);
+    free(o->session_id);
+    free(o->cwd);
+    free(o->permission_mode);
+    free(o->message_id);
+    o->calls = o->denials = o->tools = o->mcp_servers = NULL;
+    o->session_id = o->cwd = o->permission_mode = o->message_id = NULL;
+}
+
+static void set_str(char **dst, const char *v)
+{
+    if (!v)
+        return;
+    free(*dst);
+    *dst = xstrdup(v);
 }
 
 /* The one place a reply's text is written to stdout, made terminal-safe;
@@ -200,25 +232,69 @@ static void text_event(cli_output *o, loom_event_type type, const json_t *payloa
     }
 }
 
+/* "loom: denied Bash(rm -rf x): <the rule or mode that denied it>". */
+static void denial_line(cli_output *o, const json_t *payload, const char *reason)
+{
+    const json_t *call = o->calls ? json_object_get(o->calls, json_get_str(payload, "call_id", ""))
+                                  : NULL;
+    char *label = output_call_label(json_get_str(payload, "tool", "?"),
+                                    call ? json_object_get(call, "input") : NULL);
+    /* The reason speaks to the model too ("… Do not retry the same call");
+     * the person reads what denied it: its first sentence, without the
+     * "denied by" the line already says. */
+    if (!strncmp(reason, "denied by ", 10))
+        reason += 10;
+    const char *end = strstr(reason, ". ");
+    char *first = end ? strndup(reason, (size_t)(end - reason)) : strdup(reason);
+    text_newline(o);
+    fputs("loom: denied ", stderr);
+    put_clean(label);
+    fputs(": ", stderr);
+    put_clean(first ? first : reason);
+    fputc('\n', stderr);
+    free(first);
+    free(label);
+}
+
+/* What every format but events keeps of the run's own (not a sub-agent's)
+ * events: its session, its tool calls and denials, its time in model calls. */
+static void track(cli_output *o, loom_event_type type, const json_t *payload)
+{
+    if (type == LOOM_EV_RUN_STATE_CHANGED &&
+        !strcmp(json_get_str(payload, "state", ""), "running")) {
+        set_str(&o->session_id, json_get_str(payload, "session_id", NULL));
+        set_str(&o->cwd, json_get_str(payload, "cwd", NULL));
+        set_str(&o->permission_mode, json_get_str(payload, "permission_mode", NULL));
+        o->api_since = clock_mono_ms();
+    } else if (type == LOOM_EV_MODEL_COMPLETED) {
+        long long now = clock_mono_ms();
+        o->api_ms += now - o->api_since;
+        o->api_since = now;
+    } else if (type == LOOM_EV_TOOL_STARTED) {
+        output_note_call(o, payload);
+    } else if (type == LOOM_EV_TOOL_FINISHED || type == LOOM_EV_TOOL_FAILED) {
+        /* The next model call starts when the last tool of the turn is done. */
+        o->api_since = clock_mono_ms();
+        const char *reason = type == LOOM_EV_TOOL_FAILED ? output_note_denial(o, payload) : NULL;
+        if (reason && o->format == OUTPUT_TEXT)
+            denial_line(o, payload, reason);
+    }
+}
+
 void output_event(cli_output *o, const loom_event *ev)
 {
-    if (o->format == OUTPUT_STREAM_JSON) {
+    if (o->format == OUTPUT_EVENTS) {
         /* The final event carries the result; output_end prints it. */
         fputs(ev->json, stdout);
         fputc('\n', stdout);
         fflush(stdout);
         return;
     }
-    /* json keeps stdout for the result, but warnings and the heartbeat's
-     * events still belong on stderr. */
-    if (o->format == OUTPUT_JSON && ev->kind != LOOM_EV_WARNING_EMITTED &&
-        ev->kind != LOOM_EV_HEARTBEAT_EVENT)
-        return;
     if (ev->text) {
         /* The hot path: no JSON to parse for a token. A sub-agent's text
          * is its own, not the reply (its result reaches the parent). */
-        if (o->format == OUTPUT_TEXT && !strcmp(ev->channel, "text") && *ev->text &&
-            !agent_tree_token_from_agent(ev)) {
+        if ((o->format == OUTPUT_TEXT || o->format == OUTPUT_STREAM_JSON) &&
+            !strcmp(ev->channel, "text") && *ev->text && !agent_tree_token_from_agent(ev)) {
             size_t n = strlen(ev->text);
             if (o->live)
                 text_put(o, ev->text, n);
@@ -230,10 +306,23 @@ void output_event(cli_output *o, const loom_event *ev)
     }
     loom_error ignore;
     json_t *doc = json_parse(ev->json, strlen(ev->json), "event", &ignore);
-    if (agent_tree_event_agent(ev, doc))
-        agent_event(o, ev->kind, json_get_obj(doc, "payload"));
+    const json_t *payload = json_get_obj(doc, "payload");
+    bool from_agent = agent_tree_event_agent(ev, doc);
+    if (!from_agent)
+        track(o, ev->kind, payload);
+    if (o->format == OUTPUT_STREAM_JSON && !from_agent)
+        output_stream_json_event(o, ev, doc);
+    /* json and stream-json keep stdout for their JSON, but warnings and
+     * the heartbeat's events still belong on stderr. */
+    if (o->format != OUTPUT_TEXT && ev->kind != LOOM_EV_WARNING_EMITTED &&
+        ev->kind != LOOM_EV_HEARTBEAT_EVENT) {
+        json_decref(doc);
+        return;
+    }
+    if (from_agent)
+        agent_event(o, ev->kind, payload);
     else
-        text_event(o, ev->kind, json_get_obj(doc, "payload"));
+        text_event(o, ev->kind, payload);
     json_decref(doc);
 }
 
@@ -245,30 +334,16 @@ void output_warning(cli_output *o, const char *message)
     fputc('\n', stderr);
 }
 
-static const char *subtype_of(loom_run_state state, loom_stop_reason stop)
-{
-    if (state == LOOM_RUN_COMPLETED)
-        return "success";
-    if (stop == LOOM_STOP_MAX_TURNS)
-        return "error_max_turns";
-    if (stop == LOOM_STOP_TOKEN_BUDGET || stop == LOOM_STOP_USD_BUDGET)
-        return "error_max_budget";
-    if (state == LOOM_RUN_CANCELLED)
-        return "error_cancelled";
-    return "error_during_execution";
-}
-
 void output_end(cli_output *o, const loom_run *run)
 {
     const char *result_json = loom_run_result_json(run);
-    loom_run_state state = loom_run_state_now(run);
     loom_error ignore;
     json_t *res = json_parse(result_json, strlen(result_json), "result", &ignore);
     const json_t *error = json_get_obj(res, "error");
-    if (o->held.len)
+    if (o->held.len && o->format == OUTPUT_TEXT)
         fprintf(stderr, "loom: the model call was cut off; its %zu bytes of unfinished reply "
                         "are not printed\n", o->held.len);
-    str_free(&o->held);
+    str_clear(&o->held);
     if (o->format == OUTPUT_TEXT)
         text_newline(o);
     if (error) {
@@ -279,17 +354,13 @@ void output_end(cli_output *o, const loom_run *run)
         fputs("]\n", stderr);
     }
     if (o->format == OUTPUT_JSON) {
-        json_t *out = json_pack("{s:s,s:s,s:b}", "type", "result", "subtype",
-                                subtype_of(state, loom_run_stop_reason(run)), "is_error",
-                                state != LOOM_RUN_COMPLETED);
-        json_object_update(out, res);
-        json_object_set_new(out, "model", json_string(o->model));
-        json_object_set_new(out, "provider", json_string(o->provider));
-        json_object_set_new(out, "duration_ms", json_integer(clock_mono_ms() - o->started_ms));
+        json_t *out = output_result_object(o, run, res);
         char *s = json_dumps(out, JSON_INDENT(2));
         printf("%s\n", s);
         free(s);
         json_decref(out);
+    } else if (o->format == OUTPUT_STREAM_JSON) {
+        output_stream_json_line(output_result_object(o, run, res));
     }
     fflush(stdout);
     json_decref(res);
@@ -300,13 +371,14 @@ void output_setup_error(cli_output *o, const loom_status *st)
     fputs("loom: ", stderr);
     put_clean(st->message);
     fputc('\n', stderr);
-    if (o->format == OUTPUT_JSON) {
-        json_t *out = json_pack("{s:s,s:s,s:b,s:{s:s,s:s}}", "type", "result", "subtype",
-                                "error_during_execution", "is_error", 1, "error", "code",
+    if (o->format == OUTPUT_JSON || o->format == OUTPUT_STREAM_JSON) {
+        json_t *res = json_pack("{s:s,s:{s:s,s:s}}", "result", "", "error", "code",
                                 st->code_name, "message", st->message);
-        char *s = json_dumps(out, JSON_INDENT(2));
+        json_t *out = output_result_object(o, NULL, res);
+        char *s = json_dumps(out, o->format == OUTPUT_JSON ? JSON_INDENT(2) : JSON_COMPACT);
         printf("%s\n", s);
         free(s);
         json_decref(out);
+        json_decref(res);
     }
 }
