@@ -60,6 +60,26 @@ extern "C" {
 /* The library's version as "MAJOR.MINOR.PATCH" (set once, in CMakeLists.txt). */
 const char *loom_version(void);
 
+/* ---- models (docs/providers.md) ----------------------------------------- */
+
+/* The id a model alias stands for (sonnet, opus, haiku, fable; OpenAI's
+ * names are ids and come back as given), from Loom's one model table;
+ * any other name, a model the table does not know, comes back as given.
+ * The result is static or the argument. Every way of naming a model (the
+ * option "model", /model, an agent file's, skill's or command's model:)
+ * goes through it before a request is made. */
+const char *loom_model_resolve(const char *name);
+/* One model as JSON text (caller frees): {"id", "alias"? (when model was
+ * one), "context_window", "max_output_tokens", "price"?: {"input",
+ * "output", "cache_write", "cache_read" (USD per million tokens),
+ * "long_prompt"?: {"above" (prompt tokens), the four again}}, "table_date"}
+ * — no "price" when the table has none for the id. NULL for NULL. */
+char *loom_model_info_json(const char *model);
+/* The alias table, in order (caller frees): {"date" (when it was checked),
+ * "models": [{"alias", "id", "provider" (anthropic|openai),
+ * "context_window", "max_output_tokens", "price"?}]}. */
+char *loom_models_json(void);
+
 /* ---- status ------------------------------------------------------------ */
 
 typedef struct loom_status {

@@ -13,6 +13,7 @@
 #include "context/ladder.h"
 #include "context/system_prompt.h"
 #include "ext/styles/styles.h"
+#include "provider/models.h"
 #include "sandbox/sandbox.h"
 
 /* renew reloads C_memory: the dynamic system prompt, made anew. */
@@ -323,7 +324,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     }
     if (parse_thinking(a, st) != 0)
         goto fail;
-    a->fallback_model = xstrdup(api_value(v, "fallback_model"));
+    a->fallback_model = xstrdup(models_resolve(api_value(v, "fallback_model")));
 
     char buf[4096];
     const char *cwd = api_value(v, "cwd");

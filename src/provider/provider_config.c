@@ -161,6 +161,13 @@ int provider_config_resolve(provider_config *cfg, loom_error *err)
     bool default_endpoint = !cfg->base_url;
     set_if_unset(&cfg->base_url, default_url);
     set_if_unset(&cfg->model, default_model);
+    /* An alias (sonnet, opus, …) becomes the id it stands for before any
+     * request: the APIs know ids only (models.c). */
+    if (models_is_alias(cfg->model)) {
+        char *id = xstrdup(models_resolve(cfg->model));
+        free(cfg->model);
+        cfg->model = id;
+    }
 
     /* A public endpoint without a key can only fail; say so before sending. */
     if (cfg->kind != PROVIDER_REPLAY && default_endpoint && !cfg->api_key)

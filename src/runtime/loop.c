@@ -136,7 +136,7 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
 {
     memset(out, 0, sizeof *out);
     loom_error_clear(&out->err);
-    out->cost_usd = p->price_input_per_mtok > 0 || p->price_output_per_mtok > 0 ? 0 : -1;
+    out->cost_usd = loop_prices_known(p, p->provider->model) ? 0 : -1;
     memset(st, 0, sizeof *st);
     st->io = io;
     st->out = out;
