@@ -305,6 +305,14 @@ char *loom_agent_sources_json(loom_agent *agent);
  * afterwards (/output-style reopens the agent). 0, or -1 with st set. */
 int loom_agent_set_local_setting(loom_agent *agent, const char *key, const char *value_json,
                                  loom_status *st);
+/* The agent's effective settings, key by key, as JSON text (caller frees):
+ * {"settings": [{"key", "value" (JSON), "layer" (local | project | user |
+ * "command line": a flag or the environment, which win over files),
+ * "overrides"?: [the lower layers that also set it]}], "files": {"user",
+ * "project", "local": [the settings files loaded for that layer]}} — a
+ * layer's Claude Code and Loom files merged as they were loaded. For
+ * /config. NULL when agent is NULL. */
+char *loom_agent_settings_json(loom_agent *agent);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */
