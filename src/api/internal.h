@@ -193,6 +193,9 @@ int api_agents_config(const json_t *values, json_t *const files[3], agents_confi
 bool api_compat_claude(const json_t *values, json_t *const files[3]);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
+/* Loom's home (LOOM_HOME, else ~/.loom) is, or can be made, a writable
+ * folder: 0, or -1 with st naming LOOM_HOME and the path (home.c). */
+int api_home_check(loom_status *st);
 
 /* The session's MCP servers (api/mcp.c). open: reads the configuration and
  * starts the servers connecting (nothing when none is configured; -1 with

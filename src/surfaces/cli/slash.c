@@ -18,6 +18,7 @@
 #include "base/str.h"
 #include "surfaces/cli/doctor.h"
 #include "surfaces/cli/slash_agents.h"
+#include "surfaces/cli/slash_config.h"
 #include "surfaces/cli/slash_context.h"
 #include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
@@ -388,6 +389,10 @@ static const slash_cmd commands[] = {
     {"resume", "[ID]", "list this directory's sessions, or open one", cmd_resume},
     {"model", "[NAME]", "the models (aliases, windows, prices), or switch to NAME", slash_model},
     {"cost", NULL, "tokens used and their cost in dollars (the dated price table)", slash_cost},
+    {"config", "[set KEY VALUE]", "the settings in effect and the file that set each; set: write "
+     "one to .loom/settings.local.json", slash_config},
+    {"doctor", NULL, "what is configured, found and broken: provider, settings files, sandbox, "
+     "extensions, terminal", slash_doctor},
     {"status", NULL, "session id and file, model, provider, directory, mode, the configuration "
      "files loaded and skipped", cmd_status},
     {"permissions", "[MODE]", "show the permission modes, or switch to MODE", cmd_permissions},
