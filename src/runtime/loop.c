@@ -229,8 +229,7 @@ static loop_step begin_turn(loop_state *st)
     if (st->turn >= st->max_turns) {
         finish(out, LOOM_RUN_FAILED, LOOM_STOP_MAX_TURNS);
         loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
-                       "stopped after %d turns (the --max-turns limit); resume the session "
-                       "to go on", st->max_turns);
+                       "stopped after %d turns (the --max-turns limit)", st->max_turns);
         return STEP_STOP;
     }
     if (p->max_tokens_total > 0 && used >= p->max_tokens_total) {
