@@ -5,7 +5,9 @@
  * project's command of the same name replaces it. /review's !`git ...`
  * lines run through the governed pipeline like any command's; its
  * allowed-tools grant only those two git commands, /init's only writing
- * ./AGENTS.md. Constant data; the catalog owns the parsed defs. */
+ * ./AGENTS.md. Both are the user's to type, not the model's to call
+ * (disable-model-invocation, as Claude Code's built-ins): the Skill tool
+ * does not offer them. Constant data; the catalog owns the parsed defs. */
 #include "ext/commands/commands_internal.h"
 
 #include <stddef.h>
@@ -18,6 +20,7 @@ static const char init_text[] =
     "conventions)\n"
     "argument-hint: \"[what to stress]\"\n"
     "allowed-tools: Edit(./AGENTS.md)\n"
+    "disable-model-invocation: true\n"
     "---\n"
     "Write a file named AGENTS.md at the root of this repository: the instructions a coding "
     "agent reads before it works here.\n"
@@ -41,6 +44,7 @@ static const char review_text[] =
     "description: review the working tree's changes (git status and git diff against HEAD)\n"
     "argument-hint: \"[what to look at]\"\n"
     "allowed-tools: Bash(git status:*), Bash(git diff:*)\n"
+    "disable-model-invocation: true\n"
     "---\n"
     "Review the uncommitted changes in this working tree as a careful reviewer would before "
     "they are committed.\n"
