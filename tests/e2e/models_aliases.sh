@@ -52,7 +52,36 @@ assert_eq "configured prices override the table" "$(jq -r '(.total_cost_usd // .
 rm "$LOOM_HOME/settings.json"
 "$LOOM_BIN" -p "hi" --model claude-brand-new-9 --cwd "$T/proj" --output-format json >"$T/out" 2>"$T/err"
 check "an unpriced model's run has no cost (not -1)" \
-  jq -e '(.total_cost_usd // .cost_usd) == null' "$T/out" >/dev/null
+  jq -e '(.total_cost_usd // .cost_usd) == null' "$T/out"
+
+# An agent file's model: haiku runs the sub-agent on haiku's id; on an
+# OpenAI endpoint the same file runs on the session's model (a Claude id
+# there could only be refused).
+mkdir -p "$T/proj/.loom/agents"
+printf -- '---\nname: quick\ndescription: a quick helper\nmodel: haiku\n---\nQUICK-AGENT-BODY\n' \
+  > "$T/proj/.loom/agents/quick.md"
+printf '{"trustedWorkspaces": ["%s"], "agents": {"enabled": true}}\n' "$(realpath "$T/proj")" > "$LOOM_HOME/settings.json"
+cat > "$T/agents.json" <<'JSON'
+{"turns": [
+  {"match": {"system_contains": "QUICK-AGENT-BODY"}, "reply": {"text": "CHILD-DONE"}},
+  {"match": {"tool_results": 0}, "reply": {"tool_calls": [{"id": "a1", "name": "Agent", "input":
+     {"description": "quick", "prompt": "do it", "subagent_type": "quick"}}]}},
+  {"match": {"tool_results": 1}, "reply": {"text": "PARENT-DONE"}}]}
+JSON
+child_model() { jq -r 'select((.body|tostring)|contains("QUICK-AGENT-BODY")) | .body.model' "$MOCK_LOG" | tail -n 1; }
+for provider in anthropic openai; do
+  start_mock "$T/agents.json"
+  use_provider "$provider"
+  model=$([ "$provider" = anthropic ] && echo claude-sonnet-5-5 || echo gpt-5)
+  "$LOOM_BIN" -p "go" --model "$model" --permission-mode bypassPermissions --cwd "$T/proj" >"$T/out" 2>"$T/err" || cat "$T/err" >&2
+  assert_eq "$provider: the parent answered" "$(tail -n 1 "$T/out")" "PARENT-DONE"
+  if [ "$provider" = anthropic ]; then
+    assert_eq "anthropic: an agent file's model: haiku runs on haiku's id" "$(child_model)" "claude-haiku-5-5"
+  else
+    assert_eq "openai: an agent file's Claude alias runs on the session's model" "$(child_model)" "gpt-5"
+  fi
+done
+rm -r "$T/proj/.loom/agents" "$LOOM_HOME/settings.json"
 
 stop_mock
 start_mock "$T/scenario.json"
