@@ -310,9 +310,10 @@ static const tool_registry *tools_now(struct api_ext *x)
     return x->current;
 }
 
-/* A frontmatter model for this run: a full id counts; "inherit", and the
- * aliases Claude Code resolves (sonnet, opus, haiku), which Loom's model
- * table does not map, leave the agent's, with a warning for an alias. */
+/* A frontmatter model for this run: an id counts; an alias of the model
+ * table (sonnet, opus, haiku, …) counts as its id; "inherit" leaves the
+ * agent's, and so, with a warning, does an alias of another vendor or a
+ * bare word the table does not know. */
 static const char *run_model(const char *want, const char *who, const char *current,
                              tool_ctx *tctx)
 {
@@ -330,8 +331,9 @@ static const char *run_model(const char *want, const char *who, const char *curr
     if (tctx->emit) {
         char msg[300];
         if (models_is_alias(want))
-            snprintf(msg, sizeof msg, "%s: model \"%.60s\" is %s, a %s model, and the session's "
-                     "model is not; the session's model is used", who, want, id, vendor);
+            snprintf(msg, sizeof msg, "%s: model \"%.60s\" stands for %s, served by %s's API, "
+                     "not the session's; the session's model is used", who, want, id,
+                     vendor ? vendor : "another");
         else
             snprintf(msg, sizeof msg, "%s: model \"%.60s\" is not an alias Loom knows (see "
                      "/model); the session's model is used", who, want);
