@@ -389,7 +389,7 @@ static const slash_cmd commands[] = {
     {"resume", "[ID]", "list this directory's sessions, or open one", cmd_resume},
     {"model", "[NAME]", "the models (aliases, windows, prices), or switch to NAME", slash_model},
     {"cost", NULL, "tokens used and their cost in dollars (the dated price table)", slash_cost},
-    {"config", "[set KEY VALUE]", "the settings in effect and the file that set each; set: write "
+    {"config", "[set KEY V]", "the settings in effect and the file that set each; set: write "
      "one to .loom/settings.local.json", slash_config},
     {"doctor", NULL, "what is configured, found and broken: provider, settings files, sandbox, "
      "extensions, terminal", slash_doctor},
