@@ -313,6 +313,12 @@ int loom_agent_set_local_setting(loom_agent *agent, const char *key, const char 
  * layer's Claude Code and Loom files merged as they were loaded. For
  * /config. NULL when agent is NULL. */
 char *loom_agent_settings_json(loom_agent *agent);
+/* The agent's model as loom_model_info_json gives it, with the price the
+ * agent's runs use and "price_source": "table" (the dated table),
+ * "settings: models.<id>.price" (that settings entry) or "settings:
+ * price_input_per_mtok, price_output_per_mtok" (the flat prices, for every
+ * model); no "price" when none is known. For /cost. NULL for NULL. */
+char *loom_agent_model_info_json(loom_agent *agent);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */

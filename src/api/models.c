@@ -66,3 +66,32 @@ char *loom_models_json(void)
     json_decref(doc);
     return text;
 }
+
+char *loom_agent_model_info_json(loom_agent *a)
+{
+    if (!a)
+        return NULL;
+    const char *model = a->provider.model;
+    json_t *o = model_json(model);
+    json_object_del(o, "price");
+    model_price p;
+    const char *source = NULL;
+    if (a->params.price_input_per_mtok > 0 || a->params.price_output_per_mtok > 0) {
+        double in = a->params.price_input_per_mtok;
+        p = (model_price){.input = in, .output = a->params.price_output_per_mtok,
+                          .cache_write = in * 1.25, .cache_read = in * 0.1};
+        source = "settings: price_input_per_mtok, price_output_per_mtok";
+    } else if (api_agent_price(a, model, &p)) {
+        model_price table;
+        bool in_table = models_price(model, &table);
+        source = in_table && !memcmp(&table, &p, sizeof p) ? "table" : "settings: models.<id>.price";
+    }
+    if (source) {
+        json_object_set_new(o, "price", price_json(&p));
+        json_object_set_new(o, "price_source", json_string(source));
+    }
+    json_object_set_new(o, "table_date", json_string(MODELS_TABLE_DATE));
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return text;
+}

@@ -12,16 +12,21 @@ static bool configured(const loop_params *p)
     return p->price_input_per_mtok > 0 || p->price_output_per_mtok > 0;
 }
 
+static bool price_of(const loop_params *p, const char *model, model_price *out)
+{
+    return p->price_for ? p->price_for(p->price_ctx, model, out) : models_price(model, out);
+}
+
 bool loop_prices_known(const loop_params *p, const char *model)
 {
     model_price ignore;
-    return configured(p) || models_price(model, &ignore);
+    return configured(p) || price_of(p, model, &ignore);
 }
 
 /* USD for one reply of model. Configured prices: cache writes cost 1.25×
  * and cache reads 0.1× the input price (Anthropic's published multipliers;
- * OpenAI reports no writes). Otherwise the model's row of the dated table,
- * which prices each kind itself; a model it does not price costs 0 here
+ * OpenAI reports no writes). Otherwise the model's price (its settings
+ * entry, else its row of the dated table), each kind at its own; a model it does not price costs 0 here
  * (the run's cost was known at its start: a fallback model without a row). */
 static double usage_cost(const loop_state *st, const msg_usage *u)
 {
@@ -32,7 +37,7 @@ static double usage_cost(const loop_state *st, const msg_usage *u)
                 (double)u->cache_read_tokens * p->price_input_per_mtok * 0.1 +
                 (double)u->output_tokens * p->price_output_per_mtok) / 1e6;
     model_price price;
-    if (!models_price(st->cfg.model, &price))
+    if (!price_of(p, st->cfg.model, &price))
         return 0;
     return model_price_cost(&price, u->input_tokens, u->output_tokens, u->cache_creation_tokens,
                             u->cache_read_tokens);

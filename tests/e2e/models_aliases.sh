@@ -49,6 +49,14 @@ cat > "$LOOM_HOME/settings.json" <<'JSON'
 JSON
 "$LOOM_BIN" -p "hi" --model sonnet --cwd "$T/proj" --output-format json >"$T/out" 2>"$T/err"
 assert_eq "configured prices override the table" "$(jq -r '(.total_cost_usd // .cost_usd) * 100 | round' "$T/out")" "110"
+# A model's own settings entry prices it ($1 in, $2 out → $1.20), under
+# its id or its alias; a model without a row gets a price this way.
+echo '{"models": {"claude-sonnet-5-5": {"price": {"input": 1, "output": 2}}}}' > "$LOOM_HOME/settings.json"
+"$LOOM_BIN" -p "hi" --model sonnet --cwd "$T/proj" --output-format json >"$T/out" 2>"$T/err"
+assert_eq "models.<id>.price overrides the table" "$(jq -r '(.total_cost_usd // .cost_usd) * 100 | round' "$T/out")" "120"
+echo '{"models": {"claude-brand-new-9": {"price": {"input": 3, "output": 5}}}}' > "$LOOM_HOME/settings.json"
+"$LOOM_BIN" -p "hi" --model claude-brand-new-9 --cwd "$T/proj" --output-format json >"$T/out" 2>"$T/err"
+assert_eq "models.<id>.price prices a model the table lacks" "$(jq -r '(.total_cost_usd // .cost_usd) * 100 | round' "$T/out")" "350"
 rm "$LOOM_HOME/settings.json"
 "$LOOM_BIN" -p "hi" --model claude-brand-new-9 --cwd "$T/proj" --output-format json >"$T/out" 2>"$T/err"
 check "an unpriced model's run has no cost (not -1)" \

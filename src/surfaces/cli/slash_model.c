@@ -3,7 +3,8 @@
  * with the id it stands for, the context window and the price per million
  * tokens, the current model marked; /model NAME reopens the agent on NAME
  * (an alias resolves in the library). /cost sums the session's usage and
- * the runs' cost_usd, and names the prices it used and their date. Main
+ * the runs' cost_usd, and names the prices it used (the table's, dated, or
+ * the settings') or why there are none. Main
  * thread only. */
 #include "surfaces/cli/slash_model.h"
 
@@ -122,31 +123,32 @@ void slash_model(slash_host *r, const char *args)
     term_printf(&r->out, TONE_PLAIN, "\n");
 }
 
-/* Where the dollars came from: the table's row for the model and its date,
- * or configured prices. */
-static void cost_source(slash_host *r, const json_t *info, bool known)
+/* Where the dollars came from: the prices the agent's runs use (the
+ * table's row and its date, or the settings'), or why there are none. */
+static void cost_source(slash_host *r, const json_t *info)
 {
     const char *model = loom_agent_model(r->agent);
     const json_t *price = json_object_get(info, "price");
     if (!json_is_object(price)) {
-        if (known)
-            term_printf(&r->out, TONE_DIM, "Prices   configured (price_input_per_mtok, "
-                        "price_output_per_mtok)\n");
-        else
-            term_printf(&r->out, TONE_DIM, "Cost     unknown: Loom's price table (%s) has no price "
-                        "for %s; set price_input_per_mtok and price_output_per_mtok in settings\n",
-                        json_get_str(info, "table_date", "?"), model);
+        term_printf(&r->out, TONE_DIM, "Cost     unknown: Loom's price table (%s) has no price "
+                    "for %s; set \"models\": {\"%s\": {\"price\": {\"input\": N, \"output\": "
+                    "N}}} or price_input_per_mtok and price_output_per_mtok in settings\n",
+                    json_get_str(info, "table_date", "?"), model, model);
         return;
     }
-    char in[24], out[24], cw[24], cr[24];
+    char in[24], out[24], cw[24], cr[24], from[96];
     dollars(json_get_num(price, "input", 0), in, sizeof in);
     dollars(json_get_num(price, "output", 0), out, sizeof out);
     dollars(json_get_num(price, "cache_write", 0), cw, sizeof cw);
     dollars(json_get_num(price, "cache_read", 0), cr, sizeof cr);
-    term_printf(&r->out, TONE_DIM, "Prices   %s per million tokens as of %s: input %s \xc2\xb7 output "
-                "%s \xc2\xb7 cache write %s \xc2\xb7 cache read %s%s\n", model,
-                json_get_str(info, "table_date", "?"), in, out, cw, cr,
-                json_object_get(price, "long_prompt") ? " (more above a long prompt)" : "");
+    const char *source = json_get_str(info, "price_source", "table");
+    if (!strcmp(source, "table"))
+        snprintf(from, sizeof from, "as of %s", json_get_str(info, "table_date", "?"));
+    else
+        snprintf(from, sizeof from, "from %s", source);
+    term_printf(&r->out, TONE_DIM, "Prices   %s per million tokens %s: input %s \xc2\xb7 output "
+                "%s \xc2\xb7 cache write %s \xc2\xb7 cache read %s%s\n", model, from, in, out, cw,
+                cr, json_object_get(price, "long_prompt") ? " (more above a long prompt)" : "");
 }
 
 void slash_cost(slash_host *r, const char *args)
@@ -169,12 +171,15 @@ void slash_cost(slash_host *r, const char *args)
     slash_thousands(sum, total, sizeof total);
     term_printf(&r->out, TONE_PLAIN, "Tokens   %s total \xc2\xb7 input %s \xc2\xb7 output %s \xc2\xb7 "
                 "cache read %s \xc2\xb7 cache write %s\n", total, in, out, cr, cw);
-    json_t *info = parse(loom_model_info_json(loom_agent_model(r->agent)), "model");
+    json_t *info = parse(loom_agent_model_info_json(r->agent), "model");
     /* Nothing spent yet on a priced model costs $0, not "unknown". */
-    bool known = r->cost_usd >= 0 || (sum == 0 && json_object_get(info, "price"));
-    if (known)
+    bool priced = json_object_get(info, "price") != NULL;
+    if (r->cost_usd >= 0 || (sum == 0 && priced))
         term_printf(&r->out, TONE_PLAIN, "Cost     $%.4f\n", r->cost_usd > 0 ? r->cost_usd : 0.0);
-    cost_source(r, info, known);
+    else if (priced)
+        term_printf(&r->out, TONE_DIM, "Cost     unknown: the replies so far came from a model "
+                    "without a price\n");
+    cost_source(r, info);
     json_decref(info);
     term_printf(&r->out, TONE_DIM, "Since this REPL opened the session.\n");
     slash_agents_cost(r);
