@@ -18,7 +18,7 @@ static const char init_text[] =
     "---\n"
     "description: write an AGENTS.md for this repository (build and test commands, layout, "
     "conventions)\n"
-    "argument-hint: \"[what to stress]\"\n"
+    "argument-hint: \"[focus]\"\n"
     "allowed-tools: Edit(./AGENTS.md)\n"
     "disable-model-invocation: true\n"
     "---\n"
@@ -42,7 +42,7 @@ static const char init_text[] =
 static const char review_text[] =
     "---\n"
     "description: review the working tree's changes (git status and git diff against HEAD)\n"
-    "argument-hint: \"[what to look at]\"\n"
+    "argument-hint: \"[focus]\"\n"
     "allowed-tools: Bash(git status:*), Bash(git diff:*)\n"
     "disable-model-invocation: true\n"
     "---\n"
