@@ -60,6 +60,26 @@ extern "C" {
 /* The library's version as "MAJOR.MINOR.PATCH" (set once, in CMakeLists.txt). */
 const char *loom_version(void);
 
+/* ---- models (docs/providers.md) ----------------------------------------- */
+
+/* The id a model alias stands for (sonnet, opus, haiku, fable; OpenAI's
+ * names are ids and come back as given), from Loom's one model table;
+ * any other name, a model the table does not know, comes back as given.
+ * The result is static or the argument. Every way of naming a model (the
+ * option "model", /model, an agent file's, skill's or command's model:)
+ * goes through it before a request is made. */
+const char *loom_model_resolve(const char *name);
+/* One model as JSON text (caller frees): {"id", "alias"? (when model was
+ * one), "context_window", "max_output_tokens", "price"?: {"input",
+ * "output", "cache_write", "cache_read" (USD per million tokens),
+ * "long_prompt"?: {"above" (prompt tokens), the four again}}, "table_date"}
+ * — no "price" when the table has none for the id. NULL for NULL. */
+char *loom_model_info_json(const char *model);
+/* The alias table, in order (caller frees): {"date" (when it was checked),
+ * "models": [{"alias", "id", "provider" (anthropic|openai),
+ * "context_window", "max_output_tokens", "price"?}]}. */
+char *loom_models_json(void);
+
 /* ---- status ------------------------------------------------------------ */
 
 typedef struct loom_status {
@@ -293,6 +313,20 @@ char *loom_agent_sources_json(loom_agent *agent);
  * afterwards (/output-style reopens the agent). 0, or -1 with st set. */
 int loom_agent_set_local_setting(loom_agent *agent, const char *key, const char *value_json,
                                  loom_status *st);
+/* The agent's effective settings, key by key, as JSON text (caller frees):
+ * {"settings": [{"key", "value" (JSON), "layer" (local | project | user |
+ * "command line": a flag or the environment, which win over files),
+ * "overrides"?: [the lower layers that also set it]}], "files": {"user",
+ * "project", "local": [the settings files loaded for that layer]}} — a
+ * layer's Claude Code and Loom files merged as they were loaded. For
+ * /config. NULL when agent is NULL. */
+char *loom_agent_settings_json(loom_agent *agent);
+/* The agent's model as loom_model_info_json gives it, with the price the
+ * agent's runs use and "price_source": "table" (the dated table),
+ * "settings: models.<id>.price" (that settings entry) or "settings:
+ * price_input_per_mtok, price_output_per_mtok" (the flat prices, for every
+ * model); no "price" when none is known. For /cost. NULL for NULL. */
+char *loom_agent_model_info_json(loom_agent *agent);
 void loom_agent_free(loom_agent *agent);
 
 /* ---- session ----------------------------------------------------------- */

@@ -32,6 +32,7 @@
 #include "governance/pipeline.h"
 #include "hooks/run.h"
 #include "policy/approvals.h"
+#include "provider/models.h"
 #include "session/record.h"
 #include "tools/file_state.h"
 #include "tools/tasks.h"
@@ -241,21 +242,20 @@ perm_mode agent_child_mode(perm_mode parent, const agent_def *def, bool inherit)
     return inherit || !mode_within(MODE_DEFAULT, parent) ? parent : MODE_DEFAULT;
 }
 
-static bool is_alias(const char *m)
-{
-    return !strcmp(m, "sonnet") || !strcmp(m, "opus") || !strcmp(m, "haiku") ||
-           !strcmp(m, "inherit");
-}
-
 /* The model: the request's, else the def's, else the parent's. A family
- * alias (sonnet, opus, haiku) runs on the parent's model: Loom has no
- * family table per provider, and guessing an id could name a model the
- * endpoint does not serve. */
+ * alias (sonnet, opus, haiku) runs on the id it stands for
+ * (provider/models.c) when that id is served by the parent's vendor;
+ * otherwise on the parent's model: guessing across vendors could name a
+ * model the endpoint does not serve. */
 static const char *resolve_model(const char *req, const agent_def *def, const char *parent)
 {
     const char *m = req && *req ? req : def && def->model && *def->model ? def->model : NULL;
-    if (!m || is_alias(m))
+    if (!m || !strcmp(m, "inherit"))
         return parent;
+    if (models_is_alias(m)) {
+        const char *id = models_resolve(m), *vendor = models_vendor(id), *now = models_vendor(parent);
+        return vendor && now && !strcmp(vendor, now) ? id : parent;
+    }
     return m;
 }
 

@@ -13,6 +13,7 @@
 #include "context/ladder.h"
 #include "context/system_prompt.h"
 #include "ext/styles/styles.h"
+#include "provider/models.h"
 #include "sandbox/sandbox.h"
 
 /* renew reloads C_memory: the dynamic system prompt, made anew. */
@@ -24,15 +25,48 @@ static char *reload_dynamic(void *ctx)
                                  api_agent_deny(a, &deny));
 }
 
-/* A model's entry under "models" in the settings files, local first. */
+/* A model's entry under "models" in the settings files, local first; an
+ * alias's entry (models.sonnet) or its id's (models.claude-sonnet-5-5). */
 static const json_t *model_settings(const loom_agent *a, const char *model)
 {
+    const char *id = models_resolve(model);
     for (int i = 2; i >= 0 && model; i--) {
-        const json_t *m = json_object_get(json_object_get(a->files[i], "models"), model);
+        const json_t *all = json_object_get(a->files[i], "models");
+        const json_t *m = json_object_get(all, model);
+        if (!json_is_object(m))
+            m = json_object_get(all, id);
         if (json_is_object(m))
             return m;
     }
     return NULL;
+}
+
+static bool price_field(const json_t *price, const char *key, double *out)
+{
+    const json_t *v = json_object_get(price, key);
+    if (!json_is_number(v) || json_number_value(v) < 0)
+        return false;
+    *out = json_number_value(v);
+    return true;
+}
+
+/* The loop's price of a model (loop_params.price_for; internal.h): the model's
+ * settings entry, "models": {"<id>": {"price": {"input", "output",
+ * "cache_write"?, "cache_read"?}}} (USD per million tokens; cache prices
+ * default to 1.25× and 0.1× input), else the dated table's. */
+bool api_agent_price(void *ctx, const char *model, model_price *out)
+{
+    const loom_agent *a = ctx;
+    const json_t *price = json_object_get(model_settings(a, model), "price");
+    memset(out, 0, sizeof *out);
+    if (price_field(price, "input", &out->input) && price_field(price, "output", &out->output)) {
+        if (!price_field(price, "cache_write", &out->cache_write))
+            out->cache_write = out->input * 1.25;
+        if (!price_field(price, "cache_read", &out->cache_read))
+            out->cache_read = out->input * 0.1;
+        return true;
+    }
+    return models_price(model, out);
 }
 
 /* Context window and output cap: options first, then the model's settings
@@ -323,7 +357,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     }
     if (parse_thinking(a, st) != 0)
         goto fail;
-    a->fallback_model = xstrdup(api_value(v, "fallback_model"));
+    a->fallback_model = xstrdup(models_resolve(api_value(v, "fallback_model")));
 
     char buf[4096];
     const char *cwd = api_value(v, "cwd");
@@ -377,6 +411,8 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         .max_usd = max_usd,
         .price_input_per_mtok = price_in,
         .price_output_per_mtok = price_out,
+        .price_for = api_agent_price,
+        .price_ctx = a,
         .context = {.reload_system_dynamic = reload_dynamic, .reload_ctx = a},
     };
     if (parse_context_options(a, st) != 0 || parse_heartbeat(a, st) != 0)

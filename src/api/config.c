@@ -212,6 +212,8 @@ int loom_config_load_settings(loom_config *cfg, loom_status *st)
     const char *cwd = api_value(cfg->values, "cwd");
     if (!cwd)
         cwd = getcwd(cwd_buf, sizeof cwd_buf) ? cwd_buf : ".";
+    if (api_home_check(st) != 0)
+        return -1;
     settings_files sf;
     loom_error err;
     if (settings_load_opts(cwd, api_value(cfg->values, "compat_claude"), &sf, &err) != 0) {

@@ -32,6 +32,7 @@
 #include "ext/sources.h"
 #include "ext/styles/styles.h"
 #include "governance/governance.h"
+#include "provider/models.h"
 #include "session/transcript.h"
 
 struct api_ext {
@@ -306,19 +307,33 @@ static const tool_registry *tools_now(struct api_ext *x)
     return x->current;
 }
 
-/* A frontmatter model for this run: a full id counts; "inherit", and the
- * aliases Claude Code resolves (sonnet, opus, haiku), which Loom's model
- * table does not map, leave the agent's, with a warning for an alias. */
-static const char *run_model(const char *want, const char *who, tool_ctx *tctx)
+/* A frontmatter model for this run: an id counts; an alias of the model
+ * table (sonnet, opus, haiku, …) counts as its id; "inherit" leaves the
+ * agent's, and so, with a warning, does an alias of another vendor or a
+ * bare word the table does not know. */
+static const char *run_model(const char *want, const char *who, const char *current,
+                             tool_ctx *tctx)
 {
     if (!want || !*want || !strcmp(want, "inherit"))
         return NULL;
-    if (strchr(want, '-') || strchr(want, '/') || strchr(want, '.'))
+    /* An alias becomes its id (provider/models.c) when that id goes to the
+     * same vendor's API as the session's model; sent elsewhere it could only
+     * be refused. Any other name with a '-', '/' or '.' is an id. */
+    const char *id = models_resolve(want);
+    const char *vendor = models_vendor(id), *now = models_vendor(current);
+    if (models_is_alias(want) && vendor && now && !strcmp(vendor, now))
+        return id;
+    if (!models_is_alias(want) && (strchr(want, '-') || strchr(want, '/') || strchr(want, '.')))
         return want;
     if (tctx->emit) {
         char msg[300];
-        snprintf(msg, sizeof msg, "%s: model \"%.60s\" is an alias Loom does not resolve; the "
-                 "session's model is used", who, want);
+        if (models_is_alias(want))
+            snprintf(msg, sizeof msg, "%s: model \"%.60s\" stands for %s, served by %s's API, "
+                     "not the session's; the session's model is used", who, want, id,
+                     vendor ? vendor : "another");
+        else
+            snprintf(msg, sizeof msg, "%s: model \"%.60s\" is not an alias Loom knows (see "
+                     "/model); the session's model is used", who, want);
         tctx->emit(tctx->emit_ctx, LOOM_EV_WARNING_EMITTED, event_warning("extension", msg));
     }
     return NULL;
@@ -400,7 +415,7 @@ char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, co
         loom_str text = LOOM_STR_INIT;
         if (command_expand(c, args, tools_now(x), tctx, &text, err) == 0) {
             out = str_steal(&text);
-            *model = run_model(c->model, c->path, tctx);
+            *model = run_model(c->model, c->path, a->provider.model, tctx);
         }
         str_free(&text);
     } else if (k) {
@@ -408,7 +423,7 @@ char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, co
         skill_activation act;
         if (skill_session_activate(x->skills, name, args, "user", NULL, tctx, &act, err) == 0) {
             out = xstrdup(act.text.ptr ? act.text.ptr : "");
-            *model = run_model(k->model, k->path, tctx);
+            *model = run_model(k->model, k->path, a->provider.model, tctx);
             if (act.event && tctx->emit) {
                 tctx->emit(tctx->emit_ctx, LOOM_EV_SKILL_ACTIVATED, act.event);
                 act.event = NULL;

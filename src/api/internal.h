@@ -20,6 +20,7 @@
 #include "runtime/loop.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
+#include "provider/models.h"
 #include "provider/provider.h"
 
 struct loom_config {
@@ -196,6 +197,12 @@ int api_agents_config(const json_t *values, json_t *const files[3], agents_confi
 bool api_compat_claude(const json_t *values, json_t *const files[3]);
 /* The config value for key, or NULL. */
 const char *api_value(const json_t *values, const char *key);
+/* Loom's home (LOOM_HOME, else ~/.loom) is, or can be made, a writable
+ * folder: 0, or -1 with st naming LOOM_HOME and the path (home.c). */
+int api_home_check(loom_status *st);
+/* A model's price for an agent (ctx): its "models".<id>."price" settings
+ * entry, else the dated table's (agent.c; loop_params.price_for). */
+bool api_agent_price(void *ctx, const char *model, model_price *out);
 
 /* The session's MCP servers (api/mcp.c). open: reads the configuration and
  * starts the servers connecting (nothing when none is configured; -1 with

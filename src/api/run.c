@@ -347,6 +347,13 @@ static void *run_main(void *arg)
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
+    /* A stop that can go on says how: the session and the command. */
+    if (res.err.code == LOOM_ERR_RUN_RESUMABLE && res.stop_reason == LOOM_STOP_MAX_TURNS) {
+        size_t n = strlen(res.err.message);
+        snprintf(res.err.message + n, sizeof res.err.message - n,
+                 "; session %s goes on with: loom --resume %s", loom_session_id(s),
+                 loom_session_id(s));
+    }
 
     json_t *result = event_run_ended(res.state, res.final_text, res.stop_reason,
                                      loom_session_id(s), res.turns, msg_usage_to_json(&res.usage),

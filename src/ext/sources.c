@@ -132,6 +132,7 @@ const char *ext_scope_name(ext_scope s)
     case EXT_SCOPE_USER: return "user";
     case EXT_SCOPE_PLUGIN: return "plugin";
     case EXT_SCOPE_PROJECT: return "project";
+    case EXT_SCOPE_BUILTIN: return "built-in";
     }
     return "?";
 }

@@ -25,7 +25,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum { EXT_SCOPE_USER, EXT_SCOPE_PLUGIN, EXT_SCOPE_PROJECT } ext_scope;
+/* EXT_SCOPE_BUILTIN: shipped with Loom (ext/commands/builtin.c), no folder. */
+typedef enum { EXT_SCOPE_USER, EXT_SCOPE_PLUGIN, EXT_SCOPE_PROJECT, EXT_SCOPE_BUILTIN } ext_scope;
 
 typedef struct ext_dir {
     char *path;         /* absolute; exists and is a directory */

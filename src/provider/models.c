@@ -1,6 +1,7 @@
-/* models.c — the built-in model table: per model family its context window,
+/* models.c — the built-in model tables: per model family its context window,
  * maximum output, and request shaping (temperature, reasoning, which field
- * carries the output cap). Owns nothing but constant data; thread-safe.
+ * carries the output cap); the aliases people type (sonnet → an id); the
+ * dated price table. Owns nothing but constant data; thread-safe.
  *
  * Matched by name prefix, first match wins, so a longer prefix sits above a
  * shorter one. Unknown models get 128k / 8k, which every current chat model
@@ -35,6 +36,7 @@
  */
 #include "provider/models.h"
 
+#include <ctype.h>
 #include <string.h>
 
 /* Field order: window, max output, temperature, reasoning, min thinking
@@ -104,4 +106,153 @@ model_reasoning_kind model_reasoning(const char *model)
 const char *model_max_tokens_field(const char *model)
 {
     return models_lookup(model).max_completion_tokens ? "max_completion_tokens" : "max_tokens";
+}
+
+/* --- aliases and prices ------------------------------------------------------
+ *
+ * Checked 2026-12-02 (MODELS_TABLE_DATE) against:
+ *   [P] platform.claude.com/docs, "Pricing" and the model overview pages
+ *       (opus-5-5, sonnet-5-5, haiku-5-5, opus-5): ids, base input, 5-minute
+ *       cache write, cache hit, output. Sonnet 5.5's cache hit was cut from
+ *       $0.20 to $0.10 on 2026-10-07; Haiku 5.5 has a second tier above a
+ *       100,000-token prompt.
+ *   [C] Claude Code's floating aliases: sonnet → claude-sonnet-5-5,
+ *       opus → claude-opus-5-5, haiku → claude-haiku-5-5 (first party, CLI
+ *       2.1.284–2.1.293), fable → the newest Fable (claude-fable-5-1).
+ *   [Q] developers.openai.com/api/docs/pricing (standard tier): input,
+ *       cached input, output. OpenAI bills no cache writes.
+ * Prices change: settings price_input_per_mtok / price_output_per_mtok
+ * override the table (docs/providers.md). */
+
+static const model_alias aliases[] = {
+    {"sonnet", "claude-sonnet-5-5", "anthropic"}, /* [C] */
+    {"opus", "claude-opus-5-5", "anthropic"},     /* [C] */
+    {"haiku", "claude-haiku-5-5", "anthropic"},   /* [C] */
+    {"fable", "claude-fable-5-1", "anthropic"},   /* [C] */
+    /* OpenAI's names are ids already: listed so /model shows them. */
+    {"gpt-5", "gpt-5", "openai"},
+    {"gpt-5-mini", "gpt-5-mini", "openai"},
+    {"gpt-5-nano", "gpt-5-nano", "openai"},
+    {"o3", "o3", "openai"},
+    {"o4-mini", "o4-mini", "openai"},
+    {"gpt-4.1", "gpt-4.1", "openai"},
+    {NULL, NULL, NULL},
+};
+
+/* input, output, 5m cache write, cache read [, tier threshold, its four]. */
+#define PRICE(in, out, cw, cr) {in, out, cw, cr, 0, 0, 0, 0, 0}
+static const struct {
+    const char *id;
+    model_price price;
+} prices[] = {
+    {"claude-fable-5-1", PRICE(10, 50, 12.50, 0.25)},   /* [P] */
+    {"claude-mythos-5-1", PRICE(10, 50, 12.50, 0.25)},  /* [P] */
+    {"claude-fable-5", PRICE(10, 50, 12.50, 1)},        /* [P] */
+    {"claude-mythos-5", PRICE(10, 50, 12.50, 1)},       /* [P] */
+    {"claude-opus-5-5", PRICE(4, 20, 5, 0.20)},         /* [P] */
+    {"claude-opus-5", PRICE(5, 25, 6.25, 0.50)},        /* [P] */
+    {"claude-opus-4-8", PRICE(5, 25, 6.25, 0.50)},      /* [P] */
+    {"claude-opus-4-7", PRICE(5, 25, 6.25, 0.50)},      /* [P] */
+    {"claude-opus-4-6", PRICE(5, 25, 6.25, 0.50)},      /* [P] */
+    {"claude-opus-4-5", PRICE(5, 25, 6.25, 0.50)},      /* [P] */
+    {"claude-opus-4-1", PRICE(15, 75, 18.75, 1.50)},    /* [P] */
+    {"claude-opus-4-0", PRICE(15, 75, 18.75, 1.50)},    /* [P] */
+    {"claude-opus-4", PRICE(15, 75, 18.75, 1.50)},      /* [P] */
+    {"claude-sonnet-5-5", PRICE(2, 10, 2.50, 0.10)},    /* [P] since 2026-10-07 */
+    {"claude-sonnet-5", PRICE(2, 10, 2.50, 0.20)},      /* [P] */
+    {"claude-sonnet-4-6", PRICE(3, 15, 3.75, 0.30)},    /* [P] */
+    {"claude-sonnet-4-5", PRICE(3, 15, 3.75, 0.30)},    /* [P] */
+    {"claude-sonnet-4-0", PRICE(3, 15, 3.75, 0.30)},    /* [P] */
+    {"claude-sonnet-4", PRICE(3, 15, 3.75, 0.30)},      /* [P] */
+    {"claude-haiku-5-5", {0.10, 0.50, 0.125, 0.01, 100000, 0.50, 2.50, 0.625, 0.05}}, /* [P] */
+    {"claude-haiku-4-5", PRICE(1, 5, 1.25, 0.10)},      /* [P] */
+    {"claude-3-5-haiku", PRICE(0.80, 4, 1, 0.08)},      /* [P] */
+    {"gpt-5", PRICE(1.25, 10, 0, 0.125)},               /* [Q] */
+    {"gpt-5-mini", PRICE(0.25, 2, 0, 0.025)},           /* [Q] */
+    {"gpt-5-nano", PRICE(0.05, 0.40, 0, 0.005)},        /* [Q] */
+    {"gpt-5.4", PRICE(2.50, 15, 0, 0.25)},              /* [Q] */
+    {"gpt-5.4-mini", PRICE(0.75, 4.50, 0, 0.075)},      /* [Q] */
+    {"o3", PRICE(2, 8, 0, 0.50)},                       /* [Q] */
+    {"o4-mini", PRICE(1.10, 4.40, 0, 0.275)},           /* [Q] */
+    {"gpt-4.1", PRICE(2, 8, 0, 0.50)},                  /* [Q] */
+    {"gpt-4.1-mini", PRICE(0.40, 1.60, 0, 0.10)},       /* [Q] */
+    {"gpt-4o", PRICE(2.50, 10, 0, 1.25)},               /* [Q] */
+};
+
+const char *models_resolve(const char *name)
+{
+    if (name)
+        for (const model_alias *a = aliases; a->alias; a++)
+            if (!strcmp(name, a->alias))
+                return a->id;
+    return name;
+}
+
+bool models_is_alias(const char *name)
+{
+    const char *id = models_resolve(name);
+    return name && id != name && strcmp(id, name) != 0;
+}
+
+const model_alias *models_alias_at(size_t i)
+{
+    return i < sizeof aliases / sizeof aliases[0] - 1 ? &aliases[i] : NULL;
+}
+
+const char *models_vendor(const char *model)
+{
+    if (!model)
+        return NULL;
+    if (!strncmp(model, "claude", 6))
+        return "anthropic";
+    if (!strncmp(model, "gpt-", 4) || ((model[0] == 'o') && isdigit((unsigned char)model[1])))
+        return "openai";
+    return NULL;
+}
+
+/* What may follow an id and still name it: nothing, a dated snapshot
+ * (-20251001, -2025-08-07), "[1m]" (the long-context request), "-latest". */
+static bool id_suffix(const char *rest)
+{
+    if (!*rest || !strcmp(rest, "[1m]") || !strcmp(rest, "-latest"))
+        return true;
+    if (*rest != '-')
+        return false;
+    rest++;
+    size_t digits = 0, dashes = 0;
+    for (; *rest; rest++) {
+        if (isdigit((unsigned char)*rest))
+            digits++;
+        else if (*rest == '-' && digits && dashes < 2)
+            dashes++;
+        else
+            return false;
+    }
+    return digits == 8;
+}
+
+bool models_price(const char *model, model_price *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!model)
+        return false;
+    for (size_t i = 0; i < sizeof prices / sizeof prices[0]; i++) {
+        size_t n = strlen(prices[i].id);
+        if (!strncmp(model, prices[i].id, n) && id_suffix(model + n)) {
+            *out = prices[i].price;
+            return true;
+        }
+    }
+    return false;
+}
+
+double model_price_cost(const model_price *p, long long input, long long output,
+                        long long cache_write, long long cache_read)
+{
+    bool long_tier = p->long_above > 0 && input + cache_write + cache_read > p->long_above;
+    double in = long_tier ? p->long_input : p->input, out = long_tier ? p->long_output : p->output,
+           cw = long_tier ? p->long_cache_write : p->cache_write,
+           cr = long_tier ? p->long_cache_read : p->cache_read;
+    return ((double)input * in + (double)output * out + (double)cache_write * cw +
+            (double)cache_read * cr) / 1e6;
 }

@@ -153,6 +153,27 @@ size_t provider_assistant_turns(const msg_request *req)
     return runs;
 }
 
+
+/* A refused key: say which variable (or setting) held it, so the fix is
+ * one step; without a key, which one to set. */
+static void auth_hint(const provider_config *cfg, loom_error *err)
+{
+    size_t n = strlen(err->message);
+    const char *var = cfg->kind == PROVIDER_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+    bool setting = cfg->key_source[0] && !strncmp(cfg->key_source, "the ", 4);
+    if (setting)
+        snprintf(err->message + n, sizeof err->message - n,
+                 " \xe2\x80\x94 the API key from %s was refused: correct it, or remove it and "
+                 "set %s", cfg->key_source, var);
+    else if (cfg->key_source[0])
+        snprintf(err->message + n, sizeof err->message - n,
+                 " \xe2\x80\x94 the API key in %s was refused: set %s to a valid key",
+                 cfg->key_source, cfg->key_source);
+    else
+        snprintf(err->message + n, sizeof err->message - n,
+                 " \xe2\x80\x94 no API key was sent: set %s (or LOOM_API_KEY)", var);
+}
+
 /* --- one attempt ------------------------------------------------------- */
 
 typedef struct attempt_ctx {
@@ -214,6 +235,8 @@ static int attempt(const provider_config *cfg, const provider_codec_ops *codec, 
     if (rc == 0 && (hresp.status < 200 || hresp.status >= 300)) {
         provider_classify_error_body(hresp.status, hresp.error_body.ptr, hresp.error_body.len, err);
         err->retry_after_s = hresp.retry_after_s;
+        if (err->code == LOOM_ERR_MODEL_AUTH)
+            auth_hint(cfg, err);
         rc = -(int)err->code;
     } else if (rc == 0 && a.sse) {
         if (sse_parser_finish(a.sse) != 0 || codec->decoder_finish(a.dec, err) != 0)

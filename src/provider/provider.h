@@ -49,6 +49,10 @@ typedef struct provider_config {
      * model's default. A fixed array so the struct can be copied. */
     char reasoning_effort[8];
     bool stream;             /* default true */
+    /* Where api_key came from, for a refused key's message: "LOOM_API_KEY",
+     * "ANTHROPIC_API_KEY", "OPENAI_API_KEY" or "the api_key setting"; ""
+     * when there is no key. Set by provider_config_resolve. */
+    char key_source[24];
 } provider_config;
 
 /* Streamed output as it arrives. Any callback may be NULL. */

@@ -122,6 +122,7 @@ int provider_config_resolve(provider_config *cfg, loom_error *err)
         return -(int)err->code;
 
     bool anthropic = cfg->kind == PROVIDER_ANTHROPIC;
+    bool given_key = cfg->api_key != NULL;
     const char *default_url = NULL;
     const char *default_model = NULL;
     switch (cfg->kind) {
@@ -158,9 +159,23 @@ int provider_config_resolve(provider_config *cfg, loom_error *err)
     case PROVIDER_AUTO:
         return loom_error_set(err, LOOM_ERR_INTERNAL, "provider kind unresolved");
     }
+    /* The variable a refused key points at (provider.c): the first of the
+     * chain above that is set. */
+    const char *source = given_key ? "the api_key setting" : NULL;
+    const char *vendor_var = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+    if (!source && cfg->api_key)
+        source = env("LOOM_API_KEY") ? "LOOM_API_KEY" : vendor_var;
+    snprintf(cfg->key_source, sizeof cfg->key_source, "%s", source ? source : "");
     bool default_endpoint = !cfg->base_url;
     set_if_unset(&cfg->base_url, default_url);
     set_if_unset(&cfg->model, default_model);
+    /* An alias (sonnet, opus, …) becomes the id it stands for before any
+     * request: the APIs know ids only (models.c). */
+    if (models_is_alias(cfg->model)) {
+        char *id = xstrdup(models_resolve(cfg->model));
+        free(cfg->model);
+        cfg->model = id;
+    }
 
     /* A public endpoint without a key can only fail; say so before sending. */
     if (cfg->kind != PROVIDER_REPLAY && default_endpoint && !cfg->api_key)

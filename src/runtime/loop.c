@@ -136,7 +136,7 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
 {
     memset(out, 0, sizeof *out);
     loom_error_clear(&out->err);
-    out->cost_usd = p->price_input_per_mtok > 0 || p->price_output_per_mtok > 0 ? 0 : -1;
+    out->cost_usd = loop_prices_known(p, p->provider->model) ? 0 : -1;
     memset(st, 0, sizeof *st);
     st->io = io;
     st->out = out;
@@ -235,8 +235,7 @@ static loop_step begin_turn(loop_state *st)
     if (st->turn >= st->max_turns) {
         finish(out, LOOM_RUN_FAILED, LOOM_STOP_MAX_TURNS);
         loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
-                       "stopped after %d turns (the --max-turns limit); resume the session "
-                       "to go on", st->max_turns);
+                       "stopped after %d turns (the --max-turns limit)", st->max_turns);
         return STEP_STOP;
     }
     if (p->max_tokens_total > 0 && used >= p->max_tokens_total) {

@@ -22,6 +22,7 @@
 #include "base/event.h"
 #include "context/control.h"
 #include "loom_protocol.h"
+#include "provider/models.h"
 #include "session/transcript.h"
 #include "tools/registry.h"
 #include "tools/tool.h"
@@ -45,8 +46,13 @@ typedef struct loop_params {
     int repeat_threshold;
     int64_t max_tokens_total;       /* 0 = no cap */
     double max_usd;                 /* 0 = no cap */
-    double price_input_per_mtok;    /* 0 = unknown: cost not computed */
+    double price_input_per_mtok;    /* > 0: these prices for every model */
     double price_output_per_mtok;
+    /* Otherwise a model's price: price_for's (the caller's settings, then
+     * the table), or with price_for NULL the dated table's
+     * (provider/models.h). False: no price, the run's cost is unknown. */
+    bool (*price_for)(void *ctx, const char *model, model_price *out);
+    void *price_ctx;
     context_config context;         /* context engineering (context/control.h) */
 } loop_params;
 

@@ -89,5 +89,8 @@ void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr
  * spent since `before` is priced and reported here, so cost_usd and max_usd
  * see it too. */
 void loop_price_compaction(loop_state *st, const msg_usage *before);
+/* Whether a run of model can be priced: prices configured, or the model's
+ * row in the dated table (provider/models.c). */
+bool loop_prices_known(const loop_params *p, const char *model);
 
 #endif

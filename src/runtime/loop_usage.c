@@ -4,14 +4,43 @@
  * and the cost cap read what is summed here. Run thread only. */
 #include "runtime/loop_internal.h"
 
-/* USD for one reply. Cache writes cost 1.25× and cache reads 0.1× the input
- * price (Anthropic's published multipliers; OpenAI reports no writes). */
-static double usage_cost(const loop_params *p, const msg_usage *u)
+#include "provider/models.h"
+
+/* Configured prices win over the table (provider/models.c). */
+static bool configured(const loop_params *p)
 {
-    return ((double)u->input_tokens * p->price_input_per_mtok +
-            (double)u->cache_creation_tokens * p->price_input_per_mtok * 1.25 +
-            (double)u->cache_read_tokens * p->price_input_per_mtok * 0.1 +
-            (double)u->output_tokens * p->price_output_per_mtok) / 1e6;
+    return p->price_input_per_mtok > 0 || p->price_output_per_mtok > 0;
+}
+
+static bool price_of(const loop_params *p, const char *model, model_price *out)
+{
+    return p->price_for ? p->price_for(p->price_ctx, model, out) : models_price(model, out);
+}
+
+bool loop_prices_known(const loop_params *p, const char *model)
+{
+    model_price ignore;
+    return configured(p) || price_of(p, model, &ignore);
+}
+
+/* USD for one reply of model. Configured prices: cache writes cost 1.25×
+ * and cache reads 0.1× the input price (Anthropic's published multipliers;
+ * OpenAI reports no writes). Otherwise the model's price (its settings
+ * entry, else its row of the dated table), each kind at its own; a model it does not price costs 0 here
+ * (the run's cost was known at its start: a fallback model without a row). */
+static double usage_cost(const loop_state *st, const msg_usage *u)
+{
+    const loop_params *p = &st->p;
+    if (configured(p))
+        return ((double)u->input_tokens * p->price_input_per_mtok +
+                (double)u->cache_creation_tokens * p->price_input_per_mtok * 1.25 +
+                (double)u->cache_read_tokens * p->price_input_per_mtok * 0.1 +
+                (double)u->output_tokens * p->price_output_per_mtok) / 1e6;
+    model_price price;
+    if (!price_of(p, st->cfg.model, &price))
+        return 0;
+    return model_price_cost(&price, u->input_tokens, u->output_tokens, u->cache_creation_tokens,
+                            u->cache_read_tokens);
 }
 
 /* The usage total changed: the dashboard's budget line follows it. */
@@ -35,7 +64,7 @@ void loop_count_reply(loop_state *st, const msg_response *resp)
     loop_result *out = st->out;
     msg_usage_add(&out->usage, &resp->usage);
     usage_changed(st);
-    double cost = out->cost_usd >= 0 ? usage_cost(&st->p, &resp->usage) : 0;
+    double cost = out->cost_usd >= 0 ? usage_cost(st, &resp->usage) : 0;
     if (out->cost_usd >= 0)
         out->cost_usd += cost;
     charge_tree(st, &resp->usage, out->cost_usd >= 0 ? cost : -1);
@@ -54,7 +83,7 @@ void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr
     loop_result *out = st->out;
     msg_usage_add(&out->usage, u);
     usage_changed(st);
-    double cost = out->cost_usd >= 0 ? usage_cost(&st->p, u) : 0;
+    double cost = out->cost_usd >= 0 ? usage_cost(st, u) : 0;
     if (out->cost_usd >= 0)
         out->cost_usd += cost;
     charge_tree(st, u, out->cost_usd >= 0 ? cost : -1);
@@ -74,7 +103,7 @@ void loop_price_compaction(loop_state *st, const msg_usage *before)
     };
     if (msg_usage_total(&d) <= 0)
         return;
-    double cost = out->cost_usd >= 0 ? usage_cost(&st->p, &d) : 0;
+    double cost = out->cost_usd >= 0 ? usage_cost(st, &d) : 0;
     if (out->cost_usd >= 0)
         out->cost_usd += cost;
     charge_tree(st, &d, out->cost_usd >= 0 ? cost : -1);

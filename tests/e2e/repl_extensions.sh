@@ -49,7 +49,8 @@ assert_contains "/help has a skills section" "$s" "Skills"
 assert_contains "/help lists the skill" "$s" "/deploy-notes [env]"
 
 type_line "/skills"
-wait_screen "/skills" "How this project is deployed"
+# Its file, not its description: /help shows the description too.
+wait_screen "/skills" ".loom/skills/deploy-notes/SKILL.md"
 s=$(screen)
 assert_contains "/skills says the skill is offered" "$s" "offered to the model"
 assert_contains "/skills names its file" "$s" ".loom/skills/deploy-notes/SKILL.md"

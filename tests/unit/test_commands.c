@@ -425,6 +425,36 @@ static bool catalog_warns(const command_catalog *c, const char *a, const char *b
     return false;
 }
 
+/* Loom's own /init and /review: in every catalog, the user's to type (not
+ * the model's), granting only what they need; /review's git lines expand
+ * through the pipeline like any command's. */
+static void builtins_are_in_every_catalog(void **state)
+{
+    (void)state;
+    command_catalog *c = command_catalog_from_dirs(NULL, NULL);
+    assert_non_null(c);
+    assert_int_equal(command_catalog_warning_count(c), 0);
+    const command_def *init = command_catalog_find(c, "init");
+    const command_def *review = command_catalog_find(c, "review");
+    assert_non_null(init);
+    assert_non_null(review);
+    assert_int_equal(init->scope, EXT_SCOPE_BUILTIN);
+    assert_string_equal(ext_scope_name(init->scope), "built-in");
+    assert_true(init->disable_model_invocation);
+    assert_true(review->disable_model_invocation);
+    assert_string_equal(init->allowed_tools[0], "Edit(./AGENTS.md)");
+    assert_null(init->allowed_tools[1]);
+    assert_string_equal(review->allowed_tools[0], "Bash(git status:*)");
+    assert_string_equal(review->allowed_tools[1], "Bash(git diff:*)");
+    assert_null(review->allowed_tools[2]);
+    assert_non_null(strstr(init->body, "AGENTS.md"));
+    assert_non_null(strstr(review->body, "!`git diff HEAD`"));
+    char *text = command_substitute(review->body, "focus on the parser");
+    assert_non_null(strstr(text, "focus on the parser"));
+    free(text);
+    command_catalog_free(c);
+}
+
 static void sources_precedence_and_namespaces(void **state)
 {
     (void)state;
@@ -443,16 +473,18 @@ static void sources_precedence_and_namespaces(void **state)
     loom_error err = {0};
     command_catalog *c = command_catalog_load(&o, &err);
     assert_non_null(c);
-    assert_int_equal(command_catalog_count(c), 6);
+    /* The folders' six and the built-in init (review is the project's). */
+    assert_int_equal(command_catalog_count(c), 7);
     /* Listed by name. */
-    const char *names[] = {"frontend:x", "help", "mine", "ops:db:migrate", "ops:deploy", "review"};
+    const char *names[] = {"frontend:x", "help",       "init",  "mine",
+                           "ops:db:migrate", "ops:deploy", "review"};
     size_t k = 0;
     for (size_t i = 0; i < command_catalog_count(c); i++) {
         const char *n = command_catalog_at(c, i)->name;
-        if (k < 6 && strcmp(n, names[k]) == 0)
+        if (k < 7 && strcmp(n, names[k]) == 0)
             k++;
     }
-    assert_int_equal(k, 6);
+    assert_int_equal(k, 7);
     const command_def *r = command_catalog_find(c, "review");
     assert_non_null(r);
     assert_string_equal(r->description, "project review");
@@ -858,6 +890,7 @@ int main(void)
         T(bad_yaml_skips_the_command_naming_file_and_line),
         T(claude_codes_loose_spellings_load),
         T(names_come_from_the_folders),
+        T(builtins_are_in_every_catalog),
         T(sources_precedence_and_namespaces),
         T(an_untrusted_workspace_is_skipped_with_a_notice),
         T(a_malformed_file_warns_and_the_rest_load),

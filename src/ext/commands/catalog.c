@@ -302,6 +302,15 @@ static int def_cmp(const void *a, const void *b)
 command_catalog *command_catalog_from_dirs(const ext_dirs *dirs, const json_t *notices)
 {
     command_catalog *c = xcalloc(1, sizeof *c);
+    /* Loom's own first: a folder's command of the same name replaces one. */
+    for (size_t i = 0; i < command_builtin_count(); i++) {
+        loom_error perr = {0};
+        command_def *d = command_builtin_parse(i, cat_warn, c, &perr);
+        if (d)
+            cat_add(c, d);
+        else
+            cat_warnf(c, "%s; skipped", perr.message);
+    }
     for (size_t i = 0; dirs && i < dirs->n; i++)
         load_dir(c, &dirs->v[i]);
     if (c->n)

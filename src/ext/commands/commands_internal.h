@@ -35,6 +35,13 @@ command_def *command_def_parse(const char *path, const char *name, const char *t
                                loom_error *err);
 void command_def_free(command_def *d);
 
+/* The commands Loom ships (builtin.c: init, review), parsed as command
+ * files; the catalog adds them before its folders, which may replace them
+ * by name. NULL with err only if a built-in text does not parse. */
+size_t command_builtin_count(void);
+command_def *command_builtin_parse(size_t i, void (*warn)(void *ctx, const char *msg),
+                                   void *warn_ctx, loom_error *err);
+
 /* The command name of the file at rel (relative to its commands folder,
  * "frontend/component.md"): "frontend:component", prefixed "plugin:" for
  * a plugin's (plugin may be NULL). NULL with why set when a part is not a

@@ -1,7 +1,8 @@
 /* doctor.c — `loom doctor` (doctor.h): builds the config and the agent a
  * run here would get, from the same options and settings, and prints what
  * they hold. Nothing is started: no session, no MCP server, no model call.
- * Also the file list /status shows (doctor_print_sources).
+ * Also the file list /status shows (doctor_print_sources), and /doctor:
+ * the same report for the REPL's agent (doctor_show_agent).
  *
  * The main thread only. */
 #include "surfaces/cli/doctor.h"
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "base/json.h"
@@ -154,8 +156,67 @@ static void print_report(term_out *t, const json_t *r)
                         : "run unsandboxed (\"sandbox\": {\"enabled\": true} turns it on)");
     else
         term_printf(t, TONE_PLAIN, "\n");
+    const json_t *term = json_object_get(r, "terminal");
+    if (term) {
+        term_printf(t, TONE_PLAIN, "Terminal  %s", json_get_str(term, "term", "?"));
+        if (!json_is_true(json_object_get(term, "tty")))
+            term_printf(t, TONE_PLAIN, ", not a terminal\n");
+        else
+            term_printf(t, TONE_PLAIN, ", %lld columns, colour %s\n",
+                        (long long)json_get_int(term, "columns", 0),
+                        json_is_true(json_object_get(term, "color")) ? "on" : "off (NO_COLOR)");
+    }
     print_sources_doc(t, src);
     print_extensions(t, json_object_get(r, "extensions"));
+}
+
+/* The report's first fields: the folder and whether the sandbox works here. */
+static json_t *report_new(const char *workspace)
+{
+    json_t *r = json_object();
+    json_object_set_new(r, "workspace", json_string(workspace));
+    const char *why = NULL;
+    int abi = loom_sandbox_probe(&why);
+    json_t *sb = json_pack("{s:b}", "supported", abi > 0);
+    if (abi > 0)
+        json_object_set_new(sb, "abi", json_integer(abi));
+    else
+        json_object_set_new(sb, "why", json_string(why ? why : "unknown"));
+    json_object_set_new(r, "sandbox", sb);
+    return r;
+}
+
+/* What an agent that could be made says: provider, model, files, extensions. */
+static void report_agent(json_t *r, loom_agent *agent)
+{
+    if (!json_object_get(r, "provider_error")) {
+        json_object_set_new(r, "provider", json_string(loom_agent_provider(agent)));
+        json_object_set_new(r, "model", json_string(loom_agent_model(agent)));
+    }
+    json_object_set_new(r, "sources", parse_owned(loom_agent_sources_json(agent)));
+    json_t *ext = parse_owned(loom_agent_extensions_json(agent));
+    json_object_set_new(r, "extensions", ext ? ext : json_null());
+}
+
+/* The terminal the text report goes to: TERM, colour, width. */
+static void report_terminal(json_t *r)
+{
+    const char *term = getenv("TERM");
+    struct winsize ws;
+    int cols = isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
+    json_object_set_new(r, "terminal",
+                        json_pack("{s:s,s:b,s:b,s:i}", "term", term && *term ? term : "(unset)",
+                                  "tty", isatty(STDOUT_FILENO), "color",
+                                  isatty(STDOUT_FILENO) && !getenv("NO_COLOR"), "columns", cols));
+}
+
+void doctor_show_agent(term_out *t, loom_agent *agent, const char *cwd)
+{
+    json_t *r = report_new(cwd);
+    report_agent(r, agent);
+    report_terminal(r);
+    print_report(t, r);
+    json_decref(r);
 }
 
 /* Drops --json from argv (in place); whether it was there. */
@@ -193,16 +254,7 @@ int doctor_cmd_main(int argc, char **argv)
         fprintf(stderr, "loom doctor: the settings cannot be loaded: %s\n", st.message);
         return 1;
     }
-    json_t *r = json_object();
-    json_object_set_new(r, "workspace", json_string(loom_config_workspace(cfg)));
-    const char *why = NULL;
-    int abi = loom_sandbox_probe(&why);
-    json_t *sb = json_pack("{s:b}", "supported", abi > 0);
-    if (abi > 0)
-        json_object_set_new(sb, "abi", json_integer(abi));
-    else
-        json_object_set_new(sb, "why", json_string(why ? why : "unknown"));
-    json_object_set_new(r, "sandbox", sb);
+    json_t *r = report_new(loom_config_workspace(cfg));
     int status = 0;
     loom_agent *agent = loom_agent_new(cfg, &st);
     if (!agent) {
@@ -223,13 +275,7 @@ int doctor_cmd_main(int argc, char **argv)
         }
     }
     if (agent) {
-        if (!json_object_get(r, "provider_error")) {
-            json_object_set_new(r, "provider", json_string(loom_agent_provider(agent)));
-            json_object_set_new(r, "model", json_string(loom_agent_model(agent)));
-        }
-        json_object_set_new(r, "sources", parse_owned(loom_agent_sources_json(agent)));
-        json_t *ext = parse_owned(loom_agent_extensions_json(agent));
-        json_object_set_new(r, "extensions", ext ? ext : json_null());
+        report_agent(r, agent);
     } else {
         /* A value in the settings the agent refuses: the settings failed. */
         json_object_set_new(r, "agent_error", json_string(st.message));
@@ -242,6 +288,7 @@ int doctor_cmd_main(int argc, char **argv)
         printf("%s\n", text);
         free(text);
     } else {
+        report_terminal(r);
         term_out t = {.lock = PTHREAD_MUTEX_INITIALIZER,
                       .color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
                       .spin = NULL};

@@ -6,6 +6,7 @@
 #ifndef LOOM_CLI_DOCTOR_H
 #define LOOM_CLI_DOCTOR_H
 
+#include "loom.h"
 #include "surfaces/cli/term_out.h"
 
 /* argv[0] is "doctor"; the other arguments are loom's own options (--cwd,
@@ -19,5 +20,9 @@ int doctor_cmd_main(int argc, char **argv);
  * line — state, kind, level, origin, path — with why below a partial or
  * skipped one, then its warnings and notices. Nothing for NULL. */
 void doctor_print_sources(term_out *t, const char *sources_json);
+
+/* The REPL's /doctor: the same report for the agent the REPL runs (cwd: its
+ * folder), with the terminal it runs in. */
+void doctor_show_agent(term_out *t, loom_agent *agent, const char *cwd);
 
 #endif

@@ -93,6 +93,8 @@ void cli_usage(FILE *out)
           "       loom mcp list|get|add|add-json|remove   MCP servers (loom mcp --help)\n"
           "       loom doctor [--json] [options]   the configuration files, trust, sandbox\n"
           "       loom plugin list|install|enable|disable|remove|marketplace   plugins\n"
+          "       loom sandbox [--allow-network] [--write PATH] -- CMD   run CMD in Loom's sandbox\n"
+          "       loom signal SESSION [USR1|USR2|HUP|INT|TERM]   signal a running session\n"
           "       loom --version\n"
           "\n"
           "  -p, --print                 answer one prompt and exit (headless)\n"

@@ -20,10 +20,12 @@
 #include "surfaces/cli/fold.h"
 #include "surfaces/cli/session_picker.h"
 #include "surfaces/cli/slash_agents.h"
+#include "surfaces/cli/slash_config.h"
 #include "surfaces/cli/slash_context.h"
 #include "surfaces/cli/slash_export.h"
 #include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
+#include "surfaces/cli/slash_model.h"
 #include "surfaces/cli/slash_style.h"
 #include "surfaces/cli/slash_plugin.h"
 
@@ -124,54 +126,6 @@ void slash_show_resumed(slash_host *r)
 
 /* A new agent for the model; the conversation goes on in the same file
  * (loom.h binds a session to its agent, so the session is reopened). */
-static void cmd_model(slash_host *r, const char *args)
-{
-    if (!*args) {
-        term_printf(&r->out, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(r->agent),
-                    loom_agent_provider(r->agent));
-        term_printf(&r->out, TONE_DIM, "/model NAME switches; the conversation continues\n");
-        return;
-    }
-    loom_status st;
-    if (r->ops->reopen(r, args, &st) != 0) {
-        term_printf(&r->out, TONE_RED, "%s\n", st.message);
-        return;
-    }
-    term_printf(&r->out, TONE_PLAIN, "Model: %s (%s)\n", loom_agent_model(r->agent),
-                loom_agent_provider(r->agent));
-}
-
-static void cmd_cost(slash_host *r, const char *args)
-{
-    (void)args;
-    slash_usage u = r->carried;
-    char *json = loom_session_usage_json(r->session);
-    loom_error ignore;
-    json_t *doc = json ? json_parse(json, strlen(json), "usage", &ignore) : NULL;
-    u.input += json_get_int(doc, "inputTokens", 0);
-    u.output += json_get_int(doc, "outputTokens", 0);
-    u.cache_read += json_get_int(doc, "cacheReadTokens", 0);
-    u.cache_write += json_get_int(doc, "cacheCreationTokens", 0);
-    u.reasoning += json_get_int(doc, "reasoningTokens", 0);
-    json_decref(doc);
-    free(json);
-    char in[32], out[32], cr[32], cw[32], total[32];
-    slash_thousands(u.input, in, sizeof in);
-    slash_thousands(u.output, out, sizeof out);
-    slash_thousands(u.cache_read, cr, sizeof cr);
-    slash_thousands(u.cache_write, cw, sizeof cw);
-    slash_thousands(u.input + u.output + u.cache_read + u.cache_write, total, sizeof total);
-    term_printf(&r->out, TONE_PLAIN, "Tokens   %s total \xc2\xb7 input %s \xc2\xb7 output %s \xc2\xb7 "
-                "cache read %s \xc2\xb7 cache write %s\n", total, in, out, cr, cw);
-    if (r->cost_usd >= 0)
-        term_printf(&r->out, TONE_PLAIN, "Cost     $%.4f\n", r->cost_usd);
-    else
-        term_printf(&r->out, TONE_DIM, "Cost     unknown (no prices: set price_input_per_mtok and "
-                    "price_output_per_mtok)\n");
-    term_printf(&r->out, TONE_DIM, "Since this REPL opened the session.\n");
-    slash_agents_cost(r);
-}
-
 static void cmd_status(slash_host *r, const char *args)
 {
     (void)args;
@@ -341,8 +295,12 @@ static const slash_cmd commands[] = {
     {"clear", NULL, "start a new session (the old one stays on disk)", cmd_clear},
     {"resume", "[N|ID]", "choose one of this directory's sessions, or open one", cmd_resume},
     {"export", "[FILE] [!]", "write the conversation as markdown (! overwrites)", slash_export},
-    {"model", "[NAME]", "show the model, or switch to NAME", cmd_model},
-    {"cost", NULL, "tokens used (and cost, when prices are set)", cmd_cost},
+    {"model", "[NAME]", "the models (aliases, windows, prices), or switch to NAME", slash_model},
+    {"cost", NULL, "tokens used and their cost in dollars (the dated price table)", slash_cost},
+    {"config", "[set KEY V]", "the settings in effect and the file that set each; set: write "
+     "one to .loom/settings.local.json", slash_config},
+    {"doctor", NULL, "what is configured, found and broken: provider, settings files, sandbox, "
+     "extensions, terminal", slash_doctor},
     {"status", NULL, "session id and file, model, provider, directory, mode, the configuration "
      "files loaded and skipped", cmd_status},
     {"permissions", "[MODE]", "show the permission modes, or switch to MODE", cmd_permissions},
