@@ -20,16 +20,14 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/frontmatter.h"
 #include "base/path.h"
 #include "base/settings.h"
@@ -541,45 +539,6 @@ static void cat_add(agent_catalog *c, agent_def *d)
     cat_push(c, d, true);
 }
 
-/* Reads a regular file of at most FRONTMATTER_MAX_BYTES without blocking on
- * a FIFO or a device someone named x.md. NULL with why set. */
-static char *read_agent_file(const char *path, loom_str *why)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        str_printf(why, "cannot be read: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        str_puts(why, "not a regular file");
-    } else if (st.st_size > FRONTMATTER_MAX_BYTES) {
-        str_printf(why, "larger than %d KiB", FRONTMATTER_MAX_BYTES / 1024);
-    } else {
-        size_t cap = (size_t)st.st_size, len = 0;
-        text = xmalloc(cap + 1);
-        for (;;) {
-            ssize_t r = read(fd, text + len, cap - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                str_printf(why, "cannot be read: %s", strerror(errno));
-                free(text);
-                text = NULL;
-                break;
-            }
-            len += (size_t)r;
-            if (r == 0 || len == cap)
-                break;
-        }
-        if (text)
-            text[len] = '\0';
-    }
-    close(fd);
-    return text;
-}
-
 static int name_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -633,7 +592,7 @@ static void load_dir(agent_catalog *c, const char *dir, const char *plugin)
     for (size_t i = 0; i < n; i++) {
         char *path = path_join(dir, names[i]);
         loom_str why = LOOM_STR_INIT;
-        char *text = read_agent_file(path, &why);
+        char *text = file_read_text(path, FRONTMATTER_MAX_BYTES, 0, &why);
         if (!text) {
             cat_warnf(c, "%s: %s; skipped", path, str_cstr(&why));
         } else {

@@ -20,15 +20,14 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/path.h"
 
 struct command_catalog {
@@ -100,52 +99,6 @@ static bool inside(const char *path, const char *root)
     return path[n] == '\0' || path[n] == '/' || (n == 1 && root[0] == '/');
 }
 
-/* Reads a regular file of at most COMMAND_FILE_MAX bytes without blocking
- * on a FIFO; nofollow refuses a symlink swapped in since it was looked at.
- * NULL with why set. */
-static char *read_command_file(const char *path, bool nofollow, loom_str *why)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
-    if (fd < 0) {
-        str_printf(why, "cannot be read: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        str_puts(why, "not a regular file");
-    } else if (st.st_size > COMMAND_FILE_MAX) {
-        str_printf(why, "larger than %d KiB", COMMAND_FILE_MAX / 1024);
-    } else {
-        size_t cap = (size_t)st.st_size, len = 0;
-        text = xmalloc(cap + 1);
-        while (len < cap) {
-            ssize_t r = read(fd, text + len, cap - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                str_printf(why, "cannot be read: %s", strerror(errno));
-                free(text);
-                text = NULL;
-                break;
-            }
-            if (r == 0)
-                break;
-            len += (size_t)r;
-        }
-        if (text) {
-            text[len] = '\0';
-            if (strlen(text) != len) {
-                str_puts(why, "holds a NUL byte (not a text file)");
-                free(text);
-                text = NULL;
-            }
-        }
-    }
-    close(fd);
-    return text;
-}
-
 static int name_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -177,7 +130,8 @@ static void load_file(walk *w, const char *path, const char *rel, bool nofollow)
         str_free(&why);
         return;
     }
-    char *text = read_command_file(path, nofollow, &why);
+    char *text = file_read_text(path, COMMAND_FILE_MAX,
+                                FILE_TEXT_NO_NUL | (nofollow ? FILE_TEXT_NOFOLLOW : 0), &why);
     if (!text) {
         cat_warnf(c, "%s: %s; skipped", path, str_cstr(&why));
     } else {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "base/frontmatter.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -132,7 +133,7 @@ static void load_source(skill_catalog *c, const ext_dir *src)
             continue;
         }
         loom_str why = LOOM_STR_INIT;
-        char *text = skill_read_file(path, FRONTMATTER_MAX_BYTES, &why);
+        char *text = file_read_text(path, FRONTMATTER_MAX_BYTES, 0, &why);
         if (!text) {
             cat_warnf(c, "%s: %s; skipped", path, str_cstr(&why));
         } else {

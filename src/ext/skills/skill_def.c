@@ -17,14 +17,11 @@
 #include "ext/skills/skills_internal.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/frontmatter.h"
 #include "base/str.h"
 #include "policy/rule.h"
@@ -56,43 +53,6 @@ bool skill_name_valid(const char *s)
             return false;
     }
     return true;
-}
-
-char *skill_read_file(const char *path, size_t cap, loom_str *why)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        str_printf(why, "cannot be read: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        str_puts(why, "not a regular file");
-    } else if ((size_t)st.st_size > cap) {
-        str_printf(why, "larger than %zu KiB", cap / 1024);
-    } else {
-        size_t want = (size_t)st.st_size, len = 0;
-        text = xmalloc(want + 1);
-        while (len < want) {
-            ssize_t r = read(fd, text + len, want - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                str_printf(why, "cannot be read: %s", strerror(errno));
-                free(text);
-                text = NULL;
-                break;
-            }
-            if (r == 0)
-                break;
-            len += (size_t)r;
-        }
-        if (text)
-            text[len] = '\0';
-    }
-    close(fd);
-    return text;
 }
 
 /* ---- list values ---------------------------------------------------------- */

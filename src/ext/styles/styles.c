@@ -17,15 +17,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/frontmatter.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -268,51 +266,6 @@ int output_style_parse(const char *path, const char *text, output_style *out,
 
 /* ---- the folders ------------------------------------------------------------- */
 
-/* A regular file of at most FRONTMATTER_MAX_BYTES, read without blocking on
- * a FIFO or a device someone named x.md. NULL with why set. */
-static char *read_style_file(const char *path, loom_str *why)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        str_printf(why, "cannot be read: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        str_puts(why, "not a regular file");
-    } else if (st.st_size > FRONTMATTER_MAX_BYTES) {
-        str_printf(why, "larger than %d KiB", FRONTMATTER_MAX_BYTES / 1024);
-    } else {
-        size_t cap = (size_t)st.st_size, len = 0;
-        text = xmalloc(cap + 1);
-        while (len < cap) {
-            ssize_t r = read(fd, text + len, cap - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                str_printf(why, "cannot be read: %s", strerror(errno));
-                free(text);
-                text = NULL;
-                break;
-            }
-            if (r == 0)
-                break;
-            len += (size_t)r;
-        }
-        if (text) {
-            text[len] = '\0';
-            if (strlen(text) != len) {
-                str_puts(why, "holds a NUL byte (not a text file)");
-                free(text);
-                text = NULL;
-            }
-        }
-    }
-    close(fd);
-    return text;
-}
-
 static void set_warn(void *ctx, const char *msg)
 {
     warn(ctx, "%s", msg);
@@ -368,7 +321,7 @@ static void load_dir(style_set *s, const ext_dir *d)
     for (size_t i = 0; i < n; i++) {
         char *path = path_join(d->path, names[i]);
         loom_str why = LOOM_STR_INIT;
-        char *text = read_style_file(path, &why);
+        char *text = file_read_text(path, FRONTMATTER_MAX_BYTES, FILE_TEXT_NO_NUL, &why);
         if (!text) {
             warn(s, "%s: %s; skipped", path, str_cstr(&why));
         } else {
