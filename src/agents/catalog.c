@@ -21,7 +21,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include "base/path.h"
 #include "base/settings.h"
 #include "base/str.h"
+#include "base/warn_list.h"
 #include "policy/rule.h"
 #include "tools/schema.h"
 
@@ -487,30 +487,10 @@ struct agent_catalog {
     const agent_def **defs;  /* roles first (their slots fixed), then customs */
     bool *owned;             /* defs[i] is a custom def to free */
     size_t n, nroles;
-    char **warnings;
-    size_t nwarn;
+    warn_list warnings;
     char **dirs_read;        /* real paths already loaded (cwd may be the home) */
     size_t ndirs;
 };
-
-static void cat_warn(void *ctx, const char *msg)
-{
-    agent_catalog *c = ctx;
-    c->warnings = xrealloc(c->warnings, (c->nwarn + 1) * sizeof(char *));
-    c->warnings[c->nwarn++] = xstrdup(msg);
-}
-
-static void cat_warnf(agent_catalog *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cat_warnf(agent_catalog *c, const char *fmt, ...)
-{
-    loom_str s = LOOM_STR_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    str_vprintf(&s, fmt, ap);
-    va_end(ap);
-    cat_warn(c, str_cstr(&s));
-    str_free(&s);
-}
 
 static void cat_push(agent_catalog *c, const agent_def *d, bool owned)
 {
@@ -529,7 +509,7 @@ static void cat_add(agent_catalog *c, agent_def *d)
         if (strcmp(c->defs[i]->name, d->name) != 0)
             continue;
         if (c->defs[i]->role != AGENT_ROLE_CUSTOM)
-            cat_warnf(c, "%s: overrides the built-in agent %s", d->source, d->name);
+            warn_list_addf(&c->warnings, "%s: overrides the built-in agent %s", d->source, d->name);
         if (c->owned[i])
             agent_def_free((agent_def *)c->defs[i]);
         c->defs[i] = d;
@@ -569,7 +549,7 @@ static void load_dir(agent_catalog *c, const char *dir, const char *plugin)
     DIR *dh = opendir(dir);
     if (!dh) {
         if (errno != ENOENT && errno != ENOTDIR)
-            cat_warnf(c, "%s: cannot be read: %s", dir, strerror(errno));
+            warn_list_addf(&c->warnings, "%s: cannot be read: %s", dir, strerror(errno));
         return;
     }
     if (seen_dir(c, dir)) {
@@ -594,10 +574,10 @@ static void load_dir(agent_catalog *c, const char *dir, const char *plugin)
         loom_str why = LOOM_STR_INIT;
         char *text = file_read_text(path, FRONTMATTER_MAX_BYTES, 0, &why);
         if (!text) {
-            cat_warnf(c, "%s: %s; skipped", path, str_cstr(&why));
+            warn_list_addf(&c->warnings, "%s: %s; skipped", path, str_cstr(&why));
         } else {
             loom_error perr = {0};
-            agent_def *d = agent_def_parse(path, text, cat_warn, c, &perr);
+            agent_def *d = agent_def_parse(path, text, warn_list_sink, &c->warnings, &perr);
             if (d && plugin) {
                 loom_str full = LOOM_STR_INIT;
                 str_printf(&full, "%s:%s", plugin, d->name);
@@ -607,7 +587,7 @@ static void load_dir(agent_catalog *c, const char *dir, const char *plugin)
             if (d)
                 cat_add(c, d);
             else
-                cat_warnf(c, "%s; skipped", perr.message);
+                warn_list_addf(&c->warnings, "%s; skipped", perr.message);
         }
         free(text);
         str_free(&why);
@@ -641,8 +621,7 @@ agent_catalog *agent_catalog_load(const agent_catalog_opts *o, loom_error *err)
     ext_dirs dirs;
     json_t *notices = json_array();
     ext_dirs_for("agents", &so, &dirs, notices);
-    for (size_t i = 0; i < json_array_size(notices); i++)
-        cat_warnf(c, "%s", json_string_value(json_array_get(notices, i)));
+    warn_list_add_strings(&c->warnings, notices);
     json_decref(notices);
     for (size_t i = 0; i < dirs.n; i++)
         load_dir(c, dirs.v[i].path, dirs.v[i].plugin);
@@ -665,9 +644,7 @@ void agent_catalog_free(agent_catalog *c)
             agent_def_free((agent_def *)c->defs[i]);
     free(c->defs);
     free(c->owned);
-    for (size_t i = 0; i < c->nwarn; i++)
-        free(c->warnings[i]);
-    free(c->warnings);
+    warn_list_free(&c->warnings);
     for (size_t i = 0; i < c->ndirs; i++)
         free(c->dirs_read[i]);
     free(c->dirs_read);
@@ -699,10 +676,10 @@ const agent_def *agent_catalog_at(const agent_catalog *c, size_t i)
 
 size_t agent_catalog_warning_count(const agent_catalog *c)
 {
-    return c ? c->nwarn : 0;
+    return c ? warn_list_count(&c->warnings) : 0;
 }
 
 const char *agent_catalog_warning(const agent_catalog *c, size_t i)
 {
-    return c && i < c->nwarn ? c->warnings[i] : NULL;
+    return c ? warn_list_at(&c->warnings, i) : NULL;
 }

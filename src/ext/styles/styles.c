@@ -17,7 +17,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +26,13 @@
 #include "base/frontmatter.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "base/warn_list.h"
 
 struct style_set {
     output_style *v;
     size_t n;
     size_t nbuiltin;
-    char **warnings; /* the files' warnings, then the skipped folders' notices */
-    size_t nwarn;
+    warn_list warnings;      /* the files' warnings, then the skipped folders' notices */
 };
 
 /* ---- the built-ins ------------------------------------------------------------ */
@@ -83,20 +82,6 @@ static const struct {
     {"learning", "Learning by doing: Insight notes, and small pieces left for you to write, "
                  "marked TODO(human)", LEARNING_BODY},
 };
-
-/* ---- warnings ----------------------------------------------------------------- */
-
-static void warn(style_set *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(style_set *s, const char *fmt, ...)
-{
-    loom_str m = LOOM_STR_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    str_vprintf(&m, fmt, ap);
-    va_end(ap);
-    s->warnings = xrealloc(s->warnings, (s->nwarn + 1) * sizeof *s->warnings);
-    s->warnings[s->nwarn++] = str_steal(&m);
-}
 
 /* ---- one file ----------------------------------------------------------------- */
 
@@ -266,11 +251,6 @@ int output_style_parse(const char *path, const char *text, output_style *out,
 
 /* ---- the folders ------------------------------------------------------------- */
 
-static void set_warn(void *ctx, const char *msg)
-{
-    warn(ctx, "%s", msg);
-}
-
 /* A later source wins by name (case-insensitive, as /output-style finds
  * them); the replaced style keeps its place. */
 static void set_add(style_set *s, output_style *st)
@@ -297,7 +277,7 @@ static void load_dir(style_set *s, const ext_dir *d)
     DIR *dh = opendir(d->path);
     if (!dh) {
         if (errno != ENOENT && errno != ENOTDIR)
-            warn(s, "%s: cannot be read: %s", d->path, strerror(errno));
+            warn_list_addf(&s->warnings, "%s: cannot be read: %s", d->path, strerror(errno));
         return;
     }
     char **names = NULL;
@@ -308,8 +288,8 @@ static void load_dir(style_set *s, const ext_dir *d)
         if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 3, ".md") != 0)
             continue;
         if (n == OUTPUT_STYLE_FILES_MAX) {
-            warn(s, "%s: more than %d style files; the rest are not read", d->path,
-                 OUTPUT_STYLE_FILES_MAX);
+            warn_list_addf(&s->warnings, "%s: more than %d style files; the rest are not read",
+                           d->path, OUTPUT_STYLE_FILES_MAX);
             break;
         }
         names = xrealloc(names, (n + 1) * sizeof *names);
@@ -323,12 +303,12 @@ static void load_dir(style_set *s, const ext_dir *d)
         loom_str why = LOOM_STR_INIT;
         char *text = file_read_text(path, FRONTMATTER_MAX_BYTES, FILE_TEXT_NO_NUL, &why);
         if (!text) {
-            warn(s, "%s: %s; skipped", path, str_cstr(&why));
+            warn_list_addf(&s->warnings, "%s: %s; skipped", path, str_cstr(&why));
         } else {
             output_style st;
             loom_error perr = {0};
-            if (output_style_parse(path, text, &st, set_warn, s, &perr) != 0) {
-                warn(s, "%s; skipped", perr.message);
+            if (output_style_parse(path, text, &st, warn_list_sink, &s->warnings, &perr) != 0) {
+                warn_list_addf(&s->warnings, "%s; skipped", perr.message);
             } else {
                 if (d->plugin) {
                     loom_str full = LOOM_STR_INIT;
@@ -375,9 +355,7 @@ style_set *style_set_load(const ext_source_opts *o, loom_error *err)
             load_dir(s, &dirs.v[i]);
         ext_dirs_free(&dirs);
     }
-    size_t i;
-    json_t *n;
-    json_array_foreach(notices, i, n) warn(s, "%s", json_string_value(n));
+    warn_list_add_strings(&s->warnings, notices);
     json_decref(notices);
     /* The files' styles after the built-ins, by name. A file replacing a
      * built-in stays in the built-in's place. */
@@ -393,9 +371,7 @@ void style_set_free(style_set *s)
     for (size_t i = 0; i < s->n; i++)
         output_style_clear(&s->v[i]);
     free(s->v);
-    for (size_t i = 0; i < s->nwarn; i++)
-        free(s->warnings[i]);
-    free(s->warnings);
+    warn_list_free(&s->warnings);
     free(s);
 }
 
@@ -419,10 +395,10 @@ const output_style *style_set_find(const style_set *s, const char *name)
 
 size_t style_set_warning_count(const style_set *s)
 {
-    return s ? s->nwarn : 0;
+    return s ? warn_list_count(&s->warnings) : 0;
 }
 
 const char *style_set_warning(const style_set *s, size_t i)
 {
-    return s && i < s->nwarn ? s->warnings[i] : NULL;
+    return s ? warn_list_at(&s->warnings, i) : NULL;
 }
