@@ -42,26 +42,10 @@
 
 /* ---- small helpers ------------------------------------------------------------ */
 
-static void strv_free(char **v)
-{
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
-    free(v);
-}
-
 /* An empty, NULL-terminated list (not NULL: "none", where NULL means "all"). */
 static char **strv_empty(void)
 {
     return xcalloc(1, sizeof(char *));
-}
-
-static void strv_push(char ***v, size_t *n, const char *s, size_t len)
-{
-    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
-    (*v)[(*n)++] = xstrndup(s, len);
-    (*v)[*n] = NULL;
 }
 
 static bool valid_name(const char *s)
@@ -75,56 +59,14 @@ static bool valid_name(const char *s)
 
 /* ---- list keys: tools, disallowedTools, skills --------------------------------- */
 
-/* Splits "Read, Bash(git add:*, git commit:*)" at the commas outside
- * parentheses, trimming blanks and dropping empty items. */
-static void split_list(const char *s, char ***v, size_t *n)
-{
-    const char *start = s;
-    int depth = 0;
-    for (const char *p = s;; p++) {
-        if (*p == '(')
-            depth++;
-        else if (*p == ')' && depth > 0)
-            depth--;
-        if (*p && (*p != ',' || depth > 0))
-            continue;
-        const char *a = start, *b = p;
-        while (a < b && isspace((unsigned char)*a))
-            a++;
-        while (b > a && isspace((unsigned char)b[-1]))
-            b--;
-        if (b > a)
-            strv_push(v, n, a, (size_t)(b - a));
-        if (!*p)
-            break;
-        start = p + 1;
-    }
-}
-
 /* A list given as "a, b" or as a YAML sequence of strings. NULL with why set
- * when v is neither. *v_out is always a list (possibly empty). */
+ * when v is neither. */
 static char **read_list(const json_t *v, loom_str *why)
 {
-    char **out = NULL;
-    size_t n = 0;
-    if (json_is_string(v)) {
-        split_list(json_string_value(v), &out, &n);
-    } else if (json_is_array(v)) {
-        size_t i;
-        const json_t *item;
-        json_array_foreach(v, i, item) {
-            if (!json_is_string(item)) {
-                str_printf(why, "item %zu is not text", i + 1);
-                strv_free(out);
-                return NULL;
-            }
-            split_list(json_string_value(item), &out, &n);
-        }
-    } else {
+    char **out = frontmatter_list(v, 0, why);
+    if (!out && !json_is_array(v))
         str_puts(why, "expected a list or a comma-separated string");
-        return NULL;
-    }
-    return out ? out : strv_empty();
+    return out;
 }
 
 /* Keeps the entries that are rules the engine can read; reports the others

@@ -419,7 +419,7 @@ static void bundled_files_listed(void **state)
     assert_string_equal(files[0], "reference.md");
     assert_string_equal(files[1], "scripts/run.sh");
     assert_null(files[2]);
-    skill_strv_free(files);
+    strv_free(files);
     skill_catalog_free(c);
 }
 

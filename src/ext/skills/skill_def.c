@@ -31,15 +31,6 @@
 /* Most allowed-tools entries or paths globs one skill may carry. */
 #define SKILL_LIST_MAX 64
 
-void skill_strv_free(char **v)
-{
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
-    free(v);
-}
-
 bool skill_name_valid(const char *s)
 {
     size_t n = s ? strlen(s) : 0;
@@ -57,65 +48,24 @@ bool skill_name_valid(const char *s)
 
 /* ---- list values ---------------------------------------------------------- */
 
-static void strv_push(char ***v, size_t *n, const char *s, size_t len)
-{
-    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
-    (*v)[(*n)++] = xstrndup(s, len);
-    (*v)[*n] = NULL;
-}
-
-/* Splits at blanks and commas outside parentheses: "Read Grep
- * Bash(git diff *)" (the Agent Skills form) and "Read, Bash(git add:*)"
- * (Claude Code's) alike. */
-static void split_words(const char *s, char ***v, size_t *n)
-{
-    int depth = 0;
-    const char *start = NULL;
-    for (const char *p = s;; p++) {
-        bool sep = !*p || ((isspace((unsigned char)*p) || *p == ',') && depth == 0);
-        if (!sep) {
-            if (!start)
-                start = p;
-            if (*p == '(')
-                depth++;
-            else if (*p == ')' && depth > 0)
-                depth--;
-            continue;
-        }
-        if (start)
-            strv_push(v, n, start, (size_t)(p - start));
-        start = NULL;
-        if (!*p)
-            break;
-    }
-}
-
-/* A string (split as above) or a YAML list of strings (each item split
- * too). NULL with why set when v is neither or holds too many entries. */
+/* A string or a YAML list of strings, split at blanks and commas outside
+ * parentheses: "Read Grep Bash(git diff *)" (the Agent Skills form) and
+ * "Read, Bash(git add:*)" (Claude Code's) alike. NULL with why set when v
+ * is neither or holds too many entries. */
 static char **read_list(const json_t *v, loom_str *why)
 {
-    char **out = NULL;
-    size_t n = 0;
-    if (json_is_string(v)) {
-        split_words(json_string_value(v), &out, &n);
-    } else if (json_is_array(v)) {
-        size_t i;
-        const json_t *item;
-        json_array_foreach(v, i, item) {
-            if (!json_is_string(item)) {
-                str_printf(why, "item %zu is not text", i + 1);
-                skill_strv_free(out);
-                return NULL;
-            }
-            split_words(json_string_value(item), &out, &n);
-        }
-    } else {
-        str_puts(why, "expected a space- or comma-separated string or a list");
+    char **out = frontmatter_list(v, FRONTMATTER_LIST_BLANKS, why);
+    if (!out) {
+        if (!json_is_array(v))
+            str_puts(why, "expected a space- or comma-separated string or a list");
         return NULL;
     }
+    size_t n = 0;
+    while (out[n])
+        n++;
     if (n > SKILL_LIST_MAX) {
         str_printf(why, "more than %d entries", SKILL_LIST_MAX);
-        skill_strv_free(out);
+        strv_free(out);
         return NULL;
     }
     return out;
@@ -305,11 +255,11 @@ void skill_entry_free(skill_entry *e)
     free(d->license);
     free(d->compatibility);
     json_decref(d->metadata);
-    skill_strv_free(d->allowed_tools);
+    strv_free(d->allowed_tools);
     free(d->agent);
     free(d->model);
     free(d->argument_hint);
-    skill_strv_free(d->paths);
+    strv_free(d->paths);
     free(d->plugin);
     free(e->body);
     free(e);
