@@ -330,23 +330,6 @@ static agent_def *def_fail(agent_def *d, json_t *fm, loom_error *err, const char
     return NULL;
 }
 
-/* The body without its leading blank lines and trailing blanks. */
-static char *body_prompt(const char *body)
-{
-    const char *a = body, *p = body;
-    for (;;) { /* skip whole blank lines only: indentation of the first line stays */
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p != '\n')
-            break;
-        a = ++p;
-    }
-    const char *b = a + strlen(a);
-    while (b > a && isspace((unsigned char)b[-1]))
-        b--;
-    return xstrndup(a, (size_t)(b - a));
-}
-
 agent_def *agent_def_parse(const char *path, const char *text,
                            void (*warn)(void *ctx, const char *msg), void *warn_ctx, loom_error *err)
 {
@@ -380,7 +363,7 @@ agent_def *agent_def_parse(const char *path, const char *text,
                         desc && !json_is_null(desc) ? "expected text saying when to use the agent"
                                                     : "missing (it tells the model when to use the agent)");
     d->description = xstrdup(ds);
-    d->prompt = body_prompt(body);
+    d->prompt = frontmatter_body_trim(body);
     loom_str why = LOOM_STR_INIT;
     for (size_t i = 0; i < sizeof agent_keys / sizeof agent_keys[0]; i++) {
         const json_t *v = json_object_get(fm, agent_keys[i].key);

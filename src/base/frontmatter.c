@@ -9,8 +9,8 @@
  * Line numbers in messages count from the file's first line (the opening
  * "---" is line 1), because that is what a user opens in an editor.
  *
- * frontmatter_list, at the end, splits list-valued keys for the agent,
- * command and skill readers.
+ * frontmatter_body_trim and frontmatter_list, at the end, serve the agent,
+ * command, skill and style readers.
  *
  * No state; any thread (each call has its own parser). */
 #include "base/frontmatter.h"
@@ -351,7 +351,23 @@ json_t *frontmatter_parse(const char *text, const char **body, loom_error *err)
     return root;
 }
 
-/* ---- list values ------------------------------------------------------------ */
+/* ---- the body and list values ---------------------------------------------- */
+
+char *frontmatter_body_trim(const char *body)
+{
+    const char *a = body, *p = body;
+    for (;;) { /* skip whole blank lines only: indentation of the first line stays */
+        while (*p == ' ' || *p == '\t' || *p == '\r')
+            p++;
+        if (*p != '\n')
+            break;
+        a = ++p;
+    }
+    const char *b = a + strlen(a);
+    while (b > a && isspace((unsigned char)b[-1]))
+        b--;
+    return xstrndup(a, (size_t)(b - a));
+}
 
 static void list_push(char ***v, size_t *n, const char *a, const char *b)
 {

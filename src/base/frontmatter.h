@@ -45,6 +45,11 @@
  *   LOOM_ERR_INVALID_REQUEST  text longer than FRONTMATTER_MAX_BYTES */
 json_t *frontmatter_parse(const char *text, const char **body, loom_error *err);
 
+/* The body after the block as a prompt: without its leading blank lines
+ * (the first line's indentation stays) and its trailing blanks. A new
+ * string, caller frees. */
+char *frontmatter_body_trim(const char *body);
+
 /* frontmatter_list flags. */
 #define FRONTMATTER_LIST_BLANKS 1u  /* blanks separate items too ("Read Grep") */
 /* A list-valued key (tools, allowed-tools, skills, paths): a string, or a

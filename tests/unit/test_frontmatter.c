@@ -282,6 +282,25 @@ static void list_values_split_at_commas_outside_parentheses_and_blanks_when_aske
     str_free(&why);
 }
 
+static void a_body_loses_its_blank_lines_around_it_but_not_its_indentation(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"\n \t\r\n\n  indented first\nsecond\n\n \n", "  indented first\nsecond"},
+        {"text", "text"},
+        {"  \n\t\n", ""},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = frontmatter_body_trim(cases[i].in);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("case %zu: the trimmed body should be [%s], is [%s]", i, cases[i].want, got);
+        free(got);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +321,7 @@ int main(void)
         cmocka_unit_test(a_text_over_the_size_cap_is_refused),
         cmocka_unit_test(a_nul_escape_and_bad_utf8_are_refused),
         cmocka_unit_test(list_values_split_at_commas_outside_parentheses_and_blanks_when_asked),
+        cmocka_unit_test(a_body_loses_its_blank_lines_around_it_but_not_its_indentation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -274,23 +274,6 @@ static skill_entry *refuse(skill_entry *e, json_t *fm, loom_error *err, const ch
     return NULL;
 }
 
-/* The body without the blank lines around it. */
-static char *trim_body(const char *body)
-{
-    const char *a = body, *p = body;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p != '\n')
-            break;
-        a = ++p;
-    }
-    const char *b = a + strlen(a);
-    while (b > a && isspace((unsigned char)b[-1]))
-        b--;
-    return xstrndup(a, (size_t)(b - a));
-}
-
 /* The directory part of path ("." when none). */
 static char *dir_of(const char *path)
 {
@@ -389,7 +372,7 @@ skill_entry *skill_entry_parse(const char *path, const char *folder, const char 
         }
     }
     str_free(&why);
-    e->body = trim_body(body ? body : "");
+    e->body = frontmatter_body_trim(body ? body : "");
     if (!e->body[0] && warn) {
         loom_str msg = LOOM_STR_INIT;
         str_printf(&msg, "%s: the body (the skill's instructions) is empty", path);

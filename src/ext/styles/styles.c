@@ -14,7 +14,6 @@
  * any thread may read it. */
 #include "ext/styles/styles.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -100,23 +99,6 @@ static bool valid_name(const char *s)
     return true;
 }
 
-/* The body without its leading blank lines and trailing blanks. */
-static char *trim_body(const char *body)
-{
-    const char *a = body, *p = body;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p != '\n')
-            break;
-        a = ++p;
-    }
-    const char *b = a + strlen(a);
-    while (b > a && isspace((unsigned char)b[-1]))
-        b--;
-    return xstrndup(a, (size_t)(b - a));
-}
-
 /* true/false, also as the quoted strings Claude Code's YAML reader takes. */
 static int read_bool(const json_t *v, bool *out)
 {
@@ -191,7 +173,7 @@ int output_style_parse(const char *path, const char *text, output_style *out,
         nm = from_stem;
     }
 
-    char *b = trim_body(body);
+    char *b = frontmatter_body_trim(body);
     if (!*b || strlen(b) > OUTPUT_STYLE_BODY_MAX) {
         bool empty = !*b;
         free(b);
