@@ -20,20 +20,18 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/frontmatter.h"
 #include "base/path.h"
 #include "base/settings.h"
 #include "base/str.h"
+#include "base/warn_list.h"
 #include "policy/rule.h"
 #include "tools/schema.h"
 
@@ -44,26 +42,10 @@
 
 /* ---- small helpers ------------------------------------------------------------ */
 
-static void strv_free(char **v)
-{
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
-    free(v);
-}
-
 /* An empty, NULL-terminated list (not NULL: "none", where NULL means "all"). */
 static char **strv_empty(void)
 {
     return xcalloc(1, sizeof(char *));
-}
-
-static void strv_push(char ***v, size_t *n, const char *s, size_t len)
-{
-    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
-    (*v)[(*n)++] = xstrndup(s, len);
-    (*v)[*n] = NULL;
 }
 
 static bool valid_name(const char *s)
@@ -77,56 +59,14 @@ static bool valid_name(const char *s)
 
 /* ---- list keys: tools, disallowedTools, skills --------------------------------- */
 
-/* Splits "Read, Bash(git add:*, git commit:*)" at the commas outside
- * parentheses, trimming blanks and dropping empty items. */
-static void split_list(const char *s, char ***v, size_t *n)
-{
-    const char *start = s;
-    int depth = 0;
-    for (const char *p = s;; p++) {
-        if (*p == '(')
-            depth++;
-        else if (*p == ')' && depth > 0)
-            depth--;
-        if (*p && (*p != ',' || depth > 0))
-            continue;
-        const char *a = start, *b = p;
-        while (a < b && isspace((unsigned char)*a))
-            a++;
-        while (b > a && isspace((unsigned char)b[-1]))
-            b--;
-        if (b > a)
-            strv_push(v, n, a, (size_t)(b - a));
-        if (!*p)
-            break;
-        start = p + 1;
-    }
-}
-
 /* A list given as "a, b" or as a YAML sequence of strings. NULL with why set
- * when v is neither. *v_out is always a list (possibly empty). */
+ * when v is neither. */
 static char **read_list(const json_t *v, loom_str *why)
 {
-    char **out = NULL;
-    size_t n = 0;
-    if (json_is_string(v)) {
-        split_list(json_string_value(v), &out, &n);
-    } else if (json_is_array(v)) {
-        size_t i;
-        const json_t *item;
-        json_array_foreach(v, i, item) {
-            if (!json_is_string(item)) {
-                str_printf(why, "item %zu is not text", i + 1);
-                strv_free(out);
-                return NULL;
-            }
-            split_list(json_string_value(item), &out, &n);
-        }
-    } else {
+    char **out = frontmatter_list(v, 0, why);
+    if (!out && !json_is_array(v))
         str_puts(why, "expected a list or a comma-separated string");
-        return NULL;
-    }
-    return out ? out : strv_empty();
+    return out;
 }
 
 /* Keeps the entries that are rules the engine can read; reports the others
@@ -390,23 +330,6 @@ static agent_def *def_fail(agent_def *d, json_t *fm, loom_error *err, const char
     return NULL;
 }
 
-/* The body without its leading blank lines and trailing blanks. */
-static char *body_prompt(const char *body)
-{
-    const char *a = body, *p = body;
-    for (;;) { /* skip whole blank lines only: indentation of the first line stays */
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p != '\n')
-            break;
-        a = ++p;
-    }
-    const char *b = a + strlen(a);
-    while (b > a && isspace((unsigned char)b[-1]))
-        b--;
-    return xstrndup(a, (size_t)(b - a));
-}
-
 agent_def *agent_def_parse(const char *path, const char *text,
                            void (*warn)(void *ctx, const char *msg), void *warn_ctx, loom_error *err)
 {
@@ -440,7 +363,7 @@ agent_def *agent_def_parse(const char *path, const char *text,
                         desc && !json_is_null(desc) ? "expected text saying when to use the agent"
                                                     : "missing (it tells the model when to use the agent)");
     d->description = xstrdup(ds);
-    d->prompt = body_prompt(body);
+    d->prompt = frontmatter_body_trim(body);
     loom_str why = LOOM_STR_INIT;
     for (size_t i = 0; i < sizeof agent_keys / sizeof agent_keys[0]; i++) {
         const json_t *v = json_object_get(fm, agent_keys[i].key);
@@ -489,30 +412,10 @@ struct agent_catalog {
     const agent_def **defs;  /* roles first (their slots fixed), then customs */
     bool *owned;             /* defs[i] is a custom def to free */
     size_t n, nroles;
-    char **warnings;
-    size_t nwarn;
+    warn_list warnings;
     char **dirs_read;        /* real paths already loaded (cwd may be the home) */
     size_t ndirs;
 };
-
-static void cat_warn(void *ctx, const char *msg)
-{
-    agent_catalog *c = ctx;
-    c->warnings = xrealloc(c->warnings, (c->nwarn + 1) * sizeof(char *));
-    c->warnings[c->nwarn++] = xstrdup(msg);
-}
-
-static void cat_warnf(agent_catalog *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cat_warnf(agent_catalog *c, const char *fmt, ...)
-{
-    loom_str s = LOOM_STR_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    str_vprintf(&s, fmt, ap);
-    va_end(ap);
-    cat_warn(c, str_cstr(&s));
-    str_free(&s);
-}
 
 static void cat_push(agent_catalog *c, const agent_def *d, bool owned)
 {
@@ -531,7 +434,7 @@ static void cat_add(agent_catalog *c, agent_def *d)
         if (strcmp(c->defs[i]->name, d->name) != 0)
             continue;
         if (c->defs[i]->role != AGENT_ROLE_CUSTOM)
-            cat_warnf(c, "%s: overrides the built-in agent %s", d->source, d->name);
+            warn_list_addf(&c->warnings, "%s: overrides the built-in agent %s", d->source, d->name);
         if (c->owned[i])
             agent_def_free((agent_def *)c->defs[i]);
         c->defs[i] = d;
@@ -539,45 +442,6 @@ static void cat_add(agent_catalog *c, agent_def *d)
         return;
     }
     cat_push(c, d, true);
-}
-
-/* Reads a regular file of at most FRONTMATTER_MAX_BYTES without blocking on
- * a FIFO or a device someone named x.md. NULL with why set. */
-static char *read_agent_file(const char *path, loom_str *why)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        str_printf(why, "cannot be read: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        str_puts(why, "not a regular file");
-    } else if (st.st_size > FRONTMATTER_MAX_BYTES) {
-        str_printf(why, "larger than %d KiB", FRONTMATTER_MAX_BYTES / 1024);
-    } else {
-        size_t cap = (size_t)st.st_size, len = 0;
-        text = xmalloc(cap + 1);
-        for (;;) {
-            ssize_t r = read(fd, text + len, cap - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                str_printf(why, "cannot be read: %s", strerror(errno));
-                free(text);
-                text = NULL;
-                break;
-            }
-            len += (size_t)r;
-            if (r == 0 || len == cap)
-                break;
-        }
-        if (text)
-            text[len] = '\0';
-    }
-    close(fd);
-    return text;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -610,7 +474,7 @@ static void load_dir(agent_catalog *c, const char *dir, const char *plugin)
     DIR *dh = opendir(dir);
     if (!dh) {
         if (errno != ENOENT && errno != ENOTDIR)
-            cat_warnf(c, "%s: cannot be read: %s", dir, strerror(errno));
+            warn_list_addf(&c->warnings, "%s: cannot be read: %s", dir, strerror(errno));
         return;
     }
     if (seen_dir(c, dir)) {
@@ -633,12 +497,12 @@ static void load_dir(agent_catalog *c, const char *dir, const char *plugin)
     for (size_t i = 0; i < n; i++) {
         char *path = path_join(dir, names[i]);
         loom_str why = LOOM_STR_INIT;
-        char *text = read_agent_file(path, &why);
+        char *text = file_read_text(path, FRONTMATTER_MAX_BYTES, 0, &why);
         if (!text) {
-            cat_warnf(c, "%s: %s; skipped", path, str_cstr(&why));
+            warn_list_addf(&c->warnings, "%s: %s; skipped", path, str_cstr(&why));
         } else {
             loom_error perr = {0};
-            agent_def *d = agent_def_parse(path, text, cat_warn, c, &perr);
+            agent_def *d = agent_def_parse(path, text, warn_list_sink, &c->warnings, &perr);
             if (d && plugin) {
                 loom_str full = LOOM_STR_INIT;
                 str_printf(&full, "%s:%s", plugin, d->name);
@@ -648,7 +512,7 @@ static void load_dir(agent_catalog *c, const char *dir, const char *plugin)
             if (d)
                 cat_add(c, d);
             else
-                cat_warnf(c, "%s; skipped", perr.message);
+                warn_list_addf(&c->warnings, "%s; skipped", perr.message);
         }
         free(text);
         str_free(&why);
@@ -682,8 +546,7 @@ agent_catalog *agent_catalog_load(const agent_catalog_opts *o, loom_error *err)
     ext_dirs dirs;
     json_t *notices = json_array();
     ext_dirs_for("agents", &so, &dirs, notices);
-    for (size_t i = 0; i < json_array_size(notices); i++)
-        cat_warnf(c, "%s", json_string_value(json_array_get(notices, i)));
+    warn_list_add_strings(&c->warnings, notices);
     json_decref(notices);
     for (size_t i = 0; i < dirs.n; i++)
         load_dir(c, dirs.v[i].path, dirs.v[i].plugin);
@@ -706,9 +569,7 @@ void agent_catalog_free(agent_catalog *c)
             agent_def_free((agent_def *)c->defs[i]);
     free(c->defs);
     free(c->owned);
-    for (size_t i = 0; i < c->nwarn; i++)
-        free(c->warnings[i]);
-    free(c->warnings);
+    warn_list_free(&c->warnings);
     for (size_t i = 0; i < c->ndirs; i++)
         free(c->dirs_read[i]);
     free(c->dirs_read);
@@ -740,10 +601,10 @@ const agent_def *agent_catalog_at(const agent_catalog *c, size_t i)
 
 size_t agent_catalog_warning_count(const agent_catalog *c)
 {
-    return c ? c->nwarn : 0;
+    return c ? warn_list_count(&c->warnings) : 0;
 }
 
 const char *agent_catalog_warning(const agent_catalog *c, size_t i)
 {
-    return c && i < c->nwarn ? c->warnings[i] : NULL;
+    return c ? warn_list_at(&c->warnings, i) : NULL;
 }

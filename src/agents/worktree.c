@@ -331,16 +331,12 @@ static bool owner_alive(const json_t *owner)
 
 /* ---- the .git links ------------------------------------------------------------ */
 
+/* A .git link file, gitdir or commondir: a small regular file, not a link. */
 static char *read_small(const char *path)
 {
-    struct stat st;
-    if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > PATH_MAX + 64)
-        return NULL;
-    char *text = NULL;
-    size_t len = 0;
-    if (file_read_all(path, &text, &len, NULL) < 0)
-        return NULL;
-    trim_end(text);
+    char *text = file_read_text(path, PATH_MAX + 64, FILE_TEXT_NOFOLLOW, NULL);
+    if (text)
+        trim_end(text);
     return text;
 }
 

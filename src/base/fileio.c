@@ -1,7 +1,10 @@
 /* fileio.c — whole-file reads, crash-safe replacement and mkdir -p.
  *
  * Everything Loom persists (sessions, config, state) is written through
- * file_write_atomic so a crash or full disk leaves the old file intact. */
+ * file_write_atomic so a crash or full disk leaves the old file intact.
+ * file_read_text is the one reader of small untrusted text files (agent,
+ * command, skill and style files, a repository's .git/config). No state;
+ * any thread. */
 #include "base/fileio.h"
 
 #include <errno.h>
@@ -83,6 +86,55 @@ int file_read_all(const char *path, char **out, size_t *len, loom_error *err)
         *len = buf.len;
     *out = str_steal(&buf);
     return 0;
+}
+
+char *file_read_text(const char *path, size_t cap, unsigned flags, loom_str *why)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
+                            (flags & FILE_TEXT_NOFOLLOW ? O_NOFOLLOW : 0));
+    if (fd < 0) {
+        if (why)
+            str_printf(why, "cannot be read: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    char *text = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (why)
+            str_puts(why, "not a regular file");
+    } else if ((unsigned long long)st.st_size > cap) {
+        if (why)
+            str_printf(why, "larger than %zu KiB", cap / 1024);
+    } else {
+        size_t want = (size_t)st.st_size, len = 0;
+        text = xmalloc(want + 1);
+        while (len < want) { /* a file that shrank since the fstat ends early */
+            ssize_t r = read(fd, text + len, want - len);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0) {
+                if (why)
+                    str_printf(why, "cannot be read: %s", strerror(errno));
+                free(text);
+                text = NULL;
+                break;
+            }
+            if (r == 0)
+                break;
+            len += (size_t)r;
+        }
+        if (text) {
+            text[len] = '\0';
+            if ((flags & FILE_TEXT_NO_NUL) && strlen(text) != len) {
+                if (why)
+                    str_puts(why, "holds a NUL byte (not a text file)");
+                free(text);
+                text = NULL;
+            }
+        }
+    }
+    close(fd);
+    return text;
 }
 
 /* Splits path into its directory ("." when there is none) and base name. */

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
+#include "base/str.h"
 
 /* Reads the whole file; *out is NUL-terminated, caller frees. 0 or -code. */
 int file_read_all(const char *path, char **out, size_t *len, loom_error *err);
@@ -25,5 +26,16 @@ int file_mkdirs(const char *path, int mode, loom_error *err);
 /* Writes all of buf to fd, retrying on EINTR and short writes. */
 int file_write_full(int fd, const void *buf, size_t len);
 bool file_exists(const char *path);
+
+/* file_read_text flags. */
+#define FILE_TEXT_NOFOLLOW 1u  /* refuse a symlink (one swapped in since it was looked at) */
+#define FILE_TEXT_NO_NUL   2u  /* refuse a file holding a NUL byte: not text */
+/* Reads a small untrusted text file: a regular file of at most cap bytes,
+ * opened without blocking so a FIFO or a device someone named x.md costs a
+ * refusal, not a hang. NUL-terminated, caller frees. NULL with why (may be
+ * NULL) given the problem, for the caller to prefix with the path: "cannot
+ * be read: <reason>", "not a regular file", "larger than <cap/1024> KiB" or
+ * "holds a NUL byte (not a text file)". */
+char *file_read_text(const char *path, size_t cap, unsigned flags, loom_str *why);
 
 #endif

@@ -9,9 +9,13 @@
  * Line numbers in messages count from the file's first line (the opening
  * "---" is line 1), because that is what a user opens in an editor.
  *
+ * frontmatter_body_trim and frontmatter_list, at the end, serve the agent,
+ * command, skill and style readers.
+ *
  * No state; any thread (each call has its own parser). */
 #include "base/frontmatter.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -345,4 +349,79 @@ json_t *frontmatter_parse(const char *text, const char **body, loom_error *err)
     if (root && body)
         *body = blk.body;
     return root;
+}
+
+/* ---- the body and list values ---------------------------------------------- */
+
+char *frontmatter_body_trim(const char *body)
+{
+    const char *a = body, *p = body;
+    for (;;) { /* skip whole blank lines only: indentation of the first line stays */
+        while (*p == ' ' || *p == '\t' || *p == '\r')
+            p++;
+        if (*p != '\n')
+            break;
+        a = ++p;
+    }
+    const char *b = a + strlen(a);
+    while (b > a && isspace((unsigned char)b[-1]))
+        b--;
+    return xstrndup(a, (size_t)(b - a));
+}
+
+static void list_push(char ***v, size_t *n, const char *a, const char *b)
+{
+    while (a < b && isspace((unsigned char)*a))
+        a++;
+    while (b > a && isspace((unsigned char)b[-1]))
+        b--;
+    if (b == a)
+        return;
+    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
+    (*v)[(*n)++] = xstrndup(a, (size_t)(b - a));
+    (*v)[*n] = NULL;
+}
+
+static void split_list(const char *s, unsigned flags, char ***v, size_t *n)
+{
+    const char *start = s;
+    int depth = 0;
+    for (const char *p = s;; p++) {
+        if (*p == '(')
+            depth++;
+        else if (*p == ')' && depth > 0)
+            depth--;
+        bool sep = !*p || (depth == 0 && (*p == ',' || ((flags & FRONTMATTER_LIST_BLANKS) &&
+                                                         isspace((unsigned char)*p))));
+        if (!sep)
+            continue;
+        list_push(v, n, start, p);
+        if (!*p)
+            break;
+        start = p + 1;
+    }
+}
+
+char **frontmatter_list(const json_t *v, unsigned flags, loom_str *why)
+{
+    char **out = NULL;
+    size_t n = 0;
+    if (json_is_string(v)) {
+        split_list(json_string_value(v), flags, &out, &n);
+    } else if (json_is_array(v)) {
+        size_t i;
+        const json_t *item;
+        json_array_foreach(v, i, item) {
+            if (!json_is_string(item)) {
+                if (why)
+                    str_printf(why, "item %zu is not text", i + 1);
+                strv_free(out);
+                return NULL;
+            }
+            split_list(json_string_value(item), flags, &out, &n);
+        }
+    } else {
+        return NULL;
+    }
+    return out ? out : xcalloc(1, sizeof(char *));
 }

@@ -11,7 +11,8 @@
  *     null, and a string otherwise (3.5 and yes stay strings);
  *   - a sequence is an array, a mapping an object (keys are strings; a
  *     repeated key: the later one wins);
- *   - "a, b" is one string: splitting lists is the caller's business.
+ *   - "a, b" is one string: a key that holds a list splits it with
+ *     frontmatter_list, below.
  * Aliases (*x) are refused rather than expanded, so a small file cannot
  * become a huge value. The text is untrusted: every refusal is an error
  * naming the line, never a crash.
@@ -23,6 +24,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/str.h"
 
 /* Longest text looked at, in bytes, and the deepest nesting of mappings
  * and sequences (the top mapping is depth 1). */
@@ -42,5 +44,24 @@
  *                          the file ("line 4: …"); *body = text
  *   LOOM_ERR_INVALID_REQUEST  text longer than FRONTMATTER_MAX_BYTES */
 json_t *frontmatter_parse(const char *text, const char **body, loom_error *err);
+
+/* The body after the block as a prompt: without its leading blank lines
+ * (the first line's indentation stays) and its trailing blanks. A new
+ * string, caller frees. */
+char *frontmatter_body_trim(const char *body);
+
+/* frontmatter_list flags. */
+#define FRONTMATTER_LIST_BLANKS 1u  /* blanks separate items too ("Read Grep") */
+/* A list-valued key (tools, allowed-tools, skills, paths): a string, or a
+ * YAML sequence of strings each split the same way. Items are separated by
+ * commas outside parentheses ("Read, Bash(git add:*, git commit:*)", Claude
+ * Code's form) and, with FRONTMATTER_LIST_BLANKS, by blanks outside them
+ * too ("Read Grep Bash(git diff *)", the Agent Skills form); the blanks
+ * around an item are trimmed, empty items dropped. Returns a NULL-terminated
+ * vector (possibly empty; free with strv_free). NULL when v is
+ * neither shape: why (may be NULL) says "item N is not text" for a sequence
+ * with another item, and is left untouched for any other value, so the
+ * caller says what it expected. */
+char **frontmatter_list(const json_t *v, unsigned flags, loom_str *why);
 
 #endif

@@ -61,6 +61,15 @@ char *xstrndup(const char *s, size_t n)
     return p;
 }
 
+void strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}
+
 void str_reserve(loom_str *s, size_t extra)
 {
     /* +1 keeps room for the terminating NUL the header promises. */

@@ -57,4 +57,7 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);   /* NULL in, NULL out */
 char *xstrndup(const char *s, size_t n);
 
+/* Frees a NULL-terminated vector of strings and the strings (NULL is fine). */
+void strv_free(char **v);
+
 #endif

@@ -6,14 +6,12 @@
 #include "policy/git_config.h"
 
 #include <ctype.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "shell/bash_parse.h"
@@ -140,38 +138,12 @@ bool git_config_text_runs_code(const char *text, char *why, size_t cap)
     return false;
 }
 
-/* A regular file of at most GIT_CONFIG_READ_CAP bytes, NUL-terminated
- * (caller frees); NULL for anything else — a FIFO planted as .git/config
- * must not hang a permission check. */
-static char *read_small(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > GIT_CONFIG_READ_CAP) {
-        close(fd);
-        return NULL;
-    }
-    char *buf = xmalloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    buf[got] = '\0';
-    return buf;
-}
-
 /* The repository's git directory: <root>/.git, or where a .git file's
  * "gitdir:" line points (worktrees, submodules). Caller frees. */
 static char *git_dir(const char *root)
 {
     char *dotgit = path_join(root, ".git");
-    char *text = read_small(dotgit);
+    char *text = file_read_text(dotgit, GIT_CONFIG_READ_CAP, 0, NULL);
     if (text && !strncmp(text, "gitdir:", 7)) {
         char *s = text + 7, *e = text + strlen(text);
         trim(&s, &e);
@@ -199,7 +171,7 @@ bool git_config_runs_code(const char *cwd, char *why, size_t cap)
     char buf[256] = "";
     for (size_t i = 0; i < 2 && !found; i++) {
         char *path = path_join(dir, files[i]);
-        char *text = read_small(path);
+        char *text = file_read_text(path, GIT_CONFIG_READ_CAP, 0, NULL);
         if (text)
             found = git_config_text_runs_code(text, buf, sizeof buf);
         free(text);

@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,20 +23,14 @@
 #include "base/fileio.h"
 #include "base/str.h"
 #include "tools/schema.h"
+#include "tmpdir.h"
 
 static char dir[256];      /* the test's root: ws/ the workspace, home/ the Loom home */
 static char ws[300], home[300], plugin[300], plugin_root[300];
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    return remove(path);
-}
-
 static int setup(void **state)
 {
-    const char *base = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/loom-agent-catalog-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(dir))
+    if (tmpdir_make(dir, sizeof dir, "loom-agent-catalog", false) != 0)
         return -1;
     snprintf(ws, sizeof ws, "%s/ws", dir);
     snprintf(home, sizeof home, "%s/home", dir);
@@ -48,20 +41,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tmpdir_remove(dir);
     return 0;
-}
-
-static void write_file(const char *root, const char *rel, const char *text)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    loom_error err;
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    assert_int_equal(file_mkdirs(path, 0700, &err), 0);
-    *slash = '/';
-    assert_int_equal(file_write_atomic(path, text, strlen(text), 0644, &err), 0);
 }
 
 /* ---- one file ------------------------------------------------------------------ */
@@ -320,7 +301,7 @@ static char *agent_text(const char *name, const char *body)
 static void put_agent(const char *root, const char *rel, const char *name, const char *body)
 {
     char *t = agent_text(name, body);
-    write_file(root, rel, t);
+    tmpdir_write(root, rel, t);
     free(t);
 }
 
@@ -424,12 +405,12 @@ static void an_untrusted_workspace_without_agent_folders_says_nothing(void **sta
 
 static void bad_files_warn_and_the_rest_of_the_catalog_loads(void **state)
 {
-    write_file(ws, ".loom/agents/bad-mode.md",
-               "---\nname: moody\ndescription: d\npermissionMode: sideways\n---\nstill loads\n");
-    write_file(ws, ".loom/agents/plain.md", "No frontmatter at all.\n");
-    write_file(ws, ".loom/agents/broken.md", "---\nname: x\ndescription: \"open\n---\n");
-    write_file(ws, ".loom/agents/notes.txt", "---\nname: txt\ndescription: d\n---\nnot .md\n");
-    write_file(ws, ".loom/agents/.hidden.md", "---\nname: hidden\ndescription: d\n---\nb\n");
+    tmpdir_write(ws, ".loom/agents/bad-mode.md",
+                 "---\nname: moody\ndescription: d\npermissionMode: sideways\n---\nstill loads\n");
+    tmpdir_write(ws, ".loom/agents/plain.md", "No frontmatter at all.\n");
+    tmpdir_write(ws, ".loom/agents/broken.md", "---\nname: x\ndescription: \"open\n---\n");
+    tmpdir_write(ws, ".loom/agents/notes.txt", "---\nname: txt\ndescription: d\n---\nnot .md\n");
+    tmpdir_write(ws, ".loom/agents/.hidden.md", "---\nname: hidden\ndescription: d\n---\nb\n");
     put_agent(ws, ".loom/agents/good.md", "good", "fine");
     char fifo[400];
     snprintf(fifo, sizeof fifo, "%s/.loom/agents/pipe.md", ws);

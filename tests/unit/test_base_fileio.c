@@ -1,5 +1,6 @@
 /* test_base_fileio.c — atomic replacement leaves no temp files and no mixed
- * content, reads report the path on failure, mkdirs builds whole trees. */
+ * content, reads report the path on failure, mkdirs builds whole trees,
+ * file_read_text refuses FIFOs, big files, NUL bytes and (asked) links. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -250,6 +251,91 @@ static void test_write_full(void **state)
     assert_false(file_exists(NULL));
 }
 
+/* Reads path with file_read_text; returns the text (or NULL) and leaves the
+ * problem in *why. */
+static char *read_text(const char *name, size_t cap, unsigned flags, loom_str *why)
+{
+    char *path = in_tmp(name);
+    str_clear(why);
+    char *text = file_read_text(path, cap, flags, why);
+    free(path);
+    return text;
+}
+
+static void put(const char *name, const void *data, size_t len)
+{
+    char *path = in_tmp(name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+    free(path);
+}
+
+static void test_read_text_refuses_what_is_not_small_text(void **state)
+{
+    loom_str why = LOOM_STR_INIT;
+    put("ok.md", "---\nname: a\n---\nbody\n", 21);
+    char *t = read_text("ok.md", 1024, FILE_TEXT_NO_NUL, &why);
+    assert_non_null(t);
+    assert_string_equal(t, "---\nname: a\n---\nbody\n");
+    assert_int_equal(why.len, 0);
+    free(t);
+
+    put("empty.md", "", 0);
+    t = read_text("empty.md", 1024, 0, &why);
+    assert_non_null(t);
+    assert_string_equal(t, "");
+    free(t);
+
+    /* Exactly cap bytes is allowed; one more is refused with the cap in KiB. */
+    char big[2049];
+    memset(big, 'x', sizeof big);
+    put("cap.md", big, 2048);
+    t = read_text("cap.md", 2048, 0, &why);
+    assert_non_null(t);
+    assert_int_equal(strlen(t), 2048);
+    free(t);
+    put("big.md", big, 2049);
+    assert_null(read_text("big.md", 2048, 0, &why));
+    assert_string_equal(str_cstr(&why), "larger than 2 KiB");
+
+    /* A FIFO is refused at once, not waited on for a writer. */
+    char *fifo = in_tmp("fifo.md");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    free(fifo);
+    assert_null(read_text("fifo.md", 1024, 0, &why));
+    assert_string_equal(str_cstr(&why), "not a regular file");
+
+    /* A NUL byte is refused only when the caller asks. */
+    put("nul.md", "a\0b", 3);
+    assert_null(read_text("nul.md", 1024, FILE_TEXT_NO_NUL, &why));
+    assert_string_equal(str_cstr(&why), "holds a NUL byte (not a text file)");
+    t = read_text("nul.md", 1024, 0, &why);
+    assert_non_null(t);
+    assert_string_equal(t, "a");
+    free(t);
+
+    /* A symlink is followed unless the caller says nofollow. */
+    char *target = in_tmp("ok.md"), *link = in_tmp("link.md");
+    assert_int_equal(symlink(target, link), 0);
+    free(target);
+    free(link);
+    t = read_text("link.md", 1024, 0, &why);
+    assert_non_null(t);
+    free(t);
+    assert_null(read_text("link.md", 1024, FILE_TEXT_NOFOLLOW, &why));
+    assert_true(strncmp(str_cstr(&why), "cannot be read: ", 16) == 0);
+
+    assert_null(read_text("missing.md", 1024, 0, &why));
+    assert_true(strncmp(str_cstr(&why), "cannot be read: ", 16) == 0);
+    /* why may be NULL: the caller only wants the text or nothing. */
+    char *missing = in_tmp("missing.md");
+    assert_null(file_read_text(missing, 1024, 0, NULL));
+    free(missing);
+    str_free(&why);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +347,8 @@ int main(void)
         cmocka_unit_test(test_write_full),
         cmocka_unit_test_setup_teardown(test_replace_keeps_mode_exactly, setup, teardown),
         cmocka_unit_test(test_fnv1a64_vectors),
+        cmocka_unit_test_setup_teardown(test_read_text_refuses_what_is_not_small_text, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,24 +27,15 @@
 #include "ext/commands/commands_internal.h"
 #include "governance/governance.h"
 #include "governance/pipeline.h"
+#include "tmpdir.h"
 
 static char dir[256];
 static char ws[300], home[300], uhome[300], plug[300];
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/loom-commands-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(dir))
+    if (tmpdir_make(dir, sizeof dir, "loom-commands", false) != 0)
         return -1;
     snprintf(ws, sizeof ws, "%s/ws", dir);
     snprintf(home, sizeof home, "%s/loomhome", dir);
@@ -58,20 +48,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tmpdir_remove(dir);
     return 0;
-}
-
-static void write_file(const char *root, const char *rel, const char *text)
-{
-    char path[800];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    loom_error err;
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    assert_int_equal(file_mkdirs(path, 0755, &err), 0);
-    *slash = '/';
-    assert_int_equal(file_write_atomic(path, text, strlen(text), 0644, &err), 0);
 }
 
 /* ---- split -------------------------------------------------------------------- */
@@ -458,16 +436,16 @@ static void builtins_are_in_every_catalog(void **state)
 static void sources_precedence_and_namespaces(void **state)
 {
     (void)state;
-    write_file(uhome, ".claude/commands/review.md", "user claude review\n");
-    write_file(uhome, ".claude/commands/mine.md", "---\ndescription: mine\n---\nmy own\n");
-    write_file(home, "commands/review.md", "loom home review\n");
-    write_file(plug, "commands/deploy.md", "deploy it\n");
-    write_file(plug, "commands/db/migrate.md", "migrate\n");
-    write_file(ws, ".claude/commands/review.md", "project claude review\n");
-    write_file(ws, ".claude/commands/frontend/x.md", "---\ndescription: the x\n---\nx body\n");
-    write_file(ws, ".loom/commands/review.md", "---\ndescription: project review\n---\nRR $1\n");
-    write_file(ws, ".loom/commands/notes.txt", "not a command\n");
-    write_file(ws, ".loom/commands/help.md", "a built-in's name: the REPL decides\n");
+    tmpdir_write(uhome, ".claude/commands/review.md", "user claude review\n");
+    tmpdir_write(uhome, ".claude/commands/mine.md", "---\ndescription: mine\n---\nmy own\n");
+    tmpdir_write(home, "commands/review.md", "loom home review\n");
+    tmpdir_write(plug, "commands/deploy.md", "deploy it\n");
+    tmpdir_write(plug, "commands/db/migrate.md", "migrate\n");
+    tmpdir_write(ws, ".claude/commands/review.md", "project claude review\n");
+    tmpdir_write(ws, ".claude/commands/frontend/x.md", "---\ndescription: the x\n---\nx body\n");
+    tmpdir_write(ws, ".loom/commands/review.md", "---\ndescription: project review\n---\nRR $1\n");
+    tmpdir_write(ws, ".loom/commands/notes.txt", "not a command\n");
+    tmpdir_write(ws, ".loom/commands/help.md", "a built-in's name: the REPL decides\n");
 
     ext_source_opts o = opts(true);
     loom_error err = {0};
@@ -510,7 +488,7 @@ static void sources_precedence_and_namespaces(void **state)
 
     /* A project file in a folder named like a plugin does not replace the
      * plugin's command of that name: it is skipped with a warning. */
-    write_file(ws, ".loom/commands/ops/deploy.md", "the repository's deploy\n");
+    tmpdir_write(ws, ".loom/commands/ops/deploy.md", "the repository's deploy\n");
     c = command_catalog_load(&o, &err);
     assert_string_equal(command_catalog_find(c, "ops:deploy")->body, "deploy it\n");
     assert_int_equal(command_catalog_warning_count(c), 1);
@@ -529,9 +507,9 @@ static void sources_precedence_and_namespaces(void **state)
 static void an_untrusted_workspace_is_skipped_with_a_notice(void **state)
 {
     (void)state;
-    write_file(ws, ".loom/commands/review.md", "project\n");
-    write_file(ws, ".claude/commands/p.md", "project claude\n");
-    write_file(home, "commands/review.md", "from the loom home\n");
+    tmpdir_write(ws, ".loom/commands/review.md", "project\n");
+    tmpdir_write(ws, ".claude/commands/p.md", "project claude\n");
+    tmpdir_write(home, "commands/review.md", "from the loom home\n");
     ext_source_opts o = opts(false);
     loom_error err = {0};
     command_catalog *c = command_catalog_load(&o, &err);
@@ -547,19 +525,19 @@ static void an_untrusted_workspace_is_skipped_with_a_notice(void **state)
 static void a_malformed_file_warns_and_the_rest_load(void **state)
 {
     (void)state;
-    write_file(ws, ".loom/commands/good.md", "---\ndescription: good\n---\nok\n");
-    write_file(ws, ".loom/commands/broken.md", "---\ndescription: [unclosed\n---\nx\n");
-    write_file(ws, ".loom/commands/typed.md", "---\nmodel: 7\n---\ntyped body\n");
-    write_file(ws, ".loom/commands/bad name.md", "x\n");
+    tmpdir_write(ws, ".loom/commands/good.md", "---\ndescription: good\n---\nok\n");
+    tmpdir_write(ws, ".loom/commands/broken.md", "---\ndescription: [unclosed\n---\nx\n");
+    tmpdir_write(ws, ".loom/commands/typed.md", "---\nmodel: 7\n---\ntyped body\n");
+    tmpdir_write(ws, ".loom/commands/bad name.md", "x\n");
     loom_str big = LOOM_STR_INIT;
     while (big.len <= COMMAND_FILE_MAX)
         str_puts(&big, "0123456789abcdef0123456789abcdef\n");
-    write_file(ws, ".loom/commands/big.md", big.ptr);
+    tmpdir_write(ws, ".loom/commands/big.md", big.ptr);
     str_free(&big);
     char fifo[600];
     snprintf(fifo, sizeof fifo, "%s/.loom/commands/fifo.md", ws);
     assert_int_equal(mkfifo(fifo, 0644), 0);
-    write_file(ws, ".loom/commands/nul.md", "x");
+    tmpdir_write(ws, ".loom/commands/nul.md", "x");
     char nulpath[600];
     snprintf(nulpath, sizeof nulpath, "%s/.loom/commands/nul.md", ws);
     loom_error err = {0};
@@ -587,9 +565,9 @@ static void a_malformed_file_warns_and_the_rest_load(void **state)
 static void a_repositorys_symlinks_stay_inside_its_folder(void **state)
 {
     (void)state;
-    write_file(dir, "outside/secret.md", "a file outside the repository\n");
-    write_file(dir, "outside/sub/inner.md", "inner\n");
-    write_file(ws, ".loom/commands/real.md", "real\n");
+    tmpdir_write(dir, "outside/secret.md", "a file outside the repository\n");
+    tmpdir_write(dir, "outside/sub/inner.md", "inner\n");
+    tmpdir_write(ws, ".loom/commands/real.md", "real\n");
     char link[600], target[600];
     snprintf(link, sizeof link, "%s/.loom/commands/leak.md", ws);
     snprintf(target, sizeof target, "%s/outside/secret.md", dir);
@@ -601,7 +579,7 @@ static void a_repositorys_symlinks_stay_inside_its_folder(void **state)
     assert_int_equal(symlink("real.md", link), 0);
     /* A user's folder may link wherever its owner likes. */
     snprintf(link, sizeof link, "%s/commands/mine.md", home);
-    write_file(home, "commands/placeholder.md", "p\n");
+    tmpdir_write(home, "commands/placeholder.md", "p\n");
     snprintf(target, sizeof target, "%s/outside/secret.md", dir);
     assert_int_equal(symlink(target, link), 0);
 
@@ -620,7 +598,7 @@ static void a_repositorys_symlinks_stay_inside_its_folder(void **state)
     /* The project's commands folder itself linking out of the project. */
     char cmds[600];
     snprintf(cmds, sizeof cmds, "%s/.claude/commands", ws);
-    write_file(ws, ".claude/placeholder", "x");
+    tmpdir_write(ws, ".claude/placeholder", "x");
     snprintf(target, sizeof target, "%s/outside", dir);
     assert_int_equal(symlink(target, cmds), 0);
     c = command_catalog_load(&o, &err);
@@ -630,7 +608,7 @@ static void a_repositorys_symlinks_stay_inside_its_folder(void **state)
     command_catalog_free(c);
     /* A link to a folder inside the project is fine. */
     assert_int_equal(unlink(cmds), 0);
-    write_file(ws, "shared/cmds/inproj.md", "in the project\n");
+    tmpdir_write(ws, "shared/cmds/inproj.md", "in the project\n");
     snprintf(target, sizeof target, "%s/shared/cmds", ws);
     assert_int_equal(symlink(target, cmds), 0);
     c = command_catalog_load(&o, &err);
@@ -645,8 +623,8 @@ static void deep_trees_stop_with_a_warning(void **state)
     for (int i = 0; i < COMMAND_MAX_DEPTH + 2; i++)
         strcat(rel, "/d");
     strcat(rel, "/deep.md");
-    write_file(ws, rel, "deep\n");
-    write_file(ws, ".loom/commands/d/shallow.md", "shallow\n");
+    tmpdir_write(ws, rel, "deep\n");
+    tmpdir_write(ws, ".loom/commands/d/shallow.md", "shallow\n");
     ext_source_opts o = opts(true);
     loom_error err = {0};
     command_catalog *c = command_catalog_load(&o, &err);
@@ -730,8 +708,8 @@ static command_def *def_of(const char *name, const char *text)
 static void expand_runs_commands_and_includes_files(void **state)
 {
     (void)state;
-    write_file(ws, "src/a.c", "int main(void) { return 0; }\n");
-    write_file(ws, "fence.md", "has ``` inside\n");
+    tmpdir_write(ws, "src/a.c", "int main(void) { return 0; }\n");
+    tmpdir_write(ws, "fence.md", "has ``` inside\n");
     tool_registry *reg = fake_registry();
     events ev = {0};
     tool_ctx ctx = {.cwd = ws, .emit = count_event, .emit_ctx = &ev};
@@ -768,7 +746,7 @@ static void expand_runs_commands_and_includes_files(void **state)
 static void command_output_is_capped_and_never_includes(void **state)
 {
     (void)state;
-    write_file(ws, "src/a.c", "SECRET-ish\n");
+    tmpdir_write(ws, "src/a.c", "SECRET-ish\n");
     tool_registry *reg = fake_registry();
     tool_ctx ctx = {.cwd = ws};
     loom_str body = LOOM_STR_INIT;
@@ -807,8 +785,8 @@ static governance *make_gov(const char *settings_json)
 static void governance_decides_and_grants_count(void **state)
 {
     (void)state;
-    write_file(ws, "ok.txt", "fine to read\n");
-    write_file(ws, "secret.txt", "do not read\n");
+    tmpdir_write(ws, "ok.txt", "fine to read\n");
+    tmpdir_write(ws, "secret.txt", "do not read\n");
     tool_registry *reg = fake_registry();
     governance *g = make_gov("{\"permissions\":{\"deny\":[\"Bash(git push:*)\",\"Read(./secret.txt)\"]}}");
     tool_ctx ctx = {.cwd = ws, .gov = g};

@@ -15,6 +15,7 @@
 
 #include "base/str.h"
 #include "ext/sources.h"
+#include "tmpdir.h"
 
 static char root[256];
 
@@ -34,8 +35,7 @@ static void mk(const char *rel)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(root, sizeof root, "/tmp/loom-ext-sources-XXXXXX");
-    assert_non_null(mkdtemp(root));
+    assert_int_equal(tmpdir_make(root, sizeof root, "loom-ext-sources", false), 0);
     mk("user/.claude/skills");
     mk("user/.agents/skills");
     mk("user/.claude/commands");
@@ -54,9 +54,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmpdir_remove(root);
 }
 
 /* The folder at i, relative to root. */

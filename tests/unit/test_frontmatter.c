@@ -4,7 +4,8 @@
  * stays text; a comma list stays one string), lists and nested mappings,
  * no frontmatter told apart from bad frontmatter, and every refusal
  * (bad YAML, not a mapping, never closed, aliases, too deep, too big, NUL)
- * naming the file's line. */
+ * naming the file's line; frontmatter_list's two ways of splitting a
+ * list-valued key. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -226,6 +227,80 @@ static void a_nul_escape_and_bad_utf8_are_refused(void **state)
     refused("---\nk: \xff\xfe\n---\n", LOOM_ERR_CONFIG, "line 2");
 }
 
+/* Joins a frontmatter_list result with '|' for one comparison, frees it. */
+static char *joined(char **v)
+{
+    assert_non_null(v);
+    loom_str s = LOOM_STR_INIT;
+    for (size_t i = 0; v[i]; i++)
+        str_printf(&s, "%s%s", i ? "|" : "", v[i]);
+    strv_free(v);
+    return str_steal(&s);
+}
+
+static void list_is(const char *yaml_value, unsigned flags, const char *want)
+{
+    json_t *v = json_loads(yaml_value, JSON_DECODE_ANY, NULL);
+    assert_non_null(v);
+    char *got = joined(frontmatter_list(v, flags, NULL));
+    if (strcmp(got, want) != 0)
+        fail_msg("%s split (flags %u) should be [%s], is [%s]", yaml_value, flags, want, got);
+    free(got);
+    json_decref(v);
+}
+
+static void list_values_split_at_commas_outside_parentheses_and_blanks_when_asked(void **state)
+{
+    (void)state;
+    /* Claude Code's form: commas only, inner blanks kept. */
+    list_is("\"Read, Bash(git add:*, git commit:*) ,, Web Fetch \"", 0,
+            "Read|Bash(git add:*, git commit:*)|Web Fetch");
+    /* The Agent Skills form: blanks separate too, but not inside parentheses. */
+    list_is("\"Read Grep\\tBash(git diff *),Edit\"", FRONTMATTER_LIST_BLANKS,
+            "Read|Grep|Bash(git diff *)|Edit");
+    list_is("\"Read Grep\"", 0, "Read Grep");
+    /* An unclosed parenthesis keeps the rest as one item; a stray ')' is text. */
+    list_is("\"Bash(a, b\"", 0, "Bash(a, b");
+    list_is("\"a), b\"", FRONTMATTER_LIST_BLANKS, "a)|b");
+    /* A YAML list: every item split the same way. */
+    list_is("[\"Read, Grep\", \"Bash(x y)\"]", FRONTMATTER_LIST_BLANKS, "Read|Grep|Bash(x y)");
+    /* Nothing in it: an empty list, not NULL. */
+    list_is("\" , \"", 0, "");
+    list_is("[]", 0, "");
+
+    loom_str why = LOOM_STR_INIT;
+    json_t *bad = json_loads("[\"Read\", 3]", 0, NULL);
+    assert_null(frontmatter_list(bad, 0, &why));
+    assert_string_equal(str_cstr(&why), "item 2 is not text");
+    json_decref(bad);
+    str_clear(&why);
+    json_t *num = json_integer(3);
+    assert_null(frontmatter_list(num, 0, &why));
+    assert_int_equal(why.len, 0); /* the caller says what it expected */
+    assert_null(frontmatter_list(NULL, 0, &why));
+    json_decref(num);
+    str_free(&why);
+}
+
+static void a_body_loses_its_blank_lines_around_it_but_not_its_indentation(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"\n \t\r\n\n  indented first\nsecond\n\n \n", "  indented first\nsecond"},
+        {"text", "text"},
+        {"  \n\t\n", ""},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = frontmatter_body_trim(cases[i].in);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("case %zu: the trimmed body should be [%s], is [%s]", i, cases[i].want, got);
+        free(got);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +320,8 @@ int main(void)
         cmocka_unit_test(nesting_past_the_cap_is_refused_and_up_to_it_accepted),
         cmocka_unit_test(a_text_over_the_size_cap_is_refused),
         cmocka_unit_test(a_nul_escape_and_bad_utf8_are_refused),
+        cmocka_unit_test(list_values_split_at_commas_outside_parentheses_and_blanks_when_asked),
+        cmocka_unit_test(a_body_loses_its_blank_lines_around_it_but_not_its_indentation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,21 +28,13 @@
 #include "ext/plugins/manifest.h"
 #include "ext/plugins/plugins.h"
 #include "governance/governance.h"
+#include "tmpdir.h"
 
 static char dir[256];
 static char home[300];
 
-static void write_file(const char *rel, const char *text)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    loom_error err;
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    assert_int_equal(file_mkdirs(path, 0700, &err), 0);
-    *slash = '/';
-    assert_int_equal(file_write_atomic(path, text, strlen(text), 0644, &err), 0);
-}
+/* Every file of these tests is under dir. */
+#define write_file(rel, text) tmpdir_write(dir, (rel), (text))
 
 static char *at(const char *rel)
 {
@@ -74,12 +66,8 @@ static bool warned(const json_t *warnings, const char *needle)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/loom-plugins.XXXXXX");
-    assert_non_null(mkdtemp(dir));
     /* The tests below compare resolved paths. */
-    char real[256];
-    assert_non_null(realpath(dir, real));
-    snprintf(dir, sizeof dir, "%s", real);
+    assert_int_equal(tmpdir_make(dir, sizeof dir, "loom-plugins", true), 0);
     snprintf(home, sizeof home, "%s/home", dir);
     mkdir(home, 0700);
     setenv("LOOM_HOME", home, 1);
@@ -89,9 +77,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tmpdir_remove(dir), 0);
     return 0;
 }
 

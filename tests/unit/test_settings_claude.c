@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,22 +25,14 @@
 #include "base/str.h"
 #include "loom.h"
 #include "sandbox/sandbox_policy.h"
+#include "tmpdir.h"
 
 static char tmpdir[256], home[300], userhome[300], proj[300];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
 
 static int setup(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    char tmpl[256];
-    snprintf(tmpl, sizeof tmpl, "%s/loom-claude-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmpl) || !realpath(tmpl, tmpdir))
+    if (tmpdir_make(tmpdir, sizeof tmpdir, "loom-claude", true) != 0)
         return -1;
     snprintf(home, sizeof home, "%s/home", tmpdir);
     snprintf(userhome, sizeof userhome, "%s/userhome", tmpdir);
@@ -57,7 +48,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return tmpdir_remove(tmpdir);
 }
 
 /* Writes (text) or removes (NULL) tmpdir/rel. */

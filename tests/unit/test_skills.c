@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,24 +27,15 @@
 #include "ext/skills/skills_internal.h"
 #include "governance/governance.h"
 #include "tools/registry.h"
+#include "tmpdir.h"
 
 static char dir[256];
 static char ws[300], home[300], uhome[300], plugin[300];
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/loom-skills-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(dir))
+    if (tmpdir_make(dir, sizeof dir, "loom-skills", false) != 0)
         return -1;
     snprintf(ws, sizeof ws, "%s/ws", dir);
     snprintf(home, sizeof home, "%s/loomhome", dir);
@@ -61,20 +51,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tmpdir_remove(dir);
     return 0;
-}
-
-static void write_file(const char *root, const char *rel, const char *text)
-{
-    char path[900];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    loom_error err;
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    assert_int_equal(file_mkdirs(path, 0700, &err), 0);
-    *slash = '/';
-    assert_int_equal(file_write_atomic(path, text, strlen(text), 0644, &err), 0);
 }
 
 /* A skill folder <root>/<rel>/<name>/SKILL.md with a marker in its body. */
@@ -85,7 +63,7 @@ static void write_skill(const char *root, const char *rel, const char *name, con
     snprintf(path, sizeof path, "%s/%s/SKILL.md", rel, name);
     snprintf(text, sizeof text, "---\nname: %s\ndescription: %s\n%s---\nBODY-OF-%s\nargs=[$ARGUMENTS]\n",
              name, desc, extra ? extra : "", name);
-    write_file(root, path, text);
+    tmpdir_write(root, path, text);
 }
 
 typedef struct warnings {
@@ -347,8 +325,8 @@ static void catalog_precedence(void **state)
     write_skill(ws, ".claude/skills", "dup", "from claude project", NULL);
     write_skill(ws, ".loom/skills", "dup", "from loom project", NULL);
     write_skill(ws, ".agents/skills", "agents-one", "from .agents", NULL);
-    write_file(ws, ".loom/skills/broken/SKILL.md", "---\nname: broken\n---\nno description\n");
-    write_file(ws, ".loom/skills/not-a-skill/README.md", "no SKILL.md here\n");
+    tmpdir_write(ws, ".loom/skills/broken/SKILL.md", "---\nname: broken\n---\nno description\n");
+    tmpdir_write(ws, ".loom/skills/not-a-skill/README.md", "no SKILL.md here\n");
 
     ext_source_opts o = opts(true);
     loom_error err = {0};
@@ -406,9 +384,9 @@ static void bundled_files_listed(void **state)
 {
     (void)state;
     write_skill(home, "skills", "with-files", "has files", NULL);
-    write_file(home, "skills/with-files/scripts/run.sh", "#!/bin/sh\necho hi\n");
-    write_file(home, "skills/with-files/reference.md", "ref\n");
-    write_file(home, "skills/with-files/.hidden", "x\n");
+    tmpdir_write(home, "skills/with-files/scripts/run.sh", "#!/bin/sh\necho hi\n");
+    tmpdir_write(home, "skills/with-files/reference.md", "ref\n");
+    tmpdir_write(home, "skills/with-files/.hidden", "x\n");
     ext_source_opts o = opts(true);
     loom_error err = {0};
     skill_catalog *c = skill_catalog_load(&o, &err);
@@ -419,7 +397,7 @@ static void bundled_files_listed(void **state)
     assert_string_equal(files[0], "reference.md");
     assert_string_equal(files[1], "scripts/run.sh");
     assert_null(files[2]);
-    skill_strv_free(files);
+    strv_free(files);
     skill_catalog_free(c);
 }
 
@@ -594,7 +572,7 @@ static void activation_once(void **state)
     (void)state;
     write_skill(home, "skills", "git-helper", "git things",
                 "allowed-tools: Bash(git status:*)\nargument-hint: \"[path]\"\n");
-    write_file(home, "skills/git-helper/scripts/check.sh", "#!/bin/sh\n");
+    tmpdir_write(home, "skills/git-helper/scripts/check.sh", "#!/bin/sh\n");
     skill_catalog *c = load(true);
     skill_session_opts so = {.skills = c, .window_tokens = 200000};
     skill_session *ss = skill_session_new(&so);
@@ -698,7 +676,7 @@ static void used_by_file_in_folder(void **state)
 {
     (void)state;
     write_skill(home, "skills", "doc-kit", "docs", NULL);
-    write_file(home, "skills/doc-kit/template.md", "t\n");
+    tmpdir_write(home, "skills/doc-kit/template.md", "t\n");
     write_skill(home, "skills", "plain", "plain instructions", NULL);
     skill_catalog *c = load(true);
     skill_session_opts so = {.skills = c, .window_tokens = 200000};
@@ -807,8 +785,9 @@ static void body_cap_and_no_placeholder(void **state)
     while (t.len < SKILL_BODY_CAP + 5000)
         str_puts(&t, "0123456789abcdef\n");
     str_puts(&t, "TAIL-MARKER\n");
-    write_file(home, "skills/huge/SKILL.md", str_cstr(&t));
-    write_file(home, "skills/noargs/SKILL.md", "---\nname: noargs\ndescription: d\n---\nNo placeholder.\n");
+    tmpdir_write(home, "skills/huge/SKILL.md", str_cstr(&t));
+    tmpdir_write(home, "skills/noargs/SKILL.md",
+                 "---\nname: noargs\ndescription: d\n---\nNo placeholder.\n");
     str_free(&t);
     skill_catalog *c = load(true);
     skill_session_opts so = {.skills = c, .window_tokens = 200000};
@@ -891,11 +870,12 @@ static void fork_through_agent(void **state)
 static void commands_through_the_catalog(void **state)
 {
     (void)state;
-    write_file(home, "commands/review.md",
-               "---\ndescription: Reviews code for bugs\n---\nREVIEW-BODY of $ARGUMENTS\n");
-    write_file(home, "commands/secret.md",
-               "---\ndescription: Not for the model\ndisable-model-invocation: true\n---\nSECRET-BODY\n");
-    write_file(home, "commands/dup.md", "---\ndescription: the command dup\n---\nCOMMAND-DUP\n");
+    tmpdir_write(home, "commands/review.md",
+                 "---\ndescription: Reviews code for bugs\n---\nREVIEW-BODY of $ARGUMENTS\n");
+    tmpdir_write(home, "commands/secret.md",
+                 "---\ndescription: Not for the model\ndisable-model-invocation: true\n"
+                 "---\nSECRET-BODY\n");
+    tmpdir_write(home, "commands/dup.md", "---\ndescription: the command dup\n---\nCOMMAND-DUP\n");
     write_skill(home, "skills", "dup", "the skill dup", NULL);
     ext_source_opts o = opts(true);
     loom_error err = {0};

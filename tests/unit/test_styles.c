@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,22 +23,15 @@
 #include "loom.h"
 #include "context/system_prompt.h"
 #include "ext/styles/styles.h"
+#include "tmpdir.h"
 
 static char dir[256]; /* ws/ the workspace, home/ the Loom home, user/ $HOME, plug/ a plugin */
 static char ws[300], home[300], user[300], plug[300];
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/loom-styles-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(dir))
+    if (tmpdir_make(dir, sizeof dir, "loom-styles", false) != 0)
         return -1;
     snprintf(ws, sizeof ws, "%s/ws", dir);
     snprintf(home, sizeof home, "%s/home", dir);
@@ -55,20 +47,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tmpdir_remove(dir);
     return 0;
-}
-
-static void write_file(const char *root, const char *rel, const char *text)
-{
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    loom_error err;
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    assert_int_equal(file_mkdirs(path, 0700, &err), 0);
-    *slash = '/';
-    assert_int_equal(file_write_atomic(path, text, strlen(text), 0644, &err), 0);
 }
 
 static ext_source_opts opts(bool trusted)
@@ -135,14 +115,14 @@ static void test_builtins(void **state)
 static void test_file_keys_and_defaults(void **state)
 {
     (void)state;
-    write_file(home, "output-styles/pirate.md",
-               "---\nname: Pirate Talk\ndescription: Arr\nkeep-coding-instructions: true\n"
-               "unknown-key: ignored\n---\n\n\n# Pirate\nTalk like a pirate.\n\n");
-    write_file(home, "output-styles/terse.md", "Answer in one line.\n");
-    write_file(home, "output-styles/quoted.md",
-               "---\ndescription: q\nkeep-coding-instructions: \"false\"\n---\nBe calm.\n");
-    write_file(home, "output-styles/notes.txt", "not a style\n");
-    write_file(home, "output-styles/.hidden.md", "---\nname: hidden\n---\nx\n");
+    tmpdir_write(home, "output-styles/pirate.md",
+                 "---\nname: Pirate Talk\ndescription: Arr\nkeep-coding-instructions: true\n"
+                 "unknown-key: ignored\n---\n\n\n# Pirate\nTalk like a pirate.\n\n");
+    tmpdir_write(home, "output-styles/terse.md", "Answer in one line.\n");
+    tmpdir_write(home, "output-styles/quoted.md",
+                 "---\ndescription: q\nkeep-coding-instructions: \"false\"\n---\nBe calm.\n");
+    tmpdir_write(home, "output-styles/notes.txt", "not a style\n");
+    tmpdir_write(home, "output-styles/.hidden.md", "---\nname: hidden\n---\nx\n");
     ext_source_opts o = opts(true);
     loom_error err = {0};
     style_set *s = style_set_load(&o, &err);
@@ -183,12 +163,12 @@ static void test_file_keys_and_defaults(void **state)
 static void test_precedence(void **state)
 {
     (void)state;
-    write_file(user, ".claude/output-styles/a.md", "from ~/.claude\n");
-    write_file(user, ".claude/output-styles/b.md", "b from ~/.claude\n");
-    write_file(home, "output-styles/a.md", "from ~/.loom\n");
-    write_file(ws, ".claude/output-styles/a.md", "from .claude\n");
-    write_file(ws, ".claude/output-styles/c.md", "c from .claude\n");
-    write_file(ws, ".loom/output-styles/a.md", "from .loom\n");
+    tmpdir_write(user, ".claude/output-styles/a.md", "from ~/.claude\n");
+    tmpdir_write(user, ".claude/output-styles/b.md", "b from ~/.claude\n");
+    tmpdir_write(home, "output-styles/a.md", "from ~/.loom\n");
+    tmpdir_write(ws, ".claude/output-styles/a.md", "from .claude\n");
+    tmpdir_write(ws, ".claude/output-styles/c.md", "c from .claude\n");
+    tmpdir_write(ws, ".loom/output-styles/a.md", "from .loom\n");
     ext_source_opts o = opts(true);
     loom_error err = {0};
     style_set *s = style_set_load(&o, &err);
@@ -210,9 +190,9 @@ static void test_precedence(void **state)
 static void test_untrusted_workspace(void **state)
 {
     (void)state;
-    write_file(home, "output-styles/mine.md", "the user's own\n");
-    write_file(ws, ".loom/output-styles/theirs.md", "the repository's\n");
-    write_file(ws, ".loom/output-styles/explanatory.md", "hijacked\n");
+    tmpdir_write(home, "output-styles/mine.md", "the user's own\n");
+    tmpdir_write(ws, ".loom/output-styles/theirs.md", "the repository's\n");
+    tmpdir_write(ws, ".loom/output-styles/explanatory.md", "hijacked\n");
     ext_source_opts o = opts(false);
     loom_error err = {0};
     style_set *s = style_set_load(&o, &err);
@@ -229,8 +209,8 @@ static void test_untrusted_workspace(void **state)
 static void test_file_replaces_builtin(void **state)
 {
     (void)state;
-    write_file(ws, ".loom/output-styles/explanatory.md",
-               "---\ndescription: ours\n---\nExplain like our team does.\n");
+    tmpdir_write(ws, ".loom/output-styles/explanatory.md",
+                 "---\ndescription: ours\n---\nExplain like our team does.\n");
     ext_source_opts o = opts(true);
     loom_error err = {0};
     style_set *s = style_set_load(&o, &err);
@@ -247,7 +227,7 @@ static void test_file_replaces_builtin(void **state)
 static void test_plugin_names(void **state)
 {
     (void)state;
-    write_file(plug, "output-styles/review.md", "Review like a hawk.\n");
+    tmpdir_write(plug, "output-styles/review.md", "Review like a hawk.\n");
     ext_plugin_root roots[] = {{.name = "hawk", .root = plug}};
     ext_source_opts o = opts(true);
     o.plugins = roots;
@@ -259,7 +239,7 @@ static void test_plugin_names(void **state)
     style_set_free(s);
 
     /* A manifest naming another folder for its styles: that one is read. */
-    write_file(plug, "looks/calm.md", "Stay calm.\n");
+    tmpdir_write(plug, "looks/calm.md", "Stay calm.\n");
     char looks[400];
     snprintf(looks, sizeof looks, "%s/looks", plug);
     roots[0].styles = looks;
@@ -278,7 +258,7 @@ static void test_malformed_files_warn(void **state)
 #define PUT(name, text)                                                                      \
     do {                                                                                     \
         snprintf(rel, sizeof rel, "%s/%s", d, name);                                         \
-        write_file(ws, rel, text);                                                           \
+        tmpdir_write(ws, rel, text);                                                         \
     } while (0)
     PUT("badyaml.md", "---\nname: [unclosed\n---\nbody\n");
     PUT("noclose.md", "---\nname: x\nbody without a closing line\n");
@@ -389,7 +369,7 @@ static loom_agent *agent_with(const char *style, loom_status *st)
 {
     char cassette[400];
     snprintf(cassette, sizeof cassette, "%s/cassette.json", dir);
-    write_file(dir, "cassette.json", "{\"turns\":[{\"text\":\"Hi.\"}]}");
+    tmpdir_write(dir, "cassette.json", "{\"turns\":[{\"text\":\"Hi.\"}]}");
     loom_config *cfg = loom_config_new();
     assert_int_equal(loom_config_set(cfg, "provider", "replay", st), 0);
     assert_int_equal(loom_config_set(cfg, "cassette", cassette, st), 0);
@@ -456,7 +436,7 @@ static void test_set_local_setting(void **state)
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal(sb.st_mode & 0777, 0600);
     /* Other keys are kept; the key is replaced. */
-    write_file(ws, ".loom/settings.local.json", "{\"permissions\": {\"allow\": [\"Read\"]}}\n");
+    tmpdir_write(ws, ".loom/settings.local.json", "{\"permissions\": {\"allow\": [\"Read\"]}}\n");
     chmod(path, 0640);
     assert_int_equal(loom_agent_set_local_setting(a, "outputStyle", "\"learning\"", &st), 0);
     char *text = NULL;
@@ -481,7 +461,7 @@ static void test_set_local_setting(void **state)
     assert_null(strstr(text, "outputStyle"));
     free(text);
     /* A file that is not a settings object is left as it is. */
-    write_file(ws, ".loom/settings.local.json", "not json");
+    tmpdir_write(ws, ".loom/settings.local.json", "not json");
     assert_int_equal(loom_agent_set_local_setting(a, "outputStyle", "\"learning\"", &st), -1);
     assert_non_null(strstr(st.message, "not changed"));
     assert_int_equal(file_read_all(path, &text, NULL, &err), 0);

@@ -20,44 +20,23 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/path.h"
+#include "base/warn_list.h"
 
 struct command_catalog {
     command_def **defs;
     size_t n;
-    char **warnings;         /* the files' warnings, then the skipped folders' notices */
-    size_t nwarn;
+    warn_list warnings;      /* the files' warnings, then the skipped folders' notices */
     char **dirs_read;        /* real paths already loaded (cwd may be the home) */
     size_t ndirs;
 };
-
-static void cat_warn(void *ctx, const char *msg)
-{
-    command_catalog *c = ctx;
-    c->warnings = xrealloc(c->warnings, (c->nwarn + 1) * sizeof(char *));
-    c->warnings[c->nwarn++] = xstrdup(msg);
-}
-
-static void cat_warnf(command_catalog *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cat_warnf(command_catalog *c, const char *fmt, ...)
-{
-    loom_str s = LOOM_STR_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    str_vprintf(&s, fmt, ap);
-    va_end(ap);
-    cat_warn(c, str_cstr(&s));
-    str_free(&s);
-}
 
 /* A later folder wins by name; the replaced def goes. */
 /* A later folder wins by name — except over a plugin's command: a
@@ -68,8 +47,9 @@ static void cat_add(command_catalog *c, command_def *d)
     for (size_t i = 0; i < c->n; i++)
         if (strcmp(c->defs[i]->name, d->name) == 0) {
             if (c->defs[i]->plugin && !d->plugin) {
-                cat_warnf(c, "%s: /%s is the plugin %s's command; this file is skipped",
-                          d->path, d->name, c->defs[i]->plugin);
+                warn_list_addf(&c->warnings,
+                               "%s: /%s is the plugin %s's command; this file is skipped",
+                               d->path, d->name, c->defs[i]->plugin);
                 command_def_free(d);
                 return;
             }
@@ -100,52 +80,6 @@ static bool inside(const char *path, const char *root)
     return path[n] == '\0' || path[n] == '/' || (n == 1 && root[0] == '/');
 }
 
-/* Reads a regular file of at most COMMAND_FILE_MAX bytes without blocking
- * on a FIFO; nofollow refuses a symlink swapped in since it was looked at.
- * NULL with why set. */
-static char *read_command_file(const char *path, bool nofollow, loom_str *why)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
-    if (fd < 0) {
-        str_printf(why, "cannot be read: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        str_puts(why, "not a regular file");
-    } else if (st.st_size > COMMAND_FILE_MAX) {
-        str_printf(why, "larger than %d KiB", COMMAND_FILE_MAX / 1024);
-    } else {
-        size_t cap = (size_t)st.st_size, len = 0;
-        text = xmalloc(cap + 1);
-        while (len < cap) {
-            ssize_t r = read(fd, text + len, cap - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                str_printf(why, "cannot be read: %s", strerror(errno));
-                free(text);
-                text = NULL;
-                break;
-            }
-            if (r == 0)
-                break;
-            len += (size_t)r;
-        }
-        if (text) {
-            text[len] = '\0';
-            if (strlen(text) != len) {
-                str_puts(why, "holds a NUL byte (not a text file)");
-                free(text);
-                text = NULL;
-            }
-        }
-    }
-    close(fd);
-    return text;
-}
-
 static int name_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -165,30 +99,31 @@ static void load_file(walk *w, const char *path, const char *rel, bool nofollow)
     command_catalog *c = w->c;
     if (++w->files > COMMAND_MAX_FILES) {
         if (!w->capped)
-            cat_warnf(c, "%s: more than %d command files; the rest are skipped", w->dir->path,
-                      COMMAND_MAX_FILES);
+            warn_list_addf(&c->warnings, "%s: more than %d command files; the rest are skipped",
+                           w->dir->path, COMMAND_MAX_FILES);
         w->capped = true;
         return;
     }
     loom_str why = LOOM_STR_INIT;
     char *name = command_name_for(rel, w->dir->plugin, &why);
     if (!name) {
-        cat_warnf(c, "%s: %s; skipped", path, str_cstr(&why));
+        warn_list_addf(&c->warnings, "%s: %s; skipped", path, str_cstr(&why));
         str_free(&why);
         return;
     }
-    char *text = read_command_file(path, nofollow, &why);
+    char *text = file_read_text(path, COMMAND_FILE_MAX,
+                                FILE_TEXT_NO_NUL | (nofollow ? FILE_TEXT_NOFOLLOW : 0), &why);
     if (!text) {
-        cat_warnf(c, "%s: %s; skipped", path, str_cstr(&why));
+        warn_list_addf(&c->warnings, "%s: %s; skipped", path, str_cstr(&why));
     } else {
         loom_error perr = {0};
-        command_def *d = command_def_parse(path, name, text, cat_warn, c, &perr);
+        command_def *d = command_def_parse(path, name, text, warn_list_sink, &c->warnings, &perr);
         if (d) {
             d->scope = w->dir->scope;
             d->plugin = xstrdup(w->dir->plugin);
             cat_add(c, d);
         } else {
-            cat_warnf(c, "%s; skipped", perr.message);
+            warn_list_addf(&c->warnings, "%s; skipped", perr.message);
         }
     }
     free(text);
@@ -201,7 +136,7 @@ static void walk_dir(walk *w, const char *dir, const char *rel, int depth)
     command_catalog *c = w->c;
     DIR *dh = opendir(dir);
     if (!dh) {
-        cat_warnf(c, "%s: cannot be read: %s", dir, strerror(errno));
+        warn_list_addf(&c->warnings, "%s: cannot be read: %s", dir, strerror(errno));
         return;
     }
     char **names = NULL;
@@ -233,16 +168,17 @@ static void walk_dir(walk *w, const char *dir, const char *rel, int depth)
         if (link && project && ok) {
             char *real = realpath(path, NULL);
             if (!real || !inside(real, w->real_root)) {
-                cat_warnf(c,
-                          "%s: a symlink leading out of the commands folder (to %s); skipped: a "
-                          "workspace's commands stay inside it", path, real ? real : "nowhere");
+                warn_list_addf(&c->warnings,
+                               "%s: a symlink leading out of the commands folder (to %s); skipped: "
+                               "a workspace's commands stay inside it",
+                               path, real ? real : "nowhere");
                 ok = false;
             }
             free(real);
         }
         if (ok && S_ISDIR(st.st_mode)) {
             if (depth + 1 >= COMMAND_MAX_DEPTH) {
-                cat_warnf(c, "%s: more than %d folders deep; skipped", path, COMMAND_MAX_DEPTH);
+                warn_list_addf(&c->warnings, "%s: more than %d folders deep; skipped", path, COMMAND_MAX_DEPTH);
             } else {
                 strcat(sub, "/");
                 walk_dir(w, path, sub, depth + 1);
@@ -265,7 +201,7 @@ static void load_dir(command_catalog *c, const ext_dir *d)
     struct stat st;
     if (!real || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
         if (real || (errno != ENOENT && errno != ENOTDIR))
-            cat_warnf(c, "%s: not a readable folder; skipped", d->path);
+            warn_list_addf(&c->warnings, "%s: not a readable folder; skipped", d->path);
         free(real);
         return;
     }
@@ -281,8 +217,9 @@ static void load_dir(command_catalog *c, const ext_dir *d)
         bool in = proj && inside(real, proj);
         free(proj);
         if (!in) {
-            cat_warnf(c, "%s: leads out of the workspace (to %s); skipped: a workspace's commands "
-                      "stay inside it", d->path, real);
+            warn_list_addf(&c->warnings,
+                           "%s: leads out of the workspace (to %s); skipped: a workspace's "
+                           "commands stay inside it", d->path, real);
             free(real);
             return;
         }
@@ -315,9 +252,7 @@ command_catalog *command_catalog_from_dirs(const ext_dirs *dirs, const json_t *n
         load_dir(c, &dirs->v[i]);
     if (c->n)
         qsort(c->defs, c->n, sizeof *c->defs, def_cmp);
-    size_t i;
-    const json_t *v;
-    json_array_foreach(notices, i, v) if (json_is_string(v)) cat_warn(c, json_string_value(v));
+    warn_list_add_strings(&c->warnings, notices);
     return c;
 }
 
@@ -341,9 +276,7 @@ void command_catalog_free(command_catalog *c)
     for (size_t i = 0; i < c->n; i++)
         command_def_free(c->defs[i]);
     free(c->defs);
-    for (size_t i = 0; i < c->nwarn; i++)
-        free(c->warnings[i]);
-    free(c->warnings);
+    warn_list_free(&c->warnings);
     for (size_t i = 0; i < c->ndirs; i++)
         free(c->dirs_read[i]);
     free(c->dirs_read);
@@ -375,10 +308,10 @@ const command_def *command_catalog_find(const command_catalog *c, const char *na
 
 size_t command_catalog_warning_count(const command_catalog *c)
 {
-    return c ? c->nwarn : 0;
+    return c ? warn_list_count(&c->warnings) : 0;
 }
 
 const char *command_catalog_warning(const command_catalog *c, size_t i)
 {
-    return c && i < c->nwarn ? c->warnings[i] : NULL;
+    return c ? warn_list_at(&c->warnings, i) : NULL;
 }

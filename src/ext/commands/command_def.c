@@ -46,48 +46,7 @@ static void warnf(void (*warn)(void *, const char *), void *ctx, const char *fmt
     str_free(&s);
 }
 
-static void strv_free(char **v)
-{
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
-    free(v);
-}
-
-static void strv_push(char ***v, size_t *n, const char *s, size_t len)
-{
-    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
-    (*v)[(*n)++] = xstrndup(s, len);
-    (*v)[*n] = NULL;
-}
-
 /* ---- allowed-tools --------------------------------------------------------------- */
-
-/* "Bash(git add:*), Read Grep": items separated by commas or blanks outside
- * parentheses (Claude Code writes commas, the Agent Skills format blanks). */
-static void split_rules(const char *s, char ***v, size_t *n)
-{
-    int depth = 0;
-    const char *start = NULL;
-    for (const char *p = s;; p++) {
-        bool sep = !*p || ((*p == ',' || isspace((unsigned char)*p)) && depth == 0);
-        if (*p == '(')
-            depth++;
-        else if (*p == ')' && depth > 0)
-            depth--;
-        if (!sep) {
-            if (!start)
-                start = p;
-            continue;
-        }
-        if (start)
-            strv_push(v, n, start, (size_t)(p - start));
-        start = NULL;
-        if (!*p)
-            break;
-    }
-}
 
 /* The rules of v (a string or a list of strings), each checked by the rule
  * engine; a bad one is named in a warning and dropped. -1 when v is of
@@ -95,25 +54,13 @@ static void split_rules(const char *s, char ***v, size_t *n)
 static int read_allowed_tools(command_def *d, const json_t *v, const char *path,
                               void (*warn)(void *, const char *), void *wctx)
 {
-    char **list = NULL;
-    size_t n = 0;
-    if (json_is_string(v)) {
-        split_rules(json_string_value(v), &list, &n);
-    } else if (json_is_array(v)) {
-        size_t i;
-        const json_t *item;
-        json_array_foreach(v, i, item) {
-            if (!json_is_string(item)) {
-                strv_free(list);
-                return -1;
-            }
-            split_rules(json_string_value(item), &list, &n);
-        }
-    } else {
+    /* "Bash(git add:*), Read Grep": Claude Code writes commas, the Agent
+     * Skills format blanks. */
+    char **list = frontmatter_list(v, FRONTMATTER_LIST_BLANKS, NULL);
+    if (!list)
         return -1;
-    }
     size_t w = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; list[i]; i++) {
         loom_error e = {0};
         perm_rule *r = rule_parse(list[i], 0, &e);
         if (r) {

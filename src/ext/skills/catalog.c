@@ -12,14 +12,15 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "base/frontmatter.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "base/warn_list.h"
 
 /* Most skill folders read from one source folder (a hostile checkout with
  * a million folders costs a warning, not the start-up). */
@@ -30,33 +31,8 @@
 struct skill_catalog {
     skill_entry **v;    /* sorted by name once loaded */
     size_t n;
-    char **warnings;
-    size_t nwarn;
+    warn_list warnings;
 };
-
-static void push_msg(char ***v, size_t *n, const char *msg)
-{
-    *v = xrealloc(*v, (*n + 1) * sizeof(char *));
-    (*v)[(*n)++] = xstrdup(msg);
-}
-
-static void cat_warn(void *ctx, const char *msg)
-{
-    skill_catalog *c = ctx;
-    push_msg(&c->warnings, &c->nwarn, msg);
-}
-
-static void cat_warnf(skill_catalog *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cat_warnf(skill_catalog *c, const char *fmt, ...)
-{
-    loom_str s = LOOM_STR_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    str_vprintf(&s, fmt, ap);
-    va_end(ap);
-    cat_warn(c, str_cstr(&s));
-    str_free(&s);
-}
 
 /* Later wins by name; the replaced entry is freed. */
 static void cat_add(skill_catalog *c, skill_entry *e)
@@ -87,7 +63,7 @@ static char **list_subdirs(skill_catalog *c, const char *dir, size_t *n)
     *n = 0;
     DIR *dh = opendir(dir);
     if (!dh) {
-        cat_warnf(c, "%s: cannot be read: %s", dir, strerror(errno));
+        warn_list_addf(&c->warnings, "%s: cannot be read: %s", dir, strerror(errno));
         return NULL;
     }
     char **names = NULL;
@@ -102,8 +78,8 @@ static char **list_subdirs(skill_catalog *c, const char *dir, size_t *n)
         if (!d)
             continue;
         if (*n == SKILL_DIRS_PER_SOURCE) {
-            cat_warnf(c, "%s: more than %d folders; the rest are not read", dir,
-                      SKILL_DIRS_PER_SOURCE);
+            warn_list_addf(&c->warnings, "%s: more than %d folders; the rest are not read", dir,
+                           SKILL_DIRS_PER_SOURCE);
             break;
         }
         names = xrealloc(names, (*n + 1) * sizeof(char *));
@@ -132,14 +108,15 @@ static void load_source(skill_catalog *c, const ext_dir *src)
             continue;
         }
         loom_str why = LOOM_STR_INIT;
-        char *text = skill_read_file(path, FRONTMATTER_MAX_BYTES, &why);
+        char *text = file_read_text(path, FRONTMATTER_MAX_BYTES, 0, &why);
         if (!text) {
-            cat_warnf(c, "%s: %s; skipped", path, str_cstr(&why));
+            warn_list_addf(&c->warnings, "%s: %s; skipped", path, str_cstr(&why));
         } else {
             loom_error perr = {0};
-            skill_entry *e = skill_entry_parse(path, names[i], text, cat_warn, c, &perr);
+            skill_entry *e =
+                skill_entry_parse(path, names[i], text, warn_list_sink, &c->warnings, &perr);
             if (!e) {
-                cat_warnf(c, "%s; skipped", perr.message);
+                warn_list_addf(&c->warnings, "%s; skipped", perr.message);
             } else {
                 e->def.scope = src->scope;
                 if (src->scope == EXT_SCOPE_PLUGIN && src->plugin) {
@@ -173,10 +150,7 @@ skill_catalog *skill_catalog_load(const ext_source_opts *o, loom_error *err)
     for (size_t i = 0; i < dirs.n; i++)
         load_source(c, &dirs.v[i]);
     ext_dirs_free(&dirs);
-    size_t i;
-    const json_t *nv;
-    json_array_foreach(notices, i, nv) if (json_is_string(nv))
-        cat_warn(c, json_string_value(nv));
+    warn_list_add_strings(&c->warnings, notices);
     json_decref(notices);
     if (c->n)
         qsort(c->v, c->n, sizeof *c->v, entry_cmp);
@@ -190,9 +164,7 @@ void skill_catalog_free(skill_catalog *c)
     for (size_t i = 0; i < c->n; i++)
         skill_entry_free(c->v[i]);
     free(c->v);
-    for (size_t i = 0; i < c->nwarn; i++)
-        free(c->warnings[i]);
-    free(c->warnings);
+    warn_list_free(&c->warnings);
     free(c);
 }
 
@@ -218,12 +190,12 @@ const skill_def *skill_catalog_find(const skill_catalog *c, const char *name)
 
 size_t skill_catalog_warning_count(const skill_catalog *c)
 {
-    return c ? c->nwarn : 0;
+    return c ? warn_list_count(&c->warnings) : 0;
 }
 
 const char *skill_catalog_warning(const skill_catalog *c, size_t i)
 {
-    return c && i < c->nwarn ? c->warnings[i] : NULL;
+    return c ? warn_list_at(&c->warnings, i) : NULL;
 }
 
 /* ---- bundled files ------------------------------------------------------------ */

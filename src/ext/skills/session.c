@@ -414,7 +414,7 @@ static void skill_text(const skill_def *d, const char *args, loom_str *out, bool
         if (nf >= SKILL_FILES_MAX)
             str_printf(out, "(only the first %d are listed)\n", SKILL_FILES_MAX);
     }
-    skill_strv_free(files);
+    strv_free(files);
     str_puts(out, "</skill>");
 }
 

@@ -17,14 +17,11 @@
 #include "ext/skills/skills_internal.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/frontmatter.h"
 #include "base/str.h"
 #include "policy/rule.h"
@@ -33,15 +30,6 @@
 #define SKILL_SHORT_MAX 256
 /* Most allowed-tools entries or paths globs one skill may carry. */
 #define SKILL_LIST_MAX 64
-
-void skill_strv_free(char **v)
-{
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
-    free(v);
-}
 
 bool skill_name_valid(const char *s)
 {
@@ -58,104 +46,26 @@ bool skill_name_valid(const char *s)
     return true;
 }
 
-char *skill_read_file(const char *path, size_t cap, loom_str *why)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        str_printf(why, "cannot be read: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        str_puts(why, "not a regular file");
-    } else if ((size_t)st.st_size > cap) {
-        str_printf(why, "larger than %zu KiB", cap / 1024);
-    } else {
-        size_t want = (size_t)st.st_size, len = 0;
-        text = xmalloc(want + 1);
-        while (len < want) {
-            ssize_t r = read(fd, text + len, want - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                str_printf(why, "cannot be read: %s", strerror(errno));
-                free(text);
-                text = NULL;
-                break;
-            }
-            if (r == 0)
-                break;
-            len += (size_t)r;
-        }
-        if (text)
-            text[len] = '\0';
-    }
-    close(fd);
-    return text;
-}
-
 /* ---- list values ---------------------------------------------------------- */
 
-static void strv_push(char ***v, size_t *n, const char *s, size_t len)
-{
-    *v = xrealloc(*v, (*n + 2) * sizeof(char *));
-    (*v)[(*n)++] = xstrndup(s, len);
-    (*v)[*n] = NULL;
-}
-
-/* Splits at blanks and commas outside parentheses: "Read Grep
- * Bash(git diff *)" (the Agent Skills form) and "Read, Bash(git add:*)"
- * (Claude Code's) alike. */
-static void split_words(const char *s, char ***v, size_t *n)
-{
-    int depth = 0;
-    const char *start = NULL;
-    for (const char *p = s;; p++) {
-        bool sep = !*p || ((isspace((unsigned char)*p) || *p == ',') && depth == 0);
-        if (!sep) {
-            if (!start)
-                start = p;
-            if (*p == '(')
-                depth++;
-            else if (*p == ')' && depth > 0)
-                depth--;
-            continue;
-        }
-        if (start)
-            strv_push(v, n, start, (size_t)(p - start));
-        start = NULL;
-        if (!*p)
-            break;
-    }
-}
-
-/* A string (split as above) or a YAML list of strings (each item split
- * too). NULL with why set when v is neither or holds too many entries. */
+/* A string or a YAML list of strings, split at blanks and commas outside
+ * parentheses: "Read Grep Bash(git diff *)" (the Agent Skills form) and
+ * "Read, Bash(git add:*)" (Claude Code's) alike. NULL with why set when v
+ * is neither or holds too many entries. */
 static char **read_list(const json_t *v, loom_str *why)
 {
-    char **out = NULL;
-    size_t n = 0;
-    if (json_is_string(v)) {
-        split_words(json_string_value(v), &out, &n);
-    } else if (json_is_array(v)) {
-        size_t i;
-        const json_t *item;
-        json_array_foreach(v, i, item) {
-            if (!json_is_string(item)) {
-                str_printf(why, "item %zu is not text", i + 1);
-                skill_strv_free(out);
-                return NULL;
-            }
-            split_words(json_string_value(item), &out, &n);
-        }
-    } else {
-        str_puts(why, "expected a space- or comma-separated string or a list");
+    char **out = frontmatter_list(v, FRONTMATTER_LIST_BLANKS, why);
+    if (!out) {
+        if (!json_is_array(v))
+            str_puts(why, "expected a space- or comma-separated string or a list");
         return NULL;
     }
+    size_t n = 0;
+    while (out[n])
+        n++;
     if (n > SKILL_LIST_MAX) {
         str_printf(why, "more than %d entries", SKILL_LIST_MAX);
-        skill_strv_free(out);
+        strv_free(out);
         return NULL;
     }
     return out;
@@ -345,11 +255,11 @@ void skill_entry_free(skill_entry *e)
     free(d->license);
     free(d->compatibility);
     json_decref(d->metadata);
-    skill_strv_free(d->allowed_tools);
+    strv_free(d->allowed_tools);
     free(d->agent);
     free(d->model);
     free(d->argument_hint);
-    skill_strv_free(d->paths);
+    strv_free(d->paths);
     free(d->plugin);
     free(e->body);
     free(e);
@@ -362,23 +272,6 @@ static skill_entry *refuse(skill_entry *e, json_t *fm, loom_error *err, const ch
     json_decref(fm);
     loom_error_set(err, LOOM_ERR_CONFIG, "%s: %s", path, why);
     return NULL;
-}
-
-/* The body without the blank lines around it. */
-static char *trim_body(const char *body)
-{
-    const char *a = body, *p = body;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p != '\n')
-            break;
-        a = ++p;
-    }
-    const char *b = a + strlen(a);
-    while (b > a && isspace((unsigned char)b[-1]))
-        b--;
-    return xstrndup(a, (size_t)(b - a));
 }
 
 /* The directory part of path ("." when none). */
@@ -479,7 +372,7 @@ skill_entry *skill_entry_parse(const char *path, const char *folder, const char 
         }
     }
     str_free(&why);
-    e->body = trim_body(body ? body : "");
+    e->body = frontmatter_body_trim(body ? body : "");
     if (!e->body[0] && warn) {
         loom_str msg = LOOM_STR_INIT;
         str_printf(&msg, "%s: the body (the skill's instructions) is empty", path);

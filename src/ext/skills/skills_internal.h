@@ -35,13 +35,6 @@ void skill_entry_free(skill_entry *e);
  * hyphens inside, 1 to SKILL_NAME_MAX characters)? */
 bool skill_name_valid(const char *s);
 
-/* Reads a regular file of at most cap bytes without blocking on a FIFO or
- * a device. NULL with why set ("larger than …", "not a regular file"). */
-char *skill_read_file(const char *path, size_t cap, loom_str *why);
-
-/* A NULL-terminated string list's free (NULL is fine). */
-void skill_strv_free(char **v);
-
 /* The Skill tool's run (skill_tool.c), and the session's tool def builder
  * it is installed by (session.c calls skill_tool_build when the offer
  * changes). names: the offered names, n of them. The def and its strings

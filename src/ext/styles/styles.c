@@ -14,28 +14,24 @@
  * any thread may read it. */
 #include "ext/styles/styles.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/frontmatter.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "base/warn_list.h"
 
 struct style_set {
     output_style *v;
     size_t n;
     size_t nbuiltin;
-    char **warnings; /* the files' warnings, then the skipped folders' notices */
-    size_t nwarn;
+    warn_list warnings;      /* the files' warnings, then the skipped folders' notices */
 };
 
 /* ---- the built-ins ------------------------------------------------------------ */
@@ -86,20 +82,6 @@ static const struct {
                  "marked TODO(human)", LEARNING_BODY},
 };
 
-/* ---- warnings ----------------------------------------------------------------- */
-
-static void warn(style_set *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(style_set *s, const char *fmt, ...)
-{
-    loom_str m = LOOM_STR_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    str_vprintf(&m, fmt, ap);
-    va_end(ap);
-    s->warnings = xrealloc(s->warnings, (s->nwarn + 1) * sizeof *s->warnings);
-    s->warnings[s->nwarn++] = str_steal(&m);
-}
-
 /* ---- one file ----------------------------------------------------------------- */
 
 /* A style's name as a person types it after /output-style: printable, no
@@ -115,23 +97,6 @@ static bool valid_name(const char *s)
         if (*p < 0x20 || *p == 0x7f || *p == ':')
             return false;
     return true;
-}
-
-/* The body without its leading blank lines and trailing blanks. */
-static char *trim_body(const char *body)
-{
-    const char *a = body, *p = body;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p != '\n')
-            break;
-        a = ++p;
-    }
-    const char *b = a + strlen(a);
-    while (b > a && isspace((unsigned char)b[-1]))
-        b--;
-    return xstrndup(a, (size_t)(b - a));
 }
 
 /* true/false, also as the quoted strings Claude Code's YAML reader takes. */
@@ -208,7 +173,7 @@ int output_style_parse(const char *path, const char *text, output_style *out,
         nm = from_stem;
     }
 
-    char *b = trim_body(body);
+    char *b = frontmatter_body_trim(body);
     if (!*b || strlen(b) > OUTPUT_STYLE_BODY_MAX) {
         bool empty = !*b;
         free(b);
@@ -268,56 +233,6 @@ int output_style_parse(const char *path, const char *text, output_style *out,
 
 /* ---- the folders ------------------------------------------------------------- */
 
-/* A regular file of at most FRONTMATTER_MAX_BYTES, read without blocking on
- * a FIFO or a device someone named x.md. NULL with why set. */
-static char *read_style_file(const char *path, loom_str *why)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        str_printf(why, "cannot be read: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        str_puts(why, "not a regular file");
-    } else if (st.st_size > FRONTMATTER_MAX_BYTES) {
-        str_printf(why, "larger than %d KiB", FRONTMATTER_MAX_BYTES / 1024);
-    } else {
-        size_t cap = (size_t)st.st_size, len = 0;
-        text = xmalloc(cap + 1);
-        while (len < cap) {
-            ssize_t r = read(fd, text + len, cap - len);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                str_printf(why, "cannot be read: %s", strerror(errno));
-                free(text);
-                text = NULL;
-                break;
-            }
-            if (r == 0)
-                break;
-            len += (size_t)r;
-        }
-        if (text) {
-            text[len] = '\0';
-            if (strlen(text) != len) {
-                str_puts(why, "holds a NUL byte (not a text file)");
-                free(text);
-                text = NULL;
-            }
-        }
-    }
-    close(fd);
-    return text;
-}
-
-static void set_warn(void *ctx, const char *msg)
-{
-    warn(ctx, "%s", msg);
-}
-
 /* A later source wins by name (case-insensitive, as /output-style finds
  * them); the replaced style keeps its place. */
 static void set_add(style_set *s, output_style *st)
@@ -344,7 +259,7 @@ static void load_dir(style_set *s, const ext_dir *d)
     DIR *dh = opendir(d->path);
     if (!dh) {
         if (errno != ENOENT && errno != ENOTDIR)
-            warn(s, "%s: cannot be read: %s", d->path, strerror(errno));
+            warn_list_addf(&s->warnings, "%s: cannot be read: %s", d->path, strerror(errno));
         return;
     }
     char **names = NULL;
@@ -355,8 +270,8 @@ static void load_dir(style_set *s, const ext_dir *d)
         if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 3, ".md") != 0)
             continue;
         if (n == OUTPUT_STYLE_FILES_MAX) {
-            warn(s, "%s: more than %d style files; the rest are not read", d->path,
-                 OUTPUT_STYLE_FILES_MAX);
+            warn_list_addf(&s->warnings, "%s: more than %d style files; the rest are not read",
+                           d->path, OUTPUT_STYLE_FILES_MAX);
             break;
         }
         names = xrealloc(names, (n + 1) * sizeof *names);
@@ -368,14 +283,14 @@ static void load_dir(style_set *s, const ext_dir *d)
     for (size_t i = 0; i < n; i++) {
         char *path = path_join(d->path, names[i]);
         loom_str why = LOOM_STR_INIT;
-        char *text = read_style_file(path, &why);
+        char *text = file_read_text(path, FRONTMATTER_MAX_BYTES, FILE_TEXT_NO_NUL, &why);
         if (!text) {
-            warn(s, "%s: %s; skipped", path, str_cstr(&why));
+            warn_list_addf(&s->warnings, "%s: %s; skipped", path, str_cstr(&why));
         } else {
             output_style st;
             loom_error perr = {0};
-            if (output_style_parse(path, text, &st, set_warn, s, &perr) != 0) {
-                warn(s, "%s; skipped", perr.message);
+            if (output_style_parse(path, text, &st, warn_list_sink, &s->warnings, &perr) != 0) {
+                warn_list_addf(&s->warnings, "%s; skipped", perr.message);
             } else {
                 if (d->plugin) {
                     loom_str full = LOOM_STR_INIT;
@@ -422,9 +337,7 @@ style_set *style_set_load(const ext_source_opts *o, loom_error *err)
             load_dir(s, &dirs.v[i]);
         ext_dirs_free(&dirs);
     }
-    size_t i;
-    json_t *n;
-    json_array_foreach(notices, i, n) warn(s, "%s", json_string_value(n));
+    warn_list_add_strings(&s->warnings, notices);
     json_decref(notices);
     /* The files' styles after the built-ins, by name. A file replacing a
      * built-in stays in the built-in's place. */
@@ -440,9 +353,7 @@ void style_set_free(style_set *s)
     for (size_t i = 0; i < s->n; i++)
         output_style_clear(&s->v[i]);
     free(s->v);
-    for (size_t i = 0; i < s->nwarn; i++)
-        free(s->warnings[i]);
-    free(s->warnings);
+    warn_list_free(&s->warnings);
     free(s);
 }
 
@@ -466,10 +377,10 @@ const output_style *style_set_find(const style_set *s, const char *name)
 
 size_t style_set_warning_count(const style_set *s)
 {
-    return s ? s->nwarn : 0;
+    return s ? warn_list_count(&s->warnings) : 0;
 }
 
 const char *style_set_warning(const style_set *s, size_t i)
 {
-    return s && i < s->nwarn ? s->warnings[i] : NULL;
+    return s ? warn_list_at(&s->warnings, i) : NULL;
 }
