@@ -242,11 +242,11 @@ command_catalog *command_catalog_from_dirs(const ext_dirs *dirs, const json_t *n
     /* Loom's own first: a folder's command of the same name replaces one. */
     for (size_t i = 0; i < command_builtin_count(); i++) {
         loom_error perr = {0};
-        command_def *d = command_builtin_parse(i, cat_warn, c, &perr);
+        command_def *d = command_builtin_parse(i, warn_list_sink, &c->warnings, &perr);
         if (d)
             cat_add(c, d);
         else
-            cat_warnf(c, "%s; skipped", perr.message);
+            warn_list_addf(&c->warnings, "%s; skipped", perr.message);
     }
     for (size_t i = 0; dirs && i < dirs->n; i++)
         load_dir(c, &dirs->v[i]);
