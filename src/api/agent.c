@@ -15,6 +15,7 @@
 #include "ext/styles/styles.h"
 #include "provider/models.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/sandbox_policy.h"
 
 /* renew reloads C_memory: the dynamic system prompt, made anew. */
 static char *reload_dynamic(void *ctx)
@@ -370,6 +371,18 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     }
     a->cwd = real;
     resolve_sandbox(a, !cfg->trusted && cfg->workspace); /* settings loaded, untrusted */
+    /* --add-dir (the user's own flag, never a file's) is workspace for the
+     * sandbox too: a command may write there, as an edit may. */
+    const char *dirs = api_value(v, "add_dirs");
+    for (const char *p = dirs; a->sandbox && p && *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len) {
+            char *d = xstrndup(p, len);
+            sandbox_paths_add(&a->sandbox->writable, d, a->cwd);
+            free(d);
+        }
+        p += len + (p[len] == '\n');
+    }
 
     a->tools = tool_registry_new();
     if (tool_registry_add_builtins(a->tools, &err) != 0) {

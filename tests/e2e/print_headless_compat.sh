@@ -81,7 +81,9 @@ assert_eq "denial: one stderr line names the call and the rule" \
   "$(grep '^loom: denied' "$T/deny.err")" \
   "loom: denied Bash(rm -rf build): settings rule Bash(rm:*) (user settings)"
 start_mock "$T/deny.json"
-"$LOOM_BIN" -p "clean" --output-format json > "$T/deny.json.out" 2> "$T/deny.json.err"
+# A model the price table does not know: no prices, so no cost.
+"$LOOM_BIN" -p "clean" --model mock-unpriced --output-format json > "$T/deny.json.out" \
+  2> "$T/deny.json.err"
 check "denial: json mode keeps stderr for warnings" bash -c '! grep -q "^loom: denied" "$1"' _ "$T/deny.json.err"
 assert_eq "denial: json lists it in permission_denials" \
   "$(jq -c '.permission_denials' "$T/deny.json.out")" \
@@ -114,7 +116,8 @@ cat > "$T/tools.json" <<'JSON'
 ]}
 JSON
 start_mock "$T/tools.json"
-"$LOOM_BIN" -p "look" --output-format events --allowedTools "Bash(echo:*)" > "$T/events.jsonl"
+"$LOOM_BIN" -p "look" --model mock-unpriced --output-format events --allowedTools "Bash(echo:*)" \
+  > "$T/events.jsonl"
 check "events: the stream is JSON lines" valid_jsonl "$T/events.jsonl"
 check "events: the run completed" \
   jq -se 'map(select(.type=="run.state_changed")) | last | .payload.state == "completed"' "$T/events.jsonl"

@@ -61,6 +61,10 @@ tm send-keys -t repl -l "c"
 keys Tab
 wait_screen "the mode completed" "› /permissions acceptEdits "
 keys C-u
+tm send-keys -t repl -l "/model so"
+keys Tab
+wait_screen "a model alias of the table completed" "› /model sonnet "
+keys C-u
 
 # Ctrl-R: the earlier line "wait please" comes back from the history and
 # is sent again with Enter.

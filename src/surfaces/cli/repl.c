@@ -615,8 +615,14 @@ static unsigned char complete_key(EditLine *el, int ch)
     complete_args args = {0};
     char **models = NULL, **styles = NULL, **servers = NULL, **agents = NULL;
     if (names && strpbrk(line + strspn(line, " \t"), " \t")) {
-        models = xcalloc(2, sizeof *models);
-        models[0] = xstrdup(loom_agent_model(r->host.agent));
+        /* The table's aliases (sonnet, opus, …), then the current model. */
+        models = json_names(loom_models_json(), "models", "alias");
+        size_t nm = 0;
+        while (models[nm])
+            nm++;
+        models = xrealloc(models, (nm + 2) * sizeof *models);
+        models[nm] = xstrdup(loom_agent_model(r->host.agent));
+        models[nm + 1] = NULL;
         styles = json_names(loom_agent_extensions_json(r->host.agent), "output_styles", "name");
         servers = json_names(loom_session_mcp_status_json(r->host.session), NULL, "name");
         loom_status st;

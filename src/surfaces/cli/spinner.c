@@ -74,7 +74,7 @@ static void draw_locked(spinner *sp)
         snprintf(status + n, sizeof status - (size_t)n, " \xc2\xb7 %s tokens", count);
     }
     loom_str line = LOOM_STR_INIT;
-    str_printf(&line, "%s %s \xc2\xb7 ctrl-c to interrupt", sp->label, status);
+    str_printf(&line, "%s %s \xc2\xb7 esc to interrupt", sp->label, status);
     /* Cut by characters to fit: frame + space + text. */
     size_t max = (size_t)columns(sp->out) - 3;
     size_t w = 0, cut = 0;
