@@ -149,6 +149,15 @@ loom_config *loom_config_new(void);
  *                   is a session warning, and the default is used
  *   status_line     JSON: {"type": "command", "command": "…", "padding"?}, the
  *                   REPL footer's command (settings "statusLine", docs/repl.md)
+ *   ask_tools       text: permission rules that always ask a person, as
+ *                   allowed_tools (a policy's "ask" list; settings' "ask")
+ *   approval_timeout_seconds  whole 1–31536000: how long an approval waits
+ *                   for its answer before it expires (default 600, seed 000)
+ *   max_agent_depth whole 0–16: how deep sub-agents may nest (0: no
+ *                   sub-agents; settings "agents": {"maxDepth"}; the lower wins)
+ *   max_tool_seconds  whole 1–86400: the longest one tool call may run; a
+ *                   command past it is stopped and its call fails (0/unset:
+ *                   each tool's own limit)
  * Returns 0, or -1 with st set: invalid_request for an unknown key,
  * config_invalid for a bad value, the message naming the key and what it
  * takes ("max_turns must be a whole number from 1 to 1000000, not
@@ -529,13 +538,45 @@ const char *loom_run_result_json(const loom_run *run);
 /* After the end: why the run stopped (the result's stop_reason as a
  * number); LOOM_STOP_NONE while it is still going. */
 loom_stop_reason loom_run_stop_reason(const loom_run *run);
-/* Answers a pending approval (an approval.requested event's approval_id):
+/* Answers a pending approval (an approval.requested event's approval_id;
+ * the event says when it expires — the option approval_timeout_seconds —
+ * and an expired one is resolved as a denial, approval.resolved's status
+ * "expired"):
  * decision is "allow" (once), "allow_always" (also writes an allow rule to
  * .loom/settings.local.json) or "deny"; reason (may be NULL) goes back to
  * the model with a denial. Unknown id: resource_not_found; already
  * answered: invalid_state_transition; expired: run_approval_expired. */
 int loom_run_answer(loom_run *run, const char *approval_id, const char *decision,
                     const char *reason, loom_status *st);
+/* Asks the run to stop at its next turn boundary (after the tool calls in
+ * hand have finished; a pending approval stays pending and is waited for
+ * no longer): the run ends in state paused, stop_reason "paused", error
+ * run_resumable, the conversation whole on disk, so a next run on the
+ * session (loom_run_start, or loom_run_continue) goes on from it. 0, or -1
+ * with st set (invalid_state_transition when it has already ended). */
+int loom_run_pause(loom_run *run, loom_status *st);
+/* Starts a run that carries the session's last goal further without a new
+ * one of the person's: the run after a pause, a resumable stop or a crash
+ * (a runtime's resume). note (may be NULL: "Continue from where you
+ * left off.") is the message the model reads; it is recorded in the
+ * session as a resume note, not as a prompt the person typed (it gives no
+ * title and is not offered by /resume's list). As loom_run_start
+ * otherwise; resource_not_found when the session has no goal yet. */
+loom_run *loom_run_continue(loom_session *session, const char *note,
+                            const loom_run_options *opts, loom_status *st);
+/* The approvals of the run still waiting for an answer, oldest first, as a
+ * JSON array (caller frees) of {approval_id, run_id, kind
+ * ("tool_execution"), status ("pending"), question, context: {tool, input,
+ * reason, always}, created_at, expires_at} (ISO 8601). */
+char *loom_run_pending_approvals_json(loom_run *run);
+/* The run's file changes as a unified diff (caller frees; "" when it
+ * changed none): for each file its Write, Edit or NotebookEdit calls
+ * changed, the content before the run's first change (from the session's
+ * file history) against the content now, with `--- a/PATH` / `+++ b/PATH`
+ * headers, PATH relative to the working directory when inside it
+ * (`/dev/null` for a file created or deleted). A Bash command's changes
+ * are not tracked and not in it. NULL for NULL. */
+char *loom_run_patch(const loom_run *run);
 /* loom_run_answer with "allow" or "deny". */
 int loom_run_approve(loom_run *run, const char *approval_id, bool allow, const char *reason,
                      loom_status *st);

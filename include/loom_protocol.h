@@ -103,9 +103,12 @@ typedef enum loom_event_type {
     LOOM_EV_AGENT_PROGRESS = 22,             /* agent.progress: a running sub-agent's tool, tokens */
     LOOM_EV_SKILL_OFFERED = 23,              /* skill.offered: the skills the model was shown, their size */
     LOOM_EV_SKILL_ACTIVATED = 24,            /* skill.activated: a skill's body entered the context */
+    /* A tool call a rule, the mode, a hook or an agent's limits denied (not
+     * a person): seed 000 §11's policy.denied, for the security trail. */
+    LOOM_EV_POLICY_DENIED = 25,              /* policy.denied */
 } loom_event_type;
 /* One past the highest number in use (not a type). */
-#define LOOM_EVENT_TYPE_END 25
+#define LOOM_EVENT_TYPE_END 26
 
 /* The type's wire name ("tool.started"); NULL for LOOM_EV_NONE or a number
  * that is not a type. */
@@ -176,8 +179,9 @@ typedef enum loom_stop_reason {
     LOOM_STOP_HOOK_STOPPED = 15,   /* hook_stopped: a hook answered continue: false */
     LOOM_STOP_PROMPT_BLOCKED = 16, /* prompt_blocked: a UserPromptSubmit hook blocked it */
     LOOM_STOP_BUDGET_SHARE = 17,   /* budget_share: a sub-agent spent its share of the tree's budget */
+    LOOM_STOP_PAUSED = 18,         /* paused: loom_run_pause, at a turn boundary (resumable) */
 } loom_stop_reason;
-#define LOOM_STOP_REASON_END 18
+#define LOOM_STOP_REASON_END 19
 
 /* The reason's name ("max_turns"); "none" for a number that is not one. */
 const char *loom_stop_reason_name(loom_stop_reason reason);

@@ -230,6 +230,16 @@ int api_agents_config(const json_t *values, json_t *const files[3], agents_confi
     if (api_option_bool(values, "agents", &on, st) != 0)
         return -1;
     out->enabled = on;
+    /* max_agent_depth (an operator's cap, e.g. a runtime profile's) only lowers
+     * what the settings allow; 0 means no sub-agents at all. */
+    const char *cap = api_value(values, "max_agent_depth");
+    if (cap) {
+        int d = atoi(cap);
+        if (d < out->max_depth)
+            out->max_depth = d;
+        if (d == 0)
+            out->enabled = false;
+    }
     return 0;
 }
 

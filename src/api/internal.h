@@ -107,6 +107,11 @@ void api_session_add_usage(loom_session *s, const msg_usage *u);
 /* Writes the session's title record from goal's first line unless the
  * session has a title already (docs/session-format.md, "Titles"). */
 void api_session_title(loom_session *s, const char *goal);
+/* Whether the session holds a user goal a run can be continued from. */
+bool api_session_has_goal(loom_session *s);
+/* The library run's id and session (for the run's other files). */
+const char *api_run_id(const loom_run *r);
+loom_session *api_run_session(const loom_run *r);
 /* The entry check of a loom_* function (Lua's api_check, but an error, not
  * an abort: loom.h promises callers an error for a NULL argument): when arg
  * is NULL, st gets invalid_request naming the function and the argument,

@@ -55,6 +55,10 @@ static const api_option OPTIONS[] = {
     {"agents", API_OPT_BOOL, 0, 0},
     {"output_style", API_OPT_TEXT, 0, 0},
     {"status_line", API_OPT_JSON, 0, 0},
+    {"ask_tools", API_OPT_TEXT, 0, 0},
+    {"approval_timeout_seconds", API_OPT_WHOLE, 1, 31536000},
+    {"max_agent_depth", API_OPT_WHOLE, 0, 16},
+    {"max_tool_seconds", API_OPT_WHOLE, 1, 86400},
 };
 
 const api_option *api_option_find(const char *key)

@@ -22,12 +22,13 @@
 #include "governance/governance.h"
 #include "base/event.h"
 
-/* Where a run may end (queued and running are on the way; the waiting and
- * paused states are not an end). */
+/* Where a run may end (queued, running and waiting_approval are on the
+ * way; paused ends a library run, which a next one continues). */
 static inline bool state_is_final(loom_run_state st) /* inline: only asserts call it */
 {
     return st == LOOM_RUN_COMPLETED || st == LOOM_RUN_FAILED || st == LOOM_RUN_CANCELLED ||
-           st == LOOM_RUN_BLOCKED_BY_POLICY || st == LOOM_RUN_BLOCKED_BY_CAPABILITY;
+           st == LOOM_RUN_BLOCKED_BY_POLICY || st == LOOM_RUN_BLOCKED_BY_CAPABILITY ||
+           st == LOOM_RUN_PAUSED;
 }
 
 typedef struct queued {
@@ -52,6 +53,9 @@ struct loom_run {
     atomic_bool act_running;
     json_t *_Atomic stop_event;  /* the external signal that ended the run */
     _Atomic int state;
+    atomic_int pending_approvals; /* approval.requested not yet resolved */
+    atomic_bool pause;            /* loom_run_pause: stop at the next turn boundary */
+    bool resume_note;             /* loom_run_continue: the goal is a note, not a prompt */
     pthread_t thread;
     bool joined;
     pthread_mutex_t lock;       /* guards the queue, done, and event emission order */
@@ -109,13 +113,49 @@ static void deliver(loom_run *r, loom_event_type kind, json_t *ev)
     free(channel);
 }
 
+/* seed 000 §11: a run waiting for a person's answer says so — the state
+ * is waiting_approval from the first approval.requested until the last
+ * pending one is resolved, each change announced as run.state_changed
+ * after the approval event that caused it. */
+static void track_approvals(loom_run *r, loom_event_type type, const json_t *payload)
+{
+    if (type == LOOM_EV_APPROVAL_REQUESTED) {
+        if (atomic_fetch_add(&r->pending_approvals, 1) != 0)
+            return;
+        int running = LOOM_RUN_RUNNING;
+        if (!atomic_compare_exchange_strong(&r->state, &running, LOOM_RUN_WAITING_APPROVAL))
+            return;
+        json_t *p = json_pack("{s:s,s:s,s:s?}", "state", "waiting_approval", "session_id",
+                              loom_session_id(r->session), "approval_id",
+                              json_string_value(json_object_get(payload, "approval_id")));
+        deliver(r, LOOM_EV_RUN_STATE_CHANGED,
+                event_make(r->run_id, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, p));
+    } else if (type == LOOM_EV_APPROVAL_RESOLVED) {
+        if (atomic_fetch_sub(&r->pending_approvals, 1) != 1)
+            return;
+        int waiting = LOOM_RUN_WAITING_APPROVAL;
+        if (!atomic_compare_exchange_strong(&r->state, &waiting, LOOM_RUN_RUNNING))
+            return;
+        json_t *p = json_pack("{s:s,s:s}", "state", "running", "session_id",
+                              loom_session_id(r->session));
+        deliver(r, LOOM_EV_RUN_STATE_CHANGED,
+                event_make(r->run_id, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, p));
+    }
+}
+
 static void emit(void *ctx, loom_event_type type, loom_visibility vis, const char *corr,
                  json_t *payload)
 {
     loom_run *r = ctx;
     if (type == LOOM_EV_TOOL_STARTED)
         api_ext_observe_call(r->session, payload);
+    bool about_approval = type == LOOM_EV_APPROVAL_REQUESTED || type == LOOM_EV_APPROVAL_RESOLVED;
+    json_t *keep = about_approval ? json_incref(payload) : NULL;
     deliver(r, type, event_make(r->run_id, type, vis, corr, payload));
+    if (about_approval) {
+        track_approvals(r, type, keep);
+        json_decref(keep);
+    }
 }
 
 static void emit_simple(void *ctx, loom_event_type type, json_t *payload)
@@ -124,7 +164,9 @@ static void emit_simple(void *ctx, loom_event_type type, json_t *payload)
     const char *corr = type == LOOM_EV_TOOL_PROGRESS
                            ? json_string_value(json_object_get(payload, "call_id"))
                            : NULL;
-    emit(ctx, type, LOOM_VIS_USER, corr, payload);
+    /* docs/events.md: policy.denied is for the record (seed 000 §11 audit). */
+    emit(ctx, type, type == LOOM_EV_POLICY_DENIED ? LOOM_VIS_AUDIT : LOOM_VIS_USER, corr,
+         payload);
 }
 
 static char *ask_user(void *ctx, const json_t *questions)
@@ -300,6 +342,7 @@ static void *run_main(void *arg)
     io.emit_ctx = r;
     io.act_running = &r->act_running;
     io.stop_event = &r->stop_event;
+    io.pause = &r->pause;
     heartbeat *hb = start_heartbeat(r);
     tctx.heartbeat = hb;
     io.heartbeat = hb;
@@ -313,10 +356,17 @@ static void *run_main(void *arg)
     loop_result res;
     loom_error gerr;
     const char *model = NULL;
-    /* The first prompt names the session (docs/session-format.md). */
-    api_session_title(s, r->goal);
+    /* The first prompt names the session (docs/session-format.md); a
+     * resume note is nobody's prompt and expands to nothing. */
     json_t *images = NULL;
-    char *goal = api_ext_prepare_goal(s, r->goal, &tctx, &model, &images, &gerr);
+    char *goal;
+    if (r->resume_note) {
+        io.goal_is_resume_note = true;
+        goal = xstrdup(r->goal);
+    } else {
+        api_session_title(s, r->goal);
+        goal = api_ext_prepare_goal(s, r->goal, &tctx, &model, &images, &gerr);
+    }
     io.goal_images = images;
     if (goal) {
         /* A command's or skill's model: this run only, the rest as the
@@ -382,6 +432,9 @@ static void *run_main(void *arg)
     return NULL;
 }
 
+static loom_run *start_run(loom_session *s, const char *goal, bool resume_note,
+                           const loom_run_options *opts, loom_status *st);
+
 loom_run *loom_run_start(loom_session *s, const char *goal, const loom_run_options *opts,
                          loom_status *st)
 {
@@ -390,6 +443,26 @@ loom_run *loom_run_start(loom_session *s, const char *goal, const loom_run_optio
         api_status_set(st, LOOM_ERR_INVALID_REQUEST, "a run needs a goal (the user's message)");
         return NULL;
     }
+    return start_run(s, goal, false, opts, st);
+}
+
+loom_run *loom_run_continue(loom_session *s, const char *note, const loom_run_options *opts,
+                            loom_status *st)
+{
+    API_CHECK_ARG(st, s, NULL);
+    if (!api_session_has_goal(s)) {
+        api_status_set(st, LOOM_ERR_RESOURCE_NOT_FOUND,
+                       "session %s has no goal yet to continue: start a run with one",
+                       loom_session_id(s));
+        return NULL;
+    }
+    return start_run(s, note && *note ? note : "Continue from where you left off.", true, opts,
+                     st);
+}
+
+static loom_run *start_run(loom_session *s, const char *goal, bool resume_note,
+                           const loom_run_options *opts, loom_status *st)
+{
     /* loom.h: one run at a time per session. Cleared by run_main when the
      * run is done (before loom_run_next_event or loom_run_wait can say so). */
     bool idle = false;
@@ -403,6 +476,7 @@ loom_run *loom_run_start(loom_session *s, const char *goal, const loom_run_optio
     loom_run *r = xcalloc(1, sizeof *r);
     r->session = s;
     r->goal = xstrdup(goal);
+    r->resume_note = resume_note;
     uuid_v7(r->run_id);
     if (opts)
         r->opts = *opts;
@@ -532,6 +606,42 @@ int loom_run_answer(loom_run *r, const char *approval_id, const char *decision,
     }
     api_status_ok(st);
     return 0;
+}
+
+int loom_run_pause(loom_run *r, loom_status *st)
+{
+    API_CHECK_ARG(st, r, -1);
+    pthread_mutex_lock(&r->lock);
+    bool done = r->done;
+    pthread_mutex_unlock(&r->lock);
+    if (done)
+        return api_status_set(st, LOOM_ERR_INVALID_STATE_TRANSITION,
+                              "the run has ended (%s): there is nothing to pause",
+                              loom_run_state_name(loom_run_state_now(r)));
+    atomic_store(&r->pause, true);
+    api_status_ok(st);
+    return 0;
+}
+
+char *loom_run_pending_approvals_json(loom_run *r)
+{
+    if (!r)
+        return NULL;
+    json_t *arr = r->session->gov ? approval_list_pending(r->session->gov->approvals, r->run_id)
+                                  : json_array();
+    char *text = json_dump_compact(arr);
+    json_decref(arr);
+    return text;
+}
+
+const char *api_run_id(const loom_run *r)
+{
+    return r->run_id;
+}
+
+loom_session *api_run_session(const loom_run *r)
+{
+    return r->session;
 }
 
 int loom_run_approve(loom_run *r, const char *approval_id, bool allow, const char *reason,

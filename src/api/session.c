@@ -83,6 +83,9 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
 {
     char **allow = split_rules(api_value(agent->values, "allowed_tools"));
     char **deny = split_rules(api_value(agent->values, "disallowed_tools"));
+    char **ask = split_rules(api_value(agent->values, "ask_tools"));
+    const char *timeout = api_value(agent->values, "approval_timeout_seconds");
+    const char *tool_max = api_value(agent->values, "max_tool_seconds");
     char **dirs = split_lines(api_value(agent->values, "add_dirs"));
     governance_settings gs = {
         .user = agent->files[0],
@@ -90,6 +93,9 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
         .local = agent->files[2],
         .cli_allow = (const char *const *)allow,
         .cli_deny = (const char *const *)deny,
+        .cli_ask = (const char *const *)ask,
+        .approval_timeout_ms = timeout ? strtoll(timeout, NULL, 10) * 1000 : 0,
+        .tool_deadline_ms = tool_max ? strtoll(tool_max, NULL, 10) * 1000 : 0,
         .mode = api_value(agent->values, "permission_mode"),
         .add_dirs = (const char *const *)dirs,
         .interactive = agent->interactive,
@@ -107,6 +113,7 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
     json_decref(plugin_hooks);
     free_rules(allow);
     free_rules(deny);
+    free_rules(ask);
     free_rules(dirs);
     return g;
 }
@@ -324,7 +331,18 @@ const char *loom_session_warning(const loom_session *s, size_t i)
 /* A prompt the user typed (not a tool result, note or interruption). */
 static bool is_user_turn(const json_t *rec)
 {
-    return record_is_user_message(rec) && !record_skip_run(rec);
+    return record_is_user_message(rec) && !record_skip_run(rec) && !record_resume_note(rec);
+}
+
+bool api_session_has_goal(loom_session *s)
+{
+    size_t n = transcript_count(s->t);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *rec = transcript_record(s->t, i);
+        if (record_is_user_message(rec) && !record_skip_run(rec))
+            return true;
+    }
+    return false;
 }
 
 int loom_session_rewind(loom_session *s, int n_turns, char **report, loom_status *st)
@@ -522,7 +540,9 @@ char *loom_session_conversation_json(loom_session *s)
             bool user = record_is_user_message(rec);
             size_t images = user ? count_images(rec) : 0;
             if ((text && *text) || images) {
-                add_entry(arr, user ? "user" : "assistant", text ? text : "");
+                add_entry(arr, user ? (record_resume_note(rec) ? "resume_note" : "user")
+                                    : "assistant",
+                          text ? text : "");
                 if (images)
                     json_object_set_new(json_array_get(arr, json_array_size(arr) - 1), "images",
                                         json_integer((json_int_t)images));

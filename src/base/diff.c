@@ -267,3 +267,43 @@ json_t *diff_structured_patch(const diff_result *d, size_t max_lines)
     str_free(&line);
     return arr;
 }
+
+long diff_count_lines(const char *s, size_t n)
+{
+    long count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += s[i] == '\n';
+    return count + (n > 0 && s[n - 1] != '\n');
+}
+
+static void unified_range(loom_str *out, long start, long count)
+{
+    /* An empty range already names the line before it (diff_hunk). */
+    if (count == 1)
+        str_printf(out, "%ld", start);
+    else
+        str_printf(out, "%ld,%ld", start, count);
+}
+
+void diff_unified_text(const diff_result *d, long a_lines, bool a_nl, long b_lines, bool b_nl,
+                       loom_str *out)
+{
+    for (size_t h = 0; h < d->n_hunks; h++) {
+        const diff_hunk *k = &d->hunks[h];
+        str_puts(out, "@@ -");
+        unified_range(out, k->old_start, k->old_lines);
+        str_puts(out, " +");
+        unified_range(out, k->new_start, k->new_lines);
+        str_puts(out, " @@\n");
+        for (size_t i = k->first; i < k->first + k->count; i++) {
+            const diff_line *l = &d->lines[i];
+            str_putc(out, l->op);
+            str_append(out, l->s, l->n);
+            str_putc(out, '\n');
+            bool last_a = l->op != '+' && l->old_no == a_lines && !a_nl;
+            bool last_b = l->op != '-' && l->new_no == b_lines && !b_nl;
+            if (last_a || last_b)
+                str_puts(out, "\\ No newline at end of file\n");
+        }
+    }
+}

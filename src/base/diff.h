@@ -51,4 +51,14 @@ void diff_result_free(diff_result *d);
  * NULL when the hunks hold more lines than that (too big to keep). */
 json_t *diff_structured_patch(const diff_result *d, size_t max_lines);
 
+/* Appends the hunks as unified-diff text ("@@ -a,b +c,d @@" and the
+ * lines, with "\\ No newline at end of file" after a last line that has
+ * none): a_lines/b_lines are the texts' line counts and a_nl/b_nl whether
+ * they end with a newline. The file headers are the caller's. */
+struct loom_str;
+void diff_unified_text(const diff_result *d, long a_lines, bool a_nl, long b_lines, bool b_nl,
+                       struct loom_str *out);
+/* The number of lines of a text as diff_texts counts them. */
+long diff_count_lines(const char *s, size_t n);
+
 #endif

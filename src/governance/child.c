@@ -116,6 +116,8 @@ governance *governance_child(governance *parent, const governance_child_opts *o,
     g->rules = parent->rules;
     g->hooks = parent->hooks;
     g->approvals = parent->approvals;
+    g->approval_timeout_ms = parent->approval_timeout_ms;
+    g->tool_deadline_ms = parent->tool_deadline_ms;
     g->audit = parent->audit;
     g->classifier = parent->classifier;
     g->hook_sandbox = parent->hook_sandbox;

@@ -184,6 +184,13 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
             loom_error_prefix(err, "--disallowedTools");
             goto fail;
         }
+    for (size_t i = 0; s->cli_ask && s->cli_ask[i]; i++)
+        if (perm_rules_add(g->rules, PERM_ASK, s->cli_ask[i], RULE_SRC_CLI, err) != 0) {
+            loom_error_prefix(err, "ask_tools");
+            goto fail;
+        }
+    g->approval_timeout_ms = s->approval_timeout_ms;
+    g->tool_deadline_ms = s->tool_deadline_ms;
     for (size_t i = 0; i < hook_registry_warning_count(g->hooks); i++)
         warn(g, "%s%s", hook_registry_warning(g->hooks, i), "");
 

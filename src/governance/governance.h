@@ -24,6 +24,9 @@ typedef struct governance_settings {
     const json_t *user, *project, *local;
     const char *const *cli_allow;   /* --allowedTools, NULL-terminated (may be NULL) */
     const char *const *cli_deny;    /* --disallowedTools */
+    const char *const *cli_ask;     /* the option ask_tools: rules that always ask */
+    int64_t approval_timeout_ms;    /* how long an approval waits (0: the default) */
+    int64_t tool_deadline_ms;       /* the option max_tool_seconds: caps every call (0: none) */
     const char *mode;               /* --permission-mode / settings; NULL: default */
     const char *const *add_dirs;    /* --add-dir, NULL-terminated (may be NULL) */
     bool interactive;               /* a person can answer approvals */
@@ -51,6 +54,8 @@ typedef struct governance {
     perm_rules *rules;
     hook_registry *hooks;
     approval_registry *approvals;
+    int64_t approval_timeout_ms;    /* 0: APPROVAL_DEFAULT_TIMEOUT_MS */
+    int64_t tool_deadline_ms;       /* caps each call's deadline (0: the tool's own) */
     audit_log *audit;               /* NULL when it could not be opened (warned) */
     bool interactive;
     bool trusted;                   /* project/local hooks may run */

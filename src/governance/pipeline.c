@@ -1,9 +1,6 @@
-/* pipeline.c — the tool call path (named steps) and batch execution.
- *
- * Concurrency: a batch of concurrency-safe calls runs on up to
- * PIPELINE_POOL threads; each thread writes only its own outcome slot, so
- * no lock is needed for results. Tools that share state (file state,
- * tasks, todos) guard it themselves. */
+/* pipeline.c — the tool call path: one call through the named steps
+ * (batch.c runs a model reply's calls, in parallel where they allow it).
+ * Tools that share state (file state, tasks, todos) guard it themselves. */
 #include "governance/pipeline.h"
 
 #include <assert.h>
@@ -26,8 +23,6 @@
 #include "policy/tamper.h"
 #include "sandbox/sandbox_policy.h"
 #include "tools/schema.h"
-
-#define PIPELINE_POOL 8
 
 /* --- steps --------------------------------------------------------------- */
 
@@ -327,7 +322,8 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
     json_t *context = json_pack("{s:s,s:O,s:s,s:o}", "tool", call->name, "input", g->input,
                                 "reason", g->decision.reason, "always",
                                 always_offer_json(&offer));
-    approval_request req = {.run_id = ctx->run_id, .question = question, .context = context};
+    approval_request req = {.run_id = ctx->run_id, .question = question, .context = context,
+                            .timeout_ms = gov->approval_timeout_ms};
     loom_error err;
     if (approval_create(gov->approvals, &req, g->approval_id, &err) != 0) {
         json_decref(context);
@@ -354,9 +350,20 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
                                                    question),
                                          ctx->cancel);
         hook_outcome_free(&n);
-        emit(ctx, LOOM_EV_APPROVAL_REQUESTED,
-             event_approval_requested(g->approval_id, call->name, g->decision.reason, g->input,
-                                      question, always_offer_json(&offer)));
+        json_t *ev = event_approval_requested(g->approval_id, call->name, g->decision.reason,
+                                              g->input, question, always_offer_json(&offer));
+        approval snap;
+        if (approval_get(gov->approvals, g->approval_id, &snap, &err) == 0) {
+            /* seed 000 §11: an approval is an object with a kind and a deadline. */
+            char at[32];
+            json_object_set_new(ev, "kind", json_string(snap.kind));
+            clock_iso8601(snap.created_at_ms, at);
+            json_object_set_new(ev, "requested_at", json_string(at));
+            clock_iso8601(snap.expires_at_ms, at);
+            json_object_set_new(ev, "expires_at", json_string(at));
+            approval_clear(&snap);
+        }
+        emit(ctx, LOOM_EV_APPROVAL_REQUESTED, ev);
     }
     json_decref(context);
     approval a;
@@ -375,15 +382,24 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
             if (offer.kind == ALWAYS_SESSION_EDITS && gov->mode.mode == MODE_DEFAULT)
                 perm_mode_set(&gov->mode, MODE_ACCEPT_EDITS);
         }
+    } else if (rc == 0 && a.status == APPROVAL_EXPIRED) {
+        snprintf(g->decision.reason, sizeof g->decision.reason,
+                 "the approval expired after %lld s without an answer",
+                 (long long)((a.expires_at_ms - a.created_at_ms) / 1000));
     } else {
         snprintf(g->decision.reason, sizeof g->decision.reason,
                  rc != 0 ? "the user was not there to approve it (%.900s)" : "denied by the user%s%.900s",
                  rc != 0 ? err.message : (a.reason ? ": " : ""),
                  rc != 0 ? "" : (a.reason ? a.reason : ""));
     }
-    emit(ctx, LOOM_EV_APPROVAL_RESOLVED,
-         event_approval_resolved(g->approval_id, call->name, allow,
-                                 allow && a.always ? always_offer_json(&offer) : NULL));
+    json_t *resolved = event_approval_resolved(g->approval_id, call->name, allow,
+                                               allow && a.always ? always_offer_json(&offer)
+                                                                 : NULL);
+    json_object_set_new(resolved, "status",
+                        json_string(rc == 0 ? approval_status_name(a.status) : "cancelled"));
+    if (rc == 0 && a.reason)
+        json_object_set_new(resolved, "reason", json_string(a.reason));
+    emit(ctx, LOOM_EV_APPROVAL_RESOLVED, resolved);
     approval_clear(&a);
     always_offer_clear(&offer);
 }
@@ -632,11 +648,14 @@ static void step_result(tool_result *res)
 
 /* The deadline of a call to def in ms; 0 for none. LOOM_TOOL_TIMEOUT_MS caps
  * every call. AskUserQuestion waits for a person and has none. */
-static long call_deadline_ms(const tool_def *def)
+static long call_deadline_ms(const tool_def *def, const governance *gov)
 {
     if (!strcmp(def->name, "AskUserQuestion"))
         return 0;
     long d = !strcmp(def->name, "Bash") ? PIPELINE_BASH_DEADLINE_MS : PIPELINE_TOOL_DEADLINE_MS;
+    /* max_tool_seconds (an operator's cap) only lowers it. */
+    if (gov && gov->tool_deadline_ms > 0 && gov->tool_deadline_ms < d)
+        d = (long)gov->tool_deadline_ms;
     const char *v = getenv("LOOM_TOOL_TIMEOUT_MS");
     char *end;
     long cap = v && *v ? strtol(v, &end, 10) : 0;
@@ -695,7 +714,7 @@ static void step_execute(const tool_def *def, const char *call_id, const json_t 
             tool_error(res, "Interrupted by user before the tool started");
         return;
     }
-    long deadline = call_deadline_ms(def);
+    long deadline = call_deadline_ms(def, ctx->gov);
     call_watch w = {.run = ctx->cancel, .until_ms = clock_mono_ms() + deadline};
     atomic_init(&w.own, CANCEL_NONE);
     pthread_mutex_init(&w.mu, NULL);
@@ -731,7 +750,7 @@ static void step_execute(const tool_def *def, const char *call_id, const json_t 
         tool_error(res, "%s did not finish within its deadline of %ld ms and was stopped. "
                         "Try a narrower call (a smaller path, a shorter command, a "
                         "background Bash task); the deadline is set with "
-                        "LOOM_TOOL_TIMEOUT_MS.", def->name, deadline);
+                        "LOOM_TOOL_TIMEOUT_MS or max_tool_seconds.", def->name, deadline);
         if (!res->raw)
             res->raw = json_object();
         if (json_is_object(res->raw))
@@ -845,6 +864,17 @@ audited:
     if (governed) {
         STEP(11);
         step_audit(call, ctx, &g);                                         /* 11 */
+        if (out->failed_step && g.decision.verdict == PERM_DENY && g.decision.source &&
+            strcmp(g.decision.source, PERM_SRC_USER) != 0) {
+            /* A rule, mode, hook or the agent gate said no — not a person,
+             * not an expiry: for a security trail (loom serve's webhook). */
+            json_t *p = json_pack("{s:s,s:s,s:s,s:s,s:s}", "call_id", call->id ? call->id : "",
+                                  "tool", call->name, "reason", g.decision.reason, "source",
+                                  g.decision.source, "step", out->failed_step);
+            if (g.rule.verdict == PERM_DENY && g.rule.rule[0])
+                json_object_set_new(p, "rule", json_string(g.rule.rule));
+            emit(ctx, LOOM_EV_POLICY_DENIED, p);
+        }
         if (!out->failed_step) {
             STEP(12);
             step_post_hooks(call, ctx, &g, res, out);                      /* 12, 14 */
@@ -900,89 +930,4 @@ int pipeline_recheck_input(const tool_registry *reg, const char *tool, const jso
         str_printf(why, "%s: %s", failed, res.text.len ? res.text.ptr : "refused");
     tool_result_free(&res);
     return failed ? -1 : 0;
-}
-
-/* --- batches ------------------------------------------------------------- */
-
-typedef struct slot {
-    const tool_registry *reg;
-    const tool_call *call;
-    tool_ctx *ctx;
-    const pipeline_observer *obs;
-    size_t index;
-    tool_outcome *out;
-} slot;
-
-static void run_slot(slot *s)
-{
-    if (s->obs && s->obs->on_start)
-        s->obs->on_start(s->obs->ctx, s->index, s->call);
-    tool_call_run(s->reg, s->call, s->ctx, s->out);
-    if (s->obs && s->obs->on_finish)
-        s->obs->on_finish(s->obs->ctx, s->index, s->call, s->out);
-}
-
-static void *slot_thread(void *arg)
-{
-    run_slot(arg);
-    return NULL;
-}
-
-static bool is_concurrency_safe(const tool_registry *reg, const tool_call *call)
-{
-    const tool_def *def = tool_registry_find(reg, call->name);
-    return def && def->concurrency_safe;
-}
-
-static void run_parallel(slot *slots, size_t n)
-{
-    pthread_t threads[PIPELINE_POOL];
-    for (size_t base = 0; base < n; base += PIPELINE_POOL) {
-        size_t m = n - base < PIPELINE_POOL ? n - base : PIPELINE_POOL;
-        bool started[PIPELINE_POOL] = {0};
-        for (size_t i = 0; i < m; i++)
-            started[i] = pthread_create(&threads[i], NULL, slot_thread, &slots[base + i]) == 0;
-        for (size_t i = 0; i < m; i++) {
-            if (started[i])
-                pthread_join(threads[i], NULL);
-            else
-                run_slot(&slots[base + i]); /* no thread to be had: run it here */
-        }
-    }
-}
-
-void tool_batch_run(const tool_registry *reg, const tool_call *calls, size_t n, tool_ctx *ctx,
-                    const pipeline_observer *obs, tool_outcome *outcomes)
-{
-    slot *slots = xcalloc(n ? n : 1, sizeof *slots);
-    for (size_t i = 0; i < n; i++)
-        slots[i] = (slot){reg, &calls[i], ctx, obs, i, &outcomes[i]};
-    bool stopped = false;
-    for (size_t i = 0; i < n;) {
-        for (size_t k = 0; k < i && !stopped; k++)
-            stopped = outcomes[k].stop;
-        if (stopped) {
-            /* A hook ended the run: what is left of the batch does not run,
-             * but every call still gets its result. */
-            tool_outcome *o = &outcomes[i];
-            memset(o, 0, sizeof *o);
-            tool_result_init(&o->result);
-            o->started_us = o->finished_us = clock_wall_us();
-            tool_error(&o->result, "Not run: a hook ended the run before this call.");
-            o->failed_step = "hook_stopped";
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (j < n && is_concurrency_safe(reg, &calls[j]))
-            j++;
-        if (j - i >= 2) {
-            run_parallel(&slots[i], j - i);
-            i = j;
-        } else {
-            run_slot(&slots[i]);
-            i++;
-        }
-    }
-    free(slots);
 }

@@ -166,7 +166,7 @@ int approval_create(approval_registry *reg, const approval_request *req,
     e->a.expires_at_ms = e->a.created_at_ms + timeout;
     e->expires_mono_ns = clock_mono_ns() + timeout * 1000000;
     e->a.run_id = xstrdup(req->run_id ? req->run_id : "");
-    e->a.kind = xstrdup(req->kind ? req->kind : "tool_use");
+    e->a.kind = xstrdup(req->kind ? req->kind : "tool_execution");
     e->a.question = xstrdup(req->question ? req->question : "");
     e->a.context = req->context ? json_deep_copy(req->context) : json_object();
 
@@ -311,7 +311,7 @@ json_t *approval_to_json(const approval *a)
     json_t *o = json_object();
     json_object_set_new(o, "approval_id", json_string(a->id));
     json_object_set_new(o, "run_id", json_string(a->run_id ? a->run_id : ""));
-    json_object_set_new(o, "kind", json_string(a->kind ? a->kind : "tool_use"));
+    json_object_set_new(o, "kind", json_string(a->kind ? a->kind : "tool_execution"));
     json_object_set_new(o, "status", json_string(approval_status_name(a->status)));
     json_object_set_new(o, "question", json_string(a->question ? a->question : ""));
     json_object_set_new(o, "context", a->context ? json_deep_copy(a->context) : json_object());

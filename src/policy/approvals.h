@@ -34,7 +34,8 @@ typedef struct approval_registry approval_registry;
 /* What to ask. Strings and context are copied. */
 typedef struct approval_request {
     const char *run_id;
-    const char *kind;          /* NULL: "tool_use" */
+    const char *kind;          /* NULL: "tool_execution" (seed 000 §11: tool_execution |
+                                * policy_override | external_publish) */
     const char *question;      /* shown to the person, e.g. "Run `git push`?" */
     const json_t *context;     /* e.g. {tool, input, reason}; NULL: {} */
     int64_t timeout_ms;        /* 0: APPROVAL_DEFAULT_TIMEOUT_MS; at most 365 days */

@@ -163,6 +163,8 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
         working_set_goal(io->working, io->typed_goal ? io->typed_goal : goal);
     /* The goal enters the session before anything can fail. */
     json_t *user = record_user_text(goal);
+    if (io->goal_is_resume_note)
+        record_set_resume_note(user);
     size_t k;
     json_t *img;
     json_array_foreach(io->goal_images, k, img) /* images the prompt named (docs/repl.md) */
@@ -230,6 +232,12 @@ static loop_step begin_turn(loop_state *st)
                            *msg ? msg : "stopped at the spawn tree's budget");
             return STEP_STOP;
         }
+    }
+    if (io->pause && atomic_load(io->pause)) {
+        finish(out, LOOM_RUN_PAUSED, LOOM_STOP_PAUSED);
+        loom_error_set(&out->err, LOOM_ERR_RUN_RESUMABLE,
+                       "paused after %d turns; resume the session to go on", st->turn);
+        return STEP_STOP;
     }
     int64_t used = msg_usage_total(&out->usage);
     if (st->turn >= st->max_turns) {

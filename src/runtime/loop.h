@@ -128,12 +128,17 @@ typedef struct loop_io {
     /* Set (before the cancel flag) when the run is ended by an external
      * signal: the event, reported in the result. Owned by the caller. */
     json_t *_Atomic *stop_event;
+    /* Set by the owner to stop at the next turn boundary, the run whole and
+     * resumable (loom_run_pause); NULL: never. */
+    const atomic_bool *pause;
     loop_toolset_port toolset;
     loop_tree_port tree;
     /* What the person typed when the goal was made from it (a custom
      * command's or a skill's expansion): C_working's goal line, which every
      * request repeats, is this short form. NULL: the goal itself. */
     const char *typed_goal;
+    /* The goal is a resume note (loom_run_continue), not the person's. */
+    bool goal_is_resume_note;
 } loop_io;
 
 typedef struct loop_result {

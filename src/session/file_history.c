@@ -463,6 +463,30 @@ size_t file_history_load(file_history *fh, json_t *const *records, size_t n)
 
 /* ---- rewind -------------------------------------------------------------- */
 
+json_t *file_history_changed_since(file_history *fh, const char *message_id)
+{
+    json_t *out = json_array();
+    if (!fh || !message_id)
+        return out;
+    pthread_mutex_lock(&fh->lock);
+    size_t cut = place(fh, message_id);
+    for (size_t i = 0; cut != SIZE_MAX && i < fh->nfiles; i++) {
+        const fh_version *v = state_before(&fh->files[i], cut);
+        if (!v)
+            continue;
+        json_t *o = json_pack("{s:s,s:b}", "path", fh->files[i].path, "existed", v->existed);
+        if (v->existed && v->backup) {
+            loom_str b = LOOM_STR_INIT;
+            str_printf(&b, "%s/%s", fh->dir, v->backup);
+            json_object_set_new(o, "backup", json_string(b.ptr));
+            str_free(&b);
+        }
+        json_array_append_new(out, o);
+    }
+    pthread_mutex_unlock(&fh->lock);
+    return out;
+}
+
 bool file_history_has_changes(file_history *fh, const char *message_id)
 {
     if (!fh || !message_id)

@@ -86,6 +86,13 @@ size_t file_history_load(file_history *fh, json_t *const *records, size_t n);
 int file_history_rewind(file_history *fh, const char *message_id, loom_str *report,
                         loom_error *err);
 
+/* The files written at or after message_id, each with its state before
+ * then: a JSON array (new reference) of {"path" (absolute), "existed"
+ * (bool), "backup" (the backup file's absolute path, absent when it did
+ * not exist)}, in the order first tracked; [] when none or the id cannot
+ * be placed. For loom_run_patch. */
+json_t *file_history_changed_since(file_history *fh, const char *message_id);
+
 /* Whether a rewind to message_id would touch any file (for a /rewind menu). */
 bool file_history_has_changes(file_history *fh, const char *message_id);
 

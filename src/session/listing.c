@@ -164,7 +164,7 @@ static void scan_line(scan *s, const char *line, size_t n)
     }
     if (!strcmp(type, RECORD_MESSAGE) && !record_skip_run(rec)) {
         const char *role = json_get_str(rec, "role", "");
-        if (!strcmp(role, "user") && has_text(rec)) {
+        if (!strcmp(role, "user") && has_text(rec) && !record_resume_note(rec)) {
             s->messages++;
             if (!s->first)
                 s->first = prompt_text(rec);

@@ -245,6 +245,18 @@ bool record_skip_run(const json_t *rec)
     return json_get_bool(json_get_obj(rec, "providerData"), "skipRun", false);
 }
 
+void record_set_resume_note(json_t *rec)
+{
+    json_t *pd = record_provider_data(rec, true);
+    if (pd)
+        json_object_set_new(pd, "resumeNote", json_true());
+}
+
+bool record_resume_note(const json_t *rec)
+{
+    return json_get_bool(json_get_obj(rec, "providerData"), "resumeNote", false);
+}
+
 /* providerData shared by every record of one reply (seed 001 §3.5). */
 static void attribute(json_t *rec, const msg_response *resp, const char *request_id)
 {

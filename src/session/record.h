@@ -103,6 +103,11 @@ json_t *record_provider_data(json_t *rec, bool create);
 /* providerData.skipRun: a record that must never drive a run. */
 void record_set_skip_run(json_t *rec, bool skip);
 bool record_skip_run(const json_t *rec);
+/* providerData.resumeNote: a user message that carries a run on without
+ * a prompt of the person's (loom_run_continue): it drives the run but
+ * names no session and is no prompt in a listing. */
+void record_set_resume_note(json_t *rec);
+bool record_resume_note(const json_t *rec);
 
 /* Serializes rec as one compact line without the newline, with the common
  * fields first (type, id, parentId, logicalParentId, timestamp, sessionId)

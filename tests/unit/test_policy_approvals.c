@@ -47,7 +47,7 @@ static void test_create_get_json(void **state)
     assert_int_equal(approval_get(reg, id, &a, &err), 0);
     assert_string_equal(a.id, id);
     assert_string_equal(a.run_id, "run_1");
-    assert_string_equal(a.kind, "tool_use");
+    assert_string_equal(a.kind, "tool_execution");
     assert_int_equal(a.status, APPROVAL_PENDING);
     assert_true(a.created_at_ms >= before);
     assert_int_equal(a.expires_at_ms - a.created_at_ms, APPROVAL_DEFAULT_TIMEOUT_MS);
@@ -57,7 +57,7 @@ static void test_create_get_json(void **state)
     json_t *j = approval_to_json(&a);
     assert_string_equal(json_string_value(json_object_get(j, "approval_id")), id);
     assert_string_equal(json_string_value(json_object_get(j, "status")), "pending");
-    assert_string_equal(json_string_value(json_object_get(j, "kind")), "tool_use");
+    assert_string_equal(json_string_value(json_object_get(j, "kind")), "tool_execution");
     assert_string_equal(json_string_value(json_object_get(j, "question")),
                         "Run `git push --force`?");
     assert_true(json_is_string(json_object_get(j, "created_at")));
