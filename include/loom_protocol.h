@@ -60,9 +60,15 @@ typedef enum loom_error_code {
     LOOM_ERR_SESSION_CORRUPT = 24,        /* session_corrupt */
     LOOM_ERR_IO = 25,                     /* io_failed */
     LOOM_ERR_INTERNAL = 26,               /* internal_error */
+    /* tenancy and access (seed 000 §11, multi-tenancy; loom serve) */
+    LOOM_ERR_TENANT_QUOTA_EXCEEDED = 27,  /* tenant_quota_exceeded: a tenant's quota is spent */
+    LOOM_ERR_PROJECT_SCOPE_DENIED = 28,   /* project_scope_denied: outside the token's project */
+    LOOM_ERR_KNOWLEDGE_SOURCE_SCOPE_DENIED = 29, /* knowledge_source_scope_denied */
+    LOOM_ERR_ARTIFACT_SCOPE_DENIED = 30,  /* artifact_scope_denied */
+    LOOM_ERR_UNAUTHENTICATED = 31,        /* unauthenticated: no token, or one the server does not know */
 } loom_error_code;
 /* One past the highest number in use (not a code). */
-#define LOOM_ERROR_CODE_END 27
+#define LOOM_ERROR_CODE_END 32
 
 /* The code's name ("tool_execution_failed"); "unknown_error" for a number
  * that is not a code. */

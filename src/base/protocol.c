@@ -36,6 +36,11 @@ static const char *const error_names[LOOM_ERROR_CODE_END] = {
     [LOOM_ERR_SESSION_CORRUPT] = "session_corrupt",
     [LOOM_ERR_IO] = "io_failed",
     [LOOM_ERR_INTERNAL] = "internal_error",
+    [LOOM_ERR_TENANT_QUOTA_EXCEEDED] = "tenant_quota_exceeded",
+    [LOOM_ERR_PROJECT_SCOPE_DENIED] = "project_scope_denied",
+    [LOOM_ERR_KNOWLEDGE_SOURCE_SCOPE_DENIED] = "knowledge_source_scope_denied",
+    [LOOM_ERR_ARTIFACT_SCOPE_DENIED] = "artifact_scope_denied",
+    [LOOM_ERR_UNAUTHENTICATED] = "unauthenticated",
 };
 
 static const char *const event_names[LOOM_EVENT_TYPE_END] = {
@@ -109,7 +114,7 @@ static const char *const stop_names[LOOM_STOP_REASON_END] = {
 
 /* The *_END counts are written by hand in the header; a value added
  * without moving its END fails here instead of reading past a table. */
-_Static_assert(LOOM_ERR_INTERNAL + 1 == LOOM_ERROR_CODE_END, "LOOM_ERROR_CODE_END");
+_Static_assert(LOOM_ERR_UNAUTHENTICATED + 1 == LOOM_ERROR_CODE_END, "LOOM_ERROR_CODE_END");
 _Static_assert(LOOM_EV_POLICY_DENIED + 1 == LOOM_EVENT_TYPE_END, "LOOM_EVENT_TYPE_END");
 _Static_assert(LOOM_VIS_AUDIT + 1 == LOOM_VISIBILITY_END, "LOOM_VISIBILITY_END");
 _Static_assert(LOOM_RUN_BLOCKED_BY_CAPABILITY + 1 == LOOM_RUN_STATE_END, "LOOM_RUN_STATE_END");

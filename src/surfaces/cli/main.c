@@ -14,6 +14,7 @@
 #include "surfaces/cli/print_mode.h"
 #include "surfaces/cli/repl.h"
 #include "surfaces/cli/sandbox_cmd.h"
+#include "surfaces/cli/serve_cmd.h"
 #include "surfaces/cli/signal_cmd.h"
 
 int main(int argc, char **argv)
@@ -26,6 +27,8 @@ int main(int argc, char **argv)
         return doctor_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "plugin") == 0)
         return plugin_cmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "serve") == 0)
+        return serve_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "signal") == 0)
         return signal_cmd_main(argc - 1, argv + 1);
     cli_options opt;

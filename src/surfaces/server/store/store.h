@@ -1,0 +1,114 @@
+/* store.h — where loom serve keeps its objects and every run's events: the
+ * interface (a const vtable, DESIGN.md §9), implemented by the SQLite store
+ * (store_sqlite*.c, the default: WAL, one writer, migrations) and later a
+ * second time by PostgreSQL (issue 18). The session JSONL files stay the
+ * truth for conversations; the store keeps what the server adds: sessions,
+ * tasks, runs, approvals, artifacts (with their content), webhook
+ * deliveries, and the events with their per-run sequence numbers.
+ *
+ * Documents: each object is a JSON text under (kind, id) with the columns a
+ * listing filters on copied out of it by the caller (tenant, parent, state,
+ * created_at). put replaces the whole document. Listings are ordered by
+ * (created_at, id) ascending and paged by an opaque cursor.
+ *
+ * Events: (run_id, seq) is the key; seq starts at 1 and a run's events are
+ * appended in seq order with no hole: append refuses a seq that is not
+ * max_seq + 1 (invalid_state_transition) — an event a client saw can never
+ * be renumbered. A successful append is durable (synchronous commit) before
+ * it returns, so an event is stored before any client can see it.
+ *
+ * Threading: every function may be called from any thread at once; the
+ * implementation serializes writes on its one writer connection and reads
+ * on a pool of reader connections. Strings returned are malloc'd (caller
+ * frees). Errors: -1 (or NULL) with err set, a message naming the store
+ * path and the operation. */
+#ifndef LOOM_SERVER_STORE_H
+#define LOOM_SERVER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "surfaces/server/server_error.h"
+
+typedef enum store_kind {
+    STORE_SESSION = 0,
+    STORE_TASK = 1,
+    STORE_RUN = 2,
+    STORE_APPROVAL = 3,
+    STORE_ARTIFACT = 4,
+    STORE_DELIVERY = 5, /* webhook deliveries */
+    STORE_KIND_END = 6,
+} store_kind;
+
+/* The columns a document is found by, copied out of its JSON. parent is the
+ * session for a task or run, the run for an approval or artifact, the
+ * tenant's webhook for a delivery. state is a run's state or an approval's
+ * status (NULL where the kind has none). created_at is ISO 8601 text. */
+typedef struct store_doc_keys {
+    const char *tenant_id;
+    const char *parent_id;
+    const char *state;
+    const char *created_at;
+} store_doc_keys;
+
+typedef struct store_list_query {
+    const char *tenant_id;  /* required: a listing never crosses tenants */
+    const char *parent_id;  /* NULL: any */
+    const char *state;      /* NULL: any */
+    const char *cursor;     /* NULL: from the start */
+    int limit;              /* 1–1000 */
+} store_list_query;
+
+typedef struct store_event {
+    int64_t seq;
+    const char *json;       /* the whole event object */
+} store_event;
+
+typedef struct store store;
+
+typedef struct store_ops {
+    int (*put)(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
+               const char *json, srv_error *err);
+    /* The document, or NULL: with err->code resource_not_found when there is
+     * none, another code on failure. */
+    char *(*get)(store *s, store_kind kind, const char *id, srv_error *err);
+    /* A JSON array text of the documents, and *next_cursor (malloc'd, or NULL
+     * at the end). */
+    char *(*list)(store *s, store_kind kind, const store_list_query *q, char **next_cursor,
+                  srv_error *err);
+    /* Appends n events of run_id, seq max_seq+1 … max_seq+n, in one
+     * transaction; refused whole (nothing written) when a seq is out of order. */
+    int (*append_events)(store *s, const char *run_id, const store_event *evs, size_t n,
+                         srv_error *err);
+    /* Up to limit events with seq > after, ascending, as a JSON array text of
+     * the event objects; *last_seq gets the last one's seq (after when none). */
+    char *(*events_after)(store *s, const char *run_id, int64_t after, int limit,
+                          int64_t *last_seq, srv_error *err);
+    /* The highest seq stored for run_id, 0 when none; -1 on failure. */
+    int64_t (*max_seq)(store *s, const char *run_id, srv_error *err);
+    /* An artifact's content (bytes, any length), keyed by (run_id, name). */
+    int (*put_blob)(store *s, const char *run_id, const char *name, const void *data,
+                    size_t len, srv_error *err);
+    /* malloc'd bytes and *len, or NULL (resource_not_found when absent). */
+    void *(*get_blob)(store *s, const char *run_id, const char *name, size_t *len,
+                      srv_error *err);
+    void (*close)(store *s);
+} store_ops;
+
+struct store {
+    const store_ops *ops;
+};
+
+/* Opens the store a --store value names: "sqlite:PATH" (the file and the
+ * folder above it are made; PATH may be relative), or a bare path (taken as
+ * sqlite). Migrates the schema forward; a schema newer than this program
+ * knows is config_invalid. NULL with err set. */
+store *store_open(const char *spec, srv_error *err);
+store *store_sqlite_open(const char *path, srv_error *err);
+static inline void store_close(store *s)
+{
+    if (s)
+        s->ops->close(s);
+}
+
+#endif
