@@ -64,7 +64,6 @@ EOF
     api_key_env: SERVE_MOCK_KEY
     tools:
       allow: [$2]
-    knowledge_sources: [repo_docs]
     policies: [policy_safe_default, policy_fast_expiry, policy_no_curl]
     runtime:
       max_depth: 0
