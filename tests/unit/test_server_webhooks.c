@@ -443,6 +443,46 @@ static void test_remote_refused(void **state)
     }
 }
 
+static void test_bad_secret_and_no_answer(void **state)
+{
+    (void)state;
+    /* A secret that is not base64: refused, never sent unsigned. */
+    mem_store *m = mem_new();
+    webhooks *wh = webhooks_new(&m->base, NULL, NULL);
+    one_tenant t;
+    tenant_init(&t, "http://127.0.0.1:9/", NULL);
+    t.w.secret = "whsec_***";
+    webhooks_emit(wh, &t.t, "run.completed", "run_s.1", "{}");
+    assert_true(webhooks_flush(wh, 5000));
+    json_t *d = only_delivery(m);
+    assert_string_equal(json_string_value(json_object_get(d, "status")), "failed");
+    assert_non_null(strstr(json_string_value(json_object_get(d, "error")), "secret"));
+    json_decref(d);
+    webhooks_free(wh);
+    store_close(&m->base);
+
+    /* Nobody listening: each attempt fails at the transport, then it gives up. */
+    listener *l = listener_start((int[]){200}, 1);
+    int port = l->port;
+    listener_stop(l); /* the port is closed now */
+    m = mem_new();
+    webhooks_options o = {.max_attempts = 2, .first_backoff_ms = 10, .timeout_ms = 2000};
+    wh = webhooks_new(&m->base, &o, NULL);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+    tenant_init(&t, url, NULL);
+    webhooks_emit(wh, &t.t, "run.completed", "run_s.2", "{}");
+    assert_true(webhooks_flush(wh, 10000));
+    d = only_delivery(m);
+    assert_string_equal(json_string_value(json_object_get(d, "status")), "failed");
+    assert_int_equal(json_integer_value(json_object_get(d, "attempt")), 2);
+    assert_true(json_is_null(json_object_get(d, "http_status")));
+    assert_non_null(strstr(json_string_value(json_object_get(d, "error")), "gave up after 2"));
+    json_decref(d);
+    webhooks_free(wh);
+    store_close(&m->base);
+}
+
 static void test_unsubscribed_not_sent(void **state)
 {
     (void)state;
@@ -506,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_retried_then_delivered),
         cmocka_unit_test(test_gone_stops),
         cmocka_unit_test(test_remote_refused),
+        cmocka_unit_test(test_bad_secret_and_no_answer),
         cmocka_unit_test(test_unsubscribed_not_sent),
         cmocka_unit_test(test_free_while_retrying),
     };

@@ -359,11 +359,16 @@ static bool attempt_job(webhooks *wh, wh_job *j)
         log_delivery(wh, j, "failed", r.http_status, "410 Gone: the receiver asked to stop");
         return true;
     }
-    if (j->attempt >= wh->opts.max_attempts || atomic_load(&wh->stop)) {
+    if (atomic_load(&wh->stop)) {
+        /* Not the receiver's fault: the log keeps it pending. */
+        log_delivery(wh, j, "pending", r.http_status,
+                     "not sent: the server stopped during the attempt");
+        return true;
+    }
+    if (j->attempt >= wh->opts.max_attempts) {
         char last[400];
         snprintf(last, sizeof last, "%s (gave up after %d attempts)", why, j->attempt);
-        log_delivery(wh, j, atomic_load(&wh->stop) ? "pending" : "failed", r.http_status,
-                     last);
+        log_delivery(wh, j, "failed", r.http_status, last);
         return true;
     }
     log_delivery(wh, j, "pending", r.http_status, why);
@@ -489,8 +494,12 @@ void webhooks_emit(webhooks *wh, const tenant_config *tenant, const char *event_
         j->history = json_array();
         memcpy(j->created_at, created, sizeof created);
         char why[256];
+        char *probe = webhooks_sign(j->secret, "probe", 0, "");
         if (wh_url_check(w->url, wh->opts.allow_remote, why, sizeof why) != 0)
             j->refused = xstrdup(why);
+        else if (!probe) /* never sent unsigned, and retrying will not help */
+            j->refused = xstrdup("refused: the webhook's secret is not base64 (whsec_...)");
+        free(probe);
         j->due_ms = clock_mono_ms();
         pthread_mutex_lock(&wh->mu);
         j->next = wh->queue;
