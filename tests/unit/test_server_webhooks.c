@@ -461,6 +461,19 @@ static void test_bad_secret_and_no_answer(void **state)
     webhooks_free(wh);
     store_close(&m->base);
 
+    /* An event id that would break the header lines. */
+    m = mem_new();
+    wh = webhooks_new(&m->base, NULL, NULL);
+    tenant_init(&t, "http://127.0.0.1:9/", NULL);
+    webhooks_emit(wh, &t.t, "run.completed", "run_s.1\r\nx-evil: 1", "{}");
+    assert_true(webhooks_flush(wh, 5000));
+    d = only_delivery(m);
+    assert_string_equal(json_string_value(json_object_get(d, "status")), "failed");
+    assert_non_null(strstr(json_string_value(json_object_get(d, "error")), "control"));
+    json_decref(d);
+    webhooks_free(wh);
+    store_close(&m->base);
+
     /* Nobody listening: each attempt fails at the transport, then it gives up. */
     listener *l = listener_start((int[]){200}, 1);
     int port = l->port;

@@ -260,6 +260,15 @@ static char *delivery_id_new(void)
     return xstrdup(out);
 }
 
+/* True when s has a byte a header line may not carry (CR, LF, …). */
+static bool has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return true;
+    return false;
+}
+
 static bool subscribed(const tenant_webhook *w, const char *event_type)
 {
     if (w->events.n == 0) {
@@ -497,6 +506,9 @@ void webhooks_emit(webhooks *wh, const tenant_config *tenant, const char *event_
         char *probe = webhooks_sign(j->secret, "probe", 0, "");
         if (wh_url_check(w->url, wh->opts.allow_remote, why, sizeof why) != 0)
             j->refused = xstrdup(why);
+        else if (has_control(event_id))
+            /* it becomes a header line: no way to inject another header */
+            j->refused = xstrdup("refused: the event id has control characters");
         else if (!probe) /* never sent unsigned, and retrying will not help */
             j->refused = xstrdup("refused: the webhook's secret is not base64 (whsec_...)");
         free(probe);
