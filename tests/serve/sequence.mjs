@@ -69,7 +69,7 @@ await main('serve_sequence', async () => {
   check(iRunning >= 0 && iRunning < iReq && iReq < iFin && iFin < iArt && iArt < iDone,
     'the stream shows run.state_changed(running) → approval.requested → tool.finished → artifact.created(patch.diff) → run.state_changed(completed)',
     { iRunning, iReq, iFin, iArt, iDone, types: evs.map((e) => e.type).filter((x) => x !== 'token.delta') });
-  check(approvedAt > 0 && evs[iReq].payload.approval_id !== undefined, 'approval.requested came on the stream before the answer');
+  check(approvedAt > 0 && iReq >= 0 && Number(evs[iReq].seq) === approvedAt, 'approval.requested came on the stream (before the answer)', approvedAt);
   check(statesOf(sse.events).includes('waiting_approval'), "the server's own run.state_changed shows waiting_approval", statesOf(sse.events));
   const last = evs.filter((e) => e.type === 'run.state_changed' && 'from' in e.payload).pop();
   eq(last && last.payload.state, 'completed', "the last server run.state_changed says completed");
