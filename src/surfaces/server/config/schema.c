@@ -282,6 +282,8 @@ static int unknown_key(const cfg_at *at, const char *key, const cfg_field *field
 int cfg_check_fields(const cfg_at *at, const json_t *node, const cfg_field *fields,
                      void *base, const char *const *foreign, const char *foreign_hint)
 {
+    if (json_is_null(node)) /* "p:" with nothing under it: every default */
+        return 0;
     if (cfg_want_mapping(at, node) != 0)
         return -1;
     const char *key;

@@ -124,8 +124,12 @@ static json_t *scalar_value(reader *r, const yaml_event_t *ev)
         fail_at(r, event_line(ev), "a value holds a NUL character");
         return NULL;
     }
-    if (tag || ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return json_stringn(s, n);
+    if (tag || ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+        json_t *t = json_stringn(s, n);
+        if (!t)
+            fail_at(r, event_line(ev), "a value is not valid UTF-8");
+        return t;
+    }
     if (n == 0 || strcmp(s, "~") == 0 || is_word(s, "null"))
         return json_null();
     if (is_word(s, "true"))
@@ -180,7 +184,11 @@ static json_t *build_mapping(reader *r, int depth)
             free(key);
             goto fail;
         }
-        json_object_set_new(obj, key, v);
+        if (json_object_set_new(obj, key, v) != 0) {
+            fail_at(r, line, "a key is not valid UTF-8");
+            free(key);
+            goto fail;
+        }
         add_line(r->doc, obj, key, 0, line);
         free(key);
     }
