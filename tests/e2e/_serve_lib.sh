@@ -200,11 +200,12 @@ serve_up() {
 # script counts as one failure here (its own lines say which).
 serve_node() {
   local script=$1; shift
+  local what="tests/serve/$script${*:+ $*}"
   export LOOM_SRC T MOCK_LOG SERVE_LOG SERVE_WEBHOOK_SECRET
   if node "$LOOM_SRC/tests/serve/$script" "$@"; then
-    ok "tests/serve/$script $*: every assertion held"
+    ok "$what: every assertion held"
   else
-    not_ok "tests/serve/$script $* failed (server log: $(tail -n 15 "$SERVE_LOG" | tr '\n' '|'))"
+    not_ok "$what failed (server log: $(tail -n 15 "$SERVE_LOG" 2>/dev/null | tr '\n' '|'))"
   fi
 }
 

@@ -5,7 +5,7 @@
 # answering twice → 409, a cancelled run's approval cancelled
 # (tests/serve/approvals.mjs).
 source "$(dirname "$0")/_lib.sh"
-source "$(dirname "$0")/_serve_lib.sh"
+source "$LOOM_SRC/tests/e2e/_serve_lib.sh"
 
 serve_up "$(serve_scenario serve_approvals)"
 mkdir -p "$T/ws/acme-p1/cache" && echo keep > "$T/ws/acme-p1/cache/keep"

@@ -3,7 +3,7 @@
 # goes on), multitask_strategy reject/enqueue/interrupt, sync ?wait=
 # (tests/serve/controls.mjs).
 source "$(dirname "$0")/_lib.sh"
-source "$(dirname "$0")/_serve_lib.sh"
+source "$LOOM_SRC/tests/e2e/_serve_lib.sh"
 
 serve_up "$(serve_scenario serve_controls)"
 serve_node controls.mjs

@@ -4,7 +4,7 @@
 # event a client saw still there with the same seq and bytes, no hole;
 # :resume continues one to completed (tests/serve/crash.mjs).
 source "$(dirname "$0")/_lib.sh"
-source "$(dirname "$0")/_serve_lib.sh"
+source "$LOOM_SRC/tests/e2e/_serve_lib.sh"
 
 serve_up "$(serve_scenario serve_crash)"
 export LOOM_SRC T

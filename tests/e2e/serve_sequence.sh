@@ -6,7 +6,7 @@
 # talking (tests/serve/sequence.mjs); every answer is checked against
 # /openapi.json.
 source "$(dirname "$0")/_lib.sh"
-source "$(dirname "$0")/_serve_lib.sh"
+source "$LOOM_SRC/tests/e2e/_serve_lib.sh"
 
 serve_up "$(serve_scenario serve_sequence)"
 serve_node sequence.mjs

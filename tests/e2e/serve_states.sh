@@ -3,7 +3,7 @@
 # invalid_state_transition for the moves the machine lacks
 # (tests/serve/states.mjs).
 source "$(dirname "$0")/_lib.sh"
-source "$(dirname "$0")/_serve_lib.sh"
+source "$LOOM_SRC/tests/e2e/_serve_lib.sh"
 
 serve_up "$(serve_scenario serve_states)"
 serve_node states.mjs

@@ -4,7 +4,7 @@
 # /openapi.json; project-bound tokens, roles, audit visibility
 # (tests/serve/tenancy.mjs).
 source "$(dirname "$0")/_lib.sh"
-source "$(dirname "$0")/_serve_lib.sh"
+source "$LOOM_SRC/tests/e2e/_serve_lib.sh"
 
 serve_up "$(serve_scenario serve_tenancy)"
 serve_node tenancy.mjs

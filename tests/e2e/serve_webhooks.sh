@@ -11,7 +11,7 @@ RECEIVER_PID=$!
 for _ in $(seq 1 250); do [ -s "$T/receiver.port" ] && break; sleep 0.02; done
 [ -s "$T/receiver.port" ] || { cat "$T/receiver.out" >&2; echo "the webhook receiver did not start" >&2; exit 1; }
 export SERVE_WEBHOOK_URL="http://127.0.0.1:$(cat "$T/receiver.port")/hooks/loom"
-source "$(dirname "$0")/_serve_lib.sh"
+source "$LOOM_SRC/tests/e2e/_serve_lib.sh"
 
 serve_up "$(serve_scenario serve_webhooks)"
 serve_node webhooks.mjs
