@@ -3,8 +3,8 @@
  * events (append, after, max_seq, gaps and rewrites refused whole), blobs,
  * reopening, schema migrations (forward from an older version, a newer one
  * refused), files that are not a store, durability across kill -9 of a
- * child in the middle of appends, and 8 appending threads beside 4 reading
- * ones. Each test has its own temporary folder. The tests run one at a time;
+ * child in the middle of appends, and 8 appending threads (sharing group
+ * commits, some of their batches refused) beside 4 reading ones. Each test has its own temporary folder. The tests run one at a time;
  * the concurrency test makes its own threads. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -686,6 +686,18 @@ static void *conc_writer(void *arg)
             evs[i].json = texts[i];
         }
         srv_error err = {0};
+        /* now and then a batch that must be refused, alone, in the middle of
+         * others' appends sharing its transaction */
+        if ((r >> 8) % 5 == 0) {
+            store_event bad[2] = {{seq + 2, "{\"gap\":1}"}, {seq + 1, "{\"ok\":1}"}};
+            if (c->s->ops->append_events(c->s, run, bad, 1, &err) != -1 ||
+                err.code != LOOM_ERR_INVALID_STATE_TRANSITION)
+                atomic_fetch_add(c->failures, 1);
+            store_event broken[2] = {{seq + 1, "{\"ok\":1}"}, {seq + 2, "{broken"}};
+            if (c->s->ops->append_events(c->s, run, broken, 2, &err) != -1 ||
+                err.code != LOOM_ERR_INVALID_REQUEST)
+                atomic_fetch_add(c->failures, 1);
+        }
         if (c->s->ops->append_events(c->s, run, evs, (size_t)k, &err) != 0) {
             atomic_fetch_add(c->failures, 1);
             break;

@@ -301,8 +301,9 @@ static void sq_close(store *s)
         sq_reader_close(&q->readers[i]);
     for (int k = 0; k < STORE_KIND_END; k++)
         sqlite3_finalize(q->w_put[k]);
-    sqlite3_stmt *ws[] = {q->w_begin,     q->w_commit,         q->w_rollback,
-                          q->w_max_seq,   q->w_insert_event,   q->w_put_blob};
+    sqlite3_stmt *ws[] = {q->w_begin,       q->w_commit,         q->w_rollback,
+                          q->w_max_seq,     q->w_insert_event,   q->w_put_blob,
+                          q->w_savepoint,   q->w_release,        q->w_rollback_to};
     for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
         sqlite3_finalize(ws[i]);
     /* The writer closes last: the last connection checkpoints the WAL into
@@ -311,6 +312,8 @@ static void sq_close(store *s)
     pthread_mutex_destroy(&q->wlock);
     pthread_mutex_destroy(&q->plock);
     pthread_cond_destroy(&q->pfree);
+    pthread_mutex_destroy(&q->qlock);
+    pthread_cond_destroy(&q->qdone);
     free(q->path);
     free(q);
 }
@@ -368,6 +371,9 @@ store *store_sqlite_open(const char *path, srv_error *err)
     pthread_mutex_init(&q->wlock, NULL);
     pthread_mutex_init(&q->plock, NULL);
     pthread_cond_init(&q->pfree, NULL);
+    pthread_mutex_init(&q->qlock, NULL);
+    pthread_cond_init(&q->qdone, NULL);
+    q->qtail = &q->qhead;
     if (sq_open_conn(q, &q->w, true, err) < 0 || sq_migrate(q, err) < 0)
         goto fail;
     for (int i = 0; i < SQ_READERS; i++)

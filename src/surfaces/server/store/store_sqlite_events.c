@@ -2,12 +2,14 @@
  * append_events, events_after, max_seq) and artifact contents (put_blob,
  * get_blob).
  *
- * An append is one IMMEDIATE transaction on the writer: it reads the run's
- * highest seq inside the transaction, refuses the whole batch unless the
- * batch continues it exactly (max+1, max+2, …), inserts, and commits with
- * synchronous=FULL, so when it returns the events are on disk. Holding the
- * writer mutex already keeps our own threads out; IMMEDIATE keeps another
- * process out between the read of the highest seq and the inserts.
+ * An append reads the run's highest seq inside an IMMEDIATE transaction on
+ * the writer, refuses the whole batch unless the batch continues it exactly
+ * (max+1, max+2, …), inserts, and commits with synchronous=FULL, so when it
+ * returns the events are on disk. Appends from several threads that arrive
+ * together share one transaction and one fsync (group commit, below), each
+ * in its own savepoint so a refusal stays its own. Holding the writer mutex
+ * keeps our own threads out; IMMEDIATE keeps another process out between
+ * the read of the highest seq and the inserts.
  *
  * Threading: see store_sqlite_int.h; nothing here keeps state. */
 #include "surfaces/server/store/store_sqlite_int.h"
@@ -90,6 +92,73 @@ static int sq_append_tx(sq_store *q, const char *run_id, const store_event *evs,
     return 0;
 }
 
+/* Fails every request of the group with why (the transaction is gone). */
+static void sq_group_fail(sq_append_req *group, const srv_error *why)
+{
+    for (sq_append_req *r = group; r; r = r->next) {
+        r->ret = -1;
+        r->e = *why;
+        r->e.details_json = NULL;
+        srv_error_set_run(&r->e, r->run_id);
+    }
+}
+
+/* Commits a group of appends in one transaction (the writer held): each
+ * request inside its own savepoint, so a refused one (a seq out of order,
+ * an event that is not JSON) is rolled back alone and the others go on;
+ * any other failure (I/O, a lost transaction) fails the whole group, since
+ * none of it is known to be on disk. */
+static void sq_append_group(sq_store *q, sq_append_req *group)
+{
+    srv_error why = {0};
+    const char *op = "append_events";
+    sqlite3_stmt *b = sq_stmt(q, q->w, &q->w_begin, "BEGIN IMMEDIATE", op, &why);
+    sqlite3_stmt *c = b ? sq_stmt(q, q->w, &q->w_commit, "COMMIT", op, &why) : NULL;
+    sqlite3_stmt *rb = c ? sq_stmt(q, q->w, &q->w_rollback, "ROLLBACK", op, &why) : NULL;
+    sqlite3_stmt *sp = rb ? sq_stmt(q, q->w, &q->w_savepoint, "SAVEPOINT a", op, &why) : NULL;
+    sqlite3_stmt *rel = sp ? sq_stmt(q, q->w, &q->w_release, "RELEASE a", op, &why) : NULL;
+    sqlite3_stmt *rto =
+        rel ? sq_stmt(q, q->w, &q->w_rollback_to, "ROLLBACK TO a", op, &why) : NULL;
+    if (!rto || sq_step_done(q, b, op, &why) < 0) {
+        sq_group_fail(group, &why);
+        return;
+    }
+    for (sq_append_req *r = group; r; r = r->next) {
+        char rop[128];
+        snprintf(rop, sizeof rop, "append_events run %s", r->run_id);
+        if (sq_step_done(q, sp, rop, &why) < 0)
+            goto abort;
+        r->ret = sq_append_tx(q, r->run_id, r->evs, r->n, rop, &r->e);
+        if (r->ret == 0) {
+            if (sq_step_done(q, rel, rop, &why) < 0)
+                goto abort;
+            continue;
+        }
+        if (r->e.code != LOOM_ERR_INVALID_STATE_TRANSITION &&
+            r->e.code != LOOM_ERR_INVALID_REQUEST) {
+            why = r->e;
+            goto abort;
+        }
+        if (sq_step_done(q, rto, rop, &why) < 0 || sq_step_done(q, rel, rop, &why) < 0)
+            goto abort;
+    }
+    if (sq_step_done(q, c, op, &why) == 0)
+        return;
+abort:
+    /* A failed COMMIT or statement can leave the transaction open; end it
+     * so the next group does not find itself inside this one. */
+    if (!sqlite3_get_autocommit(q->w)) {
+        sqlite3_step(rb);
+        sqlite3_reset(rb);
+    }
+    sq_group_fail(group, &why);
+}
+
+/* Group commit: with synchronous=FULL every commit costs an fsync, so
+ * appends that arrive while one commit is on its way to the disk wait in a
+ * queue and the next leader commits all of them in one transaction (one
+ * fsync). The caller still returns only once its own events are on disk.
+ * The first waiter that finds no leader becomes the next one. */
 int sq_append_events(store *s, const char *run_id, const store_event *evs, size_t n,
                      srv_error *err)
 {
@@ -104,26 +173,38 @@ int sq_append_events(store *s, const char *run_id, const store_event *evs, size_
             return srv_fail(err, LOOM_ERR_INVALID_REQUEST,
                             "store %s: append_events run %s: event %zu has no JSON", q->path,
                             run_id, i + 1);
-    char op[128];
-    snprintf(op, sizeof op, "append_events run %s", run_id);
-    pthread_mutex_lock(&q->wlock);
-    int ret = -1;
-    sqlite3_stmt *b = sq_stmt(q, q->w, &q->w_begin, "BEGIN IMMEDIATE", op, err);
-    sqlite3_stmt *c = sq_stmt(q, q->w, &q->w_commit, "COMMIT", op, err);
-    sqlite3_stmt *r = sq_stmt(q, q->w, &q->w_rollback, "ROLLBACK", op, err);
-    if (b && c && r && sq_step_done(q, b, op, err) == 0) {
-        ret = sq_append_tx(q, run_id, evs, n, op, err);
-        if (ret == 0)
-            ret = sq_step_done(q, c, op, err);
-        /* A failed COMMIT can leave the transaction open; end it so the
-         * next call does not find itself inside this one. */
-        if (ret < 0 && !sqlite3_get_autocommit(q->w)) {
-            sqlite3_step(r);
-            sqlite3_reset(r);
+    sq_append_req req = {.run_id = run_id, .evs = evs, .n = n, .ret = -1};
+    pthread_mutex_lock(&q->qlock);
+    *q->qtail = &req;
+    q->qtail = &req.next;
+    while (!req.done) {
+        if (q->qleader) {
+            pthread_cond_wait(&q->qdone, &q->qlock);
+            continue;
         }
+        q->qleader = true;
+        sq_append_req *group = q->qhead;
+        q->qhead = NULL;
+        q->qtail = &q->qhead;
+        pthread_mutex_unlock(&q->qlock);
+        pthread_mutex_lock(&q->wlock);
+        sq_append_group(q, group);
+        pthread_mutex_unlock(&q->wlock);
+        pthread_mutex_lock(&q->qlock);
+        for (sq_append_req *r = group, *next; r; r = next) {
+            next = r->next;
+            r->done = true;
+        }
+        q->qleader = false;
+        pthread_cond_broadcast(&q->qdone);
     }
-    pthread_mutex_unlock(&q->wlock);
-    return ret;
+    pthread_mutex_unlock(&q->qlock);
+    if (req.ret < 0 && err) {
+        srv_fail(err, req.e.code, "%s", req.e.message);
+        err->retryable = req.e.retryable;
+        srv_error_set_run(err, req.e.run_id);
+    }
+    return req.ret;
 }
 
 /* Steps the rows of events_after into out; 0, -1 out of memory, -2 a

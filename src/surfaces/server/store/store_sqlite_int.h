@@ -30,6 +30,19 @@ typedef struct sq_reader {
     sqlite3_stmt *get_blob;
 } sq_reader;
 
+/* One append_events call waiting for a group commit (store_sqlite_events.c):
+ * on its caller's stack, linked into the queue under qlock. The leader
+ * fills ret and e; the caller reads them once done is set. */
+typedef struct sq_append_req {
+    const char *run_id;
+    const store_event *evs;
+    size_t n;
+    int ret;
+    srv_error e;
+    bool done;
+    struct sq_append_req *next;
+} sq_append_req;
+
 typedef struct sq_store {
     store base;
     char *path;
@@ -39,6 +52,12 @@ typedef struct sq_store {
     sqlite3_stmt *w_put[STORE_KIND_END];
     sqlite3_stmt *w_begin, *w_commit, *w_rollback;
     sqlite3_stmt *w_max_seq, *w_insert_event, *w_put_blob;
+    sqlite3_stmt *w_savepoint, *w_release, *w_rollback_to;
+
+    pthread_mutex_t qlock;  /* the append queue and the leader flag */
+    pthread_cond_t qdone;
+    sq_append_req *qhead, **qtail;
+    bool qleader;           /* a thread is committing a group */
 
     pthread_mutex_t plock;  /* the pool's busy flags */
     pthread_cond_t pfree;
