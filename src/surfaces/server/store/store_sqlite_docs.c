@@ -203,8 +203,11 @@ char *sq_get(store *s, store_kind kind, const char *id, srv_error *err)
                 srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->path, op);
         } else if (rc == SQLITE_DONE) {
             /* A client-facing answer: the id, not the server's file path. */
-            srv_fail(err, LOOM_ERR_RESOURCE_NOT_FOUND, "%.*s %s not found",
-                     (int)strlen(table) - 1, table, id ? id : "");
+            static const char *const one[STORE_KIND_END] = {
+                "session", "task", "run", "approval", "artifact", "webhook delivery",
+            };
+            srv_fail(err, LOOM_ERR_RESOURCE_NOT_FOUND, "%s %s not found", one[kind],
+                     id ? id : "");
         } else {
             sq_fail(q, r->db, rc, op, err);
         }
