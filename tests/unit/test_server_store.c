@@ -586,6 +586,36 @@ static void test_not_a_store(void **state)
     assert_non_null(f->s);
 }
 
+/* The checkpoint thread moves the WAL into the database file: after some
+ * thousands of WAL pages of appends, the database file itself grows. */
+static void test_checkpoints(void **state)
+{
+    fx *f = *state;
+    f->s = open_ok(f);
+    char big[2048];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    char *json = malloc(sizeof big + 64);
+    for (int64_t seq = 1; seq <= 3000; seq++) {
+        snprintf(json, sizeof big + 64, "{\"seq\":%lld,\"pad\":\"%s\"}", (long long)seq, big);
+        store_event ev = {seq, json};
+        srv_error err = {0};
+        if (f->s->ops->append_events(f->s, "run_big", &ev, 1, &err) != 0)
+            fail_msg("%s", err.message);
+    }
+    free(json);
+    struct stat st = {0};
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(stat(f->db, &st), 0);
+        if (st.st_size > 4 * 1024 * 1024)
+            break;
+        usleep(50 * 1000);
+    }
+    assert_true(st.st_size > 4 * 1024 * 1024);
+    srv_error err = {0};
+    assert_int_equal(f->s->ops->max_seq(f->s, "run_big", &err), 3000);
+}
+
 /* Overwrites 1 KiB of every third 4 KiB page of path from offset from on. */
 static void corrupt_file(const char *path, long from)
 {
@@ -870,6 +900,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migrate_from_v1, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_newer_schema_refused, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_not_a_store, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_checkpoints, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_pages, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_kill9_mid_append, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_threads, fx_setup, fx_teardown),
