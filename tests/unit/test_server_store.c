@@ -568,6 +568,11 @@ static void test_not_a_store(void **state)
     assert_null(store_open(path, &err));
     assert_int_equal(err.code, LOOM_ERR_CONFIG);
     assert_non_null(strstr(err.message, "not a loom store"));
+    /* left as it was: not switched to WAL, nothing added */
+    assert_int_equal(db_int(path, "SELECT count(*) FROM pragma_journal_mode "
+                                  "WHERE journal_mode = 'delete'"),
+                     1);
+    assert_int_equal(db_int(path, "SELECT count(*) FROM sqlite_master"), 1);
     /* a folder */
     memset(&err, 0, sizeof err);
     assert_null(store_open(f->dir, &err));

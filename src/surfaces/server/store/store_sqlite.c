@@ -197,10 +197,13 @@ static int64_t sq_query_int(sq_store *q, sqlite3 *db, const char *sql, const cha
     return v;
 }
 
+static int sq_writer_pragmas(sq_store *q, srv_error *err);
+
 /* Brings the schema up to store_sqlite_schema_version, one transaction per
  * step, so a step that fails leaves the database at the version before it.
- * A database with tables but no schema_version is someone else's: refused,
- * not written into. */
+ * A database with tables but no schema_version is someone else's, and one
+ * newer than this program is not ours to change: both refused before
+ * anything is written (WAL mode included). */
 static int sq_migrate(sq_store *q, srv_error *err)
 {
     int64_t has_ver = sq_query_int(q, q->w,
@@ -209,6 +212,7 @@ static int sq_migrate(sq_store *q, srv_error *err)
                                    "read the schema", err);
     if (has_ver < 0)
         return -1;
+    int64_t ver = 0;
     if (has_ver == 0) {
         int64_t tables = sq_query_int(q, q->w,
                                       "SELECT count(*) FROM sqlite_master WHERE type='table'",
@@ -220,19 +224,23 @@ static int sq_migrate(sq_store *q, srv_error *err)
                             "store %s: open: an SQLite database with tables but no "
                             "schema_version table: not a loom store",
                             q->path);
-        if (sq_exec(q, q->w, "CREATE TABLE schema_version (version INTEGER NOT NULL)",
-                    "create schema_version", err) < 0)
+    } else {
+        ver = sq_query_int(q, q->w, "SELECT max(version) FROM schema_version",
+                           "read schema_version", err);
+        if (ver < 0)
             return -1;
+        if (ver > store_sqlite_schema_version)
+            return srv_fail(err, LOOM_ERR_CONFIG,
+                            "store %s: the database is at schema version %lld, newer than "
+                            "this program's %d; use a newer loom-serve",
+                            q->path, (long long)ver, store_sqlite_schema_version);
     }
-    int64_t ver = sq_query_int(q, q->w, "SELECT max(version) FROM schema_version",
-                               "read schema_version", err);
-    if (ver < 0)
+    /* Nothing is written before this point: a refused file is left as it was. */
+    if (sq_writer_pragmas(q, err) < 0)
         return -1;
-    if (ver > store_sqlite_schema_version)
-        return srv_fail(err, LOOM_ERR_CONFIG,
-                        "store %s: the database is at schema version %lld, newer than "
-                        "this program's %d; use a newer loom-serve",
-                        q->path, (long long)ver, store_sqlite_schema_version);
+    if (has_ver == 0 && sq_exec(q, q->w, "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+                                "create schema_version", err) < 0)
+        return -1;
     for (int64_t v = ver; v < store_sqlite_schema_version; v++) {
         char op[64];
         snprintf(op, sizeof op, "migrate to schema version %lld", (long long)v + 1);
@@ -265,17 +273,22 @@ static int sq_open_conn(sq_store *q, sqlite3 **db, bool writer, srv_error *err)
     /* Another process (a second loom-serve, the sqlite3 shell) may hold the
      * lock for a moment; wait for it rather than fail at once. */
     sqlite3_busy_timeout(*db, 5000);
-    if (!writer)
-        return sq_exec(q, *db, "PRAGMA query_only=1", "open a reader", err);
+    return writer ? 0 : sq_exec(q, *db, "PRAGMA query_only=1", "open a reader", err);
+}
+
+/* The writer's settings, set once the file is known to be ours: WAL is
+ * persistent in the file, so it is not switched on in someone else's. */
+static int sq_writer_pragmas(sq_store *q, srv_error *err)
+{
     char mode[32];
-    if (sq_pragma_text(q, *db, "PRAGMA journal_mode=WAL", mode, sizeof mode, "open", err) < 0)
+    if (sq_pragma_text(q, q->w, "PRAGMA journal_mode=WAL", mode, sizeof mode, "open", err) < 0)
         return -1;
     if (strcmp(mode, "wal") != 0)
         return srv_fail(err, LOOM_ERR_IO,
                         "store %s: open: the file system refused WAL mode (journal_mode "
                         "is %s)",
                         q->path, mode);
-    return sq_exec(q, *db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", "open", err);
+    return sq_exec(q, q->w, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", "open", err);
 }
 
 static void sq_reader_close(sq_reader *r)

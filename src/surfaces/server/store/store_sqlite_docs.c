@@ -255,8 +255,10 @@ static int sq_list_rows(sq_store *q, sqlite3 *db, sqlite3_stmt *st, int limit, s
         const char *json = (const char *)sqlite3_column_text(st, 2);
         free(last_id);
         free(last_at);
-        last_id = strdup((const char *)sqlite3_column_text(st, 0));
-        last_at = strdup((const char *)sqlite3_column_text(st, 1));
+        const char *cid = (const char *)sqlite3_column_text(st, 0);
+        const char *cat = (const char *)sqlite3_column_text(st, 1);
+        last_id = strdup(cid ? cid : "");
+        last_at = strdup(cat ? cat : "");
         if (!last_id || !last_at || (count > 0 && sq_buf_add(out, ",", 1) < 0) ||
             sq_buf_add(out, json ? json : "null", json ? strlen(json) : 4) < 0)
             ret = srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->path, op);
@@ -282,7 +284,8 @@ char *sq_list(store *s, store_kind kind, const store_list_query *qry, char **nex
     char op[96];
     snprintf(op, sizeof op, "list %s", store_sqlite_tables[kind]);
     if (!qry || !qry->tenant_id || !next_cursor) {
-        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "store %s: %s: no tenant given", q->path, op);
+        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "store %s: %s: no tenant (or no cursor out) given",
+                 q->path, op);
         return NULL;
     }
     if (qry->limit < 1 || qry->limit > 1000) {
