@@ -14,7 +14,7 @@
 #include "surfaces/cli/print_mode.h"
 #include "surfaces/cli/repl.h"
 #include "surfaces/cli/sandbox_cmd.h"
-#include "surfaces/cli/serve_cmd.h"
+#include "surfaces/cli/sibling_cmd.h"
 #include "surfaces/cli/signal_cmd.h"
 
 int main(int argc, char **argv)
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "plugin") == 0)
         return plugin_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
-        return serve_cmd_main(argc - 1, argv + 1);
+        return sibling_cmd_exec("loom-serve", argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "signal") == 0)
         return signal_cmd_main(argc - 1, argv + 1);
     cli_options opt;
