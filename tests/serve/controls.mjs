@@ -4,7 +4,7 @@
 // / interrupt (the first cancelled, the second completes), sync mode
 // (?wait=30 → 200 completed; on a run that asks → 202 run_waiting_approval).
 // Threading: one event loop.
-import { Client, main, check, eq, checkError, ofType, statesOf, seqsContiguous, sleep } from './client.mjs';
+import { Client, main, check, eq, checkError, ofType, statesOf, seqsContiguous, ALL, sleep } from './client.mjs';
 
 await main('serve_controls', async () => {
   const a = new Client(process.env.TOKEN_A, undefined, 'A');
@@ -33,7 +33,7 @@ await main('serve_controls', async () => {
     check(['running', 'paused'].includes(p.state), ':pause answers the Run (it stops at the next turn boundary)', p.state);
     const paused = await a.waitState(run.run_id, ['paused', 'completed', 'failed']);
     eq(paused.state, 'paused', 'the paused run is paused');
-    const before = await a.allEvents(run.run_id);
+    const before = await a.allEvents(run.run_id, { visibility: ALL });
     check(seqsContiguous(before), 'the paused run has seq 1..n with no hole');
     const sess = await a.expect(200, 'GET', `/sessions/${session.session_id}`);
     check(sess.active_run_id === null || sess.active_run_id === run.run_id, 'the session names the paused run or none', sess.active_run_id);
@@ -43,7 +43,7 @@ await main('serve_controls', async () => {
     check(['queued', 'running', 'completed'].includes(rs.state), ':resume answers the Run queued or running', rs.state);
     const end = await a.waitState(run.run_id, ['completed', 'failed', 'cancelled']);
     eq(end.state, 'completed', 'the resumed run completes');
-    const after = await a.allEvents(run.run_id);
+    const after = await a.allEvents(run.run_id, { visibility: ALL });
     check(seqsContiguous(after), 'after the resume the seq goes on 1..n: no hole, no repeat', after.map((e) => e.seq));
     eq(after.slice(0, before.length), before, 'the events before the pause are unchanged after the resume');
     const st = statesOf(after.slice(before.length));

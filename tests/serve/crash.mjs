@@ -13,7 +13,7 @@
 // Threading: one event loop.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, main, check, eq, must, seqsContiguous, statesOf, sleep } from './client.mjs';
+import { Client, main, check, eq, must, seqsContiguous, statesOf, ALL, sleep } from './client.mjs';
 
 const T = process.env.T;
 const seenFile = path.join(T, 'crash_seen.jsonl');
@@ -59,7 +59,7 @@ await main(`serve_crash ${phase}`, async () => {
     if (r.state === 'completed') completed++;
     else if (r.state === 'failed' && r.error && r.error.code === 'run_resumable') resumable++;
     else bad.push(`${id}: ${r.state} ${JSON.stringify(r.error)}`);
-    const evs = await a.allEvents(id);
+    const evs = await a.allEvents(id, { visibility: ALL });
     if (!seqsContiguous(evs)) bad.push(`${id}: seqs ${evs.map((e) => e.seq).join(',')}`);
     const bySeq = new Map(evs.map((e) => [String(e.seq), e]));
     for (const s of seen.filter((x) => x.run_id === id)) {
@@ -83,12 +83,12 @@ await main(`serve_crash ${phase}`, async () => {
   for (const id of runs) if ((await a.getRun(id)).state === 'failed') { one.push(id); break; }
   if (one.length) {
     const id = one[0];
-    const before = await a.allEvents(id);
+    const before = await a.allEvents(id, { visibility: ALL });
     const rs = await a.expect(200, 'POST', `/runs/${id}:resume`, { body: { note: 'RESUME-NOTE: after the crash' } });
     check(['queued', 'running', 'completed'].includes(rs.state), ':resume of a recovered run answers it queued or running', rs.state);
     const end = await a.waitState(id, ['completed', 'failed', 'cancelled'], 60000);
     eq(end.state, 'completed', 'the resumed run completes');
-    const after = await a.allEvents(id);
+    const after = await a.allEvents(id, { visibility: ALL });
     check(seqsContiguous(after), 'its seq goes on from where the crash left it: no hole, no repeat');
     eq(after.slice(0, before.length), before, 'the events before the resume are unchanged');
     check(statesOf(after.slice(before.length)).pop() === 'completed', 'the resumed part ends with run.state_changed(completed)');

@@ -6,7 +6,7 @@
 // what SSE delivered; the approval object, transcript, artifacts, a
 // knowledge search tied to the run (evidence pack, citations).
 // Threading: one event loop; the SSE reader and the approver run at once.
-import { Client, main, check, must, eq, ofType, statesOf, seqsContiguous, show } from './client.mjs';
+import { Client, main, check, must, eq, ofType, statesOf, seqsContiguous, seqsIncreasing, ALL, show } from './client.mjs';
 
 await main('serve_sequence', async () => {
   const a = new Client(process.env.TOKEN_A, undefined, 'A');
@@ -56,7 +56,12 @@ await main('serve_sequence', async () => {
   const evs = sse.events.map((e) => e.data);
   check(sse.events.every((e) => e.id === String(e.data.seq) && e.event === e.data.type),
     "each SSE event's id: line is its seq and event: line its type");
-  check(seqsContiguous(sse.events), 'SSE delivered seq 1, 2, 3, … with no hole and no repeat', evs.map((e) => e.seq));
+  check(seqsIncreasing(sse.events), 'SSE delivered the events in seq order, none twice', evs.map((e) => e.seq));
+  const every = await a.allEvents(r.run_id, { visibility: ALL });
+  check(seqsContiguous(every), "the run's events over every visibility are seq 1, 2, 3, … with no hole", every.map((e) => e.seq));
+  eq(evs, every.filter((e) => e.visibility !== 'audit'), 'the default stream is exactly the user and system events');
+  check(ofType(every, 'approval.answered').some((e) => e.visibility === 'audit' && e.payload.actor_id === 'reviewer_7'),
+    'the answer is audited (approval.answered, audit visibility, the actor)');
   check(evs.every((e) => e.event_id === `${r.run_id}.${e.seq}` && e.run_id === r.run_id),
     'every event_id is <run_id>.<seq>');
 
@@ -122,15 +127,31 @@ await main('serve_sequence', async () => {
     'the transcript holds the goal and the tool call');
 
   // Seed steps 5-6: a knowledge search tied to the run is its evidence.
-  const pack = await a.expect(200, 'POST', '/knowledge/search',
-    { body: { query: 'rollback deploy script', knowledge_sources: ['repo_docs'], run_id: r.run_id } });
+  // run_id in the body ties the pack to the run (docs/server-runs.md); the
+  // wire contract's body is {query, knowledge_sources?, limit?}: without
+  // it, the search still has to work, and the run's citations stay empty.
+  let tied = true;
+  let ks0 = await a.post('/knowledge/search', { query: 'rollback deploy script', knowledge_sources: ['repo_docs'], run_id: r.run_id });
+  if (ks0.status === 400 && /run_id/.test(ks0.text)) {
+    console.log('# note: POST /knowledge/search refuses run_id: a search cannot be tied to a run over HTTP (no evidence_pack artifact, no run citations)');
+    tied = false;
+    ks0 = await a.post('/knowledge/search', { query: 'rollback deploy script', knowledge_sources: ['repo_docs'] });
+  }
+  must(ks0.status === 200, 'POST /knowledge/search answers 200', ks0.text.slice(0, 300));
+  const pack = ks0.json;
   check(/^evp_/.test(pack.evidence_pack_id) && pack.citations.length > 0, 'a knowledge search gives an evp_ evidence pack with citations', pack);
   const c = pack.citations[0] || {};
   check(c.source === 'repo_docs' && /deploy\.md/.test(c.uri) && /[Rr]ollback|deploy/.test(c.snippet),
     'its first citation quotes docs/deploy.md of repo_docs', c);
   check(pack.confidence >= 0 && pack.confidence <= 1 && /^\d{4}-\d{2}-\d{2}/.test(pack.freshness), 'it has a confidence in 0–1 and a freshness date', pack);
   const cits = await a.expect(200, 'GET', `/runs/${r.run_id}/citations`);
-  check(cits.items.some((x) => x.citation_id === c.citation_id), "GET /runs/{id}/citations lists the pack's citations", cits);
+  if (tied) {
+    check(cits.items.some((x) => x.citation_id === c.citation_id), "GET /runs/{id}/citations lists the pack's citations", cits);
+    const arts2 = await a.expect(200, 'GET', `/runs/${r.run_id}/artifacts`);
+    check(arts2.items.some((x) => x.kind === 'evidence_pack'), 'the pack is an evidence_pack artifact of the run');
+  } else {
+    eq(cits.items, [], 'GET /runs/{id}/citations of a run without searches is an empty list');
+  }
 
   const listing = await a.expect(200, 'GET', '/runs', { query: { session_id: s.session_id } });
   eq(listing.items.map((x) => x.run_id), [r.run_id], 'GET /runs?session_id= lists the run');
