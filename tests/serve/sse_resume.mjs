@@ -14,7 +14,7 @@ await main('serve_sse_resume', async () => {
   const RECONNECTS = Number(process.env.SSE_RECONNECTS || 100);
   let seed = Number(process.env.SSE_SEED || Date.now() % 100000);
   console.log(`# random seed ${seed} (SSE_SEED=${seed} to replay)`);
-  const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return Math.floor(seed / 65536) % n; };
 
   const { run } = await a.start({ goal: 'SSE-LONG: a long streamed answer' });
   const got = [];
