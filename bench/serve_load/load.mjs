@@ -52,10 +52,15 @@ function call(method, path, body) {
   });
 }
 
+// Streams connect as soon as their run exists; a delta emitted before the
+// client's stream was open (its 200 arrived) was a backlog, not a live
+// delivery, and is counted apart.
+const connectedAt = new Map();
 function stream(runId, onDelta) {
   return new Promise((resolve) => {
     const req = http.request({ host: URL_.hostname, port: URL_.port, path: `/runs/${runId}/stream`,
       headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' } }, (res) => {
+      connectedAt.set(runId, now());
       if (res.statusCode !== 200) { errors.push(`stream ${runId}: ${res.statusCode}`); res.resume(); return resolve(null); }
       let buf = '';
       let end = null;
@@ -89,7 +94,6 @@ const pct = (a, p) => (a.length ? a[Math.min(a.length - 1, Math.floor((p / 100) 
 const idle = rss();
 const lat = [];
 const firstLat = [];
-const deltaIdx = new Map();
 const firstSeen = new Map();
 let peak = idle || 0;
 let streamingNow = 0;
@@ -99,30 +103,46 @@ const sampler = setInterval(() => {
   if (r && r > peak) { peak = r; peakStreaming = streamingNow; }
 }, 100);
 
+let backlog = 0;
+const emits = [];
+const toLoom = [];
+const toClient = [];
 const t0 = now();
-const ids = await Promise.all(Array.from({ length: RUNS }, async (_, i) => {
+let tCreated = 0;
+const made = [];
+const ends = await Promise.all(Array.from({ length: RUNS }, async (_, i) => {
   const s = await call('POST', '/sessions', { project_id: 'main' });
   if (!s.json || !s.json.session_id) return null;
   const t = await call('POST', '/tasks', { session_id: s.json.session_id, goal: `LOAD-${i}: stream`, agent_profile: 'bench' });
   if (!t.json || !t.json.task_id) return null;
   const r = await call('POST', '/runs', { task_id: t.json.task_id });
-  return r.json && r.json.run_id ? { i, run: r.json.run_id, created: now() } : null;
-}));
-const tCreated = now();
-const live = ids.filter(Boolean);
-const ends = await Promise.all(live.map(({ run }) => {
+  if (!r.json || !r.json.run_id) return null;
+  const run = r.json.run_id;
+  made.push({ i, run });
+  if (made.length === RUNS) tCreated = now();
   streamingNow++;
-  deltaIdx.set(run, 0);
-  return stream(run, (ev, t) => {
+  const e = await stream(run, (ev, tr) => {
     const txt = ev.payload && ev.payload.text || '';
-    if (!firstSeen.has(run)) firstSeen.set(run, t);
+    if (!firstSeen.has(run)) firstSeen.set(run, tr);
     if (MODE === 'stamp') {
-      for (const m of txt.matchAll(/\[t=([0-9.]+)\]/g)) lat.push(t - Number(m[1]));
-    } else {
-      deltaIdx.set(run, deltaIdx.get(run) + 1);
+      for (const m of txt.matchAll(/\[t=([0-9.]+)\]/g)) {
+        if (Number(m[1]) < connectedAt.get(run)) backlog++;
+        else {
+          lat.push(tr - Number(m[1]));
+          emits.push(Number(m[1]));
+          // The split: model emit → the event's ts (loom parsed it), and
+          // ts → receipt (the store, the feed, the HTTP layer).
+          const ts = Date.parse(ev.ts);
+          if (ts) { toLoom.push(ts - Number(m[1])); toClient.push(tr - ts); }
+        }
+      }
     }
-  }).then((e) => { streamingNow--; return e; });
+  });
+  streamingNow--;
+  return e;
 }));
+if (!tCreated) tCreated = now();
+const live = made;
 clearInterval(sampler);
 const tEnd = now();
 
@@ -143,13 +163,22 @@ if (MODE === 'mockllm') {
     if (t && f) firstLat.push(f - (t + 4 * DRIP));
   }
 }
+// Steady state: deltas emitted once every run was created and had 1 s to
+// start (the burst of creating RUNS sessions at once is reported apart).
+const steady = lat.filter((_, k) => emits[k] >= tCreated + 1000).sort((a, b) => a - b);
 const sorted = (MODE === 'stamp' ? lat : firstLat).sort((a, b) => a - b);
 const completed = ends.filter((e) => e && e.state === 'completed').length;
 const out = {
   mode: MODE, runs: RUNS, created: live.length, completed,
   create_seconds: +((tCreated - t0) / 1000).toFixed(2), total_seconds: +((tEnd - t0) / 1000).toFixed(2),
-  samples: sorted.length,
+  samples: sorted.length, backlog_deltas: backlog,
   latency_ms: { p50: +pct(sorted, 50).toFixed(2), p90: +pct(sorted, 90).toFixed(2), p99: +pct(sorted, 99).toFixed(2), max: +(sorted[sorted.length - 1] || NaN).toFixed(2) },
+  steady_samples: steady.length,
+  steady_latency_ms: { p50: +pct(steady, 50).toFixed(2), p99: +pct(steady, 99).toFixed(2), max: +(steady[steady.length - 1] || NaN).toFixed(2) },
+  split_ms: {
+    emit_to_event_ts: { p50: +pct(toLoom.sort((a, b) => a - b), 50).toFixed(1), p99: +pct(toLoom, 99).toFixed(1) },
+    event_ts_to_receipt: { p50: +pct(toClient.sort((a, b) => a - b), 50).toFixed(1), p99: +pct(toClient, 99).toFixed(1) },
+  },
   rss_kb: { idle, peak, peak_streaming_runs: peakStreaming },
   kb_per_streaming_run: idle && peakStreaming ? +((peak - idle) / peakStreaming).toFixed(1) : null,
   errors: errors.length, first_errors: errors.slice(0, 5),
