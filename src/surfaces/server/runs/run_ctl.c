@@ -187,8 +187,11 @@ char *service_run_create(service *svc, const principal *who, const char *body_js
     if (!b)
         return NULL;
     srv_session *s = NULL;
-    const char *strategy = strategy_of(b, err);
-    json_t *task = strategy ? task_for_run(svc, who, b, &s, err) : NULL;
+    char strategy[12] = "";
+    const char *given = strategy_of(b, err);
+    if (given) /* kept past the body's life */
+        snprintf(strategy, sizeof strategy, "%s", given);
+    json_t *task = given ? task_for_run(svc, who, b, &s, err) : NULL;
     if (!task) {
         json_decref(b);
         return NULL;

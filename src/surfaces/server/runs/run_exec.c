@@ -123,10 +123,18 @@ static void cancel_loom(srv_run *r)
     pthread_mutex_unlock(&r->lr_mu);
 }
 
+/* A usage object's tokens: loom writes inputTokens/outputTokens; the
+ * snake_case names are taken too. */
+static long tokens(json_t *usage, const char *camel, const char *snake)
+{
+    json_t *v = json_object_get(usage, camel);
+    return (long)json_integer_value(v ? v : json_object_get(usage, snake));
+}
+
 static void add_usage(srv_run *r, json_t *usage)
 {
-    long in = (long)json_integer_value(json_object_get(usage, "input_tokens"));
-    long out = (long)json_integer_value(json_object_get(usage, "output_tokens"));
+    long in = tokens(usage, "inputTokens", "input_tokens");
+    long out = tokens(usage, "outputTokens", "output_tokens");
     r->in_tok += in;
     r->out_tok += out;
     r->sess->tokens_used += in + out;
@@ -550,9 +558,8 @@ static void end_run(service *svc, srv_run *r, loom_run *lr)
     r->stop_reason = sr ? strdup(sr) : NULL;
     json_t *usage = json_object_get(res, "usage");
     if (json_is_object(usage)) { /* the run's own total wins over the events' sum */
-        r->in_tok = r->base_in + (long)json_integer_value(json_object_get(usage, "input_tokens"));
-        r->out_tok =
-            r->base_out + (long)json_integer_value(json_object_get(usage, "output_tokens"));
+        r->in_tok = r->base_in + tokens(usage, "inputTokens", "input_tokens");
+        r->out_tok = r->base_out + tokens(usage, "outputTokens", "output_tokens");
     }
     json_t *e = json_object_get(res, "error");
     if (r->force_code != LOOM_OK)
