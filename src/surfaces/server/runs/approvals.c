@@ -63,8 +63,9 @@ static void apv_set(service *svc, srv_run *r, srv_approval *a, const char *statu
         json_object_set_new(o, "reason", json_string(reason));
     free(a->doc);
     a->doc = json_dumps(o, JSON_COMPACT);
-    store_doc_keys keys = {r->tenant_id, r->id, a->status,
-                           json_string_value(json_object_get(o, "requested_at"))};
+    char req[40]; /* the keys are read before o is freed by svc_dump */
+    snprintf(req, sizeof req, "%s", json_string_value(json_object_get(o, "requested_at")) ?: "");
+    store_doc_keys keys = {r->tenant_id, r->id, a->status, req};
     writer_doc(svc->w, STORE_APPROVAL, a->id, &keys, svc_dump(o));
 }
 

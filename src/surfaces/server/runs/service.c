@@ -346,8 +346,9 @@ void svc_session_store(service *svc, srv_session *s)
         json_object_set_new(o, "loom_session_id", json_string(s->loom_session_id));
     free(s->doc);
     s->doc = json_dumps(o, JSON_COMPACT);
-    store_doc_keys keys = {s->tenant_id, NULL, NULL,
-                           json_string_value(json_object_get(o, "created_at"))};
+    char created[32];
+    snprintf(created, sizeof created, "%s", json_string_value(json_object_get(o, "created_at")) ?: "");
+    store_doc_keys keys = {s->tenant_id, NULL, NULL, created};
     writer_doc(svc->w, STORE_SESSION, s->id, &keys, svc_dump(o));
 }
 
@@ -488,9 +489,7 @@ char *service_session_create(service *svc, const principal *who, const char *bod
     json_object_set_new(o, "app_id", str_or_null(json_string_value(json_object_get(b, "app_id"))));
     json_object_set_new(o, "user_id",
                         str_or_null(json_string_value(json_object_get(b, "user_id"))));
-    json_object_set(o, "metadata", json_is_object(meta) ? meta : json_object());
-    if (!json_is_object(meta))
-        json_object_set_new(o, "metadata", json_object());
+    json_object_set_new(o, "metadata", json_is_object(meta) ? json_incref(meta) : json_object());
     json_object_set_new(o, "created_at", json_string(now));
     json_object_set_new(o, "updated_at", json_string(now));
     json_object_set_new(o, "scopes", svc_scopes(who->tenant_id, project, id, NULL));
