@@ -1316,6 +1316,144 @@ static void test_recovery_fails_what_was_running(void **state)
     json_decref(a);
 }
 
+
+static tenant_quotas *acme_quotas(void)
+{
+#if TEST_DOUBLE_OBJECTS
+    return &objs->tenants[0].quotas;
+#else
+    return (tenant_quotas *)&objects_tenant(objs, "acme")->quotas;
+#endif
+}
+
+static void test_quotas_refuse_and_stop(void **state)
+{
+    (void)state;
+    sleeper(3);
+    acme_quotas()->concurrent_runs = 1;
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN], sid2[SVC_ID_LEN], tid2[SVC_ID_LEN];
+    session_task("bypass", "sleep", sid, tid);
+    session_task("bypass", "sleep", sid2, tid2);
+    srv_error err = {0};
+    json_t *r = start_run(tid, NULL, &err);
+    char r1[SVC_ID_LEN];
+    snprintf(r1, sizeof r1, "%s", str(r, "run_id"));
+    json_decref(r);
+    /* A second session's run is over the tenant's concurrent_runs. */
+    assert_null(start_run(tid2, NULL, &err));
+    assert_int_equal(err.code, LOOM_ERR_TENANT_QUOTA_EXCEEDED);
+    assert_true(err.retryable);
+    srv_error_clear(&err);
+    json_decref(wait_state(r1, "completed|failed|cancelled"));
+    acme_quotas()->concurrent_runs = 8;
+    /* One tool execution per project: the run that starts a second is stopped. */
+    acme_quotas()->tool_executions_per_project = 1;
+    r = start_run(tid2, NULL, &err);
+    assert_null(r);
+    assert_int_equal(err.code, LOOM_ERR_TENANT_QUOTA_EXCEEDED); /* r1 ran the one tool */
+    srv_error_clear(&err);
+    acme_quotas()->tool_executions_per_project = 2;
+    r = start_run(tid2, NULL, &err);
+    assert_non_null(r);
+    json_t *end = wait_state(str(r, "run_id"), "completed|failed|cancelled");
+    assert_string_equal(str(end, "state"), "completed"); /* its tool is the second: allowed */
+    json_decref(end);
+    json_decref(r);
+    assert_null(start_run(tid2, NULL, &err));
+    assert_int_equal(err.code, LOOM_ERR_TENANT_QUOTA_EXCEEDED);
+    srv_error_clear(&err);
+    /* Room for one more: a run calling two tools is stopped at the second. */
+    acme_quotas()->tool_executions_per_project = 3;
+    cassette("[{\"reply\": {\"text\": \"Two.\", \"tool_calls\": ["
+             "{\"id\": \"t1\", \"name\": \"Bash\", \"input\": {\"command\": \"echo a\"}},"
+             "{\"id\": \"t2\", \"name\": \"Bash\", \"input\": {\"command\": \"echo b\"}}]}},"
+             " {\"reply\": {\"text\": \"Done.\"}}]");
+    char sid3[SVC_ID_LEN], tid3[SVC_ID_LEN];
+    session_task("bypass", "two tools", sid3, tid3);
+    r = start_run(tid3, NULL, &err);
+    assert_non_null(r);
+    end = wait_state(str(r, "run_id"), "completed|failed|cancelled");
+    assert_string_equal(str(end, "state"), "failed");
+    assert_string_equal(str(json_object_get(end, "error"), "code"), "tenant_quota_exceeded");
+    json_decref(end);
+    json_decref(r);
+    acme_quotas()->tool_executions_per_project = 0;
+}
+
+static void test_feed_follows_a_live_run(void **state)
+{
+    (void)state;
+    sleeper(1);
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task("bypass", "sleep", sid, tid);
+    srv_error err = {0};
+    json_t *r = start_run(tid, NULL, &err);
+    char id[SVC_ID_LEN];
+    snprintf(id, sizeof id, "%s", str(r, "run_id"));
+    json_decref(r);
+    /* From the middle (as Last-Event-ID: 1), user events only. */
+    service_feed *f = service_feed_open(svc, &alice, id, 1, 1u << LOOM_VIS_USER, &err);
+    assert_non_null(f);
+    char *json;
+    int64_t seq, last = 1;
+    int rc, keepalives = 0, n = 0;
+    while ((rc = service_feed_next(f, &json, &seq, 200)) >= 0) {
+        if (rc == 0) {
+            keepalives++;
+            continue;
+        }
+        assert_true(seq > last);
+        last = seq;
+        json_t *e = json_loads(json, 0, NULL);
+        assert_string_equal(str(e, "visibility"), "user");
+        json_decref(e);
+        free(json);
+        n++;
+    }
+    assert_non_null(strstr(json, "completed"));
+    free(json);
+    assert_true(n > 0);
+    assert_true(keepalives > 0); /* the sleep left it quiet for a while */
+    service_feed_close(f);
+    json_t *end = get_run(id);
+    assert_string_equal(str(end, "state"), "completed");
+    json_decref(end);
+}
+
+static void test_recovery_resumes_on_restart(void **state)
+{
+    (void)state;
+    cassette("[{\"reply\": {\"text\": \"Done.\"}}, {\"reply\": {\"text\": \"Resumed done.\"}}]");
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task(NULL, "say done", sid, tid);
+    srv_error err = {0};
+    json_t *r = start_run(tid, NULL, &err);
+    char id[SVC_ID_LEN];
+    snprintf(id, sizeof id, "%s", str(r, "run_id"));
+    json_decref(r);
+    r = wait_state(id, "completed");
+    service_free(svc);
+    /* As if the server had died mid-run: the stored run says running. */
+    json_object_set_new(r, "state", json_string("running"));
+    char *doc = json_dumps(r, JSON_COMPACT);
+    json_decref(r);
+    put_doc(STORE_RUN, id, sid, "running", doc);
+    free(doc);
+    srv_error me = {0};
+    int64_t before = st->ops->max_seq(st, id, &me);
+    svc = open_service(true);
+    r = wait_state(id, "completed|cancelled");
+    assert_string_equal(str(r, "state"), "completed");
+    assert_string_equal(str(r, "summary"), "Resumed done.");
+    json_decref(r);
+    json_t *evs = all_events(id);
+    assert_true((int64_t)json_array_size(evs) > before);
+    json_t *next = json_array_get(evs, (size_t)before);
+    assert_string_equal(str(json_object_get(next, "payload"), "state"), "failed");
+    assert_int_equal(count_events(evs, "run.state_changed", "queued"), 2);
+    json_decref(evs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1331,6 +1469,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tenant_isolation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_knowledge_search_makes_citations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_fails_what_was_running, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quotas_refuse_and_stop, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_feed_follows_a_live_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recovery_resumes_on_restart, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
