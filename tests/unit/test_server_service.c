@@ -4,11 +4,9 @@
  * cancel, pause and resume (seq continuing), the multitask strategies,
  * tenant isolation, the state table, feeds, and crash recovery.
  *
- * The store is an in-memory store_ops of this file. Until the config,
- * webhooks, artifacts and knowledge libraries land on integ, this file
- * carries doubles of their functions (TEST_DOUBLE_* below: set one to 0
- * when its library is in loomserver). The objects double ignores the
- * folder and builds the tenants, policies and profile the tests need. */
+ * The objects come from a config folder this file writes (objects_load_all);
+ * the store is an in-memory store_ops of this file (the SQLite one is
+ * tested on its own), so the tests can also plant what a crash leaves. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,19 +25,6 @@
 #include "surfaces/server/runs/service.h"
 #include "surfaces/server/runs/service_int.h"
 #include "tmpdir.h"
-
-#ifndef TEST_DOUBLE_OBJECTS
-#define TEST_DOUBLE_OBJECTS 1
-#endif
-#ifndef TEST_DOUBLE_WEBHOOKS
-#define TEST_DOUBLE_WEBHOOKS 1
-#endif
-#ifndef TEST_DOUBLE_ARTIFACTS
-#define TEST_DOUBLE_ARTIFACTS 1
-#endif
-#ifndef TEST_DOUBLE_KNOWLEDGE
-#define TEST_DOUBLE_KNOWLEDGE 1
-#endif
 
 /* ---- an in-memory store ------------------------------------------------- */
 
@@ -312,213 +297,20 @@ static store *mem_store(void)
     return &m->base;
 }
 
-/* ---- doubles of the libraries not on integ yet ----------------------------- */
-
-#if TEST_DOUBLE_OBJECTS
-#define N_POL 4
-struct server_objects {
-    tenant_config tenants[2];
-    tenant_project projects[2];
-    agent_profile profiles[2];
-    policy_set policies[N_POL];
-    char *rules[2];
-    char *tools[2];
-    char *pol_names[1];
-};
-
-server_objects *objects_load_all(const char *dir, const char *ws, srv_error *err)
+/* objects.h has no way to list the tenants yet, which recovery needs (it is
+ * declared weak in service_int.h). Until the config library has it, this
+ * weak stand-in lists the tenants of this file's tenants.yaml; the real one
+ * wins when it is there. */
+__attribute__((weak)) size_t objects_tenants(const server_objects *o, const tenant_config **out,
+                                             size_t cap)
 {
-    (void)dir;
-    (void)err;
-    server_objects *o = calloc(1, sizeof *o);
-    o->projects[0] = (tenant_project){strdup("web"), strdup(ws)};
-    o->projects[1] = (tenant_project){strdup("default"), strdup(ws)};
-    const char *tid[2] = {"acme", "other"};
-    for (int i = 0; i < 2; i++)
-        o->tenants[i] = (tenant_config){.id = strdup(tid[i]),
-                                        .projects = &o->projects[i],
-                                        .n_projects = 1,
-                                        .quotas = {8, 0, 0, 3, 600, 20}};
-    o->rules[0] = strdup("Bash(echo:*)");
-    o->rules[1] = strdup("rm -rf");
-    const char *pid[N_POL] = {"ask_echo", "ask_fast", "bypass", "default"};
-    for (int i = 0; i < N_POL; i++) {
-        policy_set *p = &o->policies[i];
-        p->id = strdup(pid[i]);
-        p->mode = strdup(i == 2 ? "bypassPermissions" : "acceptEdits");
-        p->approval_timeout_seconds = i == 1 ? 1 : 600;
-        if (i < 2)
-            p->ask = (str_list){&o->rules[0], 1};
-        p->deny = (str_list){&o->rules[1], 1};
-        p->json = strdup("{\"id\":\"policy\"}");
-    }
-    o->pol_names[0] = o->policies[3].id;
-    o->profiles[0] = (agent_profile){.id = strdup("default"),
-                                     .max_depth = 3,
-                                     .policies = {o->pol_names, 1},
-                                     .json = strdup("{\"id\":\"default\"}")};
-    o->tools[0] = strdup("bash");
-    o->tools[1] = strdup("teleport");
-    o->profiles[1] = (agent_profile){.id = strdup("weird"),
-                                     .max_depth = 3,
-                                     .tools_allow = {o->tools, 2},
-                                     .json = strdup("{\"id\":\"weird\"}")};
-    return o;
-}
-
-void objects_free(server_objects *o)
-{
-    if (!o)
-        return;
-    for (int i = 0; i < 2; i++) {
-        free(o->projects[i].id);
-        free(o->projects[i].workspace);
-        free(o->tenants[i].id);
-        free(o->rules[i]);
-        free(o->tools[i]);
-        free(o->profiles[i].id);
-        free(o->profiles[i].json);
-    }
-    for (int i = 0; i < N_POL; i++) {
-        free(o->policies[i].id);
-        free(o->policies[i].mode);
-        free(o->policies[i].json);
-    }
-    free(o);
-}
-
-const agent_profile *objects_profile(const server_objects *o, const char *id, const char *t)
-{
-    (void)t;
-    for (int i = 0; i < 2; i++)
-        if (!strcmp(o->profiles[i].id, id))
-            return &o->profiles[i];
-    return NULL;
-}
-
-const policy_set *objects_policy(const server_objects *o, const char *id, const char *t)
-{
-    (void)t;
-    for (int i = 0; i < N_POL; i++)
-        if (!strcmp(o->policies[i].id, id))
-            return &o->policies[i];
-    return NULL;
-}
-
-const knowledge_source *objects_knowledge_source(const server_objects *o, const char *id,
-                                                 const char *t)
-{
-    (void)o, (void)id, (void)t;
-    return NULL;
-}
-
-const agent_profile *objects_default_profile(const server_objects *o, const char *t)
-{
-    (void)t;
-    return &o->profiles[0];
-}
-
-const tenant_config *objects_tenant(const server_objects *o, const char *id)
-{
-    for (int i = 0; i < 2; i++)
-        if (!strcmp(o->tenants[i].id, id))
-            return &o->tenants[i];
-    return NULL;
-}
-
-const tenant_project *objects_project(const tenant_config *t, const char *id)
-{
-    for (size_t i = 0; i < t->n_projects; i++)
-        if (!strcmp(t->projects[i].id, id))
-            return &t->projects[i];
-    return NULL;
-}
-
-const token_entry *objects_token(const server_objects *o, const char *bearer)
-{
-    (void)o, (void)bearer;
-    return NULL;
-}
-
-size_t objects_token_count(const server_objects *o)
-{
-    (void)o;
-    return 0;
-}
-
-size_t objects_knowledge_sources_visible(const server_objects *o, const char *t, const char *p,
-                                         const knowledge_source **out, size_t cap)
-{
-    (void)o, (void)t, (void)p, (void)out, (void)cap;
-    return 0;
-}
-
-size_t objects_tenants(const server_objects *o, const tenant_config **out, size_t cap)
-{
+    static const char *const ids[] = {"acme", "other"};
     size_t n = 0;
-    for (int i = 0; i < 2 && n < cap; i++)
-        out[n++] = &o->tenants[i];
+    for (size_t i = 0; i < 2 && n < cap; i++)
+        if (objects_tenant(o, ids[i]))
+            out[n++] = objects_tenant(o, ids[i]);
     return n;
 }
-#endif
-
-#if TEST_DOUBLE_WEBHOOKS
-static int webhook_count;
-void webhooks_emit(webhooks *wh, const tenant_config *t, const char *type, const char *id,
-                   const char *payload)
-{
-    (void)wh, (void)t, (void)type, (void)id, (void)payload;
-    webhook_count++;
-}
-#endif
-
-#if TEST_DOUBLE_ARTIFACTS
-static void add_item(artifact_list *l, const char *name, const char *kind, const char *ct,
-                     const char *data)
-{
-    l->items = realloc(l->items, (l->n + 1) * sizeof *l->items);
-    l->items[l->n++] = (artifact_item){strdup(name), strdup(kind), strdup(name), strdup(ct),
-                                       strdup(data), strlen(data)};
-}
-
-int artifacts_build(const artifact_input *in, artifact_list *out)
-{
-    memset(out, 0, sizeof *out);
-    if (in->patch && *in->patch)
-        add_item(out, "patch.diff", "patch", "text/x-diff", in->patch);
-    add_item(out, "summary.json", "summary", "application/json", in->run_json);
-    return 0;
-}
-
-void artifact_list_free(artifact_list *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->items[i].name);
-        free(l->items[i].kind);
-        free(l->items[i].title);
-        free(l->items[i].content_type);
-        free(l->items[i].data);
-    }
-    free(l->items);
-    memset(l, 0, sizeof *l);
-}
-#endif
-
-#if TEST_DOUBLE_KNOWLEDGE
-char *knowledge_search(const knowledge_source *const *sources, size_t n, const char *query,
-                       int limit, const char *run_id, srv_error *err)
-{
-    (void)sources, (void)n, (void)limit, (void)err;
-    json_t *o = json_pack("{s:s, s:o, s:s, s:s, s:[{s:s, s:s}], s:f, s:s}", "evidence_pack_id",
-                          "evp_test", "run_id", run_id ? json_string(run_id) : json_null(),
-                          "question", query, "summary", "one hit", "citations", "citation_id",
-                          "cit_1", "source", "docs", "confidence", 0.5, "freshness",
-                          "2026-12-02");
-    char *s = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    return s;
-}
-#endif
 
 /* ---- fixtures -------------------------------------------------------------- */
 
@@ -543,6 +335,44 @@ static service *open_service(bool resume)
     return s;
 }
 
+static void write_config(const char *dir)
+{
+    tmpdir_write(dir, "profiles.yaml",
+                 "profiles:\n"
+                 "  default:\n"
+                 "    policies: [default]\n"
+                 "  weird:\n"
+                 "    tools:\n"
+                 "      allow: [bash, teleport]\n");
+    tmpdir_write(dir, "policies.yaml",
+                 "policies:\n"
+                 "  default:\n"
+                 "    permissions: {mode: acceptEdits, deny: [\"rm -rf\"]}\n"
+                 "  ask_echo:\n"
+                 "    permissions: {mode: acceptEdits, ask: [\"Bash(echo:*)\"]}\n"
+                 "  ask_fast:\n"
+                 "    permissions: {mode: acceptEdits, ask: [\"Bash(echo:*)\"]}\n"
+                 "    approvals: {timeout_seconds: 1}\n"
+                 "  bypass:\n"
+                 "    permissions: {mode: bypassPermissions}\n");
+    tmpdir_write(dir, "knowledge_sources.yaml",
+                 "knowledge_sources:\n"
+                 "  docs: {type: filesystem, path: kb}\n");
+    tmpdir_write(dir, "kb/guide.md", "# Guide\n\nA failed call is retried three times.\n");
+    char tenants[2048];
+    snprintf(tenants, sizeof tenants,
+             "tenants:\n"
+             "  acme:\n"
+             "    projects:\n"
+             "      web: {workspace: %s}\n"
+             "      mobile: {workspace: %s}\n"
+             "  other:\n"
+             "    projects:\n"
+             "      default: {workspace: %s}\n",
+             work, work, work);
+    tmpdir_write(dir, "tenants.yaml", tenants);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -550,7 +380,7 @@ static int setup(void **state)
         return -1;
     snprintf(work, sizeof work, "%s/work", root);
     mkdir(work, 0700);
-    char claude[700];
+    char claude[700], conf[700];
     snprintf(claude, sizeof claude, "%s/claude", root);
     setenv("CLAUDE_CONFIG_DIR", claude, 1);
     unsetenv("ANTHROPIC_API_KEY");
@@ -558,8 +388,12 @@ static int setup(void **state)
     unsetenv("LOOM_PROVIDER");
     unsetenv("LOOM_MODEL");
     st = mem_store();
+    snprintf(conf, sizeof conf, "%s/config", root);
+    write_config(conf);
     srv_error err = {0};
-    objs = objects_load_all(NULL, work, &err);
+    objs = objects_load_all(conf, work, &err);
+    if (!objs)
+        fail_msg("the config is refused: %s", err.message);
     svc = open_service(false);
     return 0;
 }
@@ -782,7 +616,7 @@ static void test_run_completes_with_every_event(void **state)
     assert_true(json_is_null(json_object_get(json_object_get(first, "payload"), "from")));
     assert_int_equal(count_events(evs, "run.state_changed", "running"), 1);
     assert_int_equal(count_events(evs, "run.state_changed", "completed"), 1);
-    assert_int_equal(count_events(evs, "artifact.created", NULL), 1); /* summary.json */
+    assert_true(count_events(evs, "artifact.created", NULL) >= 4); /* conclusion … summary */
     json_t *last = json_array_get(evs, json_array_size(evs) - 1);
     assert_string_equal(str(last, "type"), "run.completed");
     assert_string_equal(str(last, "visibility"), "system");
@@ -817,11 +651,16 @@ static void test_run_completes_with_every_event(void **state)
     assert_true(json_array_size(json_object_get(tr, "items")) >= 2);
     json_decref(tr);
     json_t *arts = ok(service_artifacts_list(svc, &alice, id, &err), &err);
-    json_t *a0 = json_array_get(json_object_get(arts, "items"), 0);
-    assert_string_equal(str(a0, "name"), "summary.json");
+    json_t *sum = NULL;
+    size_t k;
+    json_t *a0;
+    json_array_foreach(json_object_get(arts, "items"), k, a0) if (!strcmp(str(a0, "name"),
+                                                                           "summary.json")) sum = a0;
+    assert_non_null(sum);
     char uri[128];
     snprintf(uri, sizeof uri, "artifact://%s/summary.json", id);
-    assert_string_equal(str(a0, "uri"), uri);
+    assert_string_equal(str(sum, "uri"), uri);
+    assert_string_equal(str(sum, "kind"), "summary");
     json_decref(arts);
     size_t len;
     char *ct = NULL;
@@ -1244,12 +1083,13 @@ static void test_knowledge_search_makes_citations(void **state)
     json_decref(r);
     json_decref(wait_state(run_id, "completed"));
     char body[200];
-    snprintf(body, sizeof body, "{\"query\": \"retry\", \"run_id\": \"%s\"}", run_id);
+    snprintf(body, sizeof body, "{\"query\": \"retried\", \"run_id\": \"%s\"}", run_id);
     json_t *pack = ok(service_knowledge_search(svc, &alice, body, &err), &err);
-    assert_string_equal(str(pack, "evidence_pack_id"), "evp_test");
+    assert_true(!strncmp(str(pack, "evidence_pack_id"), "evp_", 4));
+    assert_true(json_array_size(json_object_get(pack, "citations")) >= 1);
     json_decref(pack);
     json_t *c = ok(service_citations(svc, &alice, run_id, &err), &err);
-    assert_int_equal(json_array_size(json_object_get(c, "items")), 1);
+    assert_true(json_array_size(json_object_get(c, "items")) >= 1);
     json_decref(c);
     assert_null(service_knowledge_search(svc, &alice, "{\"query\": \"x\", "
                                          "\"knowledge_sources\": [\"nope\"]}", &err));
@@ -1317,13 +1157,11 @@ static void test_recovery_fails_what_was_running(void **state)
 }
 
 
+/* The tests change acme's quotas between runs (the set is read-only for
+ * the server; here no run reads them while they change). */
 static tenant_quotas *acme_quotas(void)
 {
-#if TEST_DOUBLE_OBJECTS
-    return &objs->tenants[0].quotas;
-#else
     return (tenant_quotas *)&objects_tenant(objs, "acme")->quotas;
-#endif
 }
 
 static void test_quotas_refuse_and_stop(void **state)
