@@ -1292,6 +1292,72 @@ static void test_recovery_resumes_on_restart(void **state)
     json_decref(evs);
 }
 
+static void test_sync_wait_times_out(void **state)
+{
+    (void)state;
+    sleeper(2);
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task("bypass", "sleep", sid, tid);
+    srv_error err = {0};
+    char body[128];
+    snprintf(body, sizeof body, "{\"task_id\": \"%s\"}", tid);
+    bool ended = true;
+    json_t *r = ok(service_run_create(svc, &alice, body, 300, &ended, &err), &err);
+    assert_false(ended);
+    if (strcmp(str(r, "state"), "queued") && strcmp(str(r, "state"), "running"))
+        fail_msg("a run 300 ms in is %s", str(r, "state"));
+    json_decref(wait_state(str(r, "run_id"), "completed"));
+    json_decref(r);
+}
+
+#define N_PAR 4
+static void *poll_runs(void *arg)
+{
+    char(*ids)[SVC_ID_LEN] = arg;
+    for (int k = 0; k < 50; k++)
+        for (int i = 0; i < N_PAR; i++) {
+            srv_error err = {0};
+            free(service_run_get(svc, &alice, ids[i], &err));
+            free(service_events_page(svc, &alice, ids[i], 0, 50, 0, &err));
+            srv_error_clear(&err);
+        }
+    return NULL;
+}
+
+static void test_sessions_run_side_by_side(void **state)
+{
+    (void)state;
+    sleeper(1);
+    char ids[N_PAR][SVC_ID_LEN];
+    for (int i = 0; i < N_PAR; i++) {
+        char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+        session_task("bypass", "sleep", sid, tid);
+        srv_error err = {0};
+        json_t *r = start_run(tid, NULL, &err);
+        assert_non_null(r);
+        snprintf(ids[i], SVC_ID_LEN, "%s", str(r, "run_id"));
+        json_decref(r);
+    }
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, poll_runs, ids), 0);
+    for (int i = 0; i < N_PAR; i++) {
+        json_t *r = wait_state(ids[i], "completed|failed|cancelled");
+        assert_string_equal(str(r, "state"), "completed");
+        json_decref(r);
+        json_decref(all_events(ids[i])); /* each run's seq has no hole */
+    }
+    pthread_join(t, NULL);
+    srv_error err = {0};
+    json_t *list = ok(service_run_list(svc, &alice, NULL, "completed", NULL, 2, &err), &err);
+    assert_int_equal(json_array_size(json_object_get(list, "items")), 2);
+    const char *cursor = str(list, "next_cursor");
+    assert_non_null(cursor);
+    json_t *more = ok(service_run_list(svc, &alice, NULL, "completed", cursor, 200, &err), &err);
+    assert_int_equal(json_array_size(json_object_get(more, "items")), N_PAR - 2);
+    json_decref(more);
+    json_decref(list);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1310,6 +1376,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_quotas_refuse_and_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_feed_follows_a_live_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_resumes_on_restart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sync_wait_times_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sessions_run_side_by_side, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
