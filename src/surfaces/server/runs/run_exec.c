@@ -531,9 +531,10 @@ static loom_run_state end_state(srv_run *r, json_t *res, const char **reason)
         *reason = r->force_message;
         return LOOM_RUN_FAILED;
     }
-    if (code && !strcmp(code, "run_blocked_by_policy"))
+    if ((code && !strcmp(code, "run_blocked_by_policy")) || st == LOOM_RUN_BLOCKED_BY_POLICY)
         return LOOM_RUN_BLOCKED_BY_POLICY;
-    if (code && !strcmp(code, "run_blocked_by_capability"))
+    if ((code && !strcmp(code, "run_blocked_by_capability")) ||
+        st == LOOM_RUN_BLOCKED_BY_CAPABILITY)
         return LOOM_RUN_BLOCKED_BY_CAPABILITY;
     if (st == LOOM_RUN_CANCELLED) {
         *reason = r->cancel_reason;
