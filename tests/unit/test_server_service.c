@@ -359,13 +359,17 @@ static void write_config(const char *dir)
                  "knowledge_sources:\n"
                  "  docs: {type: filesystem, path: kb}\n");
     tmpdir_write(dir, "kb/guide.md", "# Guide\n\nA failed call is retried three times.\n");
-    char tenants[2048];
+    char tenants[4096];
     snprintf(tenants, sizeof tenants,
              "tenants:\n"
              "  acme:\n"
              "    projects:\n"
              "      web: {workspace: %s}\n"
              "      mobile: {workspace: %s}\n"
+             "    webhooks:\n"
+             "      - id: wh_main\n"
+             "        url: http://127.0.0.1:9/hooks\n"
+             "        secret: whsec_MDEyMzQ1Njc4OWFiY2RlZg==\n"
              "  other:\n"
              "    projects:\n"
              "      default: {workspace: %s}\n",
@@ -1358,6 +1362,61 @@ static void test_sessions_run_side_by_side(void **state)
     json_decref(list);
 }
 
+static int deliveries_of(const char *type)
+{
+    store_list_query q = {"acme", NULL, NULL, NULL, 1000};
+    char *next = NULL;
+    srv_error err = {0};
+    char *arr = st->ops->list(st, STORE_DELIVERY, &q, &next, &err);
+    free(next);
+    json_t *docs = json_loads(arr ? arr : "[]", 0, NULL);
+    free(arr);
+    int n = 0;
+    size_t i;
+    json_t *d;
+    json_array_foreach(docs, i, d) if (!strcmp(str(d, "event_type"), type) &&
+                                       json_integer_value(json_object_get(d, "attempt")) <= 1) n++;
+    json_decref(docs);
+    return n;
+}
+
+static void test_webhooks_are_sent(void **state)
+{
+    (void)state;
+    service_free(svc);
+    webhooks_options wo = {.max_attempts = 1, .first_backoff_ms = 10, .timeout_ms = 500};
+    srv_error err = {0};
+    webhooks *wh = webhooks_new(st, &wo, &err);
+    assert_non_null(wh);
+    char home[700];
+    snprintf(home, sizeof home, "%s/home", root);
+    service_options o = {.workspace = work, .loom_home = home, .batch_ms = 2};
+    svc = service_new(&o, st, objs, wh, &err);
+    assert_non_null(svc);
+    char turns[2048];
+    snprintf(turns, sizeof turns, BASH_ECHO_THEN_WRITE, work);
+    cassette(turns);
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task("ask_echo", "say hello", sid, tid);
+    json_t *r = start_run(tid, NULL, &err);
+    char run_id[SVC_ID_LEN];
+    snprintf(run_id, sizeof run_id, "%s", str(r, "run_id"));
+    json_decref(r);
+    json_t *a = pending_approval(run_id);
+    json_decref(ok(service_approval_answer(svc, &alice, str(a, "approval_id"), true, NULL, &err),
+                   &err));
+    json_decref(a);
+    json_decref(wait_state(run_id, "completed"));
+    webhooks_flush(wh, 10000);
+    service_free(svc);
+    svc = NULL;
+    webhooks_free(wh);
+    assert_int_equal(deliveries_of("approval.requested"), 1);
+    assert_int_equal(deliveries_of("run.completed"), 1);
+    assert_true(deliveries_of("artifact.created") >= 4);
+    svc = open_service(false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1378,6 +1437,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_recovery_resumes_on_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync_wait_times_out, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sessions_run_side_by_side, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_webhooks_are_sent, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
