@@ -115,14 +115,6 @@ static bool force_stop(srv_run *r, const char *message)
     return true;
 }
 
-static void cancel_loom(srv_run *r)
-{
-    pthread_mutex_lock(&r->lr_mu);
-    if (r->lr)
-        loom_run_cancel(r->lr);
-    pthread_mutex_unlock(&r->lr_mu);
-}
-
 /* A usage object's tokens: loom writes inputTokens/outputTokens; the
  * snake_case names are taken too. */
 static long tokens(json_t *usage, const char *camel, const char *snake)
@@ -211,8 +203,13 @@ static void on_event(void *ctx, const loom_event *ev)
     }
     json_decref(payload);
     json_decref(e);
-    if (cancel)
-        cancel_loom(r);
+    /* Not through lr_mu: an HTTP thread may hold it inside loom_run_answer
+     * while this event is delivered. The run is alive (this is its event);
+     * before loom_run_start returned, lr is NULL and exec_one sees
+     * cancel_pending instead. */
+    loom_run *lr = cancel ? __atomic_load_n(&r->lr, __ATOMIC_ACQUIRE) : NULL;
+    if (lr)
+        loom_run_cancel(lr);
 }
 
 /* ---- the loom config ------------------------------------------------------- */
@@ -625,7 +622,7 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
         return;
     }
     pthread_mutex_lock(&r->lr_mu);
-    r->lr = lr;
+    __atomic_store_n(&r->lr, lr, __ATOMIC_RELEASE); /* on_event reads it without the lock */
     pthread_mutex_unlock(&r->lr_mu);
     pthread_mutex_lock(&svc->mu);
     bool cancel = r->cancel_pending, pause = r->pause_pending;
@@ -638,7 +635,7 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
     loom_run_wait(lr);
     end_run(svc, r, lr);
     pthread_mutex_lock(&r->lr_mu);
-    r->lr = NULL;
+    __atomic_store_n(&r->lr, NULL, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&r->lr_mu);
     loom_run_free(lr);
 }

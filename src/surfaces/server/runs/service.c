@@ -259,8 +259,8 @@ static srv_run *run_from_doc(service *svc, json_t *o, srv_session *sess)
 
 void svc_run_init_mutex(srv_run *r)
 {
-    /* Recursive: loom_run_answer may deliver an event on the caller's
-     * thread, whose handler may need the run (a quota stop). */
+    /* Recursive: a call made under it (loom_run_answer, which may deliver
+     * an event on the caller's thread) can never deadlock on it. */
     pthread_mutexattr_t a;
     pthread_mutexattr_init(&a);
     pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);

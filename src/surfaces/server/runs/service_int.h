@@ -5,7 +5,9 @@
  * Threading: svc->mu guards the maps and every field of srv_session and
  * srv_run marked (mu); it is never held across a loom.h call or a store
  * write. run->lr_mu (recursive) guards run->lr, so an HTTP thread may call
- * loom_run_answer/pause/cancel while the run's exec thread frees it. */
+ * loom_run_answer/pause/cancel while the run's exec thread frees it; it is
+ * written with atomic stores, so the run's own event callback may read it
+ * without the lock (a quota stop cancels from there). */
 #ifndef LOOM_SERVER_SERVICE_INT_H
 #define LOOM_SERVER_SERVICE_INT_H
 
