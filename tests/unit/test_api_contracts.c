@@ -21,23 +21,14 @@
 #include "api/internal.h"
 #include "base/fileio.h"
 #include "loom.h"
+#include "tmpdir.h"
 
 static char home[256], work[300], cassette[512];
 
 static int setup(void **state)
 {
     (void)state;
-    strcpy(home, "/tmp/loom-contracts-XXXXXX");
-    assert_non_null(mkdtemp(home));
-    snprintf(work, sizeof work, "%s/work", home);
-    mkdir(work, 0700);
-    setenv("LOOM_HOME", home, 1);
-    /* Claude Code's folder too: the user's own ~/.claude must not count here. */
-    char claude[600];
-    snprintf(claude, sizeof claude, "%s/claude", home);
-    setenv("CLAUDE_CONFIG_DIR", claude, 1);
-    unsetenv("ANTHROPIC_API_KEY");
-    unsetenv("OPENAI_API_KEY");
+    tmpdir_loom_home(home, sizeof home, work, sizeof work, "loom-contracts");
     snprintf(cassette, sizeof cassette, "%s/cassette.json", home);
     FILE *f = fopen(cassette, "w");
     fputs("{\"turns\":[{\"text\":\"Hello.\",\"usage\":{\"input_tokens\":7,"
@@ -49,9 +40,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmpdir_remove(home);
 }
 
 static loom_config *replay_config(void)

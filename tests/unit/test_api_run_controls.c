@@ -23,31 +23,21 @@
 #include <jansson.h>
 
 #include "loom.h"
+#include "tmpdir.h"
 
 static char home[256], work[300];
 
 static int setup(void **state)
 {
     (void)state;
-    strcpy(home, "/tmp/loom-runctl-XXXXXX");
-    assert_non_null(mkdtemp(home));
-    snprintf(work, sizeof work, "%s/work", home);
-    mkdir(work, 0700);
-    setenv("LOOM_HOME", home, 1);
-    char claude[600];
-    snprintf(claude, sizeof claude, "%s/claude", home);
-    setenv("CLAUDE_CONFIG_DIR", claude, 1);
-    unsetenv("ANTHROPIC_API_KEY");
-    unsetenv("OPENAI_API_KEY");
+    tmpdir_loom_home(home, sizeof home, work, sizeof work, "loom-runctl");
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmpdir_remove(home);
 }
 
 /* A session on a replay cassette with these turns (JSON array text). */

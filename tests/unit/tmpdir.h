@@ -4,6 +4,8 @@
  *   tmpdir_make    a new $TMPDIR/<prefix>-XXXXXX (/tmp without TMPDIR)
  *   tmpdir_remove  rm -r, never following a link out of it
  *   tmpdir_write   root/rel with the folders above it; a failure fails the test
+ *   tmpdir_loom_home  a folder that is LOOM_HOME (and Claude Code's folder) for
+ *                  the tests that go through loom.h, with a work/ folder in it
  * Header-only (static inline), included after cmocka.h. One thread. */
 #ifndef LOOM_TESTS_TMPDIR_H
 #define LOOM_TESTS_TMPDIR_H
@@ -65,6 +67,24 @@ static inline void tmpdir_write(const char *root, const char *rel, const char *t
     *slash = '/';
     assert_int_equal(file_write_atomic(path.ptr, text, strlen(text), 0644, &err), 0);
     str_free(&path);
+}
+
+/* Makes a $TMPDIR/<prefix>-XXXXXX folder into home and <home>/work into work,
+ * and points LOOM_HOME and CLAUDE_CONFIG_DIR (<home>/claude) at it, so the
+ * user's own ~/.loom and ~/.claude never count in a test; the model keys of
+ * the environment are unset. A failure fails the test. */
+static inline void tmpdir_loom_home(char *home, size_t cap, char *work, size_t work_cap,
+                                    const char *prefix)
+{
+    assert_int_equal(tmpdir_make(home, cap, prefix, false), 0);
+    assert_true((size_t)snprintf(work, work_cap, "%s/work", home) < work_cap);
+    assert_int_equal(mkdir(work, 0700), 0);
+    setenv("LOOM_HOME", home, 1);
+    char claude[PATH_MAX];
+    snprintf(claude, sizeof claude, "%s/claude", home);
+    setenv("CLAUDE_CONFIG_DIR", claude, 1);
+    unsetenv("ANTHROPIC_API_KEY");
+    unsetenv("OPENAI_API_KEY");
 }
 
 #endif
