@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "surfaces/server/http/http.h"
+#include "surfaces/server/http/http_internal.h"
 
 /* ---- the fake backend ------------------------------------------------------ */
 
@@ -491,6 +492,39 @@ static void test_public_routes_and_headers(void **state)
     resp_free(&b);
 }
 
+/* The route table and the OpenAPI document name the same operations:
+ * every route is documented, and nothing is documented that is not
+ * routed, with the same need for a token. */
+static void test_openapi_matches_the_route_table(void **state)
+{
+    (void)state;
+    json_t *doc = json_loadb(loom_openapi_json, loom_openapi_json_len, 0, NULL);
+    assert_non_null(doc);
+    json_t *paths = json_object_get(doc, "paths");
+    size_t n, documented = 0;
+    const http_route *routes = router_routes(&n);
+    for (size_t i = 0; i < n; i++) {
+        char path[128], method[8];
+        snprintf(path, sizeof path, "%s%s", routes[i].pattern,
+                 routes[i].action ? routes[i].action : "");
+        snprintf(method, sizeof method, "%s", routes[i].method);
+        for (char *p = method; *p; p++)
+            *p = (char)(*p - 'A' + 'a');
+        json_t *op = json_object_get(json_object_get(paths, path), method);
+        if (!op)
+            fprintf(stderr, "%s %s is not in openapi.json\n", routes[i].method, path);
+        assert_non_null(op);
+        json_t *sec = json_object_get(op, "security");
+        bool is_public = json_is_array(sec) && json_array_size(sec) == 0;
+        assert_int_equal(is_public, !routes[i].needs_auth);
+    }
+    const char *key;
+    json_t *item;
+    json_object_foreach(paths, key, item) documented += json_object_size(item);
+    assert_int_equal(documented, n);
+    json_decref(doc);
+}
+
 static void test_routing_params_and_actions(void **state)
 {
     (void)state;
@@ -922,6 +956,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_public_routes_and_headers),
+        cmocka_unit_test(test_openapi_matches_the_route_table),
         cmocka_unit_test(test_routing_params_and_actions),
         cmocka_unit_test(test_method_not_allowed_on_every_route),
         cmocka_unit_test(test_bodies_are_strict),

@@ -113,6 +113,8 @@ typedef struct http_route {
 /* Matches r's path against the table: the route (params filled in), or
  * NULL after replying 404, 405 (with Allow) or 400 (bad percent-encoding). */
 const http_route *router_match(http_req *r);
+/* The whole table (the unit test checks it against openapi.json). */
+const http_route *router_routes(size_t *n);
 /* Parses the raw URI's query into r (decoded); false after a 400 reply. */
 bool router_parse_query(http_req *r);
 

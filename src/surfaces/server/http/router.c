@@ -51,6 +51,12 @@ static const http_route ROUTES[] = {
 };
 #define N_ROUTES (sizeof ROUTES / sizeof ROUTES[0])
 
+const http_route *router_routes(size_t *n)
+{
+    *n = N_ROUTES;
+    return ROUTES;
+}
+
 #define MAX_SEGMENTS 8
 
 /* Decodes %XX escapes of n bytes into a malloc'd string; with plus, '+' is
