@@ -53,6 +53,23 @@ int http_status_for(loom_error_code code)
     }
 }
 
+/* A JSON string of s; bytes that are not UTF-8 (an id or a path echoed
+ * back as the client sent it) become '?', since jansson refuses them and
+ * the envelope must still say something. */
+static json_t *text_json(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char *copy = xstrdup(s);
+    for (unsigned char *p = (unsigned char *)copy; *p; p++)
+        if (*p >= 0x80 || *p < 0x20)
+            *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j;
+}
+
 char *error_envelope(loom_error_code code, const char *message, bool retryable,
                      const char *run_id, const char *details_json)
 {
@@ -67,9 +84,9 @@ char *error_envelope(loom_error_code code, const char *message, bool retryable,
     const char *name = loom_error_code_name(code);
     json_t *e = json_object();
     json_object_set_new(e, "code", json_string(name ? name : "internal_error"));
-    json_object_set_new(e, "message", json_string(message && *message ? message : "failed"));
+    json_object_set_new(e, "message", text_json(message && *message ? message : "failed"));
     json_object_set_new(e, "retryable", json_boolean(retryable));
-    json_object_set_new(e, "run_id", run_id && *run_id ? json_string(run_id) : json_null());
+    json_object_set_new(e, "run_id", run_id && *run_id ? text_json(run_id) : json_null());
     json_object_set_new(e, "details", details ? details : json_object());
     json_t *env = json_object();
     json_object_set_new(env, "error", e);
