@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "base/str.h"
@@ -76,6 +77,21 @@ static int write_port_file(const char *path, int port)
     }
     str_free(&tmp);
     return rc;
+}
+
+/* Each connection (a stream is one for the run's life) and each run's
+ * model connection is a file descriptor; the usual soft limit of 1024 would
+ * cap the server far below its connection limit, so take the hard one. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+        return;
+    rlim_t want = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+    if (want <= rl.rlim_cur)
+        return;
+    rl.rlim_cur = want;
+    setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 int main(int argc, char **argv)
@@ -169,6 +185,7 @@ int main(int argc, char **argv)
     sigaddset(&stop, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
+    raise_fd_limit();
 
     srv_error err = {0};
     loom_server *s = server_new(&o, &err);
