@@ -297,21 +297,6 @@ static store *mem_store(void)
     return &m->base;
 }
 
-/* objects.h has no way to list the tenants yet, which recovery needs (it is
- * declared weak in service_int.h). Until the config library has it, this
- * weak stand-in lists the tenants of this file's tenants.yaml; the real one
- * wins when it is there. */
-__attribute__((weak)) size_t objects_tenants(const server_objects *o, const tenant_config **out,
-                                             size_t cap)
-{
-    static const char *const ids[] = {"acme", "other"};
-    size_t n = 0;
-    for (size_t i = 0; i < 2 && n < cap; i++)
-        if (objects_tenant(o, ids[i]))
-            out[n++] = objects_tenant(o, ids[i]);
-    return n;
-}
-
 /* ---- fixtures -------------------------------------------------------------- */
 
 static char root[512], work[600];

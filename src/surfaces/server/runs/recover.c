@@ -110,15 +110,13 @@ static void recover_tenant(service *svc, const char *tenant)
 
 void svc_recover(service *svc)
 {
-    const tenant_config *list[256];
-    size_t n = 0;
-    if (objects_tenants)
-        n = objects_tenants(svc->objs, list, 256);
-    if (n == 0) {
-        recover_tenant(svc, "default");
-    } else {
-        for (size_t i = 0; i < n && i < 256; i++)
-            recover_tenant(svc, list[i]->id);
-    }
+    size_t n = objects_tenants(svc->objs, NULL, 0);
+    const tenant_config **list = n ? calloc(n, sizeof *list) : NULL;
+    if (n && !list)
+        return;
+    objects_tenants(svc->objs, list, n);
+    for (size_t i = 0; i < n; i++)
+        recover_tenant(svc, list[i]->id);
+    free(list);
     writer_flush(svc->w);
 }

@@ -185,10 +185,4 @@ void apv_cancel_pending(service *svc, srv_run *r);
 /* ---- recover.c --------------------------------------------------------- */
 void svc_recover(service *svc);
 
-/* Every tenant of the objects. Not in objects.h yet (see docs/server-runs.md):
- * when the config library has it, recovery covers every tenant; without it,
- * the tenant "default" only. */
-size_t objects_tenants(const server_objects *o, const tenant_config **out, size_t cap)
-    __attribute__((weak));
-
 #endif
