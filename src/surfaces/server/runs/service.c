@@ -742,6 +742,7 @@ void service_free(service *svc)
             free(s->workspace);
             free(s->doc);
             free(s->loom_session_id);
+            free(s->agent_key);
             pthread_mutex_destroy(&s->use_mu);
             free(s);
         }
