@@ -1360,6 +1360,30 @@ static void test_recovery_resumes_on_restart(void **state)
     json_decref(evs);
 }
 
+/* A stop of the server (SIGTERM: service_free) while a run works ends the
+ * run failed with run_resumable, as a crash would, not cancelled: nobody
+ * cancelled it, and :resume after the restart goes on. */
+static void test_server_stop_leaves_runs_resumable(void **state)
+{
+    (void)state;
+    sleeper(30);
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task("bypass", "sleep", sid, tid);
+    srv_error err = {0};
+    json_t *r = start_run(tid, NULL, &err);
+    char id[SVC_ID_LEN];
+    snprintf(id, sizeof id, "%s", str(r, "run_id"));
+    json_decref(r);
+    json_decref(wait_state(id, "running"));
+    service_free(svc);
+    svc = open_service(false);
+    r = wait_state(id, "failed|cancelled|completed");
+    if (strcmp(str(r, "state"), "failed"))
+        fail_msg("a run the server's stop interrupted is %s, not failed (resumable)", str(r, "state"));
+    assert_string_equal(str(json_object_get(r, "error"), "code"), "run_resumable");
+    json_decref(r);
+}
+
 static void test_sync_wait_times_out(void **state)
 {
     (void)state;
@@ -1502,6 +1526,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_feed_follows_a_live_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_resumes_on_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync_wait_times_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_stop_leaves_runs_resumable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sessions_run_side_by_side, setup, teardown),
         cmocka_unit_test_setup_teardown(test_webhooks_are_sent, setup, teardown),
     };

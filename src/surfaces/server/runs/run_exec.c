@@ -587,7 +587,10 @@ static void make_artifacts(service *svc, srv_run *r, loom_run *lr, const char *r
 }
 
 /* The server state for loom's result. */
-static loom_run_state end_state(srv_run *r, json_t *res, const char **reason)
+static const char STOPPED[] =
+    "the server stopped while the run was going; :resume goes on from where it was";
+
+static loom_run_state end_state(const service *svc, srv_run *r, json_t *res, const char **reason)
 {
     const char *code = json_string_value(json_object_get(json_object_get(res, "error"), "code"));
     int st = loom_run_state_from_name(json_string_value(json_object_get(res, "state")));
@@ -601,6 +604,12 @@ static loom_run_state end_state(srv_run *r, json_t *res, const char **reason)
     if ((code && !strcmp(code, "run_blocked_by_capability")) ||
         st == LOOM_RUN_BLOCKED_BY_CAPABILITY)
         return LOOM_RUN_BLOCKED_BY_CAPABILITY;
+    if (st == LOOM_RUN_CANCELLED && svc->stopping) {
+        /* Nobody cancelled it: a stop of the server (SIGTERM) ends the run
+         * resumable, as a crash would, not cancelled. */
+        *reason = STOPPED;
+        return LOOM_RUN_FAILED;
+    }
     if (st == LOOM_RUN_CANCELLED) {
         *reason = r->cancel_reason;
         return LOOM_RUN_CANCELLED;
@@ -615,7 +624,7 @@ static void end_run(service *svc, srv_run *r, loom_run *lr)
     json_t *res = json_loads(loom_run_result_json(lr), 0, NULL);
     const char *reason;
     pthread_mutex_lock(&svc->mu);
-    loom_run_state to = end_state(r, res, &reason);
+    loom_run_state to = end_state(svc, r, res, &reason);
     free(r->summary);
     free(r->stop_reason);
     const char *sum = json_string_value(json_object_get(res, "result"));
@@ -630,6 +639,8 @@ static void end_run(service *svc, srv_run *r, loom_run *lr)
     json_t *e = json_object_get(res, "error");
     if (r->force_code != LOOM_OK)
         set_error(r, r->force_code, r->force_message);
+    else if (reason == STOPPED)
+        set_error(r, LOOM_ERR_RUN_RESUMABLE, STOPPED);
     else if (to == LOOM_RUN_CANCELLED)
         set_error(r, LOOM_ERR_RUN_CANCELLED, r->cancel_reason ? r->cancel_reason : "cancelled");
     else if (json_is_object(e)) {
@@ -665,6 +676,11 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
         return;
     }
     pthread_mutex_lock(&svc->mu);
+    if (r->cancel_pending && svc->stopping) {
+        pthread_mutex_unlock(&svc->mu);
+        svc_end_without_loom(svc, r, LOOM_RUN_FAILED, LOOM_ERR_RUN_RESUMABLE, STOPPED);
+        return;
+    }
     if (r->cancel_pending) {
         pthread_mutex_unlock(&svc->mu);
         svc_end_without_loom(svc, r, LOOM_RUN_CANCELLED, LOOM_ERR_RUN_CANCELLED,
