@@ -328,7 +328,10 @@ static void write_config(const char *dir)
                  "    policies: [default]\n"
                  "  weird:\n"
                  "    tools:\n"
-                 "      allow: [bash, teleport]\n");
+                 "      allow: [bash, teleport]\n"
+                 "  bashy:\n"
+                 "    tools:\n"
+                 "      allow: [bash, file_read]\n");
     tmpdir_write(dir, "policies.yaml",
                  "policies:\n"
                  "  default:\n"
@@ -339,7 +342,9 @@ static void write_config(const char *dir)
                  "    permissions: {mode: acceptEdits, ask: [\"Bash(echo:*)\"]}\n"
                  "    approvals: {timeout_seconds: 1}\n"
                  "  bypass:\n"
-                 "    permissions: {mode: bypassPermissions}\n");
+                 "    permissions: {mode: bypassPermissions}\n"
+                 "  nobash:\n"
+                 "    permissions: {mode: acceptEdits, deny: [Bash]}\n");
     tmpdir_write(dir, "knowledge_sources.yaml",
                  "knowledge_sources:\n"
                  "  docs: {type: filesystem, path: kb}\n");
@@ -551,7 +556,7 @@ static void test_state_table(void **state)
     (void)state;
     static const char *const listed[] = {
         "queued>running",          "queued>cancelled",        "queued>failed",
-        "queued>blocked_by_capability",
+        "queued>blocked_by_policy", "queued>blocked_by_capability",
         "running>waiting_approval", "running>waiting_external", "running>paused",
         "running>completed",       "running>failed",          "running>cancelled",
         "running>blocked_by_policy", "running>blocked_by_capability",
@@ -1000,6 +1005,80 @@ static void test_capability_missing_blocks(void **state)
     json_decref(r);
 }
 
+/* The profile needs Bash and the task's policy denies it outright: the run
+ * is blocked by policy (not by capability: the server has the tool), with
+ * the policy named, before any model call. */
+static void test_policy_denying_a_needed_tool_blocks(void **state)
+{
+    (void)state;
+    cassette(DONE);
+    srv_error err = {0};
+    json_t *s = ok(service_session_create(svc, &alice, NULL, &err), &err);
+    char body[256];
+    snprintf(body, sizeof body, "{\"session_id\": \"%s\", \"goal\": \"g\", \"agent_profile\": "
+             "\"bashy\", \"policy_id\": \"nobash\"}", str(s, "session_id"));
+    json_decref(s);
+    json_t *t = ok(service_task_create(svc, &alice, body, &err), &err);
+    json_t *r = start_run(str(t, "task_id"), NULL, &err);
+    json_decref(t);
+    json_t *end = wait_state(str(r, "run_id"), "blocked_by_policy|blocked_by_capability|failed|completed");
+    if (strcmp(str(end, "state"), "blocked_by_policy"))
+        fail_msg("the run ended %s: %s", str(end, "state"), json_dumps(json_object_get(end, "error"), 0));
+    json_t *e = json_object_get(end, "error");
+    assert_string_equal(str(e, "code"), "run_blocked_by_policy");
+    if (!strstr(str(e, "message"), "nobash") || !strstr(str(e, "message"), "Bash"))
+        fail_msg("the blocked run does not name the policy and the tool: %s", str(e, "message"));
+    json_decref(end);
+    json_decref(r);
+}
+
+/* Two tasks of one session under different policies: the second run works
+ * under its own policy (its Bash call asks), not the first task's
+ * bypassPermissions. */
+static void test_each_task_runs_under_its_own_policy(void **state)
+{
+    (void)state;
+    static const char *ECHO_DONE =
+        "[{\"reply\": {\"text\": \"Checking.\", \"tool_calls\": [{\"id\": \"c1\", \"name\": "
+        "\"Bash\", \"input\": {\"command\": \"echo hello-approval\"}}]}},"
+        " {\"reply\": {\"text\": \"Done.\"}},"
+        " {\"reply\": {\"text\": \"Again.\", \"tool_calls\": [{\"id\": \"c2\", \"name\": "
+        "\"Bash\", \"input\": {\"command\": \"echo hello-approval\"}}]}},"
+        " {\"reply\": {\"text\": \"Done again.\"}}]";
+    /* One script for the session's conversation: the replay provider picks
+     * the turn by how far the conversation has got. */
+    cassette(ECHO_DONE);
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task("bypass", "echo it", sid, tid);
+    srv_error err = {0};
+    json_t *r1 = start_run(tid, NULL, &err);
+    json_t *d1 = wait_state(str(r1, "run_id"), "completed|failed|waiting_approval");
+    assert_string_equal(str(d1, "state"), "completed");
+    json_decref(d1);
+    json_decref(r1);
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"session_id\": \"%s\", \"goal\": \"echo again\", \"policy_id\": \"ask_echo\"}", sid);
+    json_t *t2 = ok(service_task_create(svc, &alice, body, &err), &err);
+    json_t *r2 = start_run(str(t2, "task_id"), NULL, &err);
+    json_decref(t2);
+    json_t *w = wait_state(str(r2, "run_id"), "waiting_approval|completed|failed");
+    if (strcmp(str(w, "state"), "waiting_approval"))
+        fail_msg("the second task's run did not ask under its own policy: %s %s", str(w, "state"),
+                 json_dumps(json_object_get(w, "error"), 0));
+    json_decref(w);
+    json_t *a = pending_approval(str(r2, "run_id"));
+    assert_string_equal(str(a, "question"), "Allow Bash: echo hello-approval?");
+    json_t *ans = ok(service_approval_answer(svc, &alice, str(a, "approval_id"), true, NULL, &err),
+                     &err);
+    json_decref(ans);
+    json_decref(a);
+    json_t *d2 = wait_state(str(r2, "run_id"), "completed|failed");
+    assert_string_equal(str(d2, "state"), "completed");
+    json_decref(d2);
+    json_decref(r2);
+}
+
 static void test_tenant_isolation(void **state)
 {
     (void)state;
@@ -1281,6 +1360,30 @@ static void test_recovery_resumes_on_restart(void **state)
     json_decref(evs);
 }
 
+/* A stop of the server (SIGTERM: service_free) while a run works ends the
+ * run failed with run_resumable, as a crash would, not cancelled: nobody
+ * cancelled it, and :resume after the restart goes on. */
+static void test_server_stop_leaves_runs_resumable(void **state)
+{
+    (void)state;
+    sleeper(30);
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task("bypass", "sleep", sid, tid);
+    srv_error err = {0};
+    json_t *r = start_run(tid, NULL, &err);
+    char id[SVC_ID_LEN];
+    snprintf(id, sizeof id, "%s", str(r, "run_id"));
+    json_decref(r);
+    json_decref(wait_state(id, "running"));
+    service_free(svc);
+    svc = open_service(false);
+    r = wait_state(id, "failed|cancelled|completed");
+    if (strcmp(str(r, "state"), "failed"))
+        fail_msg("a run the server's stop interrupted is %s, not failed (resumable)", str(r, "state"));
+    assert_string_equal(str(json_object_get(r, "error"), "code"), "run_resumable");
+    json_decref(r);
+}
+
 static void test_sync_wait_times_out(void **state)
 {
     (void)state;
@@ -1414,6 +1517,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pause_then_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(test_multitask_strategies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capability_missing_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_policy_denying_a_needed_tool_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_each_task_runs_under_its_own_policy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tenant_isolation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_knowledge_search_makes_citations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_fails_what_was_running, setup, teardown),
@@ -1421,6 +1526,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_feed_follows_a_live_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_resumes_on_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync_wait_times_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_stop_leaves_runs_resumable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sessions_run_side_by_side, setup, teardown),
         cmocka_unit_test_setup_teardown(test_webhooks_are_sent, setup, teardown),
     };

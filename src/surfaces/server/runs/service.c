@@ -705,7 +705,9 @@ void service_free(service *svc)
 {
     if (!svc)
         return;
-    /* Stop what runs: cancel every loom run, then wait for the exec threads. */
+    /* Stop what runs: cancel every loom run, then wait for the exec threads.
+     * With stopping set, a run stopped this way ends failed with
+     * run_resumable (run_exec.c), so :resume after a restart goes on. */
     pthread_mutex_lock(&svc->mu);
     svc->stopping = true;
     for (int b = 0; b < SVC_BUCKETS; b++)
@@ -742,6 +744,7 @@ void service_free(service *svc)
             free(s->workspace);
             free(s->doc);
             free(s->loom_session_id);
+            free(s->agent_key);
             pthread_mutex_destroy(&s->use_mu);
             free(s);
         }

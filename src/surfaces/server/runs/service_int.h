@@ -60,6 +60,7 @@ typedef struct srv_session {
     char *loom_session_id;      /* (mu) set when the loom session is made */
     loom_agent *agent;          /* made at the first run; used by the exec thread only */
     loom_session *ls;
+    char *agent_key;            /* "profile\npolicy" the agent was configured for (exec thread) */
     pthread_mutex_t use_mu;     /* one user of agent/ls at a time */
     srv_run *active;            /* (mu) the run the session works on */
     srv_run *queue_head, *queue_tail; /* (mu) enqueued runs */
