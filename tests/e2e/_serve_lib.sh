@@ -64,7 +64,7 @@ EOF
     api_key_env: SERVE_MOCK_KEY
     tools:
       allow: [$2]
-    policies: [policy_safe_default, policy_fast_expiry, policy_no_curl]
+    policies: [policy_safe_default, policy_fast_expiry, policy_no_curl, policy_no_bash]
     runtime:
       max_depth: 0
       max_turns: 40
@@ -97,6 +97,10 @@ policies:
       mode: acceptEdits
       allow: ["echo", "sleep", "true"]
       deny: ["curl"]
+  policy_no_bash:
+    permissions:
+      mode: acceptEdits
+      deny: [Bash]
 EOF
   cat > "$SERVE_CONF/knowledge_sources.yaml" <<'EOF'
 knowledge_sources:

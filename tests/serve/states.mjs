@@ -4,10 +4,11 @@
 // waiting_external (AskUserQuestion with nobody to ask, when the service
 // has it — reported as a note otherwise), paused, completed, failed
 // (mockllm answers 500 until the retries run out), cancelled,
-// blocked_by_policy (the policy denies curl, the one tool the model
-// insists on), blocked_by_capability (a profile whose tools.allow names a
-// tool the server does not have); and invalid_state_transition for the
-// moves the machine does not have.
+// blocked_by_policy (the task's policy denies Bash outright, which its
+// profile lists; a denial with a way around completes instead),
+// blocked_by_capability (a profile whose tools.allow names a tool the
+// server does not have); and invalid_state_transition for the moves the
+// machine does not have.
 // Threading: one event loop.
 import { Client, main, check, eq, checkError, statesOf, ofType, sleep } from './client.mjs';
 
@@ -102,16 +103,28 @@ await main('serve_states', async () => {
     check(ofType(evs, 'warning.emitted').some((e) => e.payload.kind === 'model_retry'), 'the retries were warned of on the way');
   }
 
-  // blocked_by_policy
+  // blocked_by_policy (docs/server-runs.md): the profile lists bash, the
+  // task's policy denies Bash outright — the server has the tool, the
+  // policy forbids it: the run is blocked before it starts.
+  {
+    const { run } = await a.start({ goal: 'ST-POLICY: fetch the page with curl', policy_id: 'policy_no_bash' });
+    const b = await a.waitState(run.run_id, ENDED, 30000);
+    eq(b.state, 'blocked_by_policy', "a task whose policy denies outright a tool its profile needs (Bash) is blocked_by_policy");
+    saw(b.state);
+    check(b.error && b.error.code === 'run_blocked_by_policy' && /policy_no_bash/.test(b.error.message) && /Bash/.test(b.error.message),
+      'its error is run_blocked_by_policy naming the policy and the tool', b.error);
+    const rs = await a.post(`/runs/${run.run_id}:resume`, {});
+    checkError(rs, 409, 'invalid_state_transition', ':resume on a run blocked by policy');
+  }
+  // A denial with a way around is not a block: the policy denies curl, the
+  // model tries twice, gives up in words — completed, the denials audited.
   {
     const { run } = await a.start({ goal: 'ST-POLICY: fetch the page with curl', policy_id: 'policy_no_curl' });
     const b = await a.waitState(run.run_id, ENDED, 30000);
-    eq(b.state, 'blocked_by_policy', 'a run whose only way forward the policy denies is blocked_by_policy');
-    saw(b.state);
-    check(b.error && b.error.code === 'run_blocked_by_policy', 'its error is run_blocked_by_policy', b.error);
+    eq(b.state, 'completed', 'a run whose denied calls have a way around (the model answers in words) completes');
     const audit = await a.allEvents(run.run_id, { visibility: 'user,system,audit' });
-    check(ofType(audit, 'policy.denied').length >= 1, 'the denials are policy.denied audit events');
-    check(ofType(audit, 'tool.failed').length >= 1 && ofType(audit, 'tool.finished').filter((e) => !e.payload.is_error).length === 0,
+    check(ofType(audit, 'policy.denied').length === 2, 'both denied curl calls are policy.denied audit events', ofType(audit, 'policy.denied').length);
+    check(ofType(audit, 'tool.failed').length >= 2 && ofType(audit, 'tool.finished').filter((e) => !e.payload.is_error).length === 0,
       'the denied tool never ran');
   }
 
