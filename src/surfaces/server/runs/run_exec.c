@@ -509,18 +509,30 @@ void svc_end_without_loom(service *svc, srv_run *r, loom_run_state to, loom_erro
 
 /* The artifacts of an ended run: each stored (content and document) and
  * announced (artifact.created event and webhook). */
+enum { REPORT_EVENTS = 10000 };
+
 static void make_artifacts(service *svc, srv_run *r, loom_run *lr, const char *run_json)
 {
     char *patch = loom_run_patch(lr);
     const tenant_config *t = svc_tenant(svc, r->tenant_id);
+    /* The report and the summary count the run's tools and approvals from
+     * its stored events (the writer flushed first; at most the first
+     * REPORT_EVENTS of a very long run). */
+    writer_flush(svc->w);
+    srv_error eerr = {0};
+    int64_t last = 0;
+    char *events = svc->st->ops->events_after(svc->st, r->id, 0, REPORT_EVENTS, &last, &eerr);
+    srv_error_clear(&eerr);
     artifact_input in = {.run_id = r->id,
                          .run_json = run_json,
                          .result_json = loom_run_result_json(lr),
+                         .events_json = events,
                          .patch = patch,
                          .max_artifacts = t ? t->quotas.max_artifacts_per_run : 20};
     artifact_list al;
     if (artifacts_build(&in, &al) != 0) {
         free(patch);
+        free(events);
         return;
     }
     for (size_t i = 0; i < al.n; i++) {
@@ -584,6 +596,7 @@ static void make_artifacts(service *svc, srv_run *r, loom_run *lr, const char *r
     }
     artifact_list_free(&al);
     free(patch);
+    free(events);
 }
 
 /* The server state for loom's result. */
@@ -650,7 +663,16 @@ static void end_run(service *svc, srv_run *r, loom_run *lr)
     } else {
         set_error(r, LOOM_OK, NULL);
     }
-    char *run_json = svc_dump(svc_run_json(r));
+    /* The artifacts describe the run as it ends (the final transition is
+     * made after them, so that artifact.created comes before it). */
+    json_t *ending = svc_run_json(r);
+    char now[32];
+    svc_now(now);
+    json_object_set_new(ending, "state", json_string(loom_run_state_name(to)));
+    json_object_set_new(ending, "current_step", json_string("ended"));
+    json_object_set_new(ending, "ended_at", json_string(now));
+    json_object_set_new(ending, "updated_at", json_string(now));
+    char *run_json = svc_dump(ending);
     pthread_mutex_unlock(&svc->mu);
     if (to != LOOM_RUN_PAUSED)
         make_artifacts(svc, r, lr, run_json);

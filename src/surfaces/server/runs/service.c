@@ -493,8 +493,9 @@ char *service_session_create(service *svc, const principal *who, const char *bod
     json_object_set_new(o, "created_at", json_string(now));
     json_object_set_new(o, "updated_at", json_string(now));
     json_object_set_new(o, "scopes", svc_scopes(who->tenant_id, project, id, NULL));
-    json_decref(b);
+    /* project points into b: b lives until the session has copied it. */
     srv_session *s = session_new_live(svc, id, who->tenant_id, project, svc_dump(o));
+    json_decref(b);
     s = session_insert(svc, s);
     pthread_mutex_lock(&svc->mu);
     svc_session_store(svc, s);
