@@ -251,10 +251,25 @@ static srv_run *run_from_doc(service *svc, json_t *o, srv_session *sess)
     r->seq = svc->st->ops->max_seq(svc->st, r->id, &err);
     if (r->seq < 0)
         r->seq = 0;
+    r->stored_seq = r->seq;
     srv_error_clear(&err);
     r->svc = svc;
     svc_run_init_mutex(r);
     return r;
+}
+
+/* The writer stored run_id's events up to last_seq: wake the run's feeds
+ * (only its own: a thousand streams do not all wake for every batch). */
+static void events_stored(void *ctx, const char *run_id, int64_t last_seq)
+{
+    service *svc = ctx;
+    pthread_mutex_lock(&svc->mu);
+    srv_run *r = svc_run_find(svc, run_id);
+    if (r && last_seq > r->stored_seq) {
+        r->stored_seq = last_seq;
+        pthread_cond_broadcast(&r->feed_cv);
+    }
+    pthread_mutex_unlock(&svc->mu);
 }
 
 void svc_run_init_mutex(srv_run *r)
@@ -266,6 +281,7 @@ void svc_run_init_mutex(srv_run *r)
     pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&r->lr_mu, &a);
     pthread_mutexattr_destroy(&a);
+    pthread_cond_init(&r->feed_cv, NULL);
 }
 
 srv_run *svc_run_load(service *svc, const char *id, srv_error *err)
@@ -670,7 +686,7 @@ service *service_new(const service_options *opts, store *st, const server_object
     svc->wh = wh;
     pthread_mutex_init(&svc->mu, NULL);
     pthread_cond_init(&svc->cv, NULL);
-    svc->w = writer_new(st, svc->opts.batch_ms);
+    svc->w = writer_new(st, svc->opts.batch_ms, events_stored, svc);
     if (!svc->w) {
         free(svc);
         return srv_fail(err, LOOM_ERR_INTERNAL, "the event writer thread could not start"), NULL;
@@ -699,6 +715,7 @@ static void run_free(srv_run *r)
         free(a);
     }
     pthread_mutex_destroy(&r->lr_mu);
+    pthread_cond_destroy(&r->feed_cv);
     free(r);
 }
 
