@@ -38,7 +38,7 @@ const client = new Client({ name: 'loom-e2e', version: '1.0.0' });
 await client.connect(transport);
 ok(client.getServerVersion()?.name === 'loom', 'initialize: serverInfo.name is loom');
 ok(/agent tool/.test(client.getInstructions() || ''), 'initialize: instructions are given');
-if (mode === 'http') ok(!!transport.sessionId, 'http: the server gave an Mcp-Session-Id');
+if (mode === 'http') ok(!!transport.sessionId, 'the server gave an Mcp-Session-Id');
 
 // tools/list, every page.
 let tools = [];
@@ -120,7 +120,7 @@ if (mode === 'stdio') {
 if (mode === 'http') {
   // The session ends with DELETE.
   await transport.terminateSession();
-  ok(!transport.sessionId, 'http: DELETE ended the session');
+  ok(!transport.sessionId, 'DELETE ended the session');
 }
 await client.close();
 process.exit(failed ? 1 : 0);
