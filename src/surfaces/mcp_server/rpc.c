@@ -363,7 +363,7 @@ mcps_outcome mcps_handle(mcps_conn *c, const char *buf, size_t len, const mcps_s
 static mcps_outcome handle(mcps_conn *c, const char *buf, size_t len, const mcps_sink *sink)
 {
     json_error_t jerr;
-    json_t *msg = buf ? json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr) : NULL;
+    json_t *msg = buf ? json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr) : NULL;
     if (!msg) {
         char m[300];
         snprintf(m, sizeof m, "Parse error: %s (line %d, column %d)",
