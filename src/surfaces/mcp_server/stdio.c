@@ -5,6 +5,7 @@
  * running are cancelled and waited for. */
 #include "surfaces/mcp_server/mcps.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ static void stdout_send(void *ctx, json_t *msg, bool final)
 
 int mcps_stdio_serve(mcps_server *srv)
 {
+    signal(SIGPIPE, SIG_IGN); /* a client gone: writes fail, the end of input follows */
     mcps_conn *c = mcps_conn_new(srv);
     mcps_sink sink = {stdout_send, NULL, NULL, NULL};
     loom_str line = LOOM_STR_INIT;
