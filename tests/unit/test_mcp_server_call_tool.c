@@ -3,7 +3,8 @@
  * knows of them) and loom_session_call_tool (one call through the governed
  * pipeline outside a run: a read runs, a command the default mode would ask
  * about is denied headless, bypassPermissions lets a write run, bad input is
- * an error, an unknown tool a find_tool result); then the server's message
+ * an error, an unknown tool a find_tool result, a run in progress makes a
+ * call wait its turn); then the server's message
  * handler (src/surfaces/mcp_server/rpc.c) without tools: the lifecycle,
  * ping, pagination cursors, and JSON-RPC errors for broken messages. */
 #include <setjmp.h>
@@ -172,6 +173,56 @@ static void test_call_bypass(void **state)
     loom_agent_free(a);
 }
 
+/* A run in progress holds the session: a tool call waits its turn
+ * (invalid_state_transition), and goes through once the run has ended. */
+static void test_call_during_run(void **state)
+{
+    (void)state;
+    char path[600];
+    snprintf(path, sizeof path, "%s/cassette.json", home);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"turns\": [{\"reply\": {\"text\": \"Checking.\", \"tool_calls\": [{\"id\": "
+          "\"c1\", \"name\": \"Bash\", \"input\": {\"command\": \"echo hi\"}}]}},"
+          " {\"reply\": {\"text\": \"Done.\"}}]}",
+          f);
+    fclose(f);
+    loom_config *cfg = loom_config_new();
+    loom_status st;
+    assert_int_equal(loom_config_set(cfg, "provider", "replay", &st), 0);
+    assert_int_equal(loom_config_set(cfg, "cassette", path, &st), 0);
+    assert_int_equal(loom_config_set(cfg, "cwd", work, &st), 0);
+    assert_int_equal(loom_config_set(cfg, "interactive", "true", &st), 0);
+    assert_int_equal(loom_config_set(cfg, "ask_tools", "Bash(echo:*)", &st), 0);
+    loom_agent *a = loom_agent_new(cfg, &st);
+    loom_config_free(cfg);
+    assert_non_null(a);
+    loom_session *s = loom_session_new(a, &st);
+    assert_non_null(s);
+    loom_run_options opts = {.queue_events = true};
+    loom_run *r = loom_run_start(s, "say hi", &opts, &st);
+    assert_non_null(r);
+    loom_event *ev;
+    bool asked = false;
+    while (!asked && loom_run_next_event(r, &ev, 20000) == 1) {
+        asked = !strcmp(ev->type, "approval.requested");
+        loom_event_free(ev);
+    }
+    assert_true(asked);
+    assert_null(loom_session_call_tool(s, "Read", "{\"file_path\": \"notes.txt\"}", &st));
+    assert_int_equal(st.code, LOOM_ERR_INVALID_STATE_TRANSITION);
+    loom_run_cancel(r);
+    loom_run_wait(r);
+    while (loom_run_next_event(r, &ev, 1000) == 1)
+        loom_event_free(ev);
+    loom_run_free(r);
+    json_t *res = call(s, "Read", "{\"file_path\": \"notes.txt\"}");
+    assert_false(json_is_true(json_object_get(res, "is_error")));
+    json_decref(res);
+    loom_session_free(s);
+    loom_agent_free(a);
+}
+
 /* ---- the message handler, no tools ----------------------------------------- */
 
 typedef struct captured {
@@ -270,6 +321,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_specs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_default_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_bypass, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_call_during_run, setup, teardown),
         cmocka_unit_test(test_rpc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
