@@ -49,7 +49,7 @@ demo: deps
 # $(DESTDIR)$(PREFIX). Builds only what it installs, and leaves an existing
 # build folder's type alone (docs/cli.md, *Installing*).
 install:
-	@bash scripts/quiet_build.sh $(BUILD) $(JOBS) loom loom-serve libloom
+	@bash scripts/quiet_build.sh $(BUILD) $(JOBS) loom loom-serve loom-mcp-server libloom
 	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 # Removes what the last `make install` from $(BUILD) installed: the files

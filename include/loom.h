@@ -397,6 +397,31 @@ char *loom_session_mcp_status_json(loom_session *session);
  * request makes (docs/mcp.md) — ["Bash", "Read", …] (caller frees). For
  * stream-json's system init line. */
 char *loom_session_tools_json(loom_session *session);
+/* The built-in tools of the session's agent (those loom_session_tools_json
+ * names first, without the MCP servers'), each as a client of Loom's tools
+ * needs it (caller frees): [{"name", "description", "input_schema" (the
+ * JSON Schema object), "read_only" (never changes anything), "local_state_only"
+ * (changes only Loom's own state: the plan, working memory), "sends_out"
+ * (sends data off the machine), "concurrency_safe"}], in the registry's
+ * order. For `loom mcp serve` (docs/mcp-server.md). NULL for NULL. */
+char *loom_session_tool_specs_json(loom_session *session);
+/* Runs one call of a built-in tool through the session's governed pipeline
+ * (DESIGN.md §3.4: schema, validation, risk, PreToolUse hooks, rules and
+ * the session's permission mode, execution, audit, PostToolUse hooks), as
+ * a model's call in a run would, but outside any run: no model is asked and
+ * nothing is added to the conversation. input_json is the call's input, a
+ * JSON object's text. A call that would ask a person is denied unless the
+ * config's interactive is set (it then waits for an answer no one can give
+ * through this function: keep interactive off). Takes the session's run slot
+ * for its duration (invalid_state_transition while a run is in progress).
+ * Returns JSON text (caller frees): {"text" (what a model would read),
+ * "is_error", "failed_step"? (the pipeline step that refused:
+ * "find_tool", "validate_schema", "decide", …), "image"?: {"media_type", "data" (base64)}} — a
+ * denial or a failed call is such a result, not an error. NULL with st
+ * set: invalid_request for a NULL argument or an input that is not a JSON
+ * object. */
+char *loom_session_call_tool(loom_session *session, const char *name, const char *input_json,
+                             loom_status *st);
 /* Waits up to timeout_ms for servers still connecting; 1 when none is. */
 int loom_session_mcp_wait(loom_session *session, long timeout_ms);
 /* Connects a server again (/mcp's reconnect), waiting for the outcome. */

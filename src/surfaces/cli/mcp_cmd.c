@@ -18,6 +18,7 @@
 #include "base/termsafe.h"
 #include "loom.h"
 #include "surfaces/cli/setup.h"
+#include "surfaces/cli/sibling_cmd.h"
 
 #define MCP_MAX_FLAGS 16
 
@@ -554,6 +555,8 @@ int mcp_cmd_main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (!strcmp(argv[1], "serve")) /* Loom as an MCP server: docs/mcp-server.md */
+        return sibling_cmd_exec("loom-mcp-server", argc - 1, argv + 1);
     static const struct {
         const char *name;
         int (*run)(const mcp_args *);
