@@ -10,7 +10,7 @@
 // usage: node client.mjs LOOM_ACP_BIN CWD FILE
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 
 const [bin, cwd, file] = process.argv.slice(2);
@@ -34,10 +34,17 @@ const app = acp
     updates.push(params);
     for (const w of waiters.splice(0)) w(params);
   })
-  .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+  .onRequest(acp.methods.client.session.requestPermission, async ({ params, agent }) => {
     permissions.push(params);
+    if (params.sessionId === cancelOnAsk) {
+      // The person presses stop while the question is open: the client
+      // cancels the turn and answers the open request "cancelled".
+      await agent.notify(acp.methods.agent.session.cancel, { sessionId: params.sessionId });
+      return { outcome: { outcome: "cancelled" } };
+    }
     return { outcome: { outcome: "selected", optionId: "allow_once" } };
   });
+let cancelOnAsk = null;
 const conn = app.connect(stream);
 const agent = conn.agent;
 const of = (sid, kind) => updates.filter((u) => u.sessionId === sid && u.update.sessionUpdate === kind);
@@ -112,6 +119,21 @@ const r2 = await p2;
 check("a prompt cancelled mid-stream ends with cancelled", r2.stopReason === "cancelled", r2);
 const slow = of(s2.sessionId, "agent_message_chunk").map((u) => u.update.content.text).join("");
 check("the cancelled stream was cut short", slow.length > 0 && !slow.includes("THE-END"), slow);
+
+// ---- a third session: cancelled while its permission request is open -----------------
+const s3 = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+cancelOnAsk = s3.sessionId;
+const before = permissions.length;
+const r4 = await agent.request(acp.methods.agent.session.prompt, {
+  sessionId: s3.sessionId,
+  prompt: [{ type: "text", text: "ASK-BASH now" }],
+});
+check("a Bash call asked for permission", permissions.length === before + 1 &&
+  permissions[before].toolCall.kind === "execute", permissions.slice(before));
+check("cancelled while the permission request was open: cancelled", r4.stopReason === "cancelled", r4);
+check("the refused command did not run", !existsSync(`${cwd}/asked.txt`));
+const bash = of(s3.sessionId, "tool_call_update").filter((u) => u.update.status === "failed");
+check("the Bash call ends failed", bash.length === 1, of(s3.sessionId, "tool_call_update"));
 
 // ---- list, mode, model ---------------------------------------------------------------
 const list = await agent.request(acp.methods.agent.session.list, { cwd });
