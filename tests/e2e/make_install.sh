@@ -37,6 +37,7 @@ fi
 usr="$root/usr"
 check "bin/loom is installed, executable" test -x "$usr/bin/loom"
 check "bin/loom-serve (what loom serve runs) is installed beside it" test -x "$usr/bin/loom-serve"
+check "bin/loom-acp (what loom acp runs) is installed beside it" test -x "$usr/bin/loom-acp"
 check "lib/libloom.so.0.1.0 is installed" test -f "$usr/lib/libloom.so.0.1.0"
 assert_eq "libloom.so.0 (the SONAME) links to it" "$(readlink "$usr/lib/libloom.so.0")" "libloom.so.0.1.0"
 assert_eq "libloom.so (the name -lloom finds) links to the SONAME" "$(readlink "$usr/lib/libloom.so")" "libloom.so.0"
