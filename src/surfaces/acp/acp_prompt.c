@@ -162,9 +162,10 @@ static void *prompt_thread(void *arg)
     loom_run *run = loom_run_start(ss->session, ss->goal, &ro, &st);
     pthread_mutex_lock(&srv->mu);
     ss->run = run;
-    if (run && ss->cancelled)
-        loom_run_cancel(run);
+    bool cancel_now = run && ss->cancelled; /* cancelled before the run existed */
     pthread_mutex_unlock(&srv->mu);
+    if (cancel_now)
+        loom_run_cancel(run);
     if (run)
         loom_run_wait(run);
     pthread_mutex_lock(&srv->mu);
@@ -246,16 +247,32 @@ void acp_prompt_start(acp_server *srv, const json_t *id, const json_t *params)
     ss->thread_live = true;
 }
 
+/* Cancels the session's prompt. loom_run_cancel is called without mu held
+ * (it takes the sub-agents' lock, under which their events may be on their
+ * way to on_event); answering keeps the run alive meanwhile. */
+void acp_cancel_session(acp_server *srv, acp_sess *ss)
+{
+    pthread_mutex_lock(&srv->mu);
+    loom_run *run = NULL;
+    if (ss->busy) {
+        ss->cancelled = true;
+        run = ss->run;
+        if (run)
+            ss->answering++;
+    }
+    pthread_mutex_unlock(&srv->mu);
+    if (!run)
+        return;
+    loom_run_cancel(run);
+    pthread_mutex_lock(&srv->mu);
+    ss->answering--;
+    pthread_cond_broadcast(&ss->idle);
+    pthread_mutex_unlock(&srv->mu);
+}
+
 void acp_prompt_cancel(acp_server *srv, const json_t *params)
 {
     acp_sess *ss = acp_find_session(srv, params, NULL);
-    if (!ss)
-        return;
-    pthread_mutex_lock(&srv->mu);
-    if (ss->busy) {
-        ss->cancelled = true;
-        if (ss->run)
-            loom_run_cancel(ss->run);
-    }
-    pthread_mutex_unlock(&srv->mu);
+    if (ss)
+        acp_cancel_session(srv, ss);
 }

@@ -562,13 +562,9 @@ acp_server *acp_server_new(const acp_server_options *opt)
 
 void acp_server_shutdown(acp_server *srv)
 {
-    pthread_mutex_lock(&srv->mu);
-    for (acp_sess *ss = srv->sessions; ss; ss = ss->next) {
-        ss->cancelled = true;
-        if (ss->run)
-            loom_run_cancel(ss->run);
-    }
-    pthread_mutex_unlock(&srv->mu);
+    /* Only the reader thread adds sessions, and it is here: the list holds. */
+    for (acp_sess *ss = srv->sessions; ss; ss = ss->next)
+        acp_cancel_session(srv, ss);
     for (acp_sess *ss = srv->sessions; ss; ss = ss->next)
         acp_prompt_join(ss);
 }

@@ -57,6 +57,7 @@ void acp_send_mode(acp_server *srv, acp_sess *ss);
 /* acp_prompt.c */
 void acp_prompt_start(acp_server *srv, const json_t *id, const json_t *params);
 void acp_prompt_cancel(acp_server *srv, const json_t *params);
+void acp_cancel_session(acp_server *srv, acp_sess *ss);
 void acp_on_response(acp_server *srv, const acp_msg *m);
 /* Waits for the session's prompt thread (after a cancel, on shutdown). */
 void acp_prompt_join(acp_sess *ss);
