@@ -120,6 +120,19 @@ check("a prompt cancelled mid-stream ends with cancelled", r2.stopReason === "ca
 const slow = of(s2.sessionId, "agent_message_chunk").map((u) => u.update.content.text).join("");
 check("the cancelled stream was cut short", slow.length > 0 && !slow.includes("THE-END"), slow);
 
+// ---- the content blocks: an image, a file link, an embedded resource ----------------
+const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const r5 = await agent.request(acp.methods.agent.session.prompt, {
+  sessionId: s2.sessionId,
+  prompt: [
+    { type: "text", text: "IMAGE-PROMPT: look at these" },
+    { type: "image", data: png, mimeType: "image/png" },
+    { type: "resource_link", name: "notes.txt", uri: `file://${file}` },
+    { type: "resource", resource: { uri: "file:///virtual/buffer.txt", text: "EMBEDDED-TEXT unsaved" } },
+  ],
+});
+check("a prompt of image, link and embedded resource ends with end_turn", r5.stopReason === "end_turn", r5);
+
 // ---- a third session: cancelled while its permission request is open -----------------
 const s3 = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
 cancelOnAsk = s3.sessionId;
@@ -151,8 +164,11 @@ try {
 check("an unknown mode is an invalid-params error", badMode?.code === -32602, badMode);
 
 // ---- session/load of the first session replays it ------------------------------------
+const exited1 = new Promise((r) => child.on("exit", r));
+child.stdin.end();
+await exited1;
+check("the first loom acp exits 0 when its stdin closes", child.exitCode === 0, child.exitCode);
 conn.close();
-await new Promise((r) => setTimeout(r, 100));
 const child2 = spawn(bin, [], { stdio: ["pipe", "pipe", "inherit"] });
 updates.length = 0;
 const conn2 = app.connect(acp.ndJsonStream(Writable.toWeb(child2.stdin), Readable.toWeb(child2.stdout)));
@@ -170,8 +186,7 @@ const r3 = await conn2.agent.request(acp.methods.agent.session.prompt, {
   sessionId: s1.sessionId, prompt: [{ type: "text", text: "AFTER-LOAD and once more" }] });
 check("a loaded session takes a new prompt", r3.stopReason === "end_turn", r3);
 conn2.close();
-child.kill();
 child2.stdin.end();
 await new Promise((r) => child2.on("exit", r));
-check("loom acp exits when stdin closes", child2.exitCode === 0, child2.exitCode);
+check("the second loom acp exits 0 when its stdin closes", child2.exitCode === 0, child2.exitCode);
 process.exit(failed ? 1 : 0);

@@ -31,6 +31,14 @@ while IFS= read -r line; do
     "not ok - "*) not_ok "${line#not ok - }" ;;
   esac
 done <<< "$out"
+# What the model was sent for the prompt of content blocks.
+body=$(jq -c 'select(.body | tostring | contains("IMAGE-PROMPT")) | .body' "$MOCK_LOG" | tail -n 1)
+assert_contains "the image block reached the model as an image" "$body" '"type":"image"'
+assert_contains "the linked file's content was attached" "$body" "goodbye world"
+assert_contains "the embedded resource's text is in the prompt" "$body" "EMBEDDED-TEXT unsaved"
+assert_contains "the embedded resource names its uri" "$body" "file:///virtual/buffer.txt"
+check "the image folder is gone after loom acp exits" \
+  test -z "$(ls -d "${TMPDIR:-/tmp}"/loom-acp-* 2>/dev/null | while read -r d; do [ -d "/proc/${d##*-}" ] || echo "$d"; done)"
 [ "$rc" -eq 0 ] || not_ok "the client exited $rc: $(tail -c 3000 "$T/client.err")"
 [ "$PASSED" -gt 20 ] || not_ok "the client ran only $PASSED checks: $(tail -c 3000 "$T/client.err")"
 finish

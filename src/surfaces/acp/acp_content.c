@@ -5,9 +5,11 @@
  * session's image folder and named by an @mention (Loom reads the images a
  * prompt names), or a note when there is no folder; audio and blobs as a
  * note. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/json.h"
 #include "base/str.h"
@@ -81,6 +83,11 @@ static char *save_image(const char *dir, const char *data, const char *mime)
     unsigned char *bytes = (dir && ext && data) ? b64_decode(data, &len) : NULL;
     if (!bytes)
         return NULL;
+    /* Made on the first image: a program killed before any leaves nothing. */
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        free(bytes);
+        return NULL;
+    }
     loom_str path = LOOM_STR_INIT;
     str_printf(&path, "%s/image-%u.%s", dir, __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED),
                ext);

@@ -553,9 +553,7 @@ acp_server *acp_server_new(const acp_server_options *opt)
         const char *tmp = getenv("TMPDIR");
         loom_str dir = LOOM_STR_INIT;
         str_printf(&dir, "%s/loom-acp-%ld", tmp && *tmp ? tmp : "/tmp", (long)getpid());
-        if (mkdir(str_cstr(&dir), 0700) == 0)
-            srv->image_dir = str_steal(&dir);
-        str_free(&dir);
+        srv->image_dir = str_steal(&dir); /* made when the first image comes */
     }
     return srv;
 }
