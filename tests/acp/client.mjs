@@ -45,6 +45,12 @@ const app = acp
     return { outcome: { outcome: "selected", optionId: "allow_once" } };
   });
 let cancelOnAsk = null;
+const elicitations = [];
+app.onRequest(acp.methods.client.elicitation.create, async ({ params }) => {
+  elicitations.push(params);
+  const q = Object.keys(params.requestedSchema?.properties ?? {})[0];
+  return { action: "accept", content: { [q]: "Blue" } };
+});
 const conn = app.connect(stream);
 const agent = conn.agent;
 const of = (sid, kind) => updates.filter((u) => u.sessionId === sid && u.update.sessionUpdate === kind);
@@ -52,7 +58,7 @@ const of = (sid, kind) => updates.filter((u) => u.sessionId === sid && u.update.
 // ---- initialize ----------------------------------------------------------------
 const init = await agent.request(acp.methods.agent.initialize, {
   protocolVersion: acp.PROTOCOL_VERSION,
-  clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+  clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, elicitation: { form: {} } },
   clientInfo: { name: "loom-acp-e2e", version: "1.0.0" },
 });
 check("initialize answers protocol version 1", init.protocolVersion === 1, init);
@@ -132,6 +138,19 @@ const r5 = await agent.request(acp.methods.agent.session.prompt, {
   ],
 });
 check("a prompt of image, link and embedded resource ends with end_turn", r5.stopReason === "end_turn", r5);
+
+// ---- the model asks a question: an elicitation form ------------------------------------
+const s4 = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+const r6 = await agent.request(acp.methods.agent.session.prompt, {
+  sessionId: s4.sessionId, prompt: [{ type: "text", text: "ASK-QUESTION please" }] });
+check("a prompt with a question ends with end_turn", r6.stopReason === "end_turn", r6);
+const form = elicitations[0]?.requestedSchema?.properties?.["Which color?"];
+check("AskUserQuestion arrives as an elicitation form, one choice per question",
+  elicitations.length === 1 && elicitations[0].sessionId === s4.sessionId && elicitations[0].mode === "form" &&
+  form?.type === "string" && form.oneOf.map((o) => o.const).join() === "Red,Blue", elicitations);
+const asked = of(s4.sessionId, "tool_call_update").find((u) => u.update.status === "completed");
+check("the answer reaches the model as the tool's result",
+  JSON.stringify(asked?.update.content ?? []).includes("Blue"), of(s4.sessionId, "tool_call_update"));
 
 // ---- a third session: cancelled while its permission request is open -----------------
 const s3 = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });

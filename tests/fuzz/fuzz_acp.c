@@ -58,6 +58,8 @@ static void map_all(const char *line, size_t n)
     char why[200];
     free(acp_prompt_goal(json_object_get(v, "prompt"), NULL, why, sizeof why));
     json_decref(acp_commands_from_extensions(v));
+    json_decref(acp_questions_form(v));
+    json_decref(acp_questions_form(json_object_get(v, "questions")));
     json_decref(v);
 }
 

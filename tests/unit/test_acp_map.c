@@ -417,6 +417,45 @@ static void test_commands(void **state)
     json_decref(c);
 }
 
+static void test_questions_form(void **state)
+{
+    (void)state;
+    json_t *qs = json_loads("[{\"question\":\"Which color?\",\"header\":\"Color\","
+                            "\"options\":[{\"label\":\"Red\",\"description\":\"warm\"},"
+                            "{\"label\":\"Blue\"}]},"
+                            "{\"question\":\"Which sizes?\",\"multiSelect\":true,"
+                            "\"options\":[{\"label\":\"S\"},{\"label\":\"M\"}]},"
+                            "{\"question\":\"Which color?\"},{\"header\":\"no text\"}]",
+                            0, NULL);
+    json_t *f = acp_questions_form(qs);
+    assert_non_null(f);
+    json_t *props = json_object_get(f, "properties");
+    assert_int_equal(json_object_size(props), 2); /* the repeated and the textless left out */
+    json_t *c = json_object_get(props, "Which color?");
+    assert_string_equal(json_string_value(json_object_get(c, "type")), "string");
+    assert_string_equal(json_string_value(json_object_get(c, "title")), "Color");
+    json_t *one = json_object_get(c, "oneOf");
+    assert_int_equal(json_array_size(one), 2);
+    assert_string_equal(s_at(one, 0, "const"), "Red");
+    assert_string_equal(s_at(one, 0, "description"), "warm");
+    json_t *m = json_object_get(props, "Which sizes?");
+    assert_string_equal(json_string_value(json_object_get(m, "type")), "array");
+    assert_int_equal(json_array_size(json_object_get(json_object_get(m, "items"), "anyOf")), 2);
+    assert_int_equal(json_array_size(json_object_get(f, "required")), 2);
+    json_decref(f);
+    /* The tool input holding the array works too; nothing to ask is NULL. */
+    json_t *input = json_pack("{s:O}", "questions", qs);
+    f = acp_questions_form(input);
+    assert_non_null(f);
+    json_decref(f);
+    json_decref(input);
+    json_decref(qs);
+    assert_null(acp_questions_form(NULL));
+    json_t *empty = json_array();
+    assert_null(acp_questions_form(empty));
+    json_decref(empty);
+}
+
 static void test_rpc_parse(void **state)
 {
     (void)state;
@@ -513,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_plan),          cmocka_unit_test(test_usage),
         cmocka_unit_test(test_permissions_stops), cmocka_unit_test(test_replay),
         cmocka_unit_test(test_prompt_goal),   cmocka_unit_test(test_commands),
+        cmocka_unit_test(test_questions_form),
         cmocka_unit_test(test_rpc_parse),     cmocka_unit_test(test_dispatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

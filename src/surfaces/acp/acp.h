@@ -142,6 +142,11 @@ json_t *acp_replay_updates(const json_t *conversation);
  * @path mentions Loom attaches. */
 char *acp_prompt_goal(const json_t *prompt, const char *image_dir, char *why, size_t why_len);
 
+/* The elicitation form (requestedSchema) for AskUserQuestion's questions
+ * (the array, or the tool input holding it): one
+ * required choice per question, keyed by its text; NULL when it has none. */
+json_t *acp_questions_form(const json_t *input);
+
 /* available_commands_update's commands from loom_agent_extensions_json. */
 json_t *acp_commands_from_extensions(const json_t *ext);
 

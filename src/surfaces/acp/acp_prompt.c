@@ -59,7 +59,7 @@ static void ask_permission(acp_server *srv, acp_sess *ss, const json_t *event)
 /* The client's answer to one of our requests. */
 void acp_on_response(acp_server *srv, const acp_msg *m)
 {
-    if (!json_is_integer(m->id))
+    if (!json_is_integer(m->id) || acp_take_waited(srv, m))
         return;
     json_int_t id = json_integer_value(m->id);
     pthread_mutex_lock(&srv->mu);
@@ -158,6 +158,12 @@ static void *prompt_thread(void *arg)
     acp_map_clear(&ss->map);
     acp_map_init(&ss->map, ss->cwd, context_window(loom_agent_model(ss->agent)));
     loom_run_options ro = {.on_event = on_event, .event_ctx = ss};
+    if (acp_client_elicits(srv)) { /* questions go to the person through the client */
+        ro.ask_user = acp_ask_user;
+        ro.ask_ctx = ss;
+    }
+    ro.elicit = acp_elicit; /* it checks the client's form and url capabilities */
+    ro.elicit_ctx = ss;
     loom_status st = {0};
     loom_run *run = loom_run_start(ss->session, ss->goal, &ro, &st);
     pthread_mutex_lock(&srv->mu);
@@ -256,6 +262,7 @@ void acp_cancel_session(acp_server *srv, acp_sess *ss)
     loom_run *run = NULL;
     if (ss->busy) {
         ss->cancelled = true;
+        acp_wake_waiters(srv, ss); /* a question open: no answer now */
         run = ss->run;
         if (run)
             ss->answering++;

@@ -548,6 +548,7 @@ acp_server *acp_server_new(const acp_server_options *opt)
     srv->opt.model = srv->opt.permission_mode = NULL;
     acp_writer_init(&srv->w, opt->write, opt->write_ctx);
     pthread_mutex_init(&srv->mu, NULL);
+    pthread_cond_init(&srv->answered, NULL);
     srv->next_id = 1;
     if (opt->sessions) {
         const char *tmp = getenv("TMPDIR");
@@ -560,6 +561,10 @@ acp_server *acp_server_new(const acp_server_options *opt)
 
 void acp_server_shutdown(acp_server *srv)
 {
+    pthread_mutex_lock(&srv->mu);
+    srv->closing = true;
+    acp_wake_waiters(srv, NULL);
+    pthread_mutex_unlock(&srv->mu);
     /* Only the reader thread adds sessions, and it is here: the list holds. */
     for (acp_sess *ss = srv->sessions; ss; ss = ss->next)
         acp_cancel_session(srv, ss);
@@ -605,6 +610,7 @@ void acp_server_free(acp_server *srv)
     free(srv->model);
     free(srv->permission_mode);
     json_decref(srv->client_caps);
+    pthread_cond_destroy(&srv->answered);
     pthread_mutex_destroy(&srv->mu);
     acp_writer_destroy(&srv->w);
     free(srv);

@@ -36,6 +36,15 @@ typedef struct acp_pending {
     char *approval_id;
 } acp_pending;
 
+/* A request to the client whose answer a Loom thread waits for. */
+typedef struct acp_waiter {
+    json_int_t id;
+    acp_sess *sess;
+    bool done;
+    json_t *result;      /* new reference, NULL for an error or no answer */
+    struct acp_waiter *next;
+} acp_waiter;
+
 struct acp_server {
     acp_writer w;
     pthread_mutex_t mu;
@@ -46,6 +55,9 @@ struct acp_server {
     acp_pending *pend;
     size_t n_pend, cap_pend;
     json_int_t next_id;
+    acp_waiter *waiters; /* on their threads' stacks */
+    pthread_cond_t answered;
+    bool closing;
     char *image_dir;     /* where prompt images are written (NULL: none) */
 };
 
@@ -53,6 +65,14 @@ acp_sess *acp_find_session(acp_server *s, const json_t *params, const json_t *id
 void acp_send_update(acp_server *srv, const char *session_id, json_t *update);
 /* The current_mode_update for the session's mode. */
 void acp_send_mode(acp_server *srv, acp_sess *ss);
+
+/* acp_ask.c */
+bool acp_take_waited(acp_server *srv, const acp_msg *m);
+/* Wakes the waiters of ss (NULL: all) with no answer (mu held). */
+void acp_wake_waiters(acp_server *srv, acp_sess *ss);
+bool acp_client_elicits(acp_server *srv);
+char *acp_ask_user(void *ctx, const char *questions_json);
+char *acp_elicit(void *ctx, const char *server, const char *request_json);
 
 /* acp_prompt.c */
 void acp_prompt_start(acp_server *srv, const json_t *id, const json_t *params);
