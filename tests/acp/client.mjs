@@ -7,13 +7,13 @@
 // session/load of the first session replays it. Prints TAP-style lines
 // ("ok - …" / "not ok - …"); exit status 1 when any check failed.
 //
-// usage: node client.mjs LOOM_ACP_BIN CWD FILE
+// usage: node client.mjs LOOM_ACP_BIN CWD FILE FAKE_MCP_SERVER
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 
-const [bin, cwd, file] = process.argv.slice(2);
+const [bin, cwd, file, fakeMcp] = process.argv.slice(2);
 let failed = 0;
 function check(what, cond, detail) {
   if (cond) console.log(`ok - ${what}`);
@@ -151,6 +151,28 @@ check("AskUserQuestion arrives as an elicitation form, one choice per question",
 const asked = of(s4.sessionId, "tool_call_update").find((u) => u.update.status === "completed");
 check("the answer reaches the model as the tool's result",
   JSON.stringify(asked?.update.content ?? []).includes("Blue"), of(s4.sessionId, "tool_call_update"));
+
+// ---- an MCP server passed by the client: its tool's elicitation, its prompt -----------
+const s5 = await agent.request(acp.methods.agent.session.new, {
+  cwd,
+  mcpServers: [{ name: "fake", command: "python3", args: [fakeMcp, "--prompts", "--elicit"], env: [{ name: "FAKE_MCP_INSTRUCTIONS", value: "be kind" }] }],
+});
+const nElicit = elicitations.length;
+const r7 = await agent.request(acp.methods.agent.session.prompt, {
+  sessionId: s5.sessionId, prompt: [{ type: "text", text: "MCP-ELICIT go" }] });
+check("a prompt calling the client's MCP server ends with end_turn", r7.stopReason === "end_turn", r7);
+const mcpCall = of(s5.sessionId, "tool_call").find((c) => c.update.title.startsWith("mcp__fake__ask"));
+check("the MCP tool call arrives as a tool_call", mcpCall !== undefined, of(s5.sessionId, "tool_call"));
+const el = elicitations[nElicit];
+check("the MCP server's elicitation reaches the client as elicitation/create",
+  el?.sessionId === s5.sessionId && el?.mode === "form" && el?._meta?.loom?.mcpServer === "fake" &&
+  el?.requestedSchema?.properties?.name?.type === "string", elicitations.slice(nElicit));
+const mcpDone = of(s5.sessionId, "tool_call_update").find((u) => u.update.toolCallId === mcpCall?.update.toolCallId && u.update.status === "completed");
+check("the client's answer went back to the MCP server",
+  JSON.stringify(mcpDone?.update.content ?? []).includes("Blue"), mcpDone);
+check("the MCP server's prompt is offered as a command",
+  of(s5.sessionId, "available_commands_update").some((u) => u.update.availableCommands.some((c) => c.name === "mcp__fake__greet")),
+  of(s5.sessionId, "available_commands_update"));
 
 // ---- a third session: cancelled while its permission request is open -----------------
 const s3 = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });

@@ -3,8 +3,10 @@
 # initialize → session/new → a prompt streaming text, a Read, an Edit that
 # needs permission (granted by the client) → the edit's diff → end_turn; a
 # second prompt cancelled mid-stream → cancelled; session/list, set_mode,
-# set_config_option; session/load of the first session replays it, in a
-# second loom acp process. Against mockllm (tests/scenarios/acp_session.json).
+# set_config_option; an image, a file link and an embedded resource; a
+# question as an elicitation form; an MCP server the client passes (its
+# tool's elicitation through the client, its prompt as a command);
+# session/load of the first session replays it, in a second loom acp process. Against mockllm (tests/scenarios/acp_session.json).
 source "$(dirname "$0")/_lib.sh"
 
 ACP_BIN="$(dirname "$LOOM_BIN")/loom-acp"
@@ -20,7 +22,8 @@ use_provider anthropic
 mkdir -p "$T/work/proj"
 printf 'hello world\n' > "$T/work/proj/notes.txt"
 
-if out=$(cd "$CLIENT_DIR" && timeout 120 node client.mjs "$ACP_BIN" "$T/work/proj" "$T/work/proj/notes.txt" 2>"$T/client.err"); then
+if out=$(cd "$CLIENT_DIR" && timeout 120 node client.mjs "$ACP_BIN" "$T/work/proj" "$T/work/proj/notes.txt" \
+                      "$LOOM_SRC/tests/mcp/fake_server.py" 2>"$T/client.err"); then
   rc=0
 else
   rc=$?

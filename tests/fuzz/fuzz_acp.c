@@ -57,7 +57,9 @@ static void map_all(const char *line, size_t n)
     json_decref(acp_replay_updates(json_object_get(v, "conversation")));
     char why[200];
     free(acp_prompt_goal(json_object_get(v, "prompt"), NULL, why, sizeof why));
-    json_decref(acp_commands_from_extensions(v));
+    json_t *cmds = acp_commands_from_extensions(v);
+    acp_commands_add_mcp_prompts(cmds, json_object_get(v, "prompts"));
+    json_decref(cmds);
     json_decref(acp_questions_form(v));
     json_decref(acp_questions_form(json_object_get(v, "questions")));
     json_decref(v);

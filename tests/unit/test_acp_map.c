@@ -414,6 +414,19 @@ static void test_commands(void **state)
     json_decref(ext);
     c = acp_commands_from_extensions(NULL);
     assert_int_equal(json_array_size(c), 0);
+    json_t *prompts = json_loads("[{\"server\":\"fake\",\"name\":\"greet\",\"command\":"
+                                 "\"mcp__fake__greet\",\"description\":\"Greets\","
+                                 "\"arguments\":[{\"name\":\"name\"},{\"name\":\"tone\"}]},"
+                                 "{\"name\":\"no command\"}]",
+                                 0, NULL);
+    acp_commands_add_mcp_prompts(c, prompts);
+    assert_int_equal(json_array_size(c), 1);
+    assert_string_equal(s_at(c, 0, "name"), "mcp__fake__greet");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(json_array_get(c, 0), "input"), "hint")),
+        "name tone");
+    acp_commands_add_mcp_prompts(c, NULL);
+    json_decref(prompts);
     json_decref(c);
 }
 

@@ -149,6 +149,8 @@ json_t *acp_questions_form(const json_t *input);
 
 /* available_commands_update's commands from loom_agent_extensions_json. */
 json_t *acp_commands_from_extensions(const json_t *ext);
+/* Adds the MCP servers' prompts (loom_session_mcp_prompts_json) to cmds. */
+void acp_commands_add_mcp_prompts(json_t *cmds, const json_t *prompts);
 
 /* ---- acp_server.c ---------------------------------------------------------- */
 

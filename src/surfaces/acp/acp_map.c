@@ -554,3 +554,27 @@ json_t *acp_commands_from_extensions(const json_t *ext)
         add_command(cmds, d);
     return cmds;
 }
+
+void acp_commands_add_mcp_prompts(json_t *cmds, const json_t *prompts)
+{
+    size_t i, j;
+    json_t *p, *arg;
+    json_array_foreach(prompts, i, p) {
+        const char *cmd = json_get_str(p, "command", NULL);
+        if (!cmd || !*cmd)
+            continue;
+        loom_str hint = LOOM_STR_INIT;
+        json_array_foreach(json_get_arr(p, "arguments"), j, arg) {
+            const char *name = json_get_str(arg, "name", NULL);
+            if (name)
+                str_printf(&hint, "%s%s", hint.len ? " " : "", name);
+        }
+        json_t *def = json_pack("{s:s, s:s}", "name", cmd, "description",
+                                json_get_str(p, "description", ""));
+        if (hint.len)
+            json_object_set_new(def, "argument_hint", json_string(str_cstr(&hint)));
+        str_free(&hint);
+        add_command(cmds, def);
+        json_decref(def);
+    }
+}

@@ -191,6 +191,7 @@ static void *prompt_thread(void *arg)
     free(pending);
     if (mode_changed)
         acp_send_mode(srv, ss);
+    acp_send_commands(srv, ss); /* MCP servers connected since may bring prompts */
     /* Free to take the next prompt before this one's answer is out. */
     pthread_mutex_lock(&srv->mu);
     ss->busy = false;

@@ -217,13 +217,28 @@ static const char *checked_cwd(acp_server *srv, const json_t *id, const json_t *
     return cwd;
 }
 
-static void commands_update(acp_server *srv, acp_sess *ss)
+/* available_commands_update: the skills and commands, then the MCP servers'
+ * prompts; sent when the list differs from the one sent last. */
+void acp_send_commands(acp_server *srv, acp_sess *ss)
 {
     char *text = loom_agent_extensions_json(ss->agent);
     json_t *ext = text ? json_loads(text, 0, NULL) : NULL;
     free(text);
     json_t *cmds = acp_commands_from_extensions(ext);
     json_decref(ext);
+    text = loom_session_mcp_prompts_json(ss->session);
+    json_t *prompts = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    acp_commands_add_mcp_prompts(cmds, prompts);
+    json_decref(prompts);
+    char *now = json_dumps(cmds, JSON_COMPACT);
+    if (now && ss->last_commands && strcmp(now, ss->last_commands) == 0) {
+        free(now);
+        json_decref(cmds);
+        return;
+    }
+    free(ss->last_commands);
+    ss->last_commands = now;
     acp_send_update(srv, ss->id,
                     json_pack("{s:s, s:o}", "sessionUpdate", "available_commands_update",
                               "availableCommands", cmds));
@@ -250,6 +265,7 @@ static void free_session(acp_sess *ss)
     json_decref(ss->prompt_id);
     free(ss->goal);
     free(ss->pending_mode);
+    free(ss->last_commands);
     free(ss->id);
     free(ss->cwd);
     free(ss->model);
@@ -308,7 +324,7 @@ static void m_session_new(acp_server *srv, const json_t *id, const json_t *param
     acp_send_result(&srv->w, id,
                     json_pack("{s:s, s:o, s:o}", "sessionId", ss->id, "modes", modes_json(ss),
                               "configOptions", config_options(ss)));
-    commands_update(srv, ss);
+    acp_send_commands(srv, ss);
 }
 
 static void m_session_load(acp_server *srv, const json_t *id, const json_t *params)
@@ -339,7 +355,7 @@ static void m_session_load(acp_server *srv, const json_t *id, const json_t *para
     acp_send_result(&srv->w, id,
                     json_pack("{s:o, s:o}", "modes", modes_json(ss), "configOptions",
                               config_options(ss)));
-    commands_update(srv, ss);
+    acp_send_commands(srv, ss);
 }
 
 static void m_session_list(acp_server *srv, const json_t *id, const json_t *params)

@@ -25,6 +25,7 @@ typedef struct acp_sess {
     json_t *prompt_id;
     char *goal;
     char *pending_mode;  /* set_mode during a prompt: applied when it ends */
+    char *last_commands; /* the available commands sent last (JSON) */
     acp_map map;
     struct acp_server *srv;
     struct acp_sess *next;
@@ -65,6 +66,7 @@ acp_sess *acp_find_session(acp_server *s, const json_t *params, const json_t *id
 void acp_send_update(acp_server *srv, const char *session_id, json_t *update);
 /* The current_mode_update for the session's mode. */
 void acp_send_mode(acp_server *srv, acp_sess *ss);
+void acp_send_commands(acp_server *srv, acp_sess *ss);
 
 /* acp_ask.c */
 bool acp_take_waited(acp_server *srv, const acp_msg *m);
