@@ -174,6 +174,11 @@ check("the MCP server's prompt is offered as a command",
   of(s5.sessionId, "available_commands_update").some((u) => u.update.availableCommands.some((c) => c.name === "mcp__fake__greet")),
   of(s5.sessionId, "available_commands_update"));
 
+const r8 = await agent.request(acp.methods.agent.session.prompt, {
+  sessionId: s5.sessionId, prompt: [{ type: "text", text: "/mcp__fake__greet Ada" }] });
+const greeted = of(s5.sessionId, "agent_message_chunk").map((u) => u.update.content.text).join("");
+check("a /command prompt runs the MCP server's prompt", r8.stopReason === "end_turn" && greeted.includes("Hello, Ada."), greeted);
+
 // ---- a third session: cancelled while its permission request is open -----------------
 const s3 = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
 cancelOnAsk = s3.sessionId;

@@ -160,13 +160,12 @@ char *acp_elicit(void *ctx, const char *server, const char *request_json)
 {
     acp_sess *ss = ctx;
     json_t *req = json_loads(request_json, 0, NULL);
-    const char *mode = json_get_str(req, "mode", "form");
-    if (!json_is_object(req) || !client_offers(ss->srv, strcmp(mode, "url") == 0 ? "url" : "form")) {
+    const char *mode = strcmp(json_get_str(req, "mode", "form"), "url") == 0 ? "url" : "form";
+    if (!json_is_object(req) || !client_offers(ss->srv, mode)) {
         json_decref(req);
         return NULL;
     }
-    json_t *params = json_deep_copy(req);
-    json_decref(req);
+    json_t *params = req; /* the server's params, with the session added */
     json_object_set_new(params, "sessionId", json_string(ss->id));
     json_object_set_new(params, "mode", json_string(mode));
     if (!json_get_str(params, "message", NULL))
