@@ -271,6 +271,13 @@ const agent_profile *objects_default_profile(const server_objects *o, const char
     return NULL;
 }
 
+size_t objects_tenants(const server_objects *o, const tenant_config **out, size_t cap)
+{
+    for (size_t i = 0; i < o->n_tenants && i < cap; i++)
+        out[i] = &o->tenants[i];
+    return o->n_tenants;
+}
+
 const tenant_config *objects_tenant(const server_objects *o, const char *tenant_id)
 {
     if (!o || !tenant_id)

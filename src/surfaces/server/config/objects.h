@@ -148,6 +148,9 @@ const knowledge_source *objects_knowledge_source(const server_objects *o, const 
  * the default policy (the profile's first, else "default", else none). */
 const agent_profile *objects_default_profile(const server_objects *o, const char *tenant_id);
 const tenant_config *objects_tenant(const server_objects *o, const char *tenant_id);
+/* Every tenant, in the file's order (crash recovery walks them). Writes at
+ * most cap into out; returns how many there are in all. */
+size_t objects_tenants(const server_objects *o, const tenant_config **out, size_t cap);
 const tenant_project *objects_project(const tenant_config *t, const char *project_id);
 /* The token entry for a presented bearer token (compared by SHA-256 in
  * constant time), or NULL. */

@@ -1,0 +1,189 @@
+/* service_int.h — what the files of runs/ share behind service.h: the
+ * service, its live sessions and runs, the event writer, the state table.
+ *
+ * Owns nothing itself; each struct's owner is named beside it.
+ * Threading: svc->mu guards the maps and every field of srv_session and
+ * srv_run marked (mu); it is never held across a loom.h call or a store
+ * write. run->lr_mu (recursive) guards run->lr, so an HTTP thread may call
+ * loom_run_answer/pause/cancel while the run's exec thread frees it; it is
+ * written with atomic stores, so the run's own event callback may read it
+ * without the lock (a quota stop cancels from there). */
+#ifndef LOOM_SERVER_SERVICE_INT_H
+#define LOOM_SERVER_SERVICE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "loom.h"
+#include "surfaces/server/runs/service.h"
+
+#define SVC_ID_LEN 48
+
+/* ---- ids and times ---------------------------------------------------- */
+/* prefix + 26 lowercase base32 chars of a UUIDv7 ("run_01hx…"). */
+void svc_new_id(const char *prefix, char out[SVC_ID_LEN]);
+void svc_now(char out[32]);
+char *svc_dump(json_t *v); /* compact JSON text (malloc'd); takes the reference */
+
+/* ---- the state table (run_state.c) ------------------------------------ */
+bool run_state_can(loom_run_state from, loom_run_state to);
+/* queued, running, waiting_*: a run the session is busy with. */
+bool run_state_active(loom_run_state s);
+/* completed, failed, cancelled, blocked_*: nothing more happens unless resumed. */
+bool run_state_terminal(loom_run_state s);
+
+/* ---- the event writer (event_writer.c) -------------------------------- */
+typedef struct event_writer event_writer;
+event_writer *writer_new(store *st, int batch_ms);
+/* Queues one event (the whole Event JSON, malloc'd: taken) of run_id at seq. */
+void writer_event(event_writer *w, const char *run_id, int64_t seq, char *json);
+/* Queues a document put (json taken); docs of a batch are stored before its events. */
+void writer_doc(event_writer *w, store_kind kind, const char *id, const store_doc_keys *keys,
+                char *json);
+/* Waits until everything queued so far is stored. */
+void writer_flush(event_writer *w);
+/* The count of durable batches so far, and a wait for the next (feeds). */
+uint64_t writer_generation(event_writer *w);
+void writer_wait_change(event_writer *w, uint64_t gen, int timeout_ms);
+void writer_free(event_writer *w); /* flushes, stops the thread */
+
+/* ---- live objects ----------------------------------------------------- */
+typedef struct srv_run srv_run;
+
+typedef struct srv_session {
+    char id[SVC_ID_LEN];
+    char *tenant_id, *project_id, *workspace;
+    char *doc;                  /* the Session document without active_run_id (mu) */
+    char *loom_session_id;      /* (mu) set when the loom session is made */
+    loom_agent *agent;          /* made at the first run; used by the exec thread only */
+    loom_session *ls;
+    char *agent_key;            /* "profile\npolicy" the agent was configured for (exec thread) */
+    pthread_mutex_t use_mu;     /* one user of agent/ls at a time */
+    srv_run *active;            /* (mu) the run the session works on */
+    srv_run *queue_head, *queue_tail; /* (mu) enqueued runs */
+    bool exec_running;          /* (mu) an exec thread serves this session */
+    long tokens_used;           /* (mu) */
+    struct service *svc;
+    struct srv_session *next;   /* hash chain */
+} srv_session;
+
+typedef struct srv_approval {
+    char id[SVC_ID_LEN];
+    char loom_id[80];
+    char *doc;                  /* (mu) the Approval document */
+    char status[16];            /* (mu) */
+    struct srv_approval *next;  /* per run, newest first */
+} srv_approval;
+
+struct srv_run {
+    char id[SVC_ID_LEN], task_id[SVC_ID_LEN], session_id[SVC_ID_LEN];
+    char *tenant_id, *project_id, *goal, *agent_profile, *policy_id;
+    char strategy[12];
+    loom_run_state state;       /* (mu) the server's */
+    char created_at[32], updated_at[32], started_at[32], ended_at[32];
+    char current_step[96];      /* (mu) */
+    char pending_approval_id[SVC_ID_LEN]; /* (mu) "" when none */
+    char *summary, *stop_reason; /* (mu) */
+    loom_error_code err_code;   /* (mu) LOOM_OK when none */
+    char *err_message;          /* (mu) */
+    long in_tok, out_tok;       /* (mu) */
+    char *resumed_from;         /* always NULL here (the Run shape has it) */
+    int64_t seq;                /* (mu) the last seq given out */
+    /* execution */
+    bool continue_next;         /* (mu) the next start is loom_run_continue */
+    char *note;                 /* (mu) resume note / run note */
+    loom_error_code force_code; /* (mu) a quota stop: the error to end with */
+    char *force_message;
+    char *cancel_reason;        /* (mu) */
+    bool cancel_pending;        /* (mu) cancel asked before lr existed */
+    bool pause_pending;         /* (mu) */
+    loom_run *lr;               /* (lr_mu) */
+    pthread_mutex_t lr_mu;
+    srv_approval *approvals;    /* (mu) */
+    srv_session *sess;
+    struct service *svc;
+    long base_in, base_out;     /* (mu) usage before the current loom run */
+    srv_run *queue_next;        /* (mu) */
+    struct srv_run *next;       /* hash chain */
+};
+
+#define SVC_BUCKETS 1024
+
+typedef struct tenant_count {
+    char *tenant_id, *project_id; /* project NULL: the tenant's active-run count */
+    long n;
+    struct tenant_count *next;
+} tenant_count;
+
+struct service {
+    service_options opts;
+    store *st;
+    const server_objects *objs;
+    webhooks *wh;
+    event_writer *w;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;          /* broadcast at every run state change */
+    srv_session *sessions[SVC_BUCKETS];
+    srv_run *runs[SVC_BUCKETS];
+    tenant_count *counts;       /* (mu) active runs per tenant, tools per project */
+    int executing;              /* (mu) runs inside loom now (the pool) */
+    int exec_threads;           /* (mu) live exec threads */
+    bool stopping;              /* (mu) */
+};
+
+/* ---- service.c helpers ------------------------------------------------- */
+/* The run id names, checked for who (run_ctl.c). */
+srv_run *svc_run_for(service *svc, const principal *who, const char *id, token_role need,
+                     srv_error *err);
+json_t *svc_parse_body(const char *body, srv_error *err); /* an object, or NULL (invalid_request) */
+void svc_run_init_mutex(srv_run *r);
+unsigned svc_hash(const char *s);
+srv_run *svc_run_find(service *svc, const char *id);        /* (mu held) */
+srv_session *svc_session_find(service *svc, const char *id); /* (mu held) */
+/* The live session, loaded from the store when not in memory (mu not held). */
+srv_session *svc_session_load(service *svc, const char *id, srv_error *err);
+/* The live run, loaded from the store when not in memory (mu not held). */
+srv_run *svc_run_load(service *svc, const char *id, srv_error *err);
+/* Access: tenant (else resource_not_found "what id"), project, role. */
+int svc_access(const principal *who, const char *tenant_id, const char *project_id,
+               token_role need, loom_error_code project_code, const char *what, const char *id,
+               srv_error *err);
+json_t *svc_scopes(const char *tenant_id, const char *project_id, const char *session_id,
+                   const char *run_id);
+json_t *svc_run_json(const srv_run *r);                     /* (mu held) */
+void svc_run_store(service *svc, srv_run *r);               /* (mu held): queues the doc */
+void svc_session_store(service *svc, srv_session *s);       /* (mu held) */
+long *svc_count(service *svc, const char *tenant_id, const char *project_id); /* (mu held) */
+const tenant_config *svc_tenant(service *svc, const char *tenant_id);
+
+/* ---- events (run_exec.c) ---------------------------------------------- */
+/* Gives the next seq of r and queues the event (payload taken). (mu held) */
+void svc_emit(service *svc, srv_run *r, const char *type, loom_visibility vis,
+              const char *correlation_id, json_t *payload);
+/* Moves r to state to (checked with the table), emitting run.state_changed
+ * {from, state, reason?} and storing the doc. (mu held) */
+int svc_transition(service *svc, srv_run *r, loom_run_state to, const char *reason,
+                   srv_error *err);
+/* Ends a run outside loom (cancelled while queued or paused, a missing
+ * capability, a failed start): the final transition and run.completed. (mu not held) */
+void svc_end_without_loom(service *svc, srv_run *r, loom_run_state to, loom_error_code code,
+                          const char *message);
+/* Starts the session's exec thread if it has none. (mu held) */
+void svc_kick(service *svc, srv_session *s);
+void svc_webhook(service *svc, const char *tenant_id, const char *type, const char *event_id,
+                 json_t *payload); /* payload taken; mu not held */
+
+/* ---- approvals.c ------------------------------------------------------- */
+/* From loom's approval.requested / approval.resolved payloads. (mu held) */
+void apv_requested(service *svc, srv_run *r, json_t *payload);
+void apv_resolved(service *svc, srv_run *r, json_t *payload);
+/* Pending approvals of an ended run become cancelled. (mu held) */
+void apv_cancel_pending(service *svc, srv_run *r);
+
+/* ---- recover.c --------------------------------------------------------- */
+void svc_recover(service *svc);
+
+#endif
