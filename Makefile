@@ -44,12 +44,12 @@ demo: deps
 	@bash scripts/quiet_build.sh $(BUILD) $(JOBS) loom
 	@bash scripts/demo.sh $(BUILD)/loom
 
-# bin/loom and bin/loom-serve, lib/libloom.so (with its SONAME link), include/loom.h and
+# bin/loom, bin/loom-serve and bin/loom-acp, lib/libloom.so (with its SONAME link), include/loom.h and
 # loom_protocol.h, lib/pkgconfig/loom.pc and share/man/man1/loom.1 under
 # $(DESTDIR)$(PREFIX). Builds only what it installs, and leaves an existing
 # build folder's type alone (docs/cli.md, *Installing*).
 install:
-	@bash scripts/quiet_build.sh $(BUILD) $(JOBS) loom loom-serve loom-mcp-server libloom
+	@bash scripts/quiet_build.sh $(BUILD) $(JOBS) loom loom-serve loom-mcp-server loom-acp libloom
 	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 # Removes what the last `make install` from $(BUILD) installed: the files

@@ -56,3 +56,4 @@ npm_ci() {
 }
 npm_ci "$root/tests/validate" "the SDK types"
 npm_ci "$root/tests/mcp" "the MCP reference servers and conformance suite"
+npm_ci "$root/tests/acp" "the ACP SDK client"

@@ -29,6 +29,8 @@ int main(int argc, char **argv)
         return plugin_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return sibling_cmd_exec("loom-serve", argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "acp") == 0)
+        return sibling_cmd_exec("loom-acp", argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "signal") == 0)
         return signal_cmd_main(argc - 1, argv + 1);
     cli_options opt;
