@@ -45,9 +45,13 @@ static const http_route ROUTES[] = {
     {"POST", "/approvals/{id}", ":approve", route_approval_approve, APPROVER},
     {"POST", "/approvals/{id}", ":reject", route_approval_reject, APPROVER},
     {"POST", "/knowledge/search", NULL, route_knowledge_search, VIEW},
+    {"GET", "/profiles", NULL, route_profile_list, VIEW},
     {"GET", "/profiles/{id}", NULL, route_profile_get, VIEW},
     {"GET", "/policies/{id}", NULL, route_policy_get, VIEW},
     {"GET", "/knowledge-sources/{id}", NULL, route_knowledge_source_get, VIEW},
+    /* The run console (docs/console.md): public, it holds no data. */
+    {"GET", "/", NULL, route_console_index, PUB},
+    {"GET", "/console/{name}", NULL, route_console_file, PUB},
 };
 #define N_ROUTES (sizeof ROUTES / sizeof ROUTES[0])
 

@@ -125,4 +125,9 @@ service_feed *service_feed_open(service *svc, const principal *who, const char *
 int service_feed_next(service_feed *f, char **json, int64_t *seq, int timeout_ms);
 void service_feed_close(service_feed *f);
 
+/* ---- listings (listings.c) ----------------------------------------------
+ * GET /profiles: {items: [profile]} — every profile the caller's tenant
+ * sees (its own and the global ones), each as GET /profiles/{id} has it. */
+char *service_profile_list(service *svc, const principal *who, srv_error *err);
+
 #endif
