@@ -175,6 +175,25 @@ try {
     must(true, `${jsonName} opens in the JSON viewer`);
   }
 
+  // A second run, with the other profile: its approval expires unanswered
+  // (the card says so) and a Bash call fails.
+  await A.type('#goal', 'Now count the files');
+  await A.select('#profile', 'second');
+  const before = runId;
+  await A.click('#start');
+  await A.waitForFunction((id) => !location.hash.includes(id), {}, before);
+  await A.waitForSelector('.approval.expired', { timeout: 15000 });
+  const exp = await A.$eval('.approval.expired', (n) => n.textContent);
+  must(/expired/i.test(exp) && !(/Approve/.test(exp)), 'an expired approval says so and offers no buttons');
+  await A.waitForFunction(() => ['completed', 'failed'].includes(document.getElementById('run-state').textContent), { timeout: 20000 });
+  await A.waitForSelector('.tool[data-done="failed"]');
+  must(true, 'the failed Bash call is marked failed');
+  must((await A.$$('.run-item')).length === 2, 'the runs list has both runs');
+  await A.select('#state-filter', 'completed');
+  await A.waitForFunction((id) => [...document.querySelectorAll('.run-item')].every((b) => b.querySelector('.state').textContent === 'completed'), {}, before);
+  must(true, 'the state filter narrows the list');
+  await A.select('#state-filter', '');
+
   // Usage charts.
   await A.click('.tab[data-view="usage"]');
   await A.waitForFunction(() => document.querySelectorAll('#charts svg').length === 4);
@@ -207,7 +226,7 @@ try {
   must(requests.some((r) => r.url.includes(`/runs/${runId}/stream`)), 'the run was followed over its event stream');
   must(consoleErrors.filter((e) => !/Failed to load resource/.test(e)).length === 0,
     `no script errors (${consoleErrors.join(' | ')})`);
-  console.log(`console_browser: ${passed} passed, 0 failed`);
+  console.log(`browser checks: all ${passed} held`);
   await browser.close();
   rmSync(profile, { recursive: true, force: true });
 } catch (e) {

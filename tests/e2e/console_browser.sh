@@ -30,9 +30,19 @@ trap 'stop_serve; cleanup' EXIT
 
 # The model: a Bash call that needs approval, a file written, then a
 # markdown answer dripped a few bytes at a time (so the page must show it
-# growing), with HTML in it that must stay text.
+# growing), with HTML in it that must stay text. A second run ("count the
+# files", profile second) has an approval that expires after a second and
+# a Bash call that fails, for the expired card and the charts.
 cat > "$T/scenario.json" <<JSON
 { "turns": [
+  { "match": {"assistant_turns": 0, "body_contains": "count the files"},
+    "reply": {"text": "Counting.", "tool_calls": [{"id": "toolu_c1", "name": "Bash",
+              "input": {"command": "echo counting"}}]} },
+  { "match": {"assistant_turns": 1, "body_contains": "count the files"},
+    "reply": {"text": "Listing.", "tool_calls": [{"id": "toolu_c2", "name": "Bash",
+              "input": {"command": "ls /nonexistent-console-dir"}}]} },
+  { "match": {"assistant_turns": 2, "body_contains": "count the files"},
+    "reply": {"text": "I could not count them."} },
   { "match": {"assistant_turns": 0},
     "reply": {"text": "Checking the greeting before I write anything.",
               "tool_calls": [{"id": "toolu_echo", "name": "Bash",
@@ -62,12 +72,15 @@ profiles:
     provider: anthropic
     model: claude-haiku-4-5
     base_url: $MOCK_URL
-    policies: [ask_echo]
+    policies: [ask_fast]
 YAML
 cat > "$T/config/policies.yaml" <<'YAML'
 policies:
   ask_echo:
     permissions: {mode: acceptEdits, ask: ["Bash(echo:*)"]}
+  ask_fast:
+    permissions: {mode: acceptEdits, ask: ["Bash(echo:*)"]}
+    approvals: {timeout_seconds: 1}
 YAML
 cat > "$T/config/knowledge_sources.yaml" <<'YAML'
 knowledge_sources: {}

@@ -74,7 +74,7 @@
     if (s < 86400) return `${Math.round(s / 3600)} h ago`;
     return `${Math.round(s / 86400)} d ago`;
   }
-  const fmtInt = (n) => (Number(n) || 0).toLocaleString('en-US');
+  const fmtInt = (n) => (Number(n) || 0).toLocaleString('en-US', { maximumFractionDigits: 1 });
   const fmtUsd = (n) => (typeof n === 'number' && n >= 0 ? `$${n.toFixed(n < 1 ? 4 : 2)}` : '—');
   function fmtBytes(n) {
     if (n < 1024) return `${n} B`;
@@ -850,7 +850,7 @@
         if (!page.has_more) break;
       }
     }));
-    $('usage-note').textContent = `${runs.length} runs; cost and tool outcomes from the latest ${recent.length}. ` +
+    $('usage-note').textContent = `${runs.length} run${runs.length === 1 ? '' : 's'}; cost and tool outcomes from the latest ${recent.length}. ` +
       (cost.size ? '' : 'No run reported a cost (the models have no known prices).');
     const buckets = bucketize(runs);
     const keys = [...new Set(runs.map(keyOf))];
@@ -899,7 +899,8 @@
     svg.append(sv('line', { class: 'axis', x1: L, y1: T, x2: L, y2: H - B }));
     for (const f of [0, 0.5, 1]) {
       const y = H - B - f * (H - B - T);
-      svg.append(sv('text', { x: L - 4, y: y + 4, 'text-anchor': 'end', text: fmt(max * f) }));
+      const v = max * f;
+      svg.append(sv('text', { x: L - 4, y: y + 4, 'text-anchor': 'end', text: fmt(max >= 10 ? Math.round(v) : v) }));
     }
     if (!rows.length) { svg.append(sv('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', text: 'no runs yet' })); return svg; }
     const bw = (W - L - R) / rows.length;
