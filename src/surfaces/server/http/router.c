@@ -158,8 +158,9 @@ const http_route *router_match(http_req *r)
     seg segs[MAX_SEGMENTS];
     size_t n_segs = 0;
     seg act = {"", 0};
-    if (split_path(uri, len, segs, &n_segs) != 0)
-        n_segs = 0; /* "//" or a trailing slash: no route fits, a 404 */
+    /* "//" or a trailing slash: no route fits, a 404 (not "/", which is a
+     * route: the console's page). */
+    bool no_route = split_path(uri, len, segs, &n_segs) != 0;
     if (n_segs > 0) {
         seg *last = &segs[n_segs - 1];
         const char *colon = memchr(last->p, ':', last->n);
@@ -173,7 +174,7 @@ const http_route *router_match(http_req *r)
     const http_route *found = NULL;
     seg raw[HTTP_MAX_PARAMS];
     size_t n_raw = 0;
-    for (size_t i = 0; i < N_ROUTES && !found; i++) {
+    for (size_t i = 0; i < N_ROUTES && !found && !no_route; i++) {
         seg got[HTTP_MAX_PARAMS];
         size_t n_got;
         if (!pattern_fits(&ROUTES[i], segs, n_segs, &act, got, &n_got))
