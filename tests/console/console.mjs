@@ -68,6 +68,8 @@ try {
   const ctxC = await browser.createBrowserContext();
   const A = await newPage(ctxA, 1280, 900, 'A');
   const B = await newPage(ctxB, 390, 844, 'B');
+  // The phone prefers the dark theme (so the screenshots show both).
+  await B.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
   const C = await newPage(ctxC, 1280, 900, 'C');
 
   // A wrong token sees nothing: the login says so and no data is shown.
@@ -188,6 +190,9 @@ try {
   await A.waitForFunction(() => ['completed', 'failed'].includes(document.getElementById('run-state').textContent), { timeout: 20000 });
   await A.waitForSelector('.tool[data-done="failed"]');
   must(true, 'the failed Bash call is marked failed');
+  await A.waitForSelector('#agents li[data-agent]');
+  const agent = await A.$eval('#agents li[data-agent]', (n) => n.textContent);
+  must(/counter/.test(agent), `the sub-agent is in the agent tree (${agent.trim()})`);
   must((await A.$$('.run-item')).length === 2, 'the runs list has both runs');
   await A.select('#state-filter', 'completed');
   await A.waitForFunction((id) => [...document.querySelectorAll('.run-item')].every((b) => b.querySelector('.state').textContent === 'completed'), {}, before);

@@ -31,16 +31,21 @@ trap 'stop_serve; cleanup' EXIT
 # The model: a Bash call that needs approval, a file written, then a
 # markdown answer dripped a few bytes at a time (so the page must show it
 # growing), with HTML in it that must stay text. A second run ("count the
-# files", profile second) has an approval that expires after a second and
-# a Bash call that fails, for the expired card and the charts.
+# files", profile second) has an approval that expires after a second, a
+# Bash call that fails and a sub-agent, for the expired card, the agent
+# tree and the charts.
 cat > "$T/scenario.json" <<JSON
 { "turns": [
+  { "match": {"assistant_turns": 0, "body_contains": "subtask-console"},
+    "reply": {"text": "Nothing to count here."} },
   { "match": {"assistant_turns": 0, "body_contains": "count the files"},
     "reply": {"text": "Counting.", "tool_calls": [{"id": "toolu_c1", "name": "Bash",
               "input": {"command": "echo counting"}}]} },
   { "match": {"assistant_turns": 1, "body_contains": "count the files"},
-    "reply": {"text": "Listing.", "tool_calls": [{"id": "toolu_c2", "name": "Bash",
-              "input": {"command": "ls /nonexistent-console-dir"}}]} },
+    "reply": {"text": "Listing, with a helper.", "tool_calls": [
+              {"id": "toolu_c2", "name": "Bash", "input": {"command": "ls /nonexistent-console-dir"}},
+              {"id": "toolu_c3", "name": "Agent", "input": {"description": "count helper",
+               "prompt": "subtask-console: count what is there", "name": "counter"}}]} },
   { "match": {"assistant_turns": 2, "body_contains": "count the files"},
     "reply": {"text": "I could not count them."} },
   { "match": {"assistant_turns": 0},
@@ -129,6 +134,13 @@ assert_eq "another console file is a 404" "$status" "404"
 curl -sS --noproxy '*' -o "$T/profiles.json" -H 'Authorization: Bearer console-approver-token' "$BASE/profiles"
 assert_eq "GET /profiles lists the tenant's profiles" \
   "$(jq -c '[.items[] | .profile_id // .id] | sort' "$T/profiles.json")" '["default","second"]'
+curl -sS --noproxy '*' -o "$T/openapi.json" "$BASE/openapi.json"
+check "GET /profiles matches the OpenAPI document" \
+  node "$LOOM_SRC/tests/validate/openapi_check.mjs" response "$T/openapi.json" GET /profiles 200 \
+  "$T/profiles.json" "application/json; charset=utf-8"
+check "GET / matches it too" \
+  node "$LOOM_SRC/tests/validate/openapi_check.mjs" response "$T/openapi.json" GET / 200 \
+  "$T/index.html" "text/html; charset=utf-8"
 status=$(curl -sS --noproxy '*' -o /dev/null -w '%{http_code}' "$BASE/profiles")
 assert_eq "GET /profiles needs a token" "$status" "401"
 
