@@ -201,8 +201,17 @@ try {
 
   // Usage charts.
   await A.click('.tab[data-view="usage"]');
-  await A.waitForFunction(() => document.querySelectorAll('#charts svg').length === 4);
+  await A.waitForFunction(() => document.querySelectorAll('#charts svg').length === 5);
   must(await A.$eval('#charts', (n) => n.querySelectorAll('rect').length >= 3), 'the usage charts are drawn as inline SVG');
+  const legend = await A.$eval('#charts', (n) => n.textContent);
+  must(legend.includes('default') && legend.includes('second'), 'by profile, both profiles are in the charts');
+  await A.select('#usage-by', 'model');
+  await A.waitForFunction(() => document.getElementById('charts').textContent.includes('claude-haiku-4-5'));
+  must(true, 'by model, the runs\' models are (from GET /usage)');
+  const runCost = await A.evaluate(() => [...document.querySelectorAll('.run-item .meta')].map((n) => n.textContent).join(' | '));
+  must((runCost.match(/\$\d/g) || []).length === 2, `the runs list shows both runs' cost (${runCost})`);
+  await A.select('#usage-by', 'agent_profile');
+  await A.waitForFunction(() => document.getElementById('charts').textContent.includes('second') && document.querySelectorAll('#charts svg').length === 5);
   await shot(A, 'usage-1280', { full: true });
 
   // The phone-width views in B: the run (it saw the end), the diff, usage.
@@ -215,7 +224,7 @@ try {
   await shot(B, 'diff-390', { element: '#viewer' });
   must(await B.evaluate(() => document.documentElement.scrollWidth <= 390 + 1), 'nothing is wider than the phone');
   await B.click('.tab[data-view="usage"]');
-  await B.waitForFunction(() => document.querySelectorAll('#charts svg').length === 4);
+  await B.waitForFunction(() => document.querySelectorAll('#charts svg').length === 5);
   await shot(B, 'usage-390', { full: true });
 
   // The theme toggle (a keyboard press on a focused button).

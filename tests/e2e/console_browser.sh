@@ -141,6 +141,12 @@ check "GET /profiles matches the OpenAPI document" \
 check "GET / matches it too" \
   node "$LOOM_SRC/tests/validate/openapi_check.mjs" response "$T/openapi.json" GET / 200 \
   "$T/index.html" "text/html; charset=utf-8"
+curl -sS --noproxy '*' -o "$T/usage0.json" -H 'Authorization: Bearer console-approver-token' "$BASE/usage"
+check "GET /usage (no runs yet) matches the document" \
+  node "$LOOM_SRC/tests/validate/openapi_check.mjs" response "$T/openapi.json" GET /usage 200 \
+  "$T/usage0.json" "application/json; charset=utf-8"
+status=$(curl -sS --noproxy '*' -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer console-approver-token' "$BASE/usage?state=nope")
+assert_eq "GET /usage refuses an unknown state" "$status" "400"
 status=$(curl -sS --noproxy '*' -o /dev/null -w '%{http_code}' "$BASE/profiles")
 assert_eq "GET /profiles needs a token" "$status" "401"
 
@@ -160,6 +166,13 @@ assert_eq "the browser scenario passed" "$rc" "0"
 for shot in run-1280 approval-1280 diff-1280 usage-1280 run-390 approval-390 diff-390 usage-390; do
   check "screenshot $shot.png" test -s "$T/shots/$shot.png"
 done
+curl -sS --noproxy '*' -o "$T/usage.json" -H 'Authorization: Bearer console-approver-token' "$BASE/usage"
+check "GET /usage after the runs matches the document" \
+  node "$LOOM_SRC/tests/validate/openapi_check.mjs" response "$T/openapi.json" GET /usage 200 \
+  "$T/usage.json" "application/json; charset=utf-8"
+assert_eq "GET /usage: both runs, their models, a cost each, the failures" \
+  "$(jq -c '[.items[] | [.agent_profile, .model, (.cost_usd > 0), .tool_calls, .tool_failures]] | sort' "$T/usage.json")" \
+  '[["default","claude-sonnet-4-5",true,2,0],["second","claude-haiku-4-5",true,3,2]]'
 check "the patch is on disk too" grep -q '^from the console$' "$T/work/new.txt"
 
 stop_serve

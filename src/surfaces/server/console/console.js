@@ -33,6 +33,8 @@
     view: null,         // per-run view state (answer text, tool cards, agents)
     listTimer: null,
     approvalsTimer: null,
+    usage: new Map(),   // run_id → RunUsage (GET /usage: cost, model, tool outcomes)
+    usageAt: 0,
   };
 
   /* ---- DOM helpers: text only ----------------------------------------- */
@@ -299,7 +301,26 @@
       if (!cursor) break;
     }
     st.runs = items;
+    // Costs come from GET /usage (it reads every run's events): less often.
+    const ended = items.filter((r) => TERMINAL.has(r.state) && !st.usage.has(r.run_id)).length;
+    if (Date.now() - st.usageAt > 10000 || ended) {
+      st.usageAt = Date.now();
+      try {
+        for (const u of await allUsage()) st.usage.set(u.run_id, u);
+      } catch (_) { /* the list still shows */ }
+    }
     renderRuns();
+  }
+  async function allUsage() {
+    const out = [];
+    let cursor = null;
+    for (let page = 0; page < 5; page++) {
+      const r = await api('GET', '/usage' + q({ limit: 200, cursor }));
+      out.push(...(r.items || []));
+      cursor = r.next_cursor;
+      if (!cursor) break;
+    }
+    return out;
   }
   function renderRuns() {
     const sessions = [...new Set(st.runs.map((r) => r.session_id))];
@@ -314,7 +335,8 @@
     show($('runs-empty'), shown.length === 0);
     for (const r of shown) {
       const u = r.usage || {};
-      const cost = r.cost_usd !== undefined ? r.cost_usd : (st.run && st.run.run_id === r.run_id ? st.view.cost : undefined);
+      const live = st.run && st.run.run_id === r.run_id ? st.view.cost : undefined;
+      const cost = live !== undefined ? live : (st.usage.get(r.run_id) || {}).cost_usd;
       const b = el('button', {
         type: 'button', class: 'run-item', 'data-run': r.run_id,
         'aria-current': st.run && st.run.run_id === r.run_id ? 'true' : 'false',
@@ -819,19 +841,12 @@
   async function drawUsage() {
     const charts = clear($('charts'));
     const by = $('usage-by').value;
-    const runs = [];
-    let cursor = null;
-    for (let page = 0; page < 5; page++) {
-      const r = await api('GET', '/runs' + q({ limit: 200, cursor }));
-      runs.push(...(r.items || []));
-      cursor = r.next_cursor;
-      if (!cursor) break;
-    }
-    const modelOf = new Map(st.profiles.map((p) => [p.profile_id || p.id, p.model || 'default model']));
-    const keyOf = (r) => (by === 'model' ? (modelOf.get(r.agent_profile) || 'default model') : (r[by] || '—'));
-    // The recent runs' events give cost and tool outcomes (the Run has neither).
+    const runs = await allUsage();
+    for (const u of runs) st.usage.set(u.run_id, u);
+    const keyOf = (r) => r[by] || '—';
+    // Per-tool outcomes from the recent runs' events (GET /usage counts them per run).
     const recent = runs.slice(0, 20);
-    const cost = new Map(), tools = new Map();
+    const tools = new Map();
     await Promise.all(recent.map(async (r) => {
       let after = 0;
       for (let i = 0; i < 10; i++) {
@@ -839,7 +854,6 @@
         try { page = await api('GET', `/runs/${enc(r.run_id)}/events` + q({ after, limit: 1000 })); } catch (_) { return; }
         for (const e of page.items || []) {
           const p = e.payload || {};
-          if (typeof p.cost_usd === 'number' && !p.agent_id) cost.set(r.run_id, p.cost_usd);
           if (e.type === 'tool.finished' || e.type === 'tool.failed') {
             const t = tools.get(p.tool) || { ok: 0, fail: 0 };
             if (e.type === 'tool.failed' || p.is_error) t.fail++; else t.ok++;
@@ -850,8 +864,10 @@
         if (!page.has_more) break;
       }
     }));
-    $('usage-note').textContent = `${runs.length} run${runs.length === 1 ? '' : 's'}; cost and tool outcomes from the latest ${recent.length}. ` +
-      (cost.size ? '' : 'No run reported a cost (the models have no known prices).');
+    const calls = runs.reduce((n, r) => n + r.tool_calls, 0), fails = runs.reduce((n, r) => n + r.tool_failures, 0);
+    $('usage-note').textContent = `${runs.length} run${runs.length === 1 ? '' : 's'} · ${fmtInt(runs.reduce((n, r) => n + r.input_tokens + r.output_tokens, 0))} tokens · ` +
+      `${fmtUsd(runs.reduce((n, r) => n + (r.cost_usd || 0), 0))} · ${fmtInt(calls)} tool calls, ${fmtInt(fails)} failed; per tool from the latest ${recent.length} runs.` +
+      (runs.some((r) => typeof r.cost_usd === 'number') ? '' : ' No run reported a cost (the models have no known prices).');
     const buckets = bucketize(runs);
     const keys = [...new Set(runs.map(keyOf))];
     const sum = (sel) => buckets.map((b) => {
@@ -860,10 +876,21 @@
       return { label: b.label, row };
     });
     charts.append(
-      chartCard('Tokens over time', stacked(sum((r) => (r.usage ? (r.usage.input_tokens || 0) + (r.usage.output_tokens || 0) : 0)), keys, fmtInt), keys),
+      chartCard('Tokens over time', stacked(sum((r) => r.input_tokens + r.output_tokens), keys, fmtInt), keys),
       chartCard('Runs over time', stacked(sum(() => 1), keys, fmtInt), keys),
-      chartCard('Cost over time (USD)', stacked(sum((r) => cost.get(r.run_id) || 0), keys, (n) => `$${n.toFixed(2)}`), keys),
-      chartCard('Tool failure rate', failureBars(tools), null));
+      chartCard('Cost over time (USD)', stacked(sum((r) => r.cost_usd || 0), keys, (n) => `$${n.toFixed(2)}`), keys),
+      chartCard('Tool failure rate per tool', failureBars(tools), null),
+      chartCard(`Tool failure rate by ${$('usage-by').selectedOptions[0].textContent}`, failureBars(byKey(runs, keyOf)), null));
+  }
+  function byKey(runs, keyOf) {
+    const m = new Map();
+    for (const r of runs) {
+      const k = keyOf(r), c = m.get(k) || { ok: 0, fail: 0 };
+      c.fail += r.tool_failures;
+      c.ok += r.tool_calls - r.tool_failures;
+      if (r.tool_calls) m.set(k, c);
+    }
+    return m;
   }
   function bucketize(runs) {
     if (!runs.length) return [];

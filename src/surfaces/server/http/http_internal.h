@@ -165,7 +165,9 @@ void route_knowledge_source_get(http_req *r);
 /* routes_console.c: the run console's static files (docs/console.md). */
 void route_console_index(http_req *r);
 void route_console_file(http_req *r);
-/* routes_console.c too: the listings the console needs (GET /profiles). */
+/* routes_console.c too: the listings the console needs (GET /profiles,
+ * GET /usage). */
 void route_profile_list(http_req *r);
+void route_usage_list(http_req *r);
 
 #endif

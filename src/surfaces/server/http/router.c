@@ -30,6 +30,7 @@ static const http_route ROUTES[] = {
     {"GET", "/tasks/{id}", NULL, route_task_get, VIEW},
     {"POST", "/runs", NULL, route_run_create, MEMBER},
     {"GET", "/runs", NULL, route_run_list, VIEW},
+    {"GET", "/usage", NULL, route_usage_list, VIEW},
     {"GET", "/runs/{id}", NULL, route_run_get, VIEW},
     {"POST", "/runs/{id}", ":cancel", route_run_cancel, MEMBER},
     {"POST", "/runs/{id}", ":pause", route_run_pause, MEMBER},

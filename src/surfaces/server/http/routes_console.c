@@ -2,8 +2,9 @@
  * and GET /console/{name} (console.css, console.js), the page's three files
  * compiled into the program from src/surfaces/server/console/ (CMake's
  * loom_embed_text), so the console works offline and needs no files beside
- * the binary. Also GET /profiles, the one listing the API lacked for the
- * page (which profile to start a run with).
+ * the binary. Also the two listings the API lacked for the page: GET
+ * /profiles (which profile to start a run with) and GET /usage (each run's
+ * cost, model and tool outcomes, for the list and the charts).
  *
  * The page is public (it holds no data; every call it makes carries the
  * token the person typed), so it must not be something another origin can
@@ -101,5 +102,32 @@ void route_profile_list(http_req *r)
         return;
     srv_error err = {0};
     char *j = r->ctx->be->profile_list(r->ctx->svc, &r->who, &err);
+    reply_result(r, j, 200, &err);
+}
+
+/* The server's run states, for ?state= (as GET /runs checks it). */
+static const char *const USAGE_STATES[] = {
+    "queued", "running", "waiting_approval", "waiting_external", "paused", "completed",
+    "failed", "cancelled", "blocked_by_policy", "blocked_by_capability", NULL,
+};
+
+void route_usage_list(http_req *r)
+{
+    static const char *const q[] = {"session_id", "state", "limit", "cursor", NULL};
+    int64_t limit;
+    if (!query_only(r, q) || !query_int(r, "limit", 1, 200, 50, &limit))
+        return;
+    const char *state = query_get(r, "state");
+    bool known = !state;
+    for (size_t i = 0; state && USAGE_STATES[i] && !known; i++)
+        known = strcmp(state, USAGE_STATES[i]) == 0;
+    if (!known) {
+        reply_fail(r, 0, LOOM_ERR_INVALID_REQUEST, NULL, "state \"%.64s\" is not a run state",
+                   state);
+        return;
+    }
+    srv_error err = {0};
+    char *j = r->ctx->be->usage_list(r->ctx->svc, &r->who, query_get(r, "session_id"), state,
+                                     query_get(r, "cursor"), (int)limit, &err);
     reply_result(r, j, 200, &err);
 }
