@@ -208,7 +208,10 @@ try {
   await A.select('#usage-by', 'model');
   await A.waitForFunction(() => document.getElementById('charts').textContent.includes('claude-haiku-4-5'));
   must(true, 'by model, the runs\' models are (from GET /usage)');
-  const runCost = await A.evaluate(() => [...document.querySelectorAll('.run-item .meta')].map((n) => n.textContent).join(' | '));
+  const costs = () => [...document.querySelectorAll('.run-item .meta')].map((n) => n.textContent).join(' | ');
+  await A.waitForFunction(() => ([...document.querySelectorAll('.run-item .meta')].map((n) => n.textContent).join(' | ')
+    .match(/\$\d/g) || []).length === 2, { timeout: 15000 }).catch(() => {});
+  const runCost = await A.evaluate(costs);
   must((runCost.match(/\$\d/g) || []).length === 2, `the runs list shows both runs' cost (${runCost})`);
   await A.select('#usage-by', 'agent_profile');
   await A.waitForFunction(() => document.getElementById('charts').textContent.includes('second') && document.querySelectorAll('#charts svg').length === 5);

@@ -301,9 +301,10 @@
       if (!cursor) break;
     }
     st.runs = items;
-    // Costs come from GET /usage (it reads every run's events): less often.
-    const ended = items.filter((r) => TERMINAL.has(r.state) && !st.usage.has(r.run_id)).length;
-    if (Date.now() - st.usageAt > 10000 || ended) {
+    // Costs come from GET /usage (it reads every run's events): every 10 s,
+    // and at once when a run is new or changed state since the last read.
+    const stale = items.some((r) => { const u = st.usage.get(r.run_id); return !u || u.state !== r.state; });
+    if (Date.now() - st.usageAt > 10000 || stale) {
       st.usageAt = Date.now();
       try {
         for (const u of await allUsage()) st.usage.set(u.run_id, u);
