@@ -1,7 +1,7 @@
 // console.mjs — the run console's browser scenario (tests/e2e/console_browser.sh
 // starts loom-serve and mockllm and runs this). Debian's Chromium, headless,
 // through puppeteer-core. Environment: BASE (the server's origin), TOKEN (an
-// approver's), CHROMIUM, SHOTS (the output folder), CONSOLE_SHOTS_DIR (also
+// approver's), OTHER_TOKEN (another tenant's), CHROMIUM, SHOTS (the output folder), CONSOLE_SHOTS_DIR (also
 // copy the screenshots there; docs/console/). Prints "ok - …" per check and
 // exits 1 on the first failure.
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -229,6 +229,17 @@ try {
   await B.click('.tab[data-view="usage"]');
   await B.waitForFunction(() => document.querySelectorAll('#charts svg').length === 5);
   await shot(B, 'usage-390', { full: true });
+
+  // Another tenant's token sees none of it, not even by the run's address.
+  await login(C, process.env.OTHER_TOKEN);
+  await C.waitForSelector('#app:not([hidden])');
+  await C.waitForSelector('#runs-empty:not([hidden])');
+  must((await C.$$('.run-item')).length === 0, 'another tenant sees no runs in the list');
+  await C.goto(`${BASE}/#run=${runId}`, { waitUntil: 'domcontentloaded' });
+  await C.reload({ waitUntil: 'networkidle0' });
+  await C.waitForSelector('#app:not([hidden])');
+  must(await C.$eval('#run', (n) => n.hidden) && !(await C.content()).includes('hello-console'),
+    'nor the run at its address (the server answers 404)');
 
   // The theme toggle (a keyboard press on a focused button).
   await A.focus('#theme');

@@ -5,7 +5,8 @@
 # tokens stream in, approve its Bash call by clicking while a second
 # browser (another context, 390 px wide) watches the same run and sees the
 # approval card vanish; the run completes and its patch.diff opens in the
-# diff viewer; a wrong token sees nothing; every request the browsers made
+# diff viewer; a wrong token sees nothing, another tenant's token sees
+# none of these runs; every request the browsers made
 # went to the server's origin. Screenshots (1280 and 390 px) go to $T/shots,
 # and to docs/console/ with CONSOLE_SHOTS_DIR=docs/console.
 source "$(dirname "$0")/_lib.sh"
@@ -65,7 +66,7 @@ JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
 
-mkdir -p "$T/config"
+mkdir -p "$T/config" "$T/globex"
 cat > "$T/config/profiles.yaml" <<YAML
 profiles:
   default:
@@ -95,7 +96,13 @@ tenants:
   acme:
     projects:
       default: {workspace: $T/work}
+  globex:
+    projects:
+      default: {workspace: $T/globex}
 tokens:
+  - token: globex-viewer-token
+    tenant: globex
+    role: viewer
   - token: console-approver-token
     tenant: acme
     role: approver
@@ -152,7 +159,7 @@ assert_eq "GET /profiles needs a token" "$status" "401"
 
 mkdir -p "$T/shots"
 set +e
-BASE="$BASE" TOKEN=console-approver-token CHROMIUM="$CHROMIUM" SHOTS="$T/shots" \
+BASE="$BASE" TOKEN=console-approver-token OTHER_TOKEN=globex-viewer-token CHROMIUM="$CHROMIUM" SHOTS="$T/shots" \
   CONSOLE_SHOTS_DIR="${CONSOLE_SHOTS_DIR:+$(cd "$LOOM_SRC" && mkdir -p "$CONSOLE_SHOTS_DIR" && cd "$CONSOLE_SHOTS_DIR" && pwd)}" \
   timeout 75 node "$LOOM_SRC/tests/console/console.mjs" > "$T/browser.out" 2> "$T/browser.err"
 rc=$?

@@ -100,6 +100,10 @@ void route_profile_list(http_req *r)
 {
     if (!query_only(r, NULL))
         return;
+    if (!r->ctx->be->profile_list) { /* a backend without listings (a test's fake) */
+        reply_fail(r, 0, LOOM_ERR_RESOURCE_NOT_FOUND, NULL, "this server lists no profiles");
+        return;
+    }
     srv_error err = {0};
     char *j = r->ctx->be->profile_list(r->ctx->svc, &r->who, &err);
     reply_result(r, j, 200, &err);
@@ -124,6 +128,10 @@ void route_usage_list(http_req *r)
     if (!known) {
         reply_fail(r, 0, LOOM_ERR_INVALID_REQUEST, NULL, "state \"%.64s\" is not a run state",
                    state);
+        return;
+    }
+    if (!r->ctx->be->usage_list) {
+        reply_fail(r, 0, LOOM_ERR_RESOURCE_NOT_FOUND, NULL, "this server lists no usage");
         return;
     }
     srv_error err = {0};
