@@ -1,8 +1,8 @@
 // console.mjs — the run console's browser scenario (tests/e2e/console_browser.sh
 // starts loom-serve and mockllm and runs this). Debian's Chromium, headless,
 // through puppeteer-core. Environment: BASE (the server's origin), TOKEN (an
-// approver's), OTHER_TOKEN (another tenant's), CHROMIUM, SHOTS (the output folder), CONSOLE_SHOTS_DIR (also
-// copy the screenshots there; docs/console/). Prints "ok - …" per check and
+// approver's), OTHER_TOKEN (another tenant's), CHROMIUM, SHOTS (the output
+// folder), CONSOLE_SHOTS_DIR (also copy the screenshots there; docs/console/). Prints "ok - …" per check and
 // exits 1 on the first failure.
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -229,6 +229,23 @@ try {
   await B.click('.tab[data-view="usage"]');
   await B.waitForFunction(() => document.querySelectorAll('#charts svg').length === 5);
   await shot(B, 'usage-390', { full: true });
+
+  // A third run, cancelled from the page while it waits for its approval:
+  // the card goes with it.
+  await A.click('.tab[data-view="runs"]');
+  await A.type('#goal', 'Say hello again, then write new.txt');
+  await A.select('#profile', 'default');
+  await A.click('#start');
+  await A.waitForFunction((id) => !location.hash.includes(id) && document.getElementById('run-goal').textContent.includes('again'), {}, runId);
+  await A.waitForSelector('.approval button.approve');
+  await A.waitForFunction(() => !document.getElementById('act-pause').disabled || !document.getElementById('act-cancel').disabled);
+  await A.click('#act-cancel');
+  await A.waitForFunction(() => document.getElementById('run-state').textContent === 'cancelled', { timeout: 15000 });
+  must(true, 'Cancel on the page cancels the run');
+  await A.waitForFunction(() => !document.querySelector('.approval'), { timeout: 10000 });
+  must(true, 'and its approval card goes with it');
+  must(await A.$eval('#act-cancel', (b) => b.disabled) && await A.$eval('#act-resume', (b) => b.disabled),
+    'an ended run offers neither Cancel nor Resume');
 
   // Another tenant's token sees none of it, not even by the run's address.
   await login(C, process.env.OTHER_TOKEN);

@@ -7,7 +7,8 @@
 # approval card vanish; the run completes and its patch.diff opens in the
 # diff viewer; a wrong token sees nothing, another tenant's token sees
 # none of these runs; every request the browsers made
-# went to the server's origin. Screenshots (1280 and 390 px) go to $T/shots,
+# went to the server's origin; a third run is cancelled from the page.
+# Screenshots (1280 and 390 px) go to $T/shots,
 # and to docs/console/ with CONSOLE_SHOTS_DIR=docs/console.
 source "$(dirname "$0")/_lib.sh"
 
@@ -178,8 +179,10 @@ check "GET /usage after the runs matches the document" \
   node "$LOOM_SRC/tests/validate/openapi_check.mjs" response "$T/openapi.json" GET /usage 200 \
   "$T/usage.json" "application/json; charset=utf-8"
 assert_eq "GET /usage: both runs, their models, a cost each, the failures" \
-  "$(jq -c '[.items[] | [.agent_profile, .model, (.cost_usd > 0), .tool_calls, .tool_failures]] | sort' "$T/usage.json")" \
+  "$(jq -c '[.items[] | select(.state != "cancelled") | [.agent_profile, .model, (.cost_usd > 0), .tool_calls, .tool_failures]] | sort' "$T/usage.json")" \
   '[["default","claude-sonnet-4-5",true,2,0],["second","claude-haiku-4-5",true,3,2]]'
+assert_eq "and the run cancelled from the page" \
+  "$(jq -c '[.items[] | select(.state == "cancelled") | .agent_profile]' "$T/usage.json")" '["default"]'
 check "the patch is on disk too" grep -q '^from the console$' "$T/work/new.txt"
 
 stop_serve
