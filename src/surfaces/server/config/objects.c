@@ -316,3 +316,12 @@ size_t objects_knowledge_sources_visible(const server_objects *o, const char *te
     }
     return n;
 }
+
+size_t objects_profiles(const server_objects *o, const agent_profile **out, size_t cap)
+{
+    if (!o)
+        return 0;
+    for (size_t i = 0; i < o->n_profiles && i < cap; i++)
+        out[i] = &o->profiles[i];
+    return o->n_profiles;
+}

@@ -162,4 +162,9 @@ size_t objects_knowledge_sources_visible(const server_objects *o, const char *te
                                          const char *project_id,
                                          const knowledge_source **out, size_t cap);
 
+/* Every profile, global and of every tenant, in the file's order (GET
+ * /profiles filters by tenant). Writes at most cap into out; returns how
+ * many there are in all. */
+size_t objects_profiles(const server_objects *o, const agent_profile **out, size_t cap);
+
 #endif

@@ -43,4 +43,6 @@ const http_backend http_backend_service = {
     .feed_open = service_feed_open,
     .feed_next = service_feed_next,
     .feed_close = service_feed_close,
+    .profile_list = service_profile_list,
+    .usage_list = service_usage_list,
 };

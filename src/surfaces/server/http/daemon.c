@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "base/str.h"
@@ -71,13 +72,30 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     *con_cls = NULL;
 }
 
-static void common_headers(struct MHD_Response *resp, const http_ctx *ctx, bool stream)
+static void common_headers(struct MHD_Response *resp, const http_ctx *ctx, bool stream,
+                           const char *extra)
 {
     char id[32];
     unsigned long n = atomic_fetch_add((atomic_ulong *)&ctx->next_request, 1) + 1;
     snprintf(id, sizeof id, "req_%lu", n);
     MHD_add_response_header(resp, "X-Request-Id", id);
-    if (!stream)
+    bool own_cache = false;
+    for (const char *p = extra; p && *p;) {
+        const char *nl = strchr(p, '\n'), *colon = strchr(p, ':');
+        size_t ln = nl ? (size_t)(nl - p) : strlen(p);
+        if (colon && colon < p + ln) {
+            char name[64], value[512];
+            snprintf(name, sizeof name, "%.*s", (int)(colon - p), p);
+            const char *v = colon + 1;
+            while (*v == ' ')
+                v++;
+            snprintf(value, sizeof value, "%.*s", (int)(p + ln - v), v);
+            MHD_add_response_header(resp, name, value);
+            own_cache = own_cache || strcasecmp(name, "Cache-Control") == 0;
+        }
+        p += ln + (nl ? 1 : 0);
+    }
+    if (!stream && !own_cache)
         MHD_add_response_header(resp, "Cache-Control", "no-store");
 }
 
@@ -102,7 +120,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, http_req *r)
     }
     if (!resp)
         return MHD_NO;
-    common_headers(resp, r->ctx, stream);
+    common_headers(resp, r->ctx, stream, rep->headers);
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)rep->status, resp);
     MHD_destroy_response(resp);
     return ok;
@@ -120,6 +138,7 @@ static void handle(struct MHD_Connection *c, http_req *r)
 {
     r->authorization = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
     r->last_event_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
+    r->if_none_match = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
     const http_route *route = router_match(r);
     if (!route || !auth_check(r, route) || !router_parse_query(r))
         return;

@@ -65,6 +65,9 @@ typedef struct http_backend {
                                int64_t after, unsigned vis_mask, srv_error *err);
     int (*feed_next)(service_feed *f, char **json, int64_t *seq, int timeout_ms);
     void (*feed_close)(service_feed *f);
+    char *(*profile_list)(service *svc, const principal *who, srv_error *err);
+    char *(*usage_list)(service *svc, const principal *who, const char *session_id,
+                        const char *state, const char *cursor, int limit, srv_error *err);
 } http_backend;
 
 /* service.h and objects_token (backend.c). */

@@ -34,6 +34,9 @@ typedef struct http_reply {
     size_t len;
     char *content_type;       /* malloc'd; NULL: application/json; charset=utf-8 */
     char *allow;              /* malloc'd Allow header of a 405 */
+    char *headers;            /* malloc'd extra "Name: value\n" lines (the console's
+                               * ETag, Cache-Control, CSP); one with Cache-Control
+                               * replaces the default no-store */
     sse_stream *sse;          /* set: the answer is this event stream */
 } http_reply;
 
@@ -50,6 +53,7 @@ typedef struct http_req {
     size_t n_query;
     const char *authorization;  /* header values (owned by MHD) */
     const char *last_event_id;
+    const char *if_none_match;  /* the console's conditional GET */
     char *body;               /* NUL-terminated; NULL when there was none */
     size_t body_len;
     json_t *json;             /* the body parsed (an object), after body_check */
@@ -158,5 +162,12 @@ void route_knowledge_search(http_req *r);
 void route_profile_get(http_req *r);
 void route_policy_get(http_req *r);
 void route_knowledge_source_get(http_req *r);
+/* routes_console.c: the run console's static files (docs/console.md). */
+void route_console_index(http_req *r);
+void route_console_file(http_req *r);
+/* routes_console.c too: the listings the console needs (GET /profiles,
+ * GET /usage). */
+void route_profile_list(http_req *r);
+void route_usage_list(http_req *r);
 
 #endif

@@ -100,6 +100,7 @@ void reply_free(http_reply *rep)
     free(rep->body);
     free(rep->content_type);
     free(rep->allow);
+    free(rep->headers);
     if (rep->sse)
         sse_stream_free(rep->sse);
     memset(rep, 0, sizeof *rep);

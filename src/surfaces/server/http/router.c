@@ -30,6 +30,7 @@ static const http_route ROUTES[] = {
     {"GET", "/tasks/{id}", NULL, route_task_get, VIEW},
     {"POST", "/runs", NULL, route_run_create, MEMBER},
     {"GET", "/runs", NULL, route_run_list, VIEW},
+    {"GET", "/usage", NULL, route_usage_list, VIEW},
     {"GET", "/runs/{id}", NULL, route_run_get, VIEW},
     {"POST", "/runs/{id}", ":cancel", route_run_cancel, MEMBER},
     {"POST", "/runs/{id}", ":pause", route_run_pause, MEMBER},
@@ -45,9 +46,13 @@ static const http_route ROUTES[] = {
     {"POST", "/approvals/{id}", ":approve", route_approval_approve, APPROVER},
     {"POST", "/approvals/{id}", ":reject", route_approval_reject, APPROVER},
     {"POST", "/knowledge/search", NULL, route_knowledge_search, VIEW},
+    {"GET", "/profiles", NULL, route_profile_list, VIEW},
     {"GET", "/profiles/{id}", NULL, route_profile_get, VIEW},
     {"GET", "/policies/{id}", NULL, route_policy_get, VIEW},
     {"GET", "/knowledge-sources/{id}", NULL, route_knowledge_source_get, VIEW},
+    /* The run console (docs/console.md): public, it holds no data. */
+    {"GET", "/", NULL, route_console_index, PUB},
+    {"GET", "/console/{name}", NULL, route_console_file, PUB},
 };
 #define N_ROUTES (sizeof ROUTES / sizeof ROUTES[0])
 
@@ -154,8 +159,9 @@ const http_route *router_match(http_req *r)
     seg segs[MAX_SEGMENTS];
     size_t n_segs = 0;
     seg act = {"", 0};
-    if (split_path(uri, len, segs, &n_segs) != 0)
-        n_segs = 0; /* "//" or a trailing slash: no route fits, a 404 */
+    /* "//" or a trailing slash: no route fits, a 404 (not "/", which is a
+     * route: the console's page). */
+    bool no_route = split_path(uri, len, segs, &n_segs) != 0;
     if (n_segs > 0) {
         seg *last = &segs[n_segs - 1];
         const char *colon = memchr(last->p, ':', last->n);
@@ -169,7 +175,7 @@ const http_route *router_match(http_req *r)
     const http_route *found = NULL;
     seg raw[HTTP_MAX_PARAMS];
     size_t n_raw = 0;
-    for (size_t i = 0; i < N_ROUTES && !found; i++) {
+    for (size_t i = 0; i < N_ROUTES && !found && !no_route; i++) {
         seg got[HTTP_MAX_PARAMS];
         size_t n_got;
         if (!pattern_fits(&ROUTES[i], segs, n_segs, &act, got, &n_got))

@@ -125,4 +125,16 @@ service_feed *service_feed_open(service *svc, const principal *who, const char *
 int service_feed_next(service_feed *f, char **json, int64_t *seq, int timeout_ms);
 void service_feed_close(service_feed *f);
 
+/* ---- listings (listings.c) ----------------------------------------------
+ * GET /profiles: {items: [profile]} — every profile the caller's tenant
+ * sees (its own and the global ones), each as GET /profiles/{id} has it. */
+char *service_profile_list(service *svc, const principal *who, srv_error *err);
+/* GET /usage: {items: [RunUsage], next_cursor} — the runs of GET /runs
+ * (same filters, paging and access), each as {run_id, session_id,
+ * tenant_id, project_id, agent_profile, state, created_at, input_tokens,
+ * output_tokens, model|null, cost_usd|null, tool_calls, tool_failures},
+ * the last four from the run's events. */
+char *service_usage_list(service *svc, const principal *who, const char *session_id,
+                         const char *state, const char *cursor, int limit, srv_error *err);
+
 #endif
