@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/str.h"
+#include "surfaces/server/a2a/a2a.h"
 #include "surfaces/server/http/http_internal.h"
 
 #define PUB false, ROLE_VIEWER
@@ -48,6 +49,8 @@ static const http_route ROUTES[] = {
     {"GET", "/profiles/{id}", NULL, route_profile_get, VIEW},
     {"GET", "/policies/{id}", NULL, route_policy_get, VIEW},
     {"GET", "/knowledge-sources/{id}", NULL, route_knowledge_source_get, VIEW},
+    {"GET", "/.well-known/agent-card.json", NULL, route_a2a_card, PUB},
+    {"POST", "/a2a", NULL, route_a2a_rpc, VIEW},
 };
 #define N_ROUTES (sizeof ROUTES / sizeof ROUTES[0])
 
