@@ -342,7 +342,12 @@ static char *start_task(call *c, const json_t *msg, const char *text, char **run
         json_t *r = json_loads(rj, 0, NULL);
         run_id = xstrdup(json_get_str(r, "run_id", NULL));
         json_decref(r);
-        *run_json = rj;
+        if (run_id)
+            *run_json = rj;
+        else {
+            free(rj);
+            a2a_failf(&c->f, RPC_INTERNAL_ERROR, "the service answered no run");
+        }
     } else {
         a2a_fail_from(&c->f, &err, false);
     }
