@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -507,9 +509,25 @@ static void test_stream_order(void **state)
     a2a_stream_free(a.stream);
 }
 
+static pthread_mutex_t cap_mu = PTHREAD_MUTEX_INITIALIZER;
+static char captured[8][512];
+static int n_captured;
+
+static void capture(const char *url, const char *const *headers, const char *body)
+{
+    pthread_mutex_lock(&cap_mu);
+    if (n_captured < 8) {
+        snprintf(captured[n_captured], sizeof captured[0], "%s|%s|%s|%.300s", url, headers[0],
+                 headers[1] ? headers[1] : "", body);
+        n_captured++;
+    }
+    pthread_mutex_unlock(&cap_mu);
+}
+
 static void test_push_configs(void **state)
 {
     (void)state;
+    a2a_push_set_sender(capture);
     json_t *r = rpc(SEND("{\"text\":\"x\"}"));
     json_decref(r);
     assert_int_equal(rpc_code("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"CreateTaskPushNotificationConfig\","
@@ -524,6 +542,26 @@ static void test_push_configs(void **state)
     assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"), "id")),
                         "c1");
     json_decref(r);
+    /* The watcher delivers the Task and the updates after it, with the token. */
+    for (int i = 0; i < 200; i++) {
+        pthread_mutex_lock(&cap_mu);
+        int n = n_captured;
+        pthread_mutex_unlock(&cap_mu);
+        if (n >= 2)
+            break;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_lock(&cap_mu);
+    assert_true(n_captured >= 2);
+    assert_non_null(strstr(captured[0], "http://127.0.0.1:9/x|Content-Type: application/json|"
+                                        "X-A2A-Notification-Token: t|{\"task\":"));
+    assert_non_null(strstr(captured[1], "{\"statusUpdate\":"));
+    pthread_mutex_unlock(&cap_mu);
+    assert_int_equal(rpc_code("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"CreateTaskPushNotificationConfig\","
+                              "\"params\":{\"taskId\":\"run_1\",\"url\":\"http://127.0.0.1:9/y\","
+                              "\"token\":\"a\\r\\nX-Evil: 1\"}}"),
+                     -32602);
     r = rpc("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"GetTaskPushNotificationConfig\","
             "\"params\":{\"taskId\":\"run_1\",\"id\":\"c1\"}}");
     assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"), "token")),
@@ -540,6 +578,7 @@ static void test_push_configs(void **state)
                               "\"params\":{\"taskId\":\"run_1\",\"id\":\"c1\"}}"),
                      -32001);
     a2a_shutdown();
+    a2a_push_set_sender(NULL);
 }
 
 static void test_card(void **state)

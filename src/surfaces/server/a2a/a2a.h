@@ -60,6 +60,13 @@ char *a2a_card_json(const a2a_env *env, const principal *who);
  * before the service they read is freed). Any thread, once at a time. */
 void a2a_shutdown(void);
 
+/* The push notification sender (default: an HTTP POST with libcurl). The
+ * unit test and the fuzz target put their own in to see deliveries without
+ * a network; NULL puts the default back. headers: "Name: value" lines,
+ * NULL-terminated. Called from the watcher threads. */
+typedef void (*a2a_push_sender)(const char *url, const char *const *headers, const char *body);
+void a2a_push_set_sender(a2a_push_sender send);
+
 /* Maps a server run state name to the A2A TaskState name. */
 const char *a2a_task_state(const char *run_state);
 

@@ -226,6 +226,13 @@ int a2a_push_attach(const a2a_env *env, const principal *who, const char *task_i
                          "[::1]); not %.200s", url);
     if (auth && !json_is_null(auth) && !json_is_object(auth))
         return a2a_failf(f, RPC_INVALID_PARAMS, "authentication must be an object");
+    /* They become header lines: no line breaks. */
+    const char *vals[] = {str_param(cfg, "token"), str_param(auth, "scheme"),
+                          str_param(auth, "credentials")};
+    for (size_t i = 0; i < 3; i++)
+        if (vals[i] && (strpbrk(vals[i], "\r\n") || strlen(vals[i]) > 1000))
+            return a2a_failf(f, RPC_INVALID_PARAMS,
+                             "a push token or credential must be one line of at most 1000 bytes");
     if (check_task(env, who, task_id, f) != 0)
         return -1;
     pthread_mutex_lock(&mu);
@@ -376,23 +383,15 @@ static size_t discard(char *p, size_t sz, size_t n, void *u)
     return sz * n;
 }
 
-static void post_one(const push_cfg *c, const char *body)
+static void curl_post(const char *url, const char *const *headers, const char *body)
 {
     CURL *h = curl_easy_init();
     if (!h)
         return;
-    struct curl_slist *hd = curl_slist_append(NULL, "Content-Type: application/json");
-    char line[1200];
-    if (c->token) {
-        snprintf(line, sizeof line, "X-A2A-Notification-Token: %.1000s", c->token);
-        hd = curl_slist_append(hd, line);
-    }
-    if (c->scheme) {
-        snprintf(line, sizeof line, "Authorization: %.100s %.1000s", c->scheme,
-                 c->credentials ? c->credentials : "");
-        hd = curl_slist_append(hd, line);
-    }
-    curl_easy_setopt(h, CURLOPT_URL, c->url);
+    struct curl_slist *hd = NULL;
+    for (size_t i = 0; headers[i]; i++)
+        hd = curl_slist_append(hd, headers[i]);
+    curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 2000L);
@@ -403,6 +402,32 @@ static void post_one(const push_cfg *c, const char *body)
     curl_easy_perform(h);
     curl_slist_free_all(hd);
     curl_easy_cleanup(h);
+}
+
+static _Atomic(a2a_push_sender) sender = curl_post;
+
+void a2a_push_set_sender(a2a_push_sender send)
+{
+    atomic_store(&sender, send ? send : curl_post);
+}
+
+static void post_one(const push_cfg *c, const char *body)
+{
+    char token[1100], auth[1200];
+    const char *headers[4];
+    size_t n = 0;
+    headers[n++] = "Content-Type: application/json";
+    if (c->token) {
+        snprintf(token, sizeof token, "X-A2A-Notification-Token: %.1000s", c->token);
+        headers[n++] = token;
+    }
+    if (c->scheme) {
+        snprintf(auth, sizeof auth, "Authorization: %.100s %.1000s", c->scheme,
+                 c->credentials ? c->credentials : "");
+        headers[n++] = auth;
+    }
+    headers[n] = NULL;
+    atomic_load(&sender)(c->url, headers, body);
 }
 
 void a2a_push_notify(const char *task_id, const json_t *stream_response)
