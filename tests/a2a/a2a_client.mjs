@@ -9,6 +9,7 @@
 //   send BASE TOKEN TEXT [TASK_ID]       SendMessage (blocking); with TASK_ID an answer
 //   stream BASE TOKEN TEXT               SendStreamingMessage: every event
 //   cancel BASE TOKEN TEXT               stream TEXT, cancel after the first event, read on
+//   subscribe BASE TOKEN TEXT            SendMessage returning at once, SubscribeToTask, cancel
 //   get BASE TOKEN ID                    GetTask
 //   list BASE TOKEN CONTEXT_ID           ListTasks
 //   push BASE TOKEN TASK_ID URL          Create, Get, List, Delete a push config
@@ -83,6 +84,24 @@ async function main() {
         }
       }
       out({ after: Task.toJSON(await client.getTask({ tenant: "", id }, opts)) });
+      break;
+    }
+    case "subscribe": {
+      // A task started without waiting, then followed with SubscribeToTask
+      // and cancelled once the subscription has given the Task.
+      const p = sendParams(rest[0]);
+      p.configuration = { acceptedOutputModes: [], returnImmediately: true, taskPushNotificationConfig: undefined };
+      const t = await client.sendMessage(p, opts);
+      out({ started: Task.toJSON(t) });
+      let cancelled = false;
+      for await (const ev of client.resubscribeTask({ tenant: "", id: t.id }, opts)) {
+        out(eventJson(ev));
+        if (!cancelled) {
+          cancelled = true;
+          await new Promise((res) => setTimeout(res, 200));
+          await client.cancelTask({ tenant: "", id: t.id, metadata: undefined }, opts);
+        }
+      }
       break;
     }
     case "get":

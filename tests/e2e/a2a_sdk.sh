@@ -33,7 +33,7 @@ cat > "$T/scenario.json" <<'JSON'
     "reply": { "text": "Hello from Loom over A2A." } },
   { "match": { "last_user_contains": "stall forever" },
     "reply": { "text": "never seen" },
-    "faults": [ { "stall_ms": 60000, "after_events": 1 } ] },
+    "faults": [ { "stall_ms": 60000, "after_events": 1, "times": 100 } ] },
   { "match": { "last_user_contains": "echo please", "tool_results": 0 },
     "reply": { "tool_calls": [ { "id": "toolu_a2a_1", "name": "Bash",
                                  "input": { "command": "echo hi-from-a2a" } } ] } },
@@ -142,6 +142,15 @@ assert_eq "GetTask after: canceled" \
   "$(jq -r 'select(.after) | .after.status.state' "$T/cancel.jsonl")" "TASK_STATE_CANCELED"
 CANCELLED=$(jq -r 'select(.cancelled) | .cancelled.id' "$T/cancel.jsonl")
 
+# SubscribeToTask on a task started without waiting: the Task, then the
+# updates until the cancel ends it.
+client subscribe "$BASE" "$TOKEN" "stall forever, subscribed" > "$T/sub.jsonl"
+assert_eq "returnImmediately answers before the run ends" \
+  "$(jq -r 'select(.started) | .started.status.state' "$T/sub.jsonl")" "TASK_STATE_SUBMITTED"
+assert_eq "the subscription opens with the Task" "$(sed -n 2p "$T/sub.jsonl" | jq -r 'keys[0]')" "task"
+assert_eq "and ends canceled" "$(tail -n 1 "$T/sub.jsonl" | jq -r .statusUpdate.status.state)" \
+  "TASK_STATE_CANCELED"
+
 # An approval: input-required, answered "approve" on the same task.
 A2A_SKILL=careful client send "$BASE" "$TOKEN" "echo please" > "$T/ask.json"
 cat "$T/ask.json" >&2
@@ -200,6 +209,10 @@ assert_eq "wrong params (GetTask id a number): -32602" \
   "$(rpc '{"jsonrpc":"2.0","id":3,"method":"GetTask","params":{"id":7}}' | jq -r .error.code)" "-32602"
 assert_eq "an envelope without jsonrpc: -32600" \
   "$(rpc '{"id":4,"method":"GetTask"}' | jq -r .error.code)" "-32600"
+STATUS=$(curl -sS --noproxy '*' -o "$T/note.body" -w '%{http_code}' -X POST \
+  -H "Authorization: Bearer $TOKEN" -d '{"jsonrpc":"2.0","method":"GetTask","params":{"id":"x"}}' \
+  "$BASE/a2a")
+assert_eq "a notification (no id): 204, no body" "$STATUS $(wc -c < "$T/note.body")" "204 0"
 assert_eq "the id comes back" \
   "$(rpc '{"jsonrpc":"2.0","id":"abc","method":"GetTask","params":{"id":"run_nope"}}' | jq -r .id)" "abc"
 client get "$BASE" "$TOKEN" "run_0000000000000000000000nope" > "$T/nf.json"
