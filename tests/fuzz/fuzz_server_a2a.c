@@ -111,7 +111,9 @@ static void *a_content(service *s, const principal *w, const char *id, const cha
     (void)s, (void)w, (void)id, (void)name, (void)e;
     *ct = strdup("application/octet-stream");
     *len = 3;
-    return strdup("\xff\x00z");
+    char *b = malloc(3);
+    memcpy(b, "\xff\x00z", 3); /* not UTF-8, with a NUL: a raw part */
+    return b;
 }
 
 static char *apv_get(service *s, const principal *w, const char *id, srv_error *e)
