@@ -44,6 +44,7 @@ start_mock "$T/scenario.json"
 use_provider anthropic
 
 TOKEN=tok-a2a-approver-0123456789
+TOKEN_B=tok-a2a-globex-admin-0123456
 mkdir -p "$T/config"
 cat > "$T/config/profiles.yaml" <<'YAML'
 profiles:
@@ -52,6 +53,9 @@ profiles:
   careful:
     mode: default
     policies: [ask_echo]
+  acme_only:
+    tenant: acme
+    policies: [default]
 YAML
 cat > "$T/config/policies.yaml" <<'YAML'
 policies:
@@ -65,10 +69,14 @@ tenants:
   acme:
     projects:
       default: {workspace: $T/work}
+  globex: {}
 tokens:
   - token: $TOKEN
     tenant: acme
     role: approver
+  - token: $TOKEN_B
+    tenant: globex
+    role: admin
 YAML
 
 "$LOOM_SERVE_BIN" --listen 127.0.0.1:0 --store "sqlite:$T/store/loom.db" --config "$T/config" \
@@ -96,6 +104,14 @@ assert_eq "streaming and push notifications" \
 assert_eq "a skill per profile" "$(jq -c '[.skills[].id]' "$T/card.json")" '["default","careful"]'
 assert_eq "the bearer scheme" \
   "$(jq -r '.securitySchemes.bearer.httpAuthSecurityScheme.scheme' "$T/card.json")" "Bearer"
+STATUS=$(curl -sS --noproxy '*' -o "$T/card_a.json" -w '%{http_code}' \
+  -H "Authorization: Bearer $TOKEN" "$BASE/.well-known/agent-card.json")
+assert_eq "with acme's token the card adds acme's own profile" \
+  "$(jq -c '[.skills[].id]' "$T/card_a.json")" '["default","careful","acme_only"]'
+curl -sS --noproxy '*' -o "$T/card_b.json" -H "Authorization: Bearer $TOKEN_B" \
+  "$BASE/.well-known/agent-card.json"
+assert_eq "globex's token sees only the global ones" "$(jq -c '[.skills[].id]' "$T/card_b.json")" \
+  '["default","careful"]'
 STATUS=$(curl -sS --noproxy '*' -o /dev/null -w '%{http_code}' "$BASE/.well-known/agent-card.json")
 assert_eq "the card needs no token" "$STATUS" "200"
 
@@ -220,6 +236,28 @@ assert_eq "GetTask of an unknown id: the SDK's TaskNotFoundError" \
   "$(jq -r '"\(.error) \(.code)"' "$T/nf.json")" "TaskNotFoundError -32001"
 client send "$BASE" "$TOKEN" "more" "$CANCELLED" > "$T/ended.json"
 assert_eq "a message to an ended task: UnsupportedOperation" "$(jq -r .code "$T/ended.json")" "-32004"
+# Another tenant sees nothing of acme's tasks and contexts.
+rpc_b() {
+  curl -sS --noproxy '*' -X POST -H "Authorization: Bearer $TOKEN_B" \
+    -H 'Content-Type: application/json' --data-binary "$1" "$BASE/a2a"
+}
+for m in GetTask CancelTask SubscribeToTask; do
+  assert_eq "globex: $m of acme's task is TaskNotFound" \
+    "$(rpc_b "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"$m\",\"params\":{\"id\":\"$TASK1\"}}" | jq -r .error.code)" \
+    "-32001"
+done
+assert_eq "globex: a message on acme's task is TaskNotFound" \
+  "$(rpc_b "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"SendMessage\",\"params\":{\"message\":{\"taskId\":\"$TASK3\",\"parts\":[{\"text\":\"approve\"}]}}}" | jq -r .error.code)" \
+  "-32001"
+assert_eq "globex: acme's context is unknown" \
+  "$(rpc_b "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"SendMessage\",\"params\":{\"message\":{\"contextId\":\"$CTX1\",\"parts\":[{\"text\":\"hi\"}]}}}" | jq -r .error.code)" \
+  "-32602"
+assert_eq "globex: a push config on acme's task is TaskNotFound" \
+  "$(rpc_b "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"CreateTaskPushNotificationConfig\",\"params\":{\"taskId\":\"$TASK1\",\"url\":\"http://127.0.0.1:9/x\"}}" | jq -r .error.code)" \
+  "-32001"
+assert_eq "globex: ListTasks of acme's context is empty" \
+  "$(rpc_b "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ListTasks\",\"params\":{\"contextId\":\"$CTX1\"}}" | jq -c '.result.tasks // .error.code')" \
+  "[]"
 STATUS=$(curl -sS --noproxy '*' -o "$T/401.body" -w '%{http_code}' -X POST \
   -H 'Authorization: Bearer wrong-token' -d '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}' \
   "$BASE/a2a")

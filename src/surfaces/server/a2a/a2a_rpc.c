@@ -491,6 +491,11 @@ static json_t *m_list(call *c)
     srv_error err = {0};
     char *lj = c->env->be->run_list(c->env->svc, c->who, ctx && *ctx ? ctx : NULL, NULL,
                                     token && *token ? token : NULL, limit, &err);
+    if (!lj && err.code == LOOM_ERR_RESOURCE_NOT_FOUND) {
+        /* A context that is not the caller's (or none): no tasks. */
+        srv_error_clear(&err);
+        lj = xstrdup("{\"items\":[],\"next_cursor\":null}");
+    }
     if (!lj) {
         a2a_fail_from(&c->f, &err, false);
         return NULL;
