@@ -31,7 +31,8 @@ typedef struct a2a_env {
     service *svc;
     const server_objects *objs;
     const char *base_url;     /* "http://127.0.0.1:8787": the card's interface url is base_url + /a2a */
-    long block_ms;            /* SendMessage's longest blocking wait (0: 300 s) */
+    long block_ms;            /* the longest wait of a blocking SendMessage (0: 300 s) and of
+                               * CancelTask for the end (0: 10 s) */
 } a2a_env;
 
 typedef struct a2a_stream a2a_stream;

@@ -463,7 +463,9 @@ static json_t *m_cancel(call *c)
     /* The cancel is asynchronous; the answer is the Task once it has ended
      * (canceled), or as it is after CANCEL_WAIT_MS. */
     free(rj);
-    rj = wait_ended(c, id, CANCEL_WAIT_MS);
+    long budget = c->env->block_ms > 0 && c->env->block_ms < CANCEL_WAIT_MS ? c->env->block_ms
+                                                                             : CANCEL_WAIT_MS;
+    rj = wait_ended(c, id, budget);
     if (!rj)
         return NULL;
     json_t *t = a2a_task_from_run(c->env, c->who, rj, &c->f);
