@@ -4,9 +4,9 @@
  * cancel, pause and resume (seq continuing), the multitask strategies,
  * tenant isolation, the state table, feeds, and crash recovery.
  *
- * The objects come from a config folder this file writes (objects_load_all);
- * the store is an in-memory store_ops of this file (the SQLite one is
- * tested on its own), so the tests can also plant what a crash leaves. */
+ * The objects come from a config folder this file writes (objects_load_all)
+ * and the store is the real SQLite one in the test's folder, where the
+ * tests also plant what a crash leaves. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,277 +25,6 @@
 #include "surfaces/server/runs/service.h"
 #include "surfaces/server/runs/service_int.h"
 #include "tmpdir.h"
-
-/* ---- an in-memory store ------------------------------------------------- */
-
-typedef struct mdoc {
-    store_kind kind;
-    char *id, *tenant, *parent, *state, *created_at, *json;
-} mdoc;
-
-typedef struct mrun_events {
-    char *run_id;
-    char **json;
-    int64_t n, cap;
-} mrun_events;
-
-typedef struct mstore {
-    store base;
-    pthread_mutex_t mu;
-    mdoc *docs;
-    size_t n_docs, cap_docs;
-    mrun_events *runs;
-    size_t n_runs;
-    struct {
-        char *key;
-        void *data;
-        size_t len;
-    } blobs[256];
-    size_t n_blobs;
-} mstore;
-
-static char *sdup(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
-static int m_put(store *s, store_kind kind, const char *id, const store_doc_keys *k,
-                 const char *json, srv_error *err)
-{
-    (void)err;
-    mstore *m = (mstore *)s;
-    pthread_mutex_lock(&m->mu);
-    mdoc *d = NULL;
-    for (size_t i = 0; i < m->n_docs && !d; i++)
-        if (m->docs[i].kind == kind && !strcmp(m->docs[i].id, id))
-            d = &m->docs[i];
-    if (!d) {
-        if (m->n_docs == m->cap_docs)
-            m->docs = realloc(m->docs, (m->cap_docs = m->cap_docs * 2 + 16) * sizeof *m->docs);
-        d = &m->docs[m->n_docs++];
-        memset(d, 0, sizeof *d);
-        d->kind = kind;
-        d->id = strdup(id);
-    }
-    free(d->tenant);
-    free(d->parent);
-    free(d->state);
-    free(d->created_at);
-    free(d->json);
-    d->tenant = sdup(k->tenant_id);
-    d->parent = sdup(k->parent_id);
-    d->state = sdup(k->state);
-    d->created_at = sdup(k->created_at ? k->created_at : "");
-    d->json = strdup(json);
-    pthread_mutex_unlock(&m->mu);
-    return 0;
-}
-
-static char *m_get(store *s, store_kind kind, const char *id, srv_error *err)
-{
-    mstore *m = (mstore *)s;
-    char *out = NULL;
-    pthread_mutex_lock(&m->mu);
-    for (size_t i = 0; i < m->n_docs && !out; i++)
-        if (m->docs[i].kind == kind && !strcmp(m->docs[i].id, id))
-            out = strdup(m->docs[i].json);
-    pthread_mutex_unlock(&m->mu);
-    if (!out)
-        srv_fail(err, LOOM_ERR_RESOURCE_NOT_FOUND, "no %s", id);
-    return out;
-}
-
-static mstore *sort_ctx;
-static int doc_cmp(const void *a, const void *b)
-{
-    const mdoc *x = &sort_ctx->docs[*(const size_t *)a], *y = &sort_ctx->docs[*(const size_t *)b];
-    int c = strcmp(x->created_at, y->created_at);
-    return c ? c : strcmp(x->id, y->id);
-}
-
-static char *m_list(store *s, store_kind kind, const store_list_query *q, char **next,
-                    srv_error *err)
-{
-    (void)err;
-    mstore *m = (mstore *)s;
-    pthread_mutex_lock(&m->mu);
-    size_t *idx = malloc((m->n_docs + 1) * sizeof *idx), n = 0;
-    for (size_t i = 0; i < m->n_docs; i++) {
-        mdoc *d = &m->docs[i];
-        if (d->kind != kind || !d->tenant || strcmp(d->tenant, q->tenant_id))
-            continue;
-        if (q->parent_id && (!d->parent || strcmp(d->parent, q->parent_id)))
-            continue;
-        if (q->state && (!d->state || strcmp(d->state, q->state)))
-            continue;
-        idx[n++] = i;
-    }
-    sort_ctx = m;
-    qsort(idx, n, sizeof *idx, doc_cmp);
-    size_t from = q->cursor ? (size_t)atol(q->cursor) : 0;
-    json_t *arr = json_array();
-    size_t i = from;
-    for (; i < n && (int)(i - from) < q->limit; i++)
-        json_array_append_new(arr, json_loads(m->docs[idx[i]].json, 0, NULL));
-    *next = NULL;
-    if (i < n) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%zu", i);
-        *next = strdup(buf);
-    }
-    free(idx);
-    pthread_mutex_unlock(&m->mu);
-    char *out = json_dumps(arr, JSON_COMPACT);
-    json_decref(arr);
-    return out;
-}
-
-static mrun_events *m_run(mstore *m, const char *run_id, bool make)
-{
-    for (size_t i = 0; i < m->n_runs; i++)
-        if (!strcmp(m->runs[i].run_id, run_id))
-            return &m->runs[i];
-    if (!make)
-        return NULL;
-    m->runs = realloc(m->runs, (m->n_runs + 1) * sizeof *m->runs);
-    mrun_events *r = &m->runs[m->n_runs++];
-    memset(r, 0, sizeof *r);
-    r->run_id = strdup(run_id);
-    return r;
-}
-
-static int m_append(store *s, const char *run_id, const store_event *evs, size_t n,
-                    srv_error *err)
-{
-    mstore *m = (mstore *)s;
-    pthread_mutex_lock(&m->mu);
-    mrun_events *r = m_run(m, run_id, true);
-    for (size_t i = 0; i < n; i++)
-        if (evs[i].seq != r->n + 1 + (int64_t)i) {
-            pthread_mutex_unlock(&m->mu);
-            return srv_fail(err, LOOM_ERR_INVALID_STATE_TRANSITION, "seq %lld out of order",
-                            (long long)evs[i].seq);
-        }
-    for (size_t i = 0; i < n; i++) {
-        if (r->n == r->cap)
-            r->json = realloc(r->json, (size_t)(r->cap = r->cap * 2 + 16) * sizeof *r->json);
-        r->json[r->n++] = strdup(evs[i].json);
-    }
-    pthread_mutex_unlock(&m->mu);
-    return 0;
-}
-
-static char *m_after(store *s, const char *run_id, int64_t after, int limit, int64_t *last,
-                     srv_error *err)
-{
-    (void)err;
-    mstore *m = (mstore *)s;
-    pthread_mutex_lock(&m->mu);
-    mrun_events *r = m_run(m, run_id, false);
-    json_t *arr = json_array();
-    *last = after;
-    for (int64_t i = after; r && i < r->n && json_array_size(arr) < (size_t)limit; i++) {
-        json_array_append_new(arr, json_loads(r->json[i], 0, NULL));
-        *last = i + 1;
-    }
-    pthread_mutex_unlock(&m->mu);
-    char *out = json_dumps(arr, JSON_COMPACT);
-    json_decref(arr);
-    return out;
-}
-
-static int64_t m_max(store *s, const char *run_id, srv_error *err)
-{
-    (void)err;
-    mstore *m = (mstore *)s;
-    pthread_mutex_lock(&m->mu);
-    mrun_events *r = m_run(m, run_id, false);
-    int64_t n = r ? r->n : 0;
-    pthread_mutex_unlock(&m->mu);
-    return n;
-}
-
-static int m_put_blob(store *s, const char *run_id, const char *name, const void *data,
-                      size_t len, srv_error *err)
-{
-    (void)err;
-    mstore *m = (mstore *)s;
-    char key[512];
-    snprintf(key, sizeof key, "%s/%s", run_id, name);
-    pthread_mutex_lock(&m->mu);
-    size_t i = 0;
-    while (i < m->n_blobs && strcmp(m->blobs[i].key, key))
-        i++;
-    if (i == m->n_blobs && m->n_blobs < 256)
-        m->blobs[m->n_blobs++].key = strdup(key);
-    else
-        free(m->blobs[i].data);
-    m->blobs[i].data = malloc(len + 1);
-    memcpy(m->blobs[i].data, data, len);
-    ((char *)m->blobs[i].data)[len] = '\0';
-    m->blobs[i].len = len;
-    pthread_mutex_unlock(&m->mu);
-    return 0;
-}
-
-static void *m_get_blob(store *s, const char *run_id, const char *name, size_t *len,
-                        srv_error *err)
-{
-    mstore *m = (mstore *)s;
-    char key[512];
-    snprintf(key, sizeof key, "%s/%s", run_id, name);
-    void *out = NULL;
-    pthread_mutex_lock(&m->mu);
-    for (size_t i = 0; i < m->n_blobs && !out; i++)
-        if (!strcmp(m->blobs[i].key, key)) {
-            out = malloc(m->blobs[i].len + 1);
-            memcpy(out, m->blobs[i].data, m->blobs[i].len + 1);
-            *len = m->blobs[i].len;
-        }
-    pthread_mutex_unlock(&m->mu);
-    if (!out)
-        srv_fail(err, LOOM_ERR_RESOURCE_NOT_FOUND, "no blob %s", key);
-    return out;
-}
-
-static void m_close(store *s)
-{
-    mstore *m = (mstore *)s;
-    for (size_t i = 0; i < m->n_docs; i++) {
-        mdoc *d = &m->docs[i];
-        free(d->id);
-        free(d->tenant);
-        free(d->parent);
-        free(d->state);
-        free(d->created_at);
-        free(d->json);
-    }
-    free(m->docs);
-    for (size_t i = 0; i < m->n_runs; i++) {
-        for (int64_t k = 0; k < m->runs[i].n; k++)
-            free(m->runs[i].json[k]);
-        free(m->runs[i].json);
-        free(m->runs[i].run_id);
-    }
-    free(m->runs);
-    for (size_t i = 0; i < m->n_blobs; i++) {
-        free(m->blobs[i].key);
-        free(m->blobs[i].data);
-    }
-    pthread_mutex_destroy(&m->mu);
-    free(m);
-}
-
-static const store_ops mem_ops = {m_put, m_get, m_list, m_append, m_after,
-                                  m_max, m_put_blob, m_get_blob, m_close};
-
-static store *mem_store(void)
-{
-    mstore *m = calloc(1, sizeof *m);
-    m->base.ops = &mem_ops;
-    pthread_mutex_init(&m->mu, NULL);
-    return &m->base;
-}
 
 /* ---- fixtures -------------------------------------------------------------- */
 
@@ -328,7 +57,10 @@ static void write_config(const char *dir)
                  "    policies: [default]\n"
                  "  weird:\n"
                  "    tools:\n"
-                 "      allow: [bash, teleport]\n");
+                 "      allow: [bash, teleport]\n"
+                 "  bashy:\n"
+                 "    tools:\n"
+                 "      allow: [bash, file_read]\n");
     tmpdir_write(dir, "policies.yaml",
                  "policies:\n"
                  "  default:\n"
@@ -339,7 +71,9 @@ static void write_config(const char *dir)
                  "    permissions: {mode: acceptEdits, ask: [\"Bash(echo:*)\"]}\n"
                  "    approvals: {timeout_seconds: 1}\n"
                  "  bypass:\n"
-                 "    permissions: {mode: bypassPermissions}\n");
+                 "    permissions: {mode: bypassPermissions}\n"
+                 "  nobash:\n"
+                 "    permissions: {mode: acceptEdits, deny: [Bash]}\n");
     tmpdir_write(dir, "knowledge_sources.yaml",
                  "knowledge_sources:\n"
                  "  docs: {type: filesystem, path: kb}\n");
@@ -376,7 +110,12 @@ static int setup(void **state)
     unsetenv("OPENAI_API_KEY");
     unsetenv("LOOM_PROVIDER");
     unsetenv("LOOM_MODEL");
-    st = mem_store();
+    char db[700];
+    snprintf(db, sizeof db, "sqlite:%s/store/loom.db", root);
+    srv_error serr = {0};
+    st = store_open(db, &serr);
+    if (!st)
+        fail_msg("the store did not open: %s", serr.message);
     snprintf(conf, sizeof conf, "%s/config", root);
     write_config(conf);
     srv_error err = {0};
@@ -551,7 +290,7 @@ static void test_state_table(void **state)
     (void)state;
     static const char *const listed[] = {
         "queued>running",          "queued>cancelled",        "queued>failed",
-        "queued>blocked_by_capability",
+        "queued>blocked_by_policy", "queued>blocked_by_capability",
         "running>waiting_approval", "running>waiting_external", "running>paused",
         "running>completed",       "running>failed",          "running>cancelled",
         "running>blocked_by_policy", "running>blocked_by_capability",
@@ -1000,6 +739,80 @@ static void test_capability_missing_blocks(void **state)
     json_decref(r);
 }
 
+/* The profile needs Bash and the task's policy denies it outright: the run
+ * is blocked by policy (not by capability: the server has the tool), with
+ * the policy named, before any model call. */
+static void test_policy_denying_a_needed_tool_blocks(void **state)
+{
+    (void)state;
+    cassette(DONE);
+    srv_error err = {0};
+    json_t *s = ok(service_session_create(svc, &alice, NULL, &err), &err);
+    char body[256];
+    snprintf(body, sizeof body, "{\"session_id\": \"%s\", \"goal\": \"g\", \"agent_profile\": "
+             "\"bashy\", \"policy_id\": \"nobash\"}", str(s, "session_id"));
+    json_decref(s);
+    json_t *t = ok(service_task_create(svc, &alice, body, &err), &err);
+    json_t *r = start_run(str(t, "task_id"), NULL, &err);
+    json_decref(t);
+    json_t *end = wait_state(str(r, "run_id"), "blocked_by_policy|blocked_by_capability|failed|completed");
+    if (strcmp(str(end, "state"), "blocked_by_policy"))
+        fail_msg("the run ended %s: %s", str(end, "state"), json_dumps(json_object_get(end, "error"), 0));
+    json_t *e = json_object_get(end, "error");
+    assert_string_equal(str(e, "code"), "run_blocked_by_policy");
+    if (!strstr(str(e, "message"), "nobash") || !strstr(str(e, "message"), "Bash"))
+        fail_msg("the blocked run does not name the policy and the tool: %s", str(e, "message"));
+    json_decref(end);
+    json_decref(r);
+}
+
+/* Two tasks of one session under different policies: the second run works
+ * under its own policy (its Bash call asks), not the first task's
+ * bypassPermissions. */
+static void test_each_task_runs_under_its_own_policy(void **state)
+{
+    (void)state;
+    static const char *ECHO_DONE =
+        "[{\"reply\": {\"text\": \"Checking.\", \"tool_calls\": [{\"id\": \"c1\", \"name\": "
+        "\"Bash\", \"input\": {\"command\": \"echo hello-approval\"}}]}},"
+        " {\"reply\": {\"text\": \"Done.\"}},"
+        " {\"reply\": {\"text\": \"Again.\", \"tool_calls\": [{\"id\": \"c2\", \"name\": "
+        "\"Bash\", \"input\": {\"command\": \"echo hello-approval\"}}]}},"
+        " {\"reply\": {\"text\": \"Done again.\"}}]";
+    /* One script for the session's conversation: the replay provider picks
+     * the turn by how far the conversation has got. */
+    cassette(ECHO_DONE);
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task("bypass", "echo it", sid, tid);
+    srv_error err = {0};
+    json_t *r1 = start_run(tid, NULL, &err);
+    json_t *d1 = wait_state(str(r1, "run_id"), "completed|failed|waiting_approval");
+    assert_string_equal(str(d1, "state"), "completed");
+    json_decref(d1);
+    json_decref(r1);
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"session_id\": \"%s\", \"goal\": \"echo again\", \"policy_id\": \"ask_echo\"}", sid);
+    json_t *t2 = ok(service_task_create(svc, &alice, body, &err), &err);
+    json_t *r2 = start_run(str(t2, "task_id"), NULL, &err);
+    json_decref(t2);
+    json_t *w = wait_state(str(r2, "run_id"), "waiting_approval|completed|failed");
+    if (strcmp(str(w, "state"), "waiting_approval"))
+        fail_msg("the second task's run did not ask under its own policy: %s %s", str(w, "state"),
+                 json_dumps(json_object_get(w, "error"), 0));
+    json_decref(w);
+    json_t *a = pending_approval(str(r2, "run_id"));
+    assert_string_equal(str(a, "question"), "Allow Bash: echo hello-approval?");
+    json_t *ans = ok(service_approval_answer(svc, &alice, str(a, "approval_id"), true, NULL, &err),
+                     &err);
+    json_decref(ans);
+    json_decref(a);
+    json_t *d2 = wait_state(str(r2, "run_id"), "completed|failed");
+    assert_string_equal(str(d2, "state"), "completed");
+    json_decref(d2);
+    json_decref(r2);
+}
+
 static void test_tenant_isolation(void **state)
 {
     (void)state;
@@ -1281,6 +1094,30 @@ static void test_recovery_resumes_on_restart(void **state)
     json_decref(evs);
 }
 
+/* A stop of the server (SIGTERM: service_free) while a run works ends the
+ * run failed with run_resumable, as a crash would, not cancelled: nobody
+ * cancelled it, and :resume after the restart goes on. */
+static void test_server_stop_leaves_runs_resumable(void **state)
+{
+    (void)state;
+    sleeper(30);
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task("bypass", "sleep", sid, tid);
+    srv_error err = {0};
+    json_t *r = start_run(tid, NULL, &err);
+    char id[SVC_ID_LEN];
+    snprintf(id, sizeof id, "%s", str(r, "run_id"));
+    json_decref(r);
+    json_decref(wait_state(id, "running"));
+    service_free(svc);
+    svc = open_service(false);
+    r = wait_state(id, "failed|cancelled|completed");
+    if (strcmp(str(r, "state"), "failed"))
+        fail_msg("a run the server's stop interrupted is %s, not failed (resumable)", str(r, "state"));
+    assert_string_equal(str(json_object_get(r, "error"), "code"), "run_resumable");
+    json_decref(r);
+}
+
 static void test_sync_wait_times_out(void **state)
 {
     (void)state;
@@ -1414,6 +1251,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pause_then_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(test_multitask_strategies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capability_missing_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_policy_denying_a_needed_tool_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_each_task_runs_under_its_own_policy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tenant_isolation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_knowledge_search_makes_citations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_fails_what_was_running, setup, teardown),
@@ -1421,6 +1260,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_feed_follows_a_live_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_resumes_on_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync_wait_times_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_stop_leaves_runs_resumable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sessions_run_side_by_side, setup, teardown),
         cmocka_unit_test_setup_teardown(test_webhooks_are_sent, setup, teardown),
     };

@@ -406,6 +406,37 @@ static void test_events_refused(void **state)
     append_ok(s, "run_g", 11, 12);
 }
 
+/* append_batch: several runs' events in one transaction, each run checked
+ * on its own — a run whose events leave a hole is refused alone, the others
+ * are stored; a run with nothing is fine. */
+static void test_append_batch(void **state)
+{
+    fx *f = *state;
+    f->s = open_ok(f);
+    store *s = f->s;
+    srv_error err = {0};
+    append_ok(s, "run_b", 1, 2);
+    store_event a[2] = {{1, "{\"a\":1}"}, {2, "{\"a\":2}"}};
+    store_event b[2] = {{4, "{\"b\":4}"}, {5, "{\"b\":5}"}}; /* run_b is at 2: a hole */
+    store_event c[1] = {{1, "{\"c\":1}"}};
+    store_append items[4] = {{.run_id = "run_a", .evs = a, .n = 2},
+                             {.run_id = "run_b", .evs = b, .n = 2},
+                             {.run_id = "run_c", .evs = c, .n = 1},
+                             {.run_id = "run_d", .evs = NULL, .n = 0}};
+    assert_int_equal(store_append_batch(s, items, 4, &err), 0);
+    assert_int_equal(items[0].ret, 0);
+    assert_int_equal(items[1].ret, -1);
+    assert_int_equal(items[1].err.code, LOOM_ERR_INVALID_STATE_TRANSITION);
+    assert_non_null(strstr(items[1].err.message, "hole"));
+    assert_int_equal(items[2].ret, 0);
+    assert_int_equal(items[3].ret, 0);
+    assert_int_equal(s->ops->max_seq(s, "run_a", &err), 2);
+    assert_int_equal(s->ops->max_seq(s, "run_b", &err), 2);
+    assert_int_equal(s->ops->max_seq(s, "run_c", &err), 1);
+    for (int i = 0; i < 4; i++)
+        srv_error_clear(&items[i].err);
+}
+
 static void test_blobs(void **state)
 {
     fx *f = *state;
@@ -900,6 +931,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_list_tenant_and_bad_input, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_events, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_events_refused, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_append_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_blobs, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_reopen, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v1, fx_setup, fx_teardown),

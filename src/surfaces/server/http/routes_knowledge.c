@@ -7,6 +7,7 @@ static const body_field SEARCH_BODY[] = {
     {"query", BODY_STRING, true, 0, 0},
     {"knowledge_sources", BODY_STRINGS, false, 0, 0},
     {"limit", BODY_INT, false, 1, 100},
+    {"run_id", BODY_STRING, false, 0, 0}, /* ties the evidence pack to a run (seed §10.8 5–6) */
     {NULL, BODY_STRING, false, 0, 0},
 };
 

@@ -1,9 +1,11 @@
 /* event_writer.c — the one thread that writes runs' events (and the
  * documents that go with them) to the store, in batches: it waits up to
  * batch_ms after the first queued item, or until 200 events are queued,
- * then stores the batch's documents, then each run's events in seq order
- * (≤ 200 per append). After each durable batch it bumps a generation and
- * wakes the feeds, so a reader only ever sees stored events.
+ * then stores the batch's documents, then every run's events in one
+ * transaction (store_append_batch: one fsync for the batch, however many
+ * runs it holds). After each durable batch it tells the service, per run,
+ * the last seq stored, and the service wakes that run's feeds, so a reader
+ * only ever sees stored events and only the readers of a run wake for it.
  *
  * Owns the queue and its items. Threading: writer_* may be called from any
  * thread (they only queue and wait); only the writer thread touches the
@@ -37,9 +39,11 @@ struct event_writer {
     pthread_cond_t done_cv; /* a batch was stored */
     witem *head, *tail;
     size_t n_events;
-    uint64_t queued, stored, generation;
+    uint64_t queued, stored;
     bool stop;
     pthread_t thread;
+    writer_stored_fn on_stored;
+    void *stored_ctx;
 };
 
 static char *dup_or_null(const char *s)
@@ -97,24 +101,22 @@ void writer_doc(event_writer *w, store_kind kind, const char *id, const store_do
     enqueue(w, it);
 }
 
-/* Appends one run's consecutive events (items first..count). */
-static void append_run(event_writer *w, witem **evs, size_t n)
+/* Orders a batch's events by run, and by queue position (= seq) within a
+ * run: a stable grouping in O(n log n). */
+typedef struct ev_ref {
+    witem *it;
+    size_t pos;
+} ev_ref;
+
+static int by_run_then_pos(const void *a, const void *b)
 {
-    store_event batch[BATCH_MAX];
-    for (size_t off = 0; off < n; off += BATCH_MAX) {
-        size_t k = n - off < BATCH_MAX ? n - off : BATCH_MAX;
-        for (size_t i = 0; i < k; i++)
-            batch[i] = (store_event){.seq = evs[off + i]->seq, .json = evs[off + i]->json};
-        srv_error err = {0};
-        if (w->st->ops->append_events(w->st, evs[off]->run_id, batch, k, &err) != 0)
-            fprintf(stderr, "loom-serve: events %lld..%lld of %s not stored: %s\n",
-                    (long long)batch[0].seq, (long long)batch[k - 1].seq, evs[off]->run_id,
-                    err.message);
-        srv_error_clear(&err);
-    }
+    const ev_ref *x = a, *y = b;
+    int c = strcmp(x->it->run_id, y->it->run_id);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Stores one batch: documents in order, then events grouped by run. */
+/* Stores one batch: documents in order, then the events of every run in
+ * one append_batch; then tells the service what each run has stored. */
 static void store_batch(event_writer *w, witem *list)
 {
     size_t n = 0;
@@ -131,28 +133,42 @@ static void store_batch(event_writer *w, witem *list)
     }
     if (n == 0)
         return;
-    witem **evs = malloc(n * sizeof *evs);
-    bool *taken = calloc(n, sizeof *taken);
+    ev_ref *refs = malloc(n * sizeof *refs);
+    store_event *evs = malloc(n * sizeof *evs);
+    store_append *runs = calloc(n, sizeof *runs);
+    if (!refs || !evs || !runs)
+        abort();
     size_t k = 0;
     for (witem *it = list; it; it = it->next)
-        if (!it->is_doc)
-            evs[k++] = it;
-    /* Group by run, each group in queue (= seq) order. */
-    witem **group = malloc(n * sizeof *group);
+        if (!it->is_doc) {
+            refs[k] = (ev_ref){it, k};
+            k++;
+        }
+    qsort(refs, n, sizeof *refs, by_run_then_pos);
+    size_t n_runs = 0;
     for (size_t i = 0; i < n; i++) {
-        if (taken[i])
-            continue;
-        size_t g = 0;
-        for (size_t j = i; j < n; j++)
-            if (!taken[j] && !strcmp(evs[j]->run_id, evs[i]->run_id)) {
-                taken[j] = true;
-                group[g++] = evs[j];
-            }
-        append_run(w, group, g);
+        evs[i] = (store_event){.seq = refs[i].it->seq, .json = refs[i].it->json};
+        if (i == 0 || strcmp(refs[i].it->run_id, refs[i - 1].it->run_id))
+            runs[n_runs++] = (store_append){.run_id = refs[i].it->run_id, .evs = &evs[i]};
+        runs[n_runs - 1].n++;
     }
-    free(group);
-    free(taken);
+    srv_error err = {0};
+    if (store_append_batch(w->st, runs, n_runs, &err) != 0)
+        fprintf(stderr, "loom-serve: a batch of %zu events was not stored: %s\n", n, err.message);
+    srv_error_clear(&err);
+    for (size_t i = 0; i < n_runs; i++) {
+        store_append *a = &runs[i];
+        if (a->ret != 0)
+            fprintf(stderr, "loom-serve: events %lld..%lld of %s not stored: %s\n",
+                    (long long)a->evs[0].seq, (long long)a->evs[a->n - 1].seq, a->run_id,
+                    a->err.message);
+        else if (w->on_stored)
+            w->on_stored(w->stored_ctx, a->run_id, a->evs[a->n - 1].seq);
+        srv_error_clear(&a->err);
+    }
+    free(runs);
     free(evs);
+    free(refs);
 }
 
 static void *writer_main(void *arg)
@@ -185,18 +201,19 @@ static void *writer_main(void *arg)
         }
         pthread_mutex_lock(&w->mu);
         w->stored = upto;
-        w->generation++;
         pthread_cond_broadcast(&w->done_cv);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
 }
 
-event_writer *writer_new(store *st, int batch_ms)
+event_writer *writer_new(store *st, int batch_ms, writer_stored_fn stored, void *ctx)
 {
     event_writer *w = calloc(1, sizeof *w);
     w->st = st;
     w->batch_ms = batch_ms;
+    w->on_stored = stored;
+    w->stored_ctx = ctx;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     pthread_cond_init(&w->done_cv, NULL);
@@ -213,25 +230,6 @@ void writer_flush(event_writer *w)
     uint64_t want = w->queued;
     while (w->stored < want)
         pthread_cond_wait(&w->done_cv, &w->mu);
-    pthread_mutex_unlock(&w->mu);
-}
-
-uint64_t writer_generation(event_writer *w)
-{
-    pthread_mutex_lock(&w->mu);
-    uint64_t g = w->generation;
-    pthread_mutex_unlock(&w->mu);
-    return g;
-}
-
-void writer_wait_change(event_writer *w, uint64_t gen, int timeout_ms)
-{
-    struct timespec dl;
-    clock_deadline(&dl, CLOCK_REALTIME, timeout_ms < 0 ? 0 : timeout_ms);
-    pthread_mutex_lock(&w->mu);
-    while (w->generation == gen && !w->stop &&
-           pthread_cond_timedwait(&w->done_cv, &w->mu, &dl) == 0) {
-    }
     pthread_mutex_unlock(&w->mu);
 }
 

@@ -1,7 +1,8 @@
 /* feed.c — reading a run's events: the events page and the SSE feed, both
  * over the store (events_after), so a client sees exactly what is stored,
- * each event once, in seq order. A feed waits on the event writer's
- * generation (bumped after each durable batch) instead of polling.
+ * each event once, in seq order. A feed waits on its run's feed_cv, which
+ * the service broadcasts when the writer has stored more of that run's
+ * events (or the run ends), and reads the store only then.
  *
  * Owns the service_feed and its buffered page. Threading: a feed is used by
  * one thread (its stream connection); the page call by any HTTP thread. */
@@ -104,8 +105,33 @@ int service_feed_next(service_feed *f, char **json, int64_t *seq, int timeout_ms
         json_decref(f->page);
         f->page = NULL;
         f->at = 0;
-        /* The generation before reading: a batch stored after the read wakes us. */
-        uint64_t gen = writer_generation(svc->w);
+        /* Read the store only when it holds more of this run than the
+         * cursor; otherwise wait on the run's own condition variable. */
+        pthread_mutex_lock(&svc->mu);
+        for (;;) {
+            if (f->r->stored_seq > f->cursor)
+                break;
+            if (!run_state_active(f->r->state) && f->cursor >= f->r->seq)
+                break;
+            int64_t left = deadline - clock_mono_ms();
+            if (left <= 0 || svc->stopping) {
+                pthread_mutex_unlock(&svc->mu);
+                return 0;
+            }
+            struct timespec dl;
+            clock_deadline(&dl, CLOCK_REALTIME, (int)left);
+            pthread_cond_timedwait(&f->r->feed_cv, &svc->mu, &dl);
+        }
+        bool more = f->r->stored_seq > f->cursor;
+        const char *state = loom_run_state_name(f->r->state);
+        pthread_mutex_unlock(&svc->mu);
+        if (!more) {
+            json_t *o = json_object();
+            json_object_set_new(o, "state", json_string(state));
+            *json = svc_dump(o);
+            *seq = f->cursor;
+            return -1;
+        }
         srv_error err = {0};
         int64_t last = f->cursor;
         char *arr = svc->st->ops->events_after(svc->st, f->r->id, f->cursor, FEED_PAGE, &last,
@@ -117,22 +143,10 @@ int service_feed_next(service_feed *f, char **json, int64_t *seq, int timeout_ms
             f->page = page;
             continue;
         }
+        /* stored_seq said more, the store gave none (a failed read): do not
+         * spin on it; the next call tries again. */
         json_decref(page);
-        pthread_mutex_lock(&svc->mu);
-        bool over = !run_state_active(f->r->state) && f->cursor >= f->r->seq;
-        const char *state = loom_run_state_name(f->r->state);
-        pthread_mutex_unlock(&svc->mu);
-        if (over) {
-            json_t *o = json_object();
-            json_object_set_new(o, "state", json_string(state));
-            *json = svc_dump(o);
-            *seq = f->cursor;
-            return -1;
-        }
-        int64_t left = deadline - clock_mono_ms();
-        if (left <= 0)
-            return 0;
-        writer_wait_change(svc->w, gen, (int)left);
+        return 0;
     }
 }
 

@@ -271,6 +271,10 @@ char *service_run_get(service *svc, const principal *who, const char *id, srv_er
     pthread_mutex_lock(&svc->mu);
     char *out = svc_dump(svc_run_json(r));
     pthread_mutex_unlock(&svc->mu);
+    /* The state read above came with its run.state_changed queued: wait
+     * until that is stored, so a client that sees "completed" here finds
+     * the event in the events page too. */
+    writer_flush(svc->w);
     return out;
 }
 
@@ -313,6 +317,7 @@ char *service_run_list(service *svc, const principal *who, const char *session_i
     }
     pthread_mutex_unlock(&svc->mu);
     json_decref(docs);
+    writer_flush(svc->w); /* as service_run_get: no state ahead of its event */
     json_t *o = json_object();
     json_object_set_new(o, "items", items);
     json_object_set_new(o, "next_cursor", next ? json_string(next) : json_null());

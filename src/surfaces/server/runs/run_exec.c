@@ -214,27 +214,18 @@ static void on_event(void *ctx, const loom_event *ev)
 
 /* ---- the loom config ------------------------------------------------------- */
 
-/* A policy rule as loom takes it: a bare command text is Bash(<text>:*). */
+/* Appends a permission rule to a comma-separated list (loom_config_set's
+ * allowed_tools / disallowed_tools / ask_tools). The config loader already
+ * wrote a policy's bare command texts as Bash(<text>:*). */
 static void add_rule(char **list, const char *rule)
 {
-    char buf[1024];
-    bool tool_like = strchr(rule, '(') != NULL;
-    if (!tool_like) {
-        tool_like = rule[0] >= 'A' && rule[0] <= 'Z';
-        for (const char *p = rule; *p && tool_like; p++)
-            if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-                  (*p >= '0' && *p <= '9') || *p == '_'))
-                tool_like = false;
-    }
-    if (tool_like)
-        snprintf(buf, sizeof buf, "%s", rule);
-    else
-        snprintf(buf, sizeof buf, "Bash(%s:*)", rule);
     size_t old = *list ? strlen(*list) : 0;
-    *list = realloc(*list, old + strlen(buf) + 2);
+    *list = realloc(*list, old + strlen(rule) + 2);
+    if (!*list)
+        abort();
     if (old)
         (*list)[old++] = ',';
-    strcpy(*list + old, buf);
+    strcpy(*list + old, rule);
 }
 
 /* The seed's tool names and loom's. */
@@ -273,13 +264,64 @@ static int profile_tools(const agent_profile *prof, char **deny, const char **ba
     return 0;
 }
 
+/* Whether url's host is loopback: 127.x.y.z, localhost or [::1], ending at
+ * the port, the path or the end (so 127.0.0.1.example.com is not). */
 static bool loopback_url(const char *url)
 {
     const char *h = url ? strstr(url, "://") : NULL;
     if (!h)
         return false;
     h += 3;
-    return !strncmp(h, "127.", 4) || !strncmp(h, "localhost", 9) || !strncmp(h, "[::1]", 5);
+    size_t n = strcspn(h, ":/?#");
+    if (h[0] == '[')
+        return !strncmp(h, "[::1]", 5) && strchr(":/?#", h[5]);
+    if (n == 9 && !strncmp(h, "localhost", 9))
+        return true;
+    int a, b, c, d, used = 0;
+    return sscanf(h, "%3d.%3d.%3d.%3d%n", &a, &b, &c, &d, &used) == 4 && (size_t)used == n &&
+           a == 127 && b >= 0 && b < 256 && c >= 0 && c < 256 && d >= 0 && d < 256;
+}
+
+/* Permission modes from the strictest: a profile may tighten its policy's
+ * mode but never loosen it (the policy says what is forbidden). */
+static int mode_rank(const char *mode)
+{
+    static const char *const order[] = {"plan",        "dontAsk",  "default",
+                                        "acceptEdits", "auto",     "delegate",
+                                        "bypassPermissions", "fullAccess"};
+    for (size_t i = 0; mode && i < sizeof order / sizeof *order; i++)
+        if (!strcmp(mode, order[i]))
+            return (int)i;
+    return 2; /* unknown: as default; loom_config_set refuses it anyway */
+}
+
+static const char *stricter_mode(const char *a, const char *b)
+{
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    return mode_rank(a) <= mode_rank(b) ? a : b;
+}
+
+/* A tool the profile needs that the policy denies outright (a deny rule that
+ * is the tool's bare name, or Name(*)): the run cannot do what it is for, so
+ * it is blocked_by_policy before it starts, not left to route around. */
+static const char *denied_by_policy(const agent_profile *prof, const policy_set *pol,
+                                    const char **rule)
+{
+    for (size_t i = 0; prof && pol && i < prof->tools_allow.n; i++) {
+        const char *tool = loom_tool(prof->tools_allow.items[i]);
+        size_t n = tool ? strlen(tool) : 0;
+        for (size_t k = 0; tool && k < pol->deny.n; k++) {
+            const char *d = pol->deny.items[k];
+            if (!strncmp(d, tool, n) && (d[n] == '\0' || !strcmp(d + n, "(*)"))) {
+                *rule = d;
+                return tool;
+            }
+        }
+    }
+    return NULL;
 }
 
 static int cfg_set(loom_config *cfg, const char *k, const char *v, loom_status *st)
@@ -314,6 +356,17 @@ static loom_config *make_config(service *svc, srv_session *s, srv_run *r, loom_s
                  "profile %s names the tool %s, which this server does not have", prof->id, bad);
         return NULL;
     }
+    const char *rule = NULL;
+    const char *needed = denied_by_policy(prof, pol, &rule);
+    if (needed) {
+        free(deny);
+        memset(st, 0, sizeof *st);
+        st->code = LOOM_ERR_RUN_BLOCKED_BY_POLICY;
+        snprintf(st->message, sizeof st->message,
+                 "profile %s needs the tool %s, which policy %s denies (rule \"%s\")", prof->id,
+                 needed, pol->id, rule);
+        return NULL;
+    }
     for (size_t i = 0; pol && i < pol->allow.n; i++)
         add_rule(&allow, pol->allow.items[i]);
     for (size_t i = 0; pol && i < pol->deny.n; i++)
@@ -324,7 +377,7 @@ static loom_config *make_config(service *svc, srv_session *s, srv_run *r, loom_s
     const char *key = prof && prof->api_key_env ? getenv(prof->api_key_env) : NULL;
     if (!key && prof && loopback_url(prof->base_url))
         key = "test";
-    const char *mode = prof && prof->mode ? prof->mode : (pol ? pol->mode : NULL);
+    const char *mode = stricter_mode(prof ? prof->mode : NULL, pol ? pol->mode : NULL);
     int depth = prof ? prof->max_depth : 3;
     if (t && t->quotas.max_run_depth >= 0 && t->quotas.max_run_depth < depth)
         depth = t->quotas.max_run_depth;
@@ -358,8 +411,23 @@ static loom_config *make_config(service *svc, srv_session *s, srv_run *r, loom_s
  * restart) at the session's first run. Exec thread, use_mu held. */
 static int ensure_session(service *svc, srv_session *s, srv_run *r, loom_status *st)
 {
-    if (s->ls)
+    /* A task names its own profile and policy: a run whose pair differs from
+     * the one the agent was made for gets a new agent on the same
+     * conversation (the session's JSONL file, reopened), never the last
+     * task's permissions. */
+    char key[512];
+    snprintf(key, sizeof key, "%s\n%s", r->agent_profile ? r->agent_profile : "",
+             r->policy_id ? r->policy_id : "");
+    if (s->ls && s->agent_key && !strcmp(s->agent_key, key))
         return 0;
+    if (s->ls) {
+        loom_session_free(s->ls);
+        loom_agent_free(s->agent);
+        s->ls = NULL;
+        s->agent = NULL;
+    }
+    free(s->agent_key);
+    s->agent_key = strdup(key);
     loom_config *cfg = make_config(svc, s, r, st);
     if (!cfg)
         return -1;
@@ -441,18 +509,30 @@ void svc_end_without_loom(service *svc, srv_run *r, loom_run_state to, loom_erro
 
 /* The artifacts of an ended run: each stored (content and document) and
  * announced (artifact.created event and webhook). */
+enum { REPORT_EVENTS = 10000 };
+
 static void make_artifacts(service *svc, srv_run *r, loom_run *lr, const char *run_json)
 {
     char *patch = loom_run_patch(lr);
     const tenant_config *t = svc_tenant(svc, r->tenant_id);
+    /* The report and the summary count the run's tools and approvals from
+     * its stored events (the writer flushed first; at most the first
+     * REPORT_EVENTS of a very long run). */
+    writer_flush(svc->w);
+    srv_error eerr = {0};
+    int64_t last = 0;
+    char *events = svc->st->ops->events_after(svc->st, r->id, 0, REPORT_EVENTS, &last, &eerr);
+    srv_error_clear(&eerr);
     artifact_input in = {.run_id = r->id,
                          .run_json = run_json,
                          .result_json = loom_run_result_json(lr),
+                         .events_json = events,
                          .patch = patch,
                          .max_artifacts = t ? t->quotas.max_artifacts_per_run : 20};
     artifact_list al;
     if (artifacts_build(&in, &al) != 0) {
         free(patch);
+        free(events);
         return;
     }
     for (size_t i = 0; i < al.n; i++) {
@@ -516,10 +596,14 @@ static void make_artifacts(service *svc, srv_run *r, loom_run *lr, const char *r
     }
     artifact_list_free(&al);
     free(patch);
+    free(events);
 }
 
 /* The server state for loom's result. */
-static loom_run_state end_state(srv_run *r, json_t *res, const char **reason)
+static const char STOPPED[] =
+    "the server stopped while the run was going; :resume goes on from where it was";
+
+static loom_run_state end_state(const service *svc, srv_run *r, json_t *res, const char **reason)
 {
     const char *code = json_string_value(json_object_get(json_object_get(res, "error"), "code"));
     int st = loom_run_state_from_name(json_string_value(json_object_get(res, "state")));
@@ -533,6 +617,12 @@ static loom_run_state end_state(srv_run *r, json_t *res, const char **reason)
     if ((code && !strcmp(code, "run_blocked_by_capability")) ||
         st == LOOM_RUN_BLOCKED_BY_CAPABILITY)
         return LOOM_RUN_BLOCKED_BY_CAPABILITY;
+    if (st == LOOM_RUN_CANCELLED && svc->stopping) {
+        /* Nobody cancelled it: a stop of the server (SIGTERM) ends the run
+         * resumable, as a crash would, not cancelled. */
+        *reason = STOPPED;
+        return LOOM_RUN_FAILED;
+    }
     if (st == LOOM_RUN_CANCELLED) {
         *reason = r->cancel_reason;
         return LOOM_RUN_CANCELLED;
@@ -547,7 +637,7 @@ static void end_run(service *svc, srv_run *r, loom_run *lr)
     json_t *res = json_loads(loom_run_result_json(lr), 0, NULL);
     const char *reason;
     pthread_mutex_lock(&svc->mu);
-    loom_run_state to = end_state(r, res, &reason);
+    loom_run_state to = end_state(svc, r, res, &reason);
     free(r->summary);
     free(r->stop_reason);
     const char *sum = json_string_value(json_object_get(res, "result"));
@@ -562,6 +652,8 @@ static void end_run(service *svc, srv_run *r, loom_run *lr)
     json_t *e = json_object_get(res, "error");
     if (r->force_code != LOOM_OK)
         set_error(r, r->force_code, r->force_message);
+    else if (reason == STOPPED)
+        set_error(r, LOOM_ERR_RUN_RESUMABLE, STOPPED);
     else if (to == LOOM_RUN_CANCELLED)
         set_error(r, LOOM_ERR_RUN_CANCELLED, r->cancel_reason ? r->cancel_reason : "cancelled");
     else if (json_is_object(e)) {
@@ -571,7 +663,16 @@ static void end_run(service *svc, srv_run *r, loom_run *lr)
     } else {
         set_error(r, LOOM_OK, NULL);
     }
-    char *run_json = svc_dump(svc_run_json(r));
+    /* The artifacts describe the run as it ends (the final transition is
+     * made after them, so that artifact.created comes before it). */
+    json_t *ending = svc_run_json(r);
+    char now[32];
+    svc_now(now);
+    json_object_set_new(ending, "state", json_string(loom_run_state_name(to)));
+    json_object_set_new(ending, "current_step", json_string("ended"));
+    json_object_set_new(ending, "ended_at", json_string(now));
+    json_object_set_new(ending, "updated_at", json_string(now));
+    char *run_json = svc_dump(ending);
     pthread_mutex_unlock(&svc->mu);
     if (to != LOOM_RUN_PAUSED)
         make_artifacts(svc, r, lr, run_json);
@@ -590,12 +691,18 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
 {
     loom_status st = {0};
     if (ensure_session(svc, s, r, &st) != 0) {
-        bool cap = st.code == LOOM_ERR_RUN_BLOCKED_BY_CAPABILITY;
-        svc_end_without_loom(svc, r, cap ? LOOM_RUN_BLOCKED_BY_CAPABILITY : LOOM_RUN_FAILED,
-                         st.code ? st.code : LOOM_ERR_INTERNAL, st.message);
+        loom_run_state to = st.code == LOOM_ERR_RUN_BLOCKED_BY_CAPABILITY ? LOOM_RUN_BLOCKED_BY_CAPABILITY
+                            : st.code == LOOM_ERR_RUN_BLOCKED_BY_POLICY  ? LOOM_RUN_BLOCKED_BY_POLICY
+                                                                         : LOOM_RUN_FAILED;
+        svc_end_without_loom(svc, r, to, st.code ? st.code : LOOM_ERR_INTERNAL, st.message);
         return;
     }
     pthread_mutex_lock(&svc->mu);
+    if (r->cancel_pending && svc->stopping) {
+        pthread_mutex_unlock(&svc->mu);
+        svc_end_without_loom(svc, r, LOOM_RUN_FAILED, LOOM_ERR_RUN_RESUMABLE, STOPPED);
+        return;
+    }
     if (r->cancel_pending) {
         pthread_mutex_unlock(&svc->mu);
         svc_end_without_loom(svc, r, LOOM_RUN_CANCELLED, LOOM_ERR_RUN_CANCELLED,

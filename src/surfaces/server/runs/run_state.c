@@ -12,8 +12,10 @@
 
 /* next[from]: the states from may move to. */
 static const unsigned next[] = {
+    /* blocked_* from queued: the profile needs a tool the server lacks, or
+     * its policy denies outright, found before the run starts. */
     [LOOM_RUN_QUEUED] = B(LOOM_RUN_RUNNING) | B(LOOM_RUN_CANCELLED) | B(LOOM_RUN_FAILED) |
-                        B(LOOM_RUN_BLOCKED_BY_CAPABILITY),
+                        B(LOOM_RUN_BLOCKED_BY_POLICY) | B(LOOM_RUN_BLOCKED_BY_CAPABILITY),
     [LOOM_RUN_RUNNING] = B(LOOM_RUN_WAITING_APPROVAL) | B(LOOM_RUN_WAITING_EXTERNAL) |
                          B(LOOM_RUN_PAUSED) | B(LOOM_RUN_COMPLETED) | B(LOOM_RUN_FAILED) |
                          B(LOOM_RUN_CANCELLED) | B(LOOM_RUN_BLOCKED_BY_POLICY) |

@@ -251,10 +251,25 @@ static srv_run *run_from_doc(service *svc, json_t *o, srv_session *sess)
     r->seq = svc->st->ops->max_seq(svc->st, r->id, &err);
     if (r->seq < 0)
         r->seq = 0;
+    r->stored_seq = r->seq;
     srv_error_clear(&err);
     r->svc = svc;
     svc_run_init_mutex(r);
     return r;
+}
+
+/* The writer stored run_id's events up to last_seq: wake the run's feeds
+ * (only its own: a thousand streams do not all wake for every batch). */
+static void events_stored(void *ctx, const char *run_id, int64_t last_seq)
+{
+    service *svc = ctx;
+    pthread_mutex_lock(&svc->mu);
+    srv_run *r = svc_run_find(svc, run_id);
+    if (r && last_seq > r->stored_seq) {
+        r->stored_seq = last_seq;
+        pthread_cond_broadcast(&r->feed_cv);
+    }
+    pthread_mutex_unlock(&svc->mu);
 }
 
 void svc_run_init_mutex(srv_run *r)
@@ -266,6 +281,7 @@ void svc_run_init_mutex(srv_run *r)
     pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&r->lr_mu, &a);
     pthread_mutexattr_destroy(&a);
+    pthread_cond_init(&r->feed_cv, NULL);
 }
 
 srv_run *svc_run_load(service *svc, const char *id, srv_error *err)
@@ -493,8 +509,9 @@ char *service_session_create(service *svc, const principal *who, const char *bod
     json_object_set_new(o, "created_at", json_string(now));
     json_object_set_new(o, "updated_at", json_string(now));
     json_object_set_new(o, "scopes", svc_scopes(who->tenant_id, project, id, NULL));
-    json_decref(b);
+    /* project points into b: b lives until the session has copied it. */
     srv_session *s = session_new_live(svc, id, who->tenant_id, project, svc_dump(o));
+    json_decref(b);
     s = session_insert(svc, s);
     pthread_mutex_lock(&svc->mu);
     svc_session_store(svc, s);
@@ -669,7 +686,7 @@ service *service_new(const service_options *opts, store *st, const server_object
     svc->wh = wh;
     pthread_mutex_init(&svc->mu, NULL);
     pthread_cond_init(&svc->cv, NULL);
-    svc->w = writer_new(st, svc->opts.batch_ms);
+    svc->w = writer_new(st, svc->opts.batch_ms, events_stored, svc);
     if (!svc->w) {
         free(svc);
         return srv_fail(err, LOOM_ERR_INTERNAL, "the event writer thread could not start"), NULL;
@@ -698,6 +715,7 @@ static void run_free(srv_run *r)
         free(a);
     }
     pthread_mutex_destroy(&r->lr_mu);
+    pthread_cond_destroy(&r->feed_cv);
     free(r);
 }
 
@@ -705,7 +723,9 @@ void service_free(service *svc)
 {
     if (!svc)
         return;
-    /* Stop what runs: cancel every loom run, then wait for the exec threads. */
+    /* Stop what runs: cancel every loom run, then wait for the exec threads.
+     * With stopping set, a run stopped this way ends failed with
+     * run_resumable (run_exec.c), so :resume after a restart goes on. */
     pthread_mutex_lock(&svc->mu);
     svc->stopping = true;
     for (int b = 0; b < SVC_BUCKETS; b++)
@@ -742,6 +762,7 @@ void service_free(service *svc)
             free(s->workspace);
             free(s->doc);
             free(s->loom_session_id);
+            free(s->agent_key);
             pthread_mutex_destroy(&s->use_mu);
             free(s);
         }

@@ -37,7 +37,10 @@ bool run_state_terminal(loom_run_state s);
 
 /* ---- the event writer (event_writer.c) -------------------------------- */
 typedef struct event_writer event_writer;
-event_writer *writer_new(store *st, int batch_ms);
+/* Told, on the writer thread, after each durable batch: run_id's events up
+ * to last_seq are stored (once per run of the batch). */
+typedef void (*writer_stored_fn)(void *ctx, const char *run_id, int64_t last_seq);
+event_writer *writer_new(store *st, int batch_ms, writer_stored_fn stored, void *ctx);
 /* Queues one event (the whole Event JSON, malloc'd: taken) of run_id at seq. */
 void writer_event(event_writer *w, const char *run_id, int64_t seq, char *json);
 /* Queues a document put (json taken); docs of a batch are stored before its events. */
@@ -45,9 +48,6 @@ void writer_doc(event_writer *w, store_kind kind, const char *id, const store_do
                 char *json);
 /* Waits until everything queued so far is stored. */
 void writer_flush(event_writer *w);
-/* The count of durable batches so far, and a wait for the next (feeds). */
-uint64_t writer_generation(event_writer *w);
-void writer_wait_change(event_writer *w, uint64_t gen, int timeout_ms);
 void writer_free(event_writer *w); /* flushes, stops the thread */
 
 /* ---- live objects ----------------------------------------------------- */
@@ -60,6 +60,7 @@ typedef struct srv_session {
     char *loom_session_id;      /* (mu) set when the loom session is made */
     loom_agent *agent;          /* made at the first run; used by the exec thread only */
     loom_session *ls;
+    char *agent_key;            /* "profile\npolicy" the agent was configured for (exec thread) */
     pthread_mutex_t use_mu;     /* one user of agent/ls at a time */
     srv_run *active;            /* (mu) the run the session works on */
     srv_run *queue_head, *queue_tail; /* (mu) enqueued runs */
@@ -91,6 +92,8 @@ struct srv_run {
     long in_tok, out_tok;       /* (mu) */
     char *resumed_from;         /* always NULL here (the Run shape has it) */
     int64_t seq;                /* (mu) the last seq given out */
+    int64_t stored_seq;         /* (mu) the last seq the writer has stored */
+    pthread_cond_t feed_cv;     /* (with mu) broadcast when stored_seq moves or the run ends */
     /* execution */
     bool continue_next;         /* (mu) the next start is loom_run_continue */
     char *note;                 /* (mu) resume note / run note */

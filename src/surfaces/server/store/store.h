@@ -64,6 +64,17 @@ typedef struct store_event {
     const char *json;       /* the whole event object */
 } store_event;
 
+/* One run's events in an append_batch: in, the run and its events; out,
+ * ret (0, or -1 with err: that run's events refused, nothing of them
+ * written; the other runs' go on). */
+typedef struct store_append {
+    const char *run_id;
+    const store_event *evs;
+    size_t n;
+    int ret;
+    srv_error err;
+} store_append;
+
 typedef struct store store;
 
 typedef struct store_ops {
@@ -80,6 +91,13 @@ typedef struct store_ops {
      * transaction; refused whole (nothing written) when a seq is out of order. */
     int (*append_events)(store *s, const char *run_id, const store_event *evs, size_t n,
                          srv_error *err);
+    /* append_events for several runs in one transaction (one fsync: the
+     * server's event writer stores a batch of many runs' events at once).
+     * Each run is checked and refused on its own (items[i].ret / .err);
+     * -1 with err when the transaction itself failed (then every item is
+     * -1 too). May be NULL: store_append_batch falls back to one
+     * append_events per run. */
+    int (*append_batch)(store *s, store_append *items, size_t n, srv_error *err);
     /* Up to limit events with seq > after, ascending, as a JSON array text of
      * the event objects; *last_seq gets the last one's seq (after when none). */
     char *(*events_after)(store *s, const char *run_id, int64_t after, int limit,
@@ -105,6 +123,16 @@ struct store {
  * knows is config_invalid. NULL with err set. */
 store *store_open(const char *spec, srv_error *err);
 store *store_sqlite_open(const char *path, srv_error *err);
+static inline int store_append_batch(store *s, store_append *items, size_t n, srv_error *err)
+{
+    if (s->ops->append_batch)
+        return s->ops->append_batch(s, items, n, err);
+    for (size_t i = 0; i < n; i++)
+        items[i].ret = s->ops->append_events(s, items[i].run_id, items[i].evs, items[i].n,
+                                             &items[i].err);
+    return 0;
+}
+
 static inline void store_close(store *s)
 {
     if (s)

@@ -336,6 +336,7 @@ static const store_ops sq_ops = {
     .get = sq_get,
     .list = sq_list,
     .append_events = sq_append_events,
+    .append_batch = sq_append_batch,
     .events_after = sq_events_after,
     .max_seq = sq_max_seq,
     .put_blob = sq_put_blob,

@@ -159,25 +159,15 @@ abort:
  * queue and the next leader commits all of them in one transaction (one
  * fsync). The caller still returns only once its own events are on disk.
  * The first waiter that finds no leader becomes the next one. */
-int sq_append_events(store *s, const char *run_id, const store_event *evs, size_t n,
-                     srv_error *err)
+/* Queues the requests first..last (linked, all at once, so one group
+ * holds them all) for a group commit and waits until they are on disk or
+ * refused; the first waiter that finds no leader leads the next group. */
+static void sq_commit_queued(sq_store *q, sq_append_req *first, sq_append_req *last)
 {
-    sq_store *q = (sq_store *)s;
-    if (!run_id || !*run_id)
-        return srv_fail(err, LOOM_ERR_INVALID_REQUEST, "store %s: append_events: no run id",
-                        q->path);
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!evs[i].json)
-            return srv_fail(err, LOOM_ERR_INVALID_REQUEST,
-                            "store %s: append_events run %s: event %zu has no JSON", q->path,
-                            run_id, i + 1);
-    sq_append_req req = {.run_id = run_id, .evs = evs, .n = n, .ret = -1};
     pthread_mutex_lock(&q->qlock);
-    *q->qtail = &req;
-    q->qtail = &req.next;
-    while (!req.done) {
+    *q->qtail = first;
+    q->qtail = &last->next;
+    while (!last->done) {
         if (q->qleader) {
             pthread_cond_wait(&q->qdone, &q->qlock);
             continue;
@@ -199,12 +189,78 @@ int sq_append_events(store *s, const char *run_id, const store_event *evs, size_
         pthread_cond_broadcast(&q->qdone);
     }
     pthread_mutex_unlock(&q->qlock);
-    if (req.ret < 0 && err) {
-        srv_fail(err, req.e.code, "%s", req.e.message);
-        err->retryable = req.e.retryable;
-        srv_error_set_run(err, req.e.run_id);
+}
+
+static int sq_check_request(sq_store *q, const char *run_id, const store_event *evs, size_t n,
+                            srv_error *err)
+{
+    if (!run_id || !*run_id)
+        return srv_fail(err, LOOM_ERR_INVALID_REQUEST, "store %s: append_events: no run id",
+                        q->path);
+    for (size_t i = 0; i < n; i++)
+        if (!evs[i].json)
+            return srv_fail(err, LOOM_ERR_INVALID_REQUEST,
+                            "store %s: append_events run %s: event %zu has no JSON", q->path,
+                            run_id, i + 1);
+    return 0;
+}
+
+static void sq_copy_error(srv_error *to, const sq_append_req *req)
+{
+    if (req->ret < 0 && to) {
+        srv_fail(to, req->e.code, "%s", req->e.message);
+        to->retryable = req->e.retryable;
+        srv_error_set_run(to, req->e.run_id);
     }
+}
+
+/* Group commit: with synchronous=FULL every commit costs an fsync, so
+ * appends that arrive while one commit is on its way to the disk wait in a
+ * queue and the next leader commits all of them in one transaction (one
+ * fsync). The caller still returns only once its own events are on disk. */
+int sq_append_events(store *s, const char *run_id, const store_event *evs, size_t n,
+                     srv_error *err)
+{
+    sq_store *q = (sq_store *)s;
+    if (sq_check_request(q, run_id, evs, n, err) < 0)
+        return -1;
+    if (n == 0)
+        return 0;
+    sq_append_req req = {.run_id = run_id, .evs = evs, .n = n, .ret = -1};
+    sq_commit_queued(q, &req, &req);
+    sq_copy_error(err, &req);
     return req.ret;
+}
+
+int sq_append_batch(store *s, store_append *items, size_t n, srv_error *err)
+{
+    sq_store *q = (sq_store *)s;
+    sq_append_req *reqs = calloc(n ? n : 1, sizeof *reqs);
+    if (!reqs)
+        return srv_fail(err, LOOM_ERR_INTERNAL, "store %s: append_batch: out of memory", q->path);
+    sq_append_req *first = NULL, *last = NULL;
+    for (size_t i = 0; i < n; i++) {
+        items[i].ret = sq_check_request(q, items[i].run_id, items[i].evs, items[i].n,
+                                        &items[i].err);
+        if (items[i].ret < 0 || items[i].n == 0)
+            continue;
+        reqs[i] = (sq_append_req){.run_id = items[i].run_id, .evs = items[i].evs,
+                                  .n = items[i].n, .ret = -1};
+        if (last)
+            last->next = &reqs[i];
+        else
+            first = &reqs[i];
+        last = &reqs[i];
+    }
+    if (first)
+        sq_commit_queued(q, first, last);
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i].run_id) {
+            items[i].ret = reqs[i].ret;
+            sq_copy_error(&items[i].err, &reqs[i]);
+        }
+    free(reqs);
+    return 0;
 }
 
 /* Steps the rows of events_after into out; 0, -1 out of memory, -2 a

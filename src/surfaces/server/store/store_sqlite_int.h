@@ -102,6 +102,7 @@ int sq_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys
 char *sq_get(store *s, store_kind kind, const char *id, srv_error *err);
 char *sq_list(store *s, store_kind kind, const store_list_query *qry, char **next_cursor,
               srv_error *err);
+int sq_append_batch(store *s, store_append *items, size_t n, srv_error *err);
 int sq_append_events(store *s, const char *run_id, const store_event *evs, size_t n,
                      srv_error *err);
 char *sq_events_after(store *s, const char *run_id, int64_t after, int limit,
