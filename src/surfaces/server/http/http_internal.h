@@ -54,6 +54,7 @@ typedef struct http_req {
     const char *authorization;  /* header values (owned by MHD) */
     const char *last_event_id;
     const char *if_none_match;  /* the console's conditional GET */
+    const char *host;           /* the Host header (the A2A card names the server by it) */
     char *body;               /* NUL-terminated; NULL when there was none */
     size_t body_len;
     json_t *json;             /* the body parsed (an object), after body_check */
@@ -135,6 +136,18 @@ void route_stream(http_req *r);
 struct MHD_Response;
 struct MHD_Response *sse_response(sse_stream *s);
 void sse_stream_free(sse_stream *s);
+/* A stream whose events come from elsewhere (a2a/: JSON-RPC responses):
+ * next gives one event's data, a line of JSON (malloc'd) — 1 with *data,
+ * 0 after timeout_ms without one, -1 at the end (no `event: end` is
+ * written; the body just ends). free releases cls when the stream goes. */
+typedef struct sse_source {
+    void *cls;
+    int (*next)(void *cls, char **data, int timeout_ms);
+    void (*free)(void *cls);
+} sse_source;
+/* Replies with the source's events as `data: <line>\n\n` frames (with the
+ * usual keep-alive comments and stop handling); takes the source. */
+void sse_reply_source(http_req *r, sse_source src);
 
 /* ---- handlers (routes_*.c) ---------------------------------------------------- */
 void route_healthz(http_req *r);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/str.h"
+#include "surfaces/server/a2a/a2a.h"
 #include "surfaces/server/http/http_internal.h"
 
 #define PUB false, ROLE_VIEWER
@@ -53,6 +54,8 @@ static const http_route ROUTES[] = {
     /* The run console (docs/console.md): public, it holds no data. */
     {"GET", "/", NULL, route_console_index, PUB},
     {"GET", "/console/{name}", NULL, route_console_file, PUB},
+    {"GET", "/.well-known/agent-card.json", NULL, route_a2a_card, PUB},
+    {"POST", "/a2a", NULL, route_a2a_rpc, VIEW},
 };
 #define N_ROUTES (sizeof ROUTES / sizeof ROUTES[0])
 

@@ -16,6 +16,10 @@
  * keep-alive is due. A client that disconnects makes MHD's next write fail;
  * MHD then calls sse_free, which closes the feed.
  *
+ * A stream may instead take its events from an sse_source (a2a/'s
+ * JSON-RPC streams): then each is a bare `data: <line>\n\n` frame, with
+ * the same keep-alives and stop handling, and the body just ends.
+ *
  * A stream is owned by its connection's thread. */
 #include <microhttpd.h>
 #include <stdio.h>
@@ -31,6 +35,7 @@
 struct sse_stream {
     const http_ctx *ctx;
     service_feed *feed;
+    sse_source src;           /* set (src.next): a source's data events instead of a feed */
     loom_str pending;         /* framed bytes not yet handed to MHD */
     size_t off;
     int idle_ms;              /* waited since the last bytes went out */
@@ -43,6 +48,8 @@ void sse_stream_free(sse_stream *s)
         return;
     if (s->feed)
         s->ctx->be->feed_close(s->feed);
+    if (s->src.free)
+        s->src.free(s->src.cls);
     str_free(&s->pending);
     free(s);
 }
@@ -97,8 +104,14 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             slice = 1;
         char *json = NULL;
         int64_t seq = 0;
-        int rc = s->ctx->be->feed_next(s->feed, &json, &seq, slice);
-        if (rc > 0) {
+        int rc = s->src.next ? s->src.next(s->src.cls, &json, slice)
+                             : s->ctx->be->feed_next(s->feed, &json, &seq, slice);
+        if (rc > 0 && s->src.next) {
+            str_printf(&s->pending, "data: %s\n\n", json ? json : "{}");
+            s->idle_ms = 0;
+        } else if (rc < 0 && s->src.next) {
+            s->ended = true;
+        } else if (rc > 0) {
             frame_event(s, json ? json : "{}", seq);
             s->idle_ms = 0;
         } else if (rc < 0) {
@@ -169,6 +182,16 @@ void route_stream(http_req *r)
     s->ctx = r->ctx;
     s->feed = f;
     str_puts(&s->pending, "retry: 1000\n\n");
+    reply_free(&r->reply);
+    r->reply.status = 200;
+    r->reply.sse = s;
+}
+
+void sse_reply_source(http_req *r, sse_source src)
+{
+    sse_stream *s = xcalloc(1, sizeof *s);
+    s->ctx = r->ctx;
+    s->src = src;
     reply_free(&r->reply);
     r->reply.status = 200;
     r->reply.sse = s;
