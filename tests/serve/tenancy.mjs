@@ -42,7 +42,10 @@ await main('serve_tenancy', async () => {
   // --- B tries every operation of the document ----------------------------
   const ops = specOps();
   check(ops.length >= 25, `/openapi.json lists the routes (${ops.length} operations)`, ops.map((o) => `${o.method} ${o.tpl}`));
-  const fill = (tpl, runKey = 'run') => tpl.replace(/\{([^}]+)\}/g, (_, name) => {
+  // The routes open to everyone: the page of the run console and the A2A
+  // agent card hold nothing of any tenant's.
+  const OPEN = new Set(['/healthz', '/openapi.json', '/', '/console/{name}', '/.well-known/agent-card.json']);
+  const fill = (tpl, runKey = 'run') => tpl === '/console/{name}' ? '/console/console.js' : tpl.replace(/\{([^}]+)\}/g, (_, name) => {
     const n = name.toLowerCase();
     const base = tpl.split('/')[1];
     if (n.includes('name')) return ids.artifact;
@@ -57,6 +60,7 @@ await main('serve_tenancy', async () => {
       profiles: ids.profile, policies: ids.policy, 'knowledge-sources': ids.source }[base] || 'x';
   });
   const bodyFor = (tpl) => {
+    if (tpl === '/a2a') return { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: ids.run } };
     if (tpl === '/tasks') return { session_id: ids.session, goal: 'TEN-B: steal', agent_profile: 'coding_default' };
     if (tpl === '/runs') return { task_id: ids.task };
     if (tpl === '/sessions') return { project_id: 'main' };
@@ -82,8 +86,12 @@ await main('serve_tenancy', async () => {
       for (const s of secrets) if (!sent.includes(s) && r.text.includes(s)) leaks.push(`${where} shows ${s}`);
       const code = r.json && r.json.error ? r.json.error.code : null;
       const listing = r.status === 200 && r.json && Array.isArray(r.json.items);
-      const known = /^\/(profiles|policies)\//.test(tpl) || tpl === '/healthz' || tpl === '/openapi.json';
-      if (tpl === '/knowledge/search')
+      const known = /^\/(profiles|policies)\//.test(tpl) || OPEN.has(tpl);
+      if (tpl === '/a2a')
+        check(r.status === 200 && r.json?.error?.code === -32001, `${where} (GetTask of A's run): A2A TaskNotFound`, [r.status, r.text.slice(0, 200)]);
+      else if (tpl === '/profiles' && method === 'GET')
+        check(r.status === 200 && !r.json.items.some((x) => x.tenant_id === 'acme'), `${where}: only global and globex profiles`, r.json.items?.map((x) => x.profile_id));
+      else if (tpl === '/knowledge/search')
         check([403, 404].includes(r.status) && ['knowledge_source_scope_denied', 'resource_not_found'].includes(code),
           `${where} (A's source): 403 knowledge_source_scope_denied or 404`, [r.status, code]);
       else if (tpl === '/sessions' && method === 'POST')
@@ -124,7 +132,7 @@ await main('serve_tenancy', async () => {
       const p = fill(tpl);
       const r = method === 'GET' ? await c.request('GET', p) : await c.request(method, p, { body: bodyFor(tpl) });
       n++;
-      if (tpl === '/healthz' || tpl === '/openapi.json') check(r.status === 200, `${c.name}: ${method} ${p} is open: 200`, r.status);
+      if (OPEN.has(tpl)) check(r.status === 200, `${c.name}: ${method} ${p} is open: 200`, r.status);
       else if (!checkError(r, 401, 'unauthenticated', `${c.name}: ${method} ${p}`)) break;
     }
     const s = await c.stream(ids.run, { timeoutMs: 5000 });
