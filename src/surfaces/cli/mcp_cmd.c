@@ -30,6 +30,8 @@ static void usage(FILE *f)
           "                    [-H 'Name: value']... [--replace] NAME COMMAND_OR_URL [ARGS...]\n"
           "       loom mcp add-json [--scope S] [--replace] NAME JSON\n"
           "       loom mcp remove [--scope S] NAME\n"
+          "       loom mcp serve [--http HOST:PORT] [--permission-mode MODE] ...  Loom as an\n"
+          "                    MCP server (loom mcp serve --help; docs/mcp-server.md)\n"
           "\n"
           "The MCP servers a session in this folder gets, and the files naming them:\n"
           "  user     ~/.loom/settings.json (or $LOOM_HOME/settings.json) \"mcpServers\"\n"
