@@ -161,25 +161,6 @@ bool sha256_equal(const void *a, const void *b, size_t len)
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-size_t base64_encode(const void *data, size_t len, char *out)
-{
-    const unsigned char *p = data;
-    size_t o = 0;
-    for (size_t i = 0; i < len; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        if (i + 1 < len)
-            v |= (uint32_t)p[i + 1] << 8;
-        if (i + 2 < len)
-            v |= p[i + 2];
-        out[o++] = B64[v >> 18 & 63];
-        out[o++] = B64[v >> 12 & 63];
-        out[o++] = i + 1 < len ? B64[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < len ? B64[v & 63] : '=';
-    }
-    out[o] = '\0';
-    return o;
-}
-
 static int b64_value(char ch)
 {
     const char *at = ch ? strchr(B64, ch) : NULL;

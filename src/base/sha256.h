@@ -1,7 +1,7 @@
 /* sha256.h — SHA-256 (FIPS 180-4), HMAC-SHA256 (RFC 2104) and strict
- * base64 (RFC 4648) for loom serve: bearer tokens are kept hashed, and
- * webhooks are signed the Standard Webhooks way. Pure functions, no state:
- * any thread. */
+ * base64 decoding (RFC 4648; encoding is base/str.h's str_put_base64):
+ * the audit log's digests, bearer tokens kept hashed, webhooks signed the
+ * Standard Webhooks way. Pure functions, no state: any thread. */
 #ifndef LOOM_BASE_SHA256_H
 #define LOOM_BASE_SHA256_H
 
@@ -28,9 +28,6 @@ void hmac_sha256(const void *key, size_t key_len, const void *msg, size_t msg_le
                  unsigned char out[SHA256_LEN]);
 /* Compares in time that does not depend on where they differ. */
 bool sha256_equal(const void *a, const void *b, size_t len);
-/* Standard base64 with padding; out needs 4*((len+2)/3)+1 bytes. Returns
- * the length written (without the NUL). */
-size_t base64_encode(const void *data, size_t len, char *out);
 /* Strict decoding (padding required, no whitespace, no other alphabet);
  * out needs 3*(strlen/4) bytes. Returns the length, or -1 for bad input. */
 long base64_decode(const char *text, size_t text_len, unsigned char *out);

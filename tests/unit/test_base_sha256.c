@@ -1,6 +1,6 @@
 /* test_base_sha256.c — SHA-256 on the FIPS 180-4 examples and a
  * million-byte message, HMAC-SHA256 on RFC 4231's cases (a key longer than
- * a block among them), base64 on RFC 4648 §10 and its refusals. */
+ * a block among them), base64 decoding on RFC 4648 §10 and its refusals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,9 +72,6 @@ static void test_base64_rfc4648(void **state)
     const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
     const char *want[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
     for (int i = 0; i < 7; i++) {
-        char enc[16];
-        assert_int_equal(base64_encode(in[i], strlen(in[i]), enc), strlen(want[i]));
-        assert_string_equal(enc, want[i]);
         unsigned char dec[16];
         long n = base64_decode(want[i], strlen(want[i]), dec);
         assert_int_equal(n, (long)strlen(in[i]));

@@ -119,10 +119,9 @@ char *webhooks_sign(const char *secret, const char *msg_id, long timestamp, cons
     hmac_sha256(key, (size_t)klen, str_cstr(&msg), msg.len, mac);
     str_free(&msg);
     free(key);
-    char b64[4 * ((SHA256_LEN + 2) / 3) + 1];
-    base64_encode(mac, sizeof mac, b64);
     loom_str out = LOOM_STR_INIT;
-    str_printf(&out, "v1,%s", b64);
+    str_puts(&out, "v1,");
+    str_put_base64(&out, mac, sizeof mac);
     return str_steal(&out);
 }
 
