@@ -61,6 +61,7 @@ await main('serve_tenancy', async () => {
   });
   const bodyFor = (tpl) => {
     if (tpl === '/a2a') return { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: ids.run } };
+    if (tpl.endsWith(':input')) return { text: 'TEN-B: an answer' };
     if (tpl === '/tasks') return { session_id: ids.session, goal: 'TEN-B: steal', agent_profile: 'coding_default' };
     if (tpl === '/runs') return { task_id: ids.task };
     if (tpl === '/sessions') return { project_id: 'main' };

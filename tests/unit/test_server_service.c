@@ -1118,6 +1118,61 @@ static void test_server_stop_leaves_runs_resumable(void **state)
     json_decref(r);
 }
 
+/* AskUserQuestion in a server run: waiting_external with an input.requested
+ * event, answered through service_run_input (what POST /runs/{id}:input
+ * calls), then running again and the model reads the answer; a second
+ * answer, or one to a run that asks nothing, is invalid_state_transition. */
+static void test_question_waits_for_an_outside_answer(void **state)
+{
+    (void)state;
+    cassette("[{\"reply\": {\"text\": \"Asking.\", \"tool_calls\": [{\"id\": \"q1\", \"name\": "
+             "\"AskUserQuestion\", \"input\": {\"questions\": [{\"question\": \"Which colour?\", "
+             "\"header\": \"Colour\", \"multiSelect\": false, \"options\": [{\"label\": \"red\", "
+             "\"description\": \"warm\"}, {\"label\": \"blue\", \"description\": \"cold\"}]}]}}]}},"
+             " {\"reply\": {\"text\": \"Blue it is.\"}}]");
+    char sid[SVC_ID_LEN], tid[SVC_ID_LEN];
+    session_task("bypass", "pick a colour", sid, tid);
+    srv_error err = {0};
+    json_t *r = start_run(tid, NULL, &err);
+    char id[SVC_ID_LEN];
+    snprintf(id, sizeof id, "%s", str(r, "run_id"));
+    json_decref(r);
+    json_t *w = wait_state(id, "waiting_external|completed|failed");
+    if (strcmp(str(w, "state"), "waiting_external"))
+        fail_msg("a run whose model asks a question is %s, not waiting_external", str(w, "state"));
+    assert_string_equal(str(w, "current_step"), "waiting_external");
+    json_decref(w);
+    json_t *evs = all_events(id);
+    const char *input_id = NULL;
+    size_t i;
+    json_t *e;
+    json_array_foreach(evs, i, e) if (!strcmp(str(e, "type"), "input.requested"))
+        input_id = str(json_object_get(e, "payload"), "input_id");
+    if (!input_id)
+        fail_msg("no input.requested event names the question");
+    char body[256];
+    snprintf(body, sizeof body, "{\"input_id\": \"%s\", \"answers\": {\"Which colour?\": \"blue\"}}",
+             input_id);
+    json_decref(ok(service_run_input(svc, &alice, id, body, &err), &err));
+    assert_null(service_run_input(svc, &alice, id, body, &err));
+    assert_int_equal(err.code, LOOM_ERR_INVALID_STATE_TRANSITION);
+    srv_error_clear(&err);
+    json_decref(evs);
+    json_t *d = wait_state(id, "completed|failed");
+    assert_string_equal(str(d, "state"), "completed");
+    json_decref(d);
+    char *tr = service_transcript(svc, &alice, id, &err);
+    if (!tr || !strstr(tr, "Which colour?") || !strstr(tr, "blue"))
+        fail_msg("the model was not given the answer: %s", tr ? tr : err.message);
+    free(tr);
+    evs = all_events(id);
+    bool resolved = false;
+    json_array_foreach(evs, i, e) if (!strcmp(str(e, "type"), "input.resolved"))
+        resolved = !strcmp(str(json_object_get(e, "payload"), "status"), "answered");
+    assert_true(resolved);
+    json_decref(evs);
+}
+
 static void test_sync_wait_times_out(void **state)
 {
     (void)state;
@@ -1260,6 +1315,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_feed_follows_a_live_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recovery_resumes_on_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync_wait_times_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_question_waits_for_an_outside_answer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_stop_leaves_runs_resumable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sessions_run_side_by_side, setup, teardown),
         cmocka_unit_test_setup_teardown(test_webhooks_are_sent, setup, teardown),

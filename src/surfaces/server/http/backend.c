@@ -45,4 +45,5 @@ const http_backend http_backend_service = {
     .feed_close = service_feed_close,
     .profile_list = service_profile_list,
     .usage_list = service_usage_list,
+    .run_input = service_run_input,
 };

@@ -68,6 +68,8 @@ typedef struct http_backend {
     char *(*profile_list)(service *svc, const principal *who, srv_error *err);
     char *(*usage_list)(service *svc, const principal *who, const char *session_id,
                         const char *state, const char *cursor, int limit, srv_error *err);
+    char *(*run_input)(service *svc, const principal *who, const char *id,
+                       const char *body_json, srv_error *err);
 } http_backend;
 
 /* service.h and objects_token (backend.c). */

@@ -160,6 +160,7 @@ void route_run_create(http_req *r);
 void route_run_list(http_req *r);
 void route_run_get(http_req *r);
 void route_run_cancel(http_req *r);
+void route_run_input(http_req *r);
 void route_run_pause(http_req *r);
 void route_run_resume(http_req *r);
 void route_run_events(http_req *r);

@@ -34,6 +34,7 @@ static const http_route ROUTES[] = {
     {"GET", "/usage", NULL, route_usage_list, VIEW},
     {"GET", "/runs/{id}", NULL, route_run_get, VIEW},
     {"POST", "/runs/{id}", ":cancel", route_run_cancel, MEMBER},
+    {"POST", "/runs/{id}", ":input", route_run_input, MEMBER},
     {"POST", "/runs/{id}", ":pause", route_run_pause, MEMBER},
     {"POST", "/runs/{id}", ":resume", route_run_resume, MEMBER},
     {"GET", "/runs/{id}/events", NULL, route_run_events, VIEW},

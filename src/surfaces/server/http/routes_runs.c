@@ -24,6 +24,12 @@ static const body_field RESUME_BODY[] = {
     {"note", BODY_STRING, false, 0, 0},
     {NULL, BODY_STRING, false, 0, 0},
 };
+static const body_field INPUT_BODY[] = {
+    {"input_id", BODY_STRING, false, 0, 0},
+    {"answers", BODY_OBJECT, false, 0, 0},
+    {"text", BODY_STRING, false, 0, 0},
+    {NULL, BODY_STRING, false, 0, 0},
+};
 static const body_field NO_BODY[] = {
     {NULL, BODY_STRING, false, 0, 0},
 };
@@ -115,6 +121,21 @@ void route_run_resume(http_req *r)
         return;
     srv_error err = {0};
     char *j = r->ctx->be->run_resume(r->ctx->svc, &r->who, r->params[0], body_text(r), &err);
+    reply_result(r, j, 200, &err);
+}
+
+/* POST /runs/{id}:input — the answer to what a waiting_external run asks. */
+void route_run_input(http_req *r)
+{
+    if (!query_only(r, NULL) || !body_check(r, INPUT_BODY))
+        return;
+    srv_error err = {0};
+    if (!r->ctx->be->run_input) {
+        srv_fail(&err, LOOM_ERR_INVALID_REQUEST, "this server takes no answers");
+        reply_result(r, NULL, 200, &err);
+        return;
+    }
+    char *j = r->ctx->be->run_input(r->ctx->svc, &r->who, r->params[0], body_text(r), &err);
     reply_result(r, j, 200, &err);
 }
 

@@ -362,6 +362,7 @@ char *service_run_cancel(service *svc, const principal *who, const char *id,
         r->cancel_reason = strdup(why);
         r->cancel_pending = true;
         loom = true;
+        pthread_cond_broadcast(&svc->cv); /* a question waiting for its answer gives up */
     } else {
         srv_fail(err, LOOM_ERR_INVALID_STATE_TRANSITION, "run %s is %s; it cannot be cancelled",
                  id, loom_run_state_name(r->state));
@@ -393,6 +394,7 @@ char *service_run_pause(service *svc, const principal *who, const char *id, srv_
         return NULL;
     }
     r->pause_pending = true;
+    pthread_cond_broadcast(&svc->cv); /* a question waiting for its answer gives up */
     pthread_mutex_unlock(&svc->mu);
     pthread_mutex_lock(&r->lr_mu);
     if (r->lr)

@@ -718,7 +718,9 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
     r->force_code = LOOM_OK;
     pthread_mutex_unlock(&svc->mu);
 
-    loom_run_options opts = {.on_event = on_event, .event_ctx = r};
+    /* AskUserQuestion waits for an answer from outside (external.c). */
+    loom_run_options opts = {.on_event = on_event, .event_ctx = r, .ask_user = svc_ask_external,
+                             .ask_ctx = r};
     loom_run *lr = cont ? loom_run_continue(s->ls, note, &opts, &st)
                         : loom_run_start(s->ls, goal, &opts, &st);
     free(note);

@@ -53,6 +53,11 @@ void svc_now(char out[32])
     clock_iso8601(clock_wall_ms(), out);
 }
 
+void svc_time_after(char out[32], int seconds)
+{
+    clock_iso8601(clock_wall_ms() + (int64_t)seconds * 1000, out);
+}
+
 char *svc_dump(json_t *v)
 {
     char *s = json_dumps(v, JSON_COMPACT);
@@ -708,6 +713,7 @@ static void run_free(srv_run *r)
     free(r->note);
     free(r->force_message);
     free(r->cancel_reason);
+    free(r->input_answer);
     while (r->approvals) {
         srv_approval *a = r->approvals;
         r->approvals = a->next;
@@ -731,6 +737,7 @@ void service_free(service *svc)
     for (int b = 0; b < SVC_BUCKETS; b++)
         for (srv_run *r = svc->runs[b]; r; r = r->next)
             r->cancel_pending = true;
+    pthread_cond_broadcast(&svc->cv); /* questions waiting for answers give up */
     pthread_mutex_unlock(&svc->mu);
     for (int b = 0; b < SVC_BUCKETS; b++)
         for (srv_run *r = svc->runs[b]; r; r = r->next) {

@@ -82,6 +82,13 @@ char *service_run_pause(service *svc, const principal *who, const char *id, srv_
 char *service_run_resume(service *svc, const principal *who, const char *id,
                          const char *body_json, srv_error *err);
 
+/* Answers what a run waiting_external asks (AskUserQuestion): body
+ * {input_id?, answers?: {question: answer}, text?: "…"} (answers or text,
+ * not both). The Run, running again. Not waiting: invalid_state_transition;
+ * an input_id that is not the one asked: resource_not_found. */
+char *service_run_input(service *svc, const principal *who, const char *id,
+                        const char *body_json, srv_error *err);
+
 /* Visibility mask: bit 1<<LOOM_VIS_USER | 1<<LOOM_VIS_SYSTEM | 1<<LOOM_VIS_AUDIT.
  * Audit needs who->audit (else invalid_request). */
 char *service_events_page(service *svc, const principal *who, const char *run_id,

@@ -26,6 +26,7 @@
 /* prefix + 26 lowercase base32 chars of a UUIDv7 ("run_01hx…"). */
 void svc_new_id(const char *prefix, char out[SVC_ID_LEN]);
 void svc_now(char out[32]);
+void svc_time_after(char out[32], int seconds); /* now + seconds, as svc_now writes it */
 char *svc_dump(json_t *v); /* compact JSON text (malloc'd); takes the reference */
 
 /* ---- the state table (run_state.c) ------------------------------------ */
@@ -94,6 +95,10 @@ struct srv_run {
     int64_t seq;                /* (mu) the last seq given out */
     int64_t stored_seq;         /* (mu) the last seq the writer has stored */
     pthread_cond_t feed_cv;     /* (with mu) broadcast when stored_seq moves or the run ends */
+    /* An outside answer the run waits for (external.c; waiting_external). */
+    char input_id[SVC_ID_LEN];  /* (mu) "" when none is asked */
+    char *input_answer;         /* (mu) the answer given, taken by the asking thread */
+    bool input_given;           /* (mu) */
     /* execution */
     bool continue_next;         /* (mu) the next start is loom_run_continue */
     char *note;                 /* (mu) resume note / run note */
@@ -184,6 +189,13 @@ void apv_requested(service *svc, srv_run *r, json_t *payload);
 void apv_resolved(service *svc, srv_run *r, json_t *payload);
 /* Pending approvals of an ended run become cancelled. (mu held) */
 void apv_cancel_pending(service *svc, srv_run *r);
+
+/* ---- external.c ---------------------------------------------------------- */
+/* loom's ask_user for a server run (ctx: the srv_run): the run becomes
+ * waiting_external until POST /runs/{id}:input answers, the policy's
+ * approval timeout passes, or the run is cancelled, paused or the server
+ * stops. On loom's run thread. */
+char *svc_ask_external(void *ctx, const char *questions_json);
 
 /* ---- recover.c --------------------------------------------------------- */
 void svc_recover(service *svc);
