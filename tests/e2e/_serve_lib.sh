@@ -21,7 +21,8 @@ SERVE_BIN=${LOOM_SERVE_BIN:-$(dirname "$LOOM_BIN")/loom-serve}
 SERVE_PID=
 SERVE_PORT=
 SERVE_URL=
-SERVE_CONF="$T/conf"
+SERVE_CONF=${SERVE_CONF:-$T/conf}      # a scenario may bring its own folder
+SERVE_WORKSPACE=${SERVE_WORKSPACE:-$T/ws/acme-p1}
 SERVE_STORE="$T/serve.db"
 SERVE_LOG="$T/serve.log"
 SERVE_WEBHOOK_URL=${SERVE_WEBHOOK_URL:-}
@@ -160,7 +161,7 @@ start_serve() {
   export SERVE_MOCK_KEY=test-key
   rm -f "$T/serve.port"
   "$SERVE_BIN" --listen 127.0.0.1:0 --port-file "$T/serve.port" --store "sqlite:$SERVE_STORE" \
-    --config "$SERVE_CONF" --workspace "$T/ws/acme-p1" "$@" >> "$SERVE_LOG" 2>&1 &
+    --config "$SERVE_CONF" --workspace "$SERVE_WORKSPACE" "$@" >> "$SERVE_LOG" 2>&1 &
   SERVE_PID=$!
   for _ in $(seq 1 500); do
     [ -s "$T/serve.port" ] && break

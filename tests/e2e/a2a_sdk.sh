@@ -12,20 +12,13 @@
 # wrong params -32602, an unknown task -32001) is answered and never
 # crashes the server; a wrong token is a 401.
 source "$(dirname "$0")/_lib.sh"
-
-LOOM_SERVE_BIN=${LOOM_SERVE_BIN:-$(dirname "$LOOM_BIN")/loom-serve}
+# loom-serve is started, stopped and cleaned up by _serve_lib.sh, on this
+# scenario's own config folder and workspace.
+SERVE_CONF="$T/config" SERVE_WORKSPACE="$T/work"
+source "$(dirname "$0")/_serve_lib.sh"
 CLIENT="$LOOM_SRC/tests/a2a/a2a_client.mjs"
 [ -d "$LOOM_SRC/tests/a2a/node_modules/@a2a-js/sdk" ] ||
   { echo "the A2A SDK is not installed: run scripts/deps.sh" >&2; exit 1; }
-SERVE_PID=
-stop_serve() {
-  if [ -n "$SERVE_PID" ]; then
-    kill "$SERVE_PID" 2>/dev/null || true
-    wait "$SERVE_PID" 2>/dev/null || true
-    SERVE_PID=
-  fi
-}
-trap 'stop_serve; cleanup' EXIT
 
 cat > "$T/scenario.json" <<'JSON'
 { "turns": [
@@ -79,17 +72,8 @@ tokens:
     role: admin
 YAML
 
-"$LOOM_SERVE_BIN" --listen 127.0.0.1:0 --store "sqlite:$T/store/loom.db" --config "$T/config" \
-  --workspace "$T/work" --port-file "$T/serve.port" --keepalive-ms 200 \
-  > "$T/serve.out" 2> "$T/serve.err" &
-SERVE_PID=$!
-for _ in $(seq 1 250); do
-  [ -s "$T/serve.port" ] && break
-  kill -0 "$SERVE_PID" 2>/dev/null || break
-  sleep 0.02
-done
-[ -s "$T/serve.port" ] || { cat "$T/serve.err" >&2; echo "loom-serve did not start" >&2; exit 1; }
-BASE="http://127.0.0.1:$(cat "$T/serve.port")"
+start_serve --keepalive-ms 200
+BASE=$SERVE_URL
 
 client() { (cd "$LOOM_SRC/tests/a2a" && timeout 60 node "$CLIENT" "$@"); }
 

@@ -11,8 +11,10 @@
 # Screenshots (1280 and 390 px) go to $T/shots,
 # and to docs/console/ with CONSOLE_SHOTS_DIR=docs/console.
 source "$(dirname "$0")/_lib.sh"
-
-LOOM_SERVE_BIN=${LOOM_SERVE_BIN:-$(dirname "$LOOM_BIN")/loom-serve}
+# loom-serve is started, stopped and cleaned up by _serve_lib.sh, on this
+# scenario's own config folder and workspace.
+SERVE_CONF="$T/config" SERVE_WORKSPACE="$T/work"
+source "$(dirname "$0")/_serve_lib.sh"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$CHROMIUM" ] || [ ! -d "$LOOM_SRC/tests/console/node_modules/puppeteer-core" ]; then
   # scripts/deps.sh installs both; a machine without them cannot run this.
@@ -20,15 +22,6 @@ if [ ! -x "$CHROMIUM" ] || [ ! -d "$LOOM_SRC/tests/console/node_modules/puppetee
   exit 1
 fi
 
-SERVE_PID=
-stop_serve() {
-  if [ -n "$SERVE_PID" ]; then
-    kill "$SERVE_PID" 2>/dev/null || true
-    wait "$SERVE_PID" 2>/dev/null || true
-    SERVE_PID=
-  fi
-}
-trap 'stop_serve; cleanup' EXIT
 
 # The model: a Bash call that needs approval, a file written, then a
 # markdown answer dripped a few bytes at a time (so the page must show it
@@ -110,17 +103,8 @@ tokens:
     actor_id: ana@acme
 YAML
 
-"$LOOM_SERVE_BIN" --listen 127.0.0.1:0 --store "sqlite:$T/store/loom.db" --config "$T/config" \
-  --workspace "$T/work" --port-file "$T/serve.port" --keepalive-ms 1000 \
-  > "$T/serve.out" 2> "$T/serve.err" &
-SERVE_PID=$!
-for _ in $(seq 1 250); do
-  [ -s "$T/serve.port" ] && break
-  kill -0 "$SERVE_PID" 2>/dev/null || break
-  sleep 0.02
-done
-[ -s "$T/serve.port" ] || { cat "$T/serve.err" >&2; echo "loom-serve did not start" >&2; exit 1; }
-BASE="http://127.0.0.1:$(cat "$T/serve.port")"
+start_serve --keepalive-ms 1000
+BASE=$SERVE_URL
 
 # The files as served: types, the CSP, the ETag and its 304.
 curl -sS --noproxy '*' -D "$T/index.h" -o "$T/index.html" "$BASE/"
@@ -168,7 +152,7 @@ set -e
 cat "$T/browser.out"
 if [ $rc -ne 0 ]; then
   sed -n '1,60p' "$T/browser.err" >&2
-  tail -n 20 "$T/serve.err" >&2
+  tail -n 20 "$SERVE_LOG" >&2
 fi
 assert_eq "the browser scenario passed" "$rc" "0"
 for shot in run-1280 approval-1280 diff-1280 usage-1280 run-390 approval-390 diff-390 usage-390; do
