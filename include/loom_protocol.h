@@ -112,9 +112,12 @@ typedef enum loom_event_type {
     /* A tool call a rule, the mode, a hook or an agent's limits denied (not
      * a person): seed 000 §11's policy.denied, for the security trail. */
     LOOM_EV_POLICY_DENIED = 25,              /* policy.denied */
+    /* C_working (plan, dashboard, pending events) after a turn's observe
+     * step, only when it changed: for consoles' side panels. */
+    LOOM_EV_WORKING_UPDATED = 26,            /* working.updated */
 } loom_event_type;
 /* One past the highest number in use (not a type). */
-#define LOOM_EVENT_TYPE_END 26
+#define LOOM_EVENT_TYPE_END 27
 
 /* The type's wire name ("tool.started"); NULL for LOOM_EV_NONE or a number
  * that is not a type. */

@@ -69,6 +69,7 @@ static const char *const event_names[LOOM_EVENT_TYPE_END] = {
     [LOOM_EV_SKILL_OFFERED] = "skill.offered",
     [LOOM_EV_SKILL_ACTIVATED] = "skill.activated",
     [LOOM_EV_POLICY_DENIED] = "policy.denied",
+    [LOOM_EV_WORKING_UPDATED] = "working.updated",
 };
 
 static const char *const visibility_names[LOOM_VISIBILITY_END] = {
@@ -115,7 +116,7 @@ static const char *const stop_names[LOOM_STOP_REASON_END] = {
 /* The *_END counts are written by hand in the header; a value added
  * without moving its END fails here instead of reading past a table. */
 _Static_assert(LOOM_ERR_UNAUTHENTICATED + 1 == LOOM_ERROR_CODE_END, "LOOM_ERROR_CODE_END");
-_Static_assert(LOOM_EV_POLICY_DENIED + 1 == LOOM_EVENT_TYPE_END, "LOOM_EVENT_TYPE_END");
+_Static_assert(LOOM_EV_WORKING_UPDATED + 1 == LOOM_EVENT_TYPE_END, "LOOM_EVENT_TYPE_END");
 _Static_assert(LOOM_VIS_AUDIT + 1 == LOOM_VISIBILITY_END, "LOOM_VISIBILITY_END");
 _Static_assert(LOOM_RUN_BLOCKED_BY_CAPABILITY + 1 == LOOM_RUN_STATE_END, "LOOM_RUN_STATE_END");
 _Static_assert(LOOM_STOP_PAUSED + 1 == LOOM_STOP_REASON_END, "LOOM_STOP_REASON_END");

@@ -23,6 +23,7 @@
 #include "base/json.h"
 #include "context/budget.h"
 #include "context/working.h"
+#include "context/working_json.h"
 #include "session/record.h"
 
 void loop_emit(loop_io *io, loom_event_type type, loom_visibility vis, const char *corr,
@@ -499,6 +500,18 @@ static loop_step decide(loop_state *st, loop_turn *t)
     return STEP_STOP;
 }
 
+/* working.updated after a turn's observe step, only when C_working moved
+ * since this run last sent it: a console's side panel follows the plan and
+ * the dashboard without a copy of every turn's unchanged state. */
+static void emit_working(loop_state *st)
+{
+    if (!st->io->working)
+        return;
+    json_t *w = working_json_if_changed(st->io->working, &st->last_working);
+    if (w)
+        loop_emit(st->io, LOOM_EV_WORKING_UPDATED, LOOM_VIS_USER, NULL, w);
+}
+
 /* One turn, begin to decision. */
 static loop_step run_turn(loop_state *st)
 {
@@ -518,6 +531,7 @@ static loop_step run_turn(loop_state *st)
         rc = loop_run_tools(st, &t.resp.message, message_id, &t.hook_stop, &t.stop_event, &err);
     free(message_id);
     s = observe(st, &t, rc, &err);
+    emit_working(st);
     if (s == STEP_NEXT)
         s = decide(st, &t);
     free(t.hook_stop);
@@ -541,6 +555,7 @@ static void run_end(loop_state *st)
 static void run_free(loop_state *st)
 {
     free(st->last_call_sig);
+    free(st->last_working);
     str_free(&st->reminders);
     if (st->cs == &st->own_context)
         context_state_free(&st->own_context);

@@ -26,6 +26,7 @@ typedef struct loop_state {
     loom_str reminders;        /* queued for the tail of the next request (L3) */
     int stop_continuations;    /* times a Stop hook sent the agent back to work */
     bool budget_nudged;
+    char *last_working;        /* C_working as last sent in working.updated (compact JSON) */
     /* Context engineering: the session's state (or own_context) and the
      * port the context module reports through. */
     context_state *cs;
