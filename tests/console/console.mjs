@@ -4,7 +4,7 @@
 // approver's), OTHER_TOKEN (another tenant's), CHROMIUM, SHOTS (the output
 // folder), CONSOLE_SHOTS_DIR (also copy the screenshots there; docs/console/). Prints "ok - …" per check and
 // exits 1 on the first failure.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
@@ -166,6 +166,21 @@ try {
   must(diff.includes('+++ b/new.txt') && diff.includes('+from the console'), 'patch.diff opens in the diff viewer');
   must((await A.$$('#viewer .diff .add')).length >= 2, 'its added lines are marked');
   await shot(A, 'diff-1280', { element: '#viewer' });
+  // Download: the browser saves the bytes the artifact route serves.
+  const downloads = mkdtempSync(join(tmpdir(), 'loom-console-downloads-'));
+  const cdp = await browser.target().createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior',
+    { behavior: 'allow', downloadPath: downloads, browserContextId: ctxA.id, eventsEnabled: true });
+  await A.click('#viewer-download');
+  const saved = join(downloads, 'patch.diff');
+  for (let i = 0; i < 100 && !(existsSync(saved) && !readdirSync(downloads).some((f) => f.endsWith('.crdownload'))); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  must(existsSync(saved), `Download saved patch.diff (${readdirSync(downloads).join(',') || 'nothing'})`);
+  const served = Buffer.from(await (await fetch(`${BASE}/runs/${runId}/artifacts/patch.diff`,
+    { headers: { Authorization: `Bearer ${TOKEN}` } })).arrayBuffer());
+  const got = readFileSync(saved);
+  must(served.length > 0 && got.equals(served), `the downloaded bytes are the artifact's (${got.length} of ${served.length} bytes)`);
+  rmSync(downloads, { recursive: true, force: true });
   // The JSON viewer for summary.json or result.json, when the run has one.
   const jsonName = await A.evaluate(() => {
     const b = [...document.querySelectorAll('.artifact')].find((x) => /\.json$/.test(x.dataset.name));
@@ -246,6 +261,64 @@ try {
   must(true, 'and its approval card goes with it');
   must(await A.$eval('#act-cancel', (b) => b.disabled) && await A.$eval('#act-resume', (b) => b.disabled),
     'an ended run offers neither Cancel nor Resume');
+
+  // A fourth run writes a plan (TodoWrite) and is paused, then resumed,
+  // from the page; the working memory panel follows it.
+  await A.type('#goal', 'plan-console: plan the work');
+  await A.select('#profile', 'default');
+  await A.click('#start');
+  await A.waitForFunction(() => document.getElementById('run-goal').textContent.includes('plan-console'));
+  const planRun = await A.evaluate(() => /run=(run_[a-z0-9]+)/.exec(location.hash)[1]);
+  await A.waitForSelector('#working-plan li[data-content="draft-the-plan"]');
+  const plan = await A.$$eval('#working-plan li', (ls) => ls.map((l) => `${l.dataset.content}:${l.dataset.status}`).join(','));
+  must(plan === 'draft-the-plan:in_progress,check-the-panel:pending', `the side panel shows the scripted plan (${plan})`);
+  must(await A.$eval('#working-plan li[data-status="in_progress"] .text', (n) => n.textContent) === 'Drafting the plan',
+    'the item in progress reads as its activeForm');
+  const turn = await A.$eval('#working-dash [data-k="turn"]', (n) => n.textContent);
+  must(/^[1-9]\d*$/.test(turn), `the dashboard shows the turn (${turn})`);
+  must(/ of [\d,]+ \(\d+%\)/.test(await A.$eval('#working-dash [data-k="tokens"]', (n) => n.textContent)),
+    'and the context tokens of the window');
+  must(await A.$eval('#working-dash meter', (m) => Number(m.max) > 0 && Number(m.value) > 0), 'as a gauge');
+  const [mainBox, sideBox] = await A.evaluate(() => ['#answer', '#working'].map((q) => {
+    const r = document.querySelector(q).getBoundingClientRect(); return { left: r.left, right: r.right, top: r.top };
+  }));
+  must(sideBox.left >= mainBox.right, 'at 1280 px the panel is beside the transcript');
+  // Pause while its second turn streams: the badge says paused, then Resume.
+  await A.waitForFunction(() => !document.getElementById('act-pause').disabled);
+  await A.click('#act-pause');
+  await A.waitForFunction(() => document.getElementById('run-state').textContent === 'paused', { timeout: 15000 });
+  must(true, 'Pause on the page pauses the run (the state badge says paused)');
+  must(await A.$eval('#act-resume', (b) => !b.disabled) && await A.$eval('#act-pause', (b) => b.disabled),
+    'a paused run offers Resume, not Pause');
+  await A.click('#act-resume');
+  await A.waitForFunction(() => document.getElementById('run-state').textContent !== 'paused');
+  must(true, `Resume on the page resumes it (${await A.$eval('#run-state', (n) => n.textContent)})`);
+  await A.waitForFunction(() => document.getElementById('run-state').textContent === 'completed', { timeout: 20000 });
+  await A.waitForFunction(() => document.getElementById('answer').textContent.includes('The plan is done'));
+  must(true, 'the resumed run completes');
+  await A.waitForFunction(() => document.querySelector('#working-plan li[data-content="check-the-panel"][data-status="in_progress"]'));
+  must(await A.$eval('#working-plan li[data-content="draft-the-plan"]', (n) => n.dataset.status) === 'completed',
+    'the panel follows the plan\'s second TodoWrite');
+  await shot(A, 'working-1280', { full: true });
+  // At phone width it is below the transcript, folded; the keyboard opens it.
+  await B.click('.tab[data-view="runs"]');
+  await B.waitForSelector(`.run-item[data-run="${planRun}"]`);
+  await B.click(`.run-item[data-run="${planRun}"]`);
+  await B.waitForFunction(() => document.getElementById('run-goal').textContent.includes('plan-console'));
+  await B.waitForSelector('#working-plan li[data-content="check-the-panel"]');
+  must(await B.$eval('#working-fold', (d) => !d.open), 'at 390 px the panel starts folded');
+  await B.focus('#working-fold summary');
+  await B.keyboard.press('Enter');
+  must(await B.$eval('#working-fold', (d) => d.open), 'Enter on its summary unfolds it');
+  must(await B.$eval('#working-plan', (n) => n.offsetHeight > 0 && n.textContent.includes('Checking the panel')),
+    'and shows the plan');
+  const [bMain, bSide] = await B.evaluate(() => ['#answer', '#working'].map((q) => {
+    const r = document.querySelector(q).getBoundingClientRect(); return { bottom: r.bottom, top: r.top };
+  }));
+  must(bSide.top >= bMain.bottom, 'below the transcript');
+  must(await B.evaluate(() => document.documentElement.scrollWidth <= 390 + 1), 'and no wider than the phone');
+  await B.$eval('#working', (n) => n.scrollIntoView());
+  await shot(B, 'working-390');
 
   // Another tenant's token sees none of it, not even by the run's address.
   await login(C, process.env.OTHER_TOKEN);

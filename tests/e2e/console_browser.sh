@@ -31,6 +31,19 @@ fi
 # tree and the charts.
 cat > "$T/scenario.json" <<JSON
 { "turns": [
+  { "match": {"assistant_turns": 0, "body_contains": "plan-console"},
+    "reply": {"text": "Planning first.", "tool_calls": [{"id": "toolu_p1", "name": "TodoWrite",
+              "input": {"todos": [
+                {"content": "draft-the-plan", "status": "in_progress", "activeForm": "Drafting the plan"},
+                {"content": "check-the-panel", "status": "pending", "activeForm": "Checking the panel"}]}}]} },
+  { "match": {"assistant_turns": 1, "body_contains": "plan-console"},
+    "reply": {"text": "The draft is done; now the panel gets checked, slowly enough that a person can press Pause while this reply is still streaming in, a few bytes at a time, from the mock model to the page.",
+              "tool_calls": [{"id": "toolu_p2", "name": "TodoWrite", "input": {"todos": [
+                {"content": "draft-the-plan", "status": "completed", "activeForm": "Drafting the plan"},
+                {"content": "check-the-panel", "status": "in_progress", "activeForm": "Checking the panel"}]}}]},
+    "chunk_size": 4, "drip_ms": 60 },
+  { "match": {"assistant_turns": 2, "body_contains": "plan-console"},
+    "reply": {"text": "The plan is done."} },
   { "match": {"assistant_turns": 0, "body_contains": "subtask-console"},
     "reply": {"text": "Nothing to count here."} },
   { "match": {"assistant_turns": 0, "body_contains": "count the files"},
@@ -146,7 +159,7 @@ mkdir -p "$T/shots"
 set +e
 BASE="$BASE" TOKEN=console-approver-token OTHER_TOKEN=globex-viewer-token CHROMIUM="$CHROMIUM" SHOTS="$T/shots" \
   CONSOLE_SHOTS_DIR="${CONSOLE_SHOTS_DIR:+$(cd "$LOOM_SRC" && mkdir -p "$CONSOLE_SHOTS_DIR" && cd "$CONSOLE_SHOTS_DIR" && pwd)}" \
-  timeout 75 node "$LOOM_SRC/tests/console/console.mjs" > "$T/browser.out" 2> "$T/browser.err"
+  timeout 110 node "$LOOM_SRC/tests/console/console.mjs" > "$T/browser.out" 2> "$T/browser.err"
 rc=$?
 set -e
 cat "$T/browser.out"
@@ -155,7 +168,7 @@ if [ $rc -ne 0 ]; then
   tail -n 20 "$SERVE_LOG" >&2
 fi
 assert_eq "the browser scenario passed" "$rc" "0"
-for shot in run-1280 approval-1280 diff-1280 usage-1280 run-390 approval-390 diff-390 usage-390; do
+for shot in run-1280 approval-1280 diff-1280 usage-1280 working-1280 run-390 approval-390 diff-390 usage-390 working-390; do
   check "screenshot $shot.png" test -s "$T/shots/$shot.png"
 done
 curl -sS --noproxy '*' -o "$T/usage.json" -H 'Authorization: Bearer console-approver-token' "$BASE/usage"
@@ -164,7 +177,7 @@ check "GET /usage after the runs matches the document" \
   "$T/usage.json" "application/json; charset=utf-8"
 assert_eq "GET /usage: both runs, their models, a cost each, the failures" \
   "$(jq -c '[.items[] | select(.state != "cancelled") | [.agent_profile, .model, (.cost_usd > 0), .tool_calls, .tool_failures]] | sort' "$T/usage.json")" \
-  '[["default","claude-sonnet-4-5",true,2,0],["second","claude-haiku-4-5",true,3,2]]'
+  '[["default","claude-sonnet-4-5",true,2,0],["default","claude-sonnet-4-5",true,2,0],["second","claude-haiku-4-5",true,3,2]]'
 assert_eq "and the run cancelled from the page" \
   "$(jq -c '[.items[] | select(.state == "cancelled") | .agent_profile]' "$T/usage.json")" '["default"]'
 check "the patch is on disk too" grep -q '^from the console$' "$T/work/new.txt"

@@ -365,6 +365,7 @@
       cost: undefined,
       usage: { input_tokens: 0, output_tokens: 0 },
       turns: 0,
+      working: null,    // the latest working.updated payload of the run itself
       drawPending: false,
       ended: false,
     };
@@ -390,6 +391,10 @@
     clear($('artifacts'));
     clear($('agents')).append(el('li', { class: 'muted', text: 'none' }));
     clear($('heartbeat')).append(el('li', { class: 'muted', text: 'no events' }));
+    // Beside the transcript it is open; at phone width it sits below it,
+    // folded, so the answer stays on the first screen.
+    $('working-fold').open = !window.matchMedia('(max-width: 760px)').matches;
+    drawWorking();
     renderRunHead();
     renderRuns();
     refreshApprovals();
@@ -554,6 +559,10 @@
     case 'agent.progress':
     case 'agent.completed': agentEvent(e.type, p); break;
     case 'heartbeat.event': heartbeat(e, p); break;
+    case 'working.updated':
+      // A sub-agent's working memory is its own; the panel is the run's.
+      if (!p.agent_id) { v.working = p; drawWorking(); }
+      break;
     default: break;
     }
   }
@@ -685,7 +694,64 @@
     for (const a of kids(null)) root.append(build(a));
   }
 
+  /* ---- the working memory panel (working.updated, docs/events.md) ------ */
+  const PLAN_MARK = { pending: '\u2610', in_progress: '\u25D0', completed: '\u2611' };
+  function drawWorking() {
+    const w = st.view && st.view.working;
+    show($('working-empty'), !w);
+    show($('working-body'), !!w);
+    $('working-turn').textContent = w ? `turn ${fmtInt(w.turn)}` : '';
+    if (!w) return;
+    const d = w.dashboard || {};
+    const dl = clear($('working-dash'));
+    const row = (k, ...val) => dl.append(el('div', null, el('dt', { text: k }), el('dd', null, ...val)));
+    const gauge = (label, used, max) => el('meter', { min: 0, max, value: Math.min(used, max),
+      low: max * 0.7, high: max * 0.9, optimum: 0, 'aria-label': label });
+    const tokens = d.window > 0
+      ? `${fmtInt(d.tokens)} of ${fmtInt(d.window)} (${Math.round((100 * d.tokens) / d.window)}%)`
+      : `~${fmtInt(d.tokens)} (window unknown)`;
+    row('context', d.window > 0 ? gauge('context tokens of the window', d.tokens, d.window) : null,
+      el('span', { 'data-k': 'tokens', text: tokens }));
+    if (d.budget_total > 0) {
+      row('budget', gauge('token budget used', d.budget_used, d.budget_total),
+        el('span', { text: `${fmtInt(d.budget_used)} of ${fmtInt(d.budget_total)} tokens` }));
+    } else {
+      row('budget', el('span', { class: 'muted', text: `${fmtInt(d.budget_used)} tokens (no budget)` }));
+    }
+    row('turn', el('span', { 'data-k': 'turn', text: fmtInt(d.turn) }));
+    row('errors', el('span', { class: d.errors_recent > 0 ? 'warn' : null, 'data-k': 'errors',
+      text: `${fmtInt(d.errors_recent)} in the last 10 steps` }));
+    if (d.depth > 0) row('depth', el('span', { text: fmtInt(d.depth) }));
+    row('heartbeat', el('span', { 'data-k': 'heartbeat',
+      text: d.last_hb_ms > 0 ? `last tick ${new Date(d.last_hb_ms).toLocaleTimeString()}` : 'off' }));
+    const plan = clear($('working-plan'));
+    const items = Array.isArray(w.plan) ? w.plan : [];
+    if (!items.length) plan.append(el('li', { class: 'muted', text: 'no plan (or every item is done)' }));
+    for (const it of items) {
+      const status = PLAN_MARK[it.status] ? it.status : 'pending';
+      const text = status === 'in_progress' && it.activeForm ? it.activeForm : it.content;
+      plan.append(el('li', { 'data-status': status, 'data-content': it.content || '' },
+        el('span', { class: 'mark', 'aria-hidden': 'true', text: PLAN_MARK[status] }),
+        el('span', { class: 'text', text: text || '' }),
+        el('span', { class: 'sr-only', text: ` (${status.replace('_', ' ')})` })));
+    }
+    const evs = clear($('working-events'));
+    const open = Array.isArray(w.events) ? w.events : [];
+    if (!open.length) evs.append(el('li', { class: 'muted', text: 'none' }));
+    for (const e of open) {
+      evs.append(el('li', { 'data-event': e.event_id },
+        el('span', { class: `urg-${e.urgency || 'low'}`, text: `${e.urgency || 'low'} ` }),
+        el('span', { text: `${e.source || ''}: ${e.summary || ''}` }),
+        el('span', { class: 'muted', text: e.state === 'acknowledged' ? ' · acknowledged' : ' · pending' })));
+    }
+  }
+
   function heartbeat(e, p) {
+    // In the timeline, in order with the tool calls it happened between.
+    $('tools').append(el('li', { class: 'beat', 'data-event': p.event_id || '' },
+      el('span', { class: `urg-${p.urgency || 'low'}`, text: `heartbeat · ${p.urgency || 'low'} ` }),
+      el('span', { text: `${p.source || ''}: ${p.summary || ''}` }),
+      el('span', { class: 'muted', text: ` · ${p.action || ''} · ${new Date(e.ts).toLocaleTimeString()}` })));
     const ul = $('heartbeat');
     if (ul.firstChild && ul.firstChild.classList.contains('muted')) clear(ul);
     ul.prepend(el('li', null,
