@@ -1,7 +1,8 @@
-/* working_impl.h — the inside of C_working, shared by the three files that
+/* working_impl.h — the inside of C_working, shared by the files that
  * implement it: working.c (the state and its event surface),
- * working_render.c (the block at the tail of a request) and mf_state.c (the
- * M_f snapshots renew writes and reloads). Nothing outside context/working*
+ * working_render.c (the block at the tail of a request), working_json.c
+ * (the state as data, for working.updated) and mf_state.c (the M_f
+ * snapshots renew writes and reloads). Nothing outside context/working*
  * and context/mf_state.c includes this header.
  *
  * Threading: every field is guarded by `lock`, except `plan`, which is set
