@@ -36,6 +36,14 @@ if (mode === 'stdio') {
 }
 const client = new Client({ name: 'loom-e2e', version: '1.0.0' });
 await client.connect(transport);
+// Every message the server sent, in arrival order. The SDK hands
+// notifications to their handlers a microtask later but settles a response at
+// once, dropping the request's progress handler: progress that arrives in the
+// same read as the result is never reported to onprogress. What the server
+// sent, and in which order, is checked here on the wire instead.
+const wire = [];
+const sdkOnMessage = transport.onmessage;
+transport.onmessage = (msg, extra) => { wire.push(msg); sdkOnMessage(msg, extra); };
 ok(client.getServerVersion()?.name === 'loom', 'initialize: serverInfo.name is loom');
 ok(/agent tool/.test(client.getInstructions() || ''), 'initialize: instructions are given');
 if (mode === 'http') ok(!!transport.sessionId, 'the server gave an Mcp-Session-Id');
@@ -84,17 +92,22 @@ ok(unknownErr && /NoSuchTool/.test(String(unknownErr.message)), 'an unknown tool
   String(unknownErr));
 
 // The agent tool: a whole run, with progress.
-const progress = [];
 const agent = await client.callTool({ name: 'agent', arguments: { prompt: 'What do the notes say?' } },
-  undefined, { onprogress: (p) => progress.push(p), timeout: 60000 });
+  undefined, { onprogress: () => {}, timeout: 60000 });
 ok(!agent.isError && /The notes say hello/.test(agent.content?.[0]?.text || ''), 'agent returns the final text',
   JSON.stringify(agent).slice(0, 300));
 ok(agent.structuredContent?.result === 'The notes say hello.' && agent.structuredContent?.stop_reason === 'end_turn'
   && typeof agent.structuredContent?.usage === 'object', 'agent structuredContent has result, stop_reason, usage',
   JSON.stringify(agent.structuredContent));
+const answerAt = wire.findIndex((m) => m.result?.structuredContent?.result === 'The notes say hello.');
+const agentId = answerAt >= 0 ? wire[answerAt].id : undefined;
+const progressAt = wire.map((m, i) => [m, i])
+  .filter(([m]) => m.method === 'notifications/progress' && m.params?.progressToken === agentId);
+const progress = progressAt.map(([m]) => m.params);
 ok(progress.some((p) => /tool Read/.test(p.message || '')) && progress.length >= 3,
   `agent sent progress per tool start and model reply (${progress.length})`,
   JSON.stringify(progress));
+ok(progressAt.every(([, i]) => i < answerAt), 'every progress notification came before the result');
 ok(progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress), 'progress increases');
 
 // The agent tool cancelled mid-run: the model stalls after a Glob call.
