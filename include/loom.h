@@ -132,7 +132,8 @@ loom_config *loom_config_new(void);
  *   auto_compact    bool (default true)
  *   compaction      JSON: the compaction thresholds (docs/context.md)
  *   renew_lambda    number: renew's λ (docs/context.md)
- *   heartbeat       JSON: the heartbeat block (docs/heartbeat.md)
+ *   heartbeat       JSON: the heartbeat block (docs/heartbeat.md), checked here;
+ *                   its relative paths resolve against the agent's cwd
  *   thinking        extended thinking (Anthropic): true (a budget of 31999
  *                   tokens, Claude Code's), false (off, the default), a
  *                   budget from 1024 to 1000000, or {"budget_tokens": N};

@@ -13,6 +13,7 @@
 #include "api/internal.h"
 #include "context/budget.h"
 #include "context/ladder.h"
+#include "heartbeat/config.h"
 #include "policy/perm_types.h"
 
 /* A new option goes into base/settings.c's schema (top_keys) as well, or
@@ -206,13 +207,21 @@ int api_option_check(const api_option *o, const char *v, loom_status *st)
             return api_status_set(st, LOOM_ERR_CONFIG, "%s: not JSON: %s", o->key, je.text);
         int rc = 0;
         if (!strcmp(o->key, "compaction")) {
-            /* The thresholds need nothing but themselves: check them now
-             * (heartbeat's block needs the agent's cwd; the agent checks it). */
+            /* The thresholds need nothing but themselves: check them now. */
             ladder_config c;
             ladder_config_default(&c);
             char why[256];
             if (ladder_config_from_json(&c, doc, why, sizeof why) != 0)
                 rc = api_status_set(st, LOOM_ERR_CONFIG, "compaction: %s", why);
+        } else if (!strcmp(o->key, "heartbeat")) {
+            /* Its shape is checked now, so a bad block is refused where it
+             * is set (a server profile at load); the agent parses it again
+             * with its own cwd, against which relative paths resolve. */
+            heartbeat_config c;
+            loom_error err;
+            if (heartbeat_config_from_json(doc, "/", &c, &err) != 0)
+                rc = api_status_set(st, LOOM_ERR_CONFIG, "%s", err.message);
+            heartbeat_config_free(&c);
         } else if (!strcmp(o->key, "status_line")) {
             /* Claude Code's statusLine: {"type": "command", "command", "padding"?};
              * one without a usable command leaves the built-in footer. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/str.h"
+#include "loom.h"
 #include "surfaces/server/config/config_internal.h"
 
 static const char *const PROVIDERS[] = {"anthropic", "openai", "openai-responses", "replay", NULL};
@@ -27,7 +28,7 @@ static const char *const POLICY_KEYS[] = {"permissions", "approvals", "knowledge
                                           "require_citation_for", "allow", "ask", "deny", NULL};
 static const char *const PROFILE_KEYS[] = {"model", "provider", "skills", "tools",
                                            "knowledge_sources", "policies", "runtime",
-                                           "system_prompt_append", NULL};
+                                           "system_prompt_append", "heartbeat", NULL};
 
 #define P(f) offsetof(agent_profile, f)
 static const cfg_field TOOLS_FIELDS[] = {{"allow", CFG_LIST, P(tools_allow), 0, 0, NULL, NULL, NULL},
@@ -50,6 +51,7 @@ static const cfg_field PROFILE_FIELDS[] = {
     {"policies", CFG_IDLIST, P(policies), 0, 0, NULL, NULL, NULL},
     {"runtime", CFG_GROUP, 0, 0, 0, NULL, RUNTIME_FIELDS, NULL},
     {"tenant", CFG_ID, P(tenant_id), 0, 0, NULL, NULL, NULL},
+    {"heartbeat", CFG_CUSTOM, 0, 0, 0, NULL, NULL, NULL},
     {NULL, 0, 0, 0, 0, NULL, NULL, NULL}};
 #undef P
 
@@ -180,8 +182,32 @@ static char *profile_json(const agent_profile *p)
     json_object_set_new(j, "runtime", json_pack("{sisisb}", "max_depth", p->max_depth,
                                                 "max_turns", p->max_turns,
                                                 "enable_verification", p->enable_verification));
+    json_object_set_new(j, "heartbeat", p->heartbeat_json
+                                            ? json_loads(p->heartbeat_json, 0, NULL)
+                                            : json_null());
     json_object_set_new(j, "scopes", scopes_json(p->tenant_id, NULL));
     return dump(j);
+}
+
+/* The "heartbeat" block, as in settings (docs/heartbeat.md): kept as JSON
+ * text for loom_config_set at agent setup, and checked now by that same
+ * call on a throwaway config, so a bad block fails the load naming the
+ * file, the profile and the key instead of failing every run. */
+static int profile_heartbeat(agent_profile *p, const cfg_at *at, const json_t *v)
+{
+    const json_t *hb = json_object_get(v, "heartbeat");
+    if (!hb || json_is_null(hb))
+        return 0;
+    cfg_at k;
+    cfg_at_child(&k, at, v, "heartbeat", 0);
+    if (!json_is_object(hb))
+        return cfg_fail(&k, "must be a mapping (the heartbeat block of docs/heartbeat.md)");
+    p->heartbeat_json = json_dumps(hb, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    loom_config *check = loom_config_new();
+    loom_status st;
+    int rc = loom_config_set(check, "heartbeat", p->heartbeat_json, &st);
+    loom_config_free(check);
+    return rc != 0 ? cfg_fail(&k, "%s", st.message) : 0;
 }
 
 static int one_profile(server_objects *o, const cfg_at *at, const char *id, const json_t *v)
@@ -205,6 +231,8 @@ static int one_profile(server_objects *o, const cfg_at *at, const char *id, cons
         return cfg_fail(&k, "must be the name of an environment variable, not \"%.80s\"",
                         p->api_key_env);
     }
+    if (profile_heartbeat(p, at, v) != 0)
+        return -1;
     p->json = profile_json(p);
     return 0;
 }
@@ -351,6 +379,7 @@ void cfg_profile_free(agent_profile *p)
 {
     free(p->id), free(p->tenant_id), free(p->model), free(p->provider), free(p->base_url);
     free(p->api_key_env), free(p->mode), free(p->system_prompt_append), free(p->json);
+    free(p->heartbeat_json);
     cfg_list_free(&p->skills), cfg_list_free(&p->tools_allow);
     cfg_list_free(&p->knowledge_sources), cfg_list_free(&p->policies);
 }

@@ -54,6 +54,7 @@ typedef struct agent_profile {
     int max_depth;          /* runtime.max_depth, 0–16 (default 3) */
     int max_turns;          /* runtime.max_turns, 1–1000000 (default 100) */
     bool enable_verification;
+    char *heartbeat_json;   /* the heartbeat block as JSON text; NULL: no heartbeat */
     char *json;             /* the object as GET /profiles/{id} serves it */
 } agent_profile;
 

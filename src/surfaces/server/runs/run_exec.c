@@ -389,6 +389,7 @@ static loom_config *make_config(service *svc, srv_session *s, srv_run *r, loom_s
              cfg_set(cfg, "allowed_tools", allow, st) ||
              cfg_set(cfg, "disallowed_tools", deny, st) || cfg_set(cfg, "ask_tools", ask, st) ||
              cfg_set(cfg, "append_system_prompt", prof ? prof->system_prompt_append : NULL, st) ||
+             cfg_set(cfg, "heartbeat", prof ? prof->heartbeat_json : NULL, st) ||
              /* Approvals are answered through the API: a person can answer. */
              loom_config_set(cfg, "interactive", "true", st) ||
              cfg_int(cfg, "max_agent_depth", depth < 0 ? 0 : depth, st) ||
