@@ -12,6 +12,10 @@
  * and new_string become CRLF before matching, so the match succeeds and the
  * file keeps one line-ending style. If the converted string is not found
  * the strings are tried as given (a file with mixed endings).
+ *
+ * With a driver's port (tools/tool_io.h) the edit is made on the driver's
+ * text (an editor's buffer, which may differ from the disk) and written
+ * back through it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,6 +29,7 @@
 #include "tools/builtin/file_commit.h"
 #include "session/file_history.h"
 #include "tools/file_state.h"
+#include "tools/tool_io.h"
 
 #define EDIT_SNIPPET_CONTEXT 4     /* lines shown around the change */
 #define EDIT_SNIPPET_MAX_LINES 40
@@ -145,6 +150,34 @@ static int edit_plan_make(const json_t *input, const tool_ctx *ctx, edit_plan *p
     char *data = NULL;
     size_t len = 0;
     loom_str o2 = LOOM_STR_INIT, n2 = LOOM_STR_INIT;
+    if (TOOL_IO_FILES(ctx->io)) {
+        /* The driver's text is the file (tools/tool_io.h): the edit is made
+         * on it, after the stale check against what the model read. */
+        loom_str now = LOOM_STR_INIT;
+        bool exists = false;
+        if (file_driver_current(ctx, "Edit", path, &exists, &now, why) != 0) {
+            str_free(&now);
+            goto out;
+        }
+        p->mode = -1;
+        if (!exists) {
+            str_free(&now);
+            if (on != 0) {
+                str_printf(why, "File does not exist: %s. (Current working directory: %s)",
+                           path, ctx->cwd ? ctx->cwd : "?");
+                goto out;
+            }
+            str_append(&p->content, neu, nn);
+            p->n_replaced = 1;
+            p->change_len = nn;
+            rc = 0;
+            goto out;
+        }
+        p->exists = true;
+        len = now.len;
+        data = str_steal(&now);
+        goto edit_text;
+    }
     if (stat(path, &st) != 0) {
         int e = errno;
         if (e != ENOENT) {
@@ -186,6 +219,7 @@ static int edit_plan_make(const json_t *input, const tool_ctx *ctx, edit_plan *p
     p->exists = true;
     p->mode = (int)(st.st_mode & 07777);
 
+edit_text:
     if (on == 0) {
         if (len != 0) {
             str_printf(why, "Cannot create %s: the file already exists and is not empty. To "

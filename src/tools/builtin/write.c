@@ -5,7 +5,8 @@
  * user or a formatter put there. Before the write the old content is backed
  * up for rewind (file_history.h); the write itself is atomic and keeps the
  * file's mode, and writes through a symlink to its target rather than
- * replacing the link.
+ * replacing the link. With a driver's port (tools/tool_io.h) the driver's
+ * text is the file: the stale check compares it, the write goes to it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include "tools/builtin/file_commit.h"
 #include "session/file_history.h"
 #include "tools/file_state.h"
+#include "tools/tool_io.h"
 
 static const char write_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -40,11 +42,14 @@ typedef struct write_plan {
     char *path;      /* where the bytes go: the symlink target for an existing file */
     bool exists;
     int mode;        /* the existing file's mode, or -1 for a new file */
+    bool driver;     /* the driver's port writes it (tools/tool_io.h) */
+    loom_str before; /* with the port: the driver's text being replaced */
 } write_plan;
 
 static void plan_free(write_plan *p)
 {
     free(p->path);
+    str_free(&p->before);
     memset(p, 0, sizeof *p);
 }
 
@@ -64,6 +69,16 @@ static int write_plan_make(const json_t *input, const tool_ctx *ctx, write_plan 
         return 1;
     }
     char *path = tool_resolve_path(ctx, arg);
+    if (TOOL_IO_FILES(ctx->io)) {
+        p->driver = true;
+        p->mode = -1;
+        if (file_driver_current(ctx, "Write", path, &p->exists, &p->before, why) != 0) {
+            free(path);
+            return 1;
+        }
+        p->path = path;
+        return 0;
+    }
     struct stat st;
     if (stat(path, &st) != 0) {
         int e = errno;
@@ -129,7 +144,9 @@ static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     size_t before_len = 0;
     loom_error ignore;
     struct stat was;
-    if (p.exists && stat(p.path, &was) == 0 && (size_t)was.st_size <= TOOL_PATCH_MAX_FILE &&
+    if (p.driver && p.exists)
+        before_len = p.before.len, before = str_steal(&p.before);
+    else if (p.exists && stat(p.path, &was) == 0 && (size_t)was.st_size <= TOOL_PATCH_MAX_FILE &&
         file_read_all(p.path, &before, &before_len, &ignore) != 0)
         before = NULL;
     if (file_commit(ctx, p.path, p.exists, data, len, p.mode, out) == 0) {
