@@ -37,7 +37,7 @@ int acp_reply_read_text(const json_t *result, const char **text, size_t *len, ch
 {
     const char *m = "fs/read_text_file";
     if (!json_is_object(result))
-        return bad(why, n, m, "the result is not an object");
+        return bad(why, n, m, "the result is not an object with \"content\"");
     json_t *c = json_object_get(result, "content");
     if (!json_is_string(c))
         return bad(why, n, m, "\"content\" is not a string");
@@ -59,7 +59,7 @@ int acp_reply_terminal_id(const json_t *result, const char **id, char *why, size
 {
     const char *m = "terminal/create";
     if (!json_is_object(result))
-        return bad(why, n, m, "the result is not an object");
+        return bad(why, n, m, "the result is not an object with \"terminalId\"");
     const char *t = json_get_str(result, "terminalId", NULL);
     if (!t || !*t || strlen(t) > ACP_TERMINAL_ID_MAX)
         return bad(why, n, m, "\"terminalId\" is not a non-empty string (of at most 256 bytes)");
