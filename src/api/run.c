@@ -162,8 +162,10 @@ static void emit(void *ctx, loom_event_type type, loom_visibility vis, const cha
 
 static void emit_simple(void *ctx, loom_event_type type, json_t *payload)
 {
-    /* docs/events.md: a tool.progress event's correlation_id is its call_id. */
-    const char *corr = type == LOOM_EV_TOOL_PROGRESS
+    /* docs/events.md: a tool.progress event's correlation_id is its call_id,
+     * and so is an approval's (the call it asks about). */
+    const char *corr = type == LOOM_EV_TOOL_PROGRESS || type == LOOM_EV_APPROVAL_REQUESTED ||
+                               type == LOOM_EV_APPROVAL_RESOLVED
                            ? json_string_value(json_object_get(payload, "call_id"))
                            : NULL;
     /* docs/events.md: policy.denied is for the record (seed 000 §11 audit). */
