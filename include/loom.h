@@ -532,7 +532,8 @@ typedef char *(*loom_elicit_fn)(void *ctx, const char *server, const char *reque
  * Bash tool runs its command through run_command (the editor's terminal).
  * The port is used only AFTER the tool call was decided: permissions,
  * hooks, rules and the risk classifier judge the call exactly as without
- * it, and a denied call never reaches the port. Read-before-write and the
+ * it, and a denied call never reaches the port (not even for a read: the
+ * tools' own validation asks the driver nothing). Read-before-write and the
  * stale-file check compare the texts the port returns (docs/acp.md).
  *
  * What stays local whatever the port offers: a Bash command under an
@@ -541,7 +542,9 @@ typedef char *(*loom_elicit_fn)(void *ctx, const char *server, const char *reque
  * (run_in_background), images Read shows as images, the Glob and Grep
  * tools, and sub-agents (their runs have no port).
  *
- * Every callback may be NULL (that access stays local), is called on a
+ * read_text and write_text go together: the files are the driver's only
+ * when both are set. Each callback may be NULL (that access stays local;
+ * neither file callback: Loom's own files), is called on a
  * thread of the run, and must not call back into the run. Strings handed
  * back are malloc'd and become Loom's; on failure a callback returns
  * NULL / -1 with *error set to a malloc'd message (or NULL), which the

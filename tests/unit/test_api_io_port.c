@@ -3,7 +3,7 @@
  * (an unsaved buffer that differs from the disk), Edit edits that text and
  * writes it back through the driver with the disk untouched, Write of a new
  * file goes to the driver; a buffer changed since the Read refuses the
- * Edit; Bash runs through run_command (command, cwd and call id given, the
+ * Edit; a denied Edit asks the driver nothing; Bash runs through run_command (command, cwd and call id given, the
  * output and exit code reach the model), a command a rule denies never
  * reaches it, a cancel reaches it as stop_requested; a sandboxed command
  * and a run without the port stay local; a driver's failure is the tool's
@@ -367,6 +367,38 @@ static void test_a_buffer_changed_since_the_read_refuses_the_edit(void **state)
     driver_free(d);
 }
 
+/* A rule denies the Edit: the driver is not asked for the text, nor to
+ * write (the tool's validation, before the decision, asks it nothing). */
+static void test_a_denied_edit_asks_the_driver_nothing(void **state)
+{
+    (void)state;
+    write_file("guarded.txt", "on disk\n");
+    fake_driver *d = driver_new();
+    char *path = abs_of("guarded.txt");
+    driver_put(d, path, "guarded buffer\n");
+    loom_io_port io = port_of(d);
+    const char *turns =
+        "[{\"reply\": {\"tool_calls\": [{\"id\": \"r1\", \"name\": \"Read\", \"input\": "
+        "{\"file_path\": \"guarded.txt\"}}]}},"
+        " {\"reply\": {\"tool_calls\": [{\"id\": \"e1\", \"name\": \"Edit\", \"input\": "
+        "{\"file_path\": \"guarded.txt\", \"old_string\": \"guarded\", \"new_string\": "
+        "\"open\"}}]}},"
+        " {\"reply\": {\"text\": \"Denied.\"}}]";
+    const char *kv[] = {"permission_mode", "acceptEdits", "disallowed_tools", "Edit", NULL};
+    loom_agent *agent;
+    loom_session *s = session_with("denied-edit", turns, kv, &agent);
+    json_t *fin = run_to_end(s, "edit it", &io, NULL);
+    assert_int_equal(json_array_size(fin), 2);
+    assert_true(json_is_true(json_object_get(json_array_get(fin, 1), "is_error")));
+    assert_int_equal(d->reads, 1); /* the Read's, none for the Edit */
+    assert_int_equal(d->writes, 0);
+    json_decref(fin);
+    loom_session_free(s);
+    loom_agent_free(agent);
+    free(path);
+    driver_free(d);
+}
+
 static void test_a_driver_failure_is_the_tools_error(void **state)
 {
     (void)state;
@@ -481,6 +513,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_a_buffer_changed_since_the_read_refuses_the_edit,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_denied_edit_asks_the_driver_nothing, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_a_driver_failure_is_the_tools_error, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_bash_goes_through_the_driver_after_the_rules, setup,

@@ -95,6 +95,10 @@ int file_driver_current(const tool_ctx *ctx, const char *tool, const char *path,
         str_puts(why, FILE_STATE_NOT_READ);
         return 1;
     }
+    if (!text) { /* validation: the client is asked only once the call is allowed */
+        *exists = true;
+        return 0;
+    }
     loom_str fail = LOOM_STR_INIT;
     str_clear(text);
     if (ctx->io->read_text(ctx->io->ctx, path, text, &fail) != 0) {

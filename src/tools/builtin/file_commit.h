@@ -22,7 +22,9 @@ int file_commit(tool_ctx *ctx, const char *path, bool exists, const void *data, 
  * after the stale check against the read cache. A file never read is
  * refused when it is on disk (read it first), else it is new (*exists
  * false). Directories and devices are refused as without a port; tool
- * names the caller in the message. 0 = go ahead; 1 with why set to a
+ * names the caller in the message. text NULL (the tool's validate, which
+ * runs before the pipeline's decision): nothing is asked of the driver, a
+ * file read before counts as existing. 0 = go ahead; 1 with why set to a
  * message the model can act on. */
 int file_driver_current(const tool_ctx *ctx, const char *tool, const char *path, bool *exists,
                         loom_str *text, loom_str *why);

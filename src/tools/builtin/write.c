@@ -56,7 +56,7 @@ static void plan_free(write_plan *p)
 /* Checks everything that can be checked without writing. 0 = go ahead;
  * else 1 with why set to a message the model can act on. */
 static int write_plan_make(const json_t *input, const tool_ctx *ctx, write_plan *p,
-                           loom_str *why)
+                           bool validating, loom_str *why)
 {
     memset(p, 0, sizeof *p);
     const char *arg = json_get_str(input, "file_path", NULL);
@@ -72,7 +72,8 @@ static int write_plan_make(const json_t *input, const tool_ctx *ctx, write_plan 
     if (TOOL_IO_FILES(ctx->io)) {
         p->driver = true;
         p->mode = -1;
-        if (file_driver_current(ctx, "Write", path, &p->exists, &p->before, why) != 0) {
+        if (file_driver_current(ctx, "Write", path, &p->exists,
+                                validating ? NULL : &p->before, why) != 0) {
             free(path);
             return 1;
         }
@@ -120,7 +121,7 @@ static int write_plan_make(const json_t *input, const tool_ctx *ctx, write_plan 
 static int write_validate(const json_t *input, const tool_ctx *ctx, loom_str *why)
 {
     write_plan p;
-    int rc = write_plan_make(input, ctx, &p, why);
+    int rc = write_plan_make(input, ctx, &p, true, why);
     plan_free(&p);
     return rc;
 }
@@ -129,7 +130,7 @@ static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     write_plan p;
     loom_str why = LOOM_STR_INIT;
-    if (write_plan_make(input, ctx, &p, &why) != 0) {
+    if (write_plan_make(input, ctx, &p, false, &why) != 0) {
         tool_error(out, "%s", str_cstr(&why));
         str_free(&why);
         return 0;
