@@ -524,6 +524,68 @@ typedef char *(*loom_ask_fn)(void *ctx, const char *questions_json);
  * the schema's defaults. */
 typedef char *(*loom_elicit_fn)(void *ctx, const char *server, const char *request_json);
 
+/* ---- the driver's I/O port ------------------------------------------------
+ *
+ * A driver that owns the files and the terminal the person sees (an editor
+ * speaking ACP) can stand in for the run's file and process access: the
+ * Read, Write and Edit tools then read and write texts through read_text
+ * and write_text (the editor's buffers, unsaved changes included), and the
+ * Bash tool runs its command through run_command (the editor's terminal).
+ * The port is used only AFTER the tool call was decided: permissions,
+ * hooks, rules and the risk classifier judge the call exactly as without
+ * it, and a denied call never reaches the port (not even for a read: the
+ * tools' own validation asks the driver nothing). Read-before-write and the
+ * stale-file check compare the texts the port returns (docs/acp.md).
+ *
+ * What stays local whatever the port offers: a Bash command under an
+ * enabled sandbox (it runs confined on this machine, since the driver's
+ * terminal is outside the sandbox), background commands
+ * (run_in_background), images Read shows as images, the Glob and Grep
+ * tools, and sub-agents (their runs have no port).
+ *
+ * read_text and write_text go together: the files are the driver's only
+ * when both are set. Each callback may be NULL (that access stays local;
+ * neither file callback: Loom's own files), is called on a
+ * thread of the run, and must not call back into the run. Strings handed
+ * back are malloc'd and become Loom's; on failure a callback returns
+ * NULL / -1 with *error set to a malloc'd message (or NULL), which the
+ * model sees in the tool's error result. */
+typedef struct loom_io_command {
+    const char *command;     /* the command line, with the meaning of `bash -c command` */
+    const char *cwd;         /* where it runs (absolute) */
+    long timeout_ms;         /* kill it after this long (> 0), and report timed_out */
+    const char *call_id;     /* the Bash call's id: its tool.* events' call_id, so the
+                                driver can show its terminal with that call */
+    size_t output_limit;     /* bytes of output worth keeping (the newest ones) */
+    /* Poll it (every 100 ms or so) while the command runs: true once the
+     * run was cancelled; then kill the command and report cancelled. */
+    bool (*stop_requested)(void *stop_ctx);
+    void *stop_ctx;
+} loom_io_command;
+
+typedef struct loom_io_outcome {
+    char *output;            /* what the command printed (malloc'd UTF-8; may be NULL) */
+    bool truncated;          /* output lost its beginning to output_limit */
+    int exit_code;           /* its exit status, or -1 when it has none (a signal) */
+    char *signal;            /* the signal that ended it ("SIGKILL"; malloc'd), or NULL */
+    bool timed_out;          /* killed for passing timeout_ms */
+    bool cancelled;          /* killed for stop_requested */
+} loom_io_outcome;
+
+typedef struct loom_io_port {
+    void *ctx;
+    /* The whole text of path (absolute) as the driver holds it: *len gets
+     * its length in bytes. */
+    char *(*read_text)(void *ctx, const char *path, size_t *len, char **error);
+    /* Replaces the whole text of path (creating the file when it is new).
+     * 0, or -1 with *error set. */
+    int (*write_text)(void *ctx, const char *path, const char *text, size_t len, char **error);
+    /* Runs cmd to its end (or its kill) and fills out. 0, or -1 with
+     * *error set when the command could not be run at all. */
+    int (*run_command)(void *ctx, const loom_io_command *cmd, loom_io_outcome *out,
+                       char **error);
+} loom_io_port;
+
 typedef struct loom_run_options {
     loom_event_fn on_event;   /* may be NULL */
     void *event_ctx;
@@ -532,6 +594,9 @@ typedef struct loom_run_options {
     void *ask_ctx;
     loom_elicit_fn elicit;    /* NULL: elicitations are declined (headless) */
     void *elicit_ctx;
+    /* NULL: files and commands are Loom's own (the default). Borrowed: it
+     * must outlive the run. */
+    const loom_io_port *io;
 } loom_run_options;
 
 typedef struct loom_run loom_run;

@@ -636,6 +636,10 @@ static int prepare_resources(spawn_node *n, spawn_node *parent, tool_ctx *pctx,
     r->params.max_usd = 0;
     r->prompt = xstrdup(prompt);
     r->tctx = *pctx;
+    /* A sub-agent's files and commands are Loom's own (docs/acp.md): it may
+     * work in a worktree no driver's buffers belong to, and its calls are
+     * not the driver's to show. */
+    r->tctx.io = NULL;
     r->cwd = xstrdup(pctx->cwd);
     r->tctx.cwd = r->cwd;
     r->origin_files = pctx->files;

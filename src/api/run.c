@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api/internal.h"
+#include "api/io_port.h"
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/str.h"
@@ -45,6 +46,7 @@ struct loom_run {
     char *goal;
     char run_id[UUID_STR_LEN];
     loom_run_options opts;
+    api_io io;                  /* opts.io as the tools' port */
     loom_cancel cancel;
     /* The heartbeat (NULL when off): loom_run_signal reaches it from a
      * signal handler, counted in hb_users so the run can stop it safely. */
@@ -160,8 +162,10 @@ static void emit(void *ctx, loom_event_type type, loom_visibility vis, const cha
 
 static void emit_simple(void *ctx, loom_event_type type, json_t *payload)
 {
-    /* docs/events.md: a tool.progress event's correlation_id is its call_id. */
-    const char *corr = type == LOOM_EV_TOOL_PROGRESS
+    /* docs/events.md: a tool.progress event's correlation_id is its call_id,
+     * and so is an approval's (the call it asks about). */
+    const char *corr = type == LOOM_EV_TOOL_PROGRESS || type == LOOM_EV_APPROVAL_REQUESTED ||
+                               type == LOOM_EV_APPROVAL_RESOLVED
                            ? json_string_value(json_object_get(payload, "call_id"))
                            : NULL;
     /* docs/events.md: policy.denied is for the record (seed 000 §11 audit). */
@@ -331,6 +335,7 @@ static void *run_main(void *arg)
     tctx.run_id = r->run_id;
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;
+    tctx.io = api_io_init(&r->io, r->opts.io);
     for (size_t i = 0; s->gov && i < s->gov->n_warnings; i++)
         emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
              event_warning("settings", s->gov->warnings[i]));

@@ -363,6 +363,9 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
             json_object_set_new(ev, "expires_at", json_string(at));
             approval_clear(&snap);
         }
+        /* docs/events.md: the approval's correlation_id is the call's id. */
+        if (call->id)
+            json_object_set_new(ev, "call_id", json_string(call->id));
         emit(ctx, LOOM_EV_APPROVAL_REQUESTED, ev);
     }
     json_decref(context);
@@ -399,6 +402,8 @@ static void ask_person(const tool_call *call, tool_ctx *ctx, gov_call *g)
                         json_string(rc == 0 ? approval_status_name(a.status) : "cancelled"));
     if (rc == 0 && a.reason)
         json_object_set_new(resolved, "reason", json_string(a.reason));
+    if (call->id)
+        json_object_set_new(resolved, "call_id", json_string(call->id));
     emit(ctx, LOOM_EV_APPROVAL_RESOLVED, resolved);
     approval_clear(&a);
     always_offer_clear(&offer);

@@ -154,6 +154,47 @@ void file_state_note(file_state *fs, const char *abs_path, const struct stat *st
     pthread_mutex_unlock(&fs->lock);
 }
 
+/* A driver's text has no mtime: this one never equals a file's, so a disk
+ * check of its entry always compares content. */
+#define TEXT_MTIME INT64_MIN
+
+void file_state_note_text(file_state *fs, const char *abs_path, const void *text, size_t len)
+{
+    struct stat st = {0};
+    st.st_size = (off_t)len;
+    file_state_note(fs, abs_path, &st, hash_fnv1a64(HASH_FNV1A64_SEED, text, len));
+    if (!fs)
+        return;
+    char *key = canonical(abs_path);
+    pthread_mutex_lock(&fs->lock);
+    fs_entry *e = find_locked(fs, key);
+    if (e)
+        e->mtime_ns = TEXT_MTIME;
+    pthread_mutex_unlock(&fs->lock);
+    free(key);
+}
+
+/* A copy of abs_path's entry; false when it has none. */
+static bool entry_of(file_state *fs, const char *abs_path, fs_entry *out)
+{
+    if (!fs)
+        return false;
+    char *key = canonical(abs_path);
+    pthread_mutex_lock(&fs->lock);
+    fs_entry *e = find_locked(fs, key);
+    if (e)
+        *out = *e;
+    pthread_mutex_unlock(&fs->lock);
+    free(key);
+    return e != NULL;
+}
+
+bool file_state_known(file_state *fs, const char *abs_path)
+{
+    fs_entry seen;
+    return entry_of(fs, abs_path, &seen);
+}
+
 /* Hashes the file's content now; 0 on success. */
 static int hash_file(const char *path, uint64_t *out, int *err_no)
 {
@@ -241,5 +282,18 @@ int file_state_write(file_state *fs, const char *abs_path, const void *data, siz
     if (rc != 0)
         return rc;
     file_state_note(fs, abs_path, &st, hash_fnv1a64(HASH_FNV1A64_SEED, data, len));
+    return 0;
+}
+
+
+int file_state_check_text(file_state *fs, const char *abs_path, const void *text, size_t len,
+                          loom_str *why)
+{
+    fs_entry seen;
+    if (!entry_of(fs, abs_path, &seen))
+        return refuse(why, FILE_STATE_NOT_READ);
+    if (seen.size != (int64_t)len || seen.hash == FILE_STATE_NO_HASH ||
+        seen.hash != hash_fnv1a64(HASH_FNV1A64_SEED, text, len))
+        return refuse(why, FILE_STATE_MODIFIED);
     return 0;
 }

@@ -25,6 +25,7 @@
 #ifndef LOOM_TOOLS_FILE_STATE_H
 #define LOOM_TOOLS_FILE_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -69,6 +70,23 @@ void file_state_note(file_state *fs, const char *abs_path, const struct stat *st
  * exist is the caller's business (creating a file needs no read); here it
  * is reported as modified when an entry exists (it was deleted since). */
 int file_state_check(file_state *fs, const char *abs_path, loom_str *why);
+
+/* ---- texts from the driver (tools/tool_io.h) ----
+ * A text the driver handed over (an editor's buffer) has no stat. Its entry
+ * keeps the text's length and hash and no mtime, so the same rule holds:
+ * file_state_check_text passes only when the text now hashes as the one
+ * seen; file_state_check on the disk file passes only when the disk holds
+ * that very text. */
+
+/* Records that abs_path was read (or written) through the driver as text. */
+void file_state_note_text(file_state *fs, const char *abs_path, const void *text, size_t len);
+/* Whether abs_path has an entry (was read or written in this session). */
+bool file_state_known(file_state *fs, const char *abs_path);
+/* Whether a file whose text is now text/len may be overwritten: 0 = yes;
+ * else 1 with why set to FILE_STATE_NOT_READ or FILE_STATE_MODIFIED (a
+ * partial local read, with no hash, is "modified": read it again). */
+int file_state_check_text(file_state *fs, const char *abs_path, const void *text, size_t len,
+                          loom_str *why);
 
 /* Writes data atomically to abs_path (file_write_atomic) and notes the new
  * stat and hash, so a following Edit needs no new Read. mode >= 0 is given

@@ -25,6 +25,7 @@ typedef struct todo_list todo_list;         /* context/plan.h: the plan */
 typedef struct working working;             /* context/working.h: C_working */
 typedef struct heartbeat heartbeat;         /* heartbeat/heartbeat.h: H_b */
 struct sandbox_policy;                      /* sandbox/sandbox_policy.h */
+struct tool_io;                             /* tools/tool_io.h: the driver's files, terminal */
 
 typedef struct tool_ctx {
     const char *cwd;              /* the session's working directory (absolute) */
@@ -72,6 +73,10 @@ typedef struct tool_ctx {
      * SendMessage and StructuredOutput tools find the tree through it.
      * NULL: the run cannot spawn (Agent refuses). */
     struct spawn_node *spawn;
+    /* The driver's files and terminal (tools/tool_io.h), used by Read,
+     * Write, Edit and Bash after the pipeline allowed the call. NULL: Loom's
+     * own (sub-agents always). */
+    const struct tool_io *io;
 } tool_ctx;
 
 typedef struct tool_result {

@@ -6,7 +6,8 @@
  * result and error or a notification; any other answer aborts. Each line
  * that is a JSON object is also given to the pure mappers — as a run
  * event, a conversation, a prompt and an extensions document — which may
- * not crash or leak. */
+ * not crash or leak — and, with its "result", to the checks of the
+ * client's answers to fs and terminal requests. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,6 +40,31 @@ static void check_line(void *ctx, const char *line, size_t n)
     json_decref(v);
 }
 
+/* The line (and its "result") as the client's answer to each fs and
+ * terminal request (acp_client_reply.c): accepted or refused with a
+ * message, and what is accepted holds together. */
+static void client_replies(const json_t *v)
+{
+    char why[300];
+    const char *text, *id;
+    size_t len;
+    if (acp_reply_read_text(v, &text, &len, why, sizeof why) == 0 && !text)
+        abort();
+    if (acp_reply_terminal_id(v, &id, why, sizeof why) == 0 && (!id || !*id))
+        abort();
+    acp_exit ex;
+    if (acp_reply_exit_status("terminal/wait_for_exit", v, &ex, why, sizeof why) == 0 &&
+        (!ex.known || ex.exit_code < -1 || strlen(ex.signal) >= sizeof ex.signal))
+        abort();
+    acp_term_output out;
+    if (acp_reply_terminal_output(v, &out, why, sizeof why) == 0 && !out.output)
+        abort();
+    acp_reply_empty("terminal/release", v, why, sizeof why);
+    acp_reply_error_text("fs/read_text_file", v, why, sizeof why);
+    if (!memchr(why, '\0', sizeof why))
+        abort();
+}
+
 static void map_all(const char *line, size_t n)
 {
     json_t *v = json_loadb(line, n, 0, NULL);
@@ -62,6 +88,8 @@ static void map_all(const char *line, size_t n)
     json_decref(cmds);
     json_decref(acp_questions_form(v));
     json_decref(acp_questions_form(json_object_get(v, "questions")));
+    client_replies(v);
+    client_replies(json_object_get(v, "result"));
     json_decref(v);
 }
 

@@ -146,6 +146,49 @@ static void test_waiting_approval_until_answered(void **state)
     loom_agent_free(agent);
 }
 
+/* The whole next event of type (others skipped); the caller frees it. */
+static json_t *next_event_of(loom_run *r, const char *type)
+{
+    for (;;) {
+        loom_event *ev = NULL;
+        if (loom_run_next_event(r, &ev, 20000) != 1)
+            fail_msg("the run ended (or stalled) before a %s event", type);
+        json_t *e = !strcmp(ev->type, type) ? json_loads(ev->json, 0, NULL) : NULL;
+        loom_event_free(ev);
+        if (e)
+            return e;
+    }
+}
+
+/* docs/events.md: an approval's correlation_id (and its call_id) is the id
+ * of the tool call it asks about, so a surface finds the call at once. */
+static void test_approval_events_correlate_with_the_call(void **state)
+{
+    (void)state;
+    const char *kv[] = {"interactive", "true", "ask_tools", "Bash(echo:*)", NULL};
+    loom_agent *agent;
+    loom_session *s = session_with("correlate", BASH_THEN_DONE, kv, &agent);
+    loom_status st;
+    loom_run_options opts = {.queue_events = true};
+    loom_run *r = loom_run_start(s, "say hello", &opts, &st);
+    assert_non_null(r);
+    json_t *req = next_event_of(r, "approval.requested");
+    assert_string_equal(json_string_value(json_object_get(req, "correlation_id")), "c1");
+    const json_t *p = json_object_get(req, "payload");
+    assert_string_equal(json_string_value(json_object_get(p, "call_id")), "c1");
+    assert_int_equal(loom_run_answer(r, json_string_value(json_object_get(p, "approval_id")),
+                                     "allow", NULL, &st),
+                     0);
+    json_t *res = next_event_of(r, "approval.resolved");
+    assert_string_equal(json_string_value(json_object_get(res, "correlation_id")), "c1");
+    json_decref(req);
+    json_decref(res);
+    drain(r);
+    loom_run_free(r);
+    loom_session_free(s);
+    loom_agent_free(agent);
+}
+
 static void test_approval_expires_into_a_denial(void **state)
 {
     (void)state;
@@ -435,6 +478,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waiting_approval_until_answered),
+        cmocka_unit_test(test_approval_events_correlate_with_the_call),
         cmocka_unit_test(test_approval_expires_into_a_denial),
         cmocka_unit_test(test_pause_then_continue),
         cmocka_unit_test(test_continue_needs_a_goal),

@@ -108,6 +108,14 @@ typedef struct acp_call {
 typedef struct acp_map {
     const char *cwd;  /* borrowed */
     long context_window; /* for usage_update's size; 0: unknown */
+    /* Where an edit's texts come from when the client holds the files
+     * (acp_client_io.c): the text last read or written through it, *known
+     * false when it has none (then the disk is read). NULL: the disk. */
+    char *(*client_text)(void *ctx, const char *path, bool *known);
+    /* The terminal a call ran in, through the client (malloc'd), or NULL:
+     * a finished Bash call keeps showing it. NULL: none. */
+    char *(*client_terminal)(void *ctx, const char *call_id);
+    void *hook_ctx;
     acp_call *calls;
     size_t n_calls, cap_calls;
 } acp_map;
@@ -152,6 +160,41 @@ json_t *acp_commands_from_extensions(const json_t *ext);
 /* Adds the MCP servers' prompts (loom_session_mcp_prompts_json) to cmds. */
 void acp_commands_add_mcp_prompts(json_t *cmds, const json_t *prompts);
 
+/* ---- acp_client_reply.c ---------------------------------------------------- */
+
+/* The client's answers to fs and terminal methods, checked. Each returns 0, or
+ * -1 with why (n bytes) naming the method and the field that does not fit.
+ * Strings handed out are borrowed from the reply. */
+
+#define ACP_TERMINAL_ID_MAX 256
+
+/* How a terminal's command ended (terminal/wait_for_exit, or
+ * terminal/output's exitStatus). */
+typedef struct acp_exit {
+    bool known;          /* the client said */
+    int exit_code;       /* -1: none */
+    char signal[32];     /* "" when none */
+} acp_exit;
+
+typedef struct acp_term_output {
+    const char *output;
+    size_t output_len;
+    bool truncated;
+    acp_exit exit;       /* exit.known false: still running, or not said */
+} acp_term_output;
+
+/* A JSON-RPC error object as one line for the model ("the client answered
+ * fs/read_text_file with error -32002: …"). */
+void acp_reply_error_text(const char *method, const json_t *error, char *out, size_t n);
+int acp_reply_read_text(const json_t *result, const char **text, size_t *len, char *why,
+                        size_t n);
+/* fs/write_text_file, terminal/kill, terminal/release: an object or null. */
+int acp_reply_empty(const char *method, const json_t *result, char *why, size_t n);
+int acp_reply_terminal_id(const json_t *result, const char **id, char *why, size_t n);
+int acp_reply_exit_status(const char *method, const json_t *status, acp_exit *out, char *why,
+                          size_t n);
+int acp_reply_terminal_output(const json_t *result, acp_term_output *out, char *why, size_t n);
+
 /* ---- acp_server.c ---------------------------------------------------------- */
 
 typedef struct acp_server acp_server;
@@ -162,6 +205,8 @@ typedef struct acp_server_options {
     bool sessions;        /* false: session/new and session/load refuse (fuzzing) */
     const char *model;    /* --model (may be NULL) */
     const char *permission_mode; /* --permission-mode (may be NULL) */
+    long client_timeout_ms; /* --client-timeout: how long a file or
+                               terminal request waits for the client (0: 60 s) */
 } acp_server_options;
 
 acp_server *acp_server_new(const acp_server_options *opt);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/json.h"
 #include "base/str.h"
@@ -79,7 +80,9 @@ bool acp_take_waited(acp_server *srv, const acp_msg *m)
         w = w->next;
     if (w && !w->done) {
         w->done = true;
+        w->answered = true;
         w->result = m->result ? json_incref(m->result) : NULL;
+        w->error = m->error ? json_incref(m->error) : NULL;
         pthread_cond_broadcast(&srv->answered);
     }
     pthread_mutex_unlock(&srv->mu);
@@ -94,16 +97,26 @@ void acp_wake_waiters(acp_server *srv, acp_sess *ss)
     pthread_cond_broadcast(&srv->answered);
 }
 
-/* Sends method(params, stolen) and waits for the answer: the result (new
- * reference), or NULL for an error, a cancel or the end. */
-static json_t *call_client(acp_server *srv, acp_sess *ss, const char *method, json_t *params)
+static int64_t now_ms(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts); /* the condvar's clock */
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+acp_reply_kind acp_call_client(acp_server *srv, acp_sess *ss, const char *method, json_t *params,
+                               const acp_call_opts *o, json_t **result, json_t **error)
+{
+    static const acp_call_opts forever = {0};
+    if (!o)
+        o = &forever;
+    *result = *error = NULL;
     acp_waiter w = {.sess = ss};
     pthread_mutex_lock(&srv->mu);
-    if (ss->cancelled || srv->closing) {
+    if (srv->closing || (ss->cancelled && !o->after_cancel)) {
         pthread_mutex_unlock(&srv->mu);
         json_decref(params);
-        return NULL;
+        return ACP_REPLY_GONE;
     }
     w.id = srv->next_id++;
     w.next = srv->waiters;
@@ -111,16 +124,55 @@ static json_t *call_client(acp_server *srv, acp_sess *ss, const char *method, js
     pthread_mutex_unlock(&srv->mu);
     acp_send(&srv->w, json_pack("{s:s, s:I, s:s, s:o}", "jsonrpc", "2.0", "id", w.id, "method",
                                 method, "params", params));
+    int64_t deadline = o->deadline_ms > 0 ? now_ms() + o->deadline_ms : 0;
+    acp_reply_kind kind = ACP_REPLY_GONE;
     pthread_mutex_lock(&srv->mu);
-    while (!w.done)
-        pthread_cond_wait(&srv->answered, &srv->mu);
+    while (!w.done) {
+        if (o->stop && o->stop(o->stop_ctx)) {
+            kind = ACP_REPLY_STOPPED;
+            break;
+        }
+        int64_t now = now_ms();
+        if (deadline && now >= deadline) {
+            kind = ACP_REPLY_TIMEOUT;
+            break;
+        }
+        if (!deadline && !o->stop) {
+            pthread_cond_wait(&srv->answered, &srv->mu);
+            continue;
+        }
+        /* Short slices: the stop flag is polled, not signalled. */
+        int64_t until = now + 100;
+        if (deadline && deadline < until)
+            until = deadline;
+        struct timespec ts = {.tv_sec = until / 1000, .tv_nsec = (until % 1000) * 1000000};
+        pthread_cond_timedwait(&srv->answered, &srv->mu, &ts);
+    }
+    if (w.done)
+        kind = !w.answered ? ACP_REPLY_GONE : w.error ? ACP_REPLY_ERROR : ACP_REPLY_RESULT;
     for (acp_waiter **p = &srv->waiters; *p; p = &(*p)->next)
         if (*p == &w) {
             *p = w.next;
             break;
         }
     pthread_mutex_unlock(&srv->mu);
-    return w.result;
+    *result = w.result;
+    *error = w.error;
+    return kind;
+}
+
+/* Sends method(params, stolen) and waits for the answer: the result (new
+ * reference), or NULL for an error, a cancel or the end. */
+static json_t *call_client(acp_server *srv, acp_sess *ss, const char *method, json_t *params)
+{
+    json_t *result, *error;
+    acp_reply_kind k = acp_call_client(srv, ss, method, params, NULL, &result, &error);
+    json_decref(error);
+    if (k != ACP_REPLY_RESULT) {
+        json_decref(result);
+        return NULL;
+    }
+    return result;
 }
 
 static bool client_offers(acp_server *srv, const char *mode)

@@ -1,7 +1,8 @@
 /* acp_map.c — what Loom's run events, conversations and ACP prompts become
  * on the other side (acp.h): pure functions of their input (plus the files
- * an edit touched, read for its diff), so the unit tests drive them with
- * events written by hand. */
+ * an edit touched, read for its diff — from the client's texts when it
+ * holds the files, through the map's hooks), so the unit tests drive them
+ * with events written by hand. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,22 @@ static char *read_small(const char *path, bool *exists)
     return buf;
 }
 
+/* An edit's file as the diff shows it: the client's text when the client
+ * holds the files and has given or taken this one, else the disk's. */
+static char *file_text(const acp_map *m, const char *path, bool *exists)
+{
+    if (m->client_text && path) {
+        bool known = false;
+        char *t = m->client_text(m->hook_ctx, path, &known);
+        if (known) {
+            *exists = true;
+            return t;
+        }
+        free(t);
+    }
+    return read_small(path, exists);
+}
+
 static acp_call *add_call(acp_map *m, const char *call_id, const char *tool)
 {
     if (m->n_calls == m->cap_calls) {
@@ -291,7 +308,7 @@ static void on_started(acp_map *m, const json_t *p, json_t *out)
     }
     c->path = acp_edit_path(tool, input, m->cwd);
     if (c->path)
-        c->old_text = read_small(c->path, &c->had_file);
+        c->old_text = file_text(m, c->path, &c->had_file);
     char *title = acp_tool_title(tool, input);
     json_t *u = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:O}", "sessionUpdate", "tool_call",
                           "toolCallId", id, "title", title, "kind", acp_tool_kind(tool),
@@ -317,12 +334,19 @@ static void on_finished(acp_map *m, const json_t *p, bool failed, json_t *out)
     json_t *content = json_array();
     if (c && c->path && !is_error) {
         bool exists;
-        char *now = read_small(c->path, &exists);
+        char *now = file_text(m, c->path, &exists);
         if (exists)
             json_array_append_new(content, diff_content(c->path, c->had_file ? c->old_text : NULL,
                                                         now));
         free(now);
     }
+    /* A command the client ran: its terminal stays the content (the
+     * client shows it even after it was released). */
+    char *terminal = m->client_terminal && c ? m->client_terminal(m->hook_ctx, id) : NULL;
+    if (terminal)
+        json_array_append_new(content, json_pack("{s:s, s:s}", "type", "terminal", "terminalId",
+                                                 terminal));
+    free(terminal);
     const char *output = json_get_str(p, "output", NULL);
     if (output && *output && (!json_array_size(content) || is_error))
         json_array_append_new(content, text_content(output));

@@ -158,6 +158,13 @@ static void *prompt_thread(void *arg)
     acp_map_clear(&ss->map);
     acp_map_init(&ss->map, ss->cwd, context_window(loom_agent_model(ss->agent)));
     loom_run_options ro = {.on_event = on_event, .event_ctx = ss};
+    /* The client's files and terminal, when it offers them (docs/acp.md). */
+    ro.io = acp_client_io(ss);
+    if (ro.io && ro.io->read_text)
+        ss->map.client_text = acp_client_text;
+    if (ro.io && ro.io->run_command)
+        ss->map.client_terminal = acp_client_terminal;
+    ss->map.hook_ctx = ss;
     if (acp_client_elicits(srv)) { /* questions go to the person through the client */
         ro.ask_user = acp_ask_user;
         ro.ask_ctx = ss;

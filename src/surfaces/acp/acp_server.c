@@ -261,6 +261,7 @@ static void free_session(acp_sess *ss)
     loom_session_free(ss->session);
     loom_agent_free(ss->agent);
     acp_map_clear(&ss->map);
+    acp_client_io_free(ss);
     pthread_cond_destroy(&ss->idle);
     json_decref(ss->prompt_id);
     free(ss->goal);

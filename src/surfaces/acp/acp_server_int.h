@@ -9,6 +9,17 @@
 
 #include "surfaces/acp/acp.h"
 
+/* A text last read or written through the client; a call's terminal. */
+typedef struct acp_text {
+    char *path;
+    char *text;
+} acp_text;
+
+typedef struct acp_term {
+    char *call_id;
+    char *terminal_id;
+} acp_term;
+
 typedef struct acp_sess {
     char *id;            /* the loom session id (the ACP sessionId) */
     char *cwd;
@@ -27,6 +38,13 @@ typedef struct acp_sess {
     char *pending_mode;  /* set_mode during a prompt: applied when it ends */
     char *last_commands; /* the available commands sent last (JSON) */
     acp_map map;
+    /* the client's files and terminal (acp_client_io.c); texts and terms
+     * are guarded by srv->mu */
+    loom_io_port io;
+    acp_text *texts;
+    size_t n_texts;
+    acp_term *terms;
+    size_t n_terms;
     struct acp_server *srv;
     struct acp_sess *next;
 } acp_sess;
@@ -42,7 +60,9 @@ typedef struct acp_waiter {
     json_int_t id;
     acp_sess *sess;
     bool done;
+    bool answered;       /* done by the client's answer (not a cancel or the end) */
     json_t *result;      /* new reference, NULL for an error or no answer */
+    json_t *error;       /* new reference: the answer was an error */
     struct acp_waiter *next;
 } acp_waiter;
 
@@ -73,8 +93,42 @@ bool acp_take_waited(acp_server *srv, const acp_msg *m);
 /* Wakes the waiters of ss (NULL: all) with no answer (mu held). */
 void acp_wake_waiters(acp_server *srv, acp_sess *ss);
 bool acp_client_elicits(acp_server *srv);
+
+/* How a request to the client ended (acp_call_client). */
+typedef enum acp_reply_kind {
+    ACP_REPLY_RESULT,    /* *result set */
+    ACP_REPLY_ERROR,     /* *error set: a JSON-RPC error */
+    ACP_REPLY_TIMEOUT,   /* no answer by the deadline */
+    ACP_REPLY_STOPPED,   /* stop() said so (the run was cancelled) */
+    ACP_REPLY_GONE,      /* the prompt was cancelled, or the client left */
+} acp_reply_kind;
+
+typedef struct acp_call_opts {
+    long deadline_ms;               /* 0: wait for ever */
+    bool (*stop)(void *stop_ctx);   /* polled every 100 ms (may be NULL) */
+    void *stop_ctx;
+    bool after_cancel;              /* sent even after session/cancel (clean-up) */
+} acp_call_opts;
+
+/* Sends method(params, stolen) to the client and waits as o says (NULL:
+ * for ever, not after a cancel). *result / *error (new references, may be
+ * NULL) get the answer. */
+acp_reply_kind acp_call_client(acp_server *srv, acp_sess *ss, const char *method, json_t *params,
+                               const acp_call_opts *o, json_t **result, json_t **error);
 char *acp_ask_user(void *ctx, const char *questions_json);
 char *acp_elicit(void *ctx, const char *server, const char *request_json);
+
+/* acp_client_io.c */
+#define ACP_CLIENT_TIMEOUT_DEFAULT_MS 60000
+/* The run's I/O port for what the client offers (fs read and write,
+ * terminal), or NULL when it offers neither. Lives in ss. */
+const loom_io_port *acp_client_io(acp_sess *ss);
+/* The text last read or written through the client for path (malloc'd;
+ * *known false and NULL when none): acp_map's text hook. */
+char *acp_client_text(void *ctx, const char *path, bool *known);
+/* The terminal a call ran in (malloc'd), or NULL: acp_map's hook. */
+char *acp_client_terminal(void *ctx, const char *call_id);
+void acp_client_io_free(acp_sess *ss);
 
 /* acp_prompt.c */
 void acp_prompt_start(acp_server *srv, const json_t *id, const json_t *params);

@@ -19,9 +19,11 @@ static void write_stdout(void *ctx, const char *line, size_t n)
 
 static void usage(FILE *f)
 {
-    fputs("usage: loom acp [--model NAME] [--permission-mode MODE]\n"
+    fputs("usage: loom acp [--model NAME] [--permission-mode MODE] [--client-timeout SECONDS]\n"
           "Speaks the Agent Client Protocol (v1) on stdin/stdout, for editors such as Zed.\n"
-          "The provider and its key come from the environment and the settings files, as for\n"
+          "--client-timeout: how long a file or terminal request waits for the client\n"
+          "(default 60). The provider and its key come from the environment and the\n"
+          "settings files, as for\n"
           "loom itself (docs/acp.md).\n",
           f);
 }
@@ -34,6 +36,18 @@ int main(int argc, char **argv)
             opt.model = argv[++i];
         else if (strcmp(argv[i], "--permission-mode") == 0 && i + 1 < argc)
             opt.permission_mode = argv[++i];
+        else if (strcmp(argv[i], "--client-timeout") == 0 && i + 1 < argc) {
+            char *end;
+            double secs = strtod(argv[++i], &end);
+            if (*end || !(secs > 0 && secs <= 86400)) {
+                fprintf(stderr, "loom acp: --client-timeout takes seconds (0 < s <= 86400), "
+                                "not \"%s\"\n", argv[i]);
+                return 2;
+            }
+            opt.client_timeout_ms = (long)(secs * 1000);
+            if (opt.client_timeout_ms < 1)
+                opt.client_timeout_ms = 1;
+        }
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;

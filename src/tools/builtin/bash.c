@@ -16,7 +16,11 @@
  * While a foreground command runs, its output goes out as it comes as
  * tool.progress events {call_id, tool, progress: bytes so far, output: the
  * new text} (docs/events.md), at most LIVE_PER_S a second plus one at the
- * end, up to LIVE_CAP bytes a call: the REPL shows the last lines live. */
+ * end, up to LIVE_CAP bytes a call: the REPL shows the last lines live.
+ *
+ * With a driver's port (tools/tool_io.h) a foreground command runs in the
+ * driver's terminal (bash_driver.c) — but never one a sandbox applies to,
+ * nor a background one: those run here as always. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +30,10 @@
 #include "base/proc.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_report.h"
+#include "tools/builtin/bash_driver.h"
 #include "tools/builtin/builtin.h"
 #include "tools/tasks.h"
+#include "tools/tool_io.h"
 
 /* Claude Code's numbers: 2 minutes unless asked, never more than 10. */
 #define BASH_DEFAULT_TIMEOUT_MS 120000
@@ -276,6 +282,10 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         timeout = BASH_MAX_TIMEOUT_MS;
     if (ctx->timeout_ms > 0 && ctx->timeout_ms < timeout)
         timeout = ctx->timeout_ms;
+    /* The driver's terminal, unless a sandbox applies: its terminal runs
+     * outside Loom's confinement, so a sandboxed command stays here. */
+    if (ctx->io && ctx->io->run_command && !sb.policy && !sb.unavailable)
+        return bash_run_driver(command, timeout, ctx, out);
 
     char **env = shell_env_new();
     const char *argv[] = {"bash", "-c", command, NULL};

@@ -12,6 +12,10 @@
  * and new_string become CRLF before matching, so the match succeeds and the
  * file keeps one line-ending style. If the converted string is not found
  * the strings are tried as given (a file with mixed endings).
+ *
+ * With a driver's port (tools/tool_io.h) the edit is made on the driver's
+ * text (an editor's buffer, which may differ from the disk) and written
+ * back through it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,6 +29,7 @@
 #include "tools/builtin/file_commit.h"
 #include "session/file_history.h"
 #include "tools/file_state.h"
+#include "tools/tool_io.h"
 
 #define EDIT_SNIPPET_CONTEXT 4     /* lines shown around the change */
 #define EDIT_SNIPPET_MAX_LINES 40
@@ -119,9 +124,47 @@ static void replace(edit_plan *p, const char *hay, size_t hn, const char *old, s
     str_append(&p->content, pos, (size_t)(end - pos));
 }
 
+/* With a driver's port (tools/tool_io.h) the driver's text is the file:
+ * the edit is made on it, after the stale check against what the model
+ * read. -1: refused (why set); 0: settled without a text (a new file's
+ * content set, or validating, which asks the driver nothing); 1: *data and
+ * *len hold the current text to edit. */
+static int edit_driver_text(const tool_ctx *ctx, const char *path, edit_plan *p, size_t on,
+                            const char *neu, size_t nn, bool validating, char **data,
+                            size_t *len, loom_str *why)
+{
+    loom_str now = LOOM_STR_INIT;
+    bool exists = false;
+    p->mode = -1;
+    if (file_driver_current(ctx, "Edit", path, &exists, validating ? NULL : &now, why) != 0) {
+        str_free(&now);
+        return -1;
+    }
+    if (!exists) {
+        if (on != 0) {
+            str_printf(why, "File does not exist: %s. (Current working directory: %s)", path,
+                       ctx->cwd ? ctx->cwd : "?");
+            return -1;
+        }
+        str_append(&p->content, neu, nn);
+        p->n_replaced = 1;
+        p->change_len = nn;
+        return 0;
+    }
+    p->exists = true;
+    if (validating) {
+        str_free(&now);
+        return 0;
+    }
+    *len = now.len;
+    *data = str_steal(&now);
+    return 1;
+}
+
 /* Works out the edit without writing anything. 0 = go ahead; else 1 with a
  * message in why the model can act on. */
-static int edit_plan_make(const json_t *input, const tool_ctx *ctx, edit_plan *p, loom_str *why)
+static int edit_plan_make(const json_t *input, const tool_ctx *ctx, edit_plan *p,
+                          bool validating, loom_str *why)
 {
     memset(p, 0, sizeof *p);
     const char *arg = json_get_str(input, "file_path", NULL);
@@ -145,6 +188,14 @@ static int edit_plan_make(const json_t *input, const tool_ctx *ctx, edit_plan *p
     char *data = NULL;
     size_t len = 0;
     loom_str o2 = LOOM_STR_INIT, n2 = LOOM_STR_INIT;
+    if (TOOL_IO_FILES(ctx->io)) {
+        int d = edit_driver_text(ctx, path, p, on, neu, nn, validating, &data, &len, why);
+        if (d <= 0) {
+            rc = d < 0 ? 1 : 0;
+            goto out;
+        }
+        goto edit_text;
+    }
     if (stat(path, &st) != 0) {
         int e = errno;
         if (e != ENOENT) {
@@ -186,6 +237,7 @@ static int edit_plan_make(const json_t *input, const tool_ctx *ctx, edit_plan *p
     p->exists = true;
     p->mode = (int)(st.st_mode & 07777);
 
+edit_text:
     if (on == 0) {
         if (len != 0) {
             str_printf(why, "Cannot create %s: the file already exists and is not empty. To "
@@ -246,7 +298,7 @@ out:
 static int edit_validate(const json_t *input, const tool_ctx *ctx, loom_str *why)
 {
     edit_plan p;
-    int rc = edit_plan_make(input, ctx, &p, why);
+    int rc = edit_plan_make(input, ctx, &p, true, why);
     plan_free(&p);
     return rc;
 }
@@ -299,7 +351,7 @@ static int edit_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     edit_plan p;
     loom_str why = LOOM_STR_INIT;
-    if (edit_plan_make(input, ctx, &p, &why) != 0) {
+    if (edit_plan_make(input, ctx, &p, false, &why) != 0) {
         tool_error(out, "%s", str_cstr(&why));
         str_free(&why);
         return 0;

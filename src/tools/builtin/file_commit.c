@@ -1,15 +1,19 @@
 /* file_commit.c — backup, then atomic write, for the file-writing tools;
- * and the structuredPatch their results carry. Any thread (per call). */
+ * and the structuredPatch their results carry. Any thread (per call).
+ * With a driver's port (tools/tool_io.h) the write goes to the driver; the
+ * backup is still of the disk file, what rewind can restore. */
 #include "tools/builtin/file_commit.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/diff.h"
 #include "base/fileio.h"
 #include "heartbeat/heartbeat.h"
 #include "session/file_history.h"
 #include "tools/file_state.h"
+#include "tools/tool_io.h"
 
 int file_commit(tool_ctx *ctx, const char *path, bool exists, const void *data, size_t len,
                 int mode, tool_result *out)
@@ -29,6 +33,19 @@ int file_commit(tool_ctx *ctx, const char *path, bool exists, const void *data, 
             ctx->record(ctx->record_ctx, snap);
         else
             json_decref(snap);
+    }
+    if (TOOL_IO_FILES(ctx->io)) {
+        /* The driver's text is the file: it writes it (and makes its
+         * folders); the read cache remembers the text, not a stat. */
+        loom_str why = LOOM_STR_INIT;
+        heartbeat_note_own_write(ctx->heartbeat, path, data, len);
+        int rc = ctx->io->write_text(ctx->io->ctx, path, data, len, &why);
+        if (rc != 0)
+            tool_error(out, "Cannot write %s: %s", path, why.len ? why.ptr : "the client failed");
+        else
+            file_state_note_text(ctx->files, path, data, len);
+        str_free(&why);
+        return rc != 0 ? -1 : 0;
     }
     if (!exists) {
         char *dir = xstrdup(path);
@@ -51,6 +68,49 @@ int file_commit(tool_ctx *ctx, const char *path, bool exists, const void *data, 
         tool_error(out, "Cannot write %s: %s", path, err.message);
         return -1;
     }
+    return 0;
+}
+
+int file_driver_current(const tool_ctx *ctx, const char *tool, const char *path, bool *exists,
+                        loom_str *text, loom_str *why)
+{
+    *exists = false;
+    struct stat st;
+    bool on_disk = stat(path, &st) == 0;
+    if (on_disk && S_ISDIR(st.st_mode)) {
+        str_printf(why, "%s is a directory; %s needs the path of a file.", path, tool);
+        return 1;
+    }
+    if (on_disk && !S_ISREG(st.st_mode)) {
+        str_printf(why, "%s is not a regular file (a device, pipe or socket); %s only changes "
+                        "files.", path, tool);
+        return 1;
+    }
+    /* The path stays as the model gave it (resolved, not realpath'd): the
+     * driver names its buffers as Read asked for them; the read cache
+     * canonicalizes its keys itself. */
+    if (!file_state_known(ctx->files, path)) {
+        if (!on_disk)
+            return 0; /* a new file */
+        str_puts(why, FILE_STATE_NOT_READ);
+        return 1;
+    }
+    if (!text) { /* validation: the client is asked only once the call is allowed */
+        *exists = true;
+        return 0;
+    }
+    loom_str fail = LOOM_STR_INIT;
+    str_clear(text);
+    if (ctx->io->read_text(ctx->io->ctx, path, text, &fail) != 0) {
+        str_printf(why, "Cannot read %s to check it is unchanged: %s", path,
+                   fail.len ? fail.ptr : "the client failed");
+        str_free(&fail);
+        return 1;
+    }
+    str_free(&fail);
+    if (file_state_check_text(ctx->files, path, text->ptr ? text->ptr : "", text->len, why) != 0)
+        return 1;
+    *exists = true;
     return 0;
 }
 

@@ -16,6 +16,19 @@
 int file_commit(tool_ctx *ctx, const char *path, bool exists, const void *data, size_t len,
                 int mode, tool_result *out);
 
+/* With a driver's port (TOOL_IO_FILES, tools/tool_io.h): what a Write or
+ * Edit of *path (resolved, absolute) replaces. A file the session read or
+ * wrote is the driver's: its text now comes back in text (*exists true),
+ * after the stale check against the read cache. A file never read is
+ * refused when it is on disk (read it first), else it is new (*exists
+ * false). Directories and devices are refused as without a port; tool
+ * names the caller in the message. text NULL (the tool's validate, which
+ * runs before the pipeline's decision): nothing is asked of the driver, a
+ * file read before counts as existing. 0 = go ahead; 1 with why set to a
+ * message the model can act on. */
+int file_driver_current(const tool_ctx *ctx, const char *tool, const char *path, bool *exists,
+                        loom_str *text, loom_str *why);
+
 /* Adds Claude Code's structuredPatch (base/diff.h, 3 lines of context) of
  * before -> after to raw, the result's metadata: the REPL draws the diff
  * from it. Left out when the patch would pass TOOL_PATCH_MAX_LINES lines

@@ -7,6 +7,11 @@
  * huge file costs one pass and almost no memory. The pass stops early (no
  * hash, no count of what follows) once the window is done and more than
  * READ_SCAN_CAP bytes were seen.
+ *
+ * With a driver's port (tools/tool_io.h) a text file is read through it:
+ * the driver's text (an editor's unsaved buffer) is what the model sees and
+ * what the read cache remembers. Directories, devices and files that are no
+ * text (images, PDFs, binaries) are still read here.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -23,6 +28,7 @@
 #include "base/json.h"
 #include "tools/builtin/builtin.h"
 #include "tools/file_state.h"
+#include "tools/tool_io.h"
 
 #define READ_DEFAULT_LIMIT 2000           /* lines, as Claude Code */
 #define READ_MAX_LINE_CHARS 2000          /* longer lines are cut, as Claude Code */
@@ -500,8 +506,10 @@ static void read_report(tool_result *out, tool_ctx *ctx, const char *path, const
     if (complete)
         json_object_set_new(out->raw, "totalLines", json_integer(total));
     /* A partial window still counts as a read (the model chose what to see);
-     * the hash covers the whole file only when the pass reached its end. */
-    file_state_note(ctx->files, path, st, complete ? tp->hash : FILE_STATE_NO_HASH);
+     * the hash covers the whole file only when the pass reached its end.
+     * No st: a driver's text, which its caller notes. */
+    if (st)
+        file_state_note(ctx->files, path, st, complete ? tp->hash : FILE_STATE_NO_HASH);
 }
 
 /* The window of lines [start, start + want) of a text file whose first hn
@@ -525,6 +533,59 @@ static void read_text(tool_result *out, tool_ctx *ctx, const char *path, int fd,
     str_free(&tp.out);
 }
 
+/* ---- through the driver (tools/tool_io.h) --------------------------------- */
+
+/* Whether path must be read here even with a driver: a directory, a device,
+ * or a file whose first bytes say it is no text (an image, a PDF, binary),
+ * which no editor buffer holds. A missing file is the driver's: it may hold
+ * an unsaved one. */
+static bool read_stays_local(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false;
+    if (!S_ISREG(st.st_mode))
+        return true;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    unsigned char head[READ_SNIFF];
+    ssize_t n;
+    do
+        n = read(fd, head, sizeof head);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    size_t hn = n > 0 ? (size_t)n : 0;
+    return image_type(head, hn) || (hn >= 5 && memcmp(head, "%PDF-", 5) == 0) ||
+           memchr(head, '\0', hn) != NULL;
+}
+
+/* The window of the driver's text of path, numbered as a local read; the
+ * whole text is in hand, so its line count and hash are always known. */
+static void read_driver(tool_result *out, tool_ctx *ctx, const char *path, long long start,
+                        long long want)
+{
+    loom_str text = LOOM_STR_INIT, why = LOOM_STR_INIT;
+    if (ctx->io->read_text(ctx->io->ctx, path, &text, &why) != 0) {
+        tool_error(out, "Cannot read %s: %s", path, why.len ? why.ptr : "the client failed");
+    } else if (text.len == 0) {
+        str_printf(&out->text, "(The file %s exists but is empty.)", path);
+        out->raw = json_pack("{s:s, s:s, s:I}", "filePath", path, "type", "text",
+                             "totalLines", (json_int_t)0);
+        file_state_note_text(ctx->files, path, "", 0);
+    } else {
+        text_pass tp = {.start = start, .line = 1, .hash = FILE_STATE_HASH_SEED};
+        tp.end = start + want;
+        feed(&tp, (const unsigned char *)text.ptr, text.len);
+        read_report(out, ctx, path, NULL, &tp, true);
+        file_state_note_text(ctx->files, path, text.ptr, text.len);
+        str_free(&tp.cur);
+        str_free(&tp.out);
+    }
+    str_free(&text);
+    str_free(&why);
+}
+
 static int read_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     const char *arg = json_get_str(input, "file_path", NULL);
@@ -539,6 +600,11 @@ static int read_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     long long want = limit < 0 ? READ_DEFAULT_LIMIT : limit;
 
     char *path = tool_resolve_path(ctx, arg);
+    if (TOOL_IO_FILES(ctx->io) && !read_stays_local(path)) {
+        read_driver(out, ctx, path, start, want);
+        free(path);
+        return 0;
+    }
     struct stat st;
     int fd = read_open(out, ctx, path, &st);
     unsigned char head[READ_SNIFF];

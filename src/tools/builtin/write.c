@@ -5,7 +5,8 @@
  * user or a formatter put there. Before the write the old content is backed
  * up for rewind (file_history.h); the write itself is atomic and keeps the
  * file's mode, and writes through a symlink to its target rather than
- * replacing the link.
+ * replacing the link. With a driver's port (tools/tool_io.h) the driver's
+ * text is the file: the stale check compares it, the write goes to it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include "tools/builtin/file_commit.h"
 #include "session/file_history.h"
 #include "tools/file_state.h"
+#include "tools/tool_io.h"
 
 static const char write_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -40,18 +42,21 @@ typedef struct write_plan {
     char *path;      /* where the bytes go: the symlink target for an existing file */
     bool exists;
     int mode;        /* the existing file's mode, or -1 for a new file */
+    bool driver;     /* the driver's port writes it (tools/tool_io.h) */
+    loom_str before; /* with the port: the driver's text being replaced */
 } write_plan;
 
 static void plan_free(write_plan *p)
 {
     free(p->path);
+    str_free(&p->before);
     memset(p, 0, sizeof *p);
 }
 
 /* Checks everything that can be checked without writing. 0 = go ahead;
  * else 1 with why set to a message the model can act on. */
 static int write_plan_make(const json_t *input, const tool_ctx *ctx, write_plan *p,
-                           loom_str *why)
+                           bool validating, loom_str *why)
 {
     memset(p, 0, sizeof *p);
     const char *arg = json_get_str(input, "file_path", NULL);
@@ -64,6 +69,17 @@ static int write_plan_make(const json_t *input, const tool_ctx *ctx, write_plan 
         return 1;
     }
     char *path = tool_resolve_path(ctx, arg);
+    if (TOOL_IO_FILES(ctx->io)) {
+        p->driver = true;
+        p->mode = -1;
+        if (file_driver_current(ctx, "Write", path, &p->exists,
+                                validating ? NULL : &p->before, why) != 0) {
+            free(path);
+            return 1;
+        }
+        p->path = path;
+        return 0;
+    }
     struct stat st;
     if (stat(path, &st) != 0) {
         int e = errno;
@@ -105,7 +121,7 @@ static int write_plan_make(const json_t *input, const tool_ctx *ctx, write_plan 
 static int write_validate(const json_t *input, const tool_ctx *ctx, loom_str *why)
 {
     write_plan p;
-    int rc = write_plan_make(input, ctx, &p, why);
+    int rc = write_plan_make(input, ctx, &p, true, why);
     plan_free(&p);
     return rc;
 }
@@ -114,7 +130,7 @@ static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     write_plan p;
     loom_str why = LOOM_STR_INIT;
-    if (write_plan_make(input, ctx, &p, &why) != 0) {
+    if (write_plan_make(input, ctx, &p, false, &why) != 0) {
         tool_error(out, "%s", str_cstr(&why));
         str_free(&why);
         return 0;
@@ -129,7 +145,9 @@ static int write_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     size_t before_len = 0;
     loom_error ignore;
     struct stat was;
-    if (p.exists && stat(p.path, &was) == 0 && (size_t)was.st_size <= TOOL_PATCH_MAX_FILE &&
+    if (p.driver && p.exists)
+        before_len = p.before.len, before = str_steal(&p.before);
+    else if (p.exists && stat(p.path, &was) == 0 && (size_t)was.st_size <= TOOL_PATCH_MAX_FILE &&
         file_read_all(p.path, &before, &before_len, &ignore) != 0)
         before = NULL;
     if (file_commit(ctx, p.path, p.exists, data, len, p.mode, out) == 0) {
