@@ -7,6 +7,7 @@
 # flag exits 2, a non-loopback address without a token file exits 2 before
 # listening, SIGTERM stops it with status 0.
 source "$(dirname "$0")/_lib.sh"
+source "$(dirname "$0")/_store_lib.sh"
 
 LOOM_SERVE_BIN=${LOOM_SERVE_BIN:-$(dirname "$LOOM_BIN")/loom-serve}
 CHECK="$LOOM_SRC/tests/validate/openapi_check.mjs"
@@ -18,10 +19,11 @@ stop_serve() {
     SERVE_PID=
   fi
 }
-trap 'stop_serve; cleanup' EXIT
+trap 'stop_serve; test_store_stop; cleanup' EXIT
 
 mkdir -p "$T/config"
-"$LOOM_SERVE_BIN" --listen 127.0.0.1:0 --store "sqlite:$T/store/loom.db" --config "$T/config" \
+test_store_use "$T/store/loom.db"
+"$LOOM_SERVE_BIN" --listen 127.0.0.1:0 --store "$TEST_STORE_SPEC" --config "$T/config" \
   --workspace "$T/work" --port-file "$T/serve.port" --keepalive-ms 200 \
   > "$T/serve.out" 2> "$T/serve.err" &
 SERVE_PID=$!
