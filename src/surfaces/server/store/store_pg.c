@@ -344,6 +344,10 @@ static const store_ops pg_ops = {
 
 store *store_pg_open(const char *url, srv_error *err)
 {
+    if (!PQisthreadsafe()) {
+        srv_fail(err, LOOM_ERR_CONFIG, "store: open: libpq was built without thread safety");
+        return NULL;
+    }
     char *shown = url ? pg_shown(url) : NULL;
     if (!shown) {
         /* libpq's reason may quote the part it could not read, which may be
