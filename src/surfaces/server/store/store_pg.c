@@ -148,9 +148,11 @@ static void pg_quiet(void *arg, const char *message)
 static PGconn *pg_connect(pg_store *q, const char *op, srv_error *err)
 {
     /* Defaults first: a value in the URL overrides them (libpq takes the
-     * last one of a key, and expands dbname's URL in its place). */
-    const char *const keys[] = {"fallback_application_name", "connect_timeout", "dbname", NULL};
-    const char *const vals[] = {"loom-serve", "10", q->conninfo, NULL};
+     * last one of a key, and expands dbname's URL in its place). UTF-8 on
+     * the wire whatever PGCLIENTENCODING says: every text we send is. */
+    const char *const keys[] = {"fallback_application_name", "connect_timeout", "client_encoding",
+                                "dbname", NULL};
+    const char *const vals[] = {"loom-serve", "10", "UTF8", q->conninfo, NULL};
     PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c) {
         srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->shown, op);
@@ -259,8 +261,11 @@ static int pg_migrate(pg_store *q, PGconn *c, srv_error *err)
         snprintf(vop, sizeof vop, "migrate to schema version %ld", v + 1);
         snprintf(next, sizeof next, "%ld", v + 1);
         const char *vals[] = {next};
-        if (pg_check(q, c, PQexec(c, store_pg_migrations[v]), vop, err, NULL) < 0)
+        /* A step is several constant statements: PQexec, no parameters. */
+        r = PQexec(c, store_pg_migrations[v]);
+        if (pg_check(q, c, r, vop, err, NULL) < 0)
             goto done;
+        PQclear(r);
         if (!(r = pg_query(q, c, "DELETE FROM loom_schema_version", 0, NULL, vop, err, NULL)))
             goto done;
         PQclear(r);
