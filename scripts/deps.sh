@@ -17,11 +17,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # man-db (and the groff-base it brings): tests/e2e/make_install.sh renders
 # the installed man page with man -l and man loom. chromium: the run
 # console's browser test (tests/e2e/console_browser.sh, docs/console.md).
+# libpq-dev: loom serve's PostgreSQL store (docs/server-store.md);
+# postgresql: the server its tests start for themselves (tests/pg/start.sh).
 packages=(
   build-essential cmake pkg-config clang
   libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libcmocka-dev
-  libyaml-dev libpcre2-dev libsqlite3-dev libseccomp-dev libedit-dev libmd4c-dev
-  ripgrep jq curl tmux python3 man-db chromium
+  libyaml-dev libpcre2-dev libsqlite3-dev libpq-dev libseccomp-dev libedit-dev libmd4c-dev
+  ripgrep jq curl tmux python3 man-db chromium postgresql
 )
 
 missing=()

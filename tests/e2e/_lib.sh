@@ -25,8 +25,9 @@ unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL LOOM_P
       LOOM_MODEL LOOM_BASE_URL LOOM_API_KEY LOOM_CASSETTE
 # The suite-wide request check (tests/validate/check_suite.sh): every mockllm
 # this scenario starts copies its request log under the capture dir.
+# (A scenario run a second time on another store, e2e.pg.*, keeps its own.)
 if [ -n "${LOOM_REQUEST_CAPTURE_DIR:-}" ]; then
-  export MOCKLLM_CAPTURE_DIR="$LOOM_REQUEST_CAPTURE_DIR/$(basename "$0" .sh)"
+  export MOCKLLM_CAPTURE_DIR="$LOOM_REQUEST_CAPTURE_DIR/$(basename "$0" .sh)${LOOM_TEST_STORE:+.$LOOM_TEST_STORE}"
   rm -rf "$MOCKLLM_CAPTURE_DIR" && mkdir -p "$MOCKLLM_CAPTURE_DIR"
 fi
 export LOOM_RETRY_BASE_MS=${LOOM_RETRY_BASE_MS:-200}

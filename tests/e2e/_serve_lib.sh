@@ -6,7 +6,9 @@
 # loopback port (--listen 127.0.0.1:0 --port-file), stopping it (TERM, or
 # kill -9 for the crash scenario) and restarting it on the same store; and
 # running the scenario's Node script (tests/serve/*.mjs) with the server's
-# address and the tokens in its environment.
+# address and the tokens in its environment. The store is SQLite in $T, or
+# with LOOM_TEST_STORE=postgres a PostgreSQL server of the scenario's own
+# (_store_lib.sh).
 #
 # Tokens (tenants.yaml): two tenants, acme (projects p1, p2) and globex
 # (project main).
@@ -16,6 +18,8 @@
 #   TOKEN_AV      acme viewer
 #   TOKEN_B       globex admin, audit, actor mallory  — the other tenant
 # Threading: none (bash); one loom-serve per scenario at a time.
+
+source "$(dirname "${BASH_SOURCE[0]}")/_store_lib.sh"
 
 SERVE_BIN=${LOOM_SERVE_BIN:-$(dirname "$LOOM_BIN")/loom-serve}
 SERVE_PID=
@@ -37,6 +41,7 @@ serve_cleanup() {
     wait "$SERVE_PID" 2>/dev/null || true
     SERVE_PID=
   fi
+  test_store_stop
   [ -n "${RECEIVER_PID:-}" ] && { kill "$RECEIVER_PID" 2>/dev/null; wait "$RECEIVER_PID" 2>/dev/null || true; }
   cleanup
 }
@@ -160,7 +165,8 @@ start_serve() {
   [ -x "$SERVE_BIN" ] || { echo "loom-serve not found at $SERVE_BIN" >&2; exit 1; }
   export SERVE_MOCK_KEY=test-key
   rm -f "$T/serve.port"
-  "$SERVE_BIN" --listen 127.0.0.1:0 --port-file "$T/serve.port" --store "sqlite:$SERVE_STORE" \
+  test_store_use "$SERVE_STORE"
+  "$SERVE_BIN" --listen 127.0.0.1:0 --port-file "$T/serve.port" --store "$TEST_STORE_SPEC" \
     --config "$SERVE_CONF" --workspace "$SERVE_WORKSPACE" "$@" >> "$SERVE_LOG" 2>&1 &
   SERVE_PID=$!
   for _ in $(seq 1 500); do

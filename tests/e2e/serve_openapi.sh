@@ -5,8 +5,10 @@
 # and a 405 are answers the document allows (tests/validate/openapi_check.mjs).
 # Also the program's own edges: the listening line, --help/--version, a bad
 # flag exits 2, a non-loopback address without a token file exits 2 before
-# listening, SIGTERM stops it with status 0.
+# listening, a PostgreSQL store that cannot be reached exits 1 naming it
+# without its password, SIGTERM stops it with status 0.
 source "$(dirname "$0")/_lib.sh"
+source "$(dirname "$0")/_store_lib.sh"
 
 LOOM_SERVE_BIN=${LOOM_SERVE_BIN:-$(dirname "$LOOM_BIN")/loom-serve}
 CHECK="$LOOM_SRC/tests/validate/openapi_check.mjs"
@@ -18,10 +20,11 @@ stop_serve() {
     SERVE_PID=
   fi
 }
-trap 'stop_serve; cleanup' EXIT
+trap 'stop_serve; test_store_stop; cleanup' EXIT
 
 mkdir -p "$T/config"
-"$LOOM_SERVE_BIN" --listen 127.0.0.1:0 --store "sqlite:$T/store/loom.db" --config "$T/config" \
+test_store_use "$T/store/loom.db"
+"$LOOM_SERVE_BIN" --listen 127.0.0.1:0 --store "$TEST_STORE_SPEC" --config "$T/config" \
   --workspace "$T/work" --port-file "$T/serve.port" --keepalive-ms 200 \
   > "$T/serve.out" 2> "$T/serve.err" &
 SERVE_PID=$!
@@ -100,6 +103,10 @@ set +e
 # guard could not listen there; the guard must refuse before trying.
 "$LOOM_SERVE_BIN" --listen 192.0.2.1:0 --config "$T/config" --store "sqlite:$T/never.db" \
   2> "$T/remote.err"; rstatus=$?
+# A PostgreSQL store whose server is not there (a socket folder with no
+# server in it): exit 1, the URL named without its password.
+"$LOOM_SERVE_BIN" --listen 127.0.0.1:0 --config "$T/config" \
+  --store "postgresql://loom:pw-s3cret@/loom?host=$T/no-server" 2> "$T/pg.err"; pstatus=$?
 set -e
 assert_eq "a bad flag exits 2" "$status" "2"
 assert_contains "a bad flag prints the usage" "$(cat "$T/flag.err")" "usage: loom-serve"
@@ -107,6 +114,10 @@ assert_eq "a bad --listen exits 2" "$lstatus" "2"
 assert_eq "non-loopback without tokens exits 2" "$rstatus" "2"
 assert_contains "it says a token file is required" "$(cat "$T/remote.err")" "token"
 check "and it opened no store" test ! -e "$T/never.db"
+assert_eq "a PostgreSQL store that cannot be reached exits 1" "$pstatus" "1"
+assert_contains "it names the store without the password" "$(cat "$T/pg.err")" \
+  "store postgresql://loom@/loom?host=$T/no-server: open: cannot connect"
+check "the password is not in the message" bash -c "! grep -q s3cret '$T/pg.err'"
 
 kill -TERM "$SERVE_PID"
 set +e

@@ -26,13 +26,15 @@
 
 static void usage(FILE *to)
 {
-    fputs("usage: loom-serve [--listen HOST:PORT] [--store sqlite:PATH] [--config DIR]\n"
+    fputs("usage: loom-serve [--listen HOST:PORT] [--store STORE] [--config DIR]\n"
           "                  [--workspace DIR] [--resume-on-restart] [--keepalive-ms N]\n"
           "                  [--port-file FILE] [--help] [--version]\n"
           "\n"
           "  --listen HOST:PORT   where to listen (default 127.0.0.1:8787; port 0: any free\n"
           "                       port). A non-loopback address needs --config with tokens.\n"
-          "  --store sqlite:PATH  the store (default sqlite:$LOOM_HOME/loom.db)\n"
+          "  --store STORE        the store: sqlite:PATH (default sqlite:$LOOM_HOME/loom.db)\n"
+          "                       or a PostgreSQL URL, postgresql://USER@HOST/DATABASE\n"
+          "                       (docs/server-store.md)\n"
           "  --config DIR         profiles.yaml, policies.yaml, knowledge_sources.yaml,\n"
           "                       tenants.yaml (docs/server-config.md)\n"
           "  --workspace DIR      the default project's folder (default: the current one)\n"

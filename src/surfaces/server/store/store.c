@@ -1,8 +1,9 @@
-/* store.c — store_open: reads a --store value and opens the store it names.
- * Only SQLite today ("sqlite:PATH" or a bare path); "postgres:" is named so
- * the refusal says it is not built yet rather than making a file called
- * "postgres:…" (and without echoing the value: a connection string may
- * hold a password). No state; any thread. */
+/* store.c — store_open: reads a --store value and opens the store it names:
+ * "sqlite:PATH" or a bare path (SQLite), "postgresql://…" or
+ * "postgres://…" (PostgreSQL, the URL as libpq reads it). A "postgres:"
+ * value of another form is refused rather than taken as a file called
+ * "postgres:…", and without echoing the value: a connection string may
+ * hold a password. No state; any thread. */
 #include "surfaces/server/store/store.h"
 
 #include <string.h>
@@ -20,9 +21,12 @@ store *store_open(const char *spec, srv_error *err)
         }
         return store_sqlite_open(spec + 7, err);
     }
+    if (strncmp(spec, "postgres://", 11) == 0 || strncmp(spec, "postgresql://", 13) == 0)
+        return store_pg_open(spec, err);
     if (strncmp(spec, "postgres:", 9) == 0 || strncmp(spec, "postgresql:", 11) == 0) {
         srv_fail(err, LOOM_ERR_CONFIG,
-                 "store: PostgreSQL is not supported yet; use sqlite:PATH");
+                 "store: a PostgreSQL store is a URL, postgresql://USER@HOST/DATABASE "
+                 "(or postgresql:///DATABASE?host=SOCKET_DIR)");
         return NULL;
     }
     return store_sqlite_open(spec, err);

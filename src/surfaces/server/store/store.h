@@ -1,10 +1,13 @@
 /* store.h — where loom serve keeps its objects and every run's events: the
- * interface (a const vtable, DESIGN.md §9), implemented by the SQLite store
- * (store_sqlite*.c, the default: WAL, one writer, migrations) and later a
- * second time by PostgreSQL (issue 18). The session JSONL files stay the
- * truth for conversations; the store keeps what the server adds: sessions,
- * tasks, runs, approvals, artifacts (with their content), webhook
- * deliveries, and the events with their per-run sequence numbers.
+ * interface (a const vtable, DESIGN.md §9), implemented twice: by SQLite
+ * (store_sqlite*.c, the default: WAL, one writer, migrations) and by
+ * PostgreSQL (store_pg*.c, libpq: a connection pool, migrations under an
+ * advisory lock; several loom-serve processes may share one database). The
+ * parts both must answer alike are store_rules.h and store_cursor.h. The
+ * session JSONL files stay the truth for conversations; the store keeps
+ * what the server adds: sessions, tasks, runs, approvals, artifacts (with
+ * their content), webhook deliveries, and the events with their per-run
+ * sequence numbers.
  *
  * Documents: each object is a JSON text under (kind, id) with the columns a
  * listing filters on copied out of it by the caller (tenant, parent, state,
@@ -17,11 +20,12 @@
  * be renumbered. A successful append is durable (synchronous commit) before
  * it returns, so an event is stored before any client can see it.
  *
- * Threading: every function may be called from any thread at once; the
- * implementation serializes writes on its one writer connection and reads
- * on a pool of reader connections. Strings returned are malloc'd (caller
- * frees). Errors: -1 (or NULL) with err set, a message naming the store
- * path and the operation. */
+ * Threading: every function may be called from any thread at once (SQLite
+ * serializes writes on its one writer connection and reads on a pool of
+ * readers; PostgreSQL runs both on a pool of connections). Strings returned
+ * are malloc'd (caller frees). Errors: -1 (or NULL) with err set, a message
+ * naming the store (the path, or the URL without its password) and the
+ * operation. */
 #ifndef LOOM_SERVER_STORE_H
 #define LOOM_SERVER_STORE_H
 
@@ -118,11 +122,14 @@ struct store {
 };
 
 /* Opens the store a --store value names: "sqlite:PATH" (the file and the
- * folder above it are made; PATH may be relative), or a bare path (taken as
- * sqlite). Migrates the schema forward; a schema newer than this program
- * knows is config_invalid. NULL with err set. */
+ * folder above it are made; PATH may be relative), a bare path (taken as
+ * sqlite), or a PostgreSQL URL "postgresql://…" / "postgres://…" (libpq's
+ * connection URI; the database must exist). Migrates the schema forward; a
+ * schema newer than this program knows is config_invalid. NULL with err
+ * set. */
 store *store_open(const char *spec, srv_error *err);
 store *store_sqlite_open(const char *path, srv_error *err);
+store *store_pg_open(const char *url, srv_error *err);
 static inline int store_append_batch(store *s, store_append *items, size_t n, srv_error *err)
 {
     if (s->ops->append_batch)

@@ -109,24 +109,6 @@ sqlite3_stmt *sq_stmt(sq_store *q, sqlite3 *db, sqlite3_stmt **slot, const char 
     return *slot;
 }
 
-int sq_buf_add(sq_buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return 0;
-}
-
 sq_reader *sq_reader_take(sq_store *q)
 {
     pthread_mutex_lock(&q->plock);

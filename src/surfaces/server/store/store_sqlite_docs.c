@@ -2,129 +2,17 @@
  * list) and its listing cursor. A document is one row of its kind's table:
  * the JSON text plus the columns a listing filters on. put goes through the
  * writer (one autocommit statement, durable when it returns); get and list
- * through a reader slot.
- *
- * The cursor is "c1." and the base64url (no padding) of created_at, a NUL
- * and the id of the last row a page held: the next page is the rows after
- * that (created_at, id) pair, a seek on the index, so a listing sees every
- * row that existed when it started exactly once even while rows are added.
- * Clients must treat it as opaque; "c1." lets a later format be told apart.
+ * through a reader slot. The cursor's text is store_cursor.c's (shared with
+ * the PostgreSQL store): the next page is the rows after its (created_at,
+ * id) pair, a seek on the index.
  *
  * Threading: see store_sqlite_int.h; nothing here keeps state. */
 #include "surfaces/server/store/store_sqlite_int.h"
+#include "surfaces/server/store/store_cursor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char b64url[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-static char *b64url_encode(const unsigned char *d, size_t n, const char *prefix)
-{
-    size_t pl = strlen(prefix);
-    char *out = malloc(pl + (n + 2) / 3 * 4 + 1);
-    if (!out)
-        return NULL;
-    memcpy(out, prefix, pl);
-    char *o = out + pl;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)d[i] << 16;
-        if (i + 1 < n)
-            v |= (unsigned)d[i + 1] << 8;
-        if (i + 2 < n)
-            v |= d[i + 2];
-        *o++ = b64url[(v >> 18) & 63];
-        *o++ = b64url[(v >> 12) & 63];
-        if (i + 1 < n)
-            *o++ = b64url[(v >> 6) & 63];
-        if (i + 2 < n)
-            *o++ = b64url[v & 63];
-    }
-    *o = '\0';
-    return out;
-}
-
-static int b64url_value(char c)
-{
-    const char *p = c ? strchr(b64url, c) : NULL;
-    return p ? (int)(p - b64url) : -1;
-}
-
-/* Decodes into a malloc'd buffer of *n bytes (NUL-terminated past it), or
- * NULL when text is not canonical unpadded base64url. */
-static unsigned char *b64url_decode(const char *text, size_t *n)
-{
-    size_t len = strlen(text);
-    if (len % 4 == 1)
-        return NULL;
-    unsigned char *out = malloc(len / 4 * 3 + 3);
-    if (!out)
-        return NULL;
-    size_t o = 0;
-    unsigned acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < len; i++) {
-        int v = b64url_value(text[i]);
-        if (v < 0) {
-            free(out);
-            return NULL;
-        }
-        acc = (acc << 6) | (unsigned)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (unsigned char)(acc >> bits);
-        }
-        acc &= (1u << bits) - 1;
-    }
-    if (acc != 0) { /* leftover bits must be zero: one text per cursor */
-        free(out);
-        return NULL;
-    }
-    out[o] = '\0';
-    *n = o;
-    return out;
-}
-
-char *sq_cursor_encode(const char *created_at, const char *id)
-{
-    size_t a = strlen(created_at), b = strlen(id);
-    unsigned char *raw = malloc(a + b + 1);
-    if (!raw)
-        return NULL;
-    memcpy(raw, created_at, a);
-    raw[a] = '\0';
-    memcpy(raw + a + 1, id, b);
-    char *c = b64url_encode(raw, a + b + 1, "c1.");
-    free(raw);
-    return c;
-}
-
-int sq_cursor_decode(const char *cursor, char **created_at, char **id)
-{
-    if (strncmp(cursor, "c1.", 3) != 0)
-        return -1;
-    size_t n = 0;
-    unsigned char *raw = b64url_decode(cursor + 3, &n);
-    if (!raw)
-        return -1;
-    size_t a = strnlen((char *)raw, n);
-    /* exactly one NUL, a non-empty id after it */
-    if (a >= n || a + 1 == n || strlen((char *)raw + a + 1) != n - a - 1) {
-        free(raw);
-        return -1;
-    }
-    *created_at = strdup((char *)raw);
-    *id = strdup((char *)raw + a + 1);
-    free(raw);
-    if (!*created_at || !*id) {
-        free(*created_at);
-        free(*id);
-        return -1;
-    }
-    return 0;
-}
 
 static int sq_kind_ok(sq_store *q, store_kind kind, const char *op, srv_error *err)
 {
@@ -203,10 +91,7 @@ char *sq_get(store *s, store_kind kind, const char *id, srv_error *err)
                 srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->path, op);
         } else if (rc == SQLITE_DONE) {
             /* A client-facing answer: the id, not the server's file path. */
-            static const char *const one[STORE_KIND_END] = {
-                "session", "task", "run", "approval", "artifact", "webhook delivery",
-            };
-            srv_fail(err, LOOM_ERR_RESOURCE_NOT_FOUND, "%s %s not found", one[kind],
+            srv_fail(err, LOOM_ERR_RESOURCE_NOT_FOUND, "%s %s not found", store_kind_noun(kind),
                      id ? id : "");
         } else {
             sq_fail(q, r->db, rc, op, err);
@@ -236,17 +121,17 @@ static sqlite3_stmt *sq_list_stmt(sq_store *q, sq_reader *r, store_kind kind, in
 
 /* Steps the listing into out (a JSON array); a limit+1'th row means another
  * page, whose cursor is the limit'th row's key. */
-static int sq_list_rows(sq_store *q, sqlite3 *db, sqlite3_stmt *st, int limit, sq_buf *out,
+static int sq_list_rows(sq_store *q, sqlite3 *db, sqlite3_stmt *st, int limit, store_buf *out,
                         char **next_cursor, const char *op, srv_error *err)
 {
     int count = 0, rc;
     char *last_at = NULL, *last_id = NULL;
     int ret = 0;
-    if (sq_buf_add(out, "[", 1) < 0)
+    if (store_buf_add(out, "[", 1) < 0)
         ret = srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->path, op);
     while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (count == limit) {
-            *next_cursor = sq_cursor_encode(last_at, last_id);
+            *next_cursor = store_cursor_encode(last_at, last_id);
             if (!*next_cursor)
                 ret = srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->path,
                                op);
@@ -259,14 +144,14 @@ static int sq_list_rows(sq_store *q, sqlite3 *db, sqlite3_stmt *st, int limit, s
         const char *cat = (const char *)sqlite3_column_text(st, 1);
         last_id = strdup(cid ? cid : "");
         last_at = strdup(cat ? cat : "");
-        if (!last_id || !last_at || (count > 0 && sq_buf_add(out, ",", 1) < 0) ||
-            sq_buf_add(out, json ? json : "null", json ? strlen(json) : 4) < 0)
+        if (!last_id || !last_at || (count > 0 && store_buf_add(out, ",", 1) < 0) ||
+            store_buf_add(out, json ? json : "null", json ? strlen(json) : 4) < 0)
             ret = srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->path, op);
         count++;
     }
     if (ret == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
         ret = sq_fail(q, db, rc, op, err);
-    if (ret == 0 && sq_buf_add(out, "]", 1) < 0)
+    if (ret == 0 && store_buf_add(out, "]", 1) < 0)
         ret = srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->path, op);
     free(last_at);
     free(last_id);
@@ -288,17 +173,18 @@ char *sq_list(store *s, store_kind kind, const store_list_query *qry, char **nex
                  q->path, op);
         return NULL;
     }
-    if (qry->limit < 1 || qry->limit > 1000) {
-        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "limit %d is not within 1-1000", qry->limit);
+    if (qry->limit < 1 || qry->limit > STORE_LIST_MAX_LIMIT) {
+        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "limit %d is not within 1-%d", qry->limit,
+                 STORE_LIST_MAX_LIMIT);
         return NULL;
     }
     char *at = NULL, *id = NULL;
-    if (qry->cursor && sq_cursor_decode(qry->cursor, &at, &id) < 0) {
+    if (qry->cursor && store_cursor_decode(qry->cursor, &at, &id) < 0) {
         srv_fail(err, LOOM_ERR_INVALID_REQUEST, "cursor is not one this server gave out");
         return NULL;
     }
     int shape = (qry->parent_id ? 1 : 0) | (qry->state ? 2 : 0);
-    sq_buf out = {0};
+    store_buf out = {0};
     int ret = -1;
     sq_reader *r = sq_reader_take(q);
     sqlite3_stmt *st = sq_list_stmt(q, r, kind, shape, op, err);

@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SQ_EVENTS_MAX_LIMIT 10000
-
 /* Steps one statement that answers no row; 0 or -1 with err. */
 static int sq_step_done(sq_store *q, sqlite3_stmt *st, const char *op, srv_error *err)
 {
@@ -48,32 +46,12 @@ static int64_t sq_run_max(sq_store *q, sqlite3 *db, sqlite3_stmt **slot, const c
     return v;
 }
 
-/* Refuses a batch that does not continue max exactly; 0 when it does. */
-static int sq_check_seqs(const char *run_id, int64_t max, const store_event *evs, size_t n,
-                         srv_error *err)
-{
-    for (size_t i = 0; i < n; i++) {
-        int64_t want = max + 1 + (int64_t)i;
-        if (evs[i].seq == want)
-            continue;
-        srv_fail(err, LOOM_ERR_INVALID_STATE_TRANSITION,
-                 "run %s: events seq %lld-%lld refused: event %zu has seq %lld where %lld is "
-                 "next (%s); nothing was written",
-                 run_id, (long long)evs[0].seq, (long long)evs[n - 1].seq, i + 1,
-                 (long long)evs[i].seq, (long long)want,
-                 evs[i].seq < want ? "it would rewrite a stored event" : "it would leave a hole");
-        srv_error_set_run(err, run_id);
-        return -1;
-    }
-    return 0;
-}
-
 /* The body of the transaction: the check and the inserts. */
 static int sq_append_tx(sq_store *q, const char *run_id, const store_event *evs, size_t n,
                         const char *op, srv_error *err)
 {
     int64_t max = sq_run_max(q, q->w, &q->w_max_seq, run_id, op, err);
-    if (max < 0 || sq_check_seqs(run_id, max, evs, n, err) < 0)
+    if (max < 0 || store_check_seqs(run_id, max, evs, n, err) < 0)
         return -1;
     sqlite3_stmt *st = sq_stmt(q, q->w, &q->w_insert_event,
                                "INSERT INTO events (run_id, seq, json) VALUES (?1, ?2, ?3)", op,
@@ -265,15 +243,15 @@ int sq_append_batch(store *s, store_append *items, size_t n, srv_error *err)
 
 /* Steps the rows of events_after into out; 0, -1 out of memory, -2 a
  * failure already in err. */
-static int sq_event_rows(sq_store *q, sqlite3 *db, sqlite3_stmt *st, sq_buf *out,
+static int sq_event_rows(sq_store *q, sqlite3 *db, sqlite3_stmt *st, store_buf *out,
                          int64_t *last, const char *op, srv_error *err)
 {
     int rc, count = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *json = (const char *)sqlite3_column_text(st, 1);
         *last = sqlite3_column_int64(st, 0);
-        if ((count++ > 0 && sq_buf_add(out, ",", 1) < 0) ||
-            sq_buf_add(out, json ? json : "null", json ? strlen(json) : 4) < 0)
+        if ((count++ > 0 && store_buf_add(out, ",", 1) < 0) ||
+            store_buf_add(out, json ? json : "null", json ? strlen(json) : 4) < 0)
             return -1;
     }
     if (rc != SQLITE_DONE) {
@@ -289,15 +267,15 @@ char *sq_events_after(store *s, const char *run_id, int64_t after, int limit,
     sq_store *q = (sq_store *)s;
     if (last_seq)
         *last_seq = after;
-    if (!run_id || limit < 1 || limit > SQ_EVENTS_MAX_LIMIT) {
+    if (!run_id || limit < 1 || limit > STORE_EVENTS_MAX_LIMIT) {
         srv_fail(err, LOOM_ERR_INVALID_REQUEST, "events limit %d is not within 1-%d", limit,
-                 SQ_EVENTS_MAX_LIMIT);
+                 STORE_EVENTS_MAX_LIMIT);
         return NULL;
     }
     char op[128];
     snprintf(op, sizeof op, "events_after run %s", run_id);
-    sq_buf out = {0};
-    int ret = sq_buf_add(&out, "[", 1);
+    store_buf out = {0};
+    int ret = store_buf_add(&out, "[", 1);
     int64_t last = after;
     sq_reader *r = sq_reader_take(q);
     sqlite3_stmt *st = sq_stmt(q, r->db, &r->events_after,
@@ -315,7 +293,7 @@ char *sq_events_after(store *s, const char *run_id, int64_t after, int limit,
         sqlite3_clear_bindings(st);
     }
     sq_reader_give(q, r);
-    if (ret == 0 && sq_buf_add(&out, "]", 1) < 0)
+    if (ret == 0 && store_buf_add(&out, "]", 1) < 0)
         ret = -1;
     if (ret < 0) {
         if (ret == -1)

@@ -1,6 +1,6 @@
 /* store_sqlite_int.h — the SQLite store's private parts, shared by its three
  * files (store_sqlite.c: open, schema, connections, close;
- * store_sqlite_docs.c: documents and cursors; store_sqlite_events.c: events
+ * store_sqlite_docs.c: documents; store_sqlite_events.c: events
  * and blobs) and by its unit test and bench, which reach the migration list
  * and the synchronous knob. Not part of the store.h contract.
  *
@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 #include "surfaces/server/store/store.h"
+#include "surfaces/server/store/store_rules.h"
 
 #define SQ_READERS 4
 /* list's four shapes: parent filter yes/no × state filter yes/no. */
@@ -89,12 +90,6 @@ sqlite3_stmt *sq_stmt(sq_store *q, sqlite3 *db, sqlite3_stmt **slot, const char 
 /* Takes a reader slot (waits for one) / gives it back. */
 sq_reader *sq_reader_take(sq_store *q);
 void sq_reader_give(sq_store *q, sq_reader *r);
-/* A growing JSON array text: "[", the items joined by ",", "]". */
-typedef struct sq_buf {
-    char *p;
-    size_t len, cap;
-} sq_buf;
-int sq_buf_add(sq_buf *b, const char *s, size_t n);
 
 /* The ops the other files implement. */
 int sq_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
@@ -112,10 +107,5 @@ int sq_put_blob(store *s, const char *run_id, const char *name, const void *data
                 srv_error *err);
 void *sq_get_blob(store *s, const char *run_id, const char *name, size_t *len,
                   srv_error *err);
-
-/* Cursor text for (created_at, id), and back. decode: 0, or -1 when the text
- * is not one this store made; *created_at and *id malloc'd. */
-char *sq_cursor_encode(const char *created_at, const char *id);
-int sq_cursor_decode(const char *cursor, char **created_at, char **id);
 
 #endif

@@ -1,0 +1,79 @@
+/* store_pg_int.h — the PostgreSQL store's private parts, shared by its
+ * three files (store_pg.c: open, the connection pool, migrations, errors,
+ * close; store_pg_docs.c: documents; store_pg_events.c: events and blobs)
+ * and by its unit test, which reaches the migration list. Not part of the
+ * store.h contract.
+ *
+ * Threading: a libpq connection is not safe to use from two threads at
+ * once, so each one in the pool belongs to the thread that took it
+ * (pg_take) until it gives it back (pg_give); the pool's flags are under
+ * plock. The fields set at open (shown, conninfo, ops) are read-only after
+ * it. */
+#ifndef LOOM_SERVER_STORE_PG_INT_H
+#define LOOM_SERVER_STORE_PG_INT_H
+
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "surfaces/server/store/store.h"
+#include "surfaces/server/store/store_rules.h"
+
+/* Connections per store (per loom-serve process): enough for the event
+ * writer, a few runs and the HTTP threads' reads at once; a caller past
+ * them waits for one. Each is a server process on the PostgreSQL side. */
+#define PG_POOL 4
+
+typedef struct pg_store {
+    store base;
+    char *shown;    /* the URL without its password: what messages name */
+    char *conninfo; /* the --store value as given, for libpq only */
+    pthread_mutex_t plock;
+    pthread_cond_t pfree;
+    bool busy[PG_POOL];
+    PGconn *conns[PG_POOL];
+} pg_store;
+
+/* The schema steps, oldest first: step i takes a database from version i
+ * to i+1. Never edit a step that has shipped; add one. */
+extern const char *const store_pg_migrations[];
+extern const int store_pg_schema_version;
+
+/* The kind column's value per store_kind (also the word the messages use). */
+extern const char *const store_pg_kinds[STORE_KIND_END];
+
+/* Takes a connection (waits for a free one; reconnects one the server
+ * dropped) / gives it back (ending a transaction a failure left open). */
+PGconn *pg_take(pg_store *q);
+void pg_give(pg_store *q, PGconn *c);
+
+/* Runs one parameterized statement (n text parameters, NULL for SQL NULL;
+ * text results). The result (PQclear it), or NULL with err set from the
+ * failure ("store URL: OP: MESSAGE") and, when sqlstate is not NULL, the
+ * five-character SQLSTATE in it ("" when there is none, e.g. a lost
+ * connection). */
+PGresult *pg_query(pg_store *q, PGconn *c, const char *sql, int n, const char *const *vals,
+                   const char *op, srv_error *err, char sqlstate[6]);
+/* Checks a result of PQexec/PQexecParams: 0, or -1 with err and sqlstate
+ * filled as pg_query does (res is cleared then). */
+int pg_check(pg_store *q, PGconn *c, PGresult *res, const char *op, srv_error *err,
+             char sqlstate[6]);
+
+/* The ops the other files implement. */
+int pg_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
+           const char *json, srv_error *err);
+char *pg_get(store *s, store_kind kind, const char *id, srv_error *err);
+char *pg_list(store *s, store_kind kind, const store_list_query *qry, char **next_cursor,
+              srv_error *err);
+int pg_append_batch(store *s, store_append *items, size_t n, srv_error *err);
+int pg_append_events(store *s, const char *run_id, const store_event *evs, size_t n,
+                     srv_error *err);
+char *pg_events_after(store *s, const char *run_id, int64_t after, int limit,
+                      int64_t *last_seq, srv_error *err);
+int64_t pg_max_seq(store *s, const char *run_id, srv_error *err);
+int pg_put_blob(store *s, const char *run_id, const char *name, const void *data, size_t len,
+                srv_error *err);
+void *pg_get_blob(store *s, const char *run_id, const char *name, size_t *len,
+                  srv_error *err);
+
+#endif

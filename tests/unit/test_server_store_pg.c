@@ -1,0 +1,439 @@
+/* test_server_store_pg.c — the PostgreSQL store of loom serve (store.h)
+ * against a real PostgreSQL 15 server: the contract's cases
+ * (store_contract.h, the same ones test_server_store.c runs on SQLite) and
+ * PostgreSQL's own: several processes migrating one database at once, a
+ * schema newer than the program refused, threads racing to append to one
+ * run (every acknowledged event stored once, no hole), a batch whose runs
+ * are refused one by one, an append that loses the race on the primary key
+ * inside the server, connections the server drops, and URLs: the password
+ * never in a message.
+ *
+ * The server is this test's own: ctest runs it through tests/pg/with_pg.sh,
+ * which starts one (tests/pg/start.sh) and sets LOOM_TEST_PG_URL. Every case
+ * starts from an empty database (the public schema dropped and made again).
+ * The tests run one at a time; the concurrent ones make their own threads
+ * and processes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <libpq-fe.h>
+
+#include "tmpdir.h"
+
+#include "store_contract.h"
+#include "surfaces/server/store/store_pg_int.h"
+
+static const char *pg_url(void)
+{
+    const char *url = getenv("LOOM_TEST_PG_URL");
+    if (!url || !*url)
+        fail_msg("LOOM_TEST_PG_URL is not set: run this test through tests/pg/with_pg.sh "
+                 "(ctest does)");
+    return url;
+}
+
+static void quiet(void *arg, const char *msg)
+{
+    (void)arg;
+    (void)msg;
+}
+
+/* Runs sql on a connection of the test's own; the first value of the
+ * first row as a number (0 when there is none). */
+static long long db_sql(const char *sql)
+{
+    PGconn *c = PQconnectdb(pg_url());
+    if (PQstatus(c) != CONNECTION_OK)
+        fail_msg("connect: %s", PQerrorMessage(c));
+    PQsetNoticeProcessor(c, quiet, NULL);
+    PGresult *r = PQexec(c, sql);
+    ExecStatusType es = PQresultStatus(r);
+    if (es != PGRES_COMMAND_OK && es != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, PQresultErrorMessage(r));
+    long long v = es == PGRES_TUPLES_OK && PQntuples(r) > 0 ? strtoll(PQgetvalue(r, 0, 0), NULL, 10)
+                                                             : 0;
+    PQclear(r);
+    PQfinish(c);
+    return v;
+}
+
+static int fx_setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    assert_int_equal(tmpdir_make(f->dir, sizeof f->dir, "loom-store-pg", false), 0);
+    snprintf(f->spec, sizeof f->spec, "%s", pg_url());
+    db_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+    *state = f;
+    return 0;
+}
+
+static int fx_teardown(void **state)
+{
+    fx *f = *state;
+    store_close(f->s);
+    tmpdir_remove(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Six processes open the same empty database at the same moment (released
+ * together by closing a pipe): every open succeeds, the schema is made once
+ * (one version row, the current one), and the store works after. */
+static void test_migrate_at_once(void **state)
+{
+    fx *f = *state;
+    enum { KIDS = 6 };
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    pid_t kids[KIDS];
+    fflush(NULL);
+    for (int i = 0; i < KIDS; i++) {
+        kids[i] = fork();
+        assert_true(kids[i] >= 0);
+        if (kids[i] == 0) {
+            close(go[1]);
+            char b;
+            if (read(go[0], &b, 1) != 0)
+                _exit(5);
+            srv_error err = {0};
+            store *s = store_open(f->spec, &err);
+            if (!s) {
+                fprintf(stderr, "child %d: %s\n", i, err.message);
+                _exit(2);
+            }
+            char run[32];
+            snprintf(run, sizeof run, "run_kid%d", i);
+            store_event ev = {1, "{\"seq\":1}"};
+            int rc = s->ops->append_events(s, run, &ev, 1, &err);
+            store_close(s);
+            _exit(rc == 0 ? 0 : 3);
+        }
+    }
+    close(go[0]);
+    close(go[1]); /* all of them go */
+    for (int i = 0; i < KIDS; i++) {
+        int status = 0;
+        assert_int_equal(waitpid(kids[i], &status, 0), kids[i]);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    assert_int_equal(db_sql("SELECT count(*) FROM loom_schema_version"), 1);
+    assert_int_equal(db_sql("SELECT version FROM loom_schema_version"), store_pg_schema_version);
+    assert_int_equal(db_sql("SELECT count(*) FROM loom_events"), KIDS);
+    f->s = open_ok(f);
+    srv_error err = {0};
+    assert_int_equal(f->s->ops->max_seq(f->s, "run_kid3", &err), 1);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+    fx *f = *state;
+    f->s = open_ok(f);
+    put_ok(f->s, STORE_RUN, "run_1", "t1", NULL, "queued", "2026-12-03T00:00:00Z", "{}");
+    store_close(f->s);
+    f->s = NULL;
+    db_sql("UPDATE loom_schema_version SET version = 99");
+    srv_error err = {0};
+    assert_null(store_open(f->spec, &err));
+    assert_int_equal(err.code, LOOM_ERR_CONFIG);
+    assert_non_null(strstr(err.message, f->spec));
+    assert_non_null(strstr(err.message, "99"));
+    char mine[32];
+    snprintf(mine, sizeof mine, "program's %d", store_pg_schema_version);
+    assert_non_null(strstr(err.message, mine));
+    /* and it was left as it was */
+    assert_int_equal(db_sql("SELECT version FROM loom_schema_version"), 99);
+    assert_int_equal(db_sql("SELECT count(*) FROM loom_documents"), 1);
+}
+
+/* Threads racing to append to ONE run, each reading max_seq and appending
+ * the next 1–3 events, again when refused: the run ends with seq 1..N, no
+ * hole, and each thread's acknowledged events are exactly the ones stored
+ * under its name (none lost, none overwritten by another thread). */
+#define RACE_THREADS 6
+#define RACE_N 240
+
+typedef struct racer {
+    store *s;
+    int idx;
+    long acked, refused, failed;
+} racer;
+
+static void *race_one(void *arg)
+{
+    racer *r = arg;
+    unsigned rnd = (unsigned)r->idx * 2654435761u + 1;
+    for (;;) {
+        srv_error err = {0};
+        int64_t max = r->s->ops->max_seq(r->s, "run_race", &err);
+        if (max < 0) {
+            r->failed++;
+            return NULL;
+        }
+        if (max >= RACE_N)
+            return NULL;
+        rnd = rnd * 1103515245u + 12345u;
+        size_t k = 1 + (rnd >> 16) % 3;
+        store_event evs[3];
+        char texts[3][64];
+        for (size_t i = 0; i < k; i++) {
+            evs[i].seq = max + 1 + (int64_t)i;
+            snprintf(texts[i], sizeof texts[i], "{\"seq\":%lld,\"by\":%d}",
+                     (long long)evs[i].seq, r->idx);
+            evs[i].json = texts[i];
+        }
+        if (r->s->ops->append_events(r->s, "run_race", evs, k, &err) == 0)
+            r->acked += (long)k;
+        else if (err.code == LOOM_ERR_INVALID_STATE_TRANSITION)
+            r->refused++;
+        else {
+            fprintf(stderr, "racer %d: %s\n", r->idx, err.message);
+            r->failed++;
+            return NULL;
+        }
+    }
+}
+
+static void test_same_run_threads(void **state)
+{
+    fx *f = *state;
+    f->s = open_ok(f);
+    pthread_t th[RACE_THREADS];
+    racer rs[RACE_THREADS];
+    for (int i = 0; i < RACE_THREADS; i++) {
+        rs[i] = (racer){.s = f->s, .idx = i};
+        assert_int_equal(pthread_create(&th[i], NULL, race_one, &rs[i]), 0);
+    }
+    long acked = 0;
+    for (int i = 0; i < RACE_THREADS; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(rs[i].failed, 0);
+        acked += rs[i].acked;
+    }
+    srv_error err = {0};
+    int64_t max = f->s->ops->max_seq(f->s, "run_race", &err);
+    assert_true(max >= RACE_N && max < RACE_N + 3);
+    assert_int_equal(acked, max);
+    int64_t last = 0;
+    char *arr = f->s->ops->events_after(f->s, "run_race", 0, 10000, &last, &err);
+    assert_int_equal(seq_run(arr, 1), max);
+    free(arr);
+    for (int i = 0; i < RACE_THREADS; i++) {
+        char sql[160];
+        snprintf(sql, sizeof sql,
+                 "SELECT count(*) FROM loom_events WHERE run_id = 'run_race' AND "
+                 "(json->>'by')::int = %d",
+                 i);
+        assert_int_equal(db_sql(sql), rs[i].acked);
+    }
+}
+
+/* One transaction, five runs: a good one, one leaving a hole, one with an
+ * event that is not JSON, one rewriting a stored event, another good one.
+ * The three refused alone with their own code and run; the two good ones
+ * stored whole; the refused ones left exactly as they were. */
+static void test_batch_refusals(void **state)
+{
+    fx *f = *state;
+    f->s = open_ok(f);
+    append_ok(f->s, "run_hole", 1, 3);
+    append_ok(f->s, "run_rewrite", 1, 2);
+    store_event good1[2] = {{1, "{\"g\":1}"}, {2, "{\"g\":2}"}};
+    store_event hole[1] = {{5, "{\"h\":5}"}};
+    store_event notjson[2] = {{1, "{\"ok\":1}"}, {2, "{nope"}};
+    store_event rewrite[1] = {{2, "{\"r\":2}"}};
+    store_event good2[1] = {{1, "{\"g\":1}"}};
+    store_append items[5] = {{.run_id = "run_good1", .evs = good1, .n = 2},
+                             {.run_id = "run_hole", .evs = hole, .n = 1},
+                             {.run_id = "run_notjson", .evs = notjson, .n = 2},
+                             {.run_id = "run_rewrite", .evs = rewrite, .n = 1},
+                             {.run_id = "run_good2", .evs = good2, .n = 1}};
+    srv_error err = {0};
+    assert_int_equal(store_append_batch(f->s, items, 5, &err), 0);
+    assert_int_equal(items[0].ret, 0);
+    assert_int_equal(items[4].ret, 0);
+    assert_int_equal(items[1].ret, -1);
+    assert_int_equal(items[1].err.code, LOOM_ERR_INVALID_STATE_TRANSITION);
+    assert_non_null(strstr(items[1].err.message, "hole"));
+    assert_string_equal(items[1].err.run_id, "run_hole");
+    assert_int_equal(items[2].ret, -1);
+    assert_int_equal(items[2].err.code, LOOM_ERR_INVALID_REQUEST);
+    assert_string_equal(items[2].err.run_id, "run_notjson");
+    assert_non_null(strstr(items[2].err.message, "append_events run run_notjson"));
+    assert_int_equal(items[3].ret, -1);
+    assert_non_null(strstr(items[3].err.message, "rewrite"));
+    assert_int_equal(f->s->ops->max_seq(f->s, "run_good1", &err), 2);
+    assert_int_equal(f->s->ops->max_seq(f->s, "run_good2", &err), 1);
+    assert_int_equal(f->s->ops->max_seq(f->s, "run_hole", &err), 3);
+    assert_int_equal(f->s->ops->max_seq(f->s, "run_notjson", &err), 0);
+    assert_int_equal(f->s->ops->max_seq(f->s, "run_rewrite", &err), 2);
+    assert_int_equal(db_sql("SELECT count(*) FROM loom_events WHERE json::text = '{\"r\":2}'"), 0);
+    for (int i = 0; i < 5; i++)
+        srv_error_clear(&items[i].err);
+}
+
+typedef struct blocked_append {
+    store *s;
+    int ret;
+    srv_error err;
+} blocked_append;
+
+static void *append_seq1(void *arg)
+{
+    blocked_append *b = arg;
+    store_event ev = {1, "{\"from\":\"store\"}"};
+    b->ret = b->s->ops->append_events(b->s, "run_taken", &ev, 1, &b->err);
+    return NULL;
+}
+
+/* Another writer (a second loom-serve, here a plain connection) has
+ * inserted seq 1 of a run and not committed yet: the store's append of seq
+ * 1 reads the highest seq as 0, waits on the key inside the server, and
+ * once the other commits is refused as a rewrite — not an I/O failure,
+ * not a duplicate — and the other's event is the one stored. */
+static void test_append_loses_race(void **state)
+{
+    fx *f = *state;
+    f->s = open_ok(f);
+    PGconn *other = PQconnectdb(f->spec);
+    assert_int_equal(PQstatus(other), CONNECTION_OK);
+    PQclear(PQexec(other, "BEGIN"));
+    PGresult *r = PQexec(other, "INSERT INTO loom_events VALUES ('run_taken', 1, "
+                                "'{\"from\":\"other\"}')");
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PQclear(r);
+    blocked_append b = {.s = f->s, .ret = 99};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, append_seq1, &b), 0);
+    /* wait until the store's insert is waiting on the other's lock */
+    long long waiting = 0;
+    for (int i = 0; i < 20000 && !waiting; i++) {
+        waiting = db_sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                         "AND query LIKE 'INSERT INTO loom_events%'");
+        if (!waiting)
+            usleep(1000);
+    }
+    assert_int_equal(waiting, 1);
+    PQclear(PQexec(other, "COMMIT"));
+    pthread_join(th, NULL);
+    PQfinish(other);
+    assert_int_equal(b.ret, -1);
+    assert_int_equal(b.err.code, LOOM_ERR_INVALID_STATE_TRANSITION);
+    assert_non_null(strstr(b.err.message, "another writer"));
+    assert_string_equal(b.err.run_id, "run_taken");
+    srv_error err = {0};
+    int64_t last = 0;
+    char *arr = f->s->ops->events_after(f->s, "run_taken", 0, 10, &last, &err);
+    assert_string_equal(arr, "[{\"from\":\"other\"}]");
+    free(arr);
+    /* and the store goes on from there */
+    append_ok(f->s, "run_taken", 2, 3);
+}
+
+/* The server drops every connection of the store (a restart, an
+ * administrator): calls fail with io_failed, retryable, naming the store,
+ * until each connection has reconnected; then everything works again and
+ * nothing stored was lost. */
+static void test_connections_dropped(void **state)
+{
+    fx *f = *state;
+    f->s = open_ok(f);
+    append_ok(f->s, "run_d", 1, 5);
+    /* the store's own server processes, by pid: not a leftover of an
+     * earlier case's child that the server has not reaped yet */
+    pg_store *q = (pg_store *)f->s;
+    char sql[512];
+    int at = snprintf(sql, sizeof sql, "SELECT count(pg_terminate_backend(pid)) FROM "
+                                       "pg_stat_activity WHERE pid IN (");
+    for (int i = 0; i < PG_POOL; i++)
+        at += snprintf(sql + at, sizeof sql - (size_t)at, "%s%d", i ? ", " : "",
+                       PQbackendPID(q->conns[i]));
+    snprintf(sql + at, sizeof sql - (size_t)at, ")");
+    long long killed = db_sql(sql);
+    assert_int_equal(killed, PG_POOL);
+    int failures = 0, ok_in_a_row = 0;
+    for (int i = 0; i < 4 * PG_POOL && ok_in_a_row < 2 * PG_POOL; i++) {
+        srv_error err = {0};
+        int64_t v = f->s->ops->max_seq(f->s, "run_d", &err);
+        if (v == 5) {
+            ok_in_a_row++;
+            continue;
+        }
+        ok_in_a_row = 0;
+        failures++;
+        assert_int_equal(v, -1);
+        assert_int_equal(err.code, LOOM_ERR_IO);
+        assert_true(err.retryable);
+        assert_non_null(strstr(err.message, f->spec));
+    }
+    assert_true(failures <= PG_POOL);
+    assert_int_equal(ok_in_a_row, 2 * PG_POOL);
+    append_ok(f->s, "run_d", 6, 6);
+}
+
+/* URLs: a password never reaches a message; what libpq cannot read, a
+ * server that is not there and a database that does not exist are each
+ * a clear refusal. */
+static void test_urls(void **state)
+{
+    fx *f = *state;
+    srv_error err = {0};
+    char url[PATH_MAX + 64];
+    snprintf(url, sizeof url, "postgresql://loom:s3cret-pw@/loomtest?host=%s/nothing-here",
+             f->dir);
+    assert_null(store_open(url, &err));
+    assert_int_equal(err.code, LOOM_ERR_IO);
+    assert_null(strstr(err.message, "s3cret"));
+    char shown[PATH_MAX + 64];
+    snprintf(shown, sizeof shown, "store postgresql://loom@/loomtest?host=%s/nothing-here: open",
+             f->dir);
+    assert_non_null(strstr(err.message, shown));
+    memset(&err, 0, sizeof err);
+    assert_null(store_open("postgresql://loom:s3cret-pw@/loomtest?nosuchoption=1", &err));
+    assert_int_equal(err.code, LOOM_ERR_CONFIG);
+    assert_null(strstr(err.message, "s3cret"));
+    memset(&err, 0, sizeof err);
+    assert_null(store_open("postgres://loom:s3cret-%zz@/x", &err));
+    assert_int_equal(err.code, LOOM_ERR_CONFIG);
+    assert_null(strstr(err.message, "s3cret"));
+    memset(&err, 0, sizeof err);
+    assert_null(store_open("postgresql:host=/tmp password=s3cret", &err));
+    assert_int_equal(err.code, LOOM_ERR_CONFIG);
+    assert_null(strstr(err.message, "s3cret"));
+    /* the real server, a database it does not have */
+    const char *q = strchr(f->spec, '?');
+    assert_non_null(q);
+    snprintf(url, sizeof url, "postgresql://loom@/no_such_db%s", q);
+    memset(&err, 0, sizeof err);
+    assert_null(store_open(url, &err));
+    assert_non_null(strstr(err.message, "no_such_db"));
+    assert_non_null(strstr(err.message, "does not exist"));
+    /* and the postgres:// spelling opens the same store */
+    snprintf(url, sizeof url, "postgres://%s", f->spec + strlen("postgresql://"));
+    memset(&err, 0, sizeof err);
+    f->s = store_open(url, &err);
+    if (!f->s)
+        fail_msg("%s", err.message);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        STORE_CONTRACT_TESTS(fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_at_once, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_newer_schema_refused, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_same_run_threads, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_batch_refusals, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_append_loses_race, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_connections_dropped, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_urls, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests_name("store on PostgreSQL", tests, NULL, NULL);
+}
