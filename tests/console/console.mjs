@@ -91,7 +91,7 @@ try {
     'the token is kept in sessionStorage');
   must(await A.evaluate(() => localStorage.getItem('loom.console.token') === null), 'and not in localStorage');
   await A.waitForFunction(() => document.querySelectorAll('#profile option').length >= 2);
-  must((await A.$eval('#profile', (s) => [...s.options].map((o) => o.value).join(','))) === 'default,second',
+  must((await A.$eval('#profile', (s) => [...s.options].map((o) => o.value).join(','))) === 'default,second,watching',
     'the profile picker lists the tenant\'s profiles');
   await A.type('#goal', 'Say hello, then write new.txt');
   await A.select('#profile', 'default');
@@ -319,6 +319,40 @@ try {
   must(await B.evaluate(() => document.documentElement.scrollWidth <= 390 + 1), 'and no wider than the phone');
   await B.$eval('#working', (n) => n.scrollIntoView());
   await shot(B, 'working-390');
+
+  // A fifth run, of the profile with a heartbeat block: its Bash call
+  // writes a file and sleeps, the filesystem watch sees the change, and the
+  // page shows the heartbeat.event in the timeline after the Bash card and
+  // the event in the panel. The panel draws only the newest state, so every
+  // event row it ever shows is recorded as it appears.
+  await A.evaluate(() => {
+    window.__panelEvents = new Set();
+    const box = document.getElementById('working-events');
+    new MutationObserver(() => {
+      for (const li of box.querySelectorAll('li[data-event]')) window.__panelEvents.add(li.textContent);
+    }).observe(box, { childList: true, subtree: true, characterData: true });
+  });
+  await A.type('#goal', 'heartbeat-console: change a file and wait');
+  await A.select('#profile', 'watching');
+  await A.click('#start');
+  await A.waitForFunction(() => document.getElementById('run-goal').textContent.includes('heartbeat-console'));
+  await A.waitForFunction(() => document.getElementById('run-state').textContent === 'completed', { timeout: 30000 });
+  await A.waitForFunction(() => document.getElementById('answer').textContent.includes('The watch saw it'));
+  must(true, 'the run of the profile with a heartbeat completes');
+  await A.waitForSelector('#tools li.beat');
+  const beats = await A.$$eval('#tools li.beat', (ls) => ls.map((l) => l.textContent));
+  must(beats.some((t) => /heartbeat · high/.test(t) && /filesystem/.test(t) && /watched\.txt/.test(t)),
+    `the timeline shows the filesystem watch's heartbeat event (${beats[0]})`);
+  const order = await A.$$eval('#tools > li', (ls) => ls.map((l) => (l.classList.contains('beat') ? 'beat' : l.dataset.tool || '?')));
+  must(order.indexOf('Bash') >= 0 && order.lastIndexOf('beat') > order.indexOf('Bash'),
+    `after the Bash card that caused it (${order.join(',')})`);
+  must(/watched\.txt/.test(await A.$eval('#heartbeat', (n) => n.textContent)), 'the heartbeat card lists it too');
+  const seen = await A.evaluate(() => [...window.__panelEvents]);
+  must(seen.some((t) => /^high /.test(t) && /filesystem/.test(t) && /watched\.txt/.test(t) && /pending|acknowledged/.test(t)),
+    `the working-memory panel showed the event with its state (${seen.join(' | ') || 'nothing'})`);
+  must(/last tick \d/.test(await A.$eval('#working-dash [data-k="heartbeat"]', (n) => n.textContent)),
+    'and the dashboard the heartbeat\'s last tick');
+  await shot(A, 'heartbeat-1280', { full: true });
 
   // Another tenant's token sees none of it, not even by the run's address.
   await login(C, process.env.OTHER_TOKEN);

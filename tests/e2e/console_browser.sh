@@ -7,7 +7,10 @@
 # approval card vanish; the run completes and its patch.diff opens in the
 # diff viewer; a wrong token sees nothing, another tenant's token sees
 # none of these runs; every request the browsers made
-# went to the server's origin; a third run is cancelled from the page.
+# went to the server's origin; a third run is cancelled from the page; a
+# fourth is paused and resumed while its plan fills the working-memory
+# panel; a fifth, of a profile with a heartbeat block, shows the filesystem
+# watch's heartbeat.event in its timeline and the event in the panel.
 # Screenshots (1280 and 390 px) go to $T/shots,
 # and to docs/console/ with CONSOLE_SHOTS_DIR=docs/console.
 source "$(dirname "$0")/_lib.sh"
@@ -56,6 +59,11 @@ cat > "$T/scenario.json" <<JSON
                "prompt": "subtask-console: count what is there", "name": "counter"}}]} },
   { "match": {"assistant_turns": 2, "body_contains": "count the files"},
     "reply": {"text": "I could not count them."} },
+  { "match": {"assistant_turns": 0, "body_contains": "heartbeat-console"},
+    "reply": {"text": "Changing a file, then waiting.", "tool_calls": [{"id": "toolu_hb1", "name": "Bash",
+              "input": {"command": "echo changed > watched.txt && sleep 2"}}]} },
+  { "match": {"assistant_turns": 1, "body_contains": "heartbeat-console"},
+    "reply": {"text": "The watch saw it."} },
   { "match": {"assistant_turns": 0},
     "reply": {"text": "Checking the greeting before I write anything.",
               "tool_calls": [{"id": "toolu_echo", "name": "Bash",
@@ -86,6 +94,17 @@ profiles:
     model: claude-haiku-4-5
     base_url: $MOCK_URL
     policies: [ask_fast]
+  watching:
+    provider: anthropic
+    model: claude-sonnet-4-5
+    base_url: $MOCK_URL
+    policies: [watch_ok]
+    heartbeat:
+      T_hb: 0.2
+      T_hb_act: 0.2
+      watch_sources:
+        - {type: filesystem, paths: ["."], method: hash, urgency: high}
+      interrupt_policy: {high: queue}
 YAML
 cat > "$T/config/policies.yaml" <<'YAML'
 policies:
@@ -94,6 +113,8 @@ policies:
   ask_fast:
     permissions: {mode: acceptEdits, ask: ["Bash(echo:*)"]}
     approvals: {timeout_seconds: 1}
+  watch_ok:
+    permissions: {mode: acceptEdits, allow: ["echo", "sleep"]}
 YAML
 cat > "$T/config/knowledge_sources.yaml" <<'YAML'
 knowledge_sources: {}
@@ -138,7 +159,7 @@ status=$(curl -sS --noproxy '*' -o /dev/null -w '%{http_code}' "$BASE/console/no
 assert_eq "another console file is a 404" "$status" "404"
 curl -sS --noproxy '*' -o "$T/profiles.json" -H 'Authorization: Bearer console-approver-token' "$BASE/profiles"
 assert_eq "GET /profiles lists the tenant's profiles" \
-  "$(jq -c '[.items[] | .profile_id // .id] | sort' "$T/profiles.json")" '["default","second"]'
+  "$(jq -c '[.items[] | .profile_id // .id] | sort' "$T/profiles.json")" '["default","second","watching"]'
 curl -sS --noproxy '*' -o "$T/openapi.json" "$BASE/openapi.json"
 check "GET /profiles matches the OpenAPI document" \
   node "$LOOM_SRC/tests/validate/openapi_check.mjs" response "$T/openapi.json" GET /profiles 200 \
@@ -168,7 +189,7 @@ if [ $rc -ne 0 ]; then
   tail -n 20 "$SERVE_LOG" >&2
 fi
 assert_eq "the browser scenario passed" "$rc" "0"
-for shot in run-1280 approval-1280 diff-1280 usage-1280 working-1280 run-390 approval-390 diff-390 usage-390 working-390; do
+for shot in run-1280 approval-1280 diff-1280 usage-1280 working-1280 run-390 approval-390 diff-390 usage-390 working-390 heartbeat-1280; do
   check "screenshot $shot.png" test -s "$T/shots/$shot.png"
 done
 curl -sS --noproxy '*' -o "$T/usage.json" -H 'Authorization: Bearer console-approver-token' "$BASE/usage"
@@ -177,10 +198,11 @@ check "GET /usage after the runs matches the document" \
   "$T/usage.json" "application/json; charset=utf-8"
 assert_eq "GET /usage: both runs, their models, a cost each, the failures" \
   "$(jq -c '[.items[] | select(.state != "cancelled") | [.agent_profile, .model, (.cost_usd > 0), .tool_calls, .tool_failures]] | sort' "$T/usage.json")" \
-  '[["default","claude-sonnet-4-5",true,2,0],["default","claude-sonnet-4-5",true,2,0],["second","claude-haiku-4-5",true,3,2]]'
+  '[["default","claude-sonnet-4-5",true,2,0],["default","claude-sonnet-4-5",true,2,0],["second","claude-haiku-4-5",true,3,2],["watching","claude-sonnet-4-5",true,1,0]]'
 assert_eq "and the run cancelled from the page" \
   "$(jq -c '[.items[] | select(.state == "cancelled") | .agent_profile]' "$T/usage.json")" '["default"]'
 check "the patch is on disk too" grep -q '^from the console$' "$T/work/new.txt"
+check "the watched run's file is on disk" grep -q '^changed$' "$T/work/watched.txt"
 
 stop_serve
 finish
