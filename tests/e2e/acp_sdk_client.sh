@@ -9,6 +9,9 @@
 # session/load of the first session replays it, in a second loom acp process. Against mockllm (tests/scenarios/acp_session.json).
 source "$(dirname "$0")/_lib.sh"
 
+# The client's MCP server (python3) must be connected before the first
+# request, however loaded the machine: its tool is the model's first call.
+export LOOM_MCP_STARTUP_WAIT_MS=30000
 ACP_BIN="$(dirname "$LOOM_BIN")/loom-acp"
 CLIENT_DIR="$LOOM_SRC/tests/acp"
 if [ ! -d "$CLIENT_DIR/node_modules/@agentclientprotocol/sdk" ]; then
