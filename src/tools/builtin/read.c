@@ -12,6 +12,8 @@
  * the driver's text (an editor's unsaved buffer) is what the model sees and
  * what the read cache remembers. Directories, devices and files that are no
  * text (images, PDFs, binaries) are still read here.
+ *
+ * A PDF is read as its text, by page (read_pdf.c).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -27,6 +29,7 @@
 
 #include "base/json.h"
 #include "tools/builtin/builtin.h"
+#include "tools/builtin/read_pdf.h"
 #include "tools/file_state.h"
 #include "tools/tool_io.h"
 
@@ -49,14 +52,18 @@ static const char read_schema[] =
     "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"First line to show "
     "(1-based). Give it with limit for files too long to read at once.\"},"
     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"How many lines to show "
-    "(default 2000).\"}},"
+    "(default 2000).\"},"
+    "\"pages\":{\"type\":\"string\",\"description\":\"Page range for PDF files, e.g. \\\"1-5\\\", "
+    "\\\"3\\\" or \\\"10-20\\\"; only for PDFs. At most 20 pages per call; required for PDFs of more "
+    "than 10 pages.\"}},"
     "\"required\":[\"file_path\"],\"additionalProperties\":false}";
 
 static const char read_description[] =
     "Reads a file from the local filesystem. Text comes back with line numbers (a right-aligned "
     "number, a tab, then the line exactly as in the file), up to 2000 lines from the start "
     "unless offset/limit choose another window; lines longer than 2000 characters are cut. "
-    "PNG, JPEG, GIF and WebP images are returned as images you can see. Directories cannot be "
+    "PNG, JPEG, GIF and WebP images are returned as images you can see. PDFs come back as their "
+    "text, page by page (pages chooses which). Directories cannot be "
     "read (use Bash `ls` or Glob), nor binary files. Read a file before changing it with Edit "
     "or Write; reading several files in one turn is fine and runs in parallel.";
 
@@ -413,10 +420,12 @@ static int read_head(tool_result *out, const char *path, int fd, unsigned char *
     return 0;
 }
 
-/* What the first bytes tell: an image (read as one), a PDF, a binary file
- * or an empty one. True when that settled the result. */
+/* What the first bytes tell: an image (read as one), a PDF (its text, by
+ * page: read_pdf.c), a binary file or an empty one. pages belongs to PDFs
+ * only. True when that settled the result. */
 static bool read_by_kind(tool_result *out, tool_ctx *ctx, const char *path, int fd,
-                         const struct stat *st, const unsigned char *head, size_t hn)
+                         const struct stat *st, const unsigned char *head, size_t hn,
+                         const char *pages)
 {
     const char *mime = image_type(head, hn);
     if (mime) {
@@ -424,8 +433,12 @@ static bool read_by_kind(tool_result *out, tool_ctx *ctx, const char *path, int 
         return true;
     }
     if (hn >= 5 && memcmp(head, "%PDF-", 5) == 0) {
-        tool_error(out, "%s is a PDF, which Read cannot show. Extract its text with Bash, "
-                        "e.g. `pdftotext %s -`.", path, path);
+        read_pdf(out, ctx, path, pages);
+        return true;
+    }
+    if (pages) {
+        tool_error(out, "pages is only for PDF files, and %s is not one: use offset and limit "
+                        "to choose lines.", path);
         return true;
     }
     if (memchr(head, '\0', hn)) {
@@ -596,6 +609,10 @@ static int read_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         return tool_error(out, "offset must be a line number (1 is the first line).");
     if (limit == -2 || limit == 0)
         return tool_error(out, "limit must be a positive number of lines.");
+    const json_t *pages_arg = json_object_get(input, "pages");
+    if (pages_arg && !json_is_string(pages_arg) && !json_is_null(pages_arg))
+        return tool_error(out, "pages must be a string, like \"1-5\" or \"3\".");
+    const char *pages = json_is_string(pages_arg) ? json_string_value(pages_arg) : NULL;
     long long start = offset <= 0 ? 1 : offset;
     long long want = limit < 0 ? READ_DEFAULT_LIMIT : limit;
 
@@ -610,7 +627,7 @@ static int read_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     unsigned char head[READ_SNIFF];
     size_t hn = 0;
     if (fd >= 0 && read_head(out, path, fd, head, &hn) == 0 &&
-        !read_by_kind(out, ctx, path, fd, &st, head, hn))
+        !read_by_kind(out, ctx, path, fd, &st, head, hn, pages))
         read_text(out, ctx, path, fd, &st, head, hn, start, want);
     if (fd >= 0)
         close(fd);
