@@ -104,28 +104,64 @@ static void raise_fd_limit(void)
     setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+enum { OPT_RESUME = 256, OPT_KEEPALIVE, OPT_PORT_FILE, OPT_VERSION, OPT_SLOTS, OPT_CLUSTER,
+       OPT_WORKER_ONLY, OPT_API_ONLY, OPT_WORKER_ID, OPT_LEASE };
+
+/* The worker options (--slots, --cluster, --worker-only, --api-only,
+ * --worker-id, --lease-ms) into o; -1 after a message for a bad value. */
+static int cluster_opt(int c, const char *arg, server_options *o)
+{
+    switch (c) {
+    case OPT_SLOTS:
+    case OPT_LEASE: {
+        char *end;
+        errno = 0;
+        long v = strtol(arg, &end, 10);
+        long lo = c == OPT_SLOTS ? 1 : 300, hi = c == OPT_SLOTS ? 100000 : 3600000;
+        if (errno || *end || v < lo || v > hi) {
+            fprintf(stderr, "loom serve: --%s wants %ld to %ld, not \"%s\"\n",
+                    c == OPT_SLOTS ? "slots" : "lease-ms", lo, hi, arg);
+            return -1;
+        }
+        *(c == OPT_SLOTS ? &o->slots : &o->lease_ms) = (int)v;
+        return 0;
+    }
+    case OPT_CLUSTER:
+        o->cluster = true;
+        return 0;
+    case OPT_WORKER_ONLY:
+        o->worker_only = true;
+        return 0;
+    case OPT_API_ONLY:
+        o->api_only = true;
+        return 0;
+    default: /* OPT_WORKER_ID */
+        o->worker_id = arg;
+        return 0;
+    }
+}
+
+static const struct option longopts[] = {
+    {"listen", required_argument, NULL, 'l'},
+    {"store", required_argument, NULL, 's'},
+    {"config", required_argument, NULL, 'c'},
+    {"workspace", required_argument, NULL, 'w'},
+    {"resume-on-restart", no_argument, NULL, OPT_RESUME},
+    {"keepalive-ms", required_argument, NULL, OPT_KEEPALIVE},
+    {"port-file", required_argument, NULL, OPT_PORT_FILE},
+    {"slots", required_argument, NULL, OPT_SLOTS},
+    {"cluster", no_argument, NULL, OPT_CLUSTER},
+    {"worker-only", no_argument, NULL, OPT_WORKER_ONLY},
+    {"api-only", no_argument, NULL, OPT_API_ONLY},
+    {"worker-id", required_argument, NULL, OPT_WORKER_ID},
+    {"lease-ms", required_argument, NULL, OPT_LEASE},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
 int main(int argc, char **argv)
 {
-    enum { OPT_RESUME = 256, OPT_KEEPALIVE, OPT_PORT_FILE, OPT_VERSION, OPT_SLOTS, OPT_CLUSTER,
-           OPT_WORKER_ONLY, OPT_API_ONLY, OPT_WORKER_ID, OPT_LEASE };
-    static const struct option longopts[] = {
-        {"listen", required_argument, NULL, 'l'},
-        {"store", required_argument, NULL, 's'},
-        {"config", required_argument, NULL, 'c'},
-        {"workspace", required_argument, NULL, 'w'},
-        {"resume-on-restart", no_argument, NULL, OPT_RESUME},
-        {"keepalive-ms", required_argument, NULL, OPT_KEEPALIVE},
-        {"port-file", required_argument, NULL, OPT_PORT_FILE},
-        {"slots", required_argument, NULL, OPT_SLOTS},
-        {"cluster", no_argument, NULL, OPT_CLUSTER},
-        {"worker-only", no_argument, NULL, OPT_WORKER_ONLY},
-        {"api-only", no_argument, NULL, OPT_API_ONLY},
-        {"worker-id", required_argument, NULL, OPT_WORKER_ID},
-        {"lease-ms", required_argument, NULL, OPT_LEASE},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     server_options o = {.host = NULL, .port = 8787};
     char *host = NULL;
     const char *port_file = NULL;
@@ -168,31 +204,15 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_SLOTS:
-        case OPT_LEASE: {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            long lo = c == OPT_SLOTS ? 1 : 300, hi = c == OPT_SLOTS ? 100000 : 3600000;
-            if (errno || *end || v < lo || v > hi) {
-                fprintf(stderr, "loom serve: --%s wants %ld to %ld, not \"%s\"\n",
-                        c == OPT_SLOTS ? "slots" : "lease-ms", lo, hi, optarg);
+        case OPT_LEASE:
+        case OPT_CLUSTER:
+        case OPT_WORKER_ONLY:
+        case OPT_API_ONLY:
+        case OPT_WORKER_ID:
+            if (cluster_opt(c, optarg, &o) != 0) {
                 free(host);
                 return 2;
             }
-            *(c == OPT_SLOTS ? &o.slots : &o.lease_ms) = (int)v;
-            break;
-        }
-        case OPT_CLUSTER:
-            o.cluster = true;
-            break;
-        case OPT_WORKER_ONLY:
-            o.worker_only = true;
-            break;
-        case OPT_API_ONLY:
-            o.api_only = true;
-            break;
-        case OPT_WORKER_ID:
-            o.worker_id = optarg;
             break;
         case OPT_PORT_FILE:
             port_file = optarg;

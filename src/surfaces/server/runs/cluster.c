@@ -15,7 +15,8 @@
  *    (tool.interrupted) and never re-run, its pending approvals expire, and
  *    it is resumed from its session's last recorded turn (loom_run_continue
  *    on the shared JSONL) with a note that tells the model so.
- *  - Controls travel through the store (polled each tick, not NOTIFY), and
+ *  - Controls (cancel, pause, an AskUserQuestion answer, an approval's
+ *    answer) travel through the store (polled each tick, not NOTIFY), and
  *    a run another worker holds is read from the store when it is shown
  *    (cluster_refresh), so any node answers for any run.
  *
@@ -43,6 +44,34 @@ int cluster_send(service *svc, const char *run_id, json_t *control, srv_error *e
     int rc = svc->st->ops->control_send(svc->st, run_id, text, err);
     free(text);
     return rc;
+}
+
+char *cluster_forward(service *svc, const principal *who, srv_run *r, const char *what,
+                      const char *body_json, srv_error *err)
+{
+    json_t *body = body_json && *body_json ? json_loads(body_json, 0, NULL) : json_object();
+    if (!json_is_object(body)) {
+        json_decref(body);
+        return srv_fail(err, LOOM_ERR_INVALID_REQUEST, "the body must be a JSON object"), NULL;
+    }
+    pthread_mutex_lock(&svc->mu);
+    loom_run_state was = r->state;
+    pthread_mutex_unlock(&svc->mu);
+    json_t *c = json_object();
+    json_object_set_new(c, "what", json_string(what));
+    json_object_set_new(c, "body", body);
+    if (cluster_send(svc, r->id, c, err) != 0)
+        return NULL;
+    for (int waited = 0; waited < CLUSTER_CONTROL_WAIT_MS; waited += CLUSTER_POLL_MS) {
+        cluster_refresh(svc, r);
+        pthread_mutex_lock(&svc->mu);
+        bool moved = r->state != was;
+        pthread_mutex_unlock(&svc->mu);
+        if (moved)
+            break;
+        clock_sleep_ms(CLUSTER_POLL_MS, NULL);
+    }
+    return service_run_get(svc, who, r->id, err);
 }
 
 void cluster_wake(service *svc)
@@ -235,6 +264,13 @@ static void adopt(service *svc, const char *id)
     if (was != LOOM_RUN_QUEUED)
         take_over(svc, r);
     pthread_mutex_lock(&svc->mu);
+    if (svc->stopping) {
+        /* service_free may be past waiting for the exec threads: no new
+         * one; the run goes back as it is. */
+        pthread_mutex_unlock(&svc->mu);
+        cluster_release(svc, r);
+        return;
+    }
     srv_session *s = r->sess;
     r->queue_next = NULL;
     if (!s->active && !s->queue_head)
@@ -285,6 +321,10 @@ static void apply(service *svc, const char *run_id, json_t *c)
     char *out = NULL;
     if (!strcmp(what, "cancel"))
         out = service_run_cancel(svc, &who, run_id, body, &err);
+    else if (!strcmp(what, "pause"))
+        out = service_run_pause(svc, &who, run_id, &err);
+    else if (!strcmp(what, "input"))
+        out = service_run_input(svc, &who, run_id, body, &err);
     else if (!strcmp(what, "approve") || !strcmp(what, "reject"))
         out = service_approval_answer(svc, &who,
                                       json_string_value(json_object_get(c, "approval_id")) ?: "",

@@ -52,7 +52,10 @@ static int check_quotas(service *svc, srv_session *s, srv_error *err)
     if (!t)
         return 0;
     long active = *svc_count(svc, s->tenant_id, NULL);
-    if (t->quotas.concurrent_runs > 0 && active >= t->quotas.concurrent_runs)
+    /* A cluster counts the tenant's runs where they are claimed, over every
+     * worker (cluster.c): a run past the quota waits queued there. */
+    if (!svc->opts.cluster && t->quotas.concurrent_runs > 0 &&
+        active >= t->quotas.concurrent_runs)
         return srv_fail(err, LOOM_ERR_TENANT_QUOTA_EXCEEDED,
                         "tenant %s has %ld runs going, its concurrent_runs quota", s->tenant_id,
                         active);
@@ -438,6 +441,12 @@ char *service_run_pause(service *svc, const principal *who, const char *id, srv_
     srv_run *r = run_for(svc, who, id, ROLE_MEMBER, err);
     if (!r)
         return NULL;
+    pthread_mutex_lock(&svc->mu);
+    bool remote = cluster_remote(svc, r) && run_state_active(r->state) &&
+                  r->state != LOOM_RUN_QUEUED;
+    pthread_mutex_unlock(&svc->mu);
+    if (remote)
+        return cluster_forward(svc, who, r, "pause", NULL, err);
     pthread_mutex_lock(&svc->mu);
     if (r->state != LOOM_RUN_RUNNING && r->state != LOOM_RUN_WAITING_APPROVAL &&
         r->state != LOOM_RUN_WAITING_EXTERNAL) {

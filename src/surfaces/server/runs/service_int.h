@@ -222,6 +222,11 @@ void cluster_release(service *svc, srv_run *r); /* mu not held */
 void cluster_refresh(service *svc, srv_run *r); /* mu not held */
 /* Whether r is another node's to act on (cluster, not held here). (mu held) */
 bool cluster_remote(service *svc, const srv_run *r);
+/* A call another worker must make (what: "pause", "input"; its body):
+ * sent to r's holder, then r as it is once its state moved (or after
+ * CLUSTER_CONTROL_WAIT_MS). */
+char *cluster_forward(service *svc, const principal *who, srv_run *r, const char *what,
+                      const char *body_json, srv_error *err);
 /* Sends a control (taken) to r's holder. */
 int cluster_send(service *svc, const char *run_id, json_t *control, srv_error *err);
 
