@@ -7,7 +7,8 @@
 #     once (seq 1..n, no hole, no duplicate), SSE clients on a surviving
 #     node see their runs' events in order without gaps;
 #  2. a client on an --api-only node approves an approval of a run a
-#     worker holds, and the run proceeds;
+#     worker holds, and the run proceeds; a cancel there stops a run a
+#     worker is running;
 #  3. SIGTERM of a worker hands its runs back: they finish on the others;
 #  4. a --worker-only node serves /healthz and no API.
 # The checks are tests/serve/cluster.mjs's.

@@ -14,7 +14,8 @@
 //              stored.
 //   approve:   through an --api-only node (SERVE_URL), a run asks for an
 //              approval on the worker holding it; the approval is answered
-//              on the API node and the run goes on to completed.
+//              on the API node and the run goes on to completed; a cancel
+//              made there stops a run a worker is running.
 //   term_load: 12 slow runs through worker 2; waits for all to complete
 //              (worker 0 gets SIGTERM meanwhile): each completed once, its
 //              events contiguous, its call at most once, and some were
@@ -22,7 +23,7 @@
 // Threading: one event loop.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, main, check, eq, must, seqsContiguous, ALL, sleep } from './client.mjs';
+import { Client, main, check, eq, must, seqsContiguous, ALL, sleep, waitFor } from './client.mjs';
 
 const T = process.env.T;
 const N = Number(process.env.N || 80);
@@ -129,6 +130,11 @@ await main(`pg_cluster ${phase}`, async () => {
     const done = await a.waitState(run.run_id, ['completed', 'failed', 'cancelled'], 30000);
     eq(done.state, 'completed', 'the run held by a worker proceeded after the approval on the API node');
     eq(linesOf(path.join(WS, 'approved.txt')), ['approved'], 'the approved command ran once');
+    // And a cancel made on the API node stops a run a worker is running.
+    const slow = (await a.start({ goal: 'CLUSTER-RUN cancel: CMD{echo started >> cancel.txt && sleep 30}END' })).run;
+    await waitFor(async () => linesOf(path.join(WS, 'cancel.txt')).length > 0, 'the slow run started its call', 30000);
+    const c = await a.expect(200, 'POST', `/runs/${slow.run_id}:cancel`, { body: { reason: 'from the API node' } });
+    eq(c.state, 'cancelled', 'a cancel on the API node cancelled the run a worker held');
     return;
   }
   must(phase === 'term_load', 'phase is load, check, approve or term_load', phase);

@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "surfaces/server/store/store_cursor.h"
-
 /* "loom" in the high half, 2 (the claim) in the low. */
 #define PG_CLAIM_LOCK "7309475736900714498" /* 0x6c6f6f6d00000002 */
 
