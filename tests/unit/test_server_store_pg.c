@@ -5,8 +5,9 @@
  * schema newer than the program refused, threads racing to append to one
  * run (every acknowledged event stored once, no hole), a batch whose runs
  * are refused one by one, an append that loses the race on the primary key
- * inside the server, connections the server drops, and URLs: the password
- * never in a message.
+ * inside the server, connections the server drops, URLs (the password
+ * never in a message), and the leases and controls of workers sharing the
+ * store (claims per session, expiry, fairness and caps across tenants).
  *
  * The server is this test's own: ctest runs it through tests/pg/with_pg.sh,
  * which starts one (tests/pg/start.sh) and sets LOOM_TEST_PG_URL. Every case
@@ -423,6 +424,141 @@ static void test_urls(void **state)
         fail_msg("%s", err.message);
 }
 
+/* ---- leases (store_pg_lease.c) ------------------------------------------ */
+
+static void put_run(store *s, const char *id, const char *tenant, const char *session,
+                    const char *state, const char *created_at)
+{
+    char json[256];
+    snprintf(json, sizeof json, "{\"run_id\":\"%s\",\"state\":\"%s\"}", id, state);
+    store_doc_keys k = {tenant, session, state, created_at};
+    srv_error err = {0};
+    assert_int_equal(s->ops->put(s, STORE_RUN, id, &k, json, &err), 0);
+}
+
+/* Claims for worker; the ids sorted into one comma-joined text. */
+static void claim(store *s, const char *worker, int ttl, int max, const store_tenant_cap *caps,
+                  size_t ncaps, char *out, size_t cap)
+{
+    char **ids = NULL;
+    srv_error err = {0};
+    int n = s->ops->lease_claim(s, worker, ttl, max, caps, ncaps, &ids, &err);
+    if (n < 0)
+        fail_msg("claim: %s", err.message);
+    for (int i = 0; i < n; i++) /* a few: insertion sort */
+        for (int j = i; j > 0 && strcmp(ids[j - 1], ids[j]) > 0; j--) {
+            char *t = ids[j];
+            ids[j] = ids[j - 1];
+            ids[j - 1] = t;
+        }
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(out);
+        snprintf(out + l, cap - l, "%s%s", i ? "," : "", ids[i]);
+        free(ids[i]);
+    }
+    free(ids);
+}
+
+static store *open_store(fx *f)
+{
+    srv_error err = {0};
+    f->s = store_pg_open(f->spec, &err);
+    if (!f->s)
+        fail_msg("open: %s", err.message);
+    return f->s;
+}
+
+/* One run per session, a held session's other runs left alone, a lease
+ * won by one worker only, an ended run's release freeing its session. */
+static void test_lease_claim_sessions(void **state)
+{
+    store *s = open_store(*state);
+    put_run(s, "run_a1", "t1", "sess_a", "queued", "2026-01-01T00:00:01Z");
+    put_run(s, "run_a2", "t1", "sess_a", "queued", "2026-01-01T00:00:02Z");
+    put_run(s, "run_b1", "t1", "sess_b", "running", "2026-01-01T00:00:03Z");
+    put_run(s, "run_c1", "t2", "sess_c", "completed", "2026-01-01T00:00:04Z");
+    char got[256];
+    claim(s, "wA", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_a1,run_b1"); /* a2 waits for a1; c1 has ended */
+    claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "");
+    srv_error err = {0};
+    assert_int_equal(s->ops->lease_renew(s, "wA", 60000, &err), 2);
+    assert_int_equal(s->ops->lease_renew(s, "wB", 60000, &err), 0);
+    put_run(s, "run_a1", "t1", "sess_a", "completed", "2026-01-01T00:00:01Z");
+    assert_int_equal(s->ops->lease_release(s, "run_a1", "wB", &err), 0); /* not B's: kept */
+    claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "");
+    assert_int_equal(s->ops->lease_release(s, "run_a1", "wA", &err), 0);
+    claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_a2");
+}
+
+/* An expired lease is another worker's to take; its old holder's renewal
+ * no longer covers it. */
+static void test_lease_expiry(void **state)
+{
+    store *s = open_store(*state);
+    put_run(s, "run_x", "t1", "sess_x", "running", "2026-01-01T00:00:01Z");
+    char got[256];
+    claim(s, "wA", 300, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_x");
+    claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "");
+    db_sql("SELECT pg_sleep(0.4)");
+    claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_x");
+    srv_error err = {0};
+    assert_int_equal(s->ops->lease_renew(s, "wA", 60000, &err), 0);
+    assert_int_equal(db_sql("SELECT count(*) FROM loom_leases WHERE worker_id = 'wB'"), 1);
+}
+
+/* Tenants in turn, oldest first within one, a tenant at its cap (counted
+ * over every worker's live leases) skipped; max respected. */
+static void test_lease_fair_and_capped(void **state)
+{
+    store *s = open_store(*state);
+    put_run(s, "run_t1a", "t1", "s1", "queued", "2026-01-01T00:00:01Z");
+    put_run(s, "run_t1b", "t1", "s2", "queued", "2026-01-01T00:00:02Z");
+    put_run(s, "run_t1c", "t1", "s3", "queued", "2026-01-01T00:00:03Z");
+    put_run(s, "run_t2a", "t2", "s4", "queued", "2026-01-01T00:00:09Z");
+    char got[256];
+    claim(s, "wA", 60000, 2, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_t1a,run_t2a"); /* not t1's three first */
+    store_tenant_cap caps[] = {{"t1", 2}, {"t\"2", 5}};
+    claim(s, "wB", 60000, 10, caps, 2, got, sizeof got);
+    assert_string_equal(got, "run_t1b"); /* t1 holds one (wA's): one more to its cap */
+    claim(s, "wC", 60000, 10, caps, 2, got, sizeof got);
+    assert_string_equal(got, "");
+}
+
+/* Controls reach only the run's holder, each once, in order. */
+static void test_controls(void **state)
+{
+    store *s = open_store(*state);
+    put_run(s, "run_k", "t1", "sess_k", "queued", "2026-01-01T00:00:01Z");
+    char got[256];
+    claim(s, "wA", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_k");
+    srv_error err = {0};
+    assert_int_equal(s->ops->control_send(s, "run_k", "{\"what\":\"cancel\"}", &err), 0);
+    assert_int_equal(s->ops->control_send(s, "run_k", "{\"what\":\"pause\"}", &err), 0);
+    assert_int_equal(s->ops->control_send(s, "run_k", "not json", &err), -1);
+    assert_int_equal(err.code, LOOM_ERR_INVALID_REQUEST);
+    srv_error_clear(&err);
+    char *b = s->ops->control_take(s, "wB", &err);
+    assert_string_equal(b, "[]");
+    free(b);
+    char *a = s->ops->control_take(s, "wA", &err);
+    assert_non_null(strstr(a, "cancel"));
+    assert_true(strstr(a, "cancel") < strstr(a, "pause"));
+    free(a);
+    a = s->ops->control_take(s, "wA", &err);
+    assert_string_equal(a, "[]");
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -434,6 +570,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_append_loses_race, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_connections_dropped, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_urls, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_lease_claim_sessions, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_lease_expiry, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_lease_fair_and_capped, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_controls, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests_name("store on PostgreSQL", tests, NULL, NULL);
 }

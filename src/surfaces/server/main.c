@@ -28,7 +28,8 @@ static void usage(FILE *to)
 {
     fputs("usage: loom-serve [--listen HOST:PORT] [--store STORE] [--config DIR]\n"
           "                  [--workspace DIR] [--resume-on-restart] [--keepalive-ms N]\n"
-          "                  [--port-file FILE] [--help] [--version]\n"
+          "                  [--port-file FILE] [--slots N] [--cluster] [--worker-only]\n"
+          "                  [--api-only] [--worker-id NAME] [--lease-ms N] [--help] [--version]\n"
           "\n"
           "  --listen HOST:PORT   where to listen (default 127.0.0.1:8787; port 0: any free\n"
           "                       port). A non-loopback address needs --config with tokens.\n"
@@ -40,7 +41,14 @@ static void usage(FILE *to)
           "  --workspace DIR      the default project's folder (default: the current one)\n"
           "  --resume-on-restart  resume the runs a crash stopped, instead of failing them\n"
           "  --keepalive-ms N     SSE keep-alive comment period (default 15000)\n"
-          "  --port-file FILE     write the port listened on to FILE once listening\n",
+          "  --port-file FILE     write the port listened on to FILE once listening\n"
+          "  --slots N            runs executing at once in this process (default 1024)\n"
+          "  --cluster            one worker of several sharing a PostgreSQL store: runs\n"
+          "                       are claimed into renewed leases (docs/deploy.md)\n"
+          "  --worker-only        --cluster, and no HTTP API but /healthz\n"
+          "  --api-only           --cluster, and claims no runs (an API node)\n"
+          "  --worker-id NAME     this worker's name in leases (default host:pid)\n"
+          "  --lease-ms N         lease length, renewed every third (default 15000)\n",
           to);
 }
 
@@ -96,21 +104,64 @@ static void raise_fd_limit(void)
     setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+enum { OPT_RESUME = 256, OPT_KEEPALIVE, OPT_PORT_FILE, OPT_VERSION, OPT_SLOTS, OPT_CLUSTER,
+       OPT_WORKER_ONLY, OPT_API_ONLY, OPT_WORKER_ID, OPT_LEASE };
+
+/* The worker options (--slots, --cluster, --worker-only, --api-only,
+ * --worker-id, --lease-ms) into o; -1 after a message for a bad value. */
+static int cluster_opt(int c, const char *arg, server_options *o)
+{
+    switch (c) {
+    case OPT_SLOTS:
+    case OPT_LEASE: {
+        char *end;
+        errno = 0;
+        long v = strtol(arg, &end, 10);
+        long lo = c == OPT_SLOTS ? 1 : 300, hi = c == OPT_SLOTS ? 100000 : 3600000;
+        if (errno || *end || v < lo || v > hi) {
+            fprintf(stderr, "loom serve: --%s wants %ld to %ld, not \"%s\"\n",
+                    c == OPT_SLOTS ? "slots" : "lease-ms", lo, hi, arg);
+            return -1;
+        }
+        *(c == OPT_SLOTS ? &o->slots : &o->lease_ms) = (int)v;
+        return 0;
+    }
+    case OPT_CLUSTER:
+        o->cluster = true;
+        return 0;
+    case OPT_WORKER_ONLY:
+        o->worker_only = true;
+        return 0;
+    case OPT_API_ONLY:
+        o->api_only = true;
+        return 0;
+    default: /* OPT_WORKER_ID */
+        o->worker_id = arg;
+        return 0;
+    }
+}
+
+static const struct option longopts[] = {
+    {"listen", required_argument, NULL, 'l'},
+    {"store", required_argument, NULL, 's'},
+    {"config", required_argument, NULL, 'c'},
+    {"workspace", required_argument, NULL, 'w'},
+    {"resume-on-restart", no_argument, NULL, OPT_RESUME},
+    {"keepalive-ms", required_argument, NULL, OPT_KEEPALIVE},
+    {"port-file", required_argument, NULL, OPT_PORT_FILE},
+    {"slots", required_argument, NULL, OPT_SLOTS},
+    {"cluster", no_argument, NULL, OPT_CLUSTER},
+    {"worker-only", no_argument, NULL, OPT_WORKER_ONLY},
+    {"api-only", no_argument, NULL, OPT_API_ONLY},
+    {"worker-id", required_argument, NULL, OPT_WORKER_ID},
+    {"lease-ms", required_argument, NULL, OPT_LEASE},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
 int main(int argc, char **argv)
 {
-    enum { OPT_RESUME = 256, OPT_KEEPALIVE, OPT_PORT_FILE, OPT_VERSION };
-    static const struct option longopts[] = {
-        {"listen", required_argument, NULL, 'l'},
-        {"store", required_argument, NULL, 's'},
-        {"config", required_argument, NULL, 'c'},
-        {"workspace", required_argument, NULL, 'w'},
-        {"resume-on-restart", no_argument, NULL, OPT_RESUME},
-        {"keepalive-ms", required_argument, NULL, OPT_KEEPALIVE},
-        {"port-file", required_argument, NULL, OPT_PORT_FILE},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     server_options o = {.host = NULL, .port = 8787};
     char *host = NULL;
     const char *port_file = NULL;
@@ -152,6 +203,17 @@ int main(int argc, char **argv)
             o.keepalive_ms = (int)v;
             break;
         }
+        case OPT_SLOTS:
+        case OPT_LEASE:
+        case OPT_CLUSTER:
+        case OPT_WORKER_ONLY:
+        case OPT_API_ONLY:
+        case OPT_WORKER_ID:
+            if (cluster_opt(c, optarg, &o) != 0) {
+                free(host);
+                return 2;
+            }
+            break;
         case OPT_PORT_FILE:
             port_file = optarg;
             break;
@@ -174,6 +236,11 @@ int main(int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "loom serve: unexpected argument \"%s\"\n", argv[optind]);
         usage(stderr);
+        free(host);
+        return 2;
+    }
+    if (o.worker_only && o.api_only) {
+        fprintf(stderr, "loom serve: --worker-only and --api-only exclude each other\n");
         free(host);
         return 2;
     }

@@ -27,6 +27,7 @@ struct loom_server {
     char *workspace;
     bool resume_on_restart;
     int keepalive_ms;
+    server_options cl;        /* slots and the cluster fields (worker_id is borrowed) */
     server_objects *objs;
     store *st;
     webhooks *wh;
@@ -87,6 +88,8 @@ loom_server *server_new(const server_options *opts, srv_error *err)
     s->port = opts->port;
     s->store_spec = opts->store_spec ? xstrdup(opts->store_spec) : default_store_spec();
     s->resume_on_restart = opts->resume_on_restart;
+    s->cl = *opts;
+    s->cl.cluster = opts->cluster || opts->worker_only || opts->api_only;
     s->keepalive_ms = opts->keepalive_ms > 0 ? opts->keepalive_ms : 15000;
     return s;
 }
@@ -107,6 +110,11 @@ int server_start(loom_server *s, srv_error *err)
     service_options so = {
         .workspace = s->workspace,
         .resume_on_restart = s->resume_on_restart,
+        .max_active_runs = s->cl.slots,
+        .cluster = s->cl.cluster,
+        .api_only = s->cl.api_only,
+        .worker_id = s->cl.worker_id,
+        .lease_ms = s->cl.lease_ms,
     };
     s->svc = service_new(&so, s->st, s->objs, s->wh, err);
     if (!s->svc)
@@ -123,6 +131,7 @@ int server_start(loom_server *s, srv_error *err)
         .host = host,
         .port = s->port,
         .keepalive_ms = s->keepalive_ms,
+        .health_only = s->cl.worker_only,
     };
     s->http = http_start(&ho, &http_backend_service, s->svc, s->objs, err);
     if (!s->http)

@@ -23,6 +23,12 @@ typedef struct server_options {
     const char *workspace;    /* the default project's folder; NULL: cwd */
     bool resume_on_restart;
     int keepalive_ms;         /* 0: 15000 */
+    int slots;                /* runs executing at once (0: the service's default) */
+    /* A worker of several sharing a PostgreSQL store (docs/deploy.md):
+     * cluster, implied by worker_only and api_only. */
+    bool cluster, worker_only, api_only;
+    const char *worker_id;    /* NULL: host:pid */
+    int lease_ms;             /* 0: 15000 */
 } server_options;
 
 typedef struct loom_server loom_server;

@@ -141,6 +141,11 @@ static void handle(struct MHD_Connection *c, http_req *r)
     r->last_event_id = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID");
     r->if_none_match = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
     r->host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    if (r->ctx->opts.health_only && strcmp(r->raw_uri, "/healthz") != 0) {
+        reply_fail(r, 404, LOOM_ERR_RESOURCE_NOT_FOUND, NULL,
+                   "this node is a worker only (--worker-only): it serves /healthz alone");
+        return;
+    }
     const http_route *route = router_match(r);
     if (!route || !auth_check(r, route) || !router_parse_query(r))
         return;

@@ -81,6 +81,7 @@ typedef struct http_options {
     int keepalive_ms;           /* SSE keep-alive comment period (default 15000) */
     unsigned connection_limit;  /* connections at once (default 4096) */
     size_t body_max;            /* request body cap (default 1 MB) */
+    bool health_only;           /* a worker-only node: /healthz, every other path 404 */
 } http_options;
 
 typedef struct http_server http_server;

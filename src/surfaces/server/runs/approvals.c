@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "surfaces/server/runs/service_int.h"
 
 static time_t iso_seconds(const char *iso)
@@ -235,6 +236,33 @@ char *service_approval_list(service *svc, const principal *who, const char *run_
     return svc_dump(o);
 }
 
+/* The answer to an approval of a run another worker holds: a control for
+ * that worker, which answers loom there; the approval as it is once it is
+ * answered (or after CLUSTER_CONTROL_WAIT_MS, still pending). */
+static char *answer_remote(service *svc, const principal *who, const char *id,
+                           const char *run_id, bool approve, json_t *body, srv_error *err)
+{
+    json_t *c = json_object();
+    json_object_set_new(c, "what", json_string(approve ? "approve" : "reject"));
+    json_object_set_new(c, "approval_id", json_string(id));
+    json_t *b = json_deep_copy(body);
+    if (!json_object_get(b, "actor_id") && who->actor_id)
+        json_object_set_new(b, "actor_id", json_string(who->actor_id));
+    json_object_set_new(c, "body", b);
+    if (cluster_send(svc, run_id, c, err) != 0)
+        return NULL;
+    for (int waited = 0;; waited += CLUSTER_POLL_MS) {
+        json_t *o = approval_doc(svc, who, id, ROLE_APPROVER, err);
+        if (!o)
+            return NULL;
+        const char *st = json_string_value(json_object_get(o, "status")) ?: "";
+        if (strcmp(st, "pending") != 0 || waited >= CLUSTER_CONTROL_WAIT_MS)
+            return svc_dump(o);
+        json_decref(o);
+        clock_sleep_ms(CLUSTER_POLL_MS, NULL);
+    }
+}
+
 char *service_approval_answer(service *svc, const principal *who, const char *id, bool approve,
                               const char *body_json, srv_error *err)
 {
@@ -258,6 +286,12 @@ char *service_approval_answer(service *svc, const principal *who, const char *id
     char *out = NULL;
     pthread_mutex_lock(&svc->mu);
     srv_run *r = svc_run_find(svc, run_id);
+    if (svc->opts.cluster && (!r || !r->held) && !strcmp(stored, "pending")) {
+        pthread_mutex_unlock(&svc->mu);
+        out = answer_remote(svc, who, id, run_id, approve, b, err);
+        json_decref(b);
+        return out;
+    }
     srv_approval *a = r ? find_id(r, id) : NULL;
     const char *status = a ? a->status : stored;
     if (!strcmp(status, "expired")) {

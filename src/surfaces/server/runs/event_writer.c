@@ -3,7 +3,7 @@
  * batch_ms after the first queued item, or until 200 events are queued,
  * then stores the batch's documents, then every run's events in one
  * transaction (store_append_batch: one fsync for the batch, however many
- * runs it holds). After each durable batch it tells the service, per run,
+ * runs it holds), then the runs' own documents (see after_events). After each durable batch it tells the service, per run,
  * the last seq stored, and the service wakes that run's feeds, so a reader
  * only ever sees stored events and only the readers of a run wake for it.
  *
@@ -115,22 +115,59 @@ static int by_run_then_pos(const void *a, const void *b)
     return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Stores one batch: documents in order, then the events of every run in
- * one append_batch; then tells the service what each run has stored. */
+/* A run's document is stored after the batch's events, so the store never
+ * has a run in a state whose events it lacks: a run a worker of a cluster
+ * finds queued has its run.state_changed(queued) stored (so its own seqs
+ * go on after it), and one it finds ended has its run.completed (a worker
+ * killed between the two leaves the run active, which another worker
+ * reclaims). Other documents (an approval, a session) come before the
+ * events that announce them. */
+static bool after_events(const witem *it)
+{
+    return it->kind == STORE_RUN;
+}
+
+/* A later put of the same document in the batch replaces this one whole:
+ * only the last is stored (so an ending that the batch undoes, e.g. a run
+ * handed back through failed to queued, is never stored after it). */
+static bool superseded(const witem *it)
+{
+    for (const witem *n = it->next; n; n = n->next)
+        if (n->is_doc && n->kind == it->kind && !strcmp(n->run_id, it->run_id))
+            return true;
+    return false;
+}
+
+static void put_docs(event_writer *w, witem *list, bool ending)
+{
+    for (witem *it = list; it; it = it->next) {
+        if (!it->is_doc || after_events(it) != ending || superseded(it))
+            continue;
+        store_doc_keys keys = {it->tenant_id, it->parent_id, it->state, it->created_at};
+        srv_error err = {0};
+        if (w->st->ops->put(w->st, it->kind, it->run_id, &keys, it->json, &err) != 0)
+            fprintf(stderr, "loom-serve: %s not stored: %s\n", it->run_id, err.message);
+        srv_error_clear(&err);
+    }
+}
+
+static void append_events(event_writer *w, witem *list);
+
+/* Stores one batch: documents in order (but the runs'), then the events
+ * of every run in one append_batch, then the runs' documents; then tells
+ * the service what each run has stored. */
 static void store_batch(event_writer *w, witem *list)
 {
+    put_docs(w, list, false);
+    append_events(w, list);
+    put_docs(w, list, true);
+}
+
+static void append_events(event_writer *w, witem *list)
+{
     size_t n = 0;
-    for (witem *it = list; it; it = it->next) {
-        if (it->is_doc) {
-            store_doc_keys keys = {it->tenant_id, it->parent_id, it->state, it->created_at};
-            srv_error err = {0};
-            if (w->st->ops->put(w->st, it->kind, it->run_id, &keys, it->json, &err) != 0)
-                fprintf(stderr, "loom-serve: %s not stored: %s\n", it->run_id, err.message);
-            srv_error_clear(&err);
-        } else {
-            n++;
-        }
-    }
+    for (witem *it = list; it; it = it->next)
+        n += !it->is_doc;
     if (n == 0)
         return;
     ev_ref *refs = malloc(n * sizeof *refs);

@@ -100,6 +100,11 @@ char *service_run_input(service *svc, const principal *who, const char *id,
     srv_run *r = svc_run_for(svc, who, id, ROLE_MEMBER, err);
     if (!r)
         return NULL;
+    pthread_mutex_lock(&svc->mu);
+    bool remote = cluster_remote(svc, r) && r->state == LOOM_RUN_WAITING_EXTERNAL;
+    pthread_mutex_unlock(&svc->mu);
+    if (remote) /* the asking thread is on the worker holding the run */
+        return cluster_forward(svc, who, r, "input", body_json, err);
     json_t *b = json_loads(body_json ? body_json : "{}", 0, NULL);
     if (!json_is_object(b)) {
         json_decref(b);

@@ -21,6 +21,7 @@ struct service_feed {
     int64_t cursor;     /* the last seq read from the store */
     unsigned mask;
     json_t *page;       /* events read, not given yet */
+    bool completed;     /* run.completed was read: another worker's run has ended */
     size_t at;
 };
 
@@ -84,6 +85,9 @@ service_feed *service_feed_open(service *svc, const principal *who, const char *
     f->r = r;
     f->cursor = after < 0 ? 0 : after;
     f->mask = vis_mask;
+    pthread_mutex_lock(&svc->mu);
+    f->completed = !run_state_active(r->state); /* ended before: its events are all stored */
+    pthread_mutex_unlock(&svc->mu);
     return f;
 }
 
@@ -96,6 +100,8 @@ int service_feed_next(service_feed *f, char **json, int64_t *seq, int timeout_ms
             json_t *e = json_array_get(f->page, f->at++);
             int64_t s = json_integer_value(json_object_get(e, "seq"));
             f->cursor = s;
+            if (!strcmp(json_string_value(json_object_get(e, "type")) ?: "", "run.completed"))
+                f->completed = true;
             if (vis_bit(e) & f->mask) {
                 *json = json_dumps(e, JSON_COMPACT);
                 *seq = s;
@@ -111,16 +117,27 @@ int service_feed_next(service_feed *f, char **json, int64_t *seq, int timeout_ms
         for (;;) {
             if (f->r->stored_seq > f->cursor)
                 break;
-            if (!run_state_active(f->r->state) && f->cursor >= f->r->seq)
+            /* Another worker's run: its document may say ended before its
+             * last events are stored; the end is its run.completed. */
+            if (!run_state_active(f->r->state) && f->cursor >= f->r->seq &&
+                (!cluster_remote(svc, f->r) || f->completed))
                 break;
             int64_t left = deadline - clock_mono_ms();
             if (left <= 0 || svc->stopping) {
                 pthread_mutex_unlock(&svc->mu);
                 return 0;
             }
+            bool remote = cluster_remote(svc, f->r);
+            if (remote && left > CLUSTER_POLL_MS)
+                left = CLUSTER_POLL_MS; /* another worker stores it: read the store each tick */
             struct timespec dl;
             clock_deadline(&dl, CLOCK_REALTIME, (int)left);
             pthread_cond_timedwait(&f->r->feed_cv, &svc->mu, &dl);
+            if (remote) {
+                pthread_mutex_unlock(&svc->mu);
+                cluster_refresh(svc, f->r);
+                pthread_mutex_lock(&svc->mu);
+            }
         }
         bool more = f->r->stored_seq > f->cursor;
         const char *state = loom_run_state_name(f->r->state);

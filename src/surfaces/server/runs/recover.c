@@ -15,7 +15,7 @@
 
 #include "surfaces/server/runs/service_int.h"
 
-static void expire_approvals(service *svc, const char *tenant, const char *run_id)
+void svc_expire_approvals(service *svc, const char *tenant, const char *run_id, const char *why)
 {
     store_list_query q = {tenant, run_id, "pending", NULL, 1000};
     char *next = NULL;
@@ -32,7 +32,7 @@ static void expire_approvals(service *svc, const char *tenant, const char *run_i
     json_array_foreach(docs, i, d) {
         json_object_set_new(d, "status", json_string("expired"));
         json_object_set_new(d, "resolved_at", json_string(now));
-        json_object_set_new(d, "reason", json_string("the server restarted"));
+        json_object_set_new(d, "reason", json_string(why));
         store_doc_keys keys = {tenant, run_id, "expired",
                                json_string_value(json_object_get(d, "requested_at"))};
         writer_doc(svc->w, STORE_APPROVAL, json_string_value(json_object_get(d, "approval_id")),
@@ -48,7 +48,7 @@ static void recover_run(service *svc, const char *tenant, const char *run_id)
     srv_error_clear(&err);
     if (!r)
         return;
-    expire_approvals(svc, tenant, run_id);
+    svc_expire_approvals(svc, tenant, run_id, "the server restarted");
     pthread_mutex_lock(&svc->mu);
     char why[160];
     snprintf(why, sizeof why, "the server stopped while the run was %s",

@@ -52,7 +52,10 @@ static int check_quotas(service *svc, srv_session *s, srv_error *err)
     if (!t)
         return 0;
     long active = *svc_count(svc, s->tenant_id, NULL);
-    if (t->quotas.concurrent_runs > 0 && active >= t->quotas.concurrent_runs)
+    /* A cluster counts the tenant's runs where they are claimed, over every
+     * worker (cluster.c): a run past the quota waits queued there. */
+    if (!svc->opts.cluster && t->quotas.concurrent_runs > 0 &&
+        active >= t->quotas.concurrent_runs)
         return srv_fail(err, LOOM_ERR_TENANT_QUOTA_EXCEEDED,
                         "tenant %s has %ld runs going, its concurrent_runs quota", s->tenant_id,
                         active);
@@ -115,9 +118,25 @@ static char *wait_for(service *svc, srv_run *r, long wait_ms, bool *ended, srv_e
     struct timespec dl;
     clock_deadline(&dl, CLOCK_REALTIME, wait_ms);
     pthread_mutex_lock(&svc->mu);
-    while (run_state_active(r->state) && r->state != LOOM_RUN_WAITING_APPROVAL)
+    while (run_state_active(r->state) && r->state != LOOM_RUN_WAITING_APPROVAL) {
+        if (cluster_remote(svc, r)) {
+            /* Another worker runs it: its state is read from the store
+             * every tick (CLUSTER_POLL_MS) until it ends or the wait does. */
+            struct timespec tick;
+            clock_deadline(&tick, CLOCK_REALTIME, CLUSTER_POLL_MS);
+            bool last = tick.tv_sec > dl.tv_sec ||
+                        (tick.tv_sec == dl.tv_sec && tick.tv_nsec >= dl.tv_nsec);
+            pthread_cond_timedwait(&svc->cv, &svc->mu, last ? &dl : &tick);
+            pthread_mutex_unlock(&svc->mu);
+            cluster_refresh(svc, r);
+            pthread_mutex_lock(&svc->mu);
+            if (last)
+                break;
+            continue;
+        }
         if (pthread_cond_timedwait(&svc->cv, &svc->mu, &dl) == ETIMEDOUT)
             break;
+    }
     loom_run_state st = r->state;
     char apv[SVC_ID_LEN];
     snprintf(apv, sizeof apv, "%s", r->pending_approval_id);
@@ -230,11 +249,18 @@ char *service_run_create(service *svc, const principal *who, const char *body_js
         busy->cancel_reason = strdup(why);
         busy->cancel_pending = true;
     }
-    enqueue(s, r, interrupt);
-    svc_session_store(svc, s);
-    svc_kick(svc, s);
+    bool cluster = svc->opts.cluster;
+    if (!cluster) { /* in a cluster, the worker that claims it runs it (cluster.c) */
+        enqueue(s, r, interrupt);
+        svc_session_store(svc, s);
+        svc_kick(svc, s);
+    }
     char *out = wait_ms < 0 ? svc_dump(svc_run_json(r)) : NULL;
     pthread_mutex_unlock(&svc->mu);
+    if (cluster) {
+        writer_flush(svc->w); /* stored, so a claim can find it */
+        cluster_wake(svc);
+    }
     if (interrupt)
         cancel_loom(busy);
     if (wait_ms < 0) {
@@ -251,6 +277,7 @@ static srv_run *run_for(service *svc, const principal *who, const char *id, toke
     srv_run *r = svc_run_load(svc, id, err);
     if (!r)
         return NULL;
+    cluster_refresh(svc, r); /* another worker's run: as the store has it */
     if (svc_access(who, r->tenant_id, r->project_id, need, LOOM_ERR_PROJECT_SCOPE_DENIED, "run",
                    id, err) != 0)
         return NULL;
@@ -313,6 +340,9 @@ char *service_run_list(service *svc, const principal *who, const char *session_i
         if (who->project_id && (!pid || strcmp(pid, who->project_id)))
             continue;
         srv_run *live = svc_run_find(svc, json_string_value(json_object_get(d, "run_id")) ?: "");
+        /* Another worker's run: the stored document is the news. */
+        if (live && cluster_remote(svc, live))
+            live = NULL;
         json_array_append_new(items, live ? svc_run_json(live) : json_incref(d));
     }
     pthread_mutex_unlock(&svc->mu);
@@ -340,6 +370,29 @@ static bool unqueue(srv_session *s, srv_run *r)
     return false;
 }
 
+/* Cancel of a run another worker holds (or none yet: queued): a control
+ * its holder applies; the answer is the run once it ended, or as it is
+ * after CLUSTER_CONTROL_WAIT_MS. */
+static char *cancel_remote(service *svc, const principal *who, srv_run *r, const char *why,
+                           srv_error *err)
+{
+    json_t *c = json_object();
+    json_object_set_new(c, "what", json_string("cancel"));
+    json_object_set_new(c, "body", json_pack("{s:s}", "reason", why));
+    if (cluster_send(svc, r->id, c, err) != 0)
+        return NULL;
+    for (int waited = 0; waited < CLUSTER_CONTROL_WAIT_MS; waited += CLUSTER_POLL_MS) {
+        cluster_refresh(svc, r);
+        pthread_mutex_lock(&svc->mu);
+        bool active = run_state_active(r->state);
+        pthread_mutex_unlock(&svc->mu);
+        if (!active)
+            break;
+        clock_sleep_ms(CLUSTER_POLL_MS, NULL);
+    }
+    return service_run_get(svc, who, r->id, err);
+}
+
 char *service_run_cancel(service *svc, const principal *who, const char *id,
                          const char *body_json, srv_error *err)
 {
@@ -354,6 +407,10 @@ char *service_run_cancel(service *svc, const principal *who, const char *id,
     snprintf(why, sizeof why, "%s", given ? given : "cancelled");
     json_decref(b);
     pthread_mutex_lock(&svc->mu);
+    if (cluster_remote(svc, r) && run_state_active(r->state)) {
+        pthread_mutex_unlock(&svc->mu);
+        return cancel_remote(svc, who, r, why, err);
+    }
     bool now = false, loom = false;
     if (r->state == LOOM_RUN_PAUSED || (r->state == LOOM_RUN_QUEUED && unqueue(r->sess, r))) {
         now = true;
@@ -384,6 +441,12 @@ char *service_run_pause(service *svc, const principal *who, const char *id, srv_
     srv_run *r = run_for(svc, who, id, ROLE_MEMBER, err);
     if (!r)
         return NULL;
+    pthread_mutex_lock(&svc->mu);
+    bool remote = cluster_remote(svc, r) && run_state_active(r->state) &&
+                  r->state != LOOM_RUN_QUEUED;
+    pthread_mutex_unlock(&svc->mu);
+    if (remote)
+        return cluster_forward(svc, who, r, "pause", NULL, err);
     pthread_mutex_lock(&svc->mu);
     if (r->state != LOOM_RUN_RUNNING && r->state != LOOM_RUN_WAITING_APPROVAL &&
         r->state != LOOM_RUN_WAITING_EXTERNAL) {
@@ -440,11 +503,18 @@ char *service_run_resume(service *svc, const principal *who, const char *id,
     free(r->err_message);
     r->err_message = NULL;
     svc_transition(svc, r, LOOM_RUN_QUEUED, "resumed", NULL);
-    enqueue(r->sess, r, false);
-    svc_session_store(svc, r->sess);
-    svc_kick(svc, r->sess);
+    bool cluster = svc->opts.cluster;
+    if (!cluster) {
+        enqueue(r->sess, r, false);
+        svc_session_store(svc, r->sess);
+        svc_kick(svc, r->sess);
+    }
     char *out = svc_dump(svc_run_json(r));
     pthread_mutex_unlock(&svc->mu);
+    if (cluster) {
+        writer_flush(svc->w);
+        cluster_wake(svc);
+    }
     writer_flush(svc->w);
     return out;
 }

@@ -633,12 +633,36 @@ static loom_run_state end_state(const service *svc, srv_run *r, json_t *res, con
     return LOOM_RUN_FAILED;
 }
 
+/* A worker of a cluster that stops hands its runs back instead of failing
+ * them: the run is queued again (through failed/run_resumable, the moves
+ * the state table has) for another worker to claim and continue from its
+ * last turn; nothing is announced as ended. (mu held) */
+static void hand_back(service *svc, srv_run *r)
+{
+    apv_cancel_pending(svc, r);
+    r->pending_approval_id[0] = '\0';
+    char why[200];
+    snprintf(why, sizeof why, "worker %s stopped; the run goes to another worker",
+             svc->worker_id);
+    set_error(r, LOOM_ERR_RUN_RESUMABLE, why);
+    if (svc_transition(svc, r, LOOM_RUN_FAILED, why, NULL) == 0) {
+        set_error(r, LOOM_OK, NULL);
+        svc_transition(svc, r, LOOM_RUN_QUEUED, "handed back by a stopping worker", NULL);
+    }
+}
+
 static void end_run(service *svc, srv_run *r, loom_run *lr)
 {
     json_t *res = json_loads(loom_run_result_json(lr), 0, NULL);
     const char *reason;
     pthread_mutex_lock(&svc->mu);
     loom_run_state to = end_state(svc, r, res, &reason);
+    if (svc->opts.cluster && reason == STOPPED) {
+        hand_back(svc, r);
+        pthread_mutex_unlock(&svc->mu);
+        json_decref(res);
+        return;
+    }
     free(r->summary);
     free(r->stop_reason);
     const char *sum = json_string_value(json_object_get(res, "result"));
@@ -699,6 +723,10 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
         return;
     }
     pthread_mutex_lock(&svc->mu);
+    if (r->cancel_pending && svc->stopping && svc->opts.cluster) {
+        pthread_mutex_unlock(&svc->mu);
+        return; /* still queued: its lease goes, another worker runs it */
+    }
     if (r->cancel_pending && svc->stopping) {
         pthread_mutex_unlock(&svc->mu);
         svc_end_without_loom(svc, r, LOOM_RUN_FAILED, LOOM_ERR_RUN_RESUMABLE, STOPPED);
@@ -775,7 +803,9 @@ static void *exec_main(void *arg)
         while (svc->executing >= svc->opts.max_active_runs && !svc->stopping)
             pthread_cond_wait(&svc->cv, &svc->mu);
         svc->executing++;
-        bool go = r->state == LOOM_RUN_QUEUED;
+        /* A stopping worker of a cluster starts nothing: the run stays
+         * queued in the store and its lease goes, for another worker. */
+        bool go = r->state == LOOM_RUN_QUEUED && !(svc->opts.cluster && svc->stopping);
         pthread_mutex_unlock(&svc->mu);
         if (go)
             exec_one(svc, s, r);
@@ -784,7 +814,20 @@ static void *exec_main(void *arg)
         s->active = NULL;
         svc_session_store(svc, s);
         pthread_cond_broadcast(&svc->cv);
+        bool held = r->held;
         pthread_mutex_unlock(&svc->mu);
+        if (svc->opts.cluster && s->ls) {
+            /* The session's next run may go to another worker, which
+             * appends to its JSONL: this copy would be stale. */
+            loom_session_free(s->ls);
+            loom_agent_free(s->agent);
+            s->ls = NULL;
+            s->agent = NULL;
+            free(s->agent_key);
+            s->agent_key = NULL;
+        }
+        if (held)
+            cluster_release(svc, r);
     }
     pthread_mutex_unlock(&s->use_mu);
     /* Last: service_free waits for this count before freeing the session. */

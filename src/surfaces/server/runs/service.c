@@ -696,7 +696,17 @@ service *service_new(const service_options *opts, store *st, const server_object
         free(svc);
         return srv_fail(err, LOOM_ERR_INTERNAL, "the event writer thread could not start"), NULL;
     }
-    svc_recover(svc);
+    if (!svc->opts.cluster) {
+        svc_recover(svc);
+    } else if (cluster_start(svc, err) != 0) {
+        /* A cluster recovers nothing at start: a run another worker held
+         * is reclaimed when its lease expires (cluster.c). */
+        writer_free(svc->w);
+        pthread_cond_destroy(&svc->cv);
+        pthread_mutex_destroy(&svc->mu);
+        free(svc);
+        return NULL;
+    }
     return svc;
 }
 
@@ -750,6 +760,8 @@ void service_free(service *svc)
     while (svc->exec_threads > 0)
         pthread_cond_wait(&svc->cv, &svc->mu);
     pthread_mutex_unlock(&svc->mu);
+    /* After the runs: their leases were renewed while they wound down. */
+    cluster_stop(svc);
     writer_free(svc->w);
     for (int b = 0; b < SVC_BUCKETS; b++) {
         while (svc->runs[b]) {
@@ -781,6 +793,8 @@ void service_free(service *svc)
         free(c->project_id);
         free(c);
     }
+    if (svc->opts.cluster)
+        pthread_cond_destroy(&svc->cluster_cv);
     pthread_cond_destroy(&svc->cv);
     pthread_mutex_destroy(&svc->mu);
     free(svc);

@@ -47,6 +47,15 @@ typedef struct service_options {
     bool resume_on_restart;       /* recovered runs are resumed, not failed */
     int max_active_runs;          /* the run pool: runs executing at once, server-wide (default 1024) */
     int batch_ms;                 /* event writer batching window (default 5) */
+    /* A worker of a cluster sharing the store (docs/deploy.md; the store
+     * must have leases: PostgreSQL). Runs are not executed where they are
+     * made: every worker claims queued runs into a lease it renews, up to
+     * max_active_runs at once (--slots), and a run whose lease expired is
+     * reclaimed and resumed; nothing is recovered at start. */
+    bool cluster;
+    bool api_only;                /* cluster: claims nothing (an API node) */
+    const char *worker_id;        /* cluster: this worker's name (NULL: host:pid) */
+    int lease_ms;                 /* cluster: lease length (default 15000) */
 } service_options;
 
 typedef struct service service;

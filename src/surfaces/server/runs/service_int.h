@@ -114,6 +114,7 @@ struct srv_run {
     struct service *svc;
     long base_in, base_out;     /* (mu) usage before the current loom run */
     srv_run *queue_next;        /* (mu) */
+    bool held;                  /* (mu) cluster: this worker holds its lease */
     struct srv_run *next;       /* hash chain */
 };
 
@@ -139,6 +140,13 @@ struct service {
     int executing;              /* (mu) runs inside loom now (the pool) */
     int exec_threads;           /* (mu) live exec threads */
     bool stopping;              /* (mu) */
+    /* cluster (cluster.c) */
+    char worker_id[128];
+    int held;                   /* (mu) runs this worker holds */
+    bool cluster_stop;          /* (mu) the cluster thread ends */
+    bool cluster_started;
+    pthread_cond_t cluster_cv;  /* (with mu) wakes the cluster thread */
+    pthread_t cluster_thr;
 };
 
 /* ---- service.c helpers ------------------------------------------------- */
@@ -197,7 +205,34 @@ void apv_cancel_pending(service *svc, srv_run *r);
  * stops. On loom's run thread. */
 char *svc_ask_external(void *ctx, const char *questions_json);
 
+/* ---- cluster.c ----------------------------------------------------------
+ * Workers sharing the store (service_options.cluster). The cluster thread
+ * renews this worker's leases, applies the controls other nodes sent for
+ * the runs it holds, and claims runs into free slots. Runs this worker
+ * does not hold are read from the store (refresh) wherever they are
+ * shown. */
+#define CLUSTER_POLL_MS 100          /* how often a node reads another worker's run */
+#define CLUSTER_CONTROL_WAIT_MS 5000 /* how long a control's sender waits for its effect */
+int cluster_start(service *svc, srv_error *err); /* mu not held */
+void cluster_stop(service *svc);                 /* joins the thread; mu not held */
+void cluster_wake(service *svc);                 /* a run was queued; mu not held */
+/* After a held run's exec ended (stored or handed back): the lease goes. */
+void cluster_release(service *svc, srv_run *r); /* mu not held */
+/* r's fields again from the store, when this worker does not hold it. */
+void cluster_refresh(service *svc, srv_run *r); /* mu not held */
+/* Whether r is another node's to act on (cluster, not held here). (mu held) */
+bool cluster_remote(service *svc, const srv_run *r);
+/* A call another worker must make (what: "pause", "input"; its body):
+ * sent to r's holder, then r as it is once its state moved (or after
+ * CLUSTER_CONTROL_WAIT_MS). */
+char *cluster_forward(service *svc, const principal *who, srv_run *r, const char *what,
+                      const char *body_json, srv_error *err);
+/* Sends a control (taken) to r's holder. */
+int cluster_send(service *svc, const char *run_id, json_t *control, srv_error *err);
+
 /* ---- recover.c --------------------------------------------------------- */
 void svc_recover(service *svc);
+/* The run's pending approvals become expired with why (store only). */
+void svc_expire_approvals(service *svc, const char *tenant, const char *run_id, const char *why);
 
 #endif

@@ -81,6 +81,13 @@ typedef struct store_append {
 
 typedef struct store store;
 
+/* A tenant's cap on runs held at once across every worker (its
+ * concurrent_runs quota), for lease_claim. */
+typedef struct store_tenant_cap {
+    const char *tenant_id;
+    long max_runs;
+} store_tenant_cap;
+
 typedef struct store_ops {
     int (*put)(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
                const char *json, srv_error *err);
@@ -114,6 +121,32 @@ typedef struct store_ops {
     /* malloc'd bytes and *len, or NULL (resource_not_found when absent). */
     void *(*get_blob)(store *s, const char *run_id, const char *name, size_t *len,
                       srv_error *err);
+    /* ---- workers sharing the store (store_pg_lease.c). NULL where the
+     * store belongs to one process (SQLite): then the service runs what it
+     * is given, as one process.
+     *
+     * A lease is (run, worker, expiry by the database's clock). lease_claim
+     * takes up to max runs no live lease holds, in one transaction: queued
+     * runs and active runs whose lease expired (a worker died), at most one
+     * per session and none of a session another run of which is held,
+     * oldest first within a tenant and tenants in turn, a tenant at its cap
+     * skipped (the count is of live leases, over every worker). The run ids
+     * (malloc'd array of malloc'd strings) in *ids, their count returned;
+     * -1 with err. */
+    int (*lease_claim)(store *s, const char *worker, int ttl_ms, int max,
+                       const store_tenant_cap *caps, size_t ncaps, char ***ids,
+                       srv_error *err);
+    /* Moves the expiry of every lease worker holds to now + ttl_ms; how
+     * many it holds, or -1. */
+    int (*lease_renew)(store *s, const char *worker, int ttl_ms, srv_error *err);
+    /* Drops worker's lease of run_id (nothing when it holds none). */
+    int (*lease_release)(store *s, const char *run_id, const char *worker, srv_error *err);
+    /* A control for whoever holds run_id (cancel, an approval's answer):
+     * a JSON object text, kept until taken. */
+    int (*control_send)(store *s, const char *run_id, const char *json, srv_error *err);
+    /* Takes (deletes and returns, oldest first) the controls of the runs
+     * worker holds: a JSON array text of {"run_id", "control"}. */
+    char *(*control_take)(store *s, const char *worker, srv_error *err);
     void (*close)(store *s);
 } store_ops;
 

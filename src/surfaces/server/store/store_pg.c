@@ -59,6 +59,16 @@ const char *const store_pg_migrations[] = {
     "seq bigint NOT NULL CHECK (seq >= 1), json json NOT NULL, PRIMARY KEY (run_id, seq));"
     "CREATE TABLE loom_blobs (run_id text COLLATE \"C\" NOT NULL, "
     "name text COLLATE \"C\" NOT NULL, data bytea NOT NULL, PRIMARY KEY (run_id, name));",
+    /* Step 2: workers sharing the database (store_pg_lease.c). A lease row
+     * per held run (its expiry by the database's clock, so the workers'
+     * clocks never matter), and the controls waiting for a run's holder. */
+    "CREATE TABLE loom_leases (run_id text COLLATE \"C\" PRIMARY KEY, "
+    "worker_id text COLLATE \"C\" NOT NULL, expires_at timestamptz NOT NULL);"
+    "CREATE INDEX loom_leases_worker ON loom_leases (worker_id);"
+    "CREATE TABLE loom_controls (id bigserial PRIMARY KEY, run_id text COLLATE \"C\" NOT NULL, "
+    "control json NOT NULL);"
+    "CREATE INDEX loom_controls_run ON loom_controls (run_id, id);"
+    "CREATE INDEX loom_documents_queue ON loom_documents (kind, state, created_at, id);",
 };
 const int store_pg_schema_version =
     (int)(sizeof store_pg_migrations / sizeof store_pg_migrations[0]);
@@ -344,6 +354,11 @@ static const store_ops pg_ops = {
     .max_seq = pg_max_seq,
     .put_blob = pg_put_blob,
     .get_blob = pg_get_blob,
+    .lease_claim = pg_lease_claim,
+    .lease_renew = pg_lease_renew,
+    .lease_release = pg_lease_release,
+    .control_send = pg_control_send,
+    .control_take = pg_control_take,
     .close = pg_close,
 };
 

@@ -73,6 +73,12 @@ char *pg_events_after(store *s, const char *run_id, int64_t after, int limit,
 int64_t pg_max_seq(store *s, const char *run_id, srv_error *err);
 int pg_put_blob(store *s, const char *run_id, const char *name, const void *data, size_t len,
                 srv_error *err);
+int pg_lease_claim(store *s, const char *worker, int ttl_ms, int max,
+                   const store_tenant_cap *caps, size_t ncaps, char ***ids, srv_error *err);
+int pg_lease_renew(store *s, const char *worker, int ttl_ms, srv_error *err);
+int pg_lease_release(store *s, const char *run_id, const char *worker, srv_error *err);
+int pg_control_send(store *s, const char *run_id, const char *json, srv_error *err);
+char *pg_control_take(store *s, const char *worker, srv_error *err);
 void *pg_get_blob(store *s, const char *run_id, const char *name, size_t *len,
                   srv_error *err);
 

@@ -1,0 +1,458 @@
+/* cluster.c — a loom-serve as one worker of several sharing a PostgreSQL
+ * store (service_options.cluster; docs/deploy.md). A run is executed by the
+ * worker holding its lease, never by the node a client made it on:
+ *
+ *  - The cluster thread, every tick (CLUSTER_TICK_MS, or at once when a run
+ *    is queued here or a slot frees): renews this worker's leases (every
+ *    third of their length), takes the controls other nodes sent for the
+ *    runs it holds (cancel, an approval's answer) and applies them, and
+ *    claims runs into its free slots (store.h lease_claim: oldest first per
+ *    tenant, tenants in turn, the tenant's concurrent_runs counted over the
+ *    whole cluster).
+ *  - A claimed queued run goes to its session's exec thread as a local one
+ *    does. A claimed run that was active (running or waiting) had a worker
+ *    die under it: its tool calls in flight are recorded as interrupted
+ *    (tool.interrupted) and never re-run, its pending approvals expire, and
+ *    it is resumed from its session's last recorded turn (loom_run_continue
+ *    on the shared JSONL) with a note that tells the model so.
+ *  - Controls (cancel, pause, an AskUserQuestion answer, an approval's
+ *    answer) travel through the store (polled each tick, not NOTIFY), and
+ *    a run another worker holds is read from the store when it is shown
+ *    (cluster_refresh), so any node answers for any run.
+ *
+ * Owns the thread. Threading: the cluster thread and its callers take
+ * svc->mu as the rest of runs/ does; no store call is made under it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "surfaces/server/runs/service_int.h"
+
+#define CLUSTER_TICK_MS 100
+#define REPLAY_EVENTS 10000
+
+bool cluster_remote(service *svc, const srv_run *r)
+{
+    return svc->opts.cluster && !r->held;
+}
+
+int cluster_send(service *svc, const char *run_id, json_t *control, srv_error *err)
+{
+    char *text = svc_dump(control);
+    int rc = svc->st->ops->control_send(svc->st, run_id, text, err);
+    free(text);
+    return rc;
+}
+
+char *cluster_forward(service *svc, const principal *who, srv_run *r, const char *what,
+                      const char *body_json, srv_error *err)
+{
+    json_t *body = body_json && *body_json ? json_loads(body_json, 0, NULL) : json_object();
+    if (!json_is_object(body)) {
+        json_decref(body);
+        return srv_fail(err, LOOM_ERR_INVALID_REQUEST, "the body must be a JSON object"), NULL;
+    }
+    pthread_mutex_lock(&svc->mu);
+    loom_run_state was = r->state;
+    pthread_mutex_unlock(&svc->mu);
+    json_t *c = json_object();
+    json_object_set_new(c, "what", json_string(what));
+    json_object_set_new(c, "body", body);
+    if (cluster_send(svc, r->id, c, err) != 0)
+        return NULL;
+    for (int waited = 0; waited < CLUSTER_CONTROL_WAIT_MS; waited += CLUSTER_POLL_MS) {
+        cluster_refresh(svc, r);
+        pthread_mutex_lock(&svc->mu);
+        bool moved = r->state != was;
+        pthread_mutex_unlock(&svc->mu);
+        if (moved)
+            break;
+        clock_sleep_ms(CLUSTER_POLL_MS, NULL);
+    }
+    return service_run_get(svc, who, r->id, err);
+}
+
+void cluster_wake(service *svc)
+{
+    pthread_mutex_lock(&svc->mu);
+    pthread_cond_broadcast(&svc->cluster_cv);
+    pthread_mutex_unlock(&svc->mu);
+}
+
+static void set_text(char **dst, json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    free(*dst);
+    *dst = v ? strdup(v) : NULL;
+}
+
+static void set_buf(char *dst, size_t cap, json_t *o, const char *key)
+{
+    snprintf(dst, cap, "%s", json_string_value(json_object_get(o, key)) ?: "");
+}
+
+void cluster_refresh(service *svc, srv_run *r)
+{
+    pthread_mutex_lock(&svc->mu);
+    bool remote = cluster_remote(svc, r);
+    pthread_mutex_unlock(&svc->mu);
+    if (!remote)
+        return;
+    srv_error err = {0};
+    char *doc = svc->st->ops->get(svc->st, STORE_RUN, r->id, &err);
+    int64_t max = svc->st->ops->max_seq(svc->st, r->id, &err);
+    srv_error_clear(&err);
+    json_t *o = doc ? json_loads(doc, 0, NULL) : NULL;
+    free(doc);
+    if (!o)
+        return;
+    pthread_mutex_lock(&svc->mu);
+    if (cluster_remote(svc, r)) { /* not claimed here meanwhile */
+        int st = loom_run_state_from_name(json_string_value(json_object_get(o, "state")));
+        if (st >= 0)
+            r->state = (loom_run_state)st;
+        set_buf(r->current_step, sizeof r->current_step, o, "current_step");
+        set_buf(r->updated_at, sizeof r->updated_at, o, "updated_at");
+        set_buf(r->started_at, sizeof r->started_at, o, "started_at");
+        set_buf(r->ended_at, sizeof r->ended_at, o, "ended_at");
+        set_buf(r->pending_approval_id, sizeof r->pending_approval_id, o,
+                "pending_approval_id");
+        set_text(&r->summary, o, "summary");
+        set_text(&r->stop_reason, o, "stop_reason");
+        json_t *e = json_object_get(o, "error");
+        int c = json_is_object(e)
+                    ? loom_error_code_from_name(json_string_value(json_object_get(e, "code")))
+                    : 0;
+        r->err_code = json_is_object(e) ? (c > 0 ? (loom_error_code)c : LOOM_ERR_INTERNAL)
+                                        : LOOM_OK;
+        set_text(&r->err_message, e, "message");
+        json_t *u = json_object_get(o, "usage");
+        r->in_tok = (long)json_integer_value(json_object_get(u, "input_tokens"));
+        r->out_tok = (long)json_integer_value(json_object_get(u, "output_tokens"));
+        if (max > r->seq)
+            r->seq = max;
+        if (max > r->stored_seq) {
+            r->stored_seq = max;
+            pthread_cond_broadcast(&r->feed_cv);
+        }
+        pthread_cond_broadcast(&svc->cv);
+    }
+    pthread_mutex_unlock(&svc->mu);
+    json_decref(o);
+}
+
+/* The call ids of tool.started events with no tool.finished / tool.failed
+ * after them: what was in flight when the run's worker died. */
+static json_t *in_flight(service *svc, const char *run_id)
+{
+    json_t *open = json_object();
+    srv_error err = {0};
+    int64_t last = 0;
+    char *arr = svc->st->ops->events_after(svc->st, run_id, 0, REPLAY_EVENTS, &last, &err);
+    srv_error_clear(&err);
+    json_t *evs = arr ? json_loads(arr, 0, NULL) : NULL;
+    free(arr);
+    size_t i;
+    json_t *e;
+    json_array_foreach(evs, i, e) {
+        const char *type = json_string_value(json_object_get(e, "type")) ?: "";
+        json_t *p = json_object_get(e, "payload");
+        const char *id = json_string_value(json_object_get(p, "call_id"));
+        if (!id)
+            continue;
+        if (!strcmp(type, "tool.started"))
+            json_object_set(open, id, json_object_get(p, "tool"));
+        else if (!strcmp(type, "tool.finished") || !strcmp(type, "tool.failed"))
+            json_object_del(open, id);
+    }
+    json_decref(evs);
+    return open;
+}
+
+/* A run that was active under an expired lease: recorded, then queued to
+ * go on from its last turn. (mu not held) */
+static void take_over(service *svc, srv_run *r)
+{
+    json_t *open = in_flight(svc, r->id);
+    svc_expire_approvals(svc, r->tenant_id, r->id, "the worker running it stopped");
+    char why[200];
+    pthread_mutex_lock(&svc->mu);
+    snprintf(why, sizeof why, "the worker running it stopped while it was %s; %s resumes it",
+             loom_run_state_name(r->state), svc->worker_id);
+    const char *id;
+    json_t *tool;
+    char ids[600] = "";
+    json_object_foreach(open, id, tool) {
+        json_t *p = json_object();
+        json_object_set_new(p, "call_id", json_string(id));
+        json_object_set(p, "tool", tool);
+        json_object_set_new(p, "reason", json_string("its worker stopped while it ran; "
+                                                     "it is not run again"));
+        svc_emit(svc, r, "tool.interrupted", LOOM_VIS_SYSTEM, id, p);
+        size_t n = strlen(ids);
+        snprintf(ids + n, sizeof ids - n, "%s%s (%s)", n ? ", " : "", id,
+                 json_string_value(tool) ?: "?");
+    }
+    r->pending_approval_id[0] = '\0';
+    r->err_code = LOOM_ERR_RUN_RESUMABLE;
+    free(r->err_message);
+    r->err_message = strdup(why);
+    svc_transition(svc, r, LOOM_RUN_FAILED, why, NULL);
+    r->err_code = LOOM_OK;
+    free(r->err_message);
+    r->err_message = NULL;
+    svc_transition(svc, r, LOOM_RUN_QUEUED, "reclaimed after its worker's lease expired", NULL);
+    char note[900];
+    if (ids[0])
+        snprintf(note, sizeof note,
+                 "The process running this task stopped unexpectedly and another one carries "
+                 "on. These tool calls were in flight and were interrupted; they were NOT run "
+                 "again and their effects are unknown: %s. Check before repeating them.",
+                 ids);
+    else
+        snprintf(note, sizeof note,
+                 "The process running this task stopped unexpectedly and another one carries "
+                 "on from the last recorded turn.");
+    free(r->note);
+    r->note = strdup(note);
+    r->continue_next = true;
+    pthread_mutex_unlock(&svc->mu);
+    json_decref(open);
+}
+
+/* The session's loom id as the store has it now (another worker may have
+ * made the loom session since this one last saw the session). */
+static void session_sync(service *svc, srv_session *s)
+{
+    srv_error err = {0};
+    char *doc = svc->st->ops->get(svc->st, STORE_SESSION, s->id, &err);
+    srv_error_clear(&err);
+    json_t *o = doc ? json_loads(doc, 0, NULL) : NULL;
+    free(doc);
+    const char *lsid = json_string_value(json_object_get(o, "loom_session_id"));
+    pthread_mutex_lock(&svc->mu);
+    if (lsid && (!s->loom_session_id || strcmp(lsid, s->loom_session_id))) {
+        free(s->loom_session_id);
+        s->loom_session_id = strdup(lsid);
+    }
+    pthread_mutex_unlock(&svc->mu);
+    json_decref(o);
+}
+
+/* A run this worker now holds: to its session's exec thread. */
+static void adopt(service *svc, const char *id)
+{
+    srv_error err = {0};
+    srv_run *r = svc_run_load(svc, id, &err);
+    if (!r) {
+        fprintf(stderr, "loom-serve: claimed run %s cannot be loaded: %s\n", id, err.message);
+        srv_error_clear(&err);
+        svc->st->ops->lease_release(svc->st, id, svc->worker_id, &err);
+        srv_error_clear(&err);
+        return;
+    }
+    cluster_refresh(svc, r); /* a copy made here earlier is stale */
+    session_sync(svc, r->sess);
+    pthread_mutex_lock(&svc->mu);
+    r->held = true;
+    svc->held++;
+    loom_run_state was = r->state;
+    r->continue_next = r->started_at[0] != '\0'; /* a :resume'd run goes on */
+    pthread_mutex_unlock(&svc->mu);
+    if (was != LOOM_RUN_QUEUED)
+        take_over(svc, r);
+    pthread_mutex_lock(&svc->mu);
+    if (svc->stopping) {
+        /* service_free may be past waiting for the exec threads: no new
+         * one; the run goes back as it is. */
+        pthread_mutex_unlock(&svc->mu);
+        cluster_release(svc, r);
+        return;
+    }
+    srv_session *s = r->sess;
+    r->queue_next = NULL;
+    if (!s->active && !s->queue_head)
+        s->active = r;
+    else if (s->queue_tail)
+        s->queue_tail->queue_next = r, s->queue_tail = r;
+    else
+        s->queue_head = s->queue_tail = r;
+    svc_kick(svc, s);
+    pthread_mutex_unlock(&svc->mu);
+}
+
+void cluster_release(service *svc, srv_run *r)
+{
+    writer_flush(svc->w); /* the run's state is stored before another may claim it */
+    srv_error err = {0};
+    if (svc->st->ops->lease_release(svc->st, r->id, svc->worker_id, &err) != 0) {
+        fprintf(stderr, "loom-serve: lease of %s not released (it expires): %s\n", r->id,
+                err.message);
+        srv_error_clear(&err);
+    }
+    pthread_mutex_lock(&svc->mu);
+    if (r->held) {
+        r->held = false;
+        svc->held--;
+    }
+    pthread_cond_broadcast(&svc->cluster_cv);
+    pthread_mutex_unlock(&svc->mu);
+}
+
+/* One control for a run held here. */
+static void apply(service *svc, const char *run_id, json_t *c)
+{
+    const char *what = json_string_value(json_object_get(c, "what")) ?: "";
+    pthread_mutex_lock(&svc->mu);
+    srv_run *r = svc_run_find(svc, run_id);
+    bool held = r && r->held;
+    const char *tenant = r ? r->tenant_id : NULL;
+    pthread_mutex_unlock(&svc->mu);
+    if (!held)
+        return;
+    /* The sending node checked the caller; the control acts with the
+     * tenant's authority. */
+    principal who = {.tenant_id = tenant, .actor_id = "cluster", .role = ROLE_ADMIN,
+                     .audit = true};
+    srv_error err = {0};
+    char *body = svc_dump(json_incref(json_object_get(c, "body")));
+    char *out = NULL;
+    if (!strcmp(what, "cancel"))
+        out = service_run_cancel(svc, &who, run_id, body, &err);
+    else if (!strcmp(what, "pause"))
+        out = service_run_pause(svc, &who, run_id, &err);
+    else if (!strcmp(what, "input"))
+        out = service_run_input(svc, &who, run_id, body, &err);
+    else if (!strcmp(what, "approve") || !strcmp(what, "reject"))
+        out = service_approval_answer(svc, &who,
+                                      json_string_value(json_object_get(c, "approval_id")) ?: "",
+                                      !strcmp(what, "approve"), body, &err);
+    if (!out && err.code != LOOM_OK)
+        fprintf(stderr, "loom-serve: control %s of %s: %s\n", what, run_id, err.message);
+    srv_error_clear(&err);
+    free(out);
+    free(body);
+}
+
+static void take_controls(service *svc)
+{
+    srv_error err = {0};
+    char *arr = svc->st->ops->control_take(svc->st, svc->worker_id, &err);
+    srv_error_clear(&err);
+    json_t *list = arr ? json_loads(arr, 0, NULL) : NULL;
+    free(arr);
+    size_t i;
+    json_t *c;
+    json_array_foreach(list, i, c) {
+        const char *run = json_string_value(json_object_get(c, "run_id"));
+        if (run)
+            apply(svc, run, json_object_get(c, "control"));
+    }
+    json_decref(list);
+}
+
+static void claim(service *svc)
+{
+    pthread_mutex_lock(&svc->mu);
+    int free_slots = svc->opts.max_active_runs - svc->held;
+    bool stop = svc->stopping || svc->cluster_stop;
+    pthread_mutex_unlock(&svc->mu);
+    if (free_slots <= 0 || stop || svc->opts.api_only)
+        return;
+    size_t nt = objects_tenants(svc->objs, NULL, 0);
+    const tenant_config **ts = nt ? calloc(nt, sizeof *ts) : NULL;
+    store_tenant_cap *caps = nt ? calloc(nt, sizeof *caps) : NULL;
+    if (nt && (!ts || !caps)) {
+        free(ts);
+        free(caps);
+        return;
+    }
+    objects_tenants(svc->objs, ts, nt);
+    for (size_t i = 0; i < nt; i++)
+        caps[i] = (store_tenant_cap){ts[i]->id, ts[i]->quotas.concurrent_runs};
+    char **ids = NULL;
+    srv_error err = {0};
+    int n = svc->st->ops->lease_claim(svc->st, svc->worker_id, svc->opts.lease_ms, free_slots,
+                                      caps, nt, &ids, &err);
+    if (n < 0) {
+        fprintf(stderr, "loom-serve: claim: %s\n", err.message);
+        srv_error_clear(&err);
+    }
+    for (int i = 0; i < n; i++) {
+        adopt(svc, ids[i]);
+        free(ids[i]);
+    }
+    free(ids);
+    free(ts);
+    free(caps);
+}
+
+static void *cluster_main(void *arg)
+{
+    service *svc = arg;
+    int64_t next_renew = 0;
+    for (;;) {
+        pthread_mutex_lock(&svc->mu);
+        bool stop = svc->cluster_stop;
+        pthread_mutex_unlock(&svc->mu);
+        if (stop)
+            break;
+        int64_t now = clock_mono_ms();
+        if (now >= next_renew) {
+            srv_error err = {0};
+            if (svc->st->ops->lease_renew(svc->st, svc->worker_id, svc->opts.lease_ms, &err) < 0) {
+                fprintf(stderr, "loom-serve: lease renewal: %s\n", err.message);
+                srv_error_clear(&err);
+            }
+            next_renew = now + svc->opts.lease_ms / 3;
+        }
+        take_controls(svc);
+        claim(svc);
+        pthread_mutex_lock(&svc->mu);
+        if (!svc->cluster_stop) {
+            struct timespec dl;
+            clock_deadline(&dl, CLOCK_REALTIME, CLUSTER_TICK_MS);
+            pthread_cond_timedwait(&svc->cluster_cv, &svc->mu, &dl);
+        }
+        pthread_mutex_unlock(&svc->mu);
+    }
+    return NULL;
+}
+
+int cluster_start(service *svc, srv_error *err)
+{
+    const store_ops *o = svc->st->ops;
+    if (!o->lease_claim || !o->lease_renew || !o->lease_release || !o->control_send ||
+        !o->control_take)
+        return srv_fail(err, LOOM_ERR_CONFIG,
+                        "workers sharing a store need PostgreSQL (--store postgresql://…); "
+                        "this store belongs to one process");
+    if (svc->opts.worker_id && *svc->opts.worker_id) {
+        snprintf(svc->worker_id, sizeof svc->worker_id, "%s", svc->opts.worker_id);
+    } else {
+        char host[64] = "host";
+        gethostname(host, sizeof host - 1);
+        snprintf(svc->worker_id, sizeof svc->worker_id, "%s:%ld", host, (long)getpid());
+    }
+    if (svc->opts.lease_ms <= 0)
+        svc->opts.lease_ms = 15000;
+    pthread_cond_init(&svc->cluster_cv, NULL);
+    if (pthread_create(&svc->cluster_thr, NULL, cluster_main, svc) != 0)
+        return srv_fail(err, LOOM_ERR_INTERNAL, "the cluster thread could not start");
+    svc->cluster_started = true;
+    return 0;
+}
+
+void cluster_stop(service *svc)
+{
+    if (!svc->cluster_started)
+        return;
+    pthread_mutex_lock(&svc->mu);
+    svc->cluster_stop = true;
+    pthread_cond_broadcast(&svc->cluster_cv);
+    pthread_mutex_unlock(&svc->mu);
+    pthread_join(svc->cluster_thr, NULL);
+    svc->cluster_started = false;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# pg_cluster.sh — three `loom serve --cluster` workers on one PostgreSQL
+# (tests/pg/start.sh, stopped on exit) and one mockllm (issue 20):
+#  1. many queued runs, each doing one Bash call that appends a line to
+#     calls.txt; one worker is SIGKILLed mid-way: every run completes
+#     exactly once, no tool call ran twice, every run's events are stored
+#     once (seq 1..n, no hole, no duplicate), SSE clients on a surviving
+#     node see their runs' events in order without gaps;
+#  2. a client on an --api-only node approves an approval of a run a
+#     worker holds, and the run proceeds; a cancel there stops a run a
+#     worker is running;
+#  3. SIGTERM of a worker hands its runs back: they finish on the others;
+#  4. a --worker-only node serves /healthz and no API.
+# The checks are tests/serve/cluster.mjs's.
+source "$(dirname "$0")/_lib.sh"
+export LOOM_TEST_STORE=postgres
+source "$LOOM_SRC/tests/e2e/_serve_lib.sh"
+
+N=${PG_CLUSTER_RUNS:-80}
+NODE_PIDS=()
+node_cleanup() {
+  for p in "${NODE_PIDS[@]}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
+  for p in "${NODE_PIDS[@]}"; do [ -n "$p" ] && { wait "$p" 2>/dev/null || true; }; done
+  serve_cleanup
+}
+trap node_cleanup EXIT
+
+start_mock "$(serve_scenario pg_cluster)"
+use_provider anthropic
+SERVE_QUOTA_RUNS=20 serve_config # under the 3 × 8 slots: the cap binds
+export SERVE_MOCK_KEY=test-key
+test_store_use "$SERVE_STORE"
+
+# start_node I [ARGS…] — worker I on the shared store; NODE_URL_I exported.
+start_node() {
+  local i=$1; shift
+  rm -f "$T/node$i.port"
+  "$SERVE_BIN" --listen 127.0.0.1:0 --port-file "$T/node$i.port" --store "$TEST_STORE_SPEC" \
+    --config "$SERVE_CONF" --workspace "$SERVE_WORKSPACE" --cluster --worker-id "node$i" \
+    --lease-ms 3000 "$@" >> "$T/node$i.log" 2>&1 &
+  NODE_PIDS[$i]=$!
+  for _ in $(seq 1 500); do
+    [ -s "$T/node$i.port" ] && break
+    kill -0 "${NODE_PIDS[$i]}" 2>/dev/null || break
+    sleep 0.02
+  done
+  [ -s "$T/node$i.port" ] || { echo "node $i did not start:" >&2; tail -n 30 "$T/node$i.log" >&2; exit 1; }
+  export "NODE_URL_$i=http://127.0.0.1:$(cat "$T/node$i.port")"
+}
+
+lines() { [ -f "$1" ] && wc -l < "$1" || echo 0; }
+
+for i in 0 1 2; do start_node $i --slots 8; done
+export SERVE_URL=$NODE_URL_0 LOOM_SRC T N
+for i in 0 1 2; do
+  check "worker $i answers /healthz" curl -fsS "$(eval echo \$NODE_URL_$i)/healthz" -o /dev/null
+done
+
+# 1. the SIGKILL case.
+node "$LOOM_SRC/tests/serve/cluster.mjs" load > "$T/load.out" 2>&1 &
+LOAD=$!
+calls="$SERVE_WORKSPACE/calls.txt"
+held_acme() { psql "$TEST_STORE_SPEC" -tAc "SELECT count(*) FROM loom_leases l JOIN loom_documents d ON d.kind = 'runs' AND d.id = l.run_id WHERE d.tenant_id = 'acme' AND l.expires_at >= now()" 2>/dev/null || echo 0; }
+most=0
+for _ in $(seq 1 3000); do
+  h=$(held_acme)
+  [ "$h" -gt "$most" ] && most=$h
+  [ -s "$T/cluster_ids.json" ] && [ "$(lines "$calls")" -ge $((N / 4)) ] && break
+  kill -0 "$LOAD" 2>/dev/null || break
+  sleep 0.02
+done
+check "the three workers ran several runs at once (at most $most)" test "$most" -ge 4
+check "never more than the tenant's concurrent_runs (20) over the cluster (at most $most)" test "$most" -le 20
+check "every run was made, and a quarter made their call, before the kill" \
+  test -s "$T/cluster_ids.json" -a "$(lines "$calls")" -ge $((N / 4))
+kill -9 "${NODE_PIDS[1]}"
+wait "${NODE_PIDS[1]}" 2>/dev/null || true
+NODE_PIDS[1]=
+rc=0
+wait "$LOAD" || rc=$?
+cat "$T/load.out"
+assert_eq "the load phase (create, stream, wait for every run) held" "$rc" "0"
+serve_node cluster.mjs check
+
+# 2. approval across nodes: node 3 takes no runs, so node 0 or 2 holds it.
+start_node 3 --api-only
+export SERVE_URL=$NODE_URL_3
+serve_node cluster.mjs approve
+
+# 3. SIGTERM of worker 0 while it holds runs: they finish on worker 2.
+export SERVE_URL=$NODE_URL_2
+held0() { psql "$TEST_STORE_SPEC" -tAc "SELECT count(*) FROM loom_leases WHERE worker_id = 'node0'" 2>/dev/null || echo 0; }
+node "$LOOM_SRC/tests/serve/cluster.mjs" term_load > "$T/term.out" 2>&1 &
+TERM_LOAD=$!
+for _ in $(seq 1 3000); do
+  [ "$(lines "$SERVE_WORKSPACE/term_calls.txt")" -ge 4 ] && [ "$(held0)" -ge 1 ] && break
+  kill -0 "$TERM_LOAD" 2>/dev/null || break
+  sleep 0.02
+done
+check "worker 0 holds runs of the SIGTERM batch while their calls run" test "$(held0)" -ge 1
+kill -TERM "${NODE_PIDS[0]}"
+rc=0
+wait "${NODE_PIDS[0]}" || rc=$?
+NODE_PIDS[0]=
+assert_eq "worker 0 stopped by SIGTERM exits 0" "$rc" "0"
+rc=0
+wait "$TERM_LOAD" || rc=$?
+cat "$T/term.out"
+assert_eq "the SIGTERM batch (every run completed on the others) held" "$rc" "0"
+check "worker 0 released every lease it held" test "$(held0)" -eq 0
+
+# --worker-only: /healthz and nothing else.
+start_node 4 --worker-only
+check "a --worker-only node answers /healthz" curl -fsS "$NODE_URL_4/healthz" -o /dev/null
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOKEN_A" "$NODE_URL_4/runs")
+assert_eq "a --worker-only node serves no API (GET /runs)" "$code" "404"
+finish

@@ -1,0 +1,148 @@
+// cluster.mjs — pg_cluster.sh's checks, in phases around the kills:
+//   load:      N runs made round robin on the three workers (NODE_URL_0..2),
+//              each doing one Bash call that appends its number to
+//              calls.txt; six of them streamed live (SSE, every
+//              visibility) from worker 2, which survives; waits until every
+//              run ended (asking worker 0 and 2 only: 1 is killed meanwhile).
+//   check:     every run completed, with exactly one run.completed; its
+//              stored events are 1..n without hole or repeat; its call ran
+//              at most once, and exactly once unless it was recorded as
+//              interrupted (tool.interrupted), in which case the model was
+//              told (its summary says it did not repeat it); at least one
+//              run was reclaimed from the killed worker; the live streams
+//              saw their runs' events in order without gaps, the same as
+//              stored.
+//   approve:   through an --api-only node (SERVE_URL), a run asks for an
+//              approval on the worker holding it; the approval is answered
+//              on the API node and the run goes on to completed; a cancel
+//              made there stops a run a worker is running.
+//   term_load: 12 slow runs through worker 2; waits for all to complete
+//              (worker 0 gets SIGTERM meanwhile): each completed once, its
+//              events contiguous, its call at most once, and some were
+//              handed back by the stopping worker.
+// Threading: one event loop.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, main, check, eq, must, seqsContiguous, ALL, sleep, waitFor } from './client.mjs';
+
+const T = process.env.T;
+const N = Number(process.env.N || 80);
+const WS = path.join(T, 'ws', 'acme-p1');
+const phase = process.argv[2];
+const idsFile = path.join(T, 'cluster_ids.json');
+const streamsFile = path.join(T, 'cluster_streams.json');
+const token = process.env.TOKEN_A;
+
+function linesOf(file) {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length);
+}
+
+async function waitAllEnded(client, ids, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  let left = ids;
+  while (left.length && Date.now() < until) {
+    const still = [];
+    for (const id of left) {
+      const r = await client.getRun(id);
+      if (['queued', 'running', 'waiting_approval', 'waiting_external'].includes(r.state)) still.push(id);
+    }
+    left = still;
+    if (left.length) await sleep(300);
+  }
+  return left;
+}
+
+// Checks one batch of runs: ids[i]'s call appends `${i}` to file.
+async function checkRuns(a, ids, file, label) {
+  const calls = linesOf(file);
+  const bad = [];
+  const info = { interrupted: 0, reclaimed: 0, handedBack: 0 };
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const r = await a.getRun(id);
+    const evs = await a.allEvents(id, { visibility: ALL });
+    const completedEvents = evs.filter((e) => e.type === 'run.completed').length;
+    const interrupted = evs.some((e) => e.type === 'tool.interrupted');
+    const reasons = evs.filter((e) => e.type === 'run.state_changed').map((e) => e.payload.reason || '');
+    if (reasons.some((x) => x.startsWith('reclaimed'))) info.reclaimed++;
+    if (reasons.some((x) => x.startsWith('handed back'))) info.handedBack++;
+    if (interrupted) info.interrupted++;
+    const ran = calls.filter((l) => l === String(i)).length;
+    const problems = [];
+    if (r.state !== 'completed') problems.push(`state ${r.state} (${JSON.stringify(r.error)})`);
+    if (completedEvents !== 1) problems.push(`${completedEvents} run.completed events`);
+    if (!seqsContiguous(evs)) problems.push(`seqs ${evs.map((e) => e.seq).join(',')}`);
+    if (ran > 1) problems.push(`its call ran ${ran} times`);
+    if (!interrupted && ran !== 1) problems.push(`its call ran ${ran} times, never interrupted`);
+    if (interrupted && !/not repeating/.test(r.summary || '')) problems.push(`interrupted, but the model was not told (summary ${r.summary})`);
+    if (problems.length) bad.push({ id, i, problems });
+  }
+  eq(bad, [], `${label}: each of the ${ids.length} runs completed exactly once, its events stored once (1..n), its call at most once`);
+  console.log(`# ${label}: ${JSON.stringify(info)}`);
+  return info;
+}
+
+await main(`pg_cluster ${phase}`, async () => {
+  if (phase === 'load') {
+    const nodes = [0, 1, 2].map((k) => new Client(token, process.env[`NODE_URL_${k}`], `node${k}`));
+    const ids = [];
+    for (let i = 0; i < N; i += 10) {
+      const batch = await Promise.all(Array.from({ length: Math.min(10, N - i) }, (_, k) =>
+        nodes[(i + k) % 3].start({ goal: `CLUSTER-RUN ${i + k}: CMD{echo ${i + k} >> calls.txt && sleep 1}END` })
+          .then((x) => x.run.run_id)));
+      ids.push(...batch);
+    }
+    fs.writeFileSync(idsFile, JSON.stringify(ids));
+    const watched = ids.slice(0, 6);
+    const streams = await Promise.all(watched.map((id) => nodes[2].stream(id, { visibility: ALL, timeoutMs: 150000 })
+      .catch((e) => ({ error: String(e), events: [] }))));
+    fs.writeFileSync(streamsFile, JSON.stringify(watched.map((id, k) => ({
+      id, end: streams[k].end, error: streams[k].error || null,
+      seqs: streams[k].events.map((e) => (e.data && e.data.seq) || null),
+      ids: streams[k].events.map((e) => e.id) }))));
+    const left = await waitAllEnded(nodes[2], ids, 150000);
+    eq(left, [], `every one of the ${N} runs ended`);
+    return;
+  }
+  const a = new Client(token, process.env.SERVE_URL, 'A');
+  if (phase === 'check') {
+    const ids = JSON.parse(fs.readFileSync(idsFile, 'utf8'));
+    const info = await checkRuns(a, ids, path.join(WS, 'calls.txt'), 'after the SIGKILL');
+    check(info.reclaimed >= 1, 'at least one run was reclaimed from the killed worker and finished elsewhere', info);
+    const streams = JSON.parse(fs.readFileSync(streamsFile, 'utf8'));
+    const badStreams = [];
+    for (const s of streams) {
+      const stored = (await a.allEvents(s.id, { visibility: ALL })).map((e) => e.seq);
+      const inOrder = s.seqs.every((x, k) => x === k + 1);
+      if (s.error || !s.end || !inOrder || JSON.stringify(s.seqs) !== JSON.stringify(stored) ||
+          s.ids.some((x, k) => x !== String(k + 1)))
+        badStreams.push({ id: s.id, error: s.error, end: s.end, seqs: s.seqs, stored });
+    }
+    eq(badStreams, [], 'the SSE clients on a surviving worker saw every event of their runs in order, without gaps, to the end');
+    return;
+  }
+  if (phase === 'approve') {
+    const { run } = await a.start({ goal: 'CLUSTER-RUN approve: CMD{rm -rf gone && echo approved >> approved.txt}END' });
+    const apv = await a.pendingApproval(run.run_id, 30000);
+    const answered = await a.expect(200, 'POST', `/approvals/${apv.approval_id}:approve`, { body: { comment: 'from the API node' } });
+    eq(answered.status, 'approved', 'the approval answered on the API node is approved');
+    const done = await a.waitState(run.run_id, ['completed', 'failed', 'cancelled'], 30000);
+    eq(done.state, 'completed', 'the run held by a worker proceeded after the approval on the API node');
+    eq(linesOf(path.join(WS, 'approved.txt')), ['approved'], 'the approved command ran once');
+    // And a cancel made on the API node stops a run a worker is running.
+    const slow = (await a.start({ goal: 'CLUSTER-RUN cancel: CMD{echo started >> cancel.txt && sleep 30}END' })).run;
+    await waitFor(async () => linesOf(path.join(WS, 'cancel.txt')).length > 0, 'the slow run started its call', 30000);
+    const c = await a.expect(200, 'POST', `/runs/${slow.run_id}:cancel`, { body: { reason: 'from the API node' } });
+    eq(c.state, 'cancelled', 'a cancel on the API node cancelled the run a worker held');
+    return;
+  }
+  must(phase === 'term_load', 'phase is load, check, approve or term_load', phase);
+  const ids = [];
+  for (let i = 0; i < 12; i++)
+    ids.push((await a.start({ goal: `CLUSTER-RUN term ${i}: CMD{echo ${i} >> term_calls.txt && sleep 4}END` })).run.run_id);
+  const left = await waitAllEnded(a, ids, 150000);
+  eq(left, [], 'every run of the SIGTERM batch ended');
+  const info = await checkRuns(a, ids, path.join(WS, 'term_calls.txt'), 'after the SIGTERM');
+  check(info.handedBack >= 1, 'the stopping worker handed runs back, which finished on the other worker', info);
+});
