@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Streaming tool execution (docs/tools.md): a concurrency-safe call starts
+# as soon as its block is complete in the stream. One turn with three Reads
+# and then a text that streams on slowly: the Reads finish before the
+# message ends (the tool.finished trace times against the model.completed
+# event's time), their results come in call order, and the events and
+# records are the same as with LOOM_STREAMING_TOOLS=0. Then a stream cut
+# after the Read blocks and retried: the first attempt's calls ran (a
+# PreToolUse hook saw them) but are never shown — one tool.started /
+# tool.finished per call, one result record each, and the model sees the
+# retried message's results only.
+source "$(dirname "$0")/_lib.sh"
+[ -n "${KEEP_T:-}" ] && trap "" EXIT
+
+mkdir -p "$T/proj"
+for f in a b c; do
+  seq 1 200 | sed "s/^/$f line /" > "$T/proj/$f.txt"
+done
+tail_text=$(printf 'and then the model goes on talking for a while after its calls. %.0s' $(seq 1 6))
+cat > "$T/slow.json" <<JSON
+{"turns": [
+  {"reply": {"text": "Reading three files.", "tool_calls": [
+    {"id": "r1", "name": "Read", "input": {"file_path": "$T/proj/a.txt"}},
+    {"id": "r2", "name": "Read", "input": {"file_path": "$T/proj/b.txt"}},
+    {"id": "r3", "name": "Read", "input": {"file_path": "$T/proj/c.txt"}}],
+    "text_after": "$tail_text"},
+   "chunk_size": 6, "drip_ms": 12},
+  {"reply": {"text": "Done reading."}}
+]}
+JSON
+
+# Milliseconds since the epoch of an event's envelope time.
+ts_ms='(.ts | sub("\\.[0-9]+Z$"; "Z") | fromdate) * 1000 + ((.ts | capture("\\.(?<f>[0-9]+)Z$").f // "0") + "000" | .[0:3] | tonumber)'
+
+# run_slow LABEL [ENV...] — the slow scenario; events in $T/events.LABEL,
+# the session file in $T/session.LABEL.
+run_slow() {
+  local label=$1; shift
+  start_mock "$T/slow.json"
+  use_provider anthropic
+  env "$@" "$LOOM_BIN" -p "read" --permission-mode bypassPermissions --cwd "$T/proj" \
+    --output-format events > "$T/events.$label"
+  cp "$(session_file "$(tail -n 1 "$T/events.$label" | jq -r .payload.session_id)")" "$T/session.$label"
+  cp "$MOCK_LOG" "$T/mock.$label"
+}
+
+run_slow on
+run_slow off LOOM_STREAMING_TOOLS=0
+
+# The first model.completed is the end of the three-Read message.
+msg_end() { jq -s "[.[] | select(.type==\"model.completed\")][0] | $ts_ms" "$T/events.$1"; }
+last_read() { jq -s '[.[] | select(.type=="tool.finished") | .payload.finished_us] | max / 1000 | floor' "$T/events.$1"; }
+first_read() { jq -s '[.[] | select(.type=="tool.finished") | .payload.started_us] | min / 1000 | floor' "$T/events.$1"; }
+end_on=$(msg_end on); read_on=$(last_read on)
+check "on: the three Reads finished ($read_on ms) before the message ended ($end_on ms)" \
+  test "$read_on" -lt "$end_on"
+end_off=$(msg_end off); read_off=$(first_read off)
+check "off: the Reads started ($read_off ms) only after the message ended ($end_off ms)" \
+  test "$read_off" -ge "$((end_off - 1))"
+
+for label in on off; do
+  assert_eq "$label: three Reads finished, shown in call order" \
+    "$(jq -r 'select(.type=="tool.finished") | .payload.call_id' "$T/events.$label" | paste -sd,)" "r1,r2,r3"
+  assert_eq "$label: results recorded in call order" \
+    "$(jq -r 'select(.type=="function_call_result") | .callId' "$T/session.$label" | paste -sd,)" "r1,r2,r3"
+  assert_contains "$label: r2's result is b.txt" \
+    "$(jq -r 'select(.type=="function_call_result" and .callId=="r2") | .output' "$T/session.$label")" "b line 200"
+  assert_eq "$label: the model got the results in call order" \
+    "$(tail -n 1 "$T/mock.$label" | jq -r '[.body.messages[-1].content[] | select(.type=="tool_result") | .tool_use_id] | join(",")')" "r1,r2,r3"
+done
+
+# The same records and the same events, in the same order, on or off:
+# records without their ids and times, events without their times.
+records() {
+  jq -c 'del(.id, .parentId, .timestamp, .sessionId, .cwd, .version, .gitBranch, .uuid, .parentUuid, .requestId, .durationMs, .usage)
+         | walk(if type == "object" then del(.timestamp, .id, .startedAt, .finishedAt, .durationMs) else . end)' "$1"
+}
+events() {
+  jq -c 'select(.type != "token.delta") | [.type, .correlation_id // .payload.call_id // null]' "$1"
+}
+assert_eq "the records are the same on and off" "$(records "$T/session.on")" "$(records "$T/session.off")"
+assert_eq "the events are the same on and off" "$(events "$T/events.on")" "$(events "$T/events.off")"
+assert_eq "the requests to the model are the same on and off" \
+  "$(jq -c '.body.messages' "$T/mock.on" | sed "s/toolu_[A-Za-z0-9_]*//g")" \
+  "$(jq -c '.body.messages' "$T/mock.off" | sed "s/toolu_[A-Za-z0-9_]*//g")"
+
+# --- a message cut after its Read blocks completed, and retried ------------
+long_text=$(printf 'a long tail the stream is cut in the middle of. %.0s' $(seq 1 150))
+cat > "$T/cut.json" <<JSON
+{"turns": [
+  {"reply": {"text": "Reading.", "tool_calls": [
+    {"id": "r1", "name": "Read", "input": {"file_path": "$T/proj/a.txt"}},
+    {"id": "r2", "name": "Read", "input": {"file_path": "$T/proj/b.txt"}}],
+    "text_after": "$long_text"},
+   "chunk_size": 4, "faults": [{"drop_after_bytes": 20000, "times": 1}]},
+  {"reply": {"text": "Done."}}
+]}
+JSON
+# A PreToolUse hook logs every call it governs: the first attempt's Reads
+# went through the pipeline too.
+printf '#!/usr/bin/env bash\njq -r .tool_use_id >> %q\n' "$T/hook.log" > "$T/pre.sh"
+chmod +x "$T/pre.sh"
+cat > "$LOOM_HOME/settings.json" <<JSON
+{"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "$T/pre.sh"}]}]}}
+JSON
+start_mock "$T/cut.json"
+use_provider anthropic
+"$LOOM_BIN" -p "read" --permission-mode bypassPermissions --cwd "$T/proj" \
+  --output-format events > "$T/events.cut"
+file=$(session_file "$(tail -n 1 "$T/events.cut" | jq -r .payload.session_id)")
+assert_eq "cut: the stream was retried once" \
+  "$(jq -r 'select(.type=="stream.restarted") | .payload.reason' "$T/events.cut" | paste -sd,)" "retry"
+assert_eq "cut: the first attempt's calls ran (the hook saw each twice)" \
+  "$(sort "$T/hook.log" | paste -sd,)" "r1,r1,r2,r2"
+assert_eq "cut: one tool.started per call" \
+  "$(jq -r 'select(.type=="tool.started") | .payload.call_id' "$T/events.cut" | paste -sd,)" "r1,r2"
+assert_eq "cut: one tool.finished per call" \
+  "$(jq -r 'select(.type=="tool.finished") | .payload.call_id' "$T/events.cut" | paste -sd,)" "r1,r2"
+check "cut: no tool event before the restart" \
+  jq -se '([.[] | .type] | index("stream.restarted")) < ([.[] | .type] | index("tool.started"))' "$T/events.cut"
+assert_eq "cut: one result record per call" \
+  "$(jq -r 'select(.type=="function_call_result") | .callId' "$file" | paste -sd,)" "r1,r2"
+assert_eq "cut: the model saw two results" \
+  "$(tail -n 1 "$MOCK_LOG" | jq -r '[.body.messages[-1].content[] | select(.type=="tool_result") | .tool_use_id] | join(",")')" "r1,r2"
+finish
