@@ -32,42 +32,29 @@ JSON
 # Milliseconds since the epoch of an event's envelope time.
 ts_ms='(.ts | sub("\\.[0-9]+Z$"; "Z") | fromdate) * 1000 + ((.ts | capture("\\.(?<f>[0-9]+)Z$").f // "0") + "000" | .[0:3] | tonumber)'
 
-# run_slow LABEL [ENV...] — the slow scenario; events in $T/events.LABEL,
-# the session file in $T/session.LABEL.
+# run_slow LABEL [ENV...] — the slow scenario on $provider; events in
+# $T/events.LABEL, the session file in $T/session.LABEL.
 run_slow() {
   local label=$1; shift
   start_mock "$T/slow.json"
-  use_provider anthropic
+  use_provider "$provider"
   env "$@" "$LOOM_BIN" -p "read" --permission-mode bypassPermissions --cwd "$T/proj" \
     --output-format events > "$T/events.$label"
   cp "$(session_file "$(tail -n 1 "$T/events.$label" | jq -r .payload.session_id)")" "$T/session.$label"
   cp "$MOCK_LOG" "$T/mock.$label"
 }
-
-run_slow on
-run_slow off LOOM_STREAMING_TOOLS=0
+# The call ids of the tool results the model got in the last request.
+results_sent() {
+  case "$provider" in
+    anthropic) tail -n 1 "$1" | jq -r '[.body.messages[-1].content[] | select(.type=="tool_result") | .tool_use_id] | join(",")' ;;
+    openai-responses) tail -n 1 "$1" | jq -r '[.body.input[] | select(.type=="function_call_output") | .call_id] | join(",")' ;;
+  esac
+}
 
 # The first model.completed is the end of the three-Read message.
 msg_end() { jq -s "[.[] | select(.type==\"model.completed\")][0] | $ts_ms" "$T/events.$1"; }
 last_read() { jq -s '[.[] | select(.type=="tool.finished") | .payload.finished_us] | max / 1000 | floor' "$T/events.$1"; }
 first_read() { jq -s '[.[] | select(.type=="tool.finished") | .payload.started_us] | min / 1000 | floor' "$T/events.$1"; }
-end_on=$(msg_end on); read_on=$(last_read on)
-check "on: the three Reads finished ($read_on ms) before the message ended ($end_on ms)" \
-  test "$read_on" -lt "$end_on"
-end_off=$(msg_end off); read_off=$(first_read off)
-check "off: the Reads started ($read_off ms) only after the message ended ($end_off ms)" \
-  test "$read_off" -ge "$((end_off - 1))"
-
-assert_eq "on: three Reads finished, shown in call order" \
-  "$(jq -r 'select(.type=="tool.finished") | .payload.call_id' "$T/events.on" | paste -sd,)" "r1,r2,r3"
-for label in on off; do
-  assert_eq "$label: results recorded in call order" \
-    "$(jq -r 'select(.type=="function_call_result") | .callId' "$T/session.$label" | paste -sd,)" "r1,r2,r3"
-  assert_contains "$label: r2's result is b.txt" \
-    "$(jq -r 'select(.type=="function_call_result" and .callId=="r2") | .output' "$T/session.$label")" "b line 200"
-  assert_eq "$label: the model got the results in call order" \
-    "$(tail -n 1 "$T/mock.$label" | jq -r '[.body.messages[-1].content[] | select(.type=="tool_result") | .tool_use_id] | join(",")')" "r1,r2,r3"
-done
 
 # The same records and the same events, on or off: records without their
 # ids and times; events without their times, the tool events of a parallel
@@ -78,12 +65,34 @@ events() {
          | if (.type | startswith("tool.")) then "tool" else [.type, .correlation_id] end' "$1" | uniq
 }
 tool_events() { jq -c 'select(.type | startswith("tool.")) | [.type, .payload.call_id]' "$1" | sort; }
-assert_eq "the records are the same on and off" "$(records "$T/session.on")" "$(records "$T/session.off")"
-assert_eq "the events are the same on and off" "$(events "$T/events.on")" "$(events "$T/events.off")"
-assert_eq "the tool events are the same on and off" "$(tool_events "$T/events.on")" "$(tool_events "$T/events.off")"
-assert_eq "the requests to the model are the same on and off" \
-  "$(jq -c '.body.messages' "$T/mock.on" | sed "s/toolu_[A-Za-z0-9_]*//g")" \
-  "$(jq -c '.body.messages' "$T/mock.off" | sed "s/toolu_[A-Za-z0-9_]*//g")"
+
+# Anthropic reports a tool block's end (content_block_stop), the Responses
+# API a function_call item's (response.output_item.done).
+for provider in anthropic openai-responses; do
+  p=$provider
+  run_slow on
+  run_slow off LOOM_STREAMING_TOOLS=0
+  end_on=$(msg_end on); read_on=$(last_read on)
+  check "$p on: the three Reads finished ($read_on ms) before the message ended ($end_on ms)" \
+    test "$read_on" -lt "$end_on"
+  end_off=$(msg_end off); read_off=$(first_read off)
+  check "$p off: the Reads started ($read_off ms) only after the message ended ($end_off ms)" \
+    test "$read_off" -ge "$((end_off - 1))"
+  assert_eq "$p on: three Reads finished, shown in call order" \
+    "$(jq -r 'select(.type=="tool.finished") | .payload.call_id' "$T/events.on" | paste -sd,)" "r1,r2,r3"
+  for label in on off; do
+    assert_eq "$p $label: results recorded in call order" \
+      "$(jq -r 'select(.type=="function_call_result") | .callId' "$T/session.$label" | paste -sd,)" "r1,r2,r3"
+    assert_contains "$p $label: r2's result is b.txt" \
+      "$(jq -r 'select(.type=="function_call_result" and .callId=="r2") | .output' "$T/session.$label")" "b line 200"
+    assert_eq "$p $label: the model got the results in call order" "$(results_sent "$T/mock.$label")" "r1,r2,r3"
+  done
+  assert_eq "$p: the records are the same on and off" "$(records "$T/session.on")" "$(records "$T/session.off")"
+  assert_eq "$p: the events are the same on and off" "$(events "$T/events.on")" "$(events "$T/events.off")"
+  assert_eq "$p: the tool events are the same on and off" "$(tool_events "$T/events.on")" "$(tool_events "$T/events.off")"
+  assert_eq "$p: the requests to the model are the same on and off" \
+    "$(jq -c '.body.messages // .body.input' "$T/mock.on")" "$(jq -c '.body.messages // .body.input' "$T/mock.off")"
+done
 
 # --- a message cut after its Read blocks completed, and retried ------------
 long_text=$(printf 'a long tail the stream is cut in the middle of. %.0s' $(seq 1 150))
