@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/streaming_tools.sh BUILD — streaming tool execution (docs/tools.md):
 # the wall time of a `loom -p` run against mockllm whose first reply has
-# three Reads of large files and then a text that streams on slowly, with
+# three Reads of large files (23 MB each, BENCH_STREAMING_LINES lines) and
+# then a text that streams on slowly, with
 # the feature on and with LOOM_STREAMING_TOOLS=0 (median of N runs each).
 # On, the Reads run while the text streams; off, after it. Figures only.
 set -euo pipefail
@@ -14,7 +15,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 export no_proxy='*' LOOM_HOME="$t/home"
 mkdir -p "$t/proj" "$LOOM_HOME"
 for f in a b c; do
-  awk -v f="$f" 'BEGIN { for (i = 0; i < 2000; i++) { printf "%s line %d ", f, i; for (j = 0; j < 150; j++) printf "xxxxxxxxxx"; print "" } }' > "$t/proj/$f.txt"
+  awk -v f="$f" -v n="${BENCH_STREAMING_LINES:-200000}" 'BEGIN { for (i = 0; i < n; i++) { printf "%s line %d ", f, i; for (j = 0; j < 10; j++) printf "xxxxxxxxxx"; print "" } }' > "$t/proj/$f.txt"
 done
 tail_text=$(printf 'the model goes on talking after its calls. %.0s' $(seq 1 8))
 cat > "$t/s.json" <<JSON
