@@ -101,8 +101,12 @@ void loop_early_tool_call(loop_early *e, const tool_registry *reg, tool_ctx *ctx
 void loop_early_discard(loop_early *e);
 /* The whole reply's calls: the outcomes of the first ones, which started
  * early, moved into outs[0..k); returns k (0 when the reply does not begin
- * with them, which are then discarded). */
+ * with them, which are then discarded). The jobs stay, for
+ * loop_early_release, until loop_early_discard. */
 size_t loop_early_take(loop_early *e, const tool_call *calls, size_t n, tool_outcome *outs);
+/* The events and side records early call k held back, sent now through
+ * ctx (between its tool.started and tool.finished). */
+void loop_early_release(loop_early *e, size_t k, tool_ctx *ctx);
 void loop_early_free(loop_early *e);
 
 /* --- loop_usage.c: accounting ---------------------------------------------- */

@@ -102,8 +102,10 @@ int loop_run_tools(loop_state *st, const msg_message *reply, const char *message
     size_t early = loop_early_take(&st->early, calls, n, outs);
     for (size_t i = 0; i < early; i++) {
         obs_start(&octx, i, &calls[i]);
+        loop_early_release(&st->early, i, io->tools);
         obs_finish(&octx, i, &calls[i], &outs[i]);
     }
+    loop_early_discard(&st->early);
     tool_batch_finish(st->p.tools, calls, n, early, io->tools, &obs, outs);
     heartbeat_set_act(io->heartbeat, false);
     if (io->act_running)

@@ -108,7 +108,14 @@ cat > "$T/cut.json" <<JSON
 JSON
 # A PreToolUse hook logs every call it governs: the first attempt's Reads
 # went through the pipeline too.
-printf '#!/usr/bin/env bash\njq -r .tool_use_id >> %q\n' "$T/hook.log" > "$T/pre.sh"
+# Its systemMessage is a warning the run shows: the first attempt's are
+# held back with their calls and dropped.
+cat > "$T/pre.sh" <<SH
+#!/usr/bin/env bash
+id=\$(jq -r .tool_use_id)
+echo "\$id" >> "$T/hook.log"
+printf '{"systemMessage": "hook saw %s"}' "\$id"
+SH
 chmod +x "$T/pre.sh"
 cat > "$LOOM_HOME/settings.json" <<JSON
 {"hooks": {"PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "$T/pre.sh"}]}]}}
@@ -128,6 +135,12 @@ assert_eq "cut: one tool.finished per call" \
   "$(jq -r 'select(.type=="tool.finished") | .payload.call_id' "$T/events.cut" | paste -sd,)" "r1,r2"
 check "cut: no tool event before the restart" \
   jq -se '([.[] | .type] | index("stream.restarted")) < ([.[] | .type] | index("tool.started"))' "$T/events.cut"
+assert_eq "cut: each call's hook warning shown once, between its tool.started and tool.finished" \
+  "$(jq -r 'if .type=="tool.started" or .type=="tool.finished" then "\(.type):\(.payload.call_id)"
+            elif .type=="warning.emitted" and (.payload | tostring | test("hook saw")) then
+              "warning:" + (.payload | tostring | capture("hook saw (?<id>r[0-9])").id)
+            else empty end' "$T/events.cut" | paste -sd,)" \
+  "tool.started:r1,warning:r1,tool.finished:r1,tool.started:r2,warning:r2,tool.finished:r2"
 assert_eq "cut: one result record per call" \
   "$(jq -r 'select(.type=="function_call_result") | .callId' "$file" | paste -sd,)" "r1,r2"
 assert_eq "cut: the model saw two results" \
