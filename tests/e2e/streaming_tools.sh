@@ -10,7 +10,6 @@
 # tool.finished per call, one result record each, and the model sees the
 # retried message's results only.
 source "$(dirname "$0")/_lib.sh"
-[ -n "${KEEP_T:-}" ] && trap "" EXIT
 
 mkdir -p "$T/proj"
 for f in a b c; do
