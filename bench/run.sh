@@ -120,3 +120,7 @@ done | tee -a "$root/bench/results/print.txt"
 # (bench/startup.sh; give it a second build folder to compare two commits)
 echo | tee -a "$root/bench/results/print.txt"
 bash "$root/bench/startup.sh" "$build" | tee -a "$root/bench/results/print.txt"
+
+# --- streaming tool execution: 3 Reads + slow text, on vs off ---------------
+echo | tee -a "$root/bench/results/print.txt"
+bash "$root/bench/streaming_tools.sh" "$build" | tee -a "$root/bench/results/print.txt"

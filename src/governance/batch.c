@@ -39,9 +39,9 @@ static void *slot_thread(void *arg)
     return NULL;
 }
 
-static bool is_concurrency_safe(const tool_registry *reg, const tool_call *call)
+bool tool_is_concurrency_safe(const tool_registry *reg, const char *name)
 {
-    const tool_def *def = tool_registry_find(reg, call->name);
+    const tool_def *def = tool_registry_find(reg, name);
     return def && def->concurrency_safe;
 }
 
@@ -65,11 +65,17 @@ static void run_parallel(slot *slots, size_t n)
 void tool_batch_run(const tool_registry *reg, const tool_call *calls, size_t n, tool_ctx *ctx,
                     const pipeline_observer *obs, tool_outcome *outcomes)
 {
+    tool_batch_finish(reg, calls, n, 0, ctx, obs, outcomes);
+}
+
+void tool_batch_finish(const tool_registry *reg, const tool_call *calls, size_t n, size_t done,
+                       tool_ctx *ctx, const pipeline_observer *obs, tool_outcome *outcomes)
+{
     slot *slots = xcalloc(n ? n : 1, sizeof *slots);
     for (size_t i = 0; i < n; i++)
         slots[i] = (slot){reg, &calls[i], ctx, obs, i, &outcomes[i]};
     bool stopped = false;
-    for (size_t i = 0; i < n;) {
+    for (size_t i = done; i < n;) {
         for (size_t k = 0; k < i && !stopped; k++)
             stopped = outcomes[k].stop;
         if (stopped) {
@@ -85,7 +91,7 @@ void tool_batch_run(const tool_registry *reg, const tool_call *calls, size_t n, 
             continue;
         }
         size_t j = i;
-        while (j < n && is_concurrency_safe(reg, &calls[j]))
+        while (j < n && tool_is_concurrency_safe(reg, calls[j].name))
             j++;
         if (j - i >= 2) {
             run_parallel(&slots[i], j - i);

@@ -68,6 +68,14 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
  * "interrupted" results. */
 void tool_batch_run(const tool_registry *reg, const tool_call *calls, size_t n, tool_ctx *ctx,
                     const pipeline_observer *obs, tool_outcome *outcomes);
+/* The rest of a batch whose first `done` calls already ran (the loop
+ * started them while the reply streamed, docs/tools.md): outcomes[0..done)
+ * are theirs, and a hook that stopped the run in one of them stops the
+ * rest as it would within one batch. */
+void tool_batch_finish(const tool_registry *reg, const tool_call *calls, size_t n, size_t done,
+                       tool_ctx *ctx, const pipeline_observer *obs, tool_outcome *outcomes);
+/* Whether calls to this tool may run beside others (its own flag). */
+bool tool_is_concurrency_safe(const tool_registry *reg, const char *name);
 
 /* An input a hook rewrote outside a call (SubagentStart's updatedInput
  * for the Agent call that spawns it) checked as the pipeline checks a

@@ -362,6 +362,7 @@ typedef struct block_state {
     loom_str signature;
     char *id, *name, *data;
     json_t *input;       /* tool_use input given whole in content_block_start */
+    bool completed;      /* content_block_stop seen: on_tool_call was called */
 } block_state;
 
 struct provider_decoder {
@@ -587,6 +588,25 @@ static void build_message(provider_decoder *d)
     d->out->usage.raw = d->raw_usage ? json_incref(d->raw_usage) : json_object();
 }
 
+/* content_block_stop: a tool_use block's input is whole, so the loop may
+ * start the call while the rest of the message streams. */
+static int on_block_stop(provider_decoder *d, const json_t *ev, loom_error *err)
+{
+    block_state *b = block_at(d, json_get_int(ev, "index", -1), err);
+    if (!b)
+        return -1;
+    if (!b->known || b->kind != MSG_BLOCK_TOOL_USE || b->completed || !d->sink ||
+        !d->sink->on_tool_call)
+        return 0;
+    b->completed = true;
+    json_t *input = b->text.len ? parse_tool_input(&b->text)
+                    : b->input  ? json_incref(b->input)
+                                : json_object();
+    d->sink->on_tool_call(d->sink->ctx, b->id, b->name, input);
+    json_decref(input);
+    return 0;
+}
+
 static int anthropic_decoder_event(provider_decoder *d, const sse_event *ev, loom_error *err)
 {
     loom_error perr;
@@ -612,6 +632,8 @@ static int anthropic_decoder_event(provider_decoder *d, const sse_event *ev, loo
         rc = on_block_start(d, doc, err);
     } else if (!strcmp(type, "content_block_delta")) {
         rc = on_block_delta(d, doc, err);
+    } else if (!strcmp(type, "content_block_stop")) {
+        rc = on_block_stop(d, doc, err);
     } else if (!strcmp(type, "message_delta")) {
         set_stop(d->out, json_get_str(json_get_obj(doc, "delta"), "stop_reason", NULL));
         usage_merge(d, json_get_obj(doc, "usage"));
@@ -626,7 +648,7 @@ static int anthropic_decoder_event(provider_decoder *d, const sse_event *ev, loo
                             json_get_str(e, "message", NULL), err);
         rc = -1;
     }
-    /* ping, content_block_stop and event types added later need no action. */
+    /* ping and event types added later need no action. */
     json_decref(doc);
     return rc;
 }

@@ -227,6 +227,7 @@ typedef struct resp_item {
     int64_t summary_index;
     bool refusal;
     bool announced;
+    bool completed;      /* function_call: on_tool_call was called */
 } resp_item;
 
 struct provider_decoder {
@@ -319,6 +320,24 @@ static void announce(provider_decoder *d, resp_item *it)
     it->announced = true;
     if (d->sink.on_tool_use)
         d->sink.on_tool_use(d->sink.ctx, it->call_id ? it->call_id : "", it->name);
+}
+
+/* output_item.done of a function_call: its arguments are whole, so the
+ * loop may start the call while the rest of the response streams. The id
+ * is the one the final message will carry (an item without one is left to
+ * the message end). */
+static void report_complete(provider_decoder *d, resp_item *it)
+{
+    if (it->completed || !d->sink.on_tool_call || !it->type ||
+        strcmp(it->type, "function_call") != 0 || !it->name)
+        return;
+    const char *id = it->call_id && *it->call_id ? it->call_id : it->id;
+    if (!id || !*id)
+        return;
+    it->completed = true;
+    json_t *input = oai_tool_input(it->args.ptr, it->args.len);
+    d->sink.on_tool_call(d->sink.ctx, id, it->name, input);
+    json_decref(input);
 }
 
 /* Takes what a whole item says (output_item.added / .done, or an entry of
@@ -488,8 +507,10 @@ static int handle(provider_decoder *d, const char *type, const oai_event *e, loo
         resp_item *it = item_for(d, json_object_get(item, "id"),
                                  json_object_get(root, "output_index"), esc);
         apply_item(d, it, item, esc);
-        if (strcmp(type, "response.output_item.done") == 0)
+        if (strcmp(type, "response.output_item.done") == 0) {
             show_item(d, it);
+            report_complete(d, it);
+        }
     } else if (strcmp(type, "response.output_text.delta") == 0 ||
                strcmp(type, "response.refusal.delta") == 0) {
         resp_item *it = item_for(d, json_object_get(root, "item_id"),

@@ -64,6 +64,11 @@ typedef struct provider_stream_sink {
     /* The attempt failed and will be retried after delay_s: whatever was
      * streamed in this attempt is void and will be sent again. */
     void (*on_retry)(void *ctx, int attempt, double delay_s, const loom_error *why);
+    /* A tool call's block is complete in the stream: its id, name and
+     * input (borrowed for the call; the same input the whole reply will
+     * carry) are final, though the message may still fail or be retried.
+     * Called once per call, in the reply's call order. */
+    void (*on_tool_call)(void *ctx, const char *id, const char *name, const json_t *input);
 } provider_stream_sink;
 
 /* What an encoder produces: the full URL, headers and body. */

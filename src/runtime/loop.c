@@ -37,14 +37,24 @@ void loop_emit(loop_io *io, loom_event_type type, loom_visibility vis, const cha
 
 /* --- model call sink ------------------------------------------------------ */
 
+/* The sink's ctx is the run's loop_state. */
 static void on_text(void *ctx, const char *d, size_t n)
 {
-    loop_emit(ctx, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("text", d, n));
+    loop_state *st = ctx;
+    loop_emit(st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("text", d, n));
 }
 
 static void on_thinking(void *ctx, const char *d, size_t n)
 {
-    loop_emit(ctx, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("reasoning", d, n));
+    loop_state *st = ctx;
+    loop_emit(st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL,
+              event_token_delta("reasoning", d, n));
+}
+
+static void on_tool_call(void *ctx, const char *id, const char *name, const json_t *input)
+{
+    loop_state *st = ctx;
+    loop_early_tool_call(&st->early, st->p.tools, st->io->tools, id, name, input);
 }
 
 /* Every way a model call starts over tells the surfaces, so a consumer
@@ -57,9 +67,12 @@ static void stream_restarted(loop_io *io, const char *reason, int attempt, const
 
 static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *why)
 {
-    loop_emit(ctx, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+    loop_state *st = ctx;
+    /* What this attempt streamed is void, its early tool calls too. */
+    loop_early_discard(&st->early);
+    loop_emit(st->io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
               event_warning_model_retry(why->message, why->code, attempt, delay_s));
-    stream_restarted(ctx, "retry", attempt, why->message);
+    stream_restarted(st->io, "retry", attempt, why->message);
 }
 
 void loop_queue_reminder(loop_state *st, const char *text)
@@ -143,6 +156,7 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
     st->out = out;
     st->cfg = *p->provider; /* shallow: only .model is swapped, never freed here */
     st->max_turns = p->max_turns > 0 ? p->max_turns : LOOP_DEFAULT_MAX_TURNS;
+    loop_early_init(&st->early);
     bool fresh = transcript_leaf(io->t) == NULL;
     /* A "+500k" in the prompt sets the token budget (seed 000); where the
      * configuration set one too, the smaller binds — a repository's
@@ -394,14 +408,20 @@ static loop_step model_failed(loop_state *st, const loom_error *err)
 
 static loop_step call_model(loop_state *st, loop_turn *t)
 {
-    provider_stream_sink sink = {.ctx = st->io, .on_text = on_text, .on_thinking = on_thinking,
-                             .on_retry = on_retry};
+    provider_stream_sink sink = {.ctx = st, .on_text = on_text, .on_thinking = on_thinking,
+                                 .on_retry = on_retry, .on_tool_call = on_tool_call};
     loom_error err;
     loom_error_clear(&err);
+    loop_early_discard(&st->early); /* none left over from a reply never acted on */
     int rc = provider_port_complete(&st->io->model, &st->cfg, &t->req, &sink, st->io->cancel,
                                     &t->resp, &err);
-    if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG)
+    if (rc != 0)
+        loop_early_discard(&st->early); /* a failed message's calls are never shown */
+    if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG) {
         rc = resend_compacted(st, t, &sink, &err);
+        if (rc != 0)
+            loop_early_discard(&st->early);
+    }
     msg_request_free(&t->req);
     return rc == 0 ? STEP_NEXT : model_failed(st, &err);
 }
@@ -419,9 +439,9 @@ static int record_reply(loop_state *st, loop_turn *t, char **message_id, loom_er
         for (size_t b = 0; b < resp->message.n_blocks; b++) {
             const msg_block *blk = &resp->message.blocks[b];
             if (blk->kind == MSG_BLOCK_THINKING && blk->text && *blk->text)
-                on_thinking(st->io, blk->text, strlen(blk->text));
+                on_thinking(st, blk->text, strlen(blk->text));
             else if (blk->kind == MSG_BLOCK_TEXT && blk->text && *blk->text)
-                on_text(st->io, blk->text, strlen(blk->text));
+                on_text(st, blk->text, strlen(blk->text));
         }
     }
     loop_count_reply(st, resp);
@@ -554,6 +574,7 @@ static void run_end(loop_state *st)
 
 static void run_free(loop_state *st)
 {
+    loop_early_free(&st->early);
     free(st->last_call_sig);
     free(st->last_working);
     str_free(&st->reminders);

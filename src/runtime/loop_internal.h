@@ -4,11 +4,23 @@
 #ifndef LOOM_RUNTIME_LOOP_INTERNAL_H
 #define LOOM_RUNTIME_LOOP_INTERNAL_H
 
+#include <pthread.h>
+
 #include "base/str.h"
 #include "context/control.h"
+#include "governance/pipeline.h"
 #include "hooks/run.h"
 #include "runtime/loop.h"
 #include "runtime/loop_context.h"
+
+/* Tool calls started while the reply streams (loop_early.c). */
+typedef struct loop_early_job loop_early_job;
+typedef struct loop_early {
+    bool enabled;              /* LOOM_STREAMING_TOOLS is not 0 */
+    bool closed;               /* an unsafe call was seen: the rest wait for the end */
+    loop_early_job **jobs;     /* in call order: the reply's first calls */
+    size_t n, cap;
+} loop_early;
 
 typedef struct loop_state {
     /* The run. */
@@ -32,6 +44,7 @@ typedef struct loop_state {
     context_state *cs;
     context_state own_context;
     loop_context ctx;
+    loop_early early;          /* the model call in hand's early tool calls */
 } loop_state;
 
 /* What one turn carries from step to step. */
@@ -76,6 +89,25 @@ void loop_fire_final_stop(loop_state *st);
 /* Runs the reply's tool calls and records each result in call order. */
 int loop_run_tools(loop_state *st, const msg_message *reply, const char *message_id,
                    char **hook_stop, const char **stop_event, loom_error *err);
+
+/* --- loop_early.c: calls started while the reply streams ----------------- */
+
+void loop_early_init(loop_early *e);
+/* A call's block is complete: a concurrency-safe one starts now, silently,
+ * unless an unsafe call came first. */
+void loop_early_tool_call(loop_early *e, const tool_registry *reg, tool_ctx *ctx,
+                          const char *id, const char *name, const json_t *input);
+/* The attempt failed or will be retried: its calls are joined, unseen. */
+void loop_early_discard(loop_early *e);
+/* The whole reply's calls: the outcomes of the first ones, which started
+ * early, moved into outs[0..k); returns k (0 when the reply does not begin
+ * with them, which are then discarded). The jobs stay, for
+ * loop_early_release, until loop_early_discard. */
+size_t loop_early_take(loop_early *e, const tool_call *calls, size_t n, tool_outcome *outs);
+/* The events and side records early call k held back, sent now through
+ * ctx (between its tool.started and tool.finished). */
+void loop_early_release(loop_early *e, size_t k, tool_ctx *ctx);
+void loop_early_free(loop_early *e);
 
 /* --- loop_usage.c: accounting ---------------------------------------------- */
 

@@ -77,8 +77,10 @@ int loop_run_tools(loop_state *st, const msg_message *reply, const char *message
     size_t n = 0;
     for (size_t i = 0; i < reply->n_blocks; i++)
         n += reply->blocks[i].kind == MSG_BLOCK_TOOL_USE;
-    if (n == 0)
+    if (n == 0) {
+        loop_early_discard(&st->early);
         return 0;
+    }
     tool_call *calls = xcalloc(n, sizeof *calls);
     tool_outcome *outs = xcalloc(n, sizeof *outs);
     size_t k = 0;
@@ -95,7 +97,16 @@ int loop_run_tools(loop_state *st, const msg_message *reply, const char *message
     if (io->act_running)
         atomic_store(io->act_running, true);
     heartbeat_set_act(io->heartbeat, true);
-    tool_batch_run(st->p.tools, calls, n, io->tools, &obs, outs);
+    /* The calls that started while the reply streamed are shown now, in
+     * call order, as if they had run here; the rest run as a batch. */
+    size_t early = loop_early_take(&st->early, calls, n, outs);
+    for (size_t i = 0; i < early; i++) {
+        obs_start(&octx, i, &calls[i]);
+        loop_early_release(&st->early, i, io->tools);
+        obs_finish(&octx, i, &calls[i], &outs[i]);
+    }
+    loop_early_discard(&st->early);
+    tool_batch_finish(st->p.tools, calls, n, early, io->tools, &obs, outs);
     heartbeat_set_act(io->heartbeat, false);
     if (io->act_running)
         atomic_store(io->act_running, false);

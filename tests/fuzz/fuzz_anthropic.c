@@ -20,9 +20,18 @@ static int on_event(void *p, const sse_event *ev)
 
 static void on_text(void *p, const char *d, size_t n) { (void)p; (void)d; (void)n; }
 
+/* A complete tool call's input must be a JSON object whatever came. */
+static void on_tool_call(void *p, const char *id, const char *name, const json_t *input)
+{
+    (void)p;
+    if (!id || !name || !json_is_object(input))
+        __builtin_trap();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    provider_stream_sink sink = {.on_text = on_text, .on_thinking = on_text};
+    provider_stream_sink sink = {.on_text = on_text, .on_thinking = on_text,
+                                 .on_tool_call = on_tool_call};
     msg_response resp = {0};
     ctx c = {.dec = anthropic_codec.decoder_new(&resp, &sink)};
     sse_parser *p = sse_parser_new(on_event, &c);

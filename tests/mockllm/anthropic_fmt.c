@@ -113,6 +113,9 @@ static json_t *anth_message(const mock_render *r)
                                         tool_input(&rep->calls[i])));
         free(id);
     }
+    if (rep->text_after)
+        json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text",
+                                                 rep->text_after));
     char *id = xprintf("msg_mock_%lu", r->reqno);
     json_t *msg = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:n, s:o}", "id", id,
                             "type", "message", "role", "assistant", "model",
@@ -216,6 +219,11 @@ static void anth_stream(const mock_render *r, mock_events *ev)
                                          "partial_json", ""));
         chunked_deltas(ev, index, "input_json_delta", "partial_json",
                        rep->calls[i].arguments, r->chunk_size);
+        block_stop(ev, index++);
+    }
+    if (rep->text_after) {
+        block_start(ev, index, json_pack("{s:s, s:s}", "type", "text", "text", ""));
+        chunked_deltas(ev, index, "text_delta", "text", rep->text_after, r->chunk_size);
         block_stop(ev, index++);
     }
     add_event(ev, "message_delta",

@@ -93,6 +93,10 @@ typedef struct {
 
 typedef struct {
     const char *text;        /* NULL when the reply has no "text" */
+    /* A second text block (Responses: message item) after the tool calls,
+     * a model that calls tools and goes on talking; NULL when not given.
+     * The Chat format does not send it. */
+    const char *text_after;
     const char *thinking;    /* NULL when there is no thinking */
     const char *signature;   /* always set when thinking is */
     mock_tool_call *calls;

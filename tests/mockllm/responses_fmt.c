@@ -125,6 +125,16 @@ static json_t *output_items(const mock_render *r)
         free(id);
         free(call);
     }
+    if (rep->text_after) {
+        char *id = xprintf("msg_mock_%lu_%zu", r->reqno, k++);
+        json_array_append_new(
+            items, json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:[], s:[], s:s}]}", "id",
+                             id, "type", "message", "status",
+                             incomplete(r) ? "incomplete" : "completed", "role",
+                             "assistant", "content", "type", "output_text",
+                             "annotations", "logprobs", "text", rep->text_after));
+        free(id);
+    }
     return items;
 }
 

@@ -228,7 +228,8 @@ static int parse_usage(vctx *v, const char *where, const json_t *u)
 static int parse_reply(vctx *v, const char *where, const json_t *r, mock_reply *out)
 {
     static const char *const keys[] = {"text", "thinking", "thinking_signature",
-                                       "tool_calls", "stop_reason", "usage", NULL};
+                                       "tool_calls", "text_after", "stop_reason",
+                                       "usage", NULL};
     static const char *const stops[] = {"end_turn", "tool_use", "max_tokens",
                                         "stop_sequence", "pause_turn", "refusal",
                                         NULL};
@@ -238,6 +239,7 @@ static int parse_reply(vctx *v, const char *where, const json_t *r, mock_reply *
     if (check_keys(v, where, r, keys) || get_str(v, where, r, "text", &out->text) ||
         get_str(v, where, r, "thinking", &out->thinking) ||
         get_str(v, where, r, "thinking_signature", &out->signature) ||
+        get_str(v, where, r, "text_after", &out->text_after) ||
         get_str(v, where, r, "stop_reason", &out->stop_reason))
         return -1;
     if (template_is(out->text)) {

@@ -19,6 +19,7 @@
 
 typedef struct seen {
     loom_str text, thinking, tools;
+    loom_str complete; /* on_tool_call: "id/name=input;" */
 } seen;
 
 static void on_text(void *c, const char *d, size_t n) { str_append(&((seen *)c)->text, d, n); }
@@ -30,8 +31,15 @@ static void on_tool(void *c, const char *id, const char *name)
 {
     str_printf(&((seen *)c)->tools, "%s/%s;", id, name);
 }
+static void on_tool_call(void *c, const char *id, const char *name, const json_t *input)
+{
+    char *in = json_dump_compact(input);
+    str_printf(&((seen *)c)->complete, "%s/%s=%s;", id, name, in);
+    free(in);
+}
 static void seen_free(seen *s)
 {
+    str_free(&s->complete);
     str_free(&s->text);
     str_free(&s->thinking);
     str_free(&s->tools);
@@ -53,7 +61,7 @@ static int decode(const char *sse, size_t len, size_t piece, msg_response *out, 
                   loom_error *err)
 {
     provider_stream_sink sink = {.ctx = s, .on_text = on_text, .on_thinking = on_thinking,
-                             .on_tool_use = on_tool};
+                             .on_tool_use = on_tool, .on_tool_call = on_tool_call};
     memset(out, 0, sizeof *out);
     loom_error_clear(err);
     feed_ctx f = {.dec = anthropic_codec.decoder_new(out, s ? &sink : NULL), .err = err};
@@ -157,6 +165,17 @@ static void test_stream_decodes_everything(void **state)
     assert_string_equal(r.message.blocks[1].text, "Héllo ✓");
     assert_int_equal(r.message.blocks[2].kind, MSG_BLOCK_TOOL_USE);
     assert_string_equal(r.message.blocks[3].name, "Read");
+    /* Each tool block reported complete at its content_block_stop, in
+     * order, with the very input the whole reply carries. */
+    char *a = json_dump_compact(r.message.blocks[2].input);
+    char *b = json_dump_compact(r.message.blocks[3].input);
+    loom_str want = LOOM_STR_INIT;
+    str_printf(&want, "toolu_A/Bash=%s;toolu_B/Read=%s;", a, b);
+    assert_string_equal(str_cstr(&seen_.complete), want.ptr);
+    assert_string_equal(b, "{\"file_path\":\"/a\"}");
+    free(a);
+    free(b);
+    str_free(&want);
     assert_int_equal(r.stop_reason, LOOM_STOP_TOOL_USE);
     assert_string_equal(r.stop_reason_raw, "tool_use");
     assert_string_equal(r.response_id, "msg_01");
@@ -233,6 +252,33 @@ static void test_truncated_stream_is_retryable(void **state)
     assert_true(err.retryable);
     assert_int_equal(r.message.n_blocks, 0); /* nothing half-built is handed out */
     msg_response_free(&r);
+    str_free(&s);
+}
+
+/* A repeated content_block_stop reports the call once; a text block's
+ * stop reports none. */
+static void test_tool_call_reported_once(void **state)
+{
+    (void)state;
+    loom_str s = LOOM_STR_INIT;
+    ev(&s, "message_start", START);
+    ev(&s, "content_block_start",
+       "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\","
+       "\"text\":\"x\"}}");
+    ev(&s, "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
+    ev(&s, "content_block_start",
+       "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\","
+       "\"id\":\"t1\",\"name\":\"Read\",\"input\":{\"file_path\":\"/b\"}}}");
+    ev(&s, "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}");
+    ev(&s, "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}");
+    ev(&s, "message_stop", "{\"type\":\"message_stop\"}");
+    msg_response r;
+    seen seen_ = {0};
+    loom_error err;
+    assert_int_equal(decode(s.ptr, s.len, 0, &r, &seen_, &err), 0);
+    assert_string_equal(str_cstr(&seen_.complete), "t1/Read={\"file_path\":\"/b\"};");
+    msg_response_free(&r);
+    seen_free(&seen_);
     str_free(&s);
 }
 
@@ -409,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_arguments_split_everywhere),
         cmocka_unit_test(test_error_event_is_classified),
         cmocka_unit_test(test_truncated_stream_is_retryable),
+        cmocka_unit_test(test_tool_call_reported_once),
         cmocka_unit_test(test_malformed_data_names_the_line),
         cmocka_unit_test(test_broken_arguments_are_kept_raw),
         cmocka_unit_test(test_hostile_index_is_refused),
