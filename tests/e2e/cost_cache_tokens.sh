@@ -63,6 +63,25 @@ assert_eq "unpriced: no event has a cost" \
   "$(jq -s '[.[] | .. | objects | select(has("cost_usd"))] | length' "$T/ev")" "0"
 assert_eq "unpriced: and none has -1 or 0 for it" "$(grep -c '"cost_usd":\(-1\|0\)' "$T/ev" || true)" "0"
 
+# A settings override prices each kind of token at its own; a bad value is
+# an error naming the file and the key, not a silent fallback.
+user="$LOOM_HOME/settings.json"
+printf '{"trustedWorkspaces": ["%s"], "models": {"claude-opus-5-5": {"price": {"input": 1, "output": 2, "cache_write": 3, "cache_read": 0.5}}}}\n' \
+  "$(realpath "$T/proj")" > "$user"
+"$LOOM_BIN" -p "hi" --model claude-opus-5-5 --cwd "$T/proj" --output-format json >"$T/out" 2>"$T/err"
+assert_eq "models.<id>.price overrides the table for every kind" \
+  "$(jq '.total_cost_usd * 1e9 | round' "$T/out")" \
+  "$(python3 -c "print(round(($IN * 1 + $OUT * 2 + $CW * 3 + $CR * 0.5) / 1e6 * 1e9))")"
+for bad in '"input": "cheap", "output": 2' '"input": -1, "output": 2' '"output": 2' '"input": 1, "output": 2, "cache_wirte": 1'; do
+  printf '{"trustedWorkspaces": ["%s"], "models": {"claude-opus-5-5": {"price": {%s}}}}\n' \
+    "$(realpath "$T/proj")" "$bad" > "$user"
+  rc=0; "$LOOM_BIN" -p "hi" --model claude-opus-5-5 --cwd "$T/proj" >"$T/out" 2>"$T/err" || rc=$?
+  assert_eq "price {$bad}: the run does not start (a configuration error)" "$rc" "2"
+  assert_contains "price {$bad}: the error names the file and the key" "$(cat "$T/err")" \
+    "$user: models.claude-opus-5-5.price"
+done
+printf '{"trustedWorkspaces": ["%s"]}\n' "$(realpath "$T/proj")" > "$user"
+
 # /cost in the REPL: the same dollars, as it prints them (four decimals).
 want=$(expected_cost claude-opus-5-5)
 repl_start "$T/proj" --model claude-opus-5-5
