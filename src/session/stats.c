@@ -7,6 +7,7 @@
 #include "session/stats.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,13 +96,20 @@ typedef struct record_delta {
     double usd;
 } record_delta;
 
+/* Counts from a file are outside input: a sum saturates rather than
+ * overflow (a forged usage of 2^63 tokens). */
+static void add_count(long long *to, long long n)
+{
+    *to = *to > LLONG_MAX - n ? LLONG_MAX : *to + n;
+}
+
 static void add_to_row(stats_row *r, const record_delta *d, long long session)
 {
-    r->input += d->input;
-    r->output += d->output;
-    r->cache_read += d->cache_read;
-    r->cache_write += d->cache_write;
-    r->reasoning += d->reasoning;
+    add_count(&r->input, d->input);
+    add_count(&r->output, d->output);
+    add_count(&r->cache_read, d->cache_read);
+    add_count(&r->cache_write, d->cache_write);
+    add_count(&r->reasoning, d->reasoning);
     if (d->model_call) {
         r->model_calls++;
         if (d->priced)
@@ -220,6 +228,16 @@ void stats_add_unreadable(stats *s)
     s->bad_files++;
 }
 
+static long long row_total(const stats_row *r)
+{
+    long long t = 0;
+    add_count(&t, r->input);
+    add_count(&t, r->output);
+    add_count(&t, r->cache_read);
+    add_count(&t, r->cache_write);
+    return t;
+}
+
 static json_t *row_json(const stats_row *r)
 {
     json_t *o = json_object();
@@ -230,8 +248,7 @@ static json_t *row_json(const stats_row *r)
                                   (json_int_t)r->output, "cache_read", (json_int_t)r->cache_read,
                                   "cache_write", (json_int_t)r->cache_write, "reasoning",
                                   (json_int_t)r->reasoning, "total",
-                                  (json_int_t)(r->input + r->output + r->cache_read +
-                                               r->cache_write)));
+                                  (json_int_t)row_total(r)));
     bool known = r->model_calls > r->unpriced_calls;
     json_object_set_new(o, "cost_usd", known ? json_real(r->cost_usd) : json_null());
     json_object_set_new(o, "model_calls", json_integer(r->model_calls));
