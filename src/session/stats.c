@@ -125,10 +125,14 @@ static void add_to_row(stats_row *r, const record_delta *d, long long session)
     }
 }
 
+/* No call has a quadrillion tokens: a count above that is forged, and
+ * capped so a price function may add a call's counts without overflow. */
+#define STATS_CALL_TOKENS_MAX 1000000000000000LL
+
 static long long usage_field(const json_t *u, const char *key)
 {
     long long v = (long long)json_get_int(u, key, 0);
-    return v > 0 ? v : 0;
+    return v <= 0 ? 0 : v > STATS_CALL_TOKENS_MAX ? STATS_CALL_TOKENS_MAX : v;
 }
 
 static void delta_of(const stats *s, const json_t *rec, const char *type, const char *model,

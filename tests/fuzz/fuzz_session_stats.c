@@ -21,7 +21,7 @@ static bool price(void *ctx, const char *model, long long in, long long out, lon
     (void)ctx;
     if (strcmp(model, "priced") != 0)
         return false;
-    *usd = (double)(in + out + cw + cr) / 1e6;
+    *usd = ((double)in + (double)out + (double)cw + (double)cr) / 1e6;
     return true;
 }
 
