@@ -383,6 +383,9 @@ char *loom_sessions_json(loom_agent *agent, const char *keep_id);
  * cost_usd null where no call has a known price. Bad lines are counted in
  * "unreadable", never fatal. NULL (invalid_request) for a bad by or since. */
 char *loom_stats_json(const char *by, const char *since, loom_status *st);
+/* The same over one session file and its sub-agents' sidechains (/cost's
+ * per-model breakdown); by NULL: "model". */
+char *loom_stats_file_json(const char *path, const char *by, loom_status *st);
 /* The conversation along the session's active chain, across compactions,
  * as a JSON array (caller frees), oldest first: {"kind": "user", "text",
  * "images"?: N} for a prompt the person typed, {"kind": "assistant",

@@ -90,14 +90,49 @@ static bool valid_day(const char *d)
     return true;
 }
 
+static int parse_by(const char *by, stats_by *group, loom_status *st)
+{
+    if (by && !stats_by_parse(by, group))
+        return api_status_set(st, LOOM_ERR_INVALID_REQUEST,
+                              "stats: --by %s: expected day, model, project or agent", by);
+    return 0;
+}
+
+static char *finish(stats *s, loom_status *st)
+{
+    json_t *o = stats_to_json(s);
+    stats_free(s);
+    char *text = json_dump_compact(o);
+    json_decref(o);
+    api_status_ok(st);
+    return text;
+}
+
+char *loom_stats_file_json(const char *path, const char *by, loom_status *st)
+{
+    stats_by group = STATS_BY_MODEL;
+    if (!path) {
+        api_status_set(st, LOOM_ERR_INVALID_REQUEST, "stats: no session file");
+        return NULL;
+    }
+    if (parse_by(by, &group, st) != 0)
+        return NULL;
+    stats s;
+    stats_init(&s, group, NULL, table_price, NULL);
+    add_file(&s, path);
+    loom_str sub = LOOM_STR_INIT;
+    str_printf(&sub, "%s.mf/subagents", path);
+    if (is_dir(str_cstr(&sub)))
+        add_dir(&s, str_cstr(&sub), false);
+    str_free(&sub);
+    return finish(&s, st);
+}
+
 char *loom_stats_json(const char *by, const char *since, loom_status *st)
 {
     stats_by group = STATS_BY_DAY;
-    if (by && !stats_by_parse(by, &group)) {
-        api_status_set(st, LOOM_ERR_INVALID_REQUEST,
-                       "stats: --by %s: expected day, model, project or agent", by);
+    if (parse_by(by, &group, st) != 0)
         return NULL;
-    }
     if (since && !valid_day(since)) {
         api_status_set(st, LOOM_ERR_INVALID_REQUEST, "stats: --since %s: expected YYYY-MM-DD",
                        since);
@@ -121,10 +156,5 @@ char *loom_stats_json(const char *by, const char *since, loom_status *st)
     }
     free(names);
     str_free(&projects);
-    json_t *o = stats_to_json(&s);
-    stats_free(&s);
-    char *text = json_dump_compact(o);
-    json_decref(o);
-    api_status_ok(st);
-    return text;
+    return finish(&s, st);
 }

@@ -13,7 +13,8 @@ printf '{"trustedWorkspaces": ["%s"]}\n' "$(realpath "$T/proj")" > "$LOOM_HOME/s
 IN=120000 OUT=4000 CR=800000 CW=50000
 cat > "$T/scenario.json" <<JSON
 {"turns": [{"reply": {"text": "Cached answer.", "usage": {"input_tokens": $IN, "output_tokens": $OUT,
-  "cache_read_input_tokens": $CR, "cache_creation_input_tokens": $CW}}}]}
+  "cache_read_input_tokens": $CR, "cache_creation_input_tokens": $CW}}},
+ {"reply": {"text": "Second answer.", "usage": {"input_tokens": 10, "output_tokens": 1}}}]}
 JSON
 start_mock "$T/scenario.json"
 use_provider anthropic
@@ -95,5 +96,17 @@ s=$(screen)
 assert_contains "/cost is the table × usage" "$s" "Cost     \$$(printf '%.4f' "$want")"
 assert_contains "/cost shows the cache tokens" "$s" "cache read 800,000"
 assert_contains "/cost names the price date" "$s" "per million tokens as of 20"
+assert_contains "/cost breaks the session down by model, each kind of token" "$s" \
+  "claude-opus-5-5 · \$$(printf '%.4f' "$want") · input 120,000 · output 4,000 · cache read 800,000 · cache write 50,000"
+type_line "/model mock-unpriced-1"
+wait_screen "the switch" "Model: mock-unpriced-1"
+type_line "again"
+wait_screen "the second answer" "Second answer."
+wait_prompt
+type_line "/cost"
+wait_screen "the by-model rows" "mock-unpriced-1 · unknown"
+s=$(screen)
+assert_contains "/cost: the unpriced model's price is unknown" "$s" "Cost     unknown: Loom's price table"
+assert_contains "/cost: the priced model's row keeps its dollars" "$s" "claude-opus-5-5 · \$$(printf '%.4f' "$want")"
 
 finish
