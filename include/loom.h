@@ -375,6 +375,17 @@ char *loom_session_usage_json(loom_session *session);
  * title is the session's title record (the first prompt's first line, cut
  * to 60 characters, docs/session-format.md), else its first prompt's. */
 char *loom_sessions_json(loom_agent *agent, const char *keep_id);
+/* `loom stats`: tokens by type, cost, runs, model calls, tool calls and
+ * their failure rate over every session file under loom_home()/projects
+ * (sub-agent sidechains included), grouped by by ("day" when NULL,
+ * "model", "project", "agent"), records before since (YYYY-MM-DD, may be
+ * NULL) left out. JSON (caller frees) as docs/cli.md "loom stats" shows;
+ * cost_usd null where no call has a known price. Bad lines are counted in
+ * "unreadable", never fatal. NULL (invalid_request) for a bad by or since. */
+char *loom_stats_json(const char *by, const char *since, loom_status *st);
+/* The same over one session file and its sub-agents' sidechains (/cost's
+ * per-model breakdown); by NULL: "model". */
+char *loom_stats_file_json(const char *path, const char *by, loom_status *st);
 /* The conversation along the session's active chain, across compactions,
  * as a JSON array (caller frees), oldest first: {"kind": "user", "text",
  * "images"?: N} for a prompt the person typed, {"kind": "assistant",

@@ -380,6 +380,8 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         goto fail;
     }
     a->cwd = real;
+    if (api_check_model_prices(a->files, cfg->workspace ? cfg->workspace : a->cwd, st) != 0)
+        goto fail;
     resolve_sandbox(a, !cfg->trusted && cfg->workspace); /* settings loaded, untrusted */
     /* --add-dir (the user's own flag, never a file's) is workspace for the
      * sandbox too: a command may write there, as an edit may. */

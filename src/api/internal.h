@@ -208,6 +208,9 @@ int api_home_check(loom_status *st);
 /* A model's price for an agent (ctx): its "models".<id>."price" settings
  * entry, else the dated table's (agent.c; loop_params.price_for). */
 bool api_agent_price(void *ctx, const char *model, model_price *out);
+/* The settings' "models".<name>."price" entries checked (model_prices.c):
+ * -1 with st naming the file and key of the first bad one. */
+int api_check_model_prices(json_t *const files[3], const char *cwd, loom_status *st);
 
 /* The session's MCP servers (api/mcp.c). open: reads the configuration and
  * starts the servers connecting (nothing when none is configured; -1 with

@@ -16,6 +16,7 @@
 #include "surfaces/cli/sandbox_cmd.h"
 #include "surfaces/cli/sibling_cmd.h"
 #include "surfaces/cli/signal_cmd.h"
+#include "surfaces/cli/stats_cmd.h"
 
 int main(int argc, char **argv)
 {
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
         return sibling_cmd_exec("loom-acp", argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "signal") == 0)
         return signal_cmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "stats") == 0)
+        return stats_cmd_main(argc - 1, argv + 1);
     cli_options opt;
     if (cli_parse(argc, argv, &opt) != 0)
         return 2;

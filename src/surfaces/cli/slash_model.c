@@ -151,6 +151,42 @@ static void cost_source(slash_host *r, const json_t *info)
                 cr, json_object_get(price, "long_prompt") ? " (more above a long prompt)" : "");
 }
 
+/* The whole session file's calls (sub-agents' included) by model, each
+ * kind of token and its dollars at the dated table's prices ("unknown" for
+ * a model without a row): what /cost's totals are made of. */
+static void cost_by_model(slash_host *r)
+{
+    loom_status st;
+    json_t *doc = parse(loom_stats_file_json(loom_session_path(r->session), "model", &st),
+                        "stats");
+    const json_t *rows = json_object_get(doc, "rows");
+    if (json_array_size(rows) == 0) {
+        json_decref(doc);
+        return;
+    }
+    term_printf(&r->out, TONE_PLAIN, "By model (this session's file, the table's prices)\n");
+    size_t i;
+    const json_t *row;
+    json_array_foreach(rows, i, row) {
+        const json_t *t = json_object_get(row, "tokens"), *c = json_object_get(row, "cost_usd");
+        if (json_get_int(row, "model_calls", 0) == 0)
+            continue;
+        char in[32], out[32], cr[32], cw[32], cost[32];
+        slash_thousands(json_get_int(t, "input", 0), in, sizeof in);
+        slash_thousands(json_get_int(t, "output", 0), out, sizeof out);
+        slash_thousands(json_get_int(t, "cache_read", 0), cr, sizeof cr);
+        slash_thousands(json_get_int(t, "cache_write", 0), cw, sizeof cw);
+        if (json_is_number(c))
+            snprintf(cost, sizeof cost, "$%.4f", json_number_value(c));
+        else
+            snprintf(cost, sizeof cost, "unknown");
+        term_printf(&r->out, TONE_PLAIN, "  %s \xc2\xb7 %s \xc2\xb7 input %s \xc2\xb7 output %s "
+                    "\xc2\xb7 cache read %s \xc2\xb7 cache write %s\n",
+                    json_get_str(row, "key", "?"), cost, in, out, cr, cw);
+    }
+    json_decref(doc);
+}
+
 void slash_cost(slash_host *r, const char *args)
 {
     (void)args;
@@ -182,5 +218,6 @@ void slash_cost(slash_host *r, const char *args)
     cost_source(r, info);
     json_decref(info);
     term_printf(&r->out, TONE_DIM, "Since this REPL opened the session.\n");
+    cost_by_model(r);
     slash_agents_cost(r);
 }
