@@ -66,6 +66,7 @@ struct loom_run {
     bool done;
         char *result_json;
     loom_stop_reason stop_reason; /* set with result_json */
+    otel_tracer *tracer;          /* NULL when telemetry is off (api/telemetry.c) */
 };
 
 
@@ -151,6 +152,7 @@ static void emit(void *ctx, loom_event_type type, loom_visibility vis, const cha
     loom_run *r = ctx;
     if (type == LOOM_EV_TOOL_STARTED)
         api_ext_observe_call(r->session, payload);
+    otel_tracer_observe(r->tracer, type, payload);
     bool about_approval = type == LOOM_EV_APPROVAL_REQUESTED || type == LOOM_EV_APPROVAL_RESOLVED;
     json_t *keep = about_approval ? json_incref(payload) : NULL;
     deliver(r, type, event_make(r->run_id, type, vis, corr, payload));
@@ -314,7 +316,11 @@ static void *run_main(void *arg)
         api_mcp_startup_wait(s);
         json_object_set_new(started, "mcp_servers", api_mcp_status(s));
     }
+    r->tracer = api_telemetry_run_begin(a);
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, started);
+    for (size_t i = 0; r->tracer && i < json_array_size(a->otel_warnings); i++)
+        emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+             event_warning("telemetry", json_string_value(json_array_get(a->otel_warnings, i))));
     tool_ctx tctx = {
         .cwd = a->cwd,
         .session_id = loom_session_id(s),
@@ -421,6 +427,7 @@ static void *run_main(void *arg)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     if (skills)
         json_object_set_new(result, "skills", skills);
+    api_telemetry_run_end(a, r->tracer, result);
     char *text = json_dump_compact(result);
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, result);
     pthread_mutex_lock(&r->lock);
@@ -672,6 +679,7 @@ void loom_run_free(loom_run *r)
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->cond);
     json_decref(atomic_load(&r->stop_event));
+    otel_tracer_free(r->tracer);
     free(r->result_json);
     free(r->goal);
     free(r);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/json.h"
 #include "context/budget.h"
 #include "context/working.h"
@@ -37,14 +38,32 @@ void loop_emit(loop_io *io, loom_event_type type, loom_visibility vis, const cha
 
 /* --- model call sink ------------------------------------------------------ */
 
+/* The sink's context: the run's io and the turn, whose first chunk's time
+ * model.completed reports (telemetry's time to first chunk). */
+typedef struct call_sink {
+    loop_io *io;
+    loop_turn *t;
+} call_sink;
+
+static void note_chunk(call_sink *cs)
+{
+    if (cs->t && cs->t->first_chunk_us == 0)
+        cs->t->first_chunk_us = clock_wall_us();
+}
+
 static void on_text(void *ctx, const char *d, size_t n)
 {
-    loop_emit(ctx, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("text", d, n));
+    call_sink *cs = ctx;
+    note_chunk(cs);
+    loop_emit(cs->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("text", d, n));
 }
 
 static void on_thinking(void *ctx, const char *d, size_t n)
 {
-    loop_emit(ctx, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("reasoning", d, n));
+    call_sink *cs = ctx;
+    note_chunk(cs);
+    loop_emit(cs->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL,
+              event_token_delta("reasoning", d, n));
 }
 
 /* Every way a model call starts over tells the surfaces, so a consumer
@@ -57,9 +76,12 @@ static void stream_restarted(loop_io *io, const char *reason, int attempt, const
 
 static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *why)
 {
-    loop_emit(ctx, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+    call_sink *cs = ctx;
+    if (cs->t)
+        cs->t->first_chunk_us = 0; /* the call starts over */
+    loop_emit(cs->io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
               event_warning_model_retry(why->message, why->code, attempt, delay_s));
-    stream_restarted(ctx, "retry", attempt, why->message);
+    stream_restarted(cs->io, "retry", attempt, why->message);
 }
 
 void loop_queue_reminder(loop_state *st, const char *text)
@@ -394,8 +416,11 @@ static loop_step model_failed(loop_state *st, const loom_error *err)
 
 static loop_step call_model(loop_state *st, loop_turn *t)
 {
-    provider_stream_sink sink = {.ctx = st->io, .on_text = on_text, .on_thinking = on_thinking,
+    call_sink cs = {.io = st->io, .t = t};
+    provider_stream_sink sink = {.ctx = &cs, .on_text = on_text, .on_thinking = on_thinking,
                              .on_retry = on_retry};
+    t->started_us = clock_wall_us();
+    t->first_chunk_us = 0;
     loom_error err;
     loom_error_clear(&err);
     int rc = provider_port_complete(&st->io->model, &st->cfg, &t->req, &sink, st->io->cancel,
@@ -416,15 +441,16 @@ static int record_reply(loop_state *st, loop_turn *t, char **message_id, loom_er
     if (!st->cfg.stream) {
         /* A whole reply streams as one delta per block, so every surface
          * sees the same event sequence either way. */
+        call_sink cs = {.io = st->io, .t = NULL};
         for (size_t b = 0; b < resp->message.n_blocks; b++) {
             const msg_block *blk = &resp->message.blocks[b];
             if (blk->kind == MSG_BLOCK_THINKING && blk->text && *blk->text)
-                on_thinking(st->io, blk->text, strlen(blk->text));
+                on_thinking(&cs, blk->text, strlen(blk->text));
             else if (blk->kind == MSG_BLOCK_TEXT && blk->text && *blk->text)
-                on_text(st->io, blk->text, strlen(blk->text));
+                on_text(&cs, blk->text, strlen(blk->text));
         }
     }
-    loop_count_reply(st, resp);
+    loop_count_reply(st, resp, t->started_us, t->first_chunk_us);
     json_t *records = record_from_response(resp, resp->request_id);
     *message_id = xstrdup(record_id(json_array_get(records, 0)));
     size_t i;
