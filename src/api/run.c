@@ -300,6 +300,11 @@ int loom_run_signal(loom_run *r, const char *name)
 
 
 
+static bool traceparent_of(void *ctx, const char *call_id, char buf[56])
+{
+    return otel_tracer_traceparent(ctx, call_id, buf);
+}
+
 static void *run_main(void *arg)
 {
     loom_run *r = arg;
@@ -342,6 +347,10 @@ static void *run_main(void *arg)
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;
     tctx.io = api_io_init(&r->io, r->opts.io);
+    if (r->tracer) {
+        tctx.traceparent = traceparent_of;
+        tctx.traceparent_ctx = r->tracer;
+    }
     for (size_t i = 0; s->gov && i < s->gov->n_warnings; i++)
         emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
              event_warning("settings", s->gov->warnings[i]));

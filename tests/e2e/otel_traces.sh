@@ -28,7 +28,8 @@ CHILD="You are Loom's general-purpose agent"
 jq -n --arg s "$SUMMARY" --arg child "$CHILD" '{turns: [
   {match: {no_tools: true}, reply: {text: $s, usage: {input_tokens: 900, output_tokens: 40}}},
   {match: {system_contains: $child, assistant_turns: 0},
-   reply: {tool_calls: [{id: "e1", name: "mcp__fake__echo", input: {text: "FROM-THE-CHILD"}}],
+   reply: {tool_calls: [{id: "e1", name: "mcp__fake__echo", input: {text: "FROM-THE-CHILD"}},
+                        {id: "b1", name: "Bash", input: {command: "printf %s \"$TRACEPARENT\" > tp.txt"}}],
            usage: {input_tokens: 210, output_tokens: 21, cache_read_input_tokens: 7, cache_creation_input_tokens: 3}}},
   {match: {system_contains: $child, assistant_turns: 1},
    reply: {text: "CHILD-REPORT", usage: {input_tokens: 220, output_tokens: 22}}},
@@ -52,7 +53,7 @@ run_loom() {
   OTEL_RESOURCE_ATTRIBUTES="deployment.environment=test" \
   OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true \
   "$LOOM_BIN" -p "delegate it" --agents on --permission-mode bypassPermissions --cwd "$T/proj" \
-    --mcp-config "$(mcp_config fake "$(fake_entry)")" --output-format events
+    --mcp-config "$(mcp_config fake "$(fake_entry --log-meta --log "$T/fakelog")")" --output-format events
 }
 run_loom "$RECV_PORT" > "$T/events.jsonl" 2> "$T/err.txt" || true
 ev="$T/events.jsonl"
@@ -114,6 +115,16 @@ assert_eq "mcp: gen_ai.tool.call.id" "$(jq -r '.[0].attributes."gen_ai.tool.call
 assert_contains "mcp: the result (capture on)" "$(jq -r '.[0].attributes."gen_ai.tool.call.result"' <<<"$mcp")" "FROM-THE-CHILD"
 assert_eq "mcp: a client span" "$(jq -r '.[0].kind' <<<"$mcp")" "3"
 
+# W3C trace context: the Bash command and the MCP server saw their spans.
+bash_span=$(one "execute_tool Bash")
+trace=$(jq -r '.[0].traceId' <<<"$root")
+assert_eq "the child's Bash call is under the child" "$(jq -r '.[0].parentSpanId' <<<"$bash_span")" "$child_id"
+assert_eq "Bash: TRACEPARENT names the trace and the Bash call's span" \
+  "$(cat "$T/proj/tp.txt" 2>/dev/null)" "00-$trace-$(jq -r '.[0].spanId' <<<"$bash_span")-01"
+assert_eq "MCP: _meta.traceparent names the trace and the MCP call's span" \
+  "$(grep '^meta tools/call ' "$T/fakelog" | head -n 1 | cut -d' ' -f3- | jq -r .traceparent)" \
+  "00-$trace-$(jq -r '.[0].spanId' <<<"$mcp")-01"
+
 chats=$(jq -c '[.[] | select(.attributes."gen_ai.operation.name"=="chat")]' "$spans")
 assert_eq "four chat spans (two the root's, two the child's)" "$(jq length <<<"$chats")" "4"
 assert_eq "the child's chats are under the child" \
@@ -148,7 +159,7 @@ assert_eq "metrics: four chat durations" \
   "$(jq '[.points[].count] | add' <<<"$(m gen_ai.client.operation.duration)")" "4"
 assert_eq "metrics: tool durations, by outcome" \
   "$(jq -c '[.points[] | select(.attributes."loom.tool.outcome"=="ok") | .attributes."gen_ai.tool.name"] | sort' <<<"$(m loom.tool.duration)")" \
-  '["Agent","mcp__fake__echo"]'
+  '["Agent","Bash","mcp__fake__echo"]'
 
 # 2. The receiver is gone: the same answer, and the drop is reported.
 stop_receiver
