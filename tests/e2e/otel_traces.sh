@@ -55,7 +55,9 @@ run_loom() {
   "$LOOM_BIN" -p "delegate it" --agents on --permission-mode bypassPermissions --cwd "$T/proj" \
     --mcp-config "$(mcp_config fake "$(fake_entry --log-meta --log "$T/fakelog")")" --output-format events
 }
-run_loom "$RECV_PORT" > "$T/events.jsonl" 2> "$T/err.txt" || true
+status=0
+run_loom "$RECV_PORT" > "$T/events.jsonl" 2> "$T/err.txt" || status=$?
+assert_eq "loom exits 0 ($(tail -n 3 "$T/err.txt"))" "$status" "0"
 ev="$T/events.jsonl"
 last=$(tail -n 1 "$ev")
 assert_eq "the run completed" "$(jq -r .payload.state <<<"$last")" "completed"
@@ -164,7 +166,9 @@ assert_eq "metrics: tool durations, by outcome" \
 # 2. The receiver is gone: the same answer, and the drop is reported.
 stop_receiver
 start_mock "$T/scenario.json"
-run_loom 1 > "$T/events2.jsonl" 2> "$T/err2.txt" || true
+status=0
+run_loom 1 > "$T/events2.jsonl" 2> "$T/err2.txt" || status=$?
+assert_eq "receiver down: loom exits 0 ($(tail -n 3 "$T/err2.txt"))" "$status" "0"
 last2=$(tail -n 1 "$T/events2.jsonl")
 assert_eq "receiver down: the run completed" "$(jq -r .payload.state <<<"$last2")" "completed"
 assert_eq "receiver down: the same answer" "$(jq -r .payload.result <<<"$last2")" "Parent done."
