@@ -16,6 +16,7 @@
 #include "api/io_port.h"
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "base/str.h"
 #include "base/uuid.h"
 #include "context/working.h"
@@ -305,6 +306,26 @@ static bool traceparent_of(void *ctx, const char *call_id, char buf[56])
     return otel_tracer_traceparent(ctx, call_id, buf);
 }
 
+/* The run's tracer reaches its tools (trace context for Bash and MCP) and
+ * the run thread's log lines; the OTEL_* warnings are shown once per run. */
+static void attach_tracer(loom_run *r, tool_ctx *tctx)
+{
+    if (!r->tracer)
+        return;
+    const json_t *warnings = r->session->agent->otel_warnings;
+    for (size_t i = 0; i < json_array_size(warnings); i++)
+        emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+             event_warning("telemetry", json_string_value(json_array_get(warnings, i))));
+    tctx->traceparent = traceparent_of;
+    tctx->traceparent_ctx = r->tracer;
+    /* "00-<32 trace>-<16 span>-01": the run's span. */
+    char tp[56];
+    if (otel_tracer_traceparent(r->tracer, NULL, tp)) {
+        tp[35] = tp[52] = '\0';
+        log_set_trace(tp + 3, tp + 36);
+    }
+}
+
 static void *run_main(void *arg)
 {
     loom_run *r = arg;
@@ -323,9 +344,6 @@ static void *run_main(void *arg)
     }
     r->tracer = api_telemetry_run_begin(a);
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, started);
-    for (size_t i = 0; r->tracer && i < json_array_size(a->otel_warnings); i++)
-        emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
-             event_warning("telemetry", json_string_value(json_array_get(a->otel_warnings, i))));
     tool_ctx tctx = {
         .cwd = a->cwd,
         .session_id = loom_session_id(s),
@@ -347,10 +365,7 @@ static void *run_main(void *arg)
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;
     tctx.io = api_io_init(&r->io, r->opts.io);
-    if (r->tracer) {
-        tctx.traceparent = traceparent_of;
-        tctx.traceparent_ctx = r->tracer;
-    }
+    attach_tracer(r, &tctx);
     for (size_t i = 0; s->gov && i < s->gov->n_warnings; i++)
         emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
              event_warning("settings", s->gov->warnings[i]));
@@ -437,6 +452,7 @@ static void *run_main(void *arg)
     if (skills)
         json_object_set_new(result, "skills", skills);
     api_telemetry_run_end(a, r->tracer, result);
+    log_set_trace(NULL, NULL);
     char *text = json_dump_compact(result);
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, result);
     pthread_mutex_lock(&r->lock);

@@ -51,7 +51,7 @@ run_loom() {
   OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$1" OTEL_SERVICE_NAME=loom-e2e \
   OTEL_EXPORTER_OTLP_HEADERS="x-test-token=s%20ecret,broken-member" \
   OTEL_RESOURCE_ATTRIBUTES="deployment.environment=test" \
-  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true \
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true LOOM_LOG="$T/loom-$1.log" \
   "$LOOM_BIN" -p "delegate it" --agents on --permission-mode bypassPermissions --cwd "$T/proj" \
     --mcp-config "$(mcp_config fake "$(fake_entry --log-meta --log "$T/fakelog")")" --output-format events
 }
@@ -126,6 +126,12 @@ assert_eq "Bash: TRACEPARENT names the trace and the Bash call's span" \
 assert_eq "MCP: _meta.traceparent names the trace and the MCP call's span" \
   "$(grep '^meta tools/call ' "$T/fakelog" | head -n 1 | cut -d' ' -f3- | jq -r .traceparent)" \
   "00-$trace-$(jq -r '.[0].spanId' <<<"$mcp")-01"
+
+# The JSONL log: the run thread's lines (the model calls) name the run's span.
+wire=$(jq -c 'select(.module=="wire")' "$T/loom-$RECV_PORT.log" | head -n 1)
+check "the log has a wire line" test -n "$wire"
+assert_eq "log: trace_id is the trace" "$(jq -r .trace_id <<<"$wire")" "$trace"
+assert_eq "log: span_id is the run's span" "$(jq -r .span_id <<<"$wire")" "$root_id"
 
 chats=$(jq -c '[.[] | select(.attributes."gen_ai.operation.name"=="chat")]' "$spans")
 assert_eq "four chat spans (two the root's, two the child's)" "$(jq length <<<"$chats")" "4"
