@@ -22,7 +22,7 @@ LAYERS = [
     ["net", "message"],                      # transport
     ["session", "provider"],                 # store
     ["shell", "policy", "sandbox", "hooks",  # harness
-     "context", "heartbeat", "tools"],
+     "context", "heartbeat", "tools", "telemetry"],
     ["governance"],
     ["runtime"],
     ["ext"],

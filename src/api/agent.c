@@ -442,6 +442,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
     };
     if (parse_context_options(a, st) != 0 || parse_heartbeat(a, st) != 0)
         goto fail;
+    api_telemetry_agent_init(a);
     api_status_ok(st);
     return a;
 fail:
@@ -469,6 +470,7 @@ void loom_agent_free(loom_agent *a)
 {
     if (!a)
         return;
+    api_telemetry_agent_free(a);
     json_decref(a->values);
     for (int i = 0; i < 3; i++)
         json_decref(a->files[i]);

@@ -22,6 +22,9 @@
 #include "tools/registry.h"
 #include "provider/models.h"
 #include "provider/provider.h"
+#include "telemetry/otel_config.h"
+#include "telemetry/otlp_exporter.h"
+#include "telemetry/tracer.h"
 
 struct loom_config {
     json_t *values;   /* key → string, as given to loom_config_set */
@@ -61,6 +64,12 @@ struct loom_agent {
      * "agents" settings (enabled false: no Agent tool, no spawn tree). */
     agent_catalog *agents_catalog;
     agents_config agents;
+    /* Telemetry (api/telemetry.c): the OTEL_* settings, the exporter every
+     * run of the agent shares (NULL when no signal is on) and the
+     * variables' warnings, shown at each run's start. */
+    otel_config otel;
+    otlp_exporter *otel_exporter;
+    json_t *otel_warnings;
     /* Extensions (api/extensions.c): the installed plugins, the roots of the
      * enabled ones, the skill, command and output-style catalogs, and the
      * folders skipped in an untrusted workspace (strings). */
@@ -292,5 +301,17 @@ int api_plugins_read(const json_t *user, const json_t *project, bool trusted, pl
  * them (new references; NULL when there are none). */
 json_t *api_plugin_hooks(const plugin_set *s);
 json_t *api_plugin_servers(const plugin_set *s);
+
+/* ---- telemetry.c: OpenTelemetry traces and metrics of runs ---- */
+
+void api_telemetry_agent_init(loom_agent *a);
+void api_telemetry_agent_free(loom_agent *a);
+/* The run's tracer (NULL when traces and metrics are off); the variables'
+ * warnings are emitted through emit first. */
+otel_tracer *api_telemetry_run_begin(loom_agent *a);
+/* Ends the run's spans, flushes the exporter (bounded) and adds
+ * "telemetry": {spans_exported, spans_dropped, metrics_exported,
+ * metrics_dropped, last_error?} to result. */
+void api_telemetry_run_end(loom_agent *a, otel_tracer *t, json_t *result);
 
 #endif

@@ -16,6 +16,7 @@
 #include "api/io_port.h"
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "base/str.h"
 #include "base/uuid.h"
 #include "context/working.h"
@@ -66,6 +67,7 @@ struct loom_run {
     bool done;
         char *result_json;
     loom_stop_reason stop_reason; /* set with result_json */
+    otel_tracer *tracer;          /* NULL when telemetry is off (api/telemetry.c) */
 };
 
 
@@ -151,6 +153,7 @@ static void emit(void *ctx, loom_event_type type, loom_visibility vis, const cha
     loom_run *r = ctx;
     if (type == LOOM_EV_TOOL_STARTED)
         api_ext_observe_call(r->session, payload);
+    otel_tracer_observe(r->tracer, type, payload);
     bool about_approval = type == LOOM_EV_APPROVAL_REQUESTED || type == LOOM_EV_APPROVAL_RESOLVED;
     json_t *keep = about_approval ? json_incref(payload) : NULL;
     deliver(r, type, event_make(r->run_id, type, vis, corr, payload));
@@ -298,6 +301,31 @@ int loom_run_signal(loom_run *r, const char *name)
 
 
 
+static bool traceparent_of(void *ctx, const char *call_id, char buf[56])
+{
+    return otel_tracer_traceparent(ctx, call_id, buf);
+}
+
+/* The run's tracer reaches its tools (trace context for Bash and MCP) and
+ * the run thread's log lines; the OTEL_* warnings are shown once per run. */
+static void attach_tracer(loom_run *r, tool_ctx *tctx)
+{
+    if (!r->tracer)
+        return;
+    const json_t *warnings = r->session->agent->otel_warnings;
+    for (size_t i = 0; i < json_array_size(warnings); i++)
+        emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+             event_warning("telemetry", json_string_value(json_array_get(warnings, i))));
+    tctx->traceparent = traceparent_of;
+    tctx->traceparent_ctx = r->tracer;
+    /* "00-<32 trace>-<16 span>-01": the run's span. */
+    char tp[56];
+    if (otel_tracer_traceparent(r->tracer, NULL, tp)) {
+        tp[35] = tp[52] = '\0';
+        log_set_trace(tp + 3, tp + 36);
+    }
+}
+
 static void *run_main(void *arg)
 {
     loom_run *r = arg;
@@ -314,6 +342,7 @@ static void *run_main(void *arg)
         api_mcp_startup_wait(s);
         json_object_set_new(started, "mcp_servers", api_mcp_status(s));
     }
+    r->tracer = api_telemetry_run_begin(a);
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, started);
     tool_ctx tctx = {
         .cwd = a->cwd,
@@ -336,6 +365,7 @@ static void *run_main(void *arg)
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;
     tctx.io = api_io_init(&r->io, r->opts.io);
+    attach_tracer(r, &tctx);
     for (size_t i = 0; s->gov && i < s->gov->n_warnings; i++)
         emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
              event_warning("settings", s->gov->warnings[i]));
@@ -421,6 +451,8 @@ static void *run_main(void *arg)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     if (skills)
         json_object_set_new(result, "skills", skills);
+    api_telemetry_run_end(a, r->tracer, result);
+    log_set_trace(NULL, NULL);
     char *text = json_dump_compact(result);
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, result);
     pthread_mutex_lock(&r->lock);
@@ -672,6 +704,7 @@ void loom_run_free(loom_run *r)
     pthread_mutex_destroy(&r->lock);
     pthread_cond_destroy(&r->cond);
     json_decref(atomic_load(&r->stop_event));
+    otel_tracer_free(r->tracer);
     free(r->result_json);
     free(r->goal);
     free(r);

@@ -117,12 +117,23 @@ static json_t *with_cost(json_t *payload, double cost_usd)
 }
 
 json_t *event_model_completed(int turn, loom_stop_reason stop, const char *request_id,
-                              json_t *usage, double cost_usd)
+                              json_t *usage, double cost_usd, const char *response_model,
+                              const char *response_id, int64_t started_us,
+                              int64_t first_chunk_us)
 {
-    return with_cost(json_pack("{s:i,s:s,s:s?,s:o}", "turn", turn, "stop_reason",
-                               loom_stop_reason_name(stop), "request_id", request_id, "usage",
-                               usage),
-                     cost_usd);
+    json_t *p = with_cost(json_pack("{s:i,s:s,s:s?,s:o}", "turn", turn, "stop_reason",
+                                    loom_stop_reason_name(stop), "request_id", request_id,
+                                    "usage", usage),
+                          cost_usd);
+    if (response_model && *response_model)
+        json_object_set_new(p, "response_model", json_string(response_model));
+    if (response_id && *response_id)
+        json_object_set_new(p, "response_id", json_string(response_id));
+    if (started_us > 0)
+        json_object_set_new(p, "started_us", json_integer(started_us));
+    if (first_chunk_us > 0)
+        json_object_set_new(p, "first_chunk_us", json_integer(first_chunk_us));
+    return p;
 }
 
 json_t *event_model_usage(const char *purpose, const char *tool, int calls, json_t *usage,

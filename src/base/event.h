@@ -62,9 +62,13 @@ json_t *event_warning_compaction_failed(const char *trigger, const char *message
 json_t *event_hook_output(const char *event, const char *hook, const char *output);
 
 /* model.completed: {turn, stop_reason, request_id (null when NULL), usage
- * (stolen), cost_usd (absent when < 0: prices unknown)}. */
+ * (stolen), cost_usd (absent when < 0: prices unknown), response_model?,
+ * response_id?, started_us?, first_chunk_us?} — the last four absent when
+ * NULL / 0 (telemetry's chat span reads them). */
 json_t *event_model_completed(int turn, loom_stop_reason stop, const char *request_id,
-                              json_t *usage, double cost_usd);
+                              json_t *usage, double cost_usd, const char *response_model,
+                              const char *response_id, int64_t started_us,
+                              int64_t first_chunk_us);
 /* model.usage of a call besides the turns: {purpose, tool (null when NULL),
  * calls, usage (stolen), cost_usd (absent when < 0)}. */
 json_t *event_model_usage(const char *purpose, const char *tool, int calls, json_t *usage,

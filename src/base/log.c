@@ -72,6 +72,14 @@ void log_close(void)
     pthread_mutex_unlock(&log_lock);
 }
 
+static _Thread_local char trace_id[33], span_id[17];
+
+void log_set_trace(const char *trace, const char *span)
+{
+    snprintf(trace_id, sizeof trace_id, "%s", trace ? trace : "");
+    snprintf(span_id, sizeof span_id, "%s", span ? span : "");
+}
+
 void log_event(log_level level, const char *module, json_t *fields, const char *fmt, ...)
 {
     /* Callers log between a failing call and reading errno; leave it as
@@ -104,6 +112,10 @@ void log_event(log_level level, const char *module, json_t *fields, const char *
     json_set_str(line, "module", module ? module : "loom");
     json_set_str(line, "msg", str_cstr(&msg));
     str_free(&msg);
+    if (trace_id[0]) {
+        json_set_str(line, "trace_id", trace_id);
+        json_set_str(line, "span_id", span_id);
+    }
     if (json_is_object(fields)) {
         /* The fixed keys win: a field named "msg" must not make a line
          * unreadable by tools that rely on the schema. */

@@ -1,7 +1,8 @@
 /* log.h — structured JSONL logging to the file named by LOOM_LOG.
  *
  * Off (and free) when LOOM_LOG is unset. Each line:
- * {"ts":"…","level":"info","module":"wire","msg":"…", …fields}. Thread-safe:
+ * {"ts":"…","level":"info","module":"wire","msg":"…", trace_id?, span_id?,
+ * …fields}. Thread-safe:
  * one write() per line on an O_APPEND descriptor.
  */
 #ifndef LOOM_BASE_LOG_H
@@ -17,6 +18,11 @@ void log_close(void);
 /* fields may be NULL; it is stolen (decref'd by the call). */
 void log_event(log_level level, const char *module, json_t *fields, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* The trace context of this thread's lines (telemetry, docs/telemetry.md):
+ * lines logged on the thread carry "trace_id" and "span_id" until it is
+ * cleared (NULL). Thread-local: a run thread sets its run's span. */
+void log_set_trace(const char *trace_id, const char *span_id);
 
 #define LOG_D(mod, ...) log_event(LOG_DEBUG, mod, NULL, __VA_ARGS__)
 #define LOG_I(mod, ...) log_event(LOG_INFO, mod, NULL, __VA_ARGS__)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/json.h"
 #include "context/budget.h"
 #include "context/working.h"
@@ -37,23 +38,37 @@ void loop_emit(loop_io *io, loom_event_type type, loom_visibility vis, const cha
 
 /* --- model call sink ------------------------------------------------------ */
 
-/* The sink's ctx is the run's loop_state. */
+/* The sink's context: the run's loop_state and the turn, whose first
+ * chunk's time model.completed reports (telemetry's time to first chunk). */
+typedef struct call_sink {
+    loop_state *st;
+    loop_turn *t;
+} call_sink;
+
+static void note_chunk(call_sink *cs)
+{
+    if (cs->t && cs->t->first_chunk_us == 0)
+        cs->t->first_chunk_us = clock_wall_us();
+}
+
 static void on_text(void *ctx, const char *d, size_t n)
 {
-    loop_state *st = ctx;
-    loop_emit(st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("text", d, n));
+    call_sink *cs = ctx;
+    note_chunk(cs);
+    loop_emit(cs->st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("text", d, n));
 }
 
 static void on_thinking(void *ctx, const char *d, size_t n)
 {
-    loop_state *st = ctx;
-    loop_emit(st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL,
+    call_sink *cs = ctx;
+    note_chunk(cs);
+    loop_emit(cs->st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL,
               event_token_delta("reasoning", d, n));
 }
 
 static void on_tool_call(void *ctx, const char *id, const char *name, const json_t *input)
 {
-    loop_state *st = ctx;
+    loop_state *st = ((call_sink *)ctx)->st;
     loop_early_tool_call(&st->early, st->p.tools, st->io->tools, id, name, input);
 }
 
@@ -67,7 +82,10 @@ static void stream_restarted(loop_io *io, const char *reason, int attempt, const
 
 static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *why)
 {
-    loop_state *st = ctx;
+    call_sink *cs = ctx;
+    loop_state *st = cs->st;
+    if (cs->t)
+        cs->t->first_chunk_us = 0; /* the call starts over */
     /* What this attempt streamed is void, its early tool calls too. */
     loop_early_discard(&st->early);
     loop_emit(st->io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
@@ -408,8 +426,11 @@ static loop_step model_failed(loop_state *st, const loom_error *err)
 
 static loop_step call_model(loop_state *st, loop_turn *t)
 {
-    provider_stream_sink sink = {.ctx = st, .on_text = on_text, .on_thinking = on_thinking,
+    call_sink cs = {.st = st, .t = t};
+    provider_stream_sink sink = {.ctx = &cs, .on_text = on_text, .on_thinking = on_thinking,
                                  .on_retry = on_retry, .on_tool_call = on_tool_call};
+    t->started_us = clock_wall_us();
+    t->first_chunk_us = 0;
     loom_error err;
     loom_error_clear(&err);
     loop_early_discard(&st->early); /* none left over from a reply never acted on */
@@ -436,15 +457,16 @@ static int record_reply(loop_state *st, loop_turn *t, char **message_id, loom_er
     if (!st->cfg.stream) {
         /* A whole reply streams as one delta per block, so every surface
          * sees the same event sequence either way. */
+        call_sink cs = {.st = st, .t = NULL};
         for (size_t b = 0; b < resp->message.n_blocks; b++) {
             const msg_block *blk = &resp->message.blocks[b];
             if (blk->kind == MSG_BLOCK_THINKING && blk->text && *blk->text)
-                on_thinking(st, blk->text, strlen(blk->text));
+                on_thinking(&cs, blk->text, strlen(blk->text));
             else if (blk->kind == MSG_BLOCK_TEXT && blk->text && *blk->text)
-                on_text(st, blk->text, strlen(blk->text));
+                on_text(&cs, blk->text, strlen(blk->text));
         }
     }
-    loop_count_reply(st, resp);
+    loop_count_reply(st, resp, t->started_us, t->first_chunk_us);
     json_t *records = record_from_response(resp, resp->request_id);
     *message_id = xstrdup(record_id(json_array_get(records, 0)));
     size_t i;

@@ -56,6 +56,8 @@ typedef struct loop_turn {
     const char *stop_event;    /* which hook event stopped it */
     bool has_tools;
     loom_stop_reason stop;
+    int64_t started_us;        /* the model call's start, Unix µs (telemetry) */
+    int64_t first_chunk_us;    /* its first streamed chunk, 0 before one */
 } loop_turn;
 
 /* What the next step does. */
@@ -112,7 +114,10 @@ void loop_early_free(loop_early *e);
 /* --- loop_usage.c: accounting ---------------------------------------------- */
 
 /* A model reply of the turn: its usage added, priced, and model.completed. */
-void loop_count_reply(loop_state *st, const msg_response *resp);
+/* started_us / first_chunk_us: when the call began and its first chunk
+ * came (0: none streamed), for model.completed (telemetry). */
+void loop_count_reply(loop_state *st, const msg_response *resp, int64_t started_us,
+                      int64_t first_chunk_us);
 /* A model call the run made besides its turns (purpose: "permission_classifier",
  * …): added to the usage and cost, so the token budget and the cost cap
  * see it, and reported as a model.usage event naming the purpose. */

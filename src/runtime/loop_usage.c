@@ -59,7 +59,8 @@ static void charge_tree(loop_state *st, const msg_usage *u, double usd)
         tree->charge(tree->ctx, u, usd);
 }
 
-void loop_count_reply(loop_state *st, const msg_response *resp)
+void loop_count_reply(loop_state *st, const msg_response *resp, int64_t started_us,
+                      int64_t first_chunk_us)
 {
     loop_result *out = st->out;
     msg_usage_add(&out->usage, &resp->usage);
@@ -72,7 +73,8 @@ void loop_count_reply(loop_state *st, const msg_response *resp)
     json_t *u = msg_usage_to_json(&resp->usage);
     loop_emit(st->io, LOOM_EV_MODEL_COMPLETED, LOOM_VIS_USER, resp->request_id,
               event_model_completed(st->turn, resp->stop_reason, resp->request_id, u,
-                                    out->cost_usd));
+                                    out->cost_usd, resp->model, resp->response_id, started_us,
+                                    first_chunk_us));
 }
 
 void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr,

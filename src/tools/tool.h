@@ -77,6 +77,11 @@ typedef struct tool_ctx {
      * Write, Edit and Bash after the pipeline allowed the call. NULL: Loom's
      * own (sub-agents always). */
     const struct tool_io *io;
+    /* W3C trace context (telemetry, docs/telemetry.md): fills buf with the
+     * traceparent of the span call_id runs in; NULL or false: none. Bash
+     * puts it in TRACEPARENT, MCP tools in _meta.traceparent. Any thread. */
+    bool (*traceparent)(void *ctx, const char *call_id, char buf[56]);
+    void *traceparent_ctx;
 } tool_ctx;
 
 typedef struct tool_result {

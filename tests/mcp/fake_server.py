@@ -37,6 +37,7 @@ Options:
                      2025-11-25)
   --stateless        also answer server/discover (supportedVersions
                      2026-07-28 and 2025-11-25), and log each request's _meta
+  --log-meta         log each request's _meta (as --stateless does)
   --ignore-eof       keep running after stdin closes (tests SIGTERM)
   --ignore-term      ignore SIGTERM too (tests SIGKILL)
   --discover-hang    never answer server/discover (tests the fallback timeout)
@@ -62,7 +63,7 @@ import time
 # ---- options ---------------------------------------------------------------
 
 FLAGS = ["list-changed", "resources", "prompts", "elicit", "annotations", "stateless",
-         "ignore-eof", "ignore-term", "discover-hang", "bad-structured"]
+         "ignore-eof", "ignore-term", "discover-hang", "bad-structured", "log-meta"]
 VALUES = ["tools", "page-size", "crash-on", "instructions", "pid-file", "log", "protocol",
           "delay-init", "tool-desc-bytes"]
 
@@ -353,7 +354,7 @@ SERVER_INFO = {"name": "fake-mcp", "version": "1.0.0"}
 def on_request(rid, method, params):
     log("recv %s" % method)
     meta = (params or {}).get("_meta")
-    if OPTS.get("stateless") and meta is not None:
+    if (OPTS.get("stateless") or OPTS.get("log-meta")) and meta is not None:
         log("meta %s %s" % (method, json.dumps(meta, sort_keys=True)))
     if method == "initialize":
         asked = (params or {}).get("protocolVersion")

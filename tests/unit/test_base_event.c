@@ -63,13 +63,13 @@ static void test_warnings_keep_their_key_order(void **state)
 static void test_model_and_approval_payloads(void **state)
 {
     (void)state;
-    assert_json(event_model_completed(2, LOOM_STOP_END_TURN, NULL, json_object(), 0.5),
+    assert_json(event_model_completed(2, LOOM_STOP_END_TURN, NULL, json_object(), 0.5, NULL, NULL, 0, 0),
                 "{\"turn\":2,\"stop_reason\":\"end_turn\",\"request_id\":null,\"usage\":{},"
                 "\"cost_usd\":0.5}");
     assert_json(event_model_usage("permission_classifier", NULL, 1, json_object(), 0),
                 "{\"purpose\":\"permission_classifier\",\"tool\":null,\"calls\":1,\"usage\":{},"
                 "\"cost_usd\":0.0}");
-    assert_json(event_model_completed(1, LOOM_STOP_END_TURN, "r1", json_object(), -1),
+    assert_json(event_model_completed(1, LOOM_STOP_END_TURN, "r1", json_object(), -1, NULL, NULL, 0, 0),
                 "{\"turn\":1,\"stop_reason\":\"end_turn\",\"request_id\":\"r1\",\"usage\":{}}");
     assert_json(event_model_usage("permission_classifier", "Bash", 1, json_object(), -1),
                 "{\"purpose\":\"permission_classifier\",\"tool\":\"Bash\",\"calls\":1,"

@@ -265,6 +265,10 @@ static int mcp_tool_run(const json_t *input, tool_ctx *ctx, tool_result *out)
         return tool_error(out, "MCP tool called without its state (internal error)");
     json_t *args = json_is_object(input) ? json_deep_copy(input) : json_object();
     json_t *params = json_pack("{s:s, s:o}", "name", t->remote_name, "arguments", args);
+    char tp[56];
+    /* W3C trace context for the server (the MCP conventions: _meta). */
+    if (ctx->traceparent && ctx->traceparent(ctx->traceparent_ctx, ctx->call_id, tp))
+        json_object_set_new(params, "_meta", json_pack("{s:s}", "traceparent", tp));
     progress_ctx pc = {ctx, t->loom_name};
     mcp_call_opts o = {
         .timeout_ms = ctx->timeout_ms > 0 ? ctx->timeout_ms : 0,

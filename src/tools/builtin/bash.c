@@ -258,6 +258,34 @@ static void live_output(void *p, int stream, const char *data, size_t n)
     live_send(lo);
 }
 
+
+/* The command runs inside the call's execute_tool span: TRACEPARENT lets a
+ * traced program (curl --trace-context, an OTel SDK) join the trace. */
+static char **with_traceparent(char **env, const tool_ctx *ctx)
+{
+    char tp[56];
+    if (!env || !ctx->traceparent || !ctx->traceparent(ctx->traceparent_ctx, ctx->call_id, tp))
+        return env;
+    size_t n = 0;
+    while (env[n])
+        n++;
+    char **out = realloc(env, (n + 2) * sizeof *out);
+    if (!out)
+        return env;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(out[i], "TRACEPARENT=", 12) == 0)
+            free(out[i]); /* ours replaces an inherited one */
+        else
+            out[k++] = out[i];
+    }
+    out[k] = malloc(strlen(tp) + 13);
+    if (out[k])
+        snprintf(out[k++], strlen(tp) + 13, "TRACEPARENT=%s", tp);
+    out[k] = NULL;
+    return out;
+}
+
 static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     loom_str why = LOOM_STR_INIT;
@@ -287,7 +315,7 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     if (ctx->io && ctx->io->run_command && !sb.policy && !sb.unavailable)
         return bash_run_driver(command, timeout, ctx, out);
 
-    char **env = shell_env_new();
+    char **env = with_traceparent(shell_env_new(), ctx);
     const char *argv[] = {"bash", "-c", command, NULL};
     proc_spec spec = {
         .argv = argv,
