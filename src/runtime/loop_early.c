@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "tools/registry.h"
 
 struct loop_early_job {
     char *id, *name;
@@ -99,7 +100,11 @@ void loop_early_tool_call(loop_early *e, const tool_registry *reg, tool_ctx *ctx
 {
     if (!e->enabled || e->closed)
         return;
-    if (!reg || !ctx || !tool_is_concurrency_safe(reg, name)) {
+    /* Only calls that change nothing start early: a sub-agent (Agent is
+     * concurrency-safe but not read-only) would begin work, and emit its
+     * own events, before the message that asked for it is whole. */
+    const tool_def *def = reg ? tool_registry_find(reg, name) : NULL;
+    if (!ctx || !def || !def->read_only || !tool_is_concurrency_safe(reg, name)) {
         e->closed = true; /* order of effects: everything after waits too */
         return;
     }
