@@ -376,7 +376,7 @@ char *loom_session_usage_json(loom_session *session);
  * to 60 characters, docs/session-format.md), else its first prompt's. */
 char *loom_sessions_json(loom_agent *agent, const char *keep_id);
 /* `loom stats`: tokens by type, cost, runs, model calls, tool calls and
- * their failure rate over every session file under loom_home()/projects
+ * their failure rate over every session file under $LOOM_HOME/projects
  * (sub-agent sidechains included), grouped by by ("day" when NULL,
  * "model", "project", "agent"), records before since (YYYY-MM-DD, may be
  * NULL) left out. JSON (caller frees) as docs/cli.md "loom stats" shows;
