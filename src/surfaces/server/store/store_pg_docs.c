@@ -126,21 +126,9 @@ char *pg_list(store *s, store_kind kind, const store_list_query *qry, char **nex
         return NULL;
     char op[96];
     snprintf(op, sizeof op, "list %s", store_pg_kinds[kind]);
-    if (!qry || !qry->tenant_id || !next_cursor) {
-        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "store %s: %s: no tenant (or no cursor out) given",
-                 q->shown, op);
-        return NULL;
-    }
-    if (qry->limit < 1 || qry->limit > STORE_LIST_MAX_LIMIT) {
-        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "limit %d is not within 1-%d", qry->limit,
-                 STORE_LIST_MAX_LIMIT);
-        return NULL;
-    }
     char *at = NULL, *id = NULL;
-    if (qry->cursor && store_cursor_decode(qry->cursor, &at, &id) < 0) {
-        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "cursor is not one this server gave out");
+    if (store_list_check(qry, next_cursor, q->shown, op, &at, &id, err) < 0)
         return NULL;
-    }
     int shape = (qry->parent_id ? 1 : 0) | (qry->state ? 2 : 0);
     char lim[16];
     snprintf(lim, sizeof lim, "%d", qry->limit + 1);

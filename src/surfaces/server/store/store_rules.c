@@ -1,10 +1,12 @@
 /* store_rules.c — what both stores answer the same way (store_rules.h):
- * kind nouns, the refusal of an append out of order, the growing text of a
- * JSON array. No state; any thread. */
+ * kind nouns, a listing's argument checks, the refusal of an append out of
+ * order, the growing text of a JSON array. No state; any thread. */
 #include "surfaces/server/store/store_rules.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "surfaces/server/store/store_cursor.h"
 
 const char *store_kind_noun(store_kind kind)
 {
@@ -59,5 +61,20 @@ int store_buf_add(store_buf *b, const char *s, size_t n)
     memcpy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = '\0';
+    return 0;
+}
+
+int store_list_check(const store_list_query *qry, char **next_cursor, const char *shown,
+                     const char *op, char **at, char **id, srv_error *err)
+{
+    *at = *id = NULL;
+    if (!qry || !qry->tenant_id || !next_cursor)
+        return srv_fail(err, LOOM_ERR_INVALID_REQUEST,
+                        "store %s: %s: no tenant (or no cursor out) given", shown, op);
+    if (qry->limit < 1 || qry->limit > STORE_LIST_MAX_LIMIT)
+        return srv_fail(err, LOOM_ERR_INVALID_REQUEST, "limit %d is not within 1-%d",
+                        qry->limit, STORE_LIST_MAX_LIMIT);
+    if (qry->cursor && store_cursor_decode(qry->cursor, at, id) < 0)
+        return srv_fail(err, LOOM_ERR_INVALID_REQUEST, "cursor is not one this server gave out");
     return 0;
 }

@@ -14,6 +14,14 @@
 #define STORE_LIST_MAX_LIMIT 1000    /* list: limit 1..this */
 #define STORE_EVENTS_MAX_LIMIT 10000 /* events_after: limit 1..this */
 
+/* The checks every list does before its query, answered alike by both
+ * stores: a tenant and a cursor out given, limit within 1..the max, the
+ * cursor one this server gave out (decoded into *at and *id, the caller's
+ * to free; both NULL without a cursor). shown names the store, op the
+ * operation ("list runs"). 0, or -1 with err invalid_request. */
+int store_list_check(const store_list_query *qry, char **next_cursor, const char *shown,
+                     const char *op, char **at, char **id, srv_error *err);
+
 /* "session", "task", "run", "approval", "artifact", "webhook delivery":
  * what a client-facing "… not found" names. NULL for a kind out of range. */
 const char *store_kind_noun(store_kind kind);

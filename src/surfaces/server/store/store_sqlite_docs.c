@@ -168,21 +168,9 @@ char *sq_list(store *s, store_kind kind, const store_list_query *qry, char **nex
         return NULL;
     char op[96];
     snprintf(op, sizeof op, "list %s", store_sqlite_tables[kind]);
-    if (!qry || !qry->tenant_id || !next_cursor) {
-        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "store %s: %s: no tenant (or no cursor out) given",
-                 q->path, op);
-        return NULL;
-    }
-    if (qry->limit < 1 || qry->limit > STORE_LIST_MAX_LIMIT) {
-        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "limit %d is not within 1-%d", qry->limit,
-                 STORE_LIST_MAX_LIMIT);
-        return NULL;
-    }
     char *at = NULL, *id = NULL;
-    if (qry->cursor && store_cursor_decode(qry->cursor, &at, &id) < 0) {
-        srv_fail(err, LOOM_ERR_INVALID_REQUEST, "cursor is not one this server gave out");
+    if (store_list_check(qry, next_cursor, q->path, op, &at, &id, err) < 0)
         return NULL;
-    }
     int shape = (qry->parent_id ? 1 : 0) | (qry->state ? 2 : 0);
     store_buf out = {0};
     int ret = -1;
