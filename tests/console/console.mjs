@@ -55,6 +55,17 @@ async function shot(page, name, opts = {}) {
   }
   if (COPY) copyFileSync(file, join(COPY, `${name}.png`));
 }
+// The runs list is re-rendered on every live update, so an item found by one
+// CDP call can be detached by the next: find and click it in one page task.
+async function openRun(page, runId) {
+  await page.waitForSelector(`.run-item[data-run="${runId}"]`);
+  await page.waitForFunction((id) => {
+    const item = document.querySelector(`.run-item[data-run="${id}"]`);
+    if (!item) return false;
+    item.click();
+    return true;
+  }, {}, runId);
+}
 async function login(page, token) {
   await page.goto(`${BASE}/`, { waitUntil: 'domcontentloaded' });
   await page.waitForSelector('#token');
@@ -123,8 +134,7 @@ try {
 
   // B, another browser at phone width, opens the same run from the list.
   await login(B, TOKEN);
-  await B.waitForSelector(`.run-item[data-run="${runId}"]`);
-  await B.click(`.run-item[data-run="${runId}"]`);
+  await openRun(B, runId);
   await B.waitForSelector('.approval button.approve');
   must(true, 'a second browser sees the pending approval');
   await B.evaluate(() => { window.__sameDocument = true; });
@@ -302,8 +312,7 @@ try {
   await shot(A, 'working-1280', { full: true });
   // At phone width it is below the transcript, folded; the keyboard opens it.
   await B.click('.tab[data-view="runs"]');
-  await B.waitForSelector(`.run-item[data-run="${planRun}"]`);
-  await B.click(`.run-item[data-run="${planRun}"]`);
+  await openRun(B, planRun);
   await B.waitForFunction(() => document.getElementById('run-goal').textContent.includes('plan-console'));
   await B.waitForSelector('#working-plan li[data-content="check-the-panel"]');
   must(await B.$eval('#working-fold', (d) => !d.open), 'at 390 px the panel starts folded');
