@@ -347,7 +347,11 @@
       el('span', { class: 'goal', text: r.goal || r.run_id }),
       el('span', { class: 'meta', text: `${age(r.created_at)} · ${fmtInt((u.input_tokens || 0) + (u.output_tokens || 0))} tokens · ${fmtUsd(cost)} · ${r.agent_profile || ''}` }));
       list.append(el('li', null, b));
-      if (st.run && st.run.run_id === r.run_id && st.run.state !== r.state) {
+      // A list read before a Cancel can be answered after the run's
+      // run.state_changed: a run leaves an ended state only by an action
+      // (Resume), whose answer act() applies, never by a list.
+      const reopened = TERMINAL.has(st.run ? st.run.state : '') && !TERMINAL.has(r.state);
+      if (st.run && st.run.run_id === r.run_id && st.run.state !== r.state && !reopened) {
         st.run = r;
         renderRunHead();
       }
@@ -524,8 +528,10 @@
         scheduleAnswer();
       }
       if (p.usage && !p.agent_id) {
-        v.usage.input_tokens += p.usage.input_tokens || 0;
-        v.usage.output_tokens += p.usage.output_tokens || 0;
+        // Events carry the loop's usage object (inputTokens, …); run
+        // objects the server's (input_tokens, …).
+        v.usage.input_tokens += p.usage.inputTokens || 0;
+        v.usage.output_tokens += p.usage.outputTokens || 0;
       }
       if (typeof p.cost_usd === 'number' && !p.agent_id) v.cost = p.cost_usd;
       renderRunHead();
