@@ -923,9 +923,14 @@ static void test_sse_disconnect_frees_the_feed(void **state)
     int before = atomic_load(&feeds_closed);
     resp r = call("GET", "/runs/run_live/stream", "tok-viewer", NULL, 0, NULL, 5);
     resp_free(&r);
-    for (int i = 0; i < 200 && atomic_load(&feeds_closed) == before; i++)
+    /* Every feed opened so far is closed in the end, this one included; an
+     * earlier test's feed may still be closing on a loaded machine, so wait
+     * for the counts to meet rather than for one more close. */
+    for (int i = 0; i < 1000 && (atomic_load(&feeds_closed) == before ||
+                                 atomic_load(&feeds_open) != atomic_load(&feeds_closed));
+         i++)
         sleep_ms(10);
-    assert_int_equal(atomic_load(&feeds_closed), before + 1);
+    assert_true(atomic_load(&feeds_closed) > before);
     assert_int_equal(atomic_load(&feeds_open), atomic_load(&feeds_closed));
 }
 
