@@ -229,6 +229,7 @@ typedef struct chat_call {
     char *name;
     loom_str args;
     bool announced;    /* on_tool_use already called */
+    bool completed;    /* on_tool_call already called */
 } chat_call;
 
 struct provider_decoder {
@@ -290,6 +291,25 @@ static chat_call *call_for(provider_decoder *d, const json_t *tc, const char *id
     return call_new(d, next);
 }
 
+/* Chat Completions has no "this call is whole" event. A call is whole once
+ * the stream moves on to the next call (servers send calls one after the
+ * other, by rising index) or gives its finish_reason; then the loop may
+ * start it while the rest streams (runtime/loop_early.c). Only a call with
+ * its own id and name and arguments that parse as an object is handed
+ * early: a made-up id would not match the final message, and the loop
+ * throws early calls away when the final message does not begin with them
+ * (e.g. a server that went back to an earlier call's arguments). */
+static void call_complete(provider_decoder *d, chat_call *c)
+{
+    if (c->completed || !d->sink.on_tool_call || !c->id || !*c->id || !c->name || !*c->name)
+        return;
+    c->completed = true;
+    json_t *input = c->args.len ? json_parse(c->args.ptr, c->args.len, NULL, NULL) : json_object();
+    if (json_is_object(input))
+        d->sink.on_tool_call(d->sink.ctx, c->id, c->name, input);
+    json_decref(input);
+}
+
 static void apply_tool_call(provider_decoder *d, const json_t *tc, bool esc, int64_t position,
                             bool positional)
 {
@@ -300,7 +320,13 @@ static void apply_tool_call(provider_decoder *d, const json_t *tc, bool esc, int
         free(id);
         id = NULL;
     }
+    size_t before = d->n_calls;
     chat_call *c = call_for(d, tc, id, position, positional);
+    if (d->n_calls > before && d->n_calls >= 2) {
+        chat_call *prev = &d->calls[d->n_calls - 2];
+        if (prev->index < c->index)
+            call_complete(d, prev);
+    }
     if (id && !c->id) {
         c->id = id;
         id = NULL;
@@ -464,6 +490,8 @@ static int chat_decoder_event(provider_decoder *d, const sse_event *ev, loom_err
         if (json_is_string(fr) && json_string_length(fr)) {
             free(d->finish);
             d->finish = oai_dup(fr, e.escaped);
+            for (size_t i = 0; i < d->n_calls; i++)
+                call_complete(d, &d->calls[i]);
         }
     }
     oai_event_free(&e);
