@@ -302,6 +302,8 @@ static void step_resolve(const tool_call *call, tool_ctx *ctx, gov_call *g)
 static bool writes_inside(const tool_ctx *ctx, const json_t *input)
 {
     const char *path = json_string_value(json_object_get(input, "file_path"));
+    if (!path) /* NotebookEdit names its file so */
+        path = json_string_value(json_object_get(input, "notebook_path"));
     if (!path || !ctx->cwd)
         return false;
     char *real = perm_resolve_path(path, ctx->cwd);

@@ -18,5 +18,6 @@ extern const tool_def tool_web_fetch;    /* web_fetch.c */
 extern const tool_def tool_ask_user;     /* ask_user.c */
 extern const tool_def tool_renew;        /* renew.c */
 extern const tool_def tool_ack_event;    /* ack_event.c */
+extern const tool_def tool_notebook_edit; /* notebook_edit.c */
 
 #endif

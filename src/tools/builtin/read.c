@@ -13,7 +13,9 @@
  * what the read cache remembers. Directories, devices and files that are no
  * text (images, PDFs, binaries) are still read here.
  *
- * A PDF is read as its text, by page (read_pdf.c).
+ * A PDF is read as its text, by page (read_pdf.c); a notebook (.ipynb) as
+ * its cells and their outputs (read_notebook.c), unless offset or limit
+ * ask for its JSON.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -29,6 +31,8 @@
 
 #include "base/json.h"
 #include "tools/builtin/builtin.h"
+#include "tools/builtin/notebook.h"
+#include "tools/builtin/read_notebook.h"
 #include "tools/builtin/read_pdf.h"
 #include "tools/file_state.h"
 #include "tools/tool_io.h"
@@ -627,8 +631,13 @@ static int read_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     unsigned char head[READ_SNIFF];
     size_t hn = 0;
     if (fd >= 0 && read_head(out, path, fd, head, &hn) == 0 &&
-        !read_by_kind(out, ctx, path, fd, &st, head, hn, pages))
-        read_text(out, ctx, path, fd, &st, head, hn, start, want);
+        !read_by_kind(out, ctx, path, fd, &st, head, hn, pages)) {
+        /* A notebook is shown as cells; offset or limit ask for its JSON. */
+        if (notebook_path(path) && offset < 0 && limit < 0 && S_ISREG(st.st_mode))
+            read_notebook(out, ctx, path, fd, &st, head, hn, READ_MAX_OUTPUT);
+        else
+            read_text(out, ctx, path, fd, &st, head, hn, start, want);
+    }
     if (fd >= 0)
         close(fd);
     free(path);
