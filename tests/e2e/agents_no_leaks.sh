@@ -10,6 +10,9 @@
 # be equal; after the run no fake server and no child shell is left.
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
+# The children connect to the MCP server too; on a loaded machine the
+# default 2 s wait can pass before it answers initialize.
+export LOOM_MCP_STARTUP_WAIT_MS=30000
 need_fake_server
 
 mkdir -p "$T/proj" "$LOOM_HOME"
