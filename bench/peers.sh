@@ -28,11 +28,20 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$build" && pwd)
 cache=${LOOM_BENCH_CACHE:-$HOME/.cache/loom-bench/peers}
 runs=${BENCH_PEERS_RUNS:-3}
+# BENCH_PEERS_AGENTS / BENCH_PEERS_TASKS pick a subset (to debug one scenario;
+# tests/e2e/bench_peers.sh runs Loom alone, which needs no npm).
+agents=${BENCH_PEERS_AGENTS:-loom codex claude}
+tasks=${BENCH_PEERS_TASKS:-chat fix long}
+results=${BENCH_RESULTS:-$root/bench/results}
+# The Loom binary under test ($BENCH_PEERS_LOOM: the e2e test swaps in an agent
+# that fakes its answer, which must be reported as failed).
+loom=${BENCH_PEERS_LOOM:-$build/loom}
+wants() { case " $agents " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # --- outside the namespace: install the peers (the only step that needs the network)
 if [ -z "${LOOM_PEERS_NETNS:-}" ]; then
   stamp="$cache/.installed-codex-$codex_version-claude-$claude_version"
-  if [ ! -e "$stamp" ]; then
+  if { wants codex || wants claude; } && [ ! -e "$stamp" ]; then
     echo "peers: installing @openai/codex@$codex_version and @anthropic-ai/claude-code@$claude_version into $cache" >&2
     mkdir -p "$cache"
     npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$cache" \
@@ -52,10 +61,14 @@ fi
 ip link set lo up
 # The native binaries, not the npm launchers: the node wrapper Codex ships
 # would add a Node.js start-up to Codex's figures (Claude Code's bin is native).
-codex=$(find "$cache/node_modules/@openai" -path '*/bin/codex' -type f -perm -u+x 2>/dev/null | head -n 1)
+codex=$(find "$cache/node_modules/@openai" -path '*/bin/codex' -type f -perm -u+x 2>/dev/null | head -n 1 || true)
 claude="$cache/node_modules/@anthropic-ai/claude-code/bin/claude.exe"
-[ -n "$codex" ] && [ -x "$codex" ] || { echo "peers: no Codex binary under $cache/node_modules/@openai (remove $cache to reinstall)" >&2; exit 1; }
-[ -x "$claude" ] || { echo "peers: no Claude Code binary at $claude (remove $cache to reinstall)" >&2; exit 1; }
+if wants codex && [ ! -x "$codex" ]; then
+  echo "peers: no Codex binary under $cache/node_modules/@openai (remove $cache to reinstall)" >&2; exit 1
+fi
+if wants claude && [ ! -x "$claude" ]; then
+  echo "peers: no Claude Code binary at $claude (remove $cache to reinstall)" >&2; exit 1
+fi
 
 t=$(mktemp -d /tmp/loom-peers.XXXXXX)
 mock=
@@ -131,7 +144,7 @@ run_one() {
   case $agent in
     loom)
       cmd=(env HOME="$d/home" LOOM_HOME="$d/home/.loom" ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=bench
-           "$build/loom" -p "$prompt" --cwd "$proj" --permission-mode acceptEdits
+           "$loom" -p "$prompt" --cwd "$proj" --permission-mode acceptEdits
            --allowedTools "Bash(bash test.sh)") ;;
     claude)
       cmd=(env HOME="$d/home" CLAUDE_CONFIG_DIR="$d/home/.claude" ANTHROPIC_BASE_URL="$url"
@@ -170,20 +183,20 @@ EOF
   grep -qF "$final" "$d/out" || { ok=false; why="${why:+$why, }final answer not printed"; }
   if [ "$kind" = fix ] && ! bash "$proj/test.sh" >/dev/null 2>&1; then ok=false; why="${why:+$why, }test still fails"; fi
   if [ "$ok" = false ]; then
-    mkdir -p "$root/bench/results/peers-failed"
-    cp -r "$d" "$root/bench/results/peers-failed/" 2>/dev/null || true
+    mkdir -p "$results/peers-failed"
+    rm -rf "$results/peers-failed/${d##*/}"
+    cp -r "$d" "$results/peers-failed/" 2>/dev/null || true
   fi
   jq -c --arg agent "$agent" --arg kind "$kind" --argjson ok "$ok" --arg why "$why" --argjson turns "$turns" \
      --argjson bytes "$(jq -s '[.[] | .raw_body // "" | utf8bytelength] | add // 0' "$d/mock.jsonl")" \
      --argjson requests "$(wc -l < "$d/mock.jsonl")" \
      '. + {agent: $agent, kind: $kind, ok: $ok, why: $why, turns: $turns, request_bytes: $bytes, requests: $requests}' \
      "$d/rusage.json"
-  rm -rf "$d"
+  [ -n "${BENCH_PEERS_KEEP:-}" ] && cp -r "$d" "$BENCH_PEERS_KEEP/"; rm -rf "$d"
 }
 
-# BENCH_PEERS_AGENTS / BENCH_PEERS_TASKS pick a subset (to debug one scenario).
-for agent in ${BENCH_PEERS_AGENTS:-loom codex claude}; do
-  for kind in ${BENCH_PEERS_TASKS:-chat fix long}; do
+for agent in $agents; do
+  for kind in $tasks; do
     for i in $(seq 1 "$runs"); do
       echo "peers: $agent $kind run $i/$runs" >&2
       run_one "$agent" "$kind" "$i" >> "$t/results.jsonl"
@@ -192,10 +205,10 @@ for agent in ${BENCH_PEERS_AGENTS:-loom codex claude}; do
 done
 
 # --- the table --------------------------------------------------------------
-mkdir -p "$root/bench/results"
-cp "$t/results.jsonl" "$root/bench/results/peers.jsonl"
+mkdir -p "$results"
+cp "$t/results.jsonl" "$results/peers.jsonl"
 jq -rs --argjson runs "$runs" --arg cv "$codex_version" --arg clv "$claude_version" \
-  -f "$root/bench/peers_table.jq" "$t/results.jsonl" | tee "$root/bench/results/peers.txt"
+  -f "$root/bench/peers_table.jq" "$t/results.jsonl" | tee "$results/peers.txt"
 # A failed task fails the bench (after the table, so the other figures stay).
 jq -se 'all(.ok)' "$t/results.jsonl" >/dev/null || {
-  echo "peers: some tasks failed; their files are in bench/results/peers-failed/" >&2; exit 1; }
+  echo "peers: some tasks failed; their files are in $results/peers-failed/" >&2; exit 1; }
