@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps layers test test-plain test-asan demo bench fuzz install uninstall clean
+.PHONY: all deps layers test test-plain test-asan demo bench bench-peers fuzz install uninstall clean
 
 all:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -63,6 +63,12 @@ uninstall:
 
 bench: deps all
 	@bash bench/run.sh $(BUILD)
+
+# Loom beside Codex CLI and Claude Code (installed from npm into a cache) on
+# the same scripted tasks, in a loopback-only network namespace (docs/bench.md).
+# Not part of make test: it needs the npm registry once and takes minutes.
+bench-peers: deps all
+	@bash bench/peers.sh $(BUILD)
 
 fuzz: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DLOOM_FUZZ=ON \

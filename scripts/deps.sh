@@ -22,11 +22,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # poppler-utils: Read of a PDF (pdfinfo, pdftotext; docs/tools-files.md).
 # python3-nbformat: Jupyter's own validator, for the notebooks NotebookEdit
 # writes (tests/e2e/notebook.sh).
+# iproute2: bench/peers.sh brings up loopback (ip link) in the network
+# namespace its agents run in (docs/bench.md; unshare is in util-linux).
 packages=(
   build-essential cmake pkg-config clang
   libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libcmocka-dev
   libyaml-dev libpcre2-dev libsqlite3-dev libpq-dev libseccomp-dev libedit-dev libmd4c-dev
-  ripgrep poppler-utils jq curl tmux python3 python3-nbformat man-db chromium postgresql
+  ripgrep poppler-utils jq curl tmux python3 python3-nbformat man-db chromium postgresql iproute2
 )
 
 missing=()
