@@ -170,8 +170,18 @@ assert_eq "logs: a wire line's severity number (INFO is 9)" "$(jq -r .severityNu
 assert_eq "logs: the resource is the spans'" \
   "$(jq -s -c '[.[] | select(.signal=="logs") | .resource][0]' "$RECV_OUT")" "$res"
 
-chats=$(jq -c '[.[] | select(.attributes."gen_ai.operation.name"=="chat")]' "$spans")
-assert_eq "four chat spans (two the root's, two the child's)" "$(jq length <<<"$chats")" "4"
+chats=$(jq -c '[.[] | select(.attributes."gen_ai.operation.name"=="chat" and (.attributes | has("loom.purpose") | not))]' "$spans")
+assert_eq "four turns' chat spans (two the root's, two the child's)" "$(jq length <<<"$chats")" "4"
+# The compaction's summary call is a model call outside the loop's turns: a
+# chat span of its own under the run, with its usage (900 in, 40 out).
+side=$(jq -c '[.[] | select(.attributes."loom.purpose"=="compaction")]' "$spans")
+assert_eq "the compaction's model call: one chat span" "$(jq length <<<"$side")" "1"
+assert_eq "the compaction's chat: under the root" "$(jq -r '.[0].parentSpanId' <<<"$side")" "$root_id"
+assert_eq "the compaction's chat: named for the model" "$(jq -r '.[0].name' <<<"$side")" \
+  "chat $(jq -r '.[0].attributes."gen_ai.request.model"' <<<"$root")"
+assert_eq "the compaction's chat: its usage" \
+  "$(jq -c '.[0].attributes | [."gen_ai.operation.name", ."gen_ai.usage.input_tokens", ."gen_ai.usage.output_tokens"]' <<<"$side")" \
+  '["chat",900,40]'
 assert_eq "the child's chats are under the child" \
   "$(jq --arg p "$child_id" '[.[] | select(.parentSpanId==$p)] | length' <<<"$chats")" "2"
 assert_eq "the root's chats are under the root" \
@@ -196,10 +206,15 @@ assert_eq "the child's chat: under the child" "$(jq -r .parentSpanId <<<"$cchat"
 m() { jq -s -c --arg n "$1" '[.[] | select(.signal=="metrics" and .metric.name==$n) | .metric][0]' "$RECV_OUT"; }
 tok=$(m gen_ai.client.token.usage)
 assert_eq "metrics: token usage is a histogram" "$(jq -r .kind <<<"$tok")" "histogram"
-assert_eq "metrics: input tokens of the chats (100+130+210+220)" \
-  "$(jq '[.points[] | select(.attributes."gen_ai.token.type"=="input") | .sum] | add' <<<"$tok")" "660"
-assert_eq "metrics: output tokens of the chats" \
-  "$(jq '[.points[] | select(.attributes."gen_ai.token.type"=="output") | .sum] | add' <<<"$tok")" "66"
+assert_eq "metrics: input tokens of the turns (100+130+210+220)" \
+  "$(jq '[.points[] | select(.attributes."gen_ai.token.type"=="input" and (.attributes | has("loom.purpose") | not)) | .sum] | add' <<<"$tok")" "660"
+assert_eq "metrics: output tokens of the turns" \
+  "$(jq '[.points[] | select(.attributes."gen_ai.token.type"=="output" and (.attributes | has("loom.purpose") | not)) | .sum] | add' <<<"$tok")" "66"
+assert_eq "metrics: the compaction's tokens, by purpose" \
+  "$(jq -c '[.points[] | select(.attributes."loom.purpose"=="compaction") | [.attributes."gen_ai.token.type", .sum]] | sort' <<<"$tok")" \
+  '[["input",900],["output",40]]'
+assert_eq "metrics: time to first chunk for every turn, the sub-agent's too" \
+  "$(jq '[.points[].count] | add' <<<"$(m gen_ai.client.operation.time_to_first_chunk)")" "4"
 assert_eq "metrics: four chat durations" \
   "$(jq '[.points[].count] | add' <<<"$(m gen_ai.client.operation.duration)")" "4"
 assert_eq "metrics: tool durations, by outcome" \
