@@ -23,7 +23,7 @@ static bool table_price(void *ctx, const char *model, long long input, long long
     model_price p;
     if (!models_price(models_resolve(model), &p))
         return false;
-    *usd = model_price_cost(&p, input, output, cache_write, cache_read);
+    *usd = model_price_cost(&p, input, output, cache_write, cache_read, 0);
     return true;
 }
 
