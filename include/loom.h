@@ -386,6 +386,14 @@ char *loom_stats_json(const char *by, const char *since, loom_status *st);
 /* The same over one session file and its sub-agents' sidechains (/cost's
  * per-model breakdown); by NULL: "model". */
 char *loom_stats_file_json(const char *path, const char *by, loom_status *st);
+/* The same over a `loom serve` store: the runs the token may see, read
+ * through GET <server_url>/usage page by page (docs/cli.md "loom stats
+ * --server"); token may be NULL (a server without tokens). Each run counts
+ * once, with the server's own cost (null: unknown). NULL with the reason
+ * (invalid_request for a bad by or since, network / the HTTP status / a
+ * page that is not a /usage page otherwise). */
+char *loom_stats_server_json(const char *server_url, const char *token, const char *by,
+                             const char *since, loom_status *st);
 /* The conversation along the session's active chain, across compactions,
  * as a JSON array (caller frees), oldest first: {"kind": "user", "text",
  * "images"?: N} for a prompt the person typed, {"kind": "assistant",

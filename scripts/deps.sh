@@ -10,7 +10,9 @@
 # older), into tests/mcp/node_modules; tests/console's puppeteer-core,
 # which drives Debian's chromium (it downloads no browser of its own); and
 # those of tests/a2a: the official A2A JavaScript SDK whose client
-# tests/e2e/a2a_sdk.sh drives, into tests/a2a/node_modules.
+# tests/e2e/a2a_sdk.sh drives, into tests/a2a/node_modules; and those of
+# tests/otel: @opentelemetry/otlp-transformer, whose protobufjs root built
+# from opentelemetry-proto tests/otel/receiver.mjs decodes Loom's OTLP with.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -70,3 +72,4 @@ npm_ci "$root/tests/mcp" "the MCP reference servers and conformance suite"
 npm_ci "$root/tests/acp" "the ACP SDK client"
 npm_ci "$root/tests/console" "puppeteer-core for the console tests"
 npm_ci "$root/tests/a2a" "the A2A SDK client"
+npm_ci "$root/tests/otel" "the OpenTelemetry protobuf definitions"

@@ -53,8 +53,9 @@ static bool price_field(const json_t *price, const char *key, double *out)
 
 /* The loop's price of a model (loop_params.price_for; internal.h): the model's
  * settings entry, "models": {"<id>": {"price": {"input", "output",
- * "cache_write"?, "cache_read"?}}} (USD per million tokens; cache prices
- * default to 1.25× and 0.1× input), else the dated table's. */
+ * "cache_write"?, "cache_read"?, "cache_write_1h"?}}} (USD per million
+ * tokens; cache prices default to 1.25×, 0.1× and 2× input), else the
+ * dated table's. */
 bool api_agent_price(void *ctx, const char *model, model_price *out)
 {
     const loom_agent *a = ctx;
@@ -65,6 +66,8 @@ bool api_agent_price(void *ctx, const char *model, model_price *out)
             out->cache_write = out->input * 1.25;
         if (!price_field(price, "cache_read", &out->cache_read))
             out->cache_read = out->input * 0.1;
+        if (!price_field(price, "cache_write_1h", &out->cache_write_1h))
+            out->cache_write_1h = out->input * 2.0;
         return true;
     }
     return models_price(model, out);

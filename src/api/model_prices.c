@@ -12,7 +12,8 @@
 #include "api/internal.h"
 #include "base/settings.h"
 
-static const char *const price_keys[] = {"input", "output", "cache_write", "cache_read", NULL};
+static const char *const price_keys[] = {"input", "output", "cache_write", "cache_read",
+                                         "cache_write_1h", NULL};
 
 static bool known_key(const char *key)
 {
@@ -34,7 +35,7 @@ static bool price_problem(const json_t *price, char *why, size_t n)
     const json_t *v;
     json_object_foreach((json_t *)price, key, v) {
         if (!known_key(key)) {
-            snprintf(why, n, "price.%s: unknown field (input, output, cache_write, cache_read)",
+            snprintf(why, n, "price.%s: unknown field (input, output, cache_write, cache_read, cache_write_1h)",
                      key);
             return true;
         }

@@ -17,12 +17,18 @@ static json_t *price_json(const model_price *p)
 {
     json_t *o = json_pack("{s:f,s:f,s:f,s:f}", "input", p->input, "output", p->output,
                           "cache_write", p->cache_write, "cache_read", p->cache_read);
-    if (p->long_above > 0)
-        json_object_set_new(o, "long_prompt",
-                            json_pack("{s:I,s:f,s:f,s:f,s:f}", "above", (json_int_t)p->long_above,
-                                      "input", p->long_input, "output", p->long_output,
-                                      "cache_write", p->long_cache_write, "cache_read",
-                                      p->long_cache_read));
+    if (p->cache_write_1h > 0)
+        json_object_set_new(o, "cache_write_1h", json_real(p->cache_write_1h));
+    if (p->as_of)
+        json_object_set_new(o, "as_of", json_string(p->as_of));
+    if (p->long_above > 0) {
+        json_t *l = json_pack("{s:I,s:f,s:f,s:f,s:f}", "above", (json_int_t)p->long_above, "input",
+                              p->long_input, "output", p->long_output, "cache_write",
+                              p->long_cache_write, "cache_read", p->long_cache_read);
+        if (p->long_cache_write_1h > 0)
+            json_object_set_new(l, "cache_write_1h", json_real(p->long_cache_write_1h));
+        json_object_set_new(o, "long_prompt", l);
+    }
     return o;
 }
 

@@ -318,6 +318,12 @@ static void attach_tracer(loom_run *r, tool_ctx *tctx)
              event_warning("telemetry", json_string_value(json_array_get(warnings, i))));
     tctx->traceparent = traceparent_of;
     tctx->traceparent_ctx = r->tracer;
+    /* Hooks too; detached at the run's end (the governance is the
+     * session's and outlives the tracer). */
+    if (r->session->gov) {
+        r->session->gov->traceparent = traceparent_of;
+        r->session->gov->traceparent_ctx = r->tracer;
+    }
     /* "00-<32 trace>-<16 span>-01": the run's span. */
     char tp[56];
     if (otel_tracer_traceparent(r->tracer, NULL, tp)) {
@@ -451,6 +457,10 @@ static void *run_main(void *arg)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     if (skills)
         json_object_set_new(result, "skills", skills);
+    if (s->gov && s->gov->traceparent_ctx == r->tracer) {
+        s->gov->traceparent = NULL;
+        s->gov->traceparent_ctx = NULL;
+    }
     api_telemetry_run_end(a, r->tracer, result);
     log_set_trace(NULL, NULL);
     char *text = json_dump_compact(result);

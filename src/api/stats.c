@@ -14,7 +14,9 @@
 #include "base/settings.h"
 #include "base/str.h"
 #include "provider/models.h"
+#include "net/http.h"
 #include "session/stats.h"
+#include "session/stats_server.h"
 
 static bool table_price(void *ctx, const char *model, long long input, long long output,
                         long long cache_write, long long cache_read, double *usd)
@@ -23,7 +25,7 @@ static bool table_price(void *ctx, const char *model, long long input, long long
     model_price p;
     if (!models_price(models_resolve(model), &p))
         return false;
-    *usd = model_price_cost(&p, input, output, cache_write, cache_read);
+    *usd = model_price_cost(&p, input, output, cache_write, cache_read, 0);
     return true;
 }
 
@@ -156,5 +158,99 @@ char *loom_stats_json(const char *by, const char *since, loom_status *st)
     }
     free(names);
     str_free(&projects);
+    return finish(&s, st);
+}
+
+/* Pages of GET /usage to read at most: 100 runs each, so a million runs. */
+#define STATS_SERVER_PAGES_MAX 10000
+
+static int collect_body(void *ctx, const char *data, size_t n)
+{
+    str_append(ctx, data, n);
+    return 0;
+}
+
+/* The page's URL: the cursor is opaque, so every byte outside the
+ * unreserved set is percent-encoded. */
+static void page_url(loom_str *url, const char *base, const char *cursor)
+{
+    str_clear(url);
+    size_t n = strlen(base);
+    while (n > 0 && base[n - 1] == '/')
+        n--;
+    str_printf(url, "%.*s/usage?limit=100", (int)n, base);
+    if (!cursor)
+        return;
+    str_puts(url, "&cursor=");
+    for (const unsigned char *c = (const unsigned char *)cursor; *c; c++) {
+        if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+            strchr("-._~", *c))
+            str_append(url, (const char *)c, 1);
+        else
+            str_printf(url, "%%%02X", *c);
+    }
+}
+
+char *loom_stats_server_json(const char *server_url, const char *token, const char *by,
+                             const char *since, loom_status *st)
+{
+    stats_by group = STATS_BY_DAY;
+    if (!server_url || strncmp(server_url, "http", 4) != 0) {
+        api_status_set(st, LOOM_ERR_INVALID_REQUEST, "stats: --server %s: expected an http(s) URL",
+                       server_url ? server_url : "(none)");
+        return NULL;
+    }
+    if (parse_by(by, &group, st) != 0)
+        return NULL;
+    if (since && !valid_day(since)) {
+        api_status_set(st, LOOM_ERR_INVALID_REQUEST, "stats: --since %s: expected YYYY-MM-DD",
+                       since);
+        return NULL;
+    }
+    http_global_init();
+    stats s;
+    stats_init(&s, group, since, NULL, NULL);
+    loom_str auth = LOOM_STR_INIT, url = LOOM_STR_INIT, body = LOOM_STR_INIT;
+    if (token && *token)
+        str_printf(&auth, "Authorization: Bearer %s", token);
+    const char *headers[] = {"Accept: application/json", token && *token ? str_cstr(&auth) : NULL,
+                             NULL};
+    char *cursor = NULL;
+    int rc = 0;
+    for (int pages = 0; pages < STATS_SERVER_PAGES_MAX && rc == 0; pages++) {
+        page_url(&url, server_url, cursor);
+        str_clear(&body);
+        http_request req = {.method = "GET", .url = str_cstr(&url), .headers = headers,
+                            .connect_timeout_ms = 5000, .idle_timeout_ms = 30000};
+        http_response resp;
+        memset(&resp, 0, sizeof resp);
+        loom_error err;
+        loom_error_clear(&err);
+        if (http_perform(&req, collect_body, &body, &resp, &err) != 0) {
+            rc = api_status_set(st, LOOM_ERR_IO, "stats: GET %s: %s", str_cstr(&url),
+                                err.message);
+        } else if (resp.status != 200) {
+            rc = api_status_set(st, LOOM_ERR_IO, "stats: GET %s: HTTP %ld %.200s",
+                                str_cstr(&url), resp.status, str_cstr(&resp.error_body));
+        } else {
+            char why[200];
+            free(cursor);
+            cursor = NULL;
+            if (stats_add_usage_page(&s, str_cstr(&body), body.len, &cursor, why, sizeof why) < 0)
+                rc = api_status_set(st, LOOM_ERR_IO, "stats: GET %s: %s",
+                                    str_cstr(&url), why);
+        }
+        http_response_free(&resp);
+        if (!cursor)
+            break;
+    }
+    free(cursor);
+    str_free(&auth);
+    str_free(&url);
+    str_free(&body);
+    if (rc != 0) {
+        stats_free(&s);
+        return NULL;
+    }
     return finish(&s, st);
 }

@@ -7,6 +7,8 @@
 
 #include "api/internal.h"
 #include "base/json.h"
+#include "base/log.h"
+#include "telemetry/otel_logs.h"
 
 /* A run's end waits at most this long for its spans to go out: a collector
  * that is down costs a run this much, once. */
@@ -42,10 +44,16 @@ void api_telemetry_agent_init(loom_agent *a)
     otel_config_load(&a->otel, getenv_fn, NULL, capture_setting(a), collect_warning,
                      a->otel_warnings);
     a->otel_exporter = otlp_exporter_new(&a->otel);
+    /* OTLP logs: the process's log lines through this agent's exporter
+     * (the first agent's, in a server with several: the OTEL_* variables
+     * are the same for all). */
+    if (a->otel_exporter && a->otel.enabled[OTEL_LOGS])
+        log_set_sink(otel_logs_sink, a->otel_exporter);
 }
 
 void api_telemetry_agent_free(loom_agent *a)
 {
+    log_clear_sink(a->otel_exporter);
     otlp_exporter_free(a->otel_exporter);
     a->otel_exporter = NULL;
     otel_config_free(&a->otel);
@@ -73,6 +81,10 @@ void api_telemetry_run_end(loom_agent *a, otel_tracer *t, json_t *result)
                           (json_int_t)st.dropped[OTEL_TRACES], "metrics_exported",
                           (json_int_t)st.exported[OTEL_METRICS], "metrics_dropped",
                           (json_int_t)st.dropped[OTEL_METRICS]);
+    if (a->otel.enabled[OTEL_LOGS]) {
+        json_object_set_new(o, "logs_exported", json_integer((json_int_t)st.exported[OTEL_LOGS]));
+        json_object_set_new(o, "logs_dropped", json_integer((json_int_t)st.dropped[OTEL_LOGS]));
+    }
     if (st.last_error[0])
         json_object_set_new(o, "last_error", json_string(st.last_error));
     json_object_set_new(result, "telemetry", o);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,51 @@ void log_set_trace(const char *trace, const char *span)
     snprintf(span_id, sizeof span_id, "%s", span ? span : "");
 }
 
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+static log_sink_fn sink_fn;
+static void *sink_ctx;
+static _Atomic bool sink_set;
+static _Thread_local bool sink_muted;
+
+bool log_set_sink(log_sink_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&sink_lock);
+    bool free_slot = !sink_fn;
+    if (free_slot) {
+        sink_fn = fn;
+        sink_ctx = ctx;
+        atomic_store(&sink_set, true);
+    }
+    pthread_mutex_unlock(&sink_lock);
+    return free_slot;
+}
+
+void log_clear_sink(void *ctx)
+{
+    /* Taking the lock waits out a call in flight: the ctx may be freed
+     * right after this returns. */
+    pthread_mutex_lock(&sink_lock);
+    if (sink_fn && sink_ctx == ctx) {
+        sink_fn = NULL;
+        sink_ctx = NULL;
+        atomic_store(&sink_set, false);
+    }
+    pthread_mutex_unlock(&sink_lock);
+}
+
+void log_mute_sink_on_this_thread(void)
+{
+    sink_muted = true;
+}
+
+static void to_sink(log_level level, const json_t *line)
+{
+    pthread_mutex_lock(&sink_lock);
+    if (sink_fn)
+        sink_fn(sink_ctx, level, line);
+    pthread_mutex_unlock(&sink_lock);
+}
+
 void log_event(log_level level, const char *module, json_t *fields, const char *fmt, ...)
 {
     /* Callers log between a failing call and reading errno; leave it as
@@ -88,7 +134,8 @@ void log_event(log_level level, const char *module, json_t *fields, const char *
     pthread_mutex_lock(&log_lock);
     /* Code that logs before main() called log_init still gets its lines. */
     init_locked();
-    bool on = log_fd >= 0 && level >= log_min;
+    bool sink = atomic_load(&sink_set) && !sink_muted;
+    bool on = (log_fd >= 0 || sink) && level >= log_min;
     pthread_mutex_unlock(&log_lock);
     if (!on) {
         json_decref(fields);
@@ -124,6 +171,8 @@ void log_event(log_level level, const char *module, json_t *fields, const char *
         json_object_set(line, "fields", fields);
     }
     json_decref(fields);
+    if (sink)
+        to_sink(level, line);
 
     pthread_mutex_lock(&log_lock);
     if (log_fd >= 0) {

@@ -409,6 +409,13 @@ hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
                           .trust_hint = "run loom here interactively and answer the trust "
                                         "question, or add this directory to \"trustedWorkspaces\" in "
                                         "~/.loom/settings.json (or set LOOM_TRUST_WORKSPACE=1)"};
+    const governance *root = g;
+    while (root->parent)
+        root = root->parent;
+    char tp[56];
+    if (root->traceparent &&
+        root->traceparent(root->traceparent_ctx, json_string_value(json_object_get(payload, "tool_use_id")), tp))
+        opts.traceparent = tp;
     if (g->hook_sandbox) {
         opts.child_setup = sandbox_child_setup;
         opts.child_ctx = g->hook_sandbox;

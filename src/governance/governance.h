@@ -100,6 +100,12 @@ typedef struct governance {
      * Changed only on the run's thread (the Skill tool runs alone). */
     perm_rules *run_grants;
     json_t *run_grant_by;           /* rule text → who granted it */
+    /* The running run's trace context for hooks (TRACEPARENT,
+     * docs/telemetry.md): the traceparent of the span call_id runs in (the
+     * run's span when NULL or unknown). Set on a session's governance for
+     * the length of a run; sub-agents use their root's. NULL: none. */
+    bool (*traceparent)(void *ctx, const char *call_id, char buf[56]);
+    void *traceparent_ctx;
 } governance;
 
 /* What a sub-agent's governance differs in (agents/runner.c). */

@@ -382,16 +382,19 @@ static void timed_out(run_ctx *c, hook_result *r, long timeout_ms)
     str_free(&s);
 }
 
-static char **build_env(const char *project_dir)
+/* Built once per hooks_run, when its first command hook runs: the trace
+ * context is per firing, so it is part of what is built, not a later edit. */
+static char **build_env(const char *project_dir, const char *traceparent)
 {
     size_t n = 0;
     while (environ && environ[n])
         n++;
-    char **env = xcalloc(n + 3, sizeof *env);
+    char **env = xcalloc(n + 4, sizeof *env);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (strncmp(environ[i], "CLAUDE_PROJECT_DIR=", 19) == 0 ||
-            strncmp(environ[i], "LOOM_PROJECT_DIR=", 17) == 0)
+            strncmp(environ[i], "LOOM_PROJECT_DIR=", 17) == 0 ||
+            (traceparent && strncmp(environ[i], "TRACEPARENT=", 12) == 0))
             continue;
         env[k++] = xstrdup(environ[i]);
     }
@@ -400,6 +403,11 @@ static char **build_env(const char *project_dir)
         str_printf(&s, "CLAUDE_PROJECT_DIR=%s", project_dir);
         env[k++] = str_steal(&s);
         str_printf(&s, "LOOM_PROJECT_DIR=%s", project_dir);
+        env[k++] = str_steal(&s);
+    }
+    if (traceparent) {
+        loom_str s = LOOM_STR_INIT;
+        str_printf(&s, "TRACEPARENT=%s", traceparent);
         env[k++] = str_steal(&s);
     }
     env[k] = NULL;
@@ -416,7 +424,7 @@ static void free_env(char **env)
 static void run_command(run_ctx *c, const hook_def *d, hook_result *r)
 {
     if (!c->envp)
-        c->envp = build_env(c->project_dir);
+        c->envp = build_env(c->project_dir, c->opts->traceparent);
     const char *argv[] = {"bash", "-c", d->command, NULL};
     long timeout_ms = timeout_of(c, d);
     proc_spec sp;

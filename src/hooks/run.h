@@ -72,6 +72,10 @@ typedef struct hook_run_opts {
     /* proc_spec.supervise for the same child (the sandbox's supervisor,
      * ctx = child_ctx). NULL: none. */
     void (*supervise)(void *ctx, int fd);
+    /* W3C trace context of the span the hooks fire in ("00-…-01",
+     * docs/telemetry.md): command hooks get it as TRACEPARENT, in place of
+     * any the process inherited. NULL: the inherited environment as is. */
+    const char *traceparent;
 } hook_run_opts;
 
 typedef enum hook_status {

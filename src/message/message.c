@@ -187,6 +187,7 @@ void msg_usage_add(msg_usage *total, const msg_usage *u)
     total->output_tokens += u->output_tokens;
     total->cache_read_tokens += u->cache_read_tokens;
     total->cache_creation_tokens += u->cache_creation_tokens;
+    total->cache_creation_1h_tokens += u->cache_creation_1h_tokens;
     total->reasoning_tokens += u->reasoning_tokens;
 }
 
@@ -197,13 +198,18 @@ int64_t msg_usage_total(const msg_usage *u)
 
 json_t *msg_usage_to_json(const msg_usage *u)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
-                     "inputTokens", (json_int_t)u->input_tokens,
-                     "outputTokens", (json_int_t)u->output_tokens,
-                     "cacheReadTokens", (json_int_t)u->cache_read_tokens,
-                     "cacheCreationTokens", (json_int_t)u->cache_creation_tokens,
-                     "reasoningTokens", (json_int_t)u->reasoning_tokens,
-                     "totalTokens", (json_int_t)msg_usage_total(u));
+    json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
+                          "inputTokens", (json_int_t)u->input_tokens,
+                          "outputTokens", (json_int_t)u->output_tokens,
+                          "cacheReadTokens", (json_int_t)u->cache_read_tokens,
+                          "cacheCreationTokens", (json_int_t)u->cache_creation_tokens,
+                          "reasoningTokens", (json_int_t)u->reasoning_tokens,
+                          "totalTokens", (json_int_t)msg_usage_total(u));
+    /* Only when there were 1-hour writes: most providers have none. */
+    if (u->cache_creation_1h_tokens > 0)
+        json_object_set_new(o, "cacheCreation1hTokens",
+                            json_integer((json_int_t)u->cache_creation_1h_tokens));
+    return o;
 }
 
 bool msg_text_blank(const char *text)

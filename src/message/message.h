@@ -78,6 +78,10 @@ typedef struct msg_usage {
     int64_t output_tokens;
     int64_t cache_read_tokens;
     int64_t cache_creation_tokens;
+    /* the part of cache_creation_tokens cached for 1 hour (Anthropic's
+     * usage.cache_creation.ephemeral_1h_input_tokens), priced apart from
+     * the 5-minute writes */
+    int64_t cache_creation_1h_tokens;
     int64_t reasoning_tokens;       /* part of output_tokens where reported */
     json_t *raw;                    /* the provider's own usage object, owned */
 } msg_usage;

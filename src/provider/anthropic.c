@@ -451,6 +451,13 @@ static void usage_merge(provider_decoder *d, const json_t *u)
     n->output_tokens = json_get_int(d->raw_usage, "output_tokens", 0);
     n->cache_read_tokens = json_get_int(d->raw_usage, "cache_read_input_tokens", 0);
     n->cache_creation_tokens = json_get_int(d->raw_usage, "cache_creation_input_tokens", 0);
+    /* A 1-hour write is a part of the writes; a count the total cannot hold
+     * (a provider's mistake) is capped to it. */
+    int64_t one_hour = json_get_int(json_get_obj(d->raw_usage, "cache_creation"),
+                                    "ephemeral_1h_input_tokens", 0);
+    n->cache_creation_1h_tokens = one_hour < 0 ? 0
+                                  : one_hour > n->cache_creation_tokens ? n->cache_creation_tokens
+                                                                        : one_hour;
     n->reasoning_tokens =
         json_get_int(json_get_obj(d->raw_usage, "output_tokens_details"), "thinking_tokens", 0);
 }

@@ -139,44 +139,51 @@ static const model_alias aliases[] = {
     {NULL, NULL, NULL},
 };
 
-/* input, output, 5m cache write, cache read [, tier threshold, its four]. */
-#define PRICE(in, out, cw, cr) {in, out, cw, cr, 0, 0, 0, 0, 0}
+/* input, output, 5m cache write, cache read [, tier threshold, its four],
+ * then the row's "as of" day. The 1-hour cache write is Anthropic's 2×
+ * the base input for every model [P] ("Pricing": 5m writes 1.25×, 1h
+ * writes 2×, hits 0.1×), so it is derived: rows that bill no writes
+ * (OpenAI) have none. */
+#define PRICE(in, out, cw, cr) {in, out, cw, cr, 0, 0, 0, 0, 0, (cw) > 0 ? 2.0 * (in) : 0, 0, NULL}
+#define PRICE2(in, out, cw, cr, above, lin, lout, lcw, lcr) \
+    {in, out, cw, cr, above, lin, lout, lcw, lcr, 2.0 * (in), 2.0 * (lin), NULL}
 static const struct {
     const char *id;
     model_price price;
+    const char *as_of;
 } prices[] = {
-    {"claude-fable-5-1", PRICE(10, 50, 12.50, 0.25)},   /* [P] */
-    {"claude-mythos-5-1", PRICE(10, 50, 12.50, 0.25)},  /* [P] */
-    {"claude-fable-5", PRICE(10, 50, 12.50, 1)},        /* [P] */
-    {"claude-mythos-5", PRICE(10, 50, 12.50, 1)},       /* [P] */
-    {"claude-opus-5-5", PRICE(4, 20, 5, 0.20)},         /* [P] */
-    {"claude-opus-5", PRICE(5, 25, 6.25, 0.50)},        /* [P] */
-    {"claude-opus-4-8", PRICE(5, 25, 6.25, 0.50)},      /* [P] */
-    {"claude-opus-4-7", PRICE(5, 25, 6.25, 0.50)},      /* [P] */
-    {"claude-opus-4-6", PRICE(5, 25, 6.25, 0.50)},      /* [P] */
-    {"claude-opus-4-5", PRICE(5, 25, 6.25, 0.50)},      /* [P] */
-    {"claude-opus-4-1", PRICE(15, 75, 18.75, 1.50)},    /* [P] */
-    {"claude-opus-4-0", PRICE(15, 75, 18.75, 1.50)},    /* [P] */
-    {"claude-opus-4", PRICE(15, 75, 18.75, 1.50)},      /* [P] */
-    {"claude-sonnet-5-5", PRICE(2, 10, 2.50, 0.10)},    /* [P] since 2026-10-07 */
-    {"claude-sonnet-5", PRICE(2, 10, 2.50, 0.20)},      /* [P] */
-    {"claude-sonnet-4-6", PRICE(3, 15, 3.75, 0.30)},    /* [P] */
-    {"claude-sonnet-4-5", PRICE(3, 15, 3.75, 0.30)},    /* [P] */
-    {"claude-sonnet-4-0", PRICE(3, 15, 3.75, 0.30)},    /* [P] */
-    {"claude-sonnet-4", PRICE(3, 15, 3.75, 0.30)},      /* [P] */
-    {"claude-haiku-5-5", {0.10, 0.50, 0.125, 0.01, 100000, 0.50, 2.50, 0.625, 0.05}}, /* [P] */
-    {"claude-haiku-4-5", PRICE(1, 5, 1.25, 0.10)},      /* [P] */
-    {"claude-3-5-haiku", PRICE(0.80, 4, 1, 0.08)},      /* [P] */
-    {"gpt-5", PRICE(1.25, 10, 0, 0.125)},               /* [Q] */
-    {"gpt-5-mini", PRICE(0.25, 2, 0, 0.025)},           /* [Q] */
-    {"gpt-5-nano", PRICE(0.05, 0.40, 0, 0.005)},        /* [Q] */
-    {"gpt-5.4", PRICE(2.50, 15, 0, 0.25)},              /* [Q] */
-    {"gpt-5.4-mini", PRICE(0.75, 4.50, 0, 0.075)},      /* [Q] */
-    {"o3", PRICE(2, 8, 0, 0.50)},                       /* [Q] */
-    {"o4-mini", PRICE(1.10, 4.40, 0, 0.275)},           /* [Q] */
-    {"gpt-4.1", PRICE(2, 8, 0, 0.50)},                  /* [Q] */
-    {"gpt-4.1-mini", PRICE(0.40, 1.60, 0, 0.10)},       /* [Q] */
-    {"gpt-4o", PRICE(2.50, 10, 0, 1.25)},               /* [Q] */
+    {"claude-fable-5-1", PRICE(10, 50, 12.50, 0.25), "2026-12-02"},   /* [P] */
+    {"claude-mythos-5-1", PRICE(10, 50, 12.50, 0.25), "2026-12-02"},  /* [P] */
+    {"claude-fable-5", PRICE(10, 50, 12.50, 1), "2026-12-02"},        /* [P] */
+    {"claude-mythos-5", PRICE(10, 50, 12.50, 1), "2026-12-02"},       /* [P] */
+    {"claude-opus-5-5", PRICE(4, 20, 5, 0.20), "2026-12-02"},         /* [P] */
+    {"claude-opus-5", PRICE(5, 25, 6.25, 0.50), "2026-12-02"},        /* [P] */
+    {"claude-opus-4-8", PRICE(5, 25, 6.25, 0.50), "2026-12-02"},      /* [P] */
+    {"claude-opus-4-7", PRICE(5, 25, 6.25, 0.50), "2026-12-02"},      /* [P] */
+    {"claude-opus-4-6", PRICE(5, 25, 6.25, 0.50), "2026-12-02"},      /* [P] */
+    {"claude-opus-4-5", PRICE(5, 25, 6.25, 0.50), "2026-12-02"},      /* [P] */
+    {"claude-opus-4-1", PRICE(15, 75, 18.75, 1.50), "2026-12-02"},    /* [P] */
+    {"claude-opus-4-0", PRICE(15, 75, 18.75, 1.50), "2026-12-02"},    /* [P] */
+    {"claude-opus-4", PRICE(15, 75, 18.75, 1.50), "2026-12-02"},      /* [P] */
+    {"claude-sonnet-5-5", PRICE(2, 10, 2.50, 0.10), "2026-12-02"}, /* [P] hit price since 2026-10-07 */
+    {"claude-sonnet-5", PRICE(2, 10, 2.50, 0.20), "2026-12-02"},      /* [P] */
+    {"claude-sonnet-4-6", PRICE(3, 15, 3.75, 0.30), "2026-12-02"},    /* [P] */
+    {"claude-sonnet-4-5", PRICE(3, 15, 3.75, 0.30), "2026-12-02"},    /* [P] */
+    {"claude-sonnet-4-0", PRICE(3, 15, 3.75, 0.30), "2026-12-02"},    /* [P] */
+    {"claude-sonnet-4", PRICE(3, 15, 3.75, 0.30), "2026-12-02"},      /* [P] */
+    {"claude-haiku-5-5", PRICE2(0.10, 0.50, 0.125, 0.01, 100000, 0.50, 2.50, 0.625, 0.05), "2026-12-02"}, /* [P] */
+    {"claude-haiku-4-5", PRICE(1, 5, 1.25, 0.10), "2026-12-02"},      /* [P] */
+    {"claude-3-5-haiku", PRICE(0.80, 4, 1, 0.08), "2026-12-02"},      /* [P] */
+    {"gpt-5", PRICE(1.25, 10, 0, 0.125), "2026-12-02"},               /* [Q] */
+    {"gpt-5-mini", PRICE(0.25, 2, 0, 0.025), "2026-12-02"},           /* [Q] */
+    {"gpt-5-nano", PRICE(0.05, 0.40, 0, 0.005), "2026-12-02"},        /* [Q] */
+    {"gpt-5.4", PRICE(2.50, 15, 0, 0.25), "2026-12-02"},              /* [Q] */
+    {"gpt-5.4-mini", PRICE(0.75, 4.50, 0, 0.075), "2026-12-02"},      /* [Q] */
+    {"o3", PRICE(2, 8, 0, 0.50), "2026-12-02"},                       /* [Q] */
+    {"o4-mini", PRICE(1.10, 4.40, 0, 0.275), "2026-12-02"},           /* [Q] */
+    {"gpt-4.1", PRICE(2, 8, 0, 0.50), "2026-12-02"},                  /* [Q] */
+    {"gpt-4.1-mini", PRICE(0.40, 1.60, 0, 0.10), "2026-12-02"},       /* [Q] */
+    {"gpt-4o", PRICE(2.50, 10, 0, 1.25), "2026-12-02"},               /* [Q] */
 };
 
 const char *models_resolve(const char *name)
@@ -240,6 +247,7 @@ bool models_price(const char *model, model_price *out)
         size_t n = strlen(prices[i].id);
         if (!strncmp(model, prices[i].id, n) && id_suffix(model + n)) {
             *out = prices[i].price;
+            out->as_of = prices[i].as_of;
             return true;
         }
     }
@@ -247,12 +255,22 @@ bool models_price(const char *model, model_price *out)
 }
 
 double model_price_cost(const model_price *p, long long input, long long output,
-                        long long cache_write, long long cache_read)
+                        long long cache_write, long long cache_read, long long cache_write_1h)
 {
     bool long_tier = p->long_above > 0 && input + cache_write + cache_read > p->long_above;
     double in = long_tier ? p->long_input : p->input, out = long_tier ? p->long_output : p->output,
            cw = long_tier ? p->long_cache_write : p->cache_write,
-           cr = long_tier ? p->long_cache_read : p->cache_read;
-    return ((double)input * in + (double)output * out + (double)cache_write * cw +
+           cr = long_tier ? p->long_cache_read : p->cache_read,
+           cw1h = long_tier ? p->long_cache_write_1h : p->cache_write_1h;
+    if (cache_write_1h < 0)
+        cache_write_1h = 0;
+    if (cache_write_1h > cache_write)
+        cache_write_1h = cache_write;
+    /* A row without a 1-hour price (a settings override) bills every write
+     * at the 5-minute price it has. */
+    if (cw1h <= 0)
+        cw1h = cw;
+    return ((double)input * in + (double)output * out +
+            (double)(cache_write - cache_write_1h) * cw + (double)cache_write_1h * cw1h +
             (double)cache_read * cr) / 1e6;
 }

@@ -57,6 +57,12 @@ typedef struct model_price {
     double input, output, cache_write, cache_read;
     long long long_above;
     double long_input, long_output, long_cache_write, long_cache_read;
+    /* A 1-hour cache write (Anthropic: 2× input; 0 where the provider
+     * bills no writes), and the second tier's. */
+    double cache_write_1h, long_cache_write_1h;
+    /* The day this row's price was last checked against the provider's
+     * page ("2026-12-02"); NULL for a price from settings. */
+    const char *as_of;
 } model_price;
 
 /* A name a person types and the model id it stands for. provider:
@@ -84,9 +90,10 @@ const char *models_vendor(const char *model);
  * has none (then *out is zeroed). */
 bool models_price(const char *model, model_price *out);
 /* USD for one request's tokens at price p (its second tier applied by the
- * prompt's size). input: uncached input tokens. */
+ * prompt's size). input: uncached input tokens; cache_write_1h: the part of
+ * cache_write cached for 1 hour (the rest pays the 5-minute price). */
 double model_price_cost(const model_price *p, long long input, long long output,
-                        long long cache_write, long long cache_read);
+                        long long cache_write, long long cache_read, long long cache_write_1h);
 
 /* The models Loom asks for when none is configured. */
 #define MODELS_DEFAULT_ANTHROPIC "claude-sonnet-5-5"

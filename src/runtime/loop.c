@@ -66,8 +66,17 @@ static void on_thinking(void *ctx, const char *d, size_t n)
               event_token_delta("reasoning", d, n));
 }
 
+/* A reply that opens with a tool call: its block's start is the first
+ * chunk (time to first chunk, for replies with no text before the call). */
+static void on_tool_use(void *ctx, const char *id, const char *name)
+{
+    (void)id, (void)name;
+    note_chunk(ctx);
+}
+
 static void on_tool_call(void *ctx, const char *id, const char *name, const json_t *input)
 {
+    note_chunk(ctx);
     loop_state *st = ((call_sink *)ctx)->st;
     loop_early_tool_call(&st->early, st->p.tools, st->io->tools, id, name, input);
 }
@@ -371,6 +380,9 @@ static int resend_compacted(loop_state *st, loop_turn *t, const provider_stream_
     loop_price_compaction(st, &before);
     if (rc == 0) {
         stream_restarted(st->io, "prompt_too_long", 1, err->message);
+        /* The call the reply answers starts here, after the compaction. */
+        t->started_us = clock_wall_us();
+        t->first_chunk_us = 0;
         rc = provider_port_complete(&st->io->model, &st->cfg, &t->req, sink, st->io->cancel,
                                     &t->resp, err);
     }
@@ -428,7 +440,8 @@ static loop_step call_model(loop_state *st, loop_turn *t)
 {
     call_sink cs = {.st = st, .t = t};
     provider_stream_sink sink = {.ctx = &cs, .on_text = on_text, .on_thinking = on_thinking,
-                                 .on_retry = on_retry, .on_tool_call = on_tool_call};
+                                 .on_retry = on_retry, .on_tool_use = on_tool_use,
+                                 .on_tool_call = on_tool_call};
     t->started_us = clock_wall_us();
     t->first_chunk_us = 0;
     loom_error err;

@@ -24,6 +24,7 @@ bool loop_prices_known(const loop_params *p, const char *model)
 }
 
 /* USD for one reply of model. Configured prices: cache writes cost 1.25×
+ * (2× for 1-hour writes)
  * and cache reads 0.1× the input price (Anthropic's published multipliers;
  * OpenAI reports no writes). Otherwise the model's price (its settings
  * entry, else its row of the dated table), each kind at its own; a model it does not price costs 0 here
@@ -33,14 +34,16 @@ static double usage_cost(const loop_state *st, const msg_usage *u)
     const loop_params *p = &st->p;
     if (configured(p))
         return ((double)u->input_tokens * p->price_input_per_mtok +
-                (double)u->cache_creation_tokens * p->price_input_per_mtok * 1.25 +
+                (double)(u->cache_creation_tokens - u->cache_creation_1h_tokens) *
+                    p->price_input_per_mtok * 1.25 +
+                (double)u->cache_creation_1h_tokens * p->price_input_per_mtok * 2.0 +
                 (double)u->cache_read_tokens * p->price_input_per_mtok * 0.1 +
                 (double)u->output_tokens * p->price_output_per_mtok) / 1e6;
     model_price price;
     if (!price_of(p, st->cfg.model, &price))
         return 0;
     return model_price_cost(&price, u->input_tokens, u->output_tokens, u->cache_creation_tokens,
-                            u->cache_read_tokens);
+                            u->cache_read_tokens, u->cache_creation_1h_tokens);
 }
 
 /* The usage total changed: the dashboard's budget line follows it. */

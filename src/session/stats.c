@@ -226,6 +226,43 @@ void stats_add_session(stats *s, const char *text, size_t len)
     s->sessions++;
 }
 
+static long long clamp_count(long long v)
+{
+    return v <= 0 ? 0 : v > STATS_CALL_TOKENS_MAX ? STATS_CALL_TOKENS_MAX : v;
+}
+
+void stats_add_run(stats *s, const stats_run *r)
+{
+    if (s->since[0] && r->day && strcmp(r->day, s->since) < 0)
+        return;
+    record_delta d;
+    memset(&d, 0, sizeof d);
+    d.input = clamp_count(r->input);
+    d.output = clamp_count(r->output);
+    d.model_call = d.input + d.output > 0;
+    d.priced = r->cost_known;
+    d.usd = r->cost_known && r->cost_usd > 0 ? r->cost_usd : 0;
+    const char *key = s->by == STATS_BY_DAY       ? r->day
+                      : s->by == STATS_BY_MODEL   ? r->model
+                      : s->by == STATS_BY_PROJECT ? r->project
+                                                  : r->agent;
+    stats_row *row = row_for(s, key && *key ? key : "unknown");
+    add_to_row(&s->total, &d, s->sessions);
+    add_to_row(row, &d, s->sessions);
+    /* tool counts are the run's sums, not one record's */
+    long long calls = clamp_count(r->tool_calls), fails = clamp_count(r->tool_failures);
+    add_count(&s->total.tool_calls, calls);
+    add_count(&row->tool_calls, calls);
+    add_count(&s->total.tool_failures, fails);
+    add_count(&row->tool_failures, fails);
+    s->sessions++;
+}
+
+void stats_add_unreadable_record(stats *s)
+{
+    s->bad_records++;
+}
+
 void stats_add_unreadable(stats *s)
 {
     s->bad_records++;

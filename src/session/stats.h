@@ -58,8 +58,22 @@ const char *stats_by_name(stats_by by);
  * sidechain: its session-meta says which). */
 void stats_add_session(stats *s, const char *text, size_t len);
 
+/* One run as a server's store knows it (stats_server.h): its figures are
+ * the run's sums, its cost the server's (cost_known false: unknown). A
+ * run with tokens counts as one model call, unpriced when its cost is
+ * unknown. Strings borrowed; counts below 0 are taken as 0. */
+typedef struct stats_run {
+    const char *day, *model, *project, *agent;
+    long long input, output, tool_calls, tool_failures;
+    bool cost_known;
+    double cost_usd;
+} stats_run;
+void stats_add_run(stats *s, const stats_run *r);
+
 /* Counts a file that could not be read at all as one bad record in a bad file. */
 void stats_add_unreadable(stats *s);
+/* Counts one bad record (a server's item that is not a run), no file. */
+void stats_add_unreadable_record(stats *s);
 
 /* {by, since?, sessions, unreadable: {records, files}, total: row,
  * rows: [row…] sorted by key}, a row being {key, tokens: {input, output,

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "base/json.h"
+#include "base/log.h"
 #include "net/http.h"
 
 /* Tries per batch and the wait before each retry: a collector restarting
@@ -137,6 +138,7 @@ static bool any_queued(const otlp_exporter *x)
 static void *exporter_main(void *arg)
 {
     otlp_exporter *x = arg;
+    log_mute_sink_on_this_thread();
     pthread_mutex_lock(&x->mu);
     for (;;) {
         if (!any_queued(x)) {

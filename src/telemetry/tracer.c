@@ -231,6 +231,26 @@ static void usage_attrs(span *s, const json_t *u)
         add(s, otel_attr_int(map[i].to, json_integer_value(json_object_get(u, map[i].from))));
 }
 
+/* gen_ai.client.token.usage, one point per token type the call used
+ * (cache types only when non-zero); purpose: a side call's, else NULL. */
+static void record_tokens(otel_tracer *t, const char *model, const json_t *u, const char *purpose)
+{
+    static const struct { const char *field, *type; } tok[] = {
+        {"inputTokens", "input"}, {"outputTokens", "output"},
+        {"cacheReadTokens", "cache_read"}, {"cacheCreationTokens", "cache_creation"}};
+    for (size_t i = 0; i < sizeof tok / sizeof *tok; i++) {
+        json_int_t n = json_integer_value(json_object_get(u, tok[i].field));
+        if (i >= 2 && n == 0)
+            continue;
+        json_t *a = model_attrs(t, "chat", model);
+        json_array_append_new(a, otel_attr_str("gen_ai.token.type", tok[i].type));
+        if (purpose)
+            json_array_append_new(a, otel_attr_str("loom.purpose", purpose));
+        otel_metrics_record(t->metrics, "gen_ai.client.token.usage", "{token}", METRIC_TOKENS, a,
+                            (double)n);
+    }
+}
+
 static void on_model_completed(otel_tracer *t, const json_t *p)
 {
     char key[200];
@@ -261,18 +281,7 @@ static void on_model_completed(otel_tracer *t, const json_t *p)
     if (str(p, "agent_id"))
         add(s, otel_attr_str("gen_ai.agent.id", str(p, "agent_id")));
     /* metrics: tokens by type, the call's duration, its first chunk */
-    static const struct { const char *field, *type; } tok[] = {
-        {"inputTokens", "input"}, {"outputTokens", "output"},
-        {"cacheReadTokens", "cache_read"}, {"cacheCreationTokens", "cache_creation"}};
-    for (size_t i = 0; i < sizeof tok / sizeof *tok; i++) {
-        json_int_t n = json_integer_value(json_object_get(u, tok[i].field));
-        if (i >= 2 && n == 0)
-            continue;
-        json_t *a = model_attrs(t, "chat", model);
-        json_array_append_new(a, otel_attr_str("gen_ai.token.type", tok[i].type));
-        otel_metrics_record(t->metrics, "gen_ai.client.token.usage", "{token}", METRIC_TOKENS, a,
-                            (double)n);
-    }
+    record_tokens(t, model, u, NULL);
     otel_metrics_record(t->metrics, "gen_ai.client.operation.duration", "s", METRIC_SECONDS,
                         model_attrs(t, "chat", model), (double)(end - start) / 1e9);
     int64_t first_us = json_integer_value(json_object_get(p, "first_chunk_us"));
@@ -280,6 +289,45 @@ static void on_model_completed(otel_tracer *t, const json_t *p)
         otel_metrics_record(t->metrics, "gen_ai.client.operation.time_to_first_chunk", "s",
                             METRIC_SECONDS, model_attrs(t, "chat", model),
                             (double)(first_us - start_us) / 1e6);
+    close_span(t, s, end, STATUS_UNSET, NULL);
+}
+
+/* model.usage: a model call the run made besides its turns (auto mode's
+ * classifier, a compaction's summary). A chat span under the agent that
+ * made it, named and attributed like a turn's, with loom.purpose; the event
+ * comes when the usage is counted, so the span starts at started_us when
+ * the payload has it and is a point in time otherwise. */
+static void on_side_usage(otel_tracer *t, const json_t *p)
+{
+    char key[200];
+    agent_key(key, sizeof key, p);
+    span *agent = find(t, key);
+    if (!agent)
+        agent = find(t, "agent:");
+    const char *model = str(p, "model");
+    if (!model)
+        model = agent && agent->model ? agent->model : "";
+    const char *purpose = str(p, "purpose") ? str(p, "purpose") : "side";
+    int64_t end = now_ns();
+    int64_t start_us = json_integer_value(json_object_get(p, "started_us"));
+    int64_t start = start_us > 0 ? start_us * 1000 : end;
+    char name[300];
+    snprintf(name, sizeof name, "chat %s", model);
+    span *s = open_span(t, "chat", name, KIND_CLIENT, agent, start);
+    json_t *base = model_attrs(t, "chat", model);
+    json_array_extend(s->attrs, base);
+    json_decref(base);
+    add(s, otel_attr_str("loom.purpose", purpose));
+    json_int_t calls = json_integer_value(json_object_get(p, "calls"));
+    add(s, otel_attr_int("loom.calls", calls > 0 ? calls : 1));
+    if (str(p, "tool"))
+        add(s, otel_attr_str("gen_ai.tool.name", str(p, "tool")));
+    const json_t *u = json_object_get(p, "usage");
+    usage_attrs(s, u);
+    add(s, otel_attr_str("gen_ai.conversation.id", t->session_id));
+    if (str(p, "agent_id"))
+        add(s, otel_attr_str("gen_ai.agent.id", str(p, "agent_id")));
+    record_tokens(t, model, u, purpose);
     close_span(t, s, end, STATUS_UNSET, NULL);
 }
 
@@ -453,6 +501,7 @@ void otel_tracer_observe(otel_tracer *t, loom_event_type type, const json_t *p)
             on_run_started(t, p);
         break;
     case LOOM_EV_MODEL_COMPLETED: on_model_completed(t, p); break;
+    case LOOM_EV_MODEL_USAGE: on_side_usage(t, p); break;
     case LOOM_EV_TOOL_STARTED: on_tool_started(t, p); break;
     case LOOM_EV_TOOL_FINISHED:
     case LOOM_EV_TOOL_FAILED: on_tool_finished(t, type, p); break;

@@ -22,21 +22,23 @@ use_provider anthropic
 # The table's row for model × the usage, in dollars to 1e-9 (python reads
 # models.c: PRICE(in, out, cache write, cache read) or the two-tier brace).
 expected_cost() {
-  python3 - "$LOOM_SRC/src/provider/models.c" "$1" "$IN" "$OUT" "$CW" "$CR" "${2:-}" <<'PY'
+  python3 - "$LOOM_SRC/src/provider/models.c" "$1" "$IN" "$OUT" "$CW" "$CR" "${2:-}" "${CW1H:-0}" <<'PY'
 import re, sys
 src, model = sys.argv[1], sys.argv[2]
 i, o, cw, cr = map(int, sys.argv[3:7])
 base_only = sys.argv[7] == "base"
+cw1h = int(sys.argv[8])
 text = open(src).read()
-m = re.search(r'\{"%s", PRICE\(([^)]*)\)\}' % re.escape(model), text)
+m = re.search(r'\{"%s", PRICE\(([^)]*)\), "[0-9-]{10}"\}' % re.escape(model), text)
 if m:
     p = [float(x) for x in m.group(1).split(",")] + [0, 0, 0, 0, 0]
 else:
-    m = re.search(r'\{"%s", \{([^}]*)\}\}' % re.escape(model), text)
+    m = re.search(r'\{"%s", PRICE2\(([^)]*)\), "[0-9-]{10}"\}' % re.escape(model), text)
     p = [float(x) for x in m.group(1).split(",")]
 if p[4] and i + cw + cr > p[4] and not base_only:
     p = p[5:9]
-print(round((i * p[0] + o * p[1] + cw * p[2] + cr * p[3]) / 1e6, 9))
+# A 1-hour cache write is Anthropic's 2x the (tier's) input price.
+print(round((i * p[0] + o * p[1] + (cw - cw1h) * p[2] + cw1h * 2 * p[0] + cr * p[3]) / 1e6, 9))
 PY
 }
 
@@ -56,6 +58,26 @@ done
 # cost is not the first tier's.
 assert_eq "the long-prompt tier is not the base one" \
   "$(python3 -c "print($(expected_cost claude-haiku-5-5) != $(expected_cost claude-haiku-5-5 base))")" "True"
+
+# 1-hour cache writes (Anthropic's usage.cache_creation.ephemeral_1h_input_tokens)
+# are priced at their own rate, 2x input, the rest of the writes at the 5-minute one.
+CW1H=20000
+jq --argjson h "$CW1H" '.turns[0].reply.usage.cache_creation_1h_input_tokens = $h' "$T/scenario.json" > "$T/scenario1h.json"
+start_mock "$T/scenario1h.json"
+for model in claude-opus-5-5 claude-haiku-5-5; do
+  want=$(expected_cost "$model")
+  "$LOOM_BIN" -p "hi" --model "$model" --cwd "$T/proj" --output-format json >"$T/out" 2>"$T/err"
+  assert_eq "$model, 1-hour writes: total_cost_usd is the table × usage" \
+    "$(jq '.total_cost_usd * 1e9 | round' "$T/out")" "$(python3 -c "print(round($want * 1e9))")"
+  assert_eq "$model, 1-hour writes: not the price of 5-minute ones" \
+    "$(python3 -c "print($want != $(CW1H=0 expected_cost "$model"))")" "True"
+done
+"$LOOM_BIN" -p "hi" --model claude-opus-5-5 --cwd "$T/proj" --output-format events >"$T/ev" 2>"$T/err"
+assert_eq "1-hour writes: the event's usage names them" \
+  "$(jq -s -c '[.[] | select(.type == "model.completed") | .payload.usage | [.cacheCreationTokens, .cacheCreation1hTokens]][0]' "$T/ev")" \
+  "[$CW,$CW1H]"
+CW1H=0
+start_mock "$T/scenario.json"
 
 "$LOOM_BIN" -p "hi" --model mock-unpriced-1 --cwd "$T/proj" --output-format json >"$T/out" 2>"$T/err"
 assert_eq "unpriced: total_cost_usd is null" "$(jq -c .total_cost_usd "$T/out")" "null"

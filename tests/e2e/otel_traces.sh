@@ -5,8 +5,11 @@
 # body against the OTLP JSON mapping). The span tree is checked by parent
 # ids — run → execute_tool Agent → invoke_agent child → chat / execute_tool
 # mcp__fake__echo — and the attributes by name against mockllm's scripted
-# usage. Then with the receiver gone: the run's answer is the same and the
-# result says how many spans were dropped.
+# usage; the log's lines arrive as OTLP log records with the same trace and
+# span ids; hooks get TRACEPARENT. The receiver decodes every body with the
+# official OpenTelemetry protobuf definitions (from npm), refusing any field
+# the proto does not define. Then with the receiver gone: the run's answer
+# is the same and the result says how many spans were dropped.
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
 
@@ -22,7 +25,13 @@ start_receiver() {
 stop_receiver() { [ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; wait "$RECV_PID" 2>/dev/null || true; RECV_PID=; }
 trap 'stop_receiver; cleanup' EXIT
 
-mkdir -p "$T/proj"
+mkdir -p "$T/proj" "$LOOM_HOME"
+# Hooks see the trace too: one fired for the run (UserPromptSubmit), one
+# for the child's Bash call (PreToolUse).
+cat > "$LOOM_HOME/settings.json" <<JSON
+{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "printf 'prompt %s\\n' \"\$TRACEPARENT\" >> $T/hook_tp.txt"}]}],
+           "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "printf 'bash %s\\n' \"\$TRACEPARENT\" >> $T/hook_tp.txt"}]}]}}
+JSON
 SUMMARY='<analysis>ok</analysis><summary>1. Primary Request and Intent: delegate.</summary>'
 CHILD="You are Loom's general-purpose agent"
 jq -n --arg s "$SUMMARY" --arg child "$CHILD" '{turns: [
@@ -47,7 +56,7 @@ use_provider anthropic
 start_receiver
 
 run_loom() {
-  OTEL_TRACES_EXPORTER=otlp OTEL_METRICS_EXPORTER=otlp \
+  OTEL_TRACES_EXPORTER=otlp OTEL_METRICS_EXPORTER=otlp OTEL_LOGS_EXPORTER=otlp \
   OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$1" OTEL_SERVICE_NAME=loom-e2e \
   OTEL_EXPORTER_OTLP_HEADERS="x-test-token=s%20ecret,broken-member" \
   OTEL_RESOURCE_ATTRIBUTES="deployment.environment=test" \
@@ -127,14 +136,52 @@ assert_eq "MCP: _meta.traceparent names the trace and the MCP call's span" \
   "$(grep '^meta tools/call ' "$T/fakelog" | head -n 1 | cut -d' ' -f3- | jq -r .traceparent)" \
   "00-$trace-$(jq -r '.[0].spanId' <<<"$mcp")-01"
 
+# Hooks: TRACEPARENT per firing — the prompt's names the run's span, the
+# child's Bash call's names a span of the run's trace.
+assert_eq "hook (UserPromptSubmit): TRACEPARENT is the run's span" \
+  "$(grep '^prompt ' "$T/hook_tp.txt" | head -n 1 | cut -d' ' -f2)" "00-$trace-$root_id-01"
+hook_bash=$(grep '^bash ' "$T/hook_tp.txt" | head -n 1 | cut -d' ' -f2)
+assert_eq "hook (PreToolUse Bash): TRACEPARENT is in the run's trace" "$(cut -d- -f2 <<<"$hook_bash")" "$trace"
+check "hook (PreToolUse Bash): its parent span is one of the trace's ($hook_bash)" \
+  jq -e --arg id "$(cut -d- -f3 <<<"$hook_bash")" 'map(.spanId) | index($id) != null' "$spans"
+
 # The JSONL log: the run thread's lines (the model calls) name the run's span.
 wire=$(jq -c 'select(.module=="wire")' "$T/loom-$RECV_PORT.log" | head -n 1)
 check "the log has a wire line" test -n "$wire"
 assert_eq "log: trace_id is the trace" "$(jq -r .trace_id <<<"$wire")" "$trace"
 assert_eq "log: span_id is the run's span" "$(jq -r .span_id <<<"$wire")" "$root_id"
 
-chats=$(jq -c '[.[] | select(.attributes."gen_ai.operation.name"=="chat")]' "$spans")
-assert_eq "four chat spans (two the root's, two the child's)" "$(jq length <<<"$chats")" "4"
+# OTLP logs: every line the run thread logged (it has the run's trace) is a
+# log record with the same message, severity, trace and span.
+logs="$T/logs.json"
+jq -s '[.[] | select(.signal=="logs") | .log]' "$RECV_OUT" > "$logs"
+check "logs: some records arrived" jq -e 'length > 0' "$logs"
+check "logs: the result counts them" \
+  test "$(jq -r .payload.telemetry.logs_exported <<<"$last")" -ge 1
+traced=$(jq -c 'select(.trace_id)' "$T/loom-$RECV_PORT.log")
+check "logs: the JSONL log has traced lines" test -n "$traced"
+missing=$(jq -c --slurpfile got "$logs" '. as $l | select(($got[0] | map(select(.body==$l.msg
+  and .traceId==$l.trace_id and .spanId==$l.span_id
+  and .severityText==($l.level | ascii_upcase)
+  and .attributes."loom.module"==$l.module)) | length) == 0) | .msg' <<<"$traced")
+assert_eq "logs: each traced JSONL line has its OTLP record" "$missing" ""
+wire_rec=$(jq -c '[.[] | select(.attributes."loom.module"=="wire")][0]' "$logs")
+assert_eq "logs: a wire line's severity number (INFO is 9)" "$(jq -r .severityNumber <<<"$wire_rec")" "9"
+assert_eq "logs: the resource is the spans'" \
+  "$(jq -s -c '[.[] | select(.signal=="logs") | .resource][0]' "$RECV_OUT")" "$res"
+
+chats=$(jq -c '[.[] | select(.attributes."gen_ai.operation.name"=="chat" and (.attributes | has("loom.purpose") | not))]' "$spans")
+assert_eq "four turns' chat spans (two the root's, two the child's)" "$(jq length <<<"$chats")" "4"
+# The compaction's summary call is a model call outside the loop's turns: a
+# chat span of its own under the run, with its usage (900 in, 40 out).
+side=$(jq -c '[.[] | select(.attributes."loom.purpose"=="compaction")]' "$spans")
+assert_eq "the compaction's model call: one chat span" "$(jq length <<<"$side")" "1"
+assert_eq "the compaction's chat: under the root" "$(jq -r '.[0].parentSpanId' <<<"$side")" "$root_id"
+assert_eq "the compaction's chat: named for the model" "$(jq -r '.[0].name' <<<"$side")" \
+  "chat $(jq -r '.[0].attributes."gen_ai.request.model"' <<<"$root")"
+assert_eq "the compaction's chat: its usage" \
+  "$(jq -c '.[0].attributes | [."gen_ai.operation.name", ."gen_ai.usage.input_tokens", ."gen_ai.usage.output_tokens"]' <<<"$side")" \
+  '["chat",900,40]'
 assert_eq "the child's chats are under the child" \
   "$(jq --arg p "$child_id" '[.[] | select(.parentSpanId==$p)] | length' <<<"$chats")" "2"
 assert_eq "the root's chats are under the root" \
@@ -159,15 +206,54 @@ assert_eq "the child's chat: under the child" "$(jq -r .parentSpanId <<<"$cchat"
 m() { jq -s -c --arg n "$1" '[.[] | select(.signal=="metrics" and .metric.name==$n) | .metric][0]' "$RECV_OUT"; }
 tok=$(m gen_ai.client.token.usage)
 assert_eq "metrics: token usage is a histogram" "$(jq -r .kind <<<"$tok")" "histogram"
-assert_eq "metrics: input tokens of the chats (100+130+210+220)" \
-  "$(jq '[.points[] | select(.attributes."gen_ai.token.type"=="input") | .sum] | add' <<<"$tok")" "660"
-assert_eq "metrics: output tokens of the chats" \
-  "$(jq '[.points[] | select(.attributes."gen_ai.token.type"=="output") | .sum] | add' <<<"$tok")" "66"
+assert_eq "metrics: input tokens of the turns (100+130+210+220)" \
+  "$(jq '[.points[] | select(.attributes."gen_ai.token.type"=="input" and (.attributes | has("loom.purpose") | not)) | .sum] | add' <<<"$tok")" "660"
+assert_eq "metrics: output tokens of the turns" \
+  "$(jq '[.points[] | select(.attributes."gen_ai.token.type"=="output" and (.attributes | has("loom.purpose") | not)) | .sum] | add' <<<"$tok")" "66"
+assert_eq "metrics: the compaction's tokens, by purpose" \
+  "$(jq -c '[.points[] | select(.attributes."loom.purpose"=="compaction") | [.attributes."gen_ai.token.type", .sum]] | sort' <<<"$tok")" \
+  '[["input",900],["output",40]]'
+assert_eq "metrics: time to first chunk for every turn, the sub-agent's too" \
+  "$(jq '[.points[].count] | add' <<<"$(m gen_ai.client.operation.time_to_first_chunk)")" "4"
 assert_eq "metrics: four chat durations" \
   "$(jq '[.points[].count] | add' <<<"$(m gen_ai.client.operation.duration)")" "4"
 assert_eq "metrics: tool durations, by outcome" \
   "$(jq -c '[.points[] | select(.attributes."loom.tool.outcome"=="ok") | .attributes."gen_ai.tool.name"] | sort' <<<"$(m loom.tool.duration)")" \
   '["Agent","Bash","mcp__fake__echo"]'
+
+# The receiver itself: the official definitions refuse what breaks the proto
+# (so a field Loom got wrong fails the checks above), and a protobuf body
+# encoded with them is read.
+post_json() { curl -s -o /dev/null -w '%{http_code}' -H 'content-type: application/json' \
+  --data-binary "$2" "http://127.0.0.1:$RECV_PORT/v1/$1"; }
+span_with() { jq -c -n --argjson a "$1" '{resourceSpans: [{resource: {attributes: []}, scopeSpans: [{spans: [
+  {traceId: "0123456789abcdef0123456789abcdef", spanId: "0123456789abcdef", name: "probe", kind: 1,
+   startTimeUnixNano: "1", endTimeUnixNano: "2", attributes: [$a]}]}]}]}'; }
+: > "$RECV_OUT"
+assert_eq "receiver: a well-formed span is taken" \
+  "$(post_json traces "$(span_with '{"key":"k","value":{"intValue":"7"}}')")" "200"
+for bad in '{"key":"k","value":{"intValue":"seven"}}' '{"key":"k","value":{"stringValue":7}}' \
+           '{"key":"k","value":{"stringValue":"x"},"extra":1}' '{"key":"k","value":{"strValue":"x"}}'; do
+  assert_eq "receiver: the attribute $bad is refused" "$(post_json traces "$(span_with "$bad")")" "400"
+done
+assert_contains "receiver: an unknown field is named" \
+  "$(jq -r 'select(.error) | .error' "$RECV_OUT" | tr '\n' ' ')" "attributes[0].extra: no such field"
+assert_eq "receiver: an enum as a name is refused (OTLP JSON writes integers)" \
+  "$(post_json traces "$(span_with '{"key":"k","value":{"boolValue":true}}' | sed 's/"kind":1/"kind":"SPAN_KIND_INTERNAL"/')")" "400"
+(cd "$LOOM_SRC/tests/otel" && node --input-type=module -e '
+import { createRequire } from "node:module";
+const root = createRequire(process.cwd() + "/")("@opentelemetry/otlp-transformer/build/src/generated/root.js");
+const T = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const body = T.encode(T.fromObject({resourceSpans: [{resource: {attributes: []}, scopeSpans: [{spans: [{
+  traceId: Buffer.alloc(16, 1), spanId: Buffer.alloc(8, 2), name: "from-protobuf", kind: 3,
+  startTimeUnixNano: 1, endTimeUnixNano: 2}]}]}]})).finish();
+const r = await fetch(`http://127.0.0.1:${process.argv[1]}/v1/traces`, {method: "POST",
+  headers: {"content-type": "application/x-protobuf"}, body});
+process.stdout.write(String(r.status));' "$RECV_PORT") > "$T/pb.status" 2>"$T/pb.err"
+assert_eq "receiver: a protobuf body is taken ($(cat "$T/pb.err"))" "$(cat "$T/pb.status")" "200"
+assert_eq "receiver: and decoded" \
+  "$(jq -r 'select(.signal=="traces") | .span | "\(.name) \(.traceId) \(.kind)"' "$RECV_OUT" | tail -n 1)" \
+  "from-protobuf 01010101010101010101010101010101 3"
 
 # 2. The receiver is gone: the same answer, and the drop is reported.
 stop_receiver
@@ -182,6 +268,7 @@ assert_eq "receiver down: nothing exported" "$(jq -r .payload.telemetry.spans_ex
 assert_eq "receiver down: every span counted dropped" \
   "$(jq -r .payload.telemetry.spans_dropped <<<"$last2")" "$nspans"
 assert_contains "receiver down: why" "$(jq -r .payload.telemetry.last_error <<<"$last2")" "127.0.0.1:1"
+assert_eq "receiver down: no log record exported" "$(jq -r .payload.telemetry.logs_exported <<<"$last2")" "0"
 
 # 3. Off by default: no telemetry key, nothing sent.
 start_mock "$T/scenario.json"

@@ -14,7 +14,7 @@ home, models_c, by, since, out = sys.argv[1:6]
 since = None if since == "-" else since
 
 # The table's single-tier rows: id -> (input, output, cache_write, cache_read).
-PRICE = re.compile(r'\{"([^"]+)", PRICE\(([^)]*)\)\}')
+PRICE = re.compile(r'\{"([^"]+)", PRICE\(([^)]*)\)(?:, "[0-9-]+")?\}')
 prices = {m.group(1): tuple(float(x) for x in m.group(2).split(","))
           for m in PRICE.finditer(open(models_c).read())}
 MODELS = ["claude-sonnet-5-5", "gpt-4.1", "local-unpriced-7b"]

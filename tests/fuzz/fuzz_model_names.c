@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *id = models_resolve(name);
     model_price p;
     if (models_price(id, &p))
-        (void)model_price_cost(&p, (long long)size, 1, 2, 3);
+        (void)model_price_cost(&p, (long long)size, 1, 2, 3, (long long)size / 2);
     (void)models_lookup(id);
     (void)models_vendor(id);
     (void)models_is_alias(name);

@@ -66,6 +66,12 @@ static json_t *usage_json(const mock_usage *u, long output, bool final)
                           "cache_creation_input_tokens", (json_int_t)u->cache_creation,
                           "cache_read_input_tokens", (json_int_t)u->cache_read,
                           "output_tokens", (json_int_t)output);
+    if (u->cache_creation_1h > 0)
+        json_object_set_new(o, "cache_creation",
+                            json_pack("{s:I,s:I}", "ephemeral_5m_input_tokens",
+                                      (json_int_t)(u->cache_creation - u->cache_creation_1h),
+                                      "ephemeral_1h_input_tokens",
+                                      (json_int_t)u->cache_creation_1h));
     if (final)
         add_thinking_tokens(o, u);
     return o;

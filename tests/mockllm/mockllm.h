@@ -224,6 +224,9 @@ void events_free(mock_events *e);
 
 typedef struct {
     long input, output, cache_read, cache_creation, reasoning;
+    /* the part of cache_creation written with the 1-hour TTL: sent as
+     * Anthropic's usage.cache_creation.{ephemeral_5m,ephemeral_1h}_input_tokens */
+    long cache_creation_1h;
 } mock_usage;
 
 /* Everything a format needs to render one reply. */

@@ -212,6 +212,7 @@ static int parse_usage(vctx *v, const char *where, const json_t *u)
     static const char *const keys[] = {"input_tokens", "output_tokens",
                                        "cache_read_input_tokens",
                                        "cache_creation_input_tokens",
+                                       "cache_creation_1h_input_tokens",
                                        "reasoning_tokens", NULL};
     if (!json_is_object(u))
         return fail(v, where, "must be an object");

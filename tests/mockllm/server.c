@@ -98,6 +98,7 @@ static mock_usage resolve_usage(const mock_reply *rep, size_t body_len)
         {"output_tokens", &u.output},
         {"cache_read_input_tokens", &u.cache_read},
         {"cache_creation_input_tokens", &u.cache_creation},
+        {"cache_creation_1h_input_tokens", &u.cache_creation_1h},
         {"reasoning_tokens", &u.reasoning},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {

@@ -96,19 +96,29 @@ static void a_request_is_priced_per_kind_of_token(void **state)
     (void)state;
     model_price p;
     assert_true(models_price("claude-sonnet-5-5", &p));
-    assert_usd(model_price_cost(&p, 1000000, 100000, 0, 0), 3.0);
-    assert_usd(model_price_cost(&p, 0, 0, 1000000, 0), 2.50);
-    assert_usd(model_price_cost(&p, 0, 0, 0, 1000000), 0.10);
+    assert_usd(model_price_cost(&p, 1000000, 100000, 0, 0, 0), 3.0);
+    assert_usd(model_price_cost(&p, 0, 0, 1000000, 0, 0), 2.50);
+    assert_usd(model_price_cost(&p, 0, 0, 0, 1000000, 0), 0.10);
+    /* A 1-hour cache write: 2× input ($4), the rest of the writes at the
+     * 5-minute price; a 1-hour count over the writes is capped to them. */
+    assert_usd(p.cache_write_1h, 4.0);
+    assert_usd(model_price_cost(&p, 0, 0, 1000000, 0, 250000), 0.75 * 2.50 + 0.25 * 4.0);
+    assert_usd(model_price_cost(&p, 0, 0, 1000000, 0, 5000000), 4.0);
+    assert_usd(model_price_cost(&p, 0, 0, 1000000, 0, -3), 2.50);
+    assert_string_equal(p.as_of, "2026-12-02");
     /* Haiku 5.5: $0.10/$0.50 up to a 100,000-token prompt; past it every
      * token of the request at $0.50/$2.50 — cache tokens count toward it. */
     assert_true(models_price("claude-haiku-5-5", &p));
-    assert_usd(model_price_cost(&p, 100000, 10000, 0, 0), 0.01 + 0.005);
-    assert_usd(model_price_cost(&p, 200000, 10000, 0, 0), 0.10 + 0.025);
-    assert_usd(model_price_cost(&p, 10000, 0, 0, 100000), 0.005 + 0.005);
+    assert_usd(model_price_cost(&p, 100000, 10000, 0, 0, 0), 0.01 + 0.005);
+    assert_usd(model_price_cost(&p, 200000, 10000, 0, 0, 0), 0.10 + 0.025);
+    assert_usd(model_price_cost(&p, 10000, 0, 0, 100000, 0), 0.005 + 0.005);
+    /* its second tier's 1-hour write: 2× that tier's input */
+    assert_usd(model_price_cost(&p, 200000, 0, 1000000, 0, 1000000), 0.10 + 1.0);
     /* OpenAI charges no cache writes; cached input at its own price. */
     assert_true(models_price("gpt-5", &p));
     assert_usd(p.cache_write, 0);
-    assert_usd(model_price_cost(&p, 0, 0, 0, 1000000), 0.125);
+    assert_usd(p.cache_write_1h, 0);
+    assert_usd(model_price_cost(&p, 0, 0, 0, 1000000, 0), 0.125);
 }
 
 static json_t *parsed(char *text)
@@ -139,6 +149,9 @@ static void the_api_lists_the_dated_table(void **state)
     assert_string_equal(json_get_str(doc, "id", ""), "claude-haiku-5-5");
     const json_t *tier = json_object_get(json_object_get(doc, "price"), "long_prompt");
     assert_int_equal(json_get_int(tier, "above", 0), 100000);
+    assert_usd(json_get_num(tier, "cache_write_1h", 0), 1.0);
+    assert_usd(json_get_num(json_object_get(doc, "price"), "cache_write_1h", 0), 0.20);
+    assert_string_equal(json_get_str(json_object_get(doc, "price"), "as_of", ""), "2026-12-02");
     json_decref(doc);
     doc = parsed(loom_model_info_json("some-local-model"));
     assert_null(json_object_get(doc, "price"));

@@ -19,7 +19,9 @@ static const char *const eighths[] = {"", "▏", "▎", "▍", "▌", "▋", "�
 
 static void usage(FILE *to)
 {
-    fputs("usage: loom stats [--json] [--since YYYY-MM-DD] [--by day|model|project|agent]\n", to);
+    fputs("usage: loom stats [--json] [--since YYYY-MM-DD] [--by day|model|project|agent]\n"
+          "                  [--server URL]   (a loom serve store; token in $LOOM_SERVER_TOKEN)\n",
+          to);
 }
 
 static long long tokens(const json_t *row, const char *key)
@@ -102,7 +104,7 @@ static void print_table(const json_t *o, bool tty)
 int stats_cmd_main(int argc, char **argv)
 {
     bool as_json = false;
-    const char *since = NULL, *by = NULL;
+    const char *since = NULL, *by = NULL, *server = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             as_json = true;
@@ -110,6 +112,8 @@ int stats_cmd_main(int argc, char **argv)
             since = argv[++i];
         else if (strcmp(argv[i], "--by") == 0 && i + 1 < argc)
             by = argv[++i];
+        else if (strcmp(argv[i], "--server") == 0 && i + 1 < argc)
+            server = argv[++i];
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
@@ -120,10 +124,13 @@ int stats_cmd_main(int argc, char **argv)
         }
     }
     loom_status st = {0};
-    char *text = loom_stats_json(by, since, &st);
+    /* The token from the environment, not argv: a command line is seen by
+     * every user of the machine (ps). */
+    char *text = server ? loom_stats_server_json(server, getenv("LOOM_SERVER_TOKEN"), by, since, &st)
+                        : loom_stats_json(by, since, &st);
     if (!text) {
         fprintf(stderr, "loom %s\n", st.message);
-        return 2;
+        return st.code == LOOM_ERR_INVALID_REQUEST ? 2 : 1;
     }
     int rc = 0;
     if (as_json) {

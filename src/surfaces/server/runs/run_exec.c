@@ -132,6 +132,20 @@ static void add_usage(srv_run *r, json_t *usage)
     r->sess->tokens_used += in + out;
 }
 
+/* A model event's cost_usd is the run's total so far, present only while
+ * every call was priced (docs/events.md); a sub-agent's own events (with
+ * agent_id) carry its total, which the run's next event includes. */
+static void note_cost(srv_run *r, const json_t *payload)
+{
+    if (json_object_get(payload, "agent_id"))
+        return;
+    const json_t *c = json_object_get(payload, "cost_usd");
+    if (json_is_number(c))
+        r->cost_usd = json_number_value(c);
+    else
+        r->cost_unknown = true;
+}
+
 /* On loom's thread: every loom event becomes a server event of the run. */
 static void on_event(void *ctx, const loom_event *ev)
 {
@@ -158,6 +172,7 @@ static void on_event(void *ctx, const loom_event *ev)
     case LOOM_EV_MODEL_USAGE:
         snprintf(r->current_step, sizeof r->current_step, "model_call");
         add_usage(r, json_object_get(payload, "usage"));
+        note_cost(r, payload);
         if (t && t->quotas.tokens_per_session > 0 &&
             r->sess->tokens_used > t->quotas.tokens_per_session) {
             snprintf(why, sizeof why, "session %s spent %ld tokens, past the tenant's %ld",

@@ -185,6 +185,9 @@ json_t *svc_run_json(const srv_run *r)
     json_object_set_new(u, "input_tokens", json_integer(r->in_tok));
     json_object_set_new(u, "output_tokens", json_integer(r->out_tok));
     json_object_set_new(o, "usage", u);
+    /* Unknown prices are said to be unknown: null and cost_known false. */
+    json_object_set_new(o, "cost_usd", r->cost_unknown ? json_null() : json_real(r->cost_usd));
+    json_object_set_new(o, "cost_known", json_boolean(!r->cost_unknown));
     json_object_set_new(o, "resumed_from", str_or_null(r->resumed_from));
     json_object_set_new(o, "scopes", svc_scopes(r->tenant_id, r->project_id, r->session_id,
                                                 r->id));
@@ -250,6 +253,10 @@ static srv_run *run_from_doc(service *svc, json_t *o, srv_session *sess)
     json_t *u = json_object_get(o, "usage");
     r->in_tok = (long)json_integer_value(json_object_get(u, "input_tokens"));
     r->out_tok = (long)json_integer_value(json_object_get(u, "output_tokens"));
+    /* A run stored before runs had a cost reads as $0 known: it has no
+     * cost_known false to say otherwise. */
+    r->cost_usd = json_number_value(json_object_get(o, "cost_usd"));
+    r->cost_unknown = json_is_false(json_object_get(o, "cost_known"));
     r->sess = sess;
     r->continue_next = true; /* a run of an earlier process goes on from its session */
     srv_error err = {0};

@@ -91,6 +91,11 @@ struct srv_run {
     loom_error_code err_code;   /* (mu) LOOM_OK when none */
     char *err_message;          /* (mu) */
     long in_tok, out_tok;       /* (mu) */
+    /* (mu) The run's cost so far: the newest cost_usd of its own model
+     * events (the run's total, sub-agents' included). cost_unknown once a
+     * model call of the run had no price: the total is unknown, never 0. */
+    double cost_usd;
+    bool cost_unknown;
     char *resumed_from;         /* always NULL here (the Run shape has it) */
     int64_t seq;                /* (mu) the last seq given out */
     int64_t stored_seq;         /* (mu) the last seq the writer has stored */
