@@ -177,7 +177,8 @@ static int insert_chunks(sqlite3_stmt *ins, const char *path, const char *data, 
             count++;
         bool flush = start && (blank || count == FS_CHUNK_LINES || i == len);
         if (flush) {
-            size_t to = blank ? lstart : i;
+            /* A blank line ends the chunk before its own line break. */
+            size_t to = blank && lstart > from ? lstart - 1 : i;
             long end = blank ? line - 1 : line;
             sqlite3_reset(ins);
             sqlite3_bind_text(ins, 1, data + from, (int)(to - from), SQLITE_TRANSIENT);
