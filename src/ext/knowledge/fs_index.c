@@ -1,7 +1,8 @@
 /* fs_index.c — the FTS5 index of filesystem sources (fs_index.h).
  *
  * Schema: files(path PRIMARY KEY, mtime, size) says what was indexed;
- * chunks is the FTS5 table (body indexed; path and lines not). A refresh
+ * chunks is the FTS5 table (the text only), chunk_at where each chunk is
+ * (file and lines, indexed by file), sharing the chunk's rowid. A refresh
  * runs in one transaction, so a reader sees the old index or the new one.
  *
  * Owns nothing past a call. Any thread. */
@@ -26,12 +27,19 @@
 #define FS_DEPTH_MAX 32
 #define FS_SNIFF 4096
 #define FS_TERMS_MAX 32
+/* The tables' layout (PRAGMA user_version); a change bumps it. */
+#define FS_INDEX_LAYOUT 2
+#define FS_INDEX_LAYOUT_TEXT "2"
 
 static const char SCHEMA[] =
     "PRAGMA journal_mode=WAL;"
     "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime INTEGER, size INTEGER);"
-    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(body, path UNINDEXED, "
-    "line_start UNINDEXED, line_end UNINDEXED, tokenize='unicode61');";
+    /* Where each chunk is; its rowid is the chunk's in the FTS5 table, so
+     * a file's chunks are found by an index, not a scan of the text. */
+    "CREATE TABLE IF NOT EXISTS chunk_at(id INTEGER PRIMARY KEY, path TEXT NOT NULL, "
+    "line_start INTEGER, line_end INTEGER);"
+    "CREATE INDEX IF NOT EXISTS chunk_at_path ON chunk_at(path);"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(body, tokenize='unicode61');";
 
 static int db_fail(loom_error *err, sqlite3 *db, const char *path, const char *what)
 {
@@ -59,7 +67,22 @@ static sqlite3 *db_open(const char *path, loom_error *err)
         return NULL;
     }
     sqlite3_busy_timeout(db, 10000);
-    if (sqlite3_exec(db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK) {
+    /* The index is a cache: one of another layout is rebuilt, not read. */
+    sqlite3_stmt *v = NULL;
+    int version = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &v, NULL) == SQLITE_OK &&
+        sqlite3_step(v) == SQLITE_ROW)
+        version = sqlite3_column_int(v, 0);
+    sqlite3_finalize(v);
+    if (version != FS_INDEX_LAYOUT &&
+        sqlite3_exec(db, "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS chunk_at;"
+                         "DROP TABLE IF EXISTS files;", NULL, NULL, NULL) != SQLITE_OK) {
+        db_fail(err, db, path, "cannot reset an index of another layout");
+        sqlite3_close(db);
+        return NULL;
+    }
+    if (sqlite3_exec(db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, "PRAGMA user_version=" FS_INDEX_LAYOUT_TEXT, NULL, NULL, NULL) != SQLITE_OK) {
         db_fail(err, db, path, "cannot create the tables (is FTS5 built in?)");
         sqlite3_close(db);
         return NULL;
@@ -156,8 +179,8 @@ static bool is_binary(const char *data, size_t len)
 }
 
 /* Paragraphs of at most FS_CHUNK_LINES lines into the chunks table. */
-static int insert_chunks(sqlite3_stmt *ins, const char *path, const char *data, size_t len,
-                         size_t *added)
+static int insert_chunks(sqlite3_stmt *ins, sqlite3_stmt *at, const char *path, const char *data,
+                         size_t len, size_t *added)
 {
     long line = 1, start = 0;
     size_t from = 0, count = 0;
@@ -180,11 +203,15 @@ static int insert_chunks(sqlite3_stmt *ins, const char *path, const char *data, 
             /* A blank line ends the chunk before its own line break. */
             size_t to = blank && lstart > from ? lstart - 1 : i;
             long end = blank ? line - 1 : line;
+            sqlite3_reset(at);
+            sqlite3_bind_text(at, 1, path, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(at, 2, start);
+            sqlite3_bind_int64(at, 3, end);
+            if (sqlite3_step(at) != SQLITE_DONE)
+                return -1;
             sqlite3_reset(ins);
-            sqlite3_bind_text(ins, 1, data + from, (int)(to - from), SQLITE_TRANSIENT);
-            sqlite3_bind_text(ins, 2, path, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(ins, 3, start);
-            sqlite3_bind_int64(ins, 4, end);
+            sqlite3_bind_int64(ins, 1, sqlite3_last_insert_rowid(sqlite3_db_handle(at)));
+            sqlite3_bind_text(ins, 2, data + from, (int)(to - from), SQLITE_TRANSIENT);
             if (sqlite3_step(ins) != SQLITE_DONE)
                 return -1;
             (*added)++;
@@ -193,6 +220,17 @@ static int insert_chunks(sqlite3_stmt *ins, const char *path, const char *data, 
         line++;
     }
     return 0;
+}
+
+/* A file's chunks out of both tables. */
+static void drop_chunks(sqlite3_stmt *del, sqlite3_stmt *del_at, const char *path)
+{
+    sqlite3_reset(del);
+    sqlite3_bind_text(del, 1, path, -1, SQLITE_STATIC);
+    sqlite3_step(del);
+    sqlite3_reset(del_at);
+    sqlite3_bind_text(del_at, 1, path, -1, SQLITE_STATIC);
+    sqlite3_step(del_at);
 }
 
 int fs_index_refresh(const char *db_path, const knowledge_src *src, fs_refresh_stats *stats,
@@ -208,16 +246,20 @@ int fs_index_refresh(const char *db_path, const knowledge_src *src, fs_refresh_s
     walk_source(&w);
     stats->files_seen = w.n;
     sqlite3_stmt *get = NULL, *put = NULL, *del = NULL, *ins = NULL, *del_file = NULL, *list = NULL;
+    sqlite3_stmt *at = NULL, *del_at = NULL;
     int rc = -1;
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "SELECT mtime, size FROM files WHERE path=?", -1, &get, NULL) ||
         sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO files(path, mtime, size) VALUES(?,?,?)", -1,
                            &put, NULL) ||
-        sqlite3_prepare_v2(db, "DELETE FROM chunks WHERE path=?", -1, &del, NULL) ||
+        sqlite3_prepare_v2(db, "DELETE FROM chunks WHERE rowid IN "
+                               "(SELECT id FROM chunk_at WHERE path=?)", -1, &del, NULL) ||
+        sqlite3_prepare_v2(db, "DELETE FROM chunk_at WHERE path=?", -1, &del_at, NULL) ||
+        sqlite3_prepare_v2(db, "INSERT INTO chunk_at(path, line_start, line_end) VALUES(?,?,?)",
+                           -1, &at, NULL) ||
         sqlite3_prepare_v2(db, "DELETE FROM files WHERE path=?", -1, &del_file, NULL) ||
         sqlite3_prepare_v2(db, "SELECT path FROM files WHERE path >= ? AND path < ?", -1, &list, NULL) ||
-        sqlite3_prepare_v2(db, "INSERT INTO chunks(body, path, line_start, line_end) VALUES(?,?,?,?)",
-                           -1, &ins, NULL)) {
+        sqlite3_prepare_v2(db, "INSERT INTO chunks(rowid, body) VALUES(?,?)", -1, &ins, NULL)) {
         db_fail(err, db, db_path, "cannot prepare the refresh");
         goto done;
     }
@@ -225,17 +267,16 @@ int fs_index_refresh(const char *db_path, const knowledge_src *src, fs_refresh_s
         walk_file *f = &w.v[i];
         sqlite3_reset(get);
         sqlite3_bind_text(get, 1, f->path, -1, SQLITE_STATIC);
-        if (sqlite3_step(get) == SQLITE_ROW && sqlite3_column_int64(get, 0) == f->mtime &&
-            sqlite3_column_int64(get, 1) == f->size)
+        int known = sqlite3_step(get) == SQLITE_ROW;
+        if (known && sqlite3_column_int64(get, 0) == f->mtime && sqlite3_column_int64(get, 1) == f->size)
             continue;
         char *data = NULL;
         size_t len = 0;
         loom_error rerr = {0};
-        sqlite3_reset(del);
-        sqlite3_bind_text(del, 1, f->path, -1, SQLITE_STATIC);
-        sqlite3_step(del);
+        if (known)
+            drop_chunks(del, del_at, f->path);
         if (file_read_all(f->path, &data, &len, &rerr) == 0 && !is_binary(data, len) &&
-            insert_chunks(ins, f->path, data, len, &stats->chunks_added) != 0) {
+            insert_chunks(ins, at, f->path, data, len, &stats->chunks_added) != 0) {
             free(data);
             db_fail(err, db, db_path, "cannot add a chunk");
             goto done;
@@ -266,9 +307,7 @@ int fs_index_refresh(const char *db_path, const knowledge_src *src, fs_refresh_s
             }
         }
         for (size_t g = 0; g < ngone; g++) {
-            sqlite3_reset(del);
-            sqlite3_bind_text(del, 1, gone[g], -1, SQLITE_STATIC);
-            sqlite3_step(del);
+            drop_chunks(del, del_at, gone[g]);
             sqlite3_reset(del_file);
             sqlite3_bind_text(del_file, 1, gone[g], -1, SQLITE_STATIC);
             sqlite3_step(del_file);
@@ -286,7 +325,8 @@ done:
     if (rc != 0)
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_finalize(get), sqlite3_finalize(put), sqlite3_finalize(del), sqlite3_finalize(ins);
-    sqlite3_finalize(del_file), sqlite3_finalize(list);
+    sqlite3_finalize(del_file), sqlite3_finalize(list), sqlite3_finalize(at);
+    sqlite3_finalize(del_at);
     sqlite3_close(db);
     for (size_t i = 0; i < w.n; i++)
         free(w.v[i].path);
@@ -337,6 +377,12 @@ void fs_hits_free(fs_hit *h, size_t n)
     free(h);
 }
 
+static int bm25_cmp(const void *a, const void *b)
+{
+    double x = ((const fs_hit *)a)->bm25, y = ((const fs_hit *)b)->bm25;
+    return (x > y) - (x < y);
+}
+
 int fs_index_query(const char *db_path, const knowledge_src *src, const char *query, size_t limit,
                    fs_hit **out, size_t *n, loom_error *err)
 {
@@ -364,46 +410,62 @@ int fs_index_query(const char *db_path, const knowledge_src *src, const char *qu
     sqlite3_stmt *q = NULL, *mt = NULL;
     int rc = -1;
     if (sqlite3_prepare_v2(db,
-                           "SELECT path, line_start, line_end, body, bm25(chunks) FROM chunks "
-                           "WHERE chunks MATCH ? ORDER BY bm25(chunks) LIMIT 2000",
+                           "SELECT a.path, a.line_start, a.line_end, c.body, c.rank FROM chunks c "
+                           "JOIN chunk_at a ON a.id = c.rowid WHERE chunks MATCH ? "
+                           "AND a.path >= ? AND a.path < ? ORDER BY c.rank LIMIT ?",
                            -1, &q, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "SELECT mtime FROM files WHERE path=?", -1, &mt, NULL) != SQLITE_OK) {
         db_fail(err, db, db_path, "cannot prepare the query");
         goto done;
     }
-    sqlite3_bind_text(q, 1, m.ptr, (int)m.len, SQLITE_STATIC);
     size_t cap = 0;
-    int step;
-    while ((step = sqlite3_step(q)) == SQLITE_ROW && *n < limit) {
-        const char *path = (const char *)sqlite3_column_text(q, 0);
-        bool inside = false;
-        for (size_t p = 0; src->paths && src->paths[p] && !inside; p++) {
-            size_t l = strlen(src->paths[p]);
-            inside = !strncmp(path, src->paths[p], l) && (path[l] == '/' || path[l] == 0);
+    int step = SQLITE_DONE;
+    /* Each of the source's paths is a range of the index's paths ('0' is
+     * the byte after '/'); the check below drops neighbours like "docs-old". */
+    for (size_t p = 0; src->paths && src->paths[p] && step == SQLITE_DONE; p++) {
+        const char *root = src->paths[p];
+        size_t l = strlen(root);
+        char *hi = xmalloc(l + 2);
+        memcpy(hi, root, l);
+        hi[l] = '0', hi[l + 1] = 0;
+        sqlite3_reset(q);
+        sqlite3_bind_text(q, 1, m.ptr, (int)m.len, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, root, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, hi, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 4, (sqlite3_int64)limit);
+        while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+            const char *path = (const char *)sqlite3_column_text(q, 0);
+            if (strncmp(path, root, l) || (path[l] != '/' && path[l] != 0))
+                continue;
+            if (*n == cap) {
+                cap = cap ? cap * 2 : 16;
+                *out = xrealloc(*out, cap * sizeof **out);
+            }
+            fs_hit *h = &(*out)[(*n)++];
+            memset(h, 0, sizeof *h);
+            h->path = xstrdup(path);
+            h->line_start = (long)sqlite3_column_int64(q, 1);
+            h->line_end = (long)sqlite3_column_int64(q, 2);
+            h->text = xstrdup((const char *)sqlite3_column_text(q, 3));
+            h->bm25 = sqlite3_column_double(q, 4);
+            sqlite3_reset(mt);
+            sqlite3_bind_text(mt, 1, path, -1, SQLITE_STATIC);
+            if (sqlite3_step(mt) == SQLITE_ROW)
+                h->mtime_s = sqlite3_column_int64(mt, 0);
         }
-        if (!inside)
-            continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            *out = xrealloc(*out, cap * sizeof **out);
-        }
-        fs_hit *h = &(*out)[(*n)++];
-        memset(h, 0, sizeof *h);
-        h->path = xstrdup(path);
-        h->line_start = (long)sqlite3_column_int64(q, 1);
-        h->line_end = (long)sqlite3_column_int64(q, 2);
-        h->text = xstrdup((const char *)sqlite3_column_text(q, 3));
-        h->bm25 = sqlite3_column_double(q, 4);
-        sqlite3_reset(mt);
-        sqlite3_bind_text(mt, 1, path, -1, SQLITE_STATIC);
-        if (sqlite3_step(mt) == SQLITE_ROW)
-            h->mtime_s = sqlite3_column_int64(mt, 0);
+        free(hi);
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE) {
+    if (step != SQLITE_DONE) {
         db_fail(err, db, db_path, "the query failed");
         fs_hits_free(*out, *n);
         *out = NULL, *n = 0;
         goto done;
+    }
+    /* Several paths: the best `limit` of them all. */
+    qsort(*out, *n, sizeof **out, bm25_cmp);
+    while (*n > limit) {
+        (*n)--;
+        free((*out)[*n].path), free((*out)[*n].text);
     }
     rc = 0;
 done:
