@@ -165,8 +165,11 @@ static void facts_of(const evidence_hit *h, size_t idx, const char *cid, char *c
 
 /* --- the pack ---------------------------------------------------------- */
 
-static char *uri_of(const char *cwd, const fs_hit *h)
+static char *uri_of(const char *cwd, const evidence_hit *e)
 {
+    const fs_hit *h = &e->hit;
+    if (e->src->type != KSRC_FILESYSTEM)
+        return xstrdup(h->path); /* a wiki's own uri: no lines */
     size_t n = cwd ? strlen(cwd) : 0;
     const char *rel = n && !strncmp(h->path, cwd, n) && h->path[n] == '/' ? h->path + n + 1 : h->path;
     loom_str u = LOOM_STR_INIT;
@@ -196,9 +199,13 @@ static json_t *restricted_summary(const evidence_hit *h, char *const *terms, con
         if (has_word(h->hit.text, terms[t]))
             json_array_append_new(words, json_string(terms[t]));
     loom_str s = LOOM_STR_INIT;
-    str_printf(&s, "1 matching passage in %.*s lines %ld-%ld (summary only: %s may not be quoted)",
-               (int)(strchr(uri, '#') ? strchr(uri, '#') - uri : (long)strlen(uri)), uri,
-               h->hit.line_start, h->hit.line_end, h->src->id);
+    int name_len = (int)(strchr(uri, '#') ? strchr(uri, '#') - uri : (long)strlen(uri));
+    if (h->hit.line_start > 0)
+        str_printf(&s, "1 matching passage in %.*s lines %ld-%ld", name_len, uri,
+                   h->hit.line_start, h->hit.line_end);
+    else
+        str_printf(&s, "1 matching passage at %s", uri);
+    str_printf(&s, " (summary only: %s may not be quoted)", h->src->id);
     if (json_array_size(words)) {
         str_puts(&s, "; key terms:");
         for (size_t i = 0; i < json_array_size(words); i++)
@@ -227,7 +234,7 @@ json_t *evidence_build(evidence_input *in, json_t *citations)
     for (size_t i = 0; i < n; i++) {
         evidence_hit *h = &in->hits[i];
         id_new("cit_", 8, cids[i], sizeof cids[i]);
-        char *uri = uri_of(in->cwd, &h->hit);
+        char *uri = uri_of(in->cwd, h);
         json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b}", "citation_id", cids[i],
                               "source", h->src->id, "uri", uri, "retrieved_at", now, "trust_tier",
                               h->src->trust_tier, "quotable", h->quotable, "stale", h->stale);

@@ -19,6 +19,7 @@
 #include "base/str.h"
 #include "ext/knowledge/evidence.h"
 #include "ext/knowledge/fs_index.h"
+#include "ext/knowledge/wiki_source.h"
 
 /* Passages asked of the index per source, before the reranker. */
 #define QUERY_LIMIT 24
@@ -154,13 +155,29 @@ static int plan_sources(knowledge_session *ks, const json_t *names, search_plan 
 
 /* The index's passages of every planned source, as evidence hits. */
 static evidence_hit *gather(knowledge_session *ks, search_plan *p, const char *question,
-                            size_t *n, loom_str *notes)
+                            const loom_cancel *cancel, size_t *n, loom_str *notes)
 {
     evidence_hit *all = NULL;
     *n = 0;
     for (size_t i = 0; i < p->n; i++) {
         const knowledge_src *s = p->src[i];
         char why[1200];
+        if (s->type == KSRC_INTERNAL_WIKI) {
+            loom_error err = {0};
+            fs_hit *h = NULL;
+            size_t nh = 0;
+            if (wiki_search(s, question, QUERY_LIMIT, cancel, &h, &nh, &err) != 0) {
+                snprintf(why, sizeof why, "%s (%s)", s->id, err.message);
+                p->skipped[p->n_skipped++] = xstrdup(why);
+                continue;
+            }
+            all = xrealloc(all, (*n + nh + 1) * sizeof *all);
+            for (size_t k = 0; k < nh; k++)
+                all[(*n)++] = (evidence_hit){.hit = h[k], .src = s,
+                                             .quotable = knowledge_src_quotable(ks->reg, s)};
+            free(h);
+            continue;
+        }
         if (s->type != KSRC_FILESYSTEM) {
             snprintf(why, sizeof why, "%s (type %s: not searchable in this version)", s->id,
                      ksrc_type_name(s->type));
@@ -247,12 +264,12 @@ static int search_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     const char *question = json_string_value(json_object_get(q, "question"));
     loom_str notes = LOOM_STR_INIT;
     size_t n = 0;
-    evidence_hit *hits = gather(ks, &p, question, &n, &notes);
+    evidence_hit *hits = gather(ks, &p, question, ctx->cancel, &n, &notes);
     str_free(&notes);
     const char *searched[65];
     size_t ns = 0;
     for (size_t i = 0; i < p.n; i++)
-        if (p.src[i]->type == KSRC_FILESYSTEM)
+        if (p.src[i]->type == KSRC_FILESYSTEM || p.src[i]->type == KSRC_INTERNAL_WIKI)
             searched[ns++] = p.src[i]->id;
     searched[ns] = NULL;
     p.skipped[p.n_skipped] = NULL;

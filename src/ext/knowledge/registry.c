@@ -50,7 +50,7 @@ knowledge_registry *knowledge_registry_new(void)
 static void src_clear(knowledge_src *s)
 {
     free(s->id), free(s->trust_tier), free(s->scope), free(s->tenant_id), free(s->project_id);
-    free(s->origin);
+    free(s->origin), free(s->endpoint);
     strv_free(s->paths), strv_free(s->globs);
     memset(s, 0, sizeof *s);
 }
@@ -207,6 +207,17 @@ static int one_source(knowledge_src *s, const char *id, const json_t *o, const c
             str_printf(why, "knowledge_sources.%s.freshness: {max_age: N[s|m|h|d]}", id);
             return -1;
         }
+    }
+    if (s->type == KSRC_INTERNAL_WIKI) {
+        const char *ep = text_at(o, "endpoint", NULL, id, why);
+        if (!ep || !*ep || (strncmp(ep, "http://", 7) && strncmp(ep, "https://", 8))) {
+            if (!ep || *ep)
+                str_printf(why, "knowledge_sources.%s.endpoint: an internal_wiki source needs "
+                                "an http:// or https:// search endpoint", id);
+            return -1;
+        }
+        s->endpoint = xstrdup(ep);
+        return 0;
     }
     if (s->type != KSRC_FILESYSTEM)
         return 0;

@@ -20,8 +20,8 @@
  *     require_citation_for: [high]  # source ids, types or trust tiers
  *     allow_quote_from: [repo_docs] # when given, only these may be quoted
  *
- * Only filesystem sources are searched in this version; the other types
- * are accepted and named in a pack's summary as not searchable here.
+ * filesystem and internal_wiki sources are searched; web and mcp ones are
+ * accepted and named in a pack as not searchable in this version.
  *
  * Owns everything it holds. Built once per session, then read-only: any
  * thread may read it. */
@@ -47,6 +47,7 @@ typedef struct knowledge_src {
     char *tenant_id, *project_id; /* NULL unless given */
     bool allow_search, allow_quote;
     int64_t max_age_s;   /* 0: evidence never goes stale */
+    char *endpoint;      /* internal_wiki: the search endpoint (http:// or https://) */
     char *origin;        /* the file it was read from, for messages */
 } knowledge_src;
 
