@@ -56,6 +56,7 @@ assert_eq "GET /runs/{id}/citations answers 200" "$(status "$c")" "200"
 uri=$(body "$c" | jq -r '.items[0].uri')
 assert_contains "the citation points at the runbook's line 6" "$uri" "runbook.md#L6-L6"
 assert_eq "the citation names its source" "$(body "$c" | jq -r '.items[0].source')" "runbooks"
+assert_eq "and the line, as the Citation schema has it" "$(body "$c" | jq -r '.items[0].line')" "6"
 cid=$(body "$c" | jq -r '.items[0].citation_id')
 tr=$(body "$(api GET "/runs/$rid/transcript" "$TOKEN_A")")
 arts=$(body "$(api GET "/runs/$rid/artifacts" "$TOKEN_A")")

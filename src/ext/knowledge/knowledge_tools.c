@@ -241,6 +241,34 @@ static void keep_pack(knowledge_session *ks, tool_ctx *ctx, const json_t *pack, 
     free(path);
 }
 
+/* The citations as an artifact carries them (the server's Citation
+ * object, docs/knowledge.md): also title, line and a snippet — the
+ * passage cut short for a quotable source, "" for a summary-only one. The
+ * surface keeps them without (it holds no passage text). */
+static json_t *export_citations(const json_t *cites, const evidence_hit *hits, size_t n)
+{
+    json_t *out = json_deep_copy(cites);
+    size_t i;
+    json_t *c;
+    json_array_foreach(out, i, c) {
+        if (i >= n)
+            break;
+        const evidence_hit *h = &hits[i];
+        const char *slash = strrchr(h->hit.path, '/');
+        json_object_set_new(c, "title", json_string(slash && slash[1] ? slash + 1 : h->hit.path));
+        json_object_set_new(c, "line", h->hit.line_start > 0 ? json_integer(h->hit.line_start)
+                                                             : json_null());
+        size_t len = strlen(h->hit.text);
+        size_t cut = len > 240 ? 240 : len;
+        while (cut && cut < len && ((unsigned char)h->hit.text[cut] & 0xC0) == 0x80)
+            cut--;
+        json_object_set_new(c, "snippet", json_is_true(json_object_get(c, "quotable"))
+                                              ? json_stringn(h->hit.text, cut)
+                                              : json_string(""));
+    }
+    return out;
+}
+
 static int search_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     knowledge_session *ks = ctx->self ? ctx->self->impl : NULL;
@@ -290,8 +318,10 @@ static int search_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     json_object_set(q, "evidence_pack_id", json_object_get(pack, "evidence_pack_id"));
     working_set_knowledge(ctx->working, qs, packs, cites);
     qs = packs = cites = NULL;
-    knowledge_session_note_pack(ks, pack, new_cites);
-    keep_pack(ks, ctx, pack, new_cites);
+    json_t *exported = export_citations(new_cites, hits, n);
+    knowledge_session_note_pack(ks, pack, exported);
+    keep_pack(ks, ctx, pack, exported);
+    json_decref(exported);
     char *text = evidence_render(pack, new_cites, hits, n);
     str_puts(&out->text, text);
     free(text);
