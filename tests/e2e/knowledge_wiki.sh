@@ -20,7 +20,7 @@ cat > "$T/answers.json" <<'JSON'
 JSON
 python3 "$LOOM_SRC/tests/e2e/wiki_server.py" "$T/answers.json" "$T/wiki.log" "$T/wiki.port" &
 WIKI_PID=$!
-trap 'kill $WIKI_PID 2>/dev/null; wait $WIKI_PID 2>/dev/null; cleanup' EXIT
+trap 'kill $WIKI_PID 2>/dev/null; wait $WIKI_PID 2>/dev/null || true; cleanup' EXIT
 for _ in $(seq 1 250); do [ -s "$T/wiki.port" ] && break; sleep 0.02; done
 WIKI="http://127.0.0.1:$(cat "$T/wiki.port")"
 write_sources() { # $1: allow_quote of the wiki

@@ -55,7 +55,7 @@ static void test_registry_reads_sources_with_defaults(void **state)
     loom_error err = {0};
     knowledge_registry *r = parse("knowledge_sources:\n"
                                   "  docs:\n    type: filesystem\n    path: docs\n"
-                                  "  wiki:\n    type: internal_wiki\n    trust_tier: low\n"
+                                  "  wiki:\n    type: internal_wiki\n    endpoint: http://127.0.0.1:9/s\n    trust_tier: low\n"
                                   "    retrieval_policy: {allow_quote: false}\n"
                                   "    freshness: {max_age: 2d}\n"
                                   "citation_policy:\n  require_citation_for: [low]\n",

@@ -63,7 +63,8 @@ void evidence_rerank(evidence_input *in)
         h->stale = h->src->max_age_s > 0 && age > h->src->max_age_s;
         h->hit.score = h->stale ? s / 2 : s;
     }
-    qsort(in->hits, in->n_hits, sizeof *in->hits, hit_cmp);
+    if (in->n_hits > 1)
+        qsort(in->hits, in->n_hits, sizeof *in->hits, hit_cmp);
     strv_free(terms);
 }
 

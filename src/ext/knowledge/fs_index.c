@@ -168,7 +168,8 @@ static void walk_source(walker *w)
         else if (S_ISREG(st.st_mode) && st.st_size <= FS_FILE_MAX)
             add_file(w, p, &st);
     }
-    qsort(w->v, w->n, sizeof *w->v, walk_cmp);
+    if (w->n > 1)
+        qsort(w->v, w->n, sizeof *w->v, walk_cmp);
 }
 
 /* --- chunks ------------------------------------------------------------ */
@@ -301,7 +302,7 @@ int fs_index_refresh(const char *db_path, const knowledge_src *src, fs_refresh_s
         size_t ngone = 0;
         while (sqlite3_step(list) == SQLITE_ROW) {
             walk_file key = {.path = (char *)sqlite3_column_text(list, 0)};
-            if (!bsearch(&key, w.v, w.n, sizeof *w.v, walk_cmp)) {
+            if (!w.n || !bsearch(&key, w.v, w.n, sizeof *w.v, walk_cmp)) {
                 gone = xrealloc(gone, (ngone + 1) * sizeof *gone);
                 gone[ngone++] = xstrdup(key.path);
             }
@@ -462,7 +463,8 @@ int fs_index_query(const char *db_path, const knowledge_src *src, const char *qu
         goto done;
     }
     /* Several paths: the best `limit` of them all. */
-    qsort(*out, *n, sizeof **out, bm25_cmp);
+    if (*n > 1)
+        qsort(*out, *n, sizeof **out, bm25_cmp);
     while (*n > limit) {
         (*n)--;
         free((*out)[*n].path), free((*out)[*n].text);
