@@ -405,6 +405,7 @@ char *loom_session_conversation_json(loom_session *session);
 char *loom_session_mcp_status_json(loom_session *session);
 /* The names of the tools the session's next request offers the model:
  * the built-ins (with Agent and SendMessage when sub-agents are on), then
+ * KnowledgeQuestion and SearchKnowledge when a knowledge source is set, then
  * the MCP servers' "mcp__server__tool" after the start-up wait a first
  * request makes (docs/mcp.md) — ["Bash", "Read", …] (caller frees). For
  * stream-json's system init line. */

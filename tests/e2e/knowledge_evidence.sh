@@ -64,6 +64,10 @@ sid=$(jq -r 'select(.type=="result") | .session_id' <<<"$out" | head -n1)
 file=$(session_file "$sid")
 result() { jq -r --arg id "$1" 'select(.type=="function_call_result" and .callId==$id) | .output' "$file"; }
 
+init_tools=$(jq -c 'select(.type=="system" and .subtype=="init") | .tools' <<<"$out")
+assert_contains "the run offers KnowledgeQuestion" "$init_tools" '"KnowledgeQuestion"'
+assert_contains "and SearchKnowledge" "$init_tools" '"SearchKnowledge"'
+
 # Without an active question nothing is retrieved.
 assert_contains "a search before any question is refused" "$(result k0)" "no active question q_01"
 body1=$(jq -r 'select(.path=="/v1/messages") | .raw_body' "$MOCK_LOG" | sed -n 2p)
