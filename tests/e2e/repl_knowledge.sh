@@ -2,7 +2,9 @@
 # /knowledge in the REPL (docs/knowledge.md): before any search it lists
 # the configured source and no question; after a run whose model records a
 # question and searches, it shows the question answered, the evidence pack
-# with its key fact, and the citation with its file and lines.
+# with its key fact, and the citation with its file and lines; after
+# /compact the next request's working memory still holds the pack and its
+# citation under the same ids.
 source "$(dirname "$0")/repl_lib.sh"
 
 mkdir -p "$T/proj/docs" "$T/proj/.loom"
@@ -18,6 +20,8 @@ echo "{\"trustedWorkspaces\": [\"$T/proj\"]}" > "$LOOM_HOME/settings.json"
 cat > "$T/scenario.json" <<'JSON'
 {"sequence": true,
  "turns": [
+  {"match": {"no_tools": true}, "reply": {"text": "<summary>1. Primary Request and Intent: the release train.</summary>"}},
+  {"match": {"last_user_contains": "after the compaction"}, "reply": {"text": "Still here."}},
   {"reply": {"tool_calls": [{"id": "k1", "name": "KnowledgeQuestion", "input": {"question": "When does the release train leave?"}}]}},
   {"reply": {"tool_calls": [{"id": "k2", "name": "SearchKnowledge", "input": {"question_id": "q_01"}}]}},
   {"reply": {"text": "$match:release train: every Tuesday at 10:00 \\[cit_[0-9a-f]+\\]"}}
@@ -40,6 +44,17 @@ wait_screen "the question is answered" "q_01 (answered): When does the release t
 check "the pack is listed" screen_has "Evidence packs (1)"
 check "with its key fact" screen_has "fact: release train: every Tuesday at 10:00 [cit_"
 check "the citation names the file and line" screen_has "team_docs docs/release.md#L1-L1 (trust high)"
+pid=$(screen | grep -oE 'evp_[0-9a-f-]+' | tail -n1)
+cid=$(screen | grep -oE '\[cit_[0-9a-f]+\] team_docs' | tail -n1 | grep -oE 'cit_[0-9a-f]+')
+type_line "/compact"
+wait_screen "/compact" "Compacted: ~" 15
+wait_prompt
+type_line "after the compaction, still there?"
+wait_screen "the answer after compaction" "Still here." 15
+wait_prompt
+last=$(tail -n1 "$MOCK_LOG" | jq -r .raw_body)
+assert_contains "after /compact the working memory holds the pack, same id" "$last" "pack $pid for q_01"
+assert_contains "and its citation id" "$last" "[$cid]"
 type_line "/exit"
 wait_exit
 finish
