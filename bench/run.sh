@@ -71,6 +71,9 @@ bash "$root/bench/mcp.sh" "$build" | tee -a "$root/bench/results/print.txt"
 
 # --- sub-agents: spawn cost, memory per idle agent, one Agent call in a run ---
 bash "$root/bench/agents.sh" "$build" | tee -a "$root/bench/results/print.txt"
+
+# --- external knowledge: the FTS5 index over 10,000 files ------------------
+bash "$root/bench/knowledge.sh" "$build" | tee -a "$root/bench/results/print.txt"
 # --- telemetry: CPU and max RSS of a run with tracing off / on / receiver down
 bash "$root/bench/telemetry.sh" "$build" | tee -a "$root/bench/results/print.txt"
 # --- extensions: agent creation with 0 / 30 / 300 skills, the per-turn catalog

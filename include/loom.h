@@ -413,10 +413,16 @@ char *loom_session_conversation_json(loom_session *session);
 char *loom_session_mcp_status_json(loom_session *session);
 /* The names of the tools the session's next request offers the model:
  * the built-ins (with Agent and SendMessage when sub-agents are on), then
+ * KnowledgeQuestion and SearchKnowledge when a knowledge source is set, then
  * the MCP servers' "mcp__server__tool" after the start-up wait a first
  * request makes (docs/mcp.md) — ["Bash", "Read", …] (caller frees). For
  * stream-json's system init line. */
 char *loom_session_tools_json(loom_session *session);
+/* The session's external knowledge (docs/knowledge.md): {sources: [the
+ * registry's sources], active_questions, evidence_packs, citations} — the
+ * knowledge surface of its working memory. For the REPL's /knowledge
+ * (caller frees). NULL for NULL. */
+char *loom_session_knowledge_json(loom_session *session);
 /* The built-in tools of the session's agent (those loom_session_tools_json
  * names first, without the MCP servers'), each as a client of Loom's tools
  * needs it (caller frees): [{"name", "description", "input_schema" (the
@@ -687,6 +693,14 @@ char *loom_run_pending_approvals_json(loom_run *run);
  * (`/dev/null` for a file created or deleted). A Bash command's changes
  * are not tracked and not in it. NULL for NULL. */
 char *loom_run_patch(const loom_run *run);
+/* The evidence packs the run's SearchKnowledge calls produced
+ * (docs/knowledge.md), each with its citation objects:
+ * [{evidence_pack_id, question_id, summary, key_facts, conflicts,
+ * citation_ids, citations: [{citation_id, source, uri, retrieved_at,
+ * trust_tier, quotable, stale, summary?}], confidence, freshness, …}]
+ * (caller frees). Read after the run ended and before the session's next
+ * run. NULL for NULL. */
+char *loom_run_evidence_packs_json(const loom_run *run);
 /* loom_run_answer with "allow" or "deny". */
 int loom_run_approve(loom_run *run, const char *approval_id, bool allow, const char *reason,
                      loom_status *st);

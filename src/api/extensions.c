@@ -27,6 +27,7 @@
 #include "base/str.h"
 #include "context/tokens.h"
 #include "ext/commands/commands.h"
+#include "ext/knowledge/knowledge.h"
 #include "ext/plugins/plugins.h"
 #include "ext/skills/skills.h"
 #include "ext/sources.h"
@@ -38,6 +39,7 @@
 struct api_ext {
     loom_session *s;
     skill_session *skills;
+    knowledge_session *knowledge;   /* NULL: no knowledge source configured */
     pthread_mutex_t mu;             /* text, current, parts: the run thread against
                                        context_parts; taken before the skill
                                        session's own lock, never after */
@@ -126,6 +128,13 @@ void api_ext_open(loom_session *s)
     skill_session_opts o = {.skills = a->skills, .commands = a->commands,
                             .window_tokens = a->provider.context_window};
     x->skills = skill_session_new(&o);
+    json_t *warnings = json_array();
+    knowledge_opts ko = {.cwd = a->cwd, .trusted = a->trusted, .pack_dir = s->mf_dir};
+    x->knowledge = knowledge_session_new(&ko, warnings);
+    size_t i;
+    json_t *w;
+    json_array_foreach(warnings, i, w) api_agent_warn(a, json_string_value(w));
+    json_decref(warnings);
     s->ext = x;
 }
 
@@ -135,6 +144,7 @@ void api_ext_close(loom_session *s)
     if (!x)
         return;
     skill_session_free(x->skills);
+    knowledge_session_free(x->knowledge);
     tool_registry_free(x->current);
     for (size_t i = 0; i < x->n_old; i++)
         tool_registry_free(x->old[i]);
@@ -209,6 +219,12 @@ static void rebuild(struct api_ext *x)
     if (x->skill_tool && !tool_registry_find(reg, x->skill_tool->name) &&
         tool_registry_add(reg, x->skill_tool, &err) != 0)
         LOG_W("ext", "tool set: Skill: %s", err.message);
+    /* The knowledge tools, when a source is configured (docs/knowledge.md). */
+    const tool_def *kt[2] = {knowledge_question_tool(x->knowledge),
+                             knowledge_search_tool(x->knowledge)};
+    for (int i = 0; i < 2; i++)
+        if (kt[i] && !tool_registry_find(reg, kt[i]->name) && tool_registry_add(reg, kt[i], &err) != 0)
+            LOG_W("ext", "tool set: %s: %s", kt[i]->name, err.message);
     if (x->current) {
         x->old = xrealloc(x->old, (x->n_old + 1) * sizeof *x->old);
         x->old[x->n_old++] = x->current;
@@ -271,15 +287,51 @@ void api_ext_run_begin(loom_session *s, loop_io *io, tool_ctx *tctx)
     if (!x->inner.refresh)
         x->base = s->agent->tools;
     skill_session_run_begin(x->skills);
+    knowledge_session_run_begin(x->knowledge);
     io->toolset = (loop_toolset_port){.ctx = x, .refresh = ext_refresh,
                                       .take_notes = ext_take_notes};
 }
 
-json_t *api_ext_run_end(loom_session *s)
+/* seed 000 §10.7: an answer that uses evidence a source requires citing
+ * must carry its citation ids; a missing one is a warning.emitted and a
+ * line of the audit log (decision "none", source "knowledge"). */
+static void check_citations(loom_session *s, struct api_ext *x, const char *answer)
+{
+    json_t *warnings = json_array();
+    if (!knowledge_check_answer(x->knowledge, answer, warnings)) {
+        json_decref(warnings);
+        return;
+    }
+    size_t i;
+    json_t *w;
+    json_array_foreach(warnings, i, w) {
+        const char *msg = json_string_value(json_object_get(w, "message"));
+        if (x->tctx && x->tctx->emit) {
+            json_t *ev = event_warning("citation_missing", msg);
+            json_object_set(ev, "evidence_pack_id", json_object_get(w, "evidence_pack_id"));
+            json_object_set(ev, "citations", json_object_get(w, "citations"));
+            x->tctx->emit(x->tctx->emit_ctx, LOOM_EV_WARNING_EMITTED, ev);
+        }
+        if (s->gov && s->gov->audit) {
+            perm_decision d = {.verdict = PERM_NONE, .source = "knowledge",
+                               .row = "citation_policy.require_citation_for"};
+            snprintf(d.reason, sizeof d.reason, "%s", msg);
+            audit_entry e = {.session_id = s->gov->session_id,
+                             .run_id = x->tctx ? x->tctx->run_id : NULL,
+                             .tool = "citation_check", .mode = s->gov->mode.mode, .decision = &d};
+            audit_record(s->gov->audit, &e);
+        }
+    }
+    json_decref(warnings);
+}
+
+json_t *api_ext_run_end(loom_session *s, const char *answer)
 {
     struct api_ext *x = s->ext;
     if (!x)
         return NULL;
+    if (x->knowledge)
+        check_citations(s, x, answer);
     governance_grants_clear(s->gov);
     json_t *report = skill_session_run_report(x->skills);
     x->tctx = NULL;
@@ -546,4 +598,9 @@ char *loom_agent_extensions_json(loom_agent *a)
     char *text = json_dump_compact(doc);
     json_decref(doc);
     return text;
+}
+
+struct knowledge_session *api_ext_knowledge(loom_session *s)
+{
+    return s && s->ext ? ((struct api_ext *)s->ext)->knowledge : NULL;
 }

@@ -269,7 +269,10 @@ void api_ext_free_agent(loom_agent *a);
 void api_ext_open(loom_session *s);
 void api_ext_close(loom_session *s);
 void api_ext_run_begin(loom_session *s, loop_io *io, tool_ctx *tctx);
-json_t *api_ext_run_end(loom_session *s);
+/* answer: the run's final text, for the citation check. */
+json_t *api_ext_run_end(loom_session *s, const char *answer);
+/* The session's knowledge (ext/knowledge), NULL when no source is set. */
+struct knowledge_session *api_ext_knowledge(loom_session *s);
 char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, const char **model,
                            json_t **images, loom_error *err);
 void api_ext_observe_call(loom_session *s, const json_t *started);

@@ -19,6 +19,7 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "base/str.h"
+#include "ext/knowledge/knowledge.h"
 #include "ext/mcp/config.h"
 #include "ext/mcp/manager.h"
 #include "ext/mcp/resources.h"
@@ -538,6 +539,12 @@ char *loom_session_tools_json(loom_session *s)
         return NULL;
     json_t *names = json_array();
     add_names(names, s->agent->tools);
+    /* The knowledge tools, offered when a source is configured (api/extensions.c). */
+    const tool_def *kt[2] = {knowledge_question_tool(api_ext_knowledge(s)),
+                             knowledge_search_tool(api_ext_knowledge(s))};
+    for (int i = 0; i < 2; i++)
+        if (kt[i])
+            json_array_append_new(names, json_string(kt[i]->name));
     if (s->mcp) {
         /* The servers' tools as the first request will have them: after
          * the start-up wait that request makes anyway. */

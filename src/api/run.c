@@ -434,7 +434,7 @@ static void *run_main(void *arg)
     if (tctx.spawn)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
-    json_t *skills = api_ext_run_end(s);
+    json_t *skills = api_ext_run_end(s, res.final_text);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);

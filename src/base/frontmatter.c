@@ -82,12 +82,13 @@ typedef struct fm_parser {
     const char *yaml;
     size_t yaml_len;
     loom_error *err;
+    int first_line; /* the file's line of the YAML's first line */
 } fm_parser;
 
-/* The file's line of a mark (0-based, inside the block). */
-static int file_line(size_t mark_line)
+/* The file's line of a mark (0-based, inside the YAML text). */
+static int file_line(const fm_parser *fp, size_t mark_line)
 {
-    return (int)mark_line + 2;
+    return (int)mark_line + fp->first_line;
 }
 
 static int parse_failed(fm_parser *fp)
@@ -103,9 +104,9 @@ static int parse_failed(fm_parser *fp)
     }
     const char *problem = y->problem ? y->problem : "unreadable YAML";
     if (y->context)
-        return loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: %s (%s, line %d)", file_line(line), problem,
-                              y->context, file_line(y->context_mark.line));
-    return loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: %s", file_line(line), problem);
+        return loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: %s (%s, line %d)", file_line(fp, line), problem,
+                              y->context, file_line(fp, y->context_mark.line));
+    return loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: %s", file_line(fp, line), problem);
 }
 
 static int next_event(fm_parser *fp, yaml_event_t *ev)
@@ -115,9 +116,9 @@ static int next_event(fm_parser *fp, yaml_event_t *ev)
     return 0;
 }
 
-static int event_line(const yaml_event_t *ev)
+static int event_line(const fm_parser *fp, const yaml_event_t *ev)
 {
-    return file_line(ev->start_mark.line);
+    return file_line(fp, ev->start_mark.line);
 }
 
 /* [-+]?[0-9]+ without a leading zero (YAML 1.1 would read 017 as octal;
@@ -151,7 +152,7 @@ static json_t *scalar_value(fm_parser *fp, const yaml_event_t *ev)
     const char *v = (const char *)ev->data.scalar.value;
     size_t n = ev->data.scalar.length;
     if (memchr(v, '\0', n)) {
-        loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: a value holds a NUL character", event_line(ev));
+        loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: a value holds a NUL character", event_line(fp, ev));
         return NULL;
     }
     const char *tag = (const char *)ev->data.scalar.tag;
@@ -173,7 +174,7 @@ static json_t *scalar_value(fm_parser *fp, const yaml_event_t *ev)
     }
     json_t *s = json_stringn(v, n);
     if (!s) /* libyaml hands out UTF-8 only; belt and braces */
-        loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: a value is not UTF-8", event_line(ev));
+        loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: a value is not UTF-8", event_line(fp, ev));
     return s;
 }
 
@@ -213,13 +214,13 @@ static json_t *build_mapping(fm_parser *fp, int depth)
         }
         if (kev.type != YAML_SCALAR_EVENT) {
             loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: a key must be plain text, not a %s",
-                           event_line(&kev), kev.type == YAML_ALIAS_EVENT ? "alias" : "list or mapping");
+                           event_line(fp, &kev), kev.type == YAML_ALIAS_EVENT ? "alias" : "list or mapping");
             yaml_event_delete(&kev);
             break;
         }
         const char *k = (const char *)kev.data.scalar.value;
         if (memchr(k, '\0', kev.data.scalar.length)) {
-            loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: a key holds a NUL character", event_line(&kev));
+            loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: a key holds a NUL character", event_line(fp, &kev));
             yaml_event_delete(&kev);
             break;
         }
@@ -256,17 +257,17 @@ static json_t *build_node(fm_parser *fp, const yaml_event_t *ev, int depth)
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT:
         if (depth > FRONTMATTER_MAX_DEPTH) {
-            loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: nested deeper than %d levels", event_line(ev),
+            loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: nested deeper than %d levels", event_line(fp, ev),
                            FRONTMATTER_MAX_DEPTH);
             return NULL;
         }
         return ev->type == YAML_SEQUENCE_START_EVENT ? build_sequence(fp, depth) : build_mapping(fp, depth);
     case YAML_ALIAS_EVENT:
-        loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: aliases (*%s) are not supported", event_line(ev),
+        loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: aliases (*%s) are not supported", event_line(fp, ev),
                        (const char *)ev->data.alias.anchor);
         return NULL;
     default:
-        loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: unexpected YAML structure", event_line(ev));
+        loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: unexpected YAML structure", event_line(fp, ev));
         return NULL;
     }
 }
@@ -277,7 +278,7 @@ static int expect(fm_parser *fp, yaml_event_type_t want, const char *what)
     yaml_event_t ev;
     if (next_event(fp, &ev) != 0)
         return -1;
-    int line = event_line(&ev);
+    int line = event_line(fp, &ev);
     bool ok = ev.type == want;
     yaml_event_delete(&ev);
     if (!ok)
@@ -311,7 +312,7 @@ static json_t *parse_stream(fm_parser *fp)
         root = json_object(); /* an explicitly empty document */
     } else {
         loom_error_set(fp->err, LOOM_ERR_CONFIG, "line %d: the frontmatter must be a mapping of keys (key: value)",
-                       event_line(&ev));
+                       event_line(fp, &ev));
     }
     yaml_event_delete(&ev);
     if (root && (expect(fp, YAML_DOCUMENT_END_EVENT, "unexpected YAML structure") != 0 ||
@@ -337,7 +338,7 @@ json_t *frontmatter_parse(const char *text, const char **body, loom_error *err)
     fm_block blk = {0};
     if (find_block(text, &blk, err) != 0)
         return NULL;
-    fm_parser fp = {.yaml = blk.yaml, .yaml_len = blk.yaml_len, .err = err};
+    fm_parser fp = {.yaml = blk.yaml, .yaml_len = blk.yaml_len, .err = err, .first_line = 2};
     if (!yaml_parser_initialize(&fp.yp)) {
         loom_error_set(err, LOOM_ERR_INTERNAL, "frontmatter: the YAML parser could not start");
         return NULL;
@@ -348,6 +349,30 @@ json_t *frontmatter_parse(const char *text, const char **body, loom_error *err)
     yaml_parser_delete(&fp.yp);
     if (root && body)
         *body = blk.body;
+    return root;
+}
+
+json_t *yaml_mapping_parse(const char *text, size_t len, loom_error *err)
+{
+    if (!text)
+        text = "", len = 0;
+    if (len > FRONTMATTER_MAX_BYTES) {
+        loom_error_set(err, LOOM_ERR_INVALID_REQUEST, "longer than %d KiB", FRONTMATTER_MAX_BYTES / 1024);
+        return NULL;
+    }
+    if (memchr(text, '\0', len)) {
+        loom_error_set(err, LOOM_ERR_CONFIG, "the text holds a NUL character");
+        return NULL;
+    }
+    fm_parser fp = {.yaml = text, .yaml_len = len, .err = err, .first_line = 1};
+    if (!yaml_parser_initialize(&fp.yp)) {
+        loom_error_set(err, LOOM_ERR_INTERNAL, "yaml: the YAML parser could not start");
+        return NULL;
+    }
+    yaml_parser_set_input_string(&fp.yp, (const unsigned char *)text, len);
+    yaml_parser_set_encoding(&fp.yp, YAML_UTF8_ENCODING);
+    json_t *root = parse_stream(&fp);
+    yaml_parser_delete(&fp.yp);
     return root;
 }
 

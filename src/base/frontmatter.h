@@ -45,6 +45,14 @@
  *   LOOM_ERR_INVALID_REQUEST  text longer than FRONTMATTER_MAX_BYTES */
 json_t *frontmatter_parse(const char *text, const char **body, loom_error *err);
 
+/* A whole YAML file that is one mapping (a settings-like file such as
+ * knowledge_sources.yaml), read by the same rules as a frontmatter block;
+ * lines in messages are the file's own. len bytes of text (NUL inside is
+ * refused). A new object, or NULL with err set (LOOM_ERR_CONFIG naming the
+ * line; LOOM_ERR_INVALID_REQUEST past FRONTMATTER_MAX_BYTES). An empty
+ * file is {}. */
+json_t *yaml_mapping_parse(const char *text, size_t len, loom_error *err);
+
 /* The body after the block as a prompt: without its leading blank lines
  * (the first line's indentation stays) and its trailing blanks. A new
  * string, caller frees. */

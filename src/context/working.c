@@ -487,3 +487,13 @@ void working_set_knowledge(working *w, json_t *active_questions, json_t *evidenc
     w->citations = citations;
     working_unlock(w);
 }
+
+void working_get_knowledge(working *w, json_t **active_questions, json_t **evidence_packs,
+                           json_t **citations)
+{
+    working_lock(w);
+    *active_questions = w->questions ? json_deep_copy(w->questions) : json_array();
+    *evidence_packs = w->evidence ? json_deep_copy(w->evidence) : json_array();
+    *citations = w->citations ? json_deep_copy(w->citations) : json_array();
+    working_unlock(w);
+}

@@ -4,7 +4,7 @@
  * compressed: the dashboard (state metrics only), the plan (the session's
  * todo list, first-class), the event surface (the projection of what the
  * heartbeat perceived, organised by decision stage) and the knowledge
- * surface (structure only for now). The goal is always there.
+ * surface (questions, evidence packs, citations: ext/knowledge fills it). The goal is always there.
  *
  * The raw events live in the runtime journal (heartbeat/journal.h); the
  * surface is a projection of it. The heartbeat thread adds events while the
@@ -138,10 +138,16 @@ char *working_take_renew(working *w);
 void working_set_archive_hook(working *w, void (*fn)(void *ctx, const surface_event *ev),
                               void *ctx);
 
-/* Knowledge surface (structure only): JSON arrays (or NULL), new
+/* Knowledge surface (seed 000 §5.6b): JSON arrays (or NULL), new
  * references the working memory takes over; a non-array is dropped. */
 void working_set_knowledge(working *w, json_t *active_questions, json_t *evidence_packs,
                            json_t *citations);
+
+/* Copies of the three lists (empty arrays when unset); the caller owns
+ * them. A change is a read, an edit of the copies and working_set_knowledge
+ * (the knowledge session does both on the run's thread). */
+void working_get_knowledge(working *w, json_t **active_questions, json_t **evidence_packs,
+                           json_t **citations);
 
 const char *event_urgency_name(event_urgency u);
 const char *event_state_name(event_state s);

@@ -204,6 +204,51 @@ static size_t arr_size(const json_t *a)
     return a ? json_array_size(a) : 0;
 }
 
+static const char *jtext(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+/* The knowledge surface's items (seed 000 §5.6b): questions, then each
+ * evidence pack with its facts, conflicts and citation ids. Only packs
+ * are here — never a document's text beyond a pack's key facts. */
+static void put_knowledge(loom_str *out, const working *w)
+{
+    size_t i, j;
+    json_t *v, *x;
+    json_array_foreach(w->questions, i, v) {
+        if (json_is_object(v))
+            str_printf(out, "  question %s (%s): %s\n", jtext(v, "question_id"),
+                       *jtext(v, "status") ? jtext(v, "status") : "open", jtext(v, "question"));
+    }
+    json_array_foreach(w->evidence, i, v) {
+        if (!json_is_object(v))
+            continue;
+        str_printf(out, "  pack %s for %s (confidence %.2f, freshness %s): %s\n",
+                   jtext(v, "evidence_pack_id"), jtext(v, "question_id"),
+                   json_number_value(json_object_get(v, "confidence")), jtext(v, "freshness"),
+                   jtext(v, "summary"));
+        json_array_foreach(json_object_get(v, "key_facts"), j, x)
+            str_printf(out, "    fact: %s\n", json_string_value(x) ? json_string_value(x) : "");
+        json_array_foreach(json_object_get(v, "conflicts"), j, x) {
+            json_t *c = json_object_get(x, "claims");
+            json_t *a = json_array_get(c, 0), *b = json_array_get(c, 1);
+            str_printf(out, "    conflict: %s: \"%s\" (%s [%s]) vs \"%s\" (%s [%s])\n",
+                       jtext(x, "key"), jtext(a, "value"), jtext(a, "source"),
+                       jtext(a, "citation_id"), jtext(b, "value"), jtext(b, "source"),
+                       jtext(b, "citation_id"));
+        }
+        json_t *ids = json_object_get(v, "citations");
+        if (json_array_size(ids)) {
+            str_puts(out, "    citations:");
+            json_array_foreach(ids, j, x)
+                str_printf(out, " [%s]", json_string_value(x) ? json_string_value(x) : "");
+            str_putc(out, '\n');
+        }
+    }
+}
+
 char *working_render(working *w)
 {
     /* The plan has its own lock; read it before taking ours. */
@@ -228,6 +273,7 @@ char *working_render(working *w)
                    "knowledge: active questions %zu" SEP "evidence packs %zu" SEP
                    "citations %zu\n",
                    q, e, c);
+    put_knowledge(&out, w);
     working_unlock(w);
     str_puts(&out, "</working-memory>\n");
     free(plan);

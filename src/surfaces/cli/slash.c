@@ -22,6 +22,7 @@
 #include "surfaces/cli/slash_agents.h"
 #include "surfaces/cli/slash_config.h"
 #include "surfaces/cli/slash_context.h"
+#include "surfaces/cli/slash_knowledge.h"
 #include "surfaces/cli/slash_export.h"
 #include "surfaces/cli/slash_ext.h"
 #include "surfaces/cli/slash_mcp.h"
@@ -309,6 +310,8 @@ static const slash_cmd commands[] = {
      slash_compact},
     {"context", NULL, "what the context holds: tokens by partition, the next step", slash_context},
     {"events", NULL, "the heartbeat's events: state, urgency, source, summary, id", slash_events},
+    {"knowledge", NULL, "external knowledge: sources, active questions, evidence packs, citations",
+     slash_knowledge},
     {"memory", "[edit [N]]", "the memory files loaded (CLAUDE.md, AGENTS.md); edit: open one in "
      "$EDITOR",
      slash_memory},

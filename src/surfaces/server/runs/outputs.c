@@ -199,6 +199,20 @@ static void store_pack(service *svc, srv_run *r, const char *pack)
     json_decref(p);
 }
 
+void svc_store_run_packs(service *svc, srv_run *r, const char *packs_json)
+{
+    json_t *packs = packs_json ? json_loads(packs_json, 0, NULL) : NULL;
+    size_t i;
+    json_t *p;
+    json_array_foreach(packs, i, p) {
+        char *text = json_dumps(p, JSON_COMPACT);
+        if (text)
+            store_pack(svc, r, text);
+        free(text);
+    }
+    json_decref(packs);
+}
+
 char *service_knowledge_search(service *svc, const principal *who, const char *body_json,
                                srv_error *err)
 {

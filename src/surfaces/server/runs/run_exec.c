@@ -611,6 +611,10 @@ static void make_artifacts(service *svc, srv_run *r, loom_run *lr, const char *r
         pthread_mutex_unlock(&svc->mu);
     }
     artifact_list_free(&al);
+    /* The run's evidence packs (SearchKnowledge), for its citations. */
+    char *packs = loom_run_evidence_packs_json(lr);
+    svc_store_run_packs(svc, r, packs);
+    free(packs);
     free(patch);
     free(events);
 }

@@ -156,6 +156,10 @@ struct service {
 
 /* ---- service.c helpers ------------------------------------------------- */
 /* The run id names, checked for who (run_ctl.c). */
+/* Each evidence pack of a run's SearchKnowledge calls (packs_json:
+ * loom_run_evidence_packs_json's array) stored as an evidence_pack
+ * artifact, which GET /runs/{id}/citations reads (outputs.c). */
+void svc_store_run_packs(service *svc, srv_run *r, const char *packs_json);
 srv_run *svc_run_for(service *svc, const principal *who, const char *id, token_role need,
                      srv_error *err);
 json_t *svc_parse_body(const char *body, srv_error *err); /* an object, or NULL (invalid_request) */
