@@ -19,9 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "base/clock.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "context/budget.h"
 #include "context/working.h"
 #include "context/working_json.h"
@@ -554,8 +556,47 @@ static void emit_working(loop_state *st)
         loop_emit(st->io, LOOM_EV_WORKING_UPDATED, LOOM_VIS_USER, NULL, w);
 }
 
-/* One turn, begin to decision. */
+/* The process's CPU time so far, user and system, in microseconds: the
+ * harness's own cost (tools that run as children are not counted; waiting
+ * for the model costs none). System time is mostly the request's bytes
+ * going to the socket. */
+typedef struct cpu_mark {
+    int64_t user_us, sys_us;
+} cpu_mark;
+
+static cpu_mark cpu_now(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return (cpu_mark){0, 0};
+    return (cpu_mark){(int64_t)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
+                      (int64_t)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec};
+}
+
+/* One "turn" log line per turn with its CPU, for bench/turns.sh: how the
+ * harness's per-turn cost grows with the history (docs/context.md). */
+static void log_turn_cpu(const loop_state *st, cpu_mark start)
+{
+    cpu_mark end = cpu_now();
+    log_event(LOG_INFO, "turn",
+              json_pack("{s:i,s:I,s:I}", "turn", st->turn, "user_us",
+                        (json_int_t)(end.user_us - start.user_us), "sys_us",
+                        (json_int_t)(end.sys_us - start.sys_us)),
+              "turn done");
+}
+
+static loop_step run_turn_steps(loop_state *st);
+
+/* One turn, begin to decision, with its CPU logged. */
 static loop_step run_turn(loop_state *st)
+{
+    cpu_mark start = cpu_now();
+    loop_step s = run_turn_steps(st);
+    log_turn_cpu(st, start);
+    return s;
+}
+
+static loop_step run_turn_steps(loop_state *st)
 {
     loop_turn t = {.stop_event = "tool"};
     loop_step s = begin_turn(st);
