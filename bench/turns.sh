@@ -4,15 +4,15 @@
 # of BENCH_TURNS (400) turns against mockllm, each turn one small Read, then
 # a final answer. The loop logs each turn's user and system CPU (module
 # "turn"); this prints turns 10, 100, 200 and the last, each the median of
-# the 9 turns around it, and last/10. User CPU is the harness's work; system
-# CPU is mostly the request's bytes going to the socket, listed apart.
-# Figures only, never an assertion.
+# the 9 turns around it, and last/10 (CPU of the loom process, user and
+# system: the request's bytes going to the socket are in it).
+# BENCH_WRAP prefixes the loom command (perf record …). Figures only.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 turns=${BENCH_TURNS:-400}
 t=$(mktemp -d /tmp/loom-bench-turns.XXXXXX)
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$t"' EXIT
+trap 'kill "${pids[@]}" 2>/dev/null; [ -n "${BENCH_KEEP:-}" ] || rm -rf "$t"' EXIT
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 export no_proxy='*' LOOM_HOME="$t/home"
 mkdir -p "$t/proj" "$LOOM_HOME"
@@ -28,8 +28,8 @@ jq -n --argjson n "$turns" --arg f "$t/proj/small.txt" '{turns: ([range(0; $n - 
 pids+=($!)
 for _ in $(seq 1 100); do [ -s "$t/port" ] && break; sleep 0.02; done
 export ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$t/port")" ANTHROPIC_API_KEY=bench
-LOOM_LOG="$t/run.log" "$build/loom" -p "read small.txt again and again" --max-turns $((turns + 10)) \
-  --permission-mode bypassPermissions --cwd "$t/proj" >/dev/null 2>&1
+LOOM_LOG="$t/run.log" ${BENCH_WRAP:-} "$build/loom" -p "read small.txt again and again" --max-turns $((turns + 10)) \
+  --permission-mode bypassPermissions --cwd "$t/proj" >/dev/null 2>"$t/err" || { cat "$t/err" >&2; exit 1; }
 got=$(jq -s '[.[] | select(.module == "turn")] | length' "$t/run.log")
 [ "$got" -ge "$turns" ] || { echo "bench: only $got of $turns turns ran" >&2; exit 1; }
 # median of field f over the 9 turns around turn k (clamped to the run)
@@ -38,10 +38,10 @@ at() {
     [.[] | select(.module == "turn") | select(.turn >= ([$k - 4, 1] | max) and
        .turn <= ([$k + 4, $n] | min)) | .[$f]] | sort | .[length / 2 | floor] / 1000' "$t/run.log"
 }
-u10=$(at 10 user_us)
-line="harness CPU per turn, $turns-turn run of small Reads (user ms; sys ms apart):"
-for k in 10 100 200 "$turns"; do
-  line="$line turn $k $(at "$k" user_us) ($(at "$k" sys_us))"
+c10=$(at 10 cpu_us)
+line="harness CPU per turn (ms), $turns-turn run of small Reads:"
+for k in $(printf "10\n100\n200\n" | awk -v n="$turns" '$1 < n') "$turns"; do
+  line="$line turn $k $(at "$k" cpu_us),"
 done
-ratio=$(awk -v a="$(at "$turns" user_us)" -v b="$u10" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-echo "$line; turn $turns / turn 10 = ${ratio}x"
+ratio=$(awk -v a="$(at "$turns" cpu_us)" -v b="$c10" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+echo "$line turn $turns / turn 10 = ${ratio}x"

@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <time.h>
 
 #include "base/clock.h"
 #include "base/json.h"
@@ -556,32 +556,24 @@ static void emit_working(loop_state *st)
         loop_emit(st->io, LOOM_EV_WORKING_UPDATED, LOOM_VIS_USER, NULL, w);
 }
 
-/* The process's CPU time so far, user and system, in microseconds: the
- * harness's own cost (tools that run as children are not counted; waiting
- * for the model costs none). System time is mostly the request's bytes
- * going to the socket. */
-typedef struct cpu_mark {
-    int64_t user_us, sys_us;
-} cpu_mark;
-
-static cpu_mark cpu_now(void)
+/* The process's CPU time so far, in microseconds: the harness's own cost
+ * (tools that run as children are not counted; waiting for the model
+ * costs none). The clock is exact where getrusage's user/system split is
+ * sampled at the tick, too coarse for one turn. */
+static int64_t cpu_now_us(void)
 {
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return (cpu_mark){0, 0};
-    return (cpu_mark){(int64_t)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
-                      (int64_t)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec};
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* One "turn" log line per turn with its CPU, for bench/turns.sh: how the
  * harness's per-turn cost grows with the history (docs/context.md). */
-static void log_turn_cpu(const loop_state *st, cpu_mark start)
+static void log_turn_cpu(const loop_state *st, int64_t start_us)
 {
-    cpu_mark end = cpu_now();
     log_event(LOG_INFO, "turn",
-              json_pack("{s:i,s:I,s:I}", "turn", st->turn, "user_us",
-                        (json_int_t)(end.user_us - start.user_us), "sys_us",
-                        (json_int_t)(end.sys_us - start.sys_us)),
+              json_pack("{s:i,s:I}", "turn", st->turn, "cpu_us",
+                        (json_int_t)(cpu_now_us() - start_us)),
               "turn done");
 }
 
@@ -590,7 +582,7 @@ static loop_step run_turn_steps(loop_state *st);
 /* One turn, begin to decision, with its CPU logged. */
 static loop_step run_turn(loop_state *st)
 {
-    cpu_mark start = cpu_now();
+    int64_t start = cpu_now_us();
     loop_step s = run_turn_steps(st);
     log_turn_cpu(st, start);
     return s;

@@ -1,7 +1,9 @@
 /* loop_context.c — the context port over a loop_io (see loop_context.h). */
 #include "runtime/loop_context.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/str.h"
 #include "runtime/loop_internal.h"
@@ -64,6 +66,68 @@ void loop_context_init(loop_context *lc, const loop_params *p, loop_io *io, msg_
     };
 }
 
+/* LOOM_CHECK_REQUEST_ENCODING=1 (the e2e suite sets it): every turn's
+ * request is also made from the records and both are encoded; a byte of
+ * difference aborts with where it is. A kept history that drifted from
+ * the records would otherwise only show as a model seeing a different
+ * conversation, or a provider cache that stopped hitting. */
+static bool check_wanted(void)
+{
+    const char *v = getenv("LOOM_CHECK_REQUEST_ENCODING");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static void check_same_bytes(loop_context *lc, context_state *cs, const loop_params *p,
+                             const provider_config *cfg, const loom_str *tail,
+                             const msg_request *kept, int64_t kept_est)
+{
+    const provider_codec_ops *codec = provider_codec(cfg->kind);
+    msg_request fresh;
+    int64_t fresh_est = 0;
+    loom_error err;
+    loom_error_clear(&err);
+    if (context_build_request_fresh(cs, &lc->env, cfg, tail, &fresh, &fresh_est, &err) != 0) {
+        fprintf(stderr, "loom: LOOM_CHECK_REQUEST_ENCODING: the fresh request failed: %s\n",
+                err.message);
+        abort();
+    }
+    if (p->tools)
+        tool_registry_to_request(p->tools, &fresh);
+    if (fresh_est != kept_est) {
+        fprintf(stderr,
+                "loom: LOOM_CHECK_REQUEST_ENCODING: the kept request's estimate is %lld "
+                "tokens, made from the records %lld\n",
+                (long long)kept_est, (long long)fresh_est);
+        abort();
+    }
+    if (codec) {
+        provider_http_call a = {0}, b = {0};
+        loom_error ea, eb;
+        loom_error_clear(&ea);
+        loom_error_clear(&eb);
+        int ra = codec->encode(kept, cfg, &a, &ea), rb = codec->encode(&fresh, cfg, &b, &eb);
+        size_t at = 0;
+        while (at < a.body.len && at < b.body.len && a.body.ptr[at] == b.body.ptr[at])
+            at++;
+        if (ra != rb || a.body.len != b.body.len || at < a.body.len) {
+            size_t from = at > 80 ? at - 80 : 0;
+            fprintf(stderr,
+                    "loom: LOOM_CHECK_REQUEST_ENCODING: the kept %s request (%zu bytes) differs "
+                    "from one made from the records (%zu bytes) at byte %zu\n  kept:  %.*s\n"
+                    "  fresh: %.*s\n",
+                    codec->name, a.body.len, b.body.len, at,
+                    (int)(a.body.len > from ? (a.body.len - from < 200 ? a.body.len - from : 200) : 0),
+                    a.body.ptr ? a.body.ptr + from : "",
+                    (int)(b.body.len > from ? (b.body.len - from < 200 ? b.body.len - from : 200) : 0),
+                    b.body.ptr ? b.body.ptr + from : "");
+            abort();
+        }
+        provider_http_call_free(&a);
+        provider_http_call_free(&b);
+    }
+    msg_request_free(&fresh);
+}
+
 int loop_context_request(loop_context *lc, context_state *cs, const loop_params *p,
                          const provider_config *cfg, const loom_str *tail, msg_request *req,
                          int64_t *est, loom_error *err)
@@ -72,5 +136,7 @@ int loop_context_request(loop_context *lc, context_state *cs, const loop_params 
         return -1;
     if (p->tools)
         tool_registry_to_request(p->tools, req);
+    if (check_wanted())
+        check_same_bytes(lc, cs, p, cfg, tail, req, *est);
     return 0;
 }
