@@ -568,12 +568,15 @@ static int64_t cpu_now_us(void)
 }
 
 /* One "turn" log line per turn with its CPU, for bench/turns.sh: how the
- * harness's per-turn cost grows with the history (docs/context.md). */
+ * harness's per-turn cost grows with the history, and how much of the
+ * history was kept rather than made again (docs/context.md). */
 static void log_turn_cpu(const loop_state *st, int64_t start_us)
 {
     log_event(LOG_INFO, "turn",
-              json_pack("{s:i,s:I}", "turn", st->turn, "cpu_us",
-                        (json_int_t)(cpu_now_us() - start_us)),
+              json_pack("{s:i,s:I,s:I,s:I}", "turn", st->turn, "cpu_us",
+                        (json_int_t)(cpu_now_us() - start_us), "kept_messages",
+                        (json_int_t)st->cs->keep.n_msgs, "history_rebuilds",
+                        (json_int_t)st->cs->keep.rebuilds),
               "turn done");
 }
 
