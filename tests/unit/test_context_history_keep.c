@@ -3,7 +3,8 @@
  * what invalidates it: a rewind, a summary, an edit, a call still without
  * its result, a blank reply that merges two user runs, another transcript.
  * Each step encodes the kept request twice (the second time from the kept
- * wire bytes) and once made from the records, with the Anthropic codec. */
+ * wire bytes) and once made from the records, with the Anthropic and the
+ * Chat codecs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,12 +65,13 @@ static void append(fixture *f, json_t *rec)
     assert_int_equal(transcript_append_new(f->t, rec, &err), 0);
 }
 
-static char *encode(const msg_request *req)
+static char *encode(const provider_codec_ops *codec, const msg_request *req)
 {
-    provider_config cfg = {.kind = PROVIDER_ANTHROPIC, .model = "m"};
+    provider_config cfg = {.kind = PROVIDER_ANTHROPIC, .model = "m",
+                           .base_url = "http://127.0.0.1:9/v1"};
     provider_http_call call = {0};
     loom_error err;
-    assert_int_equal(anthropic_codec.encode(req, &cfg, &call, &err), 0);
+    assert_int_equal(codec->encode(req, &cfg, &call, &err), 0);
     char *body = str_steal(&call.body);
     provider_http_call_free(&call);
     return body;
@@ -89,12 +91,18 @@ static size_t same_as_records(fixture *f)
     history_from_records(view, nv, &fresh, NULL);
     free(chain);
     free(view);
-    char *a = encode(&kept), *again = encode(&kept), *b = encode(&fresh);
-    assert_string_equal(a, b);
-    assert_string_equal(again, b);
-    free(a);
-    free(again);
-    free(b);
+    /* The codecs that keep a message's bytes, each twice: the second
+     * encode writes the kept bytes. */
+    const provider_codec_ops *codecs[] = {&anthropic_codec, &openai_chat_codec};
+    for (size_t c = 0; c < 2; c++) {
+        char *a = encode(codecs[c], &kept), *again = encode(codecs[c], &kept),
+             *b = encode(codecs[c], &fresh);
+        assert_string_equal(a, b);
+        assert_string_equal(again, b);
+        free(a);
+        free(again);
+        free(b);
+    }
     size_t borrowed = kept.n_borrowed;
     msg_request_free(&kept);
     msg_request_free(&fresh);
