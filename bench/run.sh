@@ -129,3 +129,7 @@ bash "$root/bench/startup.sh" "$build" | tee -a "$root/bench/results/print.txt"
 # --- streaming tool execution: 3 Reads + slow text, on vs off ---------------
 echo | tee -a "$root/bench/results/print.txt"
 bash "$root/bench/streaming_tools.sh" "$build" | tee -a "$root/bench/results/print.txt"
+
+# --- per-turn harness CPU as the history grows: a 400-turn run of Reads -----
+echo | tee -a "$root/bench/results/print.txt"
+bash "$root/bench/turns.sh" "$build" | tee -a "$root/bench/results/print.txt"

@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "context/compact.h"
+#include "context/history_keep.h"
 #include "context/renew.h"
 #include "context/tokens.h"
 #include "context/mf_state.h"
@@ -90,6 +91,7 @@ void context_state_init(context_state *cs)
 {
     memset(cs, 0, sizeof *cs);
     ladder_edits_init(&cs->edits);
+    history_keep_init(&cs->keep);
 }
 
 void context_state_begin(context_state *cs, transcript *t, int64_t window)
@@ -97,6 +99,9 @@ void context_state_begin(context_state *cs, transcript *t, int64_t window)
     ladder_edits_free(&cs->edits);
     ladder_edits_init(&cs->edits);
     ladder_edits_load(&cs->edits, t);
+    /* Edits read again are a new stamp anyway; the keep starts over once
+     * per run, from the records as they are now. */
+    history_keep_reset(&cs->keep);
     cs->pr.window = window;
     cs->compact_failures = 0;
     free(cs->system_dynamic);
@@ -109,6 +114,7 @@ void context_state_free(context_state *cs)
     context_background_stop(cs, &spent);
     msg_usage_free(&spent);
     ladder_edits_free(&cs->edits);
+    history_keep_free(&cs->keep);
     free(cs->system_dynamic);
     memset(cs, 0, sizeof *cs);
 }
@@ -141,9 +147,32 @@ static void set_dashboard(const context_env *env, const provider_config *cfg, in
     working_set_dashboard(env->working, &d);
 }
 
-int context_build_request(context_state *cs, const context_env *env, const provider_config *cfg,
-                          const loom_str *tail_text, msg_request *req, int64_t *est,
-                          loom_error *err)
+/* The history part of the request: the kept one (history_keep.h), or made
+ * from the records (fresh). *borrowed_tokens: the estimate of the messages
+ * req borrows. */
+static int history_part(context_state *cs, const context_env *env, bool fresh, msg_request *req,
+                        int64_t *borrowed_tokens, loom_error *err)
+{
+    *borrowed_tokens = 0;
+    if (!fresh) {
+        if (!history_keep_request(&cs->keep, env->t, &cs->edits, req, borrowed_tokens))
+            return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT,
+                                  "the session could not be rebuilt");
+        return 0;
+    }
+    json_t **view = NULL, *keep = NULL;
+    size_t n = 0;
+    if (active_view(env->t, &cs->edits, &view, &n, &keep) != 0)
+        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be rebuilt");
+    history_from_records(view, n, req, NULL);
+    free(view);
+    json_decref(keep);
+    return 0;
+}
+
+static int build_request(context_state *cs, const context_env *env, const provider_config *cfg,
+                         const loom_str *tail_text, bool fresh, msg_request *req, int64_t *est,
+                         loom_error *err)
 {
     memset(req, 0, sizeof *req);
     req->model = xstrdup(cfg->model);
@@ -174,13 +203,9 @@ int context_build_request(context_state *cs, const context_env *env, const provi
     }
     /* One key per session, as Codex does, so its turns share a cache. */
     req->cache_key = xstrdup(transcript_session_id(env->t));
-    json_t **view = NULL, *keep = NULL;
-    size_t n = 0;
-    if (active_view(env->t, &cs->edits, &view, &n, &keep) != 0)
-        return loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be rebuilt");
-    history_from_records(view, n, req, NULL);
-    free(view);
-    json_decref(keep);
+    int64_t borrowed_tokens;
+    if (history_part(cs, env, fresh, req, &borrowed_tokens, err) != 0)
+        return -1;
     if (req->n_messages == 0 || req->messages[req->n_messages - 1].role != MSG_ROLE_USER)
         msg_request_add_message(req, MSG_ROLE_USER);
     msg_message *last = &req->messages[req->n_messages - 1];
@@ -189,8 +214,8 @@ int context_build_request(context_state *cs, const context_env *env, const provi
         last->blocks[last->n_blocks - 1].cache_control = true;
 
     int64_t body = tokens_estimate_cstr(req->system) + tokens_estimate_cstr(req->system_dynamic) +
-                   env->tools_est;
-    for (size_t i = 0; i < req->n_messages; i++)
+                   env->tools_est + borrowed_tokens;
+    for (size_t i = req->n_borrowed; i < req->n_messages; i++)
         body += tokens_estimate_message(&req->messages[i]);
     int64_t tail = 0;
     if (tail_text && tail_text->len) {
@@ -221,6 +246,19 @@ int context_build_request(context_state *cs, const context_env *env, const provi
             req->max_tokens = (int)room;
     }
     return 0;
+}
+
+int context_build_request(context_state *cs, const context_env *env, const provider_config *cfg,
+                          const loom_str *tail, msg_request *req, int64_t *est, loom_error *err)
+{
+    return build_request(cs, env, cfg, tail, false, req, est, err);
+}
+
+int context_build_request_fresh(context_state *cs, const context_env *env,
+                                const provider_config *cfg, const loom_str *tail,
+                                msg_request *req, int64_t *est, loom_error *err)
+{
+    return build_request(cs, env, cfg, tail, true, req, est, err);
 }
 
 /* --- compaction (D) ----------------------------------------------------------- */
@@ -447,6 +485,7 @@ static int job_finish(compact_job *j, context_state *cs, const context_env *env,
     }
     cs->compact_failures = 0;
     pressure_reset_shape(&cs->pr);
+    history_keep_reset(&cs->keep); /* the history changed under it: start over */
     port_fire(env, CONTEXT_HOOK_POST_COMPACT,
               json_pack("{s:s,s:s}", "trigger", j->trigger, "compact_summary", j->summary), NULL);
     port_emit(env, LOOM_EV_CONTEXT_COMPACTED,
@@ -565,6 +604,7 @@ int context_renew(context_state *cs, const context_env *env, const provider_conf
         }
     }
     pressure_reset_shape(&cs->pr);
+    history_keep_reset(&cs->keep); /* the history changed under it: start over */
     port_emit(env, LOOM_EV_CONTEXT_RENEWED,
               event_context_renewed(reason, env->turn, rs.tokens_before, rs.tokens_after,
                                     (int)rs.items, (int)rs.kept, (int)rs.core, env->mf_dir));
@@ -582,6 +622,7 @@ static int apply_local(context_state *cs, const context_env *env, ladder_step st
     if (transcript_append_new(env->t, rec, err) != 0)
         return -1;
     pressure_reset_shape(&cs->pr);
+    history_keep_reset(&cs->keep); /* the history changed under it: start over */
     port_emit(env, LOOM_EV_CONTEXT_COMPACTED,
               event_context_compacted_step(ladder_step_name(step), saved, rho));
     return 1;

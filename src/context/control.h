@@ -34,6 +34,7 @@
 #include "base/cancel.h"
 #include "base/error.h"
 #include "base/str.h"
+#include "context/history_keep.h"
 #include "context/ladder.h"
 #include "context/pressure.h"
 #include "message/message.h"
@@ -102,6 +103,7 @@ typedef struct context_state {
     int compact_failures;       /* consecutive; auto-compaction stops at 3 */
     char *system_dynamic;       /* reloaded by renew; NULL: the env's own */
     compact_job *background;    /* a compaction running on its own thread */
+    history_keep keep;          /* the request's history kept from turn to turn */
 } context_state;
 
 void context_state_init(context_state *cs);
@@ -117,6 +119,12 @@ void context_state_begin(context_state *cs, transcript *t, int64_t window);
  * whole request. */
 int context_build_request(context_state *cs, const context_env *env, const provider_config *cfg,
                           const loom_str *tail, msg_request *req, int64_t *est, loom_error *err);
+/* The same request made from the records, as if nothing were kept: the
+ * test build's check that the kept one is the same bytes
+ * (runtime/loop_context.c). */
+int context_build_request_fresh(context_state *cs, const context_env *env,
+                                const provider_config *cfg, const loom_str *tail,
+                                msg_request *req, int64_t *est, loom_error *err);
 
 /* L3: measures ρ for a request estimated at est and applies at most one
  * ladder step (renew when ρ ≥ 1, or when the model asked for it). 1 when

@@ -2,6 +2,7 @@
  * view of a session through the edits they recorded. See ladder.h. */
 #include "context/ladder.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,8 +94,15 @@ ladder_step ladder_step_for(const ladder_config *c, double rho)
 
 /* --- edits and the view ---------------------------------------------------- */
 
+static unsigned long next_stamp(void)
+{
+    static atomic_ulong stamps;
+    return atomic_fetch_add(&stamps, 1) + 1;
+}
+
 void ladder_edits_init(ladder_edits *e)
 {
+    e->stamp = next_stamp();
     e->results = json_object();
     e->messages = json_object();
     e->collapses = json_object();
@@ -113,6 +121,7 @@ void ladder_edits_add(ladder_edits *e, const json_t *rec)
     const char *type = record_type(rec);
     if (!type || strcmp(type, RECORD_CONTEXT_EDIT) != 0)
         return;
+    e->stamp = next_stamp();
     const char *key;
     json_t *v;
     json_object_foreach(json_get_obj(rec, "results"), key, v)

@@ -64,6 +64,10 @@ typedef struct ladder_edits {
     json_t *results;    /* callId → replacement output */
     json_t *messages;   /* record id → replacement text */
     json_t *collapses;  /* first record id → {"last": id, "text": …} */
+    /* A stamp no other state of any edits has had: set anew by init and by
+     * every edit added, so a view kept from before (history_keep.h) can
+     * tell it is stale. */
+    unsigned long stamp;
 } ladder_edits;
 
 void ladder_edits_init(ladder_edits *e);

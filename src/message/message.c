@@ -88,6 +88,11 @@ void msg_message_free(msg_message *m)
     free(m->blocks);
     m->blocks = NULL;
     m->n_blocks = m->cap_blocks = 0;
+    if (m->wire) {
+        free(m->wire->bytes);
+        free(m->wire);
+        m->wire = NULL;
+    }
 }
 
 void msg_message_copy(msg_message *dst, const msg_message *src)
@@ -143,7 +148,7 @@ void msg_request_free(msg_request *r)
     free(r->system);
     free(r->system_dynamic);
     free(r->cache_key);
-    for (size_t i = 0; i < r->n_messages; i++)
+    for (size_t i = r->n_borrowed; i < r->n_messages; i++)
         msg_message_free(&r->messages[i]);
     free(r->messages);
     for (size_t i = 0; i < r->n_tools; i++) {

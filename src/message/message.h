@@ -42,11 +42,25 @@ typedef struct msg_block {
 
 typedef enum { MSG_ROLE_USER, MSG_ROLE_ASSISTANT } msg_role;
 
+/* One codec's encoding of a message that outlives its requests (the
+ * context's kept history, context/history_keep.h): a codec that finds its
+ * own bytes here writes them instead of encoding the message again, and
+ * fills them in when it does not. len 0 with codec set: the codec leaves
+ * the message out. */
+typedef struct msg_wire {
+    const void *codec;       /* the provider_codec_ops whose bytes these are; NULL: none */
+    char *bytes;
+    size_t len;
+} msg_wire;
+
 typedef struct msg_message {
     msg_role role;
     msg_block *blocks;
     size_t n_blocks;
     size_t cap_blocks;
+    /* Non-NULL only on a kept message, which must then never change: its
+     * encoding, filled by the first codec that writes it. Owned. */
+    msg_wire *wire;
 } msg_message;
 
 typedef struct msg_tool {
@@ -63,6 +77,9 @@ typedef struct msg_request {
     msg_message *messages;
     size_t n_messages;
     size_t cap_messages;
+    /* The first n_borrowed messages are the context's kept history, shared
+     * by every request it builds: read them, never change or free them. */
+    size_t n_borrowed;
     msg_tool *tools;
     size_t n_tools;
     size_t cap_tools;

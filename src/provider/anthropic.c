@@ -195,6 +195,43 @@ static int thinking_budget_of(const msg_request *req, const provider_config *cfg
     return budget >= floor ? budget : 0;
 }
 
+/* Writes one message; 1 when written, 0 when it has no block to send
+ * (the API refuses empty content; what was written is for the caller to
+ * cut), -1 when a json_t in it cannot be serialized. */
+static int put_message(loom_str *o, const msg_message *m)
+{
+    PUT(o, "{\"role\":");
+    const char *role = msg_role_name(m->role);
+    json_put_string(o, role, strlen(role));
+    PUT(o, ",\"content\":[");
+    size_t n_blocks = 0;
+    bool last_cc = false; /* the last block written carries a breakpoint */
+    for (size_t j = 0; j < m->n_blocks; j++) {
+        size_t bmark = o->len;
+        if (n_blocks)
+            str_putc(o, ',');
+        int rc = put_block(o, &m->blocks[j]);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            cut(o, bmark);
+            /* A breakpoint on a block left out moves to the block before. */
+            if (m->blocks[j].cache_control && n_blocks && !last_cc) {
+                cut(o, o->len - 1); /* the last block's closing brace */
+                PUT(o, ",\"cache_control\":{\"type\":\"ephemeral\"}}");
+                last_cc = true;
+            }
+        } else {
+            n_blocks++;
+            last_cc = m->blocks[j].cache_control;
+        }
+    }
+    if (n_blocks == 0)
+        return 0;
+    PUT(o, "]}");
+    return 1;
+}
+
 /* The request body; -1 when a json_t in it cannot be serialized. */
 static int put_body(loom_str *o, const msg_request *req, const provider_config *cfg)
 {
@@ -243,42 +280,35 @@ static int put_body(loom_str *o, const msg_request *req, const provider_config *
     size_t n_msgs = 0;
     for (size_t i = 0; i < req->n_messages; i++) {
         const msg_message *m = &req->messages[i];
+        msg_wire *kept = m->wire;
+        if (kept && kept->codec == &anthropic_codec) {
+            /* A kept message (context/history_keep.h): its bytes as first
+             * written, the comma before it being the list's. */
+            if (kept->len) {
+                if (n_msgs++)
+                    str_putc(o, ',');
+                str_append(o, kept->bytes, kept->len);
+            }
+            continue;
+        }
         size_t mark = o->len;
         if (n_msgs)
             str_putc(o, ',');
-        PUT(o, "{\"role\":");
-        const char *role = msg_role_name(m->role);
-        json_put_string(o, role, strlen(role));
-        PUT(o, ",\"content\":[");
-        size_t n_blocks = 0;
-        bool last_cc = false; /* the last block written carries a breakpoint */
-        for (size_t j = 0; j < m->n_blocks; j++) {
-            size_t bmark = o->len;
-            if (n_blocks)
-                str_putc(o, ',');
-            int rc = put_block(o, &m->blocks[j]);
-            if (rc < 0)
-                return -1;
-            if (rc == 0) {
-                cut(o, bmark);
-                /* A breakpoint on a block left out moves to the block before. */
-                if (m->blocks[j].cache_control && n_blocks && !last_cc) {
-                    cut(o, o->len - 1); /* the last block's closing brace */
-                    PUT(o, ",\"cache_control\":{\"type\":\"ephemeral\"}}");
-                    last_cc = true;
-                }
-            } else {
-                n_blocks++;
-                last_cc = m->blocks[j].cache_control;
-            }
-        }
-        if (n_blocks == 0) {
-            /* The API refuses empty content; an empty turn carries no meaning. */
+        size_t start = o->len;
+        int rc = put_message(o, m);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
             cut(o, mark);
-            continue;
+        else
+            n_msgs++;
+        if (kept) {
+            free(kept->bytes);
+            kept->len = rc ? o->len - start : 0;
+            kept->bytes = xmalloc(kept->len + 1);
+            memcpy(kept->bytes, o->ptr + start, kept->len);
+            kept->codec = &anthropic_codec;
         }
-        PUT(o, "]}");
-        n_msgs++;
     }
     str_putc(o, ']');
 

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "base/json.h"
+#include "base/uuid.h"
 #include "provider/models.h"
 #include "provider/openai_common.h"
 #include "provider/provider.h"
@@ -136,6 +137,51 @@ static void add_assistant(json_t *msgs, const msg_message *m)
     str_free(&text);
 }
 
+static void add_message(json_t *msgs, const msg_message *m)
+{
+    if (m->role == MSG_ROLE_USER)
+        oai_add_user(msgs, m, tool_message, user_content);
+    else
+        add_assistant(msgs, m);
+}
+
+/* A kept message's items (context/history_keep.h) as this codec writes
+ * them, comma-joined: dumped the first time, kept in its msg_wire after.
+ * false when an item cannot be dumped (the message is then encoded the
+ * usual way, which reports it). */
+static bool kept_items(const msg_message *m)
+{
+    msg_wire *w = m->wire;
+    if (w->codec == &openai_chat_codec)
+        return true;
+    json_t *items = json_array();
+    add_message(items, m);
+    loom_str s = LOOM_STR_INIT;
+    size_t i;
+    json_t *item;
+    bool ok = true;
+    json_array_foreach(items, i, item) {
+        char *d = json_dumps(item, JSON_COMPACT);
+        if (!d) {
+            ok = false;
+            break;
+        }
+        if (i)
+            str_putc(&s, ',');
+        str_puts(&s, d);
+        free(d);
+    }
+    json_decref(items);
+    if (ok) {
+        free(w->bytes);
+        w->len = s.len;
+        w->bytes = s.len ? str_steal(&s) : NULL;
+        w->codec = &openai_chat_codec;
+    }
+    str_free(&s);
+    return ok;
+}
+
 static int chat_encode(const msg_request *req, const provider_config *cfg, provider_http_call *call,
                        loom_error *err)
 {
@@ -156,13 +202,25 @@ static int chat_encode(const msg_request *req, const provider_config *cfg, provi
         json_array_append_new(msgs, s);
         free(system);
     }
-    for (size_t i = 0; i < req->n_messages; i++) {
-        const msg_message *m = &req->messages[i];
-        if (m->role == MSG_ROLE_USER)
-            oai_add_user(msgs, m, tool_message, user_content);
-        else
-            add_assistant(msgs, m);
+    /* The kept messages lead the history: their items' bytes go in where
+     * one placeholder string stands in the tree (oai_call_finish_spliced). */
+    loom_str kept = LOOM_STR_INIT;
+    size_t mi = 0;
+    for (; mi < req->n_messages && req->messages[mi].wire && kept_items(&req->messages[mi]); mi++) {
+        const msg_wire *w = req->messages[mi].wire;
+        if (!w->len)
+            continue;
+        if (kept.len)
+            str_putc(&kept, ',');
+        str_append(&kept, w->bytes, w->len);
     }
+    char mark[UUID_STR_LEN + 16] = "";
+    if (kept.len) {
+        oai_splice_mark(mark, sizeof mark);
+        json_array_append_new(msgs, json_string(mark));
+    }
+    for (; mi < req->n_messages; mi++)
+        add_message(msgs, &req->messages[mi]);
     json_object_set_new(body, "messages", msgs);
 
     int max = req->max_tokens > 0 ? req->max_tokens : cfg->max_output_tokens;
@@ -218,7 +276,9 @@ static int chat_encode(const msg_request *req, const provider_config *cfg, provi
         }
         json_object_set_new(body, "tools", tools);
     }
-    return oai_call_finish(body, call, err);
+    rc = oai_call_finish_spliced(body, *mark ? mark : NULL, &kept, call, err);
+    str_free(&kept);
+    return rc;
 }
 
 /* ---- decoding ---------------------------------------------------------- */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/uuid.h"
+
 #include "base/utf8.h"
 #include "base/json.h"
 #include "provider/models.h"
@@ -51,6 +53,39 @@ int oai_call_finish(json_t *body, provider_http_call *call, loom_error *err)
         return loom_error_set(err, LOOM_ERR_INTERNAL, "encode: request body is not serializable");
     str_clear(&call->body);
     str_puts(&call->body, s);
+    free(s);
+    return 0;
+}
+
+void oai_splice_mark(char *out, size_t n)
+{
+    char id[UUID_STR_LEN];
+    uuid_v7(id);
+    snprintf(out, n, "loom-kept-%s", id);
+}
+
+int oai_call_finish_spliced(json_t *body, const char *mark, const loom_str *bytes,
+                            provider_http_call *call, loom_error *err)
+{
+    if (!mark)
+        return oai_call_finish(body, call, err);
+    char *s = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    if (!s)
+        return loom_error_set(err, LOOM_ERR_INTERNAL, "encode: request body is not serializable");
+    /* The mark is a fresh UUID: its quoted form is in the dump once, as
+     * the element that stands for the kept items. */
+    char quoted[UUID_STR_LEN + 32];
+    snprintf(quoted, sizeof quoted, "\"%s\"", mark);
+    char *at = strstr(s, quoted);
+    if (!at) {
+        free(s);
+        return loom_error_set(err, LOOM_ERR_INTERNAL, "encode: the kept history's place was lost");
+    }
+    str_clear(&call->body);
+    str_append(&call->body, s, (size_t)(at - s));
+    str_append(&call->body, bytes->ptr, bytes->len);
+    str_puts(&call->body, at + strlen(quoted));
     free(s);
     return 0;
 }

@@ -28,6 +28,13 @@ int oai_call_start(const msg_request *req, const provider_config *cfg, const cha
 
 /* Serializes body into call->body and releases it (steals the reference). */
 int oai_call_finish(json_t *body, provider_http_call *call, loom_error *err);
+/* A string no request holds: a fresh UUID in a "loom-kept-" prefix. */
+void oai_splice_mark(char *out, size_t n);
+/* oai_call_finish, with the string element mark (NULL: none) of the dump
+ * replaced by bytes: the kept messages' items, written once
+ * (context/history_keep.h). */
+int oai_call_finish_spliced(json_t *body, const char *mark, const loom_str *bytes,
+                            provider_http_call *call, loom_error *err);
 
 /* A JSON string for s ("" for NULL); invalid UTF-8 becomes U+FFFD rather
  * than failing, so one bad byte in a tool result cannot drop a message. */

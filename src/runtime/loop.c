@@ -19,9 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/clock.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "context/budget.h"
 #include "context/working.h"
 #include "context/working_json.h"
@@ -567,8 +569,42 @@ static void emit_working(loop_state *st)
         loop_emit(st->io, LOOM_EV_WORKING_UPDATED, LOOM_VIS_USER, NULL, w);
 }
 
-/* One turn, begin to decision. */
+/* The process's CPU time so far, in microseconds: the harness's own cost
+ * (tools that run as children are not counted; waiting for the model
+ * costs none). The clock is exact where getrusage's user/system split is
+ * sampled at the tick, too coarse for one turn. */
+static int64_t cpu_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* One "turn" log line per turn with its CPU, for bench/turns.sh: how the
+ * harness's per-turn cost grows with the history, and how much of the
+ * history was kept rather than made again (docs/context.md). */
+static void log_turn_cpu(const loop_state *st, int64_t start_us)
+{
+    log_event(LOG_INFO, "turn",
+              json_pack("{s:i,s:I,s:I,s:I}", "turn", st->turn, "cpu_us",
+                        (json_int_t)(cpu_now_us() - start_us), "kept_messages",
+                        (json_int_t)st->cs->keep.n_msgs, "history_rebuilds",
+                        (json_int_t)st->cs->keep.rebuilds),
+              "turn done");
+}
+
+static loop_step run_turn_steps(loop_state *st);
+
+/* One turn, begin to decision, with its CPU logged. */
 static loop_step run_turn(loop_state *st)
+{
+    int64_t start = cpu_now_us();
+    loop_step s = run_turn_steps(st);
+    log_turn_cpu(st, start);
+    return s;
+}
+
+static loop_step run_turn_steps(loop_state *st)
 {
     loop_turn t = {.stop_event = "tool"};
     loop_step s = begin_turn(st);

@@ -10,7 +10,10 @@
 #include "base/str.h"
 #include "session/record.h"
 
-typedef enum { SIDE_NONE, SIDE_ASSISTANT, SIDE_USER } side;
+typedef history_side side;
+#define SIDE_NONE HISTORY_SIDE_NONE
+#define SIDE_ASSISTANT HISTORY_SIDE_ASSISTANT
+#define SIDE_USER HISTORY_SIDE_USER
 
 static side side_of(const json_t *rec)
 {
@@ -28,6 +31,11 @@ static side side_of(const json_t *rec)
         return SIDE_NONE;  /* an unknown role has no place in a request */
     }
     return SIDE_ASSISTANT;  /* reasoning, function_call */
+}
+
+history_side history_record_side(const json_t *rec)
+{
+    return side_of(rec);
 }
 
 /* The last message when it has this role, else a new one. Fetched anew for

@@ -39,6 +39,14 @@ typedef struct history_stats {
 int history_from_records(json_t *const *recs, size_t n, msg_request *req,
                          history_stats *stats);
 
+/* The side of the conversation a record's blocks go to; NONE for a record
+ * that is not a conversation record or has a role no request takes. A run
+ * of records of one side (NONE ones not splitting it) becomes one message,
+ * so a caller that builds a history piece by piece (context/history_keep.c)
+ * can cut it where one side's run starts. */
+typedef enum { HISTORY_SIDE_NONE, HISTORY_SIDE_ASSISTANT, HISTORY_SIDE_USER } history_side;
+history_side history_record_side(const json_t *rec);
+
 /* history_from_records over transcript_active(t). Returns 0. */
 int history_from_transcript(transcript *t, msg_request *req, history_stats *stats);
 

@@ -31,6 +31,10 @@ if [ -n "${LOOM_REQUEST_CAPTURE_DIR:-}" ]; then
   rm -rf "$MOCKLLM_CAPTURE_DIR" && mkdir -p "$MOCKLLM_CAPTURE_DIR"
 fi
 export LOOM_RETRY_BASE_MS=${LOOM_RETRY_BASE_MS:-200}
+# Every request loom builds is also made from the session's records and the
+# two encodings compared (docs/context.md, "The request kept"); a difference
+# aborts loom and leaves a report that finish() fails on.
+export LOOM_CHECK_REQUEST_ENCODING=1 LOOM_CHECK_REQUEST_ENCODING_REPORT="$T/request_encoding_check"
 # Under sanitizers, reports go to files that finish() checks, so a report
 # from a run whose exit status the scenario expects to be non-zero still fails.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/sanitizer"
@@ -48,6 +52,13 @@ cleanup() {
   [ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null && wait "$MOCK_PID" 2>/dev/null
   # A listener ends by the signal (status 143): not the scenario's failure.
   if [ -n "$LISTEN_PID" ]; then kill "$LISTEN_PID" 2>/dev/null; wait "$LISTEN_PID" 2>/dev/null || true; fi
+  # A scenario that set -e ended early (loom aborted) still says why.
+  if [ -e "$T/request_encoding_check" ]; then
+    echo "not ok - the kept request differs from one made from the records: $(head -c 4000 "$T/request_encoding_check")" >&2
+    # An abort that the scenario's own checks let pass must still fail it.
+    rm -rf "$T"
+    exit 1
+  fi
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -135,6 +146,9 @@ finish() {
     [ -e "$report" ] || continue
     not_ok "sanitizer report: $(head -c 4000 "$report")"
   done
+  if [ -e "$T/request_encoding_check" ]; then
+    not_ok "the kept request differs from one made from the records: $(head -c 4000 "$T/request_encoding_check")"
+  fi
   echo "$(basename "$0" .sh): $PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]
 }
