@@ -126,3 +126,7 @@ bash "$root/bench/startup.sh" "$build" | tee -a "$root/bench/results/print.txt"
 # --- streaming tool execution: 3 Reads + slow text, on vs off ---------------
 echo | tee -a "$root/bench/results/print.txt"
 bash "$root/bench/streaming_tools.sh" "$build" | tee -a "$root/bench/results/print.txt"
+
+# --- resume of a 100,000-record session: CPU and peak RSS to the first request
+echo | tee -a "$root/bench/results/print.txt"
+bash "$root/bench/resume.sh" "$build" | tee -a "$root/bench/results/print.txt"
