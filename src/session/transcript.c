@@ -1,11 +1,13 @@
 /* transcript.c — the session file: loading with damage tolerance, appending
  * one whole line at a time, walking the tree, fork and edit-and-resend.
  *
- * Records live in memory as jansson objects in file order, indexed by id
- * through a jansson object used as a hash map (id -> position). The file is
- * read once at open and only appended to afterwards; the one exception is
- * the repair of a torn final line, truncated away before the first append
- * (see repair_tail).
+ * Records live in memory as slots in file order (transcript_priv.h): the
+ * tree's fields, found by id through the table in transcript_slots.c, and
+ * the record itself, parsed up front for a buffer or a damaged file, or on
+ * first use for a file opened through its index (transcript_open.c). The
+ * file is only appended to after the open; the one exception is the repair
+ * of a torn final line, truncated away before the first append (see
+ * repair_tail).
  *
  * A hole in the middle of the file (a line garbled or deleted) leaves a
  * record whose parent is not there, and a walk from the leaf would stop at
@@ -43,9 +45,6 @@
 /* Damaged lines remembered by number, to explain a gap; past this the
  * file is mostly garbage and a gap is described without them. */
 #define MAX_BAD_LINES 1000
-/* Strings of the slots are copied into chunks of this size. */
-#define ARENA_CHUNK (64 * 1024)
-
 #define warn tr_warn
 
 /* Warnings quote ids and bytes from the file, which anyone may have
@@ -140,96 +139,9 @@ void transcript_free(transcript *t)
     free(t);
 }
 
-/* ---- slots: the id table and the string arena --------------------------- */
-
-static const char *arena_dup(transcript *t, const char *s)
-{
-    if (!s)
-        return NULL;
-    str_arena *a = &t->arena;
-    size_t n = strlen(s) + 1;
-    if (!a->n_chunks || a->cap - a->used < n) {
-        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        a->chunks = xrealloc(a->chunks, (a->n_chunks + 1) * sizeof *a->chunks);
-        a->chunks[a->n_chunks++] = xmalloc(cap);
-        a->used = 0;
-        a->cap = cap;
-    }
-    char *p = a->chunks[a->n_chunks - 1] + a->used;
-    memcpy(p, s, n);
-    a->used += n;
-    return p;
-}
-
-static size_t id_hash(const char *id)
-{
-    return (size_t)session_index_hash(id, strlen(id));
-}
-
-static void table_put(uint32_t *table, size_t cap, const char *id, uint32_t pos_plus_1)
-{
-    size_t h = id_hash(id) & (cap - 1);
-    while (table[h])
-        h = (h + 1) & (cap - 1);
-    table[h] = pos_plus_1;
-}
-
-static void table_grow(transcript *t)
-{
-    size_t cap = t->table_cap ? t->table_cap * 2 : 128;
-    uint32_t *table = xcalloc(cap, sizeof *table);
-    for (size_t i = 0; i < t->n; i++)
-        table_put(table, cap, t->slots[i].id, (uint32_t)(i + 1));
-    free(t->table);
-    t->table = table;
-    t->table_cap = cap;
-}
-
-ssize_t tr_lookup(const transcript *t, const char *id)
-{
-    if (!id || !t->table_cap)
-        return -1;
-    size_t h = id_hash(id) & (t->table_cap - 1);
-    for (uint32_t v; (v = t->table[h]) != 0; h = (h + 1) & (t->table_cap - 1))
-        if (strcmp(t->slots[v - 1].id, id) == 0)
-            return (ssize_t)v - 1;
-    return -1;
-}
 #define lookup tr_lookup
-
-void tr_set_leaf(transcript *t, const char *id)
-{
-    char *copy = xstrdup(id);
-    free(t->leaf);
-    t->leaf = copy;
-}
 #define set_leaf tr_set_leaf
-
-size_t tr_push_slot_borrowed(transcript *t, const char *type, const char *id,
-                             const char *parent, const char *lparent)
-{
-    assert(id && lookup(t, id) < 0);
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 64;
-        t->slots = xrealloc(t->slots, t->cap * sizeof *t->slots);
-    }
-    if ((t->n + 1) * 2 > t->table_cap)
-        table_grow(t);
-    rec_slot *sl = &t->slots[t->n];
-    *sl = (rec_slot){.type = type, .id = id, .parent = parent, .lparent = lparent,
-                     .line = t->cur_line};
-    table_put(t->table, t->table_cap, id, (uint32_t)(t->n + 1));
-    if (record_is_conversation(type))
-        set_leaf(t, id);
-    return t->n++;
-}
-
-size_t tr_push_slot(transcript *t, const char *type, const char *id, const char *parent,
-                    const char *lparent)
-{
-    return tr_push_slot_borrowed(t, arena_dup(t, type), arena_dup(t, id), arena_dup(t, parent),
-                                 arena_dup(t, lparent));
-}
+#define REC(t, i) tr_rec((t), (i))
 
 /* Takes a reference to rec (whose id is known to be new). */
 static void push_record(transcript *t, json_t *rec)
@@ -239,47 +151,6 @@ static void push_record(transcript *t, json_t *rec)
     t->slots[i].rec = json_incref(rec);
 }
 
-/* A record rebuilt from its slot, for a line that no longer reads as the
- * record the index named: the tree stays walkable, the content is gone. */
-static json_t *placeholder(const rec_slot *sl)
-{
-    json_t *o = json_pack("{s:s,s:s}", "type", sl->type, "id", sl->id);
-    json_object_set_new(o, "parentId", sl->parent ? json_string(sl->parent) : json_null());
-    if (sl->lparent)
-        json_set_str(o, "logicalParentId", sl->lparent);
-    if (!strcmp(sl->type, RECORD_MESSAGE))
-        json_object_set_new(o, "content", json_array());
-    return o;
-}
-
-json_t *tr_rec(const transcript *t, size_t i)
-{
-    rec_slot *sl = &((transcript *)t)->slots[i];
-    if (sl->rec || t->src_fd < 0)
-        return sl->rec;
-    char *buf = xmalloc((size_t)sl->len + 1);
-    ssize_t got = pread(t->src_fd, buf, sl->len, (off_t)sl->off);
-    json_t *rec = NULL;
-    const char *why = NULL;
-    if (got != (ssize_t)sl->len)
-        why = got < 0 ? strerror(errno) : "the file is shorter";
-    else if (session_index_hash(buf, sl->len) != sl->hash)
-        why = "its bytes changed since the index was written";
-    else if (!(rec = json_parse_fast(buf, sl->len, 0, NULL)) || !json_is_object(rec) ||
-             !record_id(rec) || strcmp(record_id(rec), sl->id) != 0)
-        why = "it is no longer the record the index names";
-    free(buf);
-    if (why) {
-        json_decref(rec);
-        tr_warn((transcript *)t, "%s line %zu (record %s) could not be read back: %s; its "
-                                 "content is left out",
-                t->name, sl->line, sl->id, why);
-        rec = placeholder(sl);
-    }
-    sl->rec = rec;
-    return rec;
-}
-#define REC(t, i) tr_rec((t), (i))
 
 static bool blank(const char *p, size_t n)
 {
