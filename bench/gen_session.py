@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""bench/gen_session.py OUT N — writes a session file of N records in the
-format Loom writes (docs/session-format.md): a session-meta and a title,
-then turns of user message / function_call / function_call_result /
-assistant message, a file-history snapshot now and then, a compaction
-summary every 1000 records (about a context window's worth: a session this
-long has been compacted many times), and a rewind (a user message that continues
-from an earlier record, leaving a branch behind) every 997 records. The
-bytes are deterministic for a given N, so two runs resume the same file."""
+"""bench/gen_session.py OUT N [SUMMARY_EVERY [REWIND_EVERY]] — writes a
+session file of about N records in the format Loom writes
+(docs/session-format.md): a session-meta and a title, then turns of user
+message / function_call / function_call_result / assistant message, a
+file-history snapshot every 50 turns, a compaction summary every
+SUMMARY_EVERY records (default 1000, about a context window's worth: a
+session this long has been compacted many times), and a rewind (a user
+message continuing from an earlier record, leaving a branch behind) every
+REWIND_EVERY turns (default 997). The bytes are the same for the same
+arguments, so two runs resume the same file. Used by bench/resume.sh and
+tests/e2e/session_index.sh."""
 import json
 import sys
 
 out, n = sys.argv[1], int(sys.argv[2])
+summary_every = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+rewind_every = int(sys.argv[4]) if len(sys.argv) > 4 else 997
 sid = "0190a000-0000-7000-8000-000000000000"
 seq = 0
 
@@ -51,10 +56,10 @@ with open(out, "w") as f:
     leaf = None
     history = []
     turn = 0
-    next_summary = 1000
+    next_summary = summary_every
     while count < n - 5:
         if count >= next_summary:
-            next_summary += 1000
+            next_summary += summary_every
             leaf = put({"type": "summary", "logicalParentId": leaf,
                         "summary": "Summary of turns so far: " + filler,
                         "providerData": {"compactType": "auto", "isCompacted": True}}, None,
@@ -62,7 +67,7 @@ with open(out, "w") as f:
             history = [leaf]
             continue
         parent = leaf
-        if turn and turn % 997 == 0 and len(history) > 10:
+        if turn and turn % rewind_every == 0 and len(history) > 10:
             parent = history[-9]  # a rewind: the turns after it stay as a branch
         turn += 1
         leaf = put({"type": "message", "role": "user",

@@ -285,9 +285,14 @@ transcript *transcript_open(const char *path, loom_error *err)
     t->loaded_len = t->good_len = (size_t)st.st_size;
     tr_finish_load(t);
     if (r <= 0) {
+        LOG_I("session", "indexed %s: %zu records (built %s)", path, t->n, t->idx_path);
         tr_index_start(t);
     } else {
+        LOG_I("session", "opened %s through its index: %zu records, %zu of them past the index",
+              path, t->n, t->n - known);
         t->idx_fd = open(t->idx_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (t->idx_fd < 0)
+            LOG_W("session", "cannot open %s for append: %s", t->idx_path, strerror(errno));
         tr_index_append(t, known, t->n);
     }
     return t;
