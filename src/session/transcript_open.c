@@ -233,6 +233,26 @@ static int load_index(transcript *t, const struct stat *st, uint64_t *covered, l
     return 1;
 }
 
+/* Reads what the next request is made of — the active chain, read anyway
+ * to send it, and the records after the leaf (usually a few: a title,
+ * metrics), which decide that the leaf is the last conversation record —
+ * and tells whether each line is the record its index entry says. With
+ * that, no index, however wrong, changes what the model is sent. */
+static bool chain_matches(transcript *t)
+{
+    json_t **chain = NULL;
+    size_t n = 0;
+    ssize_t leaf = tr_lookup(t, transcript_leaf(t));
+    for (size_t i = (size_t)(leaf + 1); i < t->n && !t->misread; i++)
+        tr_rec(t, i);
+    if (leaf >= 0)
+        tr_rec(t, (size_t)leaf);
+    if (!t->misread)
+        transcript_chain(t, NULL, true, &chain, &n, NULL);
+    free(chain);
+    return !t->misread;
+}
+
 static transcript *fresh(const char *path, int fd)
 {
     transcript *t = tr_alloc(path);
@@ -241,6 +261,25 @@ static transcript *fresh(const char *path, int fd)
     t->idx_path = session_index_path(path);
     t->src_fd = fd;
     return t;
+}
+
+/* The slots of the whole file by the streaming pass, in a fresh transcript;
+ * NULL when the file has damage (*why says what), fd closed then. */
+static transcript *rebuild(const char *path, int fd, const struct stat *st, const char **why)
+{
+    transcript *t = fresh(path, fd);
+    if (scan(t, 0, (uint64_t)st->st_size, why) != 0) {
+        transcript_free(t); /* closes fd */
+        return NULL;
+    }
+    return t;
+}
+
+/* A transcript built from a stale or mistaken index is dropped, keeping fd. */
+static void discard(transcript *t)
+{
+    t->src_fd = -1;
+    transcript_free(t);
 }
 
 transcript *transcript_open(const char *path, loom_error *err)
@@ -258,30 +297,40 @@ transcript *transcript_open(const char *path, loom_error *err)
         /* The whole read says what is wrong the way it always did. */
         return tr_open_whole(path, err);
     }
+    char *idx_path = session_index_path(path);
     transcript *t = fresh(path, fd);
     uint64_t covered = 0;
     loom_error why_index;
     loom_error_clear(&why_index);
     int r = load_index(t, &st, &covered, &why_index);
-    if (r < 0) {
-        LOG_W("session", "index %s cannot be used: %s; rebuilding it from the session file",
-              t->idx_path, why_index.message);
-        t->src_fd = -1;
-        transcript_free(t);
-        t = fresh(path, fd);
-        covered = 0;
-    }
     size_t known = t->n;
     const char *why = NULL;
-    if (scan(t, covered, (uint64_t)st.st_size, &why) != 0) {
-        /* Damage: the whole load has the rules and the warnings for it. */
-        LOG_I("session", "%s has %s at or after byte %llu; loading it whole, without an index",
-              path, why, (unsigned long long)covered);
-        if (r > 0 || access(t->idx_path, F_OK) == 0)
-            unlink(t->idx_path);
-        transcript_free(t); /* closes fd */
+    if (r > 0 && scan(t, covered, (uint64_t)st.st_size, &why) != 0) {
+        /* Damage past the index: the whole load has the rules for it. */
+        transcript_free(t);
+        t = NULL;
+    } else if (r > 0 && !chain_matches(t)) {
+        /* The index's tree disagrees with the lines the next request is
+         * made of (read now anyway): the file is the truth. */
+        LOG_W("session", "index %s does not match the lines of %s; rebuilding it", idx_path,
+              path);
+        discard(t);
+        r = 0;
+        t = rebuild(path, fd, &st, &why);
+    } else if (r <= 0) {
+        if (r < 0)
+            LOG_W("session", "index %s cannot be used: %s; rebuilding it from the session file",
+                  idx_path, why_index.message);
+        discard(t);
+        t = rebuild(path, fd, &st, &why);
+    }
+    if (!t) {
+        LOG_I("session", "%s has %s; loading it whole, without an index", path, why);
+        unlink(idx_path);
+        free(idx_path);
         return tr_open_whole(path, err);
     }
+    free(idx_path);
     t->loaded_len = t->good_len = (size_t)st.st_size;
     tr_finish_load(t);
     if (r <= 0) {

@@ -66,6 +66,7 @@ struct transcript {
     size_t suppressed;
     int fd;            /* -1 until the first append needs it */
     bool dirty;        /* appended since the last fsync */
+    bool misread;      /* a lazy read found a line other than its slot says */
     /* The state of the file's tail as loaded, for the next append. */
     bool torn;          /* ends in a partial line that must be cut off */
     bool need_newline;  /* ends in a whole line that lacks its '\n' */

@@ -118,6 +118,11 @@ static json_t *placeholder(const rec_slot *sl)
     return o;
 }
 
+static bool same(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
 json_t *tr_rec(const transcript *t, size_t i)
 {
     rec_slot *sl = &((transcript *)t)->slots[i];
@@ -132,10 +137,13 @@ json_t *tr_rec(const transcript *t, size_t i)
     else if (session_index_hash(buf, sl->len) != sl->hash)
         why = "its bytes changed since the index was written";
     else if (!(rec = json_parse_fast(buf, sl->len, 0, NULL)) || !json_is_object(rec) ||
-             !record_id(rec) || strcmp(record_id(rec), sl->id) != 0)
-        why = "it is no longer the record the index names";
+             !same(record_id(rec), sl->id) || !same(record_type(rec), sl->type) ||
+             !same(record_parent_id(rec), sl->parent) ||
+             !same(record_logical_parent_id(rec), sl->lparent))
+        why = "it is not the record the index names";
     free(buf);
     if (why) {
+        ((transcript *)t)->misread = true;
         json_decref(rec);
         tr_warn((transcript *)t, "%s line %zu (record %s) could not be read back: %s; its "
                                  "content is left out",

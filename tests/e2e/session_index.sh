@@ -106,6 +106,38 @@ shifted() { printf '\x07' | dd of="$idx" bs=1 seek=28 conv=notrunc status=none; 
 corrupt shifted shifted
 noheader() { printf 'LOOMIDX1' > "$idx"; }
 corrupt header-only noheader
+# Well-formed but wrong: the last message's entry names another parent (an
+# id of the same length), so the tree it describes is not the file's. The
+# lines a resume reads are checked against their entries.
+forged() {
+  python3 - "$idx" <<'PY'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+pos, entries = 24, []
+while pos < len(b):
+    (n,) = struct.unpack_from("<I", b, pos)
+    entries.append(pos)
+    pos += 4 + n
+def strings(at):
+    q, out = at + 4 + 20, []
+    for _ in range(4):
+        (n,) = struct.unpack_from("<I", b, q)
+        out.append((q + 4, n))
+        q += 4 + (0 if n == 0xFFFFFFFF else n + 1)
+    return out
+msgs = [e for e in entries if bytes(b[strings(e)[0][0]:][:7]) == b"message"]
+(pq, pn), other = strings(msgs[-1])[2], strings(msgs[-5])[1]
+assert pn == other[1]
+b[pq:pq + pn] = b[other[0]:other[0] + pn]
+open(p, "wb").write(b)
+PY
+}
+put warm
+forged
+resume forged
+same_body "forged index" forged whole1
+logged "forged index" 'does not match the lines' forged
 
 # A damaged session file is read whole, with its warning, and gets no index.
 put warm
