@@ -695,6 +695,8 @@ transcript *transcript_create(const char *dir, const char *cwd, const char *prov
     if (transcript_append_new(t, record_session_meta(cwd, provider, model), err) != 0 ||
         transcript_sync(t, err) != 0 || fsync_dir(dir, err) != 0) {
         unlink(path);
+        if (t->idx_path)
+            unlink(t->idx_path);
         transcript_free(t);
         return NULL;
     }
