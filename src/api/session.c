@@ -120,6 +120,19 @@ static governance *make_governance(loom_agent *agent, transcript *t, loom_error 
 
 /* The session around an opened transcript (which it takes over). NULL with
  * st set when the settings' rules or hooks are malformed. */
+/* The edits a session can rewind: its file-history snapshots, read by
+ * type so a lazily opened transcript reads only those lines. */
+static void load_file_history(file_history *fh, transcript *t)
+{
+    size_t n = transcript_count(t), k = 0;
+    json_t **recs = xcalloc(n ? n : 1, sizeof *recs);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(transcript_record_type(t, i), RECORD_FILE_HISTORY_SNAPSHOT))
+            recs[k++] = transcript_record(t, i);
+    file_history_load(fh, recs, k);
+    free(recs);
+}
+
 static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
 {
     loom_error err;
@@ -156,12 +169,7 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
     context_state_init(&s->context);
     atomic_init(&s->run_active, false);
     /* A resumed session can still rewind the edits made before. */
-    size_t n = transcript_count(t);
-    json_t **recs = xcalloc(n ? n : 1, sizeof *recs);
-    for (size_t i = 0; i < n; i++)
-        recs[i] = transcript_record(t, i);
-    file_history_load(s->history, recs, n);
-    free(recs);
+    load_file_history(s->history, t);
     if (agent->agents.enabled) {
         agents_session_opts ao = {.config = &agent->agents,
                                   .catalog = agent->agents_catalog,
@@ -283,12 +291,7 @@ loom_session *loom_session_fork(loom_session *s, loom_status *st)
         /* Reload now that the backups are in place. */
         file_history_free(fork->history);
         fork->history = file_history_new(transcript_session_id(t));
-        size_t n = transcript_count(t);
-        json_t **recs = xcalloc(n ? n : 1, sizeof *recs);
-        for (size_t i = 0; i < n; i++)
-            recs[i] = transcript_record(t, i);
-        file_history_load(fork->history, recs, n);
-        free(recs);
+        load_file_history(fork->history, t);
     }
     api_status_ok(st);
     return fork;
@@ -338,6 +341,8 @@ bool api_session_has_goal(loom_session *s)
 {
     size_t n = transcript_count(s->t);
     for (size_t i = 0; i < n; i++) {
+        if (strcmp(transcript_record_type(s->t, i), RECORD_MESSAGE) != 0)
+            continue; /* by type first: only messages are read from the file */
         const json_t *rec = transcript_record(s->t, i);
         if (record_is_user_message(rec) && !record_skip_run(rec))
             return true;
@@ -484,12 +489,12 @@ void api_session_title(loom_session *s, const char *goal)
     size_t n = transcript_count(s->t);
     const json_t *first = NULL;
     for (size_t i = 0; i < n; i++) {
-        const json_t *rec = transcript_record(s->t, i);
-        const char *type = record_type(rec);
-        if (type && (!strcmp(type, RECORD_TITLE) || !strcmp(type, RECORD_CUSTOM_TITLE)))
+        const char *type = transcript_record_type(s->t, i);
+        if (!strcmp(type, RECORD_TITLE) || !strcmp(type, RECORD_CUSTOM_TITLE))
             return; /* titled already: the first prompt named it */
-        if (!first && is_user_turn(rec))
-            first = rec;
+        /* By type first: only messages are read from the file. */
+        if (!first && !strcmp(type, RECORD_MESSAGE) && is_user_turn(transcript_record(s->t, i)))
+            first = transcript_record(s->t, i);
     }
     /* A session written before titles existed is named by its own first
      * prompt, not by the one that continues it. */

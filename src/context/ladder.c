@@ -141,8 +141,10 @@ void ladder_edits_add(ladder_edits *e, const json_t *rec)
 
 void ladder_edits_load(ladder_edits *e, transcript *t)
 {
+    /* By type first: a lazily opened transcript reads only these lines. */
     for (size_t i = 0; i < transcript_count(t); i++)
-        ladder_edits_add(e, transcript_record(t, i));
+        if (!strcmp(transcript_record_type(t, i), RECORD_CONTEXT_EDIT))
+            ladder_edits_add(e, transcript_record(t, i));
 }
 
 /* The user-side record a folded stretch becomes; "compacted" marks a

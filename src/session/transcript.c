@@ -1,11 +1,13 @@
 /* transcript.c — the session file: loading with damage tolerance, appending
  * one whole line at a time, walking the tree, fork and edit-and-resend.
  *
- * Records live in memory as jansson objects in file order, indexed by id
- * through a jansson object used as a hash map (id -> position). The file is
- * read once at open and only appended to afterwards; the one exception is
- * the repair of a torn final line, truncated away before the first append
- * (see repair_tail).
+ * Records live in memory as slots in file order (transcript_priv.h): the
+ * tree's fields, found by id through the table in transcript_slots.c, and
+ * the record itself, parsed up front for a buffer or a damaged file, or on
+ * first use for a file opened through its index (transcript_open.c). The
+ * file is only appended to after the open; the one exception is the repair
+ * of a torn final line, truncated away before the first append (see
+ * repair_tail).
  *
  * A hole in the middle of the file (a line garbled or deleted) leaves a
  * record whose parent is not there, and a walk from the leaf would stop at
@@ -34,6 +36,8 @@
 #include "base/str.h"
 #include "base/uuid.h"
 #include "session/record.h"
+#include "session/session_index.h"
+#include "session/transcript_priv.h"
 
 /* A damaged file can hold a warning per line; keeping them all would let a
  * garbage file cost memory in proportion to its size for no reader's gain. */
@@ -41,40 +45,7 @@
 /* Damaged lines remembered by number, to explain a gap; past this the
  * file is mostly garbage and a gap is described without them. */
 #define MAX_BAD_LINES 1000
-
-typedef struct bad_line {
-    size_t line;
-    const char *why; /* static text */
-} bad_line;
-
-struct transcript {
-    char *path;        /* NULL for a parsed buffer */
-    char *name;        /* what warnings call the file */
-    char *session_id;  /* may be NULL for a parsed buffer without records */
-    json_t **recs;     /* owned references, file order */
-    size_t *lines;     /* recs[i]'s line in the file as loaded; 0 if appended */
-    size_t n, cap;
-    size_t cur_line;   /* the line being loaded, 0 outside the load */
-    bad_line *bad;     /* lines skipped as damaged, ascending */
-    size_t n_bad;
-    json_t *relink;    /* orphan id -> the parent it was reconnected to */
-    json_t *unrepaired; /* orphan id -> why it could not be reconnected */
-    json_t *conflicts; /* id -> line of a later record with that id and other content */
-    json_t *index;     /* id -> integer position in recs */
-    char *leaf;
-    char **warnings;
-    size_t n_warnings;
-    size_t suppressed;
-    int fd;            /* -1 until the first append needs it */
-    bool dirty;        /* appended since the last fsync */
-    /* The state of the file's tail as loaded, for the next append. */
-    bool torn;          /* ends in a partial line that must be cut off */
-    bool need_newline;  /* ends in a whole line that lacks its '\n' */
-    size_t good_len;    /* length up to and including the last '\n' */
-    size_t loaded_len;  /* file size when it was read */
-};
-
-static void warn(transcript *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define warn tr_warn
 
 /* Warnings quote ids and bytes from the file, which anyone may have
  * written: control characters become '?' so a warning cannot drive the
@@ -96,7 +67,7 @@ static void clean_text(loom_str *s)
             s->ptr[i] = '?';
 }
 
-static void warn(transcript *t, const char *fmt, ...)
+void tr_warn(transcript *t, const char *fmt, ...)
 {
     loom_str s = LOOM_STR_INIT;
     va_list ap;
@@ -122,15 +93,16 @@ static void warn(transcript *t, const char *fmt, ...)
     t->warnings[t->n_warnings++] = str_steal(&s);
 }
 
-static transcript *transcript_alloc(const char *name)
+transcript *tr_alloc(const char *name)
 {
     transcript *t = xcalloc(1, sizeof *t);
     t->name = xstrdup(name ? name : "<buffer>");
-    t->index = json_object();
     t->relink = json_object();
     t->unrepaired = json_object();
     t->conflicts = json_object();
     t->fd = -1;
+    t->src_fd = -1;
+    t->idx_fd = -1;
     return t;
 }
 
@@ -140,15 +112,23 @@ void transcript_free(transcript *t)
         return;
     if (t->fd >= 0)
         close(t->fd);
+    if (t->src_fd >= 0)
+        close(t->src_fd);
+    if (t->idx_fd >= 0)
+        close(t->idx_fd);
     for (size_t i = 0; i < t->n; i++)
-        json_decref(t->recs[i]);
-    free(t->recs);
-    free(t->lines);
+        json_decref(t->slots[i].rec);
+    free(t->slots);
+    free(t->table);
+    for (size_t i = 0; i < t->arena.n_chunks; i++)
+        free(t->arena.chunks[i]);
+    free(t->arena.chunks);
+    free(t->idx_buf);
+    free(t->idx_path);
     free(t->bad);
     json_decref(t->relink);
     json_decref(t->unrepaired);
     json_decref(t->conflicts);
-    json_decref(t->index);
     for (size_t i = 0; i < t->n_warnings; i++)
         free(t->warnings[i]);
     free(t->warnings);
@@ -159,41 +139,18 @@ void transcript_free(transcript *t)
     free(t);
 }
 
-static ssize_t lookup(const transcript *t, const char *id)
-{
-    if (!id)
-        return -1;
-    json_t *v = json_object_get(t->index, id);
-    ssize_t i = v ? (ssize_t)json_integer_value(v) : -1;
-    /* The index only ever names records that are there, under their id. */
-    assert(i < (ssize_t)t->n);
-    assert(i < 0 || strcmp(record_id(t->recs[i]), id) == 0);
-    return i;
-}
-
-static void set_leaf(transcript *t, const char *id)
-{
-    char *copy = xstrdup(id);
-    free(t->leaf);
-    t->leaf = copy;
-}
+#define lookup tr_lookup
+#define set_leaf tr_set_leaf
+#define REC(t, i) tr_rec((t), (i))
 
 /* Takes a reference to rec (whose id is known to be new). */
 static void push_record(transcript *t, json_t *rec)
 {
-    assert(record_id(rec) && lookup(t, record_id(rec)) < 0);
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 64;
-        t->recs = xrealloc(t->recs, t->cap * sizeof *t->recs);
-        t->lines = xrealloc(t->lines, t->cap * sizeof *t->lines);
-    }
-    assert(t->n < t->cap);
-    json_object_set_new_nocheck(t->index, record_id(rec), json_integer((json_int_t)t->n));
-    t->lines[t->n] = t->cur_line;
-    t->recs[t->n++] = json_incref(rec);
-    if (record_is_conversation(record_type(rec)))
-        set_leaf(t, record_id(rec));
+    size_t i = tr_push_slot(t, record_type(rec), record_id(rec), record_parent_id(rec),
+                            record_logical_parent_id(rec));
+    t->slots[i].rec = json_incref(rec);
 }
+
 
 static bool blank(const char *p, size_t n)
 {
@@ -245,7 +202,7 @@ static void load_line(transcript *t, const char *p, size_t n, size_t line_no,
         why = "its id repeats an earlier record";
     if (why) {
         ssize_t first = json_is_object(rec) ? lookup(t, record_id(rec)) : -1;
-        if (first >= 0 && json_equal(rec, t->recs[first])) {
+        if (first >= 0 && json_equal(rec, REC(t, (size_t)first))) {
             /* A line written twice: nothing is lost by skipping the copy. */
             why = "it repeats an earlier record exactly";
         } else if (first >= 0) {
@@ -275,10 +232,9 @@ static void load_line(transcript *t, const char *p, size_t n, size_t line_no,
 /* ---- holes in the chain ------------------------------------------------- */
 
 /* The link a walk follows: parentId, or logicalParentId across a summary. */
-static const char *edge_of(const json_t *rec)
+static const char *slot_edge(const rec_slot *sl)
 {
-    const char *parent = record_parent_id(rec);
-    return parent ? parent : record_logical_parent_id(rec);
+    return sl->parent ? sl->parent : sl->lparent;
 }
 
 /* The first damaged line after line a and before line b, or NULL. */
@@ -317,15 +273,14 @@ static void repair_gaps(transcript *t)
 {
     json_t *children = NULL; /* id -> number of records naming it */
     for (size_t i = 0; i < t->n; i++) {
-        const json_t *rec = t->recs[i];
-        const char *parent = edge_of(rec);
-        if (!parent || !record_is_conversation(record_type(rec)) || lookup(t, parent) >= 0)
+        const rec_slot *sl = &t->slots[i];
+        const char *parent = slot_edge(sl);
+        if (!parent || !record_is_conversation(sl->type) || lookup(t, parent) >= 0)
             continue;
         if (!children) {
             children = json_object();
             for (size_t k = 0; k < t->n; k++) {
-                const char *ids[2] = {record_parent_id(t->recs[k]),
-                                      record_logical_parent_id(t->recs[k])};
+                const char *ids[2] = {t->slots[k].parent, t->slots[k].lparent};
                 for (int m = 0; m < 2; m++)
                     if (ids[m] && lookup(t, ids[m]) >= 0)
                         json_object_set_new(children, ids[m],
@@ -333,65 +288,79 @@ static void repair_gaps(transcript *t)
             }
         }
         ssize_t q = (ssize_t)i - 1;
-        while (q >= 0 && !record_is_conversation(record_type(t->recs[q])))
+        while (q >= 0 && !record_is_conversation(t->slots[q].type))
             q--;
         const char *why = NULL;
-        const char *tq = q >= 0 ? json_get_str(t->recs[q], "timestamp", NULL) : NULL;
-        const char *ti = json_get_str(rec, "timestamp", NULL);
+        const char *tq = q >= 0 ? json_get_str(REC(t, (size_t)q), "timestamp", NULL) : NULL;
+        const char *ti = json_get_str(REC(t, i), "timestamp", NULL);
         if (q < 0)
             why = "no conversation record comes before it";
-        else if (json_get_int(children, record_id(t->recs[q]), 0) > 0)
+        else if (json_get_int(children, t->slots[q].id, 0) > 0)
             why = "the record before it already continues elsewhere";
         else if (!tq || !ti)
             why = "a timestamp is missing, so the order cannot be confirmed";
         else if (strcmp(tq, ti) > 0)
             why = "the record before it is newer";
         char hole[120];
-        describe_hole(t, q >= 0 ? t->lines[q] : 0, t->lines[i], hole, sizeof hole);
+        describe_hole(t, q >= 0 ? t->slots[q].line : 0, sl->line, hole, sizeof hole);
         if (why) {
             char msg[400];
             snprintf(msg, sizeof msg, "%s; %s", hole, why);
-            json_object_set_new(t->unrepaired, record_id(rec), json_string(msg));
-            if (strcmp(record_type(rec), RECORD_SUMMARY) == 0 && !record_parent_id(rec))
+            json_object_set_new(t->unrepaired, sl->id, json_string(msg));
+            if (strcmp(sl->type, RECORD_SUMMARY) == 0 && !sl->parent)
                 /* The model context ends at the summary, so it is whole;
                  * only a walk back across it (rewind) stops short. */
                 warn(t,
                      "session %s line %zu: summary %s continues from %s, which is not in the "
                      "file (%s); the model context is intact, but the turns before the summary "
                      "cannot be rewound to",
-                     t->name, t->lines[i], record_id(rec), parent, msg);
+                     t->name, sl->line, sl->id, parent, msg);
             continue;
         }
-        const char *qid = record_id(t->recs[q]);
-        json_object_set_new(t->relink, record_id(rec), json_string(qid));
+        const char *qid = t->slots[q].id;
+        json_object_set_new(t->relink, sl->id, json_string(qid));
         json_object_set_new(children, qid, json_integer(1));
         warn(t,
              "session %s line %zu: record %s names parent %s, which is not in the file (%s); "
              "reconnected it to line %zu, the record before it (in memory; the file is "
              "unchanged)",
-             t->name, t->lines[i], record_id(rec), parent, hole, t->lines[q]);
+             t->name, sl->line, sl->id, parent, hole, t->slots[q].line);
     }
     json_decref(children);
 }
 
-/* The parent a walk goes to from rec: its own, or the reconnected one; -1
- * at a root, -2 at a gap (*missing then names the absent parent). */
-static ssize_t walk_parent(const transcript *t, const json_t *rec, const char **missing)
+/* The parent a walk goes to from slot i: its own, or the reconnected one;
+ * -1 at a root, -2 at a gap (*missing then names the absent parent). */
+static ssize_t walk_parent(const transcript *t, size_t i, const char **missing)
 {
-    const char *parent = edge_of(rec);
+    const char *parent = slot_edge(&t->slots[i]);
     *missing = parent;
     if (!parent)
         return -1;
     ssize_t p = lookup(t, parent);
     if (p >= 0)
         return p;
-    p = lookup(t, json_get_str(t->relink, record_id(rec), NULL));
+    p = lookup(t, json_get_str(t->relink, t->slots[i].id, NULL));
     return p >= 0 ? p : -2;
+}
+
+void tr_finish_load(transcript *t)
+{
+    repair_gaps(t);
+    if (t->suppressed) {
+        /* Room was kept for this line by counting, so it always fits. */
+        size_t s = t->suppressed;
+        t->suppressed = 0;
+        t->warnings = xrealloc(t->warnings, (t->n_warnings + 1) * sizeof *t->warnings);
+        loom_str m = LOOM_STR_INIT;
+        str_printf(&m, "%zu more warnings about %s not shown", s, t->name);
+        t->warnings[t->n_warnings++] = str_steal(&m);
+    }
 }
 
 transcript *transcript_parse(const char *buf, size_t len, const char *name)
 {
-    transcript *t = transcript_alloc(name);
+    transcript *t = tr_alloc(name);
     if (!buf)
         len = 0;
     size_t pos = 0, line_no = 0;
@@ -411,21 +380,12 @@ transcript *transcript_parse(const char *buf, size_t len, const char *name)
     t->cur_line = 0;
     t->need_newline = len > 0 && buf[len - 1] != '\n' && !t->torn;
     t->loaded_len = len;
-    repair_gaps(t);
-    if (t->suppressed) {
-        /* Room was kept for this line by counting, so it always fits. */
-        size_t s = t->suppressed;
-        t->suppressed = 0;
-        t->warnings = xrealloc(t->warnings, (t->n_warnings + 1) * sizeof *t->warnings);
-        loom_str m = LOOM_STR_INIT;
-        str_printf(&m, "%zu more warnings about %s not shown", s, t->name);
-        t->warnings[t->n_warnings++] = str_steal(&m);
-    }
+    tr_finish_load(t);
     return t;
 }
 
 /* "dir/<id>.jsonl" → "<id>". */
-static char *id_from_path(const char *path)
+char *tr_id_from_path(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -435,7 +395,7 @@ static char *id_from_path(const char *path)
     return xstrndup(base, n);
 }
 
-transcript *transcript_open(const char *path, loom_error *err)
+transcript *tr_open_whole(const char *path, loom_error *err)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -447,7 +407,7 @@ transcript *transcript_open(const char *path, loom_error *err)
     free(buf);
     t->path = xstrdup(path);
     free(t->session_id);
-    t->session_id = id_from_path(path);
+    t->session_id = tr_id_from_path(path);
     return t;
 }
 
@@ -468,21 +428,25 @@ size_t transcript_count(const transcript *t)
 
 json_t *transcript_record(const transcript *t, size_t i)
 {
-    return t && i < t->n ? t->recs[i] : NULL;
+    return t && i < t->n ? REC(t, i) : NULL;
+}
+
+const char *transcript_record_type(const transcript *t, size_t i)
+{
+    return t && i < t->n ? t->slots[i].type : NULL;
 }
 
 json_t *transcript_find(const transcript *t, const char *id)
 {
     ssize_t i = t ? lookup(t, id) : -1;
-    return i >= 0 ? t->recs[i] : NULL;
+    return i >= 0 ? REC(t, (size_t)i) : NULL;
 }
 
 json_t *transcript_meta(const transcript *t)
 {
     for (size_t i = 0; t && i < t->n; i++) {
-        const char *type = record_type(t->recs[i]);
-        if (strcmp(type, RECORD_SESSION_META) == 0)
-            return t->recs[i];
+        if (strcmp(t->slots[i].type, RECORD_SESSION_META) == 0)
+            return REC(t, i);
     }
     return NULL;
 }
@@ -659,11 +623,19 @@ int transcript_append(transcript *t, json_t *rec, loom_error *err)
         return loom_error_set(err, LOOM_ERR_IO, "appending to session %s: %s", t->path,
                               strerror(e));
     }
+    size_t line_off = (before >= 0 ? (size_t)before : t->loaded_len) + (t->need_newline ? 1 : 0);
     t->loaded_len = (before >= 0 ? (size_t)before : t->loaded_len) + buf.len;
-    str_free(&buf);
     t->need_newline = false;
     t->dirty = true;
     push_record(t, rec);
+    if (t->idx_fd >= 0) {
+        rec_slot *sl = &t->slots[t->n - 1];
+        sl->off = line_off;
+        sl->len = (uint32_t)(t->loaded_len - line_off - 1);
+        sl->hash = session_index_hash(buf.ptr + (buf.len - 1 - sl->len), sl->len);
+        tr_index_append(t, t->n - 1, t->n);
+    }
+    str_free(&buf);
     /* What Loom appends links only to records already in the file (a
      * parsed file may have gaps; a written one never makes them). */
     assert(!record_parent_id(rec) || lookup(t, record_parent_id(rec)) >= 0);
@@ -713,15 +685,18 @@ transcript *transcript_create(const char *dir, const char *cwd, const char *prov
         free(path);
         return NULL;
     }
-    transcript *t = transcript_alloc(path);
+    transcript *t = tr_alloc(path);
     t->path = path;
     t->session_id = xstrdup(id);
     t->fd = fd;
+    tr_index_start(t);
     /* The meta record and the directory entry are synced now: a session
      * that exists at all should be findable after a crash. */
     if (transcript_append_new(t, record_session_meta(cwd, provider, model), err) != 0 ||
         transcript_sync(t, err) != 0 || fsync_dir(dir, err) != 0) {
         unlink(path);
+        if (t->idx_path)
+            unlink(t->idx_path);
         transcript_free(t);
         return NULL;
     }
@@ -750,24 +725,24 @@ int transcript_chain(transcript *t, const char *leaf_id, bool for_context, json_
     for (;;) {
         if (seen[cur]) {
             warn(t, "the session tree of %s has a cycle at record %s; the chain stops there",
-                 t->name, record_id(t->recs[cur]));
+                 t->name, t->slots[cur].id);
             break;
         }
         seen[cur] = true;
         assert(len < t->n); /* one visit per record: the marks bound the walk */
         path[len++] = (size_t)cur;
-        json_t *rec = t->recs[cur];
-        bool summary = strcmp(record_type(rec), RECORD_SUMMARY) == 0;
+        const rec_slot *sl = &t->slots[cur];
+        bool summary = strcmp(sl->type, RECORD_SUMMARY) == 0;
         if (for_context && summary)
             break;  /* the summary stands in for everything before it */
         const char *parent;
-        ssize_t p = walk_parent(t, rec, &parent);
+        ssize_t p = walk_parent(t, (size_t)cur, &parent);
         if (p == -1)
             break;
         if (p < 0) {
             warn(t, "record %s in %s names parent %s, which is not in the session; the chain "
                     "starts after the gap",
-                 record_id(rec), t->name, parent);
+                 sl->id, t->name, parent);
             break;
         }
         cur = p;
@@ -776,7 +751,7 @@ int transcript_chain(transcript *t, const char *leaf_id, bool for_context, json_
     if (len) {
         *out = xmalloc(len * sizeof **out);
         for (size_t i = 0; i < len; i++)
-            (*out)[i] = t->recs[path[len - 1 - i]];
+            (*out)[i] = REC(t, path[len - 1 - i]);
     }
     *n = len;
     free(path);
@@ -791,10 +766,10 @@ int transcript_active(transcript *t, json_t ***out, size_t *n)
 /* "file:N" for a loaded record, "record ID" for one appended since. */
 static void where_of(const transcript *t, size_t i, char *out, size_t cap)
 {
-    if (t->lines[i])
-        snprintf(out, cap, "%s line %zu", t->name, t->lines[i]);
+    if (t->slots[i].line)
+        snprintf(out, cap, "%s line %zu", t->name, t->slots[i].line);
     else
-        snprintf(out, cap, "%s record %s", t->name, record_id(t->recs[i]));
+        snprintf(out, cap, "%s record %s", t->name, t->slots[i].id);
 }
 
 #define CHECK_HOW_TO_GO_ON \
@@ -812,7 +787,7 @@ int transcript_check(transcript *t, bool accept, loom_error *err)
     char where[600];
     ssize_t prev = -1;
     for (;;) {
-        json_t *rec = t->recs[cur];
+        const rec_slot *sl = &t->slots[cur];
         if (seen[cur]) {
             /* Name the record whose link closes the loop. */
             where_of(t, (size_t)prev, where, sizeof where);
@@ -820,31 +795,31 @@ int transcript_check(transcript *t, bool accept, loom_error *err)
                        "session %s: record %.80s names parent %.80s, which leads back to it (the "
                        "parent links form a cycle), so the start of the conversation cannot be "
                        "found",
-                       where, record_id(t->recs[prev]), record_id(rec));
+                       where, t->slots[prev].id, sl->id);
             break;
         }
         where_of(t, (size_t)cur, where, sizeof where);
         seen[cur] = true;
-        json_t *dup = json_object_get(t->conflicts, record_id(rec));
+        json_t *dup = json_object_get(t->conflicts, sl->id);
         if (dup) {
             str_printf(&msg,
                        "session %s: record %.80s appears again at line %lld with other content, "
                        "so which one the conversation continues from is ambiguous",
-                       where, record_id(rec), (long long)json_integer_value(dup));
+                       where, sl->id, (long long)json_integer_value(dup));
             break;
         }
-        if (strcmp(record_type(rec), RECORD_SUMMARY) == 0)
+        if (strcmp(sl->type, RECORD_SUMMARY) == 0)
             break; /* the summary stands in for everything before it */
         const char *missing;
-        ssize_t p = walk_parent(t, rec, &missing);
+        ssize_t p = walk_parent(t, (size_t)cur, &missing);
         if (p == -1)
             break;
         if (p == -2) {
-            const char *why = json_get_str(t->unrepaired, record_id(rec), "a line is missing");
+            const char *why = json_get_str(t->unrepaired, sl->id, "a line is missing");
             str_printf(&msg,
                        "session %s: record %.80s names parent %.80s, which is not in the file (%s); "
                        "continuing would send the model a history without the turns before it",
-                       where, record_id(rec), missing, why);
+                       where, sl->id, missing, why);
             break;
         }
         prev = cur;
@@ -884,7 +859,7 @@ transcript *transcript_fork(transcript *t, const char *new_dir, loom_error *err)
     char id[UUID_STR_LEN];
     uuid_v7(id);
     char *path = session_file(new_dir, id);
-    transcript *f = transcript_alloc(path);
+    transcript *f = tr_alloc(path);
     f->session_id = xstrdup(id);
 
     json_t *src_meta = transcript_meta(t);
@@ -901,11 +876,11 @@ transcript *transcript_fork(transcript *t, const char *new_dir, loom_error *err)
      * edited file, not one Loom wrote) is still remapped. */
     json_t *idmap = json_object();
     for (size_t i = 0; i < t->n; i++) {
-        if (strcmp(record_type(t->recs[i]), RECORD_SESSION_META) == 0)
+        if (strcmp(t->slots[i].type, RECORD_SESSION_META) == 0)
             continue;
         char nid[UUID_STR_LEN];
         uuid_v7(nid);
-        json_object_set_new_nocheck(idmap, record_id(t->recs[i]), json_string(nid));
+        json_object_set_new_nocheck(idmap, t->slots[i].id, json_string(nid));
     }
 
     loom_str buf = LOOM_STR_INIT;
@@ -916,7 +891,7 @@ transcript *transcript_fork(transcript *t, const char *new_dir, loom_error *err)
     free(line);
     json_decref(meta);
     for (size_t i = 0; i < t->n; i++) {
-        json_t *src = t->recs[i];
+        json_t *src = REC(t, i);
         const char *type = record_type(src);
         if (strcmp(type, RECORD_SESSION_META) == 0)
             continue;

@@ -41,9 +41,13 @@ typedef struct transcript transcript;
 transcript *transcript_create(const char *dir, const char *cwd, const char *provider,
                               const char *model, loom_error *err);
 
-/* Loads an existing session file. The session id is the file name without
+/* Opens an existing session file. The session id is the file name without
  * ".jsonl". Damage produces warnings, not failure; NULL only when the file
- * cannot be read. Free with transcript_free. */
+ * cannot be read. A file without damage is opened through its index
+ * (<id>.idx beside it, session_index.h; built or caught up here when it is
+ * missing or stale): only the tree is in memory, and a record's line is
+ * read and parsed the first time it is asked for. A damaged file is read
+ * whole. Free with transcript_free. */
 transcript *transcript_open(const char *path, loom_error *err);
 
 /* Builds a transcript from len bytes of JSONL. name is used in warnings
@@ -76,6 +80,10 @@ int transcript_sync(transcript *t, loom_error *err);
 /* Records in file order (only the lines that loaded). Borrowed. */
 size_t transcript_count(const transcript *t);
 json_t *transcript_record(const transcript *t, size_t i);
+/* The type of record i, without reading the record itself (a transcript
+ * opened through its index reads a record's line on first use: a caller
+ * that wants one kind of record filters by type first). NULL past the end. */
+const char *transcript_record_type(const transcript *t, size_t i);
 /* The record with that id, or NULL. Borrowed. */
 json_t *transcript_find(const transcript *t, const char *id);
 /* The first session-meta record, or NULL. Borrowed. */
