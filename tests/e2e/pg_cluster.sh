@@ -6,6 +6,11 @@
 #     exactly once, no tool call ran twice, every run's events are stored
 #     once (seq 1..n, no hole, no duplicate), SSE clients on a surviving
 #     node see their runs' events in order without gaps;
+#  1b. fencing: worker 0 is SIGSTOPped while it holds runs whose calls
+#     run, until worker 2 reclaimed them (their leases expired), then
+#     SIGCONTed: it abandons them and writes nothing more of them (no event
+#     of theirs refused as a rewrite in its log), and every run still
+#     completes exactly once with its events 1..n;
 #  2. a client on an --api-only node approves an approval of a run a
 #     worker holds, and the run proceeds; a cancel there stops a run a
 #     worker is running;
@@ -81,6 +86,38 @@ wait "$LOAD" || rc=$?
 cat "$T/load.out"
 assert_eq "the load phase (create, stream, wait for every run) held" "$rc" "0"
 serve_node cluster.mjs check
+
+# 1b. fencing: SIGSTOP worker 0 past its leases, SIGCONT it after worker 2
+# reclaimed them.
+export SERVE_URL=$NODE_URL_2
+held_by() { psql "$TEST_STORE_SPEC" -tAc "SELECT count(*) FROM loom_leases WHERE worker_id = '$1'" 2>/dev/null || echo 0; }
+node "$LOOM_SRC/tests/serve/cluster.mjs" stall_load > "$T/stall.out" 2>&1 &
+STALL_LOAD=$!
+for _ in $(seq 1 3000); do
+  [ "$(lines "$SERVE_WORKSPACE/stall_calls.txt")" -ge 4 ] && [ "$(held_by node0)" -ge 1 ] && break
+  kill -0 "$STALL_LOAD" 2>/dev/null || break
+  sleep 0.02
+done
+stalled=$(held_by node0)
+check "worker 0 holds runs of the stall batch while their calls run ($stalled)" test "$stalled" -ge 1
+log_at=$(wc -c < "$T/node0.log")
+kill -STOP "${NODE_PIDS[0]}"
+for _ in $(seq 1 1500); do
+  [ "$(held_by node0)" -eq 0 ] && break
+  sleep 0.02
+done
+check "worker 2 reclaimed every run of the stalled worker 0" test "$(held_by node0)" -eq 0
+kill -CONT "${NODE_PIDS[0]}"
+rc=0
+wait "$STALL_LOAD" || rc=$?
+cat "$T/stall.out"
+assert_eq "the stall batch (every run completed once, elsewhere) held" "$rc" "0"
+tail -c +$((log_at + 1)) "$T/node0.log" > "$T/node0.stall.log"
+abandoned=$(grep -c "node0 abandons run" "$T/node0.stall.log" || true)
+check "the stalled worker abandoned the reclaimed runs on waking ($abandoned)" test "$abandoned" -ge 1
+check "the stalled worker wrote none of their events after waking (none refused as out of order)" \
+  bash -c "! grep -E 'events [0-9]+\\.\\.[0-9]+ of .* not stored' '$T/node0.stall.log'"
+check "worker 0 still answers after its stall" curl -fsS "$NODE_URL_0/healthz" -o /dev/null
 
 # 2. approval across nodes: node 3 takes no runs, so node 0 or 2 holds it.
 start_node 3 --api-only

@@ -20,6 +20,10 @@
 //              (worker 0 gets SIGTERM meanwhile): each completed once, its
 //              events contiguous, its call at most once, and some were
 //              handed back by the stopping worker.
+//   stall_load: the same through worker 2 while worker 0 is SIGSTOPped
+//              past its leases and then SIGCONTed (fencing): each completed
+//              once, its events contiguous, its call at most once, and some
+//              were reclaimed from the stalled worker.
 // Threading: one event loop.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -137,12 +141,18 @@ await main(`pg_cluster ${phase}`, async () => {
     eq(c.state, 'cancelled', 'a cancel on the API node cancelled the run a worker held');
     return;
   }
-  must(phase === 'term_load', 'phase is load, check, approve or term_load', phase);
+  must(phase === 'term_load' || phase === 'stall_load', 'phase is load, check, approve, term_load or stall_load', phase);
+  const what = phase === 'term_load' ? 'term' : 'stall';
   const ids = [];
   for (let i = 0; i < 12; i++)
-    ids.push((await a.start({ goal: `CLUSTER-RUN term ${i}: CMD{echo ${i} >> term_calls.txt && sleep 4}END` })).run.run_id);
+    ids.push((await a.start({ goal: `CLUSTER-RUN ${what} ${i}: CMD{echo ${i} >> ${what}_calls.txt && sleep 4}END` })).run.run_id);
   const left = await waitAllEnded(a, ids, 150000);
-  eq(left, [], 'every run of the SIGTERM batch ended');
-  const info = await checkRuns(a, ids, path.join(WS, 'term_calls.txt'), 'after the SIGTERM');
-  check(info.handedBack >= 1, 'the stopping worker handed runs back, which finished on the other worker', info);
+  eq(left, [], `every run of the ${what} batch ended`);
+  if (what === 'term') {
+    const info = await checkRuns(a, ids, path.join(WS, 'term_calls.txt'), 'after the SIGTERM');
+    check(info.handedBack >= 1, 'the stopping worker handed runs back, which finished on the other worker', info);
+    return;
+  }
+  const info = await checkRuns(a, ids, path.join(WS, 'stall_calls.txt'), 'after the SIGSTOP and SIGCONT');
+  check(info.reclaimed >= 1, 'runs of the stalled worker were reclaimed and finished on the other worker', info);
 });

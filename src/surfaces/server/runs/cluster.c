@@ -241,8 +241,8 @@ static void session_sync(service *svc, srv_session *s)
     json_decref(o);
 }
 
-/* A run this worker now holds: to its session's exec thread. */
-static void adopt(service *svc, const char *id)
+/* A run this worker now holds (at epoch): to its session's exec thread. */
+static void adopt(service *svc, const char *id, int64_t epoch)
 {
     srv_error err = {0};
     srv_run *r = svc_run_load(svc, id, &err);
@@ -257,6 +257,8 @@ static void adopt(service *svc, const char *id)
     session_sync(svc, r->sess);
     pthread_mutex_lock(&svc->mu);
     r->held = true;
+    r->lease_epoch = epoch;
+    r->abandoned = false;
     svc->held++;
     loom_run_state was = r->state;
     r->continue_next = r->started_at[0] != '\0'; /* a :resume'd run goes on */
@@ -372,21 +374,98 @@ static void claim(service *svc)
     objects_tenants(svc->objs, ts, nt);
     for (size_t i = 0; i < nt; i++)
         caps[i] = (store_tenant_cap){ts[i]->id, ts[i]->quotas.concurrent_runs};
-    char **ids = NULL;
+    store_lease *got = NULL;
     srv_error err = {0};
     int n = svc->st->ops->lease_claim(svc->st, svc->worker_id, svc->opts.lease_ms, free_slots,
-                                      caps, nt, &ids, &err);
+                                      caps, nt, &got, &err);
     if (n < 0) {
         fprintf(stderr, "loom-serve: claim: %s\n", err.message);
         srv_error_clear(&err);
     }
-    for (int i = 0; i < n; i++) {
-        adopt(svc, ids[i]);
-        free(ids[i]);
-    }
-    free(ids);
+    for (int i = 0; i < n; i++)
+        adopt(svc, got[i].run_id, got[i].epoch);
+    store_leases_free(got, n);
     free(ts);
     free(caps);
+}
+
+/* r was reclaimed by another worker while this one still ran it (this
+ * worker stalled past its lease): it is not this worker's any more. Its
+ * writes are dropped from now on (svc_fence), and its loom run is
+ * cancelled by the cluster thread (cancel_abandoned), so its tools stop
+ * and nothing of it is run again here. (mu held) */
+static void abandon(service *svc, srv_run *r, const char *how)
+{
+    if (!r->held)
+        return;
+    fprintf(stderr, "loom-serve: %s abandons run %s: %s; another worker holds it now\n",
+            svc->worker_id, r->id, how);
+    r->held = false;
+    r->abandoned = true;
+    r->cancel_pending = true;
+    svc->held--;
+    svc->abandon_pending = true;
+    pthread_cond_broadcast(&svc->cluster_cv);
+}
+
+void cluster_fenced(void *ctx, const char *run_id, int64_t epoch)
+{
+    service *svc = ctx;
+    pthread_mutex_lock(&svc->mu);
+    srv_run *r = svc_run_find(svc, run_id);
+    if (r && r->held && r->lease_epoch == epoch)
+        abandon(svc, r, "a write was refused by its lease's fence");
+    pthread_mutex_unlock(&svc->mu);
+}
+
+/* After a renewal: the runs this worker thinks it holds that the store
+ * did not renew (or renewed at another epoch) were reclaimed. */
+static void check_held(service *svc, const store_lease *held, int n)
+{
+    pthread_mutex_lock(&svc->mu);
+    for (int b = 0; b < SVC_BUCKETS; b++)
+        for (srv_run *r = svc->runs[b]; r; r = r->next) {
+            if (!r->held)
+                continue;
+            bool still = false;
+            for (int i = 0; i < n && !still; i++)
+                still = held[i].epoch == r->lease_epoch && !strcmp(held[i].run_id, r->id);
+            if (!still)
+                abandon(svc, r, "its lease was not renewed (it expired and was reclaimed)");
+        }
+    pthread_mutex_unlock(&svc->mu);
+}
+
+/* Cancels the loom runs of abandoned runs: collected under mu, cancelled
+ * under each one's lr_mu alone, as service_free does (runs live as long as
+ * the service). */
+static void cancel_abandoned(service *svc)
+{
+    pthread_mutex_lock(&svc->mu);
+    bool any = svc->abandon_pending;
+    svc->abandon_pending = false;
+    size_t n = 0, cap = 0;
+    srv_run **list = NULL;
+    for (int b = 0; any && b < SVC_BUCKETS; b++)
+        for (srv_run *r = svc->runs[b]; r; r = r->next) {
+            if (!r->abandoned)
+                continue;
+            if (n == cap) {
+                srv_run **more = realloc(list, (cap = cap ? 2 * cap : 8) * sizeof *list);
+                if (!more)
+                    break;
+                list = more;
+            }
+            list[n++] = r;
+        }
+    pthread_mutex_unlock(&svc->mu);
+    for (size_t i = 0; i < n; i++) {
+        pthread_mutex_lock(&list[i]->lr_mu);
+        if (list[i]->lr)
+            loom_run_cancel(list[i]->lr);
+        pthread_mutex_unlock(&list[i]->lr_mu);
+    }
+    free(list);
 }
 
 static void *cluster_main(void *arg)
@@ -402,12 +481,19 @@ static void *cluster_main(void *arg)
         int64_t now = clock_mono_ms();
         if (now >= next_renew) {
             srv_error err = {0};
-            if (svc->st->ops->lease_renew(svc->st, svc->worker_id, svc->opts.lease_ms, &err) < 0) {
+            store_lease *held = NULL;
+            int n = svc->st->ops->lease_renew(svc->st, svc->worker_id, svc->opts.lease_ms, &held,
+                                              &err);
+            if (n < 0) {
                 fprintf(stderr, "loom-serve: lease renewal: %s\n", err.message);
                 srv_error_clear(&err);
+            } else {
+                check_held(svc, held, n);
             }
+            store_leases_free(held, n);
             next_renew = now + svc->opts.lease_ms / 3;
         }
+        cancel_abandoned(svc);
         take_controls(svc);
         claim(svc);
         pthread_mutex_lock(&svc->mu);
@@ -425,7 +511,7 @@ int cluster_start(service *svc, srv_error *err)
 {
     const store_ops *o = svc->st->ops;
     if (!o->lease_claim || !o->lease_renew || !o->lease_release || !o->control_send ||
-        !o->control_take)
+        !o->control_take || !o->put_fenced)
         return srv_fail(err, LOOM_ERR_CONFIG,
                         "workers sharing a store need PostgreSQL (--store postgresql://…); "
                         "this store belongs to one process");
@@ -438,6 +524,7 @@ int cluster_start(service *svc, srv_error *err)
     }
     if (svc->opts.lease_ms <= 0)
         svc->opts.lease_ms = 15000;
+    writer_fence_setup(svc->w, svc->worker_id, cluster_fenced);
     pthread_cond_init(&svc->cluster_cv, NULL);
     if (pthread_create(&svc->cluster_thr, NULL, cluster_main, svc) != 0)
         return srv_fail(err, LOOM_ERR_INTERNAL, "the cluster thread could not start");

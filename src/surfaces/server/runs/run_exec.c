@@ -38,7 +38,7 @@ static void emit_full(service *svc, srv_run *r, const char *type, const char *ts
     json_object_set_new(e, "visibility", json_string(vis));
     json_object_set_new(e, "correlation_id", corr ? corr : json_null());
     json_object_set_new(e, "payload", payload ? payload : json_object());
-    writer_event(svc->w, r->id, seq, svc_dump(e));
+    writer_event(svc->w, r->id, seq, svc_fence(svc, r), svc_dump(e));
 }
 
 void svc_emit(service *svc, srv_run *r, const char *type, loom_visibility vis,
@@ -489,6 +489,13 @@ static json_t *finish(service *svc, srv_run *r, loom_run_state to, const char *r
 
 static void send_completed(service *svc, srv_run *r, json_t *p)
 {
+    pthread_mutex_lock(&svc->mu);
+    bool abandoned = r->abandoned; /* its ending is another worker's to announce */
+    pthread_mutex_unlock(&svc->mu);
+    if (abandoned) {
+        json_decref(p);
+        return;
+    }
     char *event_id = strdup(json_string_value(json_object_get(p, "event_id")));
     json_object_del(p, "event_id");
     svc_webhook(svc, r->tenant_id, "run.completed", event_id, p);
@@ -805,7 +812,8 @@ static void *exec_main(void *arg)
         svc->executing++;
         /* A stopping worker of a cluster starts nothing: the run stays
          * queued in the store and its lease goes, for another worker. */
-        bool go = r->state == LOOM_RUN_QUEUED && !(svc->opts.cluster && svc->stopping);
+        bool go = r->state == LOOM_RUN_QUEUED && !(svc->opts.cluster && svc->stopping) &&
+                  !r->abandoned;
         pthread_mutex_unlock(&svc->mu);
         if (go)
             exec_one(svc, s, r);
@@ -815,6 +823,7 @@ static void *exec_main(void *arg)
         svc_session_store(svc, s);
         pthread_cond_broadcast(&svc->cv);
         bool held = r->held;
+        r->abandoned = false; /* its end is written (dropped); the run is shown as stored */
         pthread_mutex_unlock(&svc->mu);
         if (svc->opts.cluster && s->ls) {
             /* The session's next run may go to another worker, which

@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "surfaces/server/server_error.h"
 
@@ -68,16 +69,48 @@ typedef struct store_event {
     const char *json;       /* the whole event object */
 } store_event;
 
-/* One run's events in an append_batch: in, the run and its events; out,
- * ret (0, or -1 with err: that run's events refused, nothing of them
- * written; the other runs' go on). */
+/* A write of a leased run made conditional on the lease (fencing): it is
+ * refused unless worker still holds the run's lease at epoch, the number
+ * the claim that took it gave out. epoch 0: no condition (a run no worker
+ * holds, SQLite). Why: a worker stalled past its lease (SIGSTOP, a long
+ * GC-like pause, a partition) whose run another worker reclaimed must not
+ * write that run's events or state any more; the lease row, locked in the
+ * write's transaction, says whose the run is. */
+typedef struct store_fence {
+    const char *worker;
+    int64_t epoch;
+} store_fence;
+
+/* What the fenced writes return when the lease is gone (err
+ * invalid_state_transition, "... lease ... is no longer WORKER's"). */
+#define STORE_FENCED (-2)
+
+/* One run's events in an append_batch: in, the run, its events and the
+ * fence (epoch 0: none); out, ret (0; -1 with err: that run's events
+ * refused, nothing of them written, the other runs' go on; STORE_FENCED:
+ * refused by the fence). */
 typedef struct store_append {
     const char *run_id;
     const store_event *evs;
     size_t n;
+    store_fence fence;
     int ret;
     srv_error err;
 } store_append;
+
+/* A lease as a claim or a renewal answers it: the run and the epoch the
+ * holder's fenced writes must carry. */
+typedef struct store_lease {
+    char *run_id;
+    int64_t epoch;
+} store_lease;
+
+static inline void store_leases_free(store_lease *l, int n)
+{
+    for (int i = 0; l && i < n; i++)
+        free(l[i].run_id);
+    free(l);
+}
 
 typedef struct store store;
 
@@ -130,15 +163,24 @@ typedef struct store_ops {
      * runs and active runs whose lease expired (a worker died), at most one
      * per session and none of a session another run of which is held,
      * oldest first within a tenant and tenants in turn, a tenant at its cap
-     * skipped (the count is of live leases, over every worker). The run ids
-     * (malloc'd array of malloc'd strings) in *ids, their count returned;
-     * -1 with err. */
+     * skipped (the count is of live leases, over every worker). Each claim
+     * gives the lease a new epoch (a database sequence: larger than any
+     * before it, whoever held the run). The leases (malloc'd array, free
+     * with store_leases_free) in *out, their count returned; -1 with err. */
     int (*lease_claim)(store *s, const char *worker, int ttl_ms, int max,
-                       const store_tenant_cap *caps, size_t ncaps, char ***ids,
+                       const store_tenant_cap *caps, size_t ncaps, store_lease **out,
                        srv_error *err);
-    /* Moves the expiry of every lease worker holds to now + ttl_ms; how
-     * many it holds, or -1. */
-    int (*lease_renew)(store *s, const char *worker, int ttl_ms, srv_error *err);
+    /* Moves the expiry of every lease worker still holds to now + ttl_ms;
+     * how many it holds, or -1. When held is not NULL, *held gets them
+     * (run and epoch): a run the worker thinks it holds and that is not
+     * there was reclaimed by another worker. */
+    int (*lease_renew)(store *s, const char *worker, int ttl_ms, store_lease **held,
+                       srv_error *err);
+    /* put, conditional on the fence (store_fence): 0, -1 with err, or
+     * STORE_FENCED with err when the lease is not worker's at epoch any
+     * more (nothing written). NULL where there are no leases. */
+    int (*put_fenced)(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
+                      const char *json, const store_fence *fence, srv_error *err);
     /* Drops worker's lease of run_id (nothing when it holds none). */
     int (*lease_release)(store *s, const char *run_id, const char *worker, srv_error *err);
     /* A control for whoever holds run_id (cancel, an approval's answer):

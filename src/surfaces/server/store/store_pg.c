@@ -69,6 +69,12 @@ const char *const store_pg_migrations[] = {
     "control json NOT NULL);"
     "CREATE INDEX loom_controls_run ON loom_controls (run_id, id);"
     "CREATE INDEX loom_documents_queue ON loom_documents (kind, state, created_at, id);",
+    /* Step 3: fencing. Every claim gives its lease the next number of one
+     * sequence, so a reclaimed run's new lease always has a larger epoch
+     * than any its old holder saw, even after a release and a new claim
+     * (a per-row counter would start over when the row is deleted). */
+    "CREATE SEQUENCE loom_lease_epochs;"
+    "ALTER TABLE loom_leases ADD COLUMN epoch bigint NOT NULL DEFAULT 0;",
 };
 const int store_pg_schema_version =
     (int)(sizeof store_pg_migrations / sizeof store_pg_migrations[0]);
@@ -356,6 +362,7 @@ static const store_ops pg_ops = {
     .get_blob = pg_get_blob,
     .lease_claim = pg_lease_claim,
     .lease_renew = pg_lease_renew,
+    .put_fenced = pg_put_fenced,
     .lease_release = pg_lease_release,
     .control_send = pg_control_send,
     .control_take = pg_control_take,

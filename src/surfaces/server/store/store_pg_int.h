@@ -59,6 +59,10 @@ PGresult *pg_query(pg_store *q, PGconn *c, const char *sql, int n, const char *c
 int pg_check(pg_store *q, PGconn *c, PGresult *res, const char *op, srv_error *err,
              char sqlstate[6]);
 
+/* put on a connection taken (inside a transaction or not). */
+int pg_put_on(pg_store *q, PGconn *c, store_kind kind, const char *id,
+              const store_doc_keys *keys, const char *json, const char *op, srv_error *err);
+
 /* The ops the other files implement. */
 int pg_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
            const char *json, srv_error *err);
@@ -74,8 +78,18 @@ int64_t pg_max_seq(store *s, const char *run_id, srv_error *err);
 int pg_put_blob(store *s, const char *run_id, const char *name, const void *data, size_t len,
                 srv_error *err);
 int pg_lease_claim(store *s, const char *worker, int ttl_ms, int max,
-                   const store_tenant_cap *caps, size_t ncaps, char ***ids, srv_error *err);
-int pg_lease_renew(store *s, const char *worker, int ttl_ms, srv_error *err);
+                   const store_tenant_cap *caps, size_t ncaps, store_lease **out,
+                   srv_error *err);
+int pg_lease_renew(store *s, const char *worker, int ttl_ms, store_lease **held,
+                   srv_error *err);
+int pg_put_fenced(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
+                  const char *json, const store_fence *fence, srv_error *err);
+/* Inside an open transaction on c: locks run_id's lease row (FOR SHARE, so
+ * a claim taking the run waits for this transaction, or this one sees the
+ * claim's new epoch) and checks it is fence's. 0; STORE_FENCED with err
+ * when it is not; -1 with err on failure. */
+int pg_fence_check(pg_store *q, PGconn *c, const char *run_id, const store_fence *fence,
+                   const char *op, srv_error *err);
 int pg_lease_release(store *s, const char *run_id, const char *worker, srv_error *err);
 int pg_control_send(store *s, const char *run_id, const char *json, srv_error *err);
 char *pg_control_take(store *s, const char *worker, srv_error *err);
