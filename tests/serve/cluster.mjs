@@ -129,8 +129,19 @@ await main(`pg_cluster ${phase}`, async () => {
   if (phase === 'approve') {
     const { run } = await a.start({ goal: 'CLUSTER-RUN approve: CMD{rm -rf gone && echo approved >> approved.txt}END' });
     const apv = await a.pendingApproval(run.run_id, 30000);
+    const t0 = Date.now();
     const answered = await a.expect(200, 'POST', `/approvals/${apv.approval_id}:approve`, { body: { comment: 'from the API node' } });
     eq(answered.status, 'approved', 'the approval answered on the API node is approved');
+    // How long the run took to move on (not asserted: no timed checks):
+    // the answer travels API node -> loom_controls + NOTIFY -> the holder.
+    let moved = null;
+    for (let k = 0; k < 1500 && moved === null; k++) {
+      const evs = await a.allEvents(run.run_id, { visibility: ALL });
+      const at = evs.findIndex((e) => e.type === 'approval.answered');
+      if (at >= 0 && evs.slice(at + 1).some((e) => e.type === 'tool.started' || e.type === 'tool.finished')) moved = Date.now() - t0;
+      else await sleep(10);
+    }
+    console.log(`# approval across nodes: the run went on ${moved} ms after the answer was sent on the API node`);
     const done = await a.waitState(run.run_id, ['completed', 'failed', 'cancelled'], 30000);
     eq(done.state, 'completed', 'the run held by a worker proceeded after the approval on the API node');
     eq(linesOf(path.join(WS, 'approved.txt')), ['approved'], 'the approved command ran once');

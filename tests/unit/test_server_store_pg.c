@@ -14,6 +14,7 @@
  * starts from an empty database (the public schema dropped and made again).
  * The tests run one at a time; the concurrent ones make their own threads
  * and processes. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -602,6 +603,90 @@ static void test_fencing(void **state)
     assert_true(epoch_of("run_f") > eb); /* a new claim after a release: larger still */
 }
 
+/* Notices (store_pg_listen.c): what another store (another process) does
+ * reaches a listening one, with the ids the triggers put in; a foreign
+ * payload on one of the channels is ignored; an unlisten stops them. */
+typedef struct notices {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char seen[2048];
+    int resyncs;
+} notices;
+
+static void on_notice(void *ctx, store_notice what, const char *run_id, const char *state,
+                      int64_t seq)
+{
+    notices *n = ctx;
+    pthread_mutex_lock(&n->mu);
+    size_t l = strlen(n->seen);
+    if (what == STORE_NOTICE_RESYNC)
+        n->resyncs++;
+    else
+        snprintf(n->seen + l, sizeof n->seen - l, "%s%d:%s:%s:%lld", l ? " " : "", (int)what,
+                 run_id, state, (long long)seq);
+    pthread_cond_broadcast(&n->cv);
+    pthread_mutex_unlock(&n->mu);
+}
+
+/* Waits (a bound, not a timing check: 20 s) until want is in what was seen. */
+static bool saw(notices *n, const char *want)
+{
+    pthread_mutex_lock(&n->mu);
+    for (int i = 0; i < 200 && !strstr(n->seen, want); i++) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += 100000000;
+        if (dl.tv_nsec >= 1000000000)
+            dl.tv_sec++, dl.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&n->cv, &n->mu, &dl);
+    }
+    bool ok = strstr(n->seen, want) != NULL;
+    pthread_mutex_unlock(&n->mu);
+    return ok;
+}
+
+/* Waits (bounded) for the listener's first connection: notifications sent
+ * before its LISTEN are not its. */
+static void wait_listening(notices *n)
+{
+    for (int i = 0; i < 200; i++) {
+        pthread_mutex_lock(&n->mu);
+        int k = n->resyncs;
+        pthread_mutex_unlock(&n->mu);
+        if (k > 0)
+            return;
+        db_sql("SELECT pg_sleep(0.1)");
+    }
+    fail_msg("the listener never connected");
+}
+
+static void test_notices(void **state)
+{
+    fx *f = *state;
+    store *s = open_store(f);
+    notices n = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    srv_error err = {0};
+    assert_int_equal(s->ops->listen(s, on_notice, &n, &err), 0);
+    wait_listening(&n);
+    srv_error oerr = {0};
+    store *other = store_pg_open(f->spec, &oerr);
+    assert_non_null(other);
+    db_sql("SELECT pg_notify('loom_events', 'no-seq-here')"); /* ignored */
+    put_run(other, "run_n", "t1", "sess_n", "queued", "2026-01-01T00:00:01Z");
+    store_event ev[] = {{1, "{\"seq\":1}"}, {2, "{\"seq\":2}"}};
+    assert_int_equal(other->ops->append_events(other, "run_n", ev, 2, &oerr), 0);
+    assert_int_equal(other->ops->control_send(other, "run_n", "{\"what\":\"cancel\"}", &oerr), 0);
+    assert_true(saw(&n, "2:run_n:queued:0"));
+    assert_true(saw(&n, "0:run_n::2"));
+    assert_true(saw(&n, "1:run_n::0"));
+    pthread_mutex_lock(&n.mu);
+    assert_null(strstr(n.seen, "no-seq-here"));
+    assert_true(n.resyncs == 1); /* one connection, made once */
+    pthread_mutex_unlock(&n.mu);
+    s->ops->unlisten(s);
+    store_close(other);
+}
+
 /* Controls reach only the run's holder, each once, in order. */
 static void test_controls(void **state)
 {
@@ -644,6 +729,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lease_fair_and_capped, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_controls, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_fencing, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_notices, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests_name("store on PostgreSQL", tests, NULL, NULL);
 }

@@ -16,9 +16,17 @@
  *    it is resumed from its session's last recorded turn (loom_run_continue
  *    on the shared JSONL) with a note that tells the model so.
  *  - Controls (cancel, pause, an AskUserQuestion answer, an approval's
- *    answer) travel through the store (polled each tick, not NOTIFY), and
- *    a run another worker holds is read from the store when it is shown
- *    (cluster_refresh), so any node answers for any run.
+ *    answer) travel through the store, and a run another worker holds is
+ *    read from the store when it is shown (cluster_refresh), so any node
+ *    answers for any run. The store's notices (LISTEN/NOTIFY, store.h
+ *    listen; cluster_notice) wake the cluster thread at once for a control,
+ *    a queued or ended run, and a remote run's feeds for its new events;
+ *    the polling stays behind them as a slow fallback (CLUSTER_FALLBACK_MS).
+ *  - Fencing: every write of a held run carries its lease's epoch
+ *    (svc_fence); a write refused by it, or a renewal that no longer names
+ *    the run, means another worker reclaimed it while this one stalled:
+ *    the run is abandoned here (abandon: writes dropped, loom run
+ *    cancelled, no webhook).
  *
  * Owns the thread. Threading: the cluster thread and its callers take
  * svc->mu as the rest of runs/ does; no store call is made under it. */
@@ -468,6 +476,52 @@ static void cancel_abandoned(service *svc)
     free(list);
 }
 
+int cluster_poll_ms(const service *svc)
+{
+    return svc->listening ? CLUSTER_FALLBACK_MS : CLUSTER_POLL_MS;
+}
+
+/* store_notice_fn, on the store's listener thread: what another process
+ * did, so nothing waits for the next poll. An event of another worker's
+ * run wakes its feeds here; a control for a run held here, a run queued or
+ * ended (a slot, a session's next run, a tenant's cap may be free), or a
+ * resync wake the cluster thread. Never a store call: the listener only
+ * passes the word on. */
+static void cluster_notice(void *ctx, store_notice what, const char *run_id, const char *state,
+                           int64_t seq)
+{
+    service *svc = ctx;
+    pthread_mutex_lock(&svc->mu);
+    srv_run *r = what == STORE_NOTICE_RESYNC ? NULL : svc_run_find(svc, run_id);
+    bool wake = false;
+    switch (what) {
+    case STORE_NOTICE_EVENT:
+        if (r && cluster_remote(svc, r) && seq > r->stored_seq) {
+            r->stored_seq = seq;
+            if (seq > r->seq)
+                r->seq = seq;
+            pthread_cond_broadcast(&r->feed_cv);
+        }
+        break;
+    case STORE_NOTICE_CONTROL:
+        wake = r && r->held;
+        break;
+    case STORE_NOTICE_RUN: {
+        int st = loom_run_state_from_name(state);
+        wake = st >= 0 && (st == LOOM_RUN_QUEUED || run_state_terminal((loom_run_state)st));
+        break;
+    }
+    case STORE_NOTICE_RESYNC:
+        wake = true;
+        break;
+    }
+    if (wake) {
+        svc->cluster_kick = true;
+        pthread_cond_broadcast(&svc->cluster_cv);
+    }
+    pthread_mutex_unlock(&svc->mu);
+}
+
 static void *cluster_main(void *arg)
 {
     service *svc = arg;
@@ -497,11 +551,13 @@ static void *cluster_main(void *arg)
         take_controls(svc);
         claim(svc);
         pthread_mutex_lock(&svc->mu);
-        if (!svc->cluster_stop) {
+        if (!svc->cluster_stop && !svc->cluster_kick) {
             struct timespec dl;
-            clock_deadline(&dl, CLOCK_REALTIME, CLUSTER_TICK_MS);
+            clock_deadline(&dl, CLOCK_REALTIME,
+                           svc->listening ? CLUSTER_FALLBACK_MS : CLUSTER_TICK_MS);
             pthread_cond_timedwait(&svc->cluster_cv, &svc->mu, &dl);
         }
+        svc->cluster_kick = false;
         pthread_mutex_unlock(&svc->mu);
     }
     return NULL;
@@ -525,7 +581,17 @@ int cluster_start(service *svc, srv_error *err)
     if (svc->opts.lease_ms <= 0)
         svc->opts.lease_ms = 15000;
     writer_fence_setup(svc->w, svc->worker_id, cluster_fenced);
-    pthread_cond_init(&svc->cluster_cv, NULL);
+    pthread_cond_init(&svc->cluster_cv, NULL); /* before listen: notices broadcast it */
+    /* Notices in front of the polling, which slows to a fallback. */
+    if (o->listen) {
+        srv_error lerr = {0};
+        if (o->listen(svc->st, cluster_notice, svc, &lerr) == 0)
+            svc->listening = true;
+        else
+            fprintf(stderr, "loom-serve: no notices from the store (polling instead): %s\n",
+                    lerr.message);
+        srv_error_clear(&lerr);
+    }
     if (pthread_create(&svc->cluster_thr, NULL, cluster_main, svc) != 0)
         return srv_fail(err, LOOM_ERR_INTERNAL, "the cluster thread could not start");
     svc->cluster_started = true;
@@ -534,12 +600,15 @@ int cluster_start(service *svc, srv_error *err)
 
 void cluster_stop(service *svc)
 {
-    if (!svc->cluster_started)
-        return;
-    pthread_mutex_lock(&svc->mu);
-    svc->cluster_stop = true;
-    pthread_cond_broadcast(&svc->cluster_cv);
-    pthread_mutex_unlock(&svc->mu);
-    pthread_join(svc->cluster_thr, NULL);
-    svc->cluster_started = false;
+    if (svc->cluster_started) {
+        pthread_mutex_lock(&svc->mu);
+        svc->cluster_stop = true;
+        pthread_cond_broadcast(&svc->cluster_cv);
+        pthread_mutex_unlock(&svc->mu);
+        pthread_join(svc->cluster_thr, NULL);
+        svc->cluster_started = false;
+    }
+    if (svc->listening) /* no notice reaches the service after this */
+        svc->st->ops->unlisten(svc->st);
+    svc->listening = false;
 }

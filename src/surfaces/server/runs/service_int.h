@@ -159,6 +159,8 @@ struct service {
     bool cluster_stop;          /* (mu) the cluster thread ends */
     bool cluster_started;
     bool abandon_pending;       /* (mu) a run was abandoned: its loom run is to be cancelled */
+    bool listening;             /* the store's notices wake the cluster thread and feeds */
+    bool cluster_kick;          /* (mu) a notice asked the cluster thread for a tick now */
     pthread_cond_t cluster_cv;  /* (with mu) wakes the cluster thread */
     pthread_t cluster_thr;
 };
@@ -228,6 +230,11 @@ char *svc_ask_external(void *ctx, const char *questions_json);
  * does not hold are read from the store (refresh) wherever they are
  * shown. */
 #define CLUSTER_POLL_MS 100          /* how often a node reads another worker's run */
+#define CLUSTER_FALLBACK_MS 1000     /* the same, and the cluster tick, under notices */
+/* How long a wait for another worker's run sleeps between reads of the
+ * store: CLUSTER_POLL_MS, or CLUSTER_FALLBACK_MS when the store's notices
+ * wake it (cluster.c). */
+int cluster_poll_ms(const service *svc);
 #define CLUSTER_CONTROL_WAIT_MS 5000 /* how long a control's sender waits for its effect */
 int cluster_start(service *svc, srv_error *err); /* mu not held */
 void cluster_stop(service *svc);                 /* joins the thread; mu not held */

@@ -121,6 +121,17 @@ typedef struct store_tenant_cap {
     long max_runs;
 } store_tenant_cap;
 
+/* What another process did to the shared store (store_ops.listen). */
+typedef enum store_notice {
+    STORE_NOTICE_EVENT,   /* run_id's events up to seq are stored */
+    STORE_NOTICE_CONTROL, /* a control for run_id's holder was sent */
+    STORE_NOTICE_RUN,     /* run_id's document was stored; state is its state */
+    STORE_NOTICE_RESYNC,  /* notices may have been lost (a reconnection): read again */
+} store_notice;
+
+typedef void (*store_notice_fn)(void *ctx, store_notice what, const char *run_id,
+                                const char *state, int64_t seq);
+
 typedef struct store_ops {
     int (*put)(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
                const char *json, srv_error *err);
@@ -181,6 +192,13 @@ typedef struct store_ops {
      * more (nothing written). NULL where there are no leases. */
     int (*put_fenced)(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
                       const char *json, const store_fence *fence, srv_error *err);
+    /* Calls fn (on a thread of the store's, until close) for what every
+     * process sharing the store does: events stored, controls sent, run
+     * documents stored (PostgreSQL LISTEN/NOTIFY). Once per store. NULL
+     * where the store is one process's. */
+    int (*listen)(store *s, store_notice_fn fn, void *ctx, srv_error *err);
+    /* Stops listen's calls (they have all returned when it returns). */
+    void (*unlisten)(store *s);
     /* Drops worker's lease of run_id (nothing when it holds none). */
     int (*lease_release)(store *s, const char *run_id, const char *worker, srv_error *err);
     /* A control for whoever holds run_id (cancel, an approval's answer):

@@ -75,6 +75,23 @@ const char *const store_pg_migrations[] = {
      * (a per-row counter would start over when the row is deleted). */
     "CREATE SEQUENCE loom_lease_epochs;"
     "ALTER TABLE loom_leases ADD COLUMN epoch bigint NOT NULL DEFAULT 0;",
+    /* Step 4: notifications (store_pg_listen.c), made by triggers so that
+     * every writer of the tables sends them, at its commit: an event
+     * stored ("RUN SEQ" on loom_events), a control sent ("RUN" on
+     * loom_controls), a run document stored ("RUN STATE" on loom_runs). */
+    "CREATE FUNCTION loom_notify_event() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$BEGIN PERFORM pg_notify('loom_events', NEW.run_id || ' ' || NEW.seq); RETURN NULL; END$$;"
+    "CREATE TRIGGER loom_events_notify AFTER INSERT ON loom_events "
+    "FOR EACH ROW EXECUTE FUNCTION loom_notify_event();"
+    "CREATE FUNCTION loom_notify_control() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$BEGIN PERFORM pg_notify('loom_controls', NEW.run_id); RETURN NULL; END$$;"
+    "CREATE TRIGGER loom_controls_notify AFTER INSERT ON loom_controls "
+    "FOR EACH ROW EXECUTE FUNCTION loom_notify_control();"
+    "CREATE FUNCTION loom_notify_run() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$BEGIN PERFORM pg_notify('loom_runs', NEW.id || ' ' || coalesce(NEW.state, '')); "
+    "RETURN NULL; END$$;"
+    "CREATE TRIGGER loom_runs_notify AFTER INSERT OR UPDATE ON loom_documents "
+    "FOR EACH ROW WHEN (NEW.kind = 'runs') EXECUTE FUNCTION loom_notify_run();",
 };
 const int store_pg_schema_version =
     (int)(sizeof store_pg_migrations / sizeof store_pg_migrations[0]);
@@ -161,7 +178,7 @@ static void pg_quiet(void *arg, const char *message)
     (void)message;
 }
 
-static PGconn *pg_connect(pg_store *q, const char *op, srv_error *err)
+PGconn *pg_connect(pg_store *q, const char *op, srv_error *err)
 {
     /* Defaults first: a value in the URL overrides them (libpq takes the
      * last one of a key, and expands dbname's URL in its place). UTF-8 on
@@ -340,6 +357,7 @@ static void pg_close(store *s)
     pg_store *q = (pg_store *)s;
     if (!q)
         return;
+    pg_listen_stop(q);
     for (int i = 0; i < PG_POOL; i++)
         if (q->conns[i])
             PQfinish(q->conns[i]);
@@ -363,6 +381,8 @@ static const store_ops pg_ops = {
     .lease_claim = pg_lease_claim,
     .lease_renew = pg_lease_renew,
     .put_fenced = pg_put_fenced,
+    .listen = pg_listen,
+    .unlisten = pg_unlisten,
     .lease_release = pg_lease_release,
     .control_send = pg_control_send,
     .control_take = pg_control_take,

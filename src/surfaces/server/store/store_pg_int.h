@@ -32,6 +32,12 @@ typedef struct pg_store {
     pthread_cond_t pfree;
     bool busy[PG_POOL];
     PGconn *conns[PG_POOL];
+    /* the listener (store_pg_listen.c) */
+    bool listening;
+    pthread_t listen_thr;
+    int listen_pipe[2]; /* written by close: the thread ends */
+    store_notice_fn notice_fn;
+    void *notice_ctx;
 } pg_store;
 
 /* The schema steps, oldest first: step i takes a database from version i
@@ -41,6 +47,12 @@ extern const int store_pg_schema_version;
 
 /* The kind column's value per store_kind (also the word the messages use). */
 extern const char *const store_pg_kinds[STORE_KIND_END];
+
+/* A new connection with the store's defaults (store_pg.c), or NULL with err. */
+PGconn *pg_connect(pg_store *q, const char *op, srv_error *err);
+int pg_listen(store *s, store_notice_fn fn, void *ctx, srv_error *err);
+void pg_listen_stop(pg_store *q); /* ends the listener thread, if any */
+void pg_unlisten(store *s);
 
 /* Takes a connection (waits for a free one; reconnects one the server
  * dropped) / gives it back (ending a transaction a failure left open). */
