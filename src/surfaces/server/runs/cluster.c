@@ -264,6 +264,8 @@ static void adopt(service *svc, const char *id, int64_t epoch)
     cluster_refresh(svc, r); /* a copy made here earlier is stale */
     session_sync(svc, r->sess);
     pthread_mutex_lock(&svc->mu);
+    int64_t since = metrics_iso_ms(r->updated_at);
+    metrics_claimed(svc, since > 0 ? clock_wall_ms() - since : 0, r->state != LOOM_RUN_QUEUED);
     r->held = true;
     r->lease_epoch = epoch;
     r->abandoned = false;
@@ -412,6 +414,7 @@ static void abandon(service *svc, srv_run *r, const char *how)
     r->abandoned = true;
     r->cancel_pending = true;
     svc->held--;
+    svc->stats.abandoned++;
     svc->abandon_pending = true;
     pthread_cond_broadcast(&svc->cluster_cv);
 }
@@ -543,6 +546,9 @@ static void *cluster_main(void *arg)
                 srv_error_clear(&err);
             } else {
                 check_held(svc, held, n);
+                pthread_mutex_lock(&svc->mu);
+                svc->stats.renewals++;
+                pthread_mutex_unlock(&svc->mu);
             }
             store_leases_free(held, n);
             next_renew = now + svc->opts.lease_ms / 3;

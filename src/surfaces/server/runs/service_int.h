@@ -61,6 +61,27 @@ uint64_t writer_fenced_count(event_writer *w); /* writes refused or dropped by a
 void writer_flush(event_writer *w);
 void writer_free(event_writer *w); /* flushes, stops the thread */
 
+/* ---- /metrics (metrics.c) ---------------------------------------------- */
+/* Claim latency (queued -> claimed) histogram bounds, seconds. */
+#define CLAIM_BUCKETS 12
+extern const double cluster_claim_bounds[CLAIM_BUCKETS];
+
+/* What this worker did since it started (counters of /metrics). */
+typedef struct cluster_stats {
+    uint64_t claims;        /* runs claimed (queued or reclaimed) */
+    uint64_t reclaims;      /* of them, active runs whose worker's lease expired */
+    uint64_t renewals;      /* lease renewals made (one statement each) */
+    uint64_t abandoned;     /* runs given up: reclaimed by another worker (fencing) */
+    uint64_t lat_bucket[CLAIM_BUCKETS]; /* claims with latency <= bound (not cumulative) */
+    uint64_t lat_over;      /* above the last bound */
+    double lat_sum;         /* seconds */
+} cluster_stats;
+
+/* Counts one claim of a run that had waited wait_ms since it was queued. (mu held) */
+void metrics_claimed(service *svc, int64_t wait_ms, bool reclaim);
+/* An ISO 8601 UTC time ("2026-12-03T13:56:31.123Z") as Unix ms; -1 when not one. */
+int64_t metrics_iso_ms(const char *iso);
+
 /* ---- live objects ----------------------------------------------------- */
 typedef struct srv_run srv_run;
 
@@ -161,6 +182,7 @@ struct service {
     bool abandon_pending;       /* (mu) a run was abandoned: its loom run is to be cancelled */
     bool listening;             /* the store's notices wake the cluster thread and feeds */
     bool cluster_kick;          /* (mu) a notice asked the cluster thread for a tick now */
+    cluster_stats stats;        /* (mu) for /metrics (metrics.c) */
     pthread_cond_t cluster_cv;  /* (with mu) wakes the cluster thread */
     pthread_t cluster_thr;
 };

@@ -142,6 +142,10 @@ typedef struct store_ops {
      * at the end). */
     char *(*list)(store *s, store_kind kind, const store_list_query *q, char **next_cursor,
                   srv_error *err);
+    /* How many documents of kind tenant_id has in each state: a JSON
+     * object text {"STATE": N, …} (states with none are left out; a
+     * document with no state is under ""). For /metrics. */
+    char *(*count_states)(store *s, store_kind kind, const char *tenant_id, srv_error *err);
     /* Appends n events of run_id, seq max_seq+1 … max_seq+n, in one
      * transaction; refused whole (nothing written) when a seq is out of order. */
     int (*append_events)(store *s, const char *run_id, const store_event *evs, size_t n,

@@ -372,6 +372,7 @@ static const store_ops pg_ops = {
     .put = pg_put,
     .get = pg_get,
     .list = pg_list,
+    .count_states = pg_count_states,
     .append_events = pg_append_events,
     .append_batch = pg_append_batch,
     .events_after = pg_events_after,

@@ -165,3 +165,25 @@ char *pg_list(store *s, store_kind kind, const store_list_query *qry, char **nex
     PQclear(r);
     return out.p;
 }
+
+char *pg_count_states(store *s, store_kind kind, const char *tenant_id, srv_error *err)
+{
+    pg_store *q = (pg_store *)s;
+    if (pg_kind_ok(q, kind, "count", err) < 0)
+        return NULL;
+    char op[96];
+    snprintf(op, sizeof op, "count %s", store_pg_kinds[kind]);
+    const char *vals[] = {store_pg_kinds[kind], tenant_id ? tenant_id : ""};
+    PGconn *c = pg_take(q);
+    PGresult *r = pg_query(q, c,
+                           "SELECT coalesce(json_object_agg(state, n), '{}') FROM "
+                           "(SELECT coalesce(state, '') AS state, count(*) AS n FROM loom_documents "
+                           "WHERE kind = $1 AND tenant_id = $2 GROUP BY 1) t",
+                           2, vals, op, err, NULL);
+    pg_give(q, c);
+    char *out = r && PQntuples(r) == 1 ? strdup(PQgetvalue(r, 0, 0)) : NULL;
+    if (r && !out)
+        srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->shown, op);
+    PQclear(r);
+    return out;
+}

@@ -81,6 +81,7 @@ int pg_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys
 char *pg_get(store *s, store_kind kind, const char *id, srv_error *err);
 char *pg_list(store *s, store_kind kind, const store_list_query *qry, char **next_cursor,
               srv_error *err);
+char *pg_count_states(store *s, store_kind kind, const char *tenant_id, srv_error *err);
 int pg_append_batch(store *s, store_append *items, size_t n, srv_error *err);
 int pg_append_events(store *s, const char *run_id, const store_event *evs, size_t n,
                      srv_error *err);
