@@ -12,6 +12,12 @@
 //              run was reclaimed from the killed worker; the live streams
 //              saw their runs' events in order without gaps, the same as
 //              stored.
+//   metrics:   GET /metrics of workers 0 and 2 (strictly parsed) against
+//              what the test did: every run of the tenant completed
+//              (RUNS_DONE), none queued, no approval pending, no lease
+//              held; worker 0 abandoned exactly the runs its log says
+//              (ABANDONED) and counted at least that many fenced writes;
+//              worker 2 reclaimed some; each histogram counts every claim.
 //   approve:   through an --api-only node (SERVE_URL), a run asks for an
 //              approval on the worker holding it; the approval is answered
 //              on the API node and the run goes on to completed; a cancel
@@ -28,6 +34,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, main, check, eq, must, seqsContiguous, ALL, sleep, waitFor } from './client.mjs';
+import { parse, value } from './prom.mjs';
 
 const T = process.env.T;
 const N = Number(process.env.N || 80);
@@ -110,6 +117,28 @@ await main(`pg_cluster ${phase}`, async () => {
     return;
   }
   const a = new Client(token, process.env.SERVE_URL, 'A');
+  if (phase === 'metrics') {
+    const m = {};
+    for (const k of [0, 2]) {
+      const c = new Client(token, process.env[`NODE_URL_${k}`], `node${k}`);
+      const r = await c.request('GET', '/metrics');
+      eq(r.status, 200, `node${k}: GET /metrics answers 200`);
+      m[k] = parse(r.text);
+      const at = { node: `node${k}` };
+      eq([value(m[k], 'loom_runs', { ...at, state: 'completed' }), value(m[k], 'loom_queue_depth', at),
+        value(m[k], 'loom_approvals_pending', at), value(m[k], 'loom_runs_held', at)],
+        [Number(process.env.RUNS_DONE), 0, 0, 0], `node${k}: every run of the tenant completed, none queued, no approval pending, no lease held`);
+      const claims = value(m[k], 'loom_claims_total', at);
+      eq(value(m[k], 'loom_claim_latency_seconds_count', at), claims, `node${k}: the claim latency histogram counts each of its ${claims} claims`);
+      check(claims >= 1 && value(m[k], 'loom_lease_renewals_total', at) >= 1, `node${k}: it claimed runs and renewed its leases`, claims);
+    }
+    const abandoned = Number(process.env.ABANDONED);
+    eq(value(m[0], 'loom_runs_abandoned_total', { node: 'node0' }), abandoned, 'node0 counted the runs it abandoned after its stall (as its log says)');
+    check(value(m[0], 'loom_fencing_refusals_total', { node: 'node0' }) >= abandoned, 'node0 counted its fenced writes (at least one per abandoned run)');
+    check(value(m[2], 'loom_reclaims_total', { node: 'node2' }) >= 1, 'node2 counted its reclaims');
+    eq(value(m[2], 'loom_runs_abandoned_total', { node: 'node2' }), 0, 'node2 abandoned nothing');
+    return;
+  }
   if (phase === 'check') {
     const ids = JSON.parse(fs.readFileSync(idsFile, 'utf8'));
     const info = await checkRuns(a, ids, path.join(WS, 'calls.txt'), 'after the SIGKILL');

@@ -182,10 +182,17 @@ PGconn *pg_connect(pg_store *q, const char *op, srv_error *err)
 {
     /* Defaults first: a value in the URL overrides them (libpq takes the
      * last one of a key, and expands dbname's URL in its place). UTF-8 on
-     * the wire whatever PGCLIENTENCODING says: every text we send is. */
+     * the wire whatever PGCLIENTENCODING says: every text we send is.
+     * idle_in_transaction_session_timeout: a process stopped inside one of
+     * our transactions (SIGSTOP, a swapped-out machine) would hold its row
+     * locks and the claim's advisory lock, and every other worker's claim
+     * would wait for it; our transactions never wait between statements,
+     * so the server may end such a session after 5 s (the stalled worker
+     * finds its connection gone, reconnects, and is fenced). */
     const char *const keys[] = {"fallback_application_name", "connect_timeout", "client_encoding",
-                                "dbname", NULL};
-    const char *const vals[] = {"loom-serve", "10", "UTF8", q->conninfo, NULL};
+                                "options", "dbname", NULL};
+    const char *const vals[] = {"loom-serve", "10", "UTF8",
+                                "-c idle_in_transaction_session_timeout=5000", q->conninfo, NULL};
     PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c) {
         srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->shown, op);
