@@ -51,6 +51,12 @@ extern const char *const store_pg_kinds[STORE_KIND_END];
 /* A new connection with the store's defaults (store_pg.c), or NULL with err. */
 PGconn *pg_connect(pg_store *q, const char *op, srv_error *err);
 int pg_listen(store *s, store_notice_fn fn, void *ctx, srv_error *err);
+/* Reads one notification of the schema's triggers (store_pg_listen.c):
+ * channel loom_events "RUN SEQ", loom_controls "RUN", loom_runs "RUN STATE".
+ * 0 with *what, run (NUL-terminated, < cap), *state (into payload; "" when
+ * none) and *seq (0 when none); -1 for anything else, which is ignored. */
+int store_pg_notice_parse(const char *channel, const char *payload, store_notice *what,
+                          char *run, size_t cap, const char **state, int64_t *seq);
 void pg_listen_stop(pg_store *q); /* ends the listener thread, if any */
 void pg_unlisten(store *s);
 

@@ -52,29 +52,51 @@ static PGconn *listen_connect(pg_store *q)
     return c;
 }
 
+int store_pg_notice_parse(const char *channel, const char *payload, store_notice *what,
+                          char *run, size_t cap, const char **state, int64_t *seq)
+{
+    const char *p = payload ? payload : "";
+    const char *sp = strchr(p, ' ');
+    size_t len = sp ? (size_t)(sp - p) : strlen(p);
+    if (!channel || len == 0 || len >= cap)
+        return -1;
+    memcpy(run, p, len);
+    run[len] = '\0';
+    const char *rest = sp ? sp + 1 : "";
+    *state = "";
+    *seq = 0;
+    if (!strcmp(channel, "loom_events")) {
+        char *end = NULL;
+        long long n = strtoll(rest, &end, 10);
+        if (end == rest || *end != '\0' || n <= 0)
+            return -1;
+        *what = STORE_NOTICE_EVENT;
+        *seq = n;
+    } else if (!strcmp(channel, "loom_controls")) {
+        if (sp)
+            return -1;
+        *what = STORE_NOTICE_CONTROL;
+    } else if (!strcmp(channel, "loom_runs")) {
+        if (!sp)
+            return -1;
+        *what = STORE_NOTICE_RUN;
+        *state = rest;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
 /* One notification to the callback; a payload not of our form is ignored
  * (another program may NOTIFY on a channel of the same name). */
 static void dispatch(pg_store *q, const PGnotify *n)
 {
     char run[256];
-    const char *p = n->extra ? n->extra : "";
-    const char *sp = strchr(p, ' ');
-    size_t len = sp ? (size_t)(sp - p) : strlen(p);
-    if (len == 0 || len >= sizeof run)
-        return;
-    memcpy(run, p, len);
-    run[len] = '\0';
-    const char *rest = sp ? sp + 1 : "";
-    if (!strcmp(n->relname, "loom_events")) {
-        char *end = NULL;
-        long long seq = strtoll(rest, &end, 10);
-        if (end != rest && seq > 0)
-            q->notice_fn(q->notice_ctx, STORE_NOTICE_EVENT, run, "", seq);
-    } else if (!strcmp(n->relname, "loom_controls")) {
-        q->notice_fn(q->notice_ctx, STORE_NOTICE_CONTROL, run, "", 0);
-    } else if (!strcmp(n->relname, "loom_runs")) {
-        q->notice_fn(q->notice_ctx, STORE_NOTICE_RUN, run, rest, 0);
-    }
+    store_notice what;
+    const char *state;
+    int64_t seq;
+    if (store_pg_notice_parse(n->relname, n->extra, &what, run, sizeof run, &state, &seq) == 0)
+        q->notice_fn(q->notice_ctx, what, run, state, seq);
 }
 
 static void *listen_main(void *arg)
