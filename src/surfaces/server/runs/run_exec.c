@@ -823,7 +823,10 @@ static void *exec_main(void *arg)
         svc_session_store(svc, s);
         pthread_cond_broadcast(&svc->cv);
         bool held = r->held;
-        r->abandoned = false; /* its end is written (dropped); the run is shown as stored */
+        if (r->abandoned) { /* its end was dropped; the run is shown as stored from now */
+            r->abandoned = false;
+            r->cancel_pending = false; /* abandon's, not a client's: a later claim runs it */
+        }
         pthread_mutex_unlock(&svc->mu);
         if (svc->opts.cluster && s->ls) {
             /* The session's next run may go to another worker, which
