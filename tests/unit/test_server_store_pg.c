@@ -687,6 +687,37 @@ static void test_notices(void **state)
     store_close(other);
 }
 
+/* Priorities: a tenant's runs by their document's priority, highest first,
+ * then oldest; tenants still in turn (one tenant's high priorities never
+ * pass another tenant's runs); a priority that is not a number is 0. */
+static void put_prio(store *s, const char *id, const char *tenant, const char *session,
+                     const char *prio, const char *created_at)
+{
+    char json[256];
+    snprintf(json, sizeof json, "{\"run_id\":\"%s\",\"state\":\"queued\",\"priority\":%s}", id,
+             prio);
+    store_doc_keys k = {tenant, session, "queued", created_at};
+    srv_error err = {0};
+    assert_int_equal(s->ops->put(s, STORE_RUN, id, &k, json, &err), 0);
+}
+
+static void test_lease_priority(void **state)
+{
+    store *s = open_store(*state);
+    put_prio(s, "run_p_old", "t1", "s1", "0", "2026-01-01T00:00:01Z");
+    put_prio(s, "run_p_hi", "t1", "s2", "5", "2026-01-01T00:00:05Z");
+    put_prio(s, "run_p_mid", "t1", "s3", "2", "2026-01-01T00:00:04Z");
+    put_prio(s, "run_p_odd", "t1", "s4", "\"9\"", "2026-01-01T00:00:02Z");
+    put_prio(s, "run_q_low", "t2", "s5", "-3", "2026-01-01T00:00:09Z");
+    char got[256];
+    claim(s, "wA", 60000, 2, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_p_hi,run_q_low"); /* t1's highest, then t2's turn */
+    claim(s, "wA", 60000, 1, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_p_mid");
+    claim(s, "wA", 60000, 2, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_p_odd,run_p_old"); /* both 0: oldest first (sorted here) */
+}
+
 /* Controls reach only the run's holder, each once, in order. */
 static void test_controls(void **state)
 {
@@ -730,6 +761,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_controls, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_fencing, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_notices, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_lease_priority, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests_name("store on PostgreSQL", tests, NULL, NULL);
 }

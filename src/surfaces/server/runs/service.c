@@ -165,6 +165,7 @@ json_t *svc_run_json(const srv_run *r)
     json_object_set_new(o, "agent_profile", str_or_null(r->agent_profile));
     json_object_set_new(o, "policy_id", str_or_null(r->policy_id));
     json_object_set_new(o, "multitask_strategy", json_string(r->strategy));
+    json_object_set_new(o, "priority", json_integer(r->priority));
     json_object_set_new(o, "created_at", json_string(r->created_at));
     json_object_set_new(o, "updated_at", json_string(r->updated_at));
     json_object_set_new(o, "started_at", str_or_null(r->started_at));
@@ -233,6 +234,7 @@ static srv_run *run_from_doc(service *svc, json_t *o, srv_session *sess)
     r->policy_id = jdup(o, "policy_id");
     copy_str(r->strategy, sizeof r->strategy,
              json_string_value(json_object_get(o, "multitask_strategy")));
+    r->priority = (int)json_integer_value(json_object_get(o, "priority"));
     int st = loom_run_state_from_name(json_string_value(json_object_get(o, "state")));
     r->state = st < 0 ? LOOM_RUN_FAILED : (loom_run_state)st;
     copy_str(r->created_at, sizeof r->created_at,

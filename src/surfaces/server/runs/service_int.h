@@ -114,6 +114,7 @@ struct srv_run {
     char id[SVC_ID_LEN], task_id[SVC_ID_LEN], session_id[SVC_ID_LEN];
     char *tenant_id, *project_id, *goal, *agent_profile, *policy_id;
     char strategy[12];
+    int priority;               /* claimed before the tenant's lower ones (cluster) */
     loom_run_state state;       /* (mu) the server's */
     char created_at[32], updated_at[32], started_at[32], ended_at[32];
     char current_step[96];      /* (mu) */

@@ -39,20 +39,24 @@
  * their run's tenant and session; cand: the runs nobody holds that a
  * worker should run (queued, or active under an expired lease), the
  * oldest of each session whose other runs are not held; ranked: each
- * tenant's in age order (turn), so ORDER BY turn takes tenants in turn. */
+ * tenant's by priority (the run document's "priority", highest first),
+ * then age (turn), so ORDER BY turn takes tenants in turn: a tenant's
+ * priorities order its own runs and never let it pass another tenant. */
 static const char CLAIM_SQL[] =
     "WITH held AS (SELECT d.tenant_id, d.parent_id FROM loom_leases l "
     "  JOIN loom_documents d ON d.kind = 'runs' AND d.id = l.run_id "
     "  WHERE l.expires_at >= now()), "
     "caps AS (SELECT * FROM unnest($4::text[], $5::bigint[]) AS c(tenant_id, cap)), "
-    "cand AS (SELECT d.id, d.tenant_id, d.created_at, row_number() OVER "
+    "cand AS (SELECT d.id, d.tenant_id, d.created_at, "
+    "  CASE WHEN json_typeof(d.json->'priority') = 'number' "
+    "  THEN (d.json->>'priority')::numeric ELSE 0 END AS prio, row_number() OVER "
     "  (PARTITION BY d.parent_id ORDER BY d.created_at, d.id) AS in_session "
     "  FROM loom_documents d LEFT JOIN loom_leases l ON l.run_id = d.id "
     "  WHERE d.kind = 'runs' AND d.state IN ('queued', 'running', 'waiting_approval', "
     "  'waiting_external') AND (l.run_id IS NULL OR l.expires_at < now()) "
     "  AND d.parent_id NOT IN (SELECT parent_id FROM held WHERE parent_id IS NOT NULL)), "
     "ranked AS (SELECT c.id, c.tenant_id, c.created_at, row_number() OVER "
-    "  (PARTITION BY c.tenant_id ORDER BY c.created_at, c.id) AS turn, "
+    "  (PARTITION BY c.tenant_id ORDER BY c.prio DESC, c.created_at, c.id) AS turn, "
     "  (SELECT count(*) FROM held h WHERE h.tenant_id = c.tenant_id) AS have "
     "  FROM cand c WHERE c.in_session = 1), "
     "chosen AS (SELECT r.id FROM ranked r LEFT JOIN caps ON caps.tenant_id = r.tenant_id "
