@@ -15,8 +15,9 @@
 //   metrics:   GET /metrics of workers 0 and 2 (strictly parsed) against
 //              what the test did: every run of the tenant completed
 //              (RUNS_DONE), none queued, no approval pending, no lease
-//              held; worker 0 abandoned exactly the runs its log says
-//              (ABANDONED) and counted at least that many fenced writes;
+//              held; each worker counted the runs its log says it
+//              abandoned (ABANDONED_0, _2; worker 0 some, after its
+//              stall, and fenced writes of them);
 //              worker 2 reclaimed some; each histogram counts every claim.
 //   approve:   through an --api-only node (SERVE_URL), a run asks for an
 //              approval on the worker holding it; the approval is answered
@@ -132,11 +133,16 @@ await main(`pg_cluster ${phase}`, async () => {
       eq(value(m[k], 'loom_claim_latency_seconds_count', at), claims, `node${k}: the claim latency histogram counts each of its ${claims} claims`);
       check(claims >= 1 && value(m[k], 'loom_lease_renewals_total', at) >= 1, `node${k}: it claimed runs and renewed its leases`, claims);
     }
-    const abandoned = Number(process.env.ABANDONED);
-    eq(value(m[0], 'loom_runs_abandoned_total', { node: 'node0' }), abandoned, 'node0 counted the runs it abandoned after its stall (as its log says)');
-    check(value(m[0], 'loom_fencing_refusals_total', { node: 'node0' }) >= abandoned, 'node0 counted its fenced writes (at least one per abandoned run)');
+    // (A loaded machine may make a worker late past its 3 s lease outside
+    // the stall too: each node's counter is checked against its own log.)
+    for (const k of [0, 2]) {
+      const abandoned = Number(process.env[`ABANDONED_${k}`]);
+      eq(value(m[k], 'loom_runs_abandoned_total', { node: `node${k}` }), abandoned, `node${k} counted the runs it abandoned (as its log says)`);
+    }
+    check(Number(process.env.ABANDONED_0) >= 1, 'node0 abandoned runs after its stall');
+    // Its runs there were cancelled mid-call: their ends were dropped.
+    check(value(m[0], 'loom_fencing_refusals_total', { node: 'node0' }) >= 1, 'node0 counted the writes its fences refused or dropped');
     check(value(m[2], 'loom_reclaims_total', { node: 'node2' }) >= 1, 'node2 counted its reclaims');
-    eq(value(m[2], 'loom_runs_abandoned_total', { node: 'node2' }), 0, 'node2 abandoned nothing');
     return;
   }
   if (phase === 'check') {
