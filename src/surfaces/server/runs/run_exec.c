@@ -188,6 +188,14 @@ static void on_event(void *ctx, const loom_event *ev)
     default:
         break;
     }
+    /* With --cluster, a tool call starts only once its tool.started is
+     * stored (and passed its lease's fence): a worker killed while the
+     * call runs leaves the call on record, so the worker that reclaims
+     * the run marks it interrupted instead of running it again. A refused
+     * write abandons the run (cluster_fenced) before the wait ends: the
+     * run is cancelled at once. The cost is one event batch per tool call,
+     * on the run's own thread. */
+    bool durable = ev->kind == LOOM_EV_TOOL_STARTED && svc->opts.cluster && r->held;
     char *event_id = NULL;
     if (ev->kind == LOOM_EV_POLICY_DENIED) {
         char buf[SVC_ID_LEN + 24];
@@ -195,6 +203,12 @@ static void on_event(void *ctx, const loom_event *ev)
         event_id = strdup(buf);
     }
     pthread_mutex_unlock(&svc->mu);
+    if (durable) {
+        writer_flush(svc->w);
+        pthread_mutex_lock(&svc->mu);
+        cancel = cancel || r->abandoned;
+        pthread_mutex_unlock(&svc->mu);
+    }
     if (event_id) {
         json_t *p = json_deep_copy(payload);
         json_object_set_new(p, "run_id", json_string(r->id));
