@@ -88,7 +88,8 @@ async function checkRuns(a, ids, file, label, stalled = false) {
     const interrupted = evs.some((e) => e.type === 'tool.interrupted');
     const reasons = evs.filter((e) => e.type === 'run.state_changed').map((e) => e.payload.reason || '');
     if (reasons.some((x) => x.startsWith('reclaimed'))) info.reclaimed++;
-    if (reasons.some((x) => x.startsWith('handed back'))) info.handedBack++;
+    const handedBack = reasons.some((x) => x.startsWith('handed back'));
+    if (handedBack) info.handedBack++;
     if (interrupted) info.interrupted++;
     const ran = calls.filter((l) => l === String(i)).length;
     const problems = [];
@@ -98,7 +99,13 @@ async function checkRuns(a, ids, file, label, stalled = false) {
     if (stalled && ran > 1) info.ranTwice++;
     if (stalled && ran === 0 && !interrupted) info.neverRan++;
     if (ran > 1 && !stalled) problems.push(`its call ran ${ran} times`);
-    if (!interrupted && ran !== 1 && !stalled) problems.push(`its call ran ${ran} times, never interrupted`);
+    // A run handed back or reclaimed the moment its call was to start (a
+    // call starts only once its tool.started is stored): the call never
+    // ran, but its loom session had recorded the call, which the resumed
+    // run reads as answered: 0 runs, no repeat; counted.
+    const moved = handedBack || reasons.some((x) => x.startsWith('reclaimed'));
+    if (moved && ran === 0 && !interrupted) info.stoppedBeforeCall = (info.stoppedBeforeCall || 0) + 1;
+    else if (!interrupted && ran !== 1 && !stalled) problems.push(`its call ran ${ran} times, never interrupted`);
     if (interrupted && !/not repeating/.test(r.summary || '')) problems.push(`interrupted, but the model was not told (summary ${r.summary})`);
     if (problems.length) bad.push({ id, i, problems });
   }
