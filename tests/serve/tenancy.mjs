@@ -97,6 +97,9 @@ await main('serve_tenancy', async () => {
           `${where} (A's source): 403 knowledge_source_scope_denied or 404`, [r.status, code]);
       else if (tpl === '/sessions' && method === 'POST')
         check(r.status === 201 && r.json.tenant_id === 'globex', `${where}: B's own session, in globex`, r.json);
+      else if (tpl === '/metrics')
+        check(r.status === 200 && r.text.includes('tenant="globex"') && !r.text.includes('tenant="acme"'),
+          `${where}: B's admin token gets globex's own counts only`, [r.status, r.text.slice(0, 200)]);
       else if (listing)
         check(r.json.items.length === 0, `${where}: an empty listing for A's ${tpl === '/runs' ? 'session' : 'run'}`, r.json.items.length);
       else if (known)

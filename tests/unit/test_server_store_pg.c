@@ -14,6 +14,7 @@
  * starts from an empty database (the public schema dropped and made again).
  * The tests run one at a time; the concurrent ones make their own threads
  * and processes. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -440,24 +441,34 @@ static void put_run(store *s, const char *id, const char *tenant, const char *se
 static void claim(store *s, const char *worker, int ttl, int max, const store_tenant_cap *caps,
                   size_t ncaps, char *out, size_t cap)
 {
-    char **ids = NULL;
+    store_lease *ids = NULL;
     srv_error err = {0};
     int n = s->ops->lease_claim(s, worker, ttl, max, caps, ncaps, &ids, &err);
     if (n < 0)
         fail_msg("claim: %s", err.message);
-    for (int i = 0; i < n; i++) /* a few: insertion sort */
-        for (int j = i; j > 0 && strcmp(ids[j - 1], ids[j]) > 0; j--) {
-            char *t = ids[j];
+    for (int i = 0; i < n; i++) { /* a few: insertion sort */
+        assert_true(ids[i].epoch > 0);
+        for (int j = i; j > 0 && strcmp(ids[j - 1].run_id, ids[j].run_id) > 0; j--) {
+            store_lease t = ids[j];
             ids[j] = ids[j - 1];
             ids[j - 1] = t;
         }
+    }
     out[0] = '\0';
     for (int i = 0; i < n; i++) {
         size_t l = strlen(out);
-        snprintf(out + l, cap - l, "%s%s", i ? "," : "", ids[i]);
-        free(ids[i]);
+        snprintf(out + l, cap - l, "%s%s", i ? "," : "", ids[i].run_id);
     }
-    free(ids);
+    store_leases_free(ids, n);
+}
+
+/* The epoch of run_id's lease, 0 when none. */
+static int64_t epoch_of(const char *run_id)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT coalesce(max(epoch), 0) FROM loom_leases WHERE run_id = '%s'",
+             run_id);
+    return db_sql(sql);
 }
 
 static store *open_store(fx *f)
@@ -484,8 +495,8 @@ static void test_lease_claim_sessions(void **state)
     claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
     assert_string_equal(got, "");
     srv_error err = {0};
-    assert_int_equal(s->ops->lease_renew(s, "wA", 60000, &err), 2);
-    assert_int_equal(s->ops->lease_renew(s, "wB", 60000, &err), 0);
+    assert_int_equal(s->ops->lease_renew(s, "wA", 60000, NULL, &err), 2);
+    assert_int_equal(s->ops->lease_renew(s, "wB", 60000, NULL, &err), 0);
     put_run(s, "run_a1", "t1", "sess_a", "completed", "2026-01-01T00:00:01Z");
     assert_int_equal(s->ops->lease_release(s, "run_a1", "wB", &err), 0); /* not B's: kept */
     claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
@@ -510,7 +521,7 @@ static void test_lease_expiry(void **state)
     claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
     assert_string_equal(got, "run_x");
     srv_error err = {0};
-    assert_int_equal(s->ops->lease_renew(s, "wA", 60000, &err), 0);
+    assert_int_equal(s->ops->lease_renew(s, "wA", 60000, NULL, &err), 0);
     assert_int_equal(db_sql("SELECT count(*) FROM loom_leases WHERE worker_id = 'wB'"), 1);
 }
 
@@ -531,6 +542,180 @@ static void test_lease_fair_and_capped(void **state)
     assert_string_equal(got, "run_t1b"); /* t1 holds one (wA's): one more to its cap */
     claim(s, "wC", 60000, 10, caps, 2, got, sizeof got);
     assert_string_equal(got, "");
+}
+
+/* Fencing: wA's lease expires and wB reclaims the run; wA's writes with its
+ * old epoch are refused (events and the run document, nothing written)
+ * and its renewal no longer names the run; wB's go through. A release
+ * and a new claim give a larger epoch still. */
+static void test_fencing(void **state)
+{
+    store *s = open_store(*state);
+    put_run(s, "run_f", "t1", "sess_f", "running", "2026-01-01T00:00:01Z");
+    char got[256];
+    claim(s, "wA", 300, 10, NULL, 0, got, sizeof got);
+    int64_t ea = epoch_of("run_f");
+    srv_error err = {0};
+    store_lease *held = NULL;
+    assert_int_equal(s->ops->lease_renew(s, "wA", 300, &held, &err), 1);
+    assert_string_equal(held[0].run_id, "run_f");
+    assert_int_equal(held[0].epoch, ea);
+    store_leases_free(held, 1);
+    store_event e1[] = {{1, "{\"seq\":1,\"by\":\"A\"}"}};
+    store_append a1 = {.run_id = "run_f", .evs = e1, .n = 1, .fence = {"wA", ea}};
+    assert_int_equal(store_append_batch(s, &a1, 1, &err), 0);
+    assert_int_equal(a1.ret, 0);
+    db_sql("SELECT pg_sleep(0.4)");
+    claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_f");
+    int64_t eb = epoch_of("run_f");
+    assert_true(eb > ea);
+    store_event e2[] = {{2, "{\"seq\":2,\"by\":\"A\"}"}};
+    store_append a2 = {.run_id = "run_f", .evs = e2, .n = 1, .fence = {"wA", ea}};
+    assert_int_equal(store_append_batch(s, &a2, 1, &err), 0);
+    assert_int_equal(a2.ret, STORE_FENCED);
+    assert_int_equal(a2.err.code, LOOM_ERR_INVALID_STATE_TRANSITION);
+    assert_non_null(strstr(a2.err.message, "no longer wA's"));
+    srv_error_clear(&a2.err);
+    store_event e2b[] = {{2, "{\"seq\":2,\"by\":\"B\"}"}};
+    store_append b2 = {.run_id = "run_f", .evs = e2b, .n = 1, .fence = {"wB", eb}};
+    assert_int_equal(store_append_batch(s, &b2, 1, &err), 0);
+    assert_int_equal(b2.ret, 0);
+    assert_int_equal(db_sql("SELECT count(*) FROM loom_events WHERE run_id = 'run_f' "
+                            "AND json->>'by' = 'A'"), 1);
+    store_doc_keys k = {"t1", "sess_f", "completed", "2026-01-01T00:00:01Z"};
+    store_fence fa = {"wA", ea}, fb = {"wB", eb};
+    assert_int_equal(s->ops->put_fenced(s, STORE_RUN, "run_f", &k, "{\"by\":\"A\"}", &fa, &err),
+                     STORE_FENCED);
+    srv_error_clear(&err);
+    assert_int_equal(db_sql("SELECT count(*) FROM loom_documents WHERE id = 'run_f' "
+                            "AND state = 'running'"), 1);
+    assert_int_equal(s->ops->put_fenced(s, STORE_RUN, "run_f", &k, "{\"by\":\"B\"}", &fb, &err),
+                     0);
+    assert_int_equal(db_sql("SELECT count(*) FROM loom_documents WHERE id = 'run_f' "
+                            "AND state = 'completed'"), 1);
+    assert_int_equal(s->ops->lease_renew(s, "wA", 300, &held, &err), 0);
+    store_leases_free(held, 0);
+    put_run(s, "run_f", "t1", "sess_f", "queued", "2026-01-01T00:00:01Z");
+    assert_int_equal(s->ops->lease_release(s, "run_f", "wB", &err), 0);
+    claim(s, "wA", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_f");
+    assert_true(epoch_of("run_f") > eb); /* a new claim after a release: larger still */
+}
+
+/* Notices (store_pg_listen.c): what another store (another process) does
+ * reaches a listening one, with the ids the triggers put in; a foreign
+ * payload on one of the channels is ignored; an unlisten stops them. */
+typedef struct notices {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char seen[2048];
+    int resyncs;
+} notices;
+
+static void on_notice(void *ctx, store_notice what, const char *run_id, const char *state,
+                      int64_t seq)
+{
+    notices *n = ctx;
+    pthread_mutex_lock(&n->mu);
+    size_t l = strlen(n->seen);
+    if (what == STORE_NOTICE_RESYNC)
+        n->resyncs++;
+    else
+        snprintf(n->seen + l, sizeof n->seen - l, "%s%d:%s:%s:%lld", l ? " " : "", (int)what,
+                 run_id, state, (long long)seq);
+    pthread_cond_broadcast(&n->cv);
+    pthread_mutex_unlock(&n->mu);
+}
+
+/* Waits (a bound, not a timing check: 20 s) until want is in what was seen. */
+static bool saw(notices *n, const char *want)
+{
+    pthread_mutex_lock(&n->mu);
+    for (int i = 0; i < 200 && !strstr(n->seen, want); i++) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += 100000000;
+        if (dl.tv_nsec >= 1000000000)
+            dl.tv_sec++, dl.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&n->cv, &n->mu, &dl);
+    }
+    bool ok = strstr(n->seen, want) != NULL;
+    pthread_mutex_unlock(&n->mu);
+    return ok;
+}
+
+/* Waits (bounded) for the listener's first connection: notifications sent
+ * before its LISTEN are not its. */
+static void wait_listening(notices *n)
+{
+    for (int i = 0; i < 200; i++) {
+        pthread_mutex_lock(&n->mu);
+        int k = n->resyncs;
+        pthread_mutex_unlock(&n->mu);
+        if (k > 0)
+            return;
+        db_sql("SELECT pg_sleep(0.1)");
+    }
+    fail_msg("the listener never connected");
+}
+
+static void test_notices(void **state)
+{
+    fx *f = *state;
+    store *s = open_store(f);
+    notices n = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    srv_error err = {0};
+    assert_int_equal(s->ops->listen(s, on_notice, &n, &err), 0);
+    wait_listening(&n);
+    srv_error oerr = {0};
+    store *other = store_pg_open(f->spec, &oerr);
+    assert_non_null(other);
+    db_sql("SELECT pg_notify('loom_events', 'no-seq-here')"); /* ignored */
+    put_run(other, "run_n", "t1", "sess_n", "queued", "2026-01-01T00:00:01Z");
+    store_event ev[] = {{1, "{\"seq\":1}"}, {2, "{\"seq\":2}"}};
+    assert_int_equal(other->ops->append_events(other, "run_n", ev, 2, &oerr), 0);
+    assert_int_equal(other->ops->control_send(other, "run_n", "{\"what\":\"cancel\"}", &oerr), 0);
+    assert_true(saw(&n, "2:run_n:queued:0"));
+    assert_true(saw(&n, "0:run_n::2"));
+    assert_true(saw(&n, "1:run_n::0"));
+    pthread_mutex_lock(&n.mu);
+    assert_null(strstr(n.seen, "no-seq-here"));
+    assert_true(n.resyncs == 1); /* one connection, made once */
+    pthread_mutex_unlock(&n.mu);
+    s->ops->unlisten(s);
+    store_close(other);
+}
+
+/* Priorities: a tenant's runs by their document's priority, highest first,
+ * then oldest; tenants still in turn (one tenant's high priorities never
+ * pass another tenant's runs); a priority that is not a number is 0. */
+static void put_prio(store *s, const char *id, const char *tenant, const char *session,
+                     const char *prio, const char *created_at)
+{
+    char json[256];
+    snprintf(json, sizeof json, "{\"run_id\":\"%s\",\"state\":\"queued\",\"priority\":%s}", id,
+             prio);
+    store_doc_keys k = {tenant, session, "queued", created_at};
+    srv_error err = {0};
+    assert_int_equal(s->ops->put(s, STORE_RUN, id, &k, json, &err), 0);
+}
+
+static void test_lease_priority(void **state)
+{
+    store *s = open_store(*state);
+    put_prio(s, "run_p_old", "t1", "s1", "0", "2026-01-01T00:00:01Z");
+    put_prio(s, "run_p_hi", "t1", "s2", "5", "2026-01-01T00:00:05Z");
+    put_prio(s, "run_p_mid", "t1", "s3", "2", "2026-01-01T00:00:04Z");
+    put_prio(s, "run_p_odd", "t1", "s4", "\"9\"", "2026-01-01T00:00:02Z");
+    put_prio(s, "run_q_low", "t2", "s5", "-3", "2026-01-01T00:00:09Z");
+    char got[256];
+    claim(s, "wA", 60000, 2, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_p_hi,run_q_low"); /* t1's highest, then t2's turn */
+    claim(s, "wA", 60000, 1, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_p_mid");
+    claim(s, "wA", 60000, 2, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_p_odd,run_p_old"); /* both 0: oldest first (sorted here) */
 }
 
 /* Controls reach only the run's holder, each once, in order. */
@@ -574,6 +759,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lease_expiry, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_lease_fair_and_capped, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_controls, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_fencing, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_notices, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_lease_priority, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests_name("store on PostgreSQL", tests, NULL, NULL);
 }

@@ -46,4 +46,5 @@ const http_backend http_backend_service = {
     .profile_list = service_profile_list,
     .usage_list = service_usage_list,
     .run_input = service_run_input,
+    .metrics = service_metrics,
 };

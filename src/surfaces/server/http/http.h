@@ -70,6 +70,8 @@ typedef struct http_backend {
                         const char *state, const char *cursor, int limit, srv_error *err);
     char *(*run_input)(service *svc, const principal *who, const char *id,
                        const char *body_json, srv_error *err);
+    /* The Prometheus text of GET /metrics; NULL where there are none. */
+    char *(*metrics)(service *svc, const principal *who, srv_error *err);
 } http_backend;
 
 /* service.h and objects_token (backend.c). */

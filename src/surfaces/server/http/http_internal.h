@@ -152,6 +152,7 @@ void sse_reply_source(http_req *r, sse_source src);
 /* ---- handlers (routes_*.c) ---------------------------------------------------- */
 void route_healthz(http_req *r);
 void route_openapi(http_req *r);
+void route_metrics(http_req *r);
 void route_session_create(http_req *r);
 void route_session_get(http_req *r);
 void route_task_create(http_req *r);

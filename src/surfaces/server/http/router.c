@@ -21,10 +21,12 @@
 #define VIEW true, ROLE_VIEWER
 #define MEMBER true, ROLE_MEMBER
 #define APPROVER true, ROLE_APPROVER
+#define ADMIN true, ROLE_ADMIN
 
 static const http_route ROUTES[] = {
     {"GET", "/healthz", NULL, route_healthz, PUB},
     {"GET", "/openapi.json", NULL, route_openapi, PUB},
+    {"GET", "/metrics", NULL, route_metrics, ADMIN},
     {"POST", "/sessions", NULL, route_session_create, MEMBER},
     {"GET", "/sessions/{id}", NULL, route_session_get, VIEW},
     {"POST", "/tasks", NULL, route_task_create, MEMBER},

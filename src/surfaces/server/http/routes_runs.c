@@ -14,6 +14,7 @@ static const body_field RUN_BODY[] = {
     {"task_id", BODY_STRING, true, 0, 0},
     {"multitask_strategy", BODY_STRING, false, 0, 0},
     {"note", BODY_STRING, false, 0, 0},
+    {"priority", BODY_INT, false, -1000, 1000},
     {NULL, BODY_STRING, false, 0, 0},
 };
 static const body_field CANCEL_BODY[] = {

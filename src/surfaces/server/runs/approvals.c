@@ -67,7 +67,7 @@ static void apv_set(service *svc, srv_run *r, srv_approval *a, const char *statu
     char req[40]; /* the keys are read before o is freed by svc_dump */
     snprintf(req, sizeof req, "%s", json_string_value(json_object_get(o, "requested_at")) ?: "");
     store_doc_keys keys = {r->tenant_id, r->id, a->status, req};
-    writer_doc(svc->w, STORE_APPROVAL, a->id, &keys, svc_dump(o));
+    writer_doc(svc->w, STORE_APPROVAL, a->id, &keys, 0, svc_dump(o));
 }
 
 static void next_pending(srv_run *r)
@@ -127,7 +127,7 @@ void apv_requested(service *svc, srv_run *r, json_t *payload)
     a->next = r->approvals;
     r->approvals = a;
     store_doc_keys keys = {r->tenant_id, r->id, "pending", req};
-    writer_doc(svc->w, STORE_APPROVAL, a->id, &keys, json_dumps(o, JSON_COMPACT));
+    writer_doc(svc->w, STORE_APPROVAL, a->id, &keys, 0, json_dumps(o, JSON_COMPACT));
     next_pending(r);
     if (r->state == LOOM_RUN_RUNNING)
         svc_transition(svc, r, LOOM_RUN_WAITING_APPROVAL, NULL, NULL);

@@ -16,9 +16,17 @@
  *    it is resumed from its session's last recorded turn (loom_run_continue
  *    on the shared JSONL) with a note that tells the model so.
  *  - Controls (cancel, pause, an AskUserQuestion answer, an approval's
- *    answer) travel through the store (polled each tick, not NOTIFY), and
- *    a run another worker holds is read from the store when it is shown
- *    (cluster_refresh), so any node answers for any run.
+ *    answer) travel through the store, and a run another worker holds is
+ *    read from the store when it is shown (cluster_refresh), so any node
+ *    answers for any run. The store's notices (LISTEN/NOTIFY, store.h
+ *    listen; cluster_notice) wake the cluster thread at once for a control,
+ *    a queued or ended run, and a remote run's feeds for its new events;
+ *    the polling stays behind them as a slow fallback (CLUSTER_FALLBACK_MS).
+ *  - Fencing: every write of a held run carries its lease's epoch
+ *    (svc_fence); a write refused by it, or a renewal that no longer names
+ *    the run, means another worker reclaimed it while this one stalled:
+ *    the run is abandoned here (abandon: writes dropped, loom run
+ *    cancelled, no webhook).
  *
  * Owns the thread. Threading: the cluster thread and its callers take
  * svc->mu as the rest of runs/ does; no store call is made under it. */
@@ -241,8 +249,8 @@ static void session_sync(service *svc, srv_session *s)
     json_decref(o);
 }
 
-/* A run this worker now holds: to its session's exec thread. */
-static void adopt(service *svc, const char *id)
+/* A run this worker now holds (at epoch): to its session's exec thread. */
+static void adopt(service *svc, const char *id, int64_t epoch)
 {
     srv_error err = {0};
     srv_run *r = svc_run_load(svc, id, &err);
@@ -256,7 +264,11 @@ static void adopt(service *svc, const char *id)
     cluster_refresh(svc, r); /* a copy made here earlier is stale */
     session_sync(svc, r->sess);
     pthread_mutex_lock(&svc->mu);
+    int64_t since = metrics_iso_ms(r->updated_at);
+    metrics_claimed(svc, since > 0 ? clock_wall_ms() - since : 0, r->state != LOOM_RUN_QUEUED);
     r->held = true;
+    r->lease_epoch = epoch;
+    r->abandoned = false;
     svc->held++;
     loom_run_state was = r->state;
     r->continue_next = r->started_at[0] != '\0'; /* a :resume'd run goes on */
@@ -372,21 +384,145 @@ static void claim(service *svc)
     objects_tenants(svc->objs, ts, nt);
     for (size_t i = 0; i < nt; i++)
         caps[i] = (store_tenant_cap){ts[i]->id, ts[i]->quotas.concurrent_runs};
-    char **ids = NULL;
+    store_lease *got = NULL;
     srv_error err = {0};
     int n = svc->st->ops->lease_claim(svc->st, svc->worker_id, svc->opts.lease_ms, free_slots,
-                                      caps, nt, &ids, &err);
+                                      caps, nt, &got, &err);
     if (n < 0) {
         fprintf(stderr, "loom-serve: claim: %s\n", err.message);
         srv_error_clear(&err);
     }
-    for (int i = 0; i < n; i++) {
-        adopt(svc, ids[i]);
-        free(ids[i]);
-    }
-    free(ids);
+    for (int i = 0; i < n; i++)
+        adopt(svc, got[i].run_id, got[i].epoch);
+    store_leases_free(got, n);
     free(ts);
     free(caps);
+}
+
+/* r was reclaimed by another worker while this one still ran it (this
+ * worker stalled past its lease): it is not this worker's any more. Its
+ * writes are dropped from now on (svc_fence), and its loom run is
+ * cancelled by the cluster thread (cancel_abandoned), so its tools stop
+ * and nothing of it is run again here. (mu held) */
+static void abandon(service *svc, srv_run *r, const char *how)
+{
+    if (!r->held)
+        return;
+    fprintf(stderr, "loom-serve: %s abandons run %s: %s; another worker holds it now\n",
+            svc->worker_id, r->id, how);
+    r->held = false;
+    r->abandoned = true;
+    r->cancel_pending = true;
+    svc->held--;
+    svc->stats.abandoned++;
+    svc->abandon_pending = true;
+    pthread_cond_broadcast(&svc->cluster_cv);
+}
+
+void cluster_fenced(void *ctx, const char *run_id, int64_t epoch)
+{
+    service *svc = ctx;
+    pthread_mutex_lock(&svc->mu);
+    srv_run *r = svc_run_find(svc, run_id);
+    if (r && r->held && r->lease_epoch == epoch)
+        abandon(svc, r, "a write was refused by its lease's fence");
+    pthread_mutex_unlock(&svc->mu);
+}
+
+/* After a renewal: the runs this worker thinks it holds that the store
+ * did not renew (or renewed at another epoch) were reclaimed. */
+static void check_held(service *svc, const store_lease *held, int n)
+{
+    pthread_mutex_lock(&svc->mu);
+    for (int b = 0; b < SVC_BUCKETS; b++)
+        for (srv_run *r = svc->runs[b]; r; r = r->next) {
+            if (!r->held)
+                continue;
+            bool still = false;
+            for (int i = 0; i < n && !still; i++)
+                still = held[i].epoch == r->lease_epoch && !strcmp(held[i].run_id, r->id);
+            if (!still)
+                abandon(svc, r, "its lease was not renewed (it expired and was reclaimed)");
+        }
+    pthread_mutex_unlock(&svc->mu);
+}
+
+/* Cancels the loom runs of abandoned runs: collected under mu, cancelled
+ * under each one's lr_mu alone, as service_free does (runs live as long as
+ * the service). */
+static void cancel_abandoned(service *svc)
+{
+    pthread_mutex_lock(&svc->mu);
+    bool any = svc->abandon_pending;
+    svc->abandon_pending = false;
+    size_t n = 0, cap = 0;
+    srv_run **list = NULL;
+    for (int b = 0; any && b < SVC_BUCKETS; b++)
+        for (srv_run *r = svc->runs[b]; r; r = r->next) {
+            if (!r->abandoned)
+                continue;
+            if (n == cap) {
+                srv_run **more = realloc(list, (cap = cap ? 2 * cap : 8) * sizeof *list);
+                if (!more)
+                    break;
+                list = more;
+            }
+            list[n++] = r;
+        }
+    pthread_mutex_unlock(&svc->mu);
+    for (size_t i = 0; i < n; i++) {
+        pthread_mutex_lock(&list[i]->lr_mu);
+        if (list[i]->lr)
+            loom_run_cancel(list[i]->lr);
+        pthread_mutex_unlock(&list[i]->lr_mu);
+    }
+    free(list);
+}
+
+int cluster_poll_ms(const service *svc)
+{
+    return svc->listening ? CLUSTER_FALLBACK_MS : CLUSTER_POLL_MS;
+}
+
+/* store_notice_fn, on the store's listener thread: what another process
+ * did, so nothing waits for the next poll. An event of another worker's
+ * run wakes its feeds here; a control for a run held here, a run queued or
+ * ended (a slot, a session's next run, a tenant's cap may be free), or a
+ * resync wake the cluster thread. Never a store call: the listener only
+ * passes the word on. */
+static void cluster_notice(void *ctx, store_notice what, const char *run_id, const char *state,
+                           int64_t seq)
+{
+    service *svc = ctx;
+    pthread_mutex_lock(&svc->mu);
+    srv_run *r = what == STORE_NOTICE_RESYNC ? NULL : svc_run_find(svc, run_id);
+    bool wake = false;
+    switch (what) {
+    case STORE_NOTICE_EVENT:
+        if (r && cluster_remote(svc, r) && seq > r->stored_seq) {
+            r->stored_seq = seq;
+            if (seq > r->seq)
+                r->seq = seq;
+            pthread_cond_broadcast(&r->feed_cv);
+        }
+        break;
+    case STORE_NOTICE_CONTROL:
+        wake = r && r->held;
+        break;
+    case STORE_NOTICE_RUN: {
+        int st = loom_run_state_from_name(state);
+        wake = st >= 0 && (st == LOOM_RUN_QUEUED || run_state_terminal((loom_run_state)st));
+        break;
+    }
+    case STORE_NOTICE_RESYNC:
+        wake = true;
+        break;
+    }
+    if (wake) {
+        svc->cluster_kick = true;
+        pthread_cond_broadcast(&svc->cluster_cv);
+    }
+    pthread_mutex_unlock(&svc->mu);
 }
 
 static void *cluster_main(void *arg)
@@ -402,20 +538,32 @@ static void *cluster_main(void *arg)
         int64_t now = clock_mono_ms();
         if (now >= next_renew) {
             srv_error err = {0};
-            if (svc->st->ops->lease_renew(svc->st, svc->worker_id, svc->opts.lease_ms, &err) < 0) {
+            store_lease *held = NULL;
+            int n = svc->st->ops->lease_renew(svc->st, svc->worker_id, svc->opts.lease_ms, &held,
+                                              &err);
+            if (n < 0) {
                 fprintf(stderr, "loom-serve: lease renewal: %s\n", err.message);
                 srv_error_clear(&err);
+            } else {
+                check_held(svc, held, n);
+                pthread_mutex_lock(&svc->mu);
+                svc->stats.renewals++;
+                pthread_mutex_unlock(&svc->mu);
             }
+            store_leases_free(held, n);
             next_renew = now + svc->opts.lease_ms / 3;
         }
+        cancel_abandoned(svc);
         take_controls(svc);
         claim(svc);
         pthread_mutex_lock(&svc->mu);
-        if (!svc->cluster_stop) {
+        if (!svc->cluster_stop && !svc->cluster_kick) {
             struct timespec dl;
-            clock_deadline(&dl, CLOCK_REALTIME, CLUSTER_TICK_MS);
+            clock_deadline(&dl, CLOCK_REALTIME,
+                           svc->listening ? CLUSTER_FALLBACK_MS : CLUSTER_TICK_MS);
             pthread_cond_timedwait(&svc->cluster_cv, &svc->mu, &dl);
         }
+        svc->cluster_kick = false;
         pthread_mutex_unlock(&svc->mu);
     }
     return NULL;
@@ -425,7 +573,7 @@ int cluster_start(service *svc, srv_error *err)
 {
     const store_ops *o = svc->st->ops;
     if (!o->lease_claim || !o->lease_renew || !o->lease_release || !o->control_send ||
-        !o->control_take)
+        !o->control_take || !o->put_fenced)
         return srv_fail(err, LOOM_ERR_CONFIG,
                         "workers sharing a store need PostgreSQL (--store postgresql://…); "
                         "this store belongs to one process");
@@ -438,7 +586,18 @@ int cluster_start(service *svc, srv_error *err)
     }
     if (svc->opts.lease_ms <= 0)
         svc->opts.lease_ms = 15000;
-    pthread_cond_init(&svc->cluster_cv, NULL);
+    writer_fence_setup(svc->w, svc->worker_id, cluster_fenced);
+    pthread_cond_init(&svc->cluster_cv, NULL); /* before listen: notices broadcast it */
+    /* Notices in front of the polling, which slows to a fallback. */
+    if (o->listen) {
+        srv_error lerr = {0};
+        if (o->listen(svc->st, cluster_notice, svc, &lerr) == 0)
+            svc->listening = true;
+        else
+            fprintf(stderr, "loom-serve: no notices from the store (polling instead): %s\n",
+                    lerr.message);
+        srv_error_clear(&lerr);
+    }
     if (pthread_create(&svc->cluster_thr, NULL, cluster_main, svc) != 0)
         return srv_fail(err, LOOM_ERR_INTERNAL, "the cluster thread could not start");
     svc->cluster_started = true;
@@ -447,12 +606,15 @@ int cluster_start(service *svc, srv_error *err)
 
 void cluster_stop(service *svc)
 {
-    if (!svc->cluster_started)
-        return;
-    pthread_mutex_lock(&svc->mu);
-    svc->cluster_stop = true;
-    pthread_cond_broadcast(&svc->cluster_cv);
-    pthread_mutex_unlock(&svc->mu);
-    pthread_join(svc->cluster_thr, NULL);
-    svc->cluster_started = false;
+    if (svc->cluster_started) {
+        pthread_mutex_lock(&svc->mu);
+        svc->cluster_stop = true;
+        pthread_cond_broadcast(&svc->cluster_cv);
+        pthread_mutex_unlock(&svc->mu);
+        pthread_join(svc->cluster_thr, NULL);
+        svc->cluster_started = false;
+    }
+    if (svc->listening) /* no notice reaches the service after this */
+        svc->st->ops->unlisten(svc->st);
+    svc->listening = false;
 }

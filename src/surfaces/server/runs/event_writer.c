@@ -26,6 +26,7 @@ typedef struct witem {
     store_kind kind;
     char *run_id;   /* event: the run; doc: the id */
     int64_t seq;
+    int64_t epoch;  /* the fence (store_fence): 0 none, WRITER_DROP dropped */
     char *json;
     char *tenant_id, *parent_id, *state, *created_at;
     struct witem *next;
@@ -44,6 +45,11 @@ struct event_writer {
     pthread_t thread;
     writer_stored_fn on_stored;
     void *stored_ctx;
+    /* fencing (writer_fence_setup): the worker the fences name, and whom to
+     * tell of a refused write */
+    char *worker;
+    writer_fenced_fn on_fenced;
+    uint64_t fenced;        /* (mu) writes refused or dropped by a fence */
 };
 
 static char *dup_or_null(const char *s)
@@ -77,20 +83,22 @@ static void enqueue(event_writer *w, witem *it)
     pthread_mutex_unlock(&w->mu);
 }
 
-void writer_event(event_writer *w, const char *run_id, int64_t seq, char *json)
+void writer_event(event_writer *w, const char *run_id, int64_t seq, int64_t epoch, char *json)
 {
     witem *it = calloc(1, sizeof *it);
     it->run_id = strdup(run_id);
     it->seq = seq;
+    it->epoch = epoch;
     it->json = json;
     enqueue(w, it);
 }
 
 void writer_doc(event_writer *w, store_kind kind, const char *id, const store_doc_keys *keys,
-                char *json)
+                int64_t epoch, char *json)
 {
     witem *it = calloc(1, sizeof *it);
     it->is_doc = true;
+    it->epoch = epoch;
     it->kind = kind;
     it->run_id = strdup(id);
     it->json = json;
@@ -138,14 +146,36 @@ static bool superseded(const witem *it)
     return false;
 }
 
+/* A write a fence refused (or dropped: the run was abandoned already):
+ * counted, and the service told, which abandons the run. */
+static void fenced(event_writer *w, const char *run_id, int64_t epoch)
+{
+    pthread_mutex_lock(&w->mu);
+    w->fenced++;
+    pthread_mutex_unlock(&w->mu);
+    if (w->on_fenced && epoch > 0)
+        w->on_fenced(w->stored_ctx, run_id, epoch);
+}
+
 static void put_docs(event_writer *w, witem *list, bool ending)
 {
     for (witem *it = list; it; it = it->next) {
         if (!it->is_doc || after_events(it) != ending || superseded(it))
             continue;
+        if (it->epoch == WRITER_DROP) {
+            fenced(w, it->run_id, it->epoch);
+            continue;
+        }
         store_doc_keys keys = {it->tenant_id, it->parent_id, it->state, it->created_at};
+        store_fence f = {w->worker, it->epoch};
         srv_error err = {0};
-        if (w->st->ops->put(w->st, it->kind, it->run_id, &keys, it->json, &err) != 0)
+        int rc = it->epoch > 0 && w->st->ops->put_fenced
+                     ? w->st->ops->put_fenced(w->st, it->kind, it->run_id, &keys, it->json, &f,
+                                              &err)
+                     : w->st->ops->put(w->st, it->kind, it->run_id, &keys, it->json, &err);
+        if (rc == STORE_FENCED)
+            fenced(w, it->run_id, it->epoch);
+        else if (rc != 0)
             fprintf(stderr, "loom-serve: %s not stored: %s\n", it->run_id, err.message);
         srv_error_clear(&err);
     }
@@ -182,20 +212,49 @@ static void append_events(event_writer *w, witem *list)
             k++;
         }
     qsort(refs, n, sizeof *refs, by_run_then_pos);
+    /* A run's events carry the fence of the last one queued (the newest
+     * view of the lease: one queued before the claim here had none). */
     size_t n_runs = 0;
     for (size_t i = 0; i < n; i++) {
         evs[i] = (store_event){.seq = refs[i].it->seq, .json = refs[i].it->json};
         if (i == 0 || strcmp(refs[i].it->run_id, refs[i - 1].it->run_id))
             runs[n_runs++] = (store_append){.run_id = refs[i].it->run_id, .evs = &evs[i]};
         runs[n_runs - 1].n++;
+        runs[n_runs - 1].fence = (store_fence){w->worker, refs[i].it->epoch};
     }
+    /* A run abandoned already is not sent: moved to the end, left out. */
+    size_t send = 0;
+    for (size_t i = 0; i < n_runs; i++)
+        if (runs[i].fence.epoch != WRITER_DROP) {
+            store_append t = runs[send];
+            runs[send++] = runs[i];
+            runs[i] = t;
+        }
+    for (size_t i = send; i < n_runs; i++)
+        runs[i].ret = STORE_FENCED;
+    /* A transaction that failed retryably (a deadlock PostgreSQL broke, a
+     * dropped connection) is tried again: its events are not stored and
+     * the run's next ones would be refused as a hole. */
     srv_error err = {0};
-    if (store_append_batch(w->st, runs, n_runs, &err) != 0)
+    for (int attempt = 0; attempt < 3; attempt++) {
+        srv_error_clear(&err);
+        memset(&err, 0, sizeof err);
+        if (store_append_batch(w->st, runs, send, &err) == 0 || !err.retryable)
+            break;
+        for (size_t i = 0; i < send; i++) {
+            srv_error_clear(&runs[i].err);
+            memset(&runs[i].err, 0, sizeof runs[i].err);
+            runs[i].ret = 0;
+        }
+    }
+    if (err.code != LOOM_OK)
         fprintf(stderr, "loom-serve: a batch of %zu events was not stored: %s\n", n, err.message);
     srv_error_clear(&err);
     for (size_t i = 0; i < n_runs; i++) {
         store_append *a = &runs[i];
-        if (a->ret != 0)
+        if (a->ret == STORE_FENCED)
+            fenced(w, a->run_id, a->fence.epoch);
+        else if (a->ret != 0)
             fprintf(stderr, "loom-serve: events %lld..%lld of %s not stored: %s\n",
                     (long long)a->evs[0].seq, (long long)a->evs[a->n - 1].seq, a->run_id,
                     a->err.message);
@@ -261,6 +320,21 @@ event_writer *writer_new(store *st, int batch_ms, writer_stored_fn stored, void 
     return w;
 }
 
+void writer_fence_setup(event_writer *w, const char *worker, writer_fenced_fn fenced_fn)
+{
+    free(w->worker);
+    w->worker = strdup(worker);
+    w->on_fenced = fenced_fn;
+}
+
+uint64_t writer_fenced_count(event_writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    uint64_t n = w->fenced;
+    pthread_mutex_unlock(&w->mu);
+    return n;
+}
+
 void writer_flush(event_writer *w)
 {
     pthread_mutex_lock(&w->mu);
@@ -283,5 +357,6 @@ void writer_free(event_writer *w)
     pthread_cond_destroy(&w->cv);
     pthread_cond_destroy(&w->done_cv);
     pthread_mutex_destroy(&w->mu);
+    free(w->worker);
     free(w);
 }

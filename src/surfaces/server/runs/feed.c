@@ -128,8 +128,9 @@ int service_feed_next(service_feed *f, char **json, int64_t *seq, int timeout_ms
                 return 0;
             }
             bool remote = cluster_remote(svc, f->r);
-            if (remote && left > CLUSTER_POLL_MS)
-                left = CLUSTER_POLL_MS; /* another worker stores it: read the store each tick */
+            if (remote && left > cluster_poll_ms(svc))
+                left = cluster_poll_ms(svc); /* another worker stores it: read the store each
+                                              * tick (a notice wakes it sooner) */
             struct timespec dl;
             clock_deadline(&dl, CLOCK_REALTIME, (int)left);
             pthread_cond_timedwait(&f->r->feed_cv, &svc->mu, &dl);

@@ -36,7 +36,7 @@ void svc_expire_approvals(service *svc, const char *tenant, const char *run_id, 
         store_doc_keys keys = {tenant, run_id, "expired",
                                json_string_value(json_object_get(d, "requested_at"))};
         writer_doc(svc->w, STORE_APPROVAL, json_string_value(json_object_get(d, "approval_id")),
-                   &keys, json_dumps(d, JSON_COMPACT));
+                   &keys, 0, json_dumps(d, JSON_COMPACT));
     }
     json_decref(docs);
 }

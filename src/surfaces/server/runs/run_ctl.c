@@ -230,6 +230,8 @@ char *service_run_create(service *svc, const principal *who, const char *body_js
         return NULL;
     }
     srv_run *r = run_new(svc, task, s, strategy, json_string_value(json_object_get(b, "note")));
+    /* Claimed before the tenant's lower ones (checked -1000..1000 by the route). */
+    r->priority = (int)json_integer_value(json_object_get(b, "priority"));
     json_decref(task);
     json_decref(b);
     unsigned h = svc_hash(r->id);

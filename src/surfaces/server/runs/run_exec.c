@@ -38,7 +38,7 @@ static void emit_full(service *svc, srv_run *r, const char *type, const char *ts
     json_object_set_new(e, "visibility", json_string(vis));
     json_object_set_new(e, "correlation_id", corr ? corr : json_null());
     json_object_set_new(e, "payload", payload ? payload : json_object());
-    writer_event(svc->w, r->id, seq, svc_dump(e));
+    writer_event(svc->w, r->id, seq, svc_fence(svc, r), svc_dump(e));
 }
 
 void svc_emit(service *svc, srv_run *r, const char *type, loom_visibility vis,
@@ -203,6 +203,14 @@ static void on_event(void *ctx, const loom_event *ev)
     default:
         break;
     }
+    /* With --cluster, a tool call starts only once its tool.started is
+     * stored (and passed its lease's fence): a worker killed while the
+     * call runs leaves the call on record, so the worker that reclaims
+     * the run marks it interrupted instead of running it again. A refused
+     * write abandons the run (cluster_fenced) before the wait ends: the
+     * run is cancelled at once. The cost is one event batch per tool call,
+     * on the run's own thread. */
+    bool durable = ev->kind == LOOM_EV_TOOL_STARTED && svc->opts.cluster && r->held;
     char *event_id = NULL;
     if (ev->kind == LOOM_EV_POLICY_DENIED) {
         char buf[SVC_ID_LEN + 24];
@@ -210,6 +218,12 @@ static void on_event(void *ctx, const loom_event *ev)
         event_id = strdup(buf);
     }
     pthread_mutex_unlock(&svc->mu);
+    if (durable) {
+        writer_flush(svc->w);
+        pthread_mutex_lock(&svc->mu);
+        cancel = cancel || r->abandoned;
+        pthread_mutex_unlock(&svc->mu);
+    }
     if (event_id) {
         json_t *p = json_deep_copy(payload);
         json_object_set_new(p, "run_id", json_string(r->id));
@@ -504,6 +518,13 @@ static json_t *finish(service *svc, srv_run *r, loom_run_state to, const char *r
 
 static void send_completed(service *svc, srv_run *r, json_t *p)
 {
+    pthread_mutex_lock(&svc->mu);
+    bool abandoned = r->abandoned; /* its ending is another worker's to announce */
+    pthread_mutex_unlock(&svc->mu);
+    if (abandoned) {
+        json_decref(p);
+        return;
+    }
     char *event_id = strdup(json_string_value(json_object_get(p, "event_id")));
     json_object_del(p, "event_id");
     svc_webhook(svc, r->tenant_id, "run.completed", event_id, p);
@@ -824,7 +845,8 @@ static void *exec_main(void *arg)
         svc->executing++;
         /* A stopping worker of a cluster starts nothing: the run stays
          * queued in the store and its lease goes, for another worker. */
-        bool go = r->state == LOOM_RUN_QUEUED && !(svc->opts.cluster && svc->stopping);
+        bool go = r->state == LOOM_RUN_QUEUED && !(svc->opts.cluster && svc->stopping) &&
+                  !r->abandoned;
         pthread_mutex_unlock(&svc->mu);
         if (go)
             exec_one(svc, s, r);
@@ -834,6 +856,10 @@ static void *exec_main(void *arg)
         svc_session_store(svc, s);
         pthread_cond_broadcast(&svc->cv);
         bool held = r->held;
+        if (r->abandoned) { /* its end was dropped; the run is shown as stored from now */
+            r->abandoned = false;
+            r->cancel_pending = false; /* abandon's, not a client's: a later claim runs it */
+        }
         pthread_mutex_unlock(&svc->mu);
         if (svc->opts.cluster && s->ls) {
             /* The session's next run may go to another worker, which

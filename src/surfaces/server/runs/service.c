@@ -165,6 +165,7 @@ json_t *svc_run_json(const srv_run *r)
     json_object_set_new(o, "agent_profile", str_or_null(r->agent_profile));
     json_object_set_new(o, "policy_id", str_or_null(r->policy_id));
     json_object_set_new(o, "multitask_strategy", json_string(r->strategy));
+    json_object_set_new(o, "priority", json_integer(r->priority));
     json_object_set_new(o, "created_at", json_string(r->created_at));
     json_object_set_new(o, "updated_at", json_string(r->updated_at));
     json_object_set_new(o, "started_at", str_or_null(r->started_at));
@@ -194,12 +195,19 @@ json_t *svc_run_json(const srv_run *r)
     return o;
 }
 
+int64_t svc_fence(const service *svc, const srv_run *r)
+{
+    if (!svc->opts.cluster)
+        return 0;
+    return r->abandoned ? WRITER_DROP : r->held ? r->lease_epoch : 0;
+}
+
 void svc_run_store(service *svc, srv_run *r)
 {
     svc_now(r->updated_at);
     store_doc_keys keys = {r->tenant_id, r->session_id, loom_run_state_name(r->state),
                            r->created_at};
-    writer_doc(svc->w, STORE_RUN, r->id, &keys, svc_dump(svc_run_json(r)));
+    writer_doc(svc->w, STORE_RUN, r->id, &keys, svc_fence(svc, r), svc_dump(svc_run_json(r)));
 }
 
 static void copy_str(char *dst, size_t cap, const char *src)
@@ -229,6 +237,7 @@ static srv_run *run_from_doc(service *svc, json_t *o, srv_session *sess)
     r->policy_id = jdup(o, "policy_id");
     copy_str(r->strategy, sizeof r->strategy,
              json_string_value(json_object_get(o, "multitask_strategy")));
+    r->priority = (int)json_integer_value(json_object_get(o, "priority"));
     int st = loom_run_state_from_name(json_string_value(json_object_get(o, "state")));
     r->state = st < 0 ? LOOM_RUN_FAILED : (loom_run_state)st;
     copy_str(r->created_at, sizeof r->created_at,
@@ -377,7 +386,7 @@ void svc_session_store(service *svc, srv_session *s)
     char created[32];
     snprintf(created, sizeof created, "%s", json_string_value(json_object_get(o, "created_at")) ?: "");
     store_doc_keys keys = {s->tenant_id, NULL, NULL, created};
-    writer_doc(svc->w, STORE_SESSION, s->id, &keys, svc_dump(o));
+    writer_doc(svc->w, STORE_SESSION, s->id, &keys, 0, svc_dump(o));
 }
 
 static srv_session *session_new_live(service *svc, const char *id, const char *tenant_id,
@@ -621,7 +630,7 @@ char *service_task_create(service *svc, const principal *who, const char *body_j
     json_object_set_new(o, "scopes", svc_scopes(s->tenant_id, s->project_id, sid, NULL));
     out = json_dumps(o, JSON_COMPACT);
     store_doc_keys keys = {s->tenant_id, sid, NULL, now};
-    writer_doc(svc->w, STORE_TASK, id, &keys, svc_dump(o));
+    writer_doc(svc->w, STORE_TASK, id, &keys, 0, svc_dump(o));
     writer_flush(svc->w);
 done:
     json_decref(b);

@@ -150,6 +150,9 @@ char *service_profile_list(service *svc, const principal *who, srv_error *err);
  * tenant_id, project_id, agent_profile, state, created_at, input_tokens,
  * output_tokens, model|null, cost_usd|null, tool_calls, tool_failures},
  * the last four from the run's events. */
+/* GET /metrics: the Prometheus text (format 0.0.4) of the caller's tenant's
+ * runs and approvals in the store and this worker's counters (metrics.c). */
+char *service_metrics(service *svc, const principal *who, srv_error *err);
 char *service_usage_list(service *svc, const principal *who, const char *session_id,
                          const char *state, const char *cursor, int limit, srv_error *err);
 

@@ -42,14 +42,45 @@ typedef struct event_writer event_writer;
  * to last_seq are stored (once per run of the batch). */
 typedef void (*writer_stored_fn)(void *ctx, const char *run_id, int64_t last_seq);
 event_writer *writer_new(store *st, int batch_ms, writer_stored_fn stored, void *ctx);
+/* epoch: the fence of a leased run's write (store_fence; the worker is
+ * writer_fence_setup's), 0 for none, WRITER_DROP for a run this worker
+ * abandoned (the write is dropped, counted as refused). */
+#define WRITER_DROP (-1)
 /* Queues one event (the whole Event JSON, malloc'd: taken) of run_id at seq. */
-void writer_event(event_writer *w, const char *run_id, int64_t seq, char *json);
-/* Queues a document put (json taken); docs of a batch are stored before its events. */
+void writer_event(event_writer *w, const char *run_id, int64_t seq, int64_t epoch, char *json);
+/* Queues a document put (json taken); docs of a batch are stored before its
+ * events. The epoch fences only run documents. */
 void writer_doc(event_writer *w, store_kind kind, const char *id, const store_doc_keys *keys,
-                char *json);
+                int64_t epoch, char *json);
+/* Told, on the writer thread, that a fenced write of run_id at epoch was
+ * refused: another worker holds the run now. */
+typedef void (*writer_fenced_fn)(void *ctx, const char *run_id, int64_t epoch);
+void writer_fence_setup(event_writer *w, const char *worker, writer_fenced_fn fenced);
+uint64_t writer_fenced_count(event_writer *w); /* writes refused or dropped by a fence */
 /* Waits until everything queued so far is stored. */
 void writer_flush(event_writer *w);
 void writer_free(event_writer *w); /* flushes, stops the thread */
+
+/* ---- /metrics (metrics.c) ---------------------------------------------- */
+/* Claim latency (queued -> claimed) histogram bounds, seconds. */
+#define CLAIM_BUCKETS 12
+extern const double cluster_claim_bounds[CLAIM_BUCKETS];
+
+/* What this worker did since it started (counters of /metrics). */
+typedef struct cluster_stats {
+    uint64_t claims;        /* runs claimed (queued or reclaimed) */
+    uint64_t reclaims;      /* of them, active runs whose worker's lease expired */
+    uint64_t renewals;      /* lease renewals made (one statement each) */
+    uint64_t abandoned;     /* runs given up: reclaimed by another worker (fencing) */
+    uint64_t lat_bucket[CLAIM_BUCKETS]; /* claims with latency <= bound (not cumulative) */
+    uint64_t lat_over;      /* above the last bound */
+    double lat_sum;         /* seconds */
+} cluster_stats;
+
+/* Counts one claim of a run that had waited wait_ms since it was queued. (mu held) */
+void metrics_claimed(service *svc, int64_t wait_ms, bool reclaim);
+/* An ISO 8601 UTC time ("2026-12-03T13:56:31.123Z") as Unix ms; -1 when not one. */
+int64_t metrics_iso_ms(const char *iso);
 
 /* ---- live objects ----------------------------------------------------- */
 typedef struct srv_run srv_run;
@@ -83,6 +114,7 @@ struct srv_run {
     char id[SVC_ID_LEN], task_id[SVC_ID_LEN], session_id[SVC_ID_LEN];
     char *tenant_id, *project_id, *goal, *agent_profile, *policy_id;
     char strategy[12];
+    int priority;               /* claimed before the tenant's lower ones (cluster) */
     loom_run_state state;       /* (mu) the server's */
     char created_at[32], updated_at[32], started_at[32], ended_at[32];
     char current_step[96];      /* (mu) */
@@ -120,6 +152,9 @@ struct srv_run {
     long base_in, base_out;     /* (mu) usage before the current loom run */
     srv_run *queue_next;        /* (mu) */
     bool held;                  /* (mu) cluster: this worker holds its lease */
+    int64_t lease_epoch;        /* (mu) cluster: the epoch of that lease (its writes' fence) */
+    bool abandoned;             /* (mu) cluster: reclaimed by another worker while this one
+                                 * still ran it: its writes are dropped, its loom run cancelled */
     struct srv_run *next;       /* hash chain */
 };
 
@@ -150,6 +185,10 @@ struct service {
     int held;                   /* (mu) runs this worker holds */
     bool cluster_stop;          /* (mu) the cluster thread ends */
     bool cluster_started;
+    bool abandon_pending;       /* (mu) a run was abandoned: its loom run is to be cancelled */
+    bool listening;             /* the store's notices wake the cluster thread and feeds */
+    bool cluster_kick;          /* (mu) a notice asked the cluster thread for a tick now */
+    cluster_stats stats;        /* (mu) for /metrics (metrics.c) */
     pthread_cond_t cluster_cv;  /* (with mu) wakes the cluster thread */
     pthread_t cluster_thr;
 };
@@ -179,6 +218,8 @@ json_t *svc_scopes(const char *tenant_id, const char *project_id, const char *se
                    const char *run_id);
 json_t *svc_run_json(const srv_run *r);                     /* (mu held) */
 void svc_run_store(service *svc, srv_run *r);               /* (mu held): queues the doc */
+/* The fence r's writes carry (writer_event's epoch). (mu held) */
+int64_t svc_fence(const service *svc, const srv_run *r);
 void svc_session_store(service *svc, srv_session *s);       /* (mu held) */
 long *svc_count(service *svc, const char *tenant_id, const char *project_id); /* (mu held) */
 const tenant_config *svc_tenant(service *svc, const char *tenant_id);
@@ -221,12 +262,19 @@ char *svc_ask_external(void *ctx, const char *questions_json);
  * does not hold are read from the store (refresh) wherever they are
  * shown. */
 #define CLUSTER_POLL_MS 100          /* how often a node reads another worker's run */
+#define CLUSTER_FALLBACK_MS 1000     /* the same, and the cluster tick, under notices */
+/* How long a wait for another worker's run sleeps between reads of the
+ * store: CLUSTER_POLL_MS, or CLUSTER_FALLBACK_MS when the store's notices
+ * wake it (cluster.c). */
+int cluster_poll_ms(const service *svc);
 #define CLUSTER_CONTROL_WAIT_MS 5000 /* how long a control's sender waits for its effect */
 int cluster_start(service *svc, srv_error *err); /* mu not held */
 void cluster_stop(service *svc);                 /* joins the thread; mu not held */
 void cluster_wake(service *svc);                 /* a run was queued; mu not held */
 /* After a held run's exec ended (stored or handed back): the lease goes. */
 void cluster_release(service *svc, srv_run *r); /* mu not held */
+/* writer_fenced_fn: a fenced write of run_id at epoch was refused. */
+void cluster_fenced(void *ctx, const char *run_id, int64_t epoch);
 /* r's fields again from the store, when this worker does not hold it. */
 void cluster_refresh(service *svc, srv_run *r); /* mu not held */
 /* Whether r is another node's to act on (cluster, not held here). (mu held) */

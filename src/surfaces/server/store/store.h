@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "surfaces/server/server_error.h"
 
@@ -68,16 +69,48 @@ typedef struct store_event {
     const char *json;       /* the whole event object */
 } store_event;
 
-/* One run's events in an append_batch: in, the run and its events; out,
- * ret (0, or -1 with err: that run's events refused, nothing of them
- * written; the other runs' go on). */
+/* A write of a leased run made conditional on the lease (fencing): it is
+ * refused unless worker still holds the run's lease at epoch, the number
+ * the claim that took it gave out. epoch 0: no condition (a run no worker
+ * holds, SQLite). Why: a worker stalled past its lease (SIGSTOP, a long
+ * GC-like pause, a partition) whose run another worker reclaimed must not
+ * write that run's events or state any more; the lease row, locked in the
+ * write's transaction, says whose the run is. */
+typedef struct store_fence {
+    const char *worker;
+    int64_t epoch;
+} store_fence;
+
+/* What the fenced writes return when the lease is gone (err
+ * invalid_state_transition, "... lease ... is no longer WORKER's"). */
+#define STORE_FENCED (-2)
+
+/* One run's events in an append_batch: in, the run, its events and the
+ * fence (epoch 0: none); out, ret (0; -1 with err: that run's events
+ * refused, nothing of them written, the other runs' go on; STORE_FENCED:
+ * refused by the fence). */
 typedef struct store_append {
     const char *run_id;
     const store_event *evs;
     size_t n;
+    store_fence fence;
     int ret;
     srv_error err;
 } store_append;
+
+/* A lease as a claim or a renewal answers it: the run and the epoch the
+ * holder's fenced writes must carry. */
+typedef struct store_lease {
+    char *run_id;
+    int64_t epoch;
+} store_lease;
+
+static inline void store_leases_free(store_lease *l, int n)
+{
+    for (int i = 0; l && i < n; i++)
+        free(l[i].run_id);
+    free(l);
+}
 
 typedef struct store store;
 
@@ -87,6 +120,17 @@ typedef struct store_tenant_cap {
     const char *tenant_id;
     long max_runs;
 } store_tenant_cap;
+
+/* What another process did to the shared store (store_ops.listen). */
+typedef enum store_notice {
+    STORE_NOTICE_EVENT,   /* run_id's events up to seq are stored */
+    STORE_NOTICE_CONTROL, /* a control for run_id's holder was sent */
+    STORE_NOTICE_RUN,     /* run_id's document was stored; state is its state */
+    STORE_NOTICE_RESYNC,  /* notices may have been lost (a reconnection): read again */
+} store_notice;
+
+typedef void (*store_notice_fn)(void *ctx, store_notice what, const char *run_id,
+                                const char *state, int64_t seq);
 
 typedef struct store_ops {
     int (*put)(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
@@ -98,6 +142,10 @@ typedef struct store_ops {
      * at the end). */
     char *(*list)(store *s, store_kind kind, const store_list_query *q, char **next_cursor,
                   srv_error *err);
+    /* How many documents of kind tenant_id has in each state: a JSON
+     * object text {"STATE": N, …} (states with none are left out; a
+     * document with no state is under ""). For /metrics. */
+    char *(*count_states)(store *s, store_kind kind, const char *tenant_id, srv_error *err);
     /* Appends n events of run_id, seq max_seq+1 … max_seq+n, in one
      * transaction; refused whole (nothing written) when a seq is out of order. */
     int (*append_events)(store *s, const char *run_id, const store_event *evs, size_t n,
@@ -130,15 +178,31 @@ typedef struct store_ops {
      * runs and active runs whose lease expired (a worker died), at most one
      * per session and none of a session another run of which is held,
      * oldest first within a tenant and tenants in turn, a tenant at its cap
-     * skipped (the count is of live leases, over every worker). The run ids
-     * (malloc'd array of malloc'd strings) in *ids, their count returned;
-     * -1 with err. */
+     * skipped (the count is of live leases, over every worker). Each claim
+     * gives the lease a new epoch (a database sequence: larger than any
+     * before it, whoever held the run). The leases (malloc'd array, free
+     * with store_leases_free) in *out, their count returned; -1 with err. */
     int (*lease_claim)(store *s, const char *worker, int ttl_ms, int max,
-                       const store_tenant_cap *caps, size_t ncaps, char ***ids,
+                       const store_tenant_cap *caps, size_t ncaps, store_lease **out,
                        srv_error *err);
-    /* Moves the expiry of every lease worker holds to now + ttl_ms; how
-     * many it holds, or -1. */
-    int (*lease_renew)(store *s, const char *worker, int ttl_ms, srv_error *err);
+    /* Moves the expiry of every lease worker still holds to now + ttl_ms;
+     * how many it holds, or -1. When held is not NULL, *held gets them
+     * (run and epoch): a run the worker thinks it holds and that is not
+     * there was reclaimed by another worker. */
+    int (*lease_renew)(store *s, const char *worker, int ttl_ms, store_lease **held,
+                       srv_error *err);
+    /* put, conditional on the fence (store_fence): 0, -1 with err, or
+     * STORE_FENCED with err when the lease is not worker's at epoch any
+     * more (nothing written). NULL where there are no leases. */
+    int (*put_fenced)(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
+                      const char *json, const store_fence *fence, srv_error *err);
+    /* Calls fn (on a thread of the store's, until close) for what every
+     * process sharing the store does: events stored, controls sent, run
+     * documents stored (PostgreSQL LISTEN/NOTIFY). Once per store. NULL
+     * where the store is one process's. */
+    int (*listen)(store *s, store_notice_fn fn, void *ctx, srv_error *err);
+    /* Stops listen's calls (they have all returned when it returns). */
+    void (*unlisten)(store *s);
     /* Drops worker's lease of run_id (nothing when it holds none). */
     int (*lease_release)(store *s, const char *run_id, const char *worker, srv_error *err);
     /* A control for whoever holds run_id (cancel, an approval's answer):

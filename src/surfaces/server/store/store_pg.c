@@ -69,6 +69,29 @@ const char *const store_pg_migrations[] = {
     "control json NOT NULL);"
     "CREATE INDEX loom_controls_run ON loom_controls (run_id, id);"
     "CREATE INDEX loom_documents_queue ON loom_documents (kind, state, created_at, id);",
+    /* Step 3: fencing. Every claim gives its lease the next number of one
+     * sequence, so a reclaimed run's new lease always has a larger epoch
+     * than any its old holder saw, even after a release and a new claim
+     * (a per-row counter would start over when the row is deleted). */
+    "CREATE SEQUENCE loom_lease_epochs;"
+    "ALTER TABLE loom_leases ADD COLUMN epoch bigint NOT NULL DEFAULT 0;",
+    /* Step 4: notifications (store_pg_listen.c), made by triggers so that
+     * every writer of the tables sends them, at its commit: an event
+     * stored ("RUN SEQ" on loom_events), a control sent ("RUN" on
+     * loom_controls), a run document stored ("RUN STATE" on loom_runs). */
+    "CREATE FUNCTION loom_notify_event() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$BEGIN PERFORM pg_notify('loom_events', NEW.run_id || ' ' || NEW.seq); RETURN NULL; END$$;"
+    "CREATE TRIGGER loom_events_notify AFTER INSERT ON loom_events "
+    "FOR EACH ROW EXECUTE FUNCTION loom_notify_event();"
+    "CREATE FUNCTION loom_notify_control() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$BEGIN PERFORM pg_notify('loom_controls', NEW.run_id); RETURN NULL; END$$;"
+    "CREATE TRIGGER loom_controls_notify AFTER INSERT ON loom_controls "
+    "FOR EACH ROW EXECUTE FUNCTION loom_notify_control();"
+    "CREATE FUNCTION loom_notify_run() RETURNS trigger LANGUAGE plpgsql AS "
+    "$$BEGIN PERFORM pg_notify('loom_runs', NEW.id || ' ' || coalesce(NEW.state, '')); "
+    "RETURN NULL; END$$;"
+    "CREATE TRIGGER loom_runs_notify AFTER INSERT OR UPDATE ON loom_documents "
+    "FOR EACH ROW WHEN (NEW.kind = 'runs') EXECUTE FUNCTION loom_notify_run();",
 };
 const int store_pg_schema_version =
     (int)(sizeof store_pg_migrations / sizeof store_pg_migrations[0]);
@@ -155,14 +178,21 @@ static void pg_quiet(void *arg, const char *message)
     (void)message;
 }
 
-static PGconn *pg_connect(pg_store *q, const char *op, srv_error *err)
+PGconn *pg_connect(pg_store *q, const char *op, srv_error *err)
 {
     /* Defaults first: a value in the URL overrides them (libpq takes the
      * last one of a key, and expands dbname's URL in its place). UTF-8 on
-     * the wire whatever PGCLIENTENCODING says: every text we send is. */
+     * the wire whatever PGCLIENTENCODING says: every text we send is.
+     * idle_in_transaction_session_timeout: a process stopped inside one of
+     * our transactions (SIGSTOP, a swapped-out machine) would hold its row
+     * locks and the claim's advisory lock, and every other worker's claim
+     * would wait for it; our transactions never wait between statements,
+     * so the server may end such a session after 5 s (the stalled worker
+     * finds its connection gone, reconnects, and is fenced). */
     const char *const keys[] = {"fallback_application_name", "connect_timeout", "client_encoding",
-                                "dbname", NULL};
-    const char *const vals[] = {"loom-serve", "10", "UTF8", q->conninfo, NULL};
+                                "options", "dbname", NULL};
+    const char *const vals[] = {"loom-serve", "10", "UTF8",
+                                "-c idle_in_transaction_session_timeout=5000", q->conninfo, NULL};
     PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c) {
         srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->shown, op);
@@ -334,6 +364,7 @@ static void pg_close(store *s)
     pg_store *q = (pg_store *)s;
     if (!q)
         return;
+    pg_listen_stop(q);
     for (int i = 0; i < PG_POOL; i++)
         if (q->conns[i])
             PQfinish(q->conns[i]);
@@ -348,6 +379,7 @@ static const store_ops pg_ops = {
     .put = pg_put,
     .get = pg_get,
     .list = pg_list,
+    .count_states = pg_count_states,
     .append_events = pg_append_events,
     .append_batch = pg_append_batch,
     .events_after = pg_events_after,
@@ -356,6 +388,9 @@ static const store_ops pg_ops = {
     .get_blob = pg_get_blob,
     .lease_claim = pg_lease_claim,
     .lease_renew = pg_lease_renew,
+    .put_fenced = pg_put_fenced,
+    .listen = pg_listen,
+    .unlisten = pg_unlisten,
     .lease_release = pg_lease_release,
     .control_send = pg_control_send,
     .control_take = pg_control_take,

@@ -21,17 +21,14 @@ static int pg_kind_ok(pg_store *q, store_kind kind, const char *op, srv_error *e
     return 0;
 }
 
-int pg_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
-           const char *json, srv_error *err)
+int pg_put_on(pg_store *q, PGconn *c, store_kind kind, const char *id,
+              const store_doc_keys *keys, const char *json, const char *op, srv_error *err)
 {
-    pg_store *q = (pg_store *)s;
     if (pg_kind_ok(q, kind, "put", err) < 0)
         return -1;
     if (!id || !*id || !json)
         return srv_fail(err, LOOM_ERR_INVALID_REQUEST, "store %s: put %s: no id or no document",
                         q->shown, store_pg_kinds[kind]);
-    char op[160];
-    snprintf(op, sizeof op, "put %s %s", store_pg_kinds[kind], id);
     const char *vals[] = {
         store_pg_kinds[kind],
         id,
@@ -41,7 +38,6 @@ int pg_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys
         keys && keys->created_at ? keys->created_at : "",
         json,
     };
-    PGconn *c = pg_take(q);
     PGresult *r = pg_query(q, c,
                            "INSERT INTO loom_documents (kind, id, tenant_id, parent_id, state, "
                            "created_at, json) VALUES ($1, $2, $3, $4, $5, $6, $7) "
@@ -49,9 +45,21 @@ int pg_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys
                            "parent_id = excluded.parent_id, state = excluded.state, "
                            "created_at = excluded.created_at, json = excluded.json",
                            7, vals, op, err, NULL);
-    pg_give(q, c);
     PQclear(r);
     return r ? 0 : -1;
+}
+
+int pg_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
+           const char *json, srv_error *err)
+{
+    pg_store *q = (pg_store *)s;
+    char op[160];
+    snprintf(op, sizeof op, "put %s %s", (int)kind >= 0 && kind < STORE_KIND_END ?
+             store_pg_kinds[kind] : "?", id ? id : "");
+    PGconn *c = pg_take(q);
+    int rc = pg_put_on(q, c, kind, id, keys, json, op, err);
+    pg_give(q, c);
+    return rc;
 }
 
 char *pg_get(store *s, store_kind kind, const char *id, srv_error *err)
@@ -156,4 +164,26 @@ char *pg_list(store *s, store_kind kind, const store_list_query *qry, char **nex
     }
     PQclear(r);
     return out.p;
+}
+
+char *pg_count_states(store *s, store_kind kind, const char *tenant_id, srv_error *err)
+{
+    pg_store *q = (pg_store *)s;
+    if (pg_kind_ok(q, kind, "count", err) < 0)
+        return NULL;
+    char op[96];
+    snprintf(op, sizeof op, "count %s", store_pg_kinds[kind]);
+    const char *vals[] = {store_pg_kinds[kind], tenant_id ? tenant_id : ""};
+    PGconn *c = pg_take(q);
+    PGresult *r = pg_query(q, c,
+                           "SELECT coalesce(json_object_agg(state, n), '{}') FROM "
+                           "(SELECT coalesce(state, '') AS state, count(*) AS n FROM loom_documents "
+                           "WHERE kind = $1 AND tenant_id = $2 GROUP BY 1) t",
+                           2, vals, op, err, NULL);
+    pg_give(q, c);
+    char *out = r && PQntuples(r) == 1 ? strdup(PQgetvalue(r, 0, 0)) : NULL;
+    if (r && !out)
+        srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->shown, op);
+    PQclear(r);
+    return out;
 }

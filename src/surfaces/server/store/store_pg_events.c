@@ -47,10 +47,16 @@ static int64_t pg_run_max(pg_store *q, PGconn *c, const char *run_id, const char
 
 /* One run's check and inserts inside the open savepoint. 0; -1 with err (a
  * refusal: invalid_state_transition or invalid_request; anything else is a
- * failure of the whole transaction). */
+ * failure of the whole transaction); STORE_FENCED when its fence refused it
+ * (the lease row is locked first, see store_pg_lease.c). */
 static int pg_append_run(pg_store *q, PGconn *c, const store_append *it, const char *op,
                          srv_error *err)
 {
+    if (it->fence.epoch != 0) {
+        int f = pg_fence_check(q, c, it->run_id, &it->fence, op, err);
+        if (f != 0)
+            return f;
+    }
     int64_t max = pg_run_max(q, c, it->run_id, op, err);
     if (max < 0 || store_check_seqs(it->run_id, max, it->evs, it->n, err) < 0)
         return -1;

@@ -32,6 +32,12 @@ typedef struct pg_store {
     pthread_cond_t pfree;
     bool busy[PG_POOL];
     PGconn *conns[PG_POOL];
+    /* the listener (store_pg_listen.c) */
+    bool listening;
+    pthread_t listen_thr;
+    int listen_pipe[2]; /* written by close: the thread ends */
+    store_notice_fn notice_fn;
+    void *notice_ctx;
 } pg_store;
 
 /* The schema steps, oldest first: step i takes a database from version i
@@ -41,6 +47,18 @@ extern const int store_pg_schema_version;
 
 /* The kind column's value per store_kind (also the word the messages use). */
 extern const char *const store_pg_kinds[STORE_KIND_END];
+
+/* A new connection with the store's defaults (store_pg.c), or NULL with err. */
+PGconn *pg_connect(pg_store *q, const char *op, srv_error *err);
+int pg_listen(store *s, store_notice_fn fn, void *ctx, srv_error *err);
+/* Reads one notification of the schema's triggers (store_pg_listen.c):
+ * channel loom_events "RUN SEQ", loom_controls "RUN", loom_runs "RUN STATE".
+ * 0 with *what, run (NUL-terminated, < cap), *state (into payload; "" when
+ * none) and *seq (0 when none); -1 for anything else, which is ignored. */
+int store_pg_notice_parse(const char *channel, const char *payload, store_notice *what,
+                          char *run, size_t cap, const char **state, int64_t *seq);
+void pg_listen_stop(pg_store *q); /* ends the listener thread, if any */
+void pg_unlisten(store *s);
 
 /* Takes a connection (waits for a free one; reconnects one the server
  * dropped) / gives it back (ending a transaction a failure left open). */
@@ -59,12 +77,17 @@ PGresult *pg_query(pg_store *q, PGconn *c, const char *sql, int n, const char *c
 int pg_check(pg_store *q, PGconn *c, PGresult *res, const char *op, srv_error *err,
              char sqlstate[6]);
 
+/* put on a connection taken (inside a transaction or not). */
+int pg_put_on(pg_store *q, PGconn *c, store_kind kind, const char *id,
+              const store_doc_keys *keys, const char *json, const char *op, srv_error *err);
+
 /* The ops the other files implement. */
 int pg_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
            const char *json, srv_error *err);
 char *pg_get(store *s, store_kind kind, const char *id, srv_error *err);
 char *pg_list(store *s, store_kind kind, const store_list_query *qry, char **next_cursor,
               srv_error *err);
+char *pg_count_states(store *s, store_kind kind, const char *tenant_id, srv_error *err);
 int pg_append_batch(store *s, store_append *items, size_t n, srv_error *err);
 int pg_append_events(store *s, const char *run_id, const store_event *evs, size_t n,
                      srv_error *err);
@@ -74,8 +97,18 @@ int64_t pg_max_seq(store *s, const char *run_id, srv_error *err);
 int pg_put_blob(store *s, const char *run_id, const char *name, const void *data, size_t len,
                 srv_error *err);
 int pg_lease_claim(store *s, const char *worker, int ttl_ms, int max,
-                   const store_tenant_cap *caps, size_t ncaps, char ***ids, srv_error *err);
-int pg_lease_renew(store *s, const char *worker, int ttl_ms, srv_error *err);
+                   const store_tenant_cap *caps, size_t ncaps, store_lease **out,
+                   srv_error *err);
+int pg_lease_renew(store *s, const char *worker, int ttl_ms, store_lease **held,
+                   srv_error *err);
+int pg_put_fenced(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
+                  const char *json, const store_fence *fence, srv_error *err);
+/* Inside an open transaction on c: locks run_id's lease row (FOR SHARE, so
+ * a claim taking the run waits for this transaction, or this one sees the
+ * claim's new epoch) and checks it is fence's. 0; STORE_FENCED with err
+ * when it is not; -1 with err on failure. */
+int pg_fence_check(pg_store *q, PGconn *c, const char *run_id, const store_fence *fence,
+                   const char *op, srv_error *err);
 int pg_lease_release(store *s, const char *run_id, const char *worker, srv_error *err);
 int pg_control_send(store *s, const char *run_id, const char *json, srv_error *err);
 char *pg_control_take(store *s, const char *worker, srv_error *err);

@@ -14,6 +14,16 @@
  * claims do not interleave (a claim is one short statement, so they queue
  * for microseconds).
  *
+ * Fencing (pg_fence_check, pg_put_fenced): each claim stamps its lease with
+ * a new epoch, and a holder's writes of the run lock the lease row FOR
+ * SHARE in their own transaction and check (worker, epoch): a claim taking
+ * the run over waits for such a write to commit, and a write after the
+ * claim sees the new epoch and is refused. Lock order, so that no two of
+ * these deadlock: lease rows are always locked in run id order (the claim
+ * inserts ordered by id, the renewal locks ORDER BY run_id, the event
+ * writer's batch is sorted by run id); a fenced put locks the document
+ * row before the lease row, as the claim does.
+ *
  * Threading: see store_pg_int.h; nothing here keeps state. */
 #include "surfaces/server/store/store_pg_int.h"
 
@@ -29,20 +39,24 @@
  * their run's tenant and session; cand: the runs nobody holds that a
  * worker should run (queued, or active under an expired lease), the
  * oldest of each session whose other runs are not held; ranked: each
- * tenant's in age order (turn), so ORDER BY turn takes tenants in turn. */
+ * tenant's by priority (the run document's "priority", highest first),
+ * then age (turn), so ORDER BY turn takes tenants in turn: a tenant's
+ * priorities order its own runs and never let it pass another tenant. */
 static const char CLAIM_SQL[] =
     "WITH held AS (SELECT d.tenant_id, d.parent_id FROM loom_leases l "
     "  JOIN loom_documents d ON d.kind = 'runs' AND d.id = l.run_id "
     "  WHERE l.expires_at >= now()), "
     "caps AS (SELECT * FROM unnest($4::text[], $5::bigint[]) AS c(tenant_id, cap)), "
-    "cand AS (SELECT d.id, d.tenant_id, d.created_at, row_number() OVER "
+    "cand AS (SELECT d.id, d.tenant_id, d.created_at, "
+    "  CASE WHEN json_typeof(d.json->'priority') = 'number' "
+    "  THEN (d.json->>'priority')::numeric ELSE 0 END AS prio, row_number() OVER "
     "  (PARTITION BY d.parent_id ORDER BY d.created_at, d.id) AS in_session "
     "  FROM loom_documents d LEFT JOIN loom_leases l ON l.run_id = d.id "
     "  WHERE d.kind = 'runs' AND d.state IN ('queued', 'running', 'waiting_approval', "
     "  'waiting_external') AND (l.run_id IS NULL OR l.expires_at < now()) "
     "  AND d.parent_id NOT IN (SELECT parent_id FROM held WHERE parent_id IS NOT NULL)), "
     "ranked AS (SELECT c.id, c.tenant_id, c.created_at, row_number() OVER "
-    "  (PARTITION BY c.tenant_id ORDER BY c.created_at, c.id) AS turn, "
+    "  (PARTITION BY c.tenant_id ORDER BY c.prio DESC, c.created_at, c.id) AS turn, "
     "  (SELECT count(*) FROM held h WHERE h.tenant_id = c.tenant_id) AS have "
     "  FROM cand c WHERE c.in_session = 1), "
     "chosen AS (SELECT r.id FROM ranked r LEFT JOIN caps ON caps.tenant_id = r.tenant_id "
@@ -50,11 +64,13 @@ static const char CLAIM_SQL[] =
     "  ORDER BY r.turn, r.created_at, r.id LIMIT $3), "
     "picked AS (SELECT d.id FROM loom_documents d WHERE d.kind = 'runs' "
     "  AND d.id IN (SELECT id FROM chosen) FOR UPDATE OF d SKIP LOCKED) "
-    "INSERT INTO loom_leases (run_id, worker_id, expires_at) "
-    "SELECT id, $1, now() + $2::bigint * interval '1 millisecond' FROM picked "
+    "INSERT INTO loom_leases (run_id, worker_id, expires_at, epoch) "
+    "SELECT id, $1, now() + $2::bigint * interval '1 millisecond', "
+    "nextval('loom_lease_epochs') FROM (SELECT id FROM picked ORDER BY id) p "
     "ON CONFLICT (run_id) DO UPDATE SET worker_id = excluded.worker_id, "
-    "expires_at = excluded.expires_at WHERE loom_leases.expires_at < now() "
-    "RETURNING run_id";
+    "expires_at = excluded.expires_at, epoch = excluded.epoch "
+    "WHERE loom_leases.expires_at < now() "
+    "RETURNING run_id, epoch";
 
 /* A PostgreSQL array literal of texts ({"a","b"}): every element quoted,
  * '"' and '\' escaped. NULL out of memory. */
@@ -92,11 +108,24 @@ oom:
     return NULL;
 }
 
+/* The (run_id, epoch) rows of r as leases; their count. */
+static int leases_of(PGresult *r, store_lease **out)
+{
+    int rows = PQntuples(r), n = 0;
+    *out = calloc((size_t)rows + 1, sizeof **out);
+    for (; *out && n < rows; n++) {
+        (*out)[n].run_id = strdup(PQgetvalue(r, n, 0));
+        (*out)[n].epoch = strtoll(PQgetvalue(r, n, 1), NULL, 10);
+    }
+    return n;
+}
+
 int pg_lease_claim(store *s, const char *worker, int ttl_ms, int max,
-                   const store_tenant_cap *caps, size_t ncaps, char ***ids, srv_error *err)
+                   const store_tenant_cap *caps, size_t ncaps, store_lease **out,
+                   srv_error *err)
 {
     pg_store *q = (pg_store *)s;
-    *ids = NULL;
+    *out = NULL;
     if (max <= 0)
         return 0;
     const char *op = "claim runs";
@@ -123,10 +152,7 @@ int pg_lease_claim(store *s, const char *worker, int ttl_ms, int max,
     }
     PGresult *done = r ? pg_query(q, c, "COMMIT", 0, NULL, op, err, NULL) : NULL;
     if (done) {
-        int rows = PQntuples(r);
-        *ids = calloc((size_t)rows + 1, sizeof **ids);
-        for (n = 0; *ids && n < rows; n++)
-            (*ids)[n] = strdup(PQgetvalue(r, n, 0));
+        n = leases_of(r, out);
         PQclear(done);
     }
     PQclear(r);
@@ -137,21 +163,79 @@ out:
     return n;
 }
 
-int pg_lease_renew(store *s, const char *worker, int ttl_ms, srv_error *err)
+int pg_lease_renew(store *s, const char *worker, int ttl_ms, store_lease **held,
+                   srv_error *err)
 {
     pg_store *q = (pg_store *)s;
+    if (held)
+        *held = NULL;
     char ttl[24];
     snprintf(ttl, sizeof ttl, "%d", ttl_ms);
     const char *vals[] = {worker, ttl};
     PGconn *c = pg_take(q);
+    /* The rows locked in run id order first (see Fencing above). */
     PGresult *r = pg_query(q, c,
-                           "UPDATE loom_leases SET expires_at = now() + $2::bigint * "
-                           "interval '1 millisecond' WHERE worker_id = $1",
+                           "WITH mine AS (SELECT run_id FROM loom_leases WHERE worker_id = $1 "
+                           "ORDER BY run_id FOR UPDATE) "
+                           "UPDATE loom_leases l SET expires_at = now() + $2::bigint * "
+                           "interval '1 millisecond' FROM mine WHERE l.run_id = mine.run_id "
+                           "AND l.worker_id = $1 RETURNING l.run_id, l.epoch",
                            2, vals, "renew leases", err, NULL);
     pg_give(q, c);
-    int n = r ? atoi(PQcmdTuples(r)) : -1;
+    if (!r)
+        return -1;
+    int n = PQntuples(r);
+    if (held)
+        n = leases_of(r, held);
     PQclear(r);
     return n;
+}
+
+int pg_fence_check(pg_store *q, PGconn *c, const char *run_id, const store_fence *fence,
+                   const char *op, srv_error *err)
+{
+    char epoch[24];
+    snprintf(epoch, sizeof epoch, "%lld", (long long)fence->epoch);
+    const char *vals[] = {run_id, fence->worker, epoch};
+    PGresult *r = pg_query(q, c,
+                           "SELECT 1 FROM loom_leases WHERE run_id = $1 AND worker_id = $2 "
+                           "AND epoch = $3 FOR SHARE",
+                           3, vals, op, err, NULL);
+    if (!r)
+        return -1;
+    int rows = PQntuples(r);
+    PQclear(r);
+    if (rows == 1)
+        return 0;
+    srv_fail(err, LOOM_ERR_INVALID_STATE_TRANSITION,
+             "run %s: the lease of epoch %lld is no longer %s's (another worker reclaimed "
+             "the run); nothing was written",
+             run_id, (long long)fence->epoch, fence->worker);
+    srv_error_set_run(err, run_id);
+    return STORE_FENCED;
+}
+
+int pg_put_fenced(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
+                  const char *json, const store_fence *fence, srv_error *err)
+{
+    pg_store *q = (pg_store *)s;
+    if (!fence || fence->epoch == 0)
+        return pg_put(s, kind, id, keys, json, err);
+    char op[160];
+    snprintf(op, sizeof op, "put %s %s", store_pg_kinds[kind], id ? id : "");
+    PGconn *c = pg_take(q);
+    PGresult *r = pg_query(q, c, "BEGIN", 0, NULL, op, err, NULL);
+    int rc = r ? pg_put_on(q, c, kind, id, keys, json, op, err) : -1;
+    PQclear(r);
+    if (rc == 0)
+        rc = pg_fence_check(q, c, id, fence, op, err);
+    if (rc == 0) {
+        r = pg_query(q, c, "COMMIT", 0, NULL, op, err, NULL);
+        rc = r ? 0 : -1;
+        PQclear(r);
+    }
+    pg_give(q, c); /* rolls back a refused or failed put */
+    return rc;
 }
 
 int pg_lease_release(store *s, const char *run_id, const char *worker, srv_error *err)

@@ -317,6 +317,7 @@ static const store_ops sq_ops = {
     .put = sq_put,
     .get = sq_get,
     .list = sq_list,
+    .count_states = sq_count_states,
     .append_events = sq_append_events,
     .append_batch = sq_append_batch,
     .events_after = sq_events_after,

@@ -198,3 +198,48 @@ char *sq_list(store *s, store_kind kind, const store_list_query *qry, char **nex
     }
     return out.p;
 }
+
+char *sq_count_states(store *s, store_kind kind, const char *tenant_id, srv_error *err)
+{
+    sq_store *q = (sq_store *)s;
+    if (sq_kind_ok(q, kind, "count", err) < 0)
+        return NULL;
+    char op[96], sql[160];
+    snprintf(op, sizeof op, "count %s", store_sqlite_tables[kind]);
+    /* The table's name is one of ours (a constant), never input. */
+    snprintf(sql, sizeof sql,
+             "SELECT coalesce(state, ''), count(*) FROM %s WHERE tenant_id = ?1 GROUP BY 1",
+             store_sqlite_tables[kind]);
+    sq_reader *r = sq_reader_take(q);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL);
+    store_buf out = {0};
+    int ok = rc == SQLITE_OK && store_buf_add(&out, "{", 1) == 0;
+    if (rc != SQLITE_OK)
+        sq_fail(q, r->db, rc, op, err);
+    if (ok) {
+        sqlite3_bind_text(st, 1, tenant_id ? tenant_id : "", -1, SQLITE_STATIC);
+        int n = 0;
+        while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *state = (const char *)sqlite3_column_text(st, 0);
+            if (state && strpbrk(state, "\"\\")) /* not one of ours: no JSON escaping here */
+                continue;
+            char item[160];
+            int k = snprintf(item, sizeof item, "%s\"%s\":%lld", n++ ? "," : "",
+                             state ? state : "", (long long)sqlite3_column_int64(st, 1));
+            ok = k > 0 && (size_t)k < sizeof item && store_buf_add(&out, item, (size_t)k) == 0;
+        }
+        if (ok && rc != SQLITE_DONE)
+            ok = sq_fail(q, r->db, rc, op, err) == 0;
+        ok = ok && store_buf_add(&out, "}", 2) == 0;
+    }
+    sqlite3_finalize(st);
+    sq_reader_give(q, r);
+    if (!ok) {
+        if (err && err->code == LOOM_OK)
+            srv_fail(err, LOOM_ERR_INTERNAL, "store %s: %s: out of memory", q->path, op);
+        free(out.p);
+        return NULL;
+    }
+    return out.p;
+}

@@ -95,6 +95,7 @@ void sq_reader_give(sq_store *q, sq_reader *r);
 int sq_put(store *s, store_kind kind, const char *id, const store_doc_keys *keys,
            const char *json, srv_error *err);
 char *sq_get(store *s, store_kind kind, const char *id, srv_error *err);
+char *sq_count_states(store *s, store_kind kind, const char *tenant_id, srv_error *err);
 char *sq_list(store *s, store_kind kind, const store_list_query *qry, char **next_cursor,
               srv_error *err);
 int sq_append_batch(store *s, store_append *items, size_t n, srv_error *err);
