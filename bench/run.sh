@@ -133,6 +133,7 @@ bash "$root/bench/streaming_tools.sh" "$build" | tee -a "$root/bench/results/pri
 # --- per-turn harness CPU as the history grows: a 400-turn run of Reads -----
 echo | tee -a "$root/bench/results/print.txt"
 bash "$root/bench/turns.sh" "$build" | tee -a "$root/bench/results/print.txt"
+
 # --- resume of a 100,000-record session: CPU and peak RSS to the first request
 echo | tee -a "$root/bench/results/print.txt"
 bash "$root/bench/resume.sh" "$build" | tee -a "$root/bench/results/print.txt"
