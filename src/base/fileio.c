@@ -24,6 +24,24 @@ static loom_error_code code_for_errno(int e)
     return e == ENOENT ? LOOM_ERR_RESOURCE_NOT_FOUND : LOOM_ERR_IO;
 }
 
+int file_read_fd(int fd, size_t max, loom_str *out)
+{
+    size_t start = out->len;
+    for (;;) {
+        char buf[65536];
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return 0;
+        str_append(out, buf, (size_t)n);
+        if (out->len - start > max)
+            return 1;
+    }
+}
+
 int file_write_full(int fd, const void *buf, size_t len)
 {
     const char *p = buf;

@@ -23,6 +23,10 @@ int file_replace(const char *path, const void *data, size_t len, int mode, struc
                  loom_error *err);
 /* mkdir -p with the given mode for every created component. */
 int file_mkdirs(const char *path, int mode, loom_error *err);
+/* Reads fd from its current offset to its end, appending to out. 0; 1
+ * when more than max bytes came (out then holds at least max + 1, the
+ * rest unread); -1 with errno on a read error. */
+int file_read_fd(int fd, size_t max, loom_str *out);
 /* Writes all of buf to fd, retrying on EINTR and short writes. */
 int file_write_full(int fd, const void *buf, size_t len);
 bool file_exists(const char *path);

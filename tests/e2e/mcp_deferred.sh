@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Deferred MCP tools (seed 001 §9): a server with 200 tools is too much to
-# declare. The first request stays under 25 KB, declares no mcp__ tool but
+# declare. The first request stays under 32 KB, declares no mcp__ tool but
 # ToolSearch, whose description lists the deferred names; the model's
 # ToolSearch {"query": "select:mcp__fake__tool_123"} makes the next request
 # declare mcp__fake__tool_123 after every tool of the previous request (its
@@ -32,7 +32,9 @@ assert_eq "the server is connected with 200 tools" \
   "$(jq -r '.mcp_servers[0] | "\(.state) \(.tools)"' <<<"$json")" "connected 200"
 
 size=$(raw_req 1 | wc -c)
-check "the first request is under 25 KB ($size bytes)" test "$size" -lt 25600
+# The built-in tools' declarations are ~25 KB; the 200 tools, declared,
+# would add ~80 KB more: 32 KB tells the two apart with room to grow.
+check "the first request is under 32 KB ($size bytes)" test "$size" -lt 32768
 first=$(tool_names 1)
 check "the first request declares no mcp__ tool" bash -c "[[ ',$first' != *',mcp__'* ]]"
 assert_contains "the first request declares ToolSearch" "$first" "ToolSearch"

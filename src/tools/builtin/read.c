@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/json.h"
 #include "tools/builtin/builtin.h"
 #include "tools/builtin/notebook.h"
@@ -336,24 +337,14 @@ static int read_image(tool_result *out, tool_ctx *ctx, const char *path, int fd,
     str_reserve(&data, (size_t)st->st_size + 1);
     if (lseek(fd, 0, SEEK_SET) != 0)
         return tool_error(out, "Cannot read %s: %s", path, strerror(errno));
-    for (;;) {
-        char buf[65536];
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int e = errno;
-            str_free(&data);
+    int rc = file_read_fd(fd, READ_MAX_IMAGE, &data);
+    if (rc != 0) {
+        int e = errno;
+        str_free(&data);
+        if (rc < 0)
             return tool_error(out, "Cannot read %s: %s", path, strerror(e));
-        }
-        if (n == 0)
-            break;
-        str_append(&data, buf, (size_t)n);
-        if (data.len > READ_MAX_IMAGE) {
-            str_free(&data);
-            return tool_error(out, "The image %s grew past %d bytes while being read.", path,
-                              READ_MAX_IMAGE);
-        }
+        return tool_error(out, "The image %s grew past %d bytes while being read.", path,
+                          READ_MAX_IMAGE);
     }
     loom_str b64 = LOOM_STR_INIT;
     str_put_base64(&b64, data.ptr, data.len);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/hash.h"
 #include "tools/builtin/notebook.h"
 #include "tools/file_state.h"
@@ -18,24 +19,14 @@ int read_notebook(tool_result *out, tool_ctx *ctx, const char *path, int fd,
                           path, (long long)st->st_size, NOTEBOOK_MAX_BYTES);
     loom_str data = LOOM_STR_INIT;
     str_append(&data, (const char *)head, hn);
-    for (;;) {
-        char buf[65536];
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int e = errno;
-            str_free(&data);
+    int rc = file_read_fd(fd, NOTEBOOK_MAX_BYTES - hn, &data);
+    if (rc != 0) {
+        int e = errno;
+        str_free(&data);
+        if (rc < 0)
             return tool_error(out, "Cannot read %s: %s", path, strerror(e));
-        }
-        if (n == 0)
-            break;
-        if (data.len + (size_t)n > NOTEBOOK_MAX_BYTES) {
-            str_free(&data);
-            return tool_error(out, "The notebook %s grew past %zu bytes while being read.", path,
-                              NOTEBOOK_MAX_BYTES);
-        }
-        str_append(&data, buf, (size_t)n);
+        return tool_error(out, "The notebook %s grew past %zu bytes while being read.", path,
+                          NOTEBOOK_MAX_BYTES);
     }
     loom_str why = LOOM_STR_INIT;
     json_t *nb = notebook_parse(path, data.ptr ? data.ptr : "", data.len, &why);
