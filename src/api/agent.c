@@ -16,6 +16,7 @@
 #include "provider/models.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_policy.h"
+#include "tools/builtin/web_search.h"
 
 /* renew reloads C_memory: the dynamic system prompt, made anew. */
 static char *reload_dynamic(void *ctx)
@@ -405,7 +406,7 @@ loom_agent *loom_agent_new(const loom_config *cfg, loom_status *st)
         goto fail;
     }
     /* Plugins before the agent catalog: their agents/ folders join it. */
-    if (api_ext_load(a, st) != 0 || setup_agents(a, st) != 0)
+    if (api_ext_load(a, st) != 0 || api_web_search_add(a, st) != 0 || setup_agents(a, st) != 0)
         goto fail;
     api_plugins_warn_untrusted(a);
     loom_str sys = LOOM_STR_INIT;
@@ -480,6 +481,7 @@ void loom_agent_free(loom_agent *a)
     provider_config_free(&a->provider);
     free(a->fallback_model);
     tool_registry_free(a->tools);
+    web_search_tool_free(a->web_search);
     free(a->cwd);
     free(a->system_static);
     free(a->system_dynamic);

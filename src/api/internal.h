@@ -44,6 +44,7 @@ struct loom_agent {
     provider_config provider;
     char *fallback_model;
     tool_registry *tools;
+    struct tool_def *web_search; /* WebSearch when the user configured it (api/web_search.c) */
     char *cwd;
     char *system_static;
     char *system_dynamic;
@@ -265,6 +266,9 @@ json_t *api_mcp_sample(loom_session *s, const char *server, const json_t *params
  * tool.started payload, for the report. context_parts: [{name, tokens,
  * budget?}] for loom_session_context_json. */
 int api_ext_load(loom_agent *a, loom_status *st);
+/* Adds WebSearch to a->tools when the user's settings name a search
+ * service; a bad "webSearch" block is an error naming it. 0 or -1. */
+int api_web_search_add(loom_agent *a, loom_status *st);
 void api_ext_free_agent(loom_agent *a);
 void api_ext_open(loom_session *s);
 void api_ext_close(loom_session *s);

@@ -241,6 +241,9 @@ static const settings_key top_keys[] = {
     /* Loom's own: servers' sampling requests served by the agent's model
      * (api/mcp_sampling.c; read from the user's settings only). */
     {"mcpSampling", T_BOOL, NULL},
+    /* Loom's own: the search service WebSearch asks (api/web_search.c
+     * judges the members; read from the user's settings only). */
+    {"webSearch", T_OBJ, NULL},
     /* Which other tools' files Loom reads (user settings only). */
     {"compat", T_OBJ, compat_keys},
     {NULL, 0, NULL},
