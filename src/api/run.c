@@ -409,6 +409,7 @@ static void *run_main(void *arg)
         goal = api_ext_prepare_goal(s, r->goal, &tctx, &model, &images, &gerr);
     }
     io.goal_images = images;
+    api_memory_run_begin(s, &io, r->resume_note ? NULL : r->goal, r->run_id);
     if (goal) {
         /* A command's or skill's model: this run only, the rest as the
          * agent's (a shallow copy: the run only reads it). */
@@ -435,6 +436,7 @@ static void *run_main(void *arg)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
     json_t *skills = api_ext_run_end(s, res.final_text);
+    json_t *memory = api_memory_run_end(s, &io, &res);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
@@ -457,6 +459,8 @@ static void *run_main(void *arg)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     if (skills)
         json_object_set_new(result, "skills", skills);
+    if (memory)
+        json_object_set_new(result, "memory", memory);
     if (s->gov && s->gov->traceparent_ctx == r->tracer) {
         s->gov->traceparent = NULL;
         s->gov->traceparent_ctx = NULL;

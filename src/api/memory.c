@@ -1,0 +1,217 @@
+/* memory.c — the session's memory (docs/memory.md): recall at run start,
+ * extraction at run end, and what /memory shows (ext/memory/ does the
+ * work; this file wires it to the session and the run).
+ *
+ * The recall block reaches the model through the run's tool-set port: its
+ * take_notes is wrapped so the first call of the run hands over the block
+ * (a complete <system-reminder data-role="memory"> element, which the loop
+ * queues as it is) before what the inner port has to say. Threading: the
+ * run's thread for begin/end; loom_session_memory_json may run on another
+ * (the REPL's), so the session's record is under a mutex. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/internal.h"
+#include "base/clock.h"
+#include "base/event.h"
+#include "base/json.h"
+#include "base/path.h"
+#include "base/str.h"
+#include "ext/memory/extract.h"
+#include "ext/memory/memory_config.h"
+#include "ext/memory/recall.h"
+
+struct api_memory {
+    pthread_mutex_t mu;   /* guards surfaced, recalls, last_extraction */
+    json_t *surfaced;     /* paths recalled in this session: never twice (§11.1-A) */
+    json_t *recalls;      /* [{run, ts, items}] */
+    json_t *last_extraction;
+    atomic_bool in_progress;
+    /* The run in progress (its thread only). */
+    char *block;
+    loop_toolset_port inner;
+};
+
+static struct api_memory *memory_of(loom_session *s)
+{
+    if (!s->memory) {
+        struct api_memory *m = xcalloc(1, sizeof *m);
+        pthread_mutex_init(&m->mu, NULL);
+        m->surfaced = json_array();
+        m->recalls = json_array();
+        atomic_init(&m->in_progress, false);
+        s->memory = m;
+    }
+    return s->memory;
+}
+
+void api_memory_close(loom_session *s)
+{
+    struct api_memory *m = s->memory;
+    if (!m)
+        return;
+    json_decref(m->surfaced);
+    json_decref(m->recalls);
+    json_decref(m->last_extraction);
+    free(m->block);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+    s->memory = NULL;
+}
+
+static char *project_root(const loom_agent *a)
+{
+    char *root = path_repo_root(a->cwd);
+    return root ? root : xstrdup(a->cwd);
+}
+
+static void read_config(const loom_agent *a, loop_io *io, memory_config *c)
+{
+    loom_str warn = LOOM_STR_INIT;
+    memory_config_read(a->files, 3, c, &warn);
+    if (warn.len && io->emit)
+        io->emit(io->emit_ctx, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+                 event_warning("settings", warn.ptr));
+    str_free(&warn);
+}
+
+/* The wrapped take_notes: the recall block once, then the inner port's. */
+static char *memory_take_notes(void *ctx)
+{
+    struct api_memory *m = ctx;
+    char *inner = m->inner.take_notes ? m->inner.take_notes(m->inner.ctx) : NULL;
+    if (!m->block)
+        return inner;
+    loom_str out = LOOM_STR_INIT;
+    str_puts(&out, m->block);
+    if (inner) /* the loop wraps only text that is not an element already */
+        str_printf(&out, "<system-reminder>\n%s\n</system-reminder>\n", inner);
+    free(inner);
+    free(m->block);
+    m->block = NULL;
+    return str_steal(&out);
+}
+
+static bool memory_refresh(void *ctx, const tool_registry **tools, const char **ext)
+{
+    struct api_memory *m = ctx;
+    return m->inner.refresh ? m->inner.refresh(m->inner.ctx, tools, ext) : false;
+}
+
+void api_memory_run_begin(loom_session *s, loop_io *io, const char *goal, const char *run_id)
+{
+    struct api_memory *m = memory_of(s);
+    free(m->block);
+    m->block = NULL;
+    m->inner = io->toolset;
+    io->toolset = (loop_toolset_port){.ctx = m,
+                                      .refresh = m->inner.refresh ? memory_refresh : NULL,
+                                      .take_notes = memory_take_notes};
+    memory_config c;
+    read_config(s->agent, io, &c);
+    if (!goal || !c.recall) {
+        memory_config_free(&c);
+        return;
+    }
+    char *root = project_root(s->agent);
+    memory_entry *v = NULL;
+    size_t n = 0;
+    memory_recall_candidates(root, s->agent->trusted, &v, &n);
+    int64_t now = clock_wall_ms();
+    memory_recall rc;
+    pthread_mutex_lock(&m->mu);
+    memory_recall_pick(v, n, goal, &c, m->surfaced, now, &rc);
+    pthread_mutex_unlock(&m->mu);
+    memory_entries_free(v, n);
+    if (json_array_size(rc.items) > 0) {
+        loom_error err;
+        if (memory_recall_log(root, loom_session_id(s), run_id, rc.items, now, &err) != 0 &&
+            io->emit)
+            io->emit(io->emit_ctx, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+                     event_warning("memory", err.message));
+        char ts[32];
+        clock_iso8601(now, ts);
+        pthread_mutex_lock(&m->mu);
+        size_t i;
+        json_t *it;
+        json_array_foreach(rc.items, i, it)
+            json_array_append(m->surfaced, json_object_get(it, "path"));
+        json_array_append_new(m->recalls, json_pack("{s:s,s:s,s:O}", "run", run_id, "ts", ts,
+                                                    "items", rc.items));
+        pthread_mutex_unlock(&m->mu);
+        m->block = rc.block;
+        rc.block = NULL;
+    }
+    memory_recall_free(&rc);
+    free(root);
+    memory_config_free(&c);
+}
+
+static void warn(loop_io *io, const char *fmt, const char *a, const char *b)
+{
+    if (!io->emit)
+        return;
+    loom_str s = LOOM_STR_INIT;
+    str_printf(&s, fmt, a, b ? b : "");
+    io->emit(io->emit_ctx, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+             event_warning("memory", s.ptr));
+    str_free(&s);
+}
+
+json_t *api_memory_run_end(loom_session *s, loop_io *io, loop_result *res)
+{
+    struct api_memory *m = memory_of(s);
+    free(m->block); /* a run that ended before its first request */
+    m->block = NULL;
+    io->toolset = m->inner;
+    memory_config c;
+    memory_config_read(s->agent->files, 3, &c, NULL);
+    char *root = project_root(s->agent);
+    int64_t cap = s->agent->params.max_tokens_total;
+    memory_extract_env env = {
+        .root = root, .t = s->t, .cfg = &c, .run_completed = res->state == LOOM_RUN_COMPLETED,
+        .in_progress = &m->in_progress, .model = &io->model, .provider = s->agent->params.provider,
+        .cancel = io->cancel, .now_ms = clock_wall_ms(),
+        .tokens_left = cap > 0 ? cap - msg_usage_total(&res->usage) : -1,
+    };
+    json_t *report = memory_extract_run(&env, &res->usage);
+    free(root);
+    memory_config_free(&c);
+    if (!report)
+        return NULL;
+    const char *status = json_get_str(report, "status", "");
+    if (!strcmp(status, "failed"))
+        warn(io, "memory extraction failed: %s%s", json_get_str(report, "reason", "?"), NULL);
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_get_arr(report, "dropped"), i, d)
+        warn(io, "memory candidate \"%s\" dropped: %s", json_get_str(d, "name", "?"),
+             json_get_str(d, "why", ""));
+    pthread_mutex_lock(&m->mu);
+    json_decref(m->last_extraction);
+    m->last_extraction = json_deep_copy(report);
+    pthread_mutex_unlock(&m->mu);
+    return report;
+}
+
+char *loom_session_memory_json(loom_session *session)
+{
+    if (!session)
+        return NULL;
+    struct api_memory *m = session->memory;
+    json_t *doc;
+    if (!m) {
+        doc = json_pack("{s:[],s:n}", "recalled", "extraction");
+    } else {
+        pthread_mutex_lock(&m->mu);
+        /* Copies: the run's thread changes these after the lock is let go. */
+        doc = json_pack("{s:o,s:o}", "recalled", json_deep_copy(m->recalls), "extraction",
+                        m->last_extraction ? json_deep_copy(m->last_extraction) : json_null());
+        pthread_mutex_unlock(&m->mu);
+    }
+    char *out = json_dump_compact(doc);
+    json_decref(doc);
+    return out;
+}
