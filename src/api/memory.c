@@ -22,6 +22,7 @@
 #include "ext/memory/extract.h"
 #include "ext/memory/memory_config.h"
 #include "ext/memory/recall.h"
+#include "ext/memory/selector.h"
 
 struct api_memory {
     pthread_mutex_t mu;   /* guards surfaced, recalls, last_extraction */
@@ -32,6 +33,7 @@ struct api_memory {
     /* The run in progress (its thread only). */
     char *block;
     loop_toolset_port inner;
+    msg_usage usage;      /* the model selector's, counted into the run at its end */
 };
 
 static struct api_memory *memory_of(loom_session *s)
@@ -100,6 +102,37 @@ static bool memory_refresh(void *ctx, const tool_registry **tools, const char **
     return m->inner.refresh ? m->inner.refresh(m->inner.ctx, tools, ext) : false;
 }
 
+/* memory.selector.model: the model picks (seed 001 §11.7). False when
+ * none is set, or when its call failed (a warning says why): the lexical
+ * selector picks then. */
+static bool select_by_model(loom_session *s, struct api_memory *m, loop_io *io,
+                            const memory_config *c, const memory_entry *v, size_t n,
+                            const char *goal, const json_t *skip, int64_t now,
+                            memory_recall *out)
+{
+    if (!c->selector_model || !c->recall || n == 0)
+        return false;
+    size_t max = (size_t)c->recall_max_entries;
+    memory_helper_req call = {.port = &io->model, .agent = s->agent->params.provider,
+                              .model = c->selector_model, .max_tokens = 512,
+                              .cache_key = loom_session_id(s), .purpose = "memory_selection"};
+    memory_pick picks[MEMORY_RECALL_MAX_ENTRIES];
+    size_t got = 0;
+    loom_str why = LOOM_STR_INIT;
+    if (memory_select_by_model(v, n, goal, skip, now, call, io->cancel, max, picks, &got,
+                               &m->usage, &why) != 0) {
+        if (io->emit)
+            io->emit(io->emit_ctx, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
+                     event_warning("memory", str_cstr(&why)));
+        str_free(&why);
+        return false;
+    }
+    str_free(&why);
+    memory_recall_render(v, picks, got, c, c->selector_model, out);
+    memory_picks_free(picks, got);
+    return true;
+}
+
 void api_memory_run_begin(loom_session *s, loop_io *io, const char *goal, const char *run_id)
 {
     struct api_memory *m = memory_of(s);
@@ -122,8 +155,11 @@ void api_memory_run_begin(loom_session *s, loop_io *io, const char *goal, const 
     int64_t now = clock_wall_ms();
     memory_recall rc;
     pthread_mutex_lock(&m->mu);
-    memory_recall_pick(v, n, goal, &c, m->surfaced, now, &rc);
+    json_t *skip = json_deep_copy(m->surfaced);
     pthread_mutex_unlock(&m->mu);
+    if (!select_by_model(s, m, io, &c, v, n, goal, skip, now, &rc))
+        memory_recall_pick(v, n, goal, &c, skip, now, &rc);
+    json_decref(skip);
     memory_entries_free(v, n);
     if (json_array_size(rc.items) > 0) {
         loom_error err;
@@ -166,6 +202,8 @@ json_t *api_memory_run_end(loom_session *s, loop_io *io, loop_result *res)
     free(m->block); /* a run that ended before its first request */
     m->block = NULL;
     io->toolset = m->inner;
+    msg_usage_add(&res->usage, &m->usage); /* the model selector's call, if any */
+    memset(&m->usage, 0, sizeof m->usage);
     memory_config c;
     memory_config_read(s->agent->files, 3, &c, NULL);
     char *root = project_root(s->agent);

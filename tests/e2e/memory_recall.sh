@@ -110,4 +110,36 @@ echo '{"memory": {"recall": false}}' > "$LOOM_HOME/settings.json"
 start_mock "$SCENARIOS/chat_two_turns.json"
 "$LOOM_BIN" -p "How do we deploy to staging?" --permission-mode bypassPermissions --cwd "$R" >/dev/null
 check "memory.recall false: no block" bash -c '! sed -n 1p "$1" | jq -r .raw_body | grep -q STAGING-MARKER' _ "$MOCK_LOG"
+
+# memory.selector.model: the model picks (seed 001 §11.7), here the entry the
+# lexical selector would never have chosen.
+echo '{"memory": {"selector": {"model": "lite-model"}}}' > "$LOOM_HOME/settings.json"
+cat > "$T/sel.json" <<'JSON'
+{"turns": [
+  {"match": {"system_contains": "memory selector"}, "reply": {"text": "{\"selected_memories\": [\"lunch-order\", \"no-such-file\", \"lunch-order\"]}"}},
+  {"reply": {"text": "Deploy with make stage."}}]}
+JSON
+start_mock "$T/sel.json"
+"$LOOM_BIN" -p "How do we deploy to staging?" --permission-mode bypassPermissions --cwd "$R" >/dev/null 2>&1
+sel=$(jq -s '[.[] | select(.body.system | tostring | contains("memory selector"))]' "$MOCK_LOG")
+assert_eq "one selector request" "$(jq length <<<"$sel")" 1
+assert_eq "to the selector's model" "$(jq -r '.[0].body.model' <<<"$sel")" lite-model
+assert_contains "with the manifest" "$(jq -r '.[0].raw_body' <<<"$sel")" "staging-deploy.md ("
+main=$(jq -s -r '[.[] | select((.body.system | tostring | contains("memory selector")) | not)][0].raw_body' "$MOCK_LOG")
+assert_contains "the model's pick is recalled" "$main" "UNRELATED-MARKER"
+check "once, though it was named twice" test "$(grep -o UNRELATED-MARKER <<<"$main" | wc -l)" -eq 1
+check "and the lexical pick is not" bash -c '! grep -q STAGING-MARKER <<<"$1"' _ "$main"
+assert_eq "the log says which selector chose" "$(tail -n 1 "$log" | jq -r '[.items[].via] | unique | join(",")')" lite-model
+
+# A selector answer without the shape: a warning, and the lexical selector picks.
+cat > "$T/sel_bad.json" <<'JSON'
+{"turns": [
+  {"match": {"system_contains": "memory selector"}, "reply": {"text": "I think lunch-order."}},
+  {"reply": {"text": "Deploy with make stage."}}]}
+JSON
+start_mock "$T/sel_bad.json"
+"$LOOM_BIN" -p "How do we deploy to staging?" --permission-mode bypassPermissions --cwd "$R" >/dev/null 2>"$T/err"
+assert_contains "a bad selector answer is a warning" "$(cat "$T/err")" "memory selector's answer has no"
+main=$(jq -s -r '[.[] | select((.body.system | tostring | contains("memory selector")) | not)][0].raw_body' "$MOCK_LOG")
+assert_contains "and the lexical selector picks instead" "$main" "STAGING-MARKER"
 finish

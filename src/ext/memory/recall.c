@@ -98,23 +98,15 @@ static void render_entry(const memory_entry *e, const memory_pick *p, loom_str *
     str_free(&raw);
 }
 
-void memory_recall_pick(const memory_entry *v, size_t n, const char *goal,
-                        const memory_config *c, const json_t *skip, int64_t now_ms,
-                        memory_recall *out)
+void memory_recall_render(const memory_entry *v, const memory_pick *picks, size_t got,
+                          const memory_config *c, const char *via, memory_recall *out)
 {
     out->block = NULL;
     out->items = json_array();
-    size_t max = c->recall_max_entries > 0 ? (size_t)c->recall_max_entries : 0;
-    if (!c->recall || max == 0 || n == 0)
-        return;
-    memory_pick picks[MEMORY_RECALL_MAX_ENTRIES];
-    if (max > MEMORY_RECALL_MAX_ENTRIES)
-        max = MEMORY_RECALL_MAX_ENTRIES;
-    size_t got = memory_select(v, n, goal, now_ms, skip, max, picks);
     loom_str body = LOOM_STR_INIT;
     memory_sanitize_stats tot = {0};
     size_t cap = (size_t)c->recall_max_bytes;
-    size_t frame = strlen(BLOCK_OPEN) + strlen(BLOCK_CLOSE) + 40;
+    size_t frame = strlen(BLOCK_OPEN) + strlen(BLOCK_CLOSE) + 160;
     for (size_t i = 0; i < got; i++) {
         const memory_entry *e = &v[picks[i].index];
         loom_str one = LOOM_STR_INIT;
@@ -126,15 +118,14 @@ void memory_recall_pick(const memory_entry *v, size_t n, const char *goal,
         str_append(&body, one.ptr, one.len);
         str_free(&one);
         char *why = memory_pick_why(&picks[i]);
-        json_t *item = json_pack("{s:s,s:s,s:f,s:s,s:O,s:i}", "path", e->path, "kind",
+        json_t *item = json_pack("{s:s,s:s,s:f,s:s,s:O,s:i,s:s}", "path", e->path, "kind",
                                  memory_entry_kind_name(e->kind), "score", picks[i].score,
                                  "why", why, "terms", picks[i].terms, "age_days",
-                                 picks[i].age_days);
+                                 picks[i].age_days, "via", via);
         free(why);
         if (item)
             json_array_append_new(out->items, item);
     }
-    memory_picks_free(picks, got);
     if (body.len) {
         loom_str b = LOOM_STR_INIT;
         str_puts(&b, BLOCK_OPEN);
@@ -146,6 +137,19 @@ void memory_recall_pick(const memory_entry *v, size_t n, const char *goal,
         out->block = str_steal(&b);
     }
     str_free(&body);
+}
+
+void memory_recall_pick(const memory_entry *v, size_t n, const char *goal,
+                        const memory_config *c, const json_t *skip, int64_t now_ms,
+                        memory_recall *out)
+{
+    size_t max = c->recall_max_entries > 0 ? (size_t)c->recall_max_entries : 0;
+    if (max > MEMORY_RECALL_MAX_ENTRIES)
+        max = MEMORY_RECALL_MAX_ENTRIES;
+    memory_pick picks[MEMORY_RECALL_MAX_ENTRIES];
+    size_t got = c->recall && n ? memory_select(v, n, goal, now_ms, skip, max, picks) : 0;
+    memory_recall_render(v, picks, got, c, "lexical", out);
+    memory_picks_free(picks, got);
 }
 
 void memory_recall_free(memory_recall *r)

@@ -27,6 +27,7 @@
 #include "base/error.h"
 #include "ext/memory/entry.h"
 #include "ext/memory/memory_config.h"
+#include "ext/memory/select.h"
 
 typedef struct memory_recall {
     char *block;    /* NULL when nothing was picked */
@@ -38,11 +39,17 @@ typedef struct memory_recall {
  * resolves outside root (a symlink elsewhere) is not read. */
 void memory_recall_candidates(const char *root, bool trusted, memory_entry **v, size_t *n);
 
-/* Picks from v for goal (skip: paths already surfaced in the session,
- * may be NULL) and renders the block. Always fills out. */
+/* Picks from v for goal with the lexical selector (skip: paths already
+ * surfaced in the session, may be NULL) and renders the block. Always
+ * fills out. */
 void memory_recall_pick(const memory_entry *v, size_t n, const char *goal,
                         const memory_config *c, const json_t *skip, int64_t now_ms,
                         memory_recall *out);
+/* Renders picks made elsewhere (the model selector's), in their order,
+ * within c's byte cap; via names the selector ("lexical", a model's name)
+ * in each item. Always fills out; picks stay the caller's. */
+void memory_recall_render(const memory_entry *v, const memory_pick *picks, size_t got,
+                          const memory_config *c, const char *via, memory_recall *out);
 void memory_recall_free(memory_recall *r);
 
 /* The freshness warning for an entry age_days old (seed 001 §11.1-C), or

@@ -215,6 +215,8 @@ char *memory_pick_why(const memory_pick *p)
     json_t *t;
     json_array_foreach(p->terms, i, t)
         str_printf(&s, "%s%s", i ? ", " : "", json_string_value(t));
+    if (!json_array_size(p->terms))
+        str_puts(&s, "no term"); /* a model selector's pick */
     if (p->age_days == 0)
         str_puts(&s, "; today");
     else
