@@ -19,7 +19,7 @@
 
 #include "ext/memory/entry.h"
 #include "ext/memory/reply.h"
-#include "ext/memory/sanitize.h"
+#include "context/memory_sanitize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* test_memory_sanitize.c — memory_sanitize (ext/memory/sanitize.h): the
+/* test_memory_sanitize.c — memory_sanitize (context/memory_sanitize.h): the
  * three path regexes of seed 001 §11.5 in their order, what their
  * lookbehinds leave alone (URLs, API paths, relative paths), the CJK
  * terminators, and the tag neutralizer: nothing a memory says can close
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ext/memory/sanitize.h"
+#include "context/memory_sanitize.h"
 
 static void expect(const char *in, const char *want, size_t paths, size_t tags)
 {

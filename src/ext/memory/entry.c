@@ -108,6 +108,14 @@ void memory_entries_free(memory_entry *v, size_t n)
     free(v);
 }
 
+bool memory_path_within(const char *p, const char *root)
+{
+    size_t n = root ? strlen(root) : 0;
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return p && n && !strncmp(p, root, n) && (p[n] == '\0' || p[n] == '/' || n == 1);
+}
+
 static bool ends_with_md(const char *name)
 {
     size_t n = strlen(name);

@@ -57,6 +57,10 @@ bool memory_type_valid(const char *type);
 int memory_entry_parse(const char *text, size_t len, memory_entry *e, loom_str *why);
 void memory_entry_clear(memory_entry *e);
 
+/* p and root (both resolved paths) name the same folder, or p lies
+ * beneath root. */
+bool memory_path_within(const char *p, const char *root);
+
 /* The entries of dir (regular files "*.md" but MEMORY.md, no hidden ones,
  * no symlinks) appended to *v / *n; files that do not parse are skipped
  * (their reasons appended to skipped when not NULL). */

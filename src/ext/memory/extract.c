@@ -127,8 +127,7 @@ static bool writes_memory(const json_t *rec, const char *memdir)
         if (slash)
             *slash = '\0';
         char *rd = realpath(slash ? (*dir ? dir : "/") : ".", NULL);
-        size_t n = strlen(memdir);
-        hit = rd && !strncmp(rd, memdir, n) && (rd[n] == '\0' || rd[n] == '/');
+        hit = memory_path_within(rd, memdir);
         free(rd);
         free(dir);
     }

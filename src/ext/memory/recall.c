@@ -15,7 +15,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/str.h"
-#include "ext/memory/sanitize.h"
+#include "context/memory_sanitize.h"
 #include "ext/memory/select.h"
 
 #define DAY_MS (24LL * 3600 * 1000)
@@ -26,8 +26,7 @@
 static bool inside(const char *dir, const char *root)
 {
     char *d = realpath(dir, NULL), *r = realpath(root, NULL);
-    size_t n = r ? strlen(r) : 0;
-    bool ok = d && r && !strncmp(d, r, n) && (d[n] == '/' || d[n] == '\0');
+    bool ok = d && r && memory_path_within(d, r);
     free(d);
     free(r);
     return ok;

@@ -8,7 +8,7 @@
  *   <system-reminder data-role="memory">
  *   ## Relevant memories for this query
  *   ### <file> (<date>)
- *   <description, body: sanitized (ext/memory/sanitize.h)>
+ *   <description, body: sanitized (context/memory_sanitize.h)>
  *   [the freshness warning of §11.1-C when it is a day old or more]
  *   </system-reminder>
  *

@@ -8,7 +8,7 @@
 
 #include "base/clock.h"
 #include "base/str.h"
-#include "ext/memory/sanitize.h"
+#include "context/memory_sanitize.h"
 
 static const char selector_system[] =
     "You select memories that will clearly help with a user's query. You are the memory "

@@ -1,8 +1,8 @@
-/* sanitize.c — the path regexes of seed 001 §11.5 and the tag neutralizer
- * (see sanitize.h). The patterns are compiled once per call: recall runs
+/* memory_sanitize.c — the path regexes of seed 001 §11.5 and the tag neutralizer
+ * (see memory_sanitize.h). The patterns are compiled once per call: recall runs
  * once per run over at most a handful of entries, so a cache would be
  * process-wide state for no measurable gain. Threading: none. */
-#include "ext/memory/sanitize.h"
+#include "context/memory_sanitize.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

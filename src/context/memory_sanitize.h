@@ -1,16 +1,18 @@
-/* sanitize.h — sanitizeMemoryBlock (seed 001 §11.5) and tag neutralizing
- * for recalled memory text.
+/* memory_sanitize.h — sanitizeMemoryBlock (seed 001 §11.5) and tag
+ * neutralizing, for memory text on its way into a request.
  *
- * A memory entry is untrusted text: it was written by a model from a
- * conversation, or by anyone with write access to the repository. Before
- * it goes into the request inside a <system-reminder data-role="memory">
- * block it must not be able to close that block, open another one, or
- * pass as any other harness tag. Absolute paths are replaced too (the
- * seed's real bug: stale absolute paths pulled writes to old folders).
+ * Memory is untrusted text: a model wrote it from a conversation, or anyone
+ * with write access to the repository did. Whether it goes into the
+ * request inside a <system-reminder data-role="memory"> block (recall,
+ * ext/memory/recall.c) or into the system prompt (a MEMORY.md index,
+ * context/memory.c), it must not be able to close a block, open another
+ * one, or pass as any other harness tag. Absolute paths are replaced too
+ * (the seed's real bug: stale absolute paths pulled writes to old
+ * folders). It lives in context/ so both can use it.
  *
  * No state; any thread. */
-#ifndef LOOM_EXT_MEMORY_SANITIZE_H
-#define LOOM_EXT_MEMORY_SANITIZE_H
+#ifndef LOOM_CONTEXT_MEMORY_SANITIZE_H
+#define LOOM_CONTEXT_MEMORY_SANITIZE_H
 
 #include <stddef.h>
 
