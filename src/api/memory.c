@@ -8,14 +8,18 @@
  * queues as it is) before what the inner port has to say. Threading: the
  * run's thread for begin/end; loom_session_memory_json may run on another
  * (the REPL's), so the session's record is under a mutex. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "api/internal.h"
 #include "base/clock.h"
 #include "base/event.h"
+#include "base/fileio.h"
 #include "base/json.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -251,5 +255,109 @@ char *loom_session_memory_json(loom_session *session)
     }
     char *out = json_dump_compact(doc);
     json_decref(doc);
+    return out;
+}
+
+/* The last n lines of a JSONL file, as parsed values (torn ones dropped). */
+static json_t *last_lines(const char *path, int n)
+{
+    json_t *out = json_array();
+    char *text = NULL;
+    size_t len = 0;
+    if (n <= 0 || file_read_all(path, &text, &len, NULL) != 0)
+        return out;
+    size_t end = len, count = 0, start = len;
+    while (start > 0 && count < (size_t)n) {
+        size_t i = end;
+        while (i > 0 && text[i - 1] != '\n')
+            i--;
+        if (end > i) {
+            json_t *v = json_loadb(text + i, end - i, 0, NULL);
+            if (v) {
+                json_array_insert_new(out, 0, v);
+                count++;
+            }
+        }
+        start = i;
+        end = i > 0 ? i - 1 : 0;
+        if (i == 0)
+            break;
+    }
+    free(text);
+    return out;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+    const memory_entry *x = a, *y = b;
+    return x->mtime_ms < y->mtime_ms ? 1 : x->mtime_ms > y->mtime_ms ? -1 : 0;
+}
+
+char *loom_memory_json(const char *cwd, int recalls, loom_status *st)
+{
+    char here[4096];
+    if (!cwd && !getcwd(here, sizeof here)) {
+        api_status_set(st, LOOM_ERR_IO, "loom_memory_json: the working directory is unknown");
+        return NULL;
+    }
+    char *dir = realpath(cwd ? cwd : here, NULL);
+    if (!dir) {
+        api_status_set(st, LOOM_ERR_RESOURCE_NOT_FOUND, "loom_memory_json: %s: no such folder",
+                       cwd ? cwd : here);
+        return NULL;
+    }
+    char *root = path_repo_root(dir);
+    if (!root)
+        root = xstrdup(dir);
+    static const struct {
+        const char *sub;
+        memory_entry_kind kind;
+    } dirs[] = {{".loom/memory", MEMORY_ENTRY_MEMORY},
+                {".loom/mf/patterns", MEMORY_ENTRY_PATTERN},
+                {".loom/mf/failures", MEMORY_ENTRY_FAILURE}};
+    memory_entry *v = NULL;
+    size_t n = 0;
+    loom_str skipped = LOOM_STR_INIT;
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        char *d = path_join(root, dirs[i].sub);
+        memory_entries_load(d, dirs[i].kind, &v, &n, &skipped);
+        free(d);
+    }
+    if (n > 1)
+        qsort(v, n, sizeof *v, newest_first);
+    int64_t now = clock_wall_ms();
+    json_t *entries = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s?,s:s?,s:s?,s:I}", "path", v[i].path,
+                              "kind", memory_entry_kind_name(v[i].kind), "name", v[i].name,
+                              "description", v[i].description, "type", v[i].type, "created",
+                              v[i].created, "updated", v[i].updated, "source_session",
+                              v[i].source_session, "age_days",
+                              (json_int_t)((now - v[i].mtime_ms) / (24LL * 3600 * 1000)));
+        if (e)
+            json_array_append_new(entries, e);
+    }
+    memory_entries_free(v, n);
+    json_t *skip = json_array();
+    for (const char *p = str_cstr(&skipped); *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        json_array_append_new(skip, json_stringn(p, l));
+        p += l + (nl ? 1 : 0);
+    }
+    str_free(&skipped);
+    char *memdir = path_join(root, ".loom/memory");
+    char *log = path_join(root, ".loom/mf/recall.jsonl");
+    struct stat sb;
+    json_t *doc = json_pack("{s:s,s:s,s:b,s:o,s:o,s:o}", "root", root, "memory_dir", memdir,
+                            "exists", stat(memdir, &sb) == 0 && S_ISDIR(sb.st_mode), "entries",
+                            entries, "skipped", skip, "recalls", last_lines(log, recalls));
+    char *out = json_dump_compact(doc);
+    json_decref(doc);
+    free(log);
+    free(memdir);
+    free(root);
+    free(dir);
+    api_status_ok(st);
     return out;
 }

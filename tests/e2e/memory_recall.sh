@@ -108,6 +108,21 @@ check "each item has a score and says why" jq -e 'all(.items[]; (.score > 0) and
 assert_contains "the old entry's why names its age" \
   "$(jq -r '.items[] | select(.path | endswith("staging-deploy.md")) | .why' <<<"$line")" "5 days old"
 
+# `loom memory` lists the entries and the last recalls with why.
+lm=$("$LOOM_BIN" memory --cwd "$R")
+assert_contains "loom memory names the project" "$lm" "Memory of $R"
+check "it lists an entry with its type and description" \
+  grep -qE '^  staging-deploy.md +project +2026-11-01 · 5 days old$' <<<"$lm"
+assert_contains "… and the description under it" "$lm" "    Deploys to staging go through make stage"
+assert_contains "E1's files too" "$lm" "stage-first.md"
+check "and the recall with why" grep -qE '^    staging-deploy.md +memory · score [0-9.]+ · matched: .*5 days old$' <<<"$lm"
+assert_eq "--json: the entries, newest first" \
+  "$("$LOOM_BIN" memory --cwd "$R" --json | jq -r '[.entries[].path | split("/") | last] | last')" staging-deploy.md
+assert_eq "--json: the recalls" "$("$LOOM_BIN" memory --cwd "$R" --json | jq '.recalls | length')" 1
+mkdir -p "$T/plain"
+assert_contains "a folder without memory says so" "$("$LOOM_BIN" memory --cwd "$T/plain")" \
+  "extraction stays off here until you create it"
+
 # A goal nothing matches: no block, no log line.
 start_mock "$SCENARIOS/chat_two_turns.json"
 "$LOOM_BIN" -p "Explain quantum tunnelling briefly" --permission-mode bypassPermissions --cwd "$R" >/dev/null
