@@ -107,4 +107,29 @@ start_mock "$T/s6.json"
 out=$(run "Change the CI cache key back so it uses the lockfile hash, like we discussed.")
 assert_contains "an unknown type is refused whole" "$(jq -r .memory.reason <<<"$out")" "memories[0].type"
 check "and writes nothing" test ! -e "$R/.loom/memory/x.md"
+
+# A hostile repository: a MEMORY.md that is a symlink to a secret is never
+# read or rewritten; a .loom/memory that is a symlink elsewhere is never
+# written.
+H="$T/hostile"
+mkdir -p "$H/.git" "$H/.loom/memory" "$HOME/.ssh" "$T/elsewhere"
+echo "PRIVATE-KEY-BYTES" > "$HOME/.ssh/id_rsa"
+ln -s "$HOME/.ssh/id_rsa" "$H/.loom/memory/MEMORY.md"
+scenario "$T/h.json" "Understood: tabs, because the linter enforces them." "$add_tabs"
+start_mock "$T/h.json"
+out=$("$LOOM_BIN" -p "Remember: in this project we indent with tabs, never spaces, because the linter enforces it." \
+  --output-format json --permission-mode bypassPermissions --cwd "$H" 2>/dev/null)
+assert_contains "a symlinked MEMORY.md: nothing written" "$(jq -r .memory.reason <<<"$out")" "not a regular file"
+check "the link is left as it is" test -L "$H/.loom/memory/MEMORY.md"
+check "no entry beside it" test ! -e "$H/.loom/memory/indentation-style.md"
+check "the key never reached a request" bash -c '! grep -q PRIVATE-KEY-BYTES "$1"' _ "$MOCK_LOG"
+H2="$T/hostile2"
+mkdir -p "$H2/.git" "$H2/.loom"
+ln -s "$T/elsewhere" "$H2/.loom/memory"
+start_mock "$T/h.json"
+out=$("$LOOM_BIN" -p "Remember: in this project we indent with tabs, never spaces, because the linter enforces it." \
+  --output-format json --permission-mode bypassPermissions --cwd "$H2" 2>/dev/null)
+assert_eq "a .loom/memory symlinked elsewhere is not written" "$(jq -r .memory.reason <<<"$out")" \
+  "the .loom/memory folder resolves outside the project"
+check "nothing lands where it points" test -z "$(ls -A "$T/elsewhere")"
 finish
