@@ -97,6 +97,7 @@ struct loom_session {
     file_history *history;
     task_registry *tasks;
     todo_list *todos;
+    struct task_list *task_list; /* TaskCreate and kin: <session>.tasks.json, the tree's */
     struct working *working;   /* C_working: goal, dashboard, plan, surfaces */
     char *mf_dir;              /* M_f: <session>.mf/ beside the session file */
     context_state context;     /* context control: pressure, edits, compaction; runs borrow it */
@@ -112,6 +113,9 @@ struct loom_session {
 /* The loop_io fields every use of the session shares (transcript,
  * governance, C_working, M_f, the context state); the rest zeroed. */
 void api_session_io(loom_session *s, loop_io *io);
+/* The session's parts a tool call reaches through tool_ctx: the task
+ * list, the permission mode, the MCP servers' tools (api/web_search.c). */
+void api_session_tool_ports(loom_session *s, struct tool_ctx *tctx);
 /* Adds u to the session's usage totals (under its lock). */
 void api_session_add_usage(loom_session *s, const msg_usage *u);
 /* Writes the session's title record from goal's first line unless the
@@ -238,6 +242,10 @@ char *api_mcp_prepare_goal(loom_session *s, const char *goal, loom_error *err);
 json_t *api_mcp_status(loom_session *s);
 /* The session's MCP manager (sub-agents clone it), or NULL. */
 struct mcp_manager *api_mcp_manager(loom_session *s);
+/* tool_ctx.mcp_call over the session ctx's servers: tools/call of tool on
+ * server (args stolen); the result, or NULL with why set. Any thread. */
+json_t *api_mcp_tool_call(void *ctx, const char *server, const char *tool, json_t *args,
+                          const loom_cancel *cancel, loom_str *why);
 /* Waits, once per session, for the servers still connecting (up to
  * LOOM_MCP_STARTUP_WAIT_MS, default 2 s): the run's start event then says
  * how they are. */

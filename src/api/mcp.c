@@ -385,6 +385,25 @@ void api_mcp_run_end(loom_session *s)
     x->emit_ctx = NULL;
 }
 
+json_t *api_mcp_tool_call(void *ctx, const char *server, const char *tool, json_t *args,
+                          const loom_cancel *cancel, loom_str *why)
+{
+    mcp_manager *m = api_mcp_manager(ctx);
+    if (!m) {
+        json_decref(args);
+        str_puts(why, "this session has no MCP servers");
+        return NULL;
+    }
+    json_t *params = json_pack("{s:s, s:o}", "name", tool, "arguments", args);
+    mcp_call_opts o = {.cancel = cancel};
+    loom_error err;
+    loom_error_clear(&err);
+    json_t *res = mcp_manager_request(m, server, "tools/call", params, &o, &err);
+    if (!res)
+        str_puts(why, err.message);
+    return res;
+}
+
 mcp_manager *api_mcp_manager(loom_session *s)
 {
     return s && s->mcp ? s->mcp->m : NULL;

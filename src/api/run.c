@@ -367,6 +367,7 @@ static void *run_main(void *arg)
     tctx.gov = s->gov;
     tctx.sandbox = s->gov ? s->gov->sandbox : NULL;
     tctx.sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
+    api_session_tool_ports(s, &tctx);
     tctx.run_id = r->run_id;
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;

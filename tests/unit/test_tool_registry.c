@@ -22,7 +22,7 @@
 static const char *const builtin_order[] = {
     "Read", "Write", "Edit",      "Glob",      "Grep",           "Bash",
     "TaskOutput", "TaskStop", "TodoWrite", "WebFetch", "AskUserQuestion", "Renew", "AcknowledgeEvent",
-    "NotebookEdit",
+    "NotebookEdit", "ExitPlanMode", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList",
 };
 #define N_BUILTINS (sizeof builtin_order / sizeof *builtin_order)
 
