@@ -54,7 +54,8 @@ const tool_def tool_task_create = {
         "(owner), mark it in_progress before you start and completed when it is fully done, "
         "and to record dependencies (addBlocks / addBlockedBy).",
     .input_schema = task_schema_create,
-    .concurrency_safe = true,
+    /* Not concurrency-safe: calls of one reply run in order, so ids follow
+     * the order the model asked in, and so do updates. */
     .run = create_run,
     .local_state_only = true,
 };
@@ -174,7 +175,6 @@ const tool_def tool_task_update = {
         "setting it to your name), dependencies (addBlocks, addBlockedBy) and metadata. Mark a "
         "task completed only when it is fully done; then call TaskList for the next one.",
     .input_schema = task_schema_update,
-    .concurrency_safe = true,
     .run = update_run,
     .local_state_only = true,
 };
