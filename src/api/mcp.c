@@ -325,8 +325,11 @@ static bool refresh(void *ctx, const tool_registry **tools, const char **ext)
         loom_error err;
         loom_error_clear(&err);
         tool_registry_add_builtins(reg, &err);
-        /* Agent and SendMessage between the built-ins and the servers'
-         * tools, as in the agent's own registry. */
+        /* WebSearch (when the user configured it), then Agent and
+         * SendMessage, between the built-ins and the servers' tools, as in
+         * the agent's own registry. */
+        if (a->web_search && tool_registry_add(reg, a->web_search, &err) != 0)
+            LOG_W("mcp", "tool set: %s", err.message);
         if (a->agents.enabled && agents_add_tools(reg, a->agents_catalog, &err) != 0)
             LOG_W("agents", "tool set: %s", err.message);
         str_clear(&x->ext);

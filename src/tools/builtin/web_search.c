@@ -125,7 +125,7 @@ int web_search_config_parse(const json_t *v, const char *file, web_search_config
     const char *url = json_get_str(v, "url", NULL);
     const json_t *mcp = json_object_get(v, "mcp");
     if (mcp && json_object_get(v, "url")) {
-        str_printf(why, "%sgive url or mcp, not both: one search backend.", where);
+        str_printf(why, "%smcp and url cannot both be given: one search backend.", where);
         return 1;
     }
     if (mcp) {
