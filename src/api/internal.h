@@ -108,6 +108,7 @@ struct loom_session {
     struct api_mcp *mcp;       /* its MCP servers and tool set (api/mcp.c); NULL: none */
     struct agents_session *agents; /* its sub-agents (agents/agents.h); NULL: agents off */
     struct api_ext *ext;       /* skills in use, the tool-set port (api/extensions.c) */
+    struct api_worktree *worktree; /* EnterWorktree's (api/worktree.c); NULL: never entered */
 };
 
 /* The loop_io fields every use of the session shares (transcript,
@@ -116,6 +117,12 @@ void api_session_io(loom_session *s, loop_io *io);
 /* The session's parts a tool call reaches through tool_ctx: the task
  * list, the permission mode, the MCP servers' tools (api/web_search.c). */
 void api_session_tool_ports(loom_session *s, struct tool_ctx *tctx);
+/* EnterWorktree / ExitWorktree (api/worktree.c): attach gives a run's
+ * shared tool context the ports and, inside a worktree, its directory;
+ * detach at the run's end; free with the session. */
+void api_worktree_attach(loom_session *s, tool_ctx *tctx);
+void api_worktree_detach(loom_session *s);
+void api_worktree_free(loom_session *s);
 /* Adds u to the session's usage totals (under its lock). */
 void api_session_add_usage(loom_session *s, const msg_usage *u);
 /* Writes the session's title record from goal's first line unless the

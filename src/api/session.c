@@ -478,6 +478,7 @@ void loom_session_free(loom_session *s)
     free(s->mf_dir);
     todo_list_free(s->todos);
     task_list_free(s->task_list);
+    api_worktree_free(s);
     governance_free(s->gov);
     file_history_free(s->history);
     file_state_free(s->files);

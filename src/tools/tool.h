@@ -25,6 +25,7 @@ typedef struct todo_list todo_list;         /* context/plan.h: the plan */
 typedef struct working working;             /* context/working.h: C_working */
 typedef struct task_list task_list;         /* tools/task_list.h: the shared task list */
 struct perm_mode_state;                     /* policy/decision.h: the permission mode */
+struct tool_result;                         /* below */
 typedef struct heartbeat heartbeat;         /* heartbeat/heartbeat.h: H_b */
 struct sandbox_policy;                      /* sandbox/sandbox_policy.h */
 struct tool_io;                             /* tools/tool_io.h: the driver's files, terminal */
@@ -97,6 +98,13 @@ typedef struct tool_ctx {
     json_t *(*mcp_call)(void *mcp_ctx, const char *server, const char *tool, json_t *args,
                         const loom_cancel *cancel, loom_str *why);
     void *mcp_ctx;
+    /* EnterWorktree / ExitWorktree (api/worktree.c): move the session into
+     * a new git worktree and back; each fills out (a result or an error
+     * result) and returns 0. NULL: not here (a sub-agent, a direct call).
+     * The run's thread, the tool running alone. */
+    int (*worktree_enter)(void *wt_ctx, const char *name, struct tool_result *out);
+    int (*worktree_exit)(void *wt_ctx, bool remove, bool discard, struct tool_result *out);
+    void *worktree_ctx;
 } tool_ctx;
 
 typedef struct tool_result {

@@ -23,6 +23,7 @@ static const char *const builtin_order[] = {
     "Read", "Write", "Edit",      "Glob",      "Grep",           "Bash",
     "TaskOutput", "TaskStop", "TodoWrite", "WebFetch", "AskUserQuestion", "Renew", "AcknowledgeEvent",
     "NotebookEdit", "ExitPlanMode", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList",
+    "EnterWorktree", "ExitWorktree",
 };
 #define N_BUILTINS (sizeof builtin_order / sizeof *builtin_order)
 
