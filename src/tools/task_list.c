@@ -10,6 +10,7 @@
  */
 #include "tools/task_list.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,15 @@ static void load(task_list *l, loom_str *why)
     json_decref(l->tasks);
     l->tasks = json_incref(tasks);
     l->next_id = (long)json_integer_value(next);
+    /* A file whose nextId lags its tasks must not make an id twice. */
+    json_array_foreach(tasks, i, t)
+    {
+        const char *id = json_get_str(t, "id", "");
+        char *end;
+        long n = strtol(id, &end, 10);
+        if (*id >= '0' && *id <= '9' && !*end && n >= l->next_id && n < LONG_MAX)
+            l->next_id = n + 1;
+    }
     json_decref(doc);
 }
 
