@@ -5,7 +5,9 @@
 # it (completed) in the same list; the main agent's TaskList then shows both
 # done with their owners. The list is kept beside the session file and a
 # resumed session reads it back. Bad calls (an unknown task, a task
-# blocking itself) are error results that change nothing.
+# blocking itself) are error results that change nothing. A sub-agent is
+# offered the task tools but not the session's own ExitPlanMode and
+# worktree tools.
 source "$(dirname "$0")/_lib.sh"
 
 mkdir -p "$T/proj" "$LOOM_HOME"
@@ -83,6 +85,11 @@ for provider in ${PROVIDERS:-anthropic openai}; do
     $'#1 [completed] Write the parser (alice)\n#2 [completed] Write the tests (bob)'
   assert_contains "$provider: TaskGet shows the owner and what it blocks" "$(result g1)" \
     $'Task #1: Write the parser\nStatus: completed\nDescription: Parse the config file\nOwner: alice\nBlocks: #2'
+  child_tools=$(jq -r 'select((.body|tostring)|contains("CHILD-ALICE")) | [.body.tools[] | (.name // .function.name)] | join(",")' "$MOCK_LOG" | head -n 1)
+  check "$provider: a sub-agent is offered the task tools ($child_tools)" grep -qw TaskUpdate <<<"$child_tools"
+  for t in ExitPlanMode EnterWorktree ExitWorktree; do
+    check "$provider:   but not the session's own $t" bash -c "! grep -qw $t <<<'$child_tools'"
+  done
   tasks=${file%.jsonl}.tasks.json
   check "$provider: the list is kept beside the session file" \
     jq -e '.nextId == 3 and ([.tasks[].status] == ["completed","completed"]) and .tasks[0].metadata.files == 3 and .tasks[0].activeForm == "Writing the parser"' "$tasks"
