@@ -7,7 +7,7 @@
 # worktree is removed with its branch; discard_changes removes one with
 # changes. Entering twice, leaving when not in one, a bad name and a
 # directory that is no git repository are error results the run goes on
-# from.
+# from. The next runs of the session stay in the worktree until it leaves.
 source "$(dirname "$0")/_lib.sh"
 
 new_repo() {
@@ -79,6 +79,34 @@ for provider in ${PROVIDERS:-anthropic openai}; do
     "$(git -C "$proj" worktree list --porcelain | grep -c '^worktree ')" "2"
   stop_mock
 done
+
+# Across the runs of one session (stream-json input: a run per line) the
+# session stays in its worktree until it leaves.
+new_repo
+cat > "$T/runs.json" <<'JSON'
+{"turns": [
+  {"match": {"last_user_contains": "RUN-ONE"}, "reply": {"tool_calls": [{"id": "e", "name": "EnterWorktree", "input": {"name": "across"}}]}},
+  {"match": {"tool_results": 1, "assistant_turns": 1}, "reply": {"text": "Entered."}},
+  {"match": {"last_user_contains": "RUN-TWO"}, "reply": {"tool_calls": [{"id": "pa", "name": "Bash", "input": {"command": "pwd"}}, {"id": "k", "name": "ExitWorktree", "input": {"action": "keep"}}]}},
+  {"match": {"tool_results": 3, "assistant_turns": 3}, "reply": {"text": "Left."}},
+  {"match": {"last_user_contains": "RUN-THREE"}, "reply": {"tool_calls": [{"id": "pb", "name": "Bash", "input": {"command": "pwd"}}]}},
+  {"match": {"tool_results": 4, "assistant_turns": 5}, "reply": {"text": "Back."}}
+]}
+JSON
+start_mock "$T/runs.json"
+use_provider anthropic
+proj=$(realpath "$T/proj")
+printf '%s\n' '{"type":"user","message":{"role":"user","content":"RUN-ONE"}}' \
+  '{"type":"user","message":{"role":"user","content":"RUN-TWO"}}' \
+  '{"type":"user","message":{"role":"user","content":"RUN-THREE"}}' |
+  "$LOOM_BIN" -p --input-format stream-json --output-format stream-json --permission-mode bypassPermissions \
+    --cwd "$T/proj" > "$T/runs.out" 2>"$T/runs.err"
+assert_eq "three runs, one session" "$(jq -r 'select(.type=="result") | .result' "$T/runs.out" | paste -sd,)" "Entered.,Left.,Back."
+file=$(session_file "$(jq -r 'select(.type=="result") | .session_id' "$T/runs.out" | head -n 1)")
+out_of() { jq -r --arg id "$1" 'select(.type=="function_call_result" and .callId==$id) | .output' "$file"; }
+check "the next run works in the worktree" bash -c '[[ "$1" == "$2"/.loom/worktrees/across-* ]]' _ "$(out_of pa)" "$proj"
+assert_eq "after leaving, the run after is back in the project" "$(out_of pb)" "$proj"
+stop_mock
 
 # Outside a git repository the worktree cannot be made; the run goes on.
 rm -rf "$T/plain" && mkdir -p "$T/plain"
