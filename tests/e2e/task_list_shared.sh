@@ -27,8 +27,10 @@ cat > "$T/scenario.json" <<'JSON'
      {"id": "ag1", "name": "Agent", "input": {"description": "parser", "prompt": "CHILD-ALICE take task 1", "subagent_type": "general-purpose", "name": "alice"}},
      {"id": "ag2", "name": "Agent", "input": {"description": "tests", "prompt": "CHILD-BOB take task 2", "subagent_type": "general-purpose", "name": "bob"}}]}},
   {"match": {"assistant_turns": 2, "body_contains": "PARENT-GOAL-7"},
-   "reply": {"tool_calls": [{"id": "l1", "name": "TaskList", "input": {}}, {"id": "g1", "name": "TaskGet", "input": {"taskId": "1"}}]}},
+   "reply": {"tool_calls": [{"id": "l1", "name": "TaskList", "input": {}}]}},
   {"match": {"assistant_turns": 3, "body_contains": "PARENT-GOAL-7"},
+   "reply": {"tool_calls": [{"id": "g1", "name": "TaskGet", "input": {"taskId": "1"}}]}},
+  {"match": {"assistant_turns": 4, "body_contains": "PARENT-GOAL-7"},
    "reply": {"text": "PARENT-DONE"}},
 
   {"match": {"assistant_turns": 0, "body_contains": "CHILD-ALICE"},
@@ -48,10 +50,10 @@ cat > "$T/scenario.json" <<'JSON'
 JSON
 cat > "$T/resume.json" <<'JSON'
 {"turns": [
-  {"match": {"body_contains": "RESUME-GOAL-7", "assistant_turns": 4},
+  {"match": {"body_contains": "RESUME-GOAL-7", "assistant_turns": 5},
    "reply": {"tool_calls": [{"id": "r1", "name": "TaskList", "input": {}}, {"id": "r2", "name": "TaskGet", "input": {"taskId": "2"}},
      {"id": "r3", "name": "TaskUpdate", "input": {"taskId": "1", "status": "deleted"}}, {"id": "r4", "name": "TaskCreate", "input": {"subject": "Release", "description": "Tag it"}}]}},
-  {"match": {"body_contains": "RESUME-GOAL-7", "assistant_turns": 5}, "reply": {"text": "RESUMED"}}
+  {"match": {"body_contains": "RESUME-GOAL-7", "assistant_turns": 6}, "reply": {"text": "RESUMED"}}
 ]}
 JSON
 for provider in ${PROVIDERS:-anthropic openai}; do
