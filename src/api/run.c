@@ -367,6 +367,8 @@ static void *run_main(void *arg)
     tctx.gov = s->gov;
     tctx.sandbox = s->gov ? s->gov->sandbox : NULL;
     tctx.sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
+    api_session_tool_ports(s, &tctx);
+    api_worktree_attach(s, &tctx);
     tctx.run_id = r->run_id;
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;
@@ -435,6 +437,7 @@ static void *run_main(void *arg)
     if (tctx.spawn)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
+    api_worktree_detach(s);
     json_t *skills = api_ext_run_end(s, res.final_text);
     json_t *memory = api_memory_run_end(s, &io, &res);
     json_t *hb_stats = stop_heartbeat(r, hb);

@@ -9,6 +9,7 @@
 #include "api/internal.h"
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "context/mf_state.h"
 #include "context/working.h"
 #include "session/listing.h"
@@ -18,6 +19,7 @@
 #include "session/file_history.h"
 #include "tools/file_state.h"
 #include "tools/tasks.h"
+#include "tools/task_list.h"
 #include "context/plan.h"
 
 /* Splits a --allowedTools style list on commas outside parentheses.
@@ -160,10 +162,22 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
         s->mf_dir = xmalloc(len + 4);
         memcpy(s->mf_dir, path, len);
         memcpy(s->mf_dir + len, ".mf", 4);
+        /* The task list beside the session file, so a resume finds it. */
+        char *tl = xmalloc(len + 12);
+        memcpy(tl, path, len);
+        memcpy(tl + len, ".tasks.json", 12);
+        loom_str why = LOOM_STR_INIT;
+        s->task_list = task_list_open(tl, &why);
+        if (why.len)
+            LOG_W("tasks", "%s", why.ptr);
+        str_free(&why);
+        free(tl);
         /* A resumed session picks up the working memory its last renew
          * saved; a damaged snapshot is skipped, never fatal. */
         loom_error ignore;
         working_load(s->working, s->mf_dir, &ignore);
+    } else {
+        s->task_list = task_list_open(NULL, NULL);
     }
     pthread_mutex_init(&s->lock, NULL);
     context_state_init(&s->context);
@@ -464,6 +478,8 @@ void loom_session_free(loom_session *s)
     working_free(s->working);
     free(s->mf_dir);
     todo_list_free(s->todos);
+    task_list_free(s->task_list);
+    api_worktree_free(s);
     governance_free(s->gov);
     file_history_free(s->history);
     file_state_free(s->files);
@@ -570,4 +586,14 @@ char *loom_session_conversation_json(loom_session *s)
     char *text = json_dump_compact(arr);
     json_decref(arr);
     return text;
+}
+
+void api_session_tool_ports(loom_session *s, tool_ctx *tctx)
+{
+    tctx->task_list = s->task_list;
+    tctx->mode = s->gov ? &s->gov->mode : NULL;
+    if (s->mcp) {
+        tctx->mcp_call = api_mcp_tool_call;
+        tctx->mcp_ctx = s;
+    }
 }

@@ -88,6 +88,8 @@ char *loom_session_call_tool(loom_session *s, const char *name, const char *inpu
     tctx.gov = s->gov;
     tctx.sandbox = s->gov ? s->gov->sandbox : NULL;
     tctx.sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
+    api_session_tool_ports(s, &tctx);
+    tctx.mode = NULL; /* a direct call presents no plan to anyone */
     tool_call call = {call_id, name, input};
     tool_outcome out;
     tool_call_run(a->tools, &call, &tctx, &out);

@@ -296,6 +296,9 @@ static void step_resolve(const tool_call *call, tool_ctx *ctx, gov_call *g)
                      "(%s), so git is not read-only here", key);
         }
     }
+    if (!g->needs_user && g->def->needs_person &&
+        g->def->needs_person(g->input, ctx, g->needs_user_why, sizeof g->needs_user_why))
+        g->needs_user = true;
     resolve_reach(call, ctx, g);
 }
 
@@ -491,6 +494,8 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
         tool_error(res, "%s", g->pre.block_reason);
     else
         tool_error(res, "Permission to use %s was denied: %s", call->name, g->decision.reason);
+    if (g->decision.source && !strcmp(g->decision.source, PERM_SRC_USER) && g->def->on_user_deny)
+        str_printf(&res->text, "\n%s", g->def->on_user_deny);
     if (governance_hook_count(gov, HOOK_PERMISSION_DENIED) > 0) {
         hook_outcome o = governance_fire(gov, HOOK_PERMISSION_DENIED,
                                          json_pack("{s:s,s:O,s:s}", "tool_name", call->name,
