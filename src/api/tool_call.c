@@ -101,7 +101,7 @@ char *loom_session_call_tool(loom_session *s, const char *name, const char *inpu
                                       out.result.image_media_type ? out.result.image_media_type
                                                                   : "application/octet-stream",
                                       "data", out.result.image_data));
-    api_session_add_usage(s, &out.model_usage);
+    api_session_settle_helpers(s, run_id);
     tool_outcome_free(&out);
     json_decref(input);
     atomic_store(&s->run_active, false);

@@ -63,6 +63,11 @@ typedef struct governance {
     /* auto mode's model classifier (policy/model_classifier.h); NULL: none,
      * so auto mode asks — or denies headless — what rules cannot settle. */
     const struct provider_config *classifier;
+    /* The session's helper model calls (provider/helper.h): the classifier
+     * and prompt hooks go through it. Borrowed (the session owns it; a
+     * sub-agent's governance borrows its parent's); NULL: calls go straight
+     * to the classifier's provider and prompt hooks are skipped. */
+    struct helper_router *helpers;
     /* The session's own command sandbox (sandbox/sandbox_policy.h): NULL
      * when disabled; sandbox_error set when its settings are invalid. The
      * session's tool calls get it through tool_ctx. */
