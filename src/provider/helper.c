@@ -146,6 +146,7 @@ typedef struct breaker {
 
 struct helper_router {
     const provider_config *main;
+    provider_port port;                   /* calls without their own */
     char *tiers[HELPER_TIER_COUNT];       /* modelTiers; NULL: the default table */
     route routes[HELPER_PURPOSE_COUNT];   /* helperModels */
     pthread_mutex_t lock;                 /* breakers and queue */
@@ -255,6 +256,14 @@ int helper_router_configure(helper_router *r, json_t *const *docs, const char *c
         }
     }
     return 0;
+}
+
+void helper_router_set_port(helper_router *r, const provider_port *port)
+{
+    if (port)
+        r->port = *port;
+    else
+        memset(&r->port, 0, sizeof r->port);
 }
 
 /* A tier's model: modelTiers, then the default table, then main. */
@@ -408,10 +417,15 @@ int helper_call(helper_router *r, const helper_spec *spec, msg_request *req,
     req->model = xstrdup(model);
     if (req->max_tokens <= 0 && purposes[p].max_tokens > 0)
         req->max_tokens = purposes[p].max_tokens;
+    /* Deterministic where the endpoint allows it: the Messages API's
+     * current parameters (@anthropic-ai/sdk's MessageCreateParams) have no
+     * temperature at all, and current Claude, gpt-5 and o-series refuse it. */
     if (spec->judgment)
-        req->temperature = model_accepts_temperature(model) ? 0 : -1;
+        req->temperature =
+            cfg.kind != PROVIDER_ANTHROPIC && model_accepts_temperature(model) ? 0 : -1;
     int64_t t0 = clock_mono_ms();
-    int rc = provider_port_complete(spec->port, &cfg, req, spec->sink, cancel, out, err);
+    const provider_port *port = spec->port && spec->port->complete ? spec->port : &r->port;
+    int rc = provider_port_complete(port, &cfg, req, spec->sink, cancel, out, err);
     breaker_note(r, p, rc, err);
     fill_record(&rec, spec, tier, model, rc == 0 ? "ok" : "error", rc == 0 ? NULL : err);
     rec.duration_ms = clock_mono_ms() - t0;

@@ -125,6 +125,10 @@ void helper_router_free(helper_router *r);
 int helper_router_configure(helper_router *r, json_t *const *docs, const char *const *names,
                             size_t n, loom_error *err);
 
+/* The port calls without their own (helper_spec.port) go through; NULL or
+ * zeroed: provider_complete. Tests hand in a fake model. Copied. */
+void helper_router_set_port(helper_router *r, const provider_port *port);
+
 /* The model a call of purpose would go to (tier_override: a tier, or
  * HELPER_TIER_DEFAULT; model_override: a hook's `model`, a tier name or a
  * model, NULL: none). *tier_out (may be NULL) gets the tier resolved.
