@@ -424,6 +424,10 @@ hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
         opts.run_prompt = hook_judge_prompt;
         opts.prompt_ctx = &judge;
     }
+    if (!g->parent && g->agent_hook) {
+        opts.run_agent = g->agent_hook;
+        opts.agent_ctx = g->agent_hook_ctx;
+    }
     if (g->hook_sandbox) {
         opts.child_setup = sandbox_child_setup;
         opts.child_ctx = g->hook_sandbox;

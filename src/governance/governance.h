@@ -68,6 +68,13 @@ typedef struct governance {
      * sub-agent's governance borrows its parent's); NULL: calls go straight
      * to the classifier's provider and prompt hooks are skipped. */
     struct helper_router *helpers;
+    /* `type: "agent"` hooks: run by the agents layer (agents/hook_agent.c),
+     * which sets this port on a session's governance for the length of a
+     * run. NULL: agent hooks are skipped with a notice. Inside a sub-agent
+     * they are always skipped, so an agent hook's own sub-agent never
+     * starts another. */
+    hook_llm_fn agent_hook;
+    void *agent_hook_ctx;
     /* The session's own command sandbox (sandbox/sandbox_policy.h): NULL
      * when disabled; sandbox_error set when its settings are invalid. The
      * session's tool calls get it through tool_ctx. */

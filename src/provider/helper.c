@@ -371,6 +371,36 @@ static void fill_record(helper_record *rec, const helper_spec *spec, helper_tier
     rec->owner = spec->owner;
 }
 
+int helper_admit(helper_router *r, const helper_spec *spec, loom_error *err)
+{
+    if (!breaker_refuses(r, spec->purpose, err))
+        return 0;
+    helper_tier tier;
+    const char *model = resolve_with(r, spec->purpose, spec->tier, spec->model,
+                                     r->main ? r->main->model : NULL, &tier);
+    helper_record rec;
+    fill_record(&rec, spec, tier, model, "breaker_open", err);
+    enqueue(r, &rec);
+    return -err->code;
+}
+
+void helper_done(helper_router *r, const helper_spec *spec, const char *model,
+                 const msg_usage *usage, int rc, const loom_error *err, int64_t duration_ms)
+{
+    breaker_note(r, spec->purpose, rc, err);
+    helper_tier tier;
+    resolve_with(r, spec->purpose, spec->tier, spec->model, r->main ? r->main->model : NULL,
+                 &tier);
+    helper_record rec;
+    fill_record(&rec, spec, tier, model, rc == 0 ? "ok" : "error", rc == 0 ? NULL : err);
+    rec.duration_ms = duration_ms;
+    if (usage) {
+        rec.usage = *usage;
+        rec.usage.raw = NULL;
+    }
+    enqueue(r, &rec);
+}
+
 int helper_call(helper_router *r, const helper_spec *spec, msg_request *req,
                 const loom_cancel *cancel, msg_response *out, loom_error *err)
 {

@@ -164,6 +164,16 @@ typedef struct helper_spec {
 int helper_call(helper_router *r, const helper_spec *spec, msg_request *req,
                 const loom_cancel *cancel, msg_response *out, loom_error *err);
 
+/* For a helper that is not one model call (an agent hook's sub-agent,
+ * whose loop makes the calls): helper_admit consults spec's breaker — 0, or
+ * -code with err set and a breaker_open record queued — and helper_done
+ * notes the outcome (rc 0 or not) in the breaker and queues a record of
+ * model and usage (mark it spec->counted when the tokens are accounted
+ * elsewhere). */
+int helper_admit(helper_router *r, const helper_spec *spec, loom_error *err);
+void helper_done(helper_router *r, const helper_spec *spec, const char *model,
+                 const msg_usage *usage, int rc, const loom_error *err, int64_t duration_ms);
+
 /* Moves the queued records of owner (and, when include_unowned, those
  * without one) into *out (malloc'd array, *n entries; caller frees each
  * with helper_record_free and the array with free). */
