@@ -83,6 +83,17 @@ for provider in ${PROVIDERS:-anthropic openai}; do
     "hook_prompt:lite:mock-lite-1:r1,hook_prompt:lite:mock-lite-1:r2,permission_classifier:lite:mock-lite-1:r2"
 done
 
+# loom stats attributes them: --by purpose puts each helper call under its
+# purpose, the agent's turns under main; --by model under its own model.
+n=$(wc -w <<<"${PROVIDERS:-anthropic openai}")
+stats=$("$LOOM_BIN" stats --json --by purpose)
+row() { jq -r --arg k "$1" '.rows[] | select(.key==$k) | "\(.model_calls):\(.tokens.input)"' <<<"$stats"; }
+assert_eq "stats: the prompt hook's calls" "$(row hook_prompt)" "$((2 * n)):$((70 * n))"
+assert_eq "stats: the classifier's calls" "$(row permission_classifier)" "$n:$((20 * n))"
+assert_eq "stats: the agent's own turns" "$(row main)" "$((3 * n)):$((300 * n))"
+assert_eq "stats: by model, under the lite model" \
+  "$("$LOOM_BIN" stats --json --by model | jq -r '.rows[] | select(.key=="mock-lite-1") | .model_calls')" "$((3 * n))"
+
 # A malformed route is an error naming the file and the key.
 echo '{"helperModels": {"classifer": "lite"}}' > "$LOOM_HOME/settings.json"
 start_mock "$T/route.json"
