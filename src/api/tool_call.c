@@ -86,6 +86,7 @@ char *loom_session_call_tool(loom_session *s, const char *name, const char *inpu
         .run_id = run_id,
     };
     tctx.gov = s->gov;
+    tctx.helpers = s->helpers;
     tctx.sandbox = s->gov ? s->gov->sandbox : NULL;
     tctx.sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
     tool_call call = {call_id, name, input};

@@ -348,6 +348,11 @@ static void breaker_note(helper_router *r, helper_purpose p, int rc, const loom_
     pthread_mutex_unlock(&r->lock);
 }
 
+bool helper_routed(const helper_router *r, helper_purpose p)
+{
+    return r && p >= 0 && p < HELPER_PURPOSE_COUNT && r->routes[p].model != NULL;
+}
+
 bool helper_breaker_open(helper_router *r, helper_purpose p)
 {
     pthread_mutex_lock(&r->lock);

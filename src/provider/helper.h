@@ -180,6 +180,10 @@ void helper_done(helper_router *r, const helper_spec *spec, const char *model,
 void helper_router_take(helper_router *r, const void *owner, bool include_unowned,
                         helper_record **out, size_t *n);
 
+/* Whether settings route purpose (helperModels.<purpose> is set): a
+ * purpose whose call is optional (WebFetch's question) is asked only then. */
+bool helper_routed(const helper_router *r, helper_purpose p);
+
 /* For tests and /status: whether purpose's breaker is open now. */
 bool helper_breaker_open(helper_router *r, helper_purpose p);
 

@@ -11,6 +11,8 @@
 #    helper_call line in the audit log, with purpose, tier, model, usage and
 #    cost; its tokens are in the run's usage and its cost in cost_usd, priced
 #    by the model it went to; a model.usage event names the purpose.
+#    WebFetch's question, when `helperModels.webfetch` routes it, is answered
+#    by a helper over the page, and only the answer reaches the main model.
 # 3. The breaker: a judge model that fails every time is asked three times,
 #    then its breaker opens and the fourth hook is refused without a request;
 #    every tool call still runs (a failing hook never blocks) and the run
@@ -101,6 +103,35 @@ use_provider anthropic
 out=$("$LOOM_BIN" -p "hi" --cwd "$T/proj" 2>&1) && rc=0 || rc=$?
 check "a bad helperModels key stops the run" test "$rc" -ne 0
 assert_contains "and names the key" "$out" "helperModels.classifer: unknown purpose"
+
+# --- WebFetch's question: routed to a helper, the answer replaces the page ------
+start_listener
+cat > "$LOOM_HOME/settings.json" <<'JSON'
+{"modelTiers": {"lite": "mock-lite-1"}, "helperModels": {"webfetch": "lite"}}
+JSON
+cat > "$T/fetch.json" <<JSON
+{"turns": [
+  {"match": {"system_contains": "page reader", "body_contains": "\"model\":\"mock-lite-1\"",
+             "last_user_contains": "listener says hello"},
+   "reply": {"text": "The page greets: hello.", "usage": {"input_tokens": 25, "output_tokens": 5}}},
+  {"reply": {"tool_calls": [{"id": "f1", "name": "WebFetch",
+             "input": {"url": "http://127.0.0.1:$LISTEN_PORT/", "prompt": "what does it say?"}}]}},
+  {"reply": {"text": "It says hello."}}
+]}
+JSON
+start_mock "$T/fetch.json"
+use_provider anthropic
+json=$("$LOOM_BIN" -p "read it" --model mock-main --permission-mode bypassPermissions \
+         --cwd "$T/proj" --output-format json)
+file=$(session_file "$(jq -r .session_id <<<"$json")")
+out=$(jq -r 'select(.type=="function_call_result" and .callId=="f1") | .output' "$file")
+assert_contains "webfetch: the helper's answer is the result" "$out" "The page greets: hello."
+check "webfetch: the page itself stays out of the main model's context" \
+  bash -c '! grep -q "listener says hello" <<<"$1"' _ "$out"
+assert_eq "webfetch: recorded as its purpose" \
+  "$(jq -r 'select(.type=="helper-call") | "\(.purpose):\(.model):\(.correlationId)"' "$file")" "webfetch:mock-lite-1:f1"
+stop_listener() { kill "$LISTEN_PID" 2>/dev/null; wait "$LISTEN_PID" 2>/dev/null || true; LISTEN_PID=; }
+stop_listener
 
 # --- 3: the breaker -------------------------------------------------------------
 cat > "$LOOM_HOME/settings.json" <<'JSON'
