@@ -137,6 +137,7 @@ typedef struct route {
     char *model;                /* a tier name or a model; NULL: the tier's */
     helper_effort effort;
     long timeout_ms;            /* 0: the purpose's */
+    bool off;                   /* helperModels.<purpose>: false (§7.2.4 ⑥) */
 } route;
 
 typedef struct breaker {
@@ -189,6 +190,10 @@ static int configure_route(route *rt, const char *file, const char *purpose, con
     char key[96];
     snprintf(key, sizeof key, "helperModels.%s", purpose);
     const json_t *model = v, *effort = NULL, *timeout = NULL;
+    if (json_is_boolean(v)) { /* false turns the purpose off, true back on */
+        rt->off = json_is_false(v);
+        return 0;
+    }
     if (json_is_object(v)) {
         const char *k;
         json_t *m;
@@ -201,7 +206,8 @@ static int configure_route(route *rt, const char *file, const char *purpose, con
         timeout = json_object_get(v, "timeout");
     }
     if (model && (!json_is_string(model) || !*json_string_value(model)))
-        return bad(err, file, key, "expected a tier (lite, main, reasoning) or a model name");
+        return bad(err, file, key,
+                   "expected a tier (lite, main, reasoning), a model name, or false");
     helper_effort e = HELPER_EFFORT_DEFAULT;
     if (effort && (!json_is_string(effort) || helper_effort_parse(json_string_value(effort), &e)))
         return bad(err, file, key, "effort: expected none, low, medium or high");
@@ -314,9 +320,16 @@ static void enqueue(helper_router *r, helper_record *rec)
     pthread_mutex_unlock(&r->lock);
 }
 
-/* True (and the message in err) when p's breaker is open now. */
+/* True (and the message in err) when p is turned off or its breaker is
+ * open now. */
 static bool breaker_refuses(helper_router *r, helper_purpose p, loom_error *err)
 {
+    if (r->routes[p].off) {
+        loom_error_set(err, LOOM_ERR_RUN_BLOCKED_BY_POLICY,
+                       "helper model call \"%s\" not made: turned off in settings "
+                       "(helperModels.%s: false)", helper_purpose_name(p), helper_purpose_name(p));
+        return true;
+    }
     pthread_mutex_lock(&r->lock);
     breaker *b = &r->breakers[p];
     int64_t now = clock_mono_ms();
@@ -350,7 +363,8 @@ static void breaker_note(helper_router *r, helper_purpose p, int rc, const loom_
 
 bool helper_routed(const helper_router *r, helper_purpose p)
 {
-    return r && p >= 0 && p < HELPER_PURPOSE_COUNT && r->routes[p].model != NULL;
+    return r && p >= 0 && p < HELPER_PURPOSE_COUNT && r->routes[p].model != NULL &&
+           !r->routes[p].off;
 }
 
 bool helper_breaker_open(helper_router *r, helper_purpose p)
@@ -384,7 +398,8 @@ int helper_admit(helper_router *r, const helper_spec *spec, loom_error *err)
     const char *model = resolve_with(r, spec->purpose, spec->tier, spec->model,
                                      r->main ? r->main->model : NULL, &tier);
     helper_record rec;
-    fill_record(&rec, spec, tier, model, "breaker_open", err);
+    fill_record(&rec, spec, tier, model, r->routes[spec->purpose].off ? "off" : "breaker_open",
+                err);
     enqueue(r, &rec);
     return -err->code;
 }
@@ -420,7 +435,7 @@ int helper_call(helper_router *r, const helper_spec *spec, msg_request *req,
     const char *model = resolve_with(r, p, spec->tier, spec->model, base->model, &tier);
     helper_record rec;
     if (breaker_refuses(r, p, err)) {
-        fill_record(&rec, spec, tier, model, "breaker_open", err);
+        fill_record(&rec, spec, tier, model, r->routes[p].off ? "off" : "breaker_open", err);
         enqueue(r, &rec);
         return -err->code;
     }

@@ -92,7 +92,7 @@ typedef struct helper_record {
     helper_purpose purpose;
     helper_tier tier;
     char *model;                /* the model asked ("" when the breaker refused before) */
-    char *status;               /* "ok", "error", "breaker_open" */
+    char *status;               /* "ok", "error", "breaker_open", "off" */
     char *error;                /* the failure's message; NULL when ok */
     char *correlation;          /* the tool call judged, …; NULL: none */
     char *tool;                 /* the tool call it concerns; NULL: none */
@@ -118,8 +118,10 @@ void helper_router_free(helper_router *r);
 /* The settings: every document (may be NULL; later documents win, so pass
  * user, project, local) may hold
  *   "modelTiers":   {"lite": MODEL, "reasoning": MODEL, "main": MODEL}
- *   "helperModels": {PURPOSE: TIER|MODEL | {"model": TIER|MODEL,
+ *   "helperModels": {PURPOSE: TIER|MODEL | false | {"model": TIER|MODEL,
  *                    "effort": EFFORT, "timeout": SECONDS}}
+ * (false turns the purpose off: its calls fail at once, status "off", and
+ * the caller takes its fallback — seed 001 §7.2.4's switches).
  * 0, or -LOOM_ERR_INVALID_REQUEST with err naming the file and key
  * (names[i] labels docs[i]). Call before the router is shared. */
 int helper_router_configure(helper_router *r, json_t *const *docs, const char *const *names,

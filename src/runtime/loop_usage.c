@@ -113,7 +113,8 @@ static double account_helper(void *ctx, const helper_record *rec)
     loop_state *st = ctx;
     bool priced = loop_prices_known(&st->p, rec->model);
     double cost = priced ? usage_cost_of(st, rec->model, &rec->usage) : -1;
-    if (rec->counted || !strcmp(rec->status, "breaker_open"))
+    bool made = !strcmp(rec->status, "ok") || !strcmp(rec->status, "error");
+    if (rec->counted || !made) /* refused before a request: nothing spent */
         return cost;
     loop_result *out = st->out;
     msg_usage_add(&out->usage, &rec->usage);

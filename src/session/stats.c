@@ -142,9 +142,11 @@ static void delta_of(const stats *s, const json_t *rec, const char *type, const 
     const json_t *pd = json_get_obj(rec, "providerData");
     const json_t *u = json_get_obj(pd, "usage");
     bool helper = strcmp(type, RECORD_HELPER_CALL) == 0;
-    if (helper) /* a helper model call: its own usage, priced by its own model */
-        u = strcmp(json_get_str(rec, "status", ""), "breaker_open") ? json_get_obj(rec, "usage")
-                                                                    : NULL;
+    if (helper) { /* a helper model call: its own usage, priced by its own model */
+        const char *st = json_get_str(rec, "status", "");
+        bool made = !strcmp(st, "ok") || !strcmp(st, "error"); /* else refused: no request */
+        u = made ? json_get_obj(rec, "usage") : NULL;
+    }
     if (u && (helper || record_is_assistant_side(rec))) {
         d->model_call = true;
         d->input = usage_field(u, "inputTokens");

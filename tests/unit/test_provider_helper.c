@@ -171,6 +171,27 @@ static void test_breaker_and_queue(void **state)
     assert_true(helper_breaker_open(r, HELPER_HOOK_PROMPT));
     /* Per purpose: another purpose still calls. */
     assert_false(helper_breaker_open(r, HELPER_TITLE));
+    {
+        provider_config c2;
+        helper_router *off = router(&c2, "mock-main",
+                                    "{\"helperModels\": {\"permission_classifier\": false}}");
+        msg_request rq;
+        memset(&rq, 0, sizeof rq);
+        helper_spec sp = {.purpose = HELPER_PERMISSION_CLASSIFIER, .tier = HELPER_TIER_DEFAULT};
+        int before = fake_calls;
+        assert_int_not_equal(helper_call(off, &sp, &rq, NULL, &resp, &err), 0);
+        assert_non_null(strstr(err.message, "turned off in settings"));
+        assert_int_equal(fake_calls, before);
+        msg_request_free(&rq);
+        helper_record *rr;
+        size_t nn;
+        helper_router_take(off, NULL, true, &rr, &nn);
+        assert_int_equal(nn, 1);
+        assert_string_equal(rr[0].status, "off");
+        helper_record_free(&rr[0]);
+        free(rr);
+        helper_router_free(off);
+    }
     fake_fail = 0;
     msg_request req;
     memset(&req, 0, sizeof req);
