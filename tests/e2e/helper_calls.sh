@@ -133,6 +133,31 @@ assert_eq "webfetch: recorded as its purpose" \
 stop_listener() { kill "$LISTEN_PID" 2>/dev/null; wait "$LISTEN_PID" 2>/dev/null || true; LISTEN_PID=; }
 stop_listener
 
+# --- compaction is a helper call too (main tier unless routed) -----------------
+cat > "$LOOM_HOME/settings.json" <<'JSON'
+{"modelTiers": {"lite": "mock-lite-1"}, "helperModels": {"compaction": "lite"}}
+JSON
+jq -n '{sequence: true, turns: [
+  {match: {no_tools: true, body_contains: "\"model\":\"mock-lite-1\""},
+   reply: {text: "<summary>1. Primary Request and Intent: say hi.</summary>",
+           usage: {input_tokens: 700, output_tokens: 30}}},
+  {reply: {tool_calls: [{id: "k1", name: "Bash", input: {command: "echo hi"}}],
+           usage: {input_tokens: 100, output_tokens: 10}}},
+  {faults: [{status: 413, times: 1}],
+   reply: {text: "Done after compaction.", usage: {input_tokens: 100, output_tokens: 10}}}]}' > "$T/compact.json"
+start_mock "$T/compact.json"
+use_provider anthropic
+json=$("$LOOM_BIN" -p "say hi" --model mock-main --permission-mode bypassPermissions \
+         --cwd "$T/proj" --output-format json)
+assert_eq "compaction: the run went on" "$(jq -r .result <<<"$json")" "Done after compaction."
+id=$(jq -r .session_id <<<"$json")
+assert_eq "compaction: its record names the route" \
+  "$(jq -r 'select(.type=="helper-call") | "\(.purpose):\(.tier):\(.model):\(.status):\(.usage.inputTokens):\(.countedBy)"' "$(session_file "$id")")" \
+  "compaction:lite:mock-lite-1:ok:700:caller"
+assert_eq "compaction: and so does the audit" \
+  "$(jq -r 'select(.kind=="helper_call") | "\(.purpose):\(.model)"' "$LOOM_HOME/audit/$id.jsonl")" "compaction:mock-lite-1"
+assert_eq "compaction: its tokens counted once" "$(jq -r .usage.input_tokens <<<"$json")" "900"
+
 # --- 3: the breaker -------------------------------------------------------------
 cat > "$LOOM_HOME/settings.json" <<'JSON'
 {"modelTiers": {"lite": "mock-lite-1"},
