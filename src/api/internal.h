@@ -102,6 +102,7 @@ struct loom_session {
     char *mf_dir;              /* M_f: <session>.mf/ beside the session file */
     context_state context;     /* context control: pressure, edits, compaction; runs borrow it */
     struct governance *gov;    /* rules, hooks, mode, approvals, audit */
+    struct helper_router *helpers; /* helper model calls (provider/helper.h); gov borrows it */
     msg_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */
     atomic_bool run_active;    /* a run is in progress (loom_run_start .. its end) */
@@ -124,6 +125,10 @@ void api_session_tool_ports(loom_session *s, struct tool_ctx *tctx);
 void api_worktree_attach(loom_session *s, tool_ctx *tctx);
 void api_worktree_detach(loom_session *s);
 void api_worktree_free(loom_session *s);
+/* Settles the helper calls made outside a run (loom_tool_call's
+ * classifier): session and audit records, their tokens in the session's
+ * usage. */
+void api_session_settle_helpers(loom_session *s, const char *run_id);
 /* Adds u to the session's usage totals (under its lock). */
 void api_session_add_usage(loom_session *s, const msg_usage *u);
 /* Writes the session's title record from goal's first line unless the

@@ -365,6 +365,7 @@ static void *run_main(void *arg)
         .ask_ctx = r,
     };
     tctx.gov = s->gov;
+    tctx.helpers = s->helpers;
     tctx.sandbox = s->gov ? s->gov->sandbox : NULL;
     tctx.sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
     api_session_tool_ports(s, &tctx);

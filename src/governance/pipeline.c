@@ -96,8 +96,6 @@ typedef struct gov_call {
     char secret_why[512];
     bool outside;               /* a read beyond the workspace and its added dirs */
     char host[256];             /* sends_out: the host the data goes to */
-    msg_usage model_usage;     /* the classifier's tokens, owed to the run */
-    unsigned model_calls;
     int64_t started_us;
 } gov_call;
 
@@ -476,9 +474,11 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
             else if (g->outside)
                 snprintf(note, sizeof note, "this call reads outside the workspace and its "
                          "additional directories");
-            in.model = model_classify(gov->classifier, call->name, g->input, ctx->cwd, note,
-                                      ctx->cancel, model_reason, sizeof model_reason,
-                                      &g->model_usage, &g->model_calls);
+            model_classify_call mc = {.cfg = gov->classifier, .helpers = gov->helpers,
+                                      .owner = gov, .call_id = call->id, .tool = call->name,
+                                      .input = g->input, .cwd = ctx->cwd, .note = note,
+                                      .cancel = ctx->cancel};
+            in.model = model_classify(&mc, model_reason, sizeof model_reason);
             in.model_reason = model_reason;
             g->model = in.model;
         }
@@ -895,8 +895,6 @@ audited:
             out->input_used = json_incref((json_t *)g.input);
     }
 done:
-    out->model_usage = g.model_usage;
-    out->model_calls = g.model_calls;
     if (governed && !out->failed_step) {
         STEP(13);
         step_result(res);                                                  /* 13 */

@@ -50,6 +50,10 @@ typedef struct tool_ctx {
     /* The session's governance (governance/governance.h): rules, hooks, mode,
      * approvals, audit. NULL: every call is allowed (unit tests). */
     struct governance *gov;
+    /* The session's helper model calls (provider/helper.h), for a tool that
+     * asks a side model (WebFetch's question, when routed); their tokens
+     * are settled for gov's run. NULL: none. */
+    struct helper_router *helpers;
     /* The session's command sandbox (its governance holds it): Bash runs
      * confined by it, and the secret checks add its denyRead list. NULL:
      * none. sandbox_error set: the sandbox settings are invalid and Bash
