@@ -129,6 +129,9 @@ void api_worktree_free(loom_session *s);
  * classifier): session and audit records, their tokens in the session's
  * usage. */
 void api_session_settle_helpers(loom_session *s, const char *run_id);
+/* Settles the helper calls a run made after its loop (memory extraction)
+ * into its result: tokens and cost, before the session adds them up. */
+void api_session_settle_run_tail(loom_session *s, const char *run_id, loop_result *res);
 /* Adds u to the session's usage totals (under its lock). */
 void api_session_add_usage(loom_session *s, const msg_usage *u);
 /* Writes the session's title record from goal's first line unless the

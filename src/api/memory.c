@@ -119,7 +119,8 @@ static bool select_by_model(loom_session *s, struct api_memory *m, loop_io *io,
     size_t max = (size_t)c->recall_max_entries;
     memory_helper_req call = {.port = &io->model, .agent = s->agent->params.provider,
                               .model = c->selector_model, .max_tokens = 512,
-                              .cache_key = loom_session_id(s), .purpose = "memory_selection"};
+                              .cache_key = loom_session_id(s), .purpose = HELPER_MEMORY_SELECT,
+                              .router = s->helpers};
     memory_pick picks[MEMORY_RECALL_MAX_ENTRIES];
     size_t got = 0;
     loom_str why = LOOM_STR_INIT;
@@ -215,6 +216,7 @@ json_t *api_memory_run_end(loom_session *s, loop_io *io, loop_result *res)
     memory_extract_env env = {
         .root = root, .t = s->t, .cfg = &c, .run_completed = res->state == LOOM_RUN_COMPLETED,
         .in_progress = &m->in_progress, .model = &io->model, .provider = s->agent->params.provider,
+        .router = s->helpers,
         .cancel = io->cancel, .now_ms = clock_wall_ms(),
         .tokens_left = cap > 0 ? cap - msg_usage_total(&res->usage) : -1,
     };

@@ -441,6 +441,7 @@ static void *run_main(void *arg)
     api_worktree_detach(s);
     json_t *skills = api_ext_run_end(s, res.final_text);
     json_t *memory = api_memory_run_end(s, &io, &res);
+    api_session_settle_run_tail(s, r->run_id, &res);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);

@@ -445,13 +445,10 @@ void api_session_io(loom_session *s, loop_io *io)
     io->context = &s->context;
 }
 
-/* A helper call outside a run: priced by the agent's prices for its model;
- * its tokens the session's. */
-static double account_outside_run(void *ctx, const helper_record *rec)
+/* A helper call's cost: the agent's configured prices when it has them,
+ * else the price table's for the model the call went to; -1: unknown. */
+static double helper_cost(loom_session *s, const helper_record *rec)
 {
-    loom_session *s = ctx;
-    if (!rec->counted)
-        api_session_add_usage(s, &rec->usage);
     const loop_params *p = &s->agent->params;
     model_price price;
     if (p->price_input_per_mtok > 0 || p->price_output_per_mtok > 0)
@@ -465,6 +462,45 @@ static double account_outside_run(void *ctx, const helper_record *rec)
     const msg_usage *u = &rec->usage;
     return model_price_cost(&price, u->input_tokens, u->output_tokens, u->cache_creation_tokens,
                             u->cache_read_tokens, u->cache_creation_1h_tokens);
+}
+
+/* A helper call outside a run: its tokens the session's. */
+static double account_outside_run(void *ctx, const helper_record *rec)
+{
+    loom_session *s = ctx;
+    if (!rec->counted)
+        api_session_add_usage(s, &rec->usage);
+    return helper_cost(s, rec);
+}
+
+typedef struct run_tail {
+    loom_session *s;
+    loop_result *res;
+} run_tail;
+
+/* A helper call a run made after its loop (memory extraction): its tokens
+ * and cost the run's result, which the session then adds up. */
+static double account_run_tail(void *ctx, const helper_record *rec)
+{
+    run_tail *t = ctx;
+    double cost = helper_cost(t->s, rec);
+    bool made = !strcmp(rec->status, "ok") || !strcmp(rec->status, "error");
+    if (rec->counted || !made)
+        return cost;
+    msg_usage_add(&t->res->usage, &rec->usage);
+    if (t->res->cost_usd >= 0) {
+        if (cost >= 0)
+            t->res->cost_usd += cost;
+        else if (msg_usage_total(&rec->usage) > 0)
+            t->res->cost_usd = -1; /* a model with no price: the run's cost is unknown */
+    }
+    return cost;
+}
+
+void api_session_settle_run_tail(loom_session *s, const char *run_id, loop_result *res)
+{
+    run_tail t = {s, res};
+    governance_settle_helpers(s->gov, s->t, run_id, account_run_tail, &t);
 }
 
 void api_session_settle_helpers(loom_session *s, const char *run_id)

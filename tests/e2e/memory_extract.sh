@@ -11,7 +11,9 @@ source "$(dirname "$0")/_lib.sh"
 R="$T/repo"
 mkdir -p "$R/.git" "$R/.loom/memory"
 echo "ref: refs/heads/main" > "$R/.git/HEAD"
-echo '{"memory": {"extraction": {"enabled": true, "max_tokens": 900}}}' > "$LOOM_HOME/settings.json"
+# The extractor is a helper call (docs/providers.md): routed by helperModels.
+echo '{"memory": {"extraction": {"enabled": true, "max_tokens": 900}},
+       "helperModels": {"memory_extract": "extractor-lite-1"}}' > "$LOOM_HOME/settings.json"
 
 # scenario FILE ANSWER EXTRACTOR_TEXT — the agent answers ANSWER; the
 # extractor (its system prompt names it) answers EXTRACTOR_TEXT.
@@ -35,6 +37,10 @@ assert_eq "one extractor request" "$(extractor_requests)" 1
 xreq=$(jq -s '[.[] | select(.body.system | tostring | contains("memory extractor"))][0].body' "$MOCK_LOG")
 check "it is isolated: no tools" jq -e '(.tools // []) | length == 0' <<<"$xreq" >/dev/null
 assert_eq "its output cap is memory.extraction.max_tokens" "$(jq -r .max_tokens <<<"$xreq")" 900
+assert_eq "it goes to the model helperModels names" "$(jq -r .model <<<"$xreq")" extractor-lite-1
+assert_eq "the session records it as a helper call of its purpose" \
+  "$(jq -r 'select(.type=="helper-call") | "\(.purpose):\(.model):\(.status)"' "$(session_file "$sid")")" \
+  "memory_extract:extractor-lite-1:ok"
 assert_contains "it reads the conversation" "$(jq -r '.messages[0].content | if type=="string" then . else map(.text) | join("") end' <<<"$xreq")" "[user]"
 assert_eq "the frontmatter name" "$(sed -n 's/^name: //p' "$f")" '"Indentation style"'
 assert_eq "its type" "$(sed -n 's/^type: //p' "$f")" '"project"'

@@ -311,7 +311,8 @@ json_t *memory_extract_run(const memory_extract_env *env, msg_usage *usage)
                              .model = env->cfg->extract_model,
                              .max_tokens = env->cfg->extract_max_tokens,
                              .system = memory_extract_system, .user = prompt,
-                             .cache_key = sid, .purpose = "memory_extraction"};
+                             .cache_key = sid, .purpose = HELPER_MEMORY_EXTRACT,
+                             .router = env->router};
     char *text = NULL;
     int rc = memory_helper_call(&req, env->cancel, &text, usage, &err);
     free(prompt);

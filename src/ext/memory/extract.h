@@ -37,6 +37,7 @@
 
 #include "base/cancel.h"
 #include "ext/memory/memory_config.h"
+#include "provider/helper.h"
 #include "provider/provider.h"
 #include "session/transcript.h"
 
@@ -51,6 +52,7 @@ typedef struct memory_extract_env {
     atomic_bool *in_progress;       /* the session's flag (gate 2) */
     const provider_port *model;     /* the run's model port */
     const provider_config *provider;
+    helper_router *router;          /* the session's helper calls; NULL: a plain call */
     const loom_cancel *cancel;
     int64_t now_ms;
     int64_t tokens_left;            /* under the run's token cap; < 0: no cap */
@@ -59,7 +61,8 @@ typedef struct memory_extract_env {
 /* Runs the gates and the extraction. NULL when gate 1 is closed (nothing
  * to report); else a new object {"status": "skipped"|"extracted"|"failed",
  * "reason"? (why skipped or failed), "written", "merged", "replaced",
- * "dropped"}. The helper call's usage is added to *usage. */
+ * "dropped"}. Without a router the helper call's usage is added to *usage;
+ * with one, its record carries it (the caller settles the records). */
 json_t *memory_extract_run(const memory_extract_env *env, msg_usage *usage);
 
 /* The extractor's instructions (its system prompt names it "memory

@@ -30,11 +30,20 @@ int memory_helper_call(const memory_helper_req *r, const loom_cancel *cancel, ch
     msg_message_add_text(msg_request_add_message(&req, MSG_ROLE_USER), r->user);
     provider_stream_sink sink = {.on_text = discard, .on_thinking = discard};
     msg_response resp;
-    int rc = provider_port_complete(r->port, &cfg, &req, &sink, cancel, &resp, err);
+    int rc;
+    if (r->router) {
+        helper_spec spec = {.purpose = r->purpose, .tier = HELPER_TIER_DEFAULT, .model = r->model,
+                            .effort = HELPER_EFFORT_DEFAULT, .judgment = true, .base = r->agent,
+                            .port = r->port, .sink = &sink};
+        rc = helper_call(r->router, &spec, &req, cancel, &resp, err);
+    } else {
+        rc = provider_port_complete(r->port, &cfg, &req, &sink, cancel, &resp, err);
+    }
     msg_request_free(&req);
     if (rc != 0)
         return -1;
-    msg_usage_add(usage, &resp.usage);
+    if (!r->router)
+        msg_usage_add(usage, &resp.usage);
     *text = msg_message_text(&resp.message);
     msg_response_free(&resp);
     if (!*text)
