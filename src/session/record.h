@@ -32,6 +32,9 @@
 #define RECORD_TOPIC "topic"
 #define RECORD_GOAL_RESULT "goal-result"
 #define RECORD_GOAL_PROGRESS "goal-progress"
+/* {permissionMode, prePlanMode}: the session's permission mode from here on
+ * (api/permissions.c; restored on resume). */
+#define RECORD_PERMISSION_MODE "permission-mode"
 
 /* True for the five conversation types. Every other type, including ones
  * this build does not know, is kept on disk but never enters the context. */
