@@ -133,6 +133,7 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
     g->rules = perm_rules_new();
     g->hooks = hook_registry_new();
     g->approvals = approval_registry_new();
+    breaker_init(&g->classifier_breaker, AUTO_BREAKER_FAILURES, AUTO_BREAKER_COOLDOWN);
     perm_mode mode = MODE_DEFAULT;
     if (s->mode && perm_mode_parse(s->mode, &mode) != 0) {
         loom_error_set(err, LOOM_ERR_CONFIG, "permission mode \"%s\" is not one of default, "
@@ -254,6 +255,8 @@ void governance_free(governance *g)
             audit_close(g->audit);
     }
     mode_disables_free(&g->disables);
+    if (!g->parent)
+        breaker_destroy(&g->classifier_breaker);
     perm_rules_free(g->tool_allow);
     perm_rules_free(g->tool_deny);
     perm_rules_free(g->run_grants);

@@ -11,6 +11,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "base/breaker.h"
+#include "base/cancel.h"
 #include "base/error.h"
 #include "hooks/registry.h"
 #include "hooks/run.h"
@@ -67,6 +69,8 @@ typedef struct governance {
     /* auto mode's model classifier (policy/model_classifier.h); NULL: none,
      * so auto mode asks — or denies headless — what rules cannot settle. */
     const struct provider_config *classifier;
+    /* Its circuit breaker (auto_classifier.c); a sub-agent uses its root's. */
+    breaker classifier_breaker;
     /* The session's own command sandbox (sandbox/sandbox_policy.h): NULL
      * when disabled; sandbox_error set when its settings are invalid. The
      * session's tool calls get it through tool_ctx. */
@@ -140,6 +144,20 @@ typedef struct governance_child_opts {
  * sub-agent's start and end are SubagentStart and SubagentStop, which
  * agents/ fires, as in Claude Code. For the same reason an agent file's
  * Stop hooks are loaded as SubagentStop hooks. */
+/* auto mode's second stage (auto_classifier.c): the model classifier for a
+ * call the rules left undecided, behind the session's circuit breaker —
+ * after AUTO_BREAKER_FAILURES failed answers in a row it is not asked
+ * (PERM_ASK, reason says so) until AUTO_BREAKER_COOLDOWN calls later. The
+ * arguments are model_classify's (policy/model_classifier.h); PERM_NONE
+ * when the session has no classifier. */
+#define AUTO_BREAKER_FAILURES 3
+#define AUTO_BREAKER_COOLDOWN 20
+struct msg_usage;
+perm_verdict governance_classify(governance *g, const char *tool, const json_t *input,
+                                 const char *cwd, const char *note, const loom_cancel *cancel,
+                                 char *reason, size_t cap, struct msg_usage *usage,
+                                 unsigned *calls);
+
 /* Whether mode m may be switched to in this session (the root session's
  * disables, managed.h): true, or false with why filled. A governance whose
  * configured mode is disabled is never made (governance_new fails). */

@@ -17,7 +17,6 @@
 #include "policy/always_rule.h"
 #include "policy/git_config.h"
 #include "governance/governance.h"
-#include "policy/model_classifier.h"
 #include "policy/risk.h"
 #include "policy/secrets.h"
 #include "governance/delete_guard.h"
@@ -481,9 +480,9 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
             else if (g->outside)
                 snprintf(note, sizeof note, "this call reads outside the workspace and its "
                          "additional directories");
-            in.model = model_classify(gov->classifier, call->name, g->input, ctx->cwd, note,
-                                      ctx->cancel, model_reason, sizeof model_reason,
-                                      &g->model_usage, &g->model_calls);
+            in.model = governance_classify(gov, call->name, g->input, ctx->cwd, note,
+                                           ctx->cancel, model_reason, sizeof model_reason,
+                                           &g->model_usage, &g->model_calls);
             in.model_reason = model_reason;
             g->model = in.model;
         }
