@@ -20,6 +20,7 @@
 #include "policy/risk.h"
 #include "policy/secrets.h"
 #include "governance/delete_guard.h"
+#include "governance/result_mask.h"
 #include "policy/tamper.h"
 #include "sandbox/sandbox_policy.h"
 #include "tools/schema.h"
@@ -874,6 +875,9 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
     /* A governed call runs only on an allow (step 8, re-checked by 9). */
     assert(!governed || g.decision.verdict == PERM_ALLOW);
     step_execute(def, call->id, g.input, ctx, res);                                  /* 10 */
+    /* Credentials in the output never go further than the tool's own
+     * buffers: not to the hooks, the session file or the model. */
+    result_mask(res);
 audited:
     if (governed) {
         STEP(11);
