@@ -101,8 +101,9 @@ struct loom_session {
     char *mf_dir;              /* M_f: <session>.mf/ beside the session file */
     context_state context;     /* context control: pressure, edits, compaction; runs borrow it */
     struct governance *gov;    /* rules, hooks, mode, approvals, audit */
-    int mode_recorded;         /* the mode last written to the transcript (-1: none) */
-    int plan_recorded;         /* and its prePlanMode */
+    int mode_recorded;         /* the mode the transcript last noted (default: none noted) */
+    int plan_recorded;         /* and its prePlanMode (-1: none) */
+    bool mode_noted;           /* the transcript holds a permission-mode record */
     msg_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */
     atomic_bool run_active;    /* a run is in progress (loom_run_start .. its end) */

@@ -72,14 +72,19 @@ int loom_session_leave_plan(loom_session *s, loom_status *st)
 /* ---- the mode in the session file -------------------------------------------
  * A "permission-mode" record is appended whenever the mode in force differs
  * from the last one written (a run's start and end, a switch through this
- * API), so the file always ends knowing the session's mode. Resuming reads
+ * API), so the file always ends knowing the session's mode — a session
+ * that never leaves default writes none (no record reads as default). Resuming reads
  * the last one back (loom_session_restore_permission_mode): the surface
  * decides whether to apply it — the CLI does unless the person named a
  * mode again on the command line. */
 
 void api_permission_mode_load(loom_session *s)
 {
-    s->mode_recorded = s->plan_recorded = -1;
+    /* No record: the session ran in default mode (a session that never
+     * left it writes none, so its file is as before). */
+    s->mode_recorded = MODE_DEFAULT;
+    s->plan_recorded = -1;
+    s->mode_noted = false;
     for (size_t i = transcript_count(s->t); i-- > 0;) {
         if (strcmp(transcript_record_type(s->t, i), RECORD_PERMISSION_MODE) != 0)
             continue;
@@ -93,6 +98,7 @@ void api_permission_mode_load(loom_session *s)
             (void)perm_mode_parse(pname, &pre);
         s->mode_recorded = (int)m;
         s->plan_recorded = (int)pre;
+        s->mode_noted = true;
         return;
     }
 }
@@ -113,6 +119,7 @@ void api_permission_mode_record(loom_session *s)
     if (transcript_append_new(s->t, rec, &err) == 0) {
         s->mode_recorded = (int)ms->mode;
         s->plan_recorded = pre;
+        s->mode_noted = true;
     }
 }
 
@@ -123,7 +130,7 @@ int loom_session_restore_permission_mode(loom_session *s, char *note, size_t cap
     if (note && cap)
         note[0] = '\0';
     api_status_ok(st);
-    if (s->mode_recorded < 0)
+    if (!s->mode_noted)
         return 0;
     perm_mode m = (perm_mode)s->mode_recorded, now = s->gov->mode.mode;
     if (m == now)
