@@ -527,7 +527,9 @@ int loom_session_remember(loom_session *session, const char *line, loom_status *
  * the mode on its own thread at each tool call). Entering plan remembers the
  * mode it replaced (not when already in plan); setting another mode while in
  * plan simply takes that mode. An unknown name: invalid_request, with the
- * modes listed in the message. */
+ * modes listed in the message; a mode the settings disable
+ * (disableBypassPermissionsMode, disableAutoMode — docs/permissions.md §11):
+ * invalid_request saying which file disabled it. */
 int loom_session_set_permission_mode(loom_session *session, const char *mode, loom_status *st);
 /* The mode now in force (a static string). */
 const char *loom_session_permission_mode(const loom_session *session);
@@ -535,6 +537,15 @@ const char *loom_session_permission_mode(const loom_session *session);
  * (default for a session that started in plan) — seed 001 §14.1. Outside
  * plan mode it changes nothing and fails with invalid_state_transition. */
 int loom_session_leave_plan(loom_session *session, loom_status *st);
+/* The mode the session file last noted (every switch, and each run's start
+ * and end, append a "permission-mode" record), put back in force: for a
+ * resumed session whose surface did not name a mode anew. 1: restored; 0:
+ * nothing to restore (none noted, or the same); 2: not restored, note (cap
+ * bytes) says why — bypassPermissions and fullAccess are never carried over
+ * (a mode that skips the questions is chosen at each start), nor a mode the
+ * managed settings disable. */
+int loom_session_restore_permission_mode(loom_session *session, char *note, size_t cap,
+                                         loom_status *st);
 void loom_session_free(loom_session *session);
 
 /* ---- run --------------------------------------------------------------- */

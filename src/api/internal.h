@@ -103,6 +103,9 @@ struct loom_session {
     context_state context;     /* context control: pressure, edits, compaction; runs borrow it */
     struct governance *gov;    /* rules, hooks, mode, approvals, audit */
     struct helper_router *helpers; /* helper model calls (provider/helper.h); gov borrows it */
+    int mode_recorded;         /* the mode the transcript last noted (default: none noted) */
+    int plan_recorded;         /* and its prePlanMode (-1: none) */
+    bool mode_noted;           /* the transcript holds a permission-mode record */
     msg_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */
     atomic_bool run_active;    /* a run is in progress (loom_run_start .. its end) */
@@ -137,6 +140,12 @@ void api_session_add_usage(loom_session *s, const msg_usage *u);
 /* Writes the session's title record from goal's first line unless the
  * session has a title already (docs/session-format.md, "Titles"). */
 void api_session_title(loom_session *s, const char *goal);
+/* The permission mode in the transcript (api/permissions.c):
+ * api_permission_mode_load reads the last permission-mode record into
+ * s->mode_recorded (at open); api_permission_mode_record appends one when the
+ * mode in force differs from it (a run's start and end, a mode switch). */
+void api_permission_mode_load(loom_session *s);
+void api_permission_mode_record(loom_session *s);
 /* Whether the session holds a user goal a run can be continued from. */
 bool api_session_has_goal(loom_session *s);
 /* The library run's id and session (for the run's other files). */

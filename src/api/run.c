@@ -340,10 +340,12 @@ static void *run_main(void *arg)
     /* queued → running → a final state, each once. */
     assert(atomic_load(&r->state) == LOOM_RUN_QUEUED);
     atomic_store(&r->state, LOOM_RUN_RUNNING);
-    const char *mode = api_value(a->values, "permission_mode");
+    /* The mode in force (a resumed session's may be its own, not the
+     * config's), and the transcript's note of it. */
+    api_permission_mode_record(s);
     json_t *started = event_run_started(loom_session_id(s), a->provider.model,
                                         provider_kind_name(a->provider.kind), a->cwd,
-                                        mode ? mode : "default");
+                                        loom_session_permission_mode(s));
     if (s->mcp) {
         api_mcp_startup_wait(s);
         json_object_set_new(started, "mcp_servers", api_mcp_status(s));
@@ -439,6 +441,7 @@ static void *run_main(void *arg)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
     api_worktree_detach(s);
+    api_permission_mode_record(s); /* a mode the run switched to (ExitPlanMode) */
     json_t *skills = api_ext_run_end(s, res.final_text);
     json_t *memory = api_memory_run_end(s, &io, &res);
     api_session_settle_run_tail(s, r->run_id, &res);

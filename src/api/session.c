@@ -201,6 +201,7 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
     atomic_init(&s->run_active, false);
     /* A resumed session can still rewind the edits made before. */
     load_file_history(s->history, t);
+    api_permission_mode_load(s);
     if (agent->agents.enabled) {
         agents_session_opts ao = {.config = &agent->agents,
                                   .catalog = agent->agents_catalog,

@@ -141,6 +141,14 @@ governance *governance_new(const char *cwd, const char *session_id, const char *
                        s->mode);
         goto fail;
     }
+    if (mode_disables_load(s->user, s->project, s->local, &g->disables, err) != 0)
+        goto fail;
+    char why[700];
+    if (!mode_disables_allow(&g->disables, mode, why, sizeof why)) {
+        loom_error_set(err, LOOM_ERR_CONFIG, "%s; start in another mode (--permission-mode)",
+                       why);
+        goto fail;
+    }
     perm_mode_init(&g->mode, mode);
     g->trusted = s->trust == GOVERNANCE_TRUST_DECIDE ? trust_workspace_trusted(s->user, cwd)
                                                      : s->trust == GOVERNANCE_TRUSTED;
@@ -225,6 +233,13 @@ fail:
     return NULL;
 }
 
+bool governance_mode_allowed(const governance *g, perm_mode m, char *why, size_t cap)
+{
+    while (g->parent)
+        g = g->parent;
+    return mode_disables_allow(&g->disables, m, why, cap);
+}
+
 void governance_free(governance *g)
 {
     if (!g)
@@ -239,6 +254,7 @@ void governance_free(governance *g)
         if (g->audit)
             audit_close(g->audit);
     }
+    mode_disables_free(&g->disables);
     perm_rules_free(g->tool_allow);
     perm_rules_free(g->tool_deny);
     perm_rules_free(g->run_grants);

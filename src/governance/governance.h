@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "base/cancel.h"
 #include "base/error.h"
 #include "hooks/registry.h"
 #include "hooks/run.h"
@@ -18,6 +19,7 @@
 #include "policy/audit.h"
 #include "policy/decision.h"
 #include "policy/rules.h"
+#include "governance/managed.h"
 
 typedef struct governance_settings {
     /* The three settings files' documents (borrowed; NULL when absent). */
@@ -51,6 +53,9 @@ typedef struct governance_settings {
 
 typedef struct governance {
     perm_mode_state mode;
+    /* The modes switched off by the managed settings file or any other
+     * (managed.h); a sub-agent's is empty and asks its root's. */
+    mode_disables disables;
     perm_rules *rules;
     hook_registry *hooks;
     approval_registry *approvals;
@@ -148,6 +153,11 @@ typedef struct governance_child_opts {
  * sub-agent's start and end are SubagentStart and SubagentStop, which
  * agents/ fires, as in Claude Code. For the same reason an agent file's
  * Stop hooks are loaded as SubagentStop hooks. */
+/* Whether mode m may be switched to in this session (the root session's
+ * disables, managed.h): true, or false with why filled. A governance whose
+ * configured mode is disabled is never made (governance_new fails). */
+bool governance_mode_allowed(const governance *g, perm_mode m, char *why, size_t cap);
+
 governance *governance_child(governance *parent, const governance_child_opts *o,
                              loom_error *err);
 

@@ -20,6 +20,8 @@
 #include "policy/model_classifier.h"
 #include "policy/risk.h"
 #include "policy/secrets.h"
+#include "governance/delete_guard.h"
+#include "governance/result_mask.h"
 #include "policy/tamper.h"
 #include "sandbox/sandbox_policy.h"
 #include "tools/schema.h"
@@ -89,7 +91,7 @@ typedef struct gov_call {
     rule_match rule;
     perm_decision decision;
     bool needs_user;
-    char needs_user_why[256];
+    char needs_user_why[768];
     char approval_id[64];
     perm_verdict model;         /* auto mode's model classifier, PERM_NONE: not asked */
     bool secret;                /* touches a credential store (policy/secrets.h) */
@@ -283,6 +285,13 @@ static void step_resolve(const tool_call *call, tool_ctx *ctx, gov_call *g)
                json_is_true(json_object_get(g->input, "dangerouslyDisableSandbox"))) {
         g->needs_user = true;
         snprintf(g->needs_user_why, sizeof g->needs_user_why, "it runs outside the sandbox");
+    } else if (!strcmp(call->name, "Bash") &&
+               delete_guard_check(json_string_value(json_object_get(g->input, "command")),
+                                  ctx->cwd,
+                                  ctx->gov ? (const char *const *)ctx->gov->additional_dirs : NULL,
+                                  ctx->gov ? ctx->gov->n_additional_dirs : 0, g->needs_user_why,
+                                  sizeof g->needs_user_why)) {
+        g->needs_user = true; /* docs/permissions.md, "Delete protection" */
     } else if (!strcmp(call->name, "Bash") && ctx->gov && !ctx->gov->trusted) {
         /* An untrusted folder's .git/config can make read-only git run code. */
         const char *cmd = json_string_value(json_object_get(g->input, "command"));
@@ -872,6 +881,9 @@ void tool_call_run(const tool_registry *reg, const tool_call *call, tool_ctx *ct
     /* A governed call runs only on an allow (step 8, re-checked by 9). */
     assert(!governed || g.decision.verdict == PERM_ALLOW);
     step_execute(def, call->id, g.input, ctx, res);                                  /* 10 */
+    /* Credentials in the output never go further than the tool's own
+     * buffers: not to the hooks, the session file or the model. */
+    result_mask(res);
 audited:
     if (governed) {
         STEP(11);

@@ -346,8 +346,11 @@ static void why_model_allow(const perm_inputs *in, char *b, size_t c)
 
 static void why_auto_undecided(const perm_inputs *in, char *b, size_t c)
 {
-    put(b, c, "auto mode: the safety classifier %s, so a person must approve %s",
-        in->model == PERM_NONE ? "is unavailable" : "could not decide", tool_name(in));
+    const char *r = in->model == PERM_ASK && in->model_reason && *in->model_reason
+                        ? in->model_reason : NULL;
+    put(b, c, "auto mode: the safety classifier %s%s%s%s, so a person must approve %s",
+        in->model == PERM_NONE ? "is unavailable" : "could not decide", r ? " (" : "",
+        r ? r : "", r ? ")" : "", tool_name(in));
 }
 
 static void why_dont_ask(const perm_inputs *in, char *b, size_t c)

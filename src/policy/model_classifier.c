@@ -76,6 +76,7 @@ perm_verdict model_classify(const model_classify_call *c, char *reason, size_t c
     helper_spec spec = {.purpose = HELPER_PERMISSION_CLASSIFIER,
                         .tier = HELPER_TIER_DEFAULT,
                         .judgment = true,
+                        .caller_judges = true,
                         .base = &one,
                         .owner = c->owner,
                         .correlation = c->call_id,
@@ -98,8 +99,19 @@ perm_verdict model_classify(const model_classify_call *c, char *reason, size_t c
     } else if (decision && !strcmp(decision, "deny")) {
         v = PERM_DENY;
         snprintf(reason, cap, "the classifier denied it: %.300s", why);
+    }
+    if (v != PERM_ASK) {
+        helper_judged(c->helpers, HELPER_PERMISSION_CLASSIFIER, true);
     } else {
         snprintf(reason, cap, "the classifier's answer was not usable (\"%.80s\")", text);
+        /* Nonsense is the model failing, as much as no answer: it counts
+         * towards the purpose's breaker (seed 001 §7.2.4 ⑤). */
+        if (helper_judged(c->helpers, HELPER_PERMISSION_CLASSIFIER, false)) {
+            size_t n = strlen(reason);
+            snprintf(reason + n, cap > n ? cap - n : 0,
+                     "; after %d failures in a row the classifier is not asked for now",
+                     HELPER_BREAKER_FAILURES);
+        }
     }
     json_decref(answer);
     free(text);

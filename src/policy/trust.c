@@ -250,6 +250,10 @@ static json_t *filter_permissions(const json_t *perms, const char *file, const j
     json_object_foreach((json_t *)perms, key, v) {
         if ((!strcmp(key, "deny") || !strcmp(key, "ask")) && json_is_array(v)) {
             json_object_set(out, key, v); /* governance checks each rule */
+        } else if ((!strcmp(key, "disableBypassPermissionsMode") ||
+                    !strcmp(key, "disableAutoMode")) &&
+                   json_is_string(v) && !strcmp(json_string_value(v), "disable")) {
+            json_object_set(out, key, v); /* a mode switched off only tightens */
         } else if (!strcmp(key, "allow") && json_is_array(v)) {
             size_t i;
             json_t *r;

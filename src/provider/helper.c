@@ -361,6 +361,24 @@ static void breaker_note(helper_router *r, helper_purpose p, int rc, const loom_
     pthread_mutex_unlock(&r->lock);
 }
 
+bool helper_judged(helper_router *r, helper_purpose p, bool usable)
+{
+    if (!r || p < 0 || p >= HELPER_PURPOSE_COUNT)
+        return false;
+    pthread_mutex_lock(&r->lock);
+    breaker *b = &r->breakers[p];
+    bool opened = false;
+    if (usable) {
+        b->failures = 0;
+        b->open_until_ms = 0;
+    } else if (++b->failures >= HELPER_BREAKER_FAILURES) {
+        opened = b->failures == HELPER_BREAKER_FAILURES;
+        b->open_until_ms = clock_mono_ms() + HELPER_BREAKER_COOLDOWN_MS;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return opened;
+}
+
 bool helper_routed(const helper_router *r, helper_purpose p)
 {
     return r && p >= 0 && p < HELPER_PURPOSE_COUNT && r->routes[p].model != NULL &&
@@ -476,7 +494,10 @@ int helper_call(helper_router *r, const helper_spec *spec, msg_request *req,
     int64_t t0 = clock_mono_ms();
     const provider_port *port = spec->port && spec->port->complete ? spec->port : &r->port;
     int rc = provider_port_complete(port, &cfg, req, spec->sink, cancel, out, err);
-    breaker_note(r, p, rc, err);
+    /* An answer the caller still has to judge settles the breaker then
+     * (helper_judged); a failed call is a failure either way. */
+    if (rc != 0 || !spec->caller_judges)
+        breaker_note(r, p, rc, err);
     fill_record(&rec, spec, tier, model, rc == 0 ? "ok" : "error", rc == 0 ? NULL : err);
     rec.duration_ms = clock_mono_ms() - t0;
     if (rc == 0) {

@@ -153,6 +153,9 @@ typedef struct helper_spec {
     const provider_port *port;      /* NULL/zeroed: provider_complete (tests: a fake) */
     const provider_stream_sink *sink;
     bool counted;                   /* see helper_record.counted */
+    /* The answer's usability, not the call's success, settles the breaker:
+     * the caller reports it with helper_judged. */
+    bool caller_judges;
     const void *owner;              /* see helper_record.owner */
     const char *correlation, *tool;
 } helper_spec;
@@ -185,6 +188,12 @@ void helper_router_take(helper_router *r, const void *owner, bool include_unowne
 /* Whether settings route purpose (helperModels.<purpose> is set): a
  * purpose whose call is optional (WebFetch's question) is asked only then. */
 bool helper_routed(const helper_router *r, helper_purpose p);
+
+/* For a call made with spec.caller_judges: whether its answer was usable.
+ * An unusable one (the classifier's reply without a decision) is a failure
+ * of the purpose's breaker like a failed call; a usable one closes it.
+ * True when this failure opened the breaker. r NULL: false. */
+bool helper_judged(helper_router *r, helper_purpose p, bool usable);
 
 /* For tests and /status: whether purpose's breaker is open now. */
 bool helper_breaker_open(helper_router *r, helper_purpose p);

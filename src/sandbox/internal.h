@@ -22,8 +22,15 @@ bool sandbox_path_under(const char *p, const char *root);
 /* The seccomp program variants (seccomp.c): the network denied or not;
  * with allowUnixSockets or not; metadata calls (and connect) sent to the
  * supervisor (NOTIFY) or refused outright; Loom guarded from its commands'
- * signals (GUARD). */
-enum { BPF_NET_DENY = 1, BPF_UNIX_LIST = 2, BPF_NOTIFY = 4, BPF_GUARD = 8, BPF_VARIANTS = 16 };
+ * signals (GUARD); TCP allowed as far as the filtering proxy (NET_PROXY). */
+enum {
+    BPF_NET_DENY = 1,
+    BPF_UNIX_LIST = 2,
+    BPF_NOTIFY = 4,
+    BPF_GUARD = 8,
+    BPF_NET_PROXY = 16, /* with NET_DENY: TCP sockets too, connect() judged (the proxy only) */
+    BPF_VARIANTS = 32
+};
 
 /* The program for variant, built on first use and kept for the process's
  * life. NULL with err set on failure. Thread-safe. */

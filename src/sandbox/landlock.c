@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -45,6 +46,7 @@
 #include "base/proc.h"
 #include "base/str.h"
 #include "sandbox/internal.h"
+#include "sandbox/proxy/proxy.h"
 
 /* ---- Landlock's user API ---------------------------------------------------
  * Declared here rather than taken from <linux/landlock.h>: the build hosts'
@@ -59,6 +61,7 @@
 
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2
 
 #define LL_FS_EXECUTE (1ULL << 0)
 #define LL_FS_WRITE_FILE (1ULL << 1)
@@ -93,6 +96,11 @@ struct ll_ruleset_attr {
     uint64_t handled_access_fs;
     uint64_t handled_access_net; /* ABI 4 */
     uint64_t scoped;             /* ABI 6 */
+};
+
+struct ll_net_port_attr {
+    uint64_t allowed_access;
+    uint64_t port;
 };
 
 struct ll_path_beneath_attr {
@@ -171,11 +179,58 @@ struct sandbox_prep {
     unsigned short bpf_len;
     const struct sock_filter *notify_bpf; /* metadata to the supervisor */
     unsigned short notify_len;
+    net_proxy *proxy;                     /* SANDBOX_NET_PROXY: the filtering proxy */
 };
 
 const sandbox_policy *sandbox_prep_policy(const sandbox_prep *prep)
 {
     return prep ? prep->policy : NULL;
+}
+
+unsigned sandbox_prep_proxy_port(const sandbox_prep *prep)
+{
+    return prep && prep->proxy ? net_proxy_port(prep->proxy) : 0;
+}
+
+size_t sandbox_prep_proxy_refused(const sandbox_prep *prep, char *hosts, size_t cap)
+{
+    if (hosts && cap)
+        hosts[0] = '\0';
+    return prep && prep->proxy ? net_proxy_refused(prep->proxy, hosts, cap) : 0;
+}
+
+const char *const sandbox_proxy_vars[] = {"http_proxy", "https_proxy", "HTTP_PROXY",
+                                          "HTTPS_PROXY", "all_proxy", "ALL_PROXY"};
+const size_t sandbox_n_proxy_vars = sizeof sandbox_proxy_vars / sizeof *sandbox_proxy_vars;
+
+char **sandbox_env_with_proxy(const sandbox_prep *prep, char **env)
+{
+    unsigned port = sandbox_prep_proxy_port(prep);
+    if (!env || !port)
+        return env;
+    size_t n = 0;
+    while (env[n])
+        n++;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool proxy_var = strncasecmp(env[i], "no_proxy=", 9) == 0;
+        for (size_t j = 0; j < sandbox_n_proxy_vars && !proxy_var; j++) {
+            size_t l = strlen(sandbox_proxy_vars[j]);
+            proxy_var = strncmp(env[i], sandbox_proxy_vars[j], l) == 0 && env[i][l] == '=';
+        }
+        if (proxy_var)
+            free(env[i]); /* ours replace what the command would inherit */
+        else
+            env[k++] = env[i];
+    }
+    char **out = xrealloc(env, (k + sandbox_n_proxy_vars + 1) * sizeof *out);
+    for (size_t j = 0; j < sandbox_n_proxy_vars; j++) {
+        char v[64];
+        snprintf(v, sizeof v, "%s=http://127.0.0.1:%u", sandbox_proxy_vars[j], port);
+        out[k++] = xstrdup(v);
+    }
+    out[k] = NULL;
+    return out;
 }
 
 typedef struct {
@@ -313,8 +368,9 @@ static int prepare(const sandbox_policy *p, bool guard, sandbox_prep **out, char
         snprintf(err, cap, "the sandbox is not supported here: %s", sandbox_unsupported_reason());
         return -1;
     }
-    bool deny_net = p->network == SANDBOX_NET_DENY;
-    int variant = (deny_net ? BPF_NET_DENY : 0) |
+    bool proxy = p->network == SANDBOX_NET_PROXY;
+    bool deny_net = p->network == SANDBOX_NET_DENY || proxy;
+    int variant = (deny_net ? BPF_NET_DENY : 0) | (proxy ? BPF_NET_PROXY : 0) |
                   (deny_net && p->allow_unix.n ? BPF_UNIX_LIST : 0) | (guard ? BPF_GUARD : 0);
     unsigned short bpf_len = 0, notify_len = 0;
     const struct sock_filter *bpf = sandbox_bpf_get(variant, &bpf_len, err, cap);
@@ -340,6 +396,26 @@ static int prepare(const sandbox_policy *p, bool guard, sandbox_prep **out, char
     if (rfd < 0) {
         snprintf(err, cap, "landlock_create_ruleset: %s", strerror(errno));
         return -1;
+    }
+    /* The proxy: its listener is bound now, so its port can go into the
+     * rules (Landlock's by port; the supervisor's by address and port). */
+    net_proxy *px = NULL;
+    if (proxy) {
+        px = net_proxy_open((const char *const *)p->allowed_domains.v, p->allowed_domains.n, err,
+                            cap);
+        if (!px || (guard && net_proxy_serve(px, err, cap) != 0)) {
+            net_proxy_close(px);
+            close(rfd);
+            return -1;
+        }
+        struct ll_net_port_attr na = {.allowed_access = LL_NET_CONNECT_TCP,
+                                      .port = net_proxy_port(px)};
+        if (abi >= 4 && syscall(SYS_landlock_add_rule, rfd, LL_RULE_NET_PORT, &na, 0) != 0) {
+            snprintf(err, cap, "landlock_add_rule (the proxy's port): %s", strerror(errno));
+            net_proxy_close(px);
+            close(rfd);
+            return -1;
+        }
     }
 
     builder b = {.ruleset = rfd, .handled = attr.handled_access_fs, .err = err, .cap = cap};
@@ -368,10 +444,12 @@ static int prepare(const sandbox_policy *p, bool guard, sandbox_prep **out, char
         free(b.deny[i]);
     free(b.deny);
     if (rc != 0) {
+        net_proxy_close(px);
         close(rfd);
         return -1;
     }
     sandbox_prep *prep = xcalloc(1, sizeof *prep);
+    prep->proxy = px;
     prep->ruleset_fd = rfd;
     prep->policy = p;
     prep->bpf = bpf;
@@ -393,6 +471,7 @@ void sandbox_prep_free(sandbox_prep *prep)
         return;
     if (prep->ruleset_fd >= 0)
         close(prep->ruleset_fd);
+    net_proxy_close(prep->proxy);
     free(prep);
 }
 
@@ -522,6 +601,11 @@ static _Noreturn void supervisor_main(sandbox_prep *prep, int sock)
     close(sock);
     if (lfd < 0)
         _exit(0);
+    /* The filtering proxy lives here too, outside the sandbox, as long as
+     * a confined process does. */
+    char perr[256];
+    if (prep->proxy)
+        (void)net_proxy_serve(prep->proxy, perr, sizeof perr);
     for (;;) {
         struct pollfd pfd = {.fd = lfd, .events = POLLIN};
         int pr = poll(&pfd, 1, -1);
@@ -558,6 +642,16 @@ int sandbox_apply(const sandbox_policy *p, char *err, size_t cap)
             close(sv[1]);
             sv[1] = -1;
         }
+    }
+    /* The proxy's listener is the supervisor's to serve; this process only
+     * points its proxy variables at it (before exec, on its only thread). */
+    if (prep->proxy) {
+        char url[40];
+        snprintf(url, sizeof url, "http://127.0.0.1:%u", net_proxy_port(prep->proxy));
+        for (size_t i = 0; i < sandbox_n_proxy_vars; i++)
+            setenv(sandbox_proxy_vars[i], url, 1);
+        unsetenv("NO_PROXY");
+        unsetenv("no_proxy");
     }
     int rc = prep_apply(prep, sv[1], err, cap);
     if (sv[1] >= 0)

@@ -65,6 +65,20 @@ int sandbox_child_setup(void *ctx, char *msg, size_t cap);
  * notification of the confined command on fd. ctx is the sandbox_prep. */
 void sandbox_supervise(void *ctx, int fd);
 const sandbox_policy *sandbox_prep_policy(const sandbox_prep *prep);
+/* With sandbox.network.allowedDomains, the prep runs the filtering proxy
+ * (sandbox/proxy/proxy.h) until sandbox_prep_free: its loopback port (0:
+ * none), and how many requests it refused (the hosts, comma-separated, in
+ * hosts). */
+unsigned sandbox_prep_proxy_port(const sandbox_prep *prep);
+size_t sandbox_prep_proxy_refused(const sandbox_prep *prep, char *hosts, size_t cap);
+/* The proxy variables a command needs to find it (http_proxy, https_proxy,
+ * all_proxy, both cases; NO_PROXY dropped), replacing inherited ones in
+ * env (a NULL-terminated malloc'd array of malloc'd strings, as
+ * shell_env_new gives; reallocated, returned). env unchanged without a
+ * proxy. sandbox_apply sets them in the calling process itself. */
+char **sandbox_env_with_proxy(const sandbox_prep *prep, char **env);
+extern const char *const sandbox_proxy_vars[];
+extern const size_t sandbox_n_proxy_vars;
 
 /* prepare + apply + free in the calling process: confines the caller and
  * everything it starts from now on. For a child of a single-threaded parent

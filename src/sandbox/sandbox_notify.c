@@ -40,6 +40,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include "base/str.h"
@@ -378,8 +380,34 @@ static char *meta_target(const struct seccomp_notif *req, meta_call mc, int mem)
     return r;
 }
 
+/* A TCP connect() to the filtering proxy: loopback (127.0.0.1, ::1, or
+ * ::ffff:127.0.0.1) and the proxy's port, nothing else. */
+static bool to_proxy(const void *sa, size_t len, unsigned proxy_port)
+{
+    sa_family_t fam;
+    memcpy(&fam, sa, sizeof fam);
+    if (!proxy_port)
+        return false;
+    if (fam == AF_INET && len >= sizeof(struct sockaddr_in)) {
+        struct sockaddr_in in;
+        memcpy(&in, sa, sizeof in);
+        return ntohs(in.sin_port) == proxy_port && ntohl(in.sin_addr.s_addr) == INADDR_LOOPBACK;
+    }
+    if (fam == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+        struct sockaddr_in6 in6;
+        memcpy(&in6, sa, sizeof in6);
+        static const unsigned char v4_lo[16] = {0, 0, 0, 0, 0, 0, 0, 0,
+                                                0, 0, 0xff, 0xff, 127, 0, 0, 1};
+        return ntohs(in6.sin6_port) == proxy_port &&
+               (IN6_IS_ADDR_LOOPBACK(&in6.sin6_addr) ||
+                memcmp(&in6.sin6_addr, v4_lo, sizeof v4_lo) == 0);
+    }
+    return false;
+}
+
 /* connect(): 0 to let it through, else the errno. */
-static int decide_connect(const sandbox_policy *p, const struct seccomp_notif *req, int mem)
+static int decide_connect(const sandbox_policy *p, unsigned proxy_port,
+                          const struct seccomp_notif *req, int mem)
 {
     uint64_t addr = req->data.args[1];
     uint64_t len = req->data.args[2] & 0xffffffffu;
@@ -389,6 +417,8 @@ static int decide_connect(const sandbox_policy *p, const struct seccomp_notif *r
     memset(&sun, 0, sizeof sun);
     if (!read_exact(mem, addr, &sun, (size_t)len))
         return EACCES;
+    if (sun.sun_family == AF_INET || sun.sun_family == AF_INET6)
+        return to_proxy(&sun, (size_t)len, proxy_port) ? 0 : EACCES;
     if (sun.sun_family != AF_UNIX)
         return EACCES; /* no other socket can be made with the network denied */
     size_t plen = (size_t)len - offsetof(struct sockaddr_un, sun_path);
@@ -442,7 +472,8 @@ static bool ioctl_only_reads(uint64_t arg)
 }
 
 /* 0 to let the call through, else the errno it fails with. */
-static int decide(const sandbox_policy *p, const struct seccomp_notif *req, int listener)
+static int decide(const sandbox_policy *p, unsigned proxy_port, const struct seccomp_notif *req,
+                  int listener)
 {
     char link[64];
     snprintf(link, sizeof link, "/proc/%d/root", (int)req->pid);
@@ -467,7 +498,7 @@ static int decide(const sandbox_policy *p, const struct seccomp_notif *req, int 
     if (nr == nr_of("ioctl") && ioctl_only_reads(req->data.args[1])) {
         verdict = 0;
     } else if (nr == nr_of("connect")) {
-        verdict = decide_connect(p, req, mem);
+        verdict = decide_connect(p, proxy_port, req, mem);
     } else {
         meta_call mc = classify(nr);
         errno = EPERM;
@@ -492,7 +523,8 @@ void sandbox_supervise(void *ctx, int fd)
     if (seccomp_notify_alloc(&req, &resp) != 0)
         return;
     if (seccomp_notify_receive(fd, req) == 0) {
-        int verdict = p ? decide(p, req, fd) : EPERM;
+        int verdict =
+            p ? decide(p, sandbox_prep_proxy_port((const sandbox_prep *)ctx), req, fd) : EPERM;
         resp->id = req->id;
         resp->val = 0;
         resp->error = verdict ? -verdict : 0;

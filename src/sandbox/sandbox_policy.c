@@ -16,6 +16,7 @@
 #include "base/path.h"
 #include "base/settings.h"
 #include "base/str.h"
+#include "sandbox/proxy/request.h"
 #include "policy/secrets.h"
 #include "policy/trust.h"
 #include "sandbox/internal.h"
@@ -120,6 +121,7 @@ void sandbox_policy_free(sandbox_policy *p)
     paths_free(&p->temp);
     paths_free(&p->deny_read);
     paths_free(&p->allow_unix);
+    paths_free(&p->allowed_domains);
     memset(p, 0, sizeof *p);
 }
 
@@ -139,6 +141,7 @@ void sandbox_policy_copy(sandbox_policy *dst, const sandbox_policy *src)
     paths_copy(&dst->temp, &src->temp);
     paths_copy(&dst->deny_read, &src->deny_read);
     paths_copy(&dst->allow_unix, &src->allow_unix);
+    paths_copy(&dst->allowed_domains, &src->allowed_domains);
 }
 
 static int add_path_list(const json_t *block, const char *key, const char *base,
@@ -159,6 +162,35 @@ static int add_path_list(const json_t *block, const char *key, const char *base,
                                   "sandbox.%s[%zu] must be a non-empty path string", key, i);
         sandbox_paths_add(into, s, base);
     }
+    return 0;
+}
+
+/* network.allowedDomains: each entry checked (proxy/request.h); a
+ * non-empty list sends TCP through the filtering proxy. The string
+ * "network" form, when also given elsewhere, does not mix with it: the last
+ * file's network value is the one read. */
+static int add_domains(const json_t *net, sandbox_policy *p, loom_error *err)
+{
+    json_t *v = json_object_get(net, "allowedDomains");
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return loom_error_set(err, LOOM_ERR_CONFIG,
+                              "sandbox.network.allowedDomains must be an array of domain strings");
+    size_t i;
+    json_t *item;
+    json_array_foreach(v, i, item) {
+        const char *s = json_string_value(item);
+        char why[160];
+        if (!s || !proxy_domain_valid(s, why, sizeof why))
+            return loom_error_set(err, LOOM_ERR_CONFIG, "sandbox.network.allowedDomains[%zu]: %s",
+                                  i, s ? why : "must be a string");
+        p->allowed_domains.v = xrealloc(p->allowed_domains.v,
+                                        (p->allowed_domains.n + 1) * sizeof(char *));
+        p->allowed_domains.v[p->allowed_domains.n++] = xstrdup(s);
+    }
+    if (p->allowed_domains.n)
+        p->network = SANDBOX_NET_PROXY;
     return 0;
 }
 
@@ -204,9 +236,11 @@ int sandbox_policy_from_settings(const json_t *settings, const char *workspace,
         (rc = add_path_list(block, "denyRead", p->workspace, &p->deny_read, err)) < 0)
         goto fail;
 
-    /* A string is ours; an object is Claude Code's network block (proxy
-     * ports, domain lists) which Loom does not implement: keep the default,
-     * deny, rather than fail on settings a user brought along. */
+    /* A string is ours; an object is Claude Code's network block: its
+     * allowedDomains turn on the filtering proxy; its other keys (proxy
+     * ports of a proxy of one's own, local binding) are not implemented and
+     * leave the default, deny, rather than fail on settings a user brought
+     * along. */
     v = json_object_get(block, "network");
     if (json_is_string(v)) {
         const char *s = json_string_value(v);
@@ -223,6 +257,8 @@ int sandbox_policy_from_settings(const json_t *settings, const char *workspace,
         rc = loom_error_set(err, LOOM_ERR_CONFIG, "sandbox.network must be \"deny\" or \"allow\"");
         goto fail;
     }
+    if (json_is_object(v) && (rc = add_domains(v, p, err)) < 0)
+        goto fail;
     /* The Unix sockets a denied network still reaches: ours at the top
      * level, Claude Code's inside its network object. */
     if ((rc = add_path_list(block, "allowUnixSockets", p->workspace, &p->allow_unix, err)) < 0 ||

@@ -15,7 +15,10 @@
 #include "base/error.h"
 #include "policy/secrets.h"
 
-typedef enum { SANDBOX_NET_DENY = 0, SANDBOX_NET_ALLOW } sandbox_network;
+/* DENY: no sockets but socketpair and allowUnixSockets. ALLOW: open.
+ * PROXY: as DENY, plus TCP to Loom's filtering proxy on loopback, which
+ * lets through only the hosts of allowed_domains (sandbox/proxy/proxy.h). */
+typedef enum { SANDBOX_NET_DENY = 0, SANDBOX_NET_ALLOW, SANDBOX_NET_PROXY } sandbox_network;
 
 /* What to do where the kernel cannot sandbox (no Landlock, no seccomp). */
 typedef enum {
@@ -37,6 +40,7 @@ typedef struct sandbox_policy {
     sandbox_paths deny_read;  /* the defaults (~/.ssh, …) plus configured ones */
     sandbox_paths allow_unix; /* Unix socket paths connect() may reach with the network denied */
     sandbox_network network;
+    sandbox_paths allowed_domains; /* network.allowedDomains (host names, not paths) */
     sandbox_on_unsupported on_unsupported;
     bool confine_hooks;       /* "hooks": true — command hooks run confined too */
 } sandbox_policy;
@@ -54,8 +58,9 @@ void sandbox_paths_add(sandbox_paths *l, const char *path, const char *base);
 /* Builds a policy from a settings "sandbox" block (or from a whole settings
  * document holding one): {"enabled", "writablePaths", "denyRead", "network":
  * "deny"|"allow", "onUnsupported": "refuse"|"warn", "writableTempDirs",
- * "allowUnixSockets": [paths]} (Claude Code's "network": {"allowUnixSockets"}
- * is read too).
+ * "allowUnixSockets": [paths]} (Claude Code's "network": {"allowUnixSockets",
+ * "allowedDomains"} is read too; a non-empty allowedDomains makes the
+ * network SANDBOX_NET_PROXY).
  * NULL or a missing block gives the defaults (sandbox disabled). Unknown keys
  * are ignored so settings written for other harnesses load; a known key of
  * the wrong type is an error naming it. On error p is left empty (freeable). */

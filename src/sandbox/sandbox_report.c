@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -186,7 +187,7 @@ static void quoted_candidates(scan *sc, const char *line, size_t n)
 static void scan_line(scan *sc, const char *line, size_t n)
 {
     const char *mark = denial_mark(line, n);
-    bool deny_net = sc->p->network == SANDBOX_NET_DENY;
+    bool deny_net = sc->p->network != SANDBOX_NET_ALLOW;
     sc->line_had_path = false;
     if (mark) {
         quoted_candidates(sc, line, n);
@@ -276,6 +277,14 @@ void sandbox_report_analyze(const sandbox_policy *p, const char *cwd, const char
     d->denied = d->network_blocked || d->paths.n > 0;
 }
 
+void sandbox_denial_note_proxy(sandbox_denial *d, const char *hosts)
+{
+    if (!hosts || !hosts[0])
+        return;
+    snprintf(d->proxy_refused, sizeof d->proxy_refused, "%s", hosts);
+    d->network_blocked = d->denied = true;
+}
+
 void sandbox_denial_free(sandbox_denial *d)
 {
     if (!d)
@@ -299,6 +308,8 @@ void sandbox_report_apply(const sandbox_policy *p, const sandbox_denial *d, json
         json_object_set_new(raw, "sandboxDenied", json_boolean(d->denied));
         json_object_set_new(raw, "sandboxBlockedPaths", paths);
         json_object_set_new(raw, "networkBlocked", json_boolean(d->network_blocked));
+        if (d->proxy_refused[0])
+            json_object_set_new(raw, "networkRefusedHosts", json_string(d->proxy_refused));
     }
     if (!text || !d->denied)
         return;
@@ -313,7 +324,14 @@ void sandbox_report_apply(const sandbox_policy *p, const sandbox_denial *d, json
         else
             str_printf(text, "- %s: outside the writable area\n", d->paths.v[i]);
     }
-    if (d->network_blocked)
+    if (d->proxy_refused[0])
+        str_printf(text, "- network: the proxy refused %s: not in sandbox.network.allowedDomains\n",
+                   d->proxy_refused);
+    else if (d->network_blocked && p && p->network == SANDBOX_NET_PROXY)
+        str_puts(text, "- network: commands reach only the hosts of "
+                       "sandbox.network.allowedDomains, over HTTP(S) through Loom's proxy "
+                       "(http_proxy/https_proxy are set); no DNS, no UDP, no other TCP\n");
+    else if (d->network_blocked)
         str_puts(text, "- network: commands have no network access (no Unix sockets either, "
                        "but socketpair and the paths in sandbox.allowUnixSockets)\n");
     str_puts(text, "To proceed: ");
@@ -323,6 +341,6 @@ void sandbox_report_apply(const sandbox_policy *p, const sandbox_denial *d, json
                    p && p->temp.n ? " or a temp dir" : "");
     str_puts(text, "do not try to get around the sandbox. If the task really needs this, ask "
                    "the user: they can allow it in .loom/settings.json (sandbox.writablePaths, "
-                   "sandbox.network: \"allow\", sandbox.allowUnixSockets) or approve running "
+                   "sandbox.network.allowedDomains, sandbox.allowUnixSockets) or approve running "
                    "the command with dangerouslyDisableSandbox: true.");
 }

@@ -26,6 +26,8 @@ typedef struct sandbox_denial {
     bool network_blocked;   /* networkBlocked */
     sandbox_paths paths;    /* sandboxBlockedPaths, absolute, no duplicates */
     sandbox_paths read_paths; /* the subset that is under a denied read path */
+    char proxy_refused[256];  /* hosts the filtering proxy refused (comma-separated); the
+                                 caller copies them in from sandbox_prep_proxy_refused */
 } sandbox_denial;
 
 /* Reads the denial out of a finished command's stdout and stderr. cwd is
@@ -35,6 +37,9 @@ typedef struct sandbox_denial {
 void sandbox_report_analyze(const sandbox_policy *p, const char *cwd, const char *out,
                             size_t out_len, const char *err, size_t err_len, sandbox_denial *d);
 void sandbox_denial_free(sandbox_denial *d);
+/* Records the hosts the filtering proxy refused (comma-separated; "" or
+ * NULL: none) as a network denial. */
+void sandbox_denial_note_proxy(sandbox_denial *d, const char *hosts);
 
 /* Sets sandboxDenied, sandboxBlockedPaths and networkBlocked on raw (an
  * object), and when something was blocked appends to text a short note that

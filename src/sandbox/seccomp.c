@@ -103,6 +103,62 @@ static int add_signal_rules(scmp_filter_ctx ctx, int variant)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(pidfd_send_signal), 0);
     return rc;
 }
+/* The network as far as the filtering proxy (sandbox.network.allowedDomains):
+ * Unix stream/seqpacket sockets and TCP sockets may be made — nothing
+ * datagram, raw or of another family, so no DNS and no UDP — and every
+ * connect() goes to the supervisor, which lets TCP through only to the
+ * proxy's loopback port (Unix sockets as allowUnixSockets says). TCP Fast
+ * Open's sendto/sendmsg(MSG_FASTOPEN) connects without connect(), so it is
+ * refused. libseccomp compares an argument once per rule, so "not one of"
+ * is spelled out value by value; all these rules refuse with EACCES, so
+ * their overlaps do not matter. */
+static int add_proxy_rules(scmp_filter_ctx ctx, int variant)
+{
+    const uint32_t deny = SCMP_ACT_ERRNO(EACCES);
+    int rc = 0;
+    /* Families: everything but AF_UNIX (1), AF_INET (2), AF_INET6 (10). */
+    for (int fam = 0; rc == 0 && fam < AF_INET6; fam++)
+        if (fam != AF_UNIX && fam != AF_INET)
+            rc = seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_EQ, fam));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
+                              SCMP_A0_32(SCMP_CMP_GT, AF_INET6));
+    /* Types (the low nibble): Unix may stream or seqpacket; IP only stream. */
+    for (int t = 0; rc == 0 && t < 16; t++) {
+        if (t != SOCK_STREAM && t != SOCK_SEQPACKET)
+            rc = seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX),
+                                  SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, t));
+        const int ip[] = {AF_INET, AF_INET6};
+        for (int k = 0; rc == 0 && k < 2 && t != SOCK_STREAM; k++)
+            rc = seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, ip[k]),
+                                  SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, t));
+    }
+    /* Protocols of an IP stream: 0 or IPPROTO_TCP (6); not MPTCP (262),
+     * which Landlock's TCP rules may not cover. */
+    const int ip[] = {AF_INET, AF_INET6};
+    for (int k = 0; rc == 0 && k < 2; k++) {
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, ip[k]),
+                              SCMP_A2_32(SCMP_CMP_GT, 6));
+        for (int pr = 1; rc == 0 && pr < 6; pr++)
+            rc = seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2, SCMP_A0_32(SCMP_CMP_EQ, ip[k]),
+                                  SCMP_A2_32(SCMP_CMP_EQ, pr));
+    }
+    const uint32_t fastopen = 0x20000000; /* MSG_FASTOPEN */
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(sendto), 1,
+                              SCMP_A3_32(SCMP_CMP_MASKED_EQ, fastopen, fastopen));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(sendmsg), 1,
+                              SCMP_A2_32(SCMP_CMP_MASKED_EQ, fastopen, fastopen));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, deny, SCMP_SYS(sendmmsg), 1,
+                              SCMP_A3_32(SCMP_CMP_MASKED_EQ, fastopen, fastopen));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, variant & BPF_NOTIFY ? SCMP_ACT_NOTIFY : deny,
+                              SCMP_SYS(connect), 0);
+    return rc;
+}
+
 static int add_rules(scmp_filter_ctx ctx, int variant)
 {
     uint32_t meta = variant & BPF_NOTIFY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
@@ -132,6 +188,8 @@ static int add_rules(scmp_filter_ctx ctx, int variant)
                           SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
     if (rc != 0)
         return rc;
+    if (variant & BPF_NET_PROXY)
+        return add_proxy_rules(ctx, variant);
     if (!(variant & BPF_UNIX_LIST))
         return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0);
     /* Unix stream and seqpacket sockets only: their peer is fixed by

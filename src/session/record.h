@@ -35,6 +35,9 @@
 /* {purpose, tier, model, status, usage, costUsd?, …}: a helper model call
  * (provider/helper.h; governance/helper_log.c writes it) */
 #define RECORD_HELPER_CALL "helper-call"
+/* {permissionMode, prePlanMode}: the session's permission mode from here on
+ * (api/permissions.c; restored on resume). */
+#define RECORD_PERMISSION_MODE "permission-mode"
 
 /* True for the five conversation types. Every other type, including ones
  * this build does not know, is kept on disk but never enters the context. */

@@ -166,7 +166,8 @@ JSON
 start_mock "$T/tools.json"
 "$LOOM_BIN" -p "first prompt ALPHA" --permission-mode bypassPermissions >/dev/null
 file=$(ls -t "$(dirname "$file")"/*.jsonl | head -n 1)
-sed -i '/"type":"title"/d' "$file" # as above
+# as above; so is the permission-mode record a bypassPermissions session notes
+sed -i '/"type":"title"/d; /"type":"permission-mode"/d' "$file"
 cp "$file" "$T/pristine"
 assert_eq "tool session: six lines" "$(jq -r .type "$file" | paste -sd,)" \
   "session-meta,message,message,function_call,function_call_result,message"

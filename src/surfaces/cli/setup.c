@@ -160,5 +160,11 @@ loom_session *setup_session(const cli_options *opt, loom_agent *agent, loom_stat
         loom_session_free(s);
         s = fork;
     }
+    /* The session's own mode comes back with it, unless this start names
+     * one (--permission-mode, --dangerously-skip-permissions). */
+    char note[800];
+    if (s && !opt->permission_mode &&
+        loom_session_restore_permission_mode(s, note, sizeof note, NULL) == 2)
+        fprintf(stderr, "loom: warning: %s\n", note);
     return s;
 }

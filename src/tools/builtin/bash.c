@@ -336,6 +336,9 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
             return tool_error(out, "The command was not run: could not set up the sandbox: %s",
                               msg);
         }
+        /* With network.allowedDomains, the command finds the proxy by these. */
+        env = sandbox_env_with_proxy(prep, env);
+        spec.envp = (const char *const *)env;
         spec.child_setup = sandbox_child_setup;
         spec.child_ctx = prep;
         /* Loom judges the metadata calls (and allowed Unix connects) the
@@ -355,6 +358,8 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     if (live.held.len)
         live_send(&live); /* the end: what was held back */
     str_free(&live.held);
+    char refused[256];
+    sandbox_prep_proxy_refused(prep, refused, sizeof refused);
     sandbox_prep_free(prep);
     shell_env_free(env);
     if (rc < 0) {
@@ -403,6 +408,7 @@ static int bash_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     if (sb.policy) {
         sandbox_denial d;
         sandbox_report_analyze(sb.policy, ctx->cwd, r.out, r.out_len, r.err, r.err_len, &d);
+        sandbox_denial_note_proxy(&d, refused);
         sandbox_report_apply(sb.policy, &d, out->raw, &out->text);
         sandbox_denial_free(&d);
     } else if (sb.unavailable) {
