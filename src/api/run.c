@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api/internal.h"
+#include "api/guard.h"
 #include "api/io_port.h"
 #include "base/fileio.h"
 #include "base/json.h"
@@ -384,6 +385,8 @@ static void *run_main(void *arg)
     io.act_running = &r->act_running;
     io.stop_event = &r->stop_event;
     io.pause = &r->pause;
+    api_guard guard;
+    api_guard_begin(&guard, &r->opts, &io);
     heartbeat *hb = start_heartbeat(r);
     tctx.heartbeat = hb;
     io.heartbeat = hb;
@@ -434,6 +437,7 @@ static void *run_main(void *arg)
     if (tctx.spawn)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
+    api_guard_end(&guard);
     json_t *skills = api_ext_run_end(s, res.final_text);
     json_t *hb_stats = stop_heartbeat(r, hb);
 

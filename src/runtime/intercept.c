@@ -64,18 +64,14 @@ static void debug_line(json_t *line)
     json_decref(line);
 }
 
+/* Logs the request as it came (the last text block of its last message),
+ * then adds the note. */
 static int debug_request(void *ctx, const intercept_call *call, msg_request *req,
                          loom_error *err)
 {
     (void)ctx, (void)err;
     const char *note = getenv("LOOM_DEBUG_INTERCEPTOR_NOTE");
     msg_message *last = req->n_messages ? &req->messages[req->n_messages - 1] : NULL;
-    if (note && *note && last) {
-        loom_str s = LOOM_STR_INIT;
-        reminder_render(&s, REMINDER_INTERCEPTOR, note);
-        msg_message_add_text(last, str_cstr(&s))->tail = true;
-        str_free(&s);
-    }
     const char *text = "";
     for (size_t b = last ? last->n_blocks : 0; b-- > 0;)
         if (last->blocks[b].kind == MSG_BLOCK_TEXT && last->blocks[b].text) {
@@ -85,6 +81,12 @@ static int debug_request(void *ctx, const intercept_call *call, msg_request *req
     debug_line(json_pack("{s:s,s:i,s:i,s:s,s:I,s:s}", "stage", "request", "turn", call->turn,
                          "attempt", call->attempt, "model", call->model ? call->model : "",
                          "messages", (json_int_t)req->n_messages, "last_text", text));
+    if (note && *note && last) {
+        loom_str s = LOOM_STR_INIT;
+        reminder_render(&s, REMINDER_INTERCEPTOR, note);
+        msg_message_add_text(last, str_cstr(&s))->tail = true;
+        str_free(&s);
+    }
     return 0;
 }
 

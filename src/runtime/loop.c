@@ -58,6 +58,10 @@ static void on_text(void *ctx, const char *d, size_t n)
 {
     call_sink *cs = ctx;
     note_chunk(cs);
+    if (cs->st->hold_text) {
+        str_append(&cs->st->held, d, n); /* shown once the output guardrails passed it */
+        return;
+    }
     loop_emit(cs->st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("text", d, n));
 }
 
@@ -100,6 +104,7 @@ static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *w
         cs->t->first_chunk_us = 0; /* the call starts over */
     /* What this attempt streamed is void, its early tool calls too. */
     loop_early_discard(&st->early);
+    str_clear(&st->held);
     loop_emit(st->io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
               event_warning_model_retry(why->message, why->code, attempt, delay_s));
     stream_restarted(st->io, "retry", attempt, why->message);
@@ -307,6 +312,9 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
     }
     if (!loop_start_hooks(st, goal, fresh))
         return 1;
+    if (guardrail_check(st, GUARDRAIL_INPUT, goal))
+        return 1; /* before the model saw it */
+    st->hold_text = guardrail_any(st, GUARDRAIL_OUTPUT);
     return 0;
 }
 
@@ -604,6 +612,12 @@ static int record_reply(loop_state *st, loop_turn *t, char **message_id, loom_er
                 on_text(&cs, blk->text, strlen(blk->text));
         }
     }
+    if (st->hold_text && st->held.len) {
+        /* The output guardrails passed it: shown now, as one delta. */
+        loop_emit(st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL,
+                  event_token_delta("text", st->held.ptr, st->held.len));
+        str_clear(&st->held);
+    }
     loop_count_reply(st, resp, t->started_us, t->first_chunk_us);
     json_t *records = record_from_response(resp, resp->request_id);
     *message_id = xstrdup(record_id(json_array_get(records, 0)));
@@ -618,6 +632,28 @@ static int record_reply(loop_state *st, loop_turn *t, char **message_id, loom_er
     }
     json_decref(records);
     return rc;
+}
+
+/* The output guardrails judge the reply's text before it is shown or
+ * recorded; one that trips ends the run, and the reply is never seen. */
+static loop_step screen_output(loop_state *st, loop_turn *t)
+{
+    if (!st->hold_text)
+        return STEP_NEXT;
+    char *text = msg_message_text(&t->resp.message);
+    bool stop = *text && guardrail_check(st, GUARDRAIL_OUTPUT, text);
+    free(text);
+    if (!stop)
+        return STEP_NEXT;
+    str_clear(&st->held);
+    pressure_report(&st->cs->pr, &t->resp.usage, t->est);
+    loop_count_reply(st, &t->resp, t->started_us, t->first_chunk_us); /* paid for all the same */
+    msg_response_free(&t->resp);
+    json_t *rec = record_user_text("[A reply was withheld by an output guardrail.]");
+    record_set_skip_run(rec, true);
+    loom_error ignore;
+    transcript_append_new(st->io->t, rec, &ignore);
+    return STEP_STOP;
 }
 
 /* Observe what the turn left: the reply's text is the answer so far; a
@@ -735,6 +771,8 @@ static loop_step run_turn_steps(loop_state *st)
         s = prepare_request(st, &t);
     if (s == STEP_NEXT)
         s = call_model(st, &t);
+    if (s == STEP_NEXT)
+        s = screen_output(st, &t);
     if (s != STEP_NEXT)
         return s;
     loom_error err;
@@ -774,6 +812,7 @@ static void run_free(loop_state *st)
     str_free(&st->reminders);
     str_free(&st->standing);
     str_free(&st->recovery);
+    str_free(&st->held);
     intercept_chain_free(&st->chain);
     if (st->cs == &st->own_context)
         context_state_free(&st->own_context);

@@ -143,6 +143,10 @@ typedef struct loop_io {
      * loop's own tail interceptor, in this order; borrowed for the run. */
     const struct loop_interceptor *interceptors;
     size_t n_interceptors;
+    /* Input and output guardrails (runtime/guardrail.h), before the hook
+     * events' ones; borrowed for the run. */
+    const struct loop_guardrail *guardrails;
+    size_t n_guardrails;
 } loop_io;
 
 typedef struct loop_result {

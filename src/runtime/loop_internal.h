@@ -12,6 +12,7 @@
 #include "hooks/run.h"
 #include "runtime/loop.h"
 #include "context/reminder.h"
+#include "runtime/guardrail.h"
 #include "runtime/intercept.h"
 #include "runtime/loop_context.h"
 
@@ -42,6 +43,8 @@ typedef struct loop_state {
     loom_str recovery;         /* the recovery chain's blocks, after the reminders */
     intercept_chain chain;     /* around each model call: "tail" first (runtime/intercept.h) */
     struct loop_turn *in_hand; /* the turn whose request the chain is working on */
+    bool hold_text;            /* an output guardrail judges each reply before it is shown */
+    loom_str held;             /* the reply's text deltas, held until it passed */
     int stop_continuations;    /* times a Stop hook sent the agent back to work */
     bool budget_nudged;
     char *last_working;        /* C_working as last sent in working.updated (compact JSON) */
