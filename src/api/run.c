@@ -333,6 +333,19 @@ static void attach_tracer(loom_run *r, tool_ctx *tctx)
     }
 }
 
+/* The loop's I/O for the run: the session's, the run's controls. */
+static void run_io(loom_run *r, tool_ctx *tctx, loop_io *io)
+{
+    api_session_io(r->session, io);
+    io->tools = tctx;
+    io->cancel = &r->cancel;
+    io->emit = emit;
+    io->emit_ctx = r;
+    io->act_running = &r->act_running;
+    io->stop_event = &r->stop_event;
+    io->pause = &r->pause;
+}
+
 static void *run_main(void *arg)
 {
     loom_run *r = arg;
@@ -377,14 +390,7 @@ static void *run_main(void *arg)
         emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
              event_warning("settings", s->gov->warnings[i]));
     loop_io io;
-    api_session_io(s, &io);
-    io.tools = &tctx;
-    io.cancel = &r->cancel;
-    io.emit = emit;
-    io.emit_ctx = r;
-    io.act_running = &r->act_running;
-    io.stop_event = &r->stop_event;
-    io.pause = &r->pause;
+    run_io(r, &tctx, &io);
     api_guard guard;
     api_guard_begin(&guard, &r->opts, &io);
     heartbeat *hb = start_heartbeat(r);
@@ -412,6 +418,7 @@ static void *run_main(void *arg)
         goal = api_ext_prepare_goal(s, r->goal, &tctx, &model, &images, &gerr);
     }
     io.goal_images = images;
+    api_memory_run_begin(s, &io, r->resume_note ? NULL : r->goal, r->run_id);
     if (goal) {
         /* A command's or skill's model: this run only, the rest as the
          * agent's (a shallow copy: the run only reads it). */
@@ -439,6 +446,7 @@ static void *run_main(void *arg)
     api_mcp_run_end(s);
     api_guard_end(&guard);
     json_t *skills = api_ext_run_end(s, res.final_text);
+    json_t *memory = api_memory_run_end(s, &io, &res);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
@@ -461,6 +469,8 @@ static void *run_main(void *arg)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     if (skills)
         json_object_set_new(result, "skills", skills);
+    if (memory)
+        json_object_set_new(result, "memory", memory);
     if (s->gov && s->gov->traceparent_ctx == r->tracer) {
         s->gov->traceparent = NULL;
         s->gov->traceparent_ctx = NULL;

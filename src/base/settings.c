@@ -244,6 +244,9 @@ static const settings_key top_keys[] = {
     /* Loom's own: the search service WebSearch asks (api/web_search.c
      * judges the members; read from the user's settings only). */
     {"webSearch", T_OBJ, NULL},
+    /* Loom's own: recall and extraction (ext/memory/memory_config.c
+     * judges the members). */
+    {"memory", T_OBJ, NULL},
     /* Which other tools' files Loom reads (user settings only). */
     {"compat", T_OBJ, compat_keys},
     {NULL, 0, NULL},

@@ -48,6 +48,14 @@ reminder_gate reminder_role_gate(reminder_role role)
     return (unsigned)role < REMINDER_ROLE__COUNT ? ROLES[role].gate : REMINDER_ONCE;
 }
 
+int reminder_role_parse(const char *name, size_t len)
+{
+    for (int r = 0; r < REMINDER_ROLE__COUNT; r++)
+        if (strlen(ROLES[r].name) == len && !strncmp(ROLES[r].name, name, len))
+            return r;
+    return -1;
+}
+
 void reminder_render(loom_str *out, reminder_role role, const char *text)
 {
     const char *name = reminder_role_name(role);

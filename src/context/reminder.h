@@ -20,6 +20,7 @@
 #define LOOM_CONTEXT_REMINDER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "base/str.h"
 
@@ -49,6 +50,8 @@ typedef enum reminder_gate {
 /* The role's wire name ("hook"); NULL past the end. */
 const char *reminder_role_name(reminder_role role);
 reminder_gate reminder_role_gate(reminder_role role);
+/* The role named by name[0..len), or -1. */
+int reminder_role_parse(const char *name, size_t len);
 
 /* Appends <system-reminder data-role="ROLE">\ntext\n</system-reminder>\n,
  * with every "<system-reminder" and "</system-reminder" inside text (any

@@ -110,8 +110,27 @@ static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *w
     stream_restarted(st->io, "retry", attempt, why->message);
 }
 
+/* Text that already is a whole <system-reminder data-role="…"> element
+ * (memory's recall block) goes as it is: wrapping it would nest the tags.
+ * Its own role's gate applies. */
+static bool queue_element(loop_state *st, const char *text)
+{
+    static const char opener[] = "<system-reminder data-role=\"";
+    if (strncmp(text, opener, sizeof opener - 1) != 0)
+        return false;
+    const char *name = text + sizeof opener - 1;
+    const char *q = strchr(name, '"');
+    int role = q ? reminder_role_parse(name, (size_t)(q - name)) : -1;
+    str_puts(&st->reminders, text);
+    if (role >= 0 && reminder_role_gate((reminder_role)role) == REMINDER_AFTER_COMPACTION)
+        str_puts(&st->standing, text);
+    return true;
+}
+
 void loop_queue_reminder_role(loop_state *st, reminder_role role, const char *text)
 {
+    if (queue_element(st, text))
+        return;
     size_t at = st->reminders.len;
     reminder_render(&st->reminders, role, text);
     if (reminder_role_gate(role) == REMINDER_AFTER_COMPACTION)

@@ -78,7 +78,9 @@ void loop_emit(loop_io *io, loom_event_type type, loom_visibility vis, const cha
                json_t *payload /* stolen */);
 /* Queues text for the tail of the next request as a reminder of role
  * (context/reminder.h); a role whose gate says so is also kept and queued
- * again after each compaction of the run. loop_queue_reminder: role
+ * again after each compaction of the run. Text that already is a whole
+ * <system-reminder data-role="…"> element (the memory recall block) is
+ * queued as it is, gated by its own role. loop_queue_reminder: role
  * REMINDER_NOTE. */
 void loop_queue_reminder(loop_state *st, const char *text);
 void loop_queue_reminder_role(loop_state *st, reminder_role role, const char *text);

@@ -9,6 +9,7 @@
 #include "loom.h"
 #include "surfaces/cli/doctor.h"
 #include "surfaces/cli/mcp_cmd.h"
+#include "surfaces/cli/memory_cmd.h"
 #include "surfaces/cli/options.h"
 #include "surfaces/cli/plugin_cmd.h"
 #include "surfaces/cli/print_mode.h"
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
         return signal_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "stats") == 0)
         return stats_cmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "memory") == 0)
+        return memory_cmd_main(argc - 1, argv + 1);
     cli_options opt;
     if (cli_parse(argc, argv, &opt) != 0)
         return 2;
