@@ -637,6 +637,55 @@ typedef struct loom_io_port {
                        char **error);
 } loom_io_port;
 
+/* ---- guardrails and interceptors ------------------------------------------
+ *
+ * A guardrail judges a text and may stop the run: an input guardrail the
+ * goal, before the model sees it (after the UserPromptSubmit hooks); an
+ * output guardrail the text of each model reply, before it is shown or
+ * recorded — while one is registered, a reply's text arrives as a single
+ * token.delta once it passed, not piece by piece. check returns true to
+ * stop the run and may set *reason to a malloc'd reason (Loom frees it).
+ * The run then ends blocked_by_policy with stop reason guardrail
+ * (LOOM_STOP_GUARDRAIL), error run_blocked_by_policy ("the output
+ * guardrail NAME stopped the run: REASON") and a guardrail.tripped event
+ * {stage, guardrail, reason, source: "api"}; a reply that tripped is never
+ * shown and never recorded. Registered guardrails run in order, before the
+ * InputGuardrail / OutputGuardrail hooks of settings (docs/hooks.md); the
+ * first that trips wins. Called on the run's thread; must not call back
+ * into the run. */
+#define LOOM_GUARDRAIL_INPUT 0
+#define LOOM_GUARDRAIL_OUTPUT 1
+typedef struct loom_guardrail {
+    const char *name;         /* named in the error and the event */
+    int stage;                /* LOOM_GUARDRAIL_INPUT or LOOM_GUARDRAIL_OUTPUT */
+    void *ctx;
+    bool (*check)(void *ctx, const char *text, char **reason);
+} loom_guardrail;
+
+/* An interceptor around each model call of a turn (the first send and
+ * each resend after a too-long refusal; not the helper calls compaction
+ * and the permission classifier make). Requests pass the interceptors in
+ * order, after the loop's own "tail" interceptor (the queued reminders and
+ * the working memory); replies in reverse order (docs/context.md,
+ * "Interceptors"). Either callback may be NULL.
+ *
+ * on_request sees {"turn", "attempt", "model", "messages" (a count),
+ * "last_text" (the last text block of the last user message)} and may
+ * return a malloc'd text, which is added to the request's tail as a
+ * <system-reminder data-role="interceptor"> block (NULL: no change).
+ * on_reply sees {"turn", "attempt", "text", "stop_reason"} of a reply that
+ * arrived whole and may return a malloc'd text that replaces the reply's
+ * text before Loom records it and acts on it (NULL: no change); text
+ * already streamed as token.delta was shown as it came. Loom frees what
+ * they return. Called on the run's thread; must not call back into the
+ * run. */
+typedef struct loom_interceptor {
+    const char *name;
+    void *ctx;
+    char *(*on_request)(void *ctx, const char *request_json);
+    char *(*on_reply)(void *ctx, const char *reply_json);
+} loom_interceptor;
+
 typedef struct loom_run_options {
     loom_event_fn on_event;   /* may be NULL */
     void *event_ctx;
@@ -648,6 +697,12 @@ typedef struct loom_run_options {
     /* NULL: files and commands are Loom's own (the default). Borrowed: it
      * must outlive the run. */
     const loom_io_port *io;
+    /* Guardrails and interceptors (above), in order; borrowed: they must
+     * outlive the run. */
+    const loom_guardrail *guardrails;
+    size_t n_guardrails;
+    const loom_interceptor *interceptors;
+    size_t n_interceptors;
 } loom_run_options;
 
 typedef struct loom_run loom_run;

@@ -115,9 +115,12 @@ typedef enum loom_event_type {
     /* C_working (plan, dashboard, pending events) after a turn's observe
      * step, only when it changed: for consoles' side panels. */
     LOOM_EV_WORKING_UPDATED = 26,            /* working.updated */
+    /* An input or output guardrail stopped the run (its stage, name and
+     * reason): the run ends blocked_by_policy, stop reason guardrail. */
+    LOOM_EV_GUARDRAIL_TRIPPED = 27,          /* guardrail.tripped */
 } loom_event_type;
 /* One past the highest number in use (not a type). */
-#define LOOM_EVENT_TYPE_END 27
+#define LOOM_EVENT_TYPE_END 28
 
 /* The type's wire name ("tool.started"); NULL for LOOM_EV_NONE or a number
  * that is not a type. */
@@ -189,8 +192,9 @@ typedef enum loom_stop_reason {
     LOOM_STOP_PROMPT_BLOCKED = 16, /* prompt_blocked: a UserPromptSubmit hook blocked it */
     LOOM_STOP_BUDGET_SHARE = 17,   /* budget_share: a sub-agent spent its share of the tree's budget */
     LOOM_STOP_PAUSED = 18,         /* paused: loom_run_pause, at a turn boundary (resumable) */
+    LOOM_STOP_GUARDRAIL = 19,      /* guardrail: an input or output guardrail stopped the run */
 } loom_stop_reason;
-#define LOOM_STOP_REASON_END 19
+#define LOOM_STOP_REASON_END 20
 
 /* The reason's name ("max_turns"); "none" for a number that is not one. */
 const char *loom_stop_reason_name(loom_stop_reason reason);

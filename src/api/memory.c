@@ -23,6 +23,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "context/reminder.h"
 #include "ext/memory/extract.h"
 #include "ext/memory/memory_config.h"
 #include "ext/memory/recall.h"
@@ -93,7 +94,7 @@ static char *memory_take_notes(void *ctx)
     loom_str out = LOOM_STR_INIT;
     str_puts(&out, m->block);
     if (inner) /* the loop wraps only text that is not an element already */
-        str_printf(&out, "<system-reminder>\n%s\n</system-reminder>\n", inner);
+        reminder_render(&out, REMINDER_MCP, inner);
     free(inner);
     free(m->block);
     m->block = NULL;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api/internal.h"
+#include "api/guard.h"
 #include "api/io_port.h"
 #include "base/fileio.h"
 #include "base/json.h"
@@ -332,6 +333,19 @@ static void attach_tracer(loom_run *r, tool_ctx *tctx)
     }
 }
 
+/* The loop's I/O for the run: the session's, the run's controls. */
+static void run_io(loom_run *r, tool_ctx *tctx, loop_io *io)
+{
+    api_session_io(r->session, io);
+    io->tools = tctx;
+    io->cancel = &r->cancel;
+    io->emit = emit;
+    io->emit_ctx = r;
+    io->act_running = &r->act_running;
+    io->stop_event = &r->stop_event;
+    io->pause = &r->pause;
+}
+
 static void *run_main(void *arg)
 {
     loom_run *r = arg;
@@ -381,14 +395,9 @@ static void *run_main(void *arg)
         emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
              event_warning("settings", s->gov->warnings[i]));
     loop_io io;
-    api_session_io(s, &io);
-    io.tools = &tctx;
-    io.cancel = &r->cancel;
-    io.emit = emit;
-    io.emit_ctx = r;
-    io.act_running = &r->act_running;
-    io.stop_event = &r->stop_event;
-    io.pause = &r->pause;
+    run_io(r, &tctx, &io);
+    api_guard guard;
+    api_guard_begin(&guard, &r->opts, &io);
     heartbeat *hb = start_heartbeat(r);
     tctx.heartbeat = hb;
     io.heartbeat = hb;
@@ -442,6 +451,7 @@ static void *run_main(void *arg)
     api_mcp_run_end(s);
     api_worktree_detach(s);
     api_permission_mode_record(s); /* a mode the run switched to (ExitPlanMode) */
+    api_guard_end(&guard);
     json_t *skills = api_ext_run_end(s, res.final_text);
     json_t *memory = api_memory_run_end(s, &io, &res);
     api_session_settle_run_tail(s, r->run_id, &res);

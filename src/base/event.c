@@ -335,6 +335,13 @@ json_t *event_context_renewed(const char *reason, int turn, int64_t tokens_befor
                      "mf_dir", mf_dir);
 }
 
+json_t *event_guardrail_tripped(const char *stage, const char *guardrail, const char *reason,
+                                const char *source)
+{
+    return json_pack("{s:s,s:s,s:s,s:s}", "stage", stage, "guardrail", guardrail, "reason",
+                     reason ? reason : "", "source", source);
+}
+
 /* --- heartbeat and the run ------------------------------------------------ */
 
 json_t *event_heartbeat_event(const char *event_id, const char *fingerprint, const char *source,

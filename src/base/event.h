@@ -146,6 +146,11 @@ json_t *event_context_renewed(const char *reason, int turn, int64_t tokens_befor
                               int64_t tokens_after, int items, int kept, int core,
                               const char *mf_dir);
 
+/* guardrail.tripped: {stage ("input"|"output"), guardrail (its name), reason,
+ * source ("api"|"hook")}. */
+json_t *event_guardrail_tripped(const char *stage, const char *guardrail, const char *reason,
+                                const char *source);
+
 /* heartbeat.event: {event_id, fingerprint, source, summary, urgency,
  * action, delta_h}. */
 json_t *event_heartbeat_event(const char *event_id, const char *fingerprint, const char *source,

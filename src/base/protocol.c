@@ -70,6 +70,7 @@ static const char *const event_names[LOOM_EVENT_TYPE_END] = {
     [LOOM_EV_SKILL_ACTIVATED] = "skill.activated",
     [LOOM_EV_POLICY_DENIED] = "policy.denied",
     [LOOM_EV_WORKING_UPDATED] = "working.updated",
+    [LOOM_EV_GUARDRAIL_TRIPPED] = "guardrail.tripped",
 };
 
 static const char *const visibility_names[LOOM_VISIBILITY_END] = {
@@ -111,15 +112,16 @@ static const char *const stop_names[LOOM_STOP_REASON_END] = {
     [LOOM_STOP_PROMPT_BLOCKED] = "prompt_blocked",
     [LOOM_STOP_BUDGET_SHARE] = "budget_share",
     [LOOM_STOP_PAUSED] = "paused",
+    [LOOM_STOP_GUARDRAIL] = "guardrail",
 };
 
 /* The *_END counts are written by hand in the header; a value added
  * without moving its END fails here instead of reading past a table. */
 _Static_assert(LOOM_ERR_UNAUTHENTICATED + 1 == LOOM_ERROR_CODE_END, "LOOM_ERROR_CODE_END");
-_Static_assert(LOOM_EV_WORKING_UPDATED + 1 == LOOM_EVENT_TYPE_END, "LOOM_EVENT_TYPE_END");
+_Static_assert(LOOM_EV_GUARDRAIL_TRIPPED + 1 == LOOM_EVENT_TYPE_END, "LOOM_EVENT_TYPE_END");
 _Static_assert(LOOM_VIS_AUDIT + 1 == LOOM_VISIBILITY_END, "LOOM_VISIBILITY_END");
 _Static_assert(LOOM_RUN_BLOCKED_BY_CAPABILITY + 1 == LOOM_RUN_STATE_END, "LOOM_RUN_STATE_END");
-_Static_assert(LOOM_STOP_PAUSED + 1 == LOOM_STOP_REASON_END, "LOOM_STOP_REASON_END");
+_Static_assert(LOOM_STOP_GUARDRAIL + 1 == LOOM_STOP_REASON_END, "LOOM_STOP_REASON_END");
 
 static const char *name_at(const char *const *names, int n, int v)
 {

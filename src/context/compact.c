@@ -18,6 +18,8 @@ const char *const compact_sections[6] = {
 /* One tool result in the rendered conversation keeps at most this much. */
 #define COMPACT_RESULT_CAP 2000
 
+static char *trimmed(const char *s, size_t n);
+
 static void put_message_text(loom_str *s, const json_t *rec)
 {
     json_t *content = json_object_get(rec, "content");
@@ -98,6 +100,50 @@ json_t *compact_user_messages(json_t *const *chain, size_t n)
     return out;
 }
 
+/* Fits conv into budget_tokens beside tail and the system prompt, then
+ * makes the one user message: the instructions and the user's words stay
+ * whole; the middle of the conversation goes first (its start holds the
+ * request, its end the current work). Frees conv and tail. */
+static void fit_and_finish(msg_request *req, loom_str *conv, loom_str *tail, int64_t budget_tokens)
+{
+    int64_t room = budget_tokens - tokens_estimate_text(tail->ptr, tail->len) -
+                   tokens_estimate_cstr(req->system) - 64;
+    if (room < 256)
+        room = 256;
+    /* The cap is in bytes, the room in tokens: the estimate counts each
+     * non-ASCII character as a token, so a cap at 3.6 bytes per token would
+     * overshoot on Cyrillic or CJK text. Cut at the measured rate, then
+     * tighten until the cut conversation fits. */
+    int64_t est = tokens_estimate_text(conv->ptr, conv->len);
+    if (est > room) {
+        size_t cap = (size_t)((double)conv->len * (double)room / (double)est);
+        for (;;) {
+            loom_str cut = LOOM_STR_INIT;
+            str_append(&cut, conv->ptr, conv->len);
+            str_cut_middle(&cut, cap, "of the conversation");
+            int64_t got = tokens_estimate_text(cut.ptr, cut.len);
+            if (got <= room || cap == 0) {
+                str_free(conv);
+                *conv = cut;
+                break;
+            }
+            str_free(&cut);
+            size_t next = (size_t)((double)cap * (double)room / (double)got);
+            cap = next < cap ? next : cap - 1;
+        }
+    }
+
+    loom_str all = LOOM_STR_INIT;
+    str_puts(&all, "<conversation>\n");
+    str_append(&all, conv->ptr, conv->len);
+    str_puts(&all, "</conversation>\n\n");
+    str_append(&all, tail->ptr, tail->len);
+    msg_message_add_text(msg_request_add_message(req, MSG_ROLE_USER), str_cstr(&all));
+    str_free(&all);
+    str_free(conv);
+    str_free(tail);
+}
+
 void compact_build_request(json_t *const *view, size_t n, const json_t *user_messages,
                            const char *instructions, int64_t budget_tokens, msg_request *req)
 {
@@ -141,46 +187,87 @@ void compact_build_request(json_t *const *view, size_t n, const json_t *user_mes
     }
     if (instructions && *instructions)
         str_printf(&tail, "\nAdditional instructions for this summary: %s\n", instructions);
+    fit_and_finish(req, &conv, &tail, budget_tokens);
+}
 
-    /* Fit: the instructions and the user's words stay whole; the middle of
-     * the conversation goes first (its start holds the request, its end the
-     * current work). */
-    int64_t room = budget_tokens - tokens_estimate_text(tail.ptr, tail.len) -
-                   tokens_estimate_cstr(req->system) - 64;
-    if (room < 256)
-        room = 256;
-    /* The cap is in bytes, the room in tokens: the estimate counts each
-     * non-ASCII character as a token, so a cap at 3.6 bytes per token would
-     * overshoot on Cyrillic or CJK text. Cut at the measured rate, then
-     * tighten until the cut conversation fits. */
-    int64_t est = tokens_estimate_text(conv.ptr, conv.len);
-    if (est > room) {
-        size_t cap = (size_t)((double)conv.len * (double)room / (double)est);
-        for (;;) {
-            loom_str cut = LOOM_STR_INIT;
-            str_append(&cut, conv.ptr, conv.len);
-            str_cut_middle(&cut, cap, "of the conversation");
-            int64_t got = tokens_estimate_text(cut.ptr, cut.len);
-            if (got <= room || cap == 0) {
-                str_free(&conv);
-                conv = cut;
-                break;
-            }
-            str_free(&cut);
-            size_t next = (size_t)((double)cap * (double)room / (double)got);
-            cap = next < cap ? next : cap - 1;
-        }
+/* --- the 9-dimension recovery summary (seed 001 §8.3, §8.5) --------------- */
+
+const char *const compact_recovery_sections[9] = {
+    "Primary Request and Intent", "Key Technical Concepts", "Files and Code Sections",
+    "Errors and Fixes",           "Problem Solving",        "All User Messages",
+    "Pending Tasks",              "Current Work",           "Optional Next Step",
+};
+
+/* One user message in the recovery request keeps at most this much: the
+ * request exists because the context did not fit, and a pasted log is
+ * the usual reason. The list as a whole keeps a third of the budget. */
+#define RECOVERY_USER_MESSAGE_CAP 1500
+
+void compact_build_recovery_request(json_t *const *view, size_t n, const json_t *user_messages,
+                                    int64_t budget_tokens, msg_request *req)
+{
+    req->system = xstrdup(COMPACT_SYSTEM_PROMPT);
+    req->temperature = -1;
+    loom_str conv = LOOM_STR_INIT;
+    compact_render_conversation(view, n, &conv);
+
+    loom_str tail = LOOM_STR_INIT;
+    str_puts(&tail,
+             "The conversation above no longer fits the model's context window, even after it "
+             "was compacted. Write a precise summary that replaces all of it, so the agent can "
+             "go on from the summary alone. Everything it reports as done is already complete: "
+             "the agent must NOT redo, re-run or re-execute any of it.\n\n"
+             "Begin your answer with \"Summary:\" and write exactly these nine sections:\n");
+    static const char *const what[9] = {
+        "everything the user asked for, in detail",
+        "the technologies, conventions and decisions that matter",
+        "each file read, changed or created: why it matters, what changed, the key snippet",
+        "each error met and how it was fixed, with what the user said about it",
+        "what was solved and what is still open",
+        "every message the user wrote (not tool results); shorten long parts, marking the "
+        "cut with …[content truncated]…",
+        "the tasks asked for and not yet done",
+        "exactly what was being worked on just before this summary, with file names and "
+        "snippets",
+        "only if it follows the user's latest explicit request: the next step, with a "
+        "verbatim quotation showing where the work left off",
+    };
+    for (int i = 0; i < 9; i++)
+        str_printf(&tail, "%d. %s — %s.\n", i + 1, compact_recovery_sections[i], what[i]);
+    str_puts(&tail, "\nBe strictly precise. Write in the language the user writes in, not the "
+                    "language of code or logs. Do not redo completed work.\n");
+    loom_str users = LOOM_STR_INIT;
+    size_t i;
+    json_t *m;
+    json_array_foreach(user_messages, i, m) {
+        loom_str one = LOOM_STR_INIT;
+        str_puts(&one, json_string_value(m));
+        str_cut_middle(&one, RECOVERY_USER_MESSAGE_CAP, "of this message");
+        str_printf(&users, "<user_message>\n%s\n</user_message>\n", str_cstr(&one));
+        str_free(&one);
     }
+    if (users.len) {
+        /* A third of the budget, at ~3 bytes per token. */
+        str_cut_middle(&users, budget_tokens > 256 ? (size_t)budget_tokens : 256,
+                       "of the user's messages");
+        str_puts(&tail, "\nThe user's messages (long ones shortened) — carry them into section 6 "
+                        "and honour every correction in them:\n");
+        str_append(&tail, users.ptr, users.len);
+    }
+    str_free(&users);
+    fit_and_finish(req, &conv, &tail, budget_tokens);
+}
 
-    loom_str all = LOOM_STR_INIT;
-    str_puts(&all, "<conversation>\n");
-    str_append(&all, conv.ptr, conv.len);
-    str_puts(&all, "</conversation>\n\n");
-    str_append(&all, tail.ptr, tail.len);
-    msg_message_add_text(msg_request_add_message(req, MSG_ROLE_USER), str_cstr(&all));
-    str_free(&all);
-    str_free(&conv);
-    str_free(&tail);
+char *compact_extract_recovery_summary(const char *reply)
+{
+    if (!reply)
+        return NULL;
+    const char *at = strstr(reply, "Summary:");
+    /* A model that wrote the compaction format anyway still gets read. */
+    if (!at)
+        return compact_extract_summary(reply);
+    at += strlen("Summary:");
+    return trimmed(at, strlen(at));
 }
 
 static char *trimmed(const char *s, size_t n)

@@ -51,6 +51,20 @@ void compact_build_request(json_t *const *view, size_t n, const json_t *user_mes
  * Caller frees. */
 char *compact_extract_summary(const char *reply);
 
+/* The 9-dimension recovery summary (seed 001 §8.3, §8.5:
+ * context-summary-max-token): used when even a compacted request is
+ * refused as too long. The same isolated request as compaction, asking
+ * for a reply that begins "Summary:" with nine sections (the six, then
+ * Pending Tasks, Current Work, Optional Next Step); unlike compaction the
+ * user's messages are shortened (each to 1,500 bytes, the list to a third
+ * of the budget), since a pasted text is the usual reason nothing fits. */
+extern const char *const compact_recovery_sections[9];
+void compact_build_recovery_request(json_t *const *view, size_t n, const json_t *user_messages,
+                                    int64_t budget_tokens, msg_request *req);
+/* The text after "Summary:" (else compact_extract_summary's); trimmed,
+ * NULL when empty. Caller frees. */
+char *compact_extract_recovery_summary(const char *reply);
+
 /* The degenerate-summary guard (seed 001 §8.2): false when the chain (or
  * the view: a background compaction's record counts as a summary) holds
  * nothing since its last summary but that summary (and the unanswered

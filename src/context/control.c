@@ -171,9 +171,10 @@ static int history_part(context_state *cs, const context_env *env, bool fresh, m
     return 0;
 }
 
-static int build_request(context_state *cs, const context_env *env, const provider_config *cfg,
-                         const loom_str *tail_text, bool fresh, msg_request *req, int64_t *est,
-                         loom_error *err)
+/* The request up to its tail: system, history, the breakpoint. *body_est
+ * is its estimate (the tools' declarations counted from env). */
+static int build_body(context_state *cs, const context_env *env, const provider_config *cfg,
+                      bool fresh, msg_request *req, int64_t *body_est, loom_error *err)
 {
     memset(req, 0, sizeof *req);
     req->model = xstrdup(cfg->model);
@@ -218,6 +219,17 @@ static int build_request(context_state *cs, const context_env *env, const provid
                    env->tools_est + borrowed_tokens;
     for (size_t i = req->n_borrowed; i < req->n_messages; i++)
         body += tokens_estimate_message(&req->messages[i]);
+    *body_est = body;
+    return 0;
+}
+
+/* What the tail adds: the queued reminders, then C_working, at the end of
+ * the last user message, marked tail (never recorded). Then the output cap
+ * is fitted beside the whole request. */
+static void append_tail(context_state *cs, const context_env *env, const provider_config *cfg,
+                        const loom_str *tail_text, msg_request *req, int64_t body, int64_t *est)
+{
+    msg_message *last = &req->messages[req->n_messages - 1];
     int64_t tail = 0;
     if (tail_text && tail_text->len) {
         msg_message_add_text(last, tail_text->ptr)->tail = true;
@@ -246,6 +258,16 @@ static int build_request(context_state *cs, const context_env *env, const provid
         if (req->max_tokens > room)
             req->max_tokens = (int)room;
     }
+}
+
+static int build_request(context_state *cs, const context_env *env, const provider_config *cfg,
+                         const loom_str *tail_text, bool fresh, msg_request *req, int64_t *est,
+                         loom_error *err)
+{
+    int64_t body;
+    if (build_body(cs, env, cfg, fresh, req, &body, err) != 0)
+        return -1;
+    append_tail(cs, env, cfg, tail_text, req, body, est);
     return 0;
 }
 
@@ -260,6 +282,31 @@ int context_build_request_fresh(context_state *cs, const context_env *env,
                                 msg_request *req, int64_t *est, loom_error *err)
 {
     return build_request(cs, env, cfg, tail, true, req, est, err);
+}
+
+int context_build_body(context_state *cs, const context_env *env, const provider_config *cfg,
+                       msg_request *req, int64_t *body_est, loom_error *err)
+{
+    return build_body(cs, env, cfg, false, req, body_est, err);
+}
+
+void context_append_tail(context_state *cs, const context_env *env, const provider_config *cfg,
+                         const loom_str *tail, msg_request *req, int64_t body_est, int64_t *est)
+{
+    append_tail(cs, env, cfg, tail, req, body_est, est);
+}
+
+int64_t context_tail_estimate(const context_env *env, const loom_str *tail)
+{
+    int64_t n = 0;
+    if (tail && tail->len)
+        n += tokens_estimate_text(tail->ptr, tail->len) + TOKENS_PER_BLOCK;
+    if (env->working) {
+        char *w = working_render(env->working);
+        n += tokens_estimate_cstr(w) + TOKENS_PER_BLOCK;
+        free(w);
+    }
+    return n;
 }
 
 /* --- compaction (D) ----------------------------------------------------------- */
@@ -315,6 +362,7 @@ static void null_text(void *ctx, const char *d, size_t n)
  * thread. */
 struct compact_job {
     char *trigger;
+    bool recovery;             /* the 9-dimension summary (trigger "max_token") */
     msg_request req;
     provider_config cfg;       /* shallow copy; the model name is the job's */
     provider_port model;
@@ -352,6 +400,10 @@ static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
                                 const context_env *env, const char *trigger,
                                 const char *instructions, bool *failed, loom_error *err)
 {
+    /* The recovery summary runs right after a compaction whose request was
+     * still refused: the guard would call that "nothing new", and it is
+     * exactly what has to be summarized again, tighter. */
+    bool recovery = !strcmp(trigger, COMPACT_TRIGGER_RECOVERY);
     *failed = false;
     json_t **view = NULL, *keep = NULL, **chain = NULL;
     size_t n = 0, nc = 0;
@@ -360,7 +412,7 @@ static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
         loom_error_set(err, LOOM_ERR_SESSION_CORRUPT, "the session could not be read");
         return NULL;
     }
-    if (!compact_has_new_history(view, n)) {
+    if (!recovery && !compact_has_new_history(view, n)) {
         /* seed 001 §8.2: a summary of a summary degenerates; say so, once. */
         port_warn(env, event_warning_compaction_skipped(trigger, "nothing new since the last "
                                                                 "compaction: not compacting "
@@ -398,7 +450,11 @@ static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
                       : COMPACT_MAX_OUTPUT;
     int64_t budget = cfg->context_window > 0 ? cfg->context_window - max_out : 100000;
     budget = budget * 9 / 10; /* room for the estimator's error */
-    compact_build_request(view, n, user_msgs, instructions, budget, &j->req);
+    j->recovery = recovery;
+    if (recovery) /* the request that follows must fit beside it: aim at half */
+        compact_build_recovery_request(view, n, user_msgs, budget / 2, &j->req);
+    else
+        compact_build_request(view, n, user_msgs, instructions, budget, &j->req);
     json_decref(user_msgs);
     free(view);
     json_decref(keep);
@@ -435,7 +491,7 @@ static void job_run(compact_job *j, const loom_cancel *cancel)
     j->usage = resp.usage;
     resp.usage.raw = NULL;
     char *text = msg_message_text(&resp.message);
-    j->summary = compact_extract_summary(text);
+    j->summary = j->recovery ? compact_extract_recovery_summary(text) : compact_extract_summary(text);
     free(text);
     msg_response_free(&resp);
     if (!j->summary) {
@@ -490,10 +546,13 @@ static int job_finish(compact_job *j, context_state *cs, const context_env *env,
         json_object_set_new(pd, "compactType", json_string(j->trigger));
         json_object_set_new(pd, "isCompacted", json_true());
         json_object_set_new(pd, "tokensBefore", json_integer(j->before));
-        if (append_summary(env->t, rec, unanswered_prompt(env->t), err) != 0)
+        /* The recovery summary holds the unanswered prompt (its Current Work
+         * and Next Step): carried over whole it would not fit again. */
+        if (append_summary(env->t, rec, j->recovery ? NULL : unanswered_prompt(env->t), err) != 0)
             return -1;
     }
     cs->compact_failures = 0;
+    cs->summaries++;
     pressure_reset_shape(&cs->pr);
     history_keep_reset(&cs->keep); /* the history changed under it: start over */
     port_fire(env, CONTEXT_HOOK_POST_COMPACT,
@@ -615,6 +674,7 @@ int context_renew(context_state *cs, const context_env *env, const provider_conf
     }
     pressure_reset_shape(&cs->pr);
     history_keep_reset(&cs->keep); /* the history changed under it: start over */
+    cs->summaries++;
     port_emit(env, LOOM_EV_CONTEXT_RENEWED,
               event_context_renewed(reason, env->turn, rs.tokens_before, rs.tokens_after,
                                     (int)rs.items, (int)rs.kept, (int)rs.core, env->mf_dir));
@@ -746,4 +806,17 @@ int context_react_too_long(context_state *cs, const context_env *env, provider_c
     if (rc <= 0 && cerr.code != LOOM_ERR_RUN_CANCELLED)
         rc = context_renew(cs, env, cfg, "reactive", &cerr) == 0 ? 1 : -1;
     return rc > 0 ? 1 : -1;
+}
+
+int context_recover_too_long(context_state *cs, const context_env *env, provider_config *cfg,
+                             int64_t est, const char *refusal, loom_error *err)
+{
+    int64_t sent = pressure_tokens(&cs->pr, est, NULL);
+    int64_t learned = provider_refusal_window(refusal);
+    if (learned > 0 && learned < sent && (cfg->context_window <= 0 || learned < cfg->context_window)) {
+        cfg->context_window = learned;
+        cs->pr.window = learned;
+    }
+    port_warn(env, event_warning_prompt_too_long(refusal, cfg->context_window));
+    return context_compact(cs, env, cfg, COMPACT_TRIGGER_RECOVERY, NULL, err) == 1 ? 1 : -1;
 }

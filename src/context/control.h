@@ -108,6 +108,8 @@ typedef struct context_state {
     char *system_dynamic;       /* reloaded by renew; NULL: the env's own */
     compact_job *background;    /* a compaction running on its own thread */
     history_keep keep;          /* the request's history kept from turn to turn */
+    unsigned summaries;         /* summaries written (compaction, recovery, renew): the
+                                   loop's cue for the recovery chain (context/recovery.h) */
 } context_state;
 
 void context_state_init(context_state *cs);
@@ -130,6 +132,18 @@ int context_build_request_fresh(context_state *cs, const context_env *env,
                                 const provider_config *cfg, const loom_str *tail,
                                 msg_request *req, int64_t *est, loom_error *err);
 
+/* The same in two parts, for the loop, whose tail goes on at the last
+ * moment (the first interceptor around the model call, runtime/intercept.h):
+ * the request without its tail (*body_est: its estimate), then the tail
+ * appended and the output cap fitted (*est: the whole request's).
+ * context_tail_estimate is what the tail will add, for the ladder's ρ
+ * before it is there. */
+int context_build_body(context_state *cs, const context_env *env, const provider_config *cfg,
+                       msg_request *req, int64_t *body_est, loom_error *err);
+void context_append_tail(context_state *cs, const context_env *env, const provider_config *cfg,
+                         const loom_str *tail, msg_request *req, int64_t body_est, int64_t *est);
+int64_t context_tail_estimate(const context_env *env, const loom_str *tail);
+
 /* L3: measures ρ for a request estimated at est and applies at most one
  * ladder step (renew when ρ ≥ 1, or when the model asked for it). 1 when
  * the context changed (rebuild the request), 0 when not, -1 on a session
@@ -151,6 +165,18 @@ int context_compact(context_state *cs, const context_env *env, const provider_co
  * changed (rebuild and send again), -1 when it could not. */
 int context_react_too_long(context_state *cs, const context_env *env, provider_config *cfg,
                            int64_t est, const char *refusal);
+
+/* The trigger of the 9-dimension recovery summary (compactType, hooks,
+ * events): seed 001's context_summary_max_token. */
+#define COMPACT_TRIGGER_RECOVERY "max_token"
+
+/* The provider refused again a request made after context_react_too_long
+ * (refusal: its message): the 9-dimension summary (context/compact.h)
+ * replaces the whole history, the unanswered prompt included, aimed at
+ * half the window. 1 when it did (rebuild and send again), -1 when not
+ * (err set). */
+int context_recover_too_long(context_state *cs, const context_env *env, provider_config *cfg,
+                             int64_t est, const char *refusal, loom_error *err);
 
 /* Stops and discards a background compaction still running (run end).
  * Its summary is not applied, but what its model call spent is put in

@@ -54,16 +54,26 @@ static void put_count(loom_str *out, int64_t v)
     }
 }
 
+/* The goal line keeps at most this much (head and tail): it rides in
+ * every request, and a prompt with a pasted log must not weigh twice in
+ * each of them — nor keep a compacted context over the window. */
+#define WORKING_GOAL_CAP 4000
+
 /* The goal keeps its own lines; continuation lines are indented so none of
  * them can pass for another field of the block. */
-static void put_goal(loom_str *out, const char *goal)
+static void put_goal(loom_str *out, const char *full)
 {
     str_puts(out, "goal: ");
-    size_t len = goal ? strlen(goal) : 0;
+    loom_str cut = LOOM_STR_INIT;
+    str_puts(&cut, full ? full : "");
+    str_cut_middle(&cut, WORKING_GOAL_CAP, "of the goal");
+    const char *goal = str_cstr(&cut);
+    size_t len = strlen(goal);
     while (len > 0 && strchr(" \t\r\n", goal[len - 1]))
         len--;
     if (len == 0) {
         str_puts(out, "(none)\n");
+        str_free(&cut);
         return;
     }
     const char *p = goal, *end = goal + len;
@@ -81,6 +91,7 @@ static void put_goal(loom_str *out, const char *goal)
             break;
         p = nl + 1;
     }
+    str_free(&cut);
 }
 
 static void put_dashboard(loom_str *out, const working *w, todo_counts tc, bool have_plan,

@@ -42,6 +42,8 @@ static const event_row rows[HOOK_EVENT__COUNT] = {
     [HOOK_TASK_COMPLETED] = {"TaskCompleted", NULL},
     [HOOK_CWD_CHANGED] = {"CwdChanged", NULL},
     [HOOK_TEAMMATE_IDLE] = {"TeammateIdle", NULL},
+    [HOOK_INPUT_GUARDRAIL] = {"InputGuardrail", NULL},
+    [HOOK_OUTPUT_GUARDRAIL] = {"OutputGuardrail", NULL},
 };
 
 const char *hook_event_name(hook_event ev)

@@ -37,6 +37,10 @@ typedef enum hook_event {
     HOOK_TASK_COMPLETED,
     HOOK_CWD_CHANGED,
     HOOK_TEAMMATE_IDLE,
+    /* Loom's own, beyond seed 001's 28: guardrails configured in settings
+     * (runtime/guardrail.h). Matcher-free; a block stops the run. */
+    HOOK_INPUT_GUARDRAIL,
+    HOOK_OUTPUT_GUARDRAIL,
     HOOK_EVENT__COUNT
 } hook_event;
 

@@ -25,6 +25,7 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "context/budget.h"
+#include "context/recovery.h"
 #include "context/working.h"
 #include "context/working_json.h"
 #include "session/record.h"
@@ -57,6 +58,10 @@ static void on_text(void *ctx, const char *d, size_t n)
 {
     call_sink *cs = ctx;
     note_chunk(cs);
+    if (cs->st->hold_text) {
+        str_append(&cs->st->held, d, n); /* shown once the output guardrails passed it */
+        return;
+    }
     loop_emit(cs->st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL, event_token_delta("text", d, n));
 }
 
@@ -99,21 +104,114 @@ static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *w
         cs->t->first_chunk_us = 0; /* the call starts over */
     /* What this attempt streamed is void, its early tool calls too. */
     loop_early_discard(&st->early);
+    str_clear(&st->held);
     loop_emit(st->io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,
               event_warning_model_retry(why->message, why->code, attempt, delay_s));
     stream_restarted(st->io, "retry", attempt, why->message);
 }
 
+/* Text that already is a whole <system-reminder data-role="…"> element
+ * (memory's recall block) goes as it is: wrapping it would nest the tags.
+ * Its own role's gate applies. */
+static bool queue_element(loop_state *st, const char *text)
+{
+    static const char opener[] = "<system-reminder data-role=\"";
+    if (strncmp(text, opener, sizeof opener - 1) != 0)
+        return false;
+    const char *name = text + sizeof opener - 1;
+    const char *q = strchr(name, '"');
+    int role = q ? reminder_role_parse(name, (size_t)(q - name)) : -1;
+    str_puts(&st->reminders, text);
+    if (role >= 0 && reminder_role_gate((reminder_role)role) == REMINDER_AFTER_COMPACTION)
+        str_puts(&st->standing, text);
+    return true;
+}
+
+void loop_queue_reminder_role(loop_state *st, reminder_role role, const char *text)
+{
+    if (queue_element(st, text))
+        return;
+    size_t at = st->reminders.len;
+    reminder_render(&st->reminders, role, text);
+    if (reminder_role_gate(role) == REMINDER_AFTER_COMPACTION)
+        str_append(&st->standing, st->reminders.ptr + at, st->reminders.len - at);
+}
+
 void loop_queue_reminder(loop_state *st, const char *text)
 {
-    /* A note that is a whole element already (memory's recall block, with
-     * its data-role) goes as it is: wrapping it would nest the tags. */
-    static const char opener[] = "<system-reminder data-role=\"";
-    if (!strncmp(text, opener, sizeof opener - 1)) {
-        str_puts(&st->reminders, text);
-        return;
+    loop_queue_reminder_role(st, REMINDER_NOTE, text);
+}
+
+void loop_queue_recovery(loop_state *st)
+{
+    json_t **chain = NULL;
+    size_t n = 0;
+    loom_error err;
+    if (transcript_chain(st->io->t, NULL, false, &chain, &n, &err) == 0) {
+        json_t *paths = recovery_recent_files(chain, n, st->io->tools ? st->io->tools->cwd : NULL,
+                                              RECOVERY_MAX_FILES);
+        free(chain);
+        /* At most a tenth of the window (~3 bytes a token), or the cap. */
+        size_t cap = RECOVERY_TOTAL_BYTES;
+        if (st->cfg.context_window > 0 && (size_t)(st->cfg.context_window * 3 / 10) < cap)
+            cap = (size_t)(st->cfg.context_window * 3 / 10);
+        char *text = recovery_files_text(paths, cap);
+        json_decref(paths);
+        /* A later compaction before the request went out (a resend's)
+         * makes the block anew: one block, read last. */
+        str_clear(&st->recovery);
+        if (text) {
+            reminder_render(&st->recovery, REMINDER_FILE, text);
+            free(text);
+        }
     }
-    str_printf(&st->reminders, "<system-reminder>\n%s\n</system-reminder>\n", text);
+    /* The standing reminders, unless still queued (said once per request). */
+    if (st->standing.len && !strstr(str_cstr(&st->reminders), str_cstr(&st->standing)))
+        str_append(&st->recovery, st->standing.ptr, st->standing.len);
+}
+
+/* The tail still to go out: the queued reminders, then the recovery
+ * chain's. Borrowed from *buf when both are there. */
+static const loom_str *pending_tail(loop_state *st, loom_str *buf)
+{
+    if (!st->recovery.len)
+        return &st->reminders;
+    str_clear(buf);
+    str_append(buf, st->reminders.ptr, st->reminders.len);
+    str_append(buf, st->recovery.ptr, st->recovery.len);
+    return buf;
+}
+
+/* The first interceptor: the loop's own dynamic tail (the queued reminders,
+ * then C_working) goes on the request at the last moment, so every send —
+ * a resend after a compaction too — carries what is queued. */
+static int tail_request(void *ctx, const intercept_call *call, msg_request *req, loom_error *err)
+{
+    (void)call, (void)err;
+    loop_state *st = ctx;
+    loop_turn *t = st->in_hand;
+    loom_str buf = LOOM_STR_INIT;
+    loop_context_tail(&st->ctx, st->cs, &st->p, &st->cfg, pending_tail(st, &buf), req,
+                      t->body_est, &t->est);
+    str_free(&buf);
+    return 0;
+}
+
+int loop_send(loop_state *st, loop_turn *t, const provider_stream_sink *sink, loom_error *err)
+{
+    intercept_call call = {.turn = st->turn, .attempt = ++t->attempts, .model = st->cfg.model};
+    st->in_hand = t;
+    int rc = intercept_request(&st->chain, &call, &t->req, err);
+    if (rc == 0)
+        rc = provider_port_complete(&st->io->model, &st->cfg, &t->req, sink, st->io->cancel,
+                                    &t->resp, err);
+    if (rc == 0) {
+        str_clear(&st->reminders); /* said: the tail is never recorded */
+        str_clear(&st->recovery);
+        intercept_reply(&st->chain, &call, &t->resp);
+    }
+    st->in_hand = NULL;
+    return rc;
 }
 
 context_env *loop_context_env(loop_state *st)
@@ -193,6 +291,11 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
     st->cfg = *p->provider; /* shallow: only .model is swapped, never freed here */
     st->max_turns = p->max_turns > 0 ? p->max_turns : LOOP_DEFAULT_MAX_TURNS;
     loop_early_init(&st->early);
+    intercept_chain_add(&st->chain, &(loop_interceptor){.name = "tail", .ctx = st,
+                                                       .on_request = tail_request});
+    for (size_t i = 0; i < io->n_interceptors; i++)
+        intercept_chain_add(&st->chain, &io->interceptors[i]);
+    intercept_add_debug(&st->chain);
     bool fresh = transcript_leaf(io->t) == NULL;
     /* A "+500k" in the prompt sets the token budget (seed 000); where the
      * configuration set one too, the smaller binds — a repository's
@@ -228,6 +331,9 @@ static int run_begin(loop_state *st, const loop_params *p, loop_io *io, const ch
     }
     if (!loop_start_hooks(st, goal, fresh))
         return 1;
+    if (guardrail_check(st, GUARDRAIL_INPUT, goal))
+        return 1; /* before the model saw it */
+    st->hold_text = guardrail_any(st, GUARDRAIL_OUTPUT);
     return 0;
 }
 
@@ -242,13 +348,13 @@ static void refresh_toolset(loop_state *st)
     const char *ext = NULL;
     char *note = ts->take_notes ? ts->take_notes(ts->ctx) : NULL;
     if (note) {
-        loop_queue_reminder(st, note);
+        loop_queue_reminder_role(st, REMINDER_MCP, note);
         free(note);
     }
     const loop_tree_port *tree = &st->io->tree;
     note = tree->take_notes ? tree->take_notes(tree->ctx) : NULL;
     if (note) {
-        loop_queue_reminder(st, note);
+        loop_queue_reminder_role(st, REMINDER_MESSAGE_QUEUE, note);
         free(note);
     }
     if (!ts->refresh || !ts->refresh(ts->ctx, &tools, &ext))
@@ -313,7 +419,7 @@ static loop_step begin_turn(loop_state *st)
                  "the step in hand, then give a short summary of what is done and what is "
                  "left.",
                  (long long)used, (long long)p->max_tokens_total);
-        loop_queue_reminder(st, msg);
+        loop_queue_reminder_role(st, REMINDER_BUDGET, msg);
         loop_emit(io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL, event_warning("token_budget", msg));
     }
     if (p->max_usd > 0 && out->cost_usd >= p->max_usd) {
@@ -327,10 +433,27 @@ static loop_step begin_turn(loop_state *st)
     return STEP_NEXT;
 }
 
+/* What a compaction took away may come back: the extensions part (an
+ * activated skill's text) is asked for anew, and when a summary replaced
+ * the history the recovery chain re-reads the files the task was working
+ * on (context/recovery.h) into the tail of the next request. */
+static void after_context_change(loop_state *st, unsigned summaries_before)
+{
+    refresh_toolset(st);
+    if (st->cs->summaries != summaries_before)
+        loop_queue_recovery(st);
+}
+
+/* The request up to its tail; t->est counts the tail still to come, for
+ * the ladder. */
 static int build_request(loop_state *st, loop_turn *t, loom_error *err)
 {
-    return loop_context_request(&st->ctx, st->cs, &st->p, &st->cfg, &st->reminders, &t->req,
-                                &t->est, err);
+    if (loop_context_body(&st->ctx, st->cs, &st->p, &st->cfg, &t->req, &t->body_est, err) != 0)
+        return -1;
+    loom_str buf = LOOM_STR_INIT;
+    t->est = t->body_est + context_tail_estimate(&st->ctx.env, pending_tail(st, &buf));
+    str_free(&buf);
+    return 0;
 }
 
 /* L3: flush history, apply at most one ladder step, build the request with
@@ -344,14 +467,13 @@ static loop_step prepare_request(loop_state *st, loop_turn *t)
         rc = build_request(st, t, &err);
     if (rc == 0) {
         msg_usage before = st->out->usage;
+        unsigned summaries = st->cs->summaries;
         int changed = context_govern(st->cs, loop_context_env(st), &st->cfg, t->est, &err);
         loop_price_compaction(st, &before);
         if (changed != 0) {
             msg_request_free(&t->req);
-            /* What a compaction took away may come back in the extensions
-             * part (an activated skill's text): ask for it anew. */
             if (changed > 0)
-                refresh_toolset(st);
+                after_context_change(st, summaries);
         }
         rc = changed < 0 ? -1 : changed ? build_request(st, t, &err) : 0;
     }
@@ -364,43 +486,65 @@ static loop_step prepare_request(loop_state *st, loop_turn *t)
             finish(st->out, LOOM_RUN_FAILED, LOOM_STOP_SESSION_ERROR);
         return STEP_STOP;
     }
-    str_clear(&st->reminders);
     return STEP_NEXT;
+}
+
+/* Rebuilds the request after the context changed and sends it again. */
+static int resend(loop_state *st, loop_turn *t, const provider_stream_sink *sink,
+                  unsigned summaries_before, const char *why, int attempt, loom_error *err)
+{
+    msg_request_free(&t->req);
+    after_context_change(st, summaries_before);
+    loom_error rerr;
+    if (build_request(st, t, &rerr) != 0) {
+        *err = rerr;
+        return -1;
+    }
+    stream_restarted(st->io, "prompt_too_long", attempt, why);
+    /* The call the reply answers starts here, after the compaction. */
+    t->started_us = clock_wall_us();
+    t->first_chunk_us = 0;
+    return loop_send(st, t, sink, err);
 }
 
 /* Reactive compaction, once per request: the refusal teaches the window,
  * the context is compacted (or renewed), the request built and sent again.
- * err comes in as the refusal and leaves as the last call's outcome. */
+ * Refused again, the 9-dimension recovery summary replaces the whole
+ * history (seed 001 §8.3) and the request goes once more; a third refusal
+ * fails the run. err comes in as the refusal and leaves as the last
+ * call's outcome. */
 static int resend_compacted(loop_state *st, loop_turn *t, const provider_stream_sink *sink,
                             loom_error *err)
 {
     msg_usage before = st->out->usage;
+    unsigned summaries = st->cs->summaries;
     int rc = context_react_too_long(st->cs, loop_context_env(st), &st->cfg, t->est,
                                     err->message) == 1 ? 0 : -1;
-    if (rc == 0) {
-        msg_request_free(&t->req);
-        refresh_toolset(st); /* as in prepare_request: the extensions part after a compaction */
-        loom_error rerr;
-        if (build_request(st, t, &rerr) != 0) {
-            *err = rerr;
-            rc = -1;
-        }
-    }
     loop_price_compaction(st, &before);
-    if (rc == 0) {
-        stream_restarted(st->io, "prompt_too_long", 1, err->message);
-        /* The call the reply answers starts here, after the compaction. */
-        t->started_us = clock_wall_us();
-        t->first_chunk_us = 0;
-        rc = provider_port_complete(&st->io->model, &st->cfg, &t->req, sink, st->io->cancel,
-                                    &t->resp, err);
+    if (rc == 0)
+        rc = resend(st, t, sink, summaries, err->message, 1, err);
+    if (rc != 0 && err->code == LOOM_ERR_MODEL_PROMPT_TOO_LONG) {
+        before = st->out->usage;
+        summaries = st->cs->summaries;
+        loom_error rerr;
+        loom_error_clear(&rerr);
+        char *refusal = xstrdup(err->message);
+        bool recovered = context_recover_too_long(st->cs, loop_context_env(st), &st->cfg, t->est,
+                                                  refusal, &rerr) == 1;
+        loop_price_compaction(st, &before);
+        if (recovered)
+            rc = resend(st, t, sink, summaries, refusal, 2, err);
+        free(refusal);
     }
-    if (rc != 0 && err->code == LOOM_ERR_MODEL_PROMPT_TOO_LONG)
+    if (rc != 0 && err->code == LOOM_ERR_MODEL_PROMPT_TOO_LONG) {
+        char *why = xstrdup(err->message); /* the message is both source and target */
         loom_error_set(err, LOOM_ERR_MODEL_PROMPT_TOO_LONG,
                        "the model refused the prompt as too long again after the context "
-                       "was compacted (about %lld tokens, window %lld): %s",
+                       "was compacted and summarized (about %lld tokens, window %lld): %s",
                        (long long)pressure_tokens(&st->cs->pr, t->est, NULL),
-                       (long long)st->cfg.context_window, err->message);
+                       (long long)st->cfg.context_window, why);
+        free(why);
+    }
     return rc;
 }
 
@@ -456,8 +600,7 @@ static loop_step call_model(loop_state *st, loop_turn *t)
     loom_error err;
     loom_error_clear(&err);
     loop_early_discard(&st->early); /* none left over from a reply never acted on */
-    int rc = provider_port_complete(&st->io->model, &st->cfg, &t->req, &sink, st->io->cancel,
-                                    &t->resp, &err);
+    int rc = loop_send(st, t, &sink, &err);
     if (rc != 0)
         loop_early_discard(&st->early); /* a failed message's calls are never shown */
     if (rc != 0 && err.code == LOOM_ERR_MODEL_PROMPT_TOO_LONG) {
@@ -488,6 +631,12 @@ static int record_reply(loop_state *st, loop_turn *t, char **message_id, loom_er
                 on_text(&cs, blk->text, strlen(blk->text));
         }
     }
+    if (st->hold_text && st->held.len) {
+        /* The output guardrails passed it: shown now, as one delta. */
+        loop_emit(st->io, LOOM_EV_TOKEN_DELTA, LOOM_VIS_USER, NULL,
+                  event_token_delta("text", st->held.ptr, st->held.len));
+        str_clear(&st->held);
+    }
     loop_count_reply(st, resp, t->started_us, t->first_chunk_us);
     json_t *records = record_from_response(resp, resp->request_id);
     *message_id = xstrdup(record_id(json_array_get(records, 0)));
@@ -502,6 +651,28 @@ static int record_reply(loop_state *st, loop_turn *t, char **message_id, loom_er
     }
     json_decref(records);
     return rc;
+}
+
+/* The output guardrails judge the reply's text before it is shown or
+ * recorded; one that trips ends the run, and the reply is never seen. */
+static loop_step screen_output(loop_state *st, loop_turn *t)
+{
+    if (!st->hold_text)
+        return STEP_NEXT;
+    char *text = msg_message_text(&t->resp.message);
+    bool stop = *text && guardrail_check(st, GUARDRAIL_OUTPUT, text);
+    free(text);
+    if (!stop)
+        return STEP_NEXT;
+    str_clear(&st->held);
+    pressure_report(&st->cs->pr, &t->resp.usage, t->est);
+    loop_count_reply(st, &t->resp, t->started_us, t->first_chunk_us); /* paid for all the same */
+    msg_response_free(&t->resp);
+    json_t *rec = record_user_text("[A reply was withheld by an output guardrail.]");
+    record_set_skip_run(rec, true);
+    loom_error ignore;
+    transcript_append_new(st->io->t, rec, &ignore);
+    return STEP_STOP;
 }
 
 /* Observe what the turn left: the reply's text is the answer so far; a
@@ -550,7 +721,7 @@ static loop_step decide(loop_state *st, loop_turn *t)
          * agents a headless run waits for): its reminder, and another turn. */
         char *more = tree->before_final(tree->ctx, out->final_text ? out->final_text : "");
         if (more) {
-            loop_queue_reminder(st, more);
+            loop_queue_reminder_role(st, REMINDER_MESSAGE_QUEUE, more);
             free(more);
             return STEP_AGAIN;
         }
@@ -619,6 +790,8 @@ static loop_step run_turn_steps(loop_state *st)
         s = prepare_request(st, &t);
     if (s == STEP_NEXT)
         s = call_model(st, &t);
+    if (s == STEP_NEXT)
+        s = screen_output(st, &t);
     if (s != STEP_NEXT)
         return s;
     loom_error err;
@@ -658,6 +831,10 @@ static void run_free(loop_state *st)
     free(st->last_call_sig);
     free(st->last_working);
     str_free(&st->reminders);
+    str_free(&st->standing);
+    str_free(&st->recovery);
+    str_free(&st->held);
+    intercept_chain_free(&st->chain);
     if (st->cs == &st->own_context)
         context_state_free(&st->own_context);
 }

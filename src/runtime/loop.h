@@ -139,6 +139,14 @@ typedef struct loop_io {
     const char *typed_goal;
     /* The goal is a resume note (loom_run_continue), not the person's. */
     bool goal_is_resume_note;
+    /* Interceptors around each model call (runtime/intercept.h), after the
+     * loop's own tail interceptor, in this order; borrowed for the run. */
+    const struct loop_interceptor *interceptors;
+    size_t n_interceptors;
+    /* Input and output guardrails (runtime/guardrail.h), before the hook
+     * events' ones; borrowed for the run. */
+    const struct loop_guardrail *guardrails;
+    size_t n_guardrails;
 } loop_io;
 
 typedef struct loop_result {

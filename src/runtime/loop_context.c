@@ -154,15 +154,33 @@ static void check_same_bytes(loop_context *lc, context_state *cs, const loop_par
     msg_request_free(&fresh);
 }
 
+int loop_context_body(loop_context *lc, context_state *cs, const loop_params *p,
+                      const provider_config *cfg, msg_request *req, int64_t *body_est,
+                      loom_error *err)
+{
+    if (context_build_body(cs, &lc->env, cfg, req, body_est, err) != 0)
+        return -1;
+    if (p->tools)
+        tool_registry_to_request(p->tools, req);
+    return 0;
+}
+
+void loop_context_tail(loop_context *lc, context_state *cs, const loop_params *p,
+                       const provider_config *cfg, const loom_str *tail, msg_request *req,
+                       int64_t body_est, int64_t *est)
+{
+    context_append_tail(cs, &lc->env, cfg, tail, req, body_est, est);
+    if (check_wanted())
+        check_same_bytes(lc, cs, p, cfg, tail, req, *est);
+}
+
 int loop_context_request(loop_context *lc, context_state *cs, const loop_params *p,
                          const provider_config *cfg, const loom_str *tail, msg_request *req,
                          int64_t *est, loom_error *err)
 {
-    if (context_build_request(cs, &lc->env, cfg, tail, req, est, err) != 0)
+    int64_t body;
+    if (loop_context_body(lc, cs, p, cfg, req, &body, err) != 0)
         return -1;
-    if (p->tools)
-        tool_registry_to_request(p->tools, req);
-    if (check_wanted())
-        check_same_bytes(lc, cs, p, cfg, tail, req, *est);
+    loop_context_tail(lc, cs, p, cfg, tail, req, body, est);
     return 0;
 }

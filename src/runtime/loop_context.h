@@ -24,8 +24,17 @@ typedef struct loop_context {
  * env is in use (the port points back at it). */
 void loop_context_init(loop_context *lc, const loop_params *p, loop_io *io, msg_usage *usage);
 
-/* The request for a turn: context_build_request, then the tools'
- * declarations (C_skill) that the context module only counts. */
+/* The request for a turn in two parts (the tail goes on in the tail
+ * interceptor, runtime/intercept.h): the body with the tools' declarations
+ * (C_skill, which the context module only counts), then the tail; with
+ * LOOM_CHECK_REQUEST_ENCODING the whole request is checked against one
+ * made from the records. loop_context_request: both at once. */
+int loop_context_body(loop_context *lc, context_state *cs, const loop_params *p,
+                      const provider_config *cfg, msg_request *req, int64_t *body_est,
+                      loom_error *err);
+void loop_context_tail(loop_context *lc, context_state *cs, const loop_params *p,
+                       const provider_config *cfg, const loom_str *tail, msg_request *req,
+                       int64_t body_est, int64_t *est);
 int loop_context_request(loop_context *lc, context_state *cs, const loop_params *p,
                          const provider_config *cfg, const loom_str *tail, msg_request *req,
                          int64_t *est, loom_error *err);

@@ -67,7 +67,7 @@ bool loop_start_hooks(loop_state *st, const char *goal, bool fresh)
             hook_outcome o = loop_fire(io, HOOK_SESSION_START,
                                   json_pack("{s:s}", "source", fresh ? "startup" : "resume"));
             if (o.additional_context && *o.additional_context)
-                loop_queue_reminder(st, o.additional_context);
+                loop_queue_reminder_role(st, REMINDER_SESSION_HOOK, o.additional_context);
             bool stop = o.stop;
             if (stop)
                 loop_finish_hook_stopped(out, "SessionStart", o.stop_reason);
@@ -90,7 +90,7 @@ bool loop_start_hooks(loop_state *st, const char *goal, bool fresh)
                        "a UserPromptSubmit hook blocked the prompt: %s",
                        o.block_reason ? o.block_reason : "no reason given");
     } else if (o.additional_context && *o.additional_context) {
-        loop_queue_reminder(st, o.additional_context);
+        loop_queue_reminder_role(st, REMINDER_HOOK, o.additional_context);
     }
     hook_outcome_free(&o);
     return ok;
@@ -121,7 +121,8 @@ bool loop_stop_hook_continues(loop_state *st, char **hook_stop)
     }
     if (again) {
         st->stop_continuations++;
-        loop_queue_reminder(st, o.block_reason ? o.block_reason : "A Stop hook asked you to continue.");
+        loop_queue_reminder_role(st, REMINDER_HOOK,
+                                 o.block_reason ? o.block_reason : "A Stop hook asked you to continue.");
     }
     hook_outcome_free(&o);
     return again;

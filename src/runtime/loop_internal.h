@@ -11,6 +11,9 @@
 #include "governance/pipeline.h"
 #include "hooks/run.h"
 #include "runtime/loop.h"
+#include "context/reminder.h"
+#include "runtime/guardrail.h"
+#include "runtime/intercept.h"
 #include "runtime/loop_context.h"
 
 /* Tool calls started while the reply streams (loop_early.c). */
@@ -36,6 +39,12 @@ typedef struct loop_state {
     char *last_call_sig;       /* loop detection: the previous call, canonical */
     int repeat_count;
     loom_str reminders;        /* queued for the tail of the next request (L3) */
+    loom_str standing;         /* reminders whose gate repeats them after a compaction */
+    loom_str recovery;         /* the recovery chain's blocks, after the reminders */
+    intercept_chain chain;     /* around each model call: "tail" first (runtime/intercept.h) */
+    struct loop_turn *in_hand; /* the turn whose request the chain is working on */
+    bool hold_text;            /* an output guardrail judges each reply before it is shown */
+    loom_str held;             /* the reply's text deltas, held until it passed */
     int stop_continuations;    /* times a Stop hook sent the agent back to work */
     bool budget_nudged;
     char *last_working;        /* C_working as last sent in working.updated (compact JSON) */
@@ -51,6 +60,8 @@ typedef struct loop_state {
 typedef struct loop_turn {
     msg_request req;
     int64_t est;               /* the request's local token estimate */
+    int64_t body_est;          /* the same without its tail (the tail interceptor adds it) */
+    int attempts;              /* sends of this turn's request (the interceptors' attempt) */
     msg_response resp;
     char *hook_stop;           /* a tool's or Stop hook's "continue": false reason; owned */
     const char *stop_event;    /* which hook event stopped it */
@@ -65,10 +76,19 @@ typedef enum { STEP_NEXT, STEP_AGAIN, STEP_STOP } loop_step;
 
 void loop_emit(loop_io *io, loom_event_type type, loom_visibility vis, const char *corr,
                json_t *payload /* stolen */);
-/* Queues text for the next request's tail inside a <system-reminder>; text
- * that already is a whole <system-reminder data-role="…"> element (the
- * memory recall block) is queued as it is. */
+/* Queues text for the tail of the next request as a reminder of role
+ * (context/reminder.h); a role whose gate says so is also kept and queued
+ * again after each compaction of the run. Text that already is a whole
+ * <system-reminder data-role="…"> element (the memory recall block) is
+ * queued as it is, gated by its own role. loop_queue_reminder: role
+ * REMINDER_NOTE. */
 void loop_queue_reminder(loop_state *st, const char *text);
+void loop_queue_reminder_role(loop_state *st, reminder_role role, const char *text);
+/* After a summary replaced the history: the recovery chain (the files the
+ * task was working on, re-read; the standing reminders) queued. */
+void loop_queue_recovery(loop_state *st);
+/* One model call of the turn through the interceptor chain. */
+int loop_send(loop_state *st, loop_turn *t, const provider_stream_sink *sink, loom_error *err);
 /* The context env, brought up to the turn in hand. */
 context_env *loop_context_env(loop_state *st);
 

@@ -63,7 +63,7 @@ static void detect_repeats(loop_state *st, const tool_call *calls, size_t n)
                      "will give the same result: stop, look at what the results told you, and "
                      "try a different approach or explain what is blocking you.",
                      calls[i].name, st->repeat_count);
-            loop_queue_reminder(st, msg);
+            loop_queue_reminder_role(st, REMINDER_ERROR_RECOVERY, msg);
             loop_emit(io, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, calls[i].id,
                       event_warning_tool_loop(msg, calls[i].name, st->repeat_count));
         }
@@ -119,7 +119,7 @@ int loop_run_tools(loop_state *st, const msg_message *reply, const char *message
         if (io->working)
             working_note_step(io->working, r->is_error);
         if (outs[i].context)
-            loop_queue_reminder(st, outs[i].context);
+            loop_queue_reminder_role(st, REMINDER_HOOK, outs[i].context);
         if (outs[i].stop && !*hook_stop) {
             *hook_stop = xstrdup(outs[i].stop_reason ? outs[i].stop_reason : "");
             *stop_event = outs[i].stop_event;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reactive compaction (seed 001 §8): a provider that refuses the prompt as
 # too long gets exactly one compaction and one retry per request; a second
-# refusal of the same request fails with a clear error. A server whose limit
+# refusal is met by the 9-dimension recovery summary (context_recovery.sh
+# has the whole story), and a third one fails with a clear error. A server whose limit
 # Loom was never told teaches it the window by refusing. A "+N" token budget
 # in the prompt nudges near its end and stops the run cleanly at the cap.
 source "$(dirname "$0")/_lib.sh"
@@ -44,20 +45,23 @@ assert_contains "413 once: the retry still carries the unanswered correction" \
 assert_contains "413 once: the retry carries the summary" \
   "$(tail -n 1 "$MOCK_LOG" | jq -r '.body.messages[0].content[0].text')" "Primary Request and Intent: read big.txt"
 
-# 2. Two 413s on the same request: one compaction, then a clear failure.
+# 2. Three 413s on the same request: one compaction, one recovery summary,
+#    then a clear failure.
 jq -n --arg s "$SUMMARY" '{sequence: true, turns: [
   {match: {no_tools: true}, reply: {text: $s}},
   {reply: {tool_calls: [{name: "Bash", input: {command: "cat big.txt"}}]}},
-  {faults: [{status: 413, times: 2}], reply: {text: "never"}}]}' > "$T/twice.json"
+  {faults: [{status: 413, times: 3}], reply: {text: "never"}}]}' > "$T/twice.json"
 start_mock "$T/twice.json"
 set +e
 json=$("$LOOM_BIN" -p "read big.txt" --permission-mode bypassPermissions --cwd "$T/proj" --output-format json 2>"$T/err2")
 status=$?
 set -e
-check "413 twice: a failing exit status ($status)" test "$status" -ne 0
-assert_eq "413 twice: two refusals" "$(jq -s '[.[] | select(.status == 413)] | length' "$MOCK_LOG")" "2"
-assert_eq "413 twice: still one compaction request" "$(summaries)" "1"
-assert_contains "413 twice: the error says why" "$(cat "$T/err2")" "refused the prompt as too long again after the context was compacted"
+check "413 thrice: a failing exit status ($status)" test "$status" -ne 0
+assert_eq "413 thrice: three refusals" "$(jq -s '[.[] | select(.status == 413)] | length' "$MOCK_LOG")" "3"
+assert_eq "413 thrice: one compaction and one recovery summary" "$(summaries)" "2"
+assert_contains "413 thrice: the second is the 9-dimension one" \
+  "$(jq -s -r '[.[] | select(.body.tools == null)][1].body.messages[-1].content | map(.text) | join("")' "$MOCK_LOG")" "9. Optional Next Step"
+assert_contains "413 thrice: the error says why" "$(cat "$T/err2")" "refused the prompt as too long again after the context was compacted and summarized"
 
 # 3. A server with a 7,000-token limit Loom was never told (it assumes the
 #    model table's window): the refusal names the limit, Loom learns it,

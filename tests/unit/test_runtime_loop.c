@@ -4,7 +4,10 @@
  * What it pins: a final answer ends the run; a tool call is executed and
  * its result sent back; max_turns stops; the cancel flag stops; a provider
  * error becomes the documented stop (model_error, or the fallback model);
- * a too-long refusal is compacted through the context port and sent again. */
+ * a too-long refusal is compacted through the context port and sent again;
+ * interceptors see every request in order and every reply in reverse
+ * order, and may change both; a guardrail stops the run with its reason
+ * before the model sees the goal, or before a reply is shown. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +21,8 @@
 
 #include "base/json.h"
 #include "base/str.h"
+#include "runtime/guardrail.h"
+#include "runtime/intercept.h"
 #include "runtime/loop.h"
 #include "session/record.h"
 #include "tools/registry.h"
@@ -452,6 +457,145 @@ static void test_too_long_is_compacted_and_sent_again(void **state)
     loop_result_free(&out);
 }
 
+/* --- interceptors and guardrails ------------------------------------------ */
+
+typedef struct trace {
+    char log[512];           /* "name:stage:turn.attempt " in the order seen */
+    const char *name;
+    const char *add;         /* on_request: a block added to the last message */
+    const char *replace;     /* on_reply: the reply's text becomes this */
+    bool saw_tail;           /* the request it saw already held the working tail */
+} trace;
+
+static char shared_log[1024];
+
+static int trace_request(void *ctx, const intercept_call *call, msg_request *req,
+                         loom_error *err)
+{
+    (void)err;
+    trace *t = ctx;
+    char one[64];
+    snprintf(one, sizeof one, "%s:req:%d.%d ", t->name, call->turn, call->attempt);
+    strcat(shared_log, one);
+    msg_message *last = &req->messages[req->n_messages - 1];
+    for (size_t b = 0; b < last->n_blocks; b++)
+        t->saw_tail |= last->blocks[b].tail;
+    if (t->add)
+        msg_message_add_text(last, t->add)->tail = true;
+    return 0;
+}
+
+static void trace_reply(void *ctx, const intercept_call *call, msg_response *resp)
+{
+    trace *t = ctx;
+    char one[64];
+    snprintf(one, sizeof one, "%s:rep:%d.%d ", t->name, call->turn, call->attempt);
+    strcat(shared_log, one);
+    if (t->replace && resp->stop_reason == LOOM_STOP_END_TURN) {
+        msg_message_free(&resp->message);
+        memset(&resp->message, 0, sizeof resp->message);
+        resp->message.role = MSG_ROLE_ASSISTANT;
+        msg_message_add_text(&resp->message, t->replace);
+    }
+}
+
+static int notes_given;
+static char *one_note(void *ctx)
+{
+    (void)ctx;
+    return notes_given++ ? NULL : strdup("a queued note");
+}
+
+static void test_interceptors_see_every_call_in_order(void **state)
+{
+    fixture *f = *state;
+    notes_given = 0;
+    f->io.toolset.take_notes = one_note; /* a reminder for the tail of turn 1 */
+    shared_log[0] = 0;
+    trace a = {.name = "A", .add = "NOTE-FROM-A"}, b = {.name = "B", .replace = "rewritten"};
+    loop_interceptor chain[] = {
+        {.name = "A", .ctx = &a, .on_request = trace_request, .on_reply = trace_reply},
+        {.name = "B", .ctx = &b, .on_request = trace_request, .on_reply = trace_reply}};
+    f->io.interceptors = chain;
+    f->io.n_interceptors = 2;
+    static const step script[] = {
+        {CALL, "a", 0},
+        {FAIL, "prompt is too long: 5000 tokens > 4000 maximum", LOOM_ERR_MODEL_PROMPT_TOO_LONG},
+        {SAY, "original", 0}};
+    loop_result out;
+    f->model.saw_tree_note = 0;
+    run(f, script, 3, &out);
+    assert_int_equal(out.state, LOOM_RUN_COMPLETED);
+    /* Turn 1 answered; turn 2 refused (no reply stage), compacted, sent
+     * again as attempt 2. Requests A then B, replies B then A. */
+    assert_string_equal(shared_log, "A:req:1.1 B:req:1.1 B:rep:1.1 A:rep:1.1 "
+                                    "A:req:2.1 B:req:2.1 "
+                                    "A:req:2.2 B:req:2.2 B:rep:2.2 A:rep:2.2 ");
+    /* The tail interceptor ran first: A saw the request with its tail. */
+    assert_true(a.saw_tail);
+    /* B's rewrite is what the run answered and recorded. */
+    assert_string_equal(out.final_text, "rewritten");
+    loop_result_free(&out);
+}
+
+static bool deny_word(void *ctx, guardrail_stage stage, const char *text, char **reason)
+{
+    (void)stage;
+    if (!strstr(text, (const char *)ctx))
+        return false;
+    *reason = strdup("it says the forbidden word");
+    return true;
+}
+
+static void test_input_guardrail_stops_before_the_model(void **state)
+{
+    fixture *f = *state;
+    loop_guardrail g[] = {{.name = "no-thing", .stage = GUARDRAIL_INPUT, .ctx = "thing",
+                           .check = deny_word}};
+    f->io.guardrails = g;
+    f->io.n_guardrails = 1;
+    static const step script[] = {{SAY, "never", 0}};
+    loop_result out;
+    run(f, script, 1, &out);
+    assert_int_equal(out.state, LOOM_RUN_BLOCKED_BY_POLICY);
+    assert_int_equal(out.stop_reason, LOOM_STOP_GUARDRAIL);
+    assert_int_equal(out.err.code, LOOM_ERR_RUN_BLOCKED_BY_POLICY);
+    assert_string_equal(out.err.message,
+                        "the input guardrail no-thing stopped the run: it says the forbidden word");
+    assert_int_equal(f->model.calls, 0);
+    assert_true(emitted(f, "guardrail.tripped"));
+    loop_result_free(&out);
+}
+
+static void test_output_guardrail_withholds_the_reply(void **state)
+{
+    fixture *f = *state;
+    loop_guardrail g[] = {{.name = "no-secret", .stage = GUARDRAIL_OUTPUT, .ctx = "SECRET",
+                           .check = deny_word}};
+    f->io.guardrails = g;
+    f->io.n_guardrails = 1;
+    static const step script[] = {{CALL, "a", 0}, {SAY, "the SECRET is 42", 0}};
+    loop_result out;
+    run(f, script, 2, &out);
+    assert_int_equal(out.state, LOOM_RUN_BLOCKED_BY_POLICY);
+    assert_int_equal(out.stop_reason, LOOM_STOP_GUARDRAIL);
+    assert_non_null(strstr(out.err.message, "the output guardrail no-secret stopped the run"));
+    assert_null(strstr(out.final_text, "SECRET"));
+    assert_true(emitted(f, "guardrail.tripped"));
+    /* Neither shown (no text delta: the tool call's turn had none) nor recorded. */
+    assert_false(emitted(f, "token.delta"));
+    json_t **chain = NULL;
+    size_t n = 0;
+    assert_int_equal(transcript_active(f->t, &chain, &n), 0);
+    for (size_t i = 0; i < n; i++) {
+        char *s = json_dumps(chain[i], 0);
+        assert_null(strstr(s, "SECRET is"));
+        free(s);
+    }
+    free(chain);
+    loop_result_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +612,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_transient_error_switches_to_the_fallback, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_too_long_is_compacted_and_sent_again, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_interceptors_see_every_call_in_order, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_input_guardrail_stops_before_the_model, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_output_guardrail_withholds_the_reply, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
