@@ -400,6 +400,7 @@ static void *run_main(void *arg)
     /* The first prompt names the session (docs/session-format.md); a
      * resume note is nobody's prompt and expands to nothing. */
     json_t *images = NULL;
+    api_evolve *evolve = NULL;
     char *goal;
     if (r->resume_note) {
         io.goal_is_resume_note = true;
@@ -420,6 +421,7 @@ static void *run_main(void *arg)
         }
         if (strcmp(goal, r->goal) != 0)
             io.typed_goal = r->goal;
+        evolve = api_evolve_run_begin(s, r->run_id, goal, &params.system_dynamic);
         loop_run(&params, &io, goal, &res);
         free(goal);
         json_decref(images);
@@ -435,6 +437,7 @@ static void *run_main(void *arg)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
     json_t *skills = api_ext_run_end(s, res.final_text);
+    json_t *evolved = api_evolve_run_end(evolve, &res);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
@@ -457,6 +460,8 @@ static void *run_main(void *arg)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     if (skills)
         json_object_set_new(result, "skills", skills);
+    if (evolved)
+        json_object_set_new(result, "evolve", evolved);
     if (s->gov && s->gov->traceparent_ctx == r->tracer) {
         s->gov->traceparent = NULL;
         s->gov->traceparent_ctx = NULL;

@@ -244,6 +244,8 @@ static const settings_key top_keys[] = {
     /* Loom's own: the search service WebSearch asks (api/web_search.c
      * judges the members; read from the user's settings only). */
     {"webSearch", T_OBJ, NULL},
+    /* Loom's own: self-evolution E1–E4 (ext/evolve/ judges the members). */
+    {"evolve", T_OBJ, NULL},
     /* Which other tools' files Loom reads (user settings only). */
     {"compat", T_OBJ, compat_keys},
     {NULL, 0, NULL},
