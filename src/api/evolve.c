@@ -68,10 +68,10 @@ api_evolve *api_evolve_run_begin(loom_session *s, const char *run_id, const char
     return ev;
 }
 
-json_t *api_evolve_run_end(api_evolve *ev, const loop_result *res)
+void api_evolve_run_end(api_evolve *ev, const loop_result *res, json_t *result)
 {
     if (!ev)
-        return NULL;
+        return;
     json_t *records = json_array();
     char *text = NULL;
     size_t len = 0;
@@ -104,7 +104,7 @@ json_t *api_evolve_run_end(api_evolve *ev, const loop_result *res)
     free(ev->session_path);
     free(ev->system_dynamic);
     free(ev);
-    return summary;
+    json_object_set_new(result, "evolve", summary);
 }
 
 char *loom_evolve_json(const char *cwd, const char *verb, const char *id, loom_status *st)

@@ -287,12 +287,12 @@ const char *api_ext_text(loom_session *s);
 /* Self-evolution (evolve.c, ext/evolve/): NULL when the "evolve" settings
  * leave it off. run_begin may point *system_dynamic at the agent's dynamic
  * part with the recalled M_f entries (owned by the state, valid until
- * run_end); run_end distills the run, frees the state and returns the
- * summary for the run's result (caller decrefs; NULL for a NULL state). */
+ * run_end); run_end distills the run, frees the state and sets the
+ * summary as the run result's "evolve" (nothing for a NULL state). */
 typedef struct api_evolve api_evolve;
 api_evolve *api_evolve_run_begin(loom_session *s, const char *run_id, const char *goal,
                                  const char **system_dynamic);
-json_t *api_evolve_run_end(api_evolve *ev, const loop_result *res);
+void api_evolve_run_end(api_evolve *ev, const loop_result *res, json_t *result);
 
 /* MCP configuration inputs (mcp_config.c) from a config's or an agent's
  * values ("mcp_config", "strict_mcp_config"), settings documents (the

@@ -437,7 +437,6 @@ static void *run_main(void *arg)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
     json_t *skills = api_ext_run_end(s, res.final_text);
-    json_t *evolved = api_evolve_run_end(evolve, &res);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
@@ -460,8 +459,7 @@ static void *run_main(void *arg)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     if (skills)
         json_object_set_new(result, "skills", skills);
-    if (evolved)
-        json_object_set_new(result, "evolve", evolved);
+    api_evolve_run_end(evolve, &res, result);
     if (s->gov && s->gov->traceparent_ctx == r->tracer) {
         s->gov->traceparent = NULL;
         s->gov->traceparent_ctx = NULL;
