@@ -118,29 +118,36 @@ int evolve_write_proposal(const char *root, const char *kind, const char *name, 
     return rc;
 }
 
-/* A valid skill name from a pattern's steps: their words, '-'-joined,
- * cut to 40 characters at a word, and the signature's hash. */
+/* A valid skill name from a pattern's steps: their words ([a-z0-9] runs,
+ * lowercased), the tool names left out as noise, '-'-joined up to 48
+ * characters at a word boundary. Readable rather than unique: a second
+ * pattern with the same words finds the name taken and proposes nothing. */
 static char *skill_name(const char *signature)
 {
-    char *slug = mf_slug(signature, 40);
-    /* mf_slug's words are lowercase [a-z0-9] joined by single '-': a
-     * valid skill name already; the tool names are noise in it. */
+    static const char *const noise[] = {"bash", "read", "edit", "write", "skill", NULL};
     loom_str s = {0};
-    const char *p = slug;
+    const char *p = signature;
     while (*p) {
-        size_t n = strcspn(p, "-");
-        bool noise = (n == 4 && (!strncmp(p, "bash", 4) || !strncmp(p, "read", 4) ||
-                                 !strncmp(p, "edit", 4))) ||
-                     (n == 5 && !strncmp(p, "write", 5));
-        if (!noise && n) {
-            if (s.len)
-                str_putc(&s, '-');
-            str_append(&s, p, n);
-        }
-        p += n + (p[n] == '-');
+        while (*p && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            p++;
+        char w[49];
+        size_t n = 0;
+        for (; (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'); p++)
+            if (n < sizeof w - 1)
+                w[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+        w[n] = '\0';
+        bool skip = !n;
+        for (size_t i = 0; noise[i] && !skip; i++)
+            skip = !strcmp(w, noise[i]);
+        if (skip)
+            continue;
+        if (s.len + 1 + n > 48)
+            break;
+        if (s.len)
+            str_putc(&s, '-');
+        str_puts(&s, w);
     }
-    free(slug);
-    char *name = str_steal(&s);
+    char *name = s.len ? str_steal(&s) : xstrdup("distilled-steps");
     if (!skill_name_valid(name)) {
         free(name);
         name = xstrdup("distilled-steps");
