@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Seed 000 M4's replay experiment (issue 24, docs/evolve.md "Replay"): the
+# same task run before and after E1. The scripted model explores when it
+# knows nothing (Grep, Read the Makefile, then `make build`: 4 model calls)
+# and goes straight to `make build` when its request holds a pattern that
+# worked (2 calls) — as a model that reads its C_memory would.
+#  1. Control, evolve off: the task twice, 4 turns both times, and no
+#     recalled pattern in any request.
+#  2. Evolve on: the first run is distilled into a pattern; the second
+#     run's request holds it (heading, steps) and the run is shorter.
+#     The turn counts are printed for the report.
+source "$(dirname "$0")/_lib.sh"
+source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
+
+mkdir -p "$T/proj"
+git -C "$T/proj" init -q
+printf 'build:\n\t@echo built the release\n' > "$T/proj/Makefile"
+
+jq -n --arg mk "$T/proj/Makefile" '{turns: [
+  {match: {assistant_turns: 0, system_contains: "Pattern that worked"},
+   reply: {tool_calls: [{id: "p1", name: "Bash", input: {command: "make build"}}]}},
+  {match: {tool_results: 1, system_contains: "Pattern that worked"}, reply: {text: "BUILT"}},
+  {match: {assistant_turns: 0}, reply: {tool_calls: [{id: "g1", name: "Grep", input: {pattern: "build", path: "."}}]}},
+  {match: {tool_results: 1}, reply: {tool_calls: [{id: "r1", name: "Read", input: {file_path: $mk}}]}},
+  {match: {tool_results: 2}, reply: {tool_calls: [{id: "b1", name: "Bash", input: {command: "make build"}}]}},
+  {match: {tool_results: 3}, reply: {text: "BUILT"}}]}' > "$T/task.json"
+start_mock "$T/task.json"
+use_provider anthropic
+
+last_payload() { tail -n 1 "$T/events" | jq -c .payload; }
+run() {
+  : > "$MOCK_LOG"
+  "$LOOM_BIN" -p "build the release binary" --cwd "$T/proj" --output-format events \
+    >"$T/events" 2>"$T/err" || true
+}
+system_of() { req "$1" | jq -r '.system | if type == "array" then map(.text) | join("\n") else . // "" end'; }
+
+# ---- 1: control -------------------------------------------------------------------
+echo '{"permissions": {"allow": ["Bash", "Read", "Grep"]}}' > "$LOOM_HOME/settings.json"
+run
+c1=$(last_payload | jq -r .num_turns)
+run
+c2=$(last_payload | jq -r .num_turns)
+assert_eq "control: the answer" "$(last_payload | jq -r .result)" "BUILT"
+assert_eq "control: both runs take 4 turns" "$c1,$c2" "4,4"
+check_not "control: no recalled pattern in the second run's request" grep -q "evolve-memory" <<<"$(system_of 1)"
+
+# ---- 2: before and after E1 ----------------------------------------------------------
+echo '{"permissions": {"allow": ["Bash", "Read", "Grep"]}, "evolve": {"enabled": true}}' > "$LOOM_HOME/settings.json"
+run
+before=$(last_payload | jq -r .num_turns)
+assert_eq "before: a pattern is distilled" "$(last_payload | jq -r .evolve.kind)" "pattern"
+check "before: its entry is written" test -n "$(ls "$T/proj/.loom/mf/patterns/")"
+run
+after=$(last_payload | jq -r .num_turns)
+sys=$(system_of 1)
+assert_contains "after: the request holds the injected pattern" "$sys" \
+  "Pattern that worked: Steps: Grep > Read(Makefile) > Bash(make build)"
+assert_contains "after: inside the evolve-memory block" "$sys" "<evolve-memory>"
+assert_eq "after: the answer is the same" "$(last_payload | jq -r .result)" "BUILT"
+assert_eq "the turn counts: before 4, after 2" "$before,$after" "4,2"
+echo "# M4 replay: control $c1 and $c2 turns; with E1 before $before, after $after turns"
+check "the recall is recorded for the metrics" \
+  jq -se 'length == 1 and .[0].items[0].kind == "pattern"' "$T/proj/.loom/mf/recall.jsonl"
+stats=$("$LOOM_BIN" evolve stats --cwd "$T/proj" --json)
+check "stats: the recalled pattern was used (make build ran) ($(jq -c .mis_injection <<<"$stats"))" \
+  jq -e '.mis_injection.items == 1 and .mis_injection.used == 1 and .mis_injection.rate == 0' <<<"$stats"
+
+finish
