@@ -17,7 +17,8 @@
  *                           words of its signature (an M_f entry), else of
  *                           its frontmatter name, else of its file name,
  *                           common words and tool names left out.
- * A session file that cannot be found leaves its items out of the rate
+ * An item's path is absolute, or relative to the project root. A session
+ * file that cannot be found leaves its items out of the rate
  * (counted in "sessions_missing"), never guessed at. No state; any thread. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -129,7 +130,8 @@ static char *skill_of(const char *path)
     return xstrndup(start, (size_t)(end - start));
 }
 
-static bool item_used(const json_t *item, const evolve_trace *t, const char *hay)
+static bool item_used(const char *root, const json_t *item, const evolve_trace *t,
+                      const char *hay)
 {
     const char *path = json_get_str(item, "path", "");
     if (*path) {
@@ -146,7 +148,10 @@ static bool item_used(const json_t *item, const evolve_trace *t, const char *hay
             if (!strcmp(t->steps[i].key, key))
                 return true;
     }
-    json_t *terms = item_terms(path);
+    /* A relative path is the project root's (a checked-in history). */
+    char *file = *path == '/' ? xstrdup(path) : path_join(root, path);
+    json_t *terms = item_terms(file);
+    free(file);
     bool used = false;
     size_t i;
     json_t *w;
@@ -250,7 +255,7 @@ static json_t *mis_injection(const char *root)
                 kc = json_pack("{s:i,s:i}", "items", 0, "used", 0);
                 json_object_set_new(by_kind, kind, kc);
             }
-            bool u = item_used(it, &t, hay);
+            bool u = item_used(root, it, &t, hay);
             items++;
             used += u;
             json_object_set_new(kc, "items", json_integer(json_get_int(kc, "items", 0) + 1));
