@@ -18,6 +18,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "base/utf8.h"
 #include "ext/evolve/evolve_internal.h"
 
 #define MF_SESSIONS_MAX 1000 /* a list longer than this keeps its newest */
@@ -107,11 +108,43 @@ int mf_entry_parse(const char *text, const char *path, mf_entry *e, loom_error *
     return 0;
 }
 
+/* value as a YAML double-quoted scalar: every character outside YAML's
+ * printable set (controls, DEL, C1, U+FFFE/U+FFFF) and '"' and '\\'
+ * escaped, invalid UTF-8 replaced by U+FFFD — so what is written always
+ * reads back as the same string (the fuzz target checks it). */
+static void put_yaml_string(loom_str *s, const char *value)
+{
+    size_t left;
+    char *v = utf8_sanitize(value ? value : "", strlen(value ? value : ""), &left);
+    str_putc(s, '"');
+    for (const unsigned char *p = (const unsigned char *)v; left;) {
+        size_t n = utf8_seq_len(p, left);
+        unsigned cp = *p;
+        if (n == 2)
+            cp = ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+        else if (n == 3)
+            cp = ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+        if (cp == '"' || cp == '\\')
+            str_printf(s, "\\%c", (char)cp);
+        else if (cp == '\n')
+            str_puts(s, "\\n");
+        else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F))
+            str_printf(s, "\\x%02X", cp);
+        else if (cp == 0xFFFE || cp == 0xFFFF)
+            str_printf(s, "\\u%04X", cp);
+        else
+            str_append(s, p, n ? n : 1);
+        left -= n ? n : 1;
+        p += n ? n : 1;
+    }
+    str_putc(s, '"');
+    free(v);
+}
+
 static void put_q(loom_str *s, const char *key, const char *value)
 {
     str_printf(s, "%s: ", key);
-    /* A JSON string is a YAML double-quoted scalar (the escapes agree). */
-    json_put_string(s, value ? value : "", strlen(value ? value : ""));
+    put_yaml_string(s, value);
     str_putc(s, '\n');
 }
 
@@ -128,13 +161,17 @@ char *mf_entry_render(const mf_entry *e)
     for (size_t i = 0; e->sessions && e->sessions[i]; i++) {
         if (i)
             str_puts(&s, ", ");
-        json_put_string(&s, e->sessions[i], strlen(e->sessions[i]));
+        put_yaml_string(&s, e->sessions[i]);
     }
     str_puts(&s, "]\n");
     put_q(&s, "first_seen", e->first_seen);
     put_q(&s, "last_seen", e->last_seen);
     str_puts(&s, "---\n");
-    str_puts(&s, e->body ? e->body : "");
+    /* The body holds tool output: made valid UTF-8 like the rest. */
+    size_t n;
+    char *body = utf8_sanitize(e->body ? e->body : "", strlen(e->body ? e->body : ""), &n);
+    str_append(&s, body, n);
+    free(body);
     return str_steal(&s);
 }
 
