@@ -490,6 +490,21 @@ char *loom_session_context_json(loom_session *session);
  * frees): [{"event_id", "source", "summary", "urgency", "state",
  * "disposition"?, "note"?, "detected_ms"}], oldest first. */
 char *loom_session_events_json(loom_session *session);
+/* What memory did in this session's runs (docs/memory.md), as JSON (caller
+ * frees): {"recalled": [{"run", "ts", "items": [{"path", "kind" (memory |
+ * pattern | failure), "score", "why", "terms", "age_days"}]}] (the runs
+ * that recalled something, oldest first), "extraction": the last run's
+ * extraction report ({"status", "reason"?, "written", "merged", "replaced",
+ * "dropped"}) or null}. For the REPL's /memory. */
+char *loom_session_memory_json(loom_session *session);
+/* The project memory of the folder cwd (NULL: the working directory) is in
+ * (docs/memory.md), as JSON (caller frees): {"root", "memory_dir",
+ * "exists", "entries": [{"path", "kind" (memory | pattern | failure),
+ * "name", "description", "type", "created"?, "updated"?, "source_session"?,
+ * "age_days"}], newest first, "skipped": [text] (files that are not
+ * entries, with why), "recalls": the last `recalls` lines of
+ * .loom/mf/recall.jsonl, oldest first}. For `loom memory`. */
+char *loom_memory_json(const char *cwd, int recalls, loom_status *st);
 /* Sub-agents (docs/agents.md). Call these between runs or while a run
  * works (they take the session's agent lock, not the run's). */
 /* Every sub-agent of the session, running or ended, oldest first:

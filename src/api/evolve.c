@@ -1,12 +1,13 @@
 /* evolve.c — self-evolution (ext/evolve/, docs/evolve.md) wired into a
  * run, and `loom evolve` for the surfaces.
  *
- * At a run's start, when the "evolve" settings enable it: the M_f entries
- * relevant to the goal join the run's C_memory (the dynamic system part,
- * this run only) and the recall is recorded; the session file's length is
- * noted, so that at the run's end the records the run wrote are read back
- * from there and distilled (ext/evolve/distill.c). Both calls run on the
- * run's thread; the state is the run's. */
+ * At a run's start, when the "evolve" settings enable it, the session
+ * file's length is noted, so that at the run's end the records the run
+ * wrote are read back from there and distilled (ext/evolve/distill.c).
+ * What E1 wrote reaches later runs through the memory recall
+ * (api/memory.c, ext/memory/recall.c), which reads the pattern and
+ * failure files beside the memory entries. Both calls run on the run's
+ * thread; the state is the run's. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,11 +28,9 @@ struct api_evolve {
     char *goal;
     char *session_path;
     off_t offset;          /* the session file's length at the run's start */
-    char *system_dynamic;  /* the agent's dynamic part with the recall block */
 };
 
-api_evolve *api_evolve_run_begin(loom_session *s, const char *run_id, const char *goal,
-                                 const char **system_dynamic)
+api_evolve *api_evolve_run_begin(loom_session *s, const char *run_id, const char *goal)
 {
     loom_agent *a = s->agent;
     evolve_config cfg;
@@ -47,24 +46,6 @@ api_evolve *api_evolve_run_begin(loom_session *s, const char *run_id, const char
     ev->session_path = xstrdup(loom_session_path(s));
     struct stat st;
     ev->offset = ev->session_path && stat(ev->session_path, &st) == 0 ? st.st_size : 0;
-    if (cfg.recall) {
-        json_t *items = NULL;
-        char *block = evolve_recall_block(ev->root, goal, &items);
-        if (block) {
-            loom_str d = {0};
-            if (*system_dynamic && **system_dynamic) {
-                str_puts(&d, *system_dynamic);
-                str_puts(&d, "\n\n");
-            }
-            str_puts(&d, block);
-            ev->system_dynamic = str_steal(&d);
-            *system_dynamic = ev->system_dynamic;
-            loom_error err;
-            evolve_recall_record(ev->root, ev->session_id, ev->run_id, items, &err);
-        }
-        free(block);
-        json_decref(items);
-    }
     return ev;
 }
 
@@ -102,7 +83,6 @@ void api_evolve_run_end(api_evolve *ev, const loop_result *res, json_t *result)
     free(ev->run_id);
     free(ev->goal);
     free(ev->session_path);
-    free(ev->system_dynamic);
     free(ev);
     json_object_set_new(result, "evolve", summary);
 }

@@ -107,6 +107,7 @@ struct loom_session {
     struct api_mcp *mcp;       /* its MCP servers and tool set (api/mcp.c); NULL: none */
     struct agents_session *agents; /* its sub-agents (agents/agents.h); NULL: agents off */
     struct api_ext *ext;       /* skills in use, the tool-set port (api/extensions.c) */
+    struct api_memory *memory; /* recall and extraction (api/memory.c); NULL until a run */
 };
 
 /* The loop_io fields every use of the session shares (transcript,
@@ -275,6 +276,15 @@ void api_ext_close(loom_session *s);
 void api_ext_run_begin(loom_session *s, loop_io *io, tool_ctx *tctx);
 /* answer: the run's final text, for the citation check. */
 json_t *api_ext_run_end(loom_session *s, const char *answer);
+/* Memory (api/memory.c, ext/memory/): recall at run start — the block
+ * goes to the tail of the run's first request through io's tool-set port,
+ * which it wraps (call after api_ext_run_begin); goal is what the person
+ * typed, NULL for a resume note (no recall). run_end: extraction (when
+ * enabled), a report for the run's result or NULL; its helper call's
+ * usage is added to res. close: at the session's end. */
+void api_memory_run_begin(loom_session *s, loop_io *io, const char *goal, const char *run_id);
+json_t *api_memory_run_end(loom_session *s, loop_io *io, loop_result *res);
+void api_memory_close(loom_session *s);
 /* The session's knowledge (ext/knowledge), NULL when no source is set. */
 struct knowledge_session *api_ext_knowledge(loom_session *s);
 char *api_ext_prepare_goal(loom_session *s, const char *goal, tool_ctx *tctx, const char **model,
@@ -285,13 +295,11 @@ json_t *api_ext_context_parts(loom_session *s);
 const char *api_ext_text(loom_session *s);
 
 /* Self-evolution (evolve.c, ext/evolve/): NULL when the "evolve" settings
- * leave it off. run_begin may point *system_dynamic at the agent's dynamic
- * part with the recalled M_f entries (owned by the state, valid until
- * run_end); run_end distills the run, frees the state and sets the
- * summary as the run result's "evolve" (nothing for a NULL state). */
+ * leave it off (goal: what the person typed; NULL for a resume note).
+ * run_end distills the run, frees the state and sets the summary as the
+ * run result's "evolve" (nothing for a NULL state). */
 typedef struct api_evolve api_evolve;
-api_evolve *api_evolve_run_begin(loom_session *s, const char *run_id, const char *goal,
-                                 const char **system_dynamic);
+api_evolve *api_evolve_run_begin(loom_session *s, const char *run_id, const char *goal);
 void api_evolve_run_end(api_evolve *ev, const loop_result *res, json_t *result);
 
 /* MCP configuration inputs (mcp_config.c) from a config's or an agent's

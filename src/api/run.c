@@ -332,6 +332,16 @@ static void attach_tracer(loom_run *r, tool_ctx *tctx)
     }
 }
 
+/* The hooks' traceparent source back off (attach_tracer set it). */
+static void detach_tracer(loom_run *r)
+{
+    governance *g = r->session->gov;
+    if (g && g->traceparent_ctx == r->tracer) {
+        g->traceparent = NULL;
+        g->traceparent_ctx = NULL;
+    }
+}
+
 static void *run_main(void *arg)
 {
     loom_run *r = arg;
@@ -400,7 +410,6 @@ static void *run_main(void *arg)
     /* The first prompt names the session (docs/session-format.md); a
      * resume note is nobody's prompt and expands to nothing. */
     json_t *images = NULL;
-    api_evolve *evolve = NULL;
     char *goal;
     if (r->resume_note) {
         io.goal_is_resume_note = true;
@@ -410,6 +419,8 @@ static void *run_main(void *arg)
         goal = api_ext_prepare_goal(s, r->goal, &tctx, &model, &images, &gerr);
     }
     io.goal_images = images;
+    api_memory_run_begin(s, &io, r->resume_note ? NULL : r->goal, r->run_id);
+    api_evolve *evolve = api_evolve_run_begin(s, r->run_id, r->resume_note ? NULL : r->goal);
     if (goal) {
         /* A command's or skill's model: this run only, the rest as the
          * agent's (a shallow copy: the run only reads it). */
@@ -421,7 +432,6 @@ static void *run_main(void *arg)
         }
         if (strcmp(goal, r->goal) != 0)
             io.typed_goal = r->goal;
-        evolve = api_evolve_run_begin(s, r->run_id, goal, &params.system_dynamic);
         loop_run(&params, &io, goal, &res);
         free(goal);
         json_decref(images);
@@ -437,6 +447,7 @@ static void *run_main(void *arg)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
     json_t *skills = api_ext_run_end(s, res.final_text);
+    json_t *memory = api_memory_run_end(s, &io, &res);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
@@ -460,10 +471,9 @@ static void *run_main(void *arg)
     if (skills)
         json_object_set_new(result, "skills", skills);
     api_evolve_run_end(evolve, &res, result);
-    if (s->gov && s->gov->traceparent_ctx == r->tracer) {
-        s->gov->traceparent = NULL;
-        s->gov->traceparent_ctx = NULL;
-    }
+    if (memory)
+        json_object_set_new(result, "memory", memory);
+    detach_tracer(r);
     api_telemetry_run_end(a, r->tracer, result);
     log_set_trace(NULL, NULL);
     char *text = json_dump_compact(result);

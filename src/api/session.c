@@ -458,6 +458,7 @@ void loom_session_free(loom_session *s)
     /* Before the tasks: no server process outlives the session. */
     api_mcp_close(s);
     api_ext_close(s);
+    api_memory_close(s);
     task_registry_free(s->tasks);
     context_state_free(&s->context);
     working_free(s->working);

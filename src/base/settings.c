@@ -246,6 +246,9 @@ static const settings_key top_keys[] = {
     {"webSearch", T_OBJ, NULL},
     /* Loom's own: self-evolution E1–E4 (ext/evolve/ judges the members). */
     {"evolve", T_OBJ, NULL},
+    /* Loom's own: recall and extraction (ext/memory/memory_config.c
+     * judges the members). */
+    {"memory", T_OBJ, NULL},
     /* Which other tools' files Loom reads (user settings only). */
     {"compat", T_OBJ, compat_keys},
     {NULL, 0, NULL},

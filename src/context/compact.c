@@ -50,7 +50,7 @@ static bool written_by_user(const json_t *rec)
     return !json_get_bool(pd, "skipRun", false);
 }
 
-static void render_conversation(json_t *const *view, size_t n, loom_str *out)
+void compact_render_conversation(json_t *const *view, size_t n, loom_str *out)
 {
     for (size_t i = 0; i < n; i++) {
         const json_t *r = view[i];
@@ -104,7 +104,7 @@ void compact_build_request(json_t *const *view, size_t n, const json_t *user_mes
     req->system = xstrdup(COMPACT_SYSTEM_PROMPT);
     req->temperature = -1;
     loom_str conv = LOOM_STR_INIT;
-    render_conversation(view, n, &conv);
+    compact_render_conversation(view, n, &conv);
 
     loom_str tail = LOOM_STR_INIT;
     str_puts(&tail,

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/str.h"
 #include "message/message.h"
 
 #define COMPACT_SYSTEM_PROMPT                                                                  \
@@ -24,6 +25,11 @@
 
 /* The six section titles the prompt asks for, in order. */
 extern const char *const compact_sections[6];
+
+/* The conversation records of view as the plain text a helper model reads
+ * ("[user]", "[assistant]", "[tool call …]", tool results cut to 2,000
+ * bytes), appended to out; memory extraction renders with it too. */
+void compact_render_conversation(json_t *const *view, size_t n, loom_str *out);
 
 /* The texts of the messages a person wrote in chain (root first; pass the
  * whole chain across earlier summaries, so the user's words outlive every

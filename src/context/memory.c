@@ -21,6 +21,7 @@
 #include "base/settings.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "context/memory_sanitize.h"
 #include "policy/secrets.h"
 
 /* A long memory directory is still only a list of paths, but an unbounded
@@ -420,9 +421,14 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
     if (index) {
         note_loaded(c, index_path.ptr, MEMORY_INDEX);
         str_printf(out, "\n## Index (%s)\n", index_path.ptr);
-        str_append(out, index, len);
-        if (len > 0 && index[len - 1] != '\n')
+        /* An index is memory, not instructions: untrusted, sanitized
+         * (seed 001 §11.5) so no line of it passes as a harness tag. */
+        char *clean = memory_sanitize(index, len, NULL);
+        size_t clen = strlen(clean);
+        str_append(out, clean, clen);
+        if (clen > 0 && clean[clen - 1] != '\n')
             str_putc(out, '\n');
+        free(clean);
         if (cut) {
             /* seed 001 §11.4: an over-long index is the model's to tidy. */
             str_printf(out, "[… truncated: MEMORY.md is over %d chars; consolidate it so the "

@@ -106,6 +106,13 @@ static void on_retry(void *ctx, int attempt, double delay_s, const loom_error *w
 
 void loop_queue_reminder(loop_state *st, const char *text)
 {
+    /* A note that is a whole element already (memory's recall block, with
+     * its data-role) goes as it is: wrapping it would nest the tags. */
+    static const char opener[] = "<system-reminder data-role=\"";
+    if (!strncmp(text, opener, sizeof opener - 1)) {
+        str_puts(&st->reminders, text);
+        return;
+    }
     str_printf(&st->reminders, "<system-reminder>\n%s\n</system-reminder>\n", text);
 }
 

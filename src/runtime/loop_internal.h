@@ -65,6 +65,9 @@ typedef enum { STEP_NEXT, STEP_AGAIN, STEP_STOP } loop_step;
 
 void loop_emit(loop_io *io, loom_event_type type, loom_visibility vis, const char *corr,
                json_t *payload /* stolen */);
+/* Queues text for the next request's tail inside a <system-reminder>; text
+ * that already is a whole <system-reminder data-role="…"> element (the
+ * memory recall block) is queued as it is. */
 void loop_queue_reminder(loop_state *st, const char *text);
 /* The context env, brought up to the turn in hand. */
 context_env *loop_context_env(loop_state *st);

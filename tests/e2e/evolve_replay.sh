@@ -3,11 +3,14 @@
 # same task run before and after E1. The scripted model explores when it
 # knows nothing (Grep, Read the Makefile, then `make build`: 4 model calls)
 # and goes straight to `make build` when its request holds a pattern that
-# worked (2 calls) — as a model that reads its C_memory would.
+# worked (2 calls) — as a model that reads its recalled memories would.
+# (The recall is in a run's first request; the direct path's next turn is
+# told apart by its own call's id, p1.)
 #  1. Control, evolve off: the task twice, 4 turns both times, and no
 #     recalled pattern in any request.
-#  2. Evolve on: the first run is distilled into a pattern; the second
-#     run's request holds it (heading, steps) and the run is shorter.
+#  2. Evolve on: the first run is distilled into a pattern; the memory
+#     recall puts it in the second run's request (name, description,
+#     steps) and the run is shorter.
 #     The turn counts are printed for the report.
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
@@ -17,9 +20,9 @@ git -C "$T/proj" init -q
 printf 'build:\n\t@echo built the release\n' > "$T/proj/Makefile"
 
 jq -n --arg mk "$T/proj/Makefile" '{turns: [
-  {match: {assistant_turns: 0, system_contains: "Pattern that worked"},
+  {match: {assistant_turns: 0, body_contains: "Worked for: build the release binary"},
    reply: {tool_calls: [{id: "p1", name: "Bash", input: {command: "make build"}}]}},
-  {match: {tool_results: 1, system_contains: "Pattern that worked"}, reply: {text: "BUILT"}},
+  {match: {tool_results: 1, body_contains: "\"p1\""}, reply: {text: "BUILT"}},
   {match: {assistant_turns: 0}, reply: {tool_calls: [{id: "g1", name: "Grep", input: {pattern: "build", path: "."}}]}},
   {match: {tool_results: 1}, reply: {tool_calls: [{id: "r1", name: "Read", input: {file_path: $mk}}]}},
   {match: {tool_results: 2}, reply: {tool_calls: [{id: "b1", name: "Bash", input: {command: "make build"}}]}},
@@ -33,7 +36,6 @@ run() {
   "$LOOM_BIN" -p "build the release binary" --cwd "$T/proj" --output-format events \
     >"$T/events" 2>"$T/err" || true
 }
-system_of() { req "$1" | jq -r '.system | if type == "array" then map(.text) | join("\n") else . // "" end'; }
 
 # ---- 1: control -------------------------------------------------------------------
 echo '{"permissions": {"allow": ["Bash", "Read", "Grep"]}}' > "$LOOM_HOME/settings.json"
@@ -43,7 +45,7 @@ run
 c2=$(last_payload | jq -r .num_turns)
 assert_eq "control: the answer" "$(last_payload | jq -r .result)" "BUILT"
 assert_eq "control: both runs take 4 turns" "$c1,$c2" "4,4"
-check_not "control: no recalled pattern in the second run's request" grep -q "evolve-memory" <<<"$(system_of 1)"
+check_not "control: no recalled pattern in the second run's request" grep -q "Relevant memories" <<<"$(raw_req 1)"
 
 # ---- 2: before and after E1 ----------------------------------------------------------
 echo '{"permissions": {"allow": ["Bash", "Read", "Grep"]}, "evolve": {"enabled": true}}' > "$LOOM_HOME/settings.json"
@@ -53,10 +55,11 @@ assert_eq "before: a pattern is distilled" "$(last_payload | jq -r .evolve.kind)
 check "before: its entry is written" test -n "$(ls "$T/proj/.loom/mf/patterns/")"
 run
 after=$(last_payload | jq -r .num_turns)
-sys=$(system_of 1)
-assert_contains "after: the request holds the injected pattern" "$sys" \
-  "Pattern that worked: Steps: Grep > Read(Makefile) > Bash(make build)"
-assert_contains "after: inside the evolve-memory block" "$sys" "<evolve-memory>"
+body=$(raw_req 1)
+assert_contains "after: the request holds the injected pattern" "$body" \
+  "Steps: Grep > Read(Makefile) > Bash(make build): Worked for: build the release binary"
+assert_contains "after: in the memory block" "$body" "Relevant memories for this query"
+assert_contains "after: the steps it lists" "$body" "3. \`Bash(make build)\`"
 assert_eq "after: the answer is the same" "$(last_payload | jq -r .result)" "BUILT"
 assert_eq "the turn counts: before 4, after 2" "$before,$after" "4,2"
 echo "# M4 replay: control $c1 and $c2 turns; with E1 before $before, after $after turns"

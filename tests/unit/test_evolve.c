@@ -1,8 +1,7 @@
 /* test_evolve.c — ext/evolve/ below the e2e scenarios (docs/evolve.md):
  * step keys and error classes, what a run's records distill into (pattern,
  * failure, the unresolved step, denials not counted), the entry file kept
- * one per signature, recall's neutralizing of '<', the settings block, and
- * the task classes. Files under a temp dir; no model, no HTTP. */
+ * one per signature, the settings block, and the task classes. Files under a temp dir; no model, no HTTP. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,17 +171,6 @@ static void test_one_file_per_signature(void **state)
     assert_int_equal(json_array_size(list), 1);
     json_decref(list);
 
-    /* Recall: relevant words only, '<' neutralized. */
-    json_t *items = NULL;
-    char *block = evolve_recall_block(root, "run make test on it", &items);
-    assert_non_null(block);
-    assert_non_null(strstr(block, "desc ‹b>"));
-    assert_null(strstr(block, "<b>"));
-    assert_int_equal(json_array_size(items), 1);
-    free(block);
-    json_decref(items);
-    assert_null(evolve_recall_block(root, "unrelated words entirely", &items));
-    assert_null(items);
     free(p1);
     free(p2);
     free(dir);
@@ -197,7 +185,7 @@ static void test_config_and_classes(void **state)
     (void)state;
     json_t *user = json_loads("{\"evolve\":{\"enabled\":true,\"threshold\":5}}", 0, NULL);
     json_t *proj = json_loads("{\"evolve\":{\"threshold\":0,\"retireAfterSessions\":7,"
-                              "\"recall\":\"yes\"}}",
+                              "\"enabled\":\"yes\"}}",
                               0, NULL);
     const json_t *docs[3] = {user, proj, NULL};
     json_t *warnings = json_array();
@@ -207,7 +195,6 @@ static void test_config_and_classes(void **state)
     assert_true(c.enabled);
     assert_int_equal(c.threshold, 5);      /* 0 is refused: the user's 5 stays */
     assert_int_equal(c.retire_after, 7);
-    assert_true(c.recall);
     assert_int_equal(json_array_size(warnings), 2);
     setenv("LOOM_EVOLVE", "0", 1);
     evolve_config_read(docs, 3, &c, NULL);

@@ -28,7 +28,7 @@ static void warn(json_t *warnings, const char *msg)
 
 void evolve_config_read(const json_t *const *docs, int n, evolve_config *out, json_t *warnings)
 {
-    *out = (evolve_config){false, true, EVOLVE_THRESHOLD_DEFAULT, EVOLVE_RETIRE_AFTER_DEFAULT};
+    *out = (evolve_config){false, EVOLVE_THRESHOLD_DEFAULT, EVOLVE_RETIRE_AFTER_DEFAULT};
     for (int i = 0; i < n; i++) {
         const json_t *b = docs[i] ? json_object_get(docs[i], "evolve") : NULL;
         if (!b)
@@ -41,9 +41,6 @@ void evolve_config_read(const json_t *const *docs, int n, evolve_config *out, js
         if ((v = json_object_get(b, "enabled")))
             json_is_boolean(v) ? (void)(out->enabled = json_is_true(v))
                                : warn(warnings, "settings: evolve.enabled must be true or false");
-        if ((v = json_object_get(b, "recall")))
-            json_is_boolean(v) ? (void)(out->recall = json_is_true(v))
-                               : warn(warnings, "settings: evolve.recall must be true or false");
         if ((v = json_object_get(b, "threshold"))) {
             if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 1000)
                 out->threshold = (int)json_integer_value(v);

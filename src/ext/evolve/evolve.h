@@ -4,7 +4,8 @@
  *
  *   E1  after each run, the run's steps distilled into M_f: a pattern (the
  *       run succeeded) or a failure (root cause + the step that revealed
- *       it), one file per signature under <root>/.loom/mf/{patterns,failures}/
+ *       it), one file per signature under <root>/.loom/mf/{patterns,failures}/,
+ *       which the memory recall (ext/memory/) brings into later runs
  *   E2  a pattern seen >= threshold times: a proposed skill under
  *       <root>/.loom/skills/proposed/<name>/SKILL.md (never loaded)
  *   E3  a failure seen >= threshold times: a proposed constraint under
@@ -28,12 +29,11 @@
 #include "base/error.h"
 
 /* The "evolve" settings block ({"enabled", "threshold",
- * "retireAfterSessions", "recall"}); LOOM_EVOLVE=1 / 0 in the environment
+ * "retireAfterSessions"}); LOOM_EVOLVE=1 / 0 in the environment
  * wins over "enabled". Off by default: distillation writes into the
  * project's own folder, which a user asks for rather than finds. */
 typedef struct evolve_config {
     bool enabled;
-    bool recall;         /* inject M_f entries at run start (default true once enabled) */
     int threshold;       /* θ of E2, E3 and E4: seed 000 leaves it open; 3 */
     int retire_after;    /* the audit's N: sessions without a firing; 20 */
 } evolve_config;
@@ -69,18 +69,6 @@ typedef struct evolve_run {
  * (caller decrefs): {"kind": "pattern"|"failure"|"none", "entry"?: path,
  * "seen"?, "proposed"?: [ids], "hits"?: n}; NULL with err on an I/O error. */
 json_t *evolve_after_run(const evolve_config *cfg, const evolve_run *run, loom_error *err);
-
-/* Recall of M_f for a goal: the pattern and failure entries whose words
- * overlap the goal's, best first, at most 5, as a block of text for
- * C_memory (caller frees; NULL when none is relevant). When items is not
- * NULL it receives the chosen entries [{path, kind, score, why}] (caller
- * decrefs; set to NULL with a NULL block). learn's recall (ext/memory/) may
- * call this or read the same files itself: their format is entry.c's. */
-char *evolve_recall_block(const char *root, const char *goal, json_t **items);
-
-/* Appends a recall record {ts, session, run, items} to mf/recall.jsonl. */
-int evolve_recall_record(const char *root, const char *session_id, const char *run_id,
-                         const json_t *items, loom_error *err);
 
 /* The JSON object lines of a JSONL text (a ledger, or a session file's
  * tail), in order (caller decrefs). Lines that are not objects are skipped

@@ -1,8 +1,8 @@
 /* ledger.c — the plumbing under M_f: where its files are, the lock two
  * processes take around a read-modify-write, the JSONL ledgers
  * (mf/runs.jsonl, mf/review.jsonl, mf/constraint_hits.jsonl,
- * mf/recall.jsonl) appended to and read back, and the word lists recall
- * and the task classes compare. Ledgers are untrusted on read: a line that
+ * mf/recall.jsonl) appended to and read back, and the word lists the
+ * metrics and the task classes compare. Ledgers are untrusted on read: a line that
  * is not a JSON object is skipped and counted, never fatal. No state; any
  * thread. */
 #include <ctype.h>

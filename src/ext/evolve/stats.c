@@ -5,7 +5,7 @@
  *   constraint growth   constraints accepted, by day (mf/review.jsonl)
  *   capability growth   skills (and agents) accepted, by day (same ledger)
  *   mis-injection rate  of the items recalled into runs (mf/recall.jsonl,
- *                       written by E1's recall and by the memory recall),
+ *                       written by the memory recall, ext/memory/recall.c),
  *                       the share the run never used. An item is used when
  *                       the run's records, from its recall line to the
  *                       session's next one, show that

@@ -10,6 +10,7 @@
 #include "surfaces/cli/doctor.h"
 #include "surfaces/cli/evolve_cmd.h"
 #include "surfaces/cli/mcp_cmd.h"
+#include "surfaces/cli/memory_cmd.h"
 #include "surfaces/cli/options.h"
 #include "surfaces/cli/plugin_cmd.h"
 #include "surfaces/cli/print_mode.h"
@@ -39,6 +40,8 @@ int main(int argc, char **argv)
         return evolve_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "stats") == 0)
         return stats_cmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "memory") == 0)
+        return memory_cmd_main(argc - 1, argv + 1);
     cli_options opt;
     if (cli_parse(argc, argv, &opt) != 0)
         return 2;

@@ -312,8 +312,8 @@ static const slash_cmd commands[] = {
     {"events", NULL, "the heartbeat's events: state, urgency, source, summary, id", slash_events},
     {"knowledge", NULL, "external knowledge: sources, active questions, evidence packs, citations",
      slash_knowledge},
-    {"memory", "[edit [N]]", "the memory files loaded (CLAUDE.md, AGENTS.md); edit: open one in "
-     "$EDITOR",
+    {"memory", "[edit [N]]", "the memory files loaded (CLAUDE.md, AGENTS.md), what was recalled "
+     "and why; edit: open one in $EDITOR",
      slash_memory},
     {"rewind", "[N]", "undo the last N turns and the file edits they made", cmd_rewind},
     {"fork", NULL, "continue in a copy of this session", cmd_fork},

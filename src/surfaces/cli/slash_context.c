@@ -371,6 +371,42 @@ static void show_skipped_memory(slash_host *r)
     json_decref(doc);
 }
 
+/* What recall put in front of the model in this session's runs, and why;
+ * the last extraction's outcome (loom_session_memory_json). */
+static void show_recalled(slash_host *r)
+{
+    json_t *doc = parse_owned(loom_session_memory_json(r->session), "memory");
+    size_t i, k;
+    json_t *run, *it;
+    term_printf(&r->out, TONE_PLAIN, "Recalled this session");
+    term_printf(&r->out, TONE_DIM, " (.loom/memory and E1's patterns/failures, by relevance to "
+                "the goal)\n");
+    if (!json_array_size(json_get_arr(doc, "recalled")))
+        term_printf(&r->out, TONE_DIM, "  nothing yet\n");
+    json_array_foreach(json_get_arr(doc, "recalled"), i, run) {
+        json_array_foreach(json_get_arr(run, "items"), k, it) {
+            const char *path = json_get_str(it, "path", "?");
+            const char *base = strrchr(path, '/');
+            term_printf(&r->out, TONE_PLAIN, "  %s", base ? base + 1 : path);
+            term_printf(&r->out, TONE_DIM, "  %s · score %.1f · %s\n",
+                        json_get_str(it, "kind", "memory"), json_get_num(it, "score", 0),
+                        json_get_str(it, "why", ""));
+        }
+    }
+    const json_t *x = json_object_get(doc, "extraction");
+    if (json_is_object(x)) {
+        term_printf(&r->out, TONE_PLAIN, "Last extraction");
+        term_printf(&r->out, TONE_DIM, "  %s%s%s · written %zu, merged %zu, replaced %zu, "
+                    "dropped %zu\n", json_get_str(x, "status", "?"),
+                    json_object_get(x, "reason") ? ": " : "", json_get_str(x, "reason", ""),
+                    json_array_size(json_get_arr(x, "written")),
+                    json_array_size(json_get_arr(x, "merged")),
+                    json_array_size(json_get_arr(x, "replaced")),
+                    json_array_size(json_get_arr(x, "dropped")));
+    }
+    json_decref(doc);
+}
+
 void slash_memory(slash_host *r, const char *args)
 {
     if (!strncmp(args, "edit", 4) && (args[4] == '\0' || args[4] == ' ')) {
@@ -391,6 +427,7 @@ void slash_memory(slash_host *r, const char *args)
     show_memory_files(r, json_get_arr(doc, "memory_files"), "  ");
     json_decref(doc);
     show_skipped_memory(r);
+    show_recalled(r);
     term_printf(&r->out, TONE_DIM, "# text        adds \"- text\" to ./AGENTS.md, from the next message "
                 "on\n");
     const char *editor = getenv("EDITOR");
@@ -409,6 +446,10 @@ void slash_memory(slash_host *r, const char *args)
 
 bool slash_is_memory_line(const char *line)
 {
+    /* "#private …" is a message marked private (docs/memory.md), never a
+     * note: a note would write it into AGENTS.md for good. */
+    if (!strncmp(line, "#private", 8) && (line[8] == ' ' || line[8] == '\0'))
+        return false;
     return line[0] == '#' && line[1] != '#' && line[1] != '!' && !strchr(line, '\n');
 }
 
