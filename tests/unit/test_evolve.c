@@ -180,6 +180,55 @@ static void test_one_file_per_signature(void **state)
     free(root);
 }
 
+/* A root cause outside Bash is too coarse for a rule: an AGENTS.md line,
+ * accepted with its id, which the audit finds again. */
+static void test_agents_md_constraint(void **state)
+{
+    (void)state;
+    char *root = tmpdir();
+    char *dir = evolve_path(root, ".loom/mf/failures");
+    mf_observation o = {"failure", "Edit(*.lock) -> error", "Edit(*.lock) fails: error", "d", "s",
+                        "s1", "ev"};
+    loom_error err;
+    mf_entry e;
+    assert_int_equal(mf_entry_observe(dir, &o, &e, NULL, &err), 0);
+    char *id = NULL;
+    assert_int_equal(evolve_propose_constraint(root, &e, &id, &err), 0);
+    assert_non_null(id);
+    json_t *shown = evolve_review_show(root, id, &err);
+    assert_non_null(shown);
+    assert_non_null(strstr(json_string_value(json_object_get(shown, "text")), "behavior: agents-md"));
+    json_decref(shown);
+    json_t *done = evolve_review_decide(root, id, true, &err);
+    assert_non_null(done);
+    const char *cid = json_string_value(json_object_get(done, "constraint"));
+    char *md = evolve_path(root, "AGENTS.md");
+    char *text = NULL;
+    size_t n;
+    assert_int_equal(file_read_all(md, &text, &n, &err), 0);
+    assert_non_null(strstr(text, "Known failure in this project: Edit(*.lock) -> error"));
+    assert_non_null(strstr(text, cid));
+    evolve_config cfg = {true, 3, 20};
+    json_t *audit = evolve_audit(&cfg, root, &err);
+    assert_int_equal(json_array_size(audit), 1);
+    assert_true(json_is_true(json_object_get(json_array_get(audit, 0), "present")));
+    /* Decided: proposed again never. */
+    char *again = NULL;
+    assert_int_equal(evolve_propose_constraint(root, &e, &again, &err), 0);
+    assert_null(again);
+    json_decref(audit);
+    json_decref(done);
+    free(text);
+    free(md);
+    free(id);
+    mf_entry_free(&e);
+    free(dir);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+    free(root);
+}
+
 static void test_config_and_classes(void **state)
 {
     (void)state;
@@ -219,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_error_classes),
         cmocka_unit_test(test_trace),
         cmocka_unit_test(test_one_file_per_signature),
+        cmocka_unit_test(test_agents_md_constraint),
         cmocka_unit_test(test_config_and_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
