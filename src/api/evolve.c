@@ -8,6 +8,7 @@
  * (api/memory.c, ext/memory/recall.c), which reads the pattern and
  * failure files beside the memory entries. Both calls run on the run's
  * thread; the state is the run's. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,10 @@
 #include "base/settings.h"
 #include "base/str.h"
 #include "ext/evolve/evolve.h"
+
+/* A run's records past this are not distilled (a run that wrote more is
+ * one no signature would summarize). */
+#define RUN_RECORDS_MAX (64u * 1024 * 1024)
 
 struct api_evolve {
     evolve_config cfg;
@@ -53,17 +58,20 @@ void api_evolve_run_end(api_evolve *ev, const loop_result *res, json_t *result)
 {
     if (!ev)
         return;
-    json_t *records = json_array();
-    char *text = NULL;
-    size_t len = 0;
+    /* Only what the run wrote: from the length noted at its start. */
+    json_t *records = NULL;
+    loom_str tail = LOOM_STR_INIT;
+    int fd = ev->session_path ? open(ev->session_path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd >= 0 && lseek(fd, ev->offset, SEEK_SET) == ev->offset &&
+        file_read_fd(fd, RUN_RECORDS_MAX, &tail) == 0)
+        records = evolve_jsonl_parse(str_cstr(&tail), tail.len, NULL);
+    if (fd >= 0)
+        close(fd);
+    str_free(&tail);
+    if (!records)
+        records = json_array();
     loom_error err;
     loom_error_clear(&err);
-    if (ev->session_path && file_read_all(ev->session_path, &text, &len, &err) == 0 &&
-        (off_t)len >= ev->offset) {
-        json_decref(records);
-        records = evolve_jsonl_parse(text + ev->offset, len - (size_t)ev->offset, NULL);
-    }
-    free(text);
     evolve_run run = {
         .root = ev->root,
         .session_id = ev->session_id,

@@ -13,6 +13,7 @@
 #  4. The user removes the rule and the action runs again: the audit shows
 #     an override and proposes retiring the constraint, with both reasons.
 #  5. With evolve off, nothing is written.
+#  6. A .loom that is a symlink out of the project gets nothing written.
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
 
@@ -118,5 +119,13 @@ check "evolve off: nothing under .loom" test ! -e "$T/proj2/.loom"
 assert_eq "evolve off: no evolve key in the result" "$(last_payload | jq -r '.evolve // "none"')" "none"
 LOOM_EVOLVE=1 "$LOOM_BIN" -p "deploy the app" --cwd "$T/proj2" --output-format events >"$T/events" 2>"$T/err" || true
 assert_eq "LOOM_EVOLVE=1 turns it on" "$(last_payload | jq -r .evolve.kind)" "failure"
+
+# ---- 6: a .loom that leads elsewhere gets nothing written through it -------------
+mkdir -p "$T/proj3" "$T/elsewhere" && cp "$T/proj/Makefile" "$T/proj3/"
+ln -s "$T/elsewhere" "$T/proj3/.loom"
+LOOM_EVOLVE=1 "$LOOM_BIN" -p "deploy the app" --cwd "$T/proj3" --output-format events >"$T/events" 2>"$T/err" || true
+assert_contains "a symlinked .loom is refused, named" "$(last_payload | jq -r .evolve.error)" \
+  "proj3/.loom leads outside the project: nothing distilled"
+check "nothing was written through it" test -z "$(ls -A "$T/elsewhere")"
 
 finish

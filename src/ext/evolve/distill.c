@@ -199,6 +199,11 @@ static void maybe_agent(const evolve_config *cfg, const char *root, const char *
 
 json_t *evolve_after_run(const evolve_config *cfg, const evolve_run *run, loom_error *err)
 {
+    if (!evolve_root_contained(run->root)) {
+        loom_error_set(err, LOOM_ERR_PROJECT_SCOPE_DENIED,
+                       "%s/.loom leads outside the project: nothing distilled", run->root);
+        return NULL;
+    }
     int lock = evolve_lock(run->root);
     evolve_trace t;
     evolve_trace_build(run->records, &t);

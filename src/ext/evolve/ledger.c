@@ -33,6 +33,25 @@ char *evolve_root(const char *cwd)
     return r ? r : xstrdup(cwd);
 }
 
+bool evolve_root_contained(const char *root)
+{
+    char *loom = path_join(root, ".loom");
+    char *r = realpath(root, NULL), *l = realpath(loom, NULL);
+    /* No .loom yet: it will be made here, inside. */
+    bool ok = r && (!l || (strncmp(l, r, strlen(r)) == 0 && (l[strlen(r)] == '/' || !l[strlen(r)])));
+    if (ok && l) {
+        char *mf = path_join(loom, "mf");
+        char *m = realpath(mf, NULL);
+        ok = !m || (strncmp(m, r, strlen(r)) == 0 && m[strlen(r)] == '/');
+        free(m);
+        free(mf);
+    }
+    free(r);
+    free(l);
+    free(loom);
+    return ok;
+}
+
 void evolve_now(char out[32])
 {
     clock_iso8601(clock_wall_ms(), out);

@@ -425,6 +425,11 @@ static int move_into(const char *from, const char *to, loom_error *err)
 
 json_t *evolve_review_decide(const char *root, const char *id, bool accept, loom_error *err)
 {
+    if (!evolve_root_contained(root)) {
+        loom_error_set(err, LOOM_ERR_PROJECT_SCOPE_DENIED,
+                       "%s/.loom leads outside the project: nothing changed", root);
+        return NULL;
+    }
     json_t *p = find(root, id, err);
     if (!p)
         return NULL;
