@@ -110,7 +110,8 @@ int mf_entry_parse(const char *text, const char *path, mf_entry *e, loom_error *
 
 /* value as a YAML double-quoted scalar: every character outside YAML's
  * printable set (controls, DEL, C1, U+FFFE/U+FFFF) and '"' and '\\'
- * escaped, invalid UTF-8 replaced by U+FFFD — so what is written always
+ * escaped, and the line breaks U+2028/U+2029 that YAML would fold,
+ * invalid UTF-8 replaced by U+FFFD — so what is written always
  * reads back as the same string (the fuzz target checks it). */
 static void put_yaml_string(loom_str *s, const char *value)
 {
@@ -130,7 +131,8 @@ static void put_yaml_string(loom_str *s, const char *value)
             str_puts(s, "\\n");
         else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F))
             str_printf(s, "\\x%02X", cp);
-        else if (cp == 0xFFFE || cp == 0xFFFF)
+        else if (cp == 0xFFFE || cp == 0xFFFF || cp == 0x2028 || cp == 0x2029)
+            /* not printable, or a YAML line break (folded inside quotes) */
             str_printf(s, "\\u%04X", cp);
         else
             str_append(s, p, n ? n : 1);
