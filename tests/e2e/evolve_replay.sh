@@ -11,6 +11,9 @@
 #  2. Evolve on: the first run is distilled into a pattern; the memory
 #     recall puts it in the second run's request (name, description,
 #     steps) and the run is shorter.
+#  3. The run's metric set (docs/evolve.md) goes out as OpenTelemetry
+#     metrics: gauges of the accepted totals, sums of the items recalled
+#     and of those unused.
 #     The turn counts are printed for the report.
 source "$(dirname "$0")/_lib.sh"
 source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
@@ -68,5 +71,31 @@ check "the recall is recorded for the metrics" \
 stats=$("$LOOM_BIN" evolve stats --cwd "$T/proj" --json)
 check "stats: the recalled pattern was used (make build ran) ($(jq -c .mis_injection <<<"$stats"))" \
   jq -e '.mis_injection.items == 1 and .mis_injection.used == 1 and .mis_injection.rate == 0' <<<"$stats"
+
+# ---- 3: the metric set as OpenTelemetry metrics ------------------------------------
+RECV_OUT="$T/otlp.jsonl"; : > "$RECV_OUT"; rm -f "$T/otlp.port"
+node "$LOOM_SRC/tests/otel/receiver.mjs" "$T/otlp.port" "$RECV_OUT" 2>"$T/recv.err" &
+RECV_PID=$!
+stop_receiver() { kill "$RECV_PID" 2>/dev/null; wait "$RECV_PID" 2>/dev/null || true; }
+trap 'stop_receiver; cleanup' EXIT
+for _ in $(seq 1 250); do [ -s "$T/otlp.port" ] && break; sleep 0.02; done
+: > "$MOCK_LOG"
+OTEL_METRICS_EXPORTER=otlp OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$(cat "$T/otlp.port")" \
+  "$LOOM_BIN" -p "build the release binary" --cwd "$T/proj" --output-format events \
+  >"$T/events" 2>"$T/err" || true
+mine=$(last_payload | jq -c .evolve.metrics)
+check "the result carries the run's metric set ($mine)" \
+  jq -e '.recalled >= 1 and .recalled_unused == 0 and .skills_accepted == 0 and .constraints_accepted == 0' <<<"$mine"
+metric() { jq -s -c --arg n "$1" '[.[] | select(.signal=="metrics" and .metric.name==$n) | .metric][0]' "$RECV_OUT"; }
+for _ in $(seq 1 100); do [ "$(metric loom.evolve.recalled)" != null ] && break; sleep 0.05; done
+assert_eq "exported: items recalled into the run" \
+  "$(metric loom.evolve.recalled | jq -r '.points[0].value')" "$(jq -r .recalled <<<"$mine")"
+assert_eq "exported: of them unused" \
+  "$(metric loom.evolve.recalled.unused | jq -r '.points[0].value')" "0"
+assert_eq "exported: skills accepted" \
+  "$(metric loom.evolve.skills.accepted | jq -r '.points[0].value')" "0"
+assert_eq "exported: constraints accepted" \
+  "$(metric loom.evolve.constraints.accepted | jq -r '.points[0].value')" "0"
+check "the receiver found every metric well-formed" test ! -s "$T/recv.err"
 
 finish

@@ -245,6 +245,9 @@ json_t *evolve_after_run(const evolve_config *cfg, const evolve_run *run, loom_e
         maybe_agent(cfg, run->root, cls, summary);
     if (summary && hits)
         json_object_set_new(summary, "hits", json_integer(hits));
+    if (summary)
+        json_object_set_new(summary, "metrics",
+                            evolve_run_metrics(run->root, run->run_id, run->records));
     free(cls);
     free(sig);
     evolve_trace_free(&t);

@@ -97,6 +97,13 @@ json_t *evolve_review_edited(const char *root, const char *id, loom_error *err);
  * age, hits, last blocked task and whether to retire it. */
 json_t *evolve_audit(const evolve_config *cfg, const char *root, loom_error *err);
 
+/* The metric set at one run's end, for telemetry: the accepted totals so
+ * far, and how many items were recalled into this run (run_id's lines of
+ * recall.jsonl) and how many of those the run's records never used (the
+ * rule of evolve_stats). {constraints_accepted, skills_accepted,
+ * agents_accepted, recalled, recalled_unused}; caller decrefs. */
+json_t *evolve_run_metrics(const char *root, const char *run_id, const json_t *records);
+
 /* `loom evolve stats` (stats.c): the M4 metric set. */
 json_t *evolve_stats(const char *root, loom_error *err);
 

@@ -277,6 +277,39 @@ static json_t *mis_injection(const char *root)
     return out;
 }
 
+json_t *evolve_run_metrics(const char *root, const char *run_id, const json_t *records)
+{
+    json_t *review = evolve_ledger_read(root, ".loom/mf/review.jsonl", NULL);
+    int constraints, skills, agents;
+    json_decref(growth(review, "constraint", &constraints));
+    json_decref(growth(review, "skill", &skills));
+    json_decref(growth(review, "agent", &agents));
+    json_decref(review);
+    json_t *lines = evolve_ledger_read(root, ".loom/mf/recall.jsonl", NULL);
+    evolve_trace t;
+    evolve_trace_build(records, &t);
+    char *hay = haystack(records, &t);
+    int items = 0, used = 0;
+    size_t i, k;
+    json_t *line, *it;
+    json_array_foreach(lines, i, line) {
+        if (strcmp(json_get_str(line, "run", ""), run_id) != 0)
+            continue;
+        json_array_foreach(json_get_arr(line, "items"), k, it) {
+            if (!json_is_object(it))
+                continue;
+            items++;
+            used += item_used(root, it, &t, hay);
+        }
+    }
+    free(hay);
+    evolve_trace_free(&t);
+    json_decref(lines);
+    return json_pack("{s:i,s:i,s:i,s:i,s:i}", "constraints_accepted", constraints,
+                     "skills_accepted", skills, "agents_accepted", agents, "recalled", items,
+                     "recalled_unused", items - used);
+}
+
 json_t *evolve_stats(const char *root, loom_error *err)
 {
     (void)err;
