@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "governance/governance.h"
 
 void agents_config_defaults(agents_config *c)
 {
@@ -141,6 +142,10 @@ spawn_node *agents_run_attach(agents_session *s, const agents_run_env *env)
     s->live_ext = NULL;
     s->inner_toolset = env->io ? env->io->toolset : (loop_toolset_port){0};
     pthread_mutex_unlock(&s->env_mu);
+    if (env->tctx && env->tctx->gov) { /* agent hooks run as this run's sub-agents */
+        env->tctx->gov->agent_hook = agents_hook_agent;
+        env->tctx->gov->agent_hook_ctx = s;
+    }
     if (env->io) {
         env->io->tree = spawn_node_tree_port(root);
         if (env->io->toolset.refresh)
@@ -174,6 +179,10 @@ void agents_run_detach(agents_session *s, spawn_node *root, loop_result *res, js
     root->ended_ms = clock_wall_ms();
     spawn_node_set_state(root, SPAWN_IDLE);
     pthread_mutex_lock(&s->env_mu);
+    if (s->env.tctx && s->env.tctx->gov) {
+        s->env.tctx->gov->agent_hook = NULL;
+        s->env.tctx->gov->agent_hook_ctx = NULL;
+    }
     s->env_set = false;
     while (s->env_users > 0)
         pthread_cond_wait(&s->env_cv, &s->env_mu);

@@ -18,6 +18,7 @@
 
 #include "agents/catalog.h"
 #include "base/error.h"
+#include "hooks/run.h"
 #include "runtime/loop.h"
 #include "tools/registry.h"
 
@@ -79,6 +80,12 @@ void agents_run_detach(agents_session *s, struct spawn_node *root, loop_result *
                        json_t **by_agent);
 /* loom_run_cancel, a signal: every node of that run's tree is cancelled. */
 void agents_cancel_run(agents_session *s, const char *run_id);
+
+/* agents/hook_agent.c: runs a `type: "agent"` hook (a hook_llm_fn,
+ * hooks/run.h; ctx is the agents_session) as a short read-only sub-agent
+ * of the attached run. agents_run_attach sets it as the governance's
+ * agent_hook port, agents_run_detach clears it. */
+int agents_hook_agent(void *ctx, const hook_llm_request *req, json_t **reply, loom_error *err);
 
 /* Adds Agent (alias Task) and SendMessage to reg, after what it holds; the
  * Agent tool's description lists cat's agents. 0, or -1 with err. */

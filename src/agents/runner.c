@@ -640,6 +640,13 @@ static int prepare_resources(spawn_node *n, spawn_node *parent, tool_ctx *pctx,
      * work in a worktree no driver's buffers belong to, and its calls are
      * not the driver's to show. */
     r->tctx.io = NULL;
+    /* Plan mode is the session's: a child presents its plan as its answer
+     * (ExitPlanMode refuses). The task list stays the tree's one. */
+    r->tctx.mode = NULL;
+    /* The session's directory is not a child's to move (a child that
+     * wants one has isolation: "worktree"). */
+    r->tctx.worktree_enter = NULL;
+    r->tctx.worktree_exit = NULL;
     r->cwd = xstrdup(pctx->cwd);
     r->tctx.cwd = r->cwd;
     r->origin_files = pctx->files;

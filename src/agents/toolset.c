@@ -56,6 +56,11 @@ bool agent_toolset_allows(const agent_toolset_opts *o, const tool_def *def)
 {
     if (!strcmp(def->name, "StructuredOutput") || !strcmp(def->name, "Publish"))
         return false; /* the child's own come from extra and publish */
+    /* The session's own moves: a child would only be refused them
+     * (tool_ctx.mode and the worktree ports are NULL in a child). */
+    if (!strcmp(def->name, "ExitPlanMode") || !strcmp(def->name, "EnterWorktree") ||
+        !strcmp(def->name, "ExitWorktree"))
+        return false;
     if (o->read_only) {
         if (!strcmp(def->name, "Agent") || !strcmp(def->name, "SendMessage"))
             return false;

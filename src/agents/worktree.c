@@ -654,6 +654,36 @@ static char *wt_head(const agent_worktree *wt, const sandbox_policy *conf, loom_
     return o;
 }
 
+int agent_worktree_changes(const agent_worktree *wt, size_t *files, size_t *commits,
+                           loom_error *err)
+{
+    *files = *commits = 0;
+    int rc = links_ok(wt, err);
+    if (rc < 0)
+        return rc;
+    sandbox_policy pol;
+    agent_worktree_policy(wt, NULL, &pol);
+    const char *st[] = {"status", "--porcelain=v1", "-z", "--untracked-files=all",
+                        "--ignore-submodules=all", NULL};
+    char *o = NULL;
+    rc = agent_git_out(wt->path, st, &pol, &o, err);
+    /* -z: one NUL after each entry (a rename's second path adds one more,
+     * which counts it twice: "changed files" is a warning, not a tally). */
+    for (const char *p = o; rc == 0 && p && *p; p += strlen(p) + 1)
+        (*files)++;
+    free(o);
+    o = NULL;
+    loom_str range = LOOM_STR_INIT;
+    str_printf(&range, "%s..HEAD", wt->base_commit);
+    const char *count[] = {"rev-list", "--count", range.ptr, NULL};
+    if (rc == 0 && (rc = agent_git_out(wt->path, count, &pol, &o, err)) == 0)
+        *commits = o ? strtoul(o, NULL, 10) : 0;
+    free(o);
+    str_free(&range);
+    sandbox_policy_free(&pol);
+    return rc;
+}
+
 int agent_worktree_finish(agent_worktree *wt, const char *agent_id, bool *changed,
                           loom_error *err)
 {

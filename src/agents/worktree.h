@@ -68,6 +68,12 @@ int agent_worktree_finish(agent_worktree *wt, const char *agent_id, bool *change
                           loom_error *err);
 void agent_worktree_free(agent_worktree *wt);
 
+/* What removing wt would lose: its changed and untracked files (*files)
+ * and the commits on its branch since base (*commits); the git calls run
+ * as agent_worktree_finish's do. 0, or < 0 with err set. */
+int agent_worktree_changes(const agent_worktree *wt, size_t *files, size_t *commits,
+                           loom_error *err);
+
 /* At session start: removes the clean worktrees under cwd's
  * .loom/worktrees/ whose owner pid is no longer alive (a crashed run's);
  * ones with changes are kept. Returns how many were removed. */

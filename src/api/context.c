@@ -83,6 +83,7 @@ int loom_session_compact(loom_session *s, const char *instructions, char **repor
     int rc = context_compact(&s->context, &lc.env, &cfg, "manual", instructions, &err);
     int64_t after_est = rc == 1 ? history_tokens(s) : before_est;
     api_session_add_usage(s, &usage);
+    api_session_settle_helpers(s, NULL); /* the summary call's record (counted above) */
     if (rc < 0) {
         api_status_from(st, &err);
         free(warning);

@@ -97,10 +97,12 @@ struct loom_session {
     file_history *history;
     task_registry *tasks;
     todo_list *todos;
+    struct task_list *task_list; /* TaskCreate and kin: <session>.tasks.json, the tree's */
     struct working *working;   /* C_working: goal, dashboard, plan, surfaces */
     char *mf_dir;              /* M_f: <session>.mf/ beside the session file */
     context_state context;     /* context control: pressure, edits, compaction; runs borrow it */
     struct governance *gov;    /* rules, hooks, mode, approvals, audit */
+    struct helper_router *helpers; /* helper model calls (provider/helper.h); gov borrows it */
     msg_usage usage;          /* totals of the runs made through this handle */
     pthread_mutex_t lock;      /* guards usage */
     atomic_bool run_active;    /* a run is in progress (loom_run_start .. its end) */
@@ -108,11 +110,25 @@ struct loom_session {
     struct agents_session *agents; /* its sub-agents (agents/agents.h); NULL: agents off */
     struct api_ext *ext;       /* skills in use, the tool-set port (api/extensions.c) */
     struct api_memory *memory; /* recall and extraction (api/memory.c); NULL until a run */
+    struct api_worktree *worktree; /* EnterWorktree's (api/worktree.c); NULL: never entered */
 };
 
 /* The loop_io fields every use of the session shares (transcript,
  * governance, C_working, M_f, the context state); the rest zeroed. */
 void api_session_io(loom_session *s, loop_io *io);
+/* The session's parts a tool call reaches through tool_ctx: the task
+ * list, the permission mode, the MCP servers' tools (api/web_search.c). */
+void api_session_tool_ports(loom_session *s, struct tool_ctx *tctx);
+/* EnterWorktree / ExitWorktree (api/worktree.c): attach gives a run's
+ * shared tool context the ports and, inside a worktree, its directory;
+ * detach at the run's end; free with the session. */
+void api_worktree_attach(loom_session *s, tool_ctx *tctx);
+void api_worktree_detach(loom_session *s);
+void api_worktree_free(loom_session *s);
+/* Settles the helper calls made outside a run (loom_tool_call's
+ * classifier): session and audit records, their tokens in the session's
+ * usage. */
+void api_session_settle_helpers(loom_session *s, const char *run_id);
 /* Adds u to the session's usage totals (under its lock). */
 void api_session_add_usage(loom_session *s, const msg_usage *u);
 /* Writes the session's title record from goal's first line unless the
@@ -239,6 +255,10 @@ char *api_mcp_prepare_goal(loom_session *s, const char *goal, loom_error *err);
 json_t *api_mcp_status(loom_session *s);
 /* The session's MCP manager (sub-agents clone it), or NULL. */
 struct mcp_manager *api_mcp_manager(loom_session *s);
+/* tool_ctx.mcp_call over the session ctx's servers: tools/call of tool on
+ * server (args stolen); the result, or NULL with why set. Any thread. */
+json_t *api_mcp_tool_call(void *ctx, const char *server, const char *tool, json_t *args,
+                          const loom_cancel *cancel, loom_str *why);
 /* Waits, once per session, for the servers still connecting (up to
  * LOOM_MCP_STARTUP_WAIT_MS, default 2 s): the run's start event then says
  * how they are. */

@@ -325,8 +325,11 @@ static bool refresh(void *ctx, const tool_registry **tools, const char **ext)
         loom_error err;
         loom_error_clear(&err);
         tool_registry_add_builtins(reg, &err);
-        /* Agent and SendMessage between the built-ins and the servers'
-         * tools, as in the agent's own registry. */
+        /* WebSearch (when the user configured it), then Agent and
+         * SendMessage, between the built-ins and the servers' tools, as in
+         * the agent's own registry. */
+        if (a->web_search && tool_registry_add(reg, a->web_search, &err) != 0)
+            LOG_W("mcp", "tool set: %s", err.message);
         if (a->agents.enabled && agents_add_tools(reg, a->agents_catalog, &err) != 0)
             LOG_W("agents", "tool set: %s", err.message);
         str_clear(&x->ext);
@@ -383,6 +386,25 @@ void api_mcp_run_end(loom_session *s)
     pthread_mutex_unlock(&x->mu);
     x->emit = NULL;
     x->emit_ctx = NULL;
+}
+
+json_t *api_mcp_tool_call(void *ctx, const char *server, const char *tool, json_t *args,
+                          const loom_cancel *cancel, loom_str *why)
+{
+    mcp_manager *m = api_mcp_manager(ctx);
+    if (!m) {
+        json_decref(args);
+        str_puts(why, "this session has no MCP servers");
+        return NULL;
+    }
+    json_t *params = json_pack("{s:s, s:o}", "name", tool, "arguments", args);
+    mcp_call_opts o = {.cancel = cancel};
+    loom_error err;
+    loom_error_clear(&err);
+    json_t *res = mcp_manager_request(m, server, "tools/call", params, &o, &err);
+    if (!res)
+        str_puts(why, err.message);
+    return res;
 }
 
 mcp_manager *api_mcp_manager(loom_session *s)

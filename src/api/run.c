@@ -332,6 +332,17 @@ static void attach_tracer(loom_run *r, tool_ctx *tctx)
     }
 }
 
+/* A stop that can go on says how: the session and the command. */
+static void resume_hint(loop_result *res, loom_session *s)
+{
+    if (res->err.code == LOOM_ERR_RUN_RESUMABLE && res->stop_reason == LOOM_STOP_MAX_TURNS) {
+        size_t n = strlen(res->err.message);
+        snprintf(res->err.message + n, sizeof res->err.message - n,
+                 "; session %s goes on with: loom --resume %s", loom_session_id(s),
+                 loom_session_id(s));
+    }
+}
+
 /* The hooks' traceparent source back off (attach_tracer set it). */
 static void detach_tracer(loom_run *r)
 {
@@ -375,8 +386,11 @@ static void *run_main(void *arg)
         .ask_ctx = r,
     };
     tctx.gov = s->gov;
+    tctx.helpers = s->helpers;
     tctx.sandbox = s->gov ? s->gov->sandbox : NULL;
     tctx.sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
+    api_session_tool_ports(s, &tctx);
+    api_worktree_attach(s, &tctx);
     tctx.run_id = r->run_id;
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;
@@ -446,18 +460,13 @@ static void *run_main(void *arg)
     if (tctx.spawn)
         agents_run_detach(s->agents, tctx.spawn, &res, &by_agent);
     api_mcp_run_end(s);
+    api_worktree_detach(s);
     json_t *skills = api_ext_run_end(s, res.final_text);
     json_t *memory = api_memory_run_end(s, &io, &res);
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
-    /* A stop that can go on says how: the session and the command. */
-    if (res.err.code == LOOM_ERR_RUN_RESUMABLE && res.stop_reason == LOOM_STOP_MAX_TURNS) {
-        size_t n = strlen(res.err.message);
-        snprintf(res.err.message + n, sizeof res.err.message - n,
-                 "; session %s goes on with: loom --resume %s", loom_session_id(s),
-                 loom_session_id(s));
-    }
+    resume_hint(&res, s);
 
     json_t *result = event_run_ended(res.state, res.final_text, res.stop_reason,
                                      loom_session_id(s), res.turns, msg_usage_to_json(&res.usage),

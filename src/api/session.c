@@ -9,15 +9,21 @@
 #include "api/internal.h"
 #include "base/fileio.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "context/mf_state.h"
 #include "context/working.h"
 #include "session/listing.h"
 #include "session/record.h"
 #include "session/store.h"
 #include "governance/governance.h"
+#include "governance/helper_log.h"
+#include "provider/helper.h"
+#include "provider/models.h"
+#include "base/settings.h"
 #include "session/file_history.h"
 #include "tools/file_state.h"
 #include "tools/tasks.h"
+#include "tools/task_list.h"
 #include "context/plan.h"
 
 /* Splits a --allowedTools style list on commas outside parentheses.
@@ -142,10 +148,23 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
         transcript_free(t);
         return NULL;
     }
+    helper_router *helpers = helper_router_new(&agent->provider);
+    const char *names[3];
+    for (int i = 0; i < 3; i++)
+        names[i] = settings_layer_name((settings_layer)i);
+    if (helper_router_configure(helpers, agent->files, names, 3, &err) != 0) {
+        api_status_from(st, &err);
+        helper_router_free(helpers);
+        governance_free(gov);
+        transcript_free(t);
+        return NULL;
+    }
+    gov->helpers = helpers;
     loom_session *s = xcalloc(1, sizeof *s);
     s->agent = agent;
     s->t = t;
     s->gov = gov;
+    s->helpers = helpers;
     s->files = file_state_new();
     s->history = file_history_new(transcript_session_id(t));
     s->tasks = task_registry_new();
@@ -160,10 +179,22 @@ static loom_session *wrap(loom_agent *agent, transcript *t, loom_status *st)
         s->mf_dir = xmalloc(len + 4);
         memcpy(s->mf_dir, path, len);
         memcpy(s->mf_dir + len, ".mf", 4);
+        /* The task list beside the session file, so a resume finds it. */
+        char *tl = xmalloc(len + 12);
+        memcpy(tl, path, len);
+        memcpy(tl + len, ".tasks.json", 12);
+        loom_str why = LOOM_STR_INIT;
+        s->task_list = task_list_open(tl, &why);
+        if (why.len)
+            LOG_W("tasks", "%s", why.ptr);
+        str_free(&why);
+        free(tl);
         /* A resumed session picks up the working memory its last renew
          * saved; a damaged snapshot is skipped, never fatal. */
         loom_error ignore;
         working_load(s->working, s->mf_dir, &ignore);
+    } else {
+        s->task_list = task_list_open(NULL, NULL);
     }
     pthread_mutex_init(&s->lock, NULL);
     context_state_init(&s->context);
@@ -414,6 +445,33 @@ void api_session_io(loom_session *s, loop_io *io)
     io->context = &s->context;
 }
 
+/* A helper call outside a run: priced by the agent's prices for its model;
+ * its tokens the session's. */
+static double account_outside_run(void *ctx, const helper_record *rec)
+{
+    loom_session *s = ctx;
+    if (!rec->counted)
+        api_session_add_usage(s, &rec->usage);
+    const loop_params *p = &s->agent->params;
+    model_price price;
+    if (p->price_input_per_mtok > 0 || p->price_output_per_mtok > 0)
+        price = (model_price){.input = p->price_input_per_mtok,
+                              .output = p->price_output_per_mtok,
+                              .cache_write = p->price_input_per_mtok * 1.25,
+                              .cache_read = p->price_input_per_mtok * 0.1,
+                              .cache_write_1h = p->price_input_per_mtok * 2.0};
+    else if (!api_agent_price(s->agent, rec->model, &price))
+        return -1;
+    const msg_usage *u = &rec->usage;
+    return model_price_cost(&price, u->input_tokens, u->output_tokens, u->cache_creation_tokens,
+                            u->cache_read_tokens, u->cache_creation_1h_tokens);
+}
+
+void api_session_settle_helpers(loom_session *s, const char *run_id)
+{
+    governance_settle_helpers(s->gov, s->t, run_id, account_outside_run, s);
+}
+
 void api_session_add_usage(loom_session *s, const msg_usage *u)
 {
     pthread_mutex_lock(&s->lock);
@@ -464,7 +522,10 @@ void loom_session_free(loom_session *s)
     working_free(s->working);
     free(s->mf_dir);
     todo_list_free(s->todos);
+    task_list_free(s->task_list);
+    api_worktree_free(s);
     governance_free(s->gov);
+    helper_router_free(s->helpers); /* after everything that could still call through it */
     file_history_free(s->history);
     file_state_free(s->files);
     transcript_free(s->t);
@@ -570,4 +631,14 @@ char *loom_session_conversation_json(loom_session *s)
     char *text = json_dump_compact(arr);
     json_decref(arr);
     return text;
+}
+
+void api_session_tool_ports(loom_session *s, tool_ctx *tctx)
+{
+    tctx->task_list = s->task_list;
+    tctx->mode = s->gov ? &s->gov->mode : NULL;
+    if (s->mcp) {
+        tctx->mcp_call = api_mcp_tool_call;
+        tctx->mcp_ctx = s;
+    }
 }

@@ -86,8 +86,11 @@ char *loom_session_call_tool(loom_session *s, const char *name, const char *inpu
         .run_id = run_id,
     };
     tctx.gov = s->gov;
+    tctx.helpers = s->helpers;
     tctx.sandbox = s->gov ? s->gov->sandbox : NULL;
     tctx.sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
+    api_session_tool_ports(s, &tctx);
+    tctx.mode = NULL; /* a direct call presents no plan to anyone */
     tool_call call = {call_id, name, input};
     tool_outcome out;
     tool_call_run(a->tools, &call, &tctx, &out);
@@ -101,7 +104,7 @@ char *loom_session_call_tool(loom_session *s, const char *name, const char *inpu
                                       out.result.image_media_type ? out.result.image_media_type
                                                                   : "application/octet-stream",
                                       "data", out.result.image_data));
-    api_session_add_usage(s, &out.model_usage);
+    api_session_settle_helpers(s, run_id);
     tool_outcome_free(&out);
     json_decref(input);
     atomic_store(&s->run_active, false);

@@ -144,6 +144,14 @@ json_t *event_model_usage(const char *purpose, const char *tool, int calls, json
                      cost_usd);
 }
 
+json_t *event_model_usage_helper(const char *purpose, const char *tool, const char *tier,
+                                 const char *model, json_t *usage, double cost_usd)
+{
+    return with_cost(json_pack("{s:s,s:s?,s:i,s:s,s:s,s:o}", "purpose", purpose, "tool", tool,
+                               "calls", 1, "tier", tier, "model", model, "usage", usage),
+                     cost_usd);
+}
+
 json_t *event_model_usage_compaction(json_t *usage, double cost_usd)
 {
     return with_cost(json_pack("{s:s,s:o}", "purpose", "compaction", "usage", usage), cost_usd);

@@ -74,6 +74,10 @@ json_t *event_model_completed(int turn, loom_stop_reason stop, const char *reque
 json_t *event_model_usage(const char *purpose, const char *tool, int calls, json_t *usage,
                           double cost_usd);
 /* model.usage of a compaction: {purpose: "compaction", usage (stolen), cost_usd?}. */
+/* One helper model call (provider/helper.h): event_model_usage's keys for
+ * one call, plus its tier and model. */
+json_t *event_model_usage_helper(const char *purpose, const char *tool, const char *tier,
+                                 const char *model, json_t *usage, double cost_usd);
 json_t *event_model_usage_compaction(json_t *usage, double cost_usd);
 
 /* tool.started: {call_id, tool, input} (input borrowed). */

@@ -231,6 +231,10 @@ static const settings_key top_keys[] = {
     {"hooks", T_OBJ, NULL}, /* hooks/registry.c names a bad event or group */
     {"sandbox", T_OBJ, sandbox_keys},
     {"models", T_OBJ, NULL},
+    /* Loom's own: helper model calls' routes (provider/helper.c judges the
+     * members, naming file and key). */
+    {"modelTiers", T_OBJ, NULL},
+    {"helperModels", T_OBJ, NULL},
     {"trustedWorkspaces", T_ARR, NULL},
     /* MCP servers (ext/mcp/config.c judges each entry, naming its file)
      * and the approval of a project's .mcp.json servers: Claude Code's keys. */

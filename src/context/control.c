@@ -21,6 +21,7 @@
 #include "context/mf_state.h"
 #include "context/working.h"
 #include "context/working_render.h"
+#include "provider/helper.h"
 #include "provider/models.h"
 #include "session/history.h"
 #include "session/record.h"
@@ -317,6 +318,8 @@ struct compact_job {
     msg_request req;
     provider_config cfg;       /* shallow copy; the model name is the job's */
     provider_port model;
+    struct helper_router *helpers;  /* the env's, borrowed: the session outlives the job */
+    const void *helper_owner;
     char *first_id, *last_id;  /* the stretch of the view it summarizes */
     int64_t before;            /* its estimated tokens */
     loom_cancel cancel;        /* background: the run's end stops it */
@@ -402,6 +405,8 @@ static compact_job *job_prepare(const provider_config *cfg, context_state *cs,
     j->cfg = *cfg;
     j->cfg.model = xstrdup(cfg->model);
     j->model = env->port.model;
+    j->helpers = env->port.helpers;
+    j->helper_owner = env->port.helper_owner;
     j->req.model = xstrdup(cfg->model);
     j->req.cache_key = xstrdup(transcript_session_id(env->t));
     j->req.max_tokens = max_out;
@@ -419,7 +424,12 @@ static void job_run(compact_job *j, const loom_cancel *cancel)
 {
     provider_stream_sink sink = {.on_text = null_text, .on_thinking = null_text};
     msg_response resp;
-    j->rc = provider_port_complete(&j->model, &j->cfg, &j->req, &sink, cancel, &resp, &j->err);
+    /* A helper call of the main tier (routable in settings); its tokens
+     * reach the run through the context port below, hence `counted`. */
+    helper_spec spec = {.purpose = HELPER_COMPACTION, .tier = HELPER_TIER_DEFAULT,
+                        .base = &j->cfg, .port = &j->model, .sink = &sink, .counted = true,
+                        .owner = j->helper_owner};
+    j->rc = helper_call(j->helpers, &spec, &j->req, cancel, &resp, &j->err);
     if (j->rc != 0)
         return;
     j->usage = resp.usage;

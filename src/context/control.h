@@ -72,6 +72,10 @@ typedef struct context_port {
     void (*add_usage)(void *ctx, const msg_usage *u);
     /* The model (a zeroed port: provider_complete). */
     provider_port model;
+    /* The summary request is a helper call (provider/helper.h) of this
+     * router, recorded for helper_owner's run; NULL: a plain call. */
+    struct helper_router *helpers;
+    const void *helper_owner;
 } context_port;
 
 /* What a context operation works on; borrowed for the call. */

@@ -120,6 +120,7 @@ governance *governance_child(governance *parent, const governance_child_opts *o,
     g->tool_deadline_ms = parent->tool_deadline_ms;
     g->audit = parent->audit;
     g->classifier = parent->classifier;
+    g->helpers = parent->helpers;
     g->hook_sandbox = parent->hook_sandbox;
     g->interactive = parent->interactive;
     g->trusted = parent->trusted;

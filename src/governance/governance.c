@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/settings.h"
 #include "base/str.h"
+#include "hooks/judge.h"
 #include "sandbox/sandbox.h"
 #include "policy/trust.h"
 
@@ -416,6 +417,17 @@ hook_outcome governance_fire(governance *g, hook_event ev, json_t *extra,
     if (root->traceparent &&
         root->traceparent(root->traceparent_ctx, json_string_value(json_object_get(payload, "tool_use_id")), tp))
         opts.traceparent = tp;
+    /* Prompt hooks are helper calls of the session's router, their tokens
+     * this governance's run's. */
+    hook_judge_ctx judge = {.helpers = g->helpers, .owner = g};
+    if (g->helpers) {
+        opts.run_prompt = hook_judge_prompt;
+        opts.prompt_ctx = &judge;
+    }
+    if (!g->parent && g->agent_hook) {
+        opts.run_agent = g->agent_hook;
+        opts.agent_ctx = g->agent_hook_ctx;
+    }
     if (g->hook_sandbox) {
         opts.child_setup = sandbox_child_setup;
         opts.child_ctx = g->hook_sandbox;

@@ -63,6 +63,18 @@ typedef struct governance {
     /* auto mode's model classifier (policy/model_classifier.h); NULL: none,
      * so auto mode asks — or denies headless — what rules cannot settle. */
     const struct provider_config *classifier;
+    /* The session's helper model calls (provider/helper.h): the classifier
+     * and prompt hooks go through it. Borrowed (the session owns it; a
+     * sub-agent's governance borrows its parent's); NULL: calls go straight
+     * to the classifier's provider and prompt hooks are skipped. */
+    struct helper_router *helpers;
+    /* `type: "agent"` hooks: run by the agents layer (agents/hook_agent.c),
+     * which sets this port on a session's governance for the length of a
+     * run. NULL: agent hooks are skipped with a notice. Inside a sub-agent
+     * they are always skipped, so an agent hook's own sub-agent never
+     * starts another. */
+    hook_llm_fn agent_hook;
+    void *agent_hook_ctx;
     /* The session's own command sandbox (sandbox/sandbox_policy.h): NULL
      * when disabled; sandbox_error set when its settings are invalid. The
      * session's tool calls get it through tool_ctx. */

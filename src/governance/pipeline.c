@@ -96,8 +96,6 @@ typedef struct gov_call {
     char secret_why[512];
     bool outside;               /* a read beyond the workspace and its added dirs */
     char host[256];             /* sends_out: the host the data goes to */
-    msg_usage model_usage;     /* the classifier's tokens, owed to the run */
-    unsigned model_calls;
     int64_t started_us;
 } gov_call;
 
@@ -296,6 +294,9 @@ static void step_resolve(const tool_call *call, tool_ctx *ctx, gov_call *g)
                      "(%s), so git is not read-only here", key);
         }
     }
+    if (!g->needs_user && g->def->needs_person &&
+        g->def->needs_person(g->input, ctx, g->needs_user_why, sizeof g->needs_user_why))
+        g->needs_user = true;
     resolve_reach(call, ctx, g);
 }
 
@@ -473,9 +474,11 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
             else if (g->outside)
                 snprintf(note, sizeof note, "this call reads outside the workspace and its "
                          "additional directories");
-            in.model = model_classify(gov->classifier, call->name, g->input, ctx->cwd, note,
-                                      ctx->cancel, model_reason, sizeof model_reason,
-                                      &g->model_usage, &g->model_calls);
+            model_classify_call mc = {.cfg = gov->classifier, .helpers = gov->helpers,
+                                      .owner = gov, .call_id = call->id, .tool = call->name,
+                                      .input = g->input, .cwd = ctx->cwd, .note = note,
+                                      .cancel = ctx->cancel};
+            in.model = model_classify(&mc, model_reason, sizeof model_reason);
             in.model_reason = model_reason;
             g->model = in.model;
         }
@@ -491,6 +494,8 @@ static bool step_decide(const tool_call *call, tool_ctx *ctx, gov_call *g, tool_
         tool_error(res, "%s", g->pre.block_reason);
     else
         tool_error(res, "Permission to use %s was denied: %s", call->name, g->decision.reason);
+    if (g->decision.source && !strcmp(g->decision.source, PERM_SRC_USER) && g->def->on_user_deny)
+        str_printf(&res->text, "\n%s", g->def->on_user_deny);
     if (governance_hook_count(gov, HOOK_PERMISSION_DENIED) > 0) {
         hook_outcome o = governance_fire(gov, HOOK_PERMISSION_DENIED,
                                          json_pack("{s:s,s:O,s:s}", "tool_name", call->name,
@@ -890,8 +895,6 @@ audited:
             out->input_used = json_incref((json_t *)g.input);
     }
 done:
-    out->model_usage = g.model_usage;
-    out->model_calls = g.model_calls;
     if (governed && !out->failed_step) {
         STEP(13);
         step_result(res);                                                  /* 13 */

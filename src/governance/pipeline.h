@@ -40,11 +40,6 @@ typedef struct tool_outcome {
     bool stop;
     const char *stop_event; /* "PreToolUse", "PostToolUse", "PostToolUseFailure" */
     char *stop_reason;
-    /* Model calls the pipeline itself made for this call (auto mode's
-     * permission classifier): the caller adds them to the run's usage, so
-     * budgets and cost see every token. raw is always NULL. */
-    msg_usage model_usage;
-    unsigned model_calls;
 } tool_outcome;
 
 /* Frees what tool_call_run put in out (the result included). */

@@ -758,10 +758,12 @@ static void report_skipped(run_ctx *c, const hook_plan *plan)
     for (int t = 0; t < HOOK_TYPE__COUNT; t++)
         if (unrunnable[t])
             notice(c, HOOK_NOTICE_SKIPPED,
-                   "skipped %zu %s hook(s) of type \"%s\": this build of Loom cannot run %s hooks "
-                   "yet",
+                   "skipped %zu %s hook(s) of type \"%s\": %s",
                    unrunnable[t], hook_event_name(c->ev), hook_type_name((hook_type)t),
-                   hook_type_name((hook_type)t));
+                   t == HOOK_TYPE_AGENT
+                       ? "agent hooks run only in a session's own runs with sub-agents on "
+                         "(not inside a sub-agent)"
+                       : "no model is available to judge them here");
 }
 
 static void log_result(const run_ctx *c, const hook_result *r)

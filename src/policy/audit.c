@@ -167,6 +167,27 @@ int audit_record(audit_log *log, const audit_entry *e)
     return rc;
 }
 
+int audit_record_helper(audit_log *log, const char *session_id, const char *run_id,
+                        const json_t *fields)
+{
+    if (!log || !json_is_object(fields))
+        return -LOOM_ERR_INVALID_REQUEST;
+    json_t *o = json_object();
+    char ts[32];
+    clock_iso8601(clock_wall_ms(), ts);
+    json_object_set_new(o, "v", json_integer(1));
+    json_object_set_new(o, "ts", json_string(ts));
+    json_object_set_new(o, "kind", json_string("helper_call"));
+    json_object_set_new(o, "session_id", text(session_id));
+    json_object_set_new(o, "run_id", text(run_id));
+    json_object_update(o, (json_t *)fields);
+    pthread_mutex_lock(&log->lock);
+    int rc = jsonl_append(log->fd, o, NULL);
+    pthread_mutex_unlock(&log->lock);
+    json_decref(o);
+    return rc;
+}
+
 int audit_sync(audit_log *log)
 {
     if (!log)

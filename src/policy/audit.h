@@ -74,6 +74,14 @@ audit_log *audit_open(const char *path, loom_error *err);
  * decision). Thread-safe. */
 int audit_record(audit_log *log, const audit_entry *e);
 
+/* A helper model call (provider/helper.h) in the same file, told apart by
+ * "kind": "helper_call" (a decision record has no "kind"):
+ *   {"v":1,"ts":…,"kind":"helper_call","session_id":…,"run_id":…,
+ *    "purpose":…,"tier":…,"model":…,"status":…,"usage":{…},"costUsd":…,…}
+ * fields (borrowed) are merged in as they are. Thread-safe. */
+int audit_record_helper(audit_log *log, const char *session_id, const char *run_id,
+                        const json_t *fields);
+
 /* Flushes to disk (fdatasync). Records are written unbuffered, so this is
  * only about surviving a power cut. */
 int audit_sync(audit_log *log);

@@ -8,6 +8,7 @@
 
 #include "base/json.h"
 #include "base/str.h"
+#include "provider/helper.h"
 #include "provider/models.h"
 
 static const char SYSTEM[] =
@@ -61,30 +62,32 @@ void model_classifier_request(const provider_config *cfg, const char *tool,
     str_free(&user);
 }
 
-perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
-                            const char *cwd, const char *note, const loom_cancel *cancel,
-                            char *reason, size_t cap, msg_usage *usage, unsigned *calls)
+perm_verdict model_classify(const model_classify_call *c, char *reason, size_t cap)
 {
     msg_request req;
-    model_classifier_request(cfg, tool, input, cwd, note, &req);
+    model_classifier_request(c->cfg, c->tool, c->input, c->cwd, c->note, &req);
 
-    provider_config one = *cfg;
+    provider_config one = *c->cfg;
     one.stream = false;
-    one.max_retries = cfg->max_retries < 1 ? cfg->max_retries : 1;
+    one.max_retries = c->cfg->max_retries < 1 ? c->cfg->max_retries : 1;
+    /* A helper call (provider/helper.h): the lite tier unless settings
+     * route it elsewhere, its own timeout and breaker; its tokens are the
+     * run's, counted by the loop from the helper's record. */
+    helper_spec spec = {.purpose = HELPER_PERMISSION_CLASSIFIER,
+                        .tier = HELPER_TIER_DEFAULT,
+                        .judgment = true,
+                        .base = &one,
+                        .owner = c->owner,
+                        .correlation = c->call_id,
+                        .tool = c->tool};
     msg_response resp;
     loom_error err;
     perm_verdict v = PERM_ASK;
-    if (provider_complete(&one, &req, NULL, cancel, &resp, &err) != 0) {
-        snprintf(reason, cap, "the classifier model was unavailable: %.200s", err.message);
+    if (helper_call(c->helpers, &spec, &req, c->cancel, &resp, &err) != 0) {
+        snprintf(reason, cap, "the classifier model was unavailable: %.300s", err.message);
         msg_request_free(&req);
         return PERM_ASK;
     }
-    /* Every token the classifier spends is the run's: counted whatever the
-     * answer says. */
-    if (usage)
-        msg_usage_add(usage, &resp.usage);
-    if (calls)
-        (*calls)++;
     char *text = msg_message_text(&resp.message);
     json_t *answer = find_object(text);
     const char *decision = json_get_str(answer, "decision", NULL);

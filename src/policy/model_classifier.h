@@ -18,12 +18,6 @@
 /* The system prompt's first words; tests match the request on them. */
 #define MODEL_CLASSIFIER_MARKER "You are a security monitor for an autonomous coding agent."
 
-/* PERM_ALLOW, PERM_DENY, or PERM_ASK when the model could not decide (the
- * reason says why). note (may be NULL) is what the harness knows about the
- * call that its input does not say ("it reads outside the workspace…"),
- * passed on to the model. When the model answered, its token counts are added to
- * *usage (may be NULL; raw is left alone) and *calls incremented (may be
- * NULL): the caller owes them to the run's usage, budget and cost. */
 /* The request model_classify sends (exposed for tests): the system prompt,
  * the call, a 300-token cap, temperature 0 only for a model that takes it
  * (provider/models.h). The caller frees it with msg_request_free. */
@@ -31,8 +25,27 @@ void model_classifier_request(const provider_config *cfg, const char *tool,
                               const json_t *input, const char *cwd, const char *note,
                               msg_request *req);
 
-perm_verdict model_classify(const provider_config *cfg, const char *tool, const json_t *input,
-                            const char *cwd, const char *note, const loom_cancel *cancel,
-                            char *reason, size_t cap, msg_usage *usage, unsigned *calls);
+struct helper_router;
+
+/* One question to the classifier. Everything is borrowed for the call. */
+typedef struct model_classify_call {
+    const provider_config *cfg;     /* the session's model configuration */
+    struct helper_router *helpers;  /* routes it (NULL: straight to cfg's model) */
+    const void *owner;              /* whose run counts its tokens (a governance) */
+    const char *call_id;            /* the tool call judged, for the usage record */
+    const char *tool;
+    const json_t *input;
+    const char *cwd;
+    const char *note;               /* may be NULL */
+    const loom_cancel *cancel;
+} model_classify_call;
+
+/* PERM_ALLOW, PERM_DENY, or PERM_ASK when the model could not decide (the
+ * reason says why). note is what the harness knows about the call that its
+ * input does not say ("it reads outside the workspace…"), passed on to the
+ * model. The call is a helper call of purpose permission_classifier
+ * (provider/helper.h): its tokens and cost reach the run through the
+ * helper's record, and an open breaker is "could not decide". */
+perm_verdict model_classify(const model_classify_call *c, char *reason, size_t cap);
 
 #endif

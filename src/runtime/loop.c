@@ -632,6 +632,7 @@ static loop_step run_turn_steps(loop_state *st)
     emit_working(st);
     if (s == STEP_NEXT)
         s = decide(st, &t);
+    loop_settle_helpers(st); /* compaction's, the Stop hooks' (the batch settled its own) */
     free(t.hook_stop);
     return s;
 }
@@ -648,6 +649,7 @@ static void run_end(loop_state *st)
     msg_usage spent;
     unsigned calls = context_background_stop(st->cs, &spent);
     loop_count_side_usage(st, "compaction", NULL, NULL, &spent, calls);
+    loop_settle_helpers(st);
 }
 
 static void run_free(loop_state *st)

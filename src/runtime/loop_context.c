@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/str.h"
+#include "governance/governance.h"
 #include "runtime/loop_internal.h"
 
 static void port_emit(void *ctx, loom_event_type type, json_t *payload)
@@ -65,6 +66,9 @@ void loop_context_init(loop_context *lc, const loop_params *p, loop_io *io, msg_
         .port = {.ctx = lc, .emit = port_emit, .warn = port_warn, .fire_hook = port_fire,
                  .add_usage = port_add_usage, .model = io->model},
     };
+    governance *g = io->tools && io->tools->gov ? io->tools->gov : io->gov;
+    lc->env.port.helpers = g ? g->helpers : NULL;
+    lc->env.port.helper_owner = g;
 }
 
 /* LOOM_CHECK_REQUEST_ENCODING=1 (the e2e suite sets it): every turn's

@@ -126,6 +126,13 @@ void loop_count_reply(loop_state *st, const msg_response *resp, int64_t started_
  * see it, and reported as a model.usage event naming the purpose. */
 void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr,
                            const char *tool, const msg_usage *u, unsigned calls);
+/* The helper model calls (provider/helper.h) the run's governance made
+ * since the last time — the classifier, prompt hooks, compaction — settled:
+ * their tokens and cost into the run (each priced by its own model), a
+ * model.usage event per call naming its purpose, tier and model, a
+ * helper-call record in the session and a line in the audit log
+ * (governance/helper_log.h). At the turn's boundaries and the run's end. */
+void loop_settle_helpers(loop_state *st);
 /* Context work adds its tokens to the usage itself (the port); what it
  * spent since `before` is priced and reported here, so cost_usd and max_usd
  * see it too. */

@@ -110,11 +110,11 @@ int loop_run_tools(loop_state *st, const msg_message *reply, const char *message
     heartbeat_set_act(io->heartbeat, false);
     if (io->act_running)
         atomic_store(io->act_running, false);
+    /* The helper calls the batch made (the permission classifier, prompt
+     * hooks) are the run's tokens too. */
+    loop_settle_helpers(st);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        /* The permission classifier's model calls are the run's tokens too. */
-        loop_count_side_usage(st, "permission_classifier", calls[i].id, calls[i].name,
-                              &outs[i].model_usage, outs[i].model_calls);
         tool_result *r = &outs[i].result;
         if (io->working)
             working_note_step(io->working, r->is_error);

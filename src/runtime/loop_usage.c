@@ -4,6 +4,10 @@
  * and the cost cap read what is summed here. Run thread only. */
 #include "runtime/loop_internal.h"
 
+#include <string.h>
+
+#include "governance/helper_log.h"
+#include "provider/helper.h"
 #include "provider/models.h"
 
 /* Configured prices win over the table (provider/models.c). */
@@ -29,7 +33,7 @@ bool loop_prices_known(const loop_params *p, const char *model)
  * OpenAI reports no writes). Otherwise the model's price (its settings
  * entry, else its row of the dated table), each kind at its own; a model it does not price costs 0 here
  * (the run's cost was known at its start: a fallback model without a row). */
-static double usage_cost(const loop_state *st, const msg_usage *u)
+static double usage_cost_of(const loop_state *st, const char *model, const msg_usage *u)
 {
     const loop_params *p = &st->p;
     if (configured(p))
@@ -40,10 +44,15 @@ static double usage_cost(const loop_state *st, const msg_usage *u)
                 (double)u->cache_read_tokens * p->price_input_per_mtok * 0.1 +
                 (double)u->output_tokens * p->price_output_per_mtok) / 1e6;
     model_price price;
-    if (!price_of(p, st->cfg.model, &price))
+    if (!price_of(p, model, &price))
         return 0;
     return model_price_cost(&price, u->input_tokens, u->output_tokens, u->cache_creation_tokens,
                             u->cache_read_tokens, u->cache_creation_1h_tokens);
+}
+
+static double usage_cost(const loop_state *st, const msg_usage *u)
+{
+    return usage_cost_of(st, st->cfg.model, u);
 }
 
 /* The usage total changed: the dashboard's budget line follows it. */
@@ -94,6 +103,43 @@ void loop_count_side_usage(loop_state *st, const char *purpose, const char *corr
     charge_tree(st, u, out->cost_usd >= 0 ? cost : -1);
     loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, corr,
               event_model_usage(purpose, tool, (int)calls, msg_usage_to_json(u), out->cost_usd));
+}
+
+/* One helper call (provider/helper.h) settled by the governance: priced by
+ * the model it went to; its tokens and cost the run's unless its caller
+ * counted them (compaction, through the context port). */
+static double account_helper(void *ctx, const helper_record *rec)
+{
+    loop_state *st = ctx;
+    bool priced = loop_prices_known(&st->p, rec->model);
+    double cost = priced ? usage_cost_of(st, rec->model, &rec->usage) : -1;
+    bool made = !strcmp(rec->status, "ok") || !strcmp(rec->status, "error");
+    if (rec->counted || !made) /* refused before a request: nothing spent */
+        return cost;
+    loop_result *out = st->out;
+    msg_usage_add(&out->usage, &rec->usage);
+    usage_changed(st);
+    if (out->cost_usd >= 0) {
+        if (priced)
+            out->cost_usd += cost;
+        else if (msg_usage_total(&rec->usage) > 0)
+            out->cost_usd = -1; /* a model with no price: the run's cost is unknown */
+    }
+    charge_tree(st, &rec->usage, out->cost_usd >= 0 ? cost : -1);
+    if (msg_usage_total(&rec->usage) > 0)
+        loop_emit(st->io, LOOM_EV_MODEL_USAGE, LOOM_VIS_USER, rec->correlation,
+                  event_model_usage_helper(helper_purpose_name(rec->purpose), rec->tool,
+                                           helper_tier_name(rec->tier), rec->model,
+                                           msg_usage_to_json(&rec->usage), out->cost_usd));
+    return cost;
+}
+
+void loop_settle_helpers(loop_state *st)
+{
+    loop_io *io = st->io;
+    governance *g = io->tools && io->tools->gov ? io->tools->gov : io->gov;
+    governance_settle_helpers(g, io->t, io->tools ? io->tools->run_id : NULL, account_helper,
+                              st);
 }
 
 void loop_price_compaction(loop_state *st, const msg_usage *before)

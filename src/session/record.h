@@ -32,6 +32,9 @@
 #define RECORD_TOPIC "topic"
 #define RECORD_GOAL_RESULT "goal-result"
 #define RECORD_GOAL_PROGRESS "goal-progress"
+/* {purpose, tier, model, status, usage, costUsd?, …}: a helper model call
+ * (provider/helper.h; governance/helper_log.c writes it) */
+#define RECORD_HELPER_CALL "helper-call"
 
 /* True for the five conversation types. Every other type, including ones
  * this build does not know, is kept on disk but never enters the context. */

@@ -34,11 +34,11 @@ void stats_free(stats *s)
     memset(s, 0, sizeof *s);
 }
 
-static const char *const by_names[] = {"day", "model", "project", "agent"};
+static const char *const by_names[] = {"day", "model", "project", "agent", "purpose"};
 
 bool stats_by_parse(const char *name, stats_by *out)
 {
-    for (int i = 0; name && i < 4; i++)
+    for (int i = 0; name && i < (int)(sizeof by_names / sizeof by_names[0]); i++)
         if (strcmp(name, by_names[i]) == 0) {
             *out = (stats_by)i;
             return true;
@@ -141,7 +141,13 @@ static void delta_of(const stats *s, const json_t *rec, const char *type, const 
     memset(d, 0, sizeof *d);
     const json_t *pd = json_get_obj(rec, "providerData");
     const json_t *u = json_get_obj(pd, "usage");
-    if (u && record_is_assistant_side(rec)) {
+    bool helper = strcmp(type, RECORD_HELPER_CALL) == 0;
+    if (helper) { /* a helper model call: its own usage, priced by its own model */
+        const char *st = json_get_str(rec, "status", "");
+        bool made = !strcmp(st, "ok") || !strcmp(st, "error"); /* else refused: no request */
+        u = made ? json_get_obj(rec, "usage") : NULL;
+    }
+    if (u && (helper || record_is_assistant_side(rec))) {
         d->model_call = true;
         d->input = usage_field(u, "inputTokens");
         d->output = usage_field(u, "outputTokens");
@@ -174,20 +180,27 @@ static void add_record(stats *s, file_view *v, const json_t *rec, const char *ty
         take_meta(v, rec);
         return;
     }
-    const char *model = json_get_str(json_get_obj(rec, "providerData"), "model", NULL);
+    bool helper = strcmp(type, RECORD_HELPER_CALL) == 0;
+    const char *model = helper ? NULL : json_get_str(json_get_obj(rec, "providerData"), "model", NULL);
     if (model && *model)
         v->model = model;
+    /* A helper call names its own model; the file's stays the agent's. */
+    const char *call_model = helper ? json_get_str(rec, "model", "unknown") : v->model;
+    if (!*call_model)
+        call_model = "unknown";
     char day[11];
     if (!day_of(json_get_str(rec, "timestamp", NULL), day))
         memcpy(day, v->created_day, sizeof day);
     if (s->since[0] && strcmp(day, s->since) < 0)
         return;
     record_delta d;
-    delta_of(s, rec, type, v->model, &d);
+    delta_of(s, rec, type, call_model, &d);
+    const char *purpose = helper ? json_get_str(rec, "purpose", "unknown") : "main";
     const char *key = s->by == STATS_BY_DAY       ? day
-                      : s->by == STATS_BY_MODEL   ? v->model
+                      : s->by == STATS_BY_MODEL   ? call_model
                       : s->by == STATS_BY_PROJECT ? v->project
-                                                  : v->agent;
+                      : s->by == STATS_BY_AGENT   ? v->agent
+                                                  : purpose;
     add_to_row(&s->total, &d, s->sessions);
     add_to_row(row_for(s, key), &d, s->sessions);
 }

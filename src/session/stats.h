@@ -18,7 +18,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum stats_by { STATS_BY_DAY, STATS_BY_MODEL, STATS_BY_PROJECT, STATS_BY_AGENT } stats_by;
+/* STATS_BY_PURPOSE: the agent's own turns under "main", each helper model
+ * call (a helper-call record) under its purpose ("compaction",
+ * "permission_classifier", "hook_prompt", …). */
+typedef enum stats_by {
+    STATS_BY_DAY, STATS_BY_MODEL, STATS_BY_PROJECT, STATS_BY_AGENT, STATS_BY_PURPOSE
+} stats_by;
 
 /* The USD cost of one model call's tokens; false when model has no price. */
 typedef bool (*stats_price_fn)(void *ctx, const char *model, long long input, long long output,
@@ -50,7 +55,7 @@ typedef struct stats {
 void stats_init(stats *s, stats_by by, const char *since, stats_price_fn price, void *ctx);
 void stats_free(stats *s);
 
-/* "day", "model", "project", "agent" → its value; false for anything else. */
+/* "day", "model", "project", "agent", "purpose" → its value; false for anything else. */
 bool stats_by_parse(const char *name, stats_by *out);
 const char *stats_by_name(stats_by by);
 

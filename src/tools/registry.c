@@ -127,7 +127,9 @@ int tool_registry_add_builtins(tool_registry *reg, loom_error *err)
         &tool_read,       &tool_write,     &tool_edit,       &tool_glob,
         &tool_grep,       &tool_bash,      &tool_task_output, &tool_task_stop,
         &tool_todo_write, &tool_web_fetch, &tool_ask_user,    &tool_renew,
-        &tool_ack_event,  &tool_notebook_edit,
+        &tool_ack_event,  &tool_notebook_edit, &tool_exit_plan_mode, &tool_task_create,
+        &tool_task_get,   &tool_task_update, &tool_task_list, &tool_enter_worktree,
+        &tool_exit_worktree,
     };
     for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++) {
         int rc = tool_registry_add(reg, builtins[i], err);

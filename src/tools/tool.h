@@ -23,6 +23,9 @@ typedef struct file_history file_history;   /* session/file_history.h: pre-write
 typedef struct task_registry task_registry; /* tools/tasks.h: background shells */
 typedef struct todo_list todo_list;         /* context/plan.h: the plan */
 typedef struct working working;             /* context/working.h: C_working */
+typedef struct task_list task_list;         /* tools/task_list.h: the shared task list */
+struct perm_mode_state;                     /* policy/decision.h: the permission mode */
+struct tool_result;                         /* below */
 typedef struct heartbeat heartbeat;         /* heartbeat/heartbeat.h: H_b */
 struct sandbox_policy;                      /* sandbox/sandbox_policy.h */
 struct tool_io;                             /* tools/tool_io.h: the driver's files, terminal */
@@ -47,6 +50,10 @@ typedef struct tool_ctx {
     /* The session's governance (governance/governance.h): rules, hooks, mode,
      * approvals, audit. NULL: every call is allowed (unit tests). */
     struct governance *gov;
+    /* The session's helper model calls (provider/helper.h), for a tool that
+     * asks a side model (WebFetch's question, when routed); their tokens
+     * are settled for gov's run. NULL: none. */
+    struct helper_router *helpers;
     /* The session's command sandbox (its governance holds it): Bash runs
      * confined by it, and the secret checks add its denyRead list. NULL:
      * none. sandbox_error set: the sandbox settings are invalid and Bash
@@ -82,6 +89,26 @@ typedef struct tool_ctx {
      * puts it in TRACEPARENT, MCP tools in _meta.traceparent. Any thread. */
     bool (*traceparent)(void *ctx, const char *call_id, char buf[56]);
     void *traceparent_ctx;
+    /* The session tree's task list (TaskCreate and kin): one list, the same
+     * pointer in every agent of the tree. NULL: none. */
+    task_list *task_list;
+    /* The session's permission mode (ExitPlanMode leaves plan mode through
+     * it); changed only on the run's thread. NULL: the call cannot change
+     * the mode (a sub-agent's). */
+    struct perm_mode_state *mode;
+    /* Calls tool of the session's MCP server (WebSearch's MCP backend):
+     * the tools/call result (new reference), or NULL with why set. NULL:
+     * the session has no MCP servers. Any thread. */
+    json_t *(*mcp_call)(void *mcp_ctx, const char *server, const char *tool, json_t *args,
+                        const loom_cancel *cancel, loom_str *why);
+    void *mcp_ctx;
+    /* EnterWorktree / ExitWorktree (api/worktree.c): move the session into
+     * a new git worktree and back; each fills out (a result or an error
+     * result) and returns 0. NULL: not here (a sub-agent, a direct call).
+     * The run's thread, the tool running alone. */
+    int (*worktree_enter)(void *wt_ctx, const char *name, struct tool_result *out);
+    int (*worktree_exit)(void *wt_ctx, bool remove, bool discard, struct tool_result *out);
+    void *worktree_ctx;
 } tool_ctx;
 
 typedef struct tool_result {
@@ -121,6 +148,13 @@ typedef struct tool_def {
      * is shown only name; rules and hooks match the name it was called by
      * and the tool's name alike. */
     const char *const *aliases;
+    /* Whether this call needs a person whatever the mode or rules (may be
+     * NULL: never): true with why set (ExitPlanMode: the plan must be
+     * approved). Headless, such a call is denied. */
+    bool (*needs_person)(const json_t *input, const tool_ctx *ctx, char *why, size_t cap);
+    /* Added to the result when a person denied the call (may be NULL):
+     * what the model should do now (ExitPlanMode: still in plan mode). */
+    const char *on_user_deny;
 } tool_def;
 
 /* Result helpers. */

@@ -52,5 +52,5 @@ assert_contains "system: static part has the working rules" "$(jq -r '.body.syst
 assert_contains "system: AGENTS.md in the dynamic part" "$(jq -r '.body.system[1].text' <<<"$req")" "always answer in haiku"
 assert_contains "system: the working directory is stated" "$(jq -r '.body.system[1].text' <<<"$req")" "$T/proj"
 assert_eq "tools: sent in a stable order" "$(jq -r '[.body.tools[].name] | join(",")' <<<"$req")" \
-  "Read,Write,Edit,Glob,Grep,Bash,TaskOutput,TaskStop,TodoWrite,WebFetch,AskUserQuestion,Renew,AcknowledgeEvent,NotebookEdit,Agent,SendMessage"
+  "Read,Write,Edit,Glob,Grep,Bash,TaskOutput,TaskStop,TodoWrite,WebFetch,AskUserQuestion,Renew,AcknowledgeEvent,NotebookEdit,ExitPlanMode,TaskCreate,TaskGet,TaskUpdate,TaskList,EnterWorktree,ExitWorktree,Agent,SendMessage"
 finish

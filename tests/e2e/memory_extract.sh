@@ -92,6 +92,31 @@ assert_contains "and warned about" "$(cat "$T/err")" 'memory candidate "Staging 
 check "the warning does not hold the key" bash -c '! grep -q "sk-ant-api03" "$1"' _ "$T/err"
 check "the clean candidate is written" test -f "$R/.loom/memory/release-day.md"
 
+# Every field of a candidate is scanned, for every kind of credential the
+# scanner knows; a secret in the name is withheld from the report too.
+oai="sk-proj-Xb7Qm2Lp9Rt4Vw8Zk3Nf6Hj1Dg5Sa0Ye"
+gh="ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+pem=$(printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----')
+many=$(jq -nc --arg o "$oai" --arg g "$gh" --arg p "$pem" '{memories:[
+  {action:"add",name:"OpenAI access",description:("key " + $o),type:"reference",body:"Use the shared account."},
+  {action:"add",name:"AWS access",description:"The deploy user",type:"reference",body:"Access key AKIAIOSFODNN7EXAMPLE for deploys."},
+  {action:"add",name:("Token " + $g),description:"GitHub",type:"reference",body:"CI uses it."},
+  {action:"add",name:"Deploy key",description:"The deploy SSH key",type:"reference",body:$p},
+  {action:"add",name:"Database login",description:"Staging database",type:"reference",body:"password = \"Zq8#vL2!mW9pR4tY\" for the staging db"},
+  {action:"add",name:"Build cache",description:"CI caches node_modules by lockfile hash",type:"project",body:"The CI cache key is the lockfile hash."}]}')
+scenario "$T/s4b.json" "Noted the access details and the cache." "$many"
+start_mock "$T/s4b.json"
+out=$(run "Write down how we reach OpenAI, AWS, GitHub, the deploy box and the staging database, and the CI cache.")
+assert_eq "five candidates dropped" "$(jq '.memory.dropped | length' <<<"$out")" 5
+assert_eq "one kind each" "$(jq -c '[.memory.dropped[].why | capture("\\((?<k>[a-z_]+)\\)").k]' <<<"$out")" \
+  '["openai_api_key","aws_access_key_id","github_token","private_key","credential_assignment"]'
+assert_eq "the name holding a token is withheld" "$(jq -r '.memory.dropped[2].name' <<<"$out")" "[withheld]"
+assert_eq "the clean one is written" "$(jq -c .memory.written <<<"$out")" '["build-cache"]'
+for v in "$oai" AKIAIOSFODNN7EXAMPLE "$gh" "BEGIN OPENSSH" 'Zq8#vL2'; do
+  check "no file holds ${v:0:12}…" bash -c '! grep -rqF -- "$1" "$2"' _ "$v" "$R/.loom/memory"
+  check "nor the warnings" bash -c '! grep -qF -- "$1" "$2"' _ "$v" "$T/err"
+done
+
 # A malformed reply writes nothing and says so.
 scenario "$T/s5.json" "The CI cache is now keyed on the lockfile hash." 'Sure! I would remember: {"memories": []}'
 start_mock "$T/s5.json"
@@ -107,4 +132,29 @@ start_mock "$T/s6.json"
 out=$(run "Change the CI cache key back so it uses the lockfile hash, like we discussed.")
 assert_contains "an unknown type is refused whole" "$(jq -r .memory.reason <<<"$out")" "memories[0].type"
 check "and writes nothing" test ! -e "$R/.loom/memory/x.md"
+
+# A hostile repository: a MEMORY.md that is a symlink to a secret is never
+# read or rewritten; a .loom/memory that is a symlink elsewhere is never
+# written.
+H="$T/hostile"
+mkdir -p "$H/.git" "$H/.loom/memory" "$HOME/.ssh" "$T/elsewhere"
+echo "PRIVATE-KEY-BYTES" > "$HOME/.ssh/id_rsa"
+ln -s "$HOME/.ssh/id_rsa" "$H/.loom/memory/MEMORY.md"
+scenario "$T/h.json" "Understood: tabs, because the linter enforces them." "$add_tabs"
+start_mock "$T/h.json"
+out=$("$LOOM_BIN" -p "Remember: in this project we indent with tabs, never spaces, because the linter enforces it." \
+  --output-format json --permission-mode bypassPermissions --cwd "$H" 2>/dev/null)
+assert_contains "a symlinked MEMORY.md: nothing written" "$(jq -r .memory.reason <<<"$out")" "not a regular file"
+check "the link is left as it is" test -L "$H/.loom/memory/MEMORY.md"
+check "no entry beside it" test ! -e "$H/.loom/memory/indentation-style.md"
+check "the key never reached a request" bash -c '! grep -q PRIVATE-KEY-BYTES "$1"' _ "$MOCK_LOG"
+H2="$T/hostile2"
+mkdir -p "$H2/.git" "$H2/.loom"
+ln -s "$T/elsewhere" "$H2/.loom/memory"
+start_mock "$T/h.json"
+out=$("$LOOM_BIN" -p "Remember: in this project we indent with tabs, never spaces, because the linter enforces it." \
+  --output-format json --permission-mode bypassPermissions --cwd "$H2" 2>/dev/null)
+assert_eq "a .loom/memory symlinked elsewhere is not written" "$(jq -r .memory.reason <<<"$out")" \
+  "the .loom/memory folder resolves outside the project"
+check "nothing lands where it points" test -z "$(ls -A "$T/elsewhere")"
 finish

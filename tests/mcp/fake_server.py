@@ -45,6 +45,11 @@ Options:
                      to about N bytes (real servers' tools run to hundreds)
   --delay-init MS    answer initialize only after MS milliseconds (a slow
                      server joining after the first model request)
+  --search           tools `web_search {query}` (Brave-shaped JSON as text:
+                     {"web": {"results": [...]}}, the query echoed in the first
+                     title; query "broken" answers text that is not JSON,
+                     "error" an isError result) and `web_search_structured
+                     {q}` (SearXNG-shaped structuredContent), for WebSearch
   --bad-structured   tool `weather`: its outputSchema wants a number at
                      temperature, its structuredContent has a string there
 
@@ -63,7 +68,7 @@ import time
 # ---- options ---------------------------------------------------------------
 
 FLAGS = ["list-changed", "resources", "prompts", "elicit", "annotations", "stateless",
-         "ignore-eof", "ignore-term", "discover-hang", "bad-structured", "log-meta"]
+         "ignore-eof", "ignore-term", "discover-hang", "bad-structured", "log-meta", "search"]
 VALUES = ["tools", "page-size", "crash-on", "instructions", "pid-file", "log", "protocol",
           "delay-init", "tool-desc-bytes"]
 
@@ -214,9 +219,37 @@ def tool_list():
                       "outputSchema": schema({"current": schema(
                           {"temperature": {"type": "number"}}, ["temperature"])},
                           ["current"])})
+    if OPTS.get("search"):
+        tools.append({"name": "web_search", "description": "Searches the web.",
+                      "inputSchema": schema({"query": {"type": "string"}}, ["query"])})
+        tools.append({"name": "web_search_structured", "description": "Searches, structured.",
+                      "inputSchema": schema({"q": {"type": "string"}}, ["q"])})
     with STATE_LOCK:
         tools.extend(EXTRA_TOOLS)
     return tools
+
+
+SEARCH_HITS = [("https://docs.example.org/loom", "The Loom harness documentation."),
+               ("https://blocked.example.net/x", "A page the settings block."),
+               ("https://www.example.com/b", "Another page.")]
+
+
+def call_search(name, args):
+    q = str(args.get("query", args.get("q", "")))
+    log("search %s %s" % (name, q))
+    if q == "error":
+        return {"content": [{"type": "text", "text": "the search index is down"}],
+                "isError": True}
+    if q == "broken":
+        return text("<html>not JSON</html>")
+    hits = [{"title": "Result for %s" % q if i == 0 else "Hit %d" % i, "url": u,
+             "description": d} for i, (u, d) in enumerate(SEARCH_HITS)]
+    if name == "web_search":
+        return text(json.dumps({"web": {"results": hits}}))
+    r = text("structured results")
+    r["structuredContent"] = {"results": [{"title": h["title"], "url": h["url"],
+                                           "content": h["description"]} for h in hits]}
+    return r
 
 
 def call_slow(rid, args, meta):
@@ -286,6 +319,8 @@ def call_tool(rid, params):
         return text(name + " done")
     if name == "extra":
         return text("extra here")
+    if name in ("web_search", "web_search_structured") and OPTS.get("search"):
+        return call_search(name, args)
     if name == "weather" and OPTS.get("bad-structured"):
         r = text("warm")
         r["structuredContent"] = {"current": {"temperature": "warm"}}

@@ -22,7 +22,8 @@
 static const char *const builtin_order[] = {
     "Read", "Write", "Edit",      "Glob",      "Grep",           "Bash",
     "TaskOutput", "TaskStop", "TodoWrite", "WebFetch", "AskUserQuestion", "Renew", "AcknowledgeEvent",
-    "NotebookEdit",
+    "NotebookEdit", "ExitPlanMode", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList",
+    "EnterWorktree", "ExitWorktree",
 };
 #define N_BUILTINS (sizeof builtin_order / sizeof *builtin_order)
 
@@ -82,7 +83,10 @@ static void test_builtin_flags(void **state)
         {&tool_grep, true, true},         {&tool_bash, false, false},
         {&tool_task_output, true, true},  {&tool_task_stop, false, false},
         {&tool_todo_write, false, false}, {&tool_web_fetch, true, true},
-        {&tool_ask_user, true, false},
+        {&tool_ask_user, true, false},    {&tool_exit_plan_mode, false, false},
+        {&tool_task_create, false, false}, {&tool_task_get, true, true},
+        {&tool_task_update, false, false}, {&tool_task_list, true, true},
+        {&tool_enter_worktree, false, false}, {&tool_exit_worktree, false, false},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
         if (table[i].def->read_only != table[i].read_only ||
@@ -103,7 +107,10 @@ static void test_builtin_flags(void **state)
         {&tool_task_output, false, false}, {&tool_task_stop, false, false},
         {&tool_todo_write, true, false},  {&tool_web_fetch, false, true},
         {&tool_ask_user, false, false},   {&tool_renew, true, false},
-        {&tool_ack_event, true, false},
+        {&tool_ack_event, true, false},   {&tool_exit_plan_mode, true, false},
+        {&tool_task_create, true, false}, {&tool_task_get, true, false},
+        {&tool_task_update, true, false}, {&tool_task_list, true, false},
+        {&tool_enter_worktree, false, false}, {&tool_exit_worktree, false, false},
     };
     for (size_t i = 0; i < sizeof perm / sizeof *perm; i++)
         if (perm[i].def->local_state_only != perm[i].local_state_only ||
@@ -267,6 +274,14 @@ static void test_builtin_schemas_accept_examples(void **state)
          "{\"questions\":[{\"question\":\"Q?\",\"header\":\"H\",\"multiSelect\":false,"
          "\"options\":[{\"label\":\"a\",\"description\":\"x\"},"
          "{\"label\":\"b\",\"description\":\"y\"}]}]}"},
+        {"ExitPlanMode", "{\"plan\":\"1. do it\"}"},
+        {"TaskCreate", "{\"subject\":\"s\",\"description\":\"d\",\"activeForm\":\"S-ing\"}"},
+        {"TaskGet", "{\"taskId\":\"1\"}"},
+        {"TaskUpdate", "{\"taskId\":\"1\",\"status\":\"deleted\",\"addBlocks\":[\"2\"],"
+                       "\"owner\":\"a\",\"metadata\":{\"k\":null}}"},
+        {"TaskList", "{}"},
+        {"EnterWorktree", "{\"name\":\"feature\"}"},
+        {"ExitWorktree", "{\"action\":\"remove\",\"discard_changes\":true}"},
     };
     for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
         json_t *in = json_loads(calls[i].input, 0, NULL);

@@ -187,6 +187,19 @@ int memory_apply(const char *dir, const memory_reply *reply, const char *session
     for (size_t i = 0; i < 4; i++)
         if (!json_object_get(report, lists[i]))
             json_object_set_new(report, lists[i], json_array());
+    /* The index first: one that is a symlink is never followed, and
+     * nothing is written beside an index that cannot be kept. */
+    char *index = path_join(dir, "MEMORY.md");
+    char *itext = NULL;
+    size_t ilen = 0;
+    int irc = memory_read_regular(index, 4 * 1024 * 1024, &itext, &ilen);
+    free(itext);
+    if (irc < 0) {
+        str_printf(why, "%s is not a regular file (a symlink?): nothing was written", index);
+        free(index);
+        return -1;
+    }
+    free(index);
     memory_entry *v = NULL;
     size_t n = 0;
     memory_entries_load(dir, MEMORY_ENTRY_MEMORY, &v, &n, NULL);

@@ -108,6 +108,18 @@ void memory_entries_free(memory_entry *v, size_t n)
     free(v);
 }
 
+int memory_read_regular(const char *path, size_t max, char **text, size_t *len)
+{
+    struct stat st;
+    *text = NULL;
+    *len = 0;
+    if (lstat(path, &st) != 0)
+        return 1;
+    if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max)
+        return -1;
+    return file_read_all(path, text, len, NULL) == 0 ? 0 : -1;
+}
+
 bool memory_path_within(const char *p, const char *root)
 {
     size_t n = root ? strlen(root) : 0;
@@ -269,8 +281,12 @@ int memory_index_update(const char *dir, const char *remove, const memory_entry 
     char *path = path_join(dir, "MEMORY.md");
     char *old = NULL;
     size_t len = 0;
-    if (file_read_all(path, &old, &len, NULL) != 0)
-        old = NULL, len = 0;
+    if (memory_read_regular(path, 4 * 1024 * 1024, &old, &len) < 0) {
+        loom_error_set(err, LOOM_ERR_IO, "%s is not a regular file: the index is not updated",
+                       path);
+        free(path);
+        return -1;
+    }
     loom_str out = LOOM_STR_INIT;
     size_t pos = 0;
     while (pos < len) {

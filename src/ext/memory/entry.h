@@ -57,6 +57,12 @@ bool memory_type_valid(const char *type);
 int memory_entry_parse(const char *text, size_t len, memory_entry *e, loom_str *why);
 void memory_entry_clear(memory_entry *e);
 
+/* Reads path when it is a regular file (not a symlink: a hostile
+ * repository's MEMORY.md pointing at ~/.ssh/id_rsa must never be read and
+ * rewritten into the index) of at most max bytes. 0 with *text (caller
+ * frees), 1 when there is no file, -1 when it is something else. */
+int memory_read_regular(const char *path, size_t max, char **text, size_t *len);
+
 /* p and root (both resolved paths) name the same folder, or p lies
  * beneath root. */
 bool memory_path_within(const char *p, const char *root);
@@ -82,7 +88,8 @@ bool memory_slug_valid(const char *s);
 char *memory_index_line(const memory_entry *e);
 /* Rewrites dir/MEMORY.md: the lines pointing at remove (a slug; may be
  * NULL) and at add's slug go, add's line (may be NULL) is appended; every
- * other line stays as written. Atomic. 0 or -1 with err. */
+ * other line stays as written. Atomic. 0 or -1 with err (a MEMORY.md that
+ * is a symlink or not a regular file is refused, never followed). */
 int memory_index_update(const char *dir, const char *remove, const memory_entry *add,
                         loom_error *err);
 

@@ -53,7 +53,7 @@ static char *cursor_read(const char *memdir, const char *sid)
     char *p = cursor_path(memdir), *text = NULL;
     size_t len = 0;
     char *out = NULL;
-    if (file_read_all(p, &text, &len, NULL) == 0) {
+    if (memory_read_regular(p, 1024 * 1024, &text, &len) == 0) {
         json_t *doc = json_loadb(text, len, 0, NULL);
         const char *v = json_string_value(json_object_get(json_object_get(doc, "sessions"), sid));
         out = v ? xstrdup(v) : NULL;
@@ -71,7 +71,7 @@ static void cursor_write(const char *memdir, const char *sid, const char *id)
     char *p = cursor_path(memdir), *text = NULL;
     size_t len = 0;
     json_t *doc = NULL;
-    if (file_read_all(p, &text, &len, NULL) == 0)
+    if (memory_read_regular(p, 1024 * 1024, &text, &len) == 0)
         doc = json_loadb(text, len, 0, NULL);
     free(text);
     json_t *sessions = json_object_get(doc, "sessions");
@@ -281,6 +281,15 @@ json_t *memory_extract_run(const memory_extract_env *env, msg_usage *usage)
     }
     if (!memdir || stat(memdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         report = report_new("skipped", "no .loom/memory folder in the project"); /* gate 4 */
+        goto out;
+    }
+    char *root_rp = realpath(env->root, NULL);
+    bool inside = root_rp && memory_path_within(memdir, root_rp);
+    free(root_rp);
+    if (!inside) {
+        /* A symlink elsewhere: extraction would write files wherever it
+         * points (a hostile repository's ~/.config/autostart). */
+        report = report_new("skipped", "the .loom/memory folder resolves outside the project");
         goto out;
     }
     if (transcript_chain(env->t, NULL, true, &chain, &n, &err) != 0 || n == 0) {

@@ -450,6 +450,11 @@ json_t *acp_map_permission_tool_call(acp_map *m, const json_t *event)
     const char *q = json_get_str(p, "question", json_get_str(p, "message", NULL));
     if (q && *q)
         json_array_append_new(content, text_content(q));
+    /* Why a person is asked, as the REPL shows it under the question
+     * (ExitPlanMode: the mode approving its plan restores). */
+    const char *why = json_get_str(p, "message", NULL);
+    if (why && *why && (!q || strcmp(why, q) != 0))
+        json_array_append_new(content, text_content(why));
     json_object_set_new(tc, "content", content);
     return tc;
 }

@@ -19,7 +19,7 @@ static const char *const eighths[] = {"", "▏", "▎", "▍", "▌", "▋", "�
 
 static void usage(FILE *to)
 {
-    fputs("usage: loom stats [--json] [--since YYYY-MM-DD] [--by day|model|project|agent]\n"
+    fputs("usage: loom stats [--json] [--since YYYY-MM-DD] [--by day|model|project|agent|purpose]\n"
           "                  [--server URL]   (a loom serve store; token in $LOOM_SERVER_TOKEN)\n",
           to);
 }

@@ -417,12 +417,19 @@ void tool_view_done(tool_view *tv, const json_t *p)
 /* Lines of a command shown in an approval before "… +N lines": enough to
  * judge a script, not so many that the question scrolls away. */
 #define APPROVAL_LINES 12
+#define APPROVAL_PLAN_LINES 40
 
 void tool_view_approval_subject(tool_view *tv, loom_str *out, const char *tool,
                                 const json_t *input)
 {
     int cols = term_columns() - 4;
-    const char *cmd = !strcmp(tool, "Bash") ? field(input, "command") : NULL;
+    /* A command, or the plan ExitPlanMode asks to be approved: its lines
+     * themselves (a plan more of them), not a one-line summary. */
+    bool plan = !strcmp(tool, "ExitPlanMode");
+    const char *cmd = !strcmp(tool, "Bash") ? field(input, "command")
+                      : plan               ? field(input, "plan")
+                                           : NULL;
+    size_t cap = plan ? APPROVAL_PLAN_LINES : APPROVAL_LINES;
     if (!cmd) {
         char *arg = call_argument(tv, tool, input);
         if (*arg) {
@@ -466,7 +473,7 @@ void tool_view_approval_subject(tool_view *tv, loom_str *out, const char *tool,
     size_t shown = 0, total = 1;
     for (const char *p = cmd; *p; p++)
         total += *p == '\n' && p[1];
-    while (*s && shown < APPROVAL_LINES) {
+    while (*s && shown < cap) {
         size_t n = strcspn(s, "\n");
         loom_str line = LOOM_STR_INIT;
         term_put_clipped(&line, s, n, cols);

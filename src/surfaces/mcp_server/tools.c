@@ -16,11 +16,11 @@
 #define AGENT_TOOL "agent"
 
 /* Built-ins that need a run around them (a person to ask, a sub-agent
- * tree, the run's plan mode): not offered. */
+ * tree, the run's plan mode, the run's directory): not offered. */
 static const char *const NOT_OFFERED[] = {"AskUserQuestion", "Agent", "SendMessage", "Renew",
                                           "AcknowledgeEvent", "TodoWrite",
                                           "ExitPlanMode", "EnterPlanMode", "StructuredOutput",
-                                          NULL};
+                                          "EnterWorktree", "ExitWorktree", NULL};
 
 static bool offered(const char *name)
 {

@@ -1,5 +1,7 @@
 /* builtin.h — the built-in tools, named and shaped as Claude Code's so that
- * models and users' hook matchers work unchanged. Each lives in its own file. */
+ * models and users' hook matchers work unchanged. Each lives in its own file
+ * (the four task-list tools share one, the
+ * two worktree tools another). */
 #ifndef LOOM_TOOLS_BUILTIN_BUILTIN_H
 #define LOOM_TOOLS_BUILTIN_BUILTIN_H
 
@@ -19,5 +21,12 @@ extern const tool_def tool_ask_user;     /* ask_user.c */
 extern const tool_def tool_renew;        /* renew.c */
 extern const tool_def tool_ack_event;    /* ack_event.c */
 extern const tool_def tool_notebook_edit; /* notebook_edit.c */
+extern const tool_def tool_exit_plan_mode; /* exit_plan_mode.c */
+extern const tool_def tool_task_create;  /* task_tools.c */
+extern const tool_def tool_task_get;     /* task_tools.c */
+extern const tool_def tool_task_update;  /* task_tools.c */
+extern const tool_def tool_task_list;    /* task_tools.c */
+extern const tool_def tool_enter_worktree; /* worktree_tools.c */
+extern const tool_def tool_exit_worktree;  /* worktree_tools.c */
 
 #endif

@@ -87,6 +87,18 @@ static int domains_parse(const json_t *v, const char *where, const char *key, ch
     return 0;
 }
 
+/* "SERVER__TOOL": the server and the tool of an MCP backend (split at the
+ * first "__"); 0, or 1 when either part is empty. */
+static int mcp_target(const char *v, char **server, char **tool)
+{
+    const char *sep = v ? strstr(v, "__") : NULL;
+    if (!sep || sep == v || !sep[2])
+        return 1;
+    *server = xstrndup(v, (size_t)(sep - v));
+    *tool = xstrdup(sep + 2);
+    return 0;
+}
+
 int web_search_config_parse(const json_t *v, const char *file, web_search_config *out,
                             loom_str *why)
 {
@@ -94,25 +106,50 @@ int web_search_config_parse(const json_t *v, const char *file, web_search_config
     char where[512];
     snprintf(where, sizeof where, "%s: webSearch.", file ? file : "settings");
     if (!json_is_object(v)) {
-        str_printf(why, "%.*s must be an object with a url.", (int)strlen(where) - 1, where);
+        str_printf(why, "%.*s must be an object with a url or an mcp tool.",
+                   (int)strlen(where) - 1, where);
         return 1;
     }
     const char *key;
     json_t *val;
     json_object_foreach((json_t *)v, key, val)
     {
-        if (strcmp(key, "url") && strcmp(key, "allowedDomains") &&
-            strcmp(key, "blockedDomains") && strcmp(key, "maxResults")) {
-            str_printf(why, "%s%s is not a webSearch setting (url, allowedDomains, "
-                            "blockedDomains, maxResults).", where, key);
+        if (strcmp(key, "url") && strcmp(key, "mcp") && strcmp(key, "queryArgument") &&
+            strcmp(key, "allowedDomains") && strcmp(key, "blockedDomains") &&
+            strcmp(key, "maxResults")) {
+            str_printf(why, "%s%s is not a webSearch setting (url, mcp, queryArgument, "
+                            "allowedDomains, blockedDomains, maxResults).", where, key);
             return 1;
         }
     }
     const char *url = json_get_str(v, "url", NULL);
-    if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) ||
-        !strstr(url, "{query}")) {
+    const json_t *mcp = json_object_get(v, "mcp");
+    if (mcp && json_object_get(v, "url")) {
+        str_printf(why, "%smcp and url cannot both be given: one search backend.", where);
+        return 1;
+    }
+    if (mcp) {
+        if (mcp_target(json_string_value(mcp), &out->mcp_server, &out->mcp_tool) != 0) {
+            str_printf(why, "%smcp must name an MCP server's tool as \"SERVER__TOOL\", like "
+                            "\"search__web_search\".", where);
+            return 1;
+        }
+        const json_t *qa = json_object_get(v, "queryArgument");
+        if (qa && (!json_is_string(qa) || !*json_string_value(qa))) {
+            str_printf(why, "%squeryArgument must be the name of the MCP tool's query argument, "
+                            "like \"query\".", where);
+            web_search_config_free(out);
+            return 1;
+        }
+        out->query_arg = xstrdup(qa ? json_string_value(qa) : "query");
+    } else if (json_object_get(v, "queryArgument")) {
+        str_printf(why, "%squeryArgument is only for an mcp backend.", where);
+        return 1;
+    } else if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) ||
+               !strstr(url, "{query}")) {
         str_printf(why, "%surl must be an http(s) URL with {query} where the query goes, like "
-                        "\"https://search.example/api?q={query}&format=json\".", where);
+                        "\"https://search.example/api?q={query}&format=json\" (or name an MCP "
+                        "tool with mcp).", where);
         return 1;
     }
     const json_t *max = json_object_get(v, "maxResults");
@@ -122,6 +159,7 @@ int web_search_config_parse(const json_t *v, const char *file, web_search_config
             json_integer_value(max) > WEB_SEARCH_MAX_RESULTS) {
             str_printf(why, "%smaxResults must be a whole number from 1 to %d.", where,
                        WEB_SEARCH_MAX_RESULTS);
+            web_search_config_free(out);
             return 1;
         }
         out->max_results = (int)json_integer_value(max);
@@ -133,13 +171,16 @@ int web_search_config_parse(const json_t *v, const char *file, web_search_config
         web_search_config_free(out);
         return 1;
     }
-    out->url = xstrdup(url);
+    out->url = mcp ? NULL : xstrdup(url);
     return 0;
 }
 
 void web_search_config_free(web_search_config *c)
 {
     free(c->url);
+    free(c->mcp_server);
+    free(c->mcp_tool);
+    free(c->query_arg);
     strv_free(c->allowed);
     strv_free(c->blocked);
     memset(c, 0, sizeof *c);
@@ -326,6 +367,121 @@ static int web_search_validate(const json_t *input, const tool_ctx *ctx, loom_st
     return rc;
 }
 
+/* The HTTP backend: the results of the configured URL's answer, or NULL
+ * with the error result set. */
+static json_t *search_http(const web_search_tool *t, const char *query, tool_ctx *ctx,
+                           tool_result *out)
+{
+    char *url = search_url(t->cfg.url, query);
+    static const char *const headers[] = {"Accept: application/json", NULL};
+    long budget = ctx->timeout_ms > 0 && ctx->timeout_ms < WEB_SEARCH_TIMEOUT_MS
+                      ? ctx->timeout_ms
+                      : WEB_SEARCH_TIMEOUT_MS;
+    http_request req = {.method = "GET", .url = url, .headers = headers,
+                        .connect_timeout_ms = 10000, .idle_timeout_ms = budget,
+                        .total_timeout_ms = budget, .cancel = ctx->cancel};
+    answer a = {LOOM_STR_INIT, false};
+    http_response resp;
+    memset(&resp, 0, sizeof resp);
+    loom_error err;
+    loom_str why = LOOM_STR_INIT;
+    int rc = http_perform(&req, on_body, &a, &resp, &err);
+    json_t *results = NULL;
+    if (a.too_big)
+        tool_error(out, "The search service's answer was larger than %u bytes.", WEB_SEARCH_BODY_MAX);
+    else if (rc != 0)
+        tool_error(out, "The search failed: %s", err.message);
+    else if (resp.status < 200 || resp.status >= 300)
+        tool_error(out, "The search service answered HTTP %ld.", resp.status);
+    else if (!(results = web_search_results(a.body.ptr ? a.body.ptr : "", a.body.len, &why)))
+        tool_error(out, "The search service's answer could not be read: %s.", str_cstr(&why));
+    http_response_free(&resp);
+    str_free(&a.body);
+    str_free(&why);
+    free(url);
+    return results;
+}
+
+/* The MCP backend: the configured tool called with {queryArgument: query};
+ * its structuredContent, else its text blocks joined, read as a search
+ * API's answer (web_search_results). NULL with the error result set. */
+static json_t *search_mcp(const web_search_tool *t, const char *query, tool_ctx *ctx,
+                          tool_result *out)
+{
+    if (!ctx->mcp_call) {
+        tool_error(out, "WebSearch searches through MCP server \"%s\", which this session "
+                        "does not have: add it to your MCP configuration.", t->cfg.mcp_server);
+        return NULL;
+    }
+    loom_str why = LOOM_STR_INIT, text = LOOM_STR_INIT;
+    json_t *args = json_pack("{s:s}", t->cfg.query_arg, query);
+    json_t *res = ctx->mcp_call(ctx->mcp_ctx, t->cfg.mcp_server, t->cfg.mcp_tool, args,
+                                ctx->cancel, &why);
+    json_t *results = NULL;
+    const json_t *sc = json_object_get(res, "structuredContent");
+    size_t i;
+    json_t *b;
+    json_array_foreach(json_object_get(res, "content"), i, b)
+    {
+        if (!strcmp(json_get_str(b, "type", ""), "text"))
+            str_puts(&text, json_get_str(b, "text", ""));
+    }
+    if (!res) {
+        tool_error(out, "The search through MCP tool %s__%s failed: %s", t->cfg.mcp_server,
+                   t->cfg.mcp_tool, str_cstr(&why));
+    } else if (json_is_true(json_object_get(res, "isError"))) {
+        tool_error(out, "The MCP search tool %s__%s answered with an error: %.500s",
+                   t->cfg.mcp_server, t->cfg.mcp_tool, text.len ? text.ptr : "(no text)");
+    } else {
+        char *body = sc ? json_dumps(sc, JSON_COMPACT) : NULL;
+        const char *src = body ? body : str_cstr(&text);
+        if (strlen(src) > WEB_SEARCH_BODY_MAX)
+            tool_error(out, "The MCP search tool's answer was larger than %u bytes.",
+                       WEB_SEARCH_BODY_MAX);
+        else if (!(results = web_search_results(src, strlen(src), &why)))
+            tool_error(out, "The MCP search tool %s__%s's answer could not be read: %s.",
+                       t->cfg.mcp_server, t->cfg.mcp_tool, str_cstr(&why));
+        free(body);
+    }
+    json_decref(res);
+    str_free(&why);
+    str_free(&text);
+    return results;
+}
+
+static void render(const web_search_tool *t, const char *query, json_t *results,
+                   char *const *allow, char *const *block, tool_result *out)
+{
+    json_t *shown = json_array();
+    size_t i;
+    json_t *r;
+    json_array_foreach(results, i, r)
+    {
+        if ((int)json_array_size(shown) >= t->cfg.max_results)
+            break;
+        if (kept(&t->cfg, allow, block, json_get_str(r, "url", "")))
+            json_array_append(shown, r);
+    }
+    str_printf(&out->text, "Web search results for \"%s\":\n", query);
+    json_array_foreach(shown, i, r)
+    {
+        const char *snip = json_get_str(r, "snippet", "");
+        size_t n = strlen(snip);
+        while (n > WEB_SEARCH_SNIPPET_MAX ||
+               (n < strlen(snip) && ((unsigned char)snip[n] & 0xC0) == 0x80))
+            n--; /* cut on a character boundary */
+        str_printf(&out->text, "\n%zu. %s\n   %s\n", i + 1, json_get_str(r, "title", ""),
+                   json_get_str(r, "url", ""));
+        if (n)
+            str_printf(&out->text, "   %.*s%s\n", (int)n, snip, n < strlen(snip) ? "…" : "");
+    }
+    if (json_array_size(shown) == 0)
+        str_printf(&out->text, "\nNo results%s.\n",
+                   json_array_size(results) ? " from the allowed domains" : "");
+    out->raw = json_pack("{s:s, s:o, s:I}", "query", query, "results", shown, "filtered",
+                         (json_int_t)(json_array_size(results) - json_array_size(shown)));
+}
+
 static int web_search_run(const json_t *input, tool_ctx *ctx, tool_result *out)
 {
     const web_search_tool *t = ctx->self->impl;
@@ -339,62 +495,11 @@ static int web_search_run(const json_t *input, tool_ctx *ctx, tool_result *out)
     char **allow = NULL, **block = NULL;
     domains_parse(json_object_get(input, "allowed_domains"), "", "allowed_domains", &allow, &why);
     domains_parse(json_object_get(input, "blocked_domains"), "", "blocked_domains", &block, &why);
-    char *url = search_url(t->cfg.url, query);
-    static const char *const headers[] = {"Accept: application/json", NULL};
-    long budget = ctx->timeout_ms > 0 && ctx->timeout_ms < WEB_SEARCH_TIMEOUT_MS
-                      ? ctx->timeout_ms
-                      : WEB_SEARCH_TIMEOUT_MS;
-    http_request req = {.method = "GET", .url = url, .headers = headers,
-                        .connect_timeout_ms = 10000, .idle_timeout_ms = budget,
-                        .total_timeout_ms = budget, .cancel = ctx->cancel};
-    answer a = {LOOM_STR_INIT, false};
-    http_response resp;
-    memset(&resp, 0, sizeof resp);
-    loom_error err;
-    int rc = http_perform(&req, on_body, &a, &resp, &err);
-    json_t *results = NULL;
-    if (a.too_big) {
-        tool_error(out, "The search service's answer was larger than %u bytes.", WEB_SEARCH_BODY_MAX);
-    } else if (rc != 0) {
-        tool_error(out, "The search failed: %s", err.message);
-    } else if (resp.status < 200 || resp.status >= 300) {
-        tool_error(out, "The search service answered HTTP %ld.", resp.status);
-    } else if (!(results = web_search_results(a.body.ptr ? a.body.ptr : "", a.body.len, &why))) {
-        tool_error(out, "The search service's answer could not be read: %s.", str_cstr(&why));
-    } else {
-        json_t *shown = json_array();
-        size_t i;
-        json_t *r;
-        json_array_foreach(results, i, r)
-        {
-            if ((int)json_array_size(shown) >= t->cfg.max_results)
-                break;
-            if (kept(&t->cfg, allow, block, json_get_str(r, "url", "")))
-                json_array_append(shown, r);
-        }
-        str_printf(&out->text, "Web search results for \"%s\":\n", query);
-        json_array_foreach(shown, i, r)
-        {
-            const char *snip = json_get_str(r, "snippet", "");
-            size_t n = strlen(snip);
-            while (n > WEB_SEARCH_SNIPPET_MAX ||
-                   (n < strlen(snip) && ((unsigned char)snip[n] & 0xC0) == 0x80))
-                n--; /* cut on a character boundary */
-            str_printf(&out->text, "\n%zu. %s\n   %s\n", i + 1, json_get_str(r, "title", ""),
-                       json_get_str(r, "url", ""));
-            if (n)
-                str_printf(&out->text, "   %.*s%s\n", (int)n, snip, n < strlen(snip) ? "…" : "");
-        }
-        if (json_array_size(shown) == 0)
-            str_printf(&out->text, "\nNo results%s.\n",
-                       json_array_size(results) ? " from the allowed domains" : "");
-        out->raw = json_pack("{s:s, s:o, s:I}", "query", query, "results", shown, "filtered",
-                             (json_int_t)(json_array_size(results) - json_array_size(shown)));
-    }
+    json_t *results = t->cfg.mcp_server ? search_mcp(t, query, ctx, out)
+                                        : search_http(t, query, ctx, out);
+    if (results)
+        render(t, query, results, allow, block, out);
     json_decref(results);
-    http_response_free(&resp);
-    str_free(&a.body);
-    free(url);
     strv_free(allow);
     strv_free(block);
     str_free(&why);
@@ -405,6 +510,9 @@ tool_def *web_search_tool_new(const web_search_config *cfg)
 {
     web_search_tool *t = xcalloc(1, sizeof *t);
     t->cfg.url = xstrdup(cfg->url);
+    t->cfg.mcp_server = xstrdup(cfg->mcp_server);
+    t->cfg.mcp_tool = xstrdup(cfg->mcp_tool);
+    t->cfg.query_arg = xstrdup(cfg->query_arg);
     t->cfg.max_results = cfg->max_results;
     for (int k = 0; k < 2; k++) {
         char *const *src = k ? cfg->blocked : cfg->allowed;

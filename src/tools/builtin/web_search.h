@@ -1,7 +1,8 @@
 /* web_search.h — the WebSearch tool, with Claude Code's name and input
  * ({query, allowed_domains?, blocked_domains?}), on a search backend the
- * user configures: an HTTP JSON search API ("webSearch" in the user's
- * settings; docs/tools.md). Without one the tool is not offered. */
+ * user configures ("webSearch" in the user's settings; docs/tools.md): an
+ * HTTP JSON search API, or a tool of one of the session's MCP servers
+ * (called through tool_ctx.mcp_call), whose answer is read the same way. Without one the tool is not offered. */
 #ifndef LOOM_TOOLS_BUILTIN_WEB_SEARCH_H
 #define LOOM_TOOLS_BUILTIN_WEB_SEARCH_H
 
@@ -14,7 +15,11 @@
 #define WEB_SEARCH_MAX_RESULTS 20
 
 typedef struct web_search_config {
-    char *url;          /* http(s) URL with {query} where the query goes, URL-encoded */
+    char *url;          /* http(s) URL with {query} where the query goes, URL-encoded;
+                           NULL with an MCP backend */
+    char *mcp_server;   /* the MCP backend ("mcp": "SERVER__TOOL"); NULL: the URL's */
+    char *mcp_tool;
+    char *query_arg;    /* the MCP tool's argument the query goes in ("query") */
     char **allowed;     /* NULL-terminated domains; NULL = any */
     char **blocked;     /* NULL-terminated domains; NULL = none */
     int max_results;    /* 1..WEB_SEARCH_MAX_RESULTS */

@@ -113,6 +113,10 @@ void apv_requested(service *svc, srv_run *r, json_t *payload)
     if (command)
         json_object_set_new(ctx, "command", json_string(command));
     json_object_set(ctx, "input", input ? input : json_null());
+    /* Why a person is asked (ExitPlanMode: the mode approving restores). */
+    const char *why = json_string_value(json_object_get(payload, "message"));
+    if (why && *why)
+        json_object_set_new(ctx, "reason", json_string(why));
     json_object_set_new(o, "context", ctx);
     json_object_set_new(o, "requested_at", json_string(req));
     json_object_set_new(o, "expires_at", exp ? json_string(exp) : json_null());
