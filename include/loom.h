@@ -383,6 +383,14 @@ char *loom_sessions_json(loom_agent *agent, const char *keep_id);
  * cost_usd null where no call has a known price. Bad lines are counted in
  * "unreadable", never fatal. NULL (invalid_request) for a bad by or since. */
 char *loom_stats_json(const char *by, const char *since, loom_status *st);
+/* `loom evolve` (docs/evolve.md): self-evolution's proposals, audit and
+ * metrics for the project of cwd (its repository root; NULL: the current
+ * directory). verb: "review" (the proposals waiting), "show", "accept",
+ * "reject", "edited" (the proposal id's file was changed: check it and
+ * record it), "audit", "stats". id: a proposal ("skill/<name>",
+ * "constraint/<name>", "agent/<name>" or a bare name), for the four that
+ * need one. JSON text (caller frees) or NULL with st saying why. */
+char *loom_evolve_json(const char *cwd, const char *verb, const char *id, loom_status *st);
 /* The same over one session file and its sub-agents' sidechains (/cost's
  * per-model breakdown); by NULL: "model". */
 char *loom_stats_file_json(const char *path, const char *by, loom_status *st);

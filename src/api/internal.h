@@ -326,6 +326,14 @@ json_t *api_ext_context_parts(loom_session *s);
 /* The extensions part as last composed (NULL: empty); between runs only. */
 const char *api_ext_text(loom_session *s);
 
+/* Self-evolution (evolve.c, ext/evolve/): NULL when the "evolve" settings
+ * leave it off (goal: what the person typed; NULL for a resume note).
+ * run_end distills the run, frees the state and sets the summary as the
+ * run result's "evolve" (nothing for a NULL state). */
+typedef struct api_evolve api_evolve;
+api_evolve *api_evolve_run_begin(loom_session *s, const char *run_id, const char *goal);
+void api_evolve_run_end(api_evolve *ev, const loop_result *res, json_t *result);
+
 /* MCP configuration inputs (mcp_config.c) from a config's or an agent's
  * values ("mcp_config", "strict_mcp_config"), settings documents (the
  * trust-filtered ones: user, project, local), trust, workspace and user

@@ -346,6 +346,27 @@ static void run_io(loom_run *r, tool_ctx *tctx, loop_io *io)
     io->pause = &r->pause;
 }
 
+/* A stop that can go on says how: the session and the command. */
+static void resume_hint(loop_result *res, loom_session *s)
+{
+    if (res->err.code == LOOM_ERR_RUN_RESUMABLE && res->stop_reason == LOOM_STOP_MAX_TURNS) {
+        size_t n = strlen(res->err.message);
+        snprintf(res->err.message + n, sizeof res->err.message - n,
+                 "; session %s goes on with: loom --resume %s", loom_session_id(s),
+                 loom_session_id(s));
+    }
+}
+
+/* The hooks' traceparent source back off (attach_tracer set it). */
+static void detach_tracer(loom_run *r)
+{
+    governance *g = r->session->gov;
+    if (g && g->traceparent_ctx == r->tracer) {
+        g->traceparent = NULL;
+        g->traceparent_ctx = NULL;
+    }
+}
+
 static void *run_main(void *arg)
 {
     loom_run *r = arg;
@@ -424,6 +445,7 @@ static void *run_main(void *arg)
     }
     io.goal_images = images;
     api_memory_run_begin(s, &io, r->resume_note ? NULL : r->goal, r->run_id);
+    api_evolve *evolve = api_evolve_run_begin(s, r->run_id, r->resume_note ? NULL : r->goal);
     if (goal) {
         /* A command's or skill's model: this run only, the rest as the
          * agent's (a shallow copy: the run only reads it). */
@@ -458,13 +480,7 @@ static void *run_main(void *arg)
     json_t *hb_stats = stop_heartbeat(r, hb);
 
     api_session_add_usage(s, &res.usage);
-    /* A stop that can go on says how: the session and the command. */
-    if (res.err.code == LOOM_ERR_RUN_RESUMABLE && res.stop_reason == LOOM_STOP_MAX_TURNS) {
-        size_t n = strlen(res.err.message);
-        snprintf(res.err.message + n, sizeof res.err.message - n,
-                 "; session %s goes on with: loom --resume %s", loom_session_id(s),
-                 loom_session_id(s));
-    }
+    resume_hint(&res, s);
 
     json_t *result = event_run_ended(res.state, res.final_text, res.stop_reason,
                                      loom_session_id(s), res.turns, msg_usage_to_json(&res.usage),
@@ -477,12 +493,10 @@ static void *run_main(void *arg)
         json_object_set_new(result, "mcp_servers", api_mcp_status(s));
     if (skills)
         json_object_set_new(result, "skills", skills);
+    api_evolve_run_end(evolve, &res, result);
     if (memory)
         json_object_set_new(result, "memory", memory);
-    if (s->gov && s->gov->traceparent_ctx == r->tracer) {
-        s->gov->traceparent = NULL;
-        s->gov->traceparent_ctx = NULL;
-    }
+    detach_tracer(r);
     api_telemetry_run_end(a, r->tracer, result);
     log_set_trace(NULL, NULL);
     char *text = json_dump_compact(result);

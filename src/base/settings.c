@@ -248,6 +248,8 @@ static const settings_key top_keys[] = {
     /* Loom's own: the search service WebSearch asks (api/web_search.c
      * judges the members; read from the user's settings only). */
     {"webSearch", T_OBJ, NULL},
+    /* Loom's own: self-evolution E1–E4 (ext/evolve/ judges the members). */
+    {"evolve", T_OBJ, NULL},
     /* Loom's own: recall and extraction (ext/memory/memory_config.c
      * judges the members). */
     {"memory", T_OBJ, NULL},

@@ -21,7 +21,7 @@ typedef struct series {
     metric_kind kind;
     json_t *attrs;
     uint64_t count;
-    double sum, min, max;
+    double sum, min, max, last;
     uint64_t buckets[N_BOUNDS + 1];
 } series;
 
@@ -67,6 +67,7 @@ void otel_metrics_record(otel_metrics *m, const char *name, const char *unit, me
     }
     s->count++;
     s->sum += value;
+    s->last = value;
     if (value < s->min)
         s->min = value;
     if (value > s->max)
@@ -89,8 +90,8 @@ static json_t *point(const series *s, int64_t start_ns, int64_t now_ns)
 {
     json_t *p = json_pack("{s:O,s:o,s:o}", "attributes", s->attrs, "startTimeUnixNano",
                           nanos(start_ns), "timeUnixNano", nanos(now_ns));
-    if (s->kind == METRIC_SUM) {
-        json_object_set_new(p, "asDouble", json_real(s->sum));
+    if (s->kind == METRIC_SUM || s->kind == METRIC_GAUGE) {
+        json_object_set_new(p, "asDouble", json_real(s->kind == METRIC_SUM ? s->sum : s->last));
         return p;
     }
     char cnt[32];
@@ -112,6 +113,11 @@ static json_t *point(const series *s, int64_t start_ns, int64_t now_ns)
     return p;
 }
 
+static const char *shape_of(metric_kind k)
+{
+    return k == METRIC_SUM ? "sum" : k == METRIC_GAUGE ? "gauge" : "histogram";
+}
+
 json_t *otel_metrics_export(const otel_metrics *m, int64_t start_ns, int64_t now_ns)
 {
     json_t *out = json_array();
@@ -123,15 +129,18 @@ json_t *otel_metrics_export(const otel_metrics *m, int64_t start_ns, int64_t now
                         s->name))
                 metric = json_array_get(out, j);
         if (!metric) {
-            /* aggregationTemporality 2: cumulative over the run */
-            const char *shape = s->kind == METRIC_SUM ? "sum" : "histogram";
-            metric = json_pack("{s:s,s:s,s:{s:i,s:[]}}", "name", s->name, "unit", s->unit, shape,
-                               "aggregationTemporality", 2, "dataPoints");
+            /* aggregationTemporality 2: cumulative over the run (a gauge has none) */
+            const char *shape = shape_of(s->kind);
+            metric = s->kind == METRIC_GAUGE
+                         ? json_pack("{s:s,s:s,s:{s:[]}}", "name", s->name, "unit", s->unit,
+                                     shape, "dataPoints")
+                         : json_pack("{s:s,s:s,s:{s:i,s:[]}}", "name", s->name, "unit",
+                                     s->unit, shape, "aggregationTemporality", 2, "dataPoints");
             if (s->kind == METRIC_SUM)
                 json_object_set_new(json_object_get(metric, "sum"), "isMonotonic", json_true());
             json_array_append_new(out, metric);
         }
-        json_t *shape = json_object_get(metric, s->kind == METRIC_SUM ? "sum" : "histogram");
+        json_t *shape = json_object_get(metric, shape_of(s->kind));
         json_array_append_new(json_object_get(shape, "dataPoints"), point(s, start_ns, now_ns));
     }
     return out;

@@ -1,7 +1,8 @@
 /* metrics.h — a run's metrics, summed in memory and handed over as OTLP
  * JSON metrics at the run's end (docs/telemetry.md): histograms (GenAI
  * token usage, operation duration, time to first chunk, tool durations)
- * and sums (permission decisions, cost), one data point per attribute set.
+ * sums (permission decisions, cost) and gauges (self-evolution's totals),
+ * one data point per attribute set.
  *
  * Not thread-safe: the tracer calls it under its lock. */
 #ifndef LOOM_TELEMETRY_METRICS_H
@@ -13,7 +14,8 @@
 
 typedef struct otel_metrics otel_metrics;
 
-typedef enum { METRIC_TOKENS, METRIC_SECONDS, METRIC_SUM } metric_kind;
+/* METRIC_GAUGE: the last value recorded (a total read at the run's end). */
+typedef enum { METRIC_TOKENS, METRIC_SECONDS, METRIC_SUM, METRIC_GAUGE } metric_kind;
 
 otel_metrics *otel_metrics_new(void);
 /* One measurement; attrs is an OTLP attribute array (stolen). */

@@ -520,6 +520,32 @@ void otel_tracer_observe(otel_tracer *t, loom_event_type type, const json_t *p)
     pthread_mutex_unlock(&t->mu);
 }
 
+/* Self-evolution's metric set (docs/evolve.md "Metrics"), when the run's
+ * result carries it: the accepted totals as gauges, the items recalled
+ * into the run and those it never used as sums (their ratio over many
+ * runs is the mis-injection rate). Under t->mu. */
+static void evolve_metrics(otel_tracer *t, const json_t *m)
+{
+    if (!json_is_object(m))
+        return;
+    static const struct {
+        const char *key, *name, *unit;
+        metric_kind kind;
+    } rows[] = {
+        {"constraints_accepted", "loom.evolve.constraints.accepted", "{constraint}", METRIC_GAUGE},
+        {"skills_accepted", "loom.evolve.skills.accepted", "{skill}", METRIC_GAUGE},
+        {"agents_accepted", "loom.evolve.agents.accepted", "{agent}", METRIC_GAUGE},
+        {"recalled", "loom.evolve.recalled", "{item}", METRIC_SUM},
+        {"recalled_unused", "loom.evolve.recalled.unused", "{item}", METRIC_SUM},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const json_t *v = json_object_get(m, rows[i].key);
+        if (json_is_integer(v))
+            otel_metrics_record(t->metrics, rows[i].name, rows[i].unit, rows[i].kind,
+                                json_array(), (double)json_integer_value(v));
+    }
+}
+
 void otel_tracer_end(otel_tracer *t, const json_t *result)
 {
     if (!t)
@@ -545,6 +571,7 @@ void otel_tracer_end(otel_tracer *t, const json_t *result)
         }
         if (str(result, "stop_reason"))
             add(root, otel_attr_str("loom.stop_reason", str(result, "stop_reason")));
+        evolve_metrics(t, json_object_get(json_object_get(result, "evolve"), "metrics"));
         if (!ok)
             add(root, otel_attr_str("error.type", state ? state : "unknown"));
     }

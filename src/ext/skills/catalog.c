@@ -69,7 +69,9 @@ static char **list_subdirs(skill_catalog *c, const char *dir, size_t *n)
     char **names = NULL;
     struct dirent *de;
     while ((de = readdir(dh)) != NULL) {
-        if (de->d_name[0] == '.')
+        /* proposed/ holds what `loom evolve` proposes (docs/evolve.md):
+         * never loaded until a person accepts it, which moves it out. */
+        if (de->d_name[0] == '.' || strcmp(de->d_name, "proposed") == 0)
             continue;
         char *p = path_join(dir, de->d_name);
         struct stat st;

@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "loom.h"
 #include "surfaces/cli/doctor.h"
+#include "surfaces/cli/evolve_cmd.h"
 #include "surfaces/cli/mcp_cmd.h"
 #include "surfaces/cli/memory_cmd.h"
 #include "surfaces/cli/options.h"
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
         return sibling_cmd_exec("loom-acp", argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "signal") == 0)
         return signal_cmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "evolve") == 0)
+        return evolve_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "stats") == 0)
         return stats_cmd_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "memory") == 0)

@@ -95,6 +95,7 @@ void cli_usage(FILE *out)
           "       loom plugin list|install|enable|disable|remove|marketplace   plugins\n"
           "       loom sandbox [--allow-network] [--write PATH] -- CMD   run CMD in Loom's sandbox\n"
           "       loom signal SESSION [USR1|USR2|HUP|INT|TERM]   signal a running session\n"
+          "       loom evolve review|audit|stats   self-evolution's proposals and metrics\n"
           "       loom --version\n"
           "\n"
           "  -p, --print                 answer one prompt and exit (headless)\n"

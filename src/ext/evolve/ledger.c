@@ -1,0 +1,208 @@
+/* ledger.c — the plumbing under M_f: where its files are, the lock two
+ * processes take around a read-modify-write, the JSONL ledgers
+ * (mf/runs.jsonl, mf/review.jsonl, mf/constraint_hits.jsonl,
+ * mf/recall.jsonl) appended to and read back, and the word lists the
+ * metrics and the task classes compare. Ledgers are untrusted on read: a line that
+ * is not a JSON object is skipped and counted, never fatal. No state; any
+ * thread. */
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/jsonl.h"
+#include "base/path.h"
+#include "base/str.h"
+#include "ext/evolve/evolve_internal.h"
+
+#define LEDGER_MAX_BYTES (8u * 1024 * 1024)
+
+char *evolve_path(const char *root, const char *rel)
+{
+    return path_join(root, rel);
+}
+
+char *evolve_root(const char *cwd)
+{
+    char *r = path_repo_root(cwd);
+    return r ? r : xstrdup(cwd);
+}
+
+bool evolve_root_contained(const char *root)
+{
+    char *loom = path_join(root, ".loom");
+    char *r = realpath(root, NULL), *l = realpath(loom, NULL);
+    /* No .loom yet: it will be made here, inside. */
+    bool ok = r && (!l || (strncmp(l, r, strlen(r)) == 0 && (l[strlen(r)] == '/' || !l[strlen(r)])));
+    if (ok && l) {
+        char *mf = path_join(loom, "mf");
+        char *m = realpath(mf, NULL);
+        ok = !m || (strncmp(m, r, strlen(r)) == 0 && m[strlen(r)] == '/');
+        free(m);
+        free(mf);
+    }
+    free(r);
+    free(l);
+    free(loom);
+    return ok;
+}
+
+void evolve_now(char out[32])
+{
+    clock_iso8601(clock_wall_ms(), out);
+}
+
+int evolve_lock(const char *root)
+{
+    char *dir = evolve_path(root, ".loom/mf");
+    loom_error err;
+    if (file_mkdirs(dir, 0755, &err) != 0) {
+        free(dir);
+        return -1;
+    }
+    char *path = path_join(dir, ".lock");
+    free(dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    free(path);
+    if (fd < 0)
+        return -1;
+    if (flock(fd, LOCK_EX) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void evolve_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* closing drops the flock */
+}
+
+int evolve_ledger_append(const char *root, const char *rel, json_t *obj, loom_error *err)
+{
+    if (!json_object_get(obj, "ts")) {
+        char now[32];
+        evolve_now(now);
+        json_object_set_new(obj, "ts", json_string(now));
+    }
+    char *path = evolve_path(root, rel);
+    int fd = jsonl_open(path, rel, err);
+    free(path);
+    if (fd < 0)
+        return fd;
+    int rc = jsonl_append(fd, obj, err);
+    close(fd);
+    return rc;
+}
+
+json_t *evolve_jsonl_parse(const char *text, size_t len, size_t *bad)
+{
+    json_t *out = json_array();
+    size_t nbad = 0;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        size_t k = 0;
+        while (k < n && isspace((unsigned char)p[k]))
+            k++;
+        if (k < n) {
+            json_error_t je;
+            json_t *v = json_loadb(p, n, JSON_REJECT_DUPLICATES, &je);
+            if (json_is_object(v))
+                json_array_append_new(out, v);
+            else {
+                json_decref(v);
+                nbad++;
+            }
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    if (bad)
+        *bad = nbad;
+    return out;
+}
+
+json_t *evolve_ledger_read(const char *root, const char *rel, size_t *bad)
+{
+    if (bad)
+        *bad = 0;
+    char *path = evolve_path(root, rel);
+    loom_str why = {0};
+    char *text = file_exists(path) ? file_read_text(path, LEDGER_MAX_BYTES, FILE_TEXT_NOFOLLOW, &why)
+                                   : NULL;
+    free(path);
+    str_free(&why);
+    if (!text)
+        return json_array();
+    json_t *out = evolve_jsonl_parse(text, strlen(text), bad);
+    free(text);
+    return out;
+}
+
+/* Words that say nothing about a task. */
+static const char *const stop_words[] = {
+    "the", "and", "for", "with", "that", "this", "from", "into", "then", "than", "there", "their",
+    "please", "can", "you", "your", "our", "are", "was", "were", "will", "would", "should",
+    "could", "what", "when", "where", "which", "who", "how", "why", "all", "any", "some", "not",
+    "but", "about", "over", "under", "again", "also", "just", "make", "use", "using", "run",
+    "runs", "it's", "its", "let", "lets", "get", "got", "has", "have", "had", "out", "via",
+    "bash", "read", "edit", "write", "exit", "error", "steps", "step", "worked", "fails", "seen",
+    NULL,
+};
+
+static bool is_stop(const char *w)
+{
+    for (size_t i = 0; stop_words[i]; i++)
+        if (!strcmp(w, stop_words[i]))
+            return true;
+    return false;
+}
+
+json_t *evolve_words(const char *text)
+{
+    json_t *seen = json_object(), *out = json_array();
+    const char *p = text ? text : "";
+    while (*p && json_array_size(out) < 200) {
+        while (*p && !(isalnum((unsigned char)*p) || *p == '_'))
+            p++;
+        const char *s = p;
+        while (*p && (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.'))
+            p++;
+        size_t n = (size_t)(p - s);
+        while (n && (s[n - 1] == '.' || s[n - 1] == '-'))
+            n--;
+        if (n < 3 || n > 40)
+            continue;
+        char w[48];
+        for (size_t i = 0; i < n; i++)
+            w[i] = (char)tolower((unsigned char)s[i]);
+        w[n] = '\0';
+        if (is_stop(w) || json_object_get(seen, w))
+            continue;
+        json_object_set_new(seen, w, json_true());
+        json_array_append_new(out, json_string(w));
+    }
+    json_decref(seen);
+    return out;
+}
+
+char *evolve_task_class(const char *goal)
+{
+    json_t *w = evolve_words(goal);
+    loom_str s = {0};
+    for (size_t i = 0; i < json_array_size(w) && i < 2; i++) {
+        if (i)
+            str_putc(&s, '-');
+        for (const char *c = json_string_value(json_array_get(w, i)); *c; c++)
+            str_putc(&s, isalnum((unsigned char)*c) ? *c : '-');
+    }
+    json_decref(w);
+    return s.len ? str_steal(&s) : xstrdup("");
+}
