@@ -371,6 +371,8 @@ static void *run_main(void *arg)
     tctx.emit = emit_simple;
     tctx.emit_ctx = r;
     tctx.io = api_io_init(&r->io, r->opts.io);
+    tctx.gate = r->opts.tool_gate;
+    tctx.gate_ctx = r->opts.gate_ctx;
     attach_tracer(r, &tctx);
     for (size_t i = 0; s->gov && i < s->gov->n_warnings; i++)
         emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,

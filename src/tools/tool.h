@@ -82,6 +82,11 @@ typedef struct tool_ctx {
      * puts it in TRACEPARENT, MCP tools in _meta.traceparent. Any thread. */
     bool (*traceparent)(void *ctx, const char *call_id, char buf[56]);
     void *traceparent_ctx;
+    /* Asked right before a decided call executes (loom_run_options'
+     * tool_gate): nonzero means it must not run (*why: malloc'd or NULL).
+     * NULL: none. Any thread of the run's tools. */
+    int (*gate)(void *gate_ctx, const char *call_id, const char *tool, char **why);
+    void *gate_ctx;
 } tool_ctx;
 
 typedef struct tool_result {

@@ -10,9 +10,9 @@
 #     run, until worker 2 reclaimed them (their leases expired), then
 #     SIGCONTed: it abandons them and writes nothing more of them (no event
 #     of theirs refused as a rewrite in its log), and every run still
-#     completes exactly once with its events 1..n (a Bash call the stalled
-#     worker started on waking, before it knew, may have run twice: counted
-#     and printed, the limit docs/deploy.md names);
+#     completes exactly once with its events 1..n, no Bash call ran twice
+#     (the stalled worker checks its lease right before each call) and none
+#     was lost (a call its session left open is recorded as interrupted);
 #     GET /metrics of the two live workers then matches what happened;
 #  2. a client on an --api-only node approves an approval of a run a
 #     worker holds, and the run proceeds; a cancel there stops a run a

@@ -25,7 +25,7 @@
  *  - Fencing: every write of a held run carries its lease's epoch
  *    (svc_fence); a write refused by it, or a renewal that no longer names
  *    the run, means another worker reclaimed it while this one stalled:
- *    the run is abandoned here (abandon: writes dropped, loom run
+ *    the run is abandoned here (cluster_abandon: writes dropped, loom run
  *    cancelled, no webhook).
  *
  * Owns the thread. Threading: the cluster thread and its callers take
@@ -180,7 +180,9 @@ static json_t *in_flight(service *svc, const char *run_id)
 }
 
 /* A run that was active under an expired lease: recorded, then queued to
- * go on from its last turn. (mu not held) */
+ * go on from its last turn; its calls in flight by the events are
+ * interrupted here, those only its session shows at its start
+ * (cluster_open_calls, which writes the note). (mu not held) */
 static void take_over(service *svc, srv_run *r)
 {
     json_t *open = in_flight(svc, r->id);
@@ -191,7 +193,6 @@ static void take_over(service *svc, srv_run *r)
              loom_run_state_name(r->state), svc->worker_id);
     const char *id;
     json_t *tool;
-    char ids[600] = "";
     json_object_foreach(open, id, tool) {
         json_t *p = json_object();
         json_object_set_new(p, "call_id", json_string(id));
@@ -199,9 +200,6 @@ static void take_over(service *svc, srv_run *r)
         json_object_set_new(p, "reason", json_string("its worker stopped while it ran; "
                                                      "it is not run again"));
         svc_emit(svc, r, "tool.interrupted", LOOM_VIS_SYSTEM, id, p);
-        size_t n = strlen(ids);
-        snprintf(ids + n, sizeof ids - n, "%s%s (%s)", n ? ", " : "", id,
-                 json_string_value(tool) ?: "?");
     }
     r->pending_approval_id[0] = '\0';
     r->err_code = LOOM_ERR_RUN_RESUMABLE;
@@ -212,22 +210,14 @@ static void take_over(service *svc, srv_run *r)
     free(r->err_message);
     r->err_message = NULL;
     svc_transition(svc, r, LOOM_RUN_QUEUED, "reclaimed after its worker's lease expired", NULL);
-    char note[900];
-    if (ids[0])
-        snprintf(note, sizeof note,
-                 "The process running this task stopped unexpectedly and another one carries "
-                 "on. These tool calls were in flight and were interrupted; they were NOT run "
-                 "again and their effects are unknown: %s. Check before repeating them.",
-                 ids);
-    else
-        snprintf(note, sizeof note,
-                 "The process running this task stopped unexpectedly and another one carries "
-                 "on from the last recorded turn.");
     free(r->note);
-    r->note = strdup(note);
+    r->note = strdup("The process running this task stopped unexpectedly and another one "
+                     "carries on from the last recorded turn.");
+    json_decref(r->interrupted);
+    r->interrupted = open;
     r->continue_next = true;
+    r->moved = true;
     pthread_mutex_unlock(&svc->mu);
-    json_decref(open);
 }
 
 /* The session's loom id as the store has it now (another worker may have
@@ -272,6 +262,7 @@ static void adopt(service *svc, const char *id, int64_t epoch)
     svc->held++;
     loom_run_state was = r->state;
     r->continue_next = r->started_at[0] != '\0'; /* a :resume'd run goes on */
+    r->moved = r->continue_next;
     pthread_mutex_unlock(&svc->mu);
     if (was != LOOM_RUN_QUEUED)
         take_over(svc, r);
@@ -404,7 +395,7 @@ static void claim(service *svc)
  * writes are dropped from now on (svc_fence), and its loom run is
  * cancelled by the cluster thread (cancel_abandoned), so its tools stop
  * and nothing of it is run again here. (mu held) */
-static void abandon(service *svc, srv_run *r, const char *how)
+void cluster_abandon(service *svc, srv_run *r, const char *how)
 {
     if (!r->held)
         return;
@@ -425,7 +416,7 @@ void cluster_fenced(void *ctx, const char *run_id, int64_t epoch)
     pthread_mutex_lock(&svc->mu);
     srv_run *r = svc_run_find(svc, run_id);
     if (r && r->held && r->lease_epoch == epoch)
-        abandon(svc, r, "a write was refused by its lease's fence");
+        cluster_abandon(svc, r, "a write was refused by its lease's fence");
     pthread_mutex_unlock(&svc->mu);
 }
 
@@ -442,7 +433,7 @@ static void check_held(service *svc, const store_lease *held, int n)
             for (int i = 0; i < n && !still; i++)
                 still = held[i].epoch == r->lease_epoch && !strcmp(held[i].run_id, r->id);
             if (!still)
-                abandon(svc, r, "its lease was not renewed (it expired and was reclaimed)");
+                cluster_abandon(svc, r, "its lease was not renewed (it expired and was reclaimed)");
         }
     pthread_mutex_unlock(&svc->mu);
 }
@@ -573,7 +564,7 @@ int cluster_start(service *svc, srv_error *err)
 {
     const store_ops *o = svc->st->ops;
     if (!o->lease_claim || !o->lease_renew || !o->lease_release || !o->control_send ||
-        !o->control_take || !o->put_fenced)
+        !o->control_take || !o->put_fenced || !o->lease_check)
         return srv_fail(err, LOOM_ERR_CONFIG,
                         "workers sharing a store need PostgreSQL (--store postgresql://…); "
                         "this store belongs to one process");

@@ -762,6 +762,7 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
         svc_end_without_loom(svc, r, to, st.code ? st.code : LOOM_ERR_INTERNAL, st.message);
         return;
     }
+    cluster_open_calls(svc, r, s->ls); /* a moved run's calls left open */
     pthread_mutex_lock(&svc->mu);
     if (r->cancel_pending && svc->stopping && svc->opts.cluster) {
         pthread_mutex_unlock(&svc->mu);
@@ -790,6 +791,10 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
     /* AskUserQuestion waits for an answer from outside (external.c). */
     loom_run_options opts = {.on_event = on_event, .event_ctx = r, .ask_user = svc_ask_external,
                              .ask_ctx = r};
+    if (svc->opts.cluster) { /* a lease lost meanwhile stops a call before it starts */
+        opts.tool_gate = cluster_tool_gate;
+        opts.gate_ctx = r;
+    }
     loom_run *lr = cont ? loom_run_continue(s->ls, note, &opts, &st)
                         : loom_run_start(s->ls, goal, &opts, &st);
     free(note);

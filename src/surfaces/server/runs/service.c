@@ -737,6 +737,7 @@ static void run_free(srv_run *r)
     free(r->stop_reason);
     free(r->err_message);
     free(r->note);
+    json_decref(r->interrupted);
     free(r->force_message);
     free(r->cancel_reason);
     free(r->input_answer);

@@ -203,6 +203,13 @@ typedef struct store_ops {
     int (*listen)(store *s, store_notice_fn fn, void *ctx, srv_error *err);
     /* Stops listen's calls (they have all returned when it returns). */
     void (*unlisten)(store *s);
+    /* Right before one of run_id's tool calls starts: 1 when worker still
+     * holds the run at epoch and the lease has not expired (its expiry is
+     * then moved to now + ttl_ms, as a renewal), 0 when not (another worker
+     * reclaimed it, or it expired and may be reclaimed any moment), -1 with
+     * err. One statement on the lease row, so it and a claim are ordered. */
+    int (*lease_check)(store *s, const char *run_id, const char *worker, int64_t epoch,
+                       int ttl_ms, srv_error *err);
     /* Drops worker's lease of run_id (nothing when it holds none). */
     int (*lease_release)(store *s, const char *run_id, const char *worker, srv_error *err);
     /* A control for whoever holds run_id (cancel, an approval's answer):

@@ -392,6 +392,7 @@ static const store_ops pg_ops = {
     .listen = pg_listen,
     .unlisten = pg_unlisten,
     .lease_release = pg_lease_release,
+    .lease_check = pg_lease_check,
     .control_send = pg_control_send,
     .control_take = pg_control_take,
     .close = pg_close,

@@ -110,6 +110,8 @@ int pg_put_fenced(store *s, store_kind kind, const char *id, const store_doc_key
 int pg_fence_check(pg_store *q, PGconn *c, const char *run_id, const store_fence *fence,
                    const char *op, srv_error *err);
 int pg_lease_release(store *s, const char *run_id, const char *worker, srv_error *err);
+int pg_lease_check(store *s, const char *run_id, const char *worker, int64_t epoch, int ttl_ms,
+                   srv_error *err);
 int pg_control_send(store *s, const char *run_id, const char *json, srv_error *err);
 char *pg_control_take(store *s, const char *worker, srv_error *err);
 void *pg_get_blob(store *s, const char *run_id, const char *name, size_t *len,

@@ -250,6 +250,30 @@ int pg_lease_release(store *s, const char *run_id, const char *worker, srv_error
     return r ? 0 : -1;
 }
 
+int pg_lease_check(store *s, const char *run_id, const char *worker, int64_t epoch, int ttl_ms,
+                   srv_error *err)
+{
+    pg_store *q = (pg_store *)s;
+    char ep[24], ttl[24];
+    snprintf(ep, sizeof ep, "%lld", (long long)epoch);
+    snprintf(ttl, sizeof ttl, "%d", ttl_ms);
+    const char *vals[] = {run_id, worker, ep, ttl};
+    PGconn *c = pg_take(q);
+    /* Not expired, not only ours: a lease past its expiry may be in a
+     * claim's hands right now, and a call started then could run twice. */
+    PGresult *r = pg_query(q, c,
+                           "UPDATE loom_leases SET expires_at = now() + $4::bigint * "
+                           "interval '1 millisecond' WHERE run_id = $1 AND worker_id = $2 "
+                           "AND epoch = $3 AND expires_at > now() RETURNING 1",
+                           4, vals, "check a lease", err, NULL);
+    pg_give(q, c);
+    if (!r)
+        return -1;
+    int rows = PQntuples(r);
+    PQclear(r);
+    return rows == 1;
+}
+
 int pg_control_send(store *s, const char *run_id, const char *json, srv_error *err)
 {
     pg_store *q = (pg_store *)s;
