@@ -2,9 +2,10 @@
  * store (service_options.cluster; docs/deploy.md). A run is executed by the
  * worker holding its lease, never by the node a client made it on:
  *
- *  - The cluster thread, every tick (CLUSTER_TICK_MS, or at once when a run
- *    is queued here or a slot frees): renews this worker's leases (every
- *    third of their length), takes the controls other nodes sent for the
+ *  - The renewal thread renews this worker's leases every third of their
+ *    length, on its own (renew_main). The cluster thread, every tick
+ *    (CLUSTER_TICK_MS, or at once when a run is queued here or a slot
+ *    frees): takes the controls other nodes sent for the
  *    runs it holds (cancel, an approval's answer) and applies them, and
  *    claims runs into its free slots (store.h lease_claim: oldest first per
  *    tenant, tenants in turn, the tenant's concurrent_runs counted over the
@@ -28,7 +29,7 @@
  *    the run is abandoned here (cluster_abandon: writes dropped, loom run
  *    cancelled, no webhook).
  *
- * Owns the thread. Threading: the cluster thread and its callers take
+ * Owns the two threads. Threading: the cluster thread and its callers take
  * svc->mu as the rest of runs/ does; no store call is made under it. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,9 +252,29 @@ static void adopt(service *svc, const char *id, int64_t epoch)
         srv_error_clear(&err);
         return;
     }
+    pthread_mutex_lock(&svc->mu);
+    /* Still here: ending after this worker lost it, or still running, its
+     * lease having expired while this worker stalled (the claim found its
+     * own expired lease): lost all the same. */
+    bool busy = r->abandoned || r->sess->active == r;
+    if (busy)
+        cluster_abandon(svc, r, "its lease expired while it ran here (this worker stalled)");
+    pthread_mutex_unlock(&svc->mu);
+    if (busy) {
+        /* Not twice at once in this process: back, for a later claim. */
+        svc->st->ops->lease_release(svc->st, id, svc->worker_id, &err);
+        srv_error_clear(&err);
+        return;
+    }
     cluster_refresh(svc, r); /* a copy made here earlier is stale */
     session_sync(svc, r->sess);
+    /* The store's seq is the run's: a run this worker abandoned earlier
+     * counted events here that were dropped, never stored. */
+    int64_t max = svc->st->ops->max_seq(svc->st, id, &err);
+    srv_error_clear(&err);
     pthread_mutex_lock(&svc->mu);
+    if (max >= 0)
+        r->seq = r->stored_seq = max;
     int64_t since = metrics_iso_ms(r->updated_at);
     metrics_claimed(svc, since > 0 ? clock_wall_ms() - since : 0, r->state != LOOM_RUN_QUEUED);
     r->held = true;
@@ -516,39 +537,55 @@ static void cluster_notice(void *ctx, store_notice what, const char *run_id, con
     pthread_mutex_unlock(&svc->mu);
 }
 
+/* The renewal thread: every third of the lease, whatever the cluster
+ * thread is doing (a claim waiting on the store, a take-over reading a
+ * long run's events), on a connection of its own (store_pg_lease.c), so a
+ * run's lease outlives any tool call as long as the process lives. A run
+ * it finds lost is abandoned; the cluster thread cancels it. */
+static void *renew_main(void *arg)
+{
+    service *svc = arg;
+    pthread_mutex_lock(&svc->mu);
+    while (!svc->cluster_stop) {
+        pthread_mutex_unlock(&svc->mu);
+        srv_error err = {0};
+        store_lease *held = NULL;
+        int n = svc->st->ops->lease_renew(svc->st, svc->worker_id, svc->opts.lease_ms, &held,
+                                          &err);
+        if (n < 0) {
+            fprintf(stderr, "loom-serve: lease renewal: %s\n", err.message);
+            srv_error_clear(&err);
+        } else {
+            check_held(svc, held, n);
+        }
+        store_leases_free(held, n);
+        pthread_mutex_lock(&svc->mu);
+        if (n >= 0)
+            svc->stats.renewals++;
+        struct timespec dl;
+        clock_deadline(&dl, CLOCK_REALTIME, svc->opts.lease_ms / 3);
+        while (!svc->cluster_stop &&
+               pthread_cond_timedwait(&svc->renew_cv, &svc->mu, &dl) == 0) {
+        }
+    }
+    pthread_mutex_unlock(&svc->mu);
+    return NULL;
+}
+
 static void *cluster_main(void *arg)
 {
     service *svc = arg;
-    int64_t next_renew = 0;
     for (;;) {
         pthread_mutex_lock(&svc->mu);
         bool stop = svc->cluster_stop;
         pthread_mutex_unlock(&svc->mu);
         if (stop)
             break;
-        int64_t now = clock_mono_ms();
-        if (now >= next_renew) {
-            srv_error err = {0};
-            store_lease *held = NULL;
-            int n = svc->st->ops->lease_renew(svc->st, svc->worker_id, svc->opts.lease_ms, &held,
-                                              &err);
-            if (n < 0) {
-                fprintf(stderr, "loom-serve: lease renewal: %s\n", err.message);
-                srv_error_clear(&err);
-            } else {
-                check_held(svc, held, n);
-                pthread_mutex_lock(&svc->mu);
-                svc->stats.renewals++;
-                pthread_mutex_unlock(&svc->mu);
-            }
-            store_leases_free(held, n);
-            next_renew = now + svc->opts.lease_ms / 3;
-        }
         cancel_abandoned(svc);
         take_controls(svc);
         claim(svc);
         pthread_mutex_lock(&svc->mu);
-        if (!svc->cluster_stop && !svc->cluster_kick) {
+        if (!svc->cluster_stop && !svc->cluster_kick && !svc->abandon_pending) {
             struct timespec dl;
             clock_deadline(&dl, CLOCK_REALTIME,
                            svc->listening ? CLUSTER_FALLBACK_MS : CLUSTER_TICK_MS);
@@ -589,8 +626,17 @@ int cluster_start(service *svc, srv_error *err)
                     lerr.message);
         srv_error_clear(&lerr);
     }
-    if (pthread_create(&svc->cluster_thr, NULL, cluster_main, svc) != 0)
+    pthread_cond_init(&svc->renew_cv, NULL);
+    if (pthread_create(&svc->renew_thr, NULL, renew_main, svc) != 0)
+        return srv_fail(err, LOOM_ERR_INTERNAL, "the lease renewal thread could not start");
+    if (pthread_create(&svc->cluster_thr, NULL, cluster_main, svc) != 0) {
+        pthread_mutex_lock(&svc->mu);
+        svc->cluster_stop = true;
+        pthread_cond_broadcast(&svc->renew_cv);
+        pthread_mutex_unlock(&svc->mu);
+        pthread_join(svc->renew_thr, NULL);
         return srv_fail(err, LOOM_ERR_INTERNAL, "the cluster thread could not start");
+    }
     svc->cluster_started = true;
     return 0;
 }
@@ -601,8 +647,10 @@ void cluster_stop(service *svc)
         pthread_mutex_lock(&svc->mu);
         svc->cluster_stop = true;
         pthread_cond_broadcast(&svc->cluster_cv);
+        pthread_cond_broadcast(&svc->renew_cv);
         pthread_mutex_unlock(&svc->mu);
         pthread_join(svc->cluster_thr, NULL);
+        pthread_join(svc->renew_thr, NULL);
         svc->cluster_started = false;
     }
     if (svc->listening) /* no notice reaches the service after this */

@@ -197,6 +197,8 @@ struct service {
     cluster_stats stats;        /* (mu) for /metrics (metrics.c) */
     pthread_cond_t cluster_cv;  /* (with mu) wakes the cluster thread */
     pthread_t cluster_thr;
+    pthread_cond_t renew_cv;    /* (with mu) wakes the renewal thread (to stop) */
+    pthread_t renew_thr;
 };
 
 /* ---- service.c helpers ------------------------------------------------- */

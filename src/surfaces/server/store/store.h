@@ -185,7 +185,8 @@ typedef struct store_ops {
     int (*lease_claim)(store *s, const char *worker, int ttl_ms, int max,
                        const store_tenant_cap *caps, size_t ncaps, store_lease **out,
                        srv_error *err);
-    /* Moves the expiry of every lease worker still holds to now + ttl_ms;
+    /* Moves the expiry of every unexpired lease worker holds to now + ttl_ms
+     * (an expired one is not revived: a claim may be taking it);
      * how many it holds, or -1. When held is not NULL, *held gets them
      * (run and epoch): a run the worker thinks it holds and that is not
      * there was reclaimed by another worker. */

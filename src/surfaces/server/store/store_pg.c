@@ -368,6 +368,9 @@ static void pg_close(store *s)
     for (int i = 0; i < PG_POOL; i++)
         if (q->conns[i])
             PQfinish(q->conns[i]);
+    if (q->renew_conn)
+        PQfinish(q->renew_conn);
+    pthread_mutex_destroy(&q->renew_lock);
     pthread_mutex_destroy(&q->plock);
     pthread_cond_destroy(&q->pfree);
     free(q->shown);
@@ -423,6 +426,7 @@ store *store_pg_open(const char *url, srv_error *err)
     q->shown = shown;
     q->base.ops = &pg_ops;
     pthread_mutex_init(&q->plock, NULL);
+    pthread_mutex_init(&q->renew_lock, NULL);
     pthread_cond_init(&q->pfree, NULL);
     for (int i = 0; i < PG_POOL; i++)
         if (!(q->conns[i] = pg_connect(q, "open", err)))

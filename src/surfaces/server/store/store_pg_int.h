@@ -32,6 +32,10 @@ typedef struct pg_store {
     pthread_cond_t pfree;
     bool busy[PG_POOL];
     PGconn *conns[PG_POOL];
+    /* The lease renewal's own connection (made at its first use), so a
+     * renewal never waits for the pool behind runs' writes and reads. */
+    pthread_mutex_t renew_lock;
+    PGconn *renew_conn;
     /* the listener (store_pg_listen.c) */
     bool listening;
     pthread_t listen_thr;
