@@ -787,6 +787,20 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
     r->base_out = r->out_tok;
     r->force_code = LOOM_OK;
     pthread_mutex_unlock(&svc->mu);
+    if (svc->opts.cluster) {
+        /* Running on record before the session gets any of this run's
+         * records: a worker that takes the run over then knows to look at
+         * the session for calls left open (cluster_open_calls). */
+        writer_flush(svc->w);
+        pthread_mutex_lock(&svc->mu);
+        bool lost = r->abandoned;
+        pthread_mutex_unlock(&svc->mu);
+        if (lost) {
+            free(note);
+            free(goal);
+            return;
+        }
+    }
 
     /* AskUserQuestion waits for an answer from outside (external.c). */
     loom_run_options opts = {.on_event = on_event, .event_ctx = r, .ask_user = svc_ask_external,
