@@ -406,8 +406,10 @@ char *loom_stats_server_json(const char *server_url, const char *token, const ch
  * as a JSON array (caller frees), oldest first: {"kind": "user", "text",
  * "images"?: N} for a prompt the person typed, {"kind": "assistant",
  * "text"}, {"kind": "tool_call", "name", "input" (the arguments' JSON
- * text)}, {"kind": "tool_result", "text", "is_error"}, {"kind": "summary",
- * "text"} for a compaction's summary. Tool results' images and notes that
+ * text), "call_id"}, {"kind": "tool_result", "text", "is_error", "call_id",
+ * "not_started"?: true (the call was stopped before it ran: a cancel, or
+ * loom_run_options' tool_gate)}, {"kind": "summary", "text"} for a
+ * compaction's summary. Tool results' images and notes that
  * never drive a run are left out. For /export and the recent turns shown
  * on resume. */
 char *loom_session_conversation_json(loom_session *session);
@@ -711,6 +713,15 @@ typedef struct loom_run_options {
     size_t n_guardrails;
     const loom_interceptor *interceptors;
     size_t n_interceptors;
+    /* Asked on the tool's thread right before each tool call of the run
+     * (not its sub-agents') starts executing, after every permission step
+     * allowed it: 0 lets it run; anything else means it must not, and the
+     * call's result is "Not run: <*why>" (why: a malloc'd reason, or NULL),
+     * an error marked notStarted (providerData.toolResult.rawResponse) so
+     * a later reader of the session knows it never ran. For a driver whose
+     * right to act can lapse (loom serve's lease of a run). NULL: none. */
+    int (*tool_gate)(void *ctx, const char *call_id, const char *tool, char **why);
+    void *gate_ctx;
 } loom_run_options;
 
 typedef struct loom_run loom_run;

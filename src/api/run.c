@@ -367,6 +367,40 @@ static void detach_tracer(loom_run *r)
     }
 }
 
+/* The tool context a run's calls share: the session's parts, the run's
+ * controls and the driver's ports. */
+static void run_tool_ctx(loom_run *r, tool_ctx *tctx)
+{
+    loom_session *s = r->session;
+    loom_agent *a = s->agent;
+    *tctx = (tool_ctx){
+        .cwd = a->cwd,
+        .session_id = loom_session_id(s),
+        .cancel = &r->cancel,
+        .files = s->files,
+        .history = s->history,
+        .tasks = s->tasks,
+        .todos = s->todos,
+        .working = s->working,
+        .record = record_side,
+        .record_ctx = r,
+        .ask_user = r->opts.ask_user ? ask_user : NULL,
+        .ask_ctx = r,
+    };
+    tctx->gov = s->gov;
+    tctx->helpers = s->helpers;
+    tctx->sandbox = s->gov ? s->gov->sandbox : NULL;
+    tctx->sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
+    api_session_tool_ports(s, tctx);
+    api_worktree_attach(s, tctx);
+    tctx->run_id = r->run_id;
+    tctx->emit = emit_simple;
+    tctx->emit_ctx = r;
+    tctx->io = api_io_init(&r->io, r->opts.io);
+    tctx->gate = r->opts.tool_gate;
+    tctx->gate_ctx = r->opts.gate_ctx;
+}
+
 static void *run_main(void *arg)
 {
     loom_run *r = arg;
@@ -387,30 +421,8 @@ static void *run_main(void *arg)
     }
     r->tracer = api_telemetry_run_begin(a);
     emit(r, LOOM_EV_RUN_STATE_CHANGED, LOOM_VIS_USER, NULL, started);
-    tool_ctx tctx = {
-        .cwd = a->cwd,
-        .session_id = loom_session_id(s),
-        .cancel = &r->cancel,
-        .files = s->files,
-        .history = s->history,
-        .tasks = s->tasks,
-        .todos = s->todos,
-        .working = s->working,
-        .record = record_side,
-        .record_ctx = r,
-        .ask_user = r->opts.ask_user ? ask_user : NULL,
-        .ask_ctx = r,
-    };
-    tctx.gov = s->gov;
-    tctx.helpers = s->helpers;
-    tctx.sandbox = s->gov ? s->gov->sandbox : NULL;
-    tctx.sandbox_error = s->gov ? s->gov->sandbox_error : NULL;
-    api_session_tool_ports(s, &tctx);
-    api_worktree_attach(s, &tctx);
-    tctx.run_id = r->run_id;
-    tctx.emit = emit_simple;
-    tctx.emit_ctx = r;
-    tctx.io = api_io_init(&r->io, r->opts.io);
+    tool_ctx tctx;
+    run_tool_ctx(r, &tctx);
     attach_tracer(r, &tctx);
     for (size_t i = 0; s->gov && i < s->gov->n_warnings; i++)
         emit(r, LOOM_EV_WARNING_EMITTED, LOOM_VIS_USER, NULL,

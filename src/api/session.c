@@ -653,13 +653,21 @@ char *loom_session_conversation_json(loom_session *s)
             }
             free(text);
         } else if (!strcmp(type, RECORD_FUNCTION_CALL)) {
-            json_array_append_new(arr, json_pack("{s:s,s:s,s:s}", "kind", "tool_call", "name",
-                                                 json_get_str(rec, "name", "?"), "input",
-                                                 json_get_str(rec, "arguments", "{}")));
+            json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s}", "kind", "tool_call",
+                                                 "name", json_get_str(rec, "name", "?"), "input",
+                                                 json_get_str(rec, "arguments", "{}"), "call_id",
+                                                 json_get_str(rec, "callId", "")));
         } else if (!strcmp(type, RECORD_FUNCTION_CALL_RESULT)) {
-            json_array_append_new(arr, json_pack("{s:s,s:s,s:b}", "kind", "tool_result", "text",
-                                                 json_get_str(rec, "output", ""), "is_error",
-                                                 json_get_bool(rec, "isError", false)));
+            /* notStarted: the call was stopped before it ran (pipeline.c). */
+            json_t *pd = record_provider_data((json_t *)rec, false);
+            json_t *raw = json_object_get(json_object_get(pd, "toolResult"), "rawResponse");
+            json_t *e = json_pack("{s:s,s:s,s:b,s:s}", "kind", "tool_result", "text",
+                                  json_get_str(rec, "output", ""), "is_error",
+                                  json_get_bool(rec, "isError", false), "call_id",
+                                  json_get_str(rec, "callId", ""));
+            if (json_is_true(json_object_get(raw, "notStarted")))
+                json_object_set_new(e, "not_started", json_true());
+            json_array_append_new(arr, e);
         } else if (!strcmp(type, RECORD_SUMMARY)) {
             add_entry(arr, "summary", json_get_str(rec, "summary", ""));
         }

@@ -724,6 +724,15 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
+/* A call that never started: its result says so in rawResponse, so that
+ * whoever reads the session later (a worker resuming the run elsewhere)
+ * knows the call never ran. */
+static void not_started(tool_result *res)
+{
+    json_decref(res->raw);
+    res->raw = json_pack("{s:b}", "notStarted", 1);
+}
+
 static void step_execute(const tool_def *def, const char *call_id, const json_t *input,
                          tool_ctx *ctx, tool_result *res)
 {
@@ -733,8 +742,17 @@ static void step_execute(const tool_def *def, const char *call_id, const json_t 
                             "world needs attention (see the events in your working memory)");
         else
             tool_error(res, "Interrupted by user before the tool started");
+        not_started(res);
         return;
     }
+    char *why = NULL;
+    if (ctx->gate && ctx->gate(ctx->gate_ctx, call_id, def->name, &why) != 0) {
+        tool_error(res, "Not run: %s", why ? why : "the harness's driver refused to start it");
+        free(why);
+        not_started(res);
+        return;
+    }
+    free(why);
     long deadline = call_deadline_ms(def, ctx->gov);
     call_watch w = {.run = ctx->cancel, .until_ms = clock_mono_ms() + deadline};
     atomic_init(&w.own, CANCEL_NONE);

@@ -109,6 +109,11 @@ typedef struct tool_ctx {
     int (*worktree_enter)(void *wt_ctx, const char *name, struct tool_result *out);
     int (*worktree_exit)(void *wt_ctx, bool remove, bool discard, struct tool_result *out);
     void *worktree_ctx;
+    /* Asked right before a decided call executes (loom_run_options'
+     * tool_gate): nonzero means it must not run (*why: malloc'd or NULL).
+     * NULL: none. Any thread of the run's tools. */
+    int (*gate)(void *gate_ctx, const char *call_id, const char *tool, char **why);
+    void *gate_ctx;
 } tool_ctx;
 
 typedef struct tool_result {

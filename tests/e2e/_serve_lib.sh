@@ -241,3 +241,30 @@ serve_scenario() {
     "$SCENARIOS/$1.json" > "$T/$1.json"
   echo "$T/$1.json"
 }
+
+# Workers of one shared store (--cluster; pg_cluster.sh, pg_takeover.sh).
+# start_node I [ARGS…] — worker I (--worker-id nodeI, leases of
+# NODE_LEASE_MS, default 3000) on $TEST_STORE_SPEC; NODE_URL_I exported,
+# its pid in NODE_PIDS[I], its log $T/nodeI.log. node_cleanup (for the
+# EXIT trap) kills every worker still there, then as serve_cleanup.
+NODE_PIDS=()
+node_cleanup() {
+  for p in "${NODE_PIDS[@]}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
+  for p in "${NODE_PIDS[@]}"; do [ -n "$p" ] && { wait "$p" 2>/dev/null || true; }; done
+  serve_cleanup
+}
+start_node() {
+  local i=$1; shift
+  rm -f "$T/node$i.port"
+  "$SERVE_BIN" --listen 127.0.0.1:0 --port-file "$T/node$i.port" --store "$TEST_STORE_SPEC" \
+    --config "$SERVE_CONF" --workspace "$SERVE_WORKSPACE" --cluster --worker-id "node$i" \
+    --lease-ms "${NODE_LEASE_MS:-3000}" "$@" >> "$T/node$i.log" 2>&1 &
+  NODE_PIDS[$i]=$!
+  for _ in $(seq 1 500); do
+    [ -s "$T/node$i.port" ] && break
+    kill -0 "${NODE_PIDS[$i]}" 2>/dev/null || break
+    sleep 0.02
+  done
+  [ -s "$T/node$i.port" ] || { echo "node $i did not start:" >&2; tail -n 30 "$T/node$i.log" >&2; exit 1; }
+  export "NODE_URL_$i=http://127.0.0.1:$(cat "$T/node$i.port")"
+}

@@ -28,10 +28,11 @@
 //              events contiguous, its call at most once, and some were
 //              handed back by the stopping worker.
 //   stall_load: the same through worker 2 while worker 0 is SIGSTOPped
-//              past its leases and then SIGCONTed (fencing): each completed
-//              once, its events contiguous (a call repeated or lost by the
-//              stalled worker is counted, see checkRuns), and some were
-//              reclaimed from the stalled worker.
+//              past its leases and then SIGCONTed (fencing, the lease
+//              checked before each call): each completed once, its events
+//              contiguous, no call ran twice and none was lost (ranTwice,
+//              neverRan, stoppedBeforeCall all 0), and some were reclaimed
+//              from the stalled worker.
 // Threading: one event loop.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,19 +68,16 @@ async function waitAllEnded(client, ids, timeoutMs) {
 }
 
 // Checks one batch of runs: ids[i]'s call appends `${i}` to file.
-// stalled: the batch's worker was SIGSTOPped, not killed. A call it had
-// decided just before the stop, or decides on waking before it learns its
-// lease is gone, may run there after another worker re-ran it (fencing
-// stops the store writes, not a tool already started: docs/deploy.md):
-// such repeats are counted and printed, not failed. So is the other way
-// round: a call the stalled worker's fence stopped (its tool.started
-// refused, its loom run cancelled) whose cancelled result its loom session
-// still wrote to the shared session file, which the resumed run then
-// reads (session records as rows are a later stage).
+// stalled: the batch's worker was SIGSTOPped, not killed. It may wake with
+// the model's answer in hand: the lease checked right before each tool
+// call stops it there (no call runs twice), and a call it left open in
+// the session (asked for, never answered, or answered "not run") is
+// recorded as interrupted where the run goes on (none silently lost).
+// The counts are printed and each must be 0.
 async function checkRuns(a, ids, file, label, stalled = false) {
   const calls = linesOf(file);
   const bad = [];
-  const info = { interrupted: 0, reclaimed: 0, handedBack: 0, ranTwice: 0, neverRan: 0 };
+  const info = { interrupted: 0, reclaimed: 0, handedBack: 0, ranTwice: 0, neverRan: 0, stoppedBeforeCall: 0 };
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     const r = await a.getRun(id);
@@ -87,7 +85,8 @@ async function checkRuns(a, ids, file, label, stalled = false) {
     const completedEvents = evs.filter((e) => e.type === 'run.completed').length;
     const interrupted = evs.some((e) => e.type === 'tool.interrupted');
     const reasons = evs.filter((e) => e.type === 'run.state_changed').map((e) => e.payload.reason || '');
-    if (reasons.some((x) => x.startsWith('reclaimed'))) info.reclaimed++;
+    const reclaimed = reasons.some((x) => x.startsWith('reclaimed'));
+    if (reclaimed) info.reclaimed++;
     const handedBack = reasons.some((x) => x.startsWith('handed back'));
     if (handedBack) info.handedBack++;
     if (interrupted) info.interrupted++;
@@ -96,21 +95,22 @@ async function checkRuns(a, ids, file, label, stalled = false) {
     if (r.state !== 'completed') problems.push(`state ${r.state} (${JSON.stringify(r.error)})`);
     if (completedEvents !== 1) problems.push(`${completedEvents} run.completed events`);
     if (!seqsContiguous(evs)) problems.push(`seqs ${evs.map((e) => e.seq).join(',')}`);
-    if (stalled && ran > 1) info.ranTwice++;
-    if (stalled && ran === 0 && !interrupted) info.neverRan++;
-    if (ran > 1 && !stalled) problems.push(`its call ran ${ran} times`);
-    // A run handed back or reclaimed the moment its call was to start (a
-    // call starts only once its tool.started is stored): the call never
-    // ran, but its loom session had recorded the call, which the resumed
-    // run reads as answered: 0 runs, no repeat; counted.
-    const moved = handedBack || reasons.some((x) => x.startsWith('reclaimed'));
-    if (moved && ran === 0 && !interrupted) info.stoppedBeforeCall = (info.stoppedBeforeCall || 0) + 1;
-    else if (!interrupted && ran !== 1 && !stalled) problems.push(`its call ran ${ran} times, never interrupted`);
+    if (ran > 1) {
+      info.ranTwice++;
+      problems.push(`its call ran ${ran} times`);
+    } else if (ran === 0 && !interrupted) {
+      // Never ran and nobody said so: lost on a move (the stalled worker's
+      // session recorded the call, the run went on as if answered).
+      if (stalled) info.neverRan++;
+      if (handedBack || reclaimed) info.stoppedBeforeCall++;
+      problems.push('its call never ran, and was never recorded as interrupted');
+    }
     if (interrupted && !/not repeating/.test(r.summary || '')) problems.push(`interrupted, but the model was not told (summary ${r.summary})`);
     if (problems.length) bad.push({ id, i, problems });
   }
-  eq(bad, [], `${label}: each of the ${ids.length} runs completed exactly once, its events stored once (1..n), ${stalled ? "(calls counted)" : "its call at most once"}`);
   console.log(`# ${label}: ${JSON.stringify(info)}`);
+  eq([info.ranTwice, info.neverRan, info.stoppedBeforeCall], [0, 0, 0], `${label}: no call ran twice (ranTwice), none was lost (neverRan, stoppedBeforeCall)`);
+  eq(bad, [], `${label}: each of the ${ids.length} runs completed exactly once, its events stored once (1..n), its call run once or recorded as interrupted`);
   return info;
 }
 

@@ -2,7 +2,9 @@
  * input become error results, concurrency-safe neighbours run together
  * (and only they), outcomes stay in call order, output is capped to head
  * and tail without splitting a UTF-8 character; every call has a deadline
- * (LOOM_TOOL_TIMEOUT_MS), and the run's cancel still reaches the tool. */
+ * (LOOM_TOOL_TIMEOUT_MS), and the run's cancel still reaches the tool; a
+ * call cancelled or refused by the driver's gate before it starts never
+ * runs and says so (notStarted). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -175,6 +177,57 @@ static void test_cancel_before_start(void **state)
     assert_true(out.result.is_error);
     assert_null(strstr(out.result.text.ptr, "slept")); /* the tool never ran */
     assert_non_null(strstr(out.result.text.ptr, "Interrupted"));
+    assert_true(json_is_true(json_object_get(out.result.raw, "notStarted")));
+    tool_result_free(&out.result);
+    json_decref(in);
+    free_registry(reg);
+}
+
+/* The driver's gate (loom_run_options.tool_gate): asked with the call right
+ * before it runs; a refusal keeps the tool from running, says why, and
+ * marks the result notStarted. */
+typedef struct gate_seen {
+    int asked;
+    char call_id[16], tool[16];
+    bool refuse;
+} gate_seen;
+
+static int test_gate(void *ctx, const char *call_id, const char *tool, char **why)
+{
+    gate_seen *g = ctx;
+    g->asked++;
+    snprintf(g->call_id, sizeof g->call_id, "%s", call_id);
+    snprintf(g->tool, sizeof g->tool, "%s", tool);
+    if (!g->refuse)
+        return 0;
+    *why = strdup("the lease lapsed");
+    return 1;
+}
+
+static void test_gate_before_start(void **state)
+{
+    (void)state;
+    tool_registry *reg = make_registry();
+    gate_seen g = {.refuse = true};
+    tool_ctx ctx = {.cwd = "/", .gate = test_gate, .gate_ctx = &g};
+    json_t *in = json_pack("{s:i}", "ms", 1);
+    tool_call call = {"c7", "Unsafe", in};
+    tool_outcome out;
+    tool_call_run(reg, &call, &ctx, &out);
+    assert_int_equal(g.asked, 1);
+    assert_string_equal(g.call_id, "c7");
+    assert_string_equal(g.tool, "Unsafe");
+    assert_true(out.result.is_error);
+    assert_null(strstr(out.result.text.ptr, "slept")); /* the tool never ran */
+    assert_string_equal(out.result.text.ptr, "Not run: the lease lapsed");
+    assert_true(json_is_true(json_object_get(out.result.raw, "notStarted")));
+    tool_result_free(&out.result);
+    g.refuse = false;
+    tool_call_run(reg, &call, &ctx, &out);
+    assert_int_equal(g.asked, 2);
+    assert_false(out.result.is_error);
+    assert_string_equal(out.result.text.ptr, "slept 1");
+    assert_null(json_object_get(out.result.raw, "notStarted"));
     tool_result_free(&out.result);
     json_decref(in);
     free_registry(reg);
@@ -333,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_batch_parallel_and_ordered),
         cmocka_unit_test(test_output_cap_keeps_head_and_tail),
         cmocka_unit_test(test_cancel_before_start),
+        cmocka_unit_test(test_gate_before_start),
         cmocka_unit_test(test_unflagged_tool_fails_closed),
         cmocka_unit_test(test_call_deadline),
         cmocka_unit_test(test_run_cancel_reaches_tool),

@@ -19,6 +19,7 @@ static const body_field TASK_BODY[] = {
     {"agent_profile", BODY_STRING, false, 0, 0},
     {"policy_id", BODY_STRING, false, 0, 0},
     {"knowledge_sources", BODY_STRINGS, false, 0, 0},
+    {"priority", BODY_INT, false, -1000, 1000},
     {NULL, BODY_STRING, false, 0, 0},
 };
 

@@ -2,9 +2,10 @@
  * store (service_options.cluster; docs/deploy.md). A run is executed by the
  * worker holding its lease, never by the node a client made it on:
  *
- *  - The cluster thread, every tick (CLUSTER_TICK_MS, or at once when a run
- *    is queued here or a slot frees): renews this worker's leases (every
- *    third of their length), takes the controls other nodes sent for the
+ *  - The renewal thread renews this worker's leases every third of their
+ *    length, on its own (renew_main). The cluster thread, every tick
+ *    (CLUSTER_TICK_MS, or at once when a run is queued here or a slot
+ *    frees): takes the controls other nodes sent for the
  *    runs it holds (cancel, an approval's answer) and applies them, and
  *    claims runs into its free slots (store.h lease_claim: oldest first per
  *    tenant, tenants in turn, the tenant's concurrent_runs counted over the
@@ -25,10 +26,10 @@
  *  - Fencing: every write of a held run carries its lease's epoch
  *    (svc_fence); a write refused by it, or a renewal that no longer names
  *    the run, means another worker reclaimed it while this one stalled:
- *    the run is abandoned here (abandon: writes dropped, loom run
+ *    the run is abandoned here (cluster_abandon: writes dropped, loom run
  *    cancelled, no webhook).
  *
- * Owns the thread. Threading: the cluster thread and its callers take
+ * Owns the two threads. Threading: the cluster thread and its callers take
  * svc->mu as the rest of runs/ does; no store call is made under it. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,7 +181,9 @@ static json_t *in_flight(service *svc, const char *run_id)
 }
 
 /* A run that was active under an expired lease: recorded, then queued to
- * go on from its last turn. (mu not held) */
+ * go on from its last turn; its calls in flight by the events are
+ * interrupted here, those only its session shows at its start
+ * (cluster_open_calls, which writes the note). (mu not held) */
 static void take_over(service *svc, srv_run *r)
 {
     json_t *open = in_flight(svc, r->id);
@@ -191,7 +194,6 @@ static void take_over(service *svc, srv_run *r)
              loom_run_state_name(r->state), svc->worker_id);
     const char *id;
     json_t *tool;
-    char ids[600] = "";
     json_object_foreach(open, id, tool) {
         json_t *p = json_object();
         json_object_set_new(p, "call_id", json_string(id));
@@ -199,9 +201,6 @@ static void take_over(service *svc, srv_run *r)
         json_object_set_new(p, "reason", json_string("its worker stopped while it ran; "
                                                      "it is not run again"));
         svc_emit(svc, r, "tool.interrupted", LOOM_VIS_SYSTEM, id, p);
-        size_t n = strlen(ids);
-        snprintf(ids + n, sizeof ids - n, "%s%s (%s)", n ? ", " : "", id,
-                 json_string_value(tool) ?: "?");
     }
     r->pending_approval_id[0] = '\0';
     r->err_code = LOOM_ERR_RUN_RESUMABLE;
@@ -212,22 +211,14 @@ static void take_over(service *svc, srv_run *r)
     free(r->err_message);
     r->err_message = NULL;
     svc_transition(svc, r, LOOM_RUN_QUEUED, "reclaimed after its worker's lease expired", NULL);
-    char note[900];
-    if (ids[0])
-        snprintf(note, sizeof note,
-                 "The process running this task stopped unexpectedly and another one carries "
-                 "on. These tool calls were in flight and were interrupted; they were NOT run "
-                 "again and their effects are unknown: %s. Check before repeating them.",
-                 ids);
-    else
-        snprintf(note, sizeof note,
-                 "The process running this task stopped unexpectedly and another one carries "
-                 "on from the last recorded turn.");
     free(r->note);
-    r->note = strdup(note);
+    r->note = strdup("The process running this task stopped unexpectedly and another one "
+                     "carries on from the last recorded turn.");
+    json_decref(r->interrupted);
+    r->interrupted = open;
     r->continue_next = true;
+    r->moved = true;
     pthread_mutex_unlock(&svc->mu);
-    json_decref(open);
 }
 
 /* The session's loom id as the store has it now (another worker may have
@@ -261,9 +252,29 @@ static void adopt(service *svc, const char *id, int64_t epoch)
         srv_error_clear(&err);
         return;
     }
+    pthread_mutex_lock(&svc->mu);
+    /* Still here: ending after this worker lost it, or still running, its
+     * lease having expired while this worker stalled (the claim found its
+     * own expired lease): lost all the same. */
+    bool busy = r->abandoned || r->sess->active == r;
+    if (busy)
+        cluster_abandon(svc, r, "its lease expired while it ran here (this worker stalled)");
+    pthread_mutex_unlock(&svc->mu);
+    if (busy) {
+        /* Not twice at once in this process: back, for a later claim. */
+        svc->st->ops->lease_release(svc->st, id, svc->worker_id, &err);
+        srv_error_clear(&err);
+        return;
+    }
     cluster_refresh(svc, r); /* a copy made here earlier is stale */
     session_sync(svc, r->sess);
+    /* The store's seq is the run's: a run this worker abandoned earlier
+     * counted events here that were dropped, never stored. */
+    int64_t max = svc->st->ops->max_seq(svc->st, id, &err);
+    srv_error_clear(&err);
     pthread_mutex_lock(&svc->mu);
+    if (max >= 0)
+        r->seq = r->stored_seq = max;
     int64_t since = metrics_iso_ms(r->updated_at);
     metrics_claimed(svc, since > 0 ? clock_wall_ms() - since : 0, r->state != LOOM_RUN_QUEUED);
     r->held = true;
@@ -272,6 +283,7 @@ static void adopt(service *svc, const char *id, int64_t epoch)
     svc->held++;
     loom_run_state was = r->state;
     r->continue_next = r->started_at[0] != '\0'; /* a :resume'd run goes on */
+    r->moved = r->continue_next;
     pthread_mutex_unlock(&svc->mu);
     if (was != LOOM_RUN_QUEUED)
         take_over(svc, r);
@@ -404,7 +416,7 @@ static void claim(service *svc)
  * writes are dropped from now on (svc_fence), and its loom run is
  * cancelled by the cluster thread (cancel_abandoned), so its tools stop
  * and nothing of it is run again here. (mu held) */
-static void abandon(service *svc, srv_run *r, const char *how)
+void cluster_abandon(service *svc, srv_run *r, const char *how)
 {
     if (!r->held)
         return;
@@ -425,7 +437,7 @@ void cluster_fenced(void *ctx, const char *run_id, int64_t epoch)
     pthread_mutex_lock(&svc->mu);
     srv_run *r = svc_run_find(svc, run_id);
     if (r && r->held && r->lease_epoch == epoch)
-        abandon(svc, r, "a write was refused by its lease's fence");
+        cluster_abandon(svc, r, "a write was refused by its lease's fence");
     pthread_mutex_unlock(&svc->mu);
 }
 
@@ -442,7 +454,7 @@ static void check_held(service *svc, const store_lease *held, int n)
             for (int i = 0; i < n && !still; i++)
                 still = held[i].epoch == r->lease_epoch && !strcmp(held[i].run_id, r->id);
             if (!still)
-                abandon(svc, r, "its lease was not renewed (it expired and was reclaimed)");
+                cluster_abandon(svc, r, "its lease was not renewed (it expired and was reclaimed)");
         }
     pthread_mutex_unlock(&svc->mu);
 }
@@ -525,39 +537,55 @@ static void cluster_notice(void *ctx, store_notice what, const char *run_id, con
     pthread_mutex_unlock(&svc->mu);
 }
 
+/* The renewal thread: every third of the lease, whatever the cluster
+ * thread is doing (a claim waiting on the store, a take-over reading a
+ * long run's events), on a connection of its own (store_pg_lease.c), so a
+ * run's lease outlives any tool call as long as the process lives. A run
+ * it finds lost is abandoned; the cluster thread cancels it. */
+static void *renew_main(void *arg)
+{
+    service *svc = arg;
+    pthread_mutex_lock(&svc->mu);
+    while (!svc->cluster_stop) {
+        pthread_mutex_unlock(&svc->mu);
+        srv_error err = {0};
+        store_lease *held = NULL;
+        int n = svc->st->ops->lease_renew(svc->st, svc->worker_id, svc->opts.lease_ms, &held,
+                                          &err);
+        if (n < 0) {
+            fprintf(stderr, "loom-serve: lease renewal: %s\n", err.message);
+            srv_error_clear(&err);
+        } else {
+            check_held(svc, held, n);
+        }
+        store_leases_free(held, n);
+        pthread_mutex_lock(&svc->mu);
+        if (n >= 0)
+            svc->stats.renewals++;
+        struct timespec dl;
+        clock_deadline(&dl, CLOCK_REALTIME, svc->opts.lease_ms / 3);
+        while (!svc->cluster_stop &&
+               pthread_cond_timedwait(&svc->renew_cv, &svc->mu, &dl) == 0) {
+        }
+    }
+    pthread_mutex_unlock(&svc->mu);
+    return NULL;
+}
+
 static void *cluster_main(void *arg)
 {
     service *svc = arg;
-    int64_t next_renew = 0;
     for (;;) {
         pthread_mutex_lock(&svc->mu);
         bool stop = svc->cluster_stop;
         pthread_mutex_unlock(&svc->mu);
         if (stop)
             break;
-        int64_t now = clock_mono_ms();
-        if (now >= next_renew) {
-            srv_error err = {0};
-            store_lease *held = NULL;
-            int n = svc->st->ops->lease_renew(svc->st, svc->worker_id, svc->opts.lease_ms, &held,
-                                              &err);
-            if (n < 0) {
-                fprintf(stderr, "loom-serve: lease renewal: %s\n", err.message);
-                srv_error_clear(&err);
-            } else {
-                check_held(svc, held, n);
-                pthread_mutex_lock(&svc->mu);
-                svc->stats.renewals++;
-                pthread_mutex_unlock(&svc->mu);
-            }
-            store_leases_free(held, n);
-            next_renew = now + svc->opts.lease_ms / 3;
-        }
         cancel_abandoned(svc);
         take_controls(svc);
         claim(svc);
         pthread_mutex_lock(&svc->mu);
-        if (!svc->cluster_stop && !svc->cluster_kick) {
+        if (!svc->cluster_stop && !svc->cluster_kick && !svc->abandon_pending) {
             struct timespec dl;
             clock_deadline(&dl, CLOCK_REALTIME,
                            svc->listening ? CLUSTER_FALLBACK_MS : CLUSTER_TICK_MS);
@@ -573,7 +601,7 @@ int cluster_start(service *svc, srv_error *err)
 {
     const store_ops *o = svc->st->ops;
     if (!o->lease_claim || !o->lease_renew || !o->lease_release || !o->control_send ||
-        !o->control_take || !o->put_fenced)
+        !o->control_take || !o->put_fenced || !o->lease_check)
         return srv_fail(err, LOOM_ERR_CONFIG,
                         "workers sharing a store need PostgreSQL (--store postgresql://…); "
                         "this store belongs to one process");
@@ -598,8 +626,17 @@ int cluster_start(service *svc, srv_error *err)
                     lerr.message);
         srv_error_clear(&lerr);
     }
-    if (pthread_create(&svc->cluster_thr, NULL, cluster_main, svc) != 0)
+    pthread_cond_init(&svc->renew_cv, NULL);
+    if (pthread_create(&svc->renew_thr, NULL, renew_main, svc) != 0)
+        return srv_fail(err, LOOM_ERR_INTERNAL, "the lease renewal thread could not start");
+    if (pthread_create(&svc->cluster_thr, NULL, cluster_main, svc) != 0) {
+        pthread_mutex_lock(&svc->mu);
+        svc->cluster_stop = true;
+        pthread_cond_broadcast(&svc->renew_cv);
+        pthread_mutex_unlock(&svc->mu);
+        pthread_join(svc->renew_thr, NULL);
         return srv_fail(err, LOOM_ERR_INTERNAL, "the cluster thread could not start");
+    }
     svc->cluster_started = true;
     return 0;
 }
@@ -610,8 +647,10 @@ void cluster_stop(service *svc)
         pthread_mutex_lock(&svc->mu);
         svc->cluster_stop = true;
         pthread_cond_broadcast(&svc->cluster_cv);
+        pthread_cond_broadcast(&svc->renew_cv);
         pthread_mutex_unlock(&svc->mu);
         pthread_join(svc->cluster_thr, NULL);
+        pthread_join(svc->renew_thr, NULL);
         svc->cluster_started = false;
     }
     if (svc->listening) /* no notice reaches the service after this */

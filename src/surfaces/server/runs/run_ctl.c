@@ -230,8 +230,10 @@ char *service_run_create(service *svc, const principal *who, const char *body_js
         return NULL;
     }
     srv_run *r = run_new(svc, task, s, strategy, json_string_value(json_object_get(b, "note")));
-    /* Claimed before the tenant's lower ones (checked -1000..1000 by the route). */
-    r->priority = (int)json_integer_value(json_object_get(b, "priority"));
+    /* Claimed before the tenant's lower ones (checked -1000..1000 by the
+     * route); the task's when the run gives none. */
+    json_t *prio = json_object_get(b, "priority");
+    r->priority = (int)json_integer_value(prio ? prio : json_object_get(task, "priority"));
     json_decref(task);
     json_decref(b);
     unsigned h = svc_hash(r->id);

@@ -762,6 +762,7 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
         svc_end_without_loom(svc, r, to, st.code ? st.code : LOOM_ERR_INTERNAL, st.message);
         return;
     }
+    cluster_open_calls(svc, r, s->ls); /* a moved run's calls left open */
     pthread_mutex_lock(&svc->mu);
     if (r->cancel_pending && svc->stopping && svc->opts.cluster) {
         pthread_mutex_unlock(&svc->mu);
@@ -786,10 +787,28 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
     r->base_out = r->out_tok;
     r->force_code = LOOM_OK;
     pthread_mutex_unlock(&svc->mu);
+    if (svc->opts.cluster) {
+        /* Running on record before the session gets any of this run's
+         * records: a worker that takes the run over then knows to look at
+         * the session for calls left open (cluster_open_calls). */
+        writer_flush(svc->w);
+        pthread_mutex_lock(&svc->mu);
+        bool lost = r->abandoned;
+        pthread_mutex_unlock(&svc->mu);
+        if (lost) {
+            free(note);
+            free(goal);
+            return;
+        }
+    }
 
     /* AskUserQuestion waits for an answer from outside (external.c). */
     loom_run_options opts = {.on_event = on_event, .event_ctx = r, .ask_user = svc_ask_external,
                              .ask_ctx = r};
+    if (svc->opts.cluster) { /* a lease lost meanwhile stops a call before it starts */
+        opts.tool_gate = cluster_tool_gate;
+        opts.gate_ctx = r;
+    }
     loom_run *lr = cont ? loom_run_continue(s->ls, note, &opts, &st)
                         : loom_run_start(s->ls, goal, &opts, &st);
     free(note);

@@ -625,6 +625,9 @@ char *service_task_create(service *svc, const principal *who, const char *body_j
     json_object_set_new(o, "agent_profile", prof ? json_string(prof->id) : json_null());
     json_object_set_new(o, "policy_id", str_or_null(pol));
     json_object_set_new(o, "knowledge_sources", sources);
+    /* Its runs' priority when they give none (checked -1000..1000 by the route). */
+    json_object_set_new(o, "priority",
+                        json_integer(json_integer_value(json_object_get(b, "priority"))));
     json_object_set_new(o, "status", json_string("created"));
     json_object_set_new(o, "created_at", json_string(now));
     json_object_set_new(o, "scopes", svc_scopes(s->tenant_id, s->project_id, sid, NULL));
@@ -737,6 +740,7 @@ static void run_free(srv_run *r)
     free(r->stop_reason);
     free(r->err_message);
     free(r->note);
+    json_decref(r->interrupted);
     free(r->force_message);
     free(r->cancel_reason);
     free(r->input_answer);

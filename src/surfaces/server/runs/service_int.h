@@ -155,6 +155,12 @@ struct srv_run {
     int64_t lease_epoch;        /* (mu) cluster: the epoch of that lease (its writes' fence) */
     bool abandoned;             /* (mu) cluster: reclaimed by another worker while this one
                                  * still ran it: its writes are dropped, its loom run cancelled */
+    /* (mu) cluster: claimed to go on from its session (reclaimed, handed
+     * back, resumed): its calls left open are looked for at its start
+     * (cluster_calls.c). interrupted: call id -> tool of those already
+     * recorded as interrupted (take_over, from the events). */
+    bool moved;
+    json_t *interrupted;
     struct srv_run *next;       /* hash chain */
 };
 
@@ -191,6 +197,8 @@ struct service {
     cluster_stats stats;        /* (mu) for /metrics (metrics.c) */
     pthread_cond_t cluster_cv;  /* (with mu) wakes the cluster thread */
     pthread_t cluster_thr;
+    pthread_cond_t renew_cv;    /* (with mu) wakes the renewal thread (to stop) */
+    pthread_t renew_thr;
 };
 
 /* ---- service.c helpers ------------------------------------------------- */
@@ -275,6 +283,15 @@ void cluster_wake(service *svc);                 /* a run was queued; mu not hel
 void cluster_release(service *svc, srv_run *r); /* mu not held */
 /* writer_fenced_fn: a fenced write of run_id at epoch was refused. */
 void cluster_fenced(void *ctx, const char *run_id, int64_t epoch);
+/* loom_run_options' tool_gate for a held run (ctx: the srv_run): the
+ * lease checked in the store right before each tool call (cluster_calls.c). */
+int cluster_tool_gate(void *ctx, const char *call_id, const char *tool, char **why);
+/* Before a moved run (r->moved) goes on in ls: the calls of its last turn
+ * left without a result, or with one saying they never started, recorded
+ * as tool.interrupted, and r->note told of them. (mu not held) */
+void cluster_open_calls(service *svc, srv_run *r, loom_session *ls);
+/* abandon (cluster.c) for cluster_calls.c. (mu held) */
+void cluster_abandon(service *svc, srv_run *r, const char *how);
 /* r's fields again from the store, when this worker does not hold it. */
 void cluster_refresh(service *svc, srv_run *r); /* mu not held */
 /* Whether r is another node's to act on (cluster, not held here). (mu held) */

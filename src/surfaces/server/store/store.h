@@ -185,7 +185,8 @@ typedef struct store_ops {
     int (*lease_claim)(store *s, const char *worker, int ttl_ms, int max,
                        const store_tenant_cap *caps, size_t ncaps, store_lease **out,
                        srv_error *err);
-    /* Moves the expiry of every lease worker still holds to now + ttl_ms;
+    /* Moves the expiry of every unexpired lease worker holds to now + ttl_ms
+     * (an expired one is not revived: a claim may be taking it);
      * how many it holds, or -1. When held is not NULL, *held gets them
      * (run and epoch): a run the worker thinks it holds and that is not
      * there was reclaimed by another worker. */
@@ -203,6 +204,13 @@ typedef struct store_ops {
     int (*listen)(store *s, store_notice_fn fn, void *ctx, srv_error *err);
     /* Stops listen's calls (they have all returned when it returns). */
     void (*unlisten)(store *s);
+    /* Right before one of run_id's tool calls starts: 1 when worker still
+     * holds the run at epoch and the lease has not expired (its expiry is
+     * then moved to now + ttl_ms, as a renewal), 0 when not (another worker
+     * reclaimed it, or it expired and may be reclaimed any moment), -1 with
+     * err. One statement on the lease row, so it and a claim are ordered. */
+    int (*lease_check)(store *s, const char *run_id, const char *worker, int64_t epoch,
+                       int ttl_ms, srv_error *err);
     /* Drops worker's lease of run_id (nothing when it holds none). */
     int (*lease_release)(store *s, const char *run_id, const char *worker, srv_error *err);
     /* A control for whoever holds run_id (cancel, an approval's answer):

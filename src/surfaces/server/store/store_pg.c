@@ -368,6 +368,9 @@ static void pg_close(store *s)
     for (int i = 0; i < PG_POOL; i++)
         if (q->conns[i])
             PQfinish(q->conns[i]);
+    if (q->renew_conn)
+        PQfinish(q->renew_conn);
+    pthread_mutex_destroy(&q->renew_lock);
     pthread_mutex_destroy(&q->plock);
     pthread_cond_destroy(&q->pfree);
     free(q->shown);
@@ -392,6 +395,7 @@ static const store_ops pg_ops = {
     .listen = pg_listen,
     .unlisten = pg_unlisten,
     .lease_release = pg_lease_release,
+    .lease_check = pg_lease_check,
     .control_send = pg_control_send,
     .control_take = pg_control_take,
     .close = pg_close,
@@ -422,6 +426,7 @@ store *store_pg_open(const char *url, srv_error *err)
     q->shown = shown;
     q->base.ops = &pg_ops;
     pthread_mutex_init(&q->plock, NULL);
+    pthread_mutex_init(&q->renew_lock, NULL);
     pthread_cond_init(&q->pfree, NULL);
     for (int i = 0; i < PG_POOL; i++)
         if (!(q->conns[i] = pg_connect(q, "open", err)))

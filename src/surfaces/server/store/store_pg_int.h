@@ -32,6 +32,10 @@ typedef struct pg_store {
     pthread_cond_t pfree;
     bool busy[PG_POOL];
     PGconn *conns[PG_POOL];
+    /* The lease renewal's own connection (made at its first use), so a
+     * renewal never waits for the pool behind runs' writes and reads. */
+    pthread_mutex_t renew_lock;
+    PGconn *renew_conn;
     /* the listener (store_pg_listen.c) */
     bool listening;
     pthread_t listen_thr;
@@ -110,6 +114,8 @@ int pg_put_fenced(store *s, store_kind kind, const char *id, const store_doc_key
 int pg_fence_check(pg_store *q, PGconn *c, const char *run_id, const store_fence *fence,
                    const char *op, srv_error *err);
 int pg_lease_release(store *s, const char *run_id, const char *worker, srv_error *err);
+int pg_lease_check(store *s, const char *run_id, const char *worker, int64_t epoch, int ttl_ms,
+                   srv_error *err);
 int pg_control_send(store *s, const char *run_id, const char *json, srv_error *err);
 char *pg_control_take(store *s, const char *worker, srv_error *err);
 void *pg_get_blob(store *s, const char *run_id, const char *name, size_t *len,

@@ -172,16 +172,28 @@ int pg_lease_renew(store *s, const char *worker, int ttl_ms, store_lease **held,
     char ttl[24];
     snprintf(ttl, sizeof ttl, "%d", ttl_ms);
     const char *vals[] = {worker, ttl};
-    PGconn *c = pg_take(q);
-    /* The rows locked in run id order first (see Fencing above). */
+    pthread_mutex_lock(&q->renew_lock);
+    if (q->renew_conn && PQstatus(q->renew_conn) != CONNECTION_OK)
+        PQreset(q->renew_conn);
+    if (!q->renew_conn)
+        q->renew_conn = pg_connect(q, "renew leases", err);
+    PGconn *c = q->renew_conn;
+    if (!c) {
+        pthread_mutex_unlock(&q->renew_lock);
+        return -1;
+    }
+    /* The rows locked in run id order first (see Fencing above). An
+     * expired lease is not renewed: a claim may be taking it right now, so
+     * the worker must treat it as lost (as pg_lease_check does). */
     PGresult *r = pg_query(q, c,
                            "WITH mine AS (SELECT run_id FROM loom_leases WHERE worker_id = $1 "
                            "ORDER BY run_id FOR UPDATE) "
                            "UPDATE loom_leases l SET expires_at = now() + $2::bigint * "
                            "interval '1 millisecond' FROM mine WHERE l.run_id = mine.run_id "
-                           "AND l.worker_id = $1 RETURNING l.run_id, l.epoch",
+                           "AND l.worker_id = $1 AND l.expires_at > now() "
+                           "RETURNING l.run_id, l.epoch",
                            2, vals, "renew leases", err, NULL);
-    pg_give(q, c);
+    pthread_mutex_unlock(&q->renew_lock);
     if (!r)
         return -1;
     int n = PQntuples(r);
@@ -248,6 +260,30 @@ int pg_lease_release(store *s, const char *run_id, const char *worker, srv_error
     pg_give(q, c);
     PQclear(r);
     return r ? 0 : -1;
+}
+
+int pg_lease_check(store *s, const char *run_id, const char *worker, int64_t epoch, int ttl_ms,
+                   srv_error *err)
+{
+    pg_store *q = (pg_store *)s;
+    char ep[24], ttl[24];
+    snprintf(ep, sizeof ep, "%lld", (long long)epoch);
+    snprintf(ttl, sizeof ttl, "%d", ttl_ms);
+    const char *vals[] = {run_id, worker, ep, ttl};
+    PGconn *c = pg_take(q);
+    /* Not expired, not only ours: a lease past its expiry may be in a
+     * claim's hands right now, and a call started then could run twice. */
+    PGresult *r = pg_query(q, c,
+                           "UPDATE loom_leases SET expires_at = now() + $4::bigint * "
+                           "interval '1 millisecond' WHERE run_id = $1 AND worker_id = $2 "
+                           "AND epoch = $3 AND expires_at > now() RETURNING 1",
+                           4, vals, "check a lease", err, NULL);
+    pg_give(q, c);
+    if (!r)
+        return -1;
+    int rows = PQntuples(r);
+    PQclear(r);
+    return rows == 1;
 }
 
 int pg_control_send(store *s, const char *run_id, const char *json, srv_error *err)
