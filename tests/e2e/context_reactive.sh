@@ -63,10 +63,12 @@ assert_contains "413 thrice: the second is the 9-dimension one" \
   "$(jq -s -r '[.[] | select(.body.tools == null)][1].body.messages[-1].content | map(.text) | join("")' "$MOCK_LOG")" "9. Optional Next Step"
 assert_contains "413 thrice: the error says why" "$(cat "$T/err2")" "refused the prompt as too long again after the context was compacted and summarized"
 
-# 3. A server with a 7,000-token limit Loom was never told (it assumes the
+# 3. A server with a 10,000-token limit Loom was never told (it assumes the
 #    model table's window): the refusal names the limit, Loom learns it,
-#    compacts, and the rest of the run stays under it.
-jq -n --arg s "$SUMMARY" '{sequence: true, context_window: 7000, turns: [
+#    compacts, and the rest of the run stays under it. (The built-in tools'
+#    definitions alone are about 6,600 of the mock's tokens: a smaller
+#    window leaves no room after compaction for the reads the run makes.)
+jq -n --arg s "$SUMMARY" '{sequence: true, context_window: 10000, turns: [
   {match: {no_tools: true}, reply: {text: $s}},
   {repeat: 8, reply: {tool_calls: [{name: "Bash", input: {command: "head -c 3000 big.txt"}}]}},
   {reply: {text: "Done within the window."}}]}' > "$T/learn.json"
@@ -76,7 +78,7 @@ start_mock "$T/learn.json"
 assert_eq "unknown limit: the run completes" "$(tail -n 1 "$T/events3" | jq -r .payload.state)" "completed"
 assert_eq "unknown limit: refused once" "$(jq -s '[.[] | select(.window_exceeded)] | length' "$MOCK_LOG")" "1"
 assert_eq "unknown limit: the window was learned from the refusal" \
-  "$(jq -r 'select(.type=="warning.emitted" and .payload.kind=="prompt_too_long") | .payload.context_window' "$T/events3")" "7000"
+  "$(jq -r 'select(.type=="warning.emitted" and .payload.kind=="prompt_too_long") | .payload.context_window' "$T/events3")" "10000"
 
 # 4. Token budget: "+N" in the prompt; a nudge near the end, a clean stop.
 jq -n '{sequence: true, turns: [
