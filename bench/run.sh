@@ -83,6 +83,7 @@ bash "$root/bench/telemetry.sh" "$build" | tee -a "$root/bench/results/print.txt
 {
   echo
   "$build/bench_pipeline" 20000
+  "$build/bench_secret_scan" 4
   "$build/bench_decision" 2>/dev/null | tail -n 3 || true
   (cd "$t" && "$build/bench_rules" 2000 | head -n 2)
   "$build/bench_sandbox" 2>/dev/null | tail -n 8 || true

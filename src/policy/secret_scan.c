@@ -105,7 +105,8 @@ static size_t match_prefixed(const char *s, size_t n, size_t i, const char **kin
         return 0;
     for (size_t t = 0; t < sizeof prefixed_keys / sizeof prefixed_keys[0]; t++) {
         const prefixed *p = &prefixed_keys[t];
-        if (!has_prefix(s, n, i, p->prefix))
+        /* The first byte rules out nearly every row before any compare. */
+        if (p->prefix[0] != s[i] || !has_prefix(s, n, i, p->prefix))
             continue;
         size_t pl = strlen(p->prefix);
         size_t body = run_of(s, n, i + pl, p->body);
@@ -200,9 +201,14 @@ static int fold(unsigned char c)
 /* Does a secret-like key name end just before position e? */
 static bool secret_name_ends_at(const char *s, size_t e)
 {
+    /* Every name ends in one of these letters: most "=" and ":" of code
+     * and logs are ruled out by the byte before them. */
+    int last = e > 0 ? fold((unsigned char)s[e - 1]) : 0;
+    if (!last || !strchr("ydnt", last))
+        return false;
     for (size_t t = 0; t < sizeof secret_names / sizeof secret_names[0]; t++) {
         size_t k = strlen(secret_names[t]);
-        if (e < k)
+        if (e < k || last != secret_names[t][k - 1])
             continue;
         size_t b = e - k;
         bool eq = true;
@@ -280,19 +286,29 @@ static size_t match_assignment(const char *s, size_t n, size_t i, size_t *voff, 
     return r;
 }
 
+/* The bytes a match can start at: the first bytes of the prefixes, of
+ * "-----BEGIN", of "eyJ", and the "=" / ":" of an assignment. Every other
+ * byte is passed over without a call. */
+static const unsigned char start_byte[256] = {
+    ['-'] = 1, ['e'] = 1, ['='] = 1, [':'] = 1, ['s'] = 1, ['A'] = 1,
+    ['g'] = 1, ['x'] = 1, ['n'] = 1, ['h'] = 1, ['r'] = 1,
+};
+
 /* One matcher at position i: the hit's start and length, 0 when none. */
 static size_t match_at(const char *s, size_t n, size_t i, size_t *off, const char **kind)
 {
     size_t m;
     *off = i;
     unsigned char c = (unsigned char)s[i];
+    if (!start_byte[c])
+        return 0;
     if (c == '-' && (m = match_private_key(s, n, i, kind)))
         return m;
     if (c == 'e' && (m = match_jwt(s, n, i, kind)))
         return m;
     if ((c == '=' || c == ':') && (m = match_assignment(s, n, i, off, kind)))
         return m;
-    if (strchr("sAgxnhr", c) && c && (m = match_prefixed(s, n, i, kind)))
+    if (c != '-' && c != 'e' && c != '=' && c != ':' && (m = match_prefixed(s, n, i, kind)))
         return m;
     return 0;
 }
@@ -301,6 +317,10 @@ size_t secret_scan(const char *text, size_t len, secret_hit *hits, size_t max)
 {
     size_t count = 0;
     for (size_t i = 0; i < len;) {
+        if (!start_byte[(unsigned char)text[i]]) {
+            i++;
+            continue;
+        }
         size_t off;
         const char *kind = NULL;
         size_t m = match_at(text, len, i, &off, &kind);
@@ -322,6 +342,10 @@ char *secret_mask(const char *text, size_t len, size_t *nmasked)
     loom_str out = LOOM_STR_INIT;
     size_t done = 0, count = 0;
     for (size_t i = 0; i < len;) {
+        if (!start_byte[(unsigned char)text[i]]) {
+            i++;
+            continue;
+        }
         size_t off;
         const char *kind = NULL;
         size_t m = match_at(text, len, i, &off, &kind);
