@@ -115,6 +115,11 @@ static size_t match_prefixed(const char *s, size_t n, size_t i, const char **kin
             continue;
         if (p->need_digit && !has_digit(s + i + pl, body))
             continue;
+        /* A key ends at a word boundary too: "AKIA…EXAMPLEh" or
+         * "ghp_…_suffix" is an identifier. It also keeps masking
+         * idempotent: what follows a replacement could never start a key. */
+        if (i + pl + body < n && in_cls((unsigned char)s[i + pl + body], B64URL))
+            continue;
         *kind = p->kind;
         return pl + body;
     }
@@ -128,29 +133,32 @@ static size_t match_private_key(const char *s, size_t n, size_t i, const char **
     static const char begin[] = "-----BEGIN ";
     if (!has_prefix(s, n, i, begin))
         return 0;
-    size_t eol = i + sizeof begin - 1;
-    while (eol < n && s[eol] != '\n' && eol - i < 80)
-        eol++;
-    const char *hdr = s + i;
-    size_t hl = eol - i;
-    static const char pk[] = "PRIVATE KEY-----";
-    bool is_key = false;
-    for (size_t k = 0; k + sizeof pk - 1 <= hl; k++)
-        if (memcmp(hdr + k, pk, sizeof pk - 1) == 0) {
-            is_key = true;
+    /* The header is "-----BEGIN [WORDS ]PRIVATE KEY-----" with WORDS in
+     * capitals (RSA, EC, OPENSSH, ENCRYPTED…), as PEM writes it: a looser
+     * header would match text that masking has just shortened. */
+    size_t j = i + sizeof begin - 1;
+    while (j < n && j - i < 64 && ((s[j] >= 'A' && s[j] <= 'Z') || s[j] == ' ')) {
+        if (has_prefix(s, n, j, "PRIVATE KEY-----"))
             break;
-        }
-    if (!is_key)
+        j++;
+    }
+    if (!has_prefix(s, n, j, "PRIVATE KEY-----"))
         return 0;
+    size_t eol = j + sizeof "PRIVATE KEY-----" - 1;
     static const char end[] = "-----END ";
-    for (size_t j = eol; j + sizeof end - 1 <= n; j++) {
-        if (memcmp(s + j, end, sizeof end - 1) != 0)
+    for (size_t q = eol; q + sizeof end - 1 <= n; q++) {
+        if (memcmp(s + q, end, sizeof end - 1) != 0)
             continue;
-        size_t k = j + sizeof end - 1;
-        while (k < n && s[k] != '\n' && k - j < 80) {
+        size_t k = q + sizeof end - 1;
+        while (k < n && s[k] != '\n' && k - q < 80) {
             if (k + 5 <= n && memcmp(s + k, "-----", 5) == 0) {
+                /* Whatever is glued to the footer goes with it: the key is
+                 * masked either way, and the replacement is never followed
+                 * by a byte that could start another match. */
+                k += 5;
+                k += run_of(s, n, k, B64URL);
                 *kind = "private_key";
-                return k + 5 - i;
+                return k - i;
             }
             k++;
         }

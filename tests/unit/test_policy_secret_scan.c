@@ -103,6 +103,8 @@ static void near_misses_are_not_secrets(void **state)
     finds_none("secretary = AbcDef123456789Q");
     finds_none("tokenizer: Xy9Wv8Ut7Sr6Qp5O");
     finds_none("AKIAIOSFODNN7EXAMPLEXX is too long for an access key id");
+    finds_none("AKIAIOSFODNN7EXAMPLEh is glued to a word");
+    finds_none("ghp_1234567890abcdefghijABCDEFGHIJ123456_suffix is an identifier");
     finds_none("");
 }
 
@@ -128,6 +130,12 @@ static void masking_keeps_the_text_and_is_idempotent(void **state)
     assert_int_equal(n, 2);
     assert_string_equal(m, "ok DB_PASSWORD=[REDACTED:credential_assignment] and "
                            "[REDACTED:anthropic_api_key] end");
+    /* The fuzzer's case: a key glued to a word must not become a word
+     * starting a new key once its neighbour is masked. */
+    const char *glued = "x ASIA7ASIA73KIHASA7GKhf_xxxxxxxxx73KIHASA7GKhxxxxxx73KIHASA7GKhf_x";
+    char *g = secret_mask(glued, strlen(glued), &n);
+    assert_int_equal(secret_scan(g, strlen(g), NULL, 0), 0);
+    free(g);
     size_t n2 = 9;
     char *again = secret_mask(m, strlen(m), &n2);
     assert_int_equal(n2, 0);
