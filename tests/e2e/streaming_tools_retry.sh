@@ -5,7 +5,7 @@
 # TaskGet (the pair whose TaskGet result e2e.task_list_shared once missed on
 # the Chat format). On each wire format, the first attempt fails after
 # TaskList's block is whole (so it started early) and before TaskGet's is:
-# a malformed event (the stream unreadable) or a connection cut; or the
+# a malformed event (the stream unreadable, retried); or the
 # first attempt is a 500 and nothing started. Every time the session has
 # one function_call and one function_call_result per call, in call order,
 # with the right output; one tool.started / tool.finished per call; and the
