@@ -28,6 +28,27 @@ python3 -c "import os,sys; [os.setxattr(p, 'user.keep', b'1') for p in sys.argv[
 echo '#!/bin/sh
 echo script-ran' > "$T/proj/script.sh"
 chmod 644 "$T/proj/script.sh"
+# chattr +A then -A on a file (FS_IOC_GETFLAGS, SETFLAGS with
+# FS_NOATIME_FL added, SETFLAGS back): read-modify-write as chattr does,
+# since clearing a flag the filesystem owns (ext4's extents flag) is refused
+# with EPERM sandbox or not.
+cat > "$T/proj/setflags.py" <<'PY'
+import fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    g = struct.unpack("l", fcntl.ioctl(fd, 0x80086601, struct.pack("l", 0)))[0]
+    fcntl.ioctl(fd, 0x40086602, struct.pack("l", g | 0x80))
+    fcntl.ioctl(fd, 0x40086602, struct.pack("l", g))
+    print("setflags-ok")
+except OSError as e:
+    print("setflags-error: " + os.strerror(e.errno))
+PY
+# What this filesystem allows without a sandbox: tmpfs before Linux 6.0 and
+# some overlay or network filesystems have no inode flags at all (ENOTTY,
+# EOPNOTSUPP). There the ioctl cannot work inside either; the check is then
+# that the sandbox adds no refusal of its own (the same error as outside).
+# Where the kernel supports the flags, the ioctl must work inside.
+setflags_here=$(cd "$T/proj" && cp script.sh probe.sh && python3 setflags.py probe.sh; rm -f probe.sh)
 # $T is under /tmp: keep the temp dirs out of the writable set, or the
 # outside file would be writable as a temp file.
 echo '{"sandbox": {"enabled": true, "writableTempDirs": false}}' > "$T/proj/.loom/settings.json"
@@ -60,8 +81,11 @@ spellings=(
   'ln -sf "$F" ./via-link && chmod 777 ./via-link && touch -d 2001-01-01 ./via-link'
   'chmod 777 /proc/self/cwd/../"$(realpath --relative-to=.. "$F")"'
   'perl -e "chmod(0777, \$ARGV[0]) + utime(0, 0, \$ARGV[0]) or exit 1" "$F"'
-  # chattr's ioctl (FS_IOC_SETFLAGS, here FS_NOATIME_FL) on a read-only descriptor
-  'python3 -c "import fcntl,os,struct,sys; fd=os.open(sys.argv[1], os.O_RDONLY); fcntl.ioctl(fd, 0x40086602, struct.pack(\"l\", 0x80))" "$F"'
+  # chattr +A's ioctl on a read-only descriptor: FS_IOC_GETFLAGS, then
+  # FS_IOC_SETFLAGS with FS_NOATIME_FL added. Read-modify-write, as chattr
+  # does: setting a bare 0x80 would clear ext4's extents flag, which ext4
+  # refuses (EPERM) sandbox or not, and the refusal would prove nothing.
+  'python3 -c "import fcntl,os,struct,sys; fd=os.open(sys.argv[1], os.O_RDONLY); g=struct.unpack(\"l\", fcntl.ioctl(fd, 0x80086601, struct.pack(\"l\", 0)))[0]; fcntl.ioctl(fd, 0x40086602, struct.pack(\"l\", g | 0x80))" "$F"'
 )
 
 turns='[]'
@@ -79,7 +103,7 @@ inside='chmod +x script.sh && ./script.sh && touch -d "2001-02-03 04:05" script.
 cp -p script.sh copy.sh && test -x copy.sh && echo cp-p-kept-mode
 mkdir -p unpack && tar cf t.tar script.sh && tar xpf t.tar -C unpack && test -x unpack/script.sh && echo tar-kept-mode
 python3 -c "import os; os.setxattr(\"script.sh\", \"user.ok\", b\"1\"); print(os.listxattr(\"script.sh\"))"
-python3 -c "import fcntl,os,struct; fd=os.open(\"script.sh\", os.O_RDONLY); fcntl.ioctl(fd, 0x40086602, struct.pack(\"l\", 0)); print(\"setflags-ok\")"
+python3 setflags.py script.sh
 mkdir -p sub && chmod 700 sub && stat -c "%a" sub'
 turns=$(jq --arg c "$inside" \
   '. + [{reply: {tool_calls: [{id: "inside", name: "Bash", input: {command: $c}}]}},
@@ -120,7 +144,12 @@ assert_contains "inside: cp -p kept the mode" "$out" "cp-p-kept-mode"
 assert_contains "inside: tar x kept the mode" "$out" "tar-kept-mode"
 assert_contains "inside: setxattr works" "$out" "user.ok"
 assert_contains "inside: chmod on a new directory" "$out" "700"
-assert_contains "inside: the inode-flag ioctl works" "$out" "setflags-ok"
+if [ "$setflags_here" = setflags-ok ]; then
+  assert_contains "inside: the inode-flag ioctl (chattr +A/-A) works" "$out" "setflags-ok"
+else
+  echo "# no inode flags on this filesystem outside the sandbox either: $setflags_here"
+  assert_contains "inside: the inode-flag ioctl fails only as it does outside the sandbox" "$out" "$setflags_here"
+fi
 check "inside: the script is executable on disk" test -x "$T/proj/script.sh"
 
 # `loom sandbox` has a supervisor of its own: the same split.
