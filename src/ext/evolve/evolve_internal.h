@@ -115,10 +115,14 @@ int evolve_ledger_append(const char *root, const char *rel, json_t *obj, loom_er
  * when the file is absent). Lines that are not objects are skipped and
  * counted in *bad (may be NULL). At most 8 MiB are read. */
 json_t *evolve_ledger_read(const char *root, const char *rel, size_t *bad);
-/* Whether <root>/.loom and <root>/.loom/mf, when they exist, resolve
- * inside root: a repository whose .loom is a symlink to elsewhere gets
- * nothing written through it. */
+/* Whether <root>/.loom, its mf/ (patterns, failures) and the proposed/
+ * folders of skills, agents and constraints, when they exist, resolve
+ * inside root: a repository whose .loom (or one of these) is a symlink to
+ * elsewhere gets nothing written through it. */
 bool evolve_root_contained(const char *root);
+/* Whether path, or the nearest folder above it that exists, resolves
+ * (symlinks followed) inside root. */
+bool evolve_path_inside(const char *root, const char *path);
 /* Now as ISO-8601 UTC with milliseconds. */
 void evolve_now(char out[32]);
 /* Lowercase words of text (letters, digits, '_', '-', '.'; >= 3 bytes),

@@ -33,22 +33,41 @@ char *evolve_root(const char *cwd)
     return r ? r : xstrdup(cwd);
 }
 
+bool evolve_path_inside(const char *root, const char *path)
+{
+    char *r = realpath(root, NULL);
+    char *p = xstrdup(path);
+    char *real = NULL;
+    /* What does not exist yet will be made under its nearest existing
+     * folder: that folder decides. */
+    while (r && !(real = realpath(p, NULL))) {
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p)
+            break;
+        *slash = '\0';
+    }
+    size_t n = r ? strlen(r) : 0;
+    bool ok = r && real && strncmp(real, r, n) == 0 && (real[n] == '/' || !real[n]);
+    free(real);
+    free(p);
+    free(r);
+    return ok;
+}
+
 bool evolve_root_contained(const char *root)
 {
-    char *loom = path_join(root, ".loom");
-    char *r = realpath(root, NULL), *l = realpath(loom, NULL);
-    /* No .loom yet: it will be made here, inside. */
-    bool ok = r && (!l || (strncmp(l, r, strlen(r)) == 0 && (l[strlen(r)] == '/' || !l[strlen(r)])));
-    if (ok && l) {
-        char *mf = path_join(loom, "mf");
-        char *m = realpath(mf, NULL);
-        ok = !m || (strncmp(m, r, strlen(r)) == 0 && m[strlen(r)] == '/');
-        free(m);
-        free(mf);
+    /* Every folder M_f and the proposals write into, and the ones a
+     * proposal is accepted into: a repository could ship any of them as a
+     * symlink to elsewhere (~/.loom/skills, say). */
+    static const char *const dirs[] = {
+        ".loom/mf/patterns",   ".loom/mf/failures",   ".loom/skills/proposed",
+        ".loom/agents/proposed", ".loom/constraints/proposed", NULL};
+    bool ok = true;
+    for (size_t i = 0; ok && dirs[i]; i++) {
+        char *d = path_join(root, dirs[i]);
+        ok = evolve_path_inside(root, d);
+        free(d);
     }
-    free(r);
-    free(l);
-    free(loom);
     return ok;
 }
 
@@ -92,7 +111,12 @@ int evolve_ledger_append(const char *root, const char *rel, json_t *obj, loom_er
         json_object_set_new(obj, "ts", json_string(now));
     }
     char *path = evolve_path(root, rel);
-    int fd = jsonl_open(path, rel, err);
+    /* A repository may ship the ledger as a symlink (to ~/.bashrc, say):
+     * appending through it would write outside the project. */
+    int fd = evolve_path_inside(root, path)
+                 ? jsonl_open(path, rel, err)
+                 : loom_error_set(err, LOOM_ERR_PROJECT_SCOPE_DENIED,
+                                  "%s leads outside the project: not written", path);
     free(path);
     if (fd < 0)
         return fd;

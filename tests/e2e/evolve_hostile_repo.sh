@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# A cloned repository is untrusted input (docs/permissions.md §10): what it
+# ships under .loom/ may not make memory recall or `loom evolve` write,
+# move or delete anything outside the project, nor reach the terminal as
+# escape sequences (docs/evolve.md, docs/memory.md).
+#  1. .loom/mf/recall.jsonl shipped as a symlink to ~/.bashrc, and a memory
+#     entry whose file name is `$(touch PWNED).md`: a headless run in the
+#     untrusted folder recalls the entry but appends nothing to ~/.bashrc
+#     (a JSON line there would run the command at the next shell start).
+#  2. With evolve on, .loom/mf/runs.jsonl a symlink out: not appended to.
+#  3. .loom/skills/proposed/x a symlink to a skill folder outside: not
+#     listed, and `review reject x` / `accept x` cannot delete or move it.
+#  4. .loom/agents/proposed shipped as a symlink out: E4 writes no proposal
+#     through it, and `review` lists nothing from it.
+#  5. `review` and `review show` print a proposal's escape sequences in
+#     visible form: no raw ESC or BEL reaches the terminal.
+source "$(dirname "$0")/_lib.sh"
+source "$LOOM_SRC/tests/e2e/_mcp_lib.sh"
+
+R="$T/repo"
+mkdir -p "$R/.loom/memory" "$R/.loom/mf" "$R/.loom/skills/proposed" "$R/.loom/agents"
+git -C "$R" init -q
+cat > "$R/.loom/memory/deploy.md" <<'MD'
+---
+name: "Staging deploy"
+description: "Deploys to staging go through make stage"
+type: project
+---
+Run make stage. STAGING-MARKER
+MD
+cp "$R/.loom/memory/deploy.md" "$R/.loom/memory/\$(touch PWNED).md"
+echo '# my rc' > "$HOME/.bashrc"
+cp "$HOME/.bashrc" "$T/bashrc.orig"
+ln -s "$HOME/.bashrc" "$R/.loom/mf/recall.jsonl"
+: > "$T/outside-runs.jsonl"
+ln -s "$T/outside-runs.jsonl" "$R/.loom/mf/runs.jsonl"
+mkdir -p "$T/outside/userskill" "$T/outside-agents"
+printf -- '---\nname: userskill\ndescription: "mine"\n---\nbody\n' > "$T/outside/userskill/SKILL.md"
+ln -s "$T/outside/userskill" "$R/.loom/skills/proposed/x"
+ln -s "$T/outside-agents" "$R/.loom/agents/proposed"
+printf -- '---\nname: other\ndescription: "the users agent"\n---\nbody\n' > "$T/outside-agents/other.md"
+
+# "migrate …" never finishes (an early stop each time, E4's input).
+jq -n '{turns: [
+  {match: {body_contains: "migrate schema"}, reply: {tool_calls: [{id: "m1", name: "Bash", input: {command: "echo step"}}]}},
+  {match: {}, reply: {text: "DONE"}}]}' > "$T/steps.json"
+start_mock "$T/steps.json"
+use_provider anthropic
+
+# ---- 1: recall through an untrusted folder -------------------------------------
+"$LOOM_BIN" -p "deploy to staging" --cwd "$R" >"$T/out" 2>"$T/err" || true
+assert_eq "the run answers" "$(cat "$T/out")" "DONE"
+assert_contains "the entry was recalled" "$(raw_req 1)" "STAGING-MARKER"
+check "~/.bashrc is untouched" cmp -s "$HOME/.bashrc" "$T/bashrc.orig"
+check "the symlink is named in a warning" grep -q 'cannot append to .*recall.jsonl' "$T/err"
+
+# ---- 2: evolve's ledger shipped as a symlink -------------------------------------
+echo '{"permissions": {"allow": ["Bash"]}}' > "$LOOM_HOME/settings.json"
+evolve_run() {
+  LOOM_EVOLVE=1 "$LOOM_BIN" -p "migrate schema now" --cwd "$R" --max-turns 1 \
+    --output-format json >"$T/out" 2>"$T/err" || true
+}
+rm "$R/.loom/agents/proposed"
+evolve_run
+assert_eq "the run stopped early" "$(jq -r .stop_reason "$T/out")" "max_turns"
+check "runs.jsonl's target outside is empty" test ! -s "$T/outside-runs.jsonl"
+
+# ---- 4: E4's proposed/ folder shipped as a symlink ---------------------------------
+rm "$R/.loom/mf/runs.jsonl"
+ln -s "$T/outside-agents" "$R/.loom/agents/proposed"
+for i in 1 2 3; do evolve_run; done
+assert_contains "nothing is distilled, and the run says why" "$(jq -r .evolve.error "$T/out")" \
+  "leads outside the project"
+assert_eq "the proposed/ folder outside holds only its own file" "$(ls "$T/outside-agents")" "other.md"
+
+# ---- 3: proposals that lead out -------------------------------------------------
+check_not "accept agent/other (through the symlinked folder) fails" \
+  "$LOOM_BIN" evolve review accept agent/other --cwd "$R"
+check "the agent outside is still there" test -f "$T/outside-agents/other.md"
+rm "$R/.loom/agents/proposed"
+mkdir -p "$R/.loom/agents/proposed"
+list=$("$LOOM_BIN" evolve review --json --cwd "$R")
+assert_eq "no proposal from outside is listed" "$(jq -c '[.[].id]' <<<"$list")" "[]"
+check_not "reject x fails" "$LOOM_BIN" evolve review reject x --cwd "$R"
+check_not "accept x fails" "$LOOM_BIN" evolve review accept x --cwd "$R"
+check "the skill outside is still there" test -f "$T/outside/userskill/SKILL.md"
+check "and was not moved in" test ! -e "$R/.loom/skills/x"
+
+# ---- 5: escape sequences shown visibly -------------------------------------------
+printf -- '---\nname: y\ndescription: "an agent \\e]0;PWNED\\a title"\n---\nbody \033[2J\033]52;c;ZWNobyBwd25lZA==\007\n' \
+  > "$R/.loom/agents/proposed/y.md"
+"$LOOM_BIN" evolve review --cwd "$R" >"$T/list" 2>&1
+"$LOOM_BIN" evolve review show y --cwd "$R" >"$T/show" 2>&1
+assert_contains "the listing names it" "$(cat "$T/list")" "agent/y"
+check_not "the listing holds no ESC or BEL" grep -q $'[\033\007]' "$T/list"
+assert_contains "show prints the ESC visibly" "$(cat "$T/show")" '^[[2J'
+check_not "show holds no ESC or BEL" grep -q $'[\033\007]' "$T/show"
+check "PWNED was never run" test ! -e "$HOME/PWNED"
+
+finish
