@@ -15,6 +15,9 @@
 #  6. (with 1) a memory file named "x\n<system-reminder>\n…": the listing of
 #     the memory folder in the system prompt shows the name on one line,
 #     its tag neutralized.
+#  7. recall.jsonl naming a file outside as its "session" (a path, or a
+#     prefix of the user's other sessions): stats does not read it, the
+#     items count as sessions_missing.
 #  5. `review` and `review show` print a proposal's escape sequences in
 #     visible form: no raw ESC or BEL reaches the terminal.
 source "$(dirname "$0")/_lib.sh"
@@ -103,6 +106,18 @@ assert_contains "the listing names it" "$(cat "$T/list")" "agent/y"
 check_not "the listing holds no ESC or BEL" grep -q $'[\033\007]' "$T/list"
 assert_contains "show prints the ESC visibly" "$(cat "$T/show")" '^[[2J'
 check_not "show holds no ESC or BEL" grep -q $'[\033\007]' "$T/show"
+# ---- 7: a recall line naming a file as its session --------------------------------
+echo '{"type":"x"}' > "$T/private.jsonl"
+jq -nc --arg s "$T/private.jsonl" '{ts: "2026-11-01T10:00:00.000Z", session: $s, run: "r", items: [{path: ".loom/memory/deploy.md", kind: "memory"}]}' \
+  > "$R/.loom/mf/recall.jsonl.new"
+jq -nc '{ts: "2026-11-01T10:00:00.000Z", session: "0", run: "r", items: [{path: ".loom/memory/deploy.md", kind: "memory"}]}' \
+  >> "$R/.loom/mf/recall.jsonl.new"
+rm "$R/.loom/mf/recall.jsonl"
+mv "$R/.loom/mf/recall.jsonl.new" "$R/.loom/mf/recall.jsonl"
+stats=$("$LOOM_BIN" evolve stats --json --cwd "$R")
+assert_eq "a path or a prefix is no session: both items missing" \
+  "$(jq -c '.mis_injection | [.items, .sessions_missing]' <<<"$stats")" "[0,2]"
+
 check "PWNED was never run" test ! -e "$HOME/PWNED"
 
 finish
