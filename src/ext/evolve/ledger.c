@@ -6,10 +6,8 @@
  * is not a JSON object is skipped and counted, never fatal. No state; any
  * thread. */
 #include <ctype.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -86,21 +84,14 @@ int evolve_lock(const char *root)
     }
     char *path = path_join(dir, ".lock");
     free(dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = file_lock(path);
     free(path);
-    if (fd < 0)
-        return -1;
-    if (flock(fd, LOCK_EX) != 0) {
-        close(fd);
-        return -1;
-    }
     return fd;
 }
 
 void evolve_unlock(int fd)
 {
-    if (fd >= 0)
-        close(fd); /* closing drops the flock */
+    file_unlock(fd);
 }
 
 int evolve_ledger_append(const char *root, const char *rel, json_t *obj, loom_error *err)
