@@ -18,6 +18,8 @@
 #  7. recall.jsonl naming a file outside as its "session" (a path, or a
 #     prefix of the user's other sessions): stats does not read it, the
 #     items count as sessions_missing.
+#  8. a pattern entry whose seen is 2^63-1 (seen + 1 would overflow): it
+#     does not parse, so the next observation replaces it with seen 1.
 #  5. `review` and `review show` print a proposal's escape sequences in
 #     visible form: no raw ESC or BEL reaches the terminal.
 source "$(dirname "$0")/_lib.sh"
@@ -49,6 +51,7 @@ printf -- '---\nname: other\ndescription: "the users agent"\n---\nbody\n' > "$T/
 
 # "migrate …" never finishes (an early stop each time, E4's input).
 jq -n '{turns: [
+  {match: {body_contains: "say hi", tool_results: 0}, reply: {tool_calls: [{id: "h1", name: "Bash", input: {command: "echo hi"}}]}},
   {match: {body_contains: "migrate schema"}, reply: {tool_calls: [{id: "m1", name: "Bash", input: {command: "echo step"}}]}},
   {match: {}, reply: {text: "DONE"}}]}' > "$T/steps.json"
 start_mock "$T/steps.json"
@@ -117,6 +120,18 @@ mv "$R/.loom/mf/recall.jsonl.new" "$R/.loom/mf/recall.jsonl"
 stats=$("$LOOM_BIN" evolve stats --json --cwd "$R")
 assert_eq "a path or a prefix is no session: both items missing" \
   "$(jq -c '.mis_injection | [.items, .sessions_missing]' <<<"$stats")" "[0,2]"
+
+# ---- 8: a count that would overflow ------------------------------------------------
+R2="$T/repo2"
+mkdir -p "$R2"
+git -C "$R2" init -q
+LOOM_EVOLVE=1 "$LOOM_BIN" -p "say hi" --cwd "$R2" --output-format json >"$T/out" 2>"$T/err" || true
+assert_eq "a pattern, seen 1" "$(jq -c '[.evolve.kind, .evolve.seen]' "$T/out")" '["pattern",1]'
+entry=$(jq -r .evolve.entry "$T/out")
+sed -i 's/^seen: .*/seen: 9223372036854775807/' "$entry"
+LOOM_EVOLVE=1 "$LOOM_BIN" -p "say hi" --cwd "$R2" --output-format json >"$T/out" 2>"$T/err" || true
+assert_eq "the entry is replaced: seen 1 again" "$(jq -c '[.evolve.entry == "'"$entry"'", .evolve.seen]' "$T/out")" '[true,1]'
+check "its file says seen: 1" grep -qx 'seen: 1' "$entry"
 
 check "PWNED was never run" test ! -e "$HOME/PWNED"
 

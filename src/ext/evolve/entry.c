@@ -76,9 +76,12 @@ int mf_entry_parse(const char *text, const char *path, mf_entry *e, loom_error *
         rc = loom_error_set(err, LOOM_ERR_CONFIG, "%s: frontmatter description must be one line",
                             path);
     const json_t *seen = json_object_get(fm, "seen");
-    if (rc == 0 && (!json_is_integer(seen) || json_integer_value(seen) < 1))
-        rc = loom_error_set(err, LOOM_ERR_CONFIG, "%s: frontmatter seen must be an integer >= 1",
-                            path);
+    /* Capped: the file is untrusted, and seen + 1 of a huge one overflows. */
+    if (rc == 0 && (!json_is_integer(seen) || json_integer_value(seen) < 1 ||
+                    json_integer_value(seen) > MF_SEEN_MAX))
+        rc = loom_error_set(err, LOOM_ERR_CONFIG,
+                            "%s: frontmatter seen must be an integer from 1 to %d", path,
+                            MF_SEEN_MAX);
     if (rc == 0)
         e->seen = json_integer_value(seen);
     const json_t *ss = json_object_get(fm, "sessions");

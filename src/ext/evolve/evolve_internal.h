@@ -18,12 +18,13 @@
  *   description  one line: the words recall matches on
  *   kind         pattern | failure
  *   signature    the normalized steps / root cause (entry identity)
- *   seen         integer >= 1
+ *   seen         integer, 1..MF_SEEN_MAX
  *   sessions     list of session ids (each once)
  *   first_seen, last_seen   ISO-8601 UTC
  * Strings are written double-quoted (JSON escapes, which YAML reads). */
 #define MF_ENTRY_MAX_BYTES (64 * 1024)
 #define MF_EVIDENCE_KEEP 20   /* evidence lines kept in a body, newest last */
+#define MF_SEEN_MAX 1000000000 /* a larger seen does not parse (the file is replaced) */
 
 typedef struct mf_entry {
     char *name;
