@@ -20,6 +20,8 @@
 #     items count as sessions_missing.
 #  8. a pattern entry whose seen is 2^63-1 (seen + 1 would overflow): it
 #     does not parse, so the next observation replaces it with seen 1.
+#  9. a hit ledger past its 8 MiB read cap (a model that keeps running
+#     into a constraint): the audit reads its newest lines, not nothing.
 #  5. `review` and `review show` print a proposal's escape sequences in
 #     visible form: no raw ESC or BEL reaches the terminal.
 source "$(dirname "$0")/_lib.sh"
@@ -132,6 +134,24 @@ sed -i 's/^seen: .*/seen: 9223372036854775807/' "$entry"
 LOOM_EVOLVE=1 "$LOOM_BIN" -p "say hi" --cwd "$R2" --output-format json >"$T/out" 2>"$T/err" || true
 assert_eq "the entry is replaced: seen 1 again" "$(jq -c '[.evolve.entry == "'"$entry"'", .evolve.seen]' "$T/out")" '[true,1]'
 check "its file says seen: 1" grep -qx 'seen: 1' "$entry"
+
+# ---- 9: a ledger past the read cap ------------------------------------------------
+mf="$R2/.loom/mf"
+jq -n '{constraints: [{id: "c-00000001", name: "x", behavior: "deny", rule: "Bash(make deploy:*)",
+  signature: "s", step: "", accepted_at: "2026-11-01T10:00:00.000Z"}]}' > "$mf/constraints.json"
+echo '{"permissions": {"deny": ["Bash(make deploy:*)"]}}' > "$R2/.loom/settings.json"
+python3 -c '
+import json, sys
+line = json.dumps({"ts": "2026-11-02T10:00:00.000Z", "kind": "hit", "session": "s0", "run": "r0",
+                   "constraint": "c-00000002", "tool": "Bash", "input": "x" * 400, "goal": "old"}) + "\n"
+with open(sys.argv[1], "w") as f:
+    f.write(line * (9 * 1024 * 1024 // len(line) + 1))
+    f.write(json.dumps({"ts": "2026-11-03T10:00:00.000Z", "kind": "hit", "session": "s1", "run": "r1",
+                        "constraint": "c-00000001", "tool": "Bash", "input": "make deploy",
+                        "goal": "NEWEST-GOAL"}) + "\n")
+' "$mf/constraint_hits.jsonl"
+audit=$("$LOOM_BIN" evolve audit --json --cwd "$R2")
+assert_eq "the newest hit counts" "$(jq -c '.[0] | [.hits, .last_blocked.task]' <<<"$audit")" '[1,"NEWEST-GOAL"]'
 
 check "PWNED was never run" test ! -e "$HOME/PWNED"
 

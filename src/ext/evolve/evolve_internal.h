@@ -114,7 +114,8 @@ void evolve_unlock(int fd);
 int evolve_ledger_append(const char *root, const char *rel, json_t *obj, loom_error *err);
 /* Every JSON object line of <root>/<rel>, in order (caller decrefs; []
  * when the file is absent). Lines that are not objects are skipped and
- * counted in *bad (may be NULL). At most 8 MiB are read. */
+ * counted in *bad (may be NULL). At most 8 MiB are read: of a larger
+ * ledger, its newest 8 MiB (from the first whole line). */
 json_t *evolve_ledger_read(const char *root, const char *rel, size_t *bad);
 /* Whether <root>/.loom, its mf/ (patterns, failures) and the proposed/
  * folders of skills, agents and constraints, when they exist, resolve

@@ -6,8 +6,10 @@
  * is not a JSON object is skipped and counted, never fatal. No state; any
  * thread. */
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -144,19 +146,51 @@ json_t *evolve_jsonl_parse(const char *text, size_t len, size_t *bad)
     return out;
 }
 
+/* The newest LEDGER_MAX_BYTES of the ledger, from its first whole line on
+ * (NULL when it cannot be read: absent, a symlink, not a regular file). A
+ * ledger only grows: reading nothing once it passes the cap would forget
+ * every hit, run and decision at once. */
+static char *ledger_tail(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return NULL;
+    }
+    off_t from = st.st_size > (off_t)LEDGER_MAX_BYTES ? st.st_size - (off_t)LEDGER_MAX_BYTES : 0;
+    char *buf = xmalloc(LEDGER_MAX_BYTES + 1);
+    ssize_t got = pread(fd, buf, LEDGER_MAX_BYTES, from);
+    close(fd);
+    if (got < 0) {
+        free(buf);
+        return NULL;
+    }
+    size_t start = 0;
+    if (from > 0) { /* the first line is cut: skip it */
+        while (start < (size_t)got && buf[start] != '\n')
+            start++;
+        start += start < (size_t)got;
+    }
+    *len = (size_t)got - start;
+    memmove(buf, buf + start, *len);
+    buf[*len] = '\0';
+    return buf;
+}
+
 json_t *evolve_ledger_read(const char *root, const char *rel, size_t *bad)
 {
     if (bad)
         *bad = 0;
     char *path = evolve_path(root, rel);
-    loom_str why = {0};
-    char *text = file_exists(path) ? file_read_text(path, LEDGER_MAX_BYTES, FILE_TEXT_NOFOLLOW, &why)
-                                   : NULL;
+    size_t len = 0;
+    char *text = ledger_tail(path, &len);
     free(path);
-    str_free(&why);
     if (!text)
         return json_array();
-    json_t *out = evolve_jsonl_parse(text, strlen(text), bad);
+    json_t *out = evolve_jsonl_parse(text, len, bad);
     free(text);
     return out;
 }
