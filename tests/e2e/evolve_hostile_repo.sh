@@ -22,6 +22,10 @@
 #     does not parse, so the next observation replaces it with seen 1.
 #  9. a hit ledger past its 8 MiB read cap (a model that keeps running
 #     into a constraint): the audit reads its newest lines, not nothing.
+# 10. accepting a constraint when .loom/settings.json is a symlink to the
+#     user's settings (their keys would be copied into the project), or
+#     AGENTS.md a symlink to CLAUDE.md (it would be replaced by one line):
+#     refused, naming the file; nothing changed, the proposal waits.
 #  5. `review` and `review show` print a proposal's escape sequences in
 #     visible form: no raw ESC or BEL reaches the terminal.
 source "$(dirname "$0")/_lib.sh"
@@ -152,6 +156,28 @@ with open(sys.argv[1], "w") as f:
 ' "$mf/constraint_hits.jsonl"
 audit=$("$LOOM_BIN" evolve audit --json --cwd "$R2")
 assert_eq "the newest hit counts" "$(jq -c '.[0] | [.hits, .last_blocked.task]' <<<"$audit")" '[1,"NEWEST-GOAL"]'
+
+# ---- 10: accepting through a symlinked settings.json or AGENTS.md --------------------
+R3="$T/repo3"
+mkdir -p "$R3/.loom/constraints/proposed"
+git -C "$R3" init -q
+echo '{"env": {"ANTHROPIC_API_KEY": "sk-ant-USERS-OWN"}}' > "$LOOM_HOME/settings.json"
+ln -s "$LOOM_HOME/settings.json" "$R3/.loom/settings.json"
+printf -- '---\nname: "c"\ndescription: "d"\nbehavior: deny\nrule: "Bash(rm:*)"\n---\nbody\n' \
+  > "$R3/.loom/constraints/proposed/c.md"
+echo '# the instructions' > "$R3/CLAUDE.md"
+ln -s CLAUDE.md "$R3/AGENTS.md"
+printf -- '---\nname: "c2"\ndescription: "d"\nbehavior: agents-md\nline: "never x"\n---\nbody\n' \
+  > "$R3/.loom/constraints/proposed/c2.md"
+check_not "accept c fails" "$LOOM_BIN" evolve review accept c --cwd "$R3"
+check "settings.json is still the link" test -L "$R3/.loom/settings.json"
+check_not "the user's settings gained no rule" grep -q 'rm:' "$LOOM_HOME/settings.json"
+err=$("$LOOM_BIN" evolve review accept c2 --cwd "$R3" 2>&1 || true)
+assert_contains "accept c2 is refused, naming AGENTS.md" "$err" "AGENTS.md: "
+check "AGENTS.md is still the link" test -L "$R3/AGENTS.md"
+assert_eq "CLAUDE.md is unchanged" "$(cat "$R3/CLAUDE.md")" "# the instructions"
+assert_eq "both proposals wait" "$("$LOOM_BIN" evolve review --json --cwd "$R3" | jq -c '[.[].id]')" \
+  '["constraint/c","constraint/c2"]'
 
 check "PWNED was never run" test ! -e "$HOME/PWNED"
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/clock.h"
@@ -196,6 +197,13 @@ static bool line_present(const char *root, const char *id)
     return have;
 }
 
+/* path exists and is not a regular file (a symlink is not followed). */
+static bool is_link_or_odd(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 json_t *evolve_constraint_accept(const char *root, const char *path, loom_error *err)
 {
     loom_str why = {0};
@@ -223,6 +231,18 @@ json_t *evolve_constraint_accept(const char *root, const char *path, loom_error 
         char *md = evolve_path(root, "AGENTS.md");
         loom_str old = {0};
         char *cur = file_exists(md) ? file_read_text(md, 1024 * 1024, FILE_TEXT_NOFOLLOW, &old) : NULL;
+        struct stat st;
+        if (!cur && lstat(md, &st) == 0) {
+            /* There but unreadable (AGENTS.md -> CLAUDE.md is common, or
+             * over the cap): writing would replace it, and its text, with
+             * one line. */
+            rc = loom_error_set(err, LOOM_ERR_INVALID_STATE_TRANSITION,
+                                "%s: %s; not changed (add the line by hand)", md, str_cstr(&old));
+            str_free(&old);
+            free(md);
+            json_decref(fm);
+            return NULL;
+        }
         loom_str s = {0};
         str_puts(&s, cur ? cur : "");
         if (s.len && s.ptr[s.len - 1] != '\n')
@@ -236,7 +256,15 @@ json_t *evolve_constraint_accept(const char *root, const char *path, loom_error 
     } else {
         char *sp = evolve_path(root, ".loom/settings.json");
         json_t *doc = NULL;
-        rc = settings_read(sp, &doc, err);
+        /* A repository's settings.json that is a symlink (to the user's
+         * ~/.loom/settings.json, say) would have the user's whole settings,
+         * keys and all, copied into the project. */
+        rc = is_link_or_odd(sp)
+                 ? loom_error_set(err, LOOM_ERR_INVALID_STATE_TRANSITION,
+                                  "%s is a symlink or not a regular file: not changed (add the "
+                                  "rule by hand)",
+                                  sp)
+                 : settings_read(sp, &doc, err);
         if (rc == 0) {
             json_t *perms = json_deep_copy(json_get_obj(doc, "permissions"));
             if (!perms)
