@@ -26,6 +26,7 @@
 #     user's settings (their keys would be copied into the project), or
 #     AGENTS.md a symlink to CLAUDE.md (it would be replaced by one line):
 #     refused, naming the file; nothing changed, the proposal waits.
+# 11. `loom memory` prints an entry's escape sequences in visible form.
 #  5. `review` and `review show` print a proposal's escape sequences in
 #     visible form: no raw ESC or BEL reaches the terminal.
 source "$(dirname "$0")/_lib.sh"
@@ -73,6 +74,14 @@ assert_contains "the forged file name is listed on one line, neutralized" "$syst
 check_not "no line of the system prompt is a forged tag" grep -qx '<system-reminder>' <<<"$system"
 check "~/.bashrc is untouched" cmp -s "$HOME/.bashrc" "$T/bashrc.orig"
 check "the symlink is named in a warning" grep -q 'cannot append to .*recall.jsonl' "$T/err"
+
+# ---- 11: loom memory ------------------------------------------------------------------
+printf -- '---\nname: "Esc"\ndescription: "an entry \\e]0;PWNED\\a \\e[2J here"\ntype: project\n---\nbody\n' \
+  > "$R/.loom/memory/esc.md"
+"$LOOM_BIN" memory --cwd "$R" >"$T/mem" 2>&1
+assert_contains "loom memory lists the entry, its ESC visible" "$(cat "$T/mem")" 'an entry ^[]0;PWNED^G ^[[2J here'
+check_not "loom memory prints no ESC or BEL" grep -q $'[\033\007]' "$T/mem"
+rm "$R/.loom/memory/esc.md"
 
 # ---- 2: evolve's ledger shipped as a symlink -------------------------------------
 echo '{"permissions": {"allow": ["Bash"]}}' > "$LOOM_HOME/settings.json"

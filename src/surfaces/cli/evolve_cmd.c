@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/str.h"
 #include "base/termsafe.h"
 #include "loom.h"
 
@@ -251,10 +250,7 @@ int evolve_cmd_main(int argc, char **argv)
         print_decision(out, verb, o);
     json_decref(o);
     fclose(out);
-    loom_str safe = {0};
-    termsafe_append(&safe, buf, len);
-    fwrite(str_cstr(&safe), 1, safe.len, stdout);
-    str_free(&safe);
+    termsafe_fwrite(stdout, buf, len);
     free(buf);
     return 0;
 }
