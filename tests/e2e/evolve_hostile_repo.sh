@@ -27,6 +27,8 @@
 #     AGENTS.md a symlink to CLAUDE.md (it would be replaced by one line):
 #     refused, naming the file; nothing changed, the proposal waits.
 # 11. `loom memory` prints an entry's escape sequences in visible form.
+# 12. a model that runs into an accepted constraint 30 times in one run:
+#     20 hit lines, not 30 (the ledger is bounded per run).
 #  5. `review` and `review show` print a proposal's escape sequences in
 #     visible form: no raw ESC or BEL reaches the terminal.
 source "$(dirname "$0")/_lib.sh"
@@ -59,6 +61,8 @@ printf -- '---\nname: other\ndescription: "the users agent"\n---\nbody\n' > "$T/
 # "migrate …" never finishes (an early stop each time, E4's input).
 jq -n '{turns: [
   {match: {body_contains: "say hi", tool_results: 0}, reply: {tool_calls: [{id: "h1", name: "Bash", input: {command: "echo hi"}}]}},
+  {match: {body_contains: "HAMMER-DEPLOY", tool_results: 0}, reply: {tool_calls: [range(30) | {id: "d\(.)", name: "Bash", input: {command: "make deploy"}}]}},
+  {match: {body_contains: "HAMMER-DEPLOY"}, reply: {text: "GAVE-UP"}},
   {match: {body_contains: "migrate schema"}, reply: {tool_calls: [{id: "m1", name: "Bash", input: {command: "echo step"}}]}},
   {match: {}, reply: {text: "DONE"}}]}' > "$T/steps.json"
 start_mock "$T/steps.json"
@@ -187,6 +191,17 @@ check "AGENTS.md is still the link" test -L "$R3/AGENTS.md"
 assert_eq "CLAUDE.md is unchanged" "$(cat "$R3/CLAUDE.md")" "# the instructions"
 assert_eq "both proposals wait" "$("$LOOM_BIN" evolve review --json --cwd "$R3" | jq -c '[.[].id]')" \
   '["constraint/c","constraint/c2"]'
+
+# ---- 12: hits per run are bounded ----------------------------------------------------
+R4="$T/repo4"
+mkdir -p "$R4/.loom/mf"
+git -C "$R4" init -q
+cp "$R2/.loom/mf/constraints.json" "$R4/.loom/mf/"
+echo '{"permissions": {"deny": ["Bash(make deploy:*)"]}}' > "$R4/.loom/settings.json"
+echo '{"permissions": {"allow": ["Bash"]}}' > "$LOOM_HOME/settings.json"
+LOOM_EVOLVE=1 "$LOOM_BIN" -p "HAMMER-DEPLOY now" --cwd "$R4" --output-format json >"$T/out" 2>"$T/err" || true
+assert_eq "the run ends" "$(jq -r .result "$T/out")" "GAVE-UP"
+assert_eq "20 hit lines of the 30 firings" "$(grep -c '"kind":"hit"' "$R4/.loom/mf/constraint_hits.jsonl")" "20"
 
 check "PWNED was never run" test ! -e "$HOME/PWNED"
 

@@ -34,6 +34,7 @@
 
 #define LEDGER ".loom/mf/constraints.json"
 #define HITS ".loom/mf/constraint_hits.jsonl"
+#define HITS_PER_RUN_MAX 20 /* lines one run writes for one constraint */
 
 /* The rule for a failure's step key, or NULL when it takes an AGENTS.md line. */
 static char *rule_for(const char *signature, char **step)
@@ -340,6 +341,7 @@ int evolve_constraint_hits(const char *root, const evolve_run *run, const evolve
         const char *rule = json_get_str(c, "rule", NULL);
         const char *step = json_get_str(c, "step", "");
         bool fired = false;
+        int lines = 0; /* this run's lines of this constraint */
         size_t k;
         json_t *h;
         json_array_foreach(old, k, h) {
@@ -353,8 +355,12 @@ int evolve_constraint_hits(const char *root, const evolve_run *run, const evolve
                 kind = "hit";
             else if (!st->denied && fired && *step && !strcmp(st->key, step))
                 kind = "override";
-            if (!kind)
+            /* A model that keeps running into the rule would otherwise
+             * grow the ledger without bound: past the cap, a run's further
+             * firings of one constraint are not written (nor counted). */
+            if (!kind || lines >= HITS_PER_RUN_MAX)
                 continue;
+            lines++;
             json_t *line = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "kind", kind, "session",
                                      run->session_id, "run", run->run_id, "constraint", id, "tool",
                                      st->tool, "input", st->input, "goal", goal);
