@@ -20,6 +20,8 @@
 #     items count as sessions_missing.
 #  8. a pattern entry whose seen is 2^63-1 (seen + 1 would overflow): it
 #     does not parse, so the next observation replaces it with seen 1.
+#     And one with 1,000 sessions keeps the newest 200 after its next
+#     observation, so a busy pattern never grows past the read cap.
 #  9. a hit ledger past its 8 MiB read cap (a model that keeps running
 #     into a constraint): the audit reads its newest lines, not nothing.
 # 10. accepting a constraint when .loom/settings.json is a symlink to the
@@ -151,6 +153,18 @@ sed -i 's/^seen: .*/seen: 9223372036854775807/' "$entry"
 LOOM_EVOLVE=1 "$LOOM_BIN" -p "say hi" --cwd "$R2" --output-format json >"$T/out" 2>"$T/err" || true
 assert_eq "the entry is replaced: seen 1 again" "$(jq -c '[.evolve.entry == "'"$entry"'", .evolve.seen]' "$T/out")" '[true,1]'
 check "its file says seen: 1" grep -qx 'seen: 1' "$entry"
+python3 -c '
+import re, sys
+p = sys.argv[1]
+t = open(p).read()
+ids = ", ".join("\"s-%04d\"" % i for i in range(1000))
+open(p, "w").write(re.sub(r"(?m)^sessions: .*$", "sessions: [" + ids + "]", t))
+' "$entry"
+LOOM_EVOLVE=1 "$LOOM_BIN" -p "say hi" --cwd "$R2" --output-format json >"$T/out" 2>"$T/err" || true
+assert_eq "the entry still reads: seen 2" "$(jq -c .evolve.seen "$T/out")" 2
+n_sessions=$(grep -o '"s-[0-9]*"' "$entry" | wc -l)
+assert_eq "199 old sessions kept (and the new one)" "$n_sessions" 199
+check "the newest old one is kept" grep -q '"s-0999"' "$entry"
 
 # ---- 9: a ledger past the read cap ------------------------------------------------
 mf="$R2/.loom/mf"

@@ -302,6 +302,16 @@ int mf_entry_observe(const char *dir, const mf_observation *o, mf_entry *out, ch
         size_t ns = 0;
         for (; e.sessions[ns]; ns++)
             have = have || strcmp(e.sessions[ns], o->session_id) == 0;
+        if (!have && ns >= MF_SESSIONS_KEEP) {
+            /* The newest only: an ever longer list would pass the file's
+             * read cap, and an entry that no longer reads starts over at
+             * seen 1. */
+            size_t drop = ns - MF_SESSIONS_KEEP + 1;
+            for (size_t k = 0; k < drop; k++)
+                free(e.sessions[k]);
+            memmove(e.sessions, e.sessions + drop, (ns - drop + 1) * sizeof *e.sessions);
+            ns -= drop;
+        }
         if (!have) {
             e.sessions = xrealloc(e.sessions, (ns + 2) * sizeof *e.sessions);
             e.sessions[ns] = xstrdup(o->session_id);

@@ -19,12 +19,13 @@
  *   kind         pattern | failure
  *   signature    the normalized steps / root cause (entry identity)
  *   seen         integer, 1..MF_SEEN_MAX
- *   sessions     list of session ids (each once)
+ *   sessions     list of session ids (each once, the newest MF_SESSIONS_KEEP)
  *   first_seen, last_seen   ISO-8601 UTC
  * Strings are written double-quoted (JSON escapes, which YAML reads). */
 #define MF_ENTRY_MAX_BYTES (64 * 1024)
 #define MF_EVIDENCE_KEEP 20   /* evidence lines kept in a body, newest last */
 #define MF_SEEN_MAX 1000000000 /* a larger seen does not parse (the file is replaced) */
+#define MF_SESSIONS_KEEP 200  /* session ids kept in an entry, newest last */
 
 typedef struct mf_entry {
     char *name;
