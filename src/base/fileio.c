@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -331,4 +332,22 @@ int file_replace(const char *path, const void *data, size_t len, int mode, struc
         }
     }
     return 0;
+}
+
+int file_lock(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return -1;
+    if (flock(fd, LOCK_EX) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void file_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* closing the last fd releases the flock */
 }

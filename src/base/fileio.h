@@ -42,4 +42,10 @@ bool file_exists(const char *path);
  * "holds a NUL byte (not a text file)". */
 char *file_read_text(const char *path, size_t cap, unsigned flags, loom_str *why);
 
+/* An exclusive flock on path (created 0644 when missing; a symlink is not
+ * followed), held until file_unlock: for a read-modify-write that two
+ * processes may do at once. The fd, or -1 when it cannot be had. */
+int file_lock(const char *path);
+void file_unlock(int fd); /* -1: nothing */
+
 #endif

@@ -155,6 +155,14 @@ char *termsafe_dup(const char *s)
     return str_steal(&out);
 }
 
+void termsafe_fwrite(FILE *to, const char *s, size_t n)
+{
+    loom_str out = LOOM_STR_INIT;
+    termsafe_append(&out, s ? s : "", s ? n : 0);
+    fwrite(str_cstr(&out), 1, out.len, to);
+    str_free(&out);
+}
+
 bool termsafe_is_clean(const char *s, size_t n)
 {
     loom_str out = LOOM_STR_INIT;

@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/str.h"
 
@@ -51,6 +52,8 @@ void termsafe_finish(termsafe *t, loom_str *out);
 void termsafe_append(loom_str *out, const char *s, size_t n);
 /* The safe form of s as a new string (NULL in, NULL out). Caller frees. */
 char *termsafe_dup(const char *s);
+/* Writes the safe form of s[0..n) to the stream. */
+void termsafe_fwrite(FILE *to, const char *s, size_t n);
 /* True when s[0..n) needs no change. */
 bool termsafe_is_clean(const char *s, size_t n);
 

@@ -443,8 +443,17 @@ static void add_memory_dir(render_ctx *c, loom_str *out, const char *dir)
     if (n > 0) {
         str_puts(out, "\n## Memory files (not loaded)\n");
         for (size_t i = 0; i < n; i++) {
-            if (i < MEMORY_LIST_MAX)
-                str_printf(out, "- %s\n", names[i]);
+            if (i < MEMORY_LIST_MAX) {
+                /* A file name is the repository's text too: no tag, no
+                 * line break of its own (names[i] is rp/name). */
+                const char *base = names[i] + strlen(rp) + 1;
+                char *clean = memory_sanitize(base, strlen(base), NULL);
+                for (char *q = clean; *q; q++)
+                    if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                        *q = '?';
+                str_printf(out, "- %s/%s\n", rp, clean);
+                free(clean);
+            }
             free(names[i]);
         }
         if (n > MEMORY_LIST_MAX)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/clock.h"
@@ -33,6 +34,7 @@
 
 #define LEDGER ".loom/mf/constraints.json"
 #define HITS ".loom/mf/constraint_hits.jsonl"
+#define HITS_PER_RUN_MAX 20 /* lines one run writes for one constraint */
 
 /* The rule for a failure's step key, or NULL when it takes an AGENTS.md line. */
 static char *rule_for(const char *signature, char **step)
@@ -196,6 +198,13 @@ static bool line_present(const char *root, const char *id)
     return have;
 }
 
+/* path exists and is not a regular file (a symlink is not followed). */
+static bool is_link_or_odd(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 json_t *evolve_constraint_accept(const char *root, const char *path, loom_error *err)
 {
     loom_str why = {0};
@@ -223,6 +232,18 @@ json_t *evolve_constraint_accept(const char *root, const char *path, loom_error 
         char *md = evolve_path(root, "AGENTS.md");
         loom_str old = {0};
         char *cur = file_exists(md) ? file_read_text(md, 1024 * 1024, FILE_TEXT_NOFOLLOW, &old) : NULL;
+        struct stat st;
+        if (!cur && lstat(md, &st) == 0) {
+            /* There but unreadable (AGENTS.md -> CLAUDE.md is common, or
+             * over the cap): writing would replace it, and its text, with
+             * one line. */
+            rc = loom_error_set(err, LOOM_ERR_INVALID_STATE_TRANSITION,
+                                "%s: %s; not changed (add the line by hand)", md, str_cstr(&old));
+            str_free(&old);
+            free(md);
+            json_decref(fm);
+            return NULL;
+        }
         loom_str s = {0};
         str_puts(&s, cur ? cur : "");
         if (s.len && s.ptr[s.len - 1] != '\n')
@@ -236,7 +257,15 @@ json_t *evolve_constraint_accept(const char *root, const char *path, loom_error 
     } else {
         char *sp = evolve_path(root, ".loom/settings.json");
         json_t *doc = NULL;
-        rc = settings_read(sp, &doc, err);
+        /* A repository's settings.json that is a symlink (to the user's
+         * ~/.loom/settings.json, say) would have the user's whole settings,
+         * keys and all, copied into the project. */
+        rc = is_link_or_odd(sp)
+                 ? loom_error_set(err, LOOM_ERR_INVALID_STATE_TRANSITION,
+                                  "%s is a symlink or not a regular file: not changed (add the "
+                                  "rule by hand)",
+                                  sp)
+                 : settings_read(sp, &doc, err);
         if (rc == 0) {
             json_t *perms = json_deep_copy(json_get_obj(doc, "permissions"));
             if (!perms)
@@ -312,6 +341,7 @@ int evolve_constraint_hits(const char *root, const evolve_run *run, const evolve
         const char *rule = json_get_str(c, "rule", NULL);
         const char *step = json_get_str(c, "step", "");
         bool fired = false;
+        int lines = 0; /* this run's lines of this constraint */
         size_t k;
         json_t *h;
         json_array_foreach(old, k, h) {
@@ -325,8 +355,12 @@ int evolve_constraint_hits(const char *root, const evolve_run *run, const evolve
                 kind = "hit";
             else if (!st->denied && fired && *step && !strcmp(st->key, step))
                 kind = "override";
-            if (!kind)
+            /* A model that keeps running into the rule would otherwise
+             * grow the ledger without bound: past the cap, a run's further
+             * firings of one constraint are not written (nor counted). */
+            if (!kind || lines >= HITS_PER_RUN_MAX)
                 continue;
+            lines++;
             json_t *line = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "kind", kind, "session",
                                      run->session_id, "run", run->run_id, "constraint", id, "tool",
                                      st->tool, "input", st->input, "goal", goal);

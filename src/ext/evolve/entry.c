@@ -76,9 +76,12 @@ int mf_entry_parse(const char *text, const char *path, mf_entry *e, loom_error *
         rc = loom_error_set(err, LOOM_ERR_CONFIG, "%s: frontmatter description must be one line",
                             path);
     const json_t *seen = json_object_get(fm, "seen");
-    if (rc == 0 && (!json_is_integer(seen) || json_integer_value(seen) < 1))
-        rc = loom_error_set(err, LOOM_ERR_CONFIG, "%s: frontmatter seen must be an integer >= 1",
-                            path);
+    /* Capped: the file is untrusted, and seen + 1 of a huge one overflows. */
+    if (rc == 0 && (!json_is_integer(seen) || json_integer_value(seen) < 1 ||
+                    json_integer_value(seen) > MF_SEEN_MAX))
+        rc = loom_error_set(err, LOOM_ERR_CONFIG,
+                            "%s: frontmatter seen must be an integer from 1 to %d", path,
+                            MF_SEEN_MAX);
     if (rc == 0)
         e->seen = json_integer_value(seen);
     const json_t *ss = json_object_get(fm, "sessions");
@@ -299,6 +302,16 @@ int mf_entry_observe(const char *dir, const mf_observation *o, mf_entry *out, ch
         size_t ns = 0;
         for (; e.sessions[ns]; ns++)
             have = have || strcmp(e.sessions[ns], o->session_id) == 0;
+        if (!have && ns >= MF_SESSIONS_KEEP) {
+            /* The newest only: an ever longer list would pass the file's
+             * read cap, and an entry that no longer reads starts over at
+             * seen 1. */
+            size_t drop = ns - MF_SESSIONS_KEEP + 1;
+            for (size_t k = 0; k < drop; k++)
+                free(e.sessions[k]);
+            memmove(e.sessions, e.sessions + drop, (ns - drop + 1) * sizeof *e.sessions);
+            ns -= drop;
+        }
         if (!have) {
             e.sessions = xrealloc(e.sessions, (ns + 2) * sizeof *e.sessions);
             e.sessions[ns] = xstrdup(o->session_id);

@@ -18,12 +18,14 @@
  *   description  one line: the words recall matches on
  *   kind         pattern | failure
  *   signature    the normalized steps / root cause (entry identity)
- *   seen         integer >= 1
- *   sessions     list of session ids (each once)
+ *   seen         integer, 1..MF_SEEN_MAX
+ *   sessions     list of session ids (each once, the newest MF_SESSIONS_KEEP)
  *   first_seen, last_seen   ISO-8601 UTC
  * Strings are written double-quoted (JSON escapes, which YAML reads). */
 #define MF_ENTRY_MAX_BYTES (64 * 1024)
 #define MF_EVIDENCE_KEEP 20   /* evidence lines kept in a body, newest last */
+#define MF_SEEN_MAX 1000000000 /* a larger seen does not parse (the file is replaced) */
+#define MF_SESSIONS_KEEP 200  /* session ids kept in an entry, newest last */
 
 typedef struct mf_entry {
     char *name;
@@ -113,12 +115,17 @@ void evolve_unlock(int fd);
 int evolve_ledger_append(const char *root, const char *rel, json_t *obj, loom_error *err);
 /* Every JSON object line of <root>/<rel>, in order (caller decrefs; []
  * when the file is absent). Lines that are not objects are skipped and
- * counted in *bad (may be NULL). At most 8 MiB are read. */
+ * counted in *bad (may be NULL). At most 8 MiB are read: of a larger
+ * ledger, its newest 8 MiB (from the first whole line). */
 json_t *evolve_ledger_read(const char *root, const char *rel, size_t *bad);
-/* Whether <root>/.loom and <root>/.loom/mf, when they exist, resolve
- * inside root: a repository whose .loom is a symlink to elsewhere gets
- * nothing written through it. */
+/* Whether <root>/.loom, its mf/ (patterns, failures) and the proposed/
+ * folders of skills, agents and constraints, when they exist, resolve
+ * inside root: a repository whose .loom (or one of these) is a symlink to
+ * elsewhere gets nothing written through it. */
 bool evolve_root_contained(const char *root);
+/* Whether path, or the nearest folder above it that exists, resolves
+ * (symlinks followed) inside root. */
+bool evolve_path_inside(const char *root, const char *path);
 /* Now as ISO-8601 UTC with milliseconds. */
 void evolve_now(char out[32]);
 /* Lowercase words of text (letters, digits, '_', '-', '.'; >= 3 bytes),

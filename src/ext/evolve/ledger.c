@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -33,22 +33,41 @@ char *evolve_root(const char *cwd)
     return r ? r : xstrdup(cwd);
 }
 
+bool evolve_path_inside(const char *root, const char *path)
+{
+    char *r = realpath(root, NULL);
+    char *p = xstrdup(path);
+    char *real = NULL;
+    /* What does not exist yet will be made under its nearest existing
+     * folder: that folder decides. */
+    while (r && !(real = realpath(p, NULL))) {
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p)
+            break;
+        *slash = '\0';
+    }
+    size_t n = r ? strlen(r) : 0;
+    bool ok = r && real && strncmp(real, r, n) == 0 && (real[n] == '/' || !real[n]);
+    free(real);
+    free(p);
+    free(r);
+    return ok;
+}
+
 bool evolve_root_contained(const char *root)
 {
-    char *loom = path_join(root, ".loom");
-    char *r = realpath(root, NULL), *l = realpath(loom, NULL);
-    /* No .loom yet: it will be made here, inside. */
-    bool ok = r && (!l || (strncmp(l, r, strlen(r)) == 0 && (l[strlen(r)] == '/' || !l[strlen(r)])));
-    if (ok && l) {
-        char *mf = path_join(loom, "mf");
-        char *m = realpath(mf, NULL);
-        ok = !m || (strncmp(m, r, strlen(r)) == 0 && m[strlen(r)] == '/');
-        free(m);
-        free(mf);
+    /* Every folder M_f and the proposals write into, and the ones a
+     * proposal is accepted into: a repository could ship any of them as a
+     * symlink to elsewhere (~/.loom/skills, say). */
+    static const char *const dirs[] = {
+        ".loom/mf/patterns",   ".loom/mf/failures",   ".loom/skills/proposed",
+        ".loom/agents/proposed", ".loom/constraints/proposed", NULL};
+    bool ok = true;
+    for (size_t i = 0; ok && dirs[i]; i++) {
+        char *d = path_join(root, dirs[i]);
+        ok = evolve_path_inside(root, d);
+        free(d);
     }
-    free(r);
-    free(l);
-    free(loom);
     return ok;
 }
 
@@ -67,21 +86,14 @@ int evolve_lock(const char *root)
     }
     char *path = path_join(dir, ".lock");
     free(dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = file_lock(path);
     free(path);
-    if (fd < 0)
-        return -1;
-    if (flock(fd, LOCK_EX) != 0) {
-        close(fd);
-        return -1;
-    }
     return fd;
 }
 
 void evolve_unlock(int fd)
 {
-    if (fd >= 0)
-        close(fd); /* closing drops the flock */
+    file_unlock(fd);
 }
 
 int evolve_ledger_append(const char *root, const char *rel, json_t *obj, loom_error *err)
@@ -92,7 +104,12 @@ int evolve_ledger_append(const char *root, const char *rel, json_t *obj, loom_er
         json_object_set_new(obj, "ts", json_string(now));
     }
     char *path = evolve_path(root, rel);
-    int fd = jsonl_open(path, rel, err);
+    /* A repository may ship the ledger as a symlink (to ~/.bashrc, say):
+     * appending through it would write outside the project. */
+    int fd = evolve_path_inside(root, path)
+                 ? jsonl_open(path, rel, err)
+                 : loom_error_set(err, LOOM_ERR_PROJECT_SCOPE_DENIED,
+                                  "%s leads outside the project: not written", path);
     free(path);
     if (fd < 0)
         return fd;
@@ -129,19 +146,51 @@ json_t *evolve_jsonl_parse(const char *text, size_t len, size_t *bad)
     return out;
 }
 
+/* The newest LEDGER_MAX_BYTES of the ledger, from its first whole line on
+ * (NULL when it cannot be read: absent, a symlink, not a regular file). A
+ * ledger only grows: reading nothing once it passes the cap would forget
+ * every hit, run and decision at once. */
+static char *ledger_tail(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return NULL;
+    }
+    off_t from = st.st_size > (off_t)LEDGER_MAX_BYTES ? st.st_size - (off_t)LEDGER_MAX_BYTES : 0;
+    char *buf = xmalloc(LEDGER_MAX_BYTES + 1);
+    ssize_t got = pread(fd, buf, LEDGER_MAX_BYTES, from);
+    close(fd);
+    if (got < 0) {
+        free(buf);
+        return NULL;
+    }
+    size_t start = 0;
+    if (from > 0) { /* the first line is cut: skip it */
+        while (start < (size_t)got && buf[start] != '\n')
+            start++;
+        start += start < (size_t)got;
+    }
+    *len = (size_t)got - start;
+    memmove(buf, buf + start, *len);
+    buf[*len] = '\0';
+    return buf;
+}
+
 json_t *evolve_ledger_read(const char *root, const char *rel, size_t *bad)
 {
     if (bad)
         *bad = 0;
     char *path = evolve_path(root, rel);
-    loom_str why = {0};
-    char *text = file_exists(path) ? file_read_text(path, LEDGER_MAX_BYTES, FILE_TEXT_NOFOLLOW, &why)
-                                   : NULL;
+    size_t len = 0;
+    char *text = ledger_tail(path, &len);
     free(path);
-    str_free(&why);
     if (!text)
         return json_array();
-    json_t *out = evolve_jsonl_parse(text, strlen(text), bad);
+    json_t *out = evolve_jsonl_parse(text, len, bad);
     free(text);
     return out;
 }

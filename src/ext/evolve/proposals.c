@@ -86,12 +86,13 @@ int evolve_write_proposal(const char *root, const char *kind, const char *name, 
     *id = NULL;
     const struct kind_row *k = kind_of(kind);
     char *path = proposal_path(root, k, name);
-    bool skip = evolve_decided(root, kind, name) || file_exists(path);
+    bool skip = evolve_decided(root, kind, name) || file_exists(path) ||
+                !evolve_path_inside(root, path);
     if (!skip && k->accepted) {
         loom_str s = {0};
         str_printf(&s, k->folder ? "%s/%s/SKILL.md" : "%s/%s.md", k->accepted, name);
         char *acc = evolve_path(root, str_cstr(&s));
-        skip = file_exists(acc);
+        skip = file_exists(acc) || !evolve_path_inside(root, acc);
         free(acc);
         str_free(&s);
     }
@@ -275,6 +276,13 @@ static void list_kind(const char *root, const struct kind_row *k, json_t *out)
     json_array_foreach(names, i, nm) {
         const char *name = json_string_value(nm);
         char *path = proposal_path(root, k, name);
+        if (!evolve_path_inside(root, path)) {
+            /* A symlink out of the project: not a proposal of ours, and
+             * accepting or rejecting it would move or delete a file
+             * elsewhere. */
+            free(path);
+            continue;
+        }
         loom_str why = {0};
         char *text = file_read_text(path, PROPOSAL_MAX_BYTES, FILE_TEXT_NOFOLLOW, &why);
         loom_error err;
@@ -466,7 +474,10 @@ json_t *evolve_review_decide(const char *root, const char *id, bool accept, loom
             str_printf(&to, k->folder ? "%s/%s/SKILL.md" : "%s/%s.md", k->accepted, name);
             char *dest = evolve_path(root, str_cstr(&to));
             str_free(&to);
-            rc = move_into(path, dest, err);
+            rc = evolve_path_inside(root, dest)
+                     ? move_into(path, dest, err)
+                     : loom_error_set(err, LOOM_ERR_PROJECT_SCOPE_DENIED,
+                                      "%s leads outside the project: nothing changed", dest);
             if (rc == 0 && k->folder) {
                 char *dir = xstrdup(path);
                 *strrchr(dir, '/') = '\0';

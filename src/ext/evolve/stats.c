@@ -18,7 +18,8 @@
  *                           its frontmatter name, else of its file name,
  *                           common words and tool names left out.
  * An item's path is absolute, or relative to the project root. A session
- * file that cannot be found leaves its items out of the rate
+ * is named by its whole id (a path or a prefix is not looked up); one
+ * that cannot be found leaves its items out of the rate
  * (counted in "sessions_missing"), never guessed at. No state; any thread. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "base/json.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "base/uuid.h"
 #include "ext/evolve/evolve_internal.h"
 #include "session/store.h"
 
@@ -213,7 +215,11 @@ static json_t *mis_injection(const char *root)
             char *path = NULL;
             loom_error err;
             recs = json_null();
-            if (session_find(sid, &path, &err) == 0) {
+            /* Only a whole session id: session_find also takes a path
+             * or a prefix, and the ledger is the repository's text (it
+             * must not have Loom read ~/.ssh/id_rsa or another project's
+             * session as this one's). */
+            if (uuid_valid(sid) && session_find(sid, &path, &err) == 0) {
                 loom_str why = {0};
                 char *text = file_read_text(path, SESSION_MAX_BYTES, 0, &why);
                 if (text) {

@@ -180,8 +180,27 @@ static int apply_one(const char *dir, const memory_op *op, memory_entry *v, size
     return rc;
 }
 
+static int apply_locked(const char *dir, const memory_reply *reply, const char *session_id,
+                        int64_t now_ms, json_t *report, loom_str *why);
+
 int memory_apply(const char *dir, const memory_reply *reply, const char *session_id,
                  int64_t now_ms, json_t *report, loom_str *why)
+{
+    /* Two sessions of the project may end at once: each reads the
+     * entries and MEMORY.md, then writes them back. Under one flock of
+     * <dir>/.lock (a dot file: never an entry) neither loses the other's
+     * index line or entry. Unlocked when it cannot be had: a lost index
+     * line beats a lost extraction. */
+    char *lp = path_join(dir, ".lock");
+    int lock = file_lock(lp);
+    free(lp);
+    int rc = apply_locked(dir, reply, session_id, now_ms, report, why);
+    file_unlock(lock);
+    return rc;
+}
+
+static int apply_locked(const char *dir, const memory_reply *reply, const char *session_id,
+                        int64_t now_ms, json_t *report, loom_str *why)
 {
     static const char *const lists[] = {"written", "merged", "replaced", "dropped"};
     for (size_t i = 0; i < 4; i++)

@@ -26,7 +26,8 @@
  * object) gets "written", "merged", "replaced" ([{slug, replaced}]) and
  * "dropped" ([{name, why}]) arrays. 0, or -1 with why (nothing written:
  * a bad target, or the folder could not be written — what was written
- * before the failure is in report). */
+ * before the failure is in report). Holds an flock of <dir>/.lock
+ * throughout: another process applying to dir waits. */
 int memory_apply(const char *dir, const memory_reply *reply, const char *session_id,
                  int64_t now_ms, json_t *report, loom_str *why);
 

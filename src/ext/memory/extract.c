@@ -71,6 +71,11 @@ static void cursor_write(const char *memdir, const char *sid, const char *id)
     char *p = cursor_path(memdir), *text = NULL;
     size_t len = 0;
     json_t *doc = NULL;
+    /* The lock memory_apply takes: another session's cursor, written at
+     * the same time, is kept. */
+    char *lp = path_join(memdir, ".lock");
+    int lock = file_lock(lp);
+    free(lp);
     if (memory_read_regular(p, 1024 * 1024, &text, &len) == 0)
         doc = json_loadb(text, len, 0, NULL);
     free(text);
@@ -91,6 +96,7 @@ static void cursor_write(const char *memdir, const char *sid, const char *id)
     loom_error err;
     if (out)
         file_write_atomic(p, out, strlen(out), 0644, &err);
+    file_unlock(lock);
     free(out);
     json_decref(doc);
     free(p);

@@ -2,6 +2,7 @@
  * Threading: none. */
 #include "ext/memory/recall.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -163,7 +164,17 @@ int memory_recall_log(const char *root, const char *session, const char *run,
                       const json_t *items, int64_t now_ms, loom_error *err)
 {
     char *dir = path_join(root, ".loom/mf");
-    if (file_mkdirs(dir, 0755, err) != 0) {
+    char *loom = path_join(root, ".loom");
+    /* A repository's .loom or .loom/mf may be a symlink to elsewhere:
+     * nothing is made or written through it. */
+    bool out_of_tree = file_exists(loom) && !inside(loom, root);
+    free(loom);
+    if (!out_of_tree && file_mkdirs(dir, 0755, err) != 0) {
+        free(dir);
+        return -1;
+    }
+    if (out_of_tree || !inside(dir, root)) {
+        loom_error_set(err, LOOM_ERR_PROJECT_SCOPE_DENIED, "%s leads outside the project", dir);
         free(dir);
         return -1;
     }
@@ -175,8 +186,10 @@ int memory_recall_log(const char *root, const char *session, const char *run,
     char *text = json_dump_compact(line);
     json_decref(line);
     int rc = -1;
-    /* O_APPEND with one write per line: concurrent runs' lines never mix. */
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    /* O_APPEND with one write per line: concurrent runs' lines never mix.
+     * O_NOFOLLOW: a repository's recall.jsonl that is a symlink (to
+     * ~/.bashrc, say) is not written through. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd >= 0 && text) {
         loom_str l = LOOM_STR_INIT;
         str_puts(&l, text);
@@ -187,7 +200,8 @@ int memory_recall_log(const char *root, const char *session, const char *run,
     if (fd >= 0)
         close(fd);
     if (rc != 0)
-        loom_error_set(err, LOOM_ERR_IO, "cannot append to %s", path);
+        loom_error_set(err, LOOM_ERR_IO, "cannot append to %s: %s", path,
+                       fd < 0 ? strerror(errno) : "write failed");
     free(text);
     free(path);
     free(dir);

@@ -57,7 +57,8 @@ void memory_recall_free(memory_recall *r);
 const char *memory_freshness(int age_days, char *buf, size_t cap);
 
 /* Appends the recall line to root/.loom/mf/recall.jsonl (the folder made
- * when missing). 0 or -1 with err. */
+ * when missing). A .loom or mf/ that leads outside root, or a recall.jsonl
+ * that is a symlink, is not written through: -1 with err. 0 or -1. */
 int memory_recall_log(const char *root, const char *session, const char *run,
                       const json_t *items, int64_t now_ms, loom_error *err);
 

@@ -2,7 +2,8 @@
  * loom_evolve_json printed as it is (--json) or as text. `review edit ID`
  * opens the proposal's file in $VISUAL or $EDITOR (through sh, so the
  * variable may carry arguments), waits for it, and has the file checked
- * again. Runs on the main thread; no state. */
+ * again. Text output goes through base/termsafe.h: what it shows comes
+ * from files a repository may ship. Runs on the main thread; no state. */
 #include "surfaces/cli/evolve_cmd.h"
 
 #include <jansson.h>
@@ -12,7 +13,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/termsafe.h"
 #include "loom.h"
+
+/* An error names files and ids a repository chose: shown visibly too. */
+static void say_error(const char *msg)
+{
+    char *safe = termsafe_dup(msg ? msg : "");
+    fprintf(stderr, "loom evolve: %s\n", safe);
+    free(safe);
+}
 
 static void usage(FILE *to)
 {
@@ -33,93 +43,93 @@ static long long n(const json_t *o, const char *k)
     return (long long)json_integer_value(json_object_get(o, k));
 }
 
-static void print_review(const json_t *list)
+static void print_review(FILE *out, const json_t *list)
 {
     if (!json_array_size(list)) {
-        puts("no proposals wait for review");
+        fprintf(out, "%s\n", "no proposals wait for review");
         return;
     }
-    printf("%zu proposal%s waiting (loom evolve review show|accept|edit|reject ID):\n",
+    fprintf(out, "%zu proposal%s waiting (loom evolve review show|accept|edit|reject ID):\n",
            json_array_size(list), json_array_size(list) == 1 ? "" : "s");
     size_t i;
     json_t *r;
     json_array_foreach(list, i, r) {
-        printf("  %-40s %s\n", s(r, "id"), s(r, "description"));
+        fprintf(out, "  %-40s %s\n", s(r, "id"), s(r, "description"));
     }
 }
 
-static void print_audit(const json_t *list)
+static void print_audit(FILE *out, const json_t *list)
 {
     if (!json_array_size(list)) {
-        puts("no accepted constraints");
+        fprintf(out, "%s\n", "no accepted constraints");
         return;
     }
     size_t i;
     json_t *c;
     json_array_foreach(list, i, c) {
         const char *rule = s(c, "rule");
-        printf("%s  %s %s  age %lldd  hits %lld  overrides %lld  sessions since %lld\n", s(c, "id"),
+        fprintf(out, "%s  %s %s  age %lldd  hits %lld  overrides %lld  sessions since %lld\n", s(c, "id"),
                s(c, "behavior"), *rule ? rule : s(c, "line"), n(c, "age_days"), n(c, "hits"),
                n(c, "overrides"), n(c, "sessions_since"));
         const json_t *last = json_object_get(c, "last_blocked");
         if (json_is_object(last))
-            printf("    last blocked: \"%s\" (session %s, %s)\n", s(last, "task"),
+            fprintf(out, "    last blocked: \"%s\" (session %s, %s)\n", s(last, "task"),
                    s(last, "session"), s(last, "ts"));
         else
-            puts("    last blocked: never");
+            fprintf(out, "%s\n", "    last blocked: never");
         const json_t *why = json_object_get(c, "retire_why");
         if (json_array_size(why)) {
-            printf("    proposed for retiring:");
+            fprintf(out, "    proposed for retiring:");
             size_t k;
             json_t *w;
             json_array_foreach(why, k, w) {
-                printf("%s %s", k ? ";" : "", json_string_value(w));
+                fprintf(out, "%s %s", k ? ";" : "", json_string_value(w));
             }
-            putchar('\n');
+            fputc('\n', out);
         }
     }
 }
 
-static void print_stats(const json_t *o)
+static void print_stats(FILE *out, const json_t *o)
 {
     const json_t *c = json_object_get(o, "constraint_growth");
     const json_t *k = json_object_get(o, "capability_growth");
     const json_t *m = json_object_get(o, "mis_injection");
-    printf("constraint growth: %lld accepted\n", n(c, "accepted"));
+    fprintf(out, "constraint growth: %lld accepted\n", n(c, "accepted"));
     size_t i;
     json_t *d;
     json_array_foreach(json_object_get(c, "by_day"), i, d) {
-        printf("  %s  +%lld  = %lld\n", s(d, "day"), n(d, "accepted"), n(d, "total"));
+        fprintf(out, "  %s  +%lld  = %lld\n", s(d, "day"), n(d, "accepted"), n(d, "total"));
     }
-    printf("capability growth: %lld skill%s accepted, %lld agent%s\n", n(k, "skills_accepted"),
+    fprintf(out, "capability growth: %lld skill%s accepted, %lld agent%s\n", n(k, "skills_accepted"),
            n(k, "skills_accepted") == 1 ? "" : "s", n(k, "agents_accepted"),
            n(k, "agents_accepted") == 1 ? "" : "s");
     json_array_foreach(json_object_get(k, "by_day"), i, d) {
-        printf("  %s  +%lld  = %lld\n", s(d, "day"), n(d, "accepted"), n(d, "total"));
+        fprintf(out, "  %s  +%lld  = %lld\n", s(d, "day"), n(d, "accepted"), n(d, "total"));
     }
     const json_t *rate = json_object_get(m, "rate");
     if (json_is_number(rate))
-        printf("mis-injection rate: %.4f (%lld of %lld recalled items unused, over %lld runs)\n",
+        fprintf(out, "mis-injection rate: %.4f (%lld of %lld recalled items unused, over %lld runs)\n",
                json_number_value(rate), n(m, "unused"), n(m, "items"), n(m, "runs"));
     else
-        puts("mis-injection rate: none recalled yet");
+        fprintf(out, "%s\n", "mis-injection rate: none recalled yet");
     if (n(m, "sessions_missing"))
-        printf("  %lld items left out: their session files were not found\n",
+        fprintf(out, "  %lld items left out: their session files were not found\n",
                n(m, "sessions_missing"));
 }
 
-static void print_decision(const char *verb, const json_t *o)
+static void print_decision(FILE *out, const char *verb, const json_t *o)
 {
     if (!strcmp(verb, "accept")) {
         if (json_object_get(o, "constraint"))
-            printf("accepted %s: %s %s, constraint %s\n", s(o, "id"), s(o, "behavior"),
+            fprintf(out, "accepted %s: %s %s, constraint %s\n", s(o, "id"), s(o, "behavior"),
                    *s(o, "rule") ? s(o, "rule") : s(o, "line"), s(o, "constraint"));
         else
-            printf("accepted %s: now at %s\n", s(o, "id"), s(o, "path"));
+            fprintf(out, "accepted %s: now at %s\n", s(o, "id"), s(o, "path"));
     } else if (!strcmp(verb, "reject")) {
-        printf("rejected %s: it will not be proposed again\n", s(o, "id"));
+        fprintf(out, "rejected %s: it will not be proposed again\n", s(o, "id"));
     } else {
-        printf("edited %s: %s still reads\n", s(o, "id"), s(o, "path"));
+        fprintf(out, "edited %s: %s still reads\n", s(o, "id"), s(o, "path"));
     }
 }
 
@@ -191,7 +201,7 @@ int evolve_cmd_main(int argc, char **argv)
     if (!strcmp(verb, "edit")) {
         char *shown = loom_evolve_json(cwd, "show", id, &st);
         if (!shown) {
-            fprintf(stderr, "loom evolve: %s\n", st.message);
+            say_error(st.message);
             return st.code == LOOM_ERR_INVALID_REQUEST ? 2 : 1;
         }
         json_t *o = json_loads(shown, 0, NULL);
@@ -206,7 +216,7 @@ int evolve_cmd_main(int argc, char **argv)
     }
     char *text = loom_evolve_json(cwd, verb, id, &st);
     if (!text) {
-        fprintf(stderr, "loom evolve: %s\n", st.message);
+        say_error(st.message);
         return st.code == LOOM_ERR_INVALID_REQUEST ? 2 : 1;
     }
     if (as_json) {
@@ -216,16 +226,31 @@ int evolve_cmd_main(int argc, char **argv)
     }
     json_t *o = json_loads(text, 0, NULL);
     free(text);
+    /* Everything shown comes from files a repository may have shipped
+     * (proposal text, names, descriptions, ledgers): printed in its
+     * visible form, so an escape sequence cannot hide or forge what the
+     * person is deciding about. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out) {
+        json_decref(o);
+        fprintf(stderr, "loom evolve: out of memory\n");
+        return 1;
+    }
     if (!strcmp(verb, "review"))
-        print_review(o);
+        print_review(out, o);
     else if (!strcmp(verb, "show"))
-        printf("# %s (%s)\n\n%s", s(o, "id"), s(o, "path"), s(o, "text"));
+        fprintf(out, "# %s (%s)\n\n%s", s(o, "id"), s(o, "path"), s(o, "text"));
     else if (!strcmp(verb, "audit"))
-        print_audit(o);
+        print_audit(out, o);
     else if (!strcmp(verb, "stats"))
-        print_stats(o);
+        print_stats(out, o);
     else
-        print_decision(verb, o);
+        print_decision(out, verb, o);
     json_decref(o);
+    fclose(out);
+    termsafe_fwrite(stdout, buf, len);
+    free(buf);
     return 0;
 }

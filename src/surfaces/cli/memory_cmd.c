@@ -1,5 +1,6 @@
 /* memory_cmd.c — `loom memory` (see memory_cmd.h): prints what
- * loom_memory_json reports. Threading: the main thread only. */
+ * loom_memory_json reports, through base/termsafe.h (the entries are a
+ * repository's text). Threading: the main thread only. */
 #include "surfaces/cli/memory_cmd.h"
 
 #include <jansson.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/termsafe.h"
 #include "loom.h"
 
 static const char *str(const json_t *o, const char *key, const char *dflt)
@@ -22,37 +24,37 @@ static const char *base(const char *path)
     return s ? s + 1 : path;
 }
 
-static void print_doc(const json_t *doc)
+static void print_doc(FILE *out, const json_t *doc)
 {
     const json_t *entries = json_object_get(doc, "entries");
-    printf("Memory of %s\n", str(doc, "root", "?"));
+    fprintf(out, "Memory of %s\n", str(doc, "root", "?"));
     if (!json_is_true(json_object_get(doc, "exists")))
-        printf("  no %s: extraction stays off here until you create it\n",
+        fprintf(out, "  no %s: extraction stays off here until you create it\n",
                str(doc, "memory_dir", ".loom/memory"));
     size_t i, k;
     const json_t *e, *line, *it;
     if (!json_array_size(entries))
-        printf("  no entries\n");
+        fprintf(out, "  no entries\n");
     json_array_foreach(entries, i, e) {
         const json_t *age = json_object_get(e, "age_days");
-        printf("  %-32s %-9s %s · %lld day%s old\n    %s\n", base(str(e, "path", "?")),
+        fprintf(out, "  %-32s %-9s %s · %lld day%s old\n    %s\n", base(str(e, "path", "?")),
                str(e, "type", str(e, "kind", "")), str(e, "updated", "undated"),
                (long long)json_integer_value(age), json_integer_value(age) == 1 ? "" : "s",
                str(e, "description", ""));
     }
     const json_t *skipped = json_object_get(doc, "skipped");
     if (json_array_size(skipped))
-        printf("Not entries\n");
+        fprintf(out, "Not entries\n");
     json_array_foreach(skipped, i, e)
-        printf("  %s\n", json_string_value(e));
+        fprintf(out, "  %s\n", json_string_value(e));
     const json_t *recalls = json_object_get(doc, "recalls");
-    printf("Recent recalls (.loom/mf/recall.jsonl)\n");
+    fprintf(out, "Recent recalls (.loom/mf/recall.jsonl)\n");
     if (!json_array_size(recalls))
-        printf("  none\n");
+        fprintf(out, "  none\n");
     json_array_foreach(recalls, i, line) {
-        printf("  %s · session %s\n", str(line, "ts", "?"), str(line, "session", "?"));
+        fprintf(out, "  %s · session %s\n", str(line, "ts", "?"), str(line, "session", "?"));
         json_array_foreach(json_object_get(line, "items"), k, it)
-            printf("    %-30s %s · score %.1f · %s\n", base(str(it, "path", "?")),
+            fprintf(out, "    %-30s %s · score %.1f · %s\n", base(str(it, "path", "?")),
                    str(it, "kind", "memory"), json_number_value(json_object_get(it, "score")),
                    str(it, "why", ""));
     }
@@ -88,7 +90,20 @@ int memory_cmd_main(int argc, char **argv)
     }
     json_t *doc = json_loads(text, 0, NULL);
     free(text);
-    print_doc(doc);
+    /* Names, descriptions and file names are the repository's text:
+     * shown in visible form, no escape sequence reaches the terminal. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out) {
+        json_decref(doc);
+        fprintf(stderr, "loom memory: out of memory\n");
+        return 1;
+    }
+    print_doc(out, doc);
     json_decref(doc);
+    fclose(out);
+    termsafe_fwrite(stdout, buf, len);
+    free(buf);
     return 0;
 }
