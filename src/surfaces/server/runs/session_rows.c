@@ -12,6 +12,7 @@
  * Owns nothing (the port lives in the srv_session). Threading: called on
  * the session's exec thread (the transcript's one user); svc->mu taken to
  * read the active run and its fence, never held over a store call. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,8 @@ static int rows_append(void *ctx, const char *session_id, size_t first_seq,
     pthread_mutex_unlock(&svc->mu);
     if (epoch == WRITER_DROP) {
         *err = strdup("the run was given up here (its lease went to another worker)");
+        fprintf(stderr, "loom-serve: %s: record %zu of session %s (run %s) not stored: %s\n",
+                svc->worker_id, first_seq, session_id, run_id, *err);
         return -1;
     }
     store_fence fence = {svc->worker_id, epoch};
@@ -39,8 +42,11 @@ static int rows_append(void *ctx, const char *session_id, size_t first_seq,
                                           run_id, &fence, &e);
     if (rc == STORE_FENCED)
         cluster_fenced(svc, run_id, epoch);
-    if (rc != 0)
+    if (rc != 0) {
         *err = strdup(e.message[0] ? e.message : "the store refused the records");
+        fprintf(stderr, "loom-serve: %s: record %zu of session %s (run %s) not stored: %s\n",
+                svc->worker_id, first_seq, session_id, run_id, *err);
+    }
     srv_error_clear(&e);
     return rc == 0 ? 0 : -1;
 }
