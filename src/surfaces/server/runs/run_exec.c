@@ -817,6 +817,8 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
         opts.tool_gate = cluster_tool_gate;
         opts.gate_ctx = r;
     }
+    if (cont && svc->opts.cluster && !cluster_goal_recorded(s->ls, goal))
+        cont = false; /* a moved run whose worker died before its goal was recorded */
     loom_run *lr = cont ? loom_run_continue(s->ls, note, &opts, &st)
                         : loom_run_start(s->ls, goal, &opts, &st);
     free(note);

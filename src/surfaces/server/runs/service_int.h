@@ -297,6 +297,11 @@ int cluster_tool_gate(void *ctx, const char *call_id, const char *tool, char **w
  * left without a result, or with one saying they never started, recorded
  * as tool.interrupted, and r->note told of them. (mu not held) */
 void cluster_open_calls(service *svc, srv_run *r, loom_session *ls);
+/* Whether the session holds goal as a person's message: a run taken over
+ * from a worker that died after storing its running state but before its
+ * goal reached the session (a transaction away on PostgreSQL) has nothing
+ * to continue and is started afresh (cluster_calls.c). */
+bool cluster_goal_recorded(loom_session *ls, const char *goal);
 /* abandon (cluster.c) for cluster_calls.c. (mu held) */
 void cluster_abandon(service *svc, srv_run *r, const char *how);
 /* r's fields again from the store, when this worker does not hold it. */
