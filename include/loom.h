@@ -349,6 +349,31 @@ loom_session *loom_session_new(loom_agent *agent, loom_status *st);
  * request start after it (docs/session-format.md; the environment's
  * LOOM_ACCEPT_BROKEN_SESSION=1 opens it anyway, with a warning). */
 loom_session *loom_session_resume(loom_agent *agent, const char *id, loom_status *st);
+/* Where a session's records live when the JSONL file is a node's working
+ * copy only (loom serve on PostgreSQL: docs/server-store.md). append
+ * stores n records, each exactly its JSONL line without the '\n', as
+ * records first_seq … (0-based positions) of session_id, all or none;
+ * 0, or -1 with *err a malloc'd message (or NULL) — the record is then
+ * appended nowhere and the run that wrote it fails. load returns every
+ * record of session_id as JSONL (each line and its '\n', in seq order;
+ * malloc'd, *len bytes; "" when there are none), or NULL with *err. The
+ * struct and its ctx must outlive the sessions made with it. */
+typedef struct loom_session_rows {
+    void *ctx;
+    int (*append)(void *ctx, const char *session_id, size_t first_seq,
+                  const char *const *lines, size_t n, char **err);
+    char *(*load)(void *ctx, const char *session_id, size_t *len, char **err);
+} loom_session_rows;
+/* loom_session_new whose records go to rows first (the new session-meta
+ * record too), then to its file. */
+loom_session *loom_session_new_rows(loom_agent *agent, const loom_session_rows *rows,
+                                    loom_status *st);
+/* Opens session id from its rows: the JSONL file in this node's session
+ * folder is rewritten from them (whatever a copy there held before), then
+ * opened as loom_session_resume does, and later records go to rows first.
+ * resource_not_found when rows hold none of it. */
+loom_session *loom_session_resume_rows(loom_agent *agent, const char *id,
+                                       const loom_session_rows *rows, loom_status *st);
 /* Opens the most recent session of the working directory (as resume). */
 loom_session *loom_session_continue(loom_agent *agent, loom_status *st);
 /* A new session holding a copy of this one (fresh ids, forkedFrom). */
@@ -413,6 +438,10 @@ char *loom_stats_server_json(const char *server_url, const char *token, const ch
  * never drive a run are left out. For /export and the recent turns shown
  * on resume. */
 char *loom_session_conversation_json(loom_session *session);
+/* The same for a session given as its JSONL text (len bytes; a session's
+ * rows as loom_session_rows.load returns them); name is what warnings call
+ * it (NULL: "<buffer>"). Damage is tolerated as on open. NULL for NULL. */
+char *loom_conversation_json_of_jsonl(const char *jsonl, size_t len, const char *name);
 
 /* MCP servers (docs/mcp.md). A session starts its servers connecting in the
  * background when it is made. */

@@ -13,6 +13,7 @@
 #include "context/mf_state.h"
 #include "context/working.h"
 #include "session/listing.h"
+#include "session/session_index.h"
 #include "session/record.h"
 #include "session/store.h"
 #include "governance/governance.h"
@@ -237,15 +238,41 @@ loom_session *loom_session_new(loom_agent *agent, loom_status *st)
     return wrap(agent, t, st);
 }
 
-static loom_session *open_path(loom_agent *agent, char *path, int rc, loom_error *err,
-                               loom_status *st)
+/* The api's side of the transcript's rows port: the caller's
+ * loom_session_rows, its message made a loom_error. */
+static int rows_append(void *ctx, const char *session_id, size_t first_seq,
+                       const char *const *lines, size_t n, loom_error *err)
+{
+    const loom_session_rows *rows = ctx;
+    char *msg = NULL;
+    if (rows->append(rows->ctx, session_id, first_seq, lines, n, &msg) == 0)
+        return 0;
+    int rc = loom_error_set(err, LOOM_ERR_IO, "storing records %zu..%zu of session %s: %s",
+                            first_seq, first_seq + n - 1, session_id,
+                            msg ? msg : "refused by the store");
+    free(msg);
+    return rc;
+}
+
+static int use_rows(transcript *t, const loom_session_rows *rows, bool with_existing,
+                    loom_error *err)
+{
+    if (!rows)
+        return 0;
+    transcript_rows port = {.ctx = (void *)rows, .append = rows_append};
+    return transcript_set_rows(t, &port, with_existing, err);
+}
+
+static loom_session *open_path_rows(loom_agent *agent, char *path, int rc, loom_error *err,
+                                    const loom_session_rows *rows, loom_status *st)
 {
     transcript *t = rc == 0 ? transcript_open(path, err) : NULL;
     free(path);
     /* Never continue from a history with a hole in it without saying so
      * (docs/session-format.md, "Holes in the chain"). */
     const char *accept = getenv("LOOM_ACCEPT_BROKEN_SESSION");
-    if (t && transcript_check(t, accept && *accept && strcmp(accept, "0") != 0, err) != 0) {
+    if (t && (transcript_check(t, accept && *accept && strcmp(accept, "0") != 0, err) != 0 ||
+              use_rows(t, rows, false, err) != 0)) {
         transcript_free(t);
         t = NULL;
     }
@@ -255,6 +282,84 @@ static loom_session *open_path(loom_agent *agent, char *path, int rc, loom_error
     }
     api_status_ok(st);
     return wrap(agent, t, st);
+}
+
+static loom_session *open_path(loom_agent *agent, char *path, int rc, loom_error *err,
+                               loom_status *st)
+{
+    return open_path_rows(agent, path, rc, err, NULL, st);
+}
+
+loom_session *loom_session_new_rows(loom_agent *agent, const loom_session_rows *rows,
+                                    loom_status *st)
+{
+    API_CHECK_ARG(st, agent, NULL);
+    API_CHECK_ARG(st, rows, NULL);
+    API_CHECK_ARG(st, rows->append, NULL);
+    loom_error err;
+    char *dir = store_project_dir(agent->cwd);
+    transcript *t = transcript_create(dir, agent->cwd, provider_kind_name(agent->provider.kind),
+                                      agent->provider.model, &err);
+    free(dir);
+    if (t && use_rows(t, rows, true, &err) != 0) {
+        /* Not in the rows: the file must not outlive it as a session. */
+        char *gone = t ? strdup(transcript_path(t)) : NULL;
+        transcript_free(t);
+        t = NULL;
+        if (gone)
+            unlink(gone);
+        free(gone);
+    }
+    if (!t) {
+        api_status_from(st, &err);
+        return NULL;
+    }
+    api_status_ok(st);
+    return wrap(agent, t, st);
+}
+
+loom_session *loom_session_resume_rows(loom_agent *agent, const char *id,
+                                       const loom_session_rows *rows, loom_status *st)
+{
+    API_CHECK_ARG(st, agent, NULL);
+    API_CHECK_ARG(st, id, NULL);
+    API_CHECK_ARG(st, rows, NULL);
+    API_CHECK_ARG(st, rows->load, NULL);
+    loom_error err;
+    loom_error_clear(&err);
+    if (!*id || strchr(id, '/') || id[0] == '.') {
+        loom_error_set(&err, LOOM_ERR_INVALID_REQUEST, "session id \"%s\" is not a name", id);
+        api_status_from(st, &err);
+        return NULL;
+    }
+    char *msg = NULL;
+    size_t len = 0;
+    char *buf = rows->load(rows->ctx, id, &len, &msg);
+    int rc = 0;
+    if (!buf)
+        rc = loom_error_set(&err, LOOM_ERR_IO, "loading the records of session %s: %s", id,
+                            msg ? msg : "the store failed");
+    else if (len == 0)
+        rc = loom_error_set(&err, LOOM_ERR_RESOURCE_NOT_FOUND, "session %s has no records", id);
+    free(msg);
+    char *path = NULL;
+    if (rc == 0) {
+        /* This node's working copy, made from the rows; its index (built
+         * for another copy) goes with it. */
+        char *dir = store_project_dir(agent->cwd);
+        loom_str p = LOOM_STR_INIT;
+        str_printf(&p, "%s/%s.jsonl", dir, id);
+        path = str_steal(&p);
+        char *idx = session_index_path(path);
+        unlink(idx);
+        free(idx);
+        rc = file_mkdirs(dir, 0700, &err);
+        if (rc == 0)
+            rc = file_write_atomic(path, buf, len, 0600, &err);
+        free(dir);
+    }
+    free(buf);
+    return open_path_rows(agent, path, rc, &err, rows, st);
 }
 
 loom_session *loom_session_resume(loom_agent *agent, const char *id, loom_status *st)
@@ -624,15 +729,30 @@ static size_t count_images(const json_t *rec)
     return n;
 }
 
+static char *conversation_of(transcript *t);
+
 char *loom_session_conversation_json(loom_session *s)
 {
-    if (!s)
+    return s ? conversation_of(s->t) : NULL;
+}
+
+char *loom_conversation_json_of_jsonl(const char *jsonl, size_t len, const char *name)
+{
+    if (!jsonl)
         return NULL;
+    transcript *t = transcript_parse(jsonl, len, name);
+    char *out = conversation_of(t);
+    transcript_free(t);
+    return out;
+}
+
+static char *conversation_of(transcript *t)
+{
     json_t **chain = NULL;
     size_t n = 0;
     loom_error ignore;
     json_t *arr = json_array();
-    if (transcript_chain(s->t, NULL, false, &chain, &n, &ignore) != 0)
+    if (transcript_chain(t, NULL, false, &chain, &n, &ignore) != 0)
         n = 0;
     for (size_t i = 0; i < n; i++) {
         const json_t *rec = chain[i];

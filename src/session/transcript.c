@@ -596,6 +596,14 @@ int transcript_append(transcript *t, json_t *rec, loom_error *err)
     if (!line)
         return loom_error_set(err, LOOM_ERR_INTERNAL, "record %s cannot be serialized",
                               record_id(rec));
+    /* The rows first: a record they refused (a fenced worker) is nowhere. */
+    if (t->rows.append) {
+        const char *one = line;
+        if ((rc = t->rows.append(t->rows.ctx, t->session_id, t->n, &one, 1, err)) != 0) {
+            free(line);
+            return rc;
+        }
+    }
     loom_str buf = LOOM_STR_INIT;
     if (t->need_newline)
         str_putc(&buf, '\n');
@@ -640,6 +648,30 @@ int transcript_append(transcript *t, json_t *rec, loom_error *err)
      * parsed file may have gaps; a written one never makes them). */
     assert(!record_parent_id(rec) || lookup(t, record_parent_id(rec)) >= 0);
     assert(!record_logical_parent_id(rec) || lookup(t, record_logical_parent_id(rec)) >= 0);
+    return 0;
+}
+
+int transcript_set_rows(transcript *t, const transcript_rows *rows, bool with_existing,
+                        loom_error *err)
+{
+    if (!t)
+        return loom_error_set(err, LOOM_ERR_INTERNAL, "rows for a NULL transcript");
+    if (!rows || !rows->append) {
+        memset(&t->rows, 0, sizeof t->rows);
+        return 0;
+    }
+    if (with_existing && t->n > 0) {
+        char **lines = xcalloc(t->n, sizeof *lines);
+        for (size_t i = 0; i < t->n; i++)
+            lines[i] = record_dump_line(tr_rec(t, i));
+        int rc = rows->append(rows->ctx, t->session_id, 0, (const char *const *)lines, t->n, err);
+        for (size_t i = 0; i < t->n; i++)
+            free(lines[i]);
+        free(lines);
+        if (rc)
+            return rc;
+    }
+    t->rows = *rows;
     return 0;
 }
 

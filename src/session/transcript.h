@@ -77,6 +77,27 @@ int transcript_append_new(transcript *t, json_t *rec, loom_error *err);
 /* fsync of the file when something was appended since the last sync. */
 int transcript_sync(transcript *t, loom_error *err);
 
+/* Where a session's records are kept besides the file (a database: the
+ * server's PostgreSQL store, docs/server-store.md). A port, handed down by
+ * the layer that owns the storage: append stores n records' lines (each
+ * exactly its JSONL line, without the '\n') as records first_seq … of
+ * session_id, all or none (one transaction); 0, or -code with err set —
+ * then the transcript writes nothing and the record is not appended. */
+typedef struct transcript_rows {
+    void *ctx;
+    int (*append)(void *ctx, const char *session_id, size_t first_seq,
+                  const char *const *lines, size_t n, loom_error *err);
+} transcript_rows;
+
+/* From now on every append goes to rows first, one batch per append call,
+ * the record's seq being its position in the file (0-based); the file is
+ * written only after rows took it, so the rows hold everything the file
+ * does. with_existing: the records already in t (a new session's meta) are
+ * stored first, as one batch. rows is copied; NULL stops. 0, or -code with
+ * err (the port is then not set). */
+int transcript_set_rows(transcript *t, const transcript_rows *rows, bool with_existing,
+                        loom_error *err);
+
 /* Records in file order (only the lines that loaded). Borrowed. */
 size_t transcript_count(const transcript *t);
 json_t *transcript_record(const transcript *t, size_t i);

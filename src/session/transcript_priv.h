@@ -64,6 +64,7 @@ struct transcript {
     char **warnings;
     size_t n_warnings;
     size_t suppressed;
+    transcript_rows rows; /* rows.append NULL: the file only */
     int fd;            /* -1 until the first append needs it */
     bool dirty;        /* appended since the last fsync */
     bool misread;      /* a lazy read found a line other than its slot says */

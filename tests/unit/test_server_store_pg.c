@@ -603,6 +603,57 @@ static void test_fencing(void **state)
     assert_true(epoch_of("run_f") > eb); /* a new claim after a release: larger still */
 }
 
+/* Session records (store_pg_records.c): a batch is stored whole and in
+ * order, fenced by the run's lease; a refused batch leaves nothing; load
+ * gives the lines back byte for byte, '\n' after each. */
+static void test_session_records(void **state)
+{
+    store *s = open_store(*state);
+    put_run(s, "run_r", "t1", "sess_r", "running", "2026-01-01T00:00:01Z");
+    char got[256];
+    claim(s, "wA", 300, 10, NULL, 0, got, sizeof got);
+    int64_t ea = epoch_of("run_r");
+    srv_error err = {0};
+    store_fence fa = {"wA", ea};
+    const char *first[] = {"{\"type\":\"session-meta\",\"id\":\"m\"}",
+                           "{\"type\":\"message\",\"text\":\"caf\u00e9 \\u2028 \\\"q\\\"\"}"};
+    assert_int_equal(s->ops->records_append(s, "ls1", 0, first, 2, "run_r", &fa, &err), 0);
+    /* Out of order (a gap, or a second writer from the same position). */
+    const char *late[] = {"{\"type\":\"message\",\"n\":9}"};
+    assert_int_equal(s->ops->records_append(s, "ls1", 5, late, 1, "run_r", &fa, &err), -1);
+    assert_non_null(strstr(err.message, "out of order"));
+    srv_error_clear(&err);
+    assert_int_equal(s->ops->records_append(s, "ls1", 1, late, 1, "run_r", &fa, &err), -1);
+    srv_error_clear(&err);
+    /* Another worker takes the run over: the old holder's batch is refused. */
+    db_sql("SELECT pg_sleep(0.4)");
+    claim(s, "wB", 60000, 10, NULL, 0, got, sizeof got);
+    assert_string_equal(got, "run_r");
+    store_fence fb = {"wB", epoch_of("run_r")};
+    const char *stale[] = {"{\"type\":\"message\",\"by\":\"A\"}",
+                           "{\"type\":\"message\",\"by\":\"A2\"}"};
+    assert_int_equal(s->ops->records_append(s, "ls1", 2, stale, 2, "run_r", &fa, &err),
+                     STORE_FENCED);
+    assert_non_null(strstr(err.message, "no longer wA's"));
+    srv_error_clear(&err);
+    const char *next[] = {"{\"type\":\"message\",\"by\":\"B\"}"};
+    assert_int_equal(s->ops->records_append(s, "ls1", 2, next, 1, "run_r", &fb, &err), 0);
+    assert_int_equal(db_sql("SELECT count(*) FROM loom_session_records WHERE line LIKE '%\"A%'"),
+                     0);
+    size_t len = 0;
+    char *buf = s->ops->records_load(s, "ls1", &len, &err);
+    assert_non_null(buf);
+    char want[512];
+    snprintf(want, sizeof want, "%s\n%s\n%s\n", first[0], first[1], next[0]);
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(buf, want, len);
+    free(buf);
+    buf = s->ops->records_load(s, "nobody", &len, &err);
+    assert_non_null(buf);
+    assert_int_equal(len, 0);
+    free(buf);
+}
+
 /* Notices (store_pg_listen.c): what another store (another process) does
  * reaches a listening one, with the ids the triggers put in; a foreign
  * payload on one of the channels is ignored; an unlisten stops them. */
@@ -760,6 +811,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lease_fair_and_capped, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_controls, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_fencing, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_session_records, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_notices, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_lease_priority, fx_setup, fx_teardown),
     };

@@ -1082,6 +1082,73 @@ static void test_hostile_ids_in_messages(void **state)
     str_free(&b);
 }
 
+/* The rows port (transcript_set_rows): every append gives its line to
+ * the port first, seq = its position, the bytes the file then gets; a
+ * refused append writes nothing and leaves the record out of memory. */
+typedef struct fake_rows {
+    loom_str all; /* line + '\n' per record taken */
+    size_t next;  /* the seq expected next */
+    bool refuse;
+} fake_rows;
+
+static int fake_append(void *ctx, const char *sid, size_t first, const char *const *lines,
+                       size_t n, loom_error *err)
+{
+    fake_rows *f = ctx;
+    assert_non_null(sid);
+    assert_int_equal(first, f->next);
+    if (f->refuse)
+        return loom_error_set(err, LOOM_ERR_IO, "refused by the test");
+    for (size_t i = 0; i < n; i++) {
+        str_puts(&f->all, lines[i]);
+        str_putc(&f->all, '\n');
+    }
+    f->next += n;
+    return 0;
+}
+
+static void test_rows_port(void **state)
+{
+    (void)state;
+    char *dir = subdir("rows");
+    loom_error err;
+    transcript *t = transcript_create(dir, "/w", "anthropic", "m", &err);
+    assert_non_null(t);
+    fake_rows f = {LOOM_STR_INIT, 0, false};
+    transcript_rows port = {.ctx = &f, .append = fake_append};
+    assert_int_equal(transcript_set_rows(t, &port, true, &err), 0);
+    assert_int_equal(f.next, 1); /* the session-meta record */
+    append(t, record_user_text("caf\u00e9 \"quoted\" \u2028 line"));
+    append(t, record_assistant_text("ok"));
+    char *path = xstrdup(transcript_path(t));
+    char *data = NULL;
+    size_t len = 0;
+    assert_int_equal(file_read_all(path, &data, &len, &err), 0);
+    assert_int_equal(len, f.all.len);
+    assert_memory_equal(data, f.all.ptr, len);
+    free(data);
+    f.refuse = true;
+    json_t *rec = record_user_text("never stored");
+    assert_true(transcript_append(t, rec, &err) < 0);
+    json_decref(rec);
+    assert_int_equal(transcript_count(t), 3);
+    assert_int_equal(file_read_all(path, &data, &len, &err), 0);
+    assert_int_equal(len, f.all.len); /* the file did not get it either */
+    free(data);
+    f.refuse = false;
+    append(t, record_assistant_text("after"));
+    assert_int_equal(f.next, 4);
+    transcript_free(t);
+    /* A reopened file loads back to the same records. */
+    t = transcript_parse(f.all.ptr, f.all.len, "rows");
+    assert_int_equal(transcript_count(t), 4);
+    assert_int_equal(transcript_n_warnings(t), 0);
+    transcript_free(t);
+    str_free(&f.all);
+    free(path);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1105,6 +1172,7 @@ int main(void)
         cmocka_unit_test(test_summary_gap),
         cmocka_unit_test(test_gap_repair_survives_appends),
         cmocka_unit_test(test_hostile_ids_in_messages),
+        cmocka_unit_test(test_rows_port),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -19,6 +19,9 @@
  *    tool.interrupted event, and the resumed turn's note tells the model
  *    they were not run again (those of read-only tools, which are safe to
  *    repeat, it may call again).
+ *  - The goal (cluster_goal_recorded): a run whose worker died after its
+ *    running state was stored but before its goal reached the session
+ *    has no turn to continue; it is started afresh.
  *
  * Owns nothing. Threading: the gate runs on one of loom's tool threads,
  * the rest on the run's exec thread; both take svc->mu as runs/ does and
@@ -180,4 +183,21 @@ void cluster_open_calls(service *svc, srv_run *r, loom_session *ls)
     json_decref(specs);
     json_decref(open);
     json_decref(known);
+}
+
+bool cluster_goal_recorded(loom_session *ls, const char *goal)
+{
+    char *text = loom_session_conversation_json(ls);
+    json_t *conv = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    bool found = false;
+    size_t i;
+    json_t *e;
+    json_array_foreach(conv, i, e) {
+        if (!strcmp(json_string_value(json_object_get(e, "kind")) ?: "", "user") &&
+            !strcmp(json_string_value(json_object_get(e, "text")) ?: "", goal ? goal : ""))
+            found = true;
+    }
+    json_decref(conv);
+    return found;
 }

@@ -94,6 +94,8 @@ void *service_artifact_content(service *svc, const principal *who, const char *r
     return data;
 }
 
+static char *transcript_doc(const srv_run *r, char *conv);
+
 char *service_transcript(service *svc, const principal *who, const char *run_id,
                          srv_error *err)
 {
@@ -101,6 +103,22 @@ char *service_transcript(service *svc, const principal *who, const char *run_id,
     if (!r)
         return NULL;
     srv_session *s = r->sess;
+    /* On PostgreSQL the session's rows, whichever node ran it and whether
+     * or not a run is executing (they are a prefix of whole batches). */
+    char *conv = NULL;
+    if (svc->st->ops->records_load) {
+        pthread_mutex_lock(&svc->mu);
+        char *lsid = s->loom_session_id ? strdup(s->loom_session_id) : NULL;
+        pthread_mutex_unlock(&svc->mu);
+        size_t len = 0;
+        srv_error e = {0};
+        char *jsonl = lsid ? svc->st->ops->records_load(svc->st, lsid, &len, &e) : NULL;
+        srv_error_clear(&e);
+        conv = jsonl ? loom_conversation_json_of_jsonl(jsonl, len, lsid) : NULL;
+        free(jsonl);
+        free(lsid);
+        return transcript_doc(r, conv);
+    }
     if (pthread_mutex_trylock(&s->use_mu) != 0) {
         srv_fail(err, LOOM_ERR_INVALID_STATE_TRANSITION,
                  "session %s is executing a run; its transcript is served between runs",
@@ -108,8 +126,15 @@ char *service_transcript(service *svc, const principal *who, const char *run_id,
         srv_error_set_run(err, run_id);
         return NULL;
     }
-    char *conv = s->ls ? loom_session_conversation_json(s->ls) : NULL;
+    conv = s->ls ? loom_session_conversation_json(s->ls) : NULL;
     pthread_mutex_unlock(&s->use_mu);
+    return transcript_doc(r, conv);
+}
+
+/* The transcript document of r over conv (a conversation JSON text, taken;
+ * NULL: no items). */
+static char *transcript_doc(const srv_run *r, char *conv)
+{
     json_t *items = conv ? json_loads(conv, 0, NULL) : NULL;
     free(conv);
     json_t *o = json_object();

@@ -468,7 +468,15 @@ static int ensure_session(service *svc, srv_session *s, srv_run *r, loom_status 
     pthread_mutex_lock(&svc->mu);
     char *known = s->loom_session_id ? strdup(s->loom_session_id) : NULL;
     pthread_mutex_unlock(&svc->mu);
-    s->ls = known ? loom_session_resume(s->agent, known, st) : loom_session_new(s->agent, st);
+    /* On PostgreSQL the rows are the record: this node's file is a
+     * working copy rewritten from them (a run moved here finds no file of
+     * its own, or a stale one). */
+    const loom_session_rows *rows = session_rows(svc, s);
+    if (rows)
+        s->ls = known ? loom_session_resume_rows(s->agent, known, rows, st)
+                      : loom_session_new_rows(s->agent, rows, st);
+    else
+        s->ls = known ? loom_session_resume(s->agent, known, st) : loom_session_new(s->agent, st);
     free(known);
     if (!s->ls) {
         loom_agent_free(s->agent);
@@ -809,6 +817,8 @@ static void exec_one(service *svc, srv_session *s, srv_run *r)
         opts.tool_gate = cluster_tool_gate;
         opts.gate_ctx = r;
     }
+    if (cont && svc->opts.cluster && !cluster_goal_recorded(s->ls, goal))
+        cont = false; /* a moved run whose worker died before its goal was recorded */
     loom_run *lr = cont ? loom_run_continue(s->ls, note, &opts, &st)
                         : loom_run_start(s->ls, goal, &opts, &st);
     free(note);

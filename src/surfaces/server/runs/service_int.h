@@ -92,6 +92,10 @@ typedef struct srv_session {
     char *loom_session_id;      /* (mu) set when the loom session is made */
     loom_agent *agent;          /* made at the first run; used by the exec thread only */
     loom_session *ls;
+    /* The session's records as the store's rows (session_rows.c; ctx is
+     * this session, owner its service); rows.append NULL: the JSONL file. */
+    loom_session_rows rows;
+    struct service *owner;
     char *agent_key;            /* "profile\npolicy" the agent was configured for (exec thread) */
     pthread_mutex_t use_mu;     /* one user of agent/ls at a time */
     srv_run *active;            /* (mu) the run the session works on */
@@ -283,6 +287,9 @@ void cluster_wake(service *svc);                 /* a run was queued; mu not hel
 void cluster_release(service *svc, srv_run *r); /* mu not held */
 /* writer_fenced_fn: a fenced write of run_id at epoch was refused. */
 void cluster_fenced(void *ctx, const char *run_id, int64_t epoch);
+/* session_rows.c: the rows port of s, or NULL when the store keeps no
+ * session records (SQLite: the JSONL file is the record). Exec thread. */
+const loom_session_rows *session_rows(service *svc, srv_session *s);
 /* loom_run_options' tool_gate for a held run (ctx: the srv_run): the
  * lease checked in the store right before each tool call (cluster_calls.c). */
 int cluster_tool_gate(void *ctx, const char *call_id, const char *tool, char **why);
@@ -290,6 +297,11 @@ int cluster_tool_gate(void *ctx, const char *call_id, const char *tool, char **w
  * left without a result, or with one saying they never started, recorded
  * as tool.interrupted, and r->note told of them. (mu not held) */
 void cluster_open_calls(service *svc, srv_run *r, loom_session *ls);
+/* Whether the session holds goal as a person's message: a run taken over
+ * from a worker that died after storing its running state but before its
+ * goal reached the session (a transaction away on PostgreSQL) has nothing
+ * to continue and is started afresh (cluster_calls.c). */
+bool cluster_goal_recorded(loom_session *ls, const char *goal);
 /* abandon (cluster.c) for cluster_calls.c. (mu held) */
 void cluster_abandon(service *svc, srv_run *r, const char *how);
 /* r's fields again from the store, when this worker does not hold it. */

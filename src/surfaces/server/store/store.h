@@ -219,6 +219,20 @@ typedef struct store_ops {
     /* Takes (deletes and returns, oldest first) the controls of the runs
      * worker holds: a JSON array text of {"run_id", "control"}. */
     char *(*control_take)(store *s, const char *worker, srv_error *err);
+    /* ---- a loom session's records as rows (store_pg_records.c). NULL
+     * where the session's JSONL file is the record (SQLite).
+     *
+     * Stores n lines (each a record's JSONL line without its '\n') as
+     * records first_seq … of session_id in one transaction, refused whole
+     * (nothing written) when first_seq is not the number of records
+     * stored, and fenced by run_id's lease (fence epoch 0: no condition):
+     * 0, -1 with err, or STORE_FENCED with err. */
+    int (*records_append)(store *s, const char *session_id, int64_t first_seq,
+                          const char *const *lines, size_t n, const char *run_id,
+                          const store_fence *fence, srv_error *err);
+    /* Every record of session_id as JSONL (line + '\n' each, in seq
+     * order), malloc'd, *len bytes ("" when none); NULL with err. */
+    char *(*records_load)(store *s, const char *session_id, size_t *len, srv_error *err);
     void (*close)(store *s);
 } store_ops;
 

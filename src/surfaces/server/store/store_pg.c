@@ -92,6 +92,12 @@ const char *const store_pg_migrations[] = {
     "RETURN NULL; END$$;"
     "CREATE TRIGGER loom_runs_notify AFTER INSERT OR UPDATE ON loom_documents "
     "FOR EACH ROW WHEN (NEW.kind = 'runs') EXECUTE FUNCTION loom_notify_run();",
+    /* Step 5: sessions' records (store_pg_records.c): a loom session's
+     * transcript as rows, each record's JSONL line as the file would hold
+     * it (text, not json: kept byte for byte), seq its 0-based position. */
+    "CREATE TABLE loom_session_records (session_id text COLLATE \"C\" NOT NULL, "
+    "seq bigint NOT NULL CHECK (seq >= 0), line text NOT NULL, "
+    "PRIMARY KEY (session_id, seq));",
 };
 const int store_pg_schema_version =
     (int)(sizeof store_pg_migrations / sizeof store_pg_migrations[0]);
@@ -398,6 +404,8 @@ static const store_ops pg_ops = {
     .lease_check = pg_lease_check,
     .control_send = pg_control_send,
     .control_take = pg_control_take,
+    .records_append = pg_records_append,
+    .records_load = pg_records_load,
     .close = pg_close,
 };
 

@@ -118,6 +118,10 @@ int pg_lease_check(store *s, const char *run_id, const char *worker, int64_t epo
                    srv_error *err);
 int pg_control_send(store *s, const char *run_id, const char *json, srv_error *err);
 char *pg_control_take(store *s, const char *worker, srv_error *err);
+int pg_records_append(store *s, const char *session_id, int64_t first_seq,
+                      const char *const *lines, size_t n, const char *run_id,
+                      const store_fence *fence, srv_error *err);
+char *pg_records_load(store *s, const char *session_id, size_t *len, srv_error *err);
 void *pg_get_blob(store *s, const char *run_id, const char *name, size_t *len,
                   srv_error *err);
 
