@@ -53,7 +53,11 @@ type_line "/status"
 wait_screen "/status after /model" "Model     second-model"
 assert_contains "same session after /model" "$(screen | grep 'Session   ' | tail -n 1)" "$id"
 type_line "/cost"
-wait_screen "/cost after two runs" "Cost     "
+# The first /cost's "Tokens   0 total" may still be on the screen, and
+# its "Cost" line matches already: wait for the newest Tokens line to
+# count (a /cost that still shows 0 fails the check below after the wait).
+last_tokens_counted() { ! screen | grep '^Tokens' | tail -n 1 | grep -q 'Tokens   0 total'; }
+wait_until "/cost after two runs" 10 last_tokens_counted || true
 tokens=$(screen | grep '^Tokens' | tail -n 1)
 check "/cost counts both runs ($tokens)" test -n "${tokens##*Tokens   0 total*}"
 
