@@ -7,6 +7,8 @@
 #include "base/termsafe.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
 #include <string.h>
 
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
@@ -155,12 +157,43 @@ char *termsafe_dup(const char *s)
     return str_steal(&out);
 }
 
-void termsafe_fwrite(FILE *to, const char *s, size_t n)
+typedef struct filter {
+    termsafe t;
+    FILE *to;
+} filter;
+
+static ssize_t filter_write(void *cookie, const char *s, size_t n)
 {
+    filter *f = cookie;
     loom_str out = LOOM_STR_INIT;
-    termsafe_append(&out, s ? s : "", s ? n : 0);
-    fwrite(str_cstr(&out), 1, out.len, to);
+    termsafe_feed(&f->t, s, n, &out);
+    fwrite(str_cstr(&out), 1, out.len, f->to);
     str_free(&out);
+    return (ssize_t)n;
+}
+
+static int filter_close(void *cookie)
+{
+    filter *f = cookie;
+    loom_str out = LOOM_STR_INIT;
+    termsafe_finish(&f->t, &out);
+    fwrite(str_cstr(&out), 1, out.len, f->to);
+    str_free(&out);
+    fflush(f->to);
+    free(f);
+    return 0;
+}
+
+FILE *termsafe_fopen(FILE *to)
+{
+    filter *f = xcalloc(1, sizeof *f);
+    f->t = (termsafe)TERMSAFE_INIT;
+    f->to = to;
+    FILE *s = fopencookie(f, "w", (cookie_io_functions_t){.write = filter_write,
+                                                          .close = filter_close});
+    if (!s)
+        free(f);
+    return s;
 }
 
 bool termsafe_is_clean(const char *s, size_t n)

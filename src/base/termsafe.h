@@ -52,8 +52,11 @@ void termsafe_finish(termsafe *t, loom_str *out);
 void termsafe_append(loom_str *out, const char *s, size_t n);
 /* The safe form of s as a new string (NULL in, NULL out). Caller frees. */
 char *termsafe_dup(const char *s);
-/* Writes the safe form of s[0..n) to the stream. */
-void termsafe_fwrite(FILE *to, const char *s, size_t n);
+/* A stream whose bytes reach `to` in their safe form, as one termsafe
+ * stream (a character split across writes stays whole); fclose finishes it
+ * and leaves `to` open. For a command that prints a whole report of
+ * outside text with fprintf. NULL when out of memory. */
+FILE *termsafe_fopen(FILE *to);
 /* True when s[0..n) needs no change. */
 bool termsafe_is_clean(const char *s, size_t n);
 

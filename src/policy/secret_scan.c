@@ -321,26 +321,34 @@ static size_t match_at(const char *s, size_t n, size_t i, size_t *off, const cha
     return 0;
 }
 
-size_t secret_scan(const char *text, size_t len, secret_hit *hits, size_t max)
+/* The next hit at or after *from, which moves past it: false when none. */
+static bool next_hit(const char *text, size_t len, size_t *from, secret_hit *hit)
 {
-    size_t count = 0;
-    for (size_t i = 0; i < len;) {
-        if (!start_byte[(unsigned char)text[i]]) {
-            i++;
+    for (size_t i = *from; i < len; i++) {
+        if (!start_byte[(unsigned char)text[i]])
             continue;
-        }
         size_t off;
         const char *kind = NULL;
         size_t m = match_at(text, len, i, &off, &kind);
-        if (!m) {
-            i++;
+        if (!m)
             continue;
-        }
         assert(off >= i && off + m <= len && kind);
+        *hit = (secret_hit){off, m, kind};
+        *from = off + m;
+        return true;
+    }
+    *from = len;
+    return false;
+}
+
+size_t secret_scan(const char *text, size_t len, secret_hit *hits, size_t max)
+{
+    size_t count = 0, at = 0;
+    secret_hit h;
+    while (next_hit(text, len, &at, &h)) {
         if (count < max)
-            hits[count] = (secret_hit){off, m, kind};
+            hits[count] = h;
         count++;
-        i = off + m;
     }
     return count;
 }
@@ -348,23 +356,13 @@ size_t secret_scan(const char *text, size_t len, secret_hit *hits, size_t max)
 char *secret_mask(const char *text, size_t len, size_t *nmasked)
 {
     loom_str out = LOOM_STR_INIT;
-    size_t done = 0, count = 0;
-    for (size_t i = 0; i < len;) {
-        if (!start_byte[(unsigned char)text[i]]) {
-            i++;
-            continue;
-        }
-        size_t off;
-        const char *kind = NULL;
-        size_t m = match_at(text, len, i, &off, &kind);
-        if (!m) {
-            i++;
-            continue;
-        }
-        str_append(&out, text + done, off - done);
-        str_printf(&out, "[REDACTED:%s]", kind);
+    size_t done = 0, count = 0, at = 0;
+    secret_hit h;
+    while (next_hit(text, len, &at, &h)) {
+        str_append(&out, text + done, h.off - done);
+        str_printf(&out, "[REDACTED:%s]", h.kind);
         count++;
-        done = i = off + m;
+        done = at;
     }
     str_append(&out, text + done, len - done);
     if (nmasked)

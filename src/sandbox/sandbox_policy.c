@@ -237,10 +237,11 @@ int sandbox_policy_from_settings(const json_t *settings, const char *workspace,
         goto fail;
 
     /* A string is ours; an object is Claude Code's network block: its
-     * allowedDomains turn on the filtering proxy; its other keys (proxy
-     * ports of a proxy of one's own, local binding) are not implemented and
-     * leave the default, deny, rather than fail on settings a user brought
-     * along. */
+     * allowedDomains turn on the filtering proxy. Its keys for a proxy of
+     * one's own (httpProxyPort, socksProxyPort) and allowLocalBinding have
+     * no meaning here: the network stays at the default, deny (it never
+     * widens) and the settings a user brought along still load, as other
+     * Claude Code keys Loom has no use for do (docs/sandbox.md). */
     v = json_object_get(block, "network");
     if (json_is_string(v)) {
         const char *s = json_string_value(v);

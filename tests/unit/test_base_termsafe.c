@@ -183,6 +183,28 @@ static void test_helpers(void **state)
     assert_false(termsafe_is_clean("a\rb", 3));
 }
 
+/* termsafe_fopen: a report printed piece by piece comes out as one
+ * stream: a character split across two writes stays whole, an ESC is
+ * visible, and the underlying stream stays open after fclose. */
+static void test_filter_stream(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    assert_non_null(mem);
+    FILE *f = termsafe_fopen(mem);
+    assert_non_null(f);
+    fputs("caf\xc3", f);
+    fflush(f);
+    fputs("\xa9 \x1b]0;title\x07 ok", f);
+    assert_int_equal(fclose(f), 0);
+    fputs("|", mem); /* still open */
+    fclose(mem);
+    assert_string_equal(buf, "caf\xc3\xa9 ^[]0;title^G ok|");
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_holds_only_the_unfinished),
         cmocka_unit_test(test_random_bytes_are_inert),
         cmocka_unit_test(test_helpers),
+        cmocka_unit_test(test_filter_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,9 +230,7 @@ int evolve_cmd_main(int argc, char **argv)
      * (proposal text, names, descriptions, ledgers): printed in its
      * visible form, so an escape sequence cannot hide or forge what the
      * person is deciding about. */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
+    FILE *out = termsafe_fopen(stdout);
     if (!out) {
         json_decref(o);
         fprintf(stderr, "loom evolve: out of memory\n");
@@ -250,7 +248,5 @@ int evolve_cmd_main(int argc, char **argv)
         print_decision(out, verb, o);
     json_decref(o);
     fclose(out);
-    termsafe_fwrite(stdout, buf, len);
-    free(buf);
     return 0;
 }

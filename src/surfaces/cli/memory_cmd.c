@@ -92,9 +92,7 @@ int memory_cmd_main(int argc, char **argv)
     free(text);
     /* Names, descriptions and file names are the repository's text:
      * shown in visible form, no escape sequence reaches the terminal. */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
+    FILE *out = termsafe_fopen(stdout);
     if (!out) {
         json_decref(doc);
         fprintf(stderr, "loom memory: out of memory\n");
@@ -103,7 +101,5 @@ int memory_cmd_main(int argc, char **argv)
     print_doc(out, doc);
     json_decref(doc);
     fclose(out);
-    termsafe_fwrite(stdout, buf, len);
-    free(buf);
     return 0;
 }
