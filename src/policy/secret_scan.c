@@ -32,12 +32,17 @@ static bool in_cls(unsigned char c, enum cls k)
     return false;
 }
 
-static size_t run_of(const char *s, size_t n, size_t i, enum cls k)
+static size_t run_upto(const char *s, size_t n, size_t i, enum cls k, size_t limit)
 {
     size_t j = i;
-    while (j < n && in_cls((unsigned char)s[j], k))
+    while (j < n && j - i < limit && in_cls((unsigned char)s[j], k))
         j++;
     return j - i;
+}
+
+static size_t run_of(const char *s, size_t n, size_t i, enum cls k)
+{
+    return run_upto(s, n, i, k, (size_t)-1);
 }
 
 /* A token starts at a word boundary: "task-…" holds "sk-" but no key. */
@@ -264,6 +269,8 @@ static bool looks_real(const char *v, size_t n)
     return lower + upper + digit + other >= 3;
 }
 
+#define VALUE_JUDGED 64 /* bytes of a value looks_real reads: enough to tell a key from a word */
+
 /* NAME = value, NAME: value, "NAME": "value", NAME=value in an env dump.
  * The hit covers the value only; the name stays readable. */
 static size_t match_assignment(const char *s, size_t n, size_t i, size_t *voff, const char **kind)
@@ -286,12 +293,16 @@ static size_t match_assignment(const char *s, size_t n, size_t i, size_t *voff, 
         j++;
     if (j < n && (s[j] == '"' || s[j] == '\''))
         j++;
-    size_t r = run_of(s, n, j, VALUE);
+    /* Judged on its first bytes only: "token=token=token=…" puts an
+     * assignment at every "=", and judging each whole rest of the run
+     * would make a scan quadratic in a tool result. A value found real is
+     * masked whole, and the scan goes on after it. */
+    size_t r = run_upto(s, n, j, VALUE, VALUE_JUDGED);
     if (!looks_real(s + j, r))
         return 0;
     *voff = j;
     *kind = "credential_assignment";
-    return r;
+    return r < VALUE_JUDGED ? r : run_of(s, n, j, VALUE);
 }
 
 /* The bytes a match can start at: the first bytes of the prefixes, of
